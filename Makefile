@@ -1,0 +1,57 @@
+# phpcmp — see README.md.  `make run` serves the default builds; `make test`
+# runs every test.  SANITIZE=address,undefined builds with sanitizers.
+
+CC      ?= cc
+PORT    ?= 8080
+DB      ?= phpcmp.db
+SANITIZE ?=
+
+WARN    = -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
+          -Wmissing-prototypes -Wvla -Wwrite-strings -fno-common
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN)
+ifneq ($(SANITIZE),)
+CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+B = build
+DAEMON_SRC = $(wildcard server/*.c)
+DAEMON_OBJ = $(DAEMON_SRC:server/%.c=$(B)/obj/%.o)
+DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lpthread
+
+.PHONY: all run test unit-test integration-test builds clean deps bench
+all: $(B)/phpcmp $(B)/phpcmp-worker
+
+deps:
+	scripts/install-deps.sh
+
+builds:
+	scripts/fetch-default-builds.sh builds
+
+$(B)/obj/%.o: server/%.c server/*.h | $(B)/obj
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# schema.sql is compiled into the daemon with the assembler's .incbin.
+$(B)/obj/schema_sql.o: server/schema_sql.S schema.sql | $(B)/obj
+	$(CC) -c -o $@ $<
+
+$(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
+
+# The worker loader: no libphp at link time; it dlopens the build's library
+# and then the build's compiled core (see server/worker/loader.c).
+$(B)/phpcmp-worker: server/worker/loader.c server/proto.c server/proto.h server/worker/core.h | $(B)
+	$(CC) $(CFLAGS) -o $@ server/worker/loader.c server/proto.c -ldl
+
+$(B) $(B)/obj:
+	mkdir -p $@
+
+run: all builds
+	$(B)/phpcmp serve --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head
+
+test: all builds
+	scripts/run-tests.sh
+
+clean:
+	rm -rf $(B) state

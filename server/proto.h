@@ -1,0 +1,104 @@
+/*
+ * The daemon <-> worker protocol: length-prefixed, versioned frames over a
+ * socketpair.  A frame is a 12-byte header followed by a payload of tagged
+ * fields.  Every length is checked against a maximum before anything is
+ * copied, so a confused or hostile peer can only produce an error.
+ *
+ *   header:  u32 magic "PHCP" | u16 version | u16 type | u32 payload length
+ *   payload: (u16 tag | u32 length | bytes) ...
+ *
+ * Integers are little-endian.  This file is compiled into the daemon, the
+ * worker loader and every per-build worker core.
+ */
+#ifndef PHPCMP_PROTO_H
+#define PHPCMP_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_MAGIC        0x50434850u /* "PHCP" read as little-endian bytes */
+#define PROTO_VERSION      1
+#define PROTO_HEADER_SIZE  12
+#define PROTO_MAX_PAYLOAD  (64u << 20)   /* a whole frame */
+#define PROTO_MAX_FIELDS   64
+
+enum proto_type {
+	PROTO_HELLO = 1,   /* worker -> daemon once ready: PHP version etc. */
+	PROTO_CASE = 2,    /* daemon -> worker: run one case */
+	PROTO_RESULT = 3,  /* worker -> daemon: the case's result */
+	PROTO_FAIL = 4,    /* worker -> daemon: cannot start (message) */
+};
+
+enum proto_tag {
+	/* PROTO_HELLO */
+	TAG_PHP_VERSION = 1,
+	TAG_ZEND_VERSION = 2,
+	/* PROTO_CASE */
+	TAG_CODE = 10,
+	TAG_SETUP = 11,
+	TAG_FLAGS = 12,       /* int */
+	TAG_DEPTH = 13,       /* int */
+	TAG_ITERATIONS = 14,  /* int, > 0: measure instructions over N calls */
+	/* PROTO_RESULT */
+	TAG_STATUS = 20,      /* int, enum result_status (ok or error) */
+	TAG_OUTPUT = 21,      /* absent: json_encode returned false */
+	TAG_ERROR_CODE = 22,  /* int, json_last_error() */
+	TAG_ERROR_MSG = 23,   /* json_last_error_msg() */
+	TAG_EXC_CLASS = 24,
+	TAG_EXC_MSG = 25,
+	TAG_PRINTED = 26,     /* what the case echoed */
+	TAG_WARNINGS = 27,    /* diagnostics, one per line */
+	TAG_FAILURE = 28,     /* why status is error: parse error, fatal... */
+	TAG_INSTRUCTIONS = 29,/* int, instructions per call when measured */
+	/* PROTO_FAIL */
+	TAG_MESSAGE = 40,
+};
+
+struct proto_field {
+	uint16_t tag;
+	uint32_t len;
+	const char *data;   /* points into the message's payload */
+};
+
+struct proto_msg {
+	uint16_t type;
+	size_t nfields;
+	struct proto_field fields[PROTO_MAX_FIELDS];
+	char *payload;      /* owned; freed by proto_msg_release */
+	size_t payload_len;
+};
+
+/* A growable payload under construction. */
+struct proto_buf {
+	char *data;
+	size_t len, cap;
+	int failed;         /* an add went over PROTO_MAX_PAYLOAD or out of memory */
+};
+
+void proto_buf_init(struct proto_buf *);
+void proto_buf_release(struct proto_buf *);
+void proto_buf_add(struct proto_buf *, uint16_t tag, const void *data, size_t len);
+void proto_buf_add_str(struct proto_buf *, uint16_t tag, const char *s);
+void proto_buf_add_int(struct proto_buf *, uint16_t tag, int64_t v);
+
+/* Send one frame; -1 with errno on failure (EMSGSIZE when b->failed). */
+int proto_send(int fd, uint16_t type, const struct proto_buf *b);
+
+/*
+ * Receive one frame into msg.  Returns 1 on a frame, 0 on clean EOF before a
+ * header, -1 on error (errno EPROTO for a bad frame, or the read's errno).
+ * timeout_ms < 0 waits forever; on timeout returns -1 with errno ETIMEDOUT.
+ */
+int proto_recv(int fd, struct proto_msg *msg, int timeout_ms);
+
+/* Parse a payload (owned by msg afterwards) into fields: 0, or -1 if malformed. */
+int proto_decode(struct proto_msg *msg, uint16_t type, char *payload, size_t len);
+
+void proto_msg_release(struct proto_msg *);
+
+/* The first field with tag, or NULL. */
+const struct proto_field *proto_get(const struct proto_msg *, uint16_t tag);
+/* Integer field value, or def when absent or malformed. */
+int64_t proto_get_int(const struct proto_msg *, uint16_t tag, int64_t def);
+
+#endif
