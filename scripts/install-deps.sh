@@ -1,0 +1,65 @@
+#!/bin/sh
+# Install what phpcmp needs to build, run and test, from Debian's packages.
+# Idempotent; run as root (or with sudo available).  `make deps` calls it.
+#
+#   scripts/install-deps.sh          build + run + test dependencies (default)
+#   scripts/install-deps.sh --run    only what building and running needs
+#                                    (the Docker image uses this)
+#
+# Nothing here installs libphp itself: the two default builds are fetched
+# side by side into builds/ by scripts/fetch-default-builds.sh (which needs
+# the `apt-get update` done here).
+set -eu
+
+mode=all
+case "${1:-}" in
+	"") ;;
+	--run) mode=run ;;
+	--all) mode=all ;;
+	*) echo "usage: $0 [--run|--all]" >&2; exit 2 ;;
+esac
+
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		exec sudo -- "$0" "$@"
+	fi
+	echo "install-deps: must run as root (no sudo found)" >&2
+	exit 1
+fi
+
+# Build: the daemon, the worker loader, and the per-build worker cores
+# (compiled at startup against each libphp's headers, so a compiler is a
+# runtime dependency too).  dpkg-dev: dpkg-deb/dpkg -x for the build fetch.
+run_pkgs="build-essential gcc make pkg-config dpkg-dev ca-certificates xz-utils
+	libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
+	libseccomp-dev valgrind curl sqlite3"
+
+# Tests and benchmarks: prove (perl) for TAP unit tests, node's built-in test
+# runner for the integration suite, php-cli for benchmark scripts, chromium
+# for browser tests of the page.
+test_pkgs="perl php8.2-cli chromium"
+
+pkgs=$run_pkgs
+if [ "$mode" = all ]; then
+	pkgs="$pkgs $test_pkgs"
+	# Node.js >= 18 (node --test, global fetch).  Machines of this project
+	# come with NodeSource's Node 20, whose package bundles npm and conflicts
+	# with Debian's npm: only install Debian's nodejs + npm when node is absent.
+	if ! command -v node >/dev/null 2>&1; then
+		pkgs="$pkgs nodejs npm"
+	fi
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $pkgs
+
+if [ "$mode" = all ]; then
+	node_major=$(node -p 'process.versions.node.split(".")[0]')
+	if [ "$node_major" -lt 18 ]; then
+		echo "install-deps: node $(node --version) is too old; need >= 18" >&2
+		exit 1
+	fi
+fi
+echo "install-deps: done ($mode)"
