@@ -164,4 +164,162 @@ void worker_release(struct worker *);
 int worker_run_case(struct worker *, const struct config *, const struct case_spec *, struct result *r);
 const char *worker_state_name(enum worker_state);
 
+/* ---- main.c ---- */
+/* Roles by position in config->builds: [0] is the base, [1] the head. */
+#define ROLE_BASE 0
+#define ROLE_HEAD 1
+
+struct db;
+struct runs;
+
+/* The daemon's shared state, owned by main.c and handed to each module. */
+struct app {
+	struct config *config;
+	struct db *db;
+	struct runs *runs;
+	struct worker workers[MAX_BUILDS];   /* workers[i] runs config->builds[i] */
+	int64_t started_ms;                  /* CLOCK_MONOTONIC, for uptime */
+};
+
+const char *app_role_name(int role);     /* "base" / "head" */
+int64_t app_now_ms(void);                /* CLOCK_MONOTONIC in ms */
+
+/* ---- db.c ---- */
+struct db_case {
+	int64_t id;
+	struct case_spec spec;
+	char created_at[32];
+};
+
+struct db_comparison {
+	int64_t id, case_id;
+	int64_t run_id;                      /* 0 for a submitted case */
+	char verdict[8];                     /* "same" / "differ" */
+	char differs[128];                   /* verdict_fields() list */
+	char created_at[32];
+	char build_names[MAX_BUILDS][64];    /* by role */
+	struct result results[MAX_BUILDS];   /* by role */
+};
+
+/* A line of a case listing or of a case's history; valid during the callback. */
+struct db_case_row {
+	int64_t id, comparison_id, run_id;
+	const char *title, *verdict, *differs, *created_at, *source;
+	long flags;
+};
+
+struct db_case_filter {
+	const char *verdict;   /* "same" / "differ", NULL for any */
+	int source;            /* 0 any, 1 stored, 2 submitted */
+	int64_t run_id;        /* > 0: the comparisons of this run */
+	int64_t before;        /* > 0: ids below this one (keyset pagination) */
+	int limit;
+};
+
+struct db_run {
+	int64_t id;
+	char suite[32];
+	char status[16];
+	char *params;                        /* JSON text, malloc'd */
+	char build_names[MAX_BUILDS][64];
+	char build_versions[MAX_BUILDS][64];
+	int64_t total, done, same, differ;
+	char created_at[32], started_at[32], finished_at[32]; /* "" when unset */
+	char *error;                         /* NULL when none, malloc'd */
+};
+
+typedef int (*db_case_row_fn)(void *arg, const struct db_case_row *);
+typedef int (*db_run_fn)(void *arg, const struct db_run *);
+
+struct db *db_open(const char *path, char *err, size_t errsize);
+void db_close(struct db *);
+/* Record a build (one row per name and sha256); sets b->db_id. */
+int db_build_record(struct db *, struct build *b, char *err, size_t errsize);
+/* Mark runs left queued or running as interrupted; the count or -1. */
+int db_runs_interrupt(struct db *, char *err, size_t errsize);
+/*
+ * Store a case (reusing an identical one), its comparison and both results
+ * in one transaction; with run_id > 0 also count it in the run's progress.
+ */
+int db_comparison_store(struct db *, const struct case_spec *, int64_t run_id,
+    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS],
+    unsigned diff, int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize);
+/* Getters answer 1 found, 0 not found, -1 error. */
+int db_case_get(struct db *, int64_t id, struct db_case *out, char *err, size_t errsize);
+void db_case_release(struct db_case *);
+/* comparison_id > 0 loads that one, else the case's latest. */
+int db_comparison_get(struct db *, int64_t case_id, int64_t comparison_id,
+    struct db_comparison *out, char *err, size_t errsize);
+void db_comparison_release(struct db_comparison *);
+/* Listings call fn per row (under the db lock: no db calls from fn); rows or -1. */
+int db_case_history(struct db *, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize);
+int db_cases_list(struct db *, const struct db_case_filter *, db_case_row_fn fn, void *arg, char *err, size_t errsize);
+int db_run_create(struct db *, const char *suite, const char *params,
+    struct build *const builds[MAX_BUILDS], int64_t *id, char *err, size_t errsize);
+int db_run_get(struct db *, int64_t id, struct db_run *out, char *err, size_t errsize);
+void db_run_release(struct db_run *);
+int db_runs_list(struct db *, int64_t before, int limit, db_run_fn fn, void *arg, char *err, size_t errsize);
+/* The oldest queued run: 1, 0 when none, -1. */
+int db_run_next_queued(struct db *, struct db_run *out, char *err, size_t errsize);
+/* queued -> running with its total; 1 done, 0 if no longer queued (cancelled), -1. */
+int db_run_start(struct db *, int64_t id, int64_t total, const char *error, char *err, size_t errsize);
+/* running -> done/failed/cancelled/interrupted; error may be NULL. */
+int db_run_finish(struct db *, int64_t id, const char *status, const char *error, char *err, size_t errsize);
+/* queued -> cancelled: 1 done, 0 if it was not queued, -1. */
+int db_run_cancel_queued(struct db *, int64_t id, char *err, size_t errsize);
+
+/* ---- runs.c ---- */
+struct json_t;
+
+struct runs *runs_start(struct app *, char *err, size_t errsize);
+/* Stop after the current case; the run in progress is marked interrupted. */
+void runs_stop(struct runs *);
+/*
+ * Run one case on every build at once (one thread per build), filling res
+ * (which the caller result_init()s and releases).  -1 when a worker cannot be
+ * started at all (res still filled).
+ */
+int runs_pair(struct app *, const struct case_spec *, struct result res[MAX_BUILDS]);
+/* Queue a run from a request body; 0 with *id, else an HTTP status (400/500) and err. */
+int runs_create(struct runs *, struct json_t *body, int64_t *id, char *err, size_t errsize);
+/* Cancel a queued or running run; 0, or an HTTP status (404/409/500) and err. */
+int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
+
+/* ---- http.c ---- */
+#define HTTP_MAX_QUERY 16
+
+struct http_request {
+	const char *method;
+	const char *path;              /* decoded, without the query string */
+	const char *content_type;      /* NULL when not sent */
+	const char *body;              /* NUL-terminated, may hold NULs */
+	size_t body_len;
+	size_t nquery;
+	struct { const char *key, *value; } query[HTTP_MAX_QUERY];
+};
+
+struct http_response {
+	int status;
+	char *body;                    /* malloc'd, owned by the response */
+	size_t body_len;
+	const char *content_type;      /* default application/json */
+	const char *allow;             /* Allow header for 405 */
+	char location[96];             /* Location header when not empty */
+};
+
+struct http;
+struct http *http_start(struct app *, char *err, size_t errsize);
+void http_stop(struct http *);
+/* The port actually bound (for --port 0). */
+int http_port(const struct http *);
+/* A query parameter's value, or NULL. */
+const char *http_query(const struct http_request *, const char *key);
+
+/* ---- api.c ---- */
+/* Answer one /api request; always fills resp. */
+void api_handle(struct app *, const struct http_request *, struct http_response *resp);
+/* Fill resp with a JSON error. */
+void api_error(struct http_response *, int status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif

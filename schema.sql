@@ -1,0 +1,106 @@
+-- phpcmp database schema: the source of truth.  The daemon embeds this file
+-- and applies it at startup (server/db.c).
+--
+-- Layout: a preamble run on every open, outside any transaction, then
+-- forward-only migration steps, each introduced by a line
+--     -- @migration N: what it does
+-- A step is applied only when PRAGMA user_version < N, inside one
+-- transaction, and ends by setting user_version to N, so re-running the
+-- whole file is harmless and an interrupted step leaves nothing behind.
+-- Never edit a step that has shipped: add a new one.
+--
+-- Timestamps are UTC ISO 8601 text ("2026-11-29T21:00:00Z").
+
+PRAGMA journal_mode = WAL;
+PRAGMA foreign_keys = ON;
+
+-- @migration 1: builds, cases, runs, comparisons, results
+CREATE TABLE IF NOT EXISTS builds (
+	id          INTEGER PRIMARY KEY,
+	name        TEXT NOT NULL,
+	php_version TEXT NOT NULL DEFAULT '',
+	lib_path    TEXT NOT NULL,
+	prefix      TEXT NOT NULL,
+	sha256      TEXT NOT NULL,
+	first_seen  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	last_seen   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	UNIQUE (name, sha256)
+);
+
+-- A case is stored once per distinct content (and source): a stored case
+-- run again by a later run, or the same case POSTed again, gets a new
+-- comparison, not a new case, so its history is in one place.
+-- content_hash only speeds up that lookup; the content itself is compared.
+CREATE TABLE IF NOT EXISTS cases (
+	id           INTEGER PRIMARY KEY,
+	title        TEXT NOT NULL,
+	code         TEXT NOT NULL,
+	setup        TEXT,
+	flags        INTEGER NOT NULL DEFAULT 0,
+	depth        INTEGER NOT NULL DEFAULT 512,
+	expect       TEXT,
+	iterations   INTEGER NOT NULL DEFAULT 0,
+	source       TEXT,              -- path under cases/; NULL when submitted
+	content_hash TEXT NOT NULL,
+	created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX IF NOT EXISTS cases_content ON cases (content_hash);
+CREATE INDEX IF NOT EXISTS cases_source ON cases (source, id);
+
+-- params: the suite's parameters as JSON ("{}" for stored), so later suites
+-- (generated: seed, count; measure) need no new columns.
+CREATE TABLE IF NOT EXISTS runs (
+	id            INTEGER PRIMARY KEY,
+	suite         TEXT NOT NULL,
+	params        TEXT NOT NULL DEFAULT '{}',
+	status        TEXT NOT NULL DEFAULT 'queued'
+	              CHECK (status IN ('queued', 'running', 'done', 'failed',
+	                                'cancelled', 'interrupted')),
+	base_build_id INTEGER REFERENCES builds (id),
+	head_build_id INTEGER REFERENCES builds (id),
+	total         INTEGER NOT NULL DEFAULT 0,
+	done          INTEGER NOT NULL DEFAULT 0,
+	same          INTEGER NOT NULL DEFAULT 0,
+	differ        INTEGER NOT NULL DEFAULT 0,
+	created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	started_at    TEXT,
+	finished_at   TEXT,
+	error         TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_status ON runs (status, id);
+
+-- One comparison per case per run (run_id NULL: a submitted case, which may
+-- be compared any number of times).
+CREATE TABLE IF NOT EXISTS comparisons (
+	id         INTEGER PRIMARY KEY,
+	case_id    INTEGER NOT NULL REFERENCES cases (id),
+	run_id     INTEGER REFERENCES runs (id),
+	verdict    TEXT NOT NULL CHECK (verdict IN ('same', 'differ')),
+	differs    TEXT NOT NULL DEFAULT '',   -- "output,error_code"
+	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	UNIQUE (run_id, case_id)
+);
+CREATE INDEX IF NOT EXISTS comparisons_case ON comparisons (case_id, id);
+CREATE INDEX IF NOT EXISTS comparisons_run_verdict ON comparisons (run_id, verdict, case_id);
+
+CREATE TABLE IF NOT EXISTS results (
+	comparison_id   INTEGER NOT NULL REFERENCES comparisons (id),
+	role            TEXT NOT NULL CHECK (role IN ('base', 'head')),
+	build_id        INTEGER NOT NULL REFERENCES builds (id),
+	status          TEXT NOT NULL CHECK (status IN ('ok', 'error', 'crash', 'timeout')),
+	signal          INTEGER,
+	output          BLOB,               -- NULL when json_encode returned false
+	output_is_false INTEGER NOT NULL DEFAULT 0,
+	error_code      INTEGER NOT NULL DEFAULT 0,
+	error_msg       TEXT,
+	exc_class       TEXT,
+	exc_msg         TEXT,
+	printed         BLOB NOT NULL DEFAULT x'',
+	warnings        TEXT NOT NULL DEFAULT '',
+	failure         TEXT,
+	instructions    INTEGER,            -- per call; NULL when not measured
+	wall_ms         REAL,
+	PRIMARY KEY (comparison_id, role)
+) WITHOUT ROWID;
+
+PRAGMA user_version = 1;
