@@ -1,0 +1,144 @@
+#!/bin/bash
+# Run every test of phpcmp: what `make test` calls (after building the daemon,
+# the worker loader and fetching the default builds).
+#
+#   scripts/run-tests.sh                 unit tests, then the integration suite
+#   scripts/run-tests.sh unit            only the C unit tests (make unit-test)
+#   scripts/run-tests.sh integration     only the integration suite
+#   scripts/run-tests.sh integration tests/integration/cases.test.mjs
+#                                        only some integration test files
+#
+# The integration suite (tests/integration/*.test.mjs, node's built-in test
+# runner) starts the real daemon (build/phpcmp) on free loopback ports with
+# both real builds from builds/ and a fresh SQLite file per daemon.  Daemon
+# logs and the TAP report go to tests/artifacts/.
+#
+# Environment: MAKE (default make), PHPCMP_BIN, PHPCMP_TEST_STATE,
+# PHPCMP_BUILDS (see tests/integration/helper.mjs), TEST_TIMEOUT (seconds
+# for the whole integration suite, default 900).
+#
+# Prints one line per suite and a closing "tests: N passed, M failed";
+# exits non-zero if anything failed or could not run.
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 2
+root=$(pwd)
+make=${MAKE:-make}
+artifacts=$root/tests/artifacts
+mkdir -p "$artifacts"
+
+suites=()
+files=()
+for arg in "$@"; do
+	case $arg in
+	unit | integration) suites+=("$arg") ;;
+	*.mjs) files+=("$arg") ;;
+	*) echo "run-tests: unknown argument '$arg'" >&2; exit 2 ;;
+	esac
+done
+[ ${#suites[@]} -gt 0 ] || suites=(unit integration)
+
+passed=0
+failed=0
+summary=()
+
+# Add a suite's counts to the totals and the summary.
+record() { # name passed failed note
+	passed=$((passed + $2))
+	failed=$((failed + $3))
+	summary+=("$(printf '%-12s %4d passed, %4d failed%s' "$1:" "$2" "$3" "${4:+  ($4)}")")
+}
+
+run_unit() {
+	local log=$artifacts/unit.log status p f line
+	echo "== unit tests: $make unit-test"
+	if ! "$make" -n unit-test >/dev/null 2>&1 || ! grep -q '^unit-test *:' Makefile; then
+		echo "run-tests: the Makefile has no unit-test target" >&2
+		record unit 0 1 "no unit-test target"
+		return
+	fi
+	"$make" --no-print-directory unit-test 2>&1 | tee "$log"
+	status=${PIPESTATUS[0]}
+	# Counts, if the runner printed them: prove's "Tests=N" with its
+	# "Failed N/M" lines, or a plain "N passed, M failed" line.
+	p='' f=''
+	if line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1) && [ -n "$line" ]; then
+		p=$(sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/' <<<"$line")
+		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	elif line=$(grep -E '^Files=[0-9]+, Tests=[0-9]+' "$log" | tail -1) && [ -n "$line" ]; then
+		local total
+		total=$(sed -E 's/.*Tests=([0-9]+).*/\1/' <<<"$line")
+		f=$(awk -F'[ /]' '/^Failed [0-9]+\/[0-9]+ subtests/ { s += $2 } END { print s + 0 }' "$log")
+		p=$((total - f))
+	fi
+	if [ "$status" -ne 0 ]; then
+		[ -n "$f" ] && [ "$f" -gt 0 ] || f=1
+		record unit "${p:-0}" "$f" "make unit-test exited $status"
+	elif [ -n "$p" ]; then
+		if [ "$f" -gt 0 ]; then
+			record unit "$p" "$f" "but make unit-test exited 0"
+		else
+			record unit "$p" 0
+		fi
+	else
+		record unit 1 0 "counted as one: no per-test counts printed"
+	fi
+}
+
+run_integration() {
+	local tap=$artifacts/integration.tap status p f c
+	echo "== integration tests: node --test tests/integration"
+	if ! command -v node >/dev/null 2>&1; then
+		echo "run-tests: node is not installed (scripts/install-deps.sh)" >&2
+		record integration 0 1 "no node"
+		return
+	fi
+	if [ ! -x "${PHPCMP_BIN:-build/phpcmp}" ]; then
+		echo "run-tests: ${PHPCMP_BIN:-build/phpcmp} is not built (make all)" >&2
+		record integration 0 1 "daemon not built"
+		return
+	fi
+	if [ ${#files[@]} -eq 0 ]; then
+		files=(tests/integration/*.test.mjs)
+	fi
+	find "$artifacts" -maxdepth 1 -name '*.log' ! -name unit.log -delete
+	# spec for people, TAP for the counts.  One file at a time: each file
+	# starts its own daemons, and there are two cores (node >= 20.10 takes
+	# the flag; older ones run files one at a time on two cores anyway).
+	local conc=()
+	if node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=10)?0:1)'; then
+		conc=(--test-concurrency=1)
+	fi
+	timeout --kill-after=30 "${TEST_TIMEOUT:-900}" \
+		node --test "${conc[@]}" \
+		--test-reporter=spec --test-reporter-destination=stdout \
+		--test-reporter=tap --test-reporter-destination="$tap" \
+		"${files[@]}"
+	status=$?
+	p=$(sed -nE 's/^# pass ([0-9]+)$/\1/p' "$tap" | tail -1)
+	f=$(sed -nE 's/^# fail ([0-9]+)$/\1/p' "$tap" | tail -1)
+	c=$(sed -nE 's/^# cancelled ([0-9]+)$/\1/p' "$tap" | tail -1)
+	p=${p:-0} f=$(( ${f:-0} + ${c:-0} ))
+	if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+		record integration "$p" $((f + 1)) "timed out after ${TEST_TIMEOUT:-900} s"
+	elif [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		record integration "$p" 1 "node --test exited $status"
+	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		record integration 0 1 "no test ran"
+	else
+		record integration "$p" "$f"
+	fi
+	echo "   daemon logs and the TAP report: tests/artifacts/"
+}
+
+start=$(date +%s)
+for s in "${suites[@]}"; do
+	"run_$s"
+done
+elapsed=$(($(date +%s) - start))
+
+echo
+echo "== summary (${elapsed} s)"
+for line in "${summary[@]}"; do echo "   $line"; done
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,160 @@
+// Cases that hurt: crash, timeout, parse error, fatal error, exceptions,
+// memory limit, exit.  Each is a result (never a server error), and the next
+// ordinary case on the same daemon still works.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Daemon } from './helper.mjs';
+
+const TIMEOUT_MS = 1000;
+
+let d;
+before(async () => { d = await Daemon.start({ name: 'hazards', timeoutMs: TIMEOUT_MS }); });
+after(async () => { await d?.stop(); });
+
+async function health() {
+	const r = await d.get('/api/health');
+	assert.equal(r.status, 200);
+	return Object.fromEntries(r.json.builds.map((b) => [b.name, b.worker]));
+}
+
+// The ordinary case every hazard is followed by.
+async function stillWorks() {
+	const res = await d.runCase({ code: "['a' => 1, 'b' => [1, 2, 3]]" });
+	assert.equal(res.verdict, 'same', 'the next case is same');
+	for (const name of ['base', 'head']) {
+		const x = res.results[name];
+		assert.equal(x.status, 'ok', `${name} next case status (failure: ${x.failure})`);
+		assert.equal(x.output, '{"a":1,"b":[1,2,3]}', `${name} next case output`);
+	}
+}
+
+function both(res, fn) {
+	for (const name of ['base', 'head']) fn(res.results[name], name);
+}
+
+test('crash: a 200,000-deep array kills the encoder -> status crash with the signal', async () => {
+	const w0 = await health();
+	const res = await d.runCase({ code: '$a = []; for ($i = 0; $i < 200000; $i++) { $a = [$a]; } return $a;' });
+	both(res, (x, name) => {
+		assert.equal(x.status, 'crash', `${name}: ${JSON.stringify(x)}`);
+		assert.equal(x.signal, 11, `${name} signal`);
+		assert.match(x.failure, /signal 11|SIGSEGV/);
+		assert.equal(x.output, false);
+	});
+	assert.equal(res.verdict, 'same', 'both crashed the same way');
+	await stillWorks();
+	const w1 = await health();
+	for (const name of ['base', 'head']) {
+		assert.ok(w1[name].restarts > w0[name].restarts, `${name} worker restarted (${w0[name].restarts} -> ${w1[name].restarts})`);
+		assert.notEqual(w1[name].pid, w0[name].pid, `${name} worker is a new process`);
+		assert.equal(w1[name].state, 'ready');
+		assert.equal(typeof w1[name].last_failure, 'string');
+	}
+});
+
+test(`timeout: while (true); is stopped after --timeout-ms ${TIMEOUT_MS}`, async () => {
+	const t0 = Date.now();
+	const res = await d.runCase({ code: 'while (true); return 1;' });
+	const elapsed = Date.now() - t0;
+	both(res, (x, name) => {
+		assert.equal(x.status, 'timeout', `${name}: ${JSON.stringify(x)}`);
+		assert.equal(x.signal, null);
+		assert.match(x.failure, new RegExp(`timed out after ${TIMEOUT_MS} ms`));
+		assert.equal(x.output, false);
+	});
+	assert.ok(elapsed >= TIMEOUT_MS, `took ${elapsed} ms`);
+	assert.ok(elapsed < TIMEOUT_MS * 2 + 8000, `took ${elapsed} ms: the builds should time out side by side, promptly`);
+	await stillWorks();
+});
+
+test('parse error in the code: status error on both builds, not a server error', async () => {
+	const res = await d.runCase({ code: "['a' => 1" });
+	both(res, (x, name) => {
+		assert.equal(x.status, 'error', `${name}: ${JSON.stringify(x)}`);
+		assert.match(x.failure, /Parse error|syntax error/i);
+		assert.equal(x.output, false);
+	});
+	assert.equal(res.verdict, 'same');
+	await stillWorks();
+});
+
+test('parse error in the setup code: status error', async () => {
+	const res = await d.runCase({ setup: 'class {', code: '1' });
+	both(res, (x, name) => {
+		assert.equal(x.status, 'error', `${name}: ${JSON.stringify(x)}`);
+		assert.match(x.failure, /Parse error|syntax error/i);
+	});
+	await stillWorks();
+});
+
+test('fatal error: calling an undefined function -> status error', async () => {
+	const res = await d.runCase({ code: 'no_such_function_phpcmp()' });
+	both(res, (x, name) => {
+		assert.equal(x.status, 'error', `${name}: ${JSON.stringify(x)}`);
+		assert.match(x.failure, /no_such_function_phpcmp/);
+	});
+	assert.equal(res.verdict, 'same');
+	await stillWorks();
+});
+
+test('an uncaught exception in the case code -> status error', async () => {
+	const res = await d.runCase({ code: 'throw new LogicException("from the case")' });
+	both(res, (x, name) => {
+		assert.equal(x.status, 'error', `${name}: ${JSON.stringify(x)}`);
+		assert.match(x.failure, /LogicException|from the case/);
+	});
+	await stillWorks();
+});
+
+test('JSON_THROW_ON_ERROR: the JsonException is recorded as the result', async () => {
+	const res = await d.runCase({ code: '"\\xff"', flags: 'JSON_THROW_ON_ERROR' });
+	both(res, (x, name) => {
+		assert.equal(x.status, 'ok', `${name}: ${JSON.stringify(x)}`);
+		assert.deepEqual(x.exception, {
+			class: 'JsonException',
+			message: 'Malformed UTF-8 characters, possibly incorrectly encoded',
+		});
+		assert.equal(x.output, false);
+		assert.equal(x.error_code, 0, 'JSON_THROW_ON_ERROR leaves json_last_error() alone');
+	});
+	assert.equal(res.verdict, 'same');
+	await stillWorks();
+});
+
+test('memory limit exhausted -> status error, and the worker survives it', async () => {
+	const res = await d.runCase({ code: "str_repeat('x', 1 << 30)" });
+	both(res, (x, name) => {
+		assert.equal(x.status, 'error', `${name}: ${JSON.stringify(x)}`);
+		assert.match(x.failure, /Allowed memory size/);
+	});
+	await stillWorks();
+	// A case needing real memory works right after.
+	const big = await d.runCase({ code: "strlen(str_repeat('x', 16 << 20))" });
+	both(big, (x) => assert.equal(x.output, String(16 << 20)));
+});
+
+test('exit() in the case -> status error', async () => {
+	const res = await d.runCase({ code: 'exit(3);' });
+	both(res, (x, name) => assert.equal(x.status, 'error', `${name}: ${JSON.stringify(x)}`));
+	await stillWorks();
+});
+
+test('a case that leaves output buffers open is still captured', async () => {
+	const res = await d.runCase({ code: 'ob_start(); ob_start(); echo "buffered"; return 7;' });
+	both(res, (x, name) => {
+		assert.equal(x.status, 'ok', `${name}: ${x.failure}`);
+		assert.equal(x.output, '7');
+		assert.equal(Buffer.from(x.printed_base64, 'base64').toString(), 'buffered');
+	});
+	await stillWorks();
+});
+
+test('a crash followed at once by another crash, then normal cases', async () => {
+	const code = '$a = []; for ($i = 0; $i < 200000; $i++) { $a = [$a]; } return $a;';
+	for (let i = 0; i < 2; i++) {
+		const res = await d.runCase({ code });
+		both(res, (x, name) => assert.equal(x.status, 'crash', `${name} crash #${i + 1}`));
+	}
+	await stillWorks();
+	await stillWorks();
+});
