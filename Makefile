@@ -2,6 +2,7 @@
 # runs every test.  SANITIZE=address,undefined builds with sanitizers.
 
 CC      ?= cc
+LISTEN  ?= 127.0.0.1
 PORT    ?= 8080
 DB      ?= phpcmp.db
 SANITIZE ?=
@@ -48,10 +49,13 @@ $(B) $(B)/obj:
 	mkdir -p $@
 
 run: all builds
-	$(B)/phpcmp serve --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head
+	$(B)/phpcmp serve --listen $(LISTEN) --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head
 
 test: all builds
 	scripts/run-tests.sh
+
+integration-test: all builds
+	scripts/run-tests.sh integration
 
 clean:
 	rm -rf $(B) state
