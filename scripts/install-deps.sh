@@ -4,24 +4,28 @@
 #
 #   scripts/install-deps.sh          build + run + test dependencies (default)
 #   scripts/install-deps.sh --run    only what building and running needs
-#                                    (the Docker image uses this)
+#   PHPCMP_DEPS=run make deps        the same through make (the Docker image)
 #
 # Nothing here installs libphp itself: the two default builds are fetched
 # side by side into builds/ by scripts/fetch-default-builds.sh (which needs
 # the `apt-get update` done here).
 set -eu
 
-mode=all
+mode=${PHPCMP_DEPS:-all}
 case "${1:-}" in
 	"") ;;
 	--run) mode=run ;;
 	--all) mode=all ;;
 	*) echo "usage: $0 [--run|--all]" >&2; exit 2 ;;
 esac
+case $mode in
+	run | all) ;;
+	*) echo "install-deps: PHPCMP_DEPS must be run or all, not '$mode'" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
 	if command -v sudo >/dev/null 2>&1; then
-		exec sudo -- "$0" "$@"
+		exec sudo -- "$0" "--$mode"
 	fi
 	echo "install-deps: must run as root (no sudo found)" >&2
 	exit 1
