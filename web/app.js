@@ -863,22 +863,23 @@
 					differs.length ? ['differs in ', differsList(differs)] : (verdict === 'same' ? 'both builds agree' : null))),
 			h('section', { class: 'panel case-spec', 'aria-labelledby': 'h-spec' },
 				h('h2', { id: 'h-spec', class: 'visually-hidden' }, 'The case'),
-				h('dl', { class: 'spec' },
+				h('div', { class: 'spec-side' }, h('dl', { class: 'spec' },
 					h('dt', null, 'Flags'),
 					h('dd', { class: 'mono', 'data-testid': 'case-flags' },
 						flagList.length ? flagList.join(' | ') : '0', h('span', { class: 'dim' }, ' (' + (c.flags || 0) + ')')),
 					h('dt', null, 'Depth'), h('dd', { class: 'mono' }, c.depth !== undefined ? c.depth : 512),
 					c.source ? [h('dt', null, 'Source'), h('dd', { class: 'mono' }, c.source)] : null,
 					h('dt', null, 'Created'), h('dd', null, timeEl(c.created_at))),
-				codeBlock('Setup', c.setup, 'case-setup'),
-				codeBlock('Code', c.code, 'case-code'),
-				c.expect !== null && c.expect !== undefined ? codeBlock('Expect', c.expect, 'case-expect') : null,
 				h('div', { class: 'actions' },
 					copyButton('Copy as curl', function () { return curlFor(c); }, 'copy-curl'),
 					h('a', { class: 'button', href: '#/new?from=' + id }, 'Edit & resubmit'),
-					h('a', { class: 'button', href: '/api/cases/' + id }, 'JSON')),
-				h('details', { class: 'curl' }, h('summary', null, 'curl command'),
-					h('pre', { class: 'code', 'data-testid': 'curl-text' }, curlFor(c)))),
+					h('a', { class: 'button', href: '/api/cases/' + id }, 'JSON'))),
+				h('div', { class: 'spec-main' },
+					codeBlock('Setup', c.setup, 'case-setup'),
+					codeBlock('Code', c.code, 'case-code'),
+					c.expect !== null && c.expect !== undefined ? codeBlock('Expect', c.expect, 'case-expect') : null,
+					h('details', { class: 'curl' }, h('summary', null, 'curl command'),
+						h('pre', { class: 'code', 'data-testid': 'curl-text' }, curlFor(c))))),
 			resultsGrid(names, results, differs, c),
 			historySection(d.history || [], d.comparison_id));
 	}
@@ -906,7 +907,10 @@
 		var first = names.length ? results[names[0]] : null;
 		var expectBytes = c.expect !== null && c.expect !== undefined ? new TextEncoder().encode(c.expect) : null;
 
-		var grid = h('div', { class: 'results', style: '--cols:' + names.length + ';--rows:' + (FIELD_ROWS.length + 1) });
+		var grid = h('div', { class: 'results', 'data-testid': 'results' });
+		/* CSSOM, not a style attribute, so a strict CSP can't break the layout. */
+		grid.style.setProperty('--cols', String(names.length));
+		grid.style.setProperty('--rows', String(FIELD_ROWS.length + 1));
 		names.forEach(function (n, idx) {
 			var r = results[n] || {};
 			var ver = buildVersion(n);
