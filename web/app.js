@@ -203,7 +203,7 @@
 
 	var C0 = ['NUL', 'SOH', 'STX', 'ETX', 'EOT', 'ENQ', 'ACK', 'BEL', 'BS', 'TAB', 'LF', 'VT', 'FF', 'CR', 'SO', 'SI',
 		'DLE', 'DC1', 'DC2', 'DC3', 'DC4', 'NAK', 'SYN', 'ETB', 'CAN', 'EM', 'SUB', 'ESC', 'FS', 'GS', 'RS', 'US'];
-	var C_ESC = { 9: '\\t', 13: '\\r', 0: '\\0' };
+	var C_ESC = { 9: '\\t', 13: '\\r' };
 	var UNI_NAMES = { 0xA0: 'NO-BREAK SPACE', 0xAD: 'SOFT HYPHEN', 0x34F: 'COMBINING GRAPHEME JOINER',
 		0x61C: 'ARABIC LETTER MARK', 0x200B: 'ZERO WIDTH SPACE', 0x200C: 'ZERO WIDTH NON-JOINER',
 		0x200D: 'ZERO WIDTH JOINER', 0x200E: 'LEFT-TO-RIGHT MARK', 0x200F: 'RIGHT-TO-LEFT MARK',
@@ -1066,8 +1066,10 @@
 				return active;
 			}, function (e) {
 				if (isAbort(e)) return false;
-				replace(headBox, errorBox(e, function () { loadRun().then(startPolling); }));
-				return lastRun ? true : false; /* keep trying if it was there a moment ago */
+				/* Keep polling if the run was there a moment ago (daemon restarting);
+				 * otherwise stop and offer a retry. */
+				replace(headBox, errorBox(e, lastRun ? null : function () { loadRun().then(startPolling); }));
+				return !!lastRun;
 			});
 		}
 		function startPolling(active) { if (active) ctx.poll(1000, loadRun); }
