@@ -1,0 +1,6 @@
+--TEST--
+all JSON-special ASCII " \ / < > & ' in one string, no flags
+--VALUE--
+'"\\/<>&' . "'"
+--EXPECT--
+"\"\\\/<>&'"

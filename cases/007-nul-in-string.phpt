@@ -1,0 +1,6 @@
+--TEST--
+a NUL byte inside a string becomes \u0000
+--VALUE--
+"a\0b"
+--EXPECT--
+"a\u0000b"

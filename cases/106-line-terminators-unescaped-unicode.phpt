@@ -1,0 +1,8 @@
+--TEST--
+U+2028/U+2029 stay escaped under JSON_UNESCAPED_UNICODE alone
+--FLAGS--
+JSON_UNESCAPED_UNICODE
+--VALUE--
+"a\u{2028}b\u{2029}c é"
+--EXPECT--
+"a\u2028b\u2029c é"

@@ -1,0 +1,8 @@
+--TEST--
+JSON_PRESERVE_ZERO_FRACTION keeps .0 on integral floats
+--FLAGS--
+JSON_PRESERVE_ZERO_FRACTION
+--VALUE--
+[1.0, -0.0, 10.0, 1.5, 1e25, 0]
+--EXPECT--
+[1.0,-0.0,10.0,1.5,1.0e+25,0]

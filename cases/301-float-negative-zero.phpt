@@ -1,0 +1,6 @@
+--TEST--
+-0.0 is written as -0
+--VALUE--
+-0.0
+--EXPECT--
+-0

@@ -1,0 +1,4 @@
+--TEST--
+NAN is JSON_ERROR_INF_OR_NAN
+--VALUE--
+NAN

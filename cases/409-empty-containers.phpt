@@ -1,0 +1,6 @@
+--TEST--
+empty array is [], empty object is {}
+--VALUE--
+[[], new stdClass, (object)[]]
+--EXPECT--
+[[],{},{}]

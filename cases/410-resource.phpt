@@ -1,0 +1,4 @@
+--TEST--
+a resource is JSON_ERROR_UNSUPPORTED_TYPE
+--VALUE--
+[fopen('php://memory', 'r')]

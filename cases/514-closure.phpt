@@ -1,0 +1,6 @@
+--TEST--
+a Closure has no public properties: {}
+--VALUE--
+fn() => 1
+--EXPECT--
+{}
