@@ -45,8 +45,20 @@ $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
 $(B)/phpcmp-worker: server/worker/loader.c server/proto.c server/proto.h server/worker/core.h | $(B)
 	$(CC) $(CFLAGS) -o $@ server/worker/loader.c server/proto.c -ldl
 
-$(B) $(B)/obj:
+$(B) $(B)/obj $(B)/tests:
 	mkdir -p $@
+
+# Unit tests: one TAP program per module, linked with the objects it tests.
+UNIT_TESTS = $(B)/tests/test_flags $(B)/tests/test_casefile
+
+$(B)/tests/test_flags: tests/unit/test_flags.c $(B)/obj/flags.o | $(B)/tests
+	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^
+
+$(B)/tests/test_casefile: tests/unit/test_casefile.c $(B)/obj/casefile.o $(B)/obj/flags.o | $(B)/tests
+	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^
+
+unit-test: $(UNIT_TESTS)
+	prove $(UNIT_TESTS)
 
 run: all builds
 	$(B)/phpcmp serve --listen $(LISTEN) --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head
