@@ -782,7 +782,7 @@ api_case_row(void *arg, const struct db_case_row *row)
 	struct api_list_ctx *ctx = arg;
 
 	ctx->last_id = row->id;
-	return json_array_append_new(ctx->items, json_pack("{s:I s:o s:o s:o s:I s:o s:o s:o s:o s:o}",
+	return json_array_append_new(ctx->items, json_pack("{s:I s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}",
 	    "id", (json_int_t)row->id,
 	    "title", api_text(row->title),
 	    "verdict", api_text(row->verdict),
@@ -790,7 +790,8 @@ api_case_row(void *arg, const struct db_case_row *row)
 	    "flags", (json_int_t)row->flags,
 	    "flag_names", api_flag_names(row->flags),
 	    "created_at", api_time(row->created_at),
-	    "source", api_text(row->source),
+	    "source", row->source != NULL ? "stored" : "submitted",
+	    "file", api_text(row->source),
 	    "comparison_id", api_id_or_null(row->comparison_id),
 	    "run_id", api_id_or_null(row->run_id)));
 }
