@@ -771,9 +771,11 @@ out:
 	case_release(&c);
 }
 
+/* A page being built: rows past limit only tell that there is a next page. */
 struct api_list_ctx {
 	json_t *items;
 	int64_t last_id;
+	int limit, more;
 };
 
 static int
@@ -781,6 +783,10 @@ api_case_row(void *arg, const struct db_case_row *row)
 {
 	struct api_list_ctx *ctx = arg;
 
+	if ((int)json_array_size(ctx->items) >= ctx->limit) {
+		ctx->more = 1;
+		return 0;
+	}
 	ctx->last_id = row->id;
 	return json_array_append_new(ctx->items, json_pack("{s:I s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}",
 	    "id", (json_int_t)row->id,
@@ -827,11 +833,11 @@ static void
 api_cases_list(struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp)
 {
 	struct db_case_filter f;
-	struct api_list_ctx ctx = { NULL, 0 };
+	struct api_list_ctx ctx = { NULL, 0, 0, 0 };
 	struct db_run run;
 	const char *v;
 	char err[512], next[256];
-	int n, rc;
+	int rc;
 
 	memset(&f, 0, sizeof f);
 	f.run_id = run_id;
@@ -868,7 +874,9 @@ api_cases_list(struct app *app, const struct http_request *req, int64_t run_id, 
 		api_internal(resp, "out of memory");
 		return;
 	}
-	if ((n = db_cases_list(app->db, &f, api_case_row, &ctx, err, sizeof err)) < 0) {
+	ctx.limit = f.limit;
+	f.limit++;   /* one more row: is there a next page? */
+	if (db_cases_list(app->db, &f, api_case_row, &ctx, err, sizeof err) < 0) {
 		json_decref(ctx.items);
 		api_internal(resp, err);
 		return;
@@ -881,9 +889,9 @@ api_cases_list(struct app *app, const struct http_request *req, int64_t run_id, 
 	    f.verdict != NULL ? "verdict=" : "", f.verdict != NULL ? f.verdict : "",
 	    f.verdict != NULL ? "&" : "",
 	    f.source == 1 ? "source=stored&" : f.source == 2 ? "source=submitted&" : "",
-	    f.limit, ctx.last_id);
+	    ctx.limit, ctx.last_id);
 	api_reply(resp, 200, json_pack("{s:o s:o}", "cases", ctx.items,
-	    "next", n == f.limit ? json_string(next) : json_null()));
+	    "next", ctx.more ? json_string(next) : json_null()));
 }
 
 static void
@@ -911,6 +919,10 @@ api_run_row(void *arg, const struct db_run *run)
 {
 	struct api_list_ctx *ctx = arg;
 
+	if ((int)json_array_size(ctx->items) >= ctx->limit) {
+		ctx->more = 1;
+		return 0;
+	}
 	ctx->last_id = run->id;
 	return json_array_append_new(ctx->items, api_run_json(run));
 }
@@ -918,10 +930,10 @@ api_run_row(void *arg, const struct db_run *run)
 static void
 api_runs_list(struct app *app, const struct http_request *req, struct http_response *resp)
 {
-	struct api_list_ctx ctx = { NULL, 0 };
+	struct api_list_ctx ctx = { NULL, 0, 0, 0 };
 	int64_t before;
 	char err[512], next[128];
-	int limit, n;
+	int limit;
 
 	if (api_page(req, &limit, &before, resp) < 0)
 		return;
@@ -929,14 +941,15 @@ api_runs_list(struct app *app, const struct http_request *req, struct http_respo
 		api_internal(resp, "out of memory");
 		return;
 	}
-	if ((n = db_runs_list(app->db, before, limit, api_run_row, &ctx, err, sizeof err)) < 0) {
+	ctx.limit = limit;
+	if (db_runs_list(app->db, before, limit + 1, api_run_row, &ctx, err, sizeof err) < 0) {
 		json_decref(ctx.items);
 		api_internal(resp, err);
 		return;
 	}
 	snprintf(next, sizeof next, "/api/runs?limit=%d&before=%" PRId64, limit, ctx.last_id);
 	api_reply(resp, 200, json_pack("{s:o s:o}", "runs", ctx.items,
-	    "next", n == limit ? json_string(next) : json_null()));
+	    "next", ctx.more ? json_string(next) : json_null()));
 }
 
 static void
