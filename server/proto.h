@@ -40,7 +40,7 @@ enum proto_tag {
 	TAG_DEPTH = 13,       /* int */
 	TAG_ITERATIONS = 14,  /* int, > 0: measure instructions over N calls */
 	/* PROTO_RESULT */
-	TAG_STATUS = 20,      /* int, enum result_status (ok or error) */
+	TAG_STATUS = 20,      /* int, PROTO_STATUS_OK or PROTO_STATUS_ERROR */
 	TAG_OUTPUT = 21,      /* absent: json_encode returned false */
 	TAG_ERROR_CODE = 22,  /* int, json_last_error() */
 	TAG_ERROR_MSG = 23,   /* json_last_error_msg() */
@@ -53,6 +53,10 @@ enum proto_tag {
 	/* PROTO_FAIL */
 	TAG_MESSAGE = 40,
 };
+
+/* TAG_STATUS values, the same numbers as the daemon's enum result_status. */
+#define PROTO_STATUS_OK    0
+#define PROTO_STATUS_ERROR 1
 
 struct proto_field {
 	uint16_t tag;

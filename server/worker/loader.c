@@ -1,0 +1,98 @@
+/*
+ * phpcmp-worker: the worker process the daemon starts (fork+exec) once per
+ * build.  It holds no PHP code itself: it dlopens the build's libphp, then
+ * that build's compiled core (core.c, linked against libphp.so, which the
+ * dynamic linker matches by SONAME to the library already loaded), and
+ * serves PROTO_CASE frames on fd 3 until the daemon closes it.
+ *
+ *   phpcmp-worker --lib LIBPHP.so --core CORE.so [--memory-limit 128M] [--ini k=v]...
+ *
+ * stdin, stdout and stderr are the daemon's business (it points them at
+ * /dev/null): a case writing to php://stdout can't corrupt the protocol.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core.h"
+
+#define PROTO_FD 3
+
+static void fail(const char *fmt, const char *arg)
+{
+	char msg[1024];
+	struct proto_buf b;
+	snprintf(msg, sizeof(msg), fmt, arg ? arg : "");
+	proto_buf_init(&b);
+	proto_buf_add_str(&b, TAG_MESSAGE, msg);
+	proto_send(PROTO_FD, PROTO_FAIL, &b);
+	proto_buf_release(&b);
+	fprintf(stderr, "phpcmp-worker: %s\n", msg);
+	_exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	const char *lib = NULL, *core = NULL;
+	struct core_options opts = { .memory_limit = "128M" };
+
+	for (int i = 1; i < argc; i++) {
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(argv[i], "--lib") && val)
+			lib = argv[++i];
+		else if (!strcmp(argv[i], "--core") && val)
+			core = argv[++i];
+		else if (!strcmp(argv[i], "--memory-limit") && val)
+			opts.memory_limit = argv[++i];
+		else if (!strcmp(argv[i], "--ini") && val && opts.nini < CORE_MAX_INI)
+			opts.ini[opts.nini++] = argv[++i];
+		else
+			fail("bad argument: %s", argv[i]);
+	}
+	if (!lib || !core)
+		fail("usage: phpcmp-worker --lib LIBPHP.so --core CORE.so%s", NULL);
+
+	if (!dlopen(lib, RTLD_NOW | RTLD_LOCAL))
+		fail("cannot load the PHP library: %s", dlerror());
+	void *handle = dlopen(core, RTLD_NOW | RTLD_LOCAL);
+	if (!handle)
+		fail("cannot load the worker core: %s", dlerror());
+	const struct core_api *(*get_api)(void) =
+	    (const struct core_api *(*)(void))dlsym(handle, "phpcmp_core_api");
+	if (!get_api)
+		fail("the worker core has no phpcmp_core_api: %s", dlerror());
+	const struct core_api *api = get_api();
+	if (api->abi != CORE_ABI)
+		fail("the worker core is stale (ABI mismatch); recompile it%s", NULL);
+
+	char err[512] = "";
+	if (api->init(&opts, err, sizeof(err)) < 0)
+		fail("PHP failed to start: %s", err);
+
+	struct proto_buf out;
+	proto_buf_init(&out);
+	api->hello(&out);
+	if (proto_send(PROTO_FD, PROTO_HELLO, &out) < 0)
+		_exit(1);
+
+	for (;;) {
+		struct proto_msg req;
+		int r = proto_recv(PROTO_FD, &req, -1);
+		if (r <= 0)
+			break; /* the daemon closed the socket (or sent garbage): done */
+		proto_buf_release(&out);
+		if (req.type == PROTO_CASE)
+			api->run_case(&req, &out);
+		else
+			proto_buf_add_str(&out, TAG_MESSAGE, "unexpected message type");
+		proto_msg_release(&req);
+		if (proto_send(PROTO_FD, out.failed ? PROTO_FAIL : PROTO_RESULT, &out) < 0)
+			break;
+	}
+	proto_buf_release(&out);
+	api->shutdown();
+	return 0;
+}
