@@ -155,6 +155,8 @@ int build_compile_core(struct build *, const struct config *, char *err, size_t 
 
 /* ---- worker.c ---- */
 int worker_init(struct worker *, struct build *);
+/* Start the process now (at daemon startup); -1 with w->last_failure set. */
+int worker_prestart(struct worker *, const struct config *);
 void worker_release(struct worker *);
 /*
  * Run one case on the worker, starting or restarting the process as needed.

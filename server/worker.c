@@ -155,6 +155,16 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	return -1;
 }
 
+int worker_prestart(struct worker *w, const struct config *cfg)
+{
+	pthread_mutex_lock(&w->lock);
+	int rc = w->pid > 0 ? 0 : worker_start(w, cfg);
+	if (rc < 0)
+		w->state = WORKER_FAILED;
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
+
 /* Sleep before restarting a worker that keeps dying; never on the first death. */
 static void worker_backoff(struct worker *w)
 {
