@@ -27,6 +27,7 @@ enum proto_type {
 	PROTO_CASE = 2,    /* daemon -> worker: run one case */
 	PROTO_RESULT = 3,  /* worker -> daemon: the case's result */
 	PROTO_FAIL = 4,    /* worker -> daemon: cannot start (message) */
+	/* 5..9: generated runs (server/worker/gen.c); 10..14: measurement */
 };
 
 enum proto_tag {
@@ -52,6 +53,7 @@ enum proto_tag {
 	TAG_INSTRUCTIONS = 29,/* int, instructions per call when measured */
 	/* PROTO_FAIL */
 	TAG_MESSAGE = 40,
+	/* 50..69: generated runs; 70..79: measurement */
 };
 
 /* TAG_STATUS values, the same numbers as the daemon's enum result_status. */
