@@ -107,10 +107,13 @@
 	}
 
 	var health = null;
-	function buildVersion(name) {
+	/* A build from /api/health by role (base/head, how results are keyed) or name. */
+	function buildInfo(key) {
 		if (!health || !health.builds) return null;
 		for (var i = 0; i < health.builds.length; i++)
-			if (health.builds[i].name === name) return health.builds[i].php_version;
+			if (health.builds[i].role === key) return health.builds[i];
+		for (var j = 0; j < health.builds.length; j++)
+			if (health.builds[j].name === key) return health.builds[j];
 		return null;
 	}
 
@@ -141,7 +144,7 @@
 		if (!a) return null;
 		var ms = (b ? new Date(b) : new Date()) - new Date(a);
 		if (isNaN(ms) || ms < 0) return null;
-		if (ms < 1000) return ms + ' ms';
+		if (ms < 1000) return '< 1 s'; /* timestamps have whole seconds */
 		if (ms < 60000) return (ms / 1000).toFixed(1) + ' s';
 		return Math.floor(ms / 60000) + ' min ' + Math.round((ms % 60000) / 1000) + ' s';
 	}
@@ -507,13 +510,16 @@
 		var gen = 0, shown = 0;
 
 		function row(c) {
-			var src = c.source ? (c.source.indexOf('/') >= 0 || c.source.indexOf('.') >= 0 ? 'stored' : c.source) : 'submitted';
+			/* source is "stored"/"submitted"; file the stored case's path (older
+			 * daemons put the path in source). */
+			var file = c.file || (c.source && c.source !== 'stored' && c.source !== 'submitted' ? c.source : null);
+			var src = file ? file.replace(/^cases\//, '') : (c.source || 'submitted');
 			return h('tr', { 'data-testid': 'case-row', 'data-case-id': c.id, 'data-verdict': c.verdict || '' },
 				h('td', { class: 'num' }, h('a', { href: '#/cases/' + c.id }, c.id)),
 				h('td', { class: 'title' }, h('a', { href: '#/cases/' + c.id }, c.title || 'untitled')),
 				h('td', { class: 'verdict-cell' }, verdictBadge(c.verdict), ' ', differsList(c.differs)),
 				h('td', { class: 'mono hide-narrow flags', title: flagsText(c.flags, c.flag_names) }, flagsText(c.flags, c.flag_names)),
-				h('td', { class: 'hide-narrow', title: c.source || '' }, src),
+				h('td', { class: 'hide-narrow src' + (file ? ' mono' : ''), title: file || '' }, file ? tail(src, 40) : src),
 				h('td', { class: 'nowrap' }, timeEl(c.created_at)));
 		}
 
@@ -560,9 +566,13 @@
 		}));
 	}
 
-	function buildsText(builds) {
+	/* "base 8.2.32 · head 8.2.36", naming builds whose name is not their role. */
+	function buildsText(builds, names) {
 		if (!builds) return '—';
-		return Object.keys(builds).map(function (k) { return k + ' ' + builds[k]; }).join(' · ');
+		return Object.keys(builds).map(function (k) {
+			var n = names && names[k] && names[k] !== k ? ' (' + names[k] + ')' : '';
+			return k + n + ' ' + builds[k];
+		}).join(' · ');
 	}
 
 	function isActive(status) { return status === 'running' || status === 'queued'; }
@@ -602,6 +612,7 @@
 		body.flags = c.flag_names && c.flag_names.length ? c.flag_names.join('|') : (c.flags || 0);
 		if (c.depth !== undefined && c.depth !== null && c.depth !== 512) body.depth = c.depth;
 		if (c.expect !== undefined && c.expect !== null) body.expect = c.expect;
+		if (c.measure) body.measure = c.measure;
 		return 'curl -sS --fail-with-body -H \'Content-Type: application/json\' \\\n  --data-binary ' +
 			shellQuote(JSON.stringify(body)) + ' \\\n  ' + shellQuote(location.origin + '/api/cases?fail_on_differ=1');
 	}
@@ -694,7 +705,7 @@
 						h('td', { class: 'mono', title: b.sha256 || '' }, b.sha256 ? b.sha256.slice(0, 12) : '—'),
 						h('td', null, badge('worker', w.state || 'unknown', { 'data-testid': 'worker-state' }),
 							w.pid ? h('span', { class: 'dim' }, ' pid ' + w.pid) : null,
-							w.last_failure ? h('div', { class: 'failure small-text' }, w.last_failure) : null),
+							w.last_failure ? h('div', { class: 'failure small-text' }, 'last failure: ' + w.last_failure) : null),
 						h('td', { class: 'num hide-narrow' }, fmtInt(w.cases_run)),
 						h('td', { class: 'num hide-narrow' }, fmtInt(w.restarts)),
 						h('td', { class: 'mono hide-narrow path', title: b.library || '' }, tail(b.library || b.prefix || '—', 48)));
@@ -718,7 +729,7 @@
 						r.error ? h('div', { class: 'failure small-text' }, r.error) : null),
 					h('td', { class: 'progress-cell' }, progressBar(r.done || 0, r.total || 0, r.status)),
 					h('td', null, countsView(r.counts, function (k) { return '#/runs/' + r.id + '?verdict=' + encodeURIComponent(k); })),
-					h('td', { class: 'mono hide-narrow small-text' }, buildsText(r.builds)),
+					h('td', { class: 'mono hide-narrow small-text' }, buildsText(r.builds, r.build_names)),
 					h('td', { class: 'nowrap' }, timeEl(r.started_at || r.created_at)));
 			}))));
 	}
@@ -898,11 +909,13 @@
 		if (!names.length) return h('section', { class: 'panel' }, h('p', { class: 'empty' }, 'No results stored for this case yet.'));
 		var bytes = {}, printed = {};
 		names.forEach(function (n) { bytes[n] = outputBytes(results[n]); printed[n] = fieldBytes(results[n], 'printed'); });
-		var outDiff = null, prDiff = null;
+		var outDiff = null, prDiff = null, warnDiff = false;
 		if (names.length === 2) {
 			var a = names[0], b = names[1];
 			if (bytes[a] && bytes[b]) outDiff = diffRange(bytes[a], bytes[b]);
 			if (printed[a] && printed[b]) prDiff = diffRange(printed[a], printed[b]);
+			var wa = results[a] && results[a].warnings, wb = results[b] && results[b].warnings;
+			warnDiff = JSON.stringify(wa || []) !== JSON.stringify(wb || []);
 		}
 		var first = names.length ? results[names[0]] : null;
 		var expectBytes = c.expect !== null && c.expect !== undefined ? new TextEncoder().encode(c.expect) : null;
@@ -913,14 +926,19 @@
 		grid.style.setProperty('--rows', String(FIELD_ROWS.length + 1));
 		names.forEach(function (n, idx) {
 			var r = results[n] || {};
-			var ver = buildVersion(n);
-			var col = h('section', { class: 'result', 'data-testid': 'result-' + n, 'data-build': n, 'aria-label': 'Result on ' + n },
-				h('h2', { class: 'result-head' }, n, ver ? h('span', { class: 'dim' }, ' PHP ' + ver) : null));
+			var info = buildInfo(n), label = n + (info && info.name !== n ? ' (' + info.name + ')' : '');
+			var col = h('section', { class: 'result', 'data-testid': 'result-' + n, 'data-build': n, 'aria-label': 'Result on ' + label },
+				h('h2', { class: 'result-head' }, label, info && info.php_version ? h('span', { class: 'dim' }, ' PHP ' + info.php_version) : null));
 			FIELD_ROWS.forEach(function (f) {
 				var isDiff = f.differs.some(function (x) { return differs.indexOf(x) >= 0; });
-				col.append(h('div', { class: 'cell cell-' + f.key + (isDiff ? ' differs' : ''), 'data-field': f.key },
-					h('div', { class: 'label' }, f.label, isDiff ? h('span', { class: 'diff-flag', title: 'differs between the builds' },
-						h('span', { 'aria-hidden': 'true' }, ' ≠'), h('span', { class: 'visually-hidden' }, ' (differs)')) : null),
+				/* Printed output and warnings may differ without counting in the verdict. */
+				var soft = !isDiff && ((f.key === 'printed' && prDiff) || (f.key === 'warnings' && warnDiff));
+				col.append(h('div', { class: 'cell cell-' + f.key + (isDiff ? ' differs' : soft ? ' differs-soft' : ''), 'data-field': f.key },
+					h('div', { class: 'label' }, f.label,
+						isDiff ? h('span', { class: 'diff-flag', title: 'differs between the builds' },
+							h('span', { 'aria-hidden': 'true' }, ' ≠'), h('span', { class: 'visually-hidden' }, ' (differs)')) : null,
+						soft ? h('span', { class: 'diff-flag', title: 'differs between the builds, not counted in the verdict' },
+							h('span', { 'aria-hidden': 'true' }, ' ≠'), h('span', { class: 'visually-hidden' }, ' (differs, not in the verdict)')) : null),
 					h('div', { class: 'value' }, cellValue(f.key, n, r, idx))));
 			});
 			grid.append(col);
@@ -953,6 +971,8 @@
 			}
 			case 'error': {
 				var code = r.error_code;
+				if (r.status && r.status !== 'ok' && (r.error_msg === null || r.error_msg === undefined))
+					return h('span', { class: 'dim', 'data-testid': 'error-' + n }, 'not reached (' + r.status + ')');
 				return h('span', { class: 'mono', 'data-testid': 'error-' + n },
 					code === undefined || code === null ? '—' : String(code),
 					JSON_ERRORS[code] ? h('span', { class: 'dim' }, ' ' + JSON_ERRORS[code]) : null,
@@ -1030,11 +1050,12 @@
 		var headBox = h('div', null, loading('run #' + id));
 		var filters = h('div', { class: 'filters' });
 		var cases = caseTable(ctx, 'No cases in this run match.');
-		var lastRun = null, q = query;
+		var actionMsg = h('div', { 'aria-live': 'polite' });
+		var lastRun = null, q = query, cancelling = false;
 		main.append(
 			h('h1', null, 'Run #' + id, h('span', { id: 'run-suite', class: 'dim' })),
 			h('section', { class: 'panel', 'aria-labelledby': 'h-run-status' },
-				h('h2', { id: 'h-run-status', class: 'visually-hidden' }, 'Status'), headBox),
+				h('h2', { id: 'h-run-status', class: 'visually-hidden' }, 'Status'), headBox, actionMsg),
 			h('section', { class: 'panel', 'aria-labelledby': 'h-run-cases' },
 				h('h2', { id: 'h-run-cases' }, 'Cases'), filters, cases.el));
 
@@ -1056,7 +1077,7 @@
 				document.getElementById('run-suite').textContent = ' · ' + (r.suite || 'run');
 				replace(headBox, runHead(r, function (k) {
 					var qq = new URLSearchParams(q); qq.set('verdict', k); return hashFor('/runs/' + id, qq);
-				}));
+				}, isActive(r.status) ? cancelButton() : null));
 				drawFilters();
 				var active = isActive(r.status);
 				/* While running, refresh the first page of cases now and then
@@ -1072,6 +1093,23 @@
 				return !!lastRun;
 			});
 		}
+		function cancelButton() {
+			return h('button', { type: 'button', class: 'danger', 'data-testid': 'cancel-run', disabled: cancelling,
+				title: 'A queued run stops at once, a running one after its current case',
+				onclick: function () {
+					cancelling = true;
+					this.disabled = true;
+					replace(actionMsg, null);
+					ctx.api('/api/runs/' + id + '/cancel', { method: 'POST' }).then(function () {
+						return loadRun();
+					}, function (e) {
+						if (isAbort(e)) return;
+						cancelling = false;
+						replace(actionMsg, errorBox(e));
+						return loadRun();
+					});
+				} }, cancelling ? 'Cancelling…' : 'Cancel run');
+		}
 		function startPolling(active) { if (active) ctx.poll(1000, loadRun); }
 		loadRun().then(function (active) {
 			if (lastRun) cases.reload(casesUrl());
@@ -1082,16 +1120,17 @@
 		return { onQuery: function (nq) { q = nq; drawFilters(); cases.reload(casesUrl()); } };
 	}
 
-	function runHead(r, linkFor) {
+	function runHead(r, linkFor, action) {
 		var dur = duration(r.started_at, r.finished_at);
 		return h('div', { class: 'run-head', 'data-testid': 'run-head', 'data-status': r.status },
 			h('div', { class: 'run-line' },
 				badge('run', r.status || 'unknown', { 'data-testid': 'run-status' }),
 				progressBar(r.done || 0, r.total || 0, r.status),
-				countsView(r.counts, linkFor)),
-			r.error ? h('div', { class: 'notice error', role: 'alert' }, h('strong', null, 'Run failed: '), r.error) : null,
+				countsView(r.counts, linkFor), action),
+			r.error ? h('div', { class: 'notice ' + (r.status === 'failed' ? 'error' : 'warning'), role: 'alert', 'data-testid': 'run-error' },
+				h('strong', null, r.status === 'failed' ? 'Run failed: ' : r.status === 'interrupted' ? 'Interrupted: ' : 'Note: '), r.error) : null,
 			h('dl', { class: 'spec' },
-				h('dt', null, 'Builds'), h('dd', { class: 'mono' }, buildsText(r.builds)),
+				h('dt', null, 'Builds'), h('dd', { class: 'mono' }, buildsText(r.builds, r.build_names)),
 				h('dt', null, 'Created'), h('dd', null, timeEl(r.created_at)),
 				h('dt', null, 'Started'), h('dd', null, timeEl(r.started_at)),
 				h('dt', null, 'Finished'), h('dd', null, timeEl(r.finished_at)),
