@@ -606,13 +606,23 @@
 
 	function shellQuote(s) { return "'" + s.replace(/'/g, "'\\''") + "'"; }
 
-	function curlFor(c) {
+	/* The POST /api/cases body that reproduces a stored case exactly (same
+	 * content, so the daemon files the new comparison under the same id). */
+	function caseBody(c) {
 		var body = { title: c.title, code: c.code };
 		if (c.setup) body.setup = c.setup;
-		body.flags = c.flag_names && c.flag_names.length ? c.flag_names.join('|') : (c.flags || 0);
-		if (c.depth !== undefined && c.depth !== null && c.depth !== 512) body.depth = c.depth;
+		body.flags = c.flags || 0;
+		body.depth = c.depth !== undefined && c.depth !== null ? c.depth : 512;
 		if (c.expect !== undefined && c.expect !== null) body.expect = c.expect;
 		if (c.measure) body.measure = c.measure;
+		return body;
+	}
+
+	function curlFor(c) {
+		var body = caseBody(c);
+		if (body.flags === 0) delete body.flags;
+		else if (c.flag_names && c.flag_names.length) body.flags = c.flag_names.join('|');
+		if (body.depth === 512) delete body.depth;
 		return 'curl -sS --fail-with-body -H \'Content-Type: application/json\' \\\n  --data-binary ' +
 			shellQuote(JSON.stringify(body)) + ' \\\n  ' + shellQuote(location.origin + '/api/cases?fail_on_differ=1');
 	}
@@ -845,6 +855,7 @@
 			}).then(function (d) {
 				clear(main);
 				renderCase(ctx, d);
+				if (window.scrollY) window.scrollTo(0, 0);
 			}, function (e) {
 				if (isAbort(e)) return;
 				replace(main, [h('h1', null, 'Case #' + id), errorBox(e, load),
@@ -882,6 +893,9 @@
 					c.source ? [h('dt', null, 'Source'), h('dd', { class: 'mono' }, c.source)] : null,
 					h('dt', null, 'Created'), h('dd', null, timeEl(c.created_at))),
 				h('div', { class: 'actions' },
+					/* A stored case is re-run by suite runs; re-POSTing it would file a
+					 * separate submitted copy. */
+					c.source ? null : runAgainButton(ctx, c, id),
 					copyButton('Copy as curl', function () { return curlFor(c); }, 'copy-curl'),
 					h('a', { class: 'button', href: '#/new?from=' + id }, 'Edit & resubmit'),
 					h('a', { class: 'button', href: '/api/cases/' + id }, 'JSON'))),
@@ -893,6 +907,26 @@
 						h('pre', { class: 'code', 'data-testid': 'curl-text' }, curlFor(c))))),
 			resultsGrid(names, results, differs, c),
 			historySection(d.history || [], d.comparison_id));
+	}
+
+	function runAgainButton(ctx, c, id) {
+		var msg = h('span', { class: 'copy-msg', role: 'status' });
+		var btn = h('button', { type: 'button', 'data-testid': 'run-again',
+			title: 'Run this case on both builds again; the new comparison joins its history' }, 'Run again');
+		btn.addEventListener('click', function () {
+			btn.disabled = true;
+			msg.textContent = 'Running…';
+			ctx.api('/api/cases', { method: 'POST', body: caseBody(c) }).then(function (d) {
+				var nid = d.id !== undefined ? d.id : d.case && d.case.id;
+				navigate('#/cases/' + nid);
+			}, function (e) {
+				if (isAbort(e)) return;
+				btn.disabled = false;
+				msg.textContent = '';
+				btn.parentNode.after(errorBox(e));
+			});
+		});
+		return h('span', { class: 'copy' }, btn, msg);
 	}
 
 	function codeBlock(label, text, testid) {
