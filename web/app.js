@@ -714,7 +714,7 @@
 						h('td', { class: 'mono' }, b.php_version || '—'),
 						h('td', { class: 'mono', title: b.sha256 || '' }, b.sha256 ? b.sha256.slice(0, 12) : '—'),
 						h('td', null, badge('worker', w.state || 'unknown', { 'data-testid': 'worker-state' }),
-							w.pid ? h('span', { class: 'dim' }, ' pid ' + w.pid) : null,
+							w.pid ? h('span', { class: 'dim pid' }, ' pid ' + w.pid) : null,
 							w.last_failure ? h('div', { class: 'failure small-text' }, 'last failure: ' + w.last_failure) : null),
 						h('td', { class: 'num hide-narrow' }, fmtInt(w.cases_run)),
 						h('td', { class: 'num hide-narrow' }, fmtInt(w.restarts)),
@@ -727,20 +727,20 @@
 	function runsTable(runs) {
 		return h('div', { class: 'scroll-x' }, h('table', { class: 'list runs', 'data-testid': 'run-list' },
 			h('thead', null, h('tr', null,
-				h('th', { scope: 'col', class: 'num' }, '#'), h('th', { scope: 'col' }, 'Suite'),
+				h('th', { scope: 'col', class: 'num' }, '#'), h('th', { scope: 'col', class: 'hide-narrow' }, 'Suite'),
 				h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Progress'),
 				h('th', { scope: 'col' }, 'Verdicts'), h('th', { scope: 'col', class: 'hide-narrow' }, 'Builds'),
-				h('th', { scope: 'col' }, 'Started'))),
+				h('th', { scope: 'col', class: 'hide-narrow' }, 'Started'))),
 			h('tbody', null, runs.map(function (r) {
 				return h('tr', { 'data-testid': 'run-row', 'data-run-id': r.id, 'data-status': r.status },
 					h('td', { class: 'num' }, h('a', { href: '#/runs/' + r.id }, r.id)),
-					h('td', null, h('a', { href: '#/runs/' + r.id }, r.suite || 'run')),
+					h('td', { class: 'hide-narrow' }, h('a', { href: '#/runs/' + r.id }, r.suite || 'run')),
 					h('td', null, badge('run', r.status || 'unknown', { 'data-testid': 'run-status' }),
 						r.error ? h('div', { class: 'failure small-text' }, r.error) : null),
 					h('td', { class: 'progress-cell' }, progressBar(r.done || 0, r.total || 0, r.status)),
 					h('td', null, countsView(r.counts, function (k) { return '#/runs/' + r.id + '?verdict=' + encodeURIComponent(k); })),
 					h('td', { class: 'mono hide-narrow small-text' }, buildsText(r.builds, r.build_names)),
-					h('td', { class: 'nowrap' }, timeEl(r.started_at || r.created_at)));
+					h('td', { class: 'nowrap hide-narrow' }, timeEl(r.started_at || r.created_at)));
 			}))));
 	}
 
