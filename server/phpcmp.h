@@ -56,7 +56,9 @@ struct result {
 	struct bytes printed;
 	char *warnings;           /* newline-separated, "" if none */
 	char *failure;            /* why status != ok, else NULL */
-	int64_t instructions;     /* per call, -1 when not measured */
+	int64_t instructions;     /* per call (rounded), -1 when not measured */
+	int64_t instr_total;      /* exact count over all measured calls, -1 */
+	char *dump_file;          /* the callgrind dump holding instr_total */
 	double wall_ms;
 };
 
@@ -80,6 +82,7 @@ struct build {
 	char sha256[65];
 	char php_version[64];   /* from the worker's hello */
 	char core_path[4096];   /* compiled worker core for this build */
+	int64_t handler_offset; /* zif_json_encode in the library (from the worker) */
 	int64_t db_id;
 };
 
@@ -96,6 +99,8 @@ struct worker {
 	int64_t restarts;
 	int64_t cases_run;
 	char last_failure[512];
+	int measuring;          /* runs under callgrind, counts instructions */
+	struct worker *measurer;/* this build's measuring worker, started lazily */
 };
 
 struct config {
@@ -108,6 +113,8 @@ struct config {
 	const char *worker_bin;    /* the loader executable */
 	const char *core_src;      /* server/worker, for compiling cores */
 	int case_timeout_ms;       /* default 5000 */
+	const char *valgrind_bin;  /* for measuring workers; default "valgrind" */
+	int measure_timeout_ms;    /* a measured case under callgrind; default 120000 */
 	const char *memory_limit;  /* PHP memory_limit, default 128M */
 	int nbuilds;
 	struct build builds[MAX_BUILDS];
@@ -164,6 +171,7 @@ void worker_release(struct worker *);
  * the worker cannot be started at all (r->status = STATUS_ERROR, failure set).
  */
 int worker_run_case(struct worker *, const struct config *, const struct case_spec *, struct result *r);
+/* Measured cases (iterations > 0) go to the build's measuring worker. */
 const char *worker_state_name(enum worker_state);
 
 /* ---- main.c ---- */

@@ -50,10 +50,14 @@ enum proto_tag {
 	TAG_PRINTED = 26,     /* what the case echoed */
 	TAG_WARNINGS = 27,    /* diagnostics, one per line */
 	TAG_FAILURE = 28,     /* why status is error: parse error, fatal... */
-	TAG_INSTRUCTIONS = 29,/* int, instructions per call when measured */
+	TAG_INSTRUCTIONS = 29,/* int, instructions per call, rounded (TAG_INSTR_TOTAL is exact) */
 	/* PROTO_FAIL */
 	TAG_MESSAGE = 40,
-	/* 50..69: generated runs; 70..79: measurement */
+	/* 50..69: generated runs */
+	/* 70..79: measurement (PROTO_RESULT of a case with TAG_ITERATIONS) */
+	TAG_INSTR_TOTAL = 70, /* int, instructions of all measured calls */
+	TAG_DUMP_FILE = 71,   /* the callgrind dump holding that count */
+	TAG_HANDLER_OFFSET = 72, /* PROTO_HELLO: zif_json_encode's offset in libphp */
 };
 
 /* TAG_STATUS values, the same numbers as the daemon's enum result_status. */

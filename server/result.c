@@ -16,6 +16,7 @@ void result_init(struct result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->instructions = -1;
+	r->instr_total = -1;
 }
 
 void result_release(struct result *r)
@@ -27,6 +28,7 @@ void result_release(struct result *r)
 	free(r->exc_msg);
 	free(r->warnings);
 	free(r->failure);
+	free(r->dump_file);
 	result_init(r);
 }
 

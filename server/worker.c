@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,12 +88,34 @@ static int worker_start(struct worker *w, const struct config *cfg)
 {
 	int sv[2] = { -1, -1 };
 	posix_spawn_file_actions_t fa;
-	const char *argv[8 + 2 * 32];
+	const char *argv[24];
+	char toggle[64], outfile[4200], outopt[4300], dumpdir[4096];
 	int argc = 0;
 	/* A fixed, minimal environment: instruction counts and PHP's behaviour
 	 * must not depend on whoever started the daemon. */
 	const char *const envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", NULL };
 
+	if (w->measuring) {
+		/* Count only inside json_encode's handler: by name where the
+		 * library has symbols, by its offset where it is stripped. */
+		snprintf(dumpdir, sizeof(dumpdir), "%s/callgrind", cfg->state_dir);
+		if (mkdir(dumpdir, 0755) < 0 && errno != EEXIST) {
+			snprintf(w->last_failure, sizeof(w->last_failure), "cannot create %.400s: %s",
+			    dumpdir, strerror(errno));
+			return -1;
+		}
+		snprintf(toggle, sizeof(toggle), "--toggle-collect=0x%016llx",
+		    (unsigned long long)w->build->handler_offset);
+		snprintf(outfile, sizeof(outfile), "%s/%s.%%p", dumpdir, w->build->name);
+		argv[argc++] = cfg->valgrind_bin ? cfg->valgrind_bin : "valgrind";
+		argv[argc++] = "-q";
+		argv[argc++] = "--tool=callgrind";
+		argv[argc++] = "--collect-atstart=no";
+		argv[argc++] = "--toggle-collect=zif_json_encode";
+		argv[argc++] = toggle;
+		snprintf(outopt, sizeof(outopt), "--callgrind-out-file=%s", outfile);
+		argv[argc++] = outopt;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		snprintf(w->last_failure, sizeof(w->last_failure), "socketpair: %s", strerror(errno));
 		return -1;
@@ -104,6 +127,10 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	argv[argc++] = w->build->core_path;
 	argv[argc++] = "--memory-limit";
 	argv[argc++] = cfg->memory_limit;
+	if (w->measuring) {
+		argv[argc++] = "--dump-prefix";
+		argv[argc++] = outfile;
+	}
 	argv[argc] = NULL;
 
 	posix_spawn_file_actions_init(&fa);
@@ -113,13 +140,13 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears CLOEXEC */
 	pid_t pid;
 	/* posix_spawn's argv and envp are not const for historical reasons only. */
-	int rc = posix_spawn(&pid, cfg->worker_bin, &fa, NULL, (char *const *)argv, (char *const *)envp);
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, (char *const *)envp);
 	posix_spawn_file_actions_destroy(&fa);
 	close(sv[1]);
 	if (rc != 0) {
 		close(sv[0]);
 		snprintf(w->last_failure, sizeof(w->last_failure), "cannot start %s: %s",
-		    cfg->worker_bin, strerror(rc));
+		    argv[0], strerror(rc));
 		return -1;
 	}
 	w->pid = pid;
@@ -132,6 +159,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		if (v)
 			snprintf(w->build->php_version, sizeof(w->build->php_version), "%.*s",
 			    (int)v->len, v->data);
+		w->build->handler_offset = proto_get_int(&hello, TAG_HANDLER_OFFSET, 0);
 		proto_msg_release(&hello);
 		w->state = WORKER_READY;
 		return 0;
@@ -212,6 +240,8 @@ static void result_from_msg(struct result *r, const struct proto_msg *m)
 		r->warnings = strdup("");
 	r->failure = field_strdup(m, TAG_FAILURE);
 	r->instructions = proto_get_int(m, TAG_INSTRUCTIONS, -1);
+	r->instr_total = proto_get_int(m, TAG_INSTR_TOTAL, -1);
+	r->dump_file = field_strdup(m, TAG_DUMP_FILE);
 }
 
 static void result_failed(struct result *r, enum result_status status, const char *fmt, const char *arg)
@@ -226,6 +256,31 @@ static void result_failed(struct result *r, enum result_status status, const cha
 		r->warnings = strdup("");
 }
 
+/* The build's measuring worker (under callgrind), created on first use. */
+static struct worker *worker_measurer(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	if (!w->measurer) {
+		struct worker *m = calloc(1, sizeof(*m));
+		if (m && worker_init(m, w->build) == 0) {
+			m->measuring = 1;
+			w->measurer = m;
+		} else {
+			free(m);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	return w->measurer;
+}
+
+/* Under callgrind a case runs ~50x slower, and valgrind itself starts first. */
+static int case_timeout(const struct worker *w, const struct config *cfg)
+{
+	if (!w->measuring)
+		return cfg->case_timeout_ms;
+	return cfg->measure_timeout_ms > 0 ? cfg->measure_timeout_ms : 120000;
+}
+
 int worker_run_case(struct worker *w, const struct config *cfg, const struct case_spec *c,
     struct result *r)
 {
@@ -233,6 +288,15 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 	struct proto_msg reply;
 	int ret = 0;
 
+	if (c->iterations > 0 && !w->measuring) {
+		struct worker *m = worker_measurer(w);
+		if (!m) {
+			result_init(r);
+			result_failed(r, STATUS_ERROR, "%s", "out of memory for a measuring worker");
+			return -1;
+		}
+		return worker_run_case(m, cfg, c, r);
+	}
 	result_init(r);
 	pthread_mutex_lock(&w->lock);
 	if (w->pid < 0) {
@@ -260,7 +324,8 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 	w->state = WORKER_BUSY;
 	double t0 = now_ms();
 	int r_send = proto_send(w->fd, PROTO_CASE, &req);
-	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, &reply, cfg->case_timeout_ms);
+	int timeout = case_timeout(w, cfg);
+	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, &reply, timeout);
 	int timed_out = r_recv < 0 && errno == ETIMEDOUT;
 	r->wall_ms = now_ms() - t0;
 	proto_buf_release(&req);
@@ -277,10 +342,10 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 		proto_msg_release(&reply);
 	if (timed_out) {
 		char limit[32];
-		snprintf(limit, sizeof(limit), "%d", cfg->case_timeout_ms);
+		snprintf(limit, sizeof(limit), "%d", timeout);
 		worker_reap(w, 1);
 		result_failed(r, STATUS_TIMEOUT, "timed out after %s ms; worker killed", limit);
-		snprintf(w->last_failure, sizeof(w->last_failure), "case timed out after %d ms", cfg->case_timeout_ms);
+		snprintf(w->last_failure, sizeof(w->last_failure), "case timed out after %d ms", timeout);
 	} else {
 		/* EOF or a broken frame: the worker died under this case. */
 		int status = worker_reap(w, 1);
@@ -299,6 +364,11 @@ out:
 
 void worker_release(struct worker *w)
 {
+	if (w->measurer) {
+		worker_release(w->measurer);
+		free(w->measurer);
+		w->measurer = NULL;
+	}
 	pthread_mutex_lock(&w->lock);
 	if (w->pid > 0) {
 		/* Closing the socket asks the worker to shut PHP down; give it a

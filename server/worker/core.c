@@ -15,8 +15,12 @@
 #include <zend_exceptions.h>
 #include <ext/json/php_json.h>
 
+#include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <valgrind/callgrind.h>
 
 #include "core.h"
 
@@ -263,7 +267,76 @@ static void call_internal(zend_function *fn, zval *ret, uint32_t argc, zval *arg
 	EG(current_execute_data) = saved;
 }
 
-static void run_case_body(const struct proto_msg *req, struct outcome *o)
+/* ---- measuring instructions (a worker running under callgrind) ---- */
+
+static int dumps_made;              /* callgrind numbers its dumps 1, 2, ... */
+
+/* The "summary:" (or "totals:") count of one callgrind dump file, or -1. */
+static int64_t dump_total(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int64_t total = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "summary:", 8) || (total < 0 && !strncmp(line, "totals:", 7)))
+			total = strtoll(strchr(line, ':') + 1, NULL, 10);
+	}
+	fclose(f);
+	return total;
+}
+
+/* Dump callgrind's counters (which also resets them); the file's path. */
+static void dump(const char *event, char *path, size_t pathsize)
+{
+	CALLGRIND_DUMP_STATS_AT(event);
+	dumps_made++;
+	snprintf(path, pathsize, "%s.%d", options->dump_prefix, dumps_made);
+}
+
+/*
+ * Instructions per json_encode call, the figure reviewers use: the
+ * inclusive cost of json_encode's internal handler (zif_json_encode) over n
+ * calls, divided by n.  The daemon starts this worker under callgrind with
+ * --collect-atstart=no --toggle-collect=<the handler>, so callgrind counts
+ * exactly what callgrind_annotate --inclusive=yes shows for that function.
+ * The first dump throws away everything before (the result-producing call,
+ * one more warm-up call: the first calls in a request cost more); the
+ * second holds just the n measured calls.
+ */
+static void measure(zval *value, zend_long flags, zend_long depth, int64_t n, struct proto_buf *out)
+{
+	char path[4200];
+	zval args[3], ret;
+
+	if (!RUNNING_ON_VALGRIND || !options->dump_prefix) {
+		capture_printf(&warnings, "phpcmp: not a measuring worker; instructions not counted\n");
+		return;
+	}
+	ZVAL_COPY_VALUE(&args[0], value);
+	ZVAL_LONG(&args[1], flags);
+	ZVAL_LONG(&args[2], depth);
+	call_internal(fn_json_encode, &ret, 3, args);
+	zval_ptr_dtor(&ret);
+	dump("phpcmp-warm-up", path, sizeof(path));
+	unlink(path);
+	for (int64_t i = 0; i < n && !EG(exception); i++) {
+		call_internal(fn_json_encode, &ret, 3, args);
+		zval_ptr_dtor(&ret);
+	}
+	dump("phpcmp-measured", path, sizeof(path));
+	int64_t total = dump_total(path);
+	if (total < 0) {
+		capture_printf(&warnings, "phpcmp: cannot read the callgrind dump %s\n", path);
+		return;
+	}
+	proto_buf_add_int(out, TAG_INSTR_TOTAL, total);
+	proto_buf_add_int(out, TAG_INSTRUCTIONS, (total + n / 2) / n);
+	proto_buf_add_str(out, TAG_DUMP_FILE, path);
+}
+
+static void run_case_body(const struct proto_msg *req, struct outcome *o, struct proto_buf *out)
 {
 	const struct proto_field *setup = proto_get(req, TAG_SETUP);
 	const struct proto_field *code = proto_get(req, TAG_CODE);
@@ -298,6 +371,9 @@ static void run_case_body(const struct proto_msg *req, struct outcome *o)
 	if (Z_TYPE(msg) == IS_STRING)
 		o->error_msg = zend_string_copy(Z_STR(msg));
 	zval_ptr_dtor(&msg);
+	int64_t iterations = proto_get_int(req, TAG_ITERATIONS, 0);
+	if (iterations > 0 && o->status == PROTO_STATUS_OK && !o->exc_class[0])
+		measure(&value, Z_LVAL(args[1]), Z_LVAL(args[2]), iterations, out);
 	zval_ptr_dtor(&value);
 }
 
@@ -319,7 +395,7 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 	capture_reset(&failure);
 
 	zend_try {
-		run_case_body(req, &o);
+		run_case_body(req, &o, out);
 	} zend_catch {
 		/* Whatever o points to may be half-built: drop it, the request's
 		 * shutdown frees the memory. */
@@ -397,6 +473,12 @@ static void core_hello(struct proto_buf *out)
 	zval *v = zend_get_constant_str("PHP_VERSION", sizeof("PHP_VERSION") - 1);
 	proto_buf_add_str(out, TAG_PHP_VERSION, v && Z_TYPE_P(v) == IS_STRING ? Z_STRVAL_P(v) : "unknown");
 	proto_buf_add_str(out, TAG_ZEND_VERSION, ZEND_VERSION);
+	/* Where json_encode's handler sits in the library: callgrind names it
+	 * by this offset in a stripped libphp (e.g. Debian's). */
+	Dl_info info;
+	if (dladdr((void *)fn_json_encode->internal_function.handler, &info) && info.dli_fbase)
+		proto_buf_add_int(out, TAG_HANDLER_OFFSET,
+		    (char *)(void *)fn_json_encode->internal_function.handler - (char *)info.dli_fbase);
 }
 
 static void core_shutdown(void)

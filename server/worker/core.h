@@ -18,6 +18,7 @@ struct core_options {
 	const char *memory_limit;          /* PHP memory_limit */
 	const char *ini[CORE_MAX_INI];     /* extra "name=value" settings */
 	int nini;
+	const char *dump_prefix;           /* under callgrind: --callgrind-out-file */
 };
 
 struct core_api {

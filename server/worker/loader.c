@@ -6,6 +6,7 @@
  * serves PROTO_CASE frames on fd 3 until the daemon closes it.
  *
  *   phpcmp-worker --lib LIBPHP.so --core CORE.so [--memory-limit 128M] [--ini k=v]...
+ *                 [--dump-prefix FILE]   (measuring workers, run under callgrind)
  *
  * stdin, stdout and stderr are the daemon's business (it points them at
  * /dev/null): a case writing to php://stdout can't corrupt the protocol.
@@ -47,10 +48,20 @@ int main(int argc, char **argv)
 			core = argv[++i];
 		else if (!strcmp(argv[i], "--memory-limit") && val)
 			opts.memory_limit = argv[++i];
+		else if (!strcmp(argv[i], "--dump-prefix") && val)
+			opts.dump_prefix = argv[++i];
 		else if (!strcmp(argv[i], "--ini") && val && opts.nini < CORE_MAX_INI)
 			opts.ini[opts.nini++] = argv[++i];
 		else
 			fail("bad argument: %s", argv[i]);
+	}
+	/* Like callgrind's --callgrind-out-file, %p in the dump prefix is our pid. */
+	char dump_prefix[4096];
+	const char *pct = opts.dump_prefix ? strstr(opts.dump_prefix, "%p") : NULL;
+	if (pct) {
+		snprintf(dump_prefix, sizeof(dump_prefix), "%.*s%d%s", (int)(pct - opts.dump_prefix),
+		    opts.dump_prefix, (int)getpid(), pct + 2);
+		opts.dump_prefix = dump_prefix;
 	}
 	if (!lib || !core)
 		fail("usage: phpcmp-worker --lib LIBPHP.so --core CORE.so%s", NULL);
