@@ -7,6 +7,9 @@
  *
  *   phpcmp-worker --lib LIBPHP.so --core CORE.so [--memory-limit 128M] [--ini k=v]...
  *                 [--dump-prefix FILE]   (measuring workers, run under callgrind)
+ *   phpcmp-worker --lib LIBPHP.so --core CORE.so --eval CODE [--flags N] [--depth N]
+ *       runs one case with no daemon and prints json_encode's output: for
+ *       debugging a build, and for measuring by hand under callgrind.
  *
  * stdin, stdout and stderr are the daemon's business (it points them at
  * /dev/null): a case writing to php://stdout can't corrupt the protocol.
@@ -35,9 +38,53 @@ static void fail(const char *fmt, const char *arg)
 	_exit(1);
 }
 
+/* --eval: one case, its output on stdout, its failure on stderr. */
+static int eval_case(const struct core_api *api, const char *code, int64_t flags, int64_t depth)
+{
+	struct proto_buf req, out;
+	struct proto_msg msg, res;
+	proto_buf_init(&req);
+	proto_buf_init(&out);
+	proto_buf_add_str(&req, TAG_CODE, code);
+	proto_buf_add_int(&req, TAG_FLAGS, flags);
+	proto_buf_add_int(&req, TAG_DEPTH, depth);
+	char *payload = malloc(req.len ? req.len : 1);
+	if (!payload || req.failed)
+		return 2;
+	memcpy(payload, req.data, req.len);
+	if (proto_decode(&msg, PROTO_CASE, payload, req.len) < 0)
+		return 2;
+	api->run_case(&msg, &out);
+	char *copy = malloc(out.len ? out.len : 1);
+	if (!copy)
+		return 2;
+	memcpy(copy, out.data, out.len);
+	if (proto_decode(&res, PROTO_RESULT, copy, out.len) < 0)
+		return 2;
+	const struct proto_field *f;
+	if ((f = proto_get(&res, TAG_PRINTED)) && f->len)
+		fwrite(f->data, 1, f->len, stdout);
+	if ((f = proto_get(&res, TAG_OUTPUT))) {
+		fwrite(f->data, 1, f->len, stdout);
+		fputc('\n', stdout);
+	} else {
+		fputs("false\n", stdout);
+	}
+	if ((f = proto_get(&res, TAG_FAILURE)))
+		fwrite(f->data, 1, f->len, stderr);
+	int status = (int)proto_get_int(&res, TAG_STATUS, PROTO_STATUS_ERROR);
+	proto_msg_release(&msg);
+	proto_msg_release(&res);
+	proto_buf_release(&req);
+	proto_buf_release(&out);
+	api->shutdown();
+	return status == PROTO_STATUS_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
-	const char *lib = NULL, *core = NULL;
+	const char *lib = NULL, *core = NULL, *eval = NULL;
+	int64_t flags = 0, depth = 512;
 	struct core_options opts = { .memory_limit = "128M" };
 
 	for (int i = 1; i < argc; i++) {
@@ -48,6 +95,12 @@ int main(int argc, char **argv)
 			core = argv[++i];
 		else if (!strcmp(argv[i], "--memory-limit") && val)
 			opts.memory_limit = argv[++i];
+		else if (!strcmp(argv[i], "--eval") && val)
+			eval = argv[++i];
+		else if (!strcmp(argv[i], "--flags") && val)
+			flags = strtoll(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--depth") && val)
+			depth = strtoll(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--dump-prefix") && val)
 			opts.dump_prefix = argv[++i];
 		else if (!strcmp(argv[i], "--ini") && val && opts.nini < CORE_MAX_INI)
@@ -85,6 +138,8 @@ int main(int argc, char **argv)
 
 	struct proto_buf out;
 	proto_buf_init(&out);
+	if (eval)
+		return eval_case(api, eval, flags, depth);
 	api->hello(&out);
 	if (proto_send(PROTO_FD, PROTO_HELLO, &out) < 0)
 		_exit(1);
