@@ -393,7 +393,9 @@ api_body(const struct http_request *req, struct http_response *resp)
 			return NULL;
 		}
 	}
-	if ((j = json_loadb(req->body, req->body_len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr)) == NULL) {
+	/* NUL inside strings is let through the parser so the field check can name the field. */
+	if ((j = json_loadb(req->body, req->body_len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
+	    &jerr)) == NULL) {
 		api_error(resp, 400, "bad_json", "body is not valid JSON: line %d, column %d: %s",
 		    jerr.line, jerr.column, jerr.text);
 		return NULL;
@@ -479,11 +481,15 @@ api_opt_int(json_t *obj, const char *field, json_int_t min, json_int_t max, json
 }
 
 static int
-api_flags_text(const char *text, const char *field, long *out, struct http_response *resp)
+api_flags_text(json_t *v, const char *field, long *out, struct http_response *resp)
 {
 	char err[256];
 
-	if (flags_parse(text, out, err, sizeof err) < 0) {
+	if (strlen(json_string_value(v)) != json_string_length(v)) {
+		api_error(resp, 400, "bad_request", "%s: must not contain NUL bytes", field);
+		return -1;
+	}
+	if (flags_parse(json_string_value(v), out, err, sizeof err) < 0) {
 		if (strncmp(err, "unknown flag", 12) == 0)
 			api_error(resp, 400, "unknown_flag", "%s: %s", field, err);
 		else
@@ -514,7 +520,7 @@ api_flags(json_t *obj, long *flags, struct http_response *resp)
 		return 0;
 	}
 	if (json_is_string(v))
-		return api_flags_text(json_string_value(v), "flags", flags, resp);
+		return api_flags_text(v, "flags", flags, resp);
 	if (json_is_array(v)) {
 		json_array_foreach(v, i, item) {
 			snprintf(field, sizeof field, "flags[%zu]", i);
@@ -522,7 +528,7 @@ api_flags(json_t *obj, long *flags, struct http_response *resp)
 				api_error(resp, 400, "bad_request", "%s: expected a flag name", field);
 				return -1;
 			}
-			if (api_flags_text(json_string_value(item), field, &one, resp) < 0)
+			if (api_flags_text(item, field, &one, resp) < 0)
 				return -1;
 			*flags |= one;
 		}
@@ -999,13 +1005,13 @@ static const struct {
 	unsigned methods;
 	const char *allow;
 } api_routes[] = {
-	{ R_HEALTH, M_GET, "GET" },
-	{ R_FLAGS, M_GET, "GET" },
-	{ R_CASES, M_GET | M_POST, "GET, POST" },
-	{ R_CASE, M_GET, "GET" },
-	{ R_RUNS, M_GET | M_POST, "GET, POST" },
-	{ R_RUN, M_GET, "GET" },
-	{ R_RUN_CASES, M_GET, "GET" },
+	{ R_HEALTH, M_GET, "GET, HEAD" },
+	{ R_FLAGS, M_GET, "GET, HEAD" },
+	{ R_CASES, M_GET | M_POST, "GET, HEAD, POST" },
+	{ R_CASE, M_GET, "GET, HEAD" },
+	{ R_RUNS, M_GET | M_POST, "GET, HEAD, POST" },
+	{ R_RUN, M_GET, "GET, HEAD" },
+	{ R_RUN_CASES, M_GET, "GET, HEAD" },
 	{ R_RUN_CANCEL, M_POST, "POST" },
 };
 

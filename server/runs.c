@@ -589,7 +589,8 @@ runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t
 		snprintf(err, errsize, "suite: %s (known: stored)", v == NULL ? "required" : "expected a string");
 		return 400;
 	}
-	if ((suite = runs_suite(json_string_value(v))) == NULL) {
+	if (strlen(json_string_value(v)) != json_string_length(v) ||
+	    (suite = runs_suite(json_string_value(v))) == NULL) {
 		snprintf(err, errsize, "suite: unknown suite \"%.64s\" (known: stored)", json_string_value(v));
 		return 400;
 	}
