@@ -49,12 +49,15 @@ $(B) $(B)/obj $(B)/tests:
 	mkdir -p $@
 
 # Unit tests: one TAP program per module, linked with the objects it tests.
-UNIT_TESTS = $(B)/tests/test_flags $(B)/tests/test_casefile
+UNIT_TESTS = $(B)/tests/test_flags $(B)/tests/test_casefile $(B)/tests/test_proto
 
 $(B)/tests/test_flags: tests/unit/test_flags.c $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^
 
 $(B)/tests/test_casefile: tests/unit/test_casefile.c $(B)/obj/casefile.o $(B)/obj/flags.o | $(B)/tests
+	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^
+
+$(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.o $(B)/obj/bytes.o | $(B)/tests
 	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^
 
 unit-test: $(UNIT_TESTS)
