@@ -419,18 +419,16 @@ main_wait_signal(void)
 }
 
 /*
- * Find and compile each build, start its worker with a first case (so a
- * build that cannot run PHP stops the daemon here, with the reason, and the
- * PHP version from the worker's hello is known), record it in the database.
+ * Find and compile each build and start its worker now, so a build that
+ * cannot load stops the daemon here with the reason, and the PHP version
+ * from the worker's hello is known to health and the builds table.
  */
 static int
 main_builds(struct app *app, struct main_opts *o, int *nworkers)
 {
 	struct config *c = &o->cfg;
-	struct result res[MAX_BUILDS];
-	struct case_spec probe;
 	char err[1024];
-	int i, rc = -1;
+	int i;
 
 	for (i = 0; i < o->nbuild_args; i++) {
 		struct build *b = &c->builds[i];
@@ -443,39 +441,15 @@ main_builds(struct app *app, struct main_opts *o, int *nworkers)
 		if (worker_init(&app->workers[i], b) < 0)
 			return main_error("build %s: worker: cannot initialise", b->name);
 		*nworkers = i + 1;
-	}
-
-	case_init(&probe);
-	probe.title = strdup("startup check");
-	probe.code = strdup("PHP_VERSION");
-	for (i = 0; i < MAX_BUILDS; i++)
-		result_init(&res[i]);
-	if (probe.title == NULL || probe.code == NULL) {
-		main_error("out of memory");
-		goto out;
-	}
-	runs_pair(app, &probe, res);
-	for (i = 0; i < MAX_BUILDS; i++) {
-		struct build *b = &c->builds[i];
-
-		if (res[i].status != STATUS_OK) {
-			main_error("build %s: the worker cannot run a case: %s", b->name,
-			    res[i].failure != NULL ? res[i].failure : result_status_name(res[i].status));
-			goto out;
-		}
-		if (db_build_record(app->db, b, err, sizeof err) < 0) {
-			main_error("build %s: %s", b->name, err);
-			goto out;
-		}
+		if (worker_prestart(&app->workers[i], c) < 0)
+			return main_error("build %s: the worker cannot start: %s", b->name,
+			    app->workers[i].last_failure);
+		if (db_build_record(app->db, b, err, sizeof err) < 0)
+			return main_error("build %s: %s", b->name, err);
 		fprintf(stderr, "phpcmp: %s: PHP %s, %s (sha256 %.12s)\n", b->name,
 		    b->php_version[0] != '\0' ? b->php_version : "?", b->lib_path, b->sha256);
 	}
-	rc = 0;
-out:
-	for (i = 0; i < MAX_BUILDS; i++)
-		result_release(&res[i]);
-	case_release(&probe);
-	return rc;
+	return 0;
 }
 
 static int
