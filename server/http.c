@@ -30,7 +30,7 @@
 
 #define HTTP_MAX_CONNECTIONS 128
 #define HTTP_IDLE_TIMEOUT_S 60
-/* A chunked body over the limit is read and dropped up to this, then cut. */
+/* A body over the limit is read and dropped up to this, then cut. */
 #define HTTP_MAX_DISCARD (16u << 20)
 
 struct http {
@@ -278,13 +278,20 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url, const char 
 	struct http_conn *c = *con_cls;
 	struct http_request req;
 	struct http_response resp;
-	const char *cl;
+	const char *cl, *expect;
 	char *end;
 	unsigned long long n;
 
 	(void)version;
 	if (c == NULL) {
-		/* First call: headers only.  Refuse a declared oversize body unread. */
+		/*
+		 * First call: headers only.  A declared oversize body is refused
+		 * unread only when the client waits for our go-ahead (Expect:
+		 * 100-continue) or it is absurdly large: closing a connection with
+		 * unread data makes the kernel send a reset, and a client still
+		 * writing its body then loses our 413.  Otherwise the body is read
+		 * and dropped (never stored) and the 413 follows.
+		 */
 		if ((c = calloc(1, sizeof *c)) == NULL)
 			return MHD_NO;
 		*con_cls = c;
@@ -294,8 +301,11 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url, const char 
 			n = strtoull(cl, &end, 10);
 			if (errno != 0 || end == cl || n > MAX_BODY_SIZE) {
 				c->too_large = 1;
-				return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
-				    "request body is over the %u byte limit", MAX_BODY_SIZE);
+				expect = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+				if (errno != 0 || end == cl || n > HTTP_MAX_DISCARD ||
+				    (expect != NULL && strcasecmp(expect, "100-continue") == 0))
+					return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
+					    "request body is over the %u byte limit", MAX_BODY_SIZE);
 			}
 		}
 		return MHD_YES;
