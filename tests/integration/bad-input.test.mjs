@@ -61,6 +61,15 @@ test('wrong types and values -> 400 bad_request naming the field', async () => {
 	await rejects('POST', '/api/cases', json({ code: '1', flags: -1 }), 400, 'bad_request', /flags/);
 	await rejects('POST', '/api/cases', json({ code: '1', flags: [1] }), 400, 'bad_request', /flags/);
 	await rejects('POST', '/api/cases', json({ code: '1', expect: 3 }), 400, 'bad_request', /expect/);
+	await rejects('POST', '/api/cases', json({ code: '1', measure: 0 }), 400, 'bad_request', /measure/);
+	await rejects('POST', '/api/cases', json({ code: '1', measure: 1000001 }), 400, 'bad_request', /measure/);
+	// An unknown field is refused, naming it (a typo is not silently ignored).
+	await rejects('POST', '/api/cases', json({ code: '1', flag: 'JSON_HEX_TAG' }), 400, 'bad_request', /flag/);
+	// Strings may not hold NUL; a title is at most 512 bytes.
+	await rejects('POST', '/api/cases', json({ code: '1', title: 'a\u0000b' }), 400, 'bad_request', /title/);
+	await rejects('POST', '/api/cases', json({ code: '"a\u0000"' }), 400, 'bad_request', /code/);
+	await rejects('POST', '/api/cases', json({ code: '1', title: 't'.repeat(513) }), 400, 'bad_request', /title/);
+	await rejects('POST', '/api/runs', json({ suite: 'stored', extra: 1 }), 400, 'bad_request', /extra/);
 	await rejects('POST', '/api/runs', json({ suite: 'nope' }), 400, 'bad_request', /suite/);
 	await rejects('POST', '/api/runs', json({}), 400, 'bad_request', /suite/);
 	await rejects('GET', '/api/cases?limit=0', {}, 400, 'bad_request', /limit/);
@@ -81,16 +90,16 @@ test('unknown flag name -> 400 unknown_flag naming it', async () => {
 test('body over 1 MiB -> 413 too_large', async () => {
 	const big = JSON.stringify({ code: `'${'x'.repeat(1 << 20)}'` });
 	assert.ok(Buffer.byteLength(big) > 1 << 20);
-	await rejects('POST', '/api/cases', { body: big }, 413, 'too_large');
+	await rejects('POST', '/api/cases', { body: big, raw: true }, 413, 'too_large');
 	// Just over the limit (whitespace: valid JSON but for the size).
 	const over = Buffer.concat([Buffer.from('{"code":"1"}'), Buffer.alloc((1 << 20) + 1 - 12, 0x20)]);
 	assert.equal(over.length, (1 << 20) + 1);
-	await rejects('POST', '/api/cases', { body: over }, 413, 'too_large');
+	await rejects('POST', '/api/cases', { body: over, raw: true }, 413, 'too_large');
 	// The same with no Content-Length to lean on: chunked.
-	await rejects('POST', '/api/cases', { body: over, chunked: true }, 413, 'too_large');
+	await rejects('POST', '/api/cases', { body: over, chunked: true, raw: true }, 413, 'too_large');
 	// Exactly 1 MiB is not over the limit.
 	const exact = over.subarray(0, 1 << 20);
-	const r = await d.request('POST', '/api/cases', { body: exact });
+	const r = await d.request('POST', '/api/cases', { body: exact, raw: true });
 	assert.equal(r.status, 201, r.text.slice(0, 300));
 });
 
@@ -124,10 +133,14 @@ test('wrong method -> 405 with an Allow header', async () => {
 		['PUT', '/api/runs', ['GET', 'POST']],
 		['PATCH', '/api/cases/1', ['GET']],
 		['POST', '/api/cases/1', ['GET']],
+		['GET', '/api/runs/1/cancel', ['POST']],
+		['POST', '/', ['GET']],
+		['DELETE', '/index.html', ['GET']],
 	];
 	for (const [method, path, allowed] of cases) {
 		const r = await rejects(method, path, method === 'PUT' || method === 'POST' || method === 'PATCH' ? json({ code: '1' }) : {}, 405, 'method_not_allowed');
-		const allow = (r.headers.allow || '').split(',').map((s) => s.trim()).filter(Boolean).sort();
+		// HEAD is accepted wherever GET is; whether Allow lists it is not checked.
+		const allow = (r.headers.allow || '').split(',').map((s) => s.trim()).filter((m) => m && m !== 'HEAD').sort();
 		assert.deepEqual(allow, allowed, `${method} ${path}: Allow: ${r.headers.allow}`);
 	}
 });

@@ -30,6 +30,9 @@ test('an ordinary case: same verdict, byte-exact output, stored with a Location'
 	assert.equal(res.case.flags, 0);
 	assert.deepEqual(res.case.flag_names, []);
 	assert.equal(res.case.depth, 512);
+	assert.equal(res.case.measure, null);
+	assert.equal(res.case.source, null);
+	assert.equal(res.run_id, null);
 	assert.match(res.case.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 	bothBuilds(res, (x, name) => {
 		assert.equal(x.build, name);
@@ -77,6 +80,12 @@ test('?fail_on_differ=1: 409 on differ (case still stored), 201 on same', async 
 	const s = await d.postCase({ code: '[1, 2]' }, '?fail_on_differ=1');
 	assert.equal(s.status, 201, s.text);
 	assert.equal(s.json.verdict, 'same');
+
+	const t = await d.postCase({ code: '[PHP_VERSION, 1]' }, '?fail_on_differ=true');
+	assert.equal(t.status, 409, t.text);
+	const plain = await d.postCase({ code: '[PHP_VERSION, 2]' });
+	assert.equal(plain.status, 201, 'without the parameter a differ is still 201');
+	assert.equal(plain.json.verdict, 'differ');
 });
 
 test('printed bytes that are not UTF-8 come back exact in printed_base64', async () => {
@@ -90,6 +99,7 @@ test('printed bytes that are not UTF-8 come back exact in printed_base64', async
 		assert.equal(typeof x.printed, 'string');
 		assert.ok(x.printed.includes('hi'), `display form keeps valid text: ${JSON.stringify(x.printed)}`);
 		assert.ok(/\\xff/i.test(x.printed), `display form shows invalid bytes as \\xNN: ${JSON.stringify(x.printed)}`);
+		assert.equal(x.printed_utf8, false);
 	});
 });
 

@@ -94,3 +94,10 @@ test('the page does not serve files outside web/', async () => {
 		assert.doesNotMatch(r.text, /root:x:0:0|SANITIZE/, `${p} leaked a file`);
 	}
 });
+
+test('HEAD is answered like GET, without a body', async () => {
+	const r = await d.request('HEAD', '/api/health');
+	assert.equal(r.status, 200);
+	assert.match(r.headers['content-type'], /^application\/json/);
+	assert.equal(r.raw.length, 0);
+});

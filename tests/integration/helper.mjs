@@ -14,13 +14,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.resolve(ROOT, process.env.PHPCMP_BIN || 'build/phpcmp');
+// The worker loader beside the daemon binary (a sanitizer build has its own).
+export const WORKER = path.resolve(process.env.PHPCMP_WORKER || path.join(path.dirname(BIN), 'phpcmp-worker'));
 export const STATE = path.resolve(ROOT, process.env.PHPCMP_TEST_STATE || 'build/test-state');
 export const BUILDS = path.resolve(ROOT, process.env.PHPCMP_BUILDS || 'builds');
 export const LOGS = path.resolve(ROOT, process.env.PHPCMP_TEST_LOGS || 'tests/artifacts');
@@ -45,18 +46,6 @@ export function b64(bytes) {
 	return Buffer.from(bytes).toString('base64');
 }
 
-function freePort() {
-	return new Promise((resolve, reject) => {
-		const srv = net.createServer();
-		srv.unref();
-		srv.on('error', reject);
-		srv.listen(0, '127.0.0.1', () => {
-			const { port } = srv.address();
-			srv.close(() => resolve(port));
-		});
-	});
-}
-
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 let daemonSeq = 0;
@@ -65,6 +54,7 @@ let daemonSeq = 0;
 export class Daemon {
 	constructor(opts) {
 		this.opts = opts;
+		this.port = opts.port || 0;
 		this.db = opts.db;
 		this.name = opts.name || 'daemon';
 		this.output = '';
@@ -74,20 +64,17 @@ export class Daemon {
 	static async start(opts = {}) {
 		const o = { ...opts };
 		if (!o.db) o.db = path.join(tmpDir(), 'phpcmp.db');
-		let lastErr;
-		// A port found free may be taken before the daemon binds it: retry.
-		for (let attempt = 0; attempt < 3; attempt++) {
-			const d = new Daemon({ ...o, port: o.port || (await freePort()) });
-			try {
-				await d._start();
-				return d;
-			} catch (e) {
-				lastErr = e;
-				await d.stop().catch(() => {});
-				if (o.port || !/address|in use|bind/i.test(d.output)) break;
-			}
+		// --port 0 (unless told): the daemon binds any free port and prints
+		// it, so there is no race for a port picked beforehand.
+		if (o.port === undefined) o.port = 0;
+		const d = new Daemon(o);
+		try {
+			await d._start();
+		} catch (e) {
+			await d.stop().catch(() => {});
+			throw e;
 		}
-		throw lastErr;
+		return d;
 	}
 
 	args() {
@@ -95,13 +82,14 @@ export class Daemon {
 		const a = [
 			'serve',
 			'--listen', '127.0.0.1',
-			'--port', String(o.port),
+			'--port', String(o.port || 0),
 			'--db', o.db,
 			'--build', `base=${path.join(BUILDS, 'base')}`,
 			'--build', `head=${path.join(BUILDS, 'head')}`,
 			'--cases', o.cases || path.join(ROOT, 'cases'),
 			'--web', o.web || path.join(ROOT, 'web'),
 			'--state', o.state || STATE,
+			'--worker', WORKER,
 		];
 		if (o.timeoutMs) a.push('--timeout-ms', String(o.timeoutMs));
 		if (o.extraArgs) a.push(...o.extraArgs);
@@ -109,8 +97,6 @@ export class Daemon {
 	}
 
 	async _start() {
-		this.port = this.opts.port;
-		this.url = `http://127.0.0.1:${this.port}`;
 		fs.mkdirSync(LOGS, { recursive: true });
 		this.logFile = path.join(LOGS, `${this.name}-${process.pid}-${++daemonSeq}.log`);
 		const args = this.args();
@@ -138,16 +124,24 @@ export class Daemon {
 			if (this.exit) {
 				throw new Error(`daemon exited during startup (${JSON.stringify(this.exit)}); output:\n${this.output}`);
 			}
-			try {
-				const r = await this.request('GET', '/api/health', { timeoutMs: 2000 });
-				if (r.status === 200) {
-					this.health = r.json;
-					return;
-				}
-			} catch {
-				// not listening yet
+			if (!this.port) {
+				// "phpcmp 0.1.0: serving http://127.0.0.1:PORT/ (database ...)"
+				const m = /serving http:\/\/[^\s]*:(\d+)\//.exec(this.output);
+				if (m) this.port = Number(m[1]);
 			}
-			await sleep(100);
+			if (this.port) {
+				this.url = `http://127.0.0.1:${this.port}`;
+				try {
+					const r = await this.request('GET', '/api/health', { timeoutMs: 2000 });
+					if (r.status === 200) {
+						this.health = r.json;
+						return;
+					}
+				} catch {
+					// not listening yet
+				}
+			}
+			await sleep(50);
 		}
 		throw new Error(`daemon not healthy within ${START_DEADLINE_MS} ms; output:\n${this.output}`);
 	}
@@ -157,7 +151,10 @@ export class Daemon {
 		if (!this.proc) return null;
 		if (!this.exit) {
 			this.proc.kill('SIGTERM');
-			const t = await Promise.race([this.exited, sleep(STOP_DEADLINE_MS).then(() => null)]);
+			let timer;
+			const deadline = new Promise((r) => { timer = setTimeout(() => r(null), STOP_DEADLINE_MS); });
+			const t = await Promise.race([this.exited, deadline]);
+			clearTimeout(timer);
 			if (!t) {
 				this.proc.kill('SIGKILL');
 				await this.exited;
@@ -172,7 +169,10 @@ export class Daemon {
 	// body is still being written (413) is still read.
 	// body: string | Buffer | object (sent as JSON) | undefined.
 	// chunked: send the body with Transfer-Encoding: chunked (no length).
-	request(method, urlPath, { body, headers = {}, timeoutMs = 60_000, chunked = false } = {}) {
+	// raw: with curl (see rawRequest), for bodies the daemon may refuse
+	// before it has read them.
+	request(method, urlPath, { body, headers = {}, timeoutMs = 60_000, chunked = false, raw = false } = {}) {
+		if (raw) return this.rawRequest(method, urlPath, { body, headers, timeoutMs, chunked });
 		let data = null;
 		const h = { ...headers };
 		if (body !== undefined) {
@@ -208,7 +208,7 @@ export class Daemon {
 				// The server may answer (413) and close before the whole body
 				// is written: the response handler still resolves.
 				if (!settled && !(e.code === 'EPIPE' || e.code === 'ECONNRESET')) { settled = true; reject(e); }
-				else if (!settled) setTimeout(() => { if (!settled) { settled = true; reject(e); } }, 2000);
+				else if (!settled) setTimeout(() => { if (!settled) { settled = true; reject(e); } }, 2000).unref();
 			});
 			if (data && chunked) {
 				// Several chunks, so the daemon sees a stream of unknown length.
@@ -217,6 +217,55 @@ export class Daemon {
 				req.end();
 			} else if (data) req.end(data);
 			else req.end();
+		});
+	}
+
+	// A request made with curl(1).  A server that refuses a large body (413)
+	// may answer and close before reading it all; node's http client then
+	// fails the write (EPIPE, ECONNRESET) and drops the answer it already
+	// received, while curl reads the early answer as CI clients do.
+	rawRequest(method, urlPath, { body, headers = {}, timeoutMs = 60_000, chunked = false } = {}) {
+		const dir = tmpDir('phpcmp-curl-');
+		const args = ['-sS', '-X', method, '-o', path.join(dir, 'body'), '-D', path.join(dir, 'headers'),
+			'-w', '%{http_code}', '--max-time', String(Math.ceil(timeoutMs / 1000))];
+		const h = { ...headers };
+		if (body !== undefined) {
+			const data = Buffer.isBuffer(body) || typeof body === 'string' ? Buffer.from(body) : Buffer.from(JSON.stringify(body));
+			fs.writeFileSync(path.join(dir, 'request'), data);
+			args.push('--data-binary', `@${path.join(dir, 'request')}`);
+			if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['Content-Type'] = 'application/json';
+			if (chunked) h['Transfer-Encoding'] = 'chunked';
+		}
+		// No "Expect: 100-continue": the body is sent at once, as node would.
+		args.push('-H', 'Expect:');
+		for (const [k, v] of Object.entries(h)) args.push('-H', `${k}: ${v}`);
+		args.push(`http://127.0.0.1:${this.port}${urlPath}`);
+		return new Promise((resolve, reject) => {
+			const p = spawn('curl', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+			let out = '', err = '';
+			p.stdout.on('data', (c) => { out += c; });
+			p.stderr.on('data', (c) => { err += c; });
+			p.on('error', reject);
+			p.on('exit', () => {
+				const status = Number(out.trim());
+				let rawHeaders = '';
+				try { rawHeaders = fs.readFileSync(path.join(dir, 'headers'), 'latin1'); } catch { /* none */ }
+				let raw = Buffer.alloc(0);
+				try { raw = fs.readFileSync(path.join(dir, 'body')); } catch { /* none */ }
+				fs.rmSync(dir, { recursive: true, force: true });
+				if (!status) return reject(new Error(`curl ${method} ${urlPath}: no HTTP answer: ${err}`));
+				const hdrs = {};
+				// The last header block (after any 100 Continue).
+				const blocks = rawHeaders.split(/\r\n\r\n/).filter((x) => x.trim());
+				for (const l of (blocks[blocks.length - 1] || '').split('\r\n').slice(1)) {
+					const i = l.indexOf(':');
+					if (i > 0) hdrs[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+				}
+				const text = raw.toString('utf8');
+				let json;
+				try { json = text.length ? JSON.parse(text) : undefined; } catch { json = undefined; }
+				resolve({ status, headers: hdrs, raw, text, json });
+			});
 		});
 	}
 

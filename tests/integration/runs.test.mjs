@@ -38,6 +38,9 @@ function checkDoneRun(run) {
 	for (const k of Object.keys(run.counts)) assert.ok(['same', 'differ'].includes(k), `verdict ${k}`);
 	assert.deepEqual(run.builds, { base: '8.2.32', head: '8.2.36' });
 	assert.equal(run.url, `/#/runs/${run.id}`);
+	assert.equal(run.api_url, `/api/runs/${run.id}`);
+	assert.deepEqual(run.params, {});
+	assert.deepEqual(run.build_names, { base: 'base', head: 'head' });
 	for (const k of ['created_at', 'started_at', 'finished_at']) {
 		assert.match(run[k], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, k);
 	}
@@ -83,6 +86,8 @@ test('a stored-suite run completes; counts add up; it is listed', async () => {
 		assert.equal(rc.filter((c) => c.verdict === v).length, run.counts[v] || 0, `${v} count`);
 	}
 	assert.ok(rc.every((c) => c.source === 'stored'), 'a stored run holds stored cases');
+	assert.ok(rc.every((c) => typeof c.file === 'string' && c.file.endsWith('.phpt')), 'each names its file');
+	assert.ok(rc.every((c) => c.run_id === id), 'each row is the run\'s comparison');
 	const differ = await d.listAll(`/api/runs/${id}/cases?verdict=differ`);
 	assert.equal(differ.length, run.counts.differ || 0);
 
@@ -90,7 +95,7 @@ test('a stored-suite run completes; counts add up; it is listed', async () => {
 	const one = await d.get(`/api/cases/${rc[0].id}`);
 	assert.equal(one.status, 200);
 	assert.ok(one.json.history.some((h) => h.run_id === id), JSON.stringify(one.json.history));
-	assert.equal(typeof one.json.case.source, 'string', 'a stored case names its file');
+	assert.equal(one.json.case.source, rc[0].file, 'a stored case names its file');
 
 	// A second run gives the same verdicts (the builds are deterministic).
 	const r2 = await d.request('POST', '/api/runs', { body: { suite: 'stored' } });
@@ -158,4 +163,24 @@ test('a run cut short by a stop is not left "running" after a restart', async ()
 	const r2 = await d2.request('POST', '/api/runs', { body: { suite: 'stored' } });
 	assert.equal(r2.status, 202);
 	checkDoneRun(await waitRun(d2, r2.json.id));
+});
+
+test('cancel: a queued run is cancelled, an ended one is a 409 conflict', async () => {
+	const d = await start({ name: 'runs-cancel' });
+	const a = (await d.request('POST', '/api/runs', { body: { suite: 'stored' } })).json;
+	const b = (await d.request('POST', '/api/runs', { body: { suite: 'stored' } })).json;
+	// Runs execute one at a time: b waits behind a (unless a was very quick).
+	const c = await d.request('POST', `/api/runs/${b.id}/cancel`);
+	assert.equal(c.status, 200, c.text);
+	assert.equal(c.json.id, b.id);
+	const doneA = await waitRun(d, a.id);
+	checkDoneRun(doneA);
+	const finalB = await waitRun(d, b.id);
+	assert.ok(['cancelled', 'done'].includes(finalB.status), finalB.status);
+	if (finalB.status === 'cancelled') assert.ok(finalB.done <= finalB.total);
+	const again = await d.request('POST', `/api/runs/${a.id}/cancel`);
+	assert.equal(again.status, 409, again.text);
+	assert.equal(again.json.error.code, 'conflict');
+	const none = await d.request('POST', '/api/runs/999999/cancel');
+	assert.equal(none.status, 404);
 });
