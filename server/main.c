@@ -101,6 +101,8 @@ main_usage(FILE *f)
 	    "  --state DIR           compiled worker cores (state)\n"
 	    "  --timeout-ms N        per-case time limit (5000)\n"
 	    "  --memory-limit X      PHP memory_limit for cases (128M)\n"
+	    "  --measure-timeout-ms N  time limit of a measured case under callgrind (120000)\n"
+	    "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
 	    "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
 	    "  --core-src DIR        worker core sources (server/worker)\n"
 	    "\n"
@@ -231,7 +233,13 @@ main_set(struct main_opts *o, const char *key, const char *value)
 		if (!main_size_ok(value))
 			return main_error("memory-limit: expected a PHP size like 128M or -1, got \"%s\"", value);
 		c->memory_limit = value;
-	} else if (strcmp(key, "worker") == 0)
+	} else if (strcmp(key, "measure-timeout-ms") == 0) {
+		if (main_parse_int("measure-timeout-ms", value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
+			return -1;
+		c->measure_timeout_ms = (int)n;
+	} else if (strcmp(key, "valgrind") == 0)
+		c->valgrind_bin = value;
+	else if (strcmp(key, "worker") == 0)
 		c->worker_bin = value;
 	else if (strcmp(key, "core-src") == 0)
 		c->core_src = value;
@@ -319,6 +327,8 @@ main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->worker_bin = "build/phpcmp-worker";
 	c->core_src = "server/worker";
 	c->case_timeout_ms = 5000;
+	c->measure_timeout_ms = 120000;
+	c->valgrind_bin = "valgrind";
 	c->memory_limit = "128M";
 
 	/* The file first, so that flags override it. */
