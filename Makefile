@@ -42,8 +42,11 @@ $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
 
 # The worker loader: no libphp at link time; it dlopens the build's library
 # and then the build's compiled core (see server/worker/loader.c).
+# Never built with SANITIZE (see docs/testing.md): ASan would turn the
+# SIGSEGV of a crashing case into its own report and exit 1, and valgrind,
+# which runs the measuring workers, cannot run an ASan binary.
 $(B)/phpcmp-worker: server/worker/loader.c server/proto.c server/proto.h server/worker/core.h | $(B)
-	$(CC) $(CFLAGS) -o $@ server/worker/loader.c server/proto.c -ldl
+	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ server/worker/loader.c server/proto.c -ldl
 
 $(B) $(B)/obj $(B)/tests:
 	mkdir -p $@
