@@ -10,7 +10,7 @@ before(async () => {
 	// Something in the database to compare against.
 	await d.runCase({ code: '1' });
 });
-after(async () => { await d?.stop(); });
+after(async () => { await d?.stopClean(); });
 
 async function snapshot() {
 	const cases = await d.listAll('/api/cases?limit=500');

@@ -5,7 +5,7 @@ import { BASE_VERSION, Daemon, HEAD_VERSION, b64 } from './helper.mjs';
 
 let d;
 before(async () => { d = await Daemon.start({ name: 'cases' }); });
-after(async () => { await d?.stop(); });
+after(async () => { await d?.stopClean(); });
 
 function bothBuilds(res, fn) {
 	assert.deepEqual(Object.keys(res.results).sort(), ['base', 'head']);

@@ -9,7 +9,7 @@ import { Daemon, runCli, tmpDir } from './helper.mjs';
 let d;
 const dir = tmpDir('phpcmp-client-');
 before(async () => { d = await Daemon.start({ name: 'client' }); });
-after(async () => { await d?.stop(); });
+after(async () => { await d?.stopClean(); });
 
 function caseFile(name, text) {
 	const p = path.join(dir, name);
@@ -87,7 +87,7 @@ test('server down -> exit 2', async () => {
 	// race with other tests, so use a fresh daemon and stop it.
 	const gone = await Daemon.start({ name: 'client-gone' });
 	const url = gone.url;
-	await gone.stop();
+	await gone.stopClean();
 	const r = await runCli(['submit', '--url', url, f]);
 	assert.equal(r.code, 2, show(r));
 	assert.ok(r.stderr.length > 0, 'says why on stderr');

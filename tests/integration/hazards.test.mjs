@@ -9,7 +9,7 @@ const TIMEOUT_MS = 1000;
 
 let d;
 before(async () => { d = await Daemon.start({ name: 'hazards', timeoutMs: TIMEOUT_MS }); });
-after(async () => { await d?.stop(); });
+after(async () => { await d?.stopClean(); });
 
 async function health() {
 	const r = await d.get('/api/health');

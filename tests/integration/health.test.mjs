@@ -9,7 +9,7 @@ const WORKER_STATES = ['stopped', 'ready', 'busy', 'backoff', 'failed'];
 
 let d;
 before(async () => { d = await Daemon.start({ name: 'health' }); });
-after(async () => { await d?.stop(); });
+after(async () => { await d?.stopClean(); });
 
 function libOf(name) {
 	return path.join(BUILDS, name, 'usr/lib/libphp8.2.so');

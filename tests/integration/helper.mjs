@@ -269,6 +269,19 @@ export class Daemon {
 		});
 	}
 
+	// Stop, and throw unless the daemon exited 0 within the deadline with no
+	// sanitizer report in its output (the sanitizer pass of .ci/run relies
+	// on this: LeakSanitizer reports at exit and makes the status non-zero).
+	async stopClean() {
+		const e = await this.stop();
+		const report = /(AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:)/.exec(this.output);
+		if (report) throw new Error(`${this.name}: sanitizer report in the daemon's output (${this.logFile}):\n${this.output.slice(-4000)}`);
+		if (!e || e.killed || e.code !== 0 || e.signal) {
+			throw new Error(`${this.name}: daemon did not stop cleanly on SIGTERM: ${JSON.stringify(e)} (${this.logFile})\n${this.output.slice(-2000)}`);
+		}
+		return e;
+	}
+
 	get(p, opts) { return this.request('GET', p, opts); }
 
 	// POST /api/cases; `query` e.g. '?fail_on_differ=1'.

@@ -13,7 +13,7 @@ before(async () => {
 		submitted.push({ id: res.id, verdict: res.verdict, code });
 	}
 });
-after(async () => { await d?.stop(); });
+after(async () => { await d?.stopClean(); });
 
 const ids = (list) => list.map((c) => c.id);
 const desc = (xs) => [...xs].sort((a, b) => b - a);

@@ -9,7 +9,7 @@ const RUN_DEADLINE_MS = 120_000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const daemons = [];
-after(async () => { for (const d of daemons) await d.stop(); });
+after(async () => { for (const d of daemons) await d.stopClean(); });
 async function start(opts) {
 	const d = await Daemon.start(opts);
 	daemons.push(d);
