@@ -59,8 +59,8 @@ run_unit() {
 	fi
 	"$make" --no-print-directory unit-test 2>&1 | tee "$log"
 	status=${PIPESTATUS[0]}
-	# Counts, if the runner printed them: prove's "Tests=N" with its
-	# "Failed N/M" lines, or a plain "N passed, M failed" line.
+	# Counts, if the runner printed them: prove's "Tests=N" with its summary
+	# report, or a plain "N passed, M failed" line.
 	p='' f=''
 	if line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1) && [ -n "$line" ]; then
 		p=$(sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/' <<<"$line")
@@ -68,7 +68,8 @@ run_unit() {
 	elif line=$(grep -E '^Files=[0-9]+, Tests=[0-9]+' "$log" | tail -1) && [ -n "$line" ]; then
 		local total
 		total=$(sed -E 's/.*Tests=([0-9]+).*/\1/' <<<"$line")
-		f=$(awk -F'[ /]' '/^Failed [0-9]+\/[0-9]+ subtests/ { s += $2 } END { print s + 0 }' "$log")
+		# prove's "Test Summary Report": "t (Wstat: 0 Tests: 3 Failed: 2)"
+		f=$(sed -nE 's/.*\(Wstat: .* Failed: ([0-9]+)\)$/\1/p' "$log" | awk '{ s += $1 } END { print s + 0 }')
 		p=$((total - f))
 	fi
 	if [ "$status" -ne 0 ]; then
