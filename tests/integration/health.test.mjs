@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { BASE_VERSION, BUILDS, Daemon, HEAD_VERSION, sha256File } from './helper.mjs';
+import { BASE_VERSION, BUILDS, Daemon, HEAD_VERSION, sha256File, tmpDir } from './helper.mjs';
 
 const WORKER_STATES = ['stopped', 'ready', 'busy', 'backoff', 'failed'];
 
@@ -100,4 +100,18 @@ test('HEAD is answered like GET, without a body', async () => {
 	assert.equal(r.status, 200);
 	assert.match(r.headers['content-type'], /^application\/json/);
 	assert.equal(r.raw.length, 0);
+});
+
+test('a build prefix without libphp is refused at startup, naming it', async () => {
+	const bad = tmpDir('phpcmp-nobuild-');
+	let d2;
+	await assert.rejects(
+		(async () => { d2 = await Daemon.start({ name: 'health-badbuild', builds: { head: bad } }); })(),
+		(e) => {
+			assert.match(e.message, /daemon exited during startup \(\{"code":[1-9]/, e.message);
+			assert.ok(e.message.includes(bad), `names the prefix: ${e.message}`);
+			return true;
+		},
+	);
+	if (d2) await d2.stop();
 });
