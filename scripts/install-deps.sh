@@ -34,14 +34,18 @@ fi
 # Build: the daemon, the worker loader, and the per-build worker cores
 # (compiled at startup against each libphp's headers, so a compiler is a
 # runtime dependency too).  dpkg-dev: dpkg-deb/dpkg -x for the build fetch.
+# libssl-dev: the daemon hashes libraries with OpenSSL's EVP (only
+# "suggested" by libcurl4-openssl-dev, so not pulled in).  valgrind also
+# brings valgrind/callgrind.h for the measuring worker core.
 run_pkgs="build-essential gcc make pkg-config dpkg-dev ca-certificates xz-utils
 	libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
-	libseccomp-dev valgrind curl sqlite3"
+	libssl-dev libseccomp-dev valgrind curl sqlite3"
 
 # Tests and benchmarks: prove (perl) for TAP unit tests, node's built-in test
-# runner for the integration suite, php-cli for benchmark scripts, chromium
-# for browser tests of the page.
-test_pkgs="perl php8.2-cli chromium"
+# runner for the integration suite, php-cli for checking the stored cases
+# (scripts/check-cases.php), python3 for bench/, chromium for browser tests
+# of the page.
+test_pkgs="perl php8.2-cli python3 chromium"
 
 pkgs=$run_pkgs
 if [ "$mode" = all ]; then
