@@ -19,7 +19,7 @@ endif
 B = build
 DAEMON_SRC = $(wildcard server/*.c)
 DAEMON_OBJ = $(DAEMON_SRC:server/%.c=$(B)/obj/%.o)
-DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lpthread
+DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
 
 .PHONY: all run test unit-test integration-test builds clean deps bench
 all: $(B)/phpcmp $(B)/phpcmp-worker

@@ -104,3 +104,13 @@ CREATE TABLE IF NOT EXISTS results (
 ) WITHOUT ROWID;
 
 PRAGMA user_version = 1;
+
+-- @migration 2: exact instruction counts and the callgrind dumps behind them
+-- instr_total: instructions of all `iterations` measured calls (instructions
+-- per call = instr_total / cases.iterations); dump_file: the callgrind
+-- output file that holds that count, for callgrind_annotate / KCachegrind.
+ALTER TABLE results ADD COLUMN instr_total INTEGER;
+ALTER TABLE results ADD COLUMN dump_file TEXT;
+CREATE INDEX IF NOT EXISTS cases_workloads ON cases (source, id) WHERE iterations > 0;
+
+PRAGMA user_version = 2;

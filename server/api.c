@@ -349,6 +349,12 @@ api_error(struct http_response *resp, int status, const char *code, const char *
 	resp->body_len = resp->body != NULL ? strlen(resp->body) : 0;
 }
 
+void
+api_json(struct http_response *resp, int status, json_t *body)
+{
+	api_reply(resp, status, body);
+}
+
 static void
 api_internal(struct http_response *resp, const char *err)
 {
@@ -998,6 +1004,7 @@ api_run_cancel(struct app *app, int64_t id, struct http_response *resp)
 
 enum route {
 	R_NONE, R_HEALTH, R_FLAGS, R_CASES, R_CASE, R_RUNS, R_RUN, R_RUN_CASES, R_RUN_CANCEL,
+	R_RUN_MEASUREMENTS, R_RUN_REPORT, R_WORKLOAD_HISTORY, R_CALLGRIND,
 };
 
 static const struct {
@@ -1013,11 +1020,16 @@ static const struct {
 	{ R_RUN, M_GET, "GET, HEAD" },
 	{ R_RUN_CASES, M_GET, "GET, HEAD" },
 	{ R_RUN_CANCEL, M_POST, "POST" },
+	{ R_RUN_MEASUREMENTS, M_GET, "GET, HEAD" },
+	{ R_RUN_REPORT, M_GET, "GET, HEAD" },
+	{ R_WORKLOAD_HISTORY, M_GET, "GET, HEAD" },
+	{ R_CALLGRIND, M_GET, "GET, HEAD" },
 };
 
-/* Split /api/a/b/c into up to three segments; the route and its id. */
+/* Split /api/a/b/c/d into up to four segments; the route, its id and the
+ * last segment (the role of /api/comparisons/ID/callgrind/ROLE). */
 static enum route
-api_route(const char *path, int64_t *id)
+api_route(const char *path, int64_t *id, char *last, size_t lastsize)
 {
 	const char *seg[4];
 	size_t len[4], n = 0;
@@ -1041,6 +1053,13 @@ api_route(const char *path, int64_t *id)
 		p++;
 	}
 #define SEG(i, s) (len[i] == strlen(s) && memcmp(seg[i], s, len[i]) == 0)
+	snprintf(last, lastsize, "%.*s", (int)len[n - 1], seg[n - 1]);
+	if (n == 2 && SEG(0, "workloads") && SEG(1, "history"))
+		return R_WORKLOAD_HISTORY;
+	if (n == 4 && SEG(0, "comparisons") && SEG(2, "callgrind")) {
+		*id = api_parse_id(seg[1], len[1]);
+		return R_CALLGRIND;
+	}
 	if (n == 1 && SEG(0, "health"))
 		return R_HEALTH;
 	if (n == 1 && SEG(0, "flags"))
@@ -1059,6 +1078,10 @@ api_route(const char *path, int64_t *id)
 			return R_RUN_CASES;
 		if (n == 3 && SEG(2, "cancel"))
 			return R_RUN_CANCEL;
+		if (n == 3 && SEG(2, "measurements"))
+			return R_RUN_MEASUREMENTS;
+		if (n == 3 && SEG(2, "report.md"))
+			return R_RUN_REPORT;
 	}
 #undef SEG
 	return R_NONE;
@@ -1071,9 +1094,10 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 	unsigned method;
 	int64_t id;
 	size_t i;
+	char last[32];
 
 	memset(resp, 0, sizeof *resp);
-	route = api_route(req->path, &id);
+	route = api_route(req->path, &id, last, sizeof last);
 	if (route == R_NONE) {
 		api_error(resp, 404, "not_found", "no such endpoint: %s", req->path);
 		return;
@@ -1120,14 +1144,29 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 	case R_RUN:
 	case R_RUN_CASES:
 	case R_RUN_CANCEL:
+	case R_RUN_MEASUREMENTS:
+	case R_RUN_REPORT:
 		if (id <= 0)
 			api_error(resp, 404, "not_found", "no run %.32s", req->path + strlen("/api/runs/"));
 		else if (route == R_RUN)
 			api_run_reply(app, id, 200, resp);
 		else if (route == R_RUN_CASES)
 			api_cases_list(app, req, id, resp);
+		else if (route == R_RUN_MEASUREMENTS)
+			measure_table(app, id, req, resp);
+		else if (route == R_RUN_REPORT)
+			measure_report_md(app, id, req, resp);
 		else
 			api_run_cancel(app, id, resp);
+		break;
+	case R_WORKLOAD_HISTORY:
+		measure_history(app, req, resp);
+		break;
+	case R_CALLGRIND:
+		if (id <= 0)
+			api_error(resp, 404, "not_found", "no comparison %.32s", req->path + strlen("/api/comparisons/"));
+		else
+			measure_dump(app, id, last, resp);
 		break;
 	case R_NONE:
 		break;

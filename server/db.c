@@ -41,6 +41,7 @@ enum stmt {
 	S_CASES_LIST, S_RUN_CASES_LIST, S_RUN_CASES_LIST_VERDICT,
 	S_RUN_INSERT, S_RUN_GET, S_RUNS_LIST, S_RUN_NEXT,
 	S_RUN_START, S_RUN_FINISH, S_RUN_CANCEL,
+	S_RUN_MEASUREMENTS, S_WORKLOAD_HISTORY, S_DUMP_FILE,
 	S_COUNT
 };
 
@@ -85,8 +86,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RESULT_INSERT] =
 	    "INSERT INTO results (comparison_id, role, build_id, status, signal, output, "
 	    "output_is_false, error_code, error_msg, exc_class, exc_msg, printed, warnings, "
-	    "failure, instructions, wall_ms) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+	    "failure, instructions, wall_ms, instr_total, dump_file) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
 	[S_RUN_PROGRESS] =
 	    "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3 WHERE id = ?1",
 	[S_CASE_GET] =
@@ -101,7 +102,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RESULTS_GET] =
 	    "SELECT r.role, b.name, r.status, r.signal, r.output, r.output_is_false, "
 	    "r.error_code, r.error_msg, r.exc_class, r.exc_msg, r.printed, r.warnings, "
-	    "r.failure, r.instructions, r.wall_ms "
+	    "r.failure, r.instructions, r.wall_ms, r.instr_total, r.dump_file "
 	    "FROM results r JOIN builds b ON b.id = r.build_id WHERE r.comparison_id = ?1",
 	[S_CASE_HISTORY] =
 	    "SELECT id, run_id, verdict, differs, created_at FROM comparisons "
@@ -135,6 +136,29 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RUN_FINISH] =
 	    "UPDATE runs SET status = ?2, finished_at = " NOW ", error = coalesce(?3, error) "
 	    "WHERE id = ?1 AND status = 'running'",
+	/* The measured cases of a run with both builds' exact counts. */
+	[S_RUN_MEASUREMENTS] =
+	    "SELECT c.id, c.title, c.source, c.iterations, m.id, "
+	    "rb.status, rb.instr_total, rh.status, rh.instr_total "
+	    "FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "JOIN results rb ON rb.comparison_id = m.id AND rb.role = 'base' "
+	    "JOIN results rh ON rh.comparison_id = m.id AND rh.role = 'head' "
+	    "WHERE m.run_id = ?1 AND c.iterations > 0 ORDER BY coalesce(c.source, ''), c.id",
+	/* A workload (by its file under cases/, or by case id) across runs, oldest first. */
+	[S_WORKLOAD_HISTORY] =
+	    "SELECT r.id, r.created_at, c.id, c.title, c.source, c.iterations, m.id, "
+	    "rb.instr_total, bb.name, bb.php_version, substr(bb.sha256, 1, 12), "
+	    "rh.instr_total, bh.name, bh.php_version, substr(bh.sha256, 1, 12) "
+	    "FROM comparisons m JOIN runs r ON r.id = m.run_id JOIN cases c ON c.id = m.case_id "
+	    "JOIN results rb ON rb.comparison_id = m.id AND rb.role = 'base' "
+	    "JOIN builds bb ON bb.id = rb.build_id "
+	    "JOIN results rh ON rh.comparison_id = m.id AND rh.role = 'head' "
+	    "JOIN builds bh ON bh.id = rh.build_id "
+	    "WHERE c.iterations > 0 AND (c.source = ?1 OR (?1 IS NULL AND c.id = ?2)) "
+	    "AND (rb.instr_total IS NOT NULL OR rh.instr_total IS NOT NULL) "
+	    "ORDER BY r.id DESC LIMIT ?3",
+	[S_DUMP_FILE] =
+	    "SELECT dump_file FROM results WHERE comparison_id = ?1 AND role = ?2",
 	[S_RUN_CANCEL] =
 	    "UPDATE runs SET status = 'cancelled', finished_at = " NOW " "
 	    "WHERE id = ?1 AND status = 'queued'",
@@ -493,6 +517,9 @@ db_store_result(struct db *db, int64_t comparison_id, int role, const struct bui
 	if (r->instructions >= 0)
 		sqlite3_bind_int64(st, 15, r->instructions);
 	sqlite3_bind_double(st, 16, r->wall_ms);
+	if (r->instr_total >= 0)
+		sqlite3_bind_int64(st, 17, r->instr_total);
+	db_bind_text(st, 18, r->dump_file);
 	return db_exec(db, st, "store result", err, errsize);
 }
 
@@ -650,6 +677,8 @@ db_read_result(sqlite3_stmt *st, struct result *r)
 	r->failure = db_col_strdup(st, 12);
 	r->instructions = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
 	r->wall_ms = sqlite3_column_double(st, 14);
+	r->instr_total = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 15);
+	r->dump_file = db_col_strdup(st, 16);
 }
 
 int
@@ -985,6 +1014,131 @@ db_run_cancel_queued(struct db *db, int64_t id, char *err, size_t errsize)
 	st = db_stmt(db, S_RUN_CANCEL);
 	sqlite3_bind_int64(st, 1, id);
 	rc = db_run_update(db, st, "cancel run", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* ---- measurements ---- */
+
+/* Step a listing statement, calling fn per row; rows, or -1.  Runs under the lock. */
+static int
+db_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *), void *arg,
+    const char *what, char *err, size_t errsize)
+{
+	int rc, n = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (row(st, arg) < 0) {
+			sqlite3_reset(st);
+			db_seterr(err, errsize, "out of memory");
+			return -1;
+		}
+		n++;
+	}
+	rc = rc == SQLITE_DONE ? n : db_fail(db, what, err, errsize);
+	sqlite3_reset(st);
+	return rc;
+}
+
+struct db_fn_arg {
+	void *fn;
+	void *arg;
+};
+
+static int
+db_measurement_row(sqlite3_stmt *st, void *p)
+{
+	struct db_fn_arg *a = p;
+	struct db_measurement m;
+
+	memset(&m, 0, sizeof m);
+	m.case_id = sqlite3_column_int64(st, 0);
+	m.title = (const char *)sqlite3_column_text(st, 1);
+	m.source = (const char *)sqlite3_column_text(st, 2);
+	m.iterations = sqlite3_column_int64(st, 3);
+	m.comparison_id = sqlite3_column_int64(st, 4);
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		m.status[role] = (const char *)sqlite3_column_text(st, 5 + 2 * role);
+		m.instr_total[role] = sqlite3_column_type(st, 6 + 2 * role) == SQLITE_NULL ? -1 :
+		    sqlite3_column_int64(st, 6 + 2 * role);
+	}
+	return ((db_measurement_fn)a->fn)(a->arg, &m);
+}
+
+int
+db_run_measurements(struct db *db, int64_t run_id, db_measurement_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_fn_arg a = { (void *)fn, arg };
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	sqlite3_stmt *st = db_stmt(db, S_RUN_MEASUREMENTS);
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = db_each(db, st, db_measurement_row, &a, "run measurements", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+static int
+db_history_row(sqlite3_stmt *st, void *p)
+{
+	struct db_fn_arg *a = p;
+	struct db_workload_point pt;
+
+	memset(&pt, 0, sizeof pt);
+	pt.run_id = sqlite3_column_int64(st, 0);
+	pt.run_created_at = (const char *)sqlite3_column_text(st, 1);
+	pt.case_id = sqlite3_column_int64(st, 2);
+	pt.title = (const char *)sqlite3_column_text(st, 3);
+	pt.source = (const char *)sqlite3_column_text(st, 4);
+	pt.iterations = sqlite3_column_int64(st, 5);
+	pt.comparison_id = sqlite3_column_int64(st, 6);
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		int c = 7 + 4 * role;
+		pt.instr_total[role] = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, c);
+		pt.build_name[role] = (const char *)sqlite3_column_text(st, c + 1);
+		pt.build_version[role] = (const char *)sqlite3_column_text(st, c + 2);
+		pt.build_sha[role] = (const char *)sqlite3_column_text(st, c + 3);
+	}
+	return ((db_workload_point_fn)a->fn)(a->arg, &pt);
+}
+
+int
+db_workload_history(struct db *db, const char *source, int64_t case_id, int limit,
+    db_workload_point_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_fn_arg a = { (void *)fn, arg };
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	sqlite3_stmt *st = db_stmt(db, S_WORKLOAD_HISTORY);
+	db_bind_text(st, 1, source);
+	sqlite3_bind_int64(st, 2, case_id);
+	sqlite3_bind_int(st, 3, limit);
+	rc = db_each(db, st, db_history_row, &a, "workload history", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int
+db_dump_file(struct db *db, int64_t comparison_id, int role, char *path, size_t pathsize, char *err, size_t errsize)
+{
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	sqlite3_stmt *st = db_stmt(db, S_DUMP_FILE);
+	sqlite3_bind_int64(st, 1, comparison_id);
+	db_bind_text(st, 2, app_role_name(role));
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		db_col_copy(st, 0, path, pathsize);
+		rc = 1;
+	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		rc = db_fail(db, "dump file", err, errsize);
+	}
+	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }

@@ -118,6 +118,8 @@ http_send(struct MHD_Connection *conn, struct http_response *resp)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, resp->allow);
 	if (resp->location[0] != '\0')
 		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, resp->location);
+	if (resp->disposition[0] != '\0')
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, resp->disposition);
 	ret = MHD_queue_response(conn, (unsigned)resp->status, r);
 	MHD_destroy_response(r);
 	return ret;

@@ -278,6 +278,29 @@ int db_run_finish(struct db *, int64_t id, const char *status, const char *error
 /* queued -> cancelled: 1 done, 0 if it was not queued, -1. */
 int db_run_cancel_queued(struct db *, int64_t id, char *err, size_t errsize);
 
+/* Measurements (instruction counts); rows valid during the callback. */
+struct db_measurement {
+	int64_t case_id, comparison_id, iterations;
+	const char *title, *source;
+	const char *status[MAX_BUILDS];      /* by role */
+	int64_t instr_total[MAX_BUILDS];     /* -1: not measured */
+};
+struct db_workload_point {
+	int64_t run_id, case_id, comparison_id, iterations;
+	const char *run_created_at, *title, *source;
+	int64_t instr_total[MAX_BUILDS];
+	const char *build_name[MAX_BUILDS], *build_version[MAX_BUILDS], *build_sha[MAX_BUILDS];
+};
+typedef int (*db_measurement_fn)(void *arg, const struct db_measurement *);
+typedef int (*db_workload_point_fn)(void *arg, const struct db_workload_point *);
+int db_run_measurements(struct db *, int64_t run_id, db_measurement_fn fn, void *arg, char *err, size_t errsize);
+/* A workload's counts across runs, newest first: by source file, or (source NULL) by case id. */
+int db_workload_history(struct db *, const char *source, int64_t case_id, int limit,
+    db_workload_point_fn fn, void *arg, char *err, size_t errsize);
+/* The callgrind dump of a result: 1 found (path filled), 0 none, -1. */
+int db_dump_file(struct db *, int64_t comparison_id, int role, char *path, size_t pathsize,
+    char *err, size_t errsize);
+
 /* ---- runs.c ---- */
 struct json_t;
 
@@ -315,6 +338,7 @@ struct http_response {
 	const char *content_type;      /* default application/json */
 	const char *allow;             /* Allow header for 405 */
 	char location[96];             /* Location header when not empty */
+	char disposition[160];         /* Content-Disposition when not empty */
 };
 
 struct http;
@@ -328,8 +352,19 @@ const char *http_query(const struct http_request *, const char *key);
 /* ---- api.c ---- */
 /* Answer one /api request; always fills resp. */
 void api_handle(struct app *, const struct http_request *, struct http_response *resp);
+/* Fill resp with a JSON body (takes the reference). */
+void api_json(struct http_response *, int status, struct json_t *body);
 /* Fill resp with a JSON error. */
 void api_error(struct http_response *, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* ---- measure.c ---- */
+/* Instruction-count reports of a run: JSON table, php-src-style Markdown. */
+void measure_table(struct app *, int64_t run_id, const struct http_request *, struct http_response *);
+void measure_report_md(struct app *, int64_t run_id, const struct http_request *, struct http_response *);
+/* A workload's counts per build across runs (?source=FILE or ?case=ID). */
+void measure_history(struct app *, const struct http_request *, struct http_response *);
+/* The callgrind output file behind one build's count, for download. */
+void measure_dump(struct app *, int64_t comparison_id, const char *role, struct http_response *);
 
 #endif
