@@ -223,6 +223,10 @@ api_result_json(const struct result *r, const char *build)
 	    "failure", api_text(r->failure),
 	    "instructions", r->instructions >= 0 ? json_integer(r->instructions) : json_null(),
 	    "wall_ms", r->wall_ms);
+	/* The exact count behind "instructions" (a rounded per-call figure). */
+	if (o != NULL)
+		json_object_set_new(o, "instructions_total",
+		    r->instr_total >= 0 ? json_integer(r->instr_total) : json_null());
 	return o;
 }
 
@@ -648,6 +652,16 @@ api_health(struct app *app, struct http_response *resp)
 		    "sha256", api_text(cfg->builds[i].sha256),
 		    "prefix", api_text(cfg->builds[i].prefix),
 		    "worker", w != NULL ? w : json_null());
+		/* What measuring by hand needs: the compiled core, and where
+		 * json_encode's handler sits (callgrind names it by this offset
+		 * in a stripped library such as Debian's). */
+		if (b != NULL) {
+			char offset[32];
+			snprintf(offset, sizeof offset, "0x%016llx",
+			    (unsigned long long)cfg->builds[i].handler_offset);
+			json_object_set_new(b, "core", api_text(cfg->builds[i].core_path));
+			json_object_set_new(b, "json_encode_offset", api_text(offset));
+		}
 		json_array_append_new(builds, b);
 	}
 	api_reply(resp, 200, json_pack("{s:s s:s s:o s:I s:o}",
