@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +50,7 @@ struct main_opts {
 };
 
 static int main_sigpipe[2] = { -1, -1 };
+static volatile sig_atomic_t main_stop_signal;
 
 const char *
 app_role_name(int role)
@@ -391,6 +393,7 @@ main_on_signal(int sig)
 	unsigned char c = (unsigned char)sig;
 
 	/* Only note it: the main thread does the work. */
+	main_stop_signal = sig;
 	if (write(main_sigpipe[1], &c, 1) < 0) {
 		/* full pipe: a stop is already pending */
 	}
@@ -416,16 +419,19 @@ main_signals(void)
 	return 0;
 }
 
+/*
+ * Wait for SIGINT/SIGTERM.  poll with a timeout rather than a blocking read:
+ * a runtime that defers signal handlers to its next intercepted call (TSan)
+ * would otherwise never run ours while read restarts under SA_RESTART.
+ */
 static int
 main_wait_signal(void)
 {
-	unsigned char c = 0;
-	ssize_t n;
+	struct pollfd pfd = { .fd = main_sigpipe[0], .events = POLLIN };
 
-	do
-		n = read(main_sigpipe[0], &c, 1);
-	while (n < 0 && errno == EINTR);
-	return c;
+	while (main_stop_signal == 0)
+		poll(&pfd, 1, 1000);
+	return main_stop_signal;
 }
 
 /*
