@@ -66,10 +66,16 @@ $(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.
 unit-test: $(UNIT_TESTS)
 	prove $(UNIT_TESTS)
 
-run: all builds
+# `make run` and `make test` each work alone on a fresh machine: packages
+# first (nothing happens when they are all there), then the build.
+run:
+	scripts/install-deps.sh --if-missing --run
+	$(MAKE) all builds
 	$(B)/phpcmp serve --listen $(LISTEN) --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head
 
-test: all builds
+test:
+	scripts/install-deps.sh --if-missing
+	$(MAKE) all builds
 	scripts/run-tests.sh
 
 integration-test: all builds

@@ -5,6 +5,11 @@
 # usr/include/php/<api>/..., the layout the daemon's build discovery expects.
 set -eu
 dest=${1:-builds}
+download() {
+	(cd "$1" && apt-get download -q "libphp8.2-embed=$2" "php8.2-dev=$2" 2>&1 |
+		grep -v '^W: Download is performed unsandboxed' || true)
+}
+
 fetch() {
 	name=$1 version=$2
 	if [ -f "$dest/$name/usr/lib/libphp8.2.so" ] && [ -f "$dest/$name/.version" ] &&
@@ -14,9 +19,14 @@ fetch() {
 	tmp=$(mktemp -d)
 	# apt-get download runs as _apt when it can; give it a folder it may write.
 	chmod 755 "$tmp"
-	(cd "$tmp" && apt-get download -q "libphp8.2-embed=$version" "php8.2-dev=$version" 2>&1 |
-		grep -v '^W: Download is performed unsandboxed' || true)
+	download "$tmp" "$version"
 	set -- "$tmp"/*.deb
+	if [ ! -f "$1" ] && [ "$(id -u)" -eq 0 ]; then
+		# A fresh machine may not have package lists yet.
+		apt-get update -q >/dev/null
+		download "$tmp" "$version"
+		set -- "$tmp"/*.deb
+	fi
 	[ -f "$1" ] || { echo "fetch-default-builds: download of $version failed (did you run apt-get update?)" >&2; exit 1; }
 	rm -rf "$dest/$name"
 	mkdir -p "$dest/$name"

@@ -5,6 +5,10 @@
 #   scripts/install-deps.sh          build + run + test dependencies (default)
 #   scripts/install-deps.sh --run    only what building and running needs
 #   PHPCMP_DEPS=run make deps        the same through make (the Docker image)
+#   scripts/install-deps.sh --if-missing [--run]
+#                                    nothing unless a package is missing: what
+#                                    `make run` and `make test` call first, so
+#                                    each works alone on a fresh machine
 #
 # Nothing here installs libphp itself: the two default builds are fetched
 # side by side into builds/ by scripts/fetch-default-builds.sh (which needs
@@ -12,24 +16,19 @@
 set -eu
 
 mode=${PHPCMP_DEPS:-all}
-case "${1:-}" in
-	"") ;;
+if_missing=
+for arg in "$@"; do
+	case $arg in
 	--run) mode=run ;;
 	--all) mode=all ;;
-	*) echo "usage: $0 [--run|--all]" >&2; exit 2 ;;
-esac
+	--if-missing) if_missing=--if-missing ;;
+	*) echo "usage: $0 [--run|--all] [--if-missing]" >&2; exit 2 ;;
+	esac
+done
 case $mode in
 	run | all) ;;
 	*) echo "install-deps: PHPCMP_DEPS must be run or all, not '$mode'" >&2; exit 2 ;;
 esac
-
-if [ "$(id -u)" -ne 0 ]; then
-	if command -v sudo >/dev/null 2>&1; then
-		exec sudo -- "$0" "--$mode"
-	fi
-	echo "install-deps: must run as root (no sudo found)" >&2
-	exit 1
-fi
 
 # Build: the daemon, the worker loader, and the per-build worker cores
 # (compiled at startup against each libphp's headers, so a compiler is a
@@ -56,6 +55,26 @@ if [ "$mode" = all ]; then
 	if ! command -v node >/dev/null 2>&1; then
 		pkgs="$pkgs nodejs npm"
 	fi
+fi
+
+if [ -n "$if_missing" ]; then
+	missing=
+	for p in $pkgs; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing="$missing $p"
+	done
+	if [ -z "$missing" ]; then
+		exit 0
+	fi
+	echo "install-deps: missing:$missing"
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		exec sudo -- "$0" "--$mode" $if_missing
+	fi
+	echo "install-deps: must run as root (no sudo found)" >&2
+	exit 1
 fi
 
 export DEBIAN_FRONTEND=noninteractive
