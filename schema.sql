@@ -114,3 +114,32 @@ ALTER TABLE results ADD COLUMN dump_file TEXT;
 CREATE INDEX IF NOT EXISTS cases_workloads ON cases (source, id) WHERE iterations > 0;
 
 PRAGMA user_version = 2;
+
+-- @migration 3: generated runs: a run's summary, every case's result hash, which generated case a case is
+-- summary: what a suite has to say about a run beyond its counts, as JSON
+-- (generated: coverage, corpus hashes, speed, the first mismatches); NULL if nothing.
+ALTER TABLE runs ADD COLUMN summary TEXT;
+-- Every generated case's result, as the hand-made method's "id flags error md5"
+-- files keep it: `hashes` is `count` 8-byte little-endian result hashes (of
+-- status, output, json_last_error(), its message, exception; server/worker/gen.h),
+-- one per index from `start`, as the base build answered.  Where the head
+-- answered differently the case also has a comparison with both results in full.
+CREATE TABLE IF NOT EXISTS generated_batches (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	seed   INTEGER NOT NULL,
+	start  INTEGER NOT NULL,
+	count  INTEGER NOT NULL,
+	hashes BLOB NOT NULL,
+	PRIMARY KEY (run_id, seed, start)
+) WITHOUT ROWID;
+-- A stored case that is a generated one: (generator version, seed, index)
+-- regenerates it (POST /api/generated).
+CREATE TABLE IF NOT EXISTS generated_cases (
+	case_id INTEGER PRIMARY KEY REFERENCES cases (id),
+	version INTEGER NOT NULL,
+	seed    INTEGER NOT NULL,
+	idx     INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS generated_cases_ref ON generated_cases (version, seed, idx);
+
+PRAGMA user_version = 3;
