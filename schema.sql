@@ -143,3 +143,19 @@ CREATE TABLE IF NOT EXISTS generated_cases (
 CREATE INDEX IF NOT EXISTS generated_cases_ref ON generated_cases (version, seed, idx);
 
 PRAGMA user_version = 3;
+
+-- @migration 4: API tokens (server/auth.c)
+-- `phpcmp token add NAME` prints a token once; only its SHA-256 is kept.
+-- name: the person or CI job it belongs to (unique among active tokens).
+-- A revoked token stays, so a request with it is told it was revoked.
+CREATE TABLE IF NOT EXISTS tokens (
+	id           INTEGER PRIMARY KEY,
+	name         TEXT NOT NULL,
+	hash         TEXT NOT NULL UNIQUE,   -- hex SHA-256 of the token's text
+	created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	last_used_at TEXT,                   -- to the minute
+	revoked_at   TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS tokens_active_name ON tokens (name) WHERE revoked_at IS NULL;
+
+PRAGMA user_version = 4;
