@@ -359,10 +359,40 @@ api_json(struct http_response *resp, int status, json_t *body)
 	api_reply(resp, status, body);
 }
 
+/* The daemon's own failure: a database error is mapped by db_error_status(). */
 static void
 api_internal(struct http_response *resp, const char *err)
 {
-	api_error(resp, 500, "internal", "%s", err);
+	const char *code;
+	int retry, status = db_error_status(&code, &retry);
+
+	api_error(resp, status, code, "%s", err);
+	resp->retry_after = retry;
+}
+
+/*
+ * POST /api/cases in progress at once are bounded (--max-case-requests):
+ * each holds a thread waiting for the workers, which run one case at a time.
+ * 0 with a slot taken (api_case_slot_give() it back), or -1 with a 503.
+ */
+static int
+api_case_slot_take(struct app *app, struct http_response *resp)
+{
+	int max = app->config->max_case_requests;
+
+	if (__atomic_add_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST) <= max)
+		return 0;
+	__atomic_sub_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST);
+	api_error(resp, 503, "busy", "%d cases are already being run for other requests, the limit "
+	    "(max-case-requests); retry after 1 s", max);
+	resp->retry_after = 1;
+	return -1;
+}
+
+static void
+api_case_slot_give(struct app *app)
+{
+	__atomic_sub_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ---- request parsing ---- */
@@ -615,6 +645,8 @@ api_health(struct app *app, struct http_response *resp)
 	pid_t pid;
 	int64_t restarts, cases_run;
 	char last_failure[sizeof wk->last_failure];
+	char err[512];
+	int closed;
 
 	for (i = 0; i < cfg->nbuilds && builds != NULL; i++) {
 		wk = &app->workers[i];
@@ -664,12 +696,22 @@ api_health(struct app *app, struct http_response *resp)
 		}
 		json_array_append_new(builds, b);
 	}
-	api_reply(resp, 200, json_pack("{s:s s:s s:o s:I s:o}",
+	closed = auth_writes_closed(app, err, sizeof err);
+	api_reply(resp, 200, json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:I s:I s:I s:i}}",
 	    "status", "ok",
 	    "version", PHPCMP_VERSION,
 	    "db", api_text(cfg->db_path),
 	    "uptime_s", (json_int_t)((app_now_ms() - app->started_ms) / 1000),
-	    "builds", builds));
+	    "builds", builds,
+	    "auth", "writes", closed < 0 ? "unknown" : closed ? "token" : "open",
+	    "reads", cfg->read_auth ? "token" : "open",
+	    "limits", "max_connections", cfg->max_connections,
+	    "max_case_requests", cfg->max_case_requests,
+	    "max_queued_runs", cfg->max_queued_runs,
+	    "max_body_bytes", (json_int_t)MAX_BODY_SIZE,
+	    "max_code_bytes", (json_int_t)MAX_CODE_SIZE,
+	    "db_max_bytes", (json_int_t)cfg->db_max_bytes,
+	    "case_requests", __atomic_load_n(&app->case_requests, __ATOMIC_RELAXED)));
 }
 
 static void
@@ -757,7 +799,7 @@ api_case_post(struct app *app, const struct http_request *req, struct http_respo
 	int64_t case_id, comparison_id;
 	json_t *body;
 	unsigned diff;
-	int i, fail_on_differ;
+	int i, fail_on_differ, slot = 0;
 
 	case_init(&c);
 	for (i = 0; i < MAX_BUILDS; i++)
@@ -771,6 +813,9 @@ api_case_post(struct app *app, const struct http_request *req, struct http_respo
 	if (i < 0)
 		goto out;
 
+	if (api_case_slot_take(app, resp) < 0)
+		goto out;
+	slot = 1;
 	if (runs_pair(app, &c, res) < 0) {
 		for (i = 0; i < MAX_BUILDS; i++)
 			if (res[i].status == STATUS_ERROR && res[i].failure != NULL)
@@ -792,6 +837,8 @@ api_case_post(struct app *app, const struct http_request *req, struct http_respo
 	api_case_reply(app, case_id, comparison_id, 0,
 	    diff != 0 && fail_on_differ ? 409 : 201, location, resp);
 out:
+	if (slot)
+		api_case_slot_give(app);
 	for (i = 0; i < MAX_BUILDS; i++)
 		result_release(&res[i]);
 	case_release(&c);
@@ -978,6 +1025,30 @@ api_runs_list(struct app *app, const struct http_request *req, struct http_respo
 	    "next", ctx.more ? json_string(next) : json_null()));
 }
 
+/* A runs_* refusal (an HTTP status and why) as the API's error. */
+static void
+api_runs_refused(struct http_response *resp, int status, const char *err)
+{
+	switch (status) {
+	case 400:
+		api_error(resp, 400, "bad_request", "%s", err);
+		break;
+	case 404:
+		api_error(resp, 404, "not_found", "%s", err);
+		break;
+	case 409:
+		api_error(resp, 409, "conflict", "%s", err);
+		break;
+	case 429:
+		api_error(resp, 429, "too_many_runs", "%s", err);
+		resp->retry_after = 30;
+		break;
+	default:
+		api_internal(resp, err);
+		break;
+	}
+}
+
 static void
 api_run_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
@@ -990,10 +1061,8 @@ api_run_post(struct app *app, const struct http_request *req, struct http_respon
 		return;
 	status = runs_create(app->runs, body, &id, err, sizeof err);
 	json_decref(body);
-	if (status == 400)
-		api_error(resp, 400, "bad_request", "%s", err);
-	else if (status != 0)
-		api_error(resp, status, "internal", "%s", err);
+	if (status != 0)
+		api_runs_refused(resp, status, err);
 	else
 		api_run_reply(app, id, 202, resp);
 }
@@ -1004,20 +1073,29 @@ api_run_cancel(struct app *app, int64_t id, struct http_response *resp)
 	char err[512];
 	int status = runs_cancel(app->runs, id, err, sizeof err);
 
-	if (status == 404)
-		api_error(resp, 404, "not_found", "%s", err);
-	else if (status == 409)
-		api_error(resp, 409, "conflict", "%s", err);
-	else if (status != 0)
-		api_error(resp, status, "internal", "%s", err);
+	if (status != 0)
+		api_runs_refused(resp, status, err);
 	else
 		api_run_reply(app, id, 200, resp);
+}
+
+/* POST /api/runs/{id}/resume: queued again, to go on where it stopped. */
+static void
+api_run_resume(struct app *app, int64_t id, struct http_response *resp)
+{
+	char err[512];
+	int status = runs_resume(app->runs, id, err, sizeof err);
+
+	if (status != 0)
+		api_runs_refused(resp, status, err);
+	else
+		api_run_reply(app, id, 202, resp);
 }
 
 /* ---- routing ---- */
 
 enum route {
-	R_NONE, R_HEALTH, R_FLAGS, R_CASES, R_CASE, R_RUNS, R_RUN, R_RUN_CASES, R_RUN_CANCEL,
+	R_NONE, R_HEALTH, R_FLAGS, R_CASES, R_CASE, R_RUNS, R_RUN, R_RUN_CASES, R_RUN_CANCEL, R_RUN_RESUME,
 	R_RUN_MEASUREMENTS, R_RUN_REPORT, R_WORKLOAD_HISTORY, R_CALLGRIND,
 };
 
@@ -1034,6 +1112,7 @@ static const struct {
 	{ R_RUN, M_GET, "GET, HEAD" },
 	{ R_RUN_CASES, M_GET, "GET, HEAD" },
 	{ R_RUN_CANCEL, M_POST, "POST" },
+	{ R_RUN_RESUME, M_POST, "POST" },
 	{ R_RUN_MEASUREMENTS, M_GET, "GET, HEAD" },
 	{ R_RUN_REPORT, M_GET, "GET, HEAD" },
 	{ R_WORKLOAD_HISTORY, M_GET, "GET, HEAD" },
@@ -1092,6 +1171,8 @@ api_route(const char *path, int64_t *id, char *last, size_t lastsize)
 			return R_RUN_CASES;
 		if (n == 3 && SEG(2, "cancel"))
 			return R_RUN_CANCEL;
+		if (n == 3 && SEG(2, "resume"))
+			return R_RUN_RESUME;
 		if (n == 3 && SEG(2, "measurements"))
 			return R_RUN_MEASUREMENTS;
 		if (n == 3 && SEG(2, "report.md"))
@@ -1104,6 +1185,8 @@ api_route(const char *path, int64_t *id, char *last, size_t lastsize)
 void
 api_handle(struct app *app, const struct http_request *req, struct http_response *resp)
 {
+	struct http_request authed;
+	struct auth_who who;
 	enum route route;
 	unsigned method;
 	int64_t id;
@@ -1128,6 +1211,17 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 		api_error(resp, 405, "method_not_allowed", "%.16s is not allowed on %s (allowed: %s)",
 		    req->method, req->path, api_routes[i].allow);
 		resp->allow = api_routes[i].allow;
+		return;
+	}
+	/* Every write is checked here, so an endpoint added later is covered
+	 * without a call of its own; handlers find the sender in req->who. */
+	if (method == M_POST) {
+		if (auth_identity(app, req, &who, resp) < 0)
+			return;
+		authed = *req;
+		authed.who = &who;
+		req = &authed;
+	} else if (route != R_HEALTH && auth_read(app, req, resp) < 0) {
 		return;
 	}
 	switch (route) {
@@ -1158,6 +1252,7 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 	case R_RUN:
 	case R_RUN_CASES:
 	case R_RUN_CANCEL:
+	case R_RUN_RESUME:
 	case R_RUN_MEASUREMENTS:
 	case R_RUN_REPORT:
 		if (id <= 0)
@@ -1170,6 +1265,8 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 			measure_table(app, id, req, resp);
 		else if (route == R_RUN_REPORT)
 			measure_report_md(app, id, req, resp);
+		else if (route == R_RUN_RESUME)
+			api_run_resume(app, id, resp);
 		else
 			api_run_cancel(app, id, resp);
 		break;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -42,6 +43,8 @@ enum stmt {
 	S_RUN_INSERT, S_RUN_GET, S_RUNS_LIST, S_RUN_NEXT,
 	S_RUN_START, S_RUN_FINISH, S_RUN_CANCEL,
 	S_RUN_MEASUREMENTS, S_WORKLOAD_HISTORY, S_DUMP_FILE,
+	S_RUNS_QUEUED, S_RUN_RESUME, S_RUN_HAS_CASE,
+	S_TOKEN_ADD, S_TOKEN_FIND, S_TOKENS_ACTIVE, S_TOKENS_LIST, S_TOKEN_REVOKE, S_TOKEN_USED,
 	S_COUNT
 };
 
@@ -131,7 +134,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RUNS_LIST] = "SELECT " RUN_COLUMNS "WHERE r.id < ?1 ORDER BY r.id DESC LIMIT ?2",
 	[S_RUN_NEXT] = "SELECT " RUN_COLUMNS "WHERE r.status = 'queued' ORDER BY r.id LIMIT 1",
 	[S_RUN_START] =
-	    "UPDATE runs SET status = 'running', started_at = " NOW ", total = ?2, error = ?3 "
+	    "UPDATE runs SET status = 'running', started_at = coalesce(started_at, " NOW "), "
+	    "total = ?2, error = ?3 "
 	    "WHERE id = ?1 AND status = 'queued'",
 	[S_RUN_FINISH] =
 	    "UPDATE runs SET status = ?2, finished_at = " NOW ", error = coalesce(?3, error) "
@@ -162,6 +166,32 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RUN_CANCEL] =
 	    "UPDATE runs SET status = 'cancelled', finished_at = " NOW " "
 	    "WHERE id = ?1 AND status = 'queued'",
+	[S_RUNS_QUEUED] = "SELECT count(*) FROM runs WHERE status = 'queued'",
+	/* Back in the queue with the builds it was made with; started_at and
+	 * the counts stay (S_RUN_START keeps them). */
+	[S_RUN_RESUME] =
+	    "UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL "
+	    "WHERE id = ?1 AND status IN ('interrupted', 'failed', 'cancelled') "
+	    "AND base_build_id = ?2 AND head_build_id = ?3",
+	/* The case parameters of S_CASE_FIND, and ?10 the run. */
+	[S_RUN_HAS_CASE] =
+	    "SELECT 1 FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "WHERE m.run_id = ?10 AND c.content_hash = ?1 AND c.source IS ?2 AND c.title = ?3 "
+	    "AND c.code = ?4 AND c.setup IS ?5 AND c.flags = ?6 AND c.depth = ?7 AND c.expect IS ?8 "
+	    "AND c.iterations = ?9 LIMIT 1",
+	[S_TOKEN_ADD] = "INSERT INTO tokens (name, hash) VALUES (?1, ?2)",
+	[S_TOKEN_FIND] =
+	    "SELECT id, name, created_at, last_used_at, revoked_at FROM tokens WHERE hash = ?1",
+	[S_TOKENS_ACTIVE] = "SELECT count(*) FROM tokens WHERE revoked_at IS NULL",
+	[S_TOKENS_LIST] =
+	    "SELECT id, name, created_at, last_used_at, revoked_at FROM tokens ORDER BY id",
+	[S_TOKEN_REVOKE] =
+	    "UPDATE tokens SET revoked_at = " NOW " "
+	    "WHERE revoked_at IS NULL AND (id = ?1 OR (?1 = 0 AND name = ?2))",
+	/* At most one write a minute per token, not one per request. */
+	[S_TOKEN_USED] =
+	    "UPDATE tokens SET last_used_at = " NOW " WHERE id = ?1 AND (last_used_at IS NULL "
+	    "OR last_used_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-60 seconds'))",
 };
 
 struct db {
@@ -169,6 +199,9 @@ struct db {
 	pthread_mutex_t lock;
 	sqlite3_stmt *stmt[S_COUNT];
 };
+
+/* SQLite's extended code of this thread's last failed call, for db_error_status(). */
+static _Thread_local int db_errcode;
 
 static void
 db_seterr(char *err, size_t errsize, const char *fmt, ...)
@@ -186,6 +219,7 @@ db_seterr(char *err, size_t errsize, const char *fmt, ...)
 static sqlite3_stmt *
 db_stmt(struct db *db, enum stmt s)
 {
+	db_errcode = 0;
 	sqlite3_reset(db->stmt[s]);
 	sqlite3_clear_bindings(db->stmt[s]);
 	return db->stmt[s];
@@ -194,8 +228,42 @@ db_stmt(struct db *db, enum stmt s)
 static int
 db_fail(struct db *db, const char *what, char *err, size_t errsize)
 {
+	db_errcode = sqlite3_extended_errcode(db->conn);
 	db_seterr(err, errsize, "database: %s: %s", what, sqlite3_errmsg(db->conn));
 	return -1;
+}
+
+int
+db_error_status(const char **code, int *retry_after)
+{
+	*retry_after = 0;
+	switch (db_errcode & 0xff) {
+	case SQLITE_FULL:
+		*code = "storage_full";
+		*retry_after = 60;
+		return 503;
+	case SQLITE_READONLY:
+		*code = "storage_readonly";
+		*retry_after = 60;
+		return 503;
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+		*code = "storage_unavailable";
+		*retry_after = 60;
+		return 503;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		*code = "storage_busy";
+		*retry_after = 1;
+		return 503;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		*code = "storage_corrupt";
+		return 500;
+	default:
+		*code = "internal";
+		return 500;
+	}
 }
 
 /* Run a statement that returns no rows. */
@@ -213,10 +281,12 @@ db_exec(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t err
 static void
 db_rollback(struct db *db)
 {
+	int failed = db_errcode;   /* the failure that led here is the one to report */
 	sqlite3_stmt *st = db_stmt(db, S_ROLLBACK);
 
 	sqlite3_step(st);
 	sqlite3_reset(st);
+	db_errcode = failed;
 }
 
 static void
@@ -366,6 +436,12 @@ db_open(const char *path, char *err, size_t errsize)
 		    db->conn != NULL ? sqlite3_errmsg(db->conn) : "cannot open");
 		goto fail;
 	}
+	/* SQLite falls back to read-only where it cannot write: say so now. */
+	if (sqlite3_db_readonly(db->conn, "main") == 1) {
+		db_seterr(err, errsize, "database %s is read-only (%s); phpcmp stores every result in it "
+		    "and needs to write it", path, access(path, W_OK) < 0 ? strerror(errno) : "opened read-only");
+		goto fail;
+	}
 	sqlite3_extended_result_codes(db->conn, 1);
 	sqlite3_busy_timeout(db->conn, DB_BUSY_TIMEOUT_MS);
 	/* WAL + NORMAL: commits don't fsync; a power cut may lose the last few. */
@@ -401,6 +477,36 @@ db_close(struct db *db)
 		sqlite3_close(db->conn);
 	pthread_mutex_destroy(&db->lock);
 	free(db);
+}
+
+int
+db_set_max_bytes(struct db *db, int64_t max_bytes, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t page = 0;
+	char sql[64];
+	int rc = -1;
+
+	if (max_bytes <= 0)
+		return 0;
+	pthread_mutex_lock(&db->lock);
+	if (sqlite3_prepare_v2(db->conn, "PRAGMA page_size", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW || (page = sqlite3_column_int64(st, 0)) <= 0) {
+		db_fail(db, "page_size", err, errsize);
+		goto out;
+	}
+	/* A number from the configuration, not request data. */
+	snprintf(sql, sizeof sql, "PRAGMA max_page_count = %" PRId64,
+	    max_bytes / page > 1 ? max_bytes / page : 1);
+	if (sqlite3_exec(db->conn, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		db_fail(db, "max_page_count", err, errsize);
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
 }
 
 /* ---- builds and runs at startup ---- */
@@ -1004,6 +1110,63 @@ db_run_finish(struct db *db, int64_t id, const char *status, const char *error, 
 	return rc < 0 ? -1 : 0;
 }
 
+/* A count(*) statement with no parameters: the count, or -1. */
+static int
+db_count(struct db *db, enum stmt s, const char *what, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, s);
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : db_fail(db, what, err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int
+db_runs_queued(struct db *db, char *err, size_t errsize)
+{
+	return db_count(db, S_RUNS_QUEUED, "count queued runs", err, errsize);
+}
+
+int
+db_run_resume(struct db *db, int64_t id, struct build *const builds[MAX_BUILDS], char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_RESUME);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, builds[ROLE_BASE]->db_id);
+	sqlite3_bind_int64(st, 3, builds[ROLE_HEAD]->db_id);
+	rc = db_run_update(db, st, "resume run", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int
+db_run_has_case(struct db *db, int64_t run_id, const struct case_spec *c, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	char hash[17];
+	int rc;
+
+	db_case_hash(c, hash);
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_HAS_CASE);
+	db_bind_case(st, c, hash);
+	sqlite3_bind_int64(st, 10, run_id);
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : db_fail(db, "find case in run", err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
 int
 db_run_cancel_queued(struct db *db, int64_t id, char *err, size_t errsize)
 {
@@ -1016,6 +1179,122 @@ db_run_cancel_queued(struct db *db, int64_t id, char *err, size_t errsize)
 	rc = db_run_update(db, st, "cancel run", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
+}
+
+/* ---- API tokens ---- */
+
+static void
+db_read_token(sqlite3_stmt *st, struct db_token *t)
+{
+	t->id = sqlite3_column_int64(st, 0);
+	t->name = (const char *)sqlite3_column_text(st, 1);
+	t->created_at = (const char *)sqlite3_column_text(st, 2);
+	t->last_used_at = (const char *)sqlite3_column_text(st, 3);
+	t->revoked_at = (const char *)sqlite3_column_text(st, 4);
+}
+
+int
+db_token_add(struct db *db, const char *name, const char *hash, int64_t *id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_TOKEN_ADD);
+	db_bind_text(st, 1, name);
+	db_bind_text(st, 2, hash);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE) {
+		*id = sqlite3_last_insert_rowid(db->conn);
+		rc = 1;
+	} else if (sqlite3_extended_errcode(db->conn) == SQLITE_CONSTRAINT_UNIQUE) {
+		rc = 0;   /* an active token has this name (the hash is random) */
+	} else {
+		rc = db_fail(db, "add token", err, errsize);
+	}
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int
+db_token_find(struct db *db, const char *hash, db_token_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_token t;
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_TOKEN_FIND);
+	db_bind_text(st, 1, hash);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		db_read_token(st, &t);
+		rc = fn(arg, &t) < 0 ? -1 : 1;
+		if (rc < 0)
+			db_seterr(err, errsize, "out of memory");
+	} else {
+		rc = rc == SQLITE_DONE ? 0 : db_fail(db, "find token", err, errsize);
+	}
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int
+db_tokens_active(struct db *db, char *err, size_t errsize)
+{
+	return db_count(db, S_TOKENS_ACTIVE, "count tokens", err, errsize);
+}
+
+int
+db_tokens_list(struct db *db, db_token_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_token t;
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_TOKENS_LIST);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		db_read_token(st, &t);
+		if (fn(arg, &t) < 0)
+			break;
+		n++;
+	}
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? n : db_fail(db, "list tokens", err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int
+db_token_revoke(struct db *db, int64_t id, const char *name, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_TOKEN_REVOKE);
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, name);
+	rc = db_run_update(db, st, "revoke token", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+void
+db_token_used(struct db *db, int64_t id)
+{
+	sqlite3_stmt *st;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_TOKEN_USED);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_step(st);   /* a read-only or full disk must not refuse the request */
+	sqlite3_reset(st);
+	db_errcode = 0;
+	pthread_mutex_unlock(&db->lock);
 }
 
 /* ---- measurements ---- */

@@ -7,7 +7,10 @@
  * up to the case timeout), so handlers must be allowed to block; a thread per
  * connection keeps /api/health and the page responsive while a slow case runs
  * elsewhere, without a hand-rolled queue.  Clients are a browser, CI and the
- * submit command: tens of connections, capped by HTTP_MAX_CONNECTIONS.
+ * submit command: tens of connections.  Over --max-connections a new
+ * connection gets a 503 with Retry-After and is closed; MHD itself accepts
+ * a few more than that (HTTP_SPARE_CONNECTIONS) so those clients get the
+ * answer instead of a reset, and refuses beyond.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,7 +31,7 @@
 
 #include "phpcmp.h"
 
-#define HTTP_MAX_CONNECTIONS 128
+#define HTTP_SPARE_CONNECTIONS 16
 #define HTTP_IDLE_TIMEOUT_S 60
 /* A body over the limit is read and dropped up to this, then cut. */
 #define HTTP_MAX_DISCARD (16u << 20)
@@ -38,6 +41,7 @@ struct http {
 	struct MHD_Daemon *daemon;
 	char web_root[PATH_MAX];   /* canonical; "" when the folder is missing */
 	int port;
+	int connections;           /* open now (atomic), counted by http_notify */
 };
 
 /* Per request, from the first call of the access handler to completion. */
@@ -120,6 +124,13 @@ http_send(struct MHD_Connection *conn, struct http_response *resp)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, resp->location);
 	if (resp->disposition[0] != '\0')
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, resp->disposition);
+	if (resp->retry_after > 0) {
+		char secs[16];
+		snprintf(secs, sizeof secs, "%d", resp->retry_after);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+	}
+	if (resp->www_authenticate != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, resp->www_authenticate);
 	ret = MHD_queue_response(conn, (unsigned)resp->status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -144,6 +155,31 @@ http_send_error(struct MHD_Connection *conn, int status, const char *code, const
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		resp.allow = "GET, HEAD";
 	return http_send(conn, &resp);
+}
+
+/* Over the connection limit: a 503 now, and the connection closed after it. */
+static enum MHD_Result
+http_send_busy(struct MHD_Connection *conn, int max)
+{
+	struct http_response resp;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	char secs[] = "1";
+
+	memset(&resp, 0, sizeof resp);
+	api_error(&resp, MHD_HTTP_SERVICE_UNAVAILABLE, "busy",
+	    "the daemon is serving %d connections, its limit (max-connections); retry in %s s", max, secs);
+	r = MHD_create_response_from_buffer(resp.body_len, resp.body, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(resp.body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = MHD_queue_response(conn, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 static const char *
@@ -297,6 +333,8 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url, const char 
 		if ((c = calloc(1, sizeof *c)) == NULL)
 			return MHD_NO;
 		*con_cls = c;
+		if (__atomic_load_n(&h->connections, __ATOMIC_RELAXED) > h->app->config->max_connections)
+			return http_send_busy(conn, h->app->config->max_connections);
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl != NULL) {
 			errno = 0;
@@ -330,6 +368,7 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url, const char 
 	req.method = method;
 	req.path = url;
 	req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	req.authorization = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	req.body = c->body != NULL ? c->body : "";
 	req.body_len = c->len;
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_collect_query, &req);
@@ -353,6 +392,20 @@ http_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_
 		free(c);
 		*con_cls = NULL;
 	}
+}
+
+static void
+http_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	struct http *h = cls;
+
+	(void)conn;
+	(void)socket_context;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+		__atomic_add_fetch(&h->connections, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_sub_fetch(&h->connections, 1, __ATOMIC_RELAXED);
 }
 
 static void
@@ -408,9 +461,10 @@ http_start(struct app *app, char *err, size_t errsize)
 	h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, http_access, h,
 	    MHD_OPTION_EXTERNAL_LOGGER, http_log, h,
 	    MHD_OPTION_SOCK_ADDR, sa,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)(cfg->max_connections + HTTP_SPARE_CONNECTIONS),
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
 	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
+	    MHD_OPTION_NOTIFY_CONNECTION, http_notify, h,
 	    MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		snprintf(err, errsize, "cannot listen on %s port %d (in use?)", cfg->listen_addr, cfg->port);

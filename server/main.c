@@ -30,6 +30,7 @@
 #define MAIN_MAX_TIMEOUT_MS 3600000
 #define MAIN_SUBMIT_TIMEOUT_S 600
 #define MAIN_MAX_RESPONSE (64u << 20)
+#define MAIN_MAX_BOUND 100000
 
 /* Strings read from a config file live until exit. */
 struct main_strings {
@@ -88,6 +89,8 @@ main_usage(FILE *f)
 	    "       phpcmp submit [--url URL] FILE.phpt\n"
 	    "                                   run a case file on the daemon's builds;\n"
 	    "                                   exit 0 same, 1 differ, 2 error\n"
+	    "       phpcmp token add NAME | list | revoke NAME|ID  [--db PATH]\n"
+	    "                                   API tokens (see docs/hardening.md)\n"
 	    "       phpcmp help\n"
 	    "\n"
 	    "serve options (a config file takes the same keys as `key = value` lines,\n"
@@ -104,12 +107,18 @@ main_usage(FILE *f)
 	    "  --timeout-ms N        per-case time limit (5000)\n"
 	    "  --memory-limit X      PHP memory_limit for cases (128M)\n"
 	    "  --measure-timeout-ms N  time limit of a measured case under callgrind (120000)\n"
+	    "  --read-auth on|off    reading the API needs a token too (off)\n"
+	    "  --max-connections N   HTTP connections served at once; beyond, 503 (128)\n"
+	    "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
+	    "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
+	    "  --db-max-size N[KMG]  cap on the database file; 0 for none (0)\n"
 	    "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
 	    "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
 	    "  --core-src DIR        worker core sources (server/worker)\n"
 	    "\n"
 	    "submit options:\n"
-	    "  --url URL             the daemon ($PHPCMP_URL or " MAIN_DEFAULT_URL ")\n",
+	    "  --url URL             the daemon ($PHPCMP_URL or " MAIN_DEFAULT_URL ")\n"
+	    "  $PHPCMP_TOKEN         sent as \"Authorization: Bearer ...\" when set\n",
 	    f);
 }
 
@@ -189,6 +198,31 @@ main_add_build(struct main_opts *o, const char *spec)
 	return 0;
 }
 
+/* Bytes: digits with an optional K/M/G (powers of 1024); 0, or at least 256K. */
+static int
+main_parse_bytes(const char *what, const char *s, int64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift != 0)
+		end++;
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v > (1ULL << 50) >> shift ||
+	    (v != 0 && (v << shift) < (256u << 10)))
+		return main_error("%s: expected 0 or a size of at least 256K, like 512M or 4G, got \"%s\"", what, s);
+	*out = (int64_t)(v << shift);
+	return 0;
+}
+
 /* A PHP ini size: digits with an optional K/M/G, or -1 for no limit. */
 static int
 main_size_ok(const char *v)
@@ -235,6 +269,30 @@ main_set(struct main_opts *o, const char *key, const char *value)
 		if (!main_size_ok(value))
 			return main_error("memory-limit: expected a PHP size like 128M or -1, got \"%s\"", value);
 		c->memory_limit = value;
+	} else if (strcmp(key, "read-auth") == 0) {
+		if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 ||
+		    strcmp(value, "1") == 0)
+			c->read_auth = 1;
+		else if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0 || strcmp(value, "false") == 0 ||
+		    strcmp(value, "0") == 0)
+			c->read_auth = 0;
+		else
+			return main_error("read-auth: expected on or off, got \"%s\"", value);
+	} else if (strcmp(key, "max-connections") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_connections = (int)n;
+	} else if (strcmp(key, "max-case-requests") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_case_requests = (int)n;
+	} else if (strcmp(key, "max-queued-runs") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_queued_runs = (int)n;
+	} else if (strcmp(key, "db-max-size") == 0) {
+		if (main_parse_bytes(key, value, &c->db_max_bytes) < 0)
+			return -1;
 	} else if (strcmp(key, "measure-timeout-ms") == 0) {
 		if (main_parse_int("measure-timeout-ms", value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
 			return -1;
@@ -332,6 +390,9 @@ main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->measure_timeout_ms = 120000;
 	c->valgrind_bin = "valgrind";
 	c->memory_limit = "128M";
+	c->max_connections = 128;
+	c->max_case_requests = 64;
+	c->max_queued_runs = 16;
 
 	/* The file first, so that flags override it. */
 	for (i = 0; i < argc; i++) {
@@ -487,6 +548,12 @@ main_serve(int argc, char **argv)
 	if (main_signals() < 0)
 		goto out;
 	if ((app.db = db_open(o.cfg.db_path, err, sizeof err)) == NULL) {
+		main_error("%s", err);
+		goto out;
+	}
+	/* Before the builds: a daemon that would be open to the network stops at once. */
+	if (db_set_max_bytes(app.db, o.cfg.db_max_bytes, err, sizeof err) < 0 ||
+	    auth_startup(&app, err, sizeof err) < 0) {
 		main_error("%s", err);
 		goto out;
 	}
@@ -658,6 +725,8 @@ main_submit(int argc, char **argv)
 	struct curl_slist *headers = NULL;
 	struct case_spec c;
 	char err[512], endpoint[2048], *text = NULL, *body = NULL, curlerr[CURL_ERROR_SIZE];
+	char authorization[400];
+	const char *token;
 	json_t *j = NULL, *differs, *e;
 	json_error_t jerr;
 	long status = 0;
@@ -706,6 +775,11 @@ main_submit(int argc, char **argv)
 	}
 	headers = curl_slist_append(headers, "Content-Type: application/json");
 	headers = curl_slist_append(headers, "Expect:");
+	/* The daemon wants a token where writes are closed (docs/hardening.md). */
+	if ((token = getenv("PHPCMP_TOKEN")) != NULL && *token != '\0') {
+		snprintf(authorization, sizeof authorization, "Authorization: Bearer %.300s", token);
+		headers = curl_slist_append(headers, authorization);
+	}
 	curlerr[0] = '\0';
 	curl_easy_setopt(curl, CURLOPT_URL, endpoint);
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -778,6 +852,8 @@ main(int argc, char **argv)
 		return main_serve(argc - 2, argv + 2);
 	if (strcmp(argv[1], "submit") == 0)
 		return main_submit(argc - 2, argv + 2);
+	if (strcmp(argv[1], "token") == 0)
+		return auth_token_command(argc - 2, argv + 2);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		main_usage(stdout);
 		return 0;

@@ -116,6 +116,12 @@ struct config {
 	const char *valgrind_bin;  /* for measuring workers; default "valgrind" */
 	int measure_timeout_ms;    /* a measured case under callgrind; default 120000 */
 	const char *memory_limit;  /* PHP memory_limit, default 128M */
+	/* Who may write and how much is accepted (docs/config.md, docs/hardening.md) */
+	int read_auth;             /* GET /api/... needs a token too; default 0 */
+	int max_connections;       /* HTTP connections served; over it 503; default 128 */
+	int max_case_requests;     /* POST /api/cases running at once; over it 503; default 64 */
+	int max_queued_runs;       /* runs waiting to start; over it 429; default 16 */
+	int64_t db_max_bytes;      /* database size cap (SQLite max_page_count); 0: none */
 	int nbuilds;
 	struct build builds[MAX_BUILDS];
 };
@@ -189,6 +195,7 @@ struct app {
 	struct runs *runs;
 	struct worker workers[MAX_BUILDS];   /* workers[i] runs config->builds[i] */
 	int64_t started_ms;                  /* CLOCK_MONOTONIC, for uptime */
+	int case_requests;                   /* POST /api/cases in progress (atomic) */
 };
 
 const char *app_role_name(int role);     /* "base" / "head" */
@@ -277,6 +284,43 @@ int db_run_start(struct db *, int64_t id, int64_t total, const char *error, char
 int db_run_finish(struct db *, int64_t id, const char *status, const char *error, char *err, size_t errsize);
 /* queued -> cancelled: 1 done, 0 if it was not queued, -1. */
 int db_run_cancel_queued(struct db *, int64_t id, char *err, size_t errsize);
+/* Runs waiting as 'queued': the count, or -1. */
+int db_runs_queued(struct db *, char *err, size_t errsize);
+/*
+ * interrupted/failed/cancelled -> queued again, if it was made with these
+ * builds: 1 done, 0 if not (in such a state, or with these builds), -1.
+ */
+int db_run_resume(struct db *, int64_t id, struct build *const builds[MAX_BUILDS], char *err, size_t errsize);
+/* Does run_id already hold a comparison of this case?  1, 0, -1. */
+int db_run_has_case(struct db *, int64_t run_id, const struct case_spec *, char *err, size_t errsize);
+/* Cap the database file at max_bytes (rounded to pages); 0 leaves it unbounded. */
+int db_set_max_bytes(struct db *, int64_t max_bytes, char *err, size_t errsize);
+/*
+ * The HTTP answer to the calling thread's last failed db_* call, the one
+ * place SQLite's errors are mapped: 503 for a full, read-only or busy
+ * database (*code "storage_full", "storage_readonly", "storage_unavailable",
+ * "storage_busy", with *retry_after seconds), 500 "storage_corrupt" or
+ * "internal" otherwise.
+ */
+int db_error_status(const char **code, int *retry_after);
+
+/* API tokens (server/auth.c): only the SHA-256 of a token is stored. */
+struct db_token {
+	int64_t id;
+	const char *name, *created_at, *last_used_at, *revoked_at;  /* NULL when unset */
+};
+typedef int (*db_token_fn)(void *arg, const struct db_token *);
+/* 1 added (*id), 0 when an active token already has that name, -1. */
+int db_token_add(struct db *, const char *name, const char *hash, int64_t *id, char *err, size_t errsize);
+/* The token with this hash, revoked or not: 1 (fn called once), 0 unknown, -1. */
+int db_token_find(struct db *, const char *hash, db_token_fn fn, void *arg, char *err, size_t errsize);
+/* Tokens not revoked: the count, or -1. */
+int db_tokens_active(struct db *, char *err, size_t errsize);
+int db_tokens_list(struct db *, db_token_fn fn, void *arg, char *err, size_t errsize);
+/* Revoke the active token with this id (id > 0) or name: 1, 0 none such, -1. */
+int db_token_revoke(struct db *, int64_t id, const char *name, char *err, size_t errsize);
+/* Note a use (at most once a minute per token; failures ignored). */
+void db_token_used(struct db *, int64_t id);
 
 /* Measurements (instruction counts); rows valid during the callback. */
 struct db_measurement {
@@ -313,10 +357,16 @@ void runs_stop(struct runs *);
  * started at all (res still filled).
  */
 int runs_pair(struct app *, const struct case_spec *, struct result res[MAX_BUILDS]);
-/* Queue a run from a request body; 0 with *id, else an HTTP status (400/500) and err. */
+/* Queue a run from a request body; 0 with *id, else an HTTP status (400/429/500) and err. */
 int runs_create(struct runs *, struct json_t *body, int64_t *id, char *err, size_t errsize);
 /* Cancel a queued or running run; 0, or an HTTP status (404/409/500) and err. */
 int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
+/*
+ * Queue an interrupted, failed or cancelled run again; it continues where it
+ * stopped, skipping the cases it already compared.  0, or an HTTP status
+ * (404/409/429/500) and err.
+ */
+int runs_resume(struct runs *, int64_t id, char *err, size_t errsize);
 
 /* ---- http.c ---- */
 #define HTTP_MAX_QUERY 16
@@ -328,6 +378,8 @@ struct http_request {
 	const char *body;              /* NUL-terminated, may hold NULs */
 	size_t body_len;
 	size_t nquery;
+	const char *authorization;     /* the Authorization header, NULL when not sent */
+	const struct auth_who *who;    /* set by api_handle for writes: who sent it */
 	struct { const char *key, *value; } query[HTTP_MAX_QUERY];
 };
 
@@ -339,6 +391,8 @@ struct http_response {
 	const char *allow;             /* Allow header for 405 */
 	char location[96];             /* Location header when not empty */
 	char disposition[160];         /* Content-Disposition when not empty */
+	int retry_after;               /* Retry-After seconds when > 0 (429, 503) */
+	const char *www_authenticate;  /* WWW-Authenticate header for 401 */
 };
 
 struct http;
@@ -357,6 +411,32 @@ void api_json(struct http_response *, int status, struct json_t *body);
 /* Fill resp with a JSON error. */
 void api_error(struct http_response *, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* ---- auth.c ---- */
+#define AUTH_NAME_MAX 64
+
+/* Who sent a request: the token's owner, or nobody when writes are open. */
+struct auth_who {
+	int64_t token_id;              /* 0: no token was sent */
+	char name[AUTH_NAME_MAX + 1];  /* the person or CI job; "" without a token */
+};
+
+/* 127.0.0.0/8, ::1 or ::ffff:127.x: only this machine can connect. */
+int auth_is_loopback(const char *addr);
+/* At startup: a non-loopback listen address needs at least one token. */
+int auth_startup(struct app *, char *err, size_t errsize);
+/*
+ * May req write?  0 with who filled (name "" when writes are open and no
+ * token was sent), or -1 with resp filled (401 naming what is wrong, 503 if
+ * the token table cannot be read).  api_handle calls it for every write.
+ */
+int auth_identity(struct app *, const struct http_request *, struct auth_who *, struct http_response *);
+/* Do writes need a token now (not loopback, or a token exists)?  1, 0, -1 with err. */
+int auth_writes_closed(struct app *, char *err, size_t errsize);
+/* May req read?  Open unless --read-auth; 0, or -1 with resp filled. */
+int auth_read(struct app *, const struct http_request *, struct http_response *);
+/* `phpcmp token add|list|revoke ...`: an exit status. */
+int auth_token_command(int argc, char **argv);
 
 /* ---- measure.c ---- */
 /* Instruction-count reports of a run: JSON table, php-src-style Markdown. */

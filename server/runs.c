@@ -439,6 +439,7 @@ runs_execute(struct runs *rs, struct db_run *run)
 	enum runs_end end = END_DONE;
 	int64_t case_id, comparison_id;
 	int i, rc, cancelled = 0, opened = 0;
+	int resumed = run->done > 0;   /* POST /api/runs/{id}/resume: skip what it compared */
 
 	memset(&it, 0, sizeof it);
 	it.runs = rs;
@@ -474,6 +475,16 @@ runs_execute(struct runs *rs, struct db_run *run)
 			if (rc < 0)
 				end = END_FAILED;
 			break;
+		}
+		/* Resumed: a case compared before the run stopped is not run again
+		 * (its comparison is stored whole or not at all: one transaction). */
+		if (resumed && (rc = db_run_has_case(app->db, run->id, &c, err, sizeof err)) != 0) {
+			case_release(&c);
+			if (rc < 0) {
+				end = END_FAILED;
+				break;
+			}
+			continue;
 		}
 		for (i = 0; i < MAX_BUILDS; i++)
 			result_init(&res[i]);
@@ -601,6 +612,22 @@ runs_stop(struct runs *rs)
 	free(rs);
 }
 
+/* Under rs->lock: 0 when one more run may be queued, else 429 or 500 with err. */
+static int
+runs_queue_room(struct runs *rs, char *err, size_t errsize)
+{
+	int max = rs->app->config->max_queued_runs, n;
+
+	if ((n = db_runs_queued(rs->app->db, err, errsize)) < 0)
+		return 500;
+	if (n >= max) {
+		snprintf(err, errsize, "%d runs are already waiting, the limit (max-queued-runs); "
+		    "retry when one has started", n);
+		return 429;
+	}
+	return 0;
+}
+
 int
 runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t errsize)
 {
@@ -641,13 +668,17 @@ runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t
 	}
 	for (i = 0; i < MAX_BUILDS; i++)
 		builds[i] = &rs->app->config->builds[i];
-	if (db_run_create(rs->app->db, suite->name, text, builds, id, err, errsize) < 0)
-		goto fail;
+	/* Counted and queued under the lock, so concurrent posts cannot overshoot. */
 	pthread_mutex_lock(&rs->lock);
-	rs->wake = 1;
-	pthread_cond_signal(&rs->cond);
+	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
+		if (db_run_create(rs->app->db, suite->name, text, builds, id, err, errsize) < 0) {
+			status = 500;
+		} else {
+			rs->wake = 1;
+			pthread_cond_signal(&rs->cond);
+		}
+	}
 	pthread_mutex_unlock(&rs->lock);
-	status = 0;
 fail:
 	free(text);
 	json_decref(params);
@@ -680,6 +711,51 @@ runs_cancel(struct runs *rs, int64_t id, char *err, size_t errsize)
 		return 404;
 	}
 	snprintf(err, errsize, "run %" PRId64 " is already %s", id, run.status);
+	db_run_release(&run);
+	return 409;
+}
+
+int
+runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
+{
+	const struct config *cfg = rs->app->config;
+	struct build *builds[MAX_BUILDS];
+	struct db_run run;
+	int i, rc, status;
+
+	for (i = 0; i < MAX_BUILDS; i++)
+		builds[i] = &rs->app->config->builds[i];
+	pthread_mutex_lock(&rs->lock);
+	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
+		if ((rc = db_run_resume(rs->app->db, id, builds, err, errsize)) < 0) {
+			status = 500;
+		} else if (rc == 1) {
+			rs->wake = 1;
+			pthread_cond_signal(&rs->cond);
+		} else {
+			status = -1;   /* not resumable: say why below */
+		}
+	}
+	pthread_mutex_unlock(&rs->lock);
+	if (status >= 0)
+		return status;
+	if ((rc = db_run_get(rs->app->db, id, &run, err, errsize)) < 0)
+		return 500;
+	if (rc == 0) {
+		snprintf(err, errsize, "no run %" PRId64, id);
+		return 404;
+	}
+	if (strcmp(run.status, "interrupted") == 0 || strcmp(run.status, "failed") == 0 ||
+	    strcmp(run.status, "cancelled") == 0)
+		snprintf(err, errsize, "run %" PRId64 " was made with the builds %s (%s) and %s (%s); this "
+		    "daemon has %s (%s) and %s (%s): resume it where those builds are, or start a new run",
+		    id, run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE],
+		    run.build_names[ROLE_HEAD], run.build_versions[ROLE_HEAD],
+		    cfg->builds[ROLE_BASE].name, cfg->builds[ROLE_BASE].php_version,
+		    cfg->builds[ROLE_HEAD].name, cfg->builds[ROLE_HEAD].php_version);
+	else
+		snprintf(err, errsize, "run %" PRId64 " is %s: only an interrupted, failed or cancelled "
+		    "run can be resumed", id, run.status);
 	db_run_release(&run);
 	return 409;
 }

@@ -9,6 +9,9 @@
 //                       daemon of the suite (default build/test-state)
 //   PHPCMP_BUILDS       folder holding base/ and head/ (default builds)
 //   PHPCMP_TEST_LOGS    where daemon logs go (default tests/artifacts)
+//   PHPCMP_DAEMON_WRAPPER  a command the daemon runs under, e.g.
+//                       "valgrind --leak-check=full --error-exitcode=99"
+//                       (make memcheck); split on spaces
 
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -25,14 +28,17 @@ export const WORKER = path.resolve(process.env.PHPCMP_WORKER || path.join(path.d
 export const STATE = path.resolve(ROOT, process.env.PHPCMP_TEST_STATE || 'build/test-state');
 export const BUILDS = path.resolve(ROOT, process.env.PHPCMP_BUILDS || 'builds');
 export const LOGS = path.resolve(ROOT, process.env.PHPCMP_TEST_LOGS || 'tests/artifacts');
+export const WRAPPER = (process.env.PHPCMP_DAEMON_WRAPPER || '').split(/\s+/).filter(Boolean);
 
 export const BASE_VERSION = '8.2.32';
 export const HEAD_VERSION = '8.2.36';
 
 // Generous: the first daemon of a run compiles both worker cores, and a
 // sanitizer build starts slower.
-const START_DEADLINE_MS = 90_000;
-const STOP_DEADLINE_MS = 15_000;
+// Under a wrapper (valgrind) everything is slower, and the leak check at
+// exit takes seconds.
+const START_DEADLINE_MS = WRAPPER.length ? 300_000 : 90_000;
+const STOP_DEADLINE_MS = WRAPPER.length ? 120_000 : 15_000;
 
 export function tmpDir(prefix = 'phpcmp-test-') {
 	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -100,8 +106,9 @@ export class Daemon {
 		fs.mkdirSync(LOGS, { recursive: true });
 		this.logFile = path.join(LOGS, `${this.name}-${process.pid}-${++daemonSeq}.log`);
 		const args = this.args();
-		fs.writeFileSync(this.logFile, `$ ${BIN} ${args.join(' ')}\n`);
-		this.proc = spawn(BIN, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+		const cmd = WRAPPER.length ? [...WRAPPER, BIN, ...args] : [BIN, ...args];
+		fs.writeFileSync(this.logFile, `$ ${cmd.join(' ')}\n`);
+		this.proc = spawn(cmd[0], cmd.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 		const onData = (chunk) => {
 			this.output += chunk.toString('utf8');
 			fs.appendFileSync(this.logFile, chunk);
@@ -340,4 +347,20 @@ export function runCli(args, { timeoutMs = 60_000 } = {}) {
 // Assert helper for the API's error shape.
 export function errorOf(r) {
 	return r.json && r.json.error ? r.json.error : null;
+}
+
+// PHP code whose value takes ms to compute: a busy loop on the clock, no
+// sleep function a sandbox might refuse.
+export function slowCode(ms, value = 1) {
+	return `$t = hrtime(true); while (hrtime(true) - $t < ${ms} * 1000000); return ${value};`;
+}
+
+// A cases folder of n stored cases taking ms each (runs that last a while).
+export function slowCases(n, ms) {
+	const dir = tmpDir('phpcmp-slow-cases-');
+	for (let i = 0; i < n; i++) {
+		fs.writeFileSync(path.join(dir, `slow-${String(i).padStart(3, '0')}.phpt`),
+			`--TEST--\nslow case ${i}\n--VALUE--\n${slowCode(ms, i)}\n`);
+	}
+	return dir;
 }

@@ -1,0 +1,104 @@
+// Bounds (issue 6): queued runs (429), case requests in progress (503),
+// connections (503), each with Retry-After and a message naming the limit;
+// past each, the daemon answers as before.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, test } from 'node:test';
+import { Daemon, slowCases, slowCode } from './helper.mjs';
+
+const daemons = [];
+after(async () => { for (const d of daemons) await d.stopClean(); });
+async function start(opts) {
+	const d = await Daemon.start(opts);
+	daemons.push(d);
+	return d;
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitStatus(d, id, statuses, deadlineMs = 60_000) {
+	const deadline = Date.now() + deadlineMs;
+	for (;;) {
+		const r = await d.get(`/api/runs/${id}`);
+		if (statuses.includes(r.json.status)) return r.json;
+		assert.ok(Date.now() < deadline, `run ${id} still ${r.json.status}, wanted ${statuses}`);
+		await sleep(50);
+	}
+}
+
+test('queued runs are bounded: 429 too_many_runs with Retry-After, then room again', async () => {
+	const d = await start({ name: 'bounds-runs', cases: slowCases(20, 200), extraArgs: ['--max-queued-runs', '2'] });
+	assert.equal(d.health.limits.max_queued_runs, 2);
+	const post = () => d.request('POST', '/api/runs', { body: { suite: 'stored' } });
+	const r1 = await post();
+	assert.equal(r1.status, 202);
+	await waitStatus(d, r1.json.id, ['running']);
+	const r2 = await post(), r3 = await post();
+	assert.equal(r2.status, 202);
+	assert.equal(r3.status, 202);
+	const r4 = await post();
+	assert.equal(r4.status, 429, r4.text);
+	assert.equal(r4.json.error.code, 'too_many_runs');
+	assert.match(r4.json.error.message, /2 runs are already waiting.*max-queued-runs/);
+	assert.equal(r4.headers['retry-after'], '30');
+	// The running one does not count, a cancelled one frees its place.
+	assert.equal((await d.request('POST', `/api/runs/${r3.json.id}/cancel`)).status, 200);
+	const r5 = await post();
+	assert.equal(r5.status, 202, r5.text);
+	for (const r of [r1, r2, r5]) assert.equal((await d.request('POST', `/api/runs/${r.json.id}/cancel`)).status, 200);
+	await waitStatus(d, r1.json.id, ['cancelled']);
+	assert.equal((await d.get('/api/health')).status, 200);
+	assert.equal((await d.postCase({ code: '[1]' })).status, 201);
+});
+
+test('case requests in progress are bounded: 503 busy with Retry-After', async () => {
+	const d = await start({ name: 'bounds-cases', extraArgs: ['--max-case-requests', '1'] });
+	assert.equal(d.health.limits.max_case_requests, 1);
+	const slow = d.postCase({ code: slowCode(1500) });
+	await sleep(300);
+	const h = await d.get('/api/health');
+	assert.equal(h.json.limits.case_requests, 1, 'one in progress');
+	const r = await d.postCase({ code: '[2]' });
+	assert.equal(r.status, 503, r.text);
+	assert.equal(r.json.error.code, 'busy');
+	assert.match(r.json.error.message, /max-case-requests/);
+	assert.equal(r.headers['retry-after'], '1');
+	assert.equal((await slow).status, 201);
+	// Reads were never bounded by it; the slot is free again.
+	assert.equal((await d.get('/api/health')).json.limits.case_requests, 0);
+	assert.equal((await d.postCase({ code: '[2]' })).status, 201);
+	// A bad request is a 400 whatever the load: validation comes first.
+	const slow2 = d.postCase({ code: slowCode(800) });
+	await sleep(200);
+	assert.equal((await d.postCase({ code: 5 })).status, 400);
+	assert.equal((await slow2).status, 201);
+});
+
+test('connections are bounded: 503 busy and closed, then served again', async () => {
+	const d = await start({ name: 'bounds-conns', extraArgs: ['--max-connections', '2'] });
+	assert.equal(d.health.limits.max_connections, 2);
+	const idle = [];
+	for (let i = 0; i < 2; i++) {
+		const s = net.connect(d.port, '127.0.0.1');
+		await new Promise((res, rej) => { s.once('connect', res); s.once('error', rej); });
+		idle.push(s);
+	}
+	await sleep(200);
+	const r = await d.get('/api/health');
+	assert.equal(r.status, 503, r.text);
+	assert.equal(r.json.error.code, 'busy');
+	assert.match(r.json.error.message, /max-connections/);
+	assert.equal(r.headers['retry-after'], '1');
+	assert.equal(r.headers.connection, 'close');
+	for (const s of idle) s.destroy();
+	await sleep(300);
+	assert.equal((await d.get('/api/health')).status, 200);
+	assert.equal((await d.postCase({ code: '[3]' })).status, 201);
+});
+
+test('defaults are reported by /api/health', async () => {
+	const d = await start({ name: 'bounds-defaults' });
+	assert.deepEqual(d.health.limits, {
+		max_connections: 128, max_case_requests: 64, max_queued_runs: 16,
+		max_body_bytes: 1 << 20, max_code_bytes: 256 << 10, db_max_bytes: 0, case_requests: 0,
+	});
+});
