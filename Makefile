@@ -18,7 +18,8 @@ endif
 
 B = build
 DAEMON_SRC = $(wildcard server/*.c)
-DAEMON_OBJ = $(DAEMON_SRC:server/%.c=$(B)/obj/%.o)
+# gen.o: the case generator is pure C, shared by the worker core and the daemon.
+DAEMON_OBJ = $(DAEMON_SRC:server/%.c=$(B)/obj/%.o) $(B)/obj/gen.o
 DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
 
 .PHONY: all run test unit-test integration-test builds clean deps bench
@@ -32,6 +33,10 @@ builds:
 
 $(B)/obj/%.o: server/%.c server/*.h | $(B)/obj
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/obj/gen.o: server/worker/gen.c server/worker/gen.h | $(B)/obj
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(B)/obj/genrun.o: server/worker/gen.h
 
 # schema.sql is compiled into the daemon with the assembler's .incbin.
 $(B)/obj/schema_sql.o: server/schema_sql.S schema.sql | $(B)/obj
@@ -52,7 +57,7 @@ $(B) $(B)/obj $(B)/tests:
 	mkdir -p $@
 
 # Unit tests: one TAP program per module, linked with the objects it tests.
-UNIT_TESTS = $(B)/tests/test_flags $(B)/tests/test_casefile $(B)/tests/test_proto
+UNIT_TESTS = $(B)/tests/test_flags $(B)/tests/test_casefile $(B)/tests/test_proto $(B)/tests/test_gen
 
 $(B)/tests/test_flags: tests/unit/test_flags.c $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^
@@ -62,6 +67,9 @@ $(B)/tests/test_casefile: tests/unit/test_casefile.c $(B)/obj/casefile.o $(B)/ob
 
 $(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.o $(B)/obj/bytes.o | $(B)/tests
 	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^
+
+$(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o | $(B)/tests
+	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^ -lm -lpthread
 
 unit-test: $(UNIT_TESTS)
 	prove $(UNIT_TESTS)

@@ -287,12 +287,12 @@ static json_t *
 api_run_json(const struct db_run *r)
 {
 	char url[64], api_url[64];
-	json_t *params;
+	json_t *params, *o, *summary;
 
 	snprintf(url, sizeof url, "/#/runs/%" PRId64, r->id);
 	snprintf(api_url, sizeof api_url, "/api/runs/%" PRId64, r->id);
 	params = r->params != NULL ? json_loads(r->params, 0, NULL) : NULL;
-	return json_pack("{s:I s:s s:o s:s s:I s:I s:{s:I s:I} s:{s:s s:s} s:{s:s s:s} s:o s:o s:o s:o s:s s:s}",
+	o = json_pack("{s:I s:s s:o s:s s:I s:I s:{s:I s:I} s:{s:s s:s} s:{s:s s:s} s:o s:o s:o s:o s:s s:s}",
 	    "id", (json_int_t)r->id,
 	    "suite", r->suite,
 	    "params", params != NULL ? params : json_object(),
@@ -308,6 +308,13 @@ api_run_json(const struct db_run *r)
 	    "error", api_text(r->error),
 	    "url", url,
 	    "api_url", api_url);
+	/* A suite's own summary of the run (generated: rate, coverage...). */
+	summary = r->summary != NULL ? json_loads(r->summary, 0, NULL) : NULL;
+	if (o != NULL)
+		json_object_set_new(o, "summary", summary != NULL ? summary : json_null());
+	else
+		json_decref(summary);
+	return o;
 }
 
 /* ---- responses ---- */
@@ -691,6 +698,10 @@ api_health(struct app *app, struct http_response *resp)
 			char offset[32];
 			snprintf(offset, sizeof offset, "0x%016llx",
 			    (unsigned long long)cfg->builds[i].handler_offset);
+			json_t *ini = json_array();
+			for (int k = 0; k < cfg->builds[i].nini; k++)
+				json_array_append_new(ini, api_text(cfg->builds[i].ini[k]));
+			json_object_set_new(b, "ini", ini);
 			json_object_set_new(b, "core", api_text(cfg->builds[i].core_path));
 			json_object_set_new(b, "json_encode_offset", api_text(offset));
 		}
@@ -744,7 +755,7 @@ api_history_row(void *arg, const struct db_case_row *row)
  */
 static void
 api_case_reply(struct app *app, int64_t id, int64_t comparison_id, int with_history, int status,
-    const char *location, struct http_response *resp)
+    const char *location, json_t *extra, struct http_response *resp)
 {
 	struct db_case dc;
 	struct db_comparison cmp;
@@ -776,6 +787,8 @@ api_case_reply(struct app *app, int64_t id, int64_t comparison_id, int with_hist
 	}
 	if (location != NULL)
 		snprintf(resp->location, sizeof resp->location, "%s", location);
+	if (extra != NULL)
+		json_object_update(o, extra);
 	api_reply(resp, status, o);
 	db_comparison_release(&cmp);
 	db_case_release(&dc);
@@ -835,7 +848,7 @@ api_case_post(struct app *app, const struct http_request *req, struct http_respo
 	/* Answer from what was stored, so POST and GET show the same thing. */
 	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
 	api_case_reply(app, case_id, comparison_id, 0,
-	    diff != 0 && fail_on_differ ? 409 : 201, location, resp);
+	    diff != 0 && fail_on_differ ? 409 : 201, location, NULL, resp);
 out:
 	if (slot)
 		api_case_slot_give(app);
@@ -1092,11 +1105,89 @@ api_run_resume(struct app *app, int64_t id, struct http_response *resp)
 		api_run_reply(app, id, 202, resp);
 }
 
+/*
+ * POST /api/generated {"seed":S,"index":I}: a generated case, made again from
+ * (generator version, seed, index), run from its PHP source on both builds
+ * like a submitted case and stored.  The answer is POST /api/cases's plus
+ * "generated" (which case, and whether its source reproduces on each build
+ * what the generated value gave) and "phpt" (the case in the stored format,
+ * to save under cases/).
+ */
+static void
+api_generated_post(struct app *app, const struct http_request *req, struct http_response *resp)
+{
+	struct build *builds[MAX_BUILDS];
+	struct result res[MAX_BUILDS], gen[MAX_BUILDS];
+	struct case_spec c;
+	char err[512], location[64], *phpt = NULL;
+	int64_t case_id, comparison_id;
+	uint64_t seed, index;
+	json_t *body, *extra = NULL;
+	unsigned diff;
+	int i, rc, fail_on_differ;
+
+	case_init(&c);
+	for (i = 0; i < MAX_BUILDS; i++) {
+		result_init(&res[i]);
+		result_init(&gen[i]);
+		builds[i] = &app->config->builds[i];
+	}
+	if ((fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0)
+		goto out;
+	if ((body = api_body(req, resp)) == NULL)
+		goto out;
+	rc = genrun_parse_ref(body, &seed, &index, err, sizeof err);
+	json_decref(body);
+	if (rc < 0) {
+		api_error(resp, 400, "bad_request", "%s", err);
+		goto out;
+	}
+	if (genrun_case_spec(seed, index, &c) < 0) {
+		api_internal(resp, "out of memory");
+		goto out;
+	}
+	if (runs_pair(app, &c, res) < 0) {
+		api_error(resp, 503, "worker_unavailable", "a worker cannot be started");
+		goto out;
+	}
+	for (i = 0; i < MAX_BUILDS; i++) {
+		result_release(&gen[i]);
+		if (genrun_detail(app, i, seed, index, &gen[i]) < 0) {
+			api_error(resp, 503, "worker_unavailable", "a worker cannot be started");
+			goto out;
+		}
+	}
+	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
+	if (db_comparison_store(app->db, &c, 0, builds, res, diff, &case_id, &comparison_id,
+	    err, sizeof err) < 0 ||
+	    db_generated_case(app->db, case_id, genrun_version(), seed, index, err, sizeof err) < 0) {
+		api_internal(resp, err);
+		goto out;
+	}
+	phpt = casefile_format(&c);
+	extra = json_pack("{s:{s:i s:I s:I s:{s:b s:b}} s:o}",
+	    "generated", "version", genrun_version(), "seed", (json_int_t)seed, "index", (json_int_t)index,
+	    "reproduces", "base", verdict_compare(&res[ROLE_BASE], &gen[ROLE_BASE]) == 0,
+	    "head", verdict_compare(&res[ROLE_HEAD], &gen[ROLE_HEAD]) == 0,
+	    "phpt", phpt != NULL ? api_text(phpt) : json_null());
+	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
+	api_case_reply(app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location,
+	    extra, resp);
+out:
+	json_decref(extra);
+	free(phpt);
+	for (i = 0; i < MAX_BUILDS; i++) {
+		result_release(&res[i]);
+		result_release(&gen[i]);
+	}
+	case_release(&c);
+}
+
 /* ---- routing ---- */
 
 enum route {
 	R_NONE, R_HEALTH, R_FLAGS, R_CASES, R_CASE, R_RUNS, R_RUN, R_RUN_CASES, R_RUN_CANCEL, R_RUN_RESUME,
-	R_RUN_MEASUREMENTS, R_RUN_REPORT, R_WORKLOAD_HISTORY, R_CALLGRIND,
+	R_RUN_MEASUREMENTS, R_RUN_REPORT, R_WORKLOAD_HISTORY, R_CALLGRIND, R_GENERATED,
 };
 
 static const struct {
@@ -1117,6 +1208,7 @@ static const struct {
 	{ R_RUN_REPORT, M_GET, "GET, HEAD" },
 	{ R_WORKLOAD_HISTORY, M_GET, "GET, HEAD" },
 	{ R_CALLGRIND, M_GET, "GET, HEAD" },
+	{ R_GENERATED, M_POST, "POST" },
 };
 
 /* Split /api/a/b/c/d into up to four segments; the route, its id and the
@@ -1153,6 +1245,8 @@ api_route(const char *path, int64_t *id, char *last, size_t lastsize)
 		*id = api_parse_id(seg[1], len[1]);
 		return R_CALLGRIND;
 	}
+	if (n == 1 && SEG(0, "generated"))
+		return R_GENERATED;
 	if (n == 1 && SEG(0, "health"))
 		return R_HEALTH;
 	if (n == 1 && SEG(0, "flags"))
@@ -1241,7 +1335,7 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 		if (id <= 0)
 			api_error(resp, 404, "not_found", "no case %.32s", req->path + strlen("/api/cases/"));
 		else
-			api_case_reply(app, id, 0, 1, 200, NULL, resp);
+			api_case_reply(app, id, 0, 1, 200, NULL, NULL, resp);
 		break;
 	case R_RUNS:
 		if (method == M_POST)
@@ -1278,6 +1372,9 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 			api_error(resp, 404, "not_found", "no comparison %.32s", req->path + strlen("/api/comparisons/"));
 		else
 			measure_dump(app, id, last, resp);
+		break;
+	case R_GENERATED:
+		api_generated_post(app, req, resp);
 		break;
 	case R_NONE:
 		break;

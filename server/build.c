@@ -159,9 +159,23 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 		snprintf(err, errsize, "state directory path too long");
 		return -1;
 	}
-	if (stat(b->core_path, &st) == 0 && !newer_than(src, &st) && !newer_than(hdr, &st) &&
-	    !newer_than(proto, &st))
+	/* Every file the core is made of, relative to core_src: a change to
+	 * any of them recompiles it. */
+	static const char *const deps[] = {
+		"core.h", "gen.c", "gen.h", "gencore.c", "gencore.h", "../proto.h",
+	};
+	int fresh = stat(b->core_path, &st) == 0 && !newer_than(src, &st) && !newer_than(hdr, &st) &&
+	    !newer_than(proto, &st);
+	for (size_t i = 0; fresh && i < sizeof(deps) / sizeof(deps[0]); i++) {
+		char dep[PATH_MAX + 16];
+		snprintf(dep, sizeof(dep), "%s/%s", cfg->core_src, deps[i]);
+		fresh = !newer_than(dep, &st);
+	}
+	if (fresh)
 		return 0;
+	char gen[PATH_MAX + 16], gencore[PATH_MAX + 16];
+	snprintf(gen, sizeof(gen), "%s/gen.c", cfg->core_src);
+	snprintf(gencore, sizeof(gencore), "%s/gencore.c", cfg->core_src);
 
 	const char *subdirs[] = { "", "/main", "/Zend", "/TSRM", "/ext", "/sapi/embed" };
 	for (int i = 0; i < 6; i++)
@@ -181,7 +195,7 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 		cc, "-std=gnu11", "-D_GNU_SOURCE", "-O2", "-g", "-fPIC", "-shared",
 		"-Wall", "-Wextra", "-Wno-unused-parameter",
 		inc[0], inc[1], inc[2], inc[3], inc[4], inc[5],
-		"-o", tmp, src, proto, libdir, libname, NULL,
+		"-o", tmp, src, gen, gencore, proto, libdir, libname, NULL,
 	};
 	int rc = run_command(argv, log);
 	if (rc != 0) {

@@ -45,6 +45,7 @@ enum stmt {
 	S_RUN_MEASUREMENTS, S_WORKLOAD_HISTORY, S_DUMP_FILE,
 	S_RUNS_QUEUED, S_RUN_RESUME, S_RUN_HAS_CASE,
 	S_TOKEN_ADD, S_TOKEN_FIND, S_TOKENS_ACTIVE, S_TOKENS_LIST, S_TOKEN_REVOKE, S_TOKEN_USED,
+	S_RUN_SUMMARY, S_GEN_BATCH, S_RUN_PROGRESS_ADD, S_GEN_CASE,
 	S_COUNT
 };
 
@@ -56,7 +57,7 @@ enum stmt {
 #define RUN_COLUMNS \
 	"r.id, r.suite, r.params, r.status, r.total, r.done, r.same, r.differ, " \
 	"r.created_at, r.started_at, r.finished_at, r.error, " \
-	"b.name, b.php_version, h.name, h.php_version " \
+	"b.name, b.php_version, h.name, h.php_version, r.summary " \
 	"FROM runs r LEFT JOIN builds b ON b.id = r.base_build_id " \
 	"LEFT JOIN builds h ON h.id = r.head_build_id "
 
@@ -192,6 +193,15 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_TOKEN_USED] =
 	    "UPDATE tokens SET last_used_at = " NOW " WHERE id = ?1 AND (last_used_at IS NULL "
 	    "OR last_used_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-60 seconds'))",
+	/* Generated runs (genrun.c). */
+	[S_RUN_SUMMARY] = "UPDATE runs SET summary = ?2 WHERE id = ?1",
+	[S_GEN_BATCH] =
+	    "INSERT OR REPLACE INTO generated_batches (run_id, seed, start, count, hashes) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[S_RUN_PROGRESS_ADD] =
+	    "UPDATE runs SET done = done + ?2, same = same + ?2 WHERE id = ?1",
+	[S_GEN_CASE] =
+	    "INSERT OR IGNORE INTO generated_cases (case_id, version, seed, idx) VALUES (?1, ?2, ?3, ?4)",
 };
 
 struct db {
@@ -980,6 +990,7 @@ db_read_run(sqlite3_stmt *st, struct db_run *r)
 	db_col_copy(st, 13, r->build_versions[ROLE_BASE], sizeof r->build_versions[ROLE_BASE]);
 	db_col_copy(st, 14, r->build_names[ROLE_HEAD], sizeof r->build_names[ROLE_HEAD]);
 	db_col_copy(st, 15, r->build_versions[ROLE_HEAD], sizeof r->build_versions[ROLE_HEAD]);
+	r->summary = db_col_strdup(st, 16);
 	return r->params != NULL ? 0 : -1;
 }
 
@@ -988,7 +999,8 @@ db_run_release(struct db_run *r)
 {
 	free(r->params);
 	free(r->error);
-	r->params = r->error = NULL;
+	free(r->summary);
+	r->params = r->error = r->summary = NULL;
 }
 
 /* Run a statement that yields at most one run. */
@@ -1418,6 +1430,76 @@ db_dump_file(struct db *db, int64_t comparison_id, int role, char *path, size_t 
 		rc = db_fail(db, "dump file", err, errsize);
 	}
 	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* ---- generated runs ---- */
+
+int
+db_run_summary(struct db *db, int64_t run_id, const char *summary, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_SUMMARY);
+	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_text(st, 2, summary);
+	rc = db_exec(db, st, "run summary", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* The batch's result hashes and its same cases' progress, in one transaction. */
+int
+db_generated_batch(struct db *db, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
+    const void *hashes, size_t len, int64_t same, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+
+	pthread_mutex_lock(&db->lock);
+	if (db_exec(db, db_stmt(db, S_BEGIN), "begin", err, errsize) < 0) {
+		pthread_mutex_unlock(&db->lock);
+		return -1;
+	}
+	st = db_stmt(db, S_GEN_BATCH);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)seed);
+	sqlite3_bind_int64(st, 3, start);
+	sqlite3_bind_int64(st, 4, count);
+	sqlite3_bind_blob64(st, 5, hashes, len, SQLITE_STATIC);
+	if (db_exec(db, st, "store generated batch", err, errsize) < 0)
+		goto fail;
+	st = db_stmt(db, S_RUN_PROGRESS_ADD);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, same);
+	if (db_exec(db, st, "run progress", err, errsize) < 0)
+		goto fail;
+	if (db_exec(db, db_stmt(db, S_COMMIT), "commit", err, errsize) < 0)
+		goto fail;
+	pthread_mutex_unlock(&db->lock);
+	return 0;
+fail:
+	db_rollback(db);
+	pthread_mutex_unlock(&db->lock);
+	return -1;
+}
+
+int
+db_generated_case(struct db *db, int64_t case_id, int version, uint64_t seed, uint64_t index,
+    char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_GEN_CASE);
+	sqlite3_bind_int64(st, 1, case_id);
+	sqlite3_bind_int(st, 2, version);
+	sqlite3_bind_int64(st, 3, (int64_t)seed);
+	sqlite3_bind_int64(st, 4, (int64_t)index);
+	rc = db_exec(db, st, "store generated case", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }

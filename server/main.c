@@ -48,6 +48,8 @@ struct main_opts {
 	int nbuild_args;
 	struct main_build_arg build_args[MAX_BUILDS];
 	struct main_strings strings;
+	int nini_args;                               /* --ini NAME:k=v, by build name */
+	const char *ini_args[MAX_BUILDS * BUILD_MAX_INI];
 };
 
 static int main_sigpipe[2] = { -1, -1 };
@@ -106,6 +108,8 @@ main_usage(FILE *f)
 	    "  --state DIR           compiled worker cores (state)\n"
 	    "  --timeout-ms N        per-case time limit (5000)\n"
 	    "  --memory-limit X      PHP memory_limit for cases (128M)\n"
+	    "  --ini NAME:KEY=VALUE  a PHP ini setting for build NAME only (repeatable),\n"
+	    "                        e.g. head:serialize_precision=17\n"
 	    "  --measure-timeout-ms N  time limit of a measured case under callgrind (120000)\n"
 	    "  --read-auth on|off    reading the API needs a token too (off)\n"
 	    "  --max-connections N   HTTP connections served at once; beyond, 503 (128)\n"
@@ -223,6 +227,24 @@ main_parse_bytes(const char *what, const char *s, int64_t *out)
 	return 0;
 }
 
+/* NAME:key=value; checked against the builds once they are known. */
+static int
+main_add_ini(struct main_opts *o, const char *spec)
+{
+	const char *colon = strchr(spec, ':'), *eq = colon != NULL ? strchr(colon, '=') : NULL;
+	size_t klen = eq != NULL ? (size_t)(eq - colon - 1) : 0;
+
+	if (colon == NULL || eq == NULL || !main_build_name_ok(spec, (size_t)(colon - spec)) || klen == 0 ||
+	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != klen)
+		return main_error("ini: expected NAME:KEY=VALUE (a build name, a PHP ini name), got \"%s\"", spec);
+	if (strlen(colon + 1) >= sizeof(((struct build *)0)->ini[0]))
+		return main_error("ini: \"%s\" is too long", spec);
+	if (o->nini_args >= (int)(sizeof o->ini_args / sizeof o->ini_args[0]))
+		return main_error("ini: at most %d settings per build", BUILD_MAX_INI);
+	o->ini_args[o->nini_args++] = spec;
+	return 0;
+}
+
 /* A PHP ini size: digits with an optional K/M/G, or -1 for no limit. */
 static int
 main_size_ok(const char *v)
@@ -299,6 +321,8 @@ main_set(struct main_opts *o, const char *key, const char *value)
 		c->measure_timeout_ms = (int)n;
 	} else if (strcmp(key, "valgrind") == 0)
 		c->valgrind_bin = value;
+	else if (strcmp(key, "ini") == 0)
+		return main_add_ini(o, value);
 	else if (strcmp(key, "worker") == 0)
 		c->worker_bin = value;
 	else if (strcmp(key, "core-src") == 0)
@@ -505,13 +529,31 @@ main_builds(struct app *app, struct main_opts *o, int *nworkers)
 {
 	struct config *c = &o->cfg;
 	char err[1024];
-	int i;
+	int i, j, k;
 
+	/* Every --ini names one of the builds. */
+	for (j = 0; j < o->nini_args; j++) {
+		for (k = 0; k < o->nbuild_args; k++) {
+			size_t n = strlen(o->build_args[k].name);
+			if (strncmp(o->ini_args[j], o->build_args[k].name, n) == 0 && o->ini_args[j][n] == ':')
+				break;
+		}
+		if (k == o->nbuild_args)
+			return main_error("ini: \"%s\" names no configured build", o->ini_args[j]);
+	}
 	for (i = 0; i < o->nbuild_args; i++) {
 		struct build *b = &c->builds[i];
 
 		if (build_discover(b, o->build_args[i].name, o->build_args[i].prefix, err, sizeof err) < 0)
 			return main_error("build %s (%s): %s", o->build_args[i].name, o->build_args[i].prefix, err);
+		for (j = 0; j < o->nini_args; j++) {
+			size_t n = strlen(b->name);
+			if (strncmp(o->ini_args[j], b->name, n) != 0 || o->ini_args[j][n] != ':')
+				continue;
+			if (b->nini >= BUILD_MAX_INI)
+				return main_error("ini: at most %d settings for build %s", BUILD_MAX_INI, b->name);
+			snprintf(b->ini[b->nini++], sizeof b->ini[0], "%s", o->ini_args[j] + n + 1);
+		}
 		c->nbuilds = i + 1;
 		if (build_compile_core(b, c, err, sizeof err) < 0)
 			return main_error("build %s: worker core: %s", b->name, err);

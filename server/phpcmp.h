@@ -74,6 +74,8 @@ enum verdict_field {
 };
 
 /* ---- build ---- */
+#define BUILD_MAX_INI 8
+
 struct build {
 	char name[64];
 	char prefix[4096];      /* as configured */
@@ -84,6 +86,9 @@ struct build {
 	char core_path[4096];   /* compiled worker core for this build */
 	int64_t handler_offset; /* zif_json_encode in the library (from the worker) */
 	int64_t db_id;
+	/* ini settings given to this build only (--ini NAME:k=v), "k=v" each */
+	char ini[BUILD_MAX_INI][256];
+	int nini;
 };
 
 /* ---- worker (daemon side) ---- */
@@ -179,6 +184,20 @@ void worker_release(struct worker *);
 int worker_run_case(struct worker *, const struct config *, const struct case_spec *, struct result *r);
 /* Measured cases (iterations > 0) go to the build's measuring worker. */
 const char *worker_state_name(enum worker_state);
+struct proto_buf;
+struct proto_msg;
+/*
+ * Send one request of any type and wait up to timeout_ms for the reply,
+ * starting the worker if it is not running.  Always fills r (init'ed here):
+ * 1 with *reply holding the answer, of whatever type (the caller releases
+ * it); 0 when the worker died or timed out under the request (r is the
+ * crash/timeout result; it was reaped and the next call starts a fresh one);
+ * -1 when it cannot be started (r->failure says why).
+ */
+int worker_call(struct worker *, const struct config *, uint16_t type, const struct proto_buf *req,
+    int timeout_ms, struct proto_msg *reply, struct result *r);
+/* A PROTO_RESULT message's fields into r (result_init'ed). */
+void worker_result_from_msg(struct result *r, const struct proto_msg *m);
 
 /* ---- main.c ---- */
 /* Roles by position in config->builds: [0] is the base, [1] the head. */
@@ -243,6 +262,7 @@ struct db_run {
 	int64_t total, done, same, differ;
 	char created_at[32], started_at[32], finished_at[32]; /* "" when unset */
 	char *error;                         /* NULL when none, malloc'd */
+	char *summary;                       /* the suite's JSON summary, NULL when none, malloc'd */
 };
 
 typedef int (*db_case_row_fn)(void *arg, const struct db_case_row *);
@@ -284,6 +304,14 @@ int db_run_start(struct db *, int64_t id, int64_t total, const char *error, char
 int db_run_finish(struct db *, int64_t id, const char *status, const char *error, char *err, size_t errsize);
 /* queued -> cancelled: 1 done, 0 if it was not queued, -1. */
 int db_run_cancel_queued(struct db *, int64_t id, char *err, size_t errsize);
+/* Generated runs: the run's summary (JSON text); a batch's same cases counted in
+ * the run's progress with every case's result hash (8 bytes each); which
+ * generated case a stored case is. */
+int db_run_summary(struct db *, int64_t run_id, const char *summary, char *err, size_t errsize);
+int db_generated_batch(struct db *, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
+    const void *hashes, size_t len, int64_t same, char *err, size_t errsize);
+int db_generated_case(struct db *, int64_t case_id, int version, uint64_t seed, uint64_t index,
+    char *err, size_t errsize);
 /* Runs waiting as 'queued': the count, or -1. */
 int db_runs_queued(struct db *, char *err, size_t errsize);
 /*
@@ -367,6 +395,30 @@ int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
  * (404/409/429/500) and err.
  */
 int runs_resume(struct runs *, int64_t id, char *err, size_t errsize);
+
+/* ---- genrun.c ---- */
+#define GENRUN_MAX_COUNT 10000000          /* cases per seed in one run */
+#define GENRUN_MAX_SEEDS 16
+#define GENRUN_MAX_START 9007199254740991  /* 2^53 - 1: exact in any JSON reader */
+
+enum genrun_end { GENRUN_DONE, GENRUN_FAILED, GENRUN_CANCELLED, GENRUN_INTERRUPTED };
+
+/* A generated run's body fields (seed or seeds, count, start): 0, or -1 with err. */
+int genrun_check(struct json_t *body, char *err, size_t errsize);
+/* Cases a run with these parameters (JSON text) has; -1 if they are bad. */
+int64_t genrun_total(const char *params);
+/* Execute a run; stop(arg, &cancelled) is asked between batches. */
+enum genrun_end genrun_execute(struct app *, const struct db_run *, int (*stop)(void *arg, int *cancelled),
+    void *arg, char *err, size_t errsize);
+/* {"seed":S,"index":I[,"version":V]} of POST /api/generated: 0, or -1 with err. */
+int genrun_parse_ref(struct json_t *body, uint64_t *seed, uint64_t *index, char *err, size_t errsize);
+/* The generator's version (server/worker/gen.h). */
+int genrun_version(void);
+/* A generated case as PHP source to run like any case (title, code, setup, flags, depth). */
+int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c);
+/* That case run by a build's worker from its generated value (no PHP compiled): 0 with r
+ * filled (a crash is a result), -1 when the worker cannot start. */
+int genrun_detail(struct app *, int role, uint64_t seed, uint64_t index, struct result *r);
 
 /* ---- http.c ---- */
 #define HTTP_MAX_QUERY 16

@@ -27,7 +27,12 @@ enum proto_type {
 	PROTO_CASE = 2,    /* daemon -> worker: run one case */
 	PROTO_RESULT = 3,  /* worker -> daemon: the case's result */
 	PROTO_FAIL = 4,    /* worker -> daemon: cannot start (message) */
-	/* 5..9: generated runs (server/worker/gen.c); 10..14: measurement */
+	/* 5..9: generated runs (server/worker/gen.c, gencore.c) */
+	PROTO_GEN_BATCH = 5,   /* daemon -> worker: digests of cases start..start+count-1 */
+	PROTO_GEN_DIGESTS = 6, /* worker -> daemon: the batch's digests and coverage */
+	PROTO_GEN_DETAIL = 7,  /* daemon -> worker: one case in full; answered by a
+	                        * PROTO_RESULT with TAG_GEN_CODE etc. added */
+	/* 10..14: measurement */
 };
 
 enum proto_tag {
@@ -54,6 +59,17 @@ enum proto_tag {
 	/* PROTO_FAIL */
 	TAG_MESSAGE = 40,
 	/* 50..69: generated runs */
+	TAG_GEN_VERSION = 50, /* int, GEN_VERSION: in every generated-run message */
+	TAG_GEN_SEED = 51,    /* int (the seed's 64 bits) */
+	TAG_GEN_START = 52,   /* int, first index (PROTO_GEN_DETAIL: the index) */
+	TAG_GEN_COUNT = 53,   /* int */
+	TAG_GEN_RECORDS = 54, /* count packed gen_digest records (gen.h) */
+	TAG_GEN_COVERAGE = 55,/* GEN_COUNTERS little-endian u64 counters */
+	TAG_GEN_TIMES = 56,   /* little-endian u64 ns: total, declare, generate, build, encode, digest */
+	TAG_GEN_CODE = 57,    /* the value as PHP source */
+	TAG_GEN_SETUP = 58,   /* PHP declaring the classes it uses */
+	TAG_GEN_PLAN_HASH = 59,   /* int */
+	TAG_GEN_RESULT_HASH = 60, /* int */
 	/* 70..79: measurement (PROTO_RESULT of a case with TAG_ITERATIONS) */
 	TAG_INSTR_TOTAL = 70, /* int, instructions of all measured calls */
 	TAG_DUMP_FILE = 71,   /* the callgrind dump holding that count */

@@ -5,7 +5,8 @@
  * A suite is a source of cases behind a small iterator (open, next, close),
  * so later suites ("generated": seeded values produced on the fly, "measure":
  * workloads under callgrind) plug into the same runner, progress, cancel and
- * shutdown handling.  Only "stored" exists so far.
+ * shutdown handling.  "generated" (genrun.c) runs batches of cases on both
+ * builds at once instead, so it takes the whole run through `execute`.
  *
  * The queue lives in the runs table (status 'queued'), not in memory: what
  * the API shows is what the runner will do, and a restart finds nothing
@@ -59,6 +60,11 @@ struct suite {
 	/* 1 with a case (the caller releases it), 0 at the end, -1 with err. */
 	int (*next)(struct suite_iter *, struct case_spec *, char *err, size_t errsize);
 	void (*close)(struct suite_iter *);
+	/* Optional: check the body's fields (0, or -1 with err: a 400). */
+	int (*check)(json_t *body, char *err, size_t errsize);
+	/* Optional: run the whole run itself instead of case by case (genrun.c
+	 * runs batches); an enum runs_end, err saying why it failed. */
+	int (*execute)(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
 };
 
 /* ---- the stored suite: every *.phpt under the cases folder ---- */
@@ -331,9 +337,41 @@ stored_next(struct suite_iter *it, struct case_spec *c, char *err, size_t errsiz
 
 static const char *const stored_params[] = { NULL };
 
+/* ---- the generated suite: seeded values, in batches (genrun.c) ---- */
+
+static const char *const generated_params[] = { "seed", "seeds", "count", "start", NULL };
+
+static int
+generated_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+{
+	if ((it->total = genrun_total(run->params)) < 0) {
+		snprintf(err, errsize, "bad parameters for the generated suite");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+generated_close(struct suite_iter *it)
+{
+	(void)it;
+}
+
+static int runs_should_stop(struct runs *, int *cancelled);
+
+static int
+generated_stop(void *arg, int *cancelled)
+{
+	return runs_should_stop(arg, cancelled);
+}
+
+static int generated_execute(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
+
 static const struct suite runs_suites[] = {
-	{ "stored", 0, stored_params, stored_open, stored_next, stored_close },
-	{ "measure", 1, stored_params, measure_open, stored_next, stored_close },
+	{ "stored", 0, stored_params, stored_open, stored_next, stored_close, NULL, NULL },
+	{ "measure", 1, stored_params, measure_open, stored_next, stored_close, NULL, NULL },
+	{ "generated", 0, generated_params, generated_open, NULL, generated_close, genrun_check,
+	    generated_execute },
 };
 
 static const struct suite *
@@ -419,6 +457,17 @@ runs_log_error(int64_t id, const char *what, const char *err)
 
 enum runs_end { END_DONE, END_FAILED, END_CANCELLED, END_INTERRUPTED };
 
+static int
+generated_execute(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+{
+	switch (genrun_execute(it->runs->app, run, generated_stop, it->runs, err, errsize)) {
+	case GENRUN_DONE: return END_DONE;
+	case GENRUN_CANCELLED: return END_CANCELLED;
+	case GENRUN_INTERRUPTED: return END_INTERRUPTED;
+	default: return END_FAILED;
+	}
+}
+
 static const char *const runs_end_status[] = {
 	[END_DONE] = "done", [END_FAILED] = "failed",
 	[END_CANCELLED] = "cancelled", [END_INTERRUPTED] = "interrupted",
@@ -462,6 +511,10 @@ runs_execute(struct runs *rs, struct db_run *run)
 	}
 	if (!opened) {
 		end = END_FAILED;
+		goto finish;
+	}
+	if (suite->execute != NULL) {
+		end = (enum runs_end)suite->execute(&it, run, err, sizeof err);
 		goto finish;
 	}
 	for (;;) {
@@ -641,12 +694,12 @@ runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t
 
 	v = json_object_get(body, "suite");
 	if (v == NULL || !json_is_string(v)) {
-		snprintf(err, errsize, "suite: %s (known: stored, measure)", v == NULL ? "required" : "expected a string");
+		snprintf(err, errsize, "suite: %s (known: stored, measure, generated)", v == NULL ? "required" : "expected a string");
 		return 400;
 	}
 	if (strlen(json_string_value(v)) != json_string_length(v) ||
 	    (suite = runs_suite(json_string_value(v))) == NULL) {
-		snprintf(err, errsize, "suite: unknown suite \"%.64s\" (known: stored, measure)", json_string_value(v));
+		snprintf(err, errsize, "suite: unknown suite \"%.64s\" (known: stored, measure, generated)", json_string_value(v));
 		return 400;
 	}
 	json_object_foreach(body, key, v) {
@@ -660,6 +713,8 @@ runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t
 			return 400;
 		}
 	}
+	if (suite->check != NULL && suite->check(body, err, errsize) < 0)
+		return 400;
 	/* The parameters are the body without "suite", kept as JSON on the run. */
 	if ((params = json_deep_copy(body)) == NULL || json_object_del(params, "suite") < 0 ||
 	    (text = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {

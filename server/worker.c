@@ -88,7 +88,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 {
 	int sv[2] = { -1, -1 };
 	posix_spawn_file_actions_t fa;
-	const char *argv[24];
+	const char *argv[24 + 2 * BUILD_MAX_INI];
 	char toggle[64], outfile[4200], outopt[4300], dumpdir[4096];
 	int argc = 0;
 	/* A fixed, minimal environment: instruction counts and PHP's behaviour
@@ -127,6 +127,10 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	argv[argc++] = w->build->core_path;
 	argv[argc++] = "--memory-limit";
 	argv[argc++] = cfg->memory_limit;
+	for (int i = 0; i < w->build->nini; i++) {
+		argv[argc++] = "--ini";
+		argv[argc++] = w->build->ini[i];
+	}
 	if (w->measuring) {
 		argv[argc++] = "--dump-prefix";
 		argv[argc++] = outfile;
@@ -221,7 +225,7 @@ static char *field_strdup(const struct proto_msg *m, uint16_t tag)
 	return s;
 }
 
-static void result_from_msg(struct result *r, const struct proto_msg *m)
+void worker_result_from_msg(struct result *r, const struct proto_msg *m)
 {
 	const struct proto_field *f;
 	r->status = proto_get_int(m, TAG_STATUS, STATUS_ERROR) == PROTO_STATUS_OK ? STATUS_OK : STATUS_ERROR;
@@ -332,7 +336,7 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 	w->cases_run++;
 
 	if (r_recv == 1 && reply.type == PROTO_RESULT) {
-		result_from_msg(r, &reply);
+		worker_result_from_msg(r, &reply);
 		proto_msg_release(&reply);
 		w->consecutive_deaths = 0;
 		w->state = WORKER_READY;
@@ -388,4 +392,58 @@ void worker_release(struct worker *w)
 	w->state = WORKER_STOPPED;
 	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_destroy(&w->lock);
+}
+
+int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const struct proto_buf *req,
+    int timeout_ms, struct proto_msg *reply, struct result *r)
+{
+	int ret;
+
+	result_init(r);
+	pthread_mutex_lock(&w->lock);
+	if (w->pid < 0) {
+		worker_backoff(w);
+		if (worker_start(w, cfg) < 0) {
+			w->consecutive_deaths++;
+			w->state = WORKER_FAILED;
+			result_failed(r, STATUS_ERROR, "worker failed to start: %s", w->last_failure);
+			ret = -1;
+			goto out;
+		}
+		if (w->cases_run > 0 || w->consecutive_deaths > 0)
+			w->restarts++;
+	}
+	w->state = WORKER_BUSY;
+	double t0 = now_ms();
+	int r_send = proto_send(w->fd, type, req);
+	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, reply, timeout_ms);
+	int timed_out = r_recv < 0 && errno == ETIMEDOUT;
+	r->wall_ms = now_ms() - t0;
+	w->cases_run++;
+	if (r_recv == 1) {
+		w->consecutive_deaths = 0;
+		w->state = WORKER_READY;
+		ret = 1;
+		goto out;
+	}
+	if (timed_out) {
+		char limit[32];
+		snprintf(limit, sizeof(limit), "%d", timeout_ms);
+		worker_reap(w, 1);
+		result_failed(r, STATUS_TIMEOUT, "timed out after %s ms; worker killed", limit);
+		snprintf(w->last_failure, sizeof(w->last_failure), "request timed out after %d ms", timeout_ms);
+	} else {
+		int status = worker_reap(w, 1);
+		char why[128];
+		describe_exit(status, why, sizeof(why));
+		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		result_failed(r, STATUS_CRASH, "%s", why);
+		snprintf(w->last_failure, sizeof(w->last_failure), "%s", why);
+	}
+	w->consecutive_deaths++;
+	w->state = WORKER_STOPPED;
+	ret = 0;
+out:
+	pthread_mutex_unlock(&w->lock);
+	return ret;
 }

@@ -23,6 +23,7 @@
 #include <valgrind/callgrind.h>
 
 #include "core.h"
+#include "gencore.h"
 
 #define MAX_PRINTED   (1u << 20)   /* what a case may echo before we cut it */
 #define MAX_WARNINGS  (64u << 10)
@@ -486,11 +487,24 @@ static void core_shutdown(void)
 	php_embed_shutdown();
 }
 
+/* Requests other than PROTO_CASE, by type. */
+static int core_handle(const struct proto_msg *req, struct proto_buf *out)
+{
+	switch (req->type) {
+	case PROTO_GEN_BATCH:
+	case PROTO_GEN_DETAIL:
+		return gencore_handle(req, out);
+	default:
+		return 0;
+	}
+}
+
 static const struct core_api api = {
 	.abi = CORE_ABI,
 	.init = core_init,
 	.hello = core_hello,
 	.run_case = core_run_case,
+	.handle = core_handle,
 	.shutdown = core_shutdown,
 };
 

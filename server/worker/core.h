@@ -11,7 +11,7 @@
 
 #include "../proto.h"
 
-#define CORE_ABI 1
+#define CORE_ABI 2
 #define CORE_MAX_INI 32
 
 struct core_options {
@@ -29,6 +29,9 @@ struct core_api {
 	void (*hello)(struct proto_buf *out);
 	/* Run one PROTO_CASE message in a fresh request; fill a PROTO_RESULT. */
 	void (*run_case)(const struct proto_msg *req, struct proto_buf *out);
+	/* Any other request type (PROTO_GEN_*...): fill out and return the
+	 * reply's type, or 0 for a type the core does not know. */
+	int (*handle)(const struct proto_msg *req, struct proto_buf *out);
 	void (*shutdown)(void);
 };
 

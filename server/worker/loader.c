@@ -150,12 +150,15 @@ int main(int argc, char **argv)
 		if (r <= 0)
 			break; /* the daemon closed the socket (or sent garbage): done */
 		proto_buf_release(&out);
+		int type = PROTO_RESULT;
 		if (req.type == PROTO_CASE)
 			api->run_case(&req, &out);
-		else
+		else if ((type = api->handle(&req, &out)) == 0) {
+			type = PROTO_FAIL;
 			proto_buf_add_str(&out, TAG_MESSAGE, "unexpected message type");
+		}
 		proto_msg_release(&req);
-		if (proto_send(PROTO_FD, out.failed ? PROTO_FAIL : PROTO_RESULT, &out) < 0)
+		if (proto_send(PROTO_FD, out.failed ? PROTO_FAIL : type, &out) < 0)
 			break;
 	}
 	proto_buf_release(&out);

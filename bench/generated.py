@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Benchmark of generated runs (issue 3): the hand-made method against
+phpcmp, side by side in one run, on the same number of cases.
+
+The hand-made method (PRODUCT.md): bench/handmade.php builds a corpus of
+generated json_encode() cases and prints `id flags json_last_error
+md5(output)` per case; it is run once per build and per seed, then the two
+builds' files are compared with diff.  Debian ships one PHP CLI (8.2.36),
+so "once per build" is that CLI twice: the work is the same, the files
+come out equal.  It is timed two ways: one run after the other (what a
+reviewer does by hand) and both builds' runs at once (the two cores phpcmp
+uses too).
+
+phpcmp: a daemon started here on a free port with a fresh database runs
+POST /api/runs {"suite":"generated","seeds":[...],"count":N}; timed from the
+POST to the run's end, every case's result hash and the run's summary in
+SQLite.
+
+    python3 bench/generated.py [--count 200000] [--seeds 1,2,3] [--php php8.2] [--bin build]
+"""
+import argparse, http.client, json, os, shutil, socket, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def request(port, method, path, body=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    return r.status, json.loads(data) if data else None
+
+
+def rss_kb(pid, field):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
+
+
+def handmade(php, seeds, count, tmp, parallel):
+    """Both builds' files for every seed, then diff; wall seconds and the diff's line count."""
+    t0 = time.monotonic()
+    for seed in seeds:
+        procs = []
+        for build in ("base", "head"):
+            out = open(os.path.join(tmp, f"{build}-{seed}.txt"), "w")
+            p = subprocess.Popen([php, os.path.join(ROOT, "bench/handmade.php"), str(seed), str(count)],
+                                 stdout=out, stderr=subprocess.DEVNULL)
+            procs.append((p, out))
+            if not parallel:
+                p.wait()
+        for p, out in procs:
+            p.wait()
+            out.close()
+            if p.returncode != 0:
+                sys.exit(f"bench: {php} bench/handmade.php exited {p.returncode}")
+    t_gen = time.monotonic() - t0
+    diff_lines = 0
+    for seed in seeds:
+        d = subprocess.run(["diff", os.path.join(tmp, f"base-{seed}.txt"), os.path.join(tmp, f"head-{seed}.txt")],
+                           stdout=subprocess.PIPE)
+        diff_lines += d.stdout.count(b"\n")
+    return time.monotonic() - t0, t_gen, diff_lines
+
+
+def phpcmp(bindir, seeds, count, tmp, port):
+    db = os.path.join(tmp, "bench.db")
+    log = open(os.path.join(tmp, "daemon.log"), "w")
+    args = [os.path.join(bindir, "phpcmp"), "serve", "--port", str(port), "--db", db,
+            "--state", os.path.join(bindir, "bench-state"), "--worker", os.path.join(bindir, "phpcmp-worker"),
+            "--build", "base=" + os.path.join(ROOT, "builds/base"), "--build", "head=" + os.path.join(ROOT, "builds/head"),
+            "--cases", os.path.join(ROOT, "cases"), "--web", os.path.join(ROOT, "web")]
+    t_start = time.monotonic()
+    daemon = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    try:
+        while True:
+            try:
+                if request(port, "GET", "/api/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if daemon.poll() is not None or time.monotonic() - t_start > 120:
+                sys.exit("bench: the daemon did not start; see " + log.name)
+            time.sleep(0.05)
+        startup = time.monotonic() - t_start
+        rss_before = rss_kb(daemon.pid, "VmRSS")
+        t0 = time.monotonic()
+        status, run = request(port, "POST", "/api/runs", {"suite": "generated", "seeds": seeds, "count": count})
+        if status != 202:
+            sys.exit(f"bench: POST /api/runs answered {status}: {run}")
+        while True:
+            status, run = request(port, "GET", f"/api/runs/{run['id']}")
+            if run["status"] not in ("queued", "running"):
+                break
+            time.sleep(0.02)
+        wall = time.monotonic() - t0
+        peak = rss_kb(daemon.pid, "VmHWM")
+        if run["status"] != "done":
+            sys.exit(f"bench: the run ended {run['status']}: {run['error']}")
+    finally:
+        daemon.terminate()
+        daemon.wait()
+        log.close()
+    import sqlite3
+    con = sqlite3.connect(db)
+    rows, hashed = con.execute("SELECT count(*), coalesce(sum(count), 0) FROM generated_batches").fetchone()
+    con.close()
+    return wall, startup, run, peak, rss_before, rows, hashed, os.path.getsize(db)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=200000, help="cases per seed")
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--php", default="php8.2", help="PHP CLI for the hand-made method")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build"), help="folder of phpcmp and phpcmp-worker")
+    args = ap.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    total = args.count * len(seeds)
+    if shutil.which(args.php) is None:
+        sys.exit(f"bench: {args.php} not found (Debian: apt-get install php8.2-cli)")
+    if not os.access(os.path.join(args.bin, "phpcmp"), os.X_OK):
+        sys.exit(f"bench: {args.bin}/phpcmp is not built (make)")
+    version = subprocess.run([args.php, "-r", "echo PHP_VERSION;"], stdout=subprocess.PIPE, text=True).stdout
+    tmp = tempfile.mkdtemp(prefix="phpcmp-bench-")
+    try:
+        print(f"{total} cases ({len(seeds)} seeds x {args.count}) on both builds; "
+              f"{os.cpu_count()} CPUs; hand-made with {args.php} {version} (one CLI, run once per build)")
+        hm_seq, hm_seq_gen, diff_seq = handmade(args.php, seeds, args.count, tmp, parallel=False)
+        print(f"  hand-made, one run after the other ... {hm_seq:7.2f} s  (diff: {hm_seq - hm_seq_gen:.2f} s, {diff_seq} lines)")
+        hm_par, hm_par_gen, diff_par = handmade(args.php, seeds, args.count, tmp, parallel=True)
+        print(f"  hand-made, both builds at once ....... {hm_par:7.2f} s  (diff: {hm_par - hm_par_gen:.2f} s, {diff_par} lines)")
+        wall, startup, run, peak, rss_before, rows, hashed, dbsize = phpcmp(args.bin, seeds, args.count, tmp, free_port())
+        s = run["summary"]
+        print(f"  phpcmp generated run ................. {wall:7.2f} s  (daemon startup before it: {startup:.2f} s)")
+        print()
+        print("| method | wall time | phpcmp / method |")
+        print("|---|---|---|")
+        print(f"| hand-made, builds one after the other | {hm_seq:.2f} s | {wall / hm_seq:.3f} |")
+        print(f"| hand-made, both builds at once | {hm_par:.2f} s | {wall / hm_par:.3f} |")
+        print(f"| phpcmp (`POST /api/runs` generated, to done) | {wall:.2f} s | 1 |")
+        print()
+        print(f"phpcmp: {run['done']} cases, {run['counts']['differ']} mismatches, "
+              f"{s['rate']:.0f} cases/s per build pair; corpus hash {s['corpus_hash']}")
+        for role in ("base", "head"):
+            b = s["builds"][role]
+            t = b["time_s"]
+            print(f"  {role} ({run['builds'][role]}): {b['cases_per_s']:.0f} cases/s while busy; time in the worker: "
+                  + ", ".join(f"{k} {v:.2f} s" for k, v in t.items()))
+        d = s["daemon"]
+        print(f"  daemon: compare {d['compare_s']:.2f} s, mismatch details {d['mismatch_details_s']:.2f} s, "
+              f"database {d['database_s']:.2f} s; resident memory {rss_before} KiB before the run, "
+              f"peak {peak} KiB (VmHWM)")
+        print(f"  SQLite: {rows} generated_batches rows holding {hashed} result hashes; database {dbsize // 1024} KiB")
+        print(f"  coverage: every piece class reached: "
+              f"{all(v > 0 for v in s['coverage']['piece'].values())}; error codes (base): "
+              + ", ".join(f"{k} {v}" for k, v in s["builds"]["base"]["error_codes"].items()))
+        goal = wall <= hm_seq / 3
+        print(f"goal (phpcmp <= 1/3 of the hand-made wall time): {'met' if goal else 'NOT met'} "
+              f"({wall / hm_seq:.3f} one after the other, {wall / hm_par:.3f} both at once)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

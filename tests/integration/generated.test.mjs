@@ -1,0 +1,288 @@
+// The generated suite against the real daemon and both real builds:
+// POST /api/runs {"suite":"generated",...}, its progress, summary and cancel;
+// the corpus is the same for the same seed across runs and restarts; a
+// 200,000-case run on the default builds; mismatch detection proven with a
+// real per-build ini setting; a crash and a timeout on one build recorded as
+// status mismatches while the run goes on; POST /api/generated.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { Daemon, tmpDir } from './helper.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const daemons = [];
+after(async () => { for (const d of daemons) await d.stopClean(); });
+async function start(opts) {
+	const d = await Daemon.start(opts);
+	daemons.push(d);
+	return d;
+}
+
+async function postRun(d, body) {
+	const r = await d.request('POST', '/api/runs', { body });
+	assert.equal(r.status, 202, r.text);
+	return r.json;
+}
+
+// Poll a run to its end; also returns what was seen on the way.
+async function waitRun(d, id, deadlineMs = 300_000) {
+	const deadline = Date.now() + deadlineMs;
+	const seen = [];
+	for (;;) {
+		const r = await d.get(`/api/runs/${id}`);
+		assert.equal(r.status, 200, r.text);
+		seen.push(r.json);
+		if (!['queued', 'running'].includes(r.json.status)) return { run: r.json, seen };
+		assert.ok(Date.now() < deadline, `run ${id} still ${r.json.status}: ${r.text.slice(0, 500)}`);
+		await sleep(25);
+	}
+}
+
+function sql(db, query) {
+	return execFileSync('sqlite3', ['-readonly', db, query], { encoding: 'utf8' }).trim();
+}
+
+test('bad parameters are a precise 400 and queue nothing', async () => {
+	const d = await start({ name: 'gen-bad' });
+	const bad = [
+		[{ suite: 'generated' }, /seed: required/],
+		[{ suite: 'generated', seed: 1 }, /count: required/],
+		[{ suite: 'generated', seed: '1', count: 10 }, /^seed: expected an integer 0 \.\. 9223372036854775807$/],
+		[{ suite: 'generated', seed: -1, count: 10 }, /^seed: expected an integer/],
+		[{ suite: 'generated', seed: 1.5, count: 10 }, /^seed: expected an integer/],
+		[{ suite: 'generated', seed: 1, count: 0 }, /^count: expected an integer 1 \.\. 10000000$/],
+		[{ suite: 'generated', seed: 1, count: 10000001 }, /^count: expected an integer 1 \.\. 10000000$/],
+		[{ suite: 'generated', seed: 1, seeds: [2], count: 10 }, /give one or the other/],
+		[{ suite: 'generated', seeds: [], count: 10 }, /^seeds: expected an array of 1 \.\. 16 integers$/],
+		[{ suite: 'generated', seeds: [1, 'x'], count: 10 }, /^seeds\[1\]: expected an integer/],
+		[{ suite: 'generated', seeds: Array.from({ length: 17 }, (_, i) => i), count: 10 }, /^seeds: expected an array/],
+		[{ suite: 'generated', seed: 1, count: 10, start: -5 }, /^start: expected an integer 0 \.\. 9007199254740991$/],
+		[{ suite: 'generated', seed: 1, count: 10, speed: 'max' }, /unknown field "speed" for suite generated/],
+	];
+	for (const [body, re] of bad) {
+		const r = await d.request('POST', '/api/runs', { body });
+		assert.equal(r.status, 400, `${JSON.stringify(body)} -> ${r.status} ${r.text}`);
+		assert.equal(r.json.error.code, 'bad_request');
+		assert.match(r.json.error.message, re, JSON.stringify(body));
+	}
+	const runs = await d.get('/api/runs');
+	assert.deepEqual(runs.json.runs, [], 'nothing was queued');
+
+	for (const [body, re] of [
+		[{ seed: 1 }, /^index: required/],
+		[{ index: 3 }, /^seed: required/],
+		[{ seed: 1, index: -1 }, /^index: expected an integer/],
+		[{ seed: 1, index: 0, version: 99 }, /^version: this daemon's generator is version 1 only$/],
+		[{ seed: 1, index: 0, flags: 3 }, /^unknown field "flags"/],
+	]) {
+		const r = await d.request('POST', '/api/generated', { body });
+		assert.equal(r.status, 400, `${JSON.stringify(body)} -> ${r.status} ${r.text}`);
+		assert.match(r.json.error.message, re, JSON.stringify(body));
+	}
+	const r = await d.request('GET', '/api/generated');
+	assert.equal(r.status, 405);
+});
+
+test('200,000 generated cases on the default builds: progress, no mismatch, coverage, results in SQLite', async () => {
+	const db = path.join(tmpDir(), 'phpcmp.db');
+	const d = await start({ name: 'gen-200k', db });
+	const posted = await postRun(d, { suite: 'generated', seed: 20260101, count: 200000 });
+	assert.equal(posted.suite, 'generated');
+	assert.deepEqual(posted.params, { count: 200000, seed: 20260101 });
+	const { run, seen } = await waitRun(d, posted.id);
+	assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 1000));
+	assert.equal(run.error, null);
+	assert.equal(run.total, 200000);
+	assert.equal(run.done, 200000);
+	// The two Debian builds' encoders agree: every case is the same.
+	assert.deepEqual(run.counts, { same: 200000, differ: 0 });
+
+	// Progress was visible on the way: done/total and a rate.
+	const midway = seen.filter((r) => r.status === 'running' && r.done > 0 && r.done < r.total);
+	assert.ok(midway.length > 0, `saw the run in progress (${seen.map((r) => `${r.status}:${r.done}`).join(' ')})`);
+	assert.ok(midway.every((r) => r.summary && r.summary.rate >= 0 && r.summary.mismatches === 0));
+
+	const s = run.summary;
+	assert.equal(s.generator_version, 1);
+	assert.equal(s.done, 200000);
+	assert.equal(s.mismatches, 0);
+	assert.equal(s.unconfirmed, 0);
+	assert.match(s.corpus_hash, /^[0-9a-f]{16}$/);
+	assert.match(s.corpus_hashes['20260101'], /^[0-9a-f]{16}$/);
+	assert.ok(s.rate > 10000, `rate ${s.rate} cases/s`);
+	for (const role of ['base', 'head']) {
+		const b = s.builds[role];
+		assert.equal(b.statuses.ok, 200000);
+		assert.equal(b.failures, 0);
+		assert.ok(b.cases_per_s > 10000, `${role}: ${b.cases_per_s} cases/s`);
+		for (const e of ['JSON_ERROR_NONE', 'JSON_ERROR_DEPTH', 'JSON_ERROR_UTF8', 'JSON_ERROR_INF_OR_NAN',
+			'JSON_ERROR_UNSUPPORTED_TYPE', 'JSON_ERROR_NON_BACKED_ENUM']) {
+			assert.ok(b.error_codes[e] > 0, `${role} reached ${e}: ${JSON.stringify(b.error_codes)}`);
+		}
+		assert.ok(b.exceptions > 0, 'exceptions (JSON_THROW_ON_ERROR, a throwing jsonSerialize) were reached');
+	}
+	assert.deepEqual(s.builds.base.error_codes, s.builds.head.error_codes);
+	// Coverage: every piece class, shape, kind, feature, flag and class was reached.
+	const cov = s.coverage;
+	assert.equal(cov.cases, 200000);
+	for (const group of ['piece', 'string', 'kind', 'feature', 'flag', 'class', 'enum']) {
+		const entries = Object.entries(cov[group]);
+		assert.ok(entries.length > 0, group);
+		for (const [k, v] of entries) assert.ok(v > 0, `${group}.${k} never reached`);
+	}
+	for (const p of ['quote', 'backslash', 'slash', 'tag', 'amp', 'apos', 'control', 'del', 'utf8_2', 'utf8_3',
+		'utf8_4', 'line_separator', 'invalid_lone_continuation', 'invalid_truncated', 'invalid_overlong',
+		'invalid_surrogate', 'invalid_above_10ffff']) assert.ok(cov.piece[p] > 0, p);
+	assert.equal(Object.keys(cov.flag).length, 15, 'the 14 encode flags and JSON_THROW_ON_ERROR');
+	for (const v of Object.values(cov.flag).slice(0, 14)) assert.ok(Math.abs(v / 200000 - 0.25) < 0.01, 'p = 1/4');
+	assert.equal(Object.keys(cov.class).length, 40);
+	// The daemon's memory: small, whatever the number of cases.
+	assert.ok(s.daemon.peak_rss_kb > 0 && s.daemon.peak_rss_kb < 64 * 1024, `peak RSS ${s.daemon.peak_rss_kb} KiB`);
+
+	// Every case's result is in SQLite; the listing of the run has no mismatch.
+	assert.equal(sql(db, `SELECT count(*), sum(count), sum(length(hashes)) FROM generated_batches WHERE run_id = ${run.id}`),
+		`25|200000|1600000`);
+	const listed = await d.get(`/api/runs/${run.id}/cases?verdict=differ`);
+	assert.deepEqual(listed.json.cases, []);
+	// A run looks the same in the listing.
+	const runs = await d.get('/api/runs');
+	assert.deepEqual(runs.json.runs[0], run);
+});
+
+test('the same seed gives the same corpus across runs and across a daemon restart', async () => {
+	const db = path.join(tmpDir(), 'phpcmp.db');
+	let d = await start({ name: 'gen-same-1', db });
+	const a = (await waitRun(d, (await postRun(d, { suite: 'generated', seeds: [7, 8], count: 30000 })).id)).run;
+	const b = (await waitRun(d, (await postRun(d, { suite: 'generated', seed: 7, count: 30000 })).id)).run;
+	await d.stopClean();
+	daemons.splice(daemons.indexOf(d), 1);
+	d = await start({ name: 'gen-same-2', db });
+	const c = (await waitRun(d, (await postRun(d, { suite: 'generated', seeds: [7, 8], count: 30000 })).id)).run;
+	const other = (await waitRun(d, (await postRun(d, { suite: 'generated', seed: 9, count: 30000 })).id)).run;
+	const shifted = (await waitRun(d, (await postRun(d, { suite: 'generated', seed: 7, count: 30000, start: 1 })).id)).run;
+	for (const r of [a, b, c, other, shifted]) assert.equal(r.status, 'done', JSON.stringify(r).slice(0, 500));
+	assert.equal(a.total, 60000);
+	assert.equal(a.summary.corpus_hashes['7'], b.summary.corpus_hashes['7'], 'seed 7 alone and with seed 8');
+	assert.equal(a.summary.corpus_hash, c.summary.corpus_hash, 'seeds [7, 8] before and after a restart');
+	assert.deepEqual(a.summary.corpus_hashes, c.summary.corpus_hashes);
+	assert.notEqual(a.summary.corpus_hashes['7'], a.summary.corpus_hashes['8']);
+	assert.notEqual(other.summary.corpus_hashes['9'], a.summary.corpus_hashes['7']);
+	assert.notEqual(shifted.summary.corpus_hashes['7'], b.summary.corpus_hashes['7'], 'another range of seed 7');
+	// The run from before the restart still shows its summary.
+	const old = await d.get(`/api/runs/${a.id}`);
+	assert.equal(old.json.summary.corpus_hash, a.summary.corpus_hash);
+});
+
+test('mismatches on real builds: serialize_precision=17 on the head only', async () => {
+	const db = path.join(tmpDir(), 'phpcmp.db');
+	const d = await start({ name: 'gen-ini', db, extraArgs: ['--ini', 'head:serialize_precision=17'] });
+	assert.deepEqual(d.health.builds.map((b) => b.ini), [[], ['serialize_precision=17']]);
+	const { run } = await waitRun(d, (await postRun(d, { suite: 'generated', seed: 5, count: 4000 })).id);
+	assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 500));
+	assert.equal(run.done, 4000);
+	const differ = run.counts.differ;
+	assert.ok(differ > 50 && differ < 2000, `floats encode differently in some cases: ${differ}`);
+	assert.equal(run.counts.same + differ, 4000);
+	assert.equal(run.summary.mismatches, differ);
+	assert.equal(run.summary.unconfirmed, 0, 'every digest mismatch is a real one when run alone');
+	assert.equal(run.summary.mismatch_list.length, Math.min(differ, 20));
+
+	// Every mismatch is a stored case with both results in full.
+	const cases = await d.listAll(`/api/runs/${run.id}/cases?verdict=differ&limit=500`);
+	assert.equal(cases.length, differ);
+	assert.equal(Number(sql(db, 'SELECT count(*) FROM generated_cases')), differ);
+	const first = run.summary.mismatch_list[0];
+	const c = (await d.get(`/api/cases/${first.case_id}`)).json;
+	assert.equal(c.case.title, `generated v1 seed 5 #${first.index}`);
+	assert.equal(c.verdict, 'differ');
+	assert.ok(c.differs.includes('output'), c.differs);
+	assert.equal(c.run_id, run.id);
+	assert.ok(c.case.code.length > 0);
+	assert.ok(Array.isArray(c.case.flag_names));
+	assert.ok(c.case.depth >= 1);
+	assert.notEqual(c.results.base.output, c.results.head.output);
+	// The head prints floats with 17 significant digits.
+	assert.match(c.results.head.output, /\d\.\d{10,}|E[+-]?\d+|e[+-]?\d+/);
+
+	// One call turns it into a submitted case run from its PHP source.
+	const g = await d.request('POST', '/api/generated', { body: { seed: 5, index: first.index } });
+	assert.equal(g.status, 201, g.text);
+	assert.equal(g.json.verdict, 'differ');
+	assert.deepEqual(g.json.generated, { version: 1, seed: 5, index: first.index, reproduces: { base: true, head: true } });
+	assert.equal(g.json.id, first.case_id, 'the same case, with another comparison in its history');
+	assert.equal(g.json.run_id, null);
+	assert.equal(g.json.results.head.output, c.results.head.output);
+	assert.match(g.json.phpt, /^--TEST--\ngenerated v1 seed 5 #\d+\n/);
+	assert.match(g.json.phpt, /--VALUE--\n/);
+	const again = await d.request('POST', '/api/generated?fail_on_differ=1', { body: { seed: 5, index: first.index } });
+	assert.equal(again.status, 409);
+});
+
+test('the PHP source of a generated case reproduces its value on both builds', async () => {
+	const d = await start({ name: 'gen-source' });
+	let checked = 0;
+	for (let i = 0; i < 150; i++) {
+		const r = await d.request('POST', '/api/generated', { body: { seed: 31337, index: i } });
+		assert.equal(r.status, 201, r.text);
+		assert.deepEqual(r.json.generated.reproduces, { base: true, head: true },
+			`index ${i}: ${r.json.case.code}\n${r.json.case.setup}`);
+		assert.equal(r.json.verdict, 'same');
+		checked++;
+	}
+	assert.equal(checked, 150);
+});
+
+test('a crash and a timeout on one build are status mismatches; the run goes on', async () => {
+	const d = await start({
+		name: 'gen-faults', timeoutMs: 1500,
+		extraArgs: ['--ini', 'head:phpcmp.gen_crash_at=1234', '--ini', 'base:phpcmp.gen_hang_at=77'],
+	});
+	const { run } = await waitRun(d, (await postRun(d, { suite: 'generated', seed: 3, count: 3000 })).id);
+	assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 800));
+	assert.equal(run.done, 3000);
+	assert.deepEqual(run.counts, { same: 2998, differ: 2 });
+	const list = run.summary.mismatch_list.sort((a, b) => a.index - b.index);
+	assert.deepEqual(list.map((m) => m.index), [77, 1234]);
+	assert.equal(run.summary.builds.base.failures, 1);
+	assert.equal(run.summary.builds.head.failures, 1);
+	assert.equal(run.summary.builds.base.statuses.timeout, 1);
+	assert.equal(run.summary.builds.head.statuses.crash, 1);
+
+	const hang = (await d.get(`/api/cases/${list[0].case_id}`)).json;
+	assert.equal(hang.results.base.status, 'timeout');
+	assert.equal(hang.results.head.status, 'ok');
+	assert.ok(hang.differs.includes('status'));
+	const crash = (await d.get(`/api/cases/${list[1].case_id}`)).json;
+	assert.equal(crash.results.head.status, 'crash');
+	assert.equal(crash.results.head.signal, 11);
+	assert.match(crash.results.head.failure, /SIGSEGV/);
+	assert.equal(crash.results.base.status, 'ok');
+	assert.ok(crash.differs.includes('status'));
+	// The workers were restarted and still answer.
+	const h = (await d.get('/api/health')).json;
+	for (const b of h.builds) assert.ok(b.worker.restarts >= 1, `${b.name} restarted`);
+	const ok = await d.runCase({ code: '[1]' });
+	assert.equal(ok.verdict, 'same');
+});
+
+test('a generated run can be cancelled while it runs', async () => {
+	const d = await start({ name: 'gen-cancel' });
+	const posted = await postRun(d, { suite: 'generated', seeds: [1, 2, 3, 4], count: 10000000 });
+	for (;;) {
+		const r = await d.get(`/api/runs/${posted.id}`);
+		if (r.json.status === 'running' && r.json.done > 0) break;
+		assert.ok(['queued', 'running'].includes(r.json.status), r.text);
+		await sleep(20);
+	}
+	const c = await d.request('POST', `/api/runs/${posted.id}/cancel`);
+	assert.equal(c.status, 200, c.text);
+	const { run } = await waitRun(d, posted.id, 30_000);
+	assert.equal(run.status, 'cancelled');
+	assert.equal(run.total, 40000000);
+	assert.ok(run.done > 0 && run.done < run.total, `done ${run.done}`);
+	assert.equal(run.summary.done, run.done);
+	const again = await d.request('POST', `/api/runs/${posted.id}/cancel`);
+	assert.equal(again.status, 409);
+});

@@ -1,0 +1,355 @@
+/* Unit tests for server/worker/gen.c (the case generator), printing TAP. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "worker/gen.h"
+
+/*
+ * The hash of the first 10,000 cases of seed 1 (gen_case_hash of each, in
+ * order).  It changes only when what the generator makes changes -- and then
+ * GEN_VERSION must change too, or stored (version, seed, index) references
+ * would name other values.
+ */
+#define PINNED_VERSION 1
+#define PINNED_CORPUS 0x59bc0c7c81f106e5ull
+
+static int tap_n, tap_failed;
+
+static void
+ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	tap_n++;
+	if (!cond)
+		tap_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static struct gen_case a, b;
+
+static int
+utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		size_t len;
+		uint32_t cp;
+		if (u[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (u[i] >= 0xc2 && u[i] <= 0xdf)
+			len = 2, cp = u[i] & 0x1f;
+		else if (u[i] >= 0xe0 && u[i] <= 0xef)
+			len = 3, cp = u[i] & 0x0f;
+		else if (u[i] >= 0xf0 && u[i] <= 0xf4)
+			len = 4, cp = u[i] & 0x07;
+		else
+			return 0;
+		if (i + len > n)
+			return 0;
+		for (size_t k = 1; k < len; k++) {
+			if ((u[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (u[i + k] & 0x3f);
+		}
+		if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
+/* Source text a reader can trust: valid UTF-8, no NUL or raw control bytes but \n and \t. */
+static int
+readable(const char *s, size_t n)
+{
+	if (!utf8_valid(s, n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f)
+			return 0;
+	/* U+2028/U+2029 raw would be invisible line breaks. */
+	return memmem(s, n, "\xe2\x80\xa8", 3) == NULL && memmem(s, n, "\xe2\x80\xa9", 3) == NULL;
+}
+
+static void
+test_determinism(void)
+{
+	uint64_t h[200];
+	int same = 1, alone = 1, differ = 0;
+	for (int i = 0; i < 200; i++) {
+		gen_case_make(&a, 42, (uint64_t)i);
+		h[i] = gen_case_hash(&a);
+	}
+	for (int i = 0; i < 200; i++) {
+		gen_case_make(&b, 42, (uint64_t)i);
+		same &= gen_case_hash(&b) == h[i];
+	}
+	/* Out of order, one at a time: nothing carries over from case to case. */
+	for (int i = 199; i >= 0; i -= 7) {
+		gen_case_make(&b, 42, (uint64_t)i);
+		alone &= gen_case_hash(&b) == h[i];
+	}
+	for (int i = 1; i < 200; i++)
+		differ += h[i] != h[i - 1];
+	ok(same, "the same (seed, index) makes the same case twice");
+	ok(alone, "a case made alone, out of order, is the one made in sequence");
+	ok(differ == 199, "consecutive indexes make different cases (%d/199)", differ);
+	gen_case_make(&a, 42, 7);
+	gen_case_make(&b, 43, 7);
+	ok(gen_case_hash(&a) != gen_case_hash(&b), "another seed makes another case");
+
+	struct gen_buf r1 = { 0 }, r2 = { 0 };
+	gen_case_make(&a, 5, 123);
+	gen_render_value(&a, &r1);
+	gen_case_make(&b, 5, 123);
+	gen_render_value(&b, &r2);
+	ok(r1.len == r2.len && memcmp(r1.data, r2.data, r1.len) == 0, "the same case renders the same PHP");
+	gen_buf_release(&r1);
+	gen_buf_release(&r2);
+}
+
+static void
+test_pinned(void)
+{
+	uint64_t h = GEN_HASH_INIT;
+	for (uint64_t i = 0; i < 10000; i++) {
+		gen_case_make(&a, 1, i);
+		uint64_t ch = gen_case_hash(&a);
+		h = gen_hash(&ch, sizeof ch, h);
+	}
+	if (GEN_VERSION == PINNED_VERSION)
+		ok(h == PINNED_CORPUS, "seed 1, cases 0..9999 hash to the pinned corpus hash "
+		    "(got 0x%016llx: the generator changed -- bump GEN_VERSION and re-pin)", (unsigned long long)h);
+	else
+		ok(1, "# SKIP pinned corpus is for version %d (re-pin: 0x%016llx)", PINNED_VERSION,
+		    (unsigned long long)h);
+}
+
+static void
+test_coverage(void)
+{
+	static uint64_t c[GEN_COUNTERS];
+	char name[96], missing[512] = "";
+	int all = 1;
+	const int n = 20000;
+	for (int i = 0; i < n; i++) {
+		gen_case_make(&a, 9, (uint64_t)i);
+		gen_count(&a, c);
+	}
+	ok(c[GEN_C_CASES] == (uint64_t)n, "counted %d cases", n);
+	for (unsigned i = 1; i < GEN_COUNTERS; i++) {
+		if (gen_counter_name(i, name, sizeof name) == NULL)
+			continue;
+		if (c[i] == 0) {
+			all = 0;
+			if (strlen(missing) + strlen(name) + 2 < sizeof missing) {
+				strcat(missing, " ");
+				strcat(missing, name);
+			}
+		}
+	}
+	ok(all, "%d cases reach every piece, string shape, kind, feature, flag, class and enum%s%s", n,
+	    all ? "" : "; never:", missing);
+	/* Each of the 14 flags with probability 1/4; JSON_THROW_ON_ERROR 1/16. */
+	int flags_ok = 1;
+	for (unsigned bit = 0; bit < 23; bit++) {
+		if (gen_counter_name(GEN_C_FLAG + bit, name, sizeof name) == NULL)
+			continue;
+		double p = (double)c[GEN_C_FLAG + bit] / n, want = bit == 22 ? 1.0 / 16 : 1.0 / 4;
+		if (fabs(p - want) > 0.015) {
+			flags_ok = 0;
+			printf("# %s: %.4f, expected %.4f\n", name, p, want);
+		}
+	}
+	ok(flags_ok, "each flag's frequency is its probability (1/4; JSON_THROW_ON_ERROR 1/16)");
+	double invalid = (double)c[GEN_C_PIECE + GEN_P_BAD_LONE] / n;
+	ok(invalid > 0.01 && invalid < 0.2, "invalid UTF-8 is there but not everywhere (%.3f of cases have a lone continuation byte)",
+	    invalid);
+	double small = (double)c[GEN_C_FEATURE + GEN_F_SMALL_DEPTH] / n;
+	ok(fabs(small - 0.125) < 0.015, "a small depth in 1/8 of the cases (%.4f)", small);
+}
+
+static void
+test_render(void)
+{
+	int good = 1, setup_good = 1, nonempty = 0;
+	for (int i = 0; i < 5000; i++) {
+		struct gen_buf code = { 0 }, setup = { 0 };
+		gen_case_make(&a, 77, (uint64_t)i);
+		if (gen_render_value(&a, &code) < 0 || gen_render_setup(&a, &setup) < 0) {
+			good = 0;
+			break;
+		}
+		if (!readable(code.data, code.len) || memchr(code.data, '\n', code.len) != NULL) {
+			if (good)
+				printf("# case %d renders unreadable: %.200s\n", i, code.data);
+			good = 0;
+		}
+		if (setup.len > 0) {
+			nonempty++;
+			if (!readable(setup.data, setup.len)) {
+				if (setup_good)
+					printf("# case %d's setup is unreadable: %.300s\n", i, setup.data);
+				setup_good = 0;
+			}
+		}
+		gen_buf_release(&code);
+		gen_buf_release(&setup);
+	}
+	ok(good, "values render as one line of valid UTF-8 without control bytes or raw U+2028");
+	ok(setup_good && nonempty > 100, "class declarations render as readable UTF-8 (eval() of an "
+	    "escaped string where names are not UTF-8), %d setups", nonempty);
+}
+
+/* A hand-made plan: the escaping of strings and the special numbers. */
+static void
+test_render_exact(void)
+{
+	static const char bytes[] = "a\"\\$\n\x01\x7f\xe2\x80\xa8\xff \xc3\xa9" "id";
+	struct gen_buf out = { 0 };
+	memset(&a, 0, sizeof a);
+	a.nodes[0].kind = GEN_MAP;
+	a.nodes[0].first = 0;
+	a.nodes[0].n = 3;
+	a.nodes[1].kind = GEN_STRING;
+	a.nodes[1].first = 0;
+	a.nodes[1].n = sizeof bytes - 3;
+	a.nodes[2].kind = GEN_FLOAT;
+	a.nodes[2].v.d = -0.0;
+	a.nodes[3].kind = GEN_FLOAT;
+	a.nodes[3].v.d = 1e16;
+	memcpy(a.bytes, bytes, sizeof bytes - 1);
+	a.nbytes = sizeof bytes - 1;
+	a.nnodes = 4;
+	a.ents[0] = (struct gen_entry){ .value = 1, .key_type = GEN_KEY_INT, .key_int = INT64_MIN };
+	a.ents[1] = (struct gen_entry){ .value = 2, .key_type = GEN_KEY_STR, .key_off = sizeof bytes - 3, .key_len = 2 };
+	a.ents[2] = (struct gen_entry){ .value = 3, .key_type = GEN_KEY_INT, .key_int = -5 };
+	a.nents = 3;
+	a.root = 0;
+	gen_render_value(&a, &out);
+	const char *want = "[PHP_INT_MIN => \"a\\\"\\\\\\$\\n\\x01\\x7F\\u{2028}\\xFF \xc3\xa9\", 'id' => -0.0, -5 => 1E+16]";
+	ok(out.data != NULL && strcmp(out.data, want) == 0, "a map renders exactly (%s)", out.data ? out.data : "(null)");
+	gen_buf_release(&out);
+}
+
+static void
+test_doubles(void)
+{
+	static const double special[] = { 0.1, 1.5, 3.0, 1e15, 1e16, 1e22, 1e308, 1.7976931348623157e308, 5e-324,
+		2.2250738585072014e-308, 0.30000000000000004, 9007199254740993.0, -1e-300, 123456789.12345678 };
+	char buf[64];
+	int round = 1, looks = 1;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < sizeof special / sizeof special[0] + 20000; i++) {
+		double d;
+		if (i < sizeof special / sizeof special[0]) {
+			d = special[i];
+		} else {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			memcpy(&d, &x, sizeof d);
+			if (!isfinite(d))
+				continue;
+		}
+		gen_format_double(d, buf, sizeof buf);
+		double back = strtod(buf, NULL);
+		if (memcmp(&back, &d, sizeof d) != 0) {
+			if (round)
+				printf("# %.17g rendered %s\n", d, buf);
+			round = 0;
+		}
+		if (!strpbrk(buf, ".E"))
+			looks = 0;
+	}
+	ok(round, "every finite double renders as text that reads back bit for bit");
+	ok(looks, "and always as a float literal (a '.' or an exponent), never an int");
+	gen_format_double(-0.0, buf, sizeof buf);
+	ok(strcmp(buf, "-0.0") == 0, "-0.0 renders as -0.0");
+	gen_format_double(NAN, buf, sizeof buf);
+	ok(strcmp(buf, "NAN") == 0, "NAN renders as NAN");
+	gen_format_double(-INFINITY, buf, sizeof buf);
+	ok(strcmp(buf, "-INF") == 0, "-INF renders as -INF");
+}
+
+static void
+test_classes(void)
+{
+	int high = 0, hidden = 0, unique = 1, ident = 1, sizes = 1;
+	size_t len;
+	const char *decl = gen_declarations(&len);
+	for (unsigned i = 0; i < GEN_NCLASSES; i++) {
+		const struct gen_class *k = gen_class_at(i);
+		int has_high = 0;
+		sizes &= k->nprops >= 1 && k->nprops <= GEN_MAX_PROPS;
+		for (unsigned p = 0; p < k->nprops; p++) {
+			const unsigned char *n = (const unsigned char *)k->props[p].name;
+			hidden += k->props[p].visibility != GEN_PUBLIC;
+			for (unsigned j = 0; j < k->props[p].len; j++) {
+				has_high |= n[j] >= 0x80;
+				int letter = (n[j] >= 'a' && n[j] <= 'z') || (n[j] >= 'A' && n[j] <= 'Z') || n[j] == '_' || n[j] >= 0x80;
+				if (!letter && !(j > 0 && n[j] >= '0' && n[j] <= '9'))
+					ident = 0;
+			}
+			for (unsigned q = 0; q < p; q++)
+				if (k->props[q].len == k->props[p].len && !memcmp(k->props[q].name, n, k->props[p].len))
+					unique = 0;
+		}
+		high += has_high;
+		if (decl == NULL || strstr(decl, k->name) == NULL)
+			sizes = 0;
+	}
+	ok(sizes, "%d declared classes of 1..%d properties, all in the declarations", GEN_NCLASSES, GEN_MAX_PROPS);
+	ok(ident && unique, "property names are PHP identifiers, unique within their class");
+	ok(high >= 30, "%d of %d classes name a property with bytes 0x80-0xff", high, GEN_NCLASSES);
+	ok(hidden > 10, "%d properties are private or protected", hidden);
+}
+
+static void
+test_hash_and_digest(void)
+{
+	char x[100], y[100];
+	int differ = 1;
+	memset(x, 'a', sizeof x);
+	for (size_t i = 0; i < sizeof x; i++) {
+		memcpy(y, x, sizeof x);
+		y[i] ^= 1;
+		differ &= gen_hash(x, sizeof x, GEN_HASH_INIT) != gen_hash(y, sizeof y, GEN_HASH_INIT);
+	}
+	ok(differ, "changing any one byte changes the hash");
+	ok(gen_hash("ab", 2, GEN_HASH_INIT) != gen_hash("ab\0", 3, GEN_HASH_INIT), "the length is part of the hash");
+
+	struct gen_digest d = { 0x0102030405060708ull, 0xfffefdfcfbfaf9f8ull, 123456, 0x7fff, 512, 2, 11, 1, 1 }, e;
+	unsigned char packed[GEN_DIGEST_SIZE];
+	gen_digest_pack(&d, packed);
+	gen_digest_unpack(&e, packed);
+	ok(packed[0] == 0x08 && packed[7] == 0x01, "digests are packed little-endian");
+	ok(e.plan_hash == d.plan_hash && e.result_hash == d.result_hash && e.out_len == d.out_len &&
+	    e.flags == d.flags && e.depth == d.depth && e.status == d.status && e.error_code == d.error_code &&
+	    e.is_false == d.is_false && e.exception == d.exception, "a digest survives pack and unpack");
+}
+
+int
+main(void)
+{
+	test_determinism();
+	test_pinned();
+	test_coverage();
+	test_render();
+	test_render_exact();
+	test_doubles();
+	test_classes();
+	test_hash_and_digest();
+	printf("1..%d\n", tap_n);
+	return tap_failed != 0;
+}
