@@ -45,7 +45,7 @@ enum stmt {
 	S_RUN_MEASUREMENTS, S_WORKLOAD_HISTORY, S_DUMP_FILE,
 	S_RUNS_QUEUED, S_RUN_RESUME, S_RUN_HAS_CASE,
 	S_TOKEN_ADD, S_TOKEN_FIND, S_TOKENS_ACTIVE, S_TOKENS_LIST, S_TOKEN_REVOKE, S_TOKEN_USED,
-	S_RUN_SUMMARY, S_GEN_BATCH, S_RUN_PROGRESS_ADD, S_GEN_CASE,
+	S_RUN_SUMMARY, S_GEN_BATCH, S_RUN_PROGRESS_ADD, S_GEN_CASE, S_GEN_BATCH_HAS,
 	S_COUNT
 };
 
@@ -202,6 +202,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "UPDATE runs SET done = done + ?2, same = same + ?2 WHERE id = ?1",
 	[S_GEN_CASE] =
 	    "INSERT OR IGNORE INTO generated_cases (case_id, version, seed, idx) VALUES (?1, ?2, ?3, ?4)",
+	[S_GEN_BATCH_HAS] =
+	    "SELECT count FROM generated_batches WHERE run_id = ?1 AND seed = ?2 AND start = ?3",
 };
 
 struct db {
@@ -1484,6 +1486,26 @@ fail:
 	db_rollback(db);
 	pthread_mutex_unlock(&db->lock);
 	return -1;
+}
+
+/* The count of a batch the run stored already, 0 when it has not, -1. */
+int64_t
+db_generated_batch_stored(struct db *db, int64_t run_id, uint64_t seed, int64_t start, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int64_t rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_GEN_BATCH_HAS);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)seed);
+	sqlite3_bind_int64(st, 3, start);
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : rc == SQLITE_DONE ? 0 :
+	    db_fail(db, "find generated batch", err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
 }
 
 int

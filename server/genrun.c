@@ -15,6 +15,11 @@
  *
  * Memory does not grow with the run: two batches of digests, one of hashes,
  * fixed counters, and at most GENRUN_LIST mismatches named in the summary.
+ *
+ * Resumed (POST /api/runs/{id}/resume), a run skips the batches it stored
+ * (each batch's hashes and progress are one transaction) and does not store
+ * a mismatch twice: a batch cut short after some of its mismatches were
+ * stored runs again, and those are found in the run and left alone.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -78,8 +83,9 @@ struct genrun {
 	int64_t count, start;
 	struct genrun_side side[MAX_BUILDS];
 	uint64_t *hashes;
+	int resumed;                      /* the run had progress when it started */
 	/* totals */
-	int64_t done, mismatches, unconfirmed, failures[MAX_BUILDS];
+	int64_t done, skipped, mismatches, unconfirmed, failures[MAX_BUILDS];
 	uint64_t coverage[GEN_COUNTERS];
 	uint64_t errors[MAX_BUILDS][GENRUN_NERRORS + 1];   /* last: any other code */
 	uint64_t statuses[MAX_BUILDS][4];
@@ -554,6 +560,8 @@ genrun_summary(struct genrun *g, int final)
 	json_object_set_new(o, "count", json_integer(g->count));
 	json_object_set_new(o, "start", json_integer(g->start));
 	json_object_set_new(o, "done", json_integer(g->done));
+	/* Resumed: cases stored before, not run again (the tallies leave them out). */
+	json_object_set_new(o, "resumed_past", json_integer(g->skipped));
 	json_object_set_new(o, "mismatches", json_integer(g->mismatches));
 	json_object_set_new(o, "unconfirmed", json_integer(g->unconfirmed));
 	json_object_set_new(o, "elapsed_s", genrun_seconds(elapsed));
@@ -607,12 +615,22 @@ genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char *err, size_
 	int64_t case_id, comparison_id;
 	char differs[128];
 	unsigned diff;
-	int rc = -1;
+	int b, rc;
 
-	for (int b = 0; b < MAX_BUILDS; b++) {
-		const struct result *f = genrun_side_failure(&g->side[b], index);
+	for (b = 0; b < MAX_BUILDS; b++) {
 		builds[b] = &app->config->builds[b];
 		result_init(&res[b]);
+	}
+	if (genrun_case_spec(seed, (uint64_t)index, &c) < 0) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	/* Resumed: stored (and counted) before the run stopped. */
+	if (g->resumed && (rc = db_run_has_case(app->db, g->run->id, &c, err, errsize)) != 0)
+		goto out;
+	rc = -1;
+	for (b = 0; b < MAX_BUILDS; b++) {
+		const struct result *f = genrun_side_failure(&g->side[b], index);
 		if (f != NULL) {
 			/* A copy: the batch still owns the failure. */
 			res[b].status = f->status;
@@ -627,31 +645,27 @@ genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char *err, size_
 			goto out;
 		}
 	}
-	if (genrun_case_spec(seed, (uint64_t)index, &c) < 0) {
-		snprintf(err, errsize, "out of memory");
-		goto out;
-	}
 	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
 	/* Digests differ but the cases run alone agree: something leaked
 	 * between cases of a batch, or a build is not deterministic. */
 	if (diff == 0)
 		g->unconfirmed++;
 	if (db_comparison_store(app->db, &c, g->run->id, builds, res, diff, &case_id, &comparison_id,
-	    err, errsize) == 0 &&
-	    db_generated_case(app->db, case_id, GEN_VERSION, seed, (uint64_t)index, err, errsize) == 0) {
-		rc = 0;
-		if (json_array_size(g->listed) < GENRUN_LIST) {
-			verdict_fields(diff, differs, sizeof differs);
-			json_array_append_new(g->listed, json_pack("{s:I s:I s:I s:s}",
-			    "seed", (json_int_t)seed, "index", (json_int_t)index, "case_id", (json_int_t)case_id,
-			    "differs", diff ? differs : "none when run alone"));
-		}
+	    err, errsize) < 0 ||
+	    db_generated_case(app->db, case_id, GEN_VERSION, seed, (uint64_t)index, err, errsize) < 0)
+		goto out;
+	rc = 0;
+	if (json_array_size(g->listed) < GENRUN_LIST) {
+		verdict_fields(diff, differs, sizeof differs);
+		json_array_append_new(g->listed, json_pack("{s:I s:I s:I s:s}",
+		    "seed", (json_int_t)seed, "index", (json_int_t)index, "case_id", (json_int_t)case_id,
+		    "differs", diff ? differs : "none when run alone"));
 	}
-	case_release(&c);
 out:
-	for (int b = 0; b < MAX_BUILDS; b++)
+	case_release(&c);
+	for (b = 0; b < MAX_BUILDS; b++)
 		result_release(&res[b]);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 static int
@@ -715,6 +729,30 @@ genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 
 /* ---- the run ---- */
 
+/*
+ * A batch a resumed run stored before: its cases are made again here, for
+ * the corpus hash and the coverage (the results' tallies of the summary
+ * count only what this execution ran).  1 skipped, 0 not stored, -1.
+ */
+static int
+genrun_skip_stored(struct genrun *g, int si, uint64_t seed, int64_t start, int64_t count, char *err, size_t errsize)
+{
+	int64_t stored = db_generated_batch_stored(g->app->db, g->run->id, seed, start, err, errsize);
+	struct gen_case *gc = g->side[ROLE_BASE].scratch;
+
+	if (stored <= 0)
+		return stored < 0 ? -1 : 0;
+	for (int64_t i = 0; i < count; i++) {
+		gen_case_make(gc, seed, (uint64_t)(start + i));
+		gen_count(gc, g->coverage);
+		uint64_t h = gen_case_hash(gc);
+		g->corpus[si] = gen_hash(&h, sizeof h, g->corpus[si]);
+	}
+	g->done += count;
+	g->skipped += count;
+	return 1;
+}
+
 static void
 genrun_release(struct genrun *g)
 {
@@ -743,6 +781,7 @@ genrun_execute(struct app *app, const struct db_run *run, int (*stop)(void *, in
 	}
 	g->app = app;
 	g->run = run;
+	g->resumed = run->done > 0;
 	params = json_loads(run->params != NULL ? run->params : "{}", 0, NULL);
 	if (params == NULL || genrun_params(params, g, err, errsize) < 0) {
 		if (params == NULL)
@@ -781,6 +820,16 @@ genrun_execute(struct app *app, const struct db_run *run, int (*stop)(void *, in
 			if (stop(arg, &cancelled)) {
 				end = cancelled ? GENRUN_CANCELLED : GENRUN_INTERRUPTED;
 				break;
+			}
+			if (g->resumed) {
+				int64_t n = g->count - off < GENRUN_BATCH ? g->count - off : GENRUN_BATCH;
+				int rc = genrun_skip_stored(g, si, g->seeds[si], g->start + off, n, err, errsize);
+				if (rc < 0) {
+					end = GENRUN_FAILED;
+					break;
+				}
+				if (rc > 0)
+					continue;
 			}
 			for (int b = 0; b < MAX_BUILDS; b++) {
 				struct genrun_side *s = &g->side[b];

@@ -312,6 +312,9 @@ int db_generated_batch(struct db *, int64_t run_id, uint64_t seed, int64_t start
     const void *hashes, size_t len, int64_t same, char *err, size_t errsize);
 int db_generated_case(struct db *, int64_t case_id, int version, uint64_t seed, uint64_t index,
     char *err, size_t errsize);
+/* A resumed run: the count of a batch it stored already, 0 if none, -1. */
+int64_t db_generated_batch_stored(struct db *, int64_t run_id, uint64_t seed, int64_t start,
+    char *err, size_t errsize);
 /* Runs waiting as 'queued': the count, or -1. */
 int db_runs_queued(struct db *, char *err, size_t errsize);
 /*

@@ -1168,7 +1168,41 @@
 				h('dt', null, 'Created'), h('dd', null, timeEl(r.created_at)),
 				h('dt', null, 'Started'), h('dd', null, timeEl(r.started_at)),
 				h('dt', null, 'Finished'), h('dd', null, timeEl(r.finished_at)),
-				dur ? [h('dt', null, isActive(r.status) ? 'Running for' : 'Took'), h('dd', null, dur)] : null));
+				dur ? [h('dt', null, isActive(r.status) ? 'Running for' : 'Took'), h('dd', null, dur)] : null,
+				r.suite === 'generated' && r.summary ? generatedSummary(r.summary) : null));
+	}
+
+	/* A generated run's summary (docs/generated.md): seeds, speed, corpus
+	 * hash, and what the cases covered. */
+	function generatedSummary(s) {
+		var perBuild = ['base', 'head'].map(function (role) {
+			var b = (s.builds || {})[role];
+			return b ? role + ' ' + fmtInt(Math.round(b.cases_per_s)) + '/s' : null;
+		}).filter(Boolean).join(', ');
+		var errors = ['base', 'head'].map(function (role) {
+			var b = (s.builds || {})[role] || {};
+			var codes = Object.keys(b.error_codes || {}).map(function (k) {
+				return k.replace(/^JSON_ERROR_/, '') + ' ' + fmtInt(b.error_codes[k]);
+			});
+			return role + ': ' + codes.join(', ') + (b.exceptions ? ', exceptions ' + fmtInt(b.exceptions) : '');
+		});
+		var cov = s.coverage || {};
+		var groups = Object.keys(cov).filter(function (g) { return typeof cov[g] === 'object'; });
+		return [
+			h('dt', null, 'Seeds'), h('dd', { class: 'mono' }, (s.seeds || []).join(', ') + ' × ' + fmtInt(s.count) +
+				(s.start ? ' from index ' + fmtInt(s.start) : '') + ' (generator v' + s.generator_version + ')'),
+			h('dt', null, 'Rate'), h('dd', { 'data-testid': 'run-rate' }, fmtInt(Math.round(s.rate || 0)) + ' cases/s' +
+				(perBuild ? ' (' + perBuild + ' while busy)' : '')),
+			h('dt', null, 'Corpus hash'), h('dd', { class: 'mono' }, s.corpus_hash || 'when the run is done'),
+			h('dt', null, 'Error codes'), h('dd', { class: 'mono' }, errors.map(function (e) { return h('div', null, e); })),
+			h('dt', null, 'Coverage'), h('dd', null, h('details', null,
+				h('summary', null, fmtInt(cov.cases) + ' cases: how many used each piece, flag, class…'),
+				groups.map(function (g) {
+					return h('div', { class: 'mono' }, h('strong', null, g + ': '), Object.keys(cov[g]).map(function (k) {
+						return k + ' ' + fmtInt(cov[g][k]);
+					}).join(', '));
+				})))
+		];
 	}
 
 	/* ------------------------------------------------------------------ start */

@@ -963,11 +963,19 @@ gen_utf8_len(const unsigned char *s, size_t n, uint32_t *cp)
 	return 0;
 }
 
+/* Characters a reader would not see: C1 controls, zero-width and bidi marks, U+2028/9. */
+static int
+gen_invisible(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0xad || (cp >= 0x200b && cp <= 0x200f) ||
+	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) || cp == 0xfeff;
+}
+
 /*
  * A PHP string literal for any bytes: single-quoted when that is plain
  * printable ASCII, else double-quoted with escapes -- control bytes, DEL
- * and invalid UTF-8 as \xNN, U+2028/U+2029 as \u{...}; valid UTF-8 stays
- * as it is, so the source is readable UTF-8 text.
+ * and invalid UTF-8 as \xNN, invisible characters (U+2028...) as \u{...};
+ * other UTF-8 stays as it is, so the source is readable UTF-8 text.
  */
 static void
 gen_render_string(struct gen_buf *b, const char *s, size_t n)
@@ -1009,7 +1017,7 @@ gen_render_string(struct gen_buf *b, const char *s, size_t n)
 			snprintf(esc, sizeof(esc), "\\x%02X", ch);
 			gen_buf_puts(b, esc);
 			i++;
-		} else if (cp == 0x2028 || cp == 0x2029) {
+		} else if (gen_invisible(cp)) {
 			snprintf(esc, sizeof(esc), "\\u{%X}", (unsigned)cp);
 			gen_buf_puts(b, esc);
 			i += len;
@@ -1140,7 +1148,7 @@ gen_readable(const char *s, size_t n)
 	for (size_t i = 0; i < n;) {
 		uint32_t cp;
 		size_t len = gen_utf8_len(u + i, n - i, &cp);
-		if (len == 0 || cp == 0x2028 || cp == 0x2029 || (cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f)
+		if (len == 0 || gen_invisible(cp) || (cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f)
 			return 0;
 		i += len;
 	}

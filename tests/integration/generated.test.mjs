@@ -286,3 +286,43 @@ test('a generated run can be cancelled while it runs', async () => {
 	const again = await d.request('POST', `/api/runs/${posted.id}/cancel`);
 	assert.equal(again.status, 409);
 });
+
+test('a generated run resumes where it stopped, even after the daemon was killed', async () => {
+	const db = path.join(tmpDir(), 'phpcmp.db');
+	const extraArgs = ['--ini', 'head:serialize_precision=17'];
+	let d = await start({ name: 'gen-resume-1', db, extraArgs });
+	const body = { suite: 'generated', seed: 11, count: 40000 };
+	const ref = (await waitRun(d, (await postRun(d, body)).id)).run;
+	assert.equal(ref.status, 'done');
+	assert.ok(ref.counts.differ > 0);
+
+	const posted = await postRun(d, body);
+	for (;;) {
+		const r = await d.get(`/api/runs/${posted.id}`);
+		assert.notEqual(r.json.status, 'done', 'the run ended before it could be killed');
+		// Past the first batch (8192 cases), most likely inside another.
+		if (r.json.status === 'running' && r.json.done > 8192) break;
+		await sleep(5);
+	}
+	// No goodbye: whatever the run was doing is cut short.
+	d.proc.kill('SIGKILL');
+	await d.exited;
+	daemons.splice(daemons.indexOf(d), 1);
+
+	d = await start({ name: 'gen-resume-2', db, extraArgs });
+	const stopped = (await d.get(`/api/runs/${posted.id}`)).json;
+	assert.equal(stopped.status, 'interrupted');
+	assert.ok(stopped.done > 0 && stopped.done < 40000, `done ${stopped.done}`);
+	const r = await d.request('POST', `/api/runs/${posted.id}/resume`);
+	assert.equal(r.status, 202, r.text);
+	const run = (await waitRun(d, posted.id)).run;
+	assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 500));
+	assert.equal(run.done, 40000);
+	assert.deepEqual(run.counts, ref.counts, 'every case counted once');
+	assert.equal(run.summary.corpus_hash, ref.summary.corpus_hash);
+	assert.ok(run.summary.resumed_past > 0);
+	assert.deepEqual(run.summary.coverage, ref.summary.coverage);
+	assert.equal(sql(db, `SELECT count(*) FROM comparisons WHERE run_id = ${run.id}`), String(ref.counts.differ),
+		'no mismatch stored twice');
+	assert.equal(sql(db, `SELECT sum(count) FROM generated_batches WHERE run_id = ${run.id}`), '40000');
+});

@@ -79,6 +79,10 @@ readable(const char *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f)
 			return 0;
+	/* C1 controls (U+0080..U+009F) would be invisible. */
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((unsigned char)s[i] == 0xc2 && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f)
+			return 0;
 	/* U+2028/U+2029 raw would be invisible line breaks. */
 	return memmem(s, n, "\xe2\x80\xa8", 3) == NULL && memmem(s, n, "\xe2\x80\xa9", 3) == NULL;
 }
