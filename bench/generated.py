@@ -16,9 +16,15 @@ POST /api/runs {"suite":"generated","seeds":[...],"count":N}; timed from the
 POST to the run's end, every case's result hash and the run's summary in
 SQLite.
 
-    python3 bench/generated.py [--count 200000] [--seeds 1,2,3] [--php php8.2] [--bin build]
+The three are run --repeat times (default 3), interleaved, and their median
+wall times compared: on a shared machine another job can slow one method
+down for a few seconds.  CPU seconds (user + system, of the PHP processes;
+of the daemon and its workers) are shown beside, as they hardly depend on
+what else runs.
+
+    python3 bench/generated.py [--count 200000] [--seeds 1,2,3] [--repeat 3] [--php php8.2] [--bin build]
 """
-import argparse, http.client, json, os, shutil, socket, subprocess, sys, tempfile, time
+import argparse, http.client, json, os, resource, shutil, socket, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -50,8 +56,34 @@ def rss_kb(pid, field):
     return -1
 
 
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def proc_cpu(pid):
+    """CPU seconds of a process and its live children (the daemon and its workers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    pids = [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            pids += [int(x) for x in f.read().split()]
+    except OSError:
+        pass
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except OSError:
+            pass
+    return total
+
+
 def handmade(php, seeds, count, tmp, parallel):
-    """Both builds' files for every seed, then diff; wall seconds and the diff's line count."""
+    """Both builds' files for every seed, then diff; wall seconds, PHP's part, diff lines, CPU seconds."""
+    cpu0 = children_cpu()
     t0 = time.monotonic()
     for seed in seeds:
         procs = []
@@ -73,7 +105,7 @@ def handmade(php, seeds, count, tmp, parallel):
         d = subprocess.run(["diff", os.path.join(tmp, f"base-{seed}.txt"), os.path.join(tmp, f"head-{seed}.txt")],
                            stdout=subprocess.PIPE)
         diff_lines += d.stdout.count(b"\n")
-    return time.monotonic() - t0, t_gen, diff_lines
+    return time.monotonic() - t0, t_gen, diff_lines, children_cpu() - cpu0
 
 
 def phpcmp(bindir, seeds, count, tmp, port):
@@ -97,6 +129,7 @@ def phpcmp(bindir, seeds, count, tmp, port):
             time.sleep(0.05)
         startup = time.monotonic() - t_start
         rss_before = rss_kb(daemon.pid, "VmRSS")
+        cpu0 = proc_cpu(daemon.pid)
         t0 = time.monotonic()
         status, run = request(port, "POST", "/api/runs", {"suite": "generated", "seeds": seeds, "count": count})
         if status != 202:
@@ -107,6 +140,7 @@ def phpcmp(bindir, seeds, count, tmp, port):
                 break
             time.sleep(0.02)
         wall = time.monotonic() - t0
+        cpu = proc_cpu(daemon.pid) - cpu0
         peak = rss_kb(daemon.pid, "VmHWM")
         if run["status"] != "done":
             sys.exit(f"bench: the run ended {run['status']}: {run['error']}")
@@ -118,13 +152,14 @@ def phpcmp(bindir, seeds, count, tmp, port):
     con = sqlite3.connect(db)
     rows, hashed = con.execute("SELECT count(*), coalesce(sum(count), 0) FROM generated_batches").fetchone()
     con.close()
-    return wall, startup, run, peak, rss_before, rows, hashed, os.path.getsize(db)
+    return wall, startup, run, peak, rss_before, rows, hashed, os.path.getsize(db), cpu
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=200000, help="cases per seed")
     ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each method, interleaved; medians compared")
     ap.add_argument("--php", default="php8.2", help="PHP CLI for the hand-made method")
     ap.add_argument("--bin", default=os.path.join(ROOT, "build"), help="folder of phpcmp and phpcmp-worker")
     args = ap.parse_args()
@@ -138,23 +173,33 @@ def main():
     tmp = tempfile.mkdtemp(prefix="phpcmp-bench-")
     try:
         print(f"{total} cases ({len(seeds)} seeds x {args.count}) on both builds; "
-              f"{os.cpu_count()} CPUs; hand-made with {args.php} {version} (one CLI, run once per build)")
-        hm_seq, hm_seq_gen, diff_seq = handmade(args.php, seeds, args.count, tmp, parallel=False)
-        print(f"  hand-made, one run after the other ... {hm_seq:7.2f} s  (diff: {hm_seq - hm_seq_gen:.2f} s, {diff_seq} lines)")
-        hm_par, hm_par_gen, diff_par = handmade(args.php, seeds, args.count, tmp, parallel=True)
-        print(f"  hand-made, both builds at once ....... {hm_par:7.2f} s  (diff: {hm_par - hm_par_gen:.2f} s, {diff_par} lines)")
-        wall, startup, run, peak, rss_before, rows, hashed, dbsize = phpcmp(args.bin, seeds, args.count, tmp, free_port())
+              f"{os.cpu_count()} CPUs; hand-made with {args.php} {version} (one CLI, run once per build); "
+              f"{args.repeat} rounds, interleaved")
+        seq, par, ours = [], [], []
+        for r in range(args.repeat):
+            load = os.getloadavg()[0]
+            seq.append(handmade(args.php, seeds, args.count, tmp, parallel=False))
+            par.append(handmade(args.php, seeds, args.count, tmp, parallel=True))
+            ours.append(phpcmp(args.bin, seeds, args.count, tmp, free_port()))
+            print(f"  round {r + 1} (load average {load:.2f} before it): hand-made {seq[-1][0]:.2f} s one after the other, "
+                  f"{par[-1][0]:.2f} s both at once; phpcmp {ours[-1][0]:.2f} s")
+        med = lambda xs, k: statistics.median(x[k] for x in xs)
+        hm_seq, hm_par, wall = med(seq, 0), med(par, 0), med(ours, 0)
+        cpu_seq, cpu_par, cpu_ours = med(seq, 3), med(par, 3), med(ours, 8)
+        # The details of the phpcmp round whose wall time is the median.
+        _, startup, run, peak, rss_before, rows, hashed, dbsize, _ = sorted(ours, key=lambda x: x[0])[len(ours) // 2]
         s = run["summary"]
-        print(f"  phpcmp generated run ................. {wall:7.2f} s  (daemon startup before it: {startup:.2f} s)")
         print()
-        print("| method | wall time | phpcmp / method |")
-        print("|---|---|---|")
-        print(f"| hand-made, builds one after the other | {hm_seq:.2f} s | {wall / hm_seq:.3f} |")
-        print(f"| hand-made, both builds at once | {hm_par:.2f} s | {wall / hm_par:.3f} |")
-        print(f"| phpcmp (`POST /api/runs` generated, to done) | {wall:.2f} s | 1 |")
+        print("| method (medians) | wall time | CPU time | phpcmp wall / method wall |")
+        print("|---|---|---|---|")
+        print(f"| hand-made, builds one after the other (+ diff {med(seq, 0) - med(seq, 1):.2f} s) | {hm_seq:.2f} s | {cpu_seq:.2f} s | {wall / hm_seq:.3f} |")
+        print(f"| hand-made, both builds at once (+ diff) | {hm_par:.2f} s | {cpu_par:.2f} s | {wall / hm_par:.3f} |")
+        print(f"| phpcmp (`POST /api/runs` generated, to done) | {wall:.2f} s | {cpu_ours:.2f} s | 1 |")
+        print(f"(diff found {seq[0][2]} differing lines; the daemon's startup, before the run: {startup:.2f} s)")
         print()
         print(f"phpcmp: {run['done']} cases, {run['counts']['differ']} mismatches, "
-              f"{s['rate']:.0f} cases/s per build pair; corpus hash {s['corpus_hash']}")
+              f"{s['rate']:.0f} cases/s per build pair; corpus hash {s['corpus_hash']} "
+              f"(every round: {sorted(set(x[2]['summary']['corpus_hash'] for x in ours))})")
         for role in ("base", "head"):
             b = s["builds"][role]
             t = b["time_s"]
