@@ -50,8 +50,10 @@ $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
 # Never built with SANITIZE (see docs/testing.md): ASan would turn the
 # SIGSEGV of a crashing case into its own report and exit 1, and valgrind,
 # which runs the measuring workers, cannot run an ASan binary.
-$(B)/phpcmp-worker: server/worker/loader.c server/proto.c server/proto.h server/worker/core.h | $(B)
-	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ server/worker/loader.c server/proto.c -ldl
+# The sandbox (server/worker/sandbox.c, docs/sandbox.md) is part of it.
+WORKER_SRC = server/worker/loader.c server/worker/sandbox.c server/proto.c server/rmtree.c
+$(B)/phpcmp-worker: $(WORKER_SRC) server/proto.h server/rmtree.h server/worker/core.h server/worker/sandbox.h | $(B)
+	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ $(WORKER_SRC) -ldl -lseccomp
 
 $(B) $(B)/obj $(B)/tests:
 	mkdir -p $@
@@ -70,6 +72,16 @@ $(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.
 
 $(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o | $(B)/tests
 	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^ -lm -lpthread
+
+# The sandbox, tried for real in forked children.  Like the worker loader
+# it is never built with SANITIZE: ASan's shadow memory alone is over any
+# address-space limit.
+$(B)/tests/test_sandbox: tests/unit/test_sandbox.c server/worker/sandbox.c server/rmtree.c server/proto.c \
+    server/worker/sandbox.h server/rmtree.h server/proto.h | $(B)/tests
+	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -Iserver -Iserver/worker -o $@ \
+	    $(filter %.c,$^) -lseccomp -lpthread
+UNIT_TESTS += $(B)/tests/test_sandbox
+
 
 unit-test: $(UNIT_TESTS)
 	prove $(UNIT_TESTS)

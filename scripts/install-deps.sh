@@ -35,7 +35,9 @@ esac
 # runtime dependency too).  dpkg-dev: dpkg-deb/dpkg -x for the build fetch.
 # libssl-dev: the daemon hashes libraries with OpenSSL's EVP (only
 # "suggested" by libcurl4-openssl-dev, so not pulled in).  valgrind also
-# brings valgrind/callgrind.h for the measuring worker core.
+# brings valgrind/callgrind.h for the measuring worker core (and
+# valgrind/valgrind.h for the loader).  libseccomp-dev: the workers'
+# sandbox filter (server/worker/sandbox.c, docs/sandbox.md).
 run_pkgs="build-essential gcc make pkg-config dpkg-dev ca-certificates xz-utils
 	libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
 	libssl-dev libseccomp-dev valgrind curl sqlite3"

@@ -704,6 +704,8 @@ api_health(struct app *app, struct http_response *resp)
 			json_object_set_new(b, "ini", ini);
 			json_object_set_new(b, "core", api_text(cfg->builds[i].core_path));
 			json_object_set_new(b, "json_encode_offset", api_text(offset));
+			/* The layers its worker put in place (docs/sandbox.md). */
+			json_object_set_new(b, "sandbox", api_text(cfg->builds[i].sandbox));
 		}
 		json_array_append_new(builds, b);
 	}

@@ -119,6 +119,17 @@ main_usage(FILE *f)
 	    "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
 	    "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
 	    "  --core-src DIR        worker core sources (server/worker)\n"
+	    "sandbox options (docs/sandbox.md; sizes take K/M/G, limits take unlimited):\n"
+	    "  --sandbox LAYERS      all, none, or some of netns,caps,seccomp,landlock,\n"
+	    "                        rlimits,php (all)\n"
+	    "  --sandbox-dir DIR     where each worker's private folder is made ($TMPDIR or /tmp)\n"
+	    "  --limit-cpu S         CPU seconds per case (10; a measured case: + its timeout)\n"
+	    "  --limit-as SIZE       address space of a worker (1G)\n"
+	    "  --measure-limit-as SIZE  the same for a measuring worker under valgrind (4G)\n"
+	    "  --limit-fsize SIZE    largest file a worker may write (16M)\n"
+	    "  --limit-nofile N      open files of a worker (64)\n"
+	    "  --limit-nproc N       processes of the user a worker may add to (0)\n"
+	    "  --disable-functions LIST  PHP functions to disable, or none (built-in list)\n"
 	    "\n"
 	    "submit options:\n"
 	    "  --url URL             the daemon ($PHPCMP_URL or " MAIN_DEFAULT_URL ")\n"
@@ -329,8 +340,14 @@ main_set(struct main_opts *o, const char *key, const char *value)
 		c->core_src = value;
 	else if (strcmp(key, "config") == 0)
 		return main_error("config: a config file cannot name another");
-	else
-		return main_error("unknown option \"%s\"", key);
+	else {
+		char err[256];
+		int rc = confine_option(&c->sandbox, key, value, err, sizeof err);
+		if (rc < 0)
+			return main_error("%s", err);
+		if (rc == 0)
+			return main_error("unknown option \"%s\"", key);
+	}
 	return 0;
 }
 
@@ -417,6 +434,7 @@ main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->max_connections = 128;
 	c->max_case_requests = 64;
 	c->max_queued_runs = 16;
+	confine_defaults(&c->sandbox);
 
 	/* The file first, so that flags override it. */
 	for (i = 0; i < argc; i++) {
@@ -466,6 +484,11 @@ main_parse_serve(struct main_opts *o, int argc, char **argv)
 	}
 	if (o->nbuild_args != MAX_BUILDS)
 		return main_error("two builds are needed (a base and a head), %d given", o->nbuild_args);
+	{
+		char err[512];
+		if (confine_check(c, err, sizeof err) < 0)
+			return main_error("%s", err);
+	}
 	return 0;
 }
 
@@ -565,8 +588,8 @@ main_builds(struct app *app, struct main_opts *o, int *nworkers)
 			    app->workers[i].last_failure);
 		if (db_build_record(app->db, b, err, sizeof err) < 0)
 			return main_error("build %s: %s", b->name, err);
-		fprintf(stderr, "phpcmp: %s: PHP %s, %s (sha256 %.12s)\n", b->name,
-		    b->php_version[0] != '\0' ? b->php_version : "?", b->lib_path, b->sha256);
+		fprintf(stderr, "phpcmp: %s: PHP %s, %s (sha256 %.12s), sandbox: %s\n", b->name,
+		    b->php_version[0] != '\0' ? b->php_version : "?", b->lib_path, b->sha256, b->sandbox);
 	}
 	return 0;
 }

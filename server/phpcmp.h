@@ -85,6 +85,7 @@ struct build {
 	char php_version[64];   /* from the worker's hello */
 	char core_path[4096];   /* compiled worker core for this build */
 	int64_t handler_offset; /* zif_json_encode in the library (from the worker) */
+	char sandbox[256];      /* the worker's sandbox layers in force (from its hello) */
 	int64_t db_id;
 	/* ini settings given to this build only (--ini NAME:k=v), "k=v" each */
 	char ini[BUILD_MAX_INI][256];
@@ -106,6 +107,15 @@ struct worker {
 	char last_failure[512];
 	int measuring;          /* runs under callgrind, counts instructions */
 	struct worker *measurer;/* this build's measuring worker, started lazily */
+	char sandbox_dir[4096]; /* its private folder while it runs (confine.c), else "" */
+};
+
+/* The workers' sandbox settings (confine.c, docs/sandbox.md). */
+struct sandbox_config {
+	char layers[64];               /* "all", "none" or e.g. "netns,seccomp,php" */
+	const char *dir;               /* where private folders are made; default $TMPDIR or /tmp */
+	long long cpu_s, as, measure_as, fsize, nofile, nproc; /* -1: unlimited */
+	const char *disable_functions; /* NULL: the worker's own list */
 };
 
 struct config {
@@ -127,6 +137,7 @@ struct config {
 	int max_case_requests;     /* POST /api/cases running at once; over it 503; default 64 */
 	int max_queued_runs;       /* runs waiting to start; over it 429; default 16 */
 	int64_t db_max_bytes;      /* database size cap (SQLite max_page_count); 0: none */
+	struct sandbox_config sandbox;
 	int nbuilds;
 	struct build builds[MAX_BUILDS];
 };
@@ -198,6 +209,28 @@ int worker_call(struct worker *, const struct config *, uint16_t type, const str
     int timeout_ms, struct proto_msg *reply, struct result *r);
 /* A PROTO_RESULT message's fields into r (result_init'ed). */
 void worker_result_from_msg(struct result *r, const struct proto_msg *m);
+
+/* ---- confine.c ---- */
+#define CONFINE_MAX_ARGS 40
+/* A worker's sandbox arguments, made by confine_prepare. */
+struct confine_args {
+	const char *v[CONFINE_MAX_ARGS];   /* after the loader's own arguments */
+	int n;
+	const char *pre[CONFINE_MAX_ARGS]; /* measuring: the loader that execs valgrind */
+	int npre;
+	char dumpdir[4200];
+	char store[256];
+	size_t used;
+};
+void confine_defaults(struct sandbox_config *);
+/* A sandbox option (key without dashes): 1 taken, 0 not one, -1 bad value with err. */
+int confine_option(struct sandbox_config *, const char *key, const char *value, char *err, size_t errsize);
+/* Settings that cannot work together (memory-limit over limit-as...): -1 with err. */
+int confine_check(const struct config *, char *err, size_t errsize);
+/* Create the worker's private folder and its arguments; -1 with err. */
+int confine_prepare(struct worker *, const struct config *, struct confine_args *, char *err, size_t errsize);
+/* Remove the worker's private folder (when it has been reaped). */
+void confine_release(struct worker *);
 
 /* ---- main.c ---- */
 /* Roles by position in config->builds: [0] is the base, [1] the head. */

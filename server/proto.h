@@ -74,6 +74,8 @@ enum proto_tag {
 	TAG_INSTR_TOTAL = 70, /* int, instructions of all measured calls */
 	TAG_DUMP_FILE = 71,   /* the callgrind dump holding that count */
 	TAG_HANDLER_OFFSET = 72, /* PROTO_HELLO: zif_json_encode's offset in libphp */
+	/* 80..84: the sandbox (server/worker/sandbox.c) */
+	TAG_SANDBOX = 80,     /* PROTO_HELLO: the layers in force, e.g. "netns caps seccomp ..." */
 };
 
 /* TAG_STATUS values, the same numbers as the daemon's enum result_status. */

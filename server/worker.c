@@ -70,6 +70,7 @@ static int worker_reap(struct worker *w, int kill_it)
 			;
 	}
 	w->pid = -1;
+	confine_release(w); /* its private folder goes with it */
 	return status;
 }
 
@@ -88,13 +89,20 @@ static int worker_start(struct worker *w, const struct config *cfg)
 {
 	int sv[2] = { -1, -1 };
 	posix_spawn_file_actions_t fa;
-	const char *argv[24 + 2 * BUILD_MAX_INI];
+	const char *argv[24 + 2 * BUILD_MAX_INI + 2 * CONFINE_MAX_ARGS];
+	struct confine_args sbx;
 	char toggle[64], outfile[4200], outopt[4300], dumpdir[4096];
 	int argc = 0;
 	/* A fixed, minimal environment: instruction counts and PHP's behaviour
 	 * must not depend on whoever started the daemon. */
 	const char *const envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", NULL };
 
+	/* The sandbox (docs/sandbox.md): a private folder, arguments, and for
+	 * a measuring worker a first loader that confines valgrind itself. */
+	if (confine_prepare(w, cfg, &sbx, w->last_failure, sizeof(w->last_failure)) < 0)
+		return -1;
+	for (int i = 0; i < sbx.npre; i++)
+		argv[argc++] = sbx.pre[i];
 	if (w->measuring) {
 		/* Count only inside json_encode's handler: by name where the
 		 * library has symbols, by its offset where it is stripped. */
@@ -109,6 +117,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		snprintf(outfile, sizeof(outfile), "%s/%s.%%p", dumpdir, w->build->name);
 		argv[argc++] = cfg->valgrind_bin ? cfg->valgrind_bin : "valgrind";
 		argv[argc++] = "-q";
+		argv[argc++] = "--vgdb=no"; /* no FIFOs in the private folder */
 		argv[argc++] = "--tool=callgrind";
 		argv[argc++] = "--collect-atstart=no";
 		argv[argc++] = "--toggle-collect=zif_json_encode";
@@ -135,6 +144,8 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		argv[argc++] = "--dump-prefix";
 		argv[argc++] = outfile;
 	}
+	for (int i = 0; i < sbx.n; i++)
+		argv[argc++] = sbx.v[i];
 	argv[argc] = NULL;
 
 	posix_spawn_file_actions_init(&fa);
@@ -164,6 +175,10 @@ static int worker_start(struct worker *w, const struct config *cfg)
 			snprintf(w->build->php_version, sizeof(w->build->php_version), "%.*s",
 			    (int)v->len, v->data);
 		w->build->handler_offset = proto_get_int(&hello, TAG_HANDLER_OFFSET, 0);
+		const struct proto_field *sb = proto_get(&hello, TAG_SANDBOX);
+		if (!w->measuring)
+			snprintf(w->build->sandbox, sizeof(w->build->sandbox), "%.*s",
+			    sb ? (int)sb->len : 4, sb ? sb->data : "none");
 		proto_msg_release(&hello);
 		w->state = WORKER_READY;
 		return 0;

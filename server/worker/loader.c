@@ -7,6 +7,9 @@
  *
  *   phpcmp-worker --lib LIBPHP.so --core CORE.so [--memory-limit 128M] [--ini k=v]...
  *                 [--dump-prefix FILE]   (measuring workers, run under callgrind)
+ *                 [--sandbox LAYERS --sandbox-dir DIR --limit-... N]  (sandbox.h)
+ *   phpcmp-worker --sandbox-exec LAYERS [sandbox options] -- COMMAND...
+ *       applies those layers, then runs COMMAND (valgrind, for measuring)
  *   phpcmp-worker --lib LIBPHP.so --core CORE.so --eval CODE [--flags N] [--depth N]
  *       runs one case with no daemon and prints json_encode's output: for
  *       debugging a build, and for measuring by hand under callgrind.
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "sandbox.h"
 
 #define PROTO_FD 3
 
@@ -86,6 +90,10 @@ int main(int argc, char **argv)
 	const char *lib = NULL, *core = NULL, *eval = NULL;
 	int64_t flags = 0, depth = 512;
 	struct core_options opts = { .memory_limit = "128M" };
+	struct sandbox sb;
+	char **exec_argv = NULL;
+
+	sandbox_init(&sb);
 
 	for (int i = 1; i < argc; i++) {
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -105,8 +113,25 @@ int main(int argc, char **argv)
 			opts.dump_prefix = argv[++i];
 		else if (!strcmp(argv[i], "--ini") && val && opts.nini < CORE_MAX_INI)
 			opts.ini[opts.nini++] = argv[++i];
-		else
-			fail("bad argument: %s", argv[i]);
+		else if (!strcmp(argv[i], "--")) {
+			exec_argv = argv + i + 1;
+			break;
+		} else {
+			char serr[256];
+			int r = sandbox_arg(&sb, argc, argv, &i, serr, sizeof(serr));
+			if (r < 0)
+				fail("%s", serr);
+			if (r == 0)
+				fail("bad argument: %s", argv[i]);
+		}
+	}
+	/* A measuring worker: the layers valgrind cannot apply, then valgrind. */
+	if (sb.before_exec || exec_argv) {
+		char serr[512];
+		if (!exec_argv || !*exec_argv)
+			fail("--sandbox-exec needs -- COMMAND%s", NULL);
+		sandbox_exec(&sb, exec_argv, serr, sizeof(serr));
+		fail("%s", serr);
 	}
 	/* Like callgrind's --callgrind-out-file, %p in the dump prefix is our pid. */
 	char dump_prefix[4096];
@@ -133,14 +158,23 @@ int main(int argc, char **argv)
 		fail("the worker core is stale (ABI mismatch); recompile it%s", NULL);
 
 	char err[512] = "";
+	if (sandbox_php_ini(&sb, &opts, err, sizeof(err)) < 0)
+		fail("%s", err);
 	if (api->init(&opts, err, sizeof(err)) < 0)
 		fail("PHP failed to start: %s", err);
+	/* PHP is up: from here on a case computes and prints, nothing more. */
+	if (sandbox_apply(&sb, err, sizeof(err)) < 0 || sandbox_selftest(&sb, api, err, sizeof(err)) < 0)
+		fail("%s", err);
 
 	struct proto_buf out;
 	proto_buf_init(&out);
-	if (eval)
+	if (eval) {
+		if (sb.layers)
+			fprintf(stderr, "phpcmp-worker: sandbox: %s\n", sb.report);
 		return eval_case(api, eval, flags, depth);
+	}
 	api->hello(&out);
+	proto_buf_add_str(&out, TAG_SANDBOX, sb.report);
 	if (proto_send(PROTO_FD, PROTO_HELLO, &out) < 0)
 		_exit(1);
 
@@ -151,12 +185,14 @@ int main(int argc, char **argv)
 			break; /* the daemon closed the socket (or sent garbage): done */
 		proto_buf_release(&out);
 		int type = PROTO_RESULT;
+		sandbox_case_begin(&sb);
 		if (req.type == PROTO_CASE)
 			api->run_case(&req, &out);
 		else if ((type = api->handle(&req, &out)) == 0) {
 			type = PROTO_FAIL;
 			proto_buf_add_str(&out, TAG_MESSAGE, "unexpected message type");
 		}
+		sandbox_case_end(&sb);
 		proto_msg_release(&req);
 		if (proto_send(PROTO_FD, out.failed ? PROTO_FAIL : type, &out) < 0)
 			break;

@@ -1,0 +1,87 @@
+/*
+ * The worker's sandbox: what a case's code may do once PHP has started.
+ * Layers, each on its own, so that one missing (an old kernel, no
+ * privilege) leaves the others in force:
+ *
+ *   netns     a network namespace of its own: no interface but a down lo
+ *   caps      every capability dropped, no_new_privs
+ *   seccomp   a libseccomp filter: no sockets, no exec/fork, no signals to
+ *             other processes, no ptrace, mount, bpf, io_uring...
+ *   landlock  reads only below /usr and the build's files, writes only in
+ *             the private folder; no TCP, no signals or abstract sockets
+ *             out of the domain (kernel permitting)
+ *   rlimits   CPU seconds per case, address space, file size, open files,
+ *             processes, no core files
+ *   php       open_basedir and sys_temp_dir = the private folder,
+ *             disable_functions, allow_url_fopen=0, enable_dl=0
+ *
+ * The loader calls sandbox_arg() for its arguments, sandbox_php_ini() before
+ * starting PHP, sandbox_apply() and sandbox_selftest() once PHP is up, and
+ * sandbox_case_begin()/sandbox_case_end() around every request.  See
+ * docs/sandbox.md.
+ */
+#ifndef PHPCMP_SANDBOX_H
+#define PHPCMP_SANDBOX_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "core.h"
+
+enum sandbox_layer {
+	SANDBOX_NETNS = 1 << 0,
+	SANDBOX_CAPS = 1 << 1,
+	SANDBOX_SECCOMP = 1 << 2,
+	SANDBOX_LANDLOCK = 1 << 3,
+	SANDBOX_RLIMITS = 1 << 4,
+	SANDBOX_PHP = 1 << 5,
+};
+#define SANDBOX_ALL 0x3f
+#define SANDBOX_UNLIMITED (-1LL)
+#define SANDBOX_MAX_PATHS 8
+
+struct sandbox {
+	/* What the arguments asked for. */
+	unsigned layers;
+	unsigned before_exec;      /* --sandbox-exec: layers to apply, then exec */
+	unsigned inherited;        /* --sandbox-inherited: applied before exec */
+	const char *dir;           /* the private folder */
+	const char *disable_functions; /* NULL: the built-in list */
+	long long cpu_s, as, fsize, nofile, nproc; /* SANDBOX_UNLIMITED: untouched */
+	const char *rw[SANDBOX_MAX_PATHS];
+	const char *ro[SANDBOX_MAX_PATHS];
+	int nrw, nro;
+	int valgrind;              /* layers for a loader that runs under valgrind */
+	int no_landlock;           /* tests: act as if the kernel had no landlock */
+	/* State once applied. */
+	unsigned applied;
+	int landlock_abi;
+	int files_readonly;        /* no landlock: seccomp refuses every write */
+	int dirfd;
+	struct stat dirst;
+	char dir_real[4096];
+	char report[512];          /* "netns caps seccomp landlock(abi 7) ..." */
+};
+
+void sandbox_init(struct sandbox *);
+/* argv[*i] is a sandbox option: consume it (and its value).  1 taken, 0 not
+ * a sandbox option, -1 bad value (message in err). */
+int sandbox_arg(struct sandbox *, int argc, char **argv, int *i, char *err, size_t errsize);
+/* "netns,seccomp" / "all" / "none" into a mask; -1 for an unknown name. */
+int sandbox_parse_layers(const char *list, unsigned *mask);
+/* Add the php layer's ini settings to opts (after any already there, so
+ * they win).  -1 with err when they do not fit. */
+int sandbox_php_ini(struct sandbox *, struct core_options *opts, char *err, size_t errsize);
+/* Apply every asked-for layer except php (already in the ini).  -1 with a
+ * message naming the layer that could not be put in place. */
+int sandbox_apply(struct sandbox *, char *err, size_t errsize);
+/* Before exec (a measuring worker's valgrind): apply the before_exec layers
+ * and exec argv; returns only on failure, with err. */
+int sandbox_exec(struct sandbox *, char **argv, char *err, size_t errsize);
+/* Run a probe case under the sandbox; -1 with what went wrong. */
+int sandbox_selftest(struct sandbox *, const struct core_api *, char *err, size_t errsize);
+/* Around each request: the CPU budget, then emptying the private folder. */
+void sandbox_case_begin(struct sandbox *);
+void sandbox_case_end(struct sandbox *);
+
+#endif
