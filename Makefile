@@ -82,6 +82,8 @@ $(B)/tests/test_sandbox: tests/unit/test_sandbox.c server/worker/sandbox.c serve
 	    $(filter %.c,$^) -lseccomp -lpthread
 UNIT_TESTS += $(B)/tests/test_sandbox
 
+# fuzz/fuzz.mk: `make fuzz`, and the replay of fuzz inputs as unit tests.
+include fuzz/fuzz.mk
 
 unit-test: $(UNIT_TESTS)
 	prove $(UNIT_TESTS)

@@ -625,6 +625,21 @@ api_parse_case(json_t *body, struct case_spec *c, struct http_response *resp)
 	return 0;
 }
 
+/* The case of a POST /api/cases request; 0, or -1 with resp filled (a pure
+ * function of the request, for fuzz/fuzz_body.c too). */
+int
+api_case_from_request(const struct http_request *req, struct case_spec *c, struct http_response *resp)
+{
+	json_t *body;
+	int rc;
+
+	if ((body = api_body(req, resp)) == NULL)
+		return -1;
+	rc = api_parse_case(body, c, resp);
+	json_decref(body);
+	return rc;
+}
+
 /* A boolean query switch: 1, 0, or -1 with resp filled. */
 static int
 api_query_bool(const struct http_request *req, const char *key, struct http_response *resp)
@@ -812,7 +827,6 @@ api_case_post(struct app *app, const struct http_request *req, struct http_respo
 	struct case_spec c;
 	char err[512], location[64];
 	int64_t case_id, comparison_id;
-	json_t *body;
 	unsigned diff;
 	int i, fail_on_differ, slot = 0;
 
@@ -821,11 +835,7 @@ api_case_post(struct app *app, const struct http_request *req, struct http_respo
 		result_init(&res[i]);
 	if ((fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0)
 		goto out;
-	if ((body = api_body(req, resp)) == NULL)
-		goto out;
-	i = api_parse_case(body, &c, resp);
-	json_decref(body);
-	if (i < 0)
+	if (api_case_from_request(req, &c, resp) < 0)
 		goto out;
 
 	if (api_case_slot_take(app, resp) < 0)

@@ -430,7 +430,10 @@ casefile_format(const struct case_spec *c)
 	if (c->flags < 0 || c->depth < 1 || c->depth > CASEFILE_MAX_DEPTH ||
 	    c->iterations < 0 || c->iterations > CASEFILE_MAX_ITERATIONS)
 		return NULL;
-	if (!casefile_storable(c->code) || (c->setup && !casefile_storable(c->setup)) ||
+	/* The title too: an indented "  --DEPTH--" title is fine in a file,
+	 * but written back at the start of its line it becomes a header
+	 * (found by fuzz/fuzz_casefile.c). */
+	if (!casefile_storable(title) || !casefile_storable(c->code) || (c->setup && !casefile_storable(c->setup)) ||
 	    (c->expect && !casefile_storable(c->expect)))
 		return NULL;
 

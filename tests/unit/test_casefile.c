@@ -289,6 +289,9 @@ test_format(void)
 	c.title = strdup("two\nlines");
 	ok(casefile_format(&c) == NULL, "format refuses a multi-line title");
 	free(c.title);
+	c.title = strdup("--DEPTH--");
+	ok(casefile_format(&c) == NULL, "format refuses a title that reads as a header (fuzz regression)");
+	free(c.title);
 	c.title = strdup("ok");
 	c.flags = -1;
 	ok(casefile_format(&c) == NULL, "format refuses negative flags");

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Line and branch coverage of what the fuzz harnesses reach: `make
+# fuzz-coverage` (after `make fuzz`, so the working corpus is there).
+#
+#   fuzz/coverage.sh BUILD_DIR CC "CFLAGS" "DAEMON_LIBS" NAME...
+#
+# Each harness is rebuilt with clang's source-based coverage and a small
+# driver (fuzz/replay.c reads its inputs from BUILD_DIR/fuzz/corpus/NAME,
+# fuzz/corpus/NAME and fuzz/regressions/NAME), run once, and llvm-cov
+# reports the file it is about.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+b=$1 cc=$2 cflags=$3 libs=$4
+shift 4
+out=$b/fuzz-cov
+mkdir -p "$out"
+cov=$(command -v llvm-cov || command -v llvm-cov-14)
+profdata=$(command -v llvm-profdata || command -v llvm-profdata-14)
+
+declare -A files=(
+	[proto]="server/proto.c"
+	[flags]="server/flags.c"
+	[casefile]="server/casefile.c server/flags.c"
+	[body]="server/api.c server/flags.c server/casefile.c"
+)
+# The functions each harness is about (api.c and proto.c hold more).
+declare -A functions=(
+	[proto]='proto_recv|proto_decode|read_all|proto_get|proto_get_int|get_u16|get_u32'
+	[flags]='flags_parse|flags_token|flags_format'
+	[body]='api_case_from_request|api_body|api_parse_case|api_known_fields|api_opt_string|api_opt_int|api_flags|api_flags_text'
+)
+
+for name in "$@"; do
+	srcs=${files[$name]}
+	extra=()
+	if [ "$name" = body ]; then
+		# api.c needs the whole daemon; main.c's main() steps aside.
+		for f in server/*.c server/worker/gen.c; do
+			case " $srcs " in *" $f "*) continue ;; esac
+			[ "$f" = server/main.c ] && continue
+			extra+=("$f")
+		done
+		# shellcheck disable=SC2086
+		$cc $cflags -Dmain=phpcmp_main -c -o "$out/main_nomain.o" server/main.c
+		$cc -c -o "$out/schema_sql.o" server/schema_sql.S
+		extra+=("$out/main_nomain.o" "$out/schema_sql.o")
+	fi
+	# shellcheck disable=SC2086
+	$cc $cflags -DFUZZ_NAME="\"$name\"" -DREPLAY_EXTRA_DIR="\"$b/fuzz/corpus/$name\"" \
+		-o "$out/cov_$name" fuzz/replay.c "fuzz/fuzz_$name.c" $srcs "${extra[@]}" $libs
+	rm -f "$out/$name.profraw"
+	LLVM_PROFILE_FILE="$out/$name.profraw" "$out/cov_$name" >/dev/null
+	"$profdata" merge -sparse -o "$out/$name.profdata" "$out/$name.profraw"
+	echo "== $name"
+	if [ -n "${functions[$name]:-}" ]; then
+		# shellcheck disable=SC2086
+		"$cov" report "$out/cov_$name" -instr-profile="$out/$name.profdata" -show-functions ${srcs%% *} \
+			| grep -E "^(Name|([^ ]*:)?(${functions[$name]}) )" || true
+	else
+		# shellcheck disable=SC2086
+		"$cov" report "$out/cov_$name" -instr-profile="$out/$name.profdata" ${srcs%% *}
+	fi
+done

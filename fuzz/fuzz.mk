@@ -1,0 +1,71 @@
+# Fuzzing, included by the Makefile (see docs/testing.md):
+#
+#   make fuzz FUZZ_SECONDS=30    build the libFuzzer harnesses (clang, ASan,
+#                                UBSan) and run each for FUZZ_SECONDS over its
+#                                committed seed corpus, fuzz/corpus/NAME
+#   make fuzz-build              only build them, into $(B)/fuzz
+#
+# The same harnesses, compiled with $(CC) and fuzz/replay.c instead of
+# libFuzzer, replay every seed and every regression input
+# (fuzz/regressions/NAME: what fuzzing once found) in `make unit-test`.
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 30
+FUZZERS       = proto casefile flags body
+FB            = $(B)/fuzz
+FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE $(WARN) -Iserver \
+                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LINK     = -fsanitize=fuzzer,address,undefined
+# Every daemon object, for the request-body harness (api.c needs them all).
+FUZZ_DAEMON   = $(DAEMON_OBJ:$(B)/obj/%=$(FB)/obj/%) $(FB)/obj/schema_sql.o
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZERS:%=$(FB)/fuzz_%)
+
+fuzz: fuzz-build
+	fuzz/run.sh $(FB) $(FUZZ_SECONDS) $(FUZZERS)
+
+$(FB) $(FB)/obj:
+	mkdir -p $@
+
+# main.c comes along for the functions it shares; its main() steps aside
+# for libFuzzer's.
+$(FB)/obj/%.o: server/%.c server/*.h | $(FB)/obj
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(if $(filter main,$*),-Dmain=phpcmp_main -Wno-missing-prototypes) -c -o $@ $<
+$(FB)/obj/%.o: server/worker/%.c server/worker/*.h | $(FB)/obj
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+$(FB)/obj/schema_sql.o: server/schema_sql.S schema.sql | $(FB)/obj
+	$(FUZZ_CC) -c -o $@ $<
+
+$(FB)/fuzz_proto: fuzz/fuzz_proto.c $(FB)/obj/proto.o | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
+$(FB)/fuzz_flags: fuzz/fuzz_flags.c $(FB)/obj/flags.o | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
+$(FB)/fuzz_casefile: fuzz/fuzz_casefile.c $(FB)/obj/casefile.o $(FB)/obj/flags.o | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
+$(FB)/fuzz_body: fuzz/fuzz_body.c $(FUZZ_DAEMON) | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^ $(DAEMON_LIBS)
+
+# ---- replay: unit tests (TAP), no libFuzzer, built like the rest
+REPLAY_TESTS = $(FUZZERS:%=$(B)/tests/replay_%)
+UNIT_TESTS  += $(REPLAY_TESTS)
+REPLAY_CC    = $(CC) $(CFLAGS) -Iserver $(LDFLAGS) -DFUZZ_NAME=\"$*\"
+
+$(B)/obj/main_nomain.o: server/main.c server/*.h | $(B)/obj
+	$(CC) $(CFLAGS) -Dmain=phpcmp_main -Wno-missing-prototypes -c -o $@ $<
+
+$(B)/tests/replay_%: fuzz/replay.c fuzz/fuzz_%.c | $(B)/tests
+	$(REPLAY_CC) -o $@ $^ $(if $(filter body,$*),$(DAEMON_LIBS))
+$(B)/tests/replay_proto: $(B)/obj/proto.o
+$(B)/tests/replay_flags: $(B)/obj/flags.o
+$(B)/tests/replay_casefile: $(B)/obj/casefile.o $(B)/obj/flags.o
+$(B)/tests/replay_body: $(filter-out $(B)/obj/main.o,$(DAEMON_OBJ)) $(B)/obj/main_nomain.o $(B)/obj/schema_sql.o
+
+# ---- coverage of the code under fuzzing: the harnesses built with clang's
+# source-based coverage (no sanitizers), run once over the working corpus
+# and the seeds; prints llvm-cov's report for the parsing code.
+FC = $(B)/fuzz-cov
+FUZZ_COV_CFLAGS = -g -O0 -std=c11 -D_GNU_SOURCE -Iserver -fprofile-instr-generate -fcoverage-mapping
+.PHONY: fuzz-coverage
+fuzz-coverage:
+	fuzz/coverage.sh $(B) $(FUZZ_CC) "$(FUZZ_COV_CFLAGS)" "$(DAEMON_LIBS)" $(FUZZERS)
