@@ -85,6 +85,11 @@ UNIT_TESTS += $(B)/tests/test_sandbox
 # fuzz/fuzz.mk: `make fuzz`, and the replay of fuzz inputs as unit tests.
 include fuzz/fuzz.mk
 
+# The bucket key of a mismatch (server/bucket.c).
+UNIT_TESTS += $(B)/tests/test_bucket
+$(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests
+	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^ -ljansson
+
 unit-test: $(UNIT_TESTS)
 	prove $(UNIT_TESTS)
 

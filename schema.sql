@@ -159,3 +159,71 @@ CREATE TABLE IF NOT EXISTS tokens (
 CREATE UNIQUE INDEX IF NOT EXISTS tokens_active_name ON tokens (name) WHERE revoked_at IS NULL;
 
 PRAGMA user_version = 4;
+
+-- @migration 5: triage — buckets of alike mismatches, their state, who changed what
+-- A bucket is every mismatch with the same key (server/bucket.c: which
+-- fields differ, statuses, error codes, exception classes, the shape of the
+-- first differing output bytes, the flags that matter).  Keys hold no ids or
+-- times, so a later run's mismatches join the bucket, and its triage, of the
+-- same difference found earlier.  mismatches / first_* / last_* are kept up
+-- to date as comparisons are stored (one upsert each), so listings never
+-- count over comparisons.
+CREATE TABLE IF NOT EXISTS buckets (
+	id                  INTEGER PRIMARY KEY,
+	key                 TEXT NOT NULL UNIQUE,
+	state               TEXT NOT NULL DEFAULT 'new'
+	                    CHECK (state IN ('new', 'confirmed', 'expected', 'ignored', 'fixed')),
+	assignee            TEXT,
+	notes               TEXT NOT NULL DEFAULT '',
+	mismatches          INTEGER NOT NULL DEFAULT 0,   -- comparisons in it, every run
+	first_comparison_id INTEGER NOT NULL,             -- the representative
+	last_comparison_id  INTEGER NOT NULL,
+	first_run_id        INTEGER,                      -- NULL: first seen in a submitted case
+	last_run_id         INTEGER,
+	first_seen          TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	last_seen           TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	updated_at          TEXT,                         -- last triage change
+	updated_by          TEXT,
+	-- When set to fixed: the newest comparison and run then.  A mismatch
+	-- stored later (in a later run, or submitted) is a reappearance.
+	fixed_comparison_mark INTEGER,
+	fixed_run_mark        INTEGER,
+	reappeared_comparison_id INTEGER,                 -- the first one, until the state changes again
+	reappeared_run_id   INTEGER,
+	reappeared_at       TEXT
+);
+CREATE INDEX IF NOT EXISTS buckets_last ON buckets (last_comparison_id);
+
+-- Per run (0: submitted cases): how many of its mismatches are in the bucket.
+CREATE TABLE IF NOT EXISTS bucket_runs (
+	run_id              INTEGER NOT NULL,
+	bucket_id           INTEGER NOT NULL REFERENCES buckets (id),
+	mismatches          INTEGER NOT NULL DEFAULT 0,
+	first_comparison_id INTEGER NOT NULL,             -- the run's representative
+	PRIMARY KEY (run_id, bucket_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS bucket_runs_bucket ON bucket_runs (bucket_id, run_id);
+
+ALTER TABLE comparisons ADD COLUMN bucket_id INTEGER REFERENCES buckets (id);
+CREATE INDEX IF NOT EXISTS comparisons_bucket ON comparisons (bucket_id, id) WHERE bucket_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS comparisons_bucket_run ON comparisons (bucket_id, run_id, id) WHERE bucket_id IS NOT NULL;
+-- Mismatches stored before this migration get their bucket at startup.
+CREATE INDEX IF NOT EXISTS comparisons_unbucketed ON comparisons (id)
+	WHERE verdict = 'differ' AND bucket_id IS NULL;
+
+-- The audit trail: every triage change (by: the person; "phpcmp" for the
+-- daemon's own notes, e.g. a fixed bucket seen again).  changes is JSON:
+-- {"state":["new","confirmed"],"assignee":[null,"bob"],"notes":["","..."]}.
+CREATE TABLE IF NOT EXISTS triage_events (
+	id            INTEGER PRIMARY KEY,
+	bucket_id     INTEGER NOT NULL REFERENCES buckets (id),
+	at            TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	by            TEXT NOT NULL,
+	action        TEXT NOT NULL CHECK (action IN ('triage', 'reappeared')),
+	changes       TEXT NOT NULL DEFAULT '{}',
+	run_id        INTEGER,
+	comparison_id INTEGER
+);
+CREATE INDEX IF NOT EXISTS triage_events_bucket ON triage_events (bucket_id, id);
+
+PRAGMA user_version = 5;

@@ -793,8 +793,16 @@ api_case_reply(struct app *app, int64_t id, int64_t comparison_id, int with_hist
 	if (rc < 0)
 		goto fail;
 	have_cmp = rc == 1;
+	if (!have_cmp && comparison_id > 0) {
+		api_error(resp, 404, "not_found", "case %" PRId64 " has no comparison %" PRId64, id, comparison_id);
+		db_comparison_release(&cmp);
+		db_case_release(&dc);
+		return;
+	}
 	if ((o = api_case_comparison_json(&dc, have_cmp ? &cmp : NULL)) == NULL)
 		goto oom;
+	/* The shown comparison's bucket, when it is a mismatch (triage.c). */
+	json_object_set_new(o, "bucket", have_cmp ? triage_case_bucket(app, cmp.id) : json_null());
 	if (with_history) {
 		if ((history = json_array()) == NULL)
 			goto oom;
@@ -1200,6 +1208,8 @@ out:
 enum route {
 	R_NONE, R_HEALTH, R_FLAGS, R_CASES, R_CASE, R_RUNS, R_RUN, R_RUN_CASES, R_RUN_CANCEL, R_RUN_RESUME,
 	R_RUN_MEASUREMENTS, R_RUN_REPORT, R_WORKLOAD_HISTORY, R_CALLGRIND, R_GENERATED,
+	R_CASE_PHPT, R_CASE_CASEFILE,
+	R_BUCKETS, R_BUCKET, R_BUCKET_MISMATCHES, R_BUCKET_TRIAGE, R_BUCKETS_TRIAGE, R_TRIAGE_EVENTS,
 };
 
 static const struct {
@@ -1221,6 +1231,14 @@ static const struct {
 	{ R_WORKLOAD_HISTORY, M_GET, "GET, HEAD" },
 	{ R_CALLGRIND, M_GET, "GET, HEAD" },
 	{ R_GENERATED, M_POST, "POST" },
+	{ R_CASE_PHPT, M_GET, "GET, HEAD" },
+	{ R_CASE_CASEFILE, M_GET, "GET, HEAD" },
+	{ R_BUCKETS, M_GET, "GET, HEAD" },
+	{ R_BUCKET, M_GET, "GET, HEAD" },
+	{ R_BUCKET_MISMATCHES, M_GET, "GET, HEAD" },
+	{ R_BUCKET_TRIAGE, M_POST, "POST" },
+	{ R_BUCKETS_TRIAGE, M_POST, "POST" },
+	{ R_TRIAGE_EVENTS, M_GET, "GET, HEAD" },
 };
 
 /* Split /api/a/b/c/d into up to four segments; the route, its id and the
@@ -1259,6 +1277,23 @@ api_route(const char *path, int64_t *id, char *last, size_t lastsize)
 	}
 	if (n == 1 && SEG(0, "generated"))
 		return R_GENERATED;
+	/* Triage (triage.c): /api/buckets[/triage | /ID[/mismatches | /triage]], /api/triage/events. */
+	if (SEG(0, "buckets")) {
+		if (n == 1)
+			return R_BUCKETS;
+		if (n == 2 && SEG(1, "triage"))
+			return R_BUCKETS_TRIAGE;
+		*id = api_parse_id(seg[1], len[1]);
+		if (n == 2)
+			return R_BUCKET;
+		if (n == 3 && SEG(2, "mismatches"))
+			return R_BUCKET_MISMATCHES;
+		if (n == 3 && SEG(2, "triage"))
+			return R_BUCKET_TRIAGE;
+		return R_NONE;
+	}
+	if (n == 2 && SEG(0, "triage") && SEG(1, "events"))
+		return R_TRIAGE_EVENTS;
 	if (n == 1 && SEG(0, "health"))
 		return R_HEALTH;
 	if (n == 1 && SEG(0, "flags"))
@@ -1270,7 +1305,8 @@ api_route(const char *path, int64_t *id, char *last, size_t lastsize)
 	if (n >= 2 && (SEG(0, "cases") || SEG(0, "runs"))) {
 		*id = api_parse_id(seg[1], len[1]);
 		if (SEG(0, "cases"))
-			return n == 2 ? R_CASE : R_NONE;
+			return n == 2 ? R_CASE : n == 3 && SEG(2, "phpt") ? R_CASE_PHPT :
+			    n == 3 && SEG(2, "casefile") ? R_CASE_CASEFILE : R_NONE;
 		if (n == 2)
 			return R_RUN;
 		if (n == 3 && SEG(2, "cases"))
@@ -1344,11 +1380,20 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 			api_cases_list(app, req, 0, resp);
 		break;
 	case R_CASE:
+	case R_CASE_PHPT:
+	case R_CASE_CASEFILE: {
+		const char *cv = http_query(req, "comparison");
+		int64_t cmp_id = cv != NULL ? api_parse_id(cv, strlen(cv)) : 0;
 		if (id <= 0)
 			api_error(resp, 404, "not_found", "no case %.32s", req->path + strlen("/api/cases/"));
+		else if (route != R_CASE)
+			export_case(app, id, route == R_CASE_PHPT ? "phpt" : "casefile", req, resp);
+		else if (cv != NULL && cmp_id <= 0)
+			api_error(resp, 400, "bad_request", "comparison: expected a positive integer id");
 		else
-			api_case_reply(app, id, 0, 1, 200, NULL, NULL, resp);
+			api_case_reply(app, id, cmp_id, 1, 200, NULL, NULL, resp);
 		break;
+	}
 	case R_RUNS:
 		if (method == M_POST)
 			api_run_post(app, req, resp);
@@ -1387,6 +1432,27 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 		break;
 	case R_GENERATED:
 		api_generated_post(app, req, resp);
+		break;
+	case R_BUCKETS:
+		triage_buckets(app, req, resp);
+		break;
+	case R_BUCKETS_TRIAGE:
+		triage_post(app, 0, req, resp);
+		break;
+	case R_BUCKET:
+	case R_BUCKET_MISMATCHES:
+	case R_BUCKET_TRIAGE:
+		if (id <= 0)
+			api_error(resp, 404, "not_found", "no bucket %.32s", req->path + strlen("/api/buckets/"));
+		else if (route == R_BUCKET)
+			triage_bucket(app, id, resp);
+		else if (route == R_BUCKET_MISMATCHES)
+			triage_mismatches(app, id, req, resp);
+		else
+			triage_post(app, id, req, resp);
+		break;
+	case R_TRIAGE_EVENTS:
+		triage_events(app, req, resp);
 		break;
 	case R_NONE:
 		break;

@@ -210,6 +210,7 @@ struct db {
 	sqlite3 *conn;
 	pthread_mutex_t lock;
 	sqlite3_stmt *stmt[S_COUNT];
+	struct triage *triage;   /* triage.c's statements on this connection */
 };
 
 /* SQLite's extended code of this thread's last failed call, for db_error_status(). */
@@ -470,6 +471,9 @@ db_open(const char *path, char *err, size_t errsize)
 			goto fail;
 		}
 	}
+	if ((db->triage = triage_open(db->conn, err, errsize)) == NULL ||
+	    triage_backfill(db->triage, err, errsize) < 0)
+		goto fail;
 	return db;
 fail:
 	db_close(db);
@@ -483,6 +487,7 @@ db_close(struct db *db)
 
 	if (db == NULL)
 		return;
+	triage_close(db->triage);
 	for (i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->stmt[i]);
 	if (db->conn != NULL)
@@ -690,6 +695,9 @@ db_comparison_store(struct db *db, const struct case_spec *c, int64_t run_id,
 	for (role = 0; role < MAX_BUILDS; role++)
 		if (db_store_result(db, *comparison_id, role, builds[role], &res[role], err, errsize) < 0)
 			goto fail;
+	/* A mismatch joins its bucket with it (triage.c). */
+	if (diff != 0 && triage_record(db->triage, c->flags, res, diff, run_id, *comparison_id, err, errsize) < 0)
+		goto fail;
 
 	if (run_id > 0) {
 		st = db_stmt(db, S_RUN_PROGRESS);
@@ -1524,4 +1532,19 @@ db_generated_case(struct db *db, int64_t case_id, int version, uint64_t seed, ui
 	rc = db_exec(db, st, "store generated case", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
+}
+
+/* ---- triage.c's statements ---- */
+
+struct triage *
+db_triage_lock(struct db *db)
+{
+	pthread_mutex_lock(&db->lock);
+	return db->triage;
+}
+
+void
+db_triage_unlock(struct db *db)
+{
+	pthread_mutex_unlock(&db->lock);
 }

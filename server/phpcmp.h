@@ -537,4 +537,51 @@ void measure_history(struct app *, const struct http_request *, struct http_resp
 /* The callgrind output file behind one build's count, for download. */
 void measure_dump(struct app *, int64_t comparison_id, const char *role, struct http_response *);
 
+/* ---- bucket.c ---- */
+#define BUCKET_KEY_VERSION 1
+#define BUCKET_SHAPE_MAX 24      /* characters of a difference's shape, per side */
+/* The bucket key of a mismatch (diff != 0): canonical JSON text, malloc'd; NULL when out of memory. */
+char *bucket_key(long flags, const struct result res[MAX_BUILDS], unsigned diff);
+/*
+ * The shape of the first difference between two outputs, into outa and outb
+ * (each outsize >= BUCKET_SHAPE_MAX + 2); the flags controlling those bytes
+ * are or'ed into *mask.
+ */
+void bucket_shape(const char *a, size_t alen, const char *b, size_t blen, char *outa, char *outb,
+    size_t outsize, long *mask);
+
+/* ---- triage.c ---- */
+struct sqlite3;
+struct triage;
+/* db.c's side: statements on its connection, prepared after the migrations. */
+struct triage *triage_open(struct sqlite3 *, char *err, size_t errsize);
+void triage_close(struct triage *);
+/* Put a stored mismatch in its bucket; inside db_comparison_store()'s transaction. */
+int triage_record(struct triage *, long flags, const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t run_id, int64_t comparison_id, char *err, size_t errsize);
+/* At startup: buckets for mismatches stored before buckets existed. */
+int triage_backfill(struct triage *, char *err, size_t errsize);
+/* The API (docs/api.md, Triage). */
+void triage_buckets(struct app *, const struct http_request *, struct http_response *);
+void triage_bucket(struct app *, int64_t id, struct http_response *);
+void triage_mismatches(struct app *, int64_t id, const struct http_request *, struct http_response *);
+/* POST a change to bucket id, or (id 0) to the buckets listed in the body's "ids". */
+void triage_post(struct app *, int64_t id, const struct http_request *, struct http_response *);
+void triage_events(struct app *, const struct http_request *, struct http_response *);
+/* The bucket of a comparison as JSON (null when it has none). */
+struct json_t *triage_case_bucket(struct app *, int64_t comparison_id);
+/* Who makes this request (the person triage records): 0 with who, or -1 after answering 400. */
+int triage_who(const struct http_request *, struct json_t *body, char *who, size_t whosize,
+    struct http_response *);
+
+/* ---- db.c, for triage.c ---- */
+/* Lock the database and hand over triage's statements; db_triage_unlock() after. */
+struct triage *db_triage_lock(struct db *);
+void db_triage_unlock(struct db *);
+
+/* ---- export.c ---- */
+/* GET /api/cases/{id}/phpt and /casefile: format "phpt" or "casefile". */
+void export_case(struct app *, int64_t case_id, const char *format, const struct http_request *,
+    struct http_response *);
+
 #endif
