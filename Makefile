@@ -22,7 +22,7 @@ DAEMON_SRC = $(wildcard server/*.c)
 DAEMON_OBJ = $(DAEMON_SRC:server/%.c=$(B)/obj/%.o) $(B)/obj/gen.o
 DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
 
-.PHONY: all run test unit-test integration-test builds clean deps bench
+.PHONY: all run test unit-test integration-test browser-test builds clean deps bench web-deps
 all: $(B)/phpcmp $(B)/phpcmp-worker
 
 deps:
@@ -30,6 +30,15 @@ deps:
 
 builds:
 	scripts/fetch-default-builds.sh builds
+
+# The page's libraries (diff, uPlot: served under /vendor/ by server/http.c)
+# and the browser tests' driver (playwright-core), exactly as
+# package-lock.json pins them, into node_modules/ (git-ignored).
+web-deps: node_modules/.package-lock.json
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
 
 $(B)/obj/%.o: server/%.c server/*.h | $(B)/obj
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -97,16 +106,19 @@ unit-test: $(UNIT_TESTS)
 # first (nothing happens when they are all there), then the build.
 run:
 	scripts/install-deps.sh --if-missing --run
-	$(MAKE) all builds
+	$(MAKE) all builds web-deps
 	$(B)/phpcmp serve --listen $(LISTEN) --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head
 
 test:
 	scripts/install-deps.sh --if-missing
-	$(MAKE) all builds
+	$(MAKE) all builds web-deps
 	scripts/run-tests.sh
 
 integration-test: all builds
 	scripts/run-tests.sh integration
+
+browser-test: all builds web-deps
+	scripts/run-tests.sh browser
 
 clean:
 	rm -rf $(B) state

@@ -52,12 +52,16 @@ test_pkgs="perl php8.2-cli python3 chromium clang libclang-rt-dev llvm"
 pkgs=$run_pkgs
 if [ "$mode" = all ]; then
 	pkgs="$pkgs $test_pkgs"
-	# Node.js >= 18 (node --test, global fetch).  Machines of this project
-	# come with NodeSource's Node 20, whose package bundles npm and conflicts
-	# with Debian's npm: only install Debian's nodejs + npm when node is absent.
-	if ! command -v node >/dev/null 2>&1; then
-		pkgs="$pkgs nodejs npm"
-	fi
+fi
+# Node.js >= 18 with npm, for running too: `npm ci` (make web-deps) installs
+# the page's libraries from package-lock.json; the tests run on node --test.
+# Machines of this project come with NodeSource's Node 20, whose package
+# bundles npm and conflicts with Debian's npm: only install Debian's
+# nodejs + npm when node is absent.
+if ! command -v node >/dev/null 2>&1; then
+	pkgs="$pkgs nodejs npm"
+elif ! command -v npm >/dev/null 2>&1; then
+	pkgs="$pkgs npm"
 fi
 
 if [ -n "$if_missing" ]; then
@@ -85,11 +89,9 @@ apt-get update -q
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $pkgs
 
-if [ "$mode" = all ]; then
-	node_major=$(node -p 'process.versions.node.split(".")[0]')
-	if [ "$node_major" -lt 18 ]; then
-		echo "install-deps: node $(node --version) is too old; need >= 18" >&2
-		exit 1
-	fi
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 18 ]; then
+	echo "install-deps: node $(node --version) is too old; need >= 18" >&2
+	exit 1
 fi
 echo "install-deps: done ($mode)"

@@ -2,20 +2,24 @@
 # Run every test of phpcmp: what `make test` calls (after building the daemon,
 # the worker loader and fetching the default builds).
 #
-#   scripts/run-tests.sh                 unit tests, then the integration suite
+#   scripts/run-tests.sh                 unit tests, the integration suite, the browser suite
 #   scripts/run-tests.sh unit            only the C unit tests (make unit-test)
 #   scripts/run-tests.sh integration     only the integration suite
 #   scripts/run-tests.sh integration tests/integration/cases.test.mjs
 #                                        only some integration test files
+#   scripts/run-tests.sh browser         only the browser suite
 #
 # The integration suite (tests/integration/*.test.mjs, node's built-in test
 # runner) starts the real daemon (build/phpcmp) on free loopback ports with
-# both real builds from builds/ and a fresh SQLite file per daemon.  Daemon
-# logs and the TAP report go to tests/artifacts/.
+# both real builds from builds/ and a fresh SQLite file per daemon.  The
+# browser suite (tests/browser/*.test.mjs) does the same and drives the page
+# in Debian's headless Chromium with playwright-core (make web-deps).  Daemon
+# logs, TAP reports and the browser suite's screenshots (screenshots/) go to
+# tests/artifacts/.
 #
 # Environment: MAKE (default make), PHPCMP_BIN, PHPCMP_TEST_STATE,
-# PHPCMP_BUILDS (see tests/integration/helper.mjs), TEST_TIMEOUT (seconds
-# for the whole integration suite, default 900).
+# PHPCMP_BUILDS (see tests/integration/helper.mjs), PHPCMP_CHROMIUM (default
+# /usr/bin/chromium), TEST_TIMEOUT (seconds for each node suite, default 900).
 #
 # Prints one line per suite and a closing "tests: N passed, M failed";
 # exits non-zero if anything failed or could not run.
@@ -29,14 +33,23 @@ mkdir -p "$artifacts"
 
 suites=()
 files=()
+browser_files=()
 for arg in "$@"; do
 	case $arg in
-	unit | integration) suites+=("$arg") ;;
+	unit | integration | browser) suites+=("$arg") ;;
+	*browser/*.mjs) browser_files+=("$arg") ;;
 	*.mjs) files+=("$arg") ;;
 	*) echo "run-tests: unknown argument '$arg'" >&2; exit 2 ;;
 	esac
 done
-[ ${#suites[@]} -gt 0 ] || suites=(unit integration)
+if [ ${#suites[@]} -eq 0 ]; then
+	if [ ${#files[@]} -gt 0 ] || [ ${#browser_files[@]} -gt 0 ]; then
+		[ ${#files[@]} -gt 0 ] && suites+=(integration)
+		[ ${#browser_files[@]} -gt 0 ] && suites+=(browser)
+	else
+		suites=(unit integration browser)
+	fi
+fi
 
 passed=0
 failed=0
@@ -86,23 +99,15 @@ run_unit() {
 	fi
 }
 
-run_integration() {
-	local tap=$artifacts/integration.tap status p f c
-	echo "== integration tests: node --test tests/integration"
-	if ! command -v node >/dev/null 2>&1; then
-		echo "run-tests: node is not installed (scripts/install-deps.sh)" >&2
-		record integration 0 1 "no node"
-		return
+# Run node test files as one suite, counted from its TAP report.
+logs_cleared=
+run_node_suite() { # name tap-file files...
+	local name=$1 tap=$2 status p f c
+	shift 2
+	if [ -z "$logs_cleared" ]; then
+		find "$artifacts" -maxdepth 1 -name '*.log' ! -name unit.log -delete
+		logs_cleared=1
 	fi
-	if [ ! -x "${PHPCMP_BIN:-build/phpcmp}" ]; then
-		echo "run-tests: ${PHPCMP_BIN:-build/phpcmp} is not built (make all)" >&2
-		record integration 0 1 "daemon not built"
-		return
-	fi
-	if [ ${#files[@]} -eq 0 ]; then
-		files=(tests/integration/*.test.mjs)
-	fi
-	find "$artifacts" -maxdepth 1 -name '*.log' ! -name unit.log -delete
 	# spec for people, TAP for the counts.  One file at a time: each file
 	# starts its own daemons, and there are two cores (node >= 20.10 takes
 	# the flag; older ones run files one at a time on two cores anyway).
@@ -114,22 +119,67 @@ run_integration() {
 		node --test "${conc[@]}" \
 		--test-reporter=spec --test-reporter-destination=stdout \
 		--test-reporter=tap --test-reporter-destination="$tap" \
-		"${files[@]}"
+		"$@"
 	status=$?
 	p=$(sed -nE 's/^# pass ([0-9]+)$/\1/p' "$tap" | tail -1)
 	f=$(sed -nE 's/^# fail ([0-9]+)$/\1/p' "$tap" | tail -1)
 	c=$(sed -nE 's/^# cancelled ([0-9]+)$/\1/p' "$tap" | tail -1)
 	p=${p:-0} f=$(( ${f:-0} + ${c:-0} ))
 	if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-		record integration "$p" $((f + 1)) "timed out after ${TEST_TIMEOUT:-900} s"
+		record "$name" "$p" $((f + 1)) "timed out after ${TEST_TIMEOUT:-900} s"
 	elif [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
-		record integration "$p" 1 "node --test exited $status"
+		record "$name" "$p" 1 "node --test exited $status"
 	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-		record integration 0 1 "no test ran"
+		record "$name" 0 1 "no test ran"
 	else
-		record integration "$p" "$f"
+		record "$name" "$p" "$f"
 	fi
+}
+
+# Can node suites run at all?  0, or records the failure under name.
+node_suite_ready() { # name
+	if ! command -v node >/dev/null 2>&1; then
+		echo "run-tests: node is not installed (scripts/install-deps.sh)" >&2
+		record "$1" 0 1 "no node"
+		return 1
+	fi
+	if [ ! -x "${PHPCMP_BIN:-build/phpcmp}" ]; then
+		echo "run-tests: ${PHPCMP_BIN:-build/phpcmp} is not built (make all)" >&2
+		record "$1" 0 1 "daemon not built"
+		return 1
+	fi
+}
+
+run_integration() {
+	echo "== integration tests: node --test tests/integration"
+	node_suite_ready integration || return
+	if [ ${#files[@]} -eq 0 ]; then
+		files=(tests/integration/*.test.mjs)
+	fi
+	run_node_suite integration "$artifacts/integration.tap" "${files[@]}"
 	echo "   daemon logs and the TAP report: tests/artifacts/"
+}
+
+run_browser() {
+	local chromium=${PHPCMP_CHROMIUM:-/usr/bin/chromium}
+	echo "== browser tests: node --test tests/browser (headless $chromium)"
+	node_suite_ready browser || return
+	if [ ! -x "$chromium" ]; then
+		echo "run-tests: $chromium is not installed (scripts/install-deps.sh: Debian's chromium)" >&2
+		record browser 0 1 "no chromium"
+		return
+	fi
+	if [ ! -d node_modules/playwright-core ]; then
+		echo "run-tests: node_modules/playwright-core is missing (make web-deps)" >&2
+		record browser 0 1 "no playwright-core"
+		return
+	fi
+	if [ ${#browser_files[@]} -eq 0 ]; then
+		browser_files=(tests/browser/*.test.mjs)
+	fi
+	rm -rf "$artifacts/screenshots"
+	run_node_suite browser "$artifacts/browser.tap" "${browser_files[@]}"
+	echo "   screenshots: tests/artifacts/screenshots/"
 }
 
 start=$(date +%s)

@@ -40,6 +40,7 @@ struct http {
 	struct app *app;
 	struct MHD_Daemon *daemon;
 	char web_root[PATH_MAX];   /* canonical; "" when the folder is missing */
+	char modules_root[PATH_MAX]; /* node_modules beside it (canonical), or "" */
 	int port;
 	int connections;           /* open now (atomic), counted by http_notify */
 };
@@ -196,6 +197,19 @@ http_mime_type(const char *path)
 }
 
 /*
+ * The page's libraries, installed from package.json by `npm ci` into the
+ * node_modules folder beside the web folder (make web-deps).  Of that
+ * folder, only these files are served, each under its /vendor/ name.
+ */
+static const struct {
+	const char *url, *file;
+} http_vendor[] = {
+	{ "/vendor/diff.js", "diff/dist/diff.min.js" },
+	{ "/vendor/uPlot.js", "uplot/dist/uPlot.iife.min.js" },
+	{ "/vendor/uPlot.css", "uplot/dist/uPlot.min.css" },
+};
+
+/*
  * A path is served only if every segment is an ordinary name: no "..", no
  * ".", no hidden files (.git and the like), no empty segments.
  */
@@ -224,10 +238,10 @@ http_static(struct http *h, struct MHD_Connection *conn, const char *method, con
 {
 	char want[PATH_MAX], real[PATH_MAX], etag[80];
 	const char *path = strcmp(url, "/") == 0 ? "/index.html" : url;
-	const char *inm;
+	const char *inm, *root = h->web_root;
 	struct MHD_Response *r;
 	struct stat st;
-	size_t rootlen = strlen(h->web_root);
+	size_t rootlen, i;
 	enum MHD_Result ret;
 	int fd;
 
@@ -237,12 +251,22 @@ http_static(struct http *h, struct MHD_Connection *conn, const char *method, con
 	if (strstr(path, "/../") != NULL || (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
 		return http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
 		    "path: '..' segments are not allowed");
-	if (!http_path_ok(path) || rootlen == 0)
+	if (!http_path_ok(path))
 		goto notfound;
-	if ((size_t)snprintf(want, sizeof want, "%s%s", h->web_root, path) >= sizeof want)
+	if (strncmp(path, "/vendor/", 8) == 0) {
+		for (i = 0; i < sizeof http_vendor / sizeof http_vendor[0]; i++)
+			if (strcmp(path, http_vendor[i].url) == 0)
+				break;
+		root = h->modules_root;
+		if (i == sizeof http_vendor / sizeof http_vendor[0] || root[0] == '\0' ||
+		    (size_t)snprintf(want, sizeof want, "%s/%s", root, http_vendor[i].file) >= sizeof want)
+			goto notfound;
+	} else if (root[0] == '\0' || (size_t)snprintf(want, sizeof want, "%s%s", root, path) >= sizeof want) {
 		goto notfound;
-	/* Canonical, and still inside the web folder after symlinks. */
-	if (realpath(want, real) == NULL || strncmp(real, h->web_root, rootlen) != 0 ||
+	}
+	rootlen = strlen(root);
+	/* Canonical, and still inside its folder after symlinks. */
+	if (realpath(want, real) == NULL || strncmp(real, root, rootlen) != 0 ||
 	    real[rootlen] != '/')
 		goto notfound;
 	if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
@@ -437,6 +461,14 @@ http_start(struct app *app, char *err, size_t errsize)
 	if (realpath(cfg->web_dir, h->web_root) == NULL) {
 		fprintf(stderr, "phpcmp: web folder %s: %s (serving the API only)\n", cfg->web_dir, strerror(errno));
 		h->web_root[0] = '\0';
+	} else {
+		char modules[PATH_MAX + 32];
+		snprintf(modules, sizeof modules, "%s/../node_modules", h->web_root);
+		if (realpath(modules, h->modules_root) == NULL) {
+			fprintf(stderr, "phpcmp: %s: %s (the page's libraries are missing: make web-deps)\n",
+			    modules, strerror(errno));
+			h->modules_root[0] = '\0';
+		}
 	}
 	if (cfg->port < 0 || cfg->port > 65535) {
 		snprintf(err, errsize, "port %d is out of range", cfg->port);

@@ -1,13 +1,22 @@
 /*
- * phpcmp web page: a small hash-routed client of the JSON API (docs/api.md).
+ * phpcmp web page: a hash-routed client of the JSON API (docs/api.md).
  *
- *   #/                 overview: builds, recent runs, recent cases (?verdict=&source=)
- *   #/new              submit a case (?from=ID prefills from a stored case)
- *   #/cases/ID         one case, both builds' results side by side
- *   #/runs/ID          one run: progress, counts, its cases (?verdict=)
+ *   #/                     overview: builds, runs, open buckets, the latest measurement
+ *   #/new                  submit a case (?from=ID prefills from a stored case)
+ *   #/cases/ID             one case, both builds' results side by side, its bucket,
+ *                          exports (?comparison=ID shows an earlier comparison)
+ *   #/runs/ID              one run: progress, counts, buckets, report and coverage (?verdict=)
+ *   #/runs/ID/counts       instruction counts (?threshold=&show=significant|regressions|all
+ *                          &sort=title|base|head|delta&dir=asc|desc&workload=FILE)
+ *   #/buckets              triage: every bucket (?state=open|new|...|reappeared&run=ID)
+ *   #/buckets/ID           one bucket: its key, triage form, audit trail, a representative diff
+ *   #/workloads?source=F   one workload's instruction counts across runs
  *
- * No build step and no libraries: DOM is built with h(), never from HTML
- * strings, so anything a case prints is inert text.
+ * Libraries from npm (package.json), served by the daemon under /vendor/:
+ * `diff` (jsdiff) for byte-level diffs, uPlot for history charts.  The page
+ * works without them (one highlight per difference, tables instead of
+ * charts).  DOM is built with h(), never from HTML strings, so anything a
+ * case prints is inert text.
  */
 (function () {
 	'use strict';
@@ -55,6 +64,8 @@
 	function api(path, opts) {
 		opts = opts || {};
 		var init = { method: opts.method || 'GET', headers: { Accept: 'application/json' }, signal: opts.signal };
+		/* An API token kept in this browser (see identityBox) goes with every request. */
+		if (stored(TOKEN_KEY)) init.headers.Authorization = 'Bearer ' + stored(TOKEN_KEY);
 		if (opts.body !== undefined) {
 			init.headers['Content-Type'] = 'application/json';
 			init.body = JSON.stringify(opts.body);
@@ -247,11 +258,12 @@
 	/*
 	 * Render bytes [from, to) exactly: printable ASCII and valid UTF-8 as text,
 	 * newlines as newlines (marked), control bytes, DEL, invisible code points
-	 * and invalid UTF-8 bytes as chips.  Bytes in [diff.start, diff.end) are
-	 * wrapped in <mark>; an empty diff range marks the insertion point.
+	 * and invalid UTF-8 bytes as chips.  Bytes inside one of diff.ranges are
+	 * wrapped in <mark>; an empty range marks where the other side has bytes.
 	 */
 	function renderBytes(b, from, to, diff) {
 		var root = document.createDocumentFragment(), seg = null, buf = '';
+		var marks = diffMarks(diff, from, to);
 		function flush() { if (buf) { seg.el.append(buf); buf = ''; } }
 		function segFor(d) {
 			if (seg && seg.d === d) return;
@@ -261,12 +273,12 @@
 		}
 		function node(n, d) { segFor(d); flush(); seg.el.append(n); }
 		function insMark() { if (seg) flush(); seg = null; root.append(h('mark', { class: 'diff ins', title: 'the other side has bytes here' })); }
-		var ds = diff ? diff.start : -1, de = diff ? diff.end : -1;
 		var i = from;
 		while (i < to) {
-			if (diff && ds === de && i === ds) insMark();
+			if (marks.ins[i]) insMark();
 			var c = b[i], dec = decodeAt(b, i, to), len = dec ? dec[1] : 1;
-			var d = diff ? (i < de && i + len > ds) : false;
+			var d = false;
+			for (var k = 0; k < len && !d; k++) d = marks.bytes[i + k - from] === 1;
 			if (dec && c >= 0x20 && c < 0x7F) { segFor(d); buf += String.fromCharCode(c); }
 			else if (c === 0x0A) node(h('span', { class: 'nl', title: 'byte 0x0a (LF)' }, '\n'), d);
 			else if (c < 0x20 || c === 0x7F)
@@ -279,18 +291,129 @@
 			else { segFor(d); buf += String.fromCodePoint(dec[0]); }
 			i += len;
 		}
-		if (diff && ds === de && ds === to) insMark();
+		if (marks.ins[to]) insMark();
 		if (seg) flush();
 		return root;
 	}
 
-	/* Common prefix / common suffix: the differing region on each side, or null if equal. */
-	function diffRange(a, b) {
+	/* Which bytes of [from, to) are highlighted (bytes[i - from]) and where insertions are (ins[i]). */
+	function diffMarks(diff, from, to) {
+		var bytes = new Uint8Array(Math.max(0, to - from)), ins = {};
+		(diff ? diff.ranges : []).forEach(function (r) {
+			if (r.start === r.end) { if (r.start >= from && r.start <= to) ins[r.start] = true; return; }
+			for (var i = Math.max(r.start, from); i < Math.min(r.end, to); i++) bytes[i - from] = 1;
+		});
+		return { bytes: bytes, ins: ins };
+	}
+
+	function sameBytes(a, b) {
+		if (a.length !== b.length) return false;
+		for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+		return true;
+	}
+
+	/* Bytes beyond which the middle of two outputs is highlighted whole instead of diffed. */
+	var DIFF_LIMIT = 16384;
+
+	/*
+	 * Tokens of [from, to) for diffing: a backslash escape (\uXXXX or \c), a
+	 * whole UTF-8 character, or one byte.  Diffing whole tokens keeps a
+	 * highlight from splitting "\u00e9" into "\u00" and "9" around a shared
+	 * "e".  Returns { keys: [string], starts: [byte offset], end }.
+	 */
+	function byteTokens(b, from, to) {
+		var keys = [], starts = [], i = from, len, k;
+		while (i < to) {
+			len = 1;
+			if (b[i] === 0x5C && i + 1 < to) {
+				len = 2;
+				if (b[i + 1] === 0x75) for (k = 0; k < 4 && i + 2 + k < to && /[0-9a-fA-F]/.test(String.fromCharCode(b[i + 2 + k])); k++) len++;
+			} else if (b[i] >= 0x80) {
+				var dec = decodeAt(b, i, to);
+				if (dec) len = dec[1];
+			}
+			starts.push(i);
+			keys.push(String.fromCharCode.apply(null, b.subarray(i, i + len)));
+			i += len;
+		}
+		return { keys: keys, starts: starts, end: to };
+	}
+
+	/*
+	 * The byte-level difference of two byte strings, or null when they are
+	 * equal: { a: {ranges, first}, b: {ranges, first}, engine }.  The common
+	 * prefix and suffix are cut off first (backed up to a token start);
+	 * jsdiff (the `diff` package, served as /vendor/diff.js) finds the edits
+	 * between the tokens of what remains, so each changed run is its own
+	 * highlight ("\/" -> "/" three times is three marks, not one long one).
+	 * Without jsdiff, or past DIFF_LIMIT, the whole middle is one highlight.
+	 */
+	function byteDiff(a, b) {
 		var n = Math.min(a.length, b.length), p = 0, s = 0;
 		while (p < n && a[p] === b[p]) p++;
 		if (p === a.length && p === b.length) return null;
 		while (s < n - p && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
-		return { start: p, endA: a.length - s, endB: b.length - s };
+		/* Whole tokens at both ends: back up to the start of a character or of an escape
+		 * begun in the prefix; go on to the end of one cut by the suffix (on both sides). */
+		for (var k0 = 0; k0 < 3 && p > 0 && ((p < a.length && (a[p] & 0xC0) === 0x80) || (p < b.length && (b[p] & 0xC0) === 0x80)); k0++) p--;
+		for (var q = p; q > 0 && p - q < 6; q--) {
+			if (a[q - 1] !== 0x5C) continue;
+			var bs = 0;
+			while (q - 2 - bs >= 0 && a[q - 2 - bs] === 0x5C) bs++;
+			if (bs % 2) continue;
+			if (q - 1 + (a[q] === 0x75 ? 6 : 2) > p) p = q - 1;
+			break;
+		}
+		var ea = a.length - s, eb = b.length - s;
+		function tokenEnd(x, from, at) {
+			if (at - from > DIFF_LIMIT) return at;
+			var t = byteTokens(x, from, Math.min(x.length, at + 6));
+			for (var i = 0; i < t.starts.length; i++) if (t.starts[i] >= at) return t.starts[i];
+			return t.end;
+		}
+		var grow = Math.max(tokenEnd(a, p, ea) - ea, tokenEnd(b, p, eb) - eb);
+		grow = Math.min(grow, s);
+		ea += grow;
+		eb += grow;
+		var A = { ranges: [], first: p }, B = { ranges: [], first: p }, engine = 'prefix-suffix';
+		var parts = null, ta = null, tb = null;
+		if (window.Diff && window.Diff.diffArrays && ea - p <= DIFF_LIMIT && eb - p <= DIFF_LIMIT) {
+			ta = byteTokens(a, p, ea);
+			tb = byteTokens(b, p, eb);
+			try {
+				parts = window.Diff.diffArrays(ta.keys, tb.keys, { timeout: 300 });
+			} catch (e) { parts = null; }
+		}
+		if (parts) {
+			engine = 'jsdiff';
+			/* Token index -> byte offset (the end offset past the last token). */
+			var offA = function (i) { return i < ta.starts.length ? ta.starts[i] : ta.end; };
+			var offB = function (i) { return i < tb.starts.length ? tb.starts[i] : tb.end; };
+			var ia = 0, ib = 0;
+			for (var k = 0; k < parts.length; k++) {
+				var part = parts[k], cnt = part.count !== undefined ? part.count : part.value.length;
+				var nextPart = parts[k + 1], nc = nextPart ? (nextPart.count !== undefined ? nextPart.count : nextPart.value.length) : 0;
+				if (part.removed && nextPart && nextPart.added) {
+					A.ranges.push({ start: offA(ia), end: offA(ia + cnt) }); B.ranges.push({ start: offB(ib), end: offB(ib + nc) });
+					ia += cnt; ib += nc; k++;
+				} else if (part.added && nextPart && nextPart.removed) {
+					B.ranges.push({ start: offB(ib), end: offB(ib + cnt) }); A.ranges.push({ start: offA(ia), end: offA(ia + nc) });
+					ib += cnt; ia += nc; k++;
+				} else if (part.removed) {
+					A.ranges.push({ start: offA(ia), end: offA(ia + cnt) }); B.ranges.push({ start: offB(ib), end: offB(ib) });
+					ia += cnt;
+				} else if (part.added) {
+					B.ranges.push({ start: offB(ib), end: offB(ib + cnt) }); A.ranges.push({ start: offA(ia), end: offA(ia) });
+					ib += cnt;
+				} else { ia += cnt; ib += cnt; }
+			}
+			if (!A.ranges.length && !B.ranges.length) engine = 'prefix-suffix';
+		}
+		if (!parts || (!A.ranges.length && !B.ranges.length)) {
+			A.ranges.push({ start: p, end: ea });
+			B.ranges.push({ start: p, end: eb });
+		}
+		return { a: A, b: B, engine: engine };
 	}
 
 	/* Back up to the start of a UTF-8 sequence so a window never splits one. */
@@ -309,7 +432,7 @@
 		function render() {
 			var from = 0, to = b.length;
 			if (!showAll) {
-				if (diff && diff.start > RENDER_LIMIT / 2) from = charStart(b, diff.start - 1024);
+				if (diff && diff.first > RENDER_LIMIT / 2) from = charStart(b, diff.first - 1024);
 				to = Math.min(b.length, from + RENDER_LIMIT);
 				if (to < b.length) to = charStart(b, to);
 			}
@@ -337,8 +460,8 @@
 
 	function renderHex(b, from, to, diff) {
 		var root = document.createDocumentFragment();
-		var ds = diff ? diff.start : -1, de = diff ? diff.end : -1;
 		from -= from % 16;
+		var marks = diffMarks(diff, from, to);
 		for (var row = from; row < to; row += 16) {
 			var line = h('span', { class: 'hexrow' });
 			var off = row.toString(16);
@@ -348,7 +471,7 @@
 			for (var k = 0; k < 16; k++) {
 				var i = row + k;
 				if (i >= to) { line.append('   '); continue; }
-				var x = hex2(b[i]), isd = diff && i >= ds && i < de;
+				var x = hex2(b[i]), isd = marks.bytes[i - from] === 1;
 				line.append(isd ? h('mark', { class: 'diff' }, x) : x, k === 7 ? '  ' : ' ');
 				ascii += b[i] >= 0x20 && b[i] < 0x7F ? String.fromCharCode(b[i]) : '.';
 			}
@@ -364,7 +487,11 @@
 		{ re: /^\/?$/, name: 'overview', view: overviewView },
 		{ re: /^\/new$/, name: 'new', view: submitView },
 		{ re: /^\/cases\/(\d+)$/, name: 'case', view: caseView },
-		{ re: /^\/runs\/(\d+)$/, name: 'run', view: runView }
+		{ re: /^\/runs\/(\d+)$/, name: 'run', view: runView },
+		{ re: /^\/runs\/(\d+)\/counts$/, name: 'counts', view: instructionsView },
+		{ re: /^\/buckets$/, name: 'buckets', view: bucketsView },
+		{ re: /^\/buckets\/(\d+)$/, name: 'bucket', view: bucketView },
+		{ re: /^\/workloads$/, name: 'workload', view: workloadView }
 	];
 
 	function parseHash() {
@@ -593,11 +720,12 @@
 		});
 	}
 
+	/* getText may return a promise (text fetched from the daemon). */
 	function copyButton(label, getText, testid) {
 		var btn = h('button', { type: 'button', 'data-testid': testid }, label);
-		var msg = h('span', { class: 'copy-msg', role: 'status' });
+		var msg = h('span', { class: 'copy-msg', role: 'status', 'data-testid': testid + '-msg' });
 		btn.addEventListener('click', function () {
-			copyText(getText()).then(function () { msg.textContent = 'Copied.'; },
+			Promise.resolve().then(getText).then(copyText).then(function () { msg.textContent = 'Copied.'; },
 				function (e) { msg.textContent = 'Could not copy (' + e.message + '); select the text below.'; });
 			setTimeout(function () { msg.textContent = ''; }, 2500);
 		});
@@ -646,16 +774,37 @@
 				replace(startMsg, errorBox(e));
 			});
 		});
+		var measureBtn = h('button', { type: 'button', 'data-testid': 'start-measure',
+			title: 'The 11 workloads under callgrind on both builds (about half a minute)' }, 'Measure workloads');
+		measureBtn.addEventListener('click', function () {
+			measureBtn.disabled = true;
+			ctx.api('/api/runs', { method: 'POST', body: { suite: 'measure' } }).then(function (run) {
+				navigate('#/runs/' + run.id);
+			}, function (e) {
+				if (isAbort(e)) return;
+				measureBtn.disabled = false;
+				replace(startMsg, errorBox(e));
+			});
+		});
 		var filters = h('div', { class: 'filters' });
 		var cases = caseTable(ctx, 'No cases match. Submit one, or run the stored suite.');
+		var bucketsBox = bucketTable(ctx, { empty: 'No open buckets: every mismatch found so far is triaged (or there are none).' });
+		var measureBox = h('div', { 'data-testid': 'latest-measurement' }, loading('the latest measurement'));
 
 		main.append(
 			h('h1', { class: 'visually-hidden' }, 'Overview'),
 			h('section', { class: 'panel', 'aria-labelledby': 'h-builds' },
 				h('h2', { id: 'h-builds' }, 'Builds'), buildsBox),
 			h('section', { class: 'panel', 'aria-labelledby': 'h-runs' },
-				h('div', { class: 'panel-head' }, h('h2', { id: 'h-runs' }, 'Recent runs'), startBtn),
+				h('div', { class: 'panel-head' }, h('h2', { id: 'h-runs' }, 'Recent runs'), h('span', { class: 'buttons' }, measureBtn, startBtn)),
 				startMsg, runsBox),
+			h('div', { class: 'two-col wide-first' },
+				h('section', { class: 'panel', 'aria-labelledby': 'h-open' },
+					h('div', { class: 'panel-head' }, h('h2', { id: 'h-open' }, 'Open mismatch buckets'),
+						h('a', { href: '#/buckets?state=open', class: 'button', 'data-testid': 'all-buckets' }, 'Triage')),
+					bucketsBox.el),
+				h('section', { class: 'panel', 'aria-labelledby': 'h-measure' },
+					h('h2', { id: 'h-measure' }, 'Instruction counts'), measureBox)),
 			h('section', { class: 'panel', 'aria-labelledby': 'h-cases' },
 				h('div', { class: 'panel-head' }, h('h2', { id: 'h-cases' }, 'Recent cases'),
 					h('a', { href: '#/new', class: 'button' }, 'Submit a case')),
@@ -680,6 +829,8 @@
 		loadRuns().then(function (active) {
 			if (active) ctx.poll(1000, function () { return loadRuns(); });
 		});
+		bucketsBox.reload('/api/buckets?state=open&limit=10');
+		latestMeasurement(ctx, measureBox);
 
 		function applyQuery(q) {
 			replace(filters, [
@@ -845,16 +996,16 @@
 		{ key: 'instructions', label: 'Instructions / call', differs: [] }
 	];
 
-	function caseView(ctx, params) {
-		var id = params[0];
+	function caseView(ctx, params, query) {
+		var id = params[0], cmp = query.get('comparison');
 		setTitle('Case #' + id);
 		main.append(loading('case #' + id));
 		function load() {
-			ctx.api('/api/cases/' + id).then(function (d) {
+			ctx.api('/api/cases/' + id + (cmp ? '?comparison=' + encodeURIComponent(cmp) : '')).then(function (d) {
 				return getFlags().catch(function () {}).then(function () { return d; });
 			}).then(function (d) {
 				clear(main);
-				renderCase(ctx, d);
+				renderCase(ctx, d, load);
 				if (window.scrollY) window.scrollTo(0, 0);
 			}, function (e) {
 				if (isAbort(e)) return;
@@ -866,7 +1017,7 @@
 		load();
 	}
 
-	function renderCase(ctx, d) {
+	function renderCase(ctx, d, reload) {
 		var c = d.case || d;
 		var id = c.id !== undefined ? c.id : d.id;
 		var verdict = d.verdict, differs = d.differs || [];
@@ -897,6 +1048,10 @@
 					 * separate submitted copy. */
 					c.source ? null : runAgainButton(ctx, c, id),
 					copyButton('Copy as curl', function () { return curlFor(c); }, 'copy-curl'),
+					copyButton('Copy as stored case', function () { return fetchText('/api/cases/' + id + '/casefile'); }, 'copy-casefile'),
+					d.comparison_id && d.results && d.results.base && d.results.base.status === 'ok' ?
+						h('a', { class: 'button', href: '/api/cases/' + id + '/phpt?comparison=' + d.comparison_id, download: '',
+							'data-testid': 'export-phpt', title: 'A php-src run-tests file for ext/json/tests, expecting the base build\'s output' }, 'Export .phpt') : null,
 					h('a', { class: 'button', href: '#/new?from=' + id }, 'Edit & resubmit'),
 					h('a', { class: 'button', href: '/api/cases/' + id }, 'JSON'))),
 				h('div', { class: 'spec-main' },
@@ -904,9 +1059,39 @@
 					codeBlock('Code', c.code, 'case-code'),
 					c.expect !== null && c.expect !== undefined ? codeBlock('Expect', c.expect, 'case-expect') : null,
 					h('details', { class: 'curl' }, h('summary', null, 'curl command'),
-						h('pre', { class: 'code', 'data-testid': 'curl-text' }, curlFor(c))))),
+						h('pre', { class: 'code', 'data-testid': 'curl-text' }, curlFor(c))),
+					d.comparison_id ? lazyText('php-src test (.phpt), expecting base', '/api/cases/' + id + '/phpt?comparison=' + d.comparison_id, 'phpt-text') : null,
+					lazyText('stored case file', '/api/cases/' + id + '/casefile', 'casefile-text'))),
+			d.bucket ? caseBucketPanel(ctx, d.bucket, reload) : null,
 			resultsGrid(names, results, differs, c),
-			historySection(d.history || [], d.comparison_id));
+			historySection(d.history || [], d.comparison_id, id));
+	}
+
+	/* GET a text (not JSON) answer; rejects with an ApiError. */
+	function fetchText(path) {
+		var headers = {};
+		if (stored(TOKEN_KEY)) headers.Authorization = 'Bearer ' + stored(TOKEN_KEY);
+		return fetch(path, { headers: headers }).then(function (res) {
+			return res.text().then(function (t) {
+				if (res.ok) return t;
+				var err = null;
+				try { err = JSON.parse(t).error; } catch (e) { err = null; }
+				throw new ApiError(res.status, err ? err.code : 'http_' + res.status, err ? err.message : t.slice(0, 200));
+			});
+		});
+	}
+
+	/* A <details> whose text is fetched when it is first opened. */
+	function lazyText(label, path, testid) {
+		var pre = h('pre', { class: 'code', 'data-testid': testid }, 'Loading…');
+		var d = h('details', { class: 'curl' }, h('summary', null, label), pre);
+		var loaded = false;
+		d.addEventListener('toggle', function () {
+			if (!d.open || loaded) return;
+			loaded = true;
+			fetchText(path).then(function (t) { replace(pre, t); }, function (e) { replace(pre, errorBox(e)); });
+		});
+		return d;
 	}
 
 	function runAgainButton(ctx, c, id) {
@@ -946,8 +1131,8 @@
 		var outDiff = null, prDiff = null, warnDiff = false;
 		if (names.length === 2) {
 			var a = names[0], b = names[1];
-			if (bytes[a] && bytes[b]) outDiff = diffRange(bytes[a], bytes[b]);
-			if (printed[a] && printed[b]) prDiff = diffRange(printed[a], printed[b]);
+			if (bytes[a] && bytes[b]) outDiff = byteDiff(bytes[a], bytes[b]);
+			if (printed[a] && printed[b]) prDiff = byteDiff(printed[a], printed[b]);
 			var wa = results[a] && results[a].warnings, wb = results[b] && results[b].warnings;
 			warnDiff = JSON.stringify(wa || []) !== JSON.stringify(wb || []);
 		}
@@ -978,7 +1163,7 @@
 			grid.append(col);
 		});
 
-		function side(d, idx) { return d ? { start: d.start, end: idx === 0 ? d.endA : d.endB } : null; }
+		function side(d, idx) { return d ? (idx === 0 ? d.a : d.b) : null; }
 
 		function cellValue(key, n, r, idx) {
 			switch (key) {
@@ -995,9 +1180,11 @@
 				var view = bytesView(b, side(outDiff, idx), 'output-' + n);
 				var meta = [fmtInt(b.length) + ' bytes',
 					r.output_utf8 === false ? h('span', { class: 'warn-text' }, ' · not valid UTF-8') : ' · UTF-8'];
-				if (outDiff) meta.push(' · differs from byte ' + fmtInt(outDiff.start));
+				if (outDiff) meta.push(h('span', { 'data-testid': 'diff-summary-' + n, 'data-engine': outDiff.engine },
+					' · differs from byte ' + fmtInt(outDiff.a.first) + ' (' + side(outDiff, idx).ranges.length + ' change' +
+					(side(outDiff, idx).ranges.length === 1 ? '' : 's') + ')'));
 				if (expectBytes) {
-					var ok = !diffRange(expectBytes, b);
+					var ok = sameBytes(expectBytes, b);
 					meta.push(' · ', h('span', { class: ok ? 'ok-text' : 'bad-text', 'data-testid': 'expect-' + n },
 						ok ? 'matches expect' : 'does not match expect'));
 				}
@@ -1061,7 +1248,7 @@
 		return fieldBytes(r, 'output');
 	}
 
-	function historySection(history, currentId) {
+	function historySection(history, currentId, caseId) {
 		return h('section', { class: 'panel', 'aria-labelledby': 'h-history' },
 			h('h2', { id: 'h-history' }, 'History'),
 			history.length ? h('div', { class: 'scroll-x' }, h('table', { class: 'list', 'data-testid': 'history' },
@@ -1069,7 +1256,8 @@
 					h('th', { scope: 'col' }, 'Run'), h('th', { scope: 'col' }, 'Verdict'), h('th', { scope: 'col' }, 'When'))),
 				h('tbody', null, history.map(function (x) {
 					return h('tr', { 'data-testid': 'history-row', class: x.comparison_id === currentId ? 'current' : null },
-						h('td', { class: 'num' }, x.comparison_id, x.comparison_id === currentId ? h('span', { class: 'dim' }, ' (shown)') : null),
+						h('td', { class: 'num' }, x.comparison_id === currentId ? [x.comparison_id, h('span', { class: 'dim' }, ' (shown)')] :
+							h('a', { href: '#/cases/' + caseId + '?comparison=' + x.comparison_id }, x.comparison_id)),
 						h('td', null, x.run_id ? h('a', { href: '#/runs/' + x.run_id }, 'run #' + x.run_id) : h('span', { class: 'dim' }, 'submitted')),
 						h('td', null, verdictBadge(x.verdict, 'history-verdict'), ' ', differsList(x.differs)),
 						h('td', null, timeEl(x.created_at)));
@@ -1086,12 +1274,39 @@
 		var cases = caseTable(ctx, 'No cases in this run match.');
 		var actionMsg = h('div', { 'aria-live': 'polite' });
 		var lastRun = null, q = query, cancelling = false;
+		var buckets = bucketTable(ctx, { run: id, selectable: true,
+			empty: 'No mismatches in this run (so far): nothing to triage.' });
+		var extraBox = h('div');
 		main.append(
 			h('h1', null, 'Run #' + id, h('span', { id: 'run-suite', class: 'dim' })),
 			h('section', { class: 'panel', 'aria-labelledby': 'h-run-status' },
 				h('h2', { id: 'h-run-status', class: 'visually-hidden' }, 'Status'), headBox, actionMsg),
+			extraBox,
+			h('section', { class: 'panel', 'aria-labelledby': 'h-run-buckets' },
+				h('h2', { id: 'h-run-buckets' }, 'Mismatches, in buckets'),
+				h('p', { class: 'hint' }, 'Mismatches that differ the same way are one bucket; a bucket seen in earlier runs keeps its triage.'),
+				buckets.el),
 			h('section', { class: 'panel', 'aria-labelledby': 'h-run-cases' },
 				h('h2', { id: 'h-run-cases' }, 'Cases'), filters, cases.el));
+		var bucketsUrl = '/api/buckets?run=' + id + '&limit=50';
+
+		/* What a suite adds: the measure suite's counts, a generated run's report and coverage. */
+		function drawExtra(r) {
+			var sum = r.summary || null, parts = [];
+			if (r.suite === 'measure')
+				parts.push(h('section', { class: 'panel' }, h('h2', null, 'Instruction counts'),
+					h('p', null, h('a', { href: '#/runs/' + id + '/counts', class: 'button', 'data-testid': 'counts-link' }, 'Instruction counts table'),
+						' ', h('a', { href: '/api/runs/' + id + '/report.md', class: 'button' }, 'report.md'))));
+			/* Seeds, rate, corpus hash and error codes are in the run's head (generatedSummary). */
+			if (sum && typeof sum === 'object') {
+				var cov = sum.coverage ? coverageView(sum.coverage) : null;
+				parts.push(h('section', { class: 'panel', 'data-testid': 'run-summary' },
+					h('h2', null, 'Coverage', sum.coverage && sum.coverage.cases !== undefined ? h('span', { class: 'dim' }, ' of ' + fmtInt(sum.coverage.cases) + ' cases') : null),
+					cov || h('p', { class: 'empty' }, 'This run reported no coverage.'),
+					h('details', null, h('summary', null, 'Everything the run reported (JSON)'), h('pre', { class: 'code' }, JSON.stringify(sum, null, 2)))));
+			}
+			replace(extraBox, parts);
+		}
 
 		function casesUrl() {
 			var api = new URLSearchParams();
@@ -1109,6 +1324,7 @@
 				var wasActive = lastRun && isActive(lastRun.status);
 				lastRun = r;
 				document.getElementById('run-suite').textContent = ' · ' + (r.suite || 'run');
+				if (!wasActive || !isActive(r.status) || polls % 5 === 0) drawExtra(r);
 				replace(headBox, runHead(r, function (k) {
 					var qq = new URLSearchParams(q); qq.set('verdict', k); return hashFor('/runs/' + id, qq);
 				}, isActive(r.status) ? cancelButton() : null));
@@ -1118,6 +1334,7 @@
 				 * (unless the reader has paged further); once more at the end. */
 				polls++;
 				if ((wasActive && !active) || (active && polls % 3 === 0 && cases.pages() <= 50)) cases.reload(casesUrl());
+				if ((wasActive && !active) || (active && polls % 3 === 0)) buckets.reload(bucketsUrl);
 				return active;
 			}, function (e) {
 				if (isAbort(e)) return false;
@@ -1146,7 +1363,7 @@
 		}
 		function startPolling(active) { if (active) ctx.poll(1000, loadRun); }
 		loadRun().then(function (active) {
-			if (lastRun) cases.reload(casesUrl());
+			if (lastRun) { cases.reload(casesUrl()); buckets.reload(bucketsUrl); }
 			startPolling(active);
 		});
 		drawFilters();
@@ -1195,14 +1412,728 @@
 				(perBuild ? ' (' + perBuild + ' while busy)' : '')),
 			h('dt', null, 'Corpus hash'), h('dd', { class: 'mono' }, s.corpus_hash || 'when the run is done'),
 			h('dt', null, 'Error codes'), h('dd', { class: 'mono' }, errors.map(function (e) { return h('div', null, e); })),
-			h('dt', null, 'Coverage'), h('dd', null, h('details', null,
-				h('summary', null, fmtInt(cov.cases) + ' cases: how many used each piece, flag, class…'),
-				groups.map(function (g) {
-					return h('div', { class: 'mono' }, h('strong', null, g + ': '), Object.keys(cov[g]).map(function (k) {
-						return k + ' ' + fmtInt(cov[g][k]);
-					}).join(', '));
-				})))
+			h('dt', null, 'Coverage'), h('dd', null, groups.length ? 'how many cases used each piece, flag, class…: see “Coverage” below' : '—')
 		];
+	}
+
+	/* ------------------------------------------------------------- identity */
+
+	/*
+	 * Who is triaging: a name kept in this browser, sent as "by" with every
+	 * triage change (the daemon records it in the audit trail).  An API token
+	 * (issue 6) may be kept too: it goes with every request, and then the
+	 * daemon takes the token's owner as the person.
+	 */
+	var ME_KEY = 'phpcmp.by', TOKEN_KEY = 'phpcmp.token';
+	function stored(key) { try { return localStorage.getItem(key) || ''; } catch (e) { return ''; } }
+	function store(key, v) { try { if (v) localStorage.setItem(key, v); else localStorage.removeItem(key); } catch (e) { /* private mode */ } }
+	function me() { return stored(ME_KEY).trim(); }
+
+	function identityBox() {
+		var name = h('input', { type: 'text', id: 'me-name', class: 'me-name', maxlength: '64', autocomplete: 'username',
+			placeholder: 'your name', value: me(), 'data-testid': 'me-name', 'aria-describedby': 'me-hint' });
+		name.addEventListener('input', function () {
+			store(ME_KEY, name.value.trim());
+			document.querySelectorAll('input.me-name').forEach(function (x) { if (x !== name) x.value = name.value; });
+		});
+		var tok = h('input', { type: 'password', class: 'me-token', autocomplete: 'off', placeholder: 'API token (optional)',
+			value: stored(TOKEN_KEY), 'aria-label': 'API token' });
+		tok.addEventListener('change', function () { store(TOKEN_KEY, tok.value.trim()); });
+		return h('div', { class: 'identity' },
+			h('label', { for: 'me-name' }, 'You are '), name,
+			h('details', { class: 'token' }, h('summary', null, 'token'), tok,
+				h('p', { class: 'hint', id: 'me-hint' }, 'Your name goes in the audit trail of every change you make. ',
+					'With an API token (phpcmp token add NAME), the daemon takes the name from the token.')));
+	}
+
+	/* ---------------------------------------------------------------- triage */
+
+	var STATES = ['new', 'confirmed', 'expected', 'ignored', 'fixed'];
+	var STATE_HELP = {
+		'new': 'not looked at yet',
+		confirmed: 'a real regression, to fix',
+		expected: 'an intended change',
+		ignored: 'not worth fixing',
+		fixed: 'fixed; flagged if it shows up again'
+	};
+
+	function stateBadge(b) {
+		return [badge('state', b.state || 'new', { 'data-testid': 'bucket-state', 'data-state': b.state || '', title: STATE_HELP[b.state] || '' }),
+			b.reappeared ? [' ', h('span', { class: 'badge reappeared', 'data-testid': 'bucket-reappeared',
+				title: 'marked fixed, then seen again' + (b.reappeared.run_id ? ' in run #' + b.reappeared.run_id : '') }, 'reappeared')] : null];
+	}
+
+	/* A difference's shape: "" is nothing at all on that side. */
+	function shapeEl(s) {
+		return h('code', { class: 'shape' + (s === '' ? ' empty' : '') }, s === '' ? '∅' : s);
+	}
+
+	function shortFlags(flags) {
+		var names = Object.keys(flags || {});
+		if (!names.length) return null;
+		return h('span', { class: 'key-flags' }, names.map(function (n) {
+			return h('span', { class: 'flag-state ' + (flags[n] ? 'on' : 'off'), title: n + (flags[n] ? ' set' : ' not set') },
+				shortFlag(n) + (flags[n] ? ' on' : ' off'));
+		}));
+	}
+
+	/* How the mismatches of a bucket differ, from its key (server/bucket.c). */
+	function keySummary(key) {
+		if (!key) return h('span', { class: 'dim' }, '—');
+		var parts = [];
+		var st = key.status || [], ec = key.error_code || [], ex = key.exception || [];
+		if (key.output) parts.push(h('span', { class: 'key-part' }, 'output ', shapeEl(key.output[0]), ' → ', shapeEl(key.output[1])));
+		if (st[0] !== st[1] || st[0] !== 'ok') parts.push(h('span', { class: 'key-part' }, 'status ', h('code', null, st[0]), ' → ', h('code', null, st[1])));
+		if (ec[0] !== ec[1]) parts.push(h('span', { class: 'key-part', title: (JSON_ERRORS[ec[0]] || '') + ' → ' + (JSON_ERRORS[ec[1]] || '') },
+			'error ', h('code', null, String(ec[0])), ' → ', h('code', null, String(ec[1]))));
+		if (ex[0] || ex[1]) parts.push(h('span', { class: 'key-part' }, 'exception ', h('code', null, ex[0] || 'none'), ' → ', h('code', null, ex[1] || 'none')));
+		if (!key.output && !parts.length) parts.push(differsList(key.differs));
+		return h('span', { class: 'key-summary', 'data-testid': 'key-summary' }, parts, shortFlags(key.flags));
+	}
+
+	/* The full key as a definition list (bucket page). */
+	function keyTable(key) {
+		if (!key) return h('p', { class: 'dim' }, 'No key.');
+		var flags = Object.keys(key.flags || {});
+		function pair(v) { return [h('code', null, v[0] === null ? 'none' : String(v[0])), ' → ', h('code', null, v[1] === null ? 'none' : String(v[1]))]; }
+		return h('dl', { class: 'spec key', 'data-testid': 'bucket-key' },
+			h('dt', null, 'Differs in'), h('dd', null, differsList(key.differs) || '—'),
+			key.output ? [h('dt', null, 'First differing bytes'), h('dd', null, 'base ', shapeEl(key.output[0]), ' → head ', shapeEl(key.output[1]),
+				h('div', { class: 'hint' }, 'a letters · 0 digits · U a UTF-8 character · L U+2028/9 · X an invalid byte · C a control byte · _ space · N newline · \\u an escape'))] : null,
+			h('dt', null, 'Status'), h('dd', null, pair(key.status || [])),
+			h('dt', null, 'json_last_error()'), h('dd', null, pair(key.error_code || []),
+				(key.error_code || [])[0] !== (key.error_code || [])[1] ? h('span', { class: 'dim' }, ' ' + (JSON_ERRORS[key.error_code[0]] || '') + ' → ' + (JSON_ERRORS[key.error_code[1]] || '')) : null),
+			h('dt', null, 'Exception'), h('dd', null, pair(key.exception || [null, null])),
+			h('dt', null, 'Flags that matter'), h('dd', null, flags.length ? shortFlags(key.flags) : h('span', { class: 'dim' }, 'none: the case\'s flags do not split this bucket')));
+	}
+
+	/* POST a triage change; resolves to the daemon's answer. */
+	function postTriage(ctx, ids, change) {
+		var body = { by: me() };
+		for (var k in change) body[k] = change[k];
+		if (ids.length === 1 && !change.bulk) return ctx.api('/api/buckets/' + ids[0] + '/triage', { method: 'POST', body: body });
+		delete body.bulk;
+		body.ids = ids;
+		return ctx.api('/api/buckets/triage', { method: 'POST', body: body });
+	}
+
+	function needName(msgBox) {
+		if (me()) return false;
+		replace(msgBox, h('div', { class: 'notice error', role: 'alert', 'data-testid': 'need-name' },
+			'Say who you are first (“You are …”): every triage change is recorded with a name.'));
+		var input = document.querySelector('input.me-name');
+		if (input) input.focus();
+		return true;
+	}
+
+	/* The triage form of one bucket: state, assignee, notes. */
+	function triageForm(ctx, b, onSaved) {
+		var msg = h('div', { 'aria-live': 'polite' });
+		var chosen = b.state;
+		var stateBox = h('div', { class: 'states', role: 'radiogroup', 'aria-label': 'State' }, STATES.map(function (s) {
+			var id = 'st-' + s;
+			return h('label', { class: 'state-choice state-' + s, for: id, title: STATE_HELP[s] },
+				h('input', { type: 'radio', name: 'state', id: id, value: s, checked: s === b.state, 'data-testid': 'triage-state-' + s,
+					onchange: function () { chosen = s; } }),
+				' ', s, h('span', { class: 'hint' }, STATE_HELP[s]));
+		}));
+		var assignee = h('input', { type: 'text', id: 't-assignee', maxlength: '64', value: b.assignee || '', placeholder: 'nobody',
+			'data-testid': 'triage-assignee' });
+		var notes = h('textarea', { id: 't-notes', rows: '3', 'data-testid': 'triage-notes', placeholder: 'what was found, links…' });
+		notes.value = b.notes || '';
+		var save = h('button', { type: 'submit', class: 'primary', 'data-testid': 'triage-save' }, 'Save');
+		var form = h('form', { class: 'triage-form', 'data-testid': 'triage-form' },
+			h('fieldset', { class: 'field' }, h('legend', null, 'State'), stateBox),
+			h('div', { class: 'field' }, h('label', { for: 't-assignee' }, 'Assignee'), assignee),
+			h('div', { class: 'field' }, h('label', { for: 't-notes' }, 'Notes'), notes),
+			h('div', { class: 'actions' }, identityBox(), save), msg);
+		form.addEventListener('submit', function (e) {
+			e.preventDefault();
+			if (needName(msg)) return;
+			var change = {};
+			/* Choosing a state again answers a reappearance; otherwise send what changed. */
+			if (chosen !== b.state || b.reappeared) change.state = chosen;
+			if (assignee.value.trim() !== (b.assignee || '')) change.assignee = assignee.value.trim() || null;
+			if (notes.value !== (b.notes || '')) change.notes = notes.value;
+			if (!Object.keys(change).length) { replace(msg, h('p', { class: 'hint' }, 'Nothing changed.')); return; }
+			save.disabled = true;
+			replace(msg, h('p', { class: 'loading' }, 'Saving…'));
+			postTriage(ctx, [b.id], change).then(function (nb) {
+				replace(msg, h('p', { class: 'ok-text', role: 'status', 'data-testid': 'triage-saved' }, 'Saved.'));
+				if (onSaved) onSaved(nb);
+			}, function (err) {
+				if (isAbort(err)) return;
+				save.disabled = false;
+				replace(msg, errorBox(err));
+			});
+		});
+		return form;
+	}
+
+	function changeText(ev) {
+		var c = ev.changes || {}, out = [];
+		if (ev.action === 'reappeared') {
+			var r = c.reappeared || {};
+			return ['seen again after it was fixed: ',
+				r.run_id ? h('a', { href: '#/runs/' + r.run_id }, 'run #' + r.run_id) : 'a submitted case',
+				r.comparison_id ? ' (comparison #' + r.comparison_id + ')' : null];
+		}
+		function val(v) { return v === null || v === undefined || v === '' ? h('span', { class: 'dim' }, 'none') : h('strong', null, String(v)); }
+		if (c.state) out.push(h('span', { class: 'change' }, 'state ', val(c.state[0]), ' → ', val(c.state[1])));
+		if (c.assignee) out.push(h('span', { class: 'change' }, 'assignee ', val(c.assignee[0]), ' → ', val(c.assignee[1])));
+		if (c.notes) out.push(h('span', { class: 'change' }, 'notes ',
+			h('details', { class: 'inline' }, h('summary', null, 'changed'),
+				h('div', { class: 'notes-diff' }, h('del', null, c.notes[0] || '(empty)'), h('ins', null, c.notes[1] || '(empty)')))));
+		if (c.reappeared === false) out.push(h('span', { class: 'change' }, 'answered the reappearance'));
+		return out;
+	}
+
+	/* The audit trail: newest first. */
+	function auditTrail(events, withBucket) {
+		if (!events || !events.length) return h('p', { class: 'empty', 'data-testid': 'audit-empty' }, 'No triage yet.');
+		return h('ol', { class: 'audit', 'data-testid': 'audit-trail' }, events.map(function (ev) {
+			return h('li', { 'data-testid': 'audit-entry', 'data-by': ev.by, 'data-action': ev.action },
+				timeEl(ev.at), ' ', h('strong', { class: 'who' + (ev.action === 'reappeared' ? ' system' : '') }, ev.by), ' ',
+				withBucket ? [h('a', { href: '#/buckets/' + ev.bucket_id }, 'bucket #' + ev.bucket_id), ': '] : null,
+				changeText(ev));
+		}));
+	}
+
+	/*
+	 * A paginated table of buckets (GET /api/buckets...), optionally with
+	 * checkboxes and a bar to change every selected bucket at once.
+	 */
+	function bucketTable(ctx, opts) {
+		var tbody = h('tbody');
+		var runScoped = !!opts.run;
+		var selectAll = opts.selectable ? h('input', { type: 'checkbox', 'aria-label': 'Select every bucket shown', 'data-testid': 'bucket-check-all' }) : null;
+		var table = h('table', { class: 'list buckets', 'data-testid': 'bucket-list' },
+			h('thead', null, h('tr', null,
+				opts.selectable ? h('th', { scope: 'col', class: 'check' }, selectAll) : null,
+				h('th', { scope: 'col', class: 'num' }, '#'),
+				h('th', { scope: 'col' }, 'State'),
+				h('th', { scope: 'col', class: 'num' }, runScoped ? 'In this run' : 'Mismatches'),
+				h('th', { scope: 'col' }, 'How they differ'),
+				h('th', { scope: 'col', class: 'hide-narrow' }, 'Representative'),
+				h('th', { scope: 'col', class: 'hide-narrow' }, 'Seen'),
+				h('th', { scope: 'col', class: 'hide-narrow' }, 'Assignee'))),
+			tbody);
+		var status = h('div', { class: 'list-status', 'aria-live': 'polite' });
+		var more = h('div', { class: 'more' });
+		var bar = opts.selectable ? bulkBar() : null;
+		var el = h('div', { class: 'bucket-table' }, bar ? bar.el : null, h('div', { class: 'scroll-x' }, table), status, more);
+		var gen = 0, shown = 0, lastUrl = null;
+
+		function row(b) {
+			var rep = runScoped && b.run ? b.run.representative : b.representative;
+			var href = '#/buckets/' + b.id + (runScoped && opts.run ? '?run=' + opts.run : '');
+			var seen = [];
+			if (b.first_seen && b.first_seen.run_id) seen.push('since ', h('a', { href: '#/runs/' + b.first_seen.run_id }, 'run #' + b.first_seen.run_id));
+			else seen.push('since a submitted case');
+			if (runScoped && b.earlier_runs) seen.push(h('div', { class: 'small-text', 'data-testid': 'earlier-runs' }, 'in ' + b.earlier_runs + ' earlier run' + (b.earlier_runs === 1 ? '' : 's') +
+				(b.updated_by ? ' · triaged by ' + b.updated_by : '')));
+			return h('tr', { 'data-testid': 'bucket-row', 'data-bucket-id': b.id, 'data-state': b.state, class: b.reappeared ? 'reappeared' : null },
+				opts.selectable ? h('td', { class: 'check' }, h('input', { type: 'checkbox', value: b.id, 'aria-label': 'Select bucket #' + b.id, 'data-testid': 'bucket-check' })) : null,
+				h('td', { class: 'num' }, h('a', { href: href }, b.id)),
+				h('td', { class: 'nowrap' }, stateBadge(b)),
+				h('td', { class: 'num', 'data-testid': 'bucket-count' }, fmtInt(runScoped && b.run ? b.run.mismatches : b.mismatches),
+					runScoped ? h('div', { class: 'dim small-text' }, 'of ' + fmtInt(b.mismatches)) : null),
+				h('td', null, h('a', { href: href, class: 'plain' }, keySummary(b.key))),
+				h('td', { class: 'hide-narrow title' }, rep && rep.case_id ?
+					h('a', { href: '#/cases/' + rep.case_id + '?comparison=' + rep.comparison_id }, rep.title || 'case #' + rep.case_id) : '—'),
+				h('td', { class: 'hide-narrow small-text' }, seen),
+				h('td', { class: 'hide-narrow' }, b.assignee || h('span', { class: 'dim' }, '—')));
+		}
+
+		function load(url, first) {
+			var my = first ? ++gen : gen;
+			if (first) { lastUrl = url; replace(status, loading('buckets')); clear(more); }
+			else replace(more, loading('more'));
+			return ctx.api(url).then(function (d) {
+				if (my !== gen) return d;
+				if (first) { clear(tbody); shown = 0; if (selectAll) selectAll.checked = false; if (bar) bar.update(); }
+				(d.buckets || []).forEach(function (b) { tbody.append(row(b)); });
+				shown += (d.buckets || []).length;
+				table.hidden = shown === 0;
+				if (bar) bar.el.hidden = shown === 0;
+				replace(status, shown === 0 ? h('p', { class: 'empty', 'data-testid': 'buckets-empty' }, opts.empty) : null);
+				replace(more, d.next ? h('button', { type: 'button', 'data-testid': 'buckets-more',
+					onclick: function () { load(d.next, false); } }, 'Load more') : null);
+				if (opts.onCounts && d.counts) opts.onCounts(d.counts);
+				return d;
+			}, function (e) {
+				if (isAbort(e) || my !== gen) return null;
+				replace(first ? status : more, errorBox(e, function () { load(url, first); }));
+				return null;
+			});
+		}
+
+		function selected() {
+			return Array.prototype.map.call(tbody.querySelectorAll('input[type=checkbox]:checked'), function (x) { return Number(x.value); });
+		}
+
+		function bulkBar() {
+			var count = h('span', { class: 'bulk-count', 'data-testid': 'bulk-count' });
+			var state = h('select', { 'aria-label': 'New state', 'data-testid': 'bulk-state' },
+				h('option', { value: '' }, 'set state…'), STATES.map(function (s) { return h('option', { value: s }, s + ' — ' + STATE_HELP[s]); }));
+			var assignee = h('input', { type: 'text', maxlength: '64', placeholder: 'assignee (unchanged)', 'aria-label': 'Assignee', 'data-testid': 'bulk-assignee' });
+			var apply = h('button', { type: 'button', class: 'primary', 'data-testid': 'bulk-apply' }, 'Apply');
+			var msg = h('div', { 'aria-live': 'polite', class: 'bulk-msg' });
+			var barEl = h('div', { class: 'bulk', 'data-testid': 'bulk-bar' }, count, state, assignee, apply, msg);
+			function update() {
+				var n = selected().length;
+				count.textContent = n ? n + ' selected:' : 'Select buckets to change them together:';
+				apply.disabled = n === 0;
+			}
+			apply.addEventListener('click', function () {
+				var ids = selected(), change = { bulk: true };
+				if (state.value) change.state = state.value;
+				if (assignee.value.trim()) change.assignee = assignee.value.trim();
+				if (!ids.length) return;
+				if (needName(msg)) return;
+				if (!change.state && !change.assignee) { replace(msg, h('span', { class: 'hint' }, 'Choose a state or an assignee.')); return; }
+				apply.disabled = true;
+				replace(msg, h('span', { class: 'loading' }, 'Saving…'));
+				postTriage(ctx, ids, change).then(function (d) {
+					replace(msg, h('span', { class: 'ok-text', role: 'status', 'data-testid': 'bulk-done' },
+						(d.changed || 0) + ' bucket' + (d.changed === 1 ? '' : 's') + ' changed.'));
+					state.value = ''; assignee.value = '';
+					load(lastUrl, true);
+					if (opts.onChanged) opts.onChanged();
+				}, function (e) {
+					if (isAbort(e)) return;
+					apply.disabled = false;
+					replace(msg, errorBox(e));
+				});
+			});
+			tbody.addEventListener('change', update);
+			selectAll.addEventListener('change', function () {
+				tbody.querySelectorAll('input[type=checkbox]').forEach(function (x) { x.checked = selectAll.checked; });
+				update();
+			});
+			update();
+			return { el: h('div', null, barEl, identityBox()), update: update };
+		}
+
+		return { el: el, reload: function (url) { return load(url || lastUrl, true); } };
+	}
+
+	var BUCKET_FILTERS = ['open', '', 'new', 'confirmed', 'expected', 'ignored', 'fixed', 'reappeared'];
+
+	function bucketCounts(c) {
+		if (!c) return null;
+		var out = {};
+		STATES.forEach(function (s) { out[s] = c[s] ? c[s].buckets : 0; });
+		out.reappeared = c.reappeared ? c.reappeared.buckets : 0;
+		out.open = out['new'] + out.confirmed + out.reappeared;
+		return out;
+	}
+
+	/* #/buckets?state=open&run=ID: every bucket, filtered. */
+	function bucketsView(ctx, params, query) {
+		setTitle('Triage');
+		var filters = h('div', { class: 'filters' });
+		var q = query, counts = null;
+		var table = bucketTable(ctx, { selectable: true, empty: 'No bucket matches. Mismatches are grouped here as runs find them.',
+			onCounts: function (c) { counts = bucketCounts(c); draw(); } });
+		var trail = h('div', null, loading('audit trail'));
+		main.append(h('h1', null, 'Triage'),
+			h('p', { class: 'lead' }, 'Mismatches that differ the same way are one bucket; its state, assignee and notes carry over to later runs.'),
+			h('section', { class: 'panel', 'aria-labelledby': 'h-buckets' }, h('h2', { id: 'h-buckets' }, 'Buckets'), filters, table.el),
+			h('section', { class: 'panel', 'aria-labelledby': 'h-trail' }, h('h2', { id: 'h-trail' }, 'Recent triage'), trail));
+		function draw() {
+			replace(filters, filterBar('State', 'state', BUCKET_FILTERS, '/buckets', q, counts));
+		}
+		function apiUrl() {
+			var a = new URLSearchParams();
+			if (q.get('state')) a.set('state', q.get('state'));
+			if (q.get('run')) a.set('run', q.get('run'));
+			a.set('limit', '50');
+			return '/api/buckets?' + a.toString();
+		}
+		function loadTrail() {
+			ctx.api('/api/triage/events?limit=20').then(function (d) { replace(trail, auditTrail(d.events, true)); },
+				function (e) { if (!isAbort(e)) replace(trail, errorBox(e)); });
+		}
+		draw();
+		table.reload(apiUrl());
+		loadTrail();
+		return { onQuery: function (nq) { q = nq; draw(); table.reload(apiUrl()); } };
+	}
+
+	/* #/buckets/ID: one bucket, its triage, its audit trail, a representative diff. */
+	function bucketView(ctx, params, query) {
+		var id = params[0], runFilter = query.get('run');
+		setTitle('Bucket #' + id);
+		main.append(loading('bucket #' + id));
+		function load() {
+			return ctx.api('/api/buckets/' + id).then(function (b) {
+				clear(main);
+				render(b);
+			}, function (e) {
+				if (isAbort(e)) return;
+				replace(main, [h('h1', null, 'Bucket #' + id), errorBox(e, load)]);
+			});
+		}
+		function render(b) {
+			var repBox = h('div', null, loading('the representative mismatch'));
+			var rep = b.representative || {};
+			var mism = mismatchTable(ctx, b, runFilter);
+			main.append(
+				h('div', { class: 'case-head' },
+					h('h1', null, h('span', { class: 'dim' }, 'Bucket #' + b.id + ' '), keySummary(b.key)),
+					h('div', { class: 'verdict-line' }, stateBadge(b), ' ', fmtInt(b.mismatches) + ' mismatch' + (b.mismatches === 1 ? '' : 'es'),
+						' in ' + (b.runs || []).length + ' run' + ((b.runs || []).length === 1 ? '' : 's') + ' (or submitted)',
+						b.assignee ? [' · assigned to ', h('strong', { 'data-testid': 'bucket-assignee' }, b.assignee)] : null)),
+				b.reappeared ? h('div', { class: 'notice error', role: 'alert', 'data-testid': 'reappeared-notice' },
+					h('strong', null, 'Fixed, but seen again: '), 'a mismatch of this bucket was stored ',
+					b.reappeared.run_id ? ['in ', h('a', { href: '#/runs/' + b.reappeared.run_id }, 'run #' + b.reappeared.run_id)] : 'from a submitted case',
+					' ', timeEl(b.reappeared.at), ' after it was marked fixed. Set a state to answer it.') : null,
+				h('div', { class: 'two-col' },
+					h('section', { class: 'panel', 'aria-labelledby': 'h-key' }, h('h2', { id: 'h-key' }, 'How these mismatches differ'), keyTable(b.key),
+						h('p', { class: 'meta' }, 'First seen ', timeEl(b.first_seen && b.first_seen.at),
+							b.first_seen && b.first_seen.run_id ? [' in ', h('a', { href: '#/runs/' + b.first_seen.run_id }, 'run #' + b.first_seen.run_id)] : '',
+							' · last seen ', timeEl(b.last_seen && b.last_seen.at),
+							b.last_seen && b.last_seen.run_id ? [' in ', h('a', { href: '#/runs/' + b.last_seen.run_id }, 'run #' + b.last_seen.run_id)] : '')),
+					h('section', { class: 'panel', 'aria-labelledby': 'h-triage' }, h('h2', { id: 'h-triage' }, 'Triage'),
+						triageForm(ctx, b, function () { load(); }))),
+				h('section', { class: 'panel', 'aria-labelledby': 'h-audit' }, h('h2', { id: 'h-audit' }, 'Audit trail'), auditTrail(b.events)),
+				h('section', { class: 'panel', 'aria-labelledby': 'h-rep' },
+					h('h2', { id: 'h-rep' }, 'Representative: ', rep.case_id ? h('a', { href: '#/cases/' + rep.case_id + '?comparison=' + rep.comparison_id }, rep.title || 'case #' + rep.case_id) : '—'),
+					repBox),
+				h('section', { class: 'panel', 'aria-labelledby': 'h-bruns' }, h('h2', { id: 'h-bruns' }, 'Runs'),
+					(b.runs || []).length ? h('table', { class: 'list', 'data-testid': 'bucket-runs' },
+						h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Run'), h('th', { scope: 'col', class: 'num' }, 'Mismatches'), h('th', { scope: 'col' }, 'Started'))),
+						h('tbody', null, b.runs.map(function (r) {
+							var qq = new URLSearchParams(); if (r.run_id) qq.set('run', r.run_id); else qq.set('run', 'submitted');
+							return h('tr', null, h('td', null, r.run_id ? h('a', { href: '#/runs/' + r.run_id }, 'run #' + r.run_id) : 'submitted cases'),
+								h('td', { class: 'num' }, h('a', { href: hashFor('/buckets/' + b.id, qq) }, fmtInt(r.mismatches))),
+								h('td', null, timeEl(r.run_created_at)));
+						}))) : h('p', { class: 'empty' }, 'None.')),
+				h('section', { class: 'panel', 'aria-labelledby': 'h-mism' },
+					h('h2', { id: 'h-mism' }, 'Mismatches', runFilter ? h('span', { class: 'dim' }, ' in ' + (runFilter === 'submitted' ? 'submitted cases' : 'run #' + runFilter) + ' ') : null,
+						runFilter ? h('a', { href: '#/buckets/' + b.id, class: 'small-text' }, '(all)') : null), mism.el));
+			setTitle('Bucket #' + b.id + ' (' + b.state + ')');
+			if (rep.case_id) {
+				ctx.api('/api/cases/' + rep.case_id + '?comparison=' + rep.comparison_id).then(function (d) {
+					var results = d.results || {};
+					replace(repBox, resultsGrid(sortedRoles(results), results, d.differs || [], d.case || {}));
+				}, function (e) { if (!isAbort(e)) replace(repBox, errorBox(e)); });
+			}
+		}
+		load();
+		return { onQuery: function (nq) { runFilter = nq.get('run'); clear(main); main.append(loading('bucket #' + id)); load(); } };
+	}
+
+	function mismatchTable(ctx, b, run) {
+		var tbody = h('tbody'), more = h('div', { class: 'more' }), status = h('div');
+		var table = h('table', { class: 'list', 'data-testid': 'mismatch-list' },
+			h('thead', null, h('tr', null, h('th', { scope: 'col', class: 'num' }, 'Case'), h('th', { scope: 'col' }, 'Title'),
+				h('th', { scope: 'col', class: 'hide-narrow' }, 'Flags'), h('th', { scope: 'col' }, 'Run'), h('th', { scope: 'col' }, 'When'))), tbody);
+		function load(url) {
+			replace(more, loading('mismatches'));
+			ctx.api(url).then(function (d) {
+				(d.mismatches || []).forEach(function (m) {
+					tbody.append(h('tr', { 'data-testid': 'mismatch-row' },
+						h('td', { class: 'num' }, h('a', { href: '#/cases/' + m.case_id + '?comparison=' + m.comparison_id }, m.case_id)),
+						h('td', { class: 'title' }, h('a', { href: '#/cases/' + m.case_id + '?comparison=' + m.comparison_id }, m.title || 'untitled')),
+						h('td', { class: 'mono hide-narrow flags' }, flagsText(m.flags, m.flag_names)),
+						h('td', null, m.run_id ? h('a', { href: '#/runs/' + m.run_id }, '#' + m.run_id) : h('span', { class: 'dim' }, 'submitted')),
+						h('td', { class: 'nowrap' }, timeEl(m.created_at))));
+				});
+				if (!tbody.firstChild) replace(status, h('p', { class: 'empty' }, 'None.'));
+				replace(more, d.next ? h('button', { type: 'button', onclick: function () { load(d.next); } }, 'Load more') : null);
+			}, function (e) { if (!isAbort(e)) replace(more, errorBox(e)); });
+		}
+		load('/api/buckets/' + b.id + '/mismatches?limit=50' + (run ? '&run=' + encodeURIComponent(run) : ''));
+		return { el: h('div', null, h('div', { class: 'scroll-x' }, table), status, more) };
+	}
+
+	function sortedRoles(results) {
+		return Object.keys(results).sort(function (a, b) {
+			var o = { base: 0, head: 1 };
+			return (a in o ? o[a] : 2) - (b in o ? o[b] : 2) || (a < b ? -1 : 1);
+		});
+	}
+
+	/* A case's bucket, on the case page: state, link, and a quick state change. */
+	function caseBucketPanel(ctx, b, onSaved) {
+		var msg = h('span', { 'aria-live': 'polite' });
+		var sel = h('select', { 'aria-label': 'State of this bucket', 'data-testid': 'case-bucket-state' },
+			STATES.map(function (s) { return h('option', { value: s, selected: s === b.state }, s); }));
+		var save = h('button', { type: 'button', 'data-testid': 'case-bucket-save' }, 'Set');
+		save.addEventListener('click', function () {
+			if (needName(msg)) return;
+			save.disabled = true;
+			postTriage(ctx, [b.id], { state: sel.value }).then(function (nb) {
+				save.disabled = false;
+				replace(msg, h('span', { class: 'ok-text', role: 'status' }, 'Saved.'));
+				if (onSaved) onSaved(nb);
+			}, function (e) { if (!isAbort(e)) { save.disabled = false; replace(msg, errorBox(e)); } });
+		});
+		return h('section', { class: 'panel bucket-panel', 'aria-labelledby': 'h-cbucket', 'data-testid': 'case-bucket' },
+			h('h2', { id: 'h-cbucket' }, 'Triage: ', h('a', { href: '#/buckets/' + b.id, 'data-testid': 'case-bucket-link' }, 'bucket #' + b.id), ' ',
+				stateBadge(b), h('span', { class: 'dim' }, ' · ' + fmtInt(b.mismatches) + ' mismatch' + (b.mismatches === 1 ? '' : 'es') + ' like this')),
+			h('p', null, keySummary(b.key), b.assignee ? [' · assigned to ', h('strong', null, b.assignee)] : null,
+				b.notes ? h('div', { class: 'notes' }, b.notes) : null),
+			h('div', { class: 'actions' }, sel, save, identityBox(), msg));
+	}
+
+	/* --------------------------------------------------- instruction counts */
+
+	var SHOW = ['significant', 'regressions', 'all'];
+
+	/* #/runs/ID/counts?threshold=1&show=significant&sort=delta&dir=desc&workload=FILE */
+	function instructionsView(ctx, params, query) {
+		var id = params[0];
+		setTitle('Instruction counts, run #' + id);
+		var q = query, data = null, lastThreshold = null;
+		var head = h('div', null, loading('instruction counts'));
+		var filters = h('div', { class: 'filters' });
+		var tableBox = h('div');
+		var chartBox = h('div', { 'data-testid': 'chart-box' });
+		main.append(h('h1', null, 'Instruction counts ', h('span', { class: 'dim' }, '· ', h('a', { href: '#/runs/' + id }, 'run #' + id))),
+			h('section', { class: 'panel', 'aria-labelledby': 'h-counts' }, h('h2', { id: 'h-counts', class: 'visually-hidden' }, 'Workloads'),
+				head, filters, tableBox),
+			h('section', { class: 'panel', 'aria-labelledby': 'h-chart' }, h('h2', { id: 'h-chart' }, 'History'), chartBox));
+
+		function threshold() { var t = Number(q.get('threshold')); return q.get('threshold') !== null && isFinite(t) && t >= 0 ? t : 1; }
+		function setQuery(k, v) { var qq = new URLSearchParams(q); if (v === null || v === '') qq.delete(k); else qq.set(k, v); navigate(hashFor('/runs/' + id + '/counts', qq)); }
+
+		function load() {
+			lastThreshold = threshold();
+			return ctx.api('/api/runs/' + id + '/measurements?threshold=' + encodeURIComponent(lastThreshold)).then(function (d) {
+				data = d;
+				draw();
+			}, function (e) { if (!isAbort(e)) replace(head, errorBox(e, load)); });
+		}
+
+		function draw() {
+			var d = data, c = d.counts || {};
+			var tInput = h('input', { type: 'number', min: '0', max: '1000', step: '0.1', value: String(threshold()), class: 'threshold', 'data-testid': 'threshold',
+				'aria-label': 'Threshold in percent' });
+			tInput.addEventListener('change', function () { setQuery('threshold', tInput.value === '1' ? null : tInput.value); });
+			replace(head, h('div', { class: 'counts-head' },
+				h('p', null, 'base ', h('strong', null, (d.builds && d.builds.base.name) + ' ' + (d.builds && d.builds.base.version)),
+					' vs head ', h('strong', null, (d.builds && d.builds.head.name) + ' ' + (d.builds && d.builds.head.version)),
+					': instructions per json_encode() call (callgrind, inclusive, ÷ iterations). ', badge('run', d.status)),
+				h('p', { class: 'count-line', 'data-testid': 'count-line' },
+					h('span', { class: 'bad-text' }, fmtInt(c.regressions) + ' regression' + (c.regressions === 1 ? '' : 's')), ' · ',
+					h('span', { class: 'ok-text' }, fmtInt(c.improvements) + ' improvement' + (c.improvements === 1 ? '' : 's')), ' · ',
+					fmtInt(c.unchanged) + ' within ±', h('label', null, tInput, ' %'),
+					c.unmeasured ? ' · ' + c.unmeasured + ' not measured' : '', ' · ',
+					h('a', { href: '/api/runs/' + id + '/report.md?threshold=' + threshold(), 'data-testid': 'report-md' }, 'report.md'))));
+			replace(filters, filterBar('Show', 'show', SHOW, '/runs/' + id + '/counts', withDefault(q, 'show', 'significant'),
+				{ significant: (c.regressions || 0) + (c.improvements || 0), regressions: c.regressions, all: (d.workloads || []).length }));
+			drawTable();
+			drawChart();
+		}
+
+		function withDefault(qq, k, v) { var x = new URLSearchParams(qq); if (!x.get(k)) x.set(k, v); return x; }
+
+		function drawTable() {
+			var show = q.get('show') || 'significant', sort = q.get('sort') || 'delta', dir = q.get('dir') || (sort === 'title' ? 'asc' : 'desc');
+			var rows = (data.workloads || []).filter(function (w) {
+				if (show === 'regressions') return w.change === 'regression';
+				if (show === 'significant') return w.change === 'regression' || w.change === 'improvement';
+				return true;
+			});
+			function key(w) {
+				if (sort === 'title') return (w.title || '').toLowerCase();
+				if (sort === 'base') return w.base.instructions;
+				if (sort === 'head') return w.head.instructions;
+				return w.delta_pct;
+			}
+			rows.sort(function (a, b) {
+				var x = key(a), y = key(b);
+				if (x === null || x === undefined) return 1;
+				if (y === null || y === undefined) return -1;
+				return (x < y ? -1 : x > y ? 1 : 0) * (dir === 'asc' ? 1 : -1);
+			});
+			function th(label, k, cls) {
+				var active = sort === k, nextDir = active && dir === 'desc' ? 'asc' : 'desc';
+				var qq = new URLSearchParams(q); qq.set('sort', k); qq.set('dir', nextDir);
+				return h('th', { scope: 'col', class: cls, 'aria-sort': active ? (dir === 'asc' ? 'ascending' : 'descending') : null },
+					h('a', { href: hashFor('/runs/' + id + '/counts', qq), class: 'sort', 'data-testid': 'sort-' + k }, label, active ? (dir === 'asc' ? ' ▲' : ' ▼') : ''));
+			}
+			var wl = q.get('workload');
+			var allQ = new URLSearchParams(q); allQ.set('show', 'all');
+			replace(tableBox, rows.length ? h('div', { class: 'scroll-x' }, h('table', { class: 'list instr', 'data-testid': 'counts-table' },
+				h('thead', null, h('tr', null, th('Workload', 'title'), th('base', 'base', 'num'), th('head', 'head', 'num'), th('Δ %', 'delta', 'num'),
+					h('th', { scope: 'col', class: 'hide-narrow' }, 'callgrind'))),
+				h('tbody', null, rows.map(function (w) {
+					var qq = new URLSearchParams(q); qq.set('workload', w.source || ('case:' + w.case_id));
+					var cls = w.change === 'regression' ? 'bad-text' : w.change === 'improvement' ? 'ok-text' : 'dim';
+					return h('tr', { 'data-testid': 'counts-row', 'data-change': w.change, 'data-source': w.source || '',
+						class: (w.source || 'case:' + w.case_id) === wl ? 'current' : null },
+						h('td', { class: 'title' }, h('a', { href: hashFor('/runs/' + id + '/counts', qq), title: 'Show its history', 'data-testid': 'workload-link' }, w.title),
+							w.source ? h('div', { class: 'dim small-text mono' }, w.source) : null),
+						h('td', { class: 'num mono' }, fmtNum(w.base.instructions)),
+						h('td', { class: 'num mono' }, fmtNum(w.head.instructions)),
+						h('td', { class: 'num mono ' + cls, 'data-testid': 'delta' }, w.delta_pct === null ? '—' : (w.delta_pct > 0 ? '+' : w.delta_pct < 0 ? '−' : '±') + Math.abs(w.delta_pct).toFixed(2)),
+						h('td', { class: 'hide-narrow small-text' },
+							w.base.callgrind_url ? h('a', { href: w.base.callgrind_url }, 'base') : null, ' ',
+							w.head.callgrind_url ? h('a', { href: w.head.callgrind_url }, 'head') : null, ' ',
+							h('a', { href: '#/cases/' + w.case_id + '?comparison=' + w.comparison_id }, 'case')));
+				})))) : h('p', { class: 'empty', 'data-testid': 'counts-empty' },
+				(data.workloads || []).length ? 'No workload changed by ' + threshold() + ' % or more. ' : 'This run measured no workloads (run the measure suite).',
+				(data.workloads || []).length ? h('a', { href: hashFor('/runs/' + id + '/counts', allQ), 'data-testid': 'show-all' }, 'Show all') : null));
+		}
+
+		var chartFor = null;
+		function drawChart() {
+			var wl = q.get('workload');
+			if (!wl) {
+				var first = (data.workloads || [])[0];
+				replace(chartBox, h('p', { class: 'hint' }, 'Choose a workload above to see its instructions per call across runs, per build.'));
+				chartFor = null;
+				return first;
+			}
+			if (chartFor === wl) return;
+			chartFor = wl;
+			replace(chartBox, workloadHistory(ctx, wl));
+		}
+
+		load();
+		return { onQuery: function (nq) {
+			q = nq;
+			if (threshold() !== lastThreshold) { load(); return; }
+			if (data) draw();
+		} };
+	}
+
+	function fmtNum(v) { return v === null || v === undefined ? '—' : Number(v).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }); }
+
+	/* A workload's instructions per call across runs: a chart per build (uPlot) and the table. */
+	function workloadHistory(ctx, wl) {
+		var box = h('div', { class: 'history', 'data-testid': 'workload-history', 'data-workload': wl }, loading('history'));
+		var url = wl.indexOf('case:') === 0 ? '/api/workloads/history?case=' + encodeURIComponent(wl.slice(5)) :
+			'/api/workloads/history?source=' + encodeURIComponent(wl);
+		ctx.api(url + '&limit=100').then(function (d) {
+			var pts = (d.points || []).slice().reverse();   /* oldest first */
+			if (!pts.length) { replace(box, h('p', { class: 'empty' }, 'No measurements of this workload yet.')); return; }
+			var title = pts[pts.length - 1].title;
+			var chart = h('div', { class: 'chart', 'data-testid': 'history-chart' });
+			replace(box, [h('h3', null, title, ' ', h('span', { class: 'dim mono small-text' }, wl)), chart,
+				h('div', { class: 'scroll-x' }, h('table', { class: 'list', 'data-testid': 'history-points' },
+					h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Run'), h('th', { scope: 'col' }, 'base'), h('th', { scope: 'col', class: 'num' }, 'instr/call'),
+						h('th', { scope: 'col' }, 'head'), h('th', { scope: 'col', class: 'num' }, 'instr/call'), h('th', { scope: 'col', class: 'num' }, 'Δ %'))),
+					h('tbody', null, pts.slice().reverse().map(function (p) {
+						var b = p.base.instructions, hd = p.head.instructions;
+						var dp = b && hd !== null ? 100 * (hd - b) / b : null;
+						return h('tr', null, h('td', null, h('a', { href: '#/runs/' + p.run_id + '/counts?workload=' + encodeURIComponent(wl) }, '#' + p.run_id), ' ', timeEl(p.run_created_at)),
+							h('td', { class: 'mono small-text', title: 'sha256 ' + p.base.sha256_prefix }, p.base.build + ' ' + p.base.version),
+							h('td', { class: 'num mono' }, fmtNum(b)),
+							h('td', { class: 'mono small-text', title: 'sha256 ' + p.head.sha256_prefix }, p.head.build + ' ' + p.head.version),
+							h('td', { class: 'num mono' }, fmtNum(hd)),
+							h('td', { class: 'num mono' }, dp === null ? '—' : (dp > 0 ? '+' : '') + dp.toFixed(2)));
+					}))))]);
+			drawHistoryChart(chart, pts);
+		}, function (e) { if (!isAbort(e)) replace(box, errorBox(e)); });
+		return box;
+	}
+
+	function drawHistoryChart(el, pts) {
+		if (!window.uPlot) {
+			replace(el, h('p', { class: 'notice warning' }, 'The chart library is not installed (make web-deps); the table below has the figures.'));
+			return;
+		}
+		var xs = pts.map(function (p) { return p.run_id; });
+		var base = pts.map(function (p) { return p.base.instructions; });
+		var head = pts.map(function (p) { return p.head.instructions; });
+		var width = Math.max(320, Math.min(900, (main.clientWidth || 900) - 64));
+		var css = getComputedStyle(document.documentElement);
+		var fg = css.getPropertyValue('--fg').trim() || '#222';
+		/* uPlot draws on a canvas; one line per build, x = run number. */
+		var opts = {
+			width: width, height: 260,
+			scales: { x: { time: false } },
+			legend: { live: true },
+			cursor: { drag: { x: false, y: false } },
+			axes: [
+				{ label: 'run', stroke: fg, values: function (u, vals) { return vals.map(function (v) { return Number.isInteger(v) ? '#' + v : ''; }); } },
+				{ label: 'instructions / call', stroke: fg, size: 70 }
+			],
+			series: [
+				{ label: 'run' },
+				{ label: 'base', stroke: '#2563eb', width: 2, points: { show: true, size: 6 } },
+				{ label: 'head', stroke: '#dc2626', width: 2, points: { show: true, size: 6 } }
+			]
+		};
+		try {
+			el.uplot = new window.uPlot(opts, [xs, base, head], el);
+		} catch (e) {
+			replace(el, h('p', { class: 'notice warning' }, 'Could not draw the chart: ' + e.message));
+		}
+	}
+
+	/* #/workloads?source=FILE (or ?case=ID): one workload's history. */
+	function workloadView(ctx, params, query) {
+		var wl = query.get('source') || (query.get('case') ? 'case:' + query.get('case') : '');
+		setTitle('Workload history');
+		main.append(h('h1', null, 'Workload history'),
+			h('section', { class: 'panel' }, wl ? workloadHistory(ctx, wl) : h('p', { class: 'empty' }, 'Which workload? Add ?source=FILE or ?case=ID.')));
+	}
+
+	/* Overview: the latest measurement's biggest changes. */
+	function latestMeasurement(ctx, box) {
+		function find(url, pages) {
+			return ctx.api(url).then(function (d) {
+				var r = (d.runs || []).filter(function (x) { return x.suite === 'measure' && (x.status === 'done' || x.status === 'running'); })[0];
+				if (r) return r;
+				if (d.next && pages < 5) return find(d.next, pages + 1);
+				return null;
+			});
+		}
+		return find('/api/runs?limit=100', 0).then(function (run) {
+			if (!run) {
+				replace(box, h('p', { class: 'empty', 'data-testid': 'no-measurement' }, 'No measurement yet. “Measure workloads” runs the 11 workloads under callgrind on both builds.'));
+				return;
+			}
+			return ctx.api('/api/runs/' + run.id + '/measurements').then(function (d) {
+				var w = (d.workloads || []).filter(function (x) { return x.delta_pct !== null; });
+				var reg = w.filter(function (x) { return x.change === 'regression'; }).sort(function (a, b) { return b.delta_pct - a.delta_pct; }).slice(0, 3);
+				var imp = w.filter(function (x) { return x.change === 'improvement'; }).sort(function (a, b) { return a.delta_pct - b.delta_pct; }).slice(0, 3);
+				function li(x) {
+					return h('li', { 'data-testid': 'top-change' }, h('a', { href: '#/runs/' + run.id + '/counts?show=all&workload=' + encodeURIComponent(x.source || 'case:' + x.case_id) }, x.title), ' ',
+						h('span', { class: 'mono ' + (x.delta_pct > 0 ? 'bad-text' : 'ok-text') }, (x.delta_pct > 0 ? '+' : '−') + Math.abs(x.delta_pct).toFixed(1) + ' %'));
+				}
+				var c = d.counts || {};
+				replace(box, [h('p', null, h('a', { href: '#/runs/' + run.id + '/counts', 'data-testid': 'latest-counts' }, 'Run #' + run.id), ' ', timeEl(run.finished_at || run.started_at), ': ',
+					h('span', { class: 'bad-text' }, (c.regressions || 0) + ' regressions'), ', ', h('span', { class: 'ok-text' }, (c.improvements || 0) + ' improvements'),
+					', ' + (c.unchanged || 0) + ' within ±' + d.threshold_pct + ' %.'),
+				h('div', { class: 'two-col' },
+					h('div', null, h('h3', null, 'Biggest regressions'), reg.length ? h('ol', { class: 'top' }, reg.map(li)) : h('p', { class: 'dim' }, 'none')),
+					h('div', null, h('h3', null, 'Biggest improvements'), imp.length ? h('ol', { class: 'top' }, imp.map(li)) : h('p', { class: 'dim' }, 'none')))]);
+			});
+		}).catch(function (e) { if (!isAbort(e)) replace(box, errorBox(e)); });
+	}
+
+	/* A generated run's coverage report (run.summary.coverage): how often each piece, flag... was used. */
+	function coverageView(cov) {
+		var groups = Object.keys(cov || {});
+		if (!groups.length) return null;
+		var flat = {}, grouped = {};
+		groups.forEach(function (g) { if (typeof cov[g] === 'number') flat[g] = cov[g]; else grouped[g] = cov[g]; });
+		var sections = Object.keys(grouped).map(function (g) {
+			var items = grouped[g], names = Object.keys(items);
+			var max = Math.max.apply(null, names.map(function (n) { return items[n]; }).concat([1]));
+			var zero = names.filter(function (n) { return !items[n]; });
+			return h('div', { class: 'cov-group', 'data-testid': 'coverage-group', 'data-group': g },
+				h('h3', null, g, h('span', { class: 'dim small-text' }, ' · ' + names.length + ' kinds' + (zero.length ? ', ' + zero.length + ' never used' : ', every one used'))),
+				h('table', { class: 'list cov' }, h('tbody', null, names.map(function (n) {
+					var v = items[n];
+					return h('tr', { class: v ? null : 'uncovered' }, h('th', { scope: 'row', class: 'mono small-text' }, n),
+						h('td', { class: 'num mono' }, fmtInt(v)),
+						h('td', { class: 'bar-cell' }, h('span', { class: 'bar', style: null, 'data-w': Math.round(100 * v / max) })));
+				}))));
+		});
+		var el = h('div', { class: 'coverage', 'data-testid': 'coverage' },
+			Object.keys(flat).length ? h('p', null, Object.keys(flat).map(function (k, i) { return [i ? ' · ' : null, h('span', { class: 'mono' }, k), ' ' + fmtInt(flat[k])]; })) : null,
+			sections);
+		/* Widths through CSSOM, not style attributes. */
+		el.querySelectorAll('.bar').forEach(function (b) { b.style.width = b.getAttribute('data-w') + '%'; });
+		return el;
 	}
 
 	/* ------------------------------------------------------------------ start */
