@@ -50,7 +50,11 @@ def wait_up(port, daemon):
 
 def stop(daemon):
     daemon.terminate()
-    daemon.wait(timeout=60)
+    try:
+        daemon.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        daemon.kill()
+        daemon.wait()
 
 
 def fill(db, n):
@@ -102,12 +106,14 @@ def main():
     os.makedirs(tmp, exist_ok=True)
     db = os.path.join(tmp, "page.db")
     log = open(os.path.join(tmp, "daemon.log"), "w")
+    d = None
     try:
         if not os.path.exists(db):
             port = free_port()
             d = start(db, port, log)
             wait_up(port, d)
             stop(d)
+            d = None
             t0 = time.time()
             fill(db, n)
             print(f"filled {n:,} cases, {n:,} comparisons, {2 * n:,} results in {time.time() - t0:.0f} s; "
@@ -160,8 +166,10 @@ def main():
         r = conn.getresponse()
         r.read()
         print(f"{'bulk triage of ' + str(BUCKETS) + ' buckets':36} {(time.perf_counter() - t) * 1000:10.2f}  (status {r.status})")
-        stop(d)
     finally:
+        # Never leave a daemon behind, whatever failed.
+        if d is not None and d.poll() is None:
+            stop(d)
         log.close()
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
