@@ -117,6 +117,18 @@ test:
 integration-test: all builds
 	scripts/run-tests.sh integration
 
+# The integration suite with every daemon under valgrind memcheck (the
+# workers are not traced): a memory error or a definite/indirect leak makes
+# the daemon exit 99 and its test fail (docs/testing.md).
+.PHONY: memcheck load
+MEMCHECK = valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --quiet
+memcheck: all builds
+	PHPCMP_DAEMON_WRAPPER="$(MEMCHECK)" TEST_TIMEOUT=3000 scripts/run-tests.sh integration
+
+# 50 clients POSTing cases for 60 s while a run is in progress (docs/hardening.md).
+load: all builds
+	python3 bench/load.py --clients 50 --duration 60
+
 browser-test: all builds web-deps
 	scripts/run-tests.sh browser
 

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "phpcmp.h"
+#include "proto.h"
 
 #define API_DEFAULT_LIMIT 50
 #define API_MAX_LIMIT 500
@@ -196,6 +197,34 @@ api_time(const char *s)
 	return s != NULL && *s != '\0' ? api_text(s) : json_null();
 }
 
+/* Did the worker cut s at max (server/proto.h)?  Then it ends with the note. */
+static int
+api_cut(const char *s, size_t len, size_t max, const char *note)
+{
+	size_t n = strlen(note);
+
+	return s != NULL && len == max + n && memcmp(s + max, note, n) == 0;
+}
+
+/* The fields of a result kept short of what the case produced. */
+static json_t *
+api_truncated(const struct result *r)
+{
+	json_t *a = json_array();
+
+	if (a == NULL)
+		return NULL;
+	if (result_output_too_large(r))
+		json_array_append_new(a, json_string("output"));
+	if (api_cut(r->printed.data, r->printed.len, PROTO_MAX_PRINTED, PROTO_CUT_PRINTED))
+		json_array_append_new(a, json_string("printed"));
+	if (r->warnings != NULL && api_cut(r->warnings, strlen(r->warnings), PROTO_MAX_DIAG, PROTO_CUT_WARNINGS))
+		json_array_append_new(a, json_string("warnings"));
+	if (r->failure != NULL && api_cut(r->failure, strlen(r->failure), PROTO_MAX_DIAG, PROTO_CUT_FAILURE))
+		json_array_append_new(a, json_string("failure"));
+	return a;
+}
+
 static json_t *
 api_result_json(const struct result *r, const char *build)
 {
@@ -227,6 +256,9 @@ api_result_json(const struct result *r, const char *build)
 	if (o != NULL)
 		json_object_set_new(o, "instructions_total",
 		    r->instr_total >= 0 ? json_integer(r->instr_total) : json_null());
+	/* Cut at a cap: said, not left to be guessed from the bytes. */
+	if (o != NULL)
+		json_object_set_new(o, "truncated", api_truncated(r));
 	return o;
 }
 
@@ -725,7 +757,7 @@ api_health(struct app *app, struct http_response *resp)
 		json_array_append_new(builds, b);
 	}
 	closed = auth_writes_closed(app, err, sizeof err);
-	api_reply(resp, 200, json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:I s:I s:I s:i}}",
+	api_reply(resp, 200, json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:I s:I s:I s:I s:I s:i}}",
 	    "status", "ok",
 	    "version", PHPCMP_VERSION,
 	    "db", api_text(cfg->db_path),
@@ -738,6 +770,8 @@ api_health(struct app *app, struct http_response *resp)
 	    "max_queued_runs", cfg->max_queued_runs,
 	    "max_body_bytes", (json_int_t)MAX_BODY_SIZE,
 	    "max_code_bytes", (json_int_t)MAX_CODE_SIZE,
+	    "max_output_bytes", (json_int_t)PROTO_MAX_OUTPUT,
+	    "max_printed_bytes", (json_int_t)PROTO_MAX_PRINTED,
 	    "db_max_bytes", (json_int_t)cfg->db_max_bytes,
 	    "case_requests", __atomic_load_n(&app->case_requests, __ATOMIC_RELAXED)));
 }

@@ -154,6 +154,8 @@ const char *result_status_name(enum result_status);
 int result_status_parse(const char *name);           /* -1 if unknown */
 /* Bitmask of enum verdict_field; 0 means "same". */
 unsigned verdict_compare(const struct result *a, const struct result *b);
+/* The worker did not keep json_encode's output: over PROTO_MAX_OUTPUT. */
+int result_output_too_large(const struct result *);
 /* "output,error_code"-style list of differing fields, for JSON and SQL. */
 void verdict_fields(unsigned diff, char *buf, size_t bufsize);
 

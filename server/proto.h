@@ -22,6 +22,20 @@
 #define PROTO_MAX_PAYLOAD  (64u << 20)   /* a whole frame */
 #define PROTO_MAX_FIELDS   64
 
+/*
+ * What a worker keeps of a case's result (server/worker/core.c).  A field
+ * over its cap is cut there and ends with its note; an output over its cap
+ * is not sent: the case is an error whose failure starts with
+ * PROTO_OUTPUT_TOO_LARGE.  The daemon reports both as "truncated" (api.c).
+ */
+#define PROTO_MAX_OUTPUT   (16u << 20)   /* json_encode's output */
+#define PROTO_MAX_PRINTED  (1u << 20)    /* what the case echoed */
+#define PROTO_MAX_DIAG     (64u << 10)   /* warnings; the failure message */
+#define PROTO_CUT_PRINTED  "\n[phpcmp: output truncated]"
+#define PROTO_CUT_WARNINGS "[phpcmp: diagnostics truncated]\n"
+#define PROTO_CUT_FAILURE  "[phpcmp: truncated]\n"
+#define PROTO_OUTPUT_TOO_LARGE "json_encode output too large to keep"
+
 enum proto_type {
 	PROTO_HELLO = 1,   /* worker -> daemon once ready: PHP version etc. */
 	PROTO_CASE = 2,    /* daemon -> worker: run one case */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "phpcmp.h"
+#include "proto.h"
 
 static const char *const status_names[] = {
 	[STATUS_OK] = "ok",
@@ -74,7 +75,17 @@ unsigned verdict_compare(const struct result *a, const struct result *b)
 		d |= DIFF_ERROR_MSG;
 	if (str_differ(a->exc_class, b->exc_class) || str_differ(a->exc_msg, b->exc_msg))
 		d |= DIFF_EXCEPTION;
+	/* An output too large to keep is compared by the size and md5 its
+	 * failure names (server/proto.h). */
+	if ((result_output_too_large(a) || result_output_too_large(b)) && str_differ(a->failure, b->failure))
+		d |= DIFF_OUTPUT;
 	return d;
+}
+
+int result_output_too_large(const struct result *r)
+{
+	return r->status == STATUS_ERROR && r->failure != NULL &&
+	    strncmp(r->failure, PROTO_OUTPUT_TOO_LARGE, strlen(PROTO_OUTPUT_TOO_LARGE)) == 0;
 }
 
 void verdict_fields(unsigned diff, char *buf, size_t bufsize)

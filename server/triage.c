@@ -713,7 +713,7 @@ triage_buckets(struct app *app, const struct http_request *req, struct http_resp
 {
 	struct triage *t;
 	sqlite3_stmt *st;
-	char set[96], err[512], next[256], cursor[64];
+	char set[96], err[512], next[256], cursor[64] = "";   /* "" when no row: next is null then */
 	const char *cur = http_query(req, "cursor");
 	int64_t run, c_count = INT64_MAX, c_id = INT64_MAX;
 	int limit, special, has_run, rc, n = 0;

@@ -21,12 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <valgrind/callgrind.h>
+#include <ext/standard/md5.h>
 
 #include "core.h"
 #include "gencore.h"
 
-#define MAX_PRINTED   (1u << 20)   /* what a case may echo before we cut it */
-#define MAX_WARNINGS  (64u << 10)
+#define MAX_PRINTED   PROTO_MAX_PRINTED   /* what a case may echo before we cut it */
+#define MAX_WARNINGS  PROTO_MAX_DIAG
 
 /* A capped byte buffer in plain malloc memory, so it outlives the request. */
 struct capture {
@@ -380,9 +381,34 @@ static void run_case_body(const struct proto_msg *req, struct outcome *o, struct
 
 static void emit_capture(struct proto_buf *out, uint16_t tag, struct capture *c, const char *note)
 {
-	if (c->truncated)
+	if (c->truncated) {
+		/* Past the cap itself, so the note is not cut away too. */
+		size_t max = c->max;
+		c->max = c->len + strlen(note);
 		capture_add(c, note, strlen(note));
+		c->max = max;
+	}
 	proto_buf_add(out, tag, c->data ? c->data : "", c->len);
+}
+
+/*
+ * An output over PROTO_MAX_OUTPUT is not sent (a frame holds 64 MiB at
+ * most): the case is an error whose failure names the size and the md5 of
+ * the bytes, so two builds' outputs still compare.
+ */
+static void output_too_large(struct outcome *o)
+{
+	PHP_MD5_CTX ctx;
+	unsigned char digest[16];
+	char hex[33];
+
+	PHP_MD5Init(&ctx);
+	PHP_MD5Update(&ctx, Z_STRVAL(o->output), Z_STRLEN(o->output));
+	PHP_MD5Final(digest, &ctx);
+	make_digest_ex(hex, digest, 16);
+	capture_printf(&failure, PROTO_OUTPUT_TOO_LARGE " (%zu bytes, md5 %s, over the %u byte limit)\n",
+	    Z_STRLEN(o->output), hex, PROTO_MAX_OUTPUT);
+	o->status = PROTO_STATUS_ERROR;
 }
 
 static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
@@ -412,6 +438,9 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 		php_output_end_all(); /* a case may have left ob_start() buffers open */
 	} zend_end_try();
 
+	if (o.status == PROTO_STATUS_OK && Z_TYPE(o.output) == IS_STRING &&
+	    Z_STRLEN(o.output) > PROTO_MAX_OUTPUT)
+		output_too_large(&o);
 	proto_buf_add_int(out, TAG_STATUS, o.status);
 	if (o.status == PROTO_STATUS_OK && Z_TYPE(o.output) == IS_STRING)
 		proto_buf_add(out, TAG_OUTPUT, Z_STRVAL(o.output), Z_STRLEN(o.output));
@@ -423,10 +452,10 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 		if (o.exc_msg)
 			proto_buf_add(out, TAG_EXC_MSG, ZSTR_VAL(o.exc_msg), ZSTR_LEN(o.exc_msg));
 	}
-	emit_capture(out, TAG_PRINTED, &printed, "\n[phpcmp: output truncated]");
-	emit_capture(out, TAG_WARNINGS, &warnings, "[phpcmp: diagnostics truncated]\n");
+	emit_capture(out, TAG_PRINTED, &printed, PROTO_CUT_PRINTED);
+	emit_capture(out, TAG_WARNINGS, &warnings, PROTO_CUT_WARNINGS);
 	if (o.status != PROTO_STATUS_OK)
-		emit_capture(out, TAG_FAILURE, &failure, "[phpcmp: truncated]\n");
+		emit_capture(out, TAG_FAILURE, &failure, PROTO_CUT_FAILURE);
 
 	/* Everything is copied out: end this request, open the next one now
 	 * so the next case does not wait for it. */

@@ -99,6 +99,38 @@ test('defaults are reported by /api/health', async () => {
 	const d = await start({ name: 'bounds-defaults' });
 	assert.deepEqual(d.health.limits, {
 		max_connections: 128, max_case_requests: 64, max_queued_runs: 16,
-		max_body_bytes: 1 << 20, max_code_bytes: 256 << 10, db_max_bytes: 0, case_requests: 0,
+		max_body_bytes: 1 << 20, max_code_bytes: 256 << 10, max_output_bytes: 16 << 20,
+		max_printed_bytes: 1 << 20, db_max_bytes: 0, case_requests: 0,
 	});
+});
+
+test('output caps are explicit in results: printed cut at 1 MiB, an output over 16 MiB not kept', async () => {
+	const d = await start({ name: 'bounds-output' });
+	// Printed: kept up to the cap, the note after it, "truncated" says so.
+	let c = await d.runCase({ code: "echo str_repeat('p', 3 << 20); return 1;" });
+	for (const role of ['base', 'head']) {
+		const r = c.results[role];
+		assert.equal(r.status, 'ok');
+		assert.deepEqual(r.truncated, ['printed'], role);
+		const printed = Buffer.from(r.printed_base64, 'base64');
+		assert.equal(printed.length, (1 << 20) + '\n[phpcmp: output truncated]'.length);
+		assert.ok(printed.toString('latin1').endsWith('p\n[phpcmp: output truncated]'));
+	}
+	// Under the cap: nothing said.
+	c = await d.runCase({ code: "echo 'short'; return 2;" });
+	assert.deepEqual(c.results.base.truncated, []);
+	// An output over 16 MiB: an error naming its size and md5, so builds still compare.
+	c = await d.runCase({ code: "str_repeat('a', 17 << 20)" });
+	const size = (17 << 20) + 2;
+	for (const role of ['base', 'head']) {
+		const r = c.results[role];
+		assert.equal(r.status, 'error', role);
+		assert.equal(r.output, false);
+		assert.deepEqual(r.truncated, ['output']);
+		assert.match(r.failure, new RegExp(`^json_encode output too large to keep \\(${size} bytes, md5 [0-9a-f]{32}, over the 16777216 byte limit\\)`));
+	}
+	assert.equal(c.verdict, 'same');
+	c = await d.runCase({ code: "str_repeat(PHP_VERSION, 3 << 20)" });
+	assert.equal(c.verdict, 'differ', 'the md5 tells 8.2.32 from 8.2.36');
+	assert.equal((await d.get('/api/health')).status, 200);
 });
