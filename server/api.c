@@ -1178,7 +1178,7 @@ api_generated_post(struct app *app, const struct http_request *req, struct http_
 	uint64_t seed, index;
 	json_t *body, *extra = NULL;
 	unsigned diff;
-	int i, rc, fail_on_differ;
+	int i, rc, fail_on_differ, slot = 0;
 
 	case_init(&c);
 	for (i = 0; i < MAX_BUILDS; i++) {
@@ -1200,6 +1200,10 @@ api_generated_post(struct app *app, const struct http_request *req, struct http_
 		api_internal(resp, "out of memory");
 		goto out;
 	}
+	/* It runs a case on the workers like POST /api/cases: the same bound. */
+	if (api_case_slot_take(app, resp) < 0)
+		goto out;
+	slot = 1;
 	if (runs_pair(app, &c, res) < 0) {
 		api_error(resp, 503, "worker_unavailable", "a worker cannot be started");
 		goto out;
@@ -1228,6 +1232,8 @@ api_generated_post(struct app *app, const struct http_request *req, struct http_
 	api_case_reply(app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location,
 	    extra, resp);
 out:
+	if (slot)
+		api_case_slot_give(app);
 	json_decref(extra);
 	free(phpt);
 	for (i = 0; i < MAX_BUILDS; i++) {

@@ -62,6 +62,10 @@ test('case requests in progress are bounded: 503 busy with Retry-After', async (
 	assert.equal(r.json.error.code, 'busy');
 	assert.match(r.json.error.message, /max-case-requests/);
 	assert.equal(r.headers['retry-after'], '1');
+	// A generated case made again runs on the workers too: the same bound.
+	const g = await d.request('POST', '/api/generated', { body: { seed: 1, index: 0 } });
+	assert.equal(g.status, 503, g.text);
+	assert.equal(g.json.error.code, 'busy');
 	assert.equal((await slow).status, 201);
 	// Reads were never bounded by it; the slot is free again.
 	assert.equal((await d.get('/api/health')).json.limits.case_requests, 0);
