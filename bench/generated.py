@@ -109,7 +109,7 @@ def handmade(php, seeds, count, tmp, parallel):
 
 
 def phpcmp(bindir, seeds, count, tmp, port):
-    db = os.path.join(tmp, "bench.db")
+    db = os.path.join(tmp, f"bench-{port}.db")   # a fresh database each round
     log = open(os.path.join(tmp, "daemon.log"), "w")
     args = [os.path.join(bindir, "phpcmp"), "serve", "--port", str(port), "--db", db,
             "--state", os.path.join(bindir, "bench-state"), "--worker", os.path.join(bindir, "phpcmp-worker"),
