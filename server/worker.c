@@ -305,7 +305,6 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 {
 	struct proto_buf req;
 	struct proto_msg reply;
-	int ret = 0;
 
 	if (c->iterations > 0 && !w->measuring) {
 		struct worker *m = worker_measurer(w);
@@ -316,21 +315,6 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 		}
 		return worker_run_case(m, cfg, c, r);
 	}
-	result_init(r);
-	pthread_mutex_lock(&w->lock);
-	if (w->pid < 0) {
-		worker_backoff(w);
-		if (worker_start(w, cfg) < 0) {
-			w->consecutive_deaths++;
-			w->state = WORKER_FAILED;
-			result_failed(r, STATUS_ERROR, "worker failed to start: %s", w->last_failure);
-			ret = -1;
-			goto out;
-		}
-		if (w->cases_run > 0 || w->consecutive_deaths > 0)
-			w->restarts++;
-	}
-
 	proto_buf_init(&req);
 	proto_buf_add_str(&req, TAG_CODE, c->code ? c->code : "null");
 	if (c->setup)
@@ -339,46 +323,24 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 	proto_buf_add_int(&req, TAG_DEPTH, c->depth);
 	if (c->iterations > 0)
 		proto_buf_add_int(&req, TAG_ITERATIONS, c->iterations);
-
-	w->state = WORKER_BUSY;
-	double t0 = now_ms();
-	int r_send = proto_send(w->fd, PROTO_CASE, &req);
-	int timeout = case_timeout(w, cfg);
-	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, &reply, timeout);
-	int timed_out = r_recv < 0 && errno == ETIMEDOUT;
-	r->wall_ms = now_ms() - t0;
+	int rc = worker_call(w, cfg, PROTO_CASE, &req, case_timeout(w, cfg), &reply, r);
 	proto_buf_release(&req);
-	w->cases_run++;
-
-	if (r_recv == 1 && reply.type == PROTO_RESULT) {
-		worker_result_from_msg(r, &reply);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		if (reply.type == PROTO_RESULT) {
+			worker_result_from_msg(r, &reply);
+		} else {
+			/* The worker is fine but could not frame its result. */
+			const struct proto_field *m = proto_get(&reply, TAG_MESSAGE);
+			char msg[256];
+			snprintf(msg, sizeof(msg), "%.*s", m ? (int)m->len : 0, m ? m->data : "");
+			result_failed(r, STATUS_ERROR, "the worker could not send its result: %s",
+			    msg[0] ? msg : "result too large for a frame");
+		}
 		proto_msg_release(&reply);
-		w->consecutive_deaths = 0;
-		w->state = WORKER_READY;
-		goto out;
 	}
-	if (r_recv == 1)
-		proto_msg_release(&reply);
-	if (timed_out) {
-		char limit[32];
-		snprintf(limit, sizeof(limit), "%d", timeout);
-		worker_reap(w, 1);
-		result_failed(r, STATUS_TIMEOUT, "timed out after %s ms; worker killed", limit);
-		snprintf(w->last_failure, sizeof(w->last_failure), "case timed out after %d ms", timeout);
-	} else {
-		/* EOF or a broken frame: the worker died under this case. */
-		int status = worker_reap(w, 1);
-		char why[128];
-		describe_exit(status, why, sizeof(why));
-		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-		result_failed(r, STATUS_CRASH, "%s", why);
-		snprintf(w->last_failure, sizeof(w->last_failure), "%s", why);
-	}
-	w->consecutive_deaths++;
-	w->state = WORKER_STOPPED;
-out:
-	pthread_mutex_unlock(&w->lock);
-	return ret;
+	return 0;
 }
 
 void worker_release(struct worker *w)
