@@ -1,6 +1,11 @@
 /* Byte strings that may hold anything (NUL, invalid UTF-8). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "phpcmp.h"
 
@@ -57,4 +62,45 @@ int utf8_valid(const char *s, size_t len)
 		p += n + 1;
 	}
 	return 1;
+}
+
+/* A whole regular file of at most max bytes, NUL-terminated (it may hold
+ * NULs too: *len says how much was read).  NULL with why in err. */
+char *bytes_read_file(const char *path, size_t max, size_t *len, char *err, size_t errsize)
+{
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errsize, "%s", strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+		snprintf(err, errsize, "not a regular file of at most %zu bytes", max);
+		goto fail;
+	}
+	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		snprintf(err, errsize, "out of memory");
+		goto fail;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	*len = got;
+	close(fd);
+	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
 }

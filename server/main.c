@@ -686,46 +686,6 @@ main_curl_write(char *ptr, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-static char *
-main_read_file(const char *path, size_t max, size_t *len)
-{
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
-	ssize_t n;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0) {
-		main_error("%s: %s", path, strerror(errno));
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		main_error("%s: not a regular file of at most %zu bytes", path, max);
-		goto fail;
-	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		main_error("out of memory");
-		goto fail;
-	}
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	*len = got;
-	close(fd);
-	return buf;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return NULL;
-}
-
 /* The case as the API's JSON body; NULL (with a message) if it can't be. */
 static char *
 main_case_body(const struct case_spec *c, const char *path)
@@ -821,8 +781,10 @@ main_submit(int argc, char **argv)
 		main_error("submit: which case file?");
 		goto usage;
 	}
-	if ((text = main_read_file(file, MAX_BODY_SIZE, &len)) == NULL)
+	if ((text = bytes_read_file(file, MAX_BODY_SIZE, &len, err, sizeof err)) == NULL) {
+		main_error("%s: %s", file, err);
 		goto out;
+	}
 	if (casefile_parse(text, len, &c, err, sizeof err) < 0) {
 		main_error("%s: %s", file, err);
 		goto out;

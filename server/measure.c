@@ -370,8 +370,7 @@ void measure_dump(struct app *app, int64_t comparison_id, const char *role, stru
 {
 	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], err[512];
 	int r = !strcmp(role, "base") ? ROLE_BASE : !strcmp(role, "head") ? ROLE_HEAD : -1;
-	int rc, fd = -1;
-	struct stat st;
+	int rc;
 	char *buf = NULL;
 
 	if (r < 0) {
@@ -389,32 +388,14 @@ void measure_dump(struct app *app, int64_t comparison_id, const char *role, stru
 	/* Serve only files inside our own callgrind folder. */
 	snprintf(dir, sizeof(dir), "%s/callgrind", app->config->state_dir);
 	char dirreal[PATH_MAX];
+	size_t got = 0;
 	if (!realpath(path, real) || !realpath(dir, dirreal) ||
 	    strncmp(real, dirreal, strlen(dirreal)) != 0 || real[strlen(dirreal)] != '/' ||
-	    (fd = open(real, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (size_t)st.st_size > MEASURE_MAX_DUMP) {
-		if (fd >= 0)
-			close(fd);
+	    (buf = bytes_read_file(real, MEASURE_MAX_DUMP, &got, err, sizeof(err))) == NULL) {
 		api_error(resp, 404, "not_found", "the callgrind file of comparison %" PRId64 " (%s) is gone",
 		    comparison_id, role);
 		return;
 	}
-	size_t len = (size_t)st.st_size, got = 0;
-	if ((buf = malloc(len ? len : 1)) == NULL) {
-		close(fd);
-		api_error(resp, 500, "internal", "out of memory");
-		return;
-	}
-	while (got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			break;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
 	resp->status = 200;
 	resp->body = buf;
 	resp->body_len = got;

@@ -146,6 +146,8 @@ struct config {
 void bytes_set(struct bytes *, const void *data, size_t len);
 void bytes_release(struct bytes *);
 int utf8_valid(const char *s, size_t len);
+/* A whole regular file of at most max bytes, NUL-terminated; NULL with err. */
+char *bytes_read_file(const char *path, size_t max, size_t *len, char *err, size_t errsize);
 
 /* ---- result.c ---- */
 void result_init(struct result *);

@@ -217,47 +217,6 @@ measure_open(struct suite_iter *it, const struct db_run *run, char *err, size_t 
 	return stored_open_kind(it, 1, err, errsize);
 }
 
-/* Read a whole file of at most max bytes into a NUL-terminated buffer. */
-static char *
-runs_read_file(const char *path, size_t max, size_t *len, char *err, size_t errsize)
-{
-	struct stat st;
-	char *buf = NULL;
-	ssize_t n;
-	size_t got = 0;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errsize, "%s", strerror(errno));
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		snprintf(err, errsize, "not a regular file of at most %zu bytes", max);
-		goto fail;
-	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		snprintf(err, errsize, "out of memory");
-		goto fail;
-	}
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	*len = got;
-	close(fd);
-	return buf;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return NULL;
-}
-
 /* Parse a case file; 0, or -1 with why. */
 static int
 stored_load(struct suite_iter *it, const char *rel, struct case_spec *c, char *why, size_t whysize)
@@ -269,7 +228,7 @@ stored_load(struct suite_iter *it, const char *rel, struct case_spec *c, char *w
 
 	snprintf(path, sizeof path, "%s/%s", it->runs->app->config->cases_dir, rel);
 	case_init(c);
-	if ((text = runs_read_file(path, MAX_BODY_SIZE, &len, why, whysize)) == NULL)
+	if ((text = bytes_read_file(path, MAX_BODY_SIZE, &len, why, whysize)) == NULL)
 		return -1;
 	rc = casefile_parse(text, len, c, why, whysize);
 	free(text);
