@@ -456,7 +456,7 @@ api_parse_id(const char *s, size_t len)
 }
 
 /* JSON body check and parse; NULL with resp filled on error. */
-static json_t *
+json_t *
 api_body(const struct http_request *req, struct http_response *resp)
 {
 	json_error_t jerr;

@@ -500,6 +500,8 @@ const char *http_query(const struct http_request *, const char *key);
 void api_handle(struct app *, const struct http_request *, struct http_response *resp);
 /* The case of a POST /api/cases request (body, Content-Type): 0, or -1 with resp filled. */
 int api_case_from_request(const struct http_request *, struct case_spec *, struct http_response *resp);
+/* A request's JSON object body, or NULL after answering 400/413/415. */
+struct json_t *api_body(const struct http_request *, struct http_response *resp);
 /* Fill resp with a JSON body (takes the reference). */
 void api_json(struct http_response *, int status, struct json_t *body);
 /* Fill resp with a JSON error. */

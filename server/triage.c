@@ -1045,36 +1045,6 @@ triage_case_bucket(struct app *app, int64_t comparison_id)
 
 /* ---- changing triage ---- */
 
-/* A JSON request body: an object, or NULL after answering 400/415. */
-static json_t *
-triage_body(const struct http_request *req, struct http_response *resp)
-{
-	const char *ct = req->content_type;
-	json_error_t jerr;
-	size_t n;
-	json_t *j;
-
-	if (ct != NULL) {
-		n = strcspn(ct, "; \t");
-		if (n != strlen("application/json") || strncasecmp(ct, "application/json", n) != 0) {
-			api_error(resp, 415, "unsupported_media_type", "Content-Type %.100s is not application/json", ct);
-			return NULL;
-		}
-	}
-	if ((j = json_loadb(req->body, req->body_len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
-	    &jerr)) == NULL) {
-		api_error(resp, 400, "bad_json", "body is not valid JSON: line %d, column %d: %s",
-		    jerr.line, jerr.column, jerr.text);
-		return NULL;
-	}
-	if (!json_is_object(j)) {
-		api_error(resp, 400, "bad_request", "body: expected a JSON object");
-		json_decref(j);
-		return NULL;
-	}
-	return j;
-}
-
 /*
  * A person's name ("by", "assignee"): 1..TRIAGE_NAME_MAX bytes of UTF-8
  * without control characters, trimmed.  0 with out filled, -1 after
@@ -1340,7 +1310,7 @@ triage_post(struct app *app, int64_t id, const struct http_request *req, struct 
 	int rc = 0, changed = 0, found;
 	json_t *body, *o, *list;
 
-	if ((body = triage_body(req, resp)) == NULL)
+	if ((body = api_body(req, resp)) == NULL)
 		return;
 	if (triage_parse_change(req, body, id == 0, &ch, resp) < 0)
 		goto out;
