@@ -108,8 +108,9 @@ static const char *const gen_ascii_words[] = {
 	"|", "}", " ", "  ", "0", "1", "9", "Z", "zz", "$",
 };
 
+/* ("...\x9f" "e"): split, or \x9fe would be one escape. */
 static const char *const gen_text_words[] = {
-	"Jos\xc3\xa9 M\xc3\xbcller-\xc3\x98ster", "Stra\xc3\x9f" "e", "\xc3\x85ngstr\xc3\xb6m",
+	"Jos\xc3\xa9 M\xc3\xbcller-\xc3\x98ster", ("Stra\xc3\x9f" "e"), "\xc3\x85ngstr\xc3\xb6m",
 	"na\xc3\xafve caf\xc3\xa9", "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82",
 	"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "\xce\xb1\xce\xb2\xce\xb3",
 	"https://example.org/fhir/R4/Patient/123", "https://example.org/a?b=1&c=2",
@@ -177,8 +178,8 @@ static pthread_once_t gen_once = PTHREAD_ONCE_INIT;
 static const char *const gen_enum_names[GEN_NENUMS] = { "GenEnumS", "GenEnumI", "GenEnumU" };
 static const unsigned gen_enum_ncases[GEN_NENUMS] = { 4, 3, 2 };
 static const char *const gen_enum_decls[GEN_NENUMS] = {
-	"enum GenEnumS: string { case A = 'plain'; case B = \"<a href=\\\"/x\\\">&'</a>\"; "
-	    "case C = \"\\u{2028}\\u{e9}/\"; case D = \"\\xff\\xfe\"; }\n",
+	("enum GenEnumS: string { case A = 'plain'; case B = \"<a href=\\\"/x\\\">&'</a>\"; "
+	    "case C = \"\\u{2028}\\u{e9}/\"; case D = \"\\xff\\xfe\"; }\n"),
 	"enum GenEnumI: int { case A = 0; case B = -1; case C = PHP_INT_MAX; }\n",
 	"enum GenEnumU { case A; case B; }\n",
 };
