@@ -870,51 +870,91 @@ db_comparison_release(struct db_comparison *c)
 		result_release(&c->results[role]);
 }
 
+/* Step a listing statement, calling fn per row; rows, or -1.  Runs under the lock. */
+static int
+db_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *), void *arg,
+    const char *what, char *err, size_t errsize)
+{
+	int rc, n = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (row(st, arg) < 0) {
+			sqlite3_reset(st);
+			db_seterr(err, errsize, "out of memory");
+			return -1;
+		}
+		n++;
+	}
+	rc = rc == SQLITE_DONE ? n : db_fail(db, what, err, errsize);
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* A listing's callback and its argument, as db_each's row readers get them. */
+struct db_fn_arg {
+	void *fn;
+	void *arg;
+	int64_t id;         /* what the listing is of, when rows do not say */
+};
+
+static int
+db_history_row_read(sqlite3_stmt *st, void *p)
+{
+	struct db_fn_arg *a = p;
+	struct db_case_row row;
+
+	memset(&row, 0, sizeof row);
+	row.id = a->id;
+	row.comparison_id = sqlite3_column_int64(st, 0);
+	row.run_id = sqlite3_column_int64(st, 1);
+	row.verdict = (const char *)sqlite3_column_text(st, 2);
+	row.differs = (const char *)sqlite3_column_text(st, 3);
+	row.created_at = (const char *)sqlite3_column_text(st, 4);
+	return ((db_case_row_fn)a->fn)(a->arg, &row);
+}
+
 int
 db_case_history(struct db *db, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize)
 {
-	struct db_case_row row;
+	struct db_fn_arg a = { (void *)fn, arg, case_id };
 	sqlite3_stmt *st;
-	int rc, n = 0, fnfailed = 0;
+	int rc;
 
 	pthread_mutex_lock(&db->lock);
 	st = db_stmt(db, S_CASE_HISTORY);
 	sqlite3_bind_int64(st, 1, case_id);
 	sqlite3_bind_int(st, 2, DB_HISTORY_MAX);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&row, 0, sizeof row);
-		row.id = case_id;
-		row.comparison_id = sqlite3_column_int64(st, 0);
-		row.run_id = sqlite3_column_int64(st, 1);
-		row.verdict = (const char *)sqlite3_column_text(st, 2);
-		row.differs = (const char *)sqlite3_column_text(st, 3);
-		row.created_at = (const char *)sqlite3_column_text(st, 4);
-		if (fn(arg, &row) < 0) {
-			fnfailed = 1;
-			break;
-		}
-		n++;
-	}
-	if (fnfailed) {
-		db_seterr(err, errsize, "out of memory");
-		rc = -1;
-	} else if (rc == SQLITE_DONE) {
-		rc = n;
-	} else {
-		rc = db_fail(db, "case history", err, errsize);
-	}
-	sqlite3_reset(st);
+	rc = db_each(db, st, db_history_row_read, &a, "case history", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
+}
+
+static int
+db_case_row_read(sqlite3_stmt *st, void *p)
+{
+	struct db_fn_arg *a = p;
+	struct db_case_row row;
+
+	memset(&row, 0, sizeof row);
+	row.id = sqlite3_column_int64(st, 0);
+	row.title = (const char *)sqlite3_column_text(st, 1);
+	row.flags = (long)sqlite3_column_int64(st, 2);
+	row.created_at = (const char *)sqlite3_column_text(st, 3);
+	row.source = (const char *)sqlite3_column_text(st, 4);
+	row.comparison_id = sqlite3_column_int64(st, 5);
+	row.run_id = sqlite3_column_int64(st, 6);
+	row.verdict = (const char *)sqlite3_column_text(st, 7);
+	row.differs = (const char *)sqlite3_column_text(st, 8);
+	return ((db_case_row_fn)a->fn)(a->arg, &row);
 }
 
 int
 db_cases_list(struct db *db, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize)
 {
-	struct db_case_row row;
+	struct db_fn_arg a = { (void *)fn, arg, 0 };
 	sqlite3_stmt *st;
 	enum stmt which;
-	int rc, n = 0, fnfailed = 0;
+	int rc;
 
 	if (f->run_id > 0)
 		which = f->verdict != NULL ? S_RUN_CASES_LIST_VERDICT : S_RUN_CASES_LIST;
@@ -928,32 +968,7 @@ db_cases_list(struct db *db, const struct db_case_filter *f, db_case_row_fn fn, 
 	sqlite3_bind_int(st, 4, f->limit);
 	if (f->run_id > 0)
 		sqlite3_bind_int64(st, 5, f->run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&row, 0, sizeof row);
-		row.id = sqlite3_column_int64(st, 0);
-		row.title = (const char *)sqlite3_column_text(st, 1);
-		row.flags = (long)sqlite3_column_int64(st, 2);
-		row.created_at = (const char *)sqlite3_column_text(st, 3);
-		row.source = (const char *)sqlite3_column_text(st, 4);
-		row.comparison_id = sqlite3_column_int64(st, 5);
-		row.run_id = sqlite3_column_int64(st, 6);
-		row.verdict = (const char *)sqlite3_column_text(st, 7);
-		row.differs = (const char *)sqlite3_column_text(st, 8);
-		if (fn(arg, &row) < 0) {
-			fnfailed = 1;
-			break;
-		}
-		n++;
-	}
-	if (fnfailed) {
-		db_seterr(err, errsize, "out of memory");
-		rc = -1;
-	} else if (rc == SQLITE_DONE) {
-		rc = n;
-	} else {
-		rc = db_fail(db, "list cases", err, errsize);
-	}
-	sqlite3_reset(st);
+	rc = db_each(db, st, db_case_row_read, &a, "list cases", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }
@@ -1321,31 +1336,6 @@ db_token_used(struct db *db, int64_t id)
 
 /* ---- measurements ---- */
 
-/* Step a listing statement, calling fn per row; rows, or -1.  Runs under the lock. */
-static int
-db_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *), void *arg,
-    const char *what, char *err, size_t errsize)
-{
-	int rc, n = 0;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (row(st, arg) < 0) {
-			sqlite3_reset(st);
-			db_seterr(err, errsize, "out of memory");
-			return -1;
-		}
-		n++;
-	}
-	rc = rc == SQLITE_DONE ? n : db_fail(db, what, err, errsize);
-	sqlite3_reset(st);
-	return rc;
-}
-
-struct db_fn_arg {
-	void *fn;
-	void *arg;
-};
-
 static int
 db_measurement_row(sqlite3_stmt *st, void *p)
 {
@@ -1369,7 +1359,7 @@ db_measurement_row(sqlite3_stmt *st, void *p)
 int
 db_run_measurements(struct db *db, int64_t run_id, db_measurement_fn fn, void *arg, char *err, size_t errsize)
 {
-	struct db_fn_arg a = { (void *)fn, arg };
+	struct db_fn_arg a = { (void *)fn, arg, 0 };
 	int rc;
 
 	pthread_mutex_lock(&db->lock);
@@ -1408,7 +1398,7 @@ int
 db_workload_history(struct db *db, const char *source, int64_t case_id, int limit,
     db_workload_point_fn fn, void *arg, char *err, size_t errsize)
 {
-	struct db_fn_arg a = { (void *)fn, arg };
+	struct db_fn_arg a = { (void *)fn, arg, 0 };
 	int rc;
 
 	pthread_mutex_lock(&db->lock);
