@@ -107,7 +107,7 @@ unit-test: $(UNIT_TESTS)
 run:
 	scripts/install-deps.sh --if-missing --run
 	$(MAKE) all builds web-deps
-	$(B)/phpcmp serve --listen $(LISTEN) --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head
+	$(B)/phpcmp serve --listen $(LISTEN) --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head --run-stored on
 
 test:
 	scripts/install-deps.sh --if-missing

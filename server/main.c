@@ -112,6 +112,8 @@ main_usage(FILE *f)
 	    "                        e.g. head:serialize_precision=17\n"
 	    "  --measure-timeout-ms N  time limit of a measured case under callgrind (120000)\n"
 	    "  --read-auth on|off    reading the API needs a token too (off)\n"
+	    "  --run-stored on|off   queue a run of the stored cases at startup (off;\n"
+	    "                        `make run` turns it on)\n"
 	    "  --max-connections N   HTTP connections served at once; beyond, 503 (128)\n"
 	    "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
 	    "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
@@ -213,6 +215,19 @@ main_add_build(struct main_opts *o, const char *spec)
 	return 0;
 }
 
+/* on/yes/true/1 -> 1, off/no/false/0 -> 0, else -1 with a message. */
+static int
+main_parse_onoff(const char *key, const char *value)
+{
+	if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 ||
+	    strcmp(value, "1") == 0)
+		return 1;
+	if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0 || strcmp(value, "false") == 0 ||
+	    strcmp(value, "0") == 0)
+		return 0;
+	return main_error("%s: expected on or off, got \"%s\"", key, value);
+}
+
 /* Bytes: digits with an optional K/M/G (powers of 1024); 0, or at least 256K. */
 static int
 main_parse_bytes(const char *what, const char *s, int64_t *out)
@@ -303,14 +318,11 @@ main_set(struct main_opts *o, const char *key, const char *value)
 			return main_error("memory-limit: expected a PHP size like 128M or -1, got \"%s\"", value);
 		c->memory_limit = value;
 	} else if (strcmp(key, "read-auth") == 0) {
-		if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 ||
-		    strcmp(value, "1") == 0)
-			c->read_auth = 1;
-		else if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0 || strcmp(value, "false") == 0 ||
-		    strcmp(value, "0") == 0)
-			c->read_auth = 0;
-		else
-			return main_error("read-auth: expected on or off, got \"%s\"", value);
+		if ((c->read_auth = main_parse_onoff(key, value)) < 0)
+			return -1;
+	} else if (strcmp(key, "run-stored") == 0) {
+		if ((c->run_stored = main_parse_onoff(key, value)) < 0)
+			return -1;
 	} else if (strcmp(key, "max-connections") == 0) {
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
@@ -633,6 +645,14 @@ main_serve(int argc, char **argv)
 	if ((app.runs = runs_start(&app, err, sizeof err)) == NULL) {
 		main_error("%s", err);
 		goto out;
+	}
+	if (o.cfg.run_stored) {
+		/* The page opens with every stored case's verdict. */
+		json_t *body = json_pack("{s:s}", "suite", "stored");
+		int64_t run_id;
+		if (body == NULL || runs_create(app.runs, body, &run_id, err, sizeof err) != 0)
+			fprintf(stderr, "phpcmp: could not queue the stored cases: %s\n", body ? err : "out of memory");
+		json_decref(body);
 	}
 	if ((http = http_start(&app, err, sizeof err)) == NULL) {
 		main_error("%s", err);

@@ -130,6 +130,7 @@ struct config {
 	int case_timeout_ms;       /* default 5000 */
 	const char *valgrind_bin;  /* for measuring workers; default "valgrind" */
 	int measure_timeout_ms;    /* a measured case under callgrind; default 120000 */
+	int run_stored;            /* queue a stored-suite run at startup */
 	const char *memory_limit;  /* PHP memory_limit, default 128M */
 	/* Who may write and how much is accepted (docs/config.md, docs/hardening.md) */
 	int read_auth;             /* GET /api/... needs a token too; default 0 */
