@@ -31,36 +31,6 @@ enum api_method { M_GET = 1 << 0, M_POST = 1 << 1 };
 
 /* ---- JSON building blocks ---- */
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
-static size_t
-api_utf8_seq(const unsigned char *p, size_t n)
-{
-	uint32_t cp;
-	size_t len, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /* Valid UTF-8 kept, every other byte as \xNN. */
 static json_t *
 api_display(const char *data, size_t len)
@@ -73,7 +43,7 @@ api_display(const char *data, size_t len)
 	if ((buf = malloc(len * 4 + 1)) == NULL)
 		return NULL;
 	while (i < len) {
-		if ((k = api_utf8_seq(p + i, len - i)) == 0) {
+		if ((k = utf8_seq(p + i, len - i, NULL)) == 0) {
 			o += (size_t)sprintf(buf + o, "\\x%02x", p[i]);
 			i++;
 		} else {

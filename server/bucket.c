@@ -76,38 +76,6 @@
 /* What a \uXXXX escape in the output may come from. */
 #define F_ESCAPE (F_HEX_ALL | F_UNESC_UNICODE | F_UNESC_LINE_T | F_UTF8_SUBST)
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid; *cp its code point. */
-static size_t
-bucket_utf8_at(const unsigned char *p, size_t n, unsigned *cp)
-{
-	unsigned c = p[0], min;
-	size_t len, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, c &= 0x1f, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, c &= 0x0f, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, c &= 0x07, min = 0x10000;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (p[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
-
 /* The flags that control an ASCII byte of the output. */
 static long
 bucket_char_mask(unsigned char c)
@@ -164,7 +132,7 @@ bucket_shape_of(const unsigned char *x, size_t n, char *out, size_t outsize, lon
 {
 	struct shape sh = { out, 0, outsize, 0 };
 	char t[3];
-	unsigned cp;
+	uint32_t cp;
 	size_t i = 0, k;
 
 	if (outsize == 0)
@@ -187,7 +155,7 @@ bucket_shape_of(const unsigned char *x, size_t n, char *out, size_t outsize, lon
 			continue;
 		}
 		if (c >= 0x80) {
-			if ((k = bucket_utf8_at(x + i, n - i, &cp)) == 0) {
+			if ((k = utf8_seq(x + i, n - i, &cp)) == 0) {
 				shape_add(&sh, "X", 1);
 				*mask |= F_UTF8_IGNORE | F_UTF8_SUBST;
 				i++;
@@ -230,7 +198,7 @@ static size_t
 bucket_tokens(const unsigned char *x, size_t from, size_t n, struct token *t, size_t max, int *end)
 {
 	size_t i = from, k = 0, len, h;
-	unsigned cp;
+	uint32_t cp;
 
 	while (i < n && k < max) {
 		len = 1;
@@ -239,7 +207,7 @@ bucket_tokens(const unsigned char *x, size_t from, size_t n, struct token *t, si
 			if (x[i + 1] == 'u')
 				for (h = 0; h < 4 && i + len < n && strchr("0123456789abcdefABCDEF", x[i + len]) != NULL; h++)
 					len++;
-		} else if (x[i] >= 0x80 && (len = bucket_utf8_at(x + i, n - i, &cp)) == 0) {
+		} else if (x[i] >= 0x80 && (len = utf8_seq(x + i, n - i, &cp)) == 0) {
 			len = 1;
 		}
 		t[k].off = i;

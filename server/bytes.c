@@ -30,37 +30,50 @@ void bytes_release(struct bytes *b)
 	b->len = 0;
 }
 
-/* Strict UTF-8 (RFC 3629): no overlongs, no surrogates, nothing above U+10FFFF. */
+/*
+ * Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid;
+ * strict RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF.
+ * *cp (when cp is not NULL) gets its code point.
+ */
+size_t utf8_seq(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	uint32_t c = p[0], min;
+	size_t len;
+
+	if (c < 0x80) {
+		len = 1;
+		goto out;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2; c &= 0x1f; min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3; c &= 0x0f; min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4; c &= 0x07; min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+out:
+	if (cp)
+		*cp = c;
+	return len;
+}
+
 int utf8_valid(const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
-	while (p < end) {
-		unsigned c = *p;
-		size_t n;
-		unsigned min;
-		if (c < 0x80) {
-			p++;
-			continue;
-		} else if ((c & 0xe0) == 0xc0) {
-			n = 1; min = 0x80; c &= 0x1f;
-		} else if ((c & 0xf0) == 0xe0) {
-			n = 2; min = 0x800; c &= 0x0f;
-		} else if ((c & 0xf8) == 0xf0) {
-			n = 3; min = 0x10000; c &= 0x07;
-		} else {
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0, k; i < len; i += k)
+		if ((k = utf8_seq(p + i, len - i, NULL)) == 0)
 			return 0;
-		}
-		if ((size_t)(end - p) <= n)
-			return 0;
-		for (size_t i = 1; i <= n; i++) {
-			if ((p[i] & 0xc0) != 0x80)
-				return 0;
-			c = (c << 6) | (p[i] & 0x3f);
-		}
-		if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-			return 0;
-		p += n + 1;
-	}
 	return 1;
 }
 

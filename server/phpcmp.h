@@ -146,6 +146,8 @@ struct config {
 /* ---- bytes.c ---- */
 void bytes_set(struct bytes *, const void *data, size_t len);
 void bytes_release(struct bytes *);
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid; its code point in *cp. */
+size_t utf8_seq(const unsigned char *p, size_t n, uint32_t *cp);
 int utf8_valid(const char *s, size_t len);
 /* A whole regular file of at most max bytes, NUL-terminated; NULL with err. */
 char *bytes_read_file(const char *path, size_t max, size_t *len, char *err, size_t errsize);
