@@ -66,10 +66,10 @@
 		var init = { method: opts.method || 'GET', headers: { Accept: 'application/json' }, signal: opts.signal };
 		/* An API token kept in this browser (see identityBox) goes with every request. */
 		if (stored(TOKEN_KEY)) init.headers.Authorization = 'Bearer ' + stored(TOKEN_KEY);
-		if (opts.body !== undefined) {
-			init.headers['Content-Type'] = 'application/json';
-			init.body = JSON.stringify(opts.body);
-		}
+		/* Every write says it is JSON, a body-less one too: the daemon refuses
+		 * any other, which is what keeps other sites' forms and beacons out. */
+		if (opts.body !== undefined || init.method === 'POST') init.headers['Content-Type'] = 'application/json';
+		if (opts.body !== undefined) init.body = JSON.stringify(opts.body);
 		return fetch(path, init).then(function (res) {
 			return res.text().then(function (text) {
 				var data = null;

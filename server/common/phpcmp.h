@@ -118,6 +118,8 @@ struct sandbox_config {
 	const char *disable_functions;                         /* NULL: the worker's own list */
 };
 
+#define MAX_HOSTS 8
+
 struct config {
 	const char *listen_addr;  /* default 127.0.0.1 */
 	int port;                 /* default 8080 */
@@ -138,6 +140,10 @@ struct config {
 	int max_case_requests; /* POST /api/cases running at once; over it 503; default 64 */
 	int max_queued_runs;   /* runs waiting to start; over it 429; default 16 */
 	int64_t db_max_bytes;  /* database size cap (SQLite max_page_count); 0: none */
+	/* Host names the daemon answers for besides its listen address and
+	 * localhost (--host, repeatable): any other Host header is refused. */
+	int nhosts;
+	const char *hosts[MAX_HOSTS];
 	struct sandbox_config sandbox;
 	int nbuilds;
 	struct build builds[MAX_BUILDS];

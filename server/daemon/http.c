@@ -45,12 +45,14 @@ struct http {
 	int connections; /* open now (atomic), counted by http_notify */
 };
 
-/* Per request, from the first call of the access handler to completion. */
+/* Per request, from its request line (http_uri) to completion. */
 struct http_conn {
 	char *body;
 	size_t len, cap;
 	size_t discarded;
 	int too_large;
+	int nul;     /* the request-target holds %00 */
+	int checked; /* the front door (http_front_door) has let it in */
 };
 
 static const struct {
@@ -326,6 +328,153 @@ static int http_body_append(struct http_conn *c, const char *data, size_t len)
 	return 0;
 }
 
+/*
+ * The request line, before MHD decodes it: a %00 would cut the decoded
+ * path or query value short (/index.html%00../x is /index.html), so it is
+ * noted here and refused by the front door.  What this returns becomes the
+ * request's *con_cls.
+ */
+static void *http_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct http_conn *c;
+
+	(void)cls;
+	(void)conn;
+	if ((c = calloc(1, sizeof *c)) == NULL)
+		return NULL;
+	c->nul = uri != NULL && strstr(uri, "%00") != NULL;
+	return c;
+}
+
+/* Is name (a Host header without its port) one this daemon answers for? */
+static int http_host_ok(const struct config *cfg, const char *host)
+{
+	char name[256], addr[16];
+	const char *colon;
+	size_t n;
+	int i;
+
+	if (host[0] == '[') { /* [v6]:port */
+		if ((colon = strchr(host, ']')) == NULL)
+			return 0;
+		n = (size_t)(colon - host - 1);
+		host++;
+		if (colon[1] != '\0' && colon[1] != ':')
+			return 0;
+	} else {
+		colon = strchr(host, ':');
+		n = colon != NULL ? (size_t)(colon - host) : strlen(host);
+		if (colon != NULL && strchr(colon + 1, ':') != NULL)
+			return 0;
+	}
+	if (n == 0 || n >= sizeof name)
+		return 0;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	if (strcasecmp(name, "localhost") == 0 || strcasecmp(name, cfg->listen_addr) == 0)
+		return 1;
+	for (i = 0; i < cfg->nhosts; i++)
+		if (strcasecmp(name, cfg->hosts[i]) == 0)
+			return 1;
+	/* On a wildcard address any of the machine's addresses reaches the
+	 * daemon: an address is never a name a rebinding page can own. */
+	if (strcmp(cfg->listen_addr, "0.0.0.0") == 0 || strcmp(cfg->listen_addr, "::") == 0)
+		return inet_pton(AF_INET, name, addr) == 1 || inet_pton(AF_INET6, name, addr) == 1;
+	return 0;
+}
+
+struct http_lengths {
+	int n, differ, chunked;
+	const char *first;
+};
+
+static enum MHD_Result http_count_lengths(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct http_lengths *l = cls;
+
+	(void)kind;
+	if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+		l->chunked = 1;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)
+		return MHD_YES;
+	if (value == NULL)
+		value = "";
+	if (l->n++ == 0)
+		l->first = value;
+	else if (strcmp(l->first, value) != 0)
+		l->differ = 1;
+	return MHD_YES;
+}
+
+/*
+ * Checks every request passes before anything else looks at it
+ * (docs/hardening.md, "Who may write"): a Host the daemon answers for (a
+ * page on a name rebound to 127.0.0.1 sends its own), no NUL in the path or
+ * query, one Content-Length and not both it and chunked; and for a write,
+ * no foreign Origin or cross-site Sec-Fetch-Site (what a browser sends for
+ * another site's fetch, form or beacon) and Content-Type application/json
+ * (which another site can only send after a CORS preflight the daemon never
+ * grants).  Returns 0 to go on, or the status of the refusal queued.
+ */
+static int http_front_door(struct http *h, struct MHD_Connection *conn, struct http_conn *c, const char *url,
+    const char *method, enum MHD_Result *ret)
+{
+	const struct config *cfg = h->app->config;
+	const char *host, *origin, *site, *ct;
+	struct http_lengths lengths = { 0, 0, 0, NULL };
+	char own[300];
+	size_t n;
+
+	host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	if (host != NULL && !http_host_ok(cfg, host)) {
+		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "host_not_allowed",
+		    "Host %.100s is not a name this daemon answers for (its address %s, localhost, "
+		    "or a name given with --host)",
+		    host, cfg->listen_addr);
+		return MHD_HTTP_FORBIDDEN;
+	}
+	if (c->nul) {
+		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		    "the path or a query value holds a NUL byte (%%00)");
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, http_count_lengths, &lengths);
+	if (lengths.differ || (lengths.n > 0 && lengths.chunked)) {
+		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		    lengths.differ ? "two different Content-Length headers"
+		                   : "both Content-Length and Transfer-Encoding");
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (strcmp(method, "POST") != 0)
+		return 0;
+	origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	snprintf(own, sizeof own, "http://%.280s", host != NULL ? host : "");
+	if (origin != NULL && (host == NULL || strcasecmp(origin, own) != 0)) {
+		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "cross_origin",
+		    "a write from another origin (%.100s) is refused: only the daemon's own page "
+		    "(%.100s) and clients that send no Origin may write",
+		    origin, own);
+		return MHD_HTTP_FORBIDDEN;
+	}
+	if (site != NULL && strcasecmp(site, "same-origin") != 0 && strcasecmp(site, "none") != 0) {
+		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "cross_origin",
+		    "a write with Sec-Fetch-Site: %.32s is refused: only the daemon's own page may write",
+		    site);
+		return MHD_HTTP_FORBIDDEN;
+	}
+	ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	n = ct != NULL ? strcspn(ct, "; \t") : 0;
+	if (ct == NULL || n != strlen("application/json") || strncasecmp(ct, "application/json", n) != 0) {
+		*ret = http_send_error(conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+		    "a write needs Content-Type: application/json (%s%.100s%s on %.100s)",
+		    ct != NULL ? "got \"" : "none sent", ct != NULL ? ct : "", ct != NULL ? "\"" : "", url);
+		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
+	}
+	return 0;
+}
+
 static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
     void **con_cls)
@@ -339,7 +488,9 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 	unsigned long long n;
 
 	(void)version;
-	if (c == NULL) {
+	if (c == NULL)
+		return MHD_NO; /* http_uri found no memory */
+	if (!c->checked) {
 		/*
 		 * First call: headers only.  A declared oversize body is refused
 		 * unread only when the client waits for our go-ahead (Expect:
@@ -348,9 +499,10 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 		 * writing its body then loses our 413.  Otherwise the body is read
 		 * and dropped (never stored) and the 413 follows.
 		 */
-		if ((c = calloc(1, sizeof *c)) == NULL)
-			return MHD_NO;
-		*con_cls = c;
+		enum MHD_Result ret;
+		c->checked = 1;
+		if (http_front_door(h, conn, c, url, method, &ret) != 0)
+			return ret;
 		if (__atomic_load_n(&h->connections, __ATOMIC_RELAXED) > h->app->config->max_connections)
 			return http_send_busy(conn, h->app->config->max_connections);
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -486,7 +638,8 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 	    MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned)(cfg->max_connections + HTTP_SPARE_CONNECTIONS), MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned)HTTP_IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
-	    MHD_OPTION_NOTIFY_CONNECTION, http_notify, h, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_CONNECTION, http_notify, h, MHD_OPTION_URI_LOG_CALLBACK, http_uri, h,
+	    MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		snprintf(err, errsize, "cannot listen on %s port %d (in use?)", cfg->listen_addr, cfg->port);
 		goto fail;

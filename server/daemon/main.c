@@ -109,6 +109,9 @@ static void main_usage(FILE *f)
 	      "  --read-auth on|off    reading the API needs a token too (off)\n"
 	      "  --run-stored on|off   queue a run of the stored cases at startup (off;\n"
 	      "                        `make run` turns it on)\n"
+	      "  --host NAME           a host name the daemon answers for besides its listen\n"
+	      "                        address and localhost (repeatable); other Host headers\n"
+	      "                        are refused (DNS rebinding)\n"
 	      "  --max-connections N   HTTP connections served at once; beyond, 503 (128)\n"
 	      "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
 	      "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
@@ -335,7 +338,15 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		c->valgrind_bin = value;
 	else if (strcmp(key, "ini") == 0)
 		return main_add_ini(o, value);
-	else if (strcmp(key, "worker") == 0)
+	else if (strcmp(key, "host") == 0) {
+		if (c->nhosts >= MAX_HOSTS)
+			return main_error("host: at most %d names", MAX_HOSTS);
+		if (value[strspn(
+		        value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")] != '\0')
+			return main_error(
+			    "host: \"%s\" is not a host name (letters, digits, '.', '-'; no port)", value);
+		c->hosts[c->nhosts++] = value;
+	} else if (strcmp(key, "worker") == 0)
 		c->worker_bin = value;
 	else if (strcmp(key, "core-src") == 0)
 		c->core_src = value;
