@@ -127,6 +127,109 @@ static int export_one_line(const char *code)
 	    strchr(code, '#') == NULL && strstr(code, "/*") == NULL && strstr(code, "?>") == NULL;
 }
 
+/*
+ * php-src's run-tests.php reads a .phpt line by line (fgets: lines end at
+ * "\n"), and any line matching /^--([_A-Z]+)--/ starts a new section,
+ * whatever follows on it; inside --FILE-- a line matching /^===DONE===\s*$/
+ * ends the test code (the lines after it are dropped).  A case's code,
+ * setup or output holding such a line, written as it is, would turn data
+ * into another section: --CLEAN-- code a reviewer runs outside any sandbox.
+ */
+static int export_reads_as_header(const char *line, size_t n)
+{
+	size_t i = 2;
+
+	if (n < 2 || line[0] != '-' || line[1] != '-')
+		return 0;
+	while (i < n && ((line[i] >= 'A' && line[i] <= 'Z') || line[i] == '_'))
+		i++;
+	return i > 2 && i + 1 < n && line[i] == '-' && line[i + 1] == '-';
+}
+
+static int export_reads_as_done(const char *line, size_t n)
+{
+	size_t i;
+
+	if (n < 10 || memcmp(line, "===DONE===", 10) != 0)
+		return 0;
+	for (i = 10; i < n; i++)
+		if (strchr(" \t\n\r\v\f", line[i]) == NULL)
+			return 0;
+	return 1;
+}
+
+/* Does any line of s read as a section header (or, in_file, as ===DONE===)? */
+static int export_unsafe(const char *s, size_t len, int in_file)
+{
+	const char *line = s, *end = s + len, *nl;
+	size_t n;
+
+	while (line < end) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		n = nl != NULL ? (size_t)(nl - line) : (size_t)(end - line);
+		if (export_reads_as_header(line, n) || (in_file && export_reads_as_done(line, n)))
+			return 1;
+		line += n + 1;
+	}
+	return 0;
+}
+
+/*
+ * code as a nowdoc whose every line is indented by one space, the closing
+ * marker too: PHP (>= 7.3) strips the closing marker's indentation from
+ * every line, so the string is code exactly, and no line of the file starts
+ * with "--" or "===".  PHP's heredoc lines also end at a lone CR, so one is
+ * indented too.  0, or -1 when no marker is free.
+ */
+static int export_nowdoc(struct out *o, const char *code, const char *name)
+{
+	char marker[40];
+	const char *p;
+	int k = 0;
+
+	do
+		snprintf(marker, sizeof marker, k == 0 ? "%s" : "%s_%d", name, k);
+	while (strstr(code, marker) != NULL && ++k < 1000);
+	if (strstr(code, marker) != NULL)
+		return -1;
+	out_fmt(o, "<<<'%s'\n ", marker);
+	for (p = code; *p != '\0'; p++) {
+		out_add(o, p, 1);
+		if (*p == '\n' || (*p == '\r' && p[1] != '\n'))
+			out_add(o, " ", 1);
+	}
+	out_fmt(o, "\n %s", marker);
+	return 0;
+}
+
+/*
+ * Expected text for --EXPECTF--, matching exactly the bytes of exp: every
+ * '%' (EXPECTF's own escapes) as the regex %r\x25%r, and the first '-' of a
+ * line that would read as a header as %r-%r.
+ */
+static void export_expectf(struct out *o, const char *exp, size_t len)
+{
+	const char *line = exp, *end = exp + len, *nl;
+	size_t n, i;
+
+	while (line < end) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		n = nl != NULL ? (size_t)(nl - line) + 1 : (size_t)(end - line);
+		i = 0;
+		if (export_reads_as_header(line, n)) {
+			out_str(o, "%r-%r");
+			i = 1;
+		}
+		for (; i < n; i++) {
+			if (line[i] == '%')
+				out_str(o, "%r\\x25%r");
+			else
+				out_add(o, line + i, 1);
+		}
+		line += n;
+	}
+}
+
 /* The version of the configured build with this name, or "". */
 static const char *export_version(struct app *app, const char *name)
 {
@@ -138,15 +241,15 @@ static const char *export_version(struct app *app, const char *name)
 	return "";
 }
 
-/* The .phpt text; NULL when out of memory. */
+/* The .phpt text; NULL when out of memory, or with *refused set when it cannot be written safely. */
 static char *export_phpt_text(
-    struct app *app, const struct db_case *dc, const struct db_comparison *cmp, size_t *len)
+    struct app *app, const struct db_case *dc, const struct db_comparison *cmp, size_t *len, int *refused)
 {
 	const struct case_spec *c = &dc->spec;
 	const struct result *base = &cmp->results[ROLE_BASE];
-	struct out o = { NULL, 0, 0, 0 };
+	struct out o = { NULL, 0, 0, 0 }, file = { NULL, 0, 0, 0 }, exp = { NULL, 0, 0, 0 };
 	char marker[32];
-	int k = 0;
+	int k = 0, escaped;
 
 	out_str(&o, "--TEST--\njson_encode(): ");
 	out_line(&o, c->title != NULL && *c->title != '\0' ? c->title : "phpcmp case");
@@ -172,28 +275,62 @@ static char *export_phpt_text(
 	if (base->warnings != NULL && *base->warnings != '\0')
 		out_str(&o, "--INI--\ndisplay_errors=0\n");
 
+	for (escaped = 0; escaped < 2; escaped++) {
+		/* As written by hand first; escaped when a line would read as a section. */
+		free(file.s);
+		memset(&file, 0, sizeof file);
+		if (escaped)
+			out_str(&file,
+			    "/* Written through nowdocs: a line of this case reads as a .phpt section. */\n");
+		if (c->setup != NULL && *c->setup != '\0') {
+			if (escaped) {
+				out_str(&file, "eval(");
+				if (export_nowdoc(&file, c->setup, "SETUP") < 0)
+					goto refuse;
+				out_str(&file, ");\n\n");
+			} else {
+				out_str(&file, c->setup);
+				out_str(&file, "\n\n");
+			}
+		}
+		if (export_is_statements(c->code)) {
+			out_str(&file, "$value = eval(");
+			if (escaped) {
+				if (export_nowdoc(&file, c->code, "CODE") < 0)
+					goto refuse;
+			} else {
+				/* A nowdoc marker that no line of the code contains. */
+				do
+					snprintf(marker, sizeof marker, k == 0 ? "CODE" : "CODE_%d", k);
+				while (strstr(c->code, marker) != NULL && ++k < 1000);
+				if (strstr(c->code, marker) != NULL)
+					goto refuse;
+				out_fmt(&file, "<<<'%s'\n", marker);
+				out_str(&file, c->code);
+				out_fmt(&file, "\n%s", marker);
+			}
+			out_str(&file, ");\n");
+		} else if (escaped) {
+			out_str(&file, "$value = eval(\"return (\\n\" . ");
+			if (export_nowdoc(&file, c->code, "CODE") < 0)
+				goto refuse;
+			out_str(&file, " . \"\\n);\");\n");
+		} else if (export_one_line(c->code)) {
+			out_str(&file, "$value = ");
+			out_str(&file, c->code);
+			out_str(&file, ";\n");
+		} else {
+			out_str(&file, "$value = (\n");
+			out_str(&file, c->code);
+			out_str(&file, "\n);\n");
+		}
+		if (file.failed || !export_unsafe(file.s, file.len, 1))
+			break;
+	}
+	if (escaped == 2)
+		goto refuse;
 	out_str(&o, "--FILE--\n<?php\n");
-	if (c->setup != NULL && *c->setup != '\0') {
-		out_str(&o, c->setup);
-		out_str(&o, "\n\n");
-	}
-	if (export_is_statements(c->code)) {
-		/* A nowdoc marker that no line of the code contains. */
-		do
-			snprintf(marker, sizeof marker, k == 0 ? "CODE" : "CODE_%d", k);
-		while (strstr(c->code, marker) != NULL && ++k < 1000);
-		out_fmt(&o, "$value = eval(<<<'%s'\n", marker);
-		out_str(&o, c->code);
-		out_fmt(&o, "\n%s);\n", marker);
-	} else if (export_one_line(c->code)) {
-		out_str(&o, "$value = ");
-		out_str(&o, c->code);
-		out_str(&o, ";\n");
-	} else {
-		out_str(&o, "$value = (\n");
-		out_str(&o, c->code);
-		out_str(&o, "\n);\n");
-	}
+	out_add(&o, file.s, file.len);
 	if (base->exc_class != NULL) {
 		out_str(&o, "try {\n    var_dump(json_encode($value, ");
 		out_flags(&o, c->flags);
@@ -209,27 +346,45 @@ static char *export_phpt_text(
 			out_fmt(&o, ", %ld", c->depth);
 		out_str(&o, "));\nvar_dump(json_last_error(), json_last_error_msg());\n");
 	}
-	out_str(&o, "?>\n--EXPECT--\n");
-	out_add(&o, base->printed.data != NULL ? base->printed.data : "", base->printed.len);
+	out_str(&o, "?>\n");
+
+	out_add(&exp, base->printed.data != NULL ? base->printed.data : "", base->printed.len);
 	if (base->exc_class != NULL) {
-		out_str(&o, base->exc_class);
-		out_str(&o, ": ");
-		out_str(&o, base->exc_msg != NULL ? base->exc_msg : "");
-		out_str(&o, "\n");
+		out_str(&exp, base->exc_class);
+		out_str(&exp, ": ");
+		out_str(&exp, base->exc_msg != NULL ? base->exc_msg : "");
+		out_str(&exp, "\n");
 	} else {
 		if (base->output_is_false || base->output.data == NULL)
-			out_str(&o, "bool(false)\n");
+			out_str(&exp, "bool(false)\n");
 		else
-			out_dump_string(&o, base->output.data, base->output.len);
-		out_fmt(&o, "int(%ld)\n", base->error_code);
-		out_dump_string(&o, base->error_msg, base->error_msg != NULL ? strlen(base->error_msg) : 0);
+			out_dump_string(&exp, base->output.data, base->output.len);
+		out_fmt(&exp, "int(%ld)\n", base->error_code);
+		out_dump_string(&exp, base->error_msg, base->error_msg != NULL ? strlen(base->error_msg) : 0);
 	}
-	if (o.failed) {
+	if (!exp.failed && export_unsafe(exp.s, exp.len, 0)) {
+		out_str(&o, "--EXPECTF--\n");
+		export_expectf(&o, exp.s, exp.len);
+	} else {
+		out_str(&o, "--EXPECT--\n");
+		out_add(&o, exp.s, exp.len);
+	}
+	if (o.failed || file.failed || exp.failed) {
 		free(o.s);
+		free(file.s);
+		free(exp.s);
 		return NULL;
 	}
+	free(file.s);
+	free(exp.s);
 	*len = o.len;
 	return o.s;
+refuse:
+	free(o.s);
+	free(file.s);
+	free(exp.s);
+	*refused = 1;
+	return NULL;
 }
 
 /* A file name piece from a title: [a-z0-9_], at most 40. */
@@ -263,7 +418,7 @@ void export_case(struct app *app, int64_t case_id, const char *format, const str
 	char err[512], slug[48], *text;
 	int64_t comparison_id = 0;
 	size_t len = 0;
-	int rc, have_cmp = 0;
+	int rc, have_cmp = 0, refused = 0;
 
 	if (cv != NULL) {
 		char *end;
@@ -332,8 +487,14 @@ void export_case(struct app *app, int64_t case_id, const char *format, const str
 			                                           : "no detail");
 			goto out;
 		}
-		if ((text = export_phpt_text(app, &dc, &cmp, &len)) == NULL) {
-			api_error(resp, 500, "internal", "out of memory");
+		if ((text = export_phpt_text(app, &dc, &cmp, &len, &refused)) == NULL) {
+			if (refused)
+				api_error(resp, 409, "conflict",
+				    "case %" PRId64 " cannot be written as a .phpt: its code holds every "
+				    "nowdoc marker tried (CODE, CODE_1 ... CODE_999)",
+				    case_id);
+			else
+				api_error(resp, 500, "internal", "out of memory");
 			goto out;
 		}
 		snprintf(resp->disposition, sizeof resp->disposition,
