@@ -61,7 +61,8 @@ static const char sandbox_default_disabled[] =
     "exec,passthru,shell_exec,system,proc_open,popen,proc_nice,proc_terminate,"
     "proc_close,proc_get_status,pcntl_exec,pcntl_fork,pcntl_rfork,pcntl_alarm,"
     "pcntl_signal,pcntl_signal_dispatch,pcntl_sigprocmask,pcntl_sigwaitinfo,"
-    "pcntl_sigtimedwait,pcntl_async_signals,pcntl_setpriority,pcntl_unshare,"
+    "pcntl_sigtimedwait,pcntl_async_signals,pcntl_setpriority,pcntl_getpriority,"
+    "pcntl_unshare,posix_getpgid,posix_getsid,"
     "pcntl_wait,pcntl_waitpid,pcntl_wifexited,posix_kill,posix_mkfifo,posix_mknod,"
     "posix_setpgid,posix_setsid,posix_setuid,posix_setgid,posix_seteuid,"
     "posix_setegid,posix_setrlimit,posix_initgroups,dl,mail,mb_send_mail,"
@@ -362,20 +363,21 @@ void sandbox_case_begin(struct sandbox *sb)
 	setrlimit(RLIMIT_CPU, &rl);
 }
 
-void sandbox_case_end(struct sandbox *sb)
+int sandbox_case_end(struct sandbox *sb)
 {
 	struct stat st;
 
 	if (sb->dirfd < 0 || fstat(sb->dirfd, &st) < 0)
-		return;
+		return 0;
 	/* Anything created or removed changes the folder's times: only then
 	 * is there something to clear for the next case. */
 	if (st.st_mtim.tv_sec == sb->dirst.st_mtim.tv_sec &&
 	    st.st_mtim.tv_nsec == sb->dirst.st_mtim.tv_nsec &&
 	    st.st_ctim.tv_sec == sb->dirst.st_ctim.tv_sec && st.st_ctim.tv_nsec == sb->dirst.st_ctim.tv_nsec)
-		return;
-	rmtree_contents(sb->dirfd);
+		return 0;
+	int rc = rmtree_contents(sb->dirfd);
 	fstat(sb->dirfd, &sb->dirst);
+	return rc;
 }
 
 /* ---- landlock ---- */

@@ -82,6 +82,7 @@ int sandbox_exec(struct sandbox *, char **argv, char *err, size_t errsize);
 int sandbox_selftest(struct sandbox *, const struct core_api *, char *err, size_t errsize);
 /* Around each request: the CPU budget, then emptying the private folder. */
 void sandbox_case_begin(struct sandbox *);
-void sandbox_case_end(struct sandbox *);
+/* -1 when the folder could not be emptied: the worker must not run another case. */
+int sandbox_case_end(struct sandbox *);
 
 #endif
