@@ -115,7 +115,8 @@ struct sandbox_config {
 	char layers[64]; /* "all", "none" or e.g. "netns,seccomp,php" */
 	const char *dir; /* where private folders are made; default $TMPDIR or /tmp */
 	long long cpu_s, as, measure_as, fsize, nofile, nproc; /* -1: unlimited */
-	const char *disable_functions;                         /* NULL: the worker's own list */
+	long long disk;                /* what a worker's private folder may hold in all; -1: unlimited */
+	const char *disable_functions; /* NULL: the worker's own list */
 };
 
 #define MAX_HOSTS 8

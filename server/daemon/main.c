@@ -127,6 +127,7 @@ static void main_usage(FILE *f)
 	      "  --limit-as SIZE       address space of a worker (1G)\n"
 	      "  --measure-limit-as SIZE  the same for a measuring worker under valgrind (4G)\n"
 	      "  --limit-fsize SIZE    largest file a worker may write (16M)\n"
+	      "  --limit-disk SIZE     what a worker's private folder may hold in all (64M)\n"
 	      "  --limit-nofile N      open files of a worker (64)\n"
 	      "  --limit-nproc N       processes of the user a worker may add to (0)\n"
 	      "  --disable-functions LIST  PHP functions to disable, or none (built-in list)\n"

@@ -24,6 +24,7 @@
 #include <linux/capability.h>
 #include <linux/landlock.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -92,7 +93,7 @@ static const char *const sandbox_layer_names[] = {
 void sandbox_init(struct sandbox *sb)
 {
 	memset(sb, 0, sizeof(*sb));
-	sb->cpu_s = sb->as = sb->fsize = sb->nofile = sb->nproc = SANDBOX_UNLIMITED;
+	sb->cpu_s = sb->as = sb->fsize = sb->nofile = sb->nproc = sb->disk = SANDBOX_UNLIMITED;
 	sb->dirfd = -1;
 }
 
@@ -174,6 +175,7 @@ int sandbox_arg(struct sandbox *sb, int argc, char **argv, int *i, char *err, si
 		{ "--limit-fsize", offsetof(struct sandbox, fsize) },
 		{ "--limit-nofile", offsetof(struct sandbox, nofile) },
 		{ "--limit-nproc", offsetof(struct sandbox, nproc) },
+		{ "--limit-disk", offsetof(struct sandbox, disk) },
 	};
 	/* clang-format on */
 	const char *opt = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
@@ -298,13 +300,58 @@ static void sandbox_note(struct sandbox *sb, const char *fmt, const char *a, con
 
 /* ---- netns ---- */
 
+/*
+ * The private folder as a tmpfs of --limit-disk bytes (and 4,096 files)
+ * in a mount namespace of the worker's own: what a worker leaves on disk is
+ * bounded in total, not only per file (limit-fsize), and nothing of it
+ * outlives the worker (the tmpfs goes with its last process).  Needs
+ * CAP_SYS_ADMIN (a root daemon); otherwise the report says disk(off: ...)
+ * and only limit-fsize holds.
+ */
+static void sandbox_disk(struct sandbox *sb)
+{
+	char opts[96];
+	const char *why = NULL;
+
+	if (sb->disk == SANDBOX_UNLIMITED || sb->dirfd < 0)
+		return;
+	snprintf(opts, sizeof(opts), "size=%lld,nr_inodes=4096,mode=0700", sb->disk);
+	if (unshare(CLONE_NEWNS) < 0)
+		why = "unshare";
+	else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		why = "mount --make-rprivate /";
+	else if (mount("phpcmp", sb->dir_real, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+		why = "mount tmpfs";
+	if (why) {
+		char what[160];
+		snprintf(what, sizeof(what), "%s: %s", why, strerror(errno));
+		sandbox_note(sb, "disk(off: %s) ", what, "");
+		return;
+	}
+	/* The folder is the tmpfs from here on. */
+	close(sb->dirfd);
+	if ((sb->dirfd = open(sb->dir_real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    fstat(sb->dirfd, &sb->dirst) < 0) {
+		sandbox_note(sb, "disk(off: reopen: %s) ", strerror(errno), "");
+		return;
+	}
+	snprintf(opts, sizeof(opts), "%lldM", sb->disk >> 20);
+	sandbox_note(sb, "disk(%s) ", opts, "");
+}
+
 static void sandbox_netns(struct sandbox *sb)
 {
 	/* Root (or CAP_SYS_ADMIN) gets a plain network namespace; anyone
 	 * else may get one inside a user namespace of their own. */
-	if (unshare(CLONE_NEWNET) == 0 || unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) {
+	if (unshare(CLONE_NEWNET) == 0) {
 		sb->applied |= SANDBOX_NETNS;
 		sandbox_note(sb, "netns ", "", "");
+		sandbox_disk(sb);
+	} else if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) {
+		sb->applied |= SANDBOX_NETNS;
+		sandbox_note(sb, "netns ", "", "");
+		if (sb->disk != SANDBOX_UNLIMITED)
+			sandbox_note(sb, "disk(off: not root) ", "", "");
 	} else {
 		sandbox_note(sb, "netns(off: %s) ", strerror(errno), "");
 	}

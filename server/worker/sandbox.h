@@ -48,6 +48,7 @@ struct sandbox {
 	const char *dir;                           /* the private folder */
 	const char *disable_functions;             /* NULL: the built-in list */
 	long long cpu_s, as, fsize, nofile, nproc; /* SANDBOX_UNLIMITED: untouched */
+	long long disk; /* bytes the private folder may hold in all (a tmpfs of that size) */
 	const char *rw[SANDBOX_MAX_PATHS];
 	const char *ro[SANDBOX_MAX_PATHS];
 	int nrw, nro;
