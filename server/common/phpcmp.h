@@ -136,11 +136,12 @@ struct config {
 	int run_stored;           /* queue a stored-suite run at startup */
 	const char *memory_limit; /* PHP memory_limit, default 128M */
 	/* Who may write and how much is accepted (docs/config.md, docs/hardening.md) */
-	int read_auth;         /* GET /api/... needs a token too; default 0 */
-	int max_connections;   /* HTTP connections served; over it 503; default 128 */
-	int max_case_requests; /* POST /api/cases running at once; over it 503; default 64 */
-	int max_queued_runs;   /* runs waiting to start; over it 429; default 16 */
-	int64_t db_max_bytes;  /* database size cap (SQLite max_page_count); 0: none */
+	int read_auth;              /* GET /api/... needs a token too; default 0 */
+	int max_connections;        /* HTTP requests served at once; over it 503; default 128 */
+	int max_client_connections; /* connections open from one address; default 256 */
+	int max_case_requests;      /* POST /api/cases running at once; over it 503; default 64 */
+	int max_queued_runs;        /* runs waiting to start; over it 429; default 16 */
+	int64_t db_max_bytes;       /* database size cap (SQLite max_page_count); 0: none */
 	/* Host names the daemon answers for besides its listen address and
 	 * localhost (--host, repeatable): any other Host header is refused. */
 	int nhosts;

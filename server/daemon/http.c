@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,8 +35,28 @@
 
 #define HTTP_SPARE_CONNECTIONS 16
 #define HTTP_IDLE_TIMEOUT_S 60
+/* A request's headers must arrive within this of the connection opening
+ * (or of the previous request's end, on a kept-alive connection), its body
+ * within HTTP_BODY_DEADLINE_MS of the headers: a client sending one header
+ * line every few seconds never trips the idle timeout above. */
+#define HTTP_HEADER_DEADLINE_MS 10000
+#define HTTP_BODY_DEADLINE_MS 30000
+/* Connections open at once, slow ones included: this many times
+ * max-connections (which counts requests being served), at least 1024. */
+#define HTTP_OPEN_FACTOR 8
+#define HTTP_MIN_OPEN 1024
 /* A body over the limit is read and dropped up to this, then cut. */
 #define HTTP_MAX_DISCARD (16u << 20)
+
+/* One open connection, for the deadlines (http_watchdog). */
+enum http_phase { PHASE_HEADERS, PHASE_BODY, PHASE_SERVING, PHASE_CUT };
+
+struct http_sock {
+	struct http_sock *prev, *next;
+	int fd;
+	enum http_phase phase;
+	double since_ms;
+};
 
 struct http {
 	struct app *app;
@@ -42,7 +64,11 @@ struct http {
 	char web_root[PATH_MAX];     /* canonical; "" when the folder is missing */
 	char modules_root[PATH_MAX]; /* node_modules beside it (canonical), or "" */
 	int port;
-	int connections; /* open now (atomic), counted by http_notify */
+	int requests;         /* being served now (atomic): headers read, not yet completed */
+	pthread_mutex_t lock; /* socks */
+	struct http_sock socks;
+	pthread_t watchdog;
+	int watching, stopping;
 };
 
 /* Per request, from its request line (http_uri) to completion. */
@@ -53,6 +79,7 @@ struct http_conn {
 	int too_large;
 	int nul;     /* the request-target holds %00 */
 	int checked; /* the front door (http_front_door) has let it in */
+	int counted; /* in http->requests */
 };
 
 static const struct {
@@ -167,7 +194,7 @@ static enum MHD_Result http_send_busy(struct MHD_Connection *conn, int max)
 
 	memset(&resp, 0, sizeof resp);
 	api_error(&resp, MHD_HTTP_SERVICE_UNAVAILABLE, "busy",
-	    "the daemon is serving %d connections, its limit (max-connections); retry in %s s", max, secs);
+	    "the daemon is serving %d requests, its limit (max-connections); retry in %s s", max, secs);
 	r = MHD_create_response_from_buffer(resp.body_len, resp.body, MHD_RESPMEM_MUST_FREE);
 	if (r == NULL) {
 		free(resp.body);
@@ -475,6 +502,59 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 	return 0;
 }
 
+static double http_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Move conn's socket to phase (the watchdog's clock restarts). */
+static void http_phase(struct http *h, struct MHD_Connection *conn, enum http_phase phase)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+	    conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct http_sock *s = ci != NULL ? ci->socket_context : NULL;
+
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&h->lock);
+	if (s->phase != PHASE_CUT) {
+		s->phase = phase;
+		s->since_ms = http_now_ms();
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+/*
+ * Cuts connections whose headers or body are overdue: shutdown() wakes the
+ * connection's thread, which sees the end of the stream and closes it.  The
+ * socket is touched only under h->lock, and http_notify unlinks it under
+ * the same lock before MHD closes it, so a descriptor is never reused here.
+ */
+static void *http_watchdog(void *arg)
+{
+	struct http *h = arg;
+	struct http_sock *s;
+	double now;
+
+	while (!__atomic_load_n(&h->stopping, __ATOMIC_RELAXED)) {
+		usleep(200 * 1000);
+		now = http_now_ms();
+		pthread_mutex_lock(&h->lock);
+		for (s = h->socks.next; s != &h->socks; s = s->next) {
+			if ((s->phase == PHASE_HEADERS && now - s->since_ms > HTTP_HEADER_DEADLINE_MS) ||
+			    (s->phase == PHASE_BODY && now - s->since_ms > HTTP_BODY_DEADLINE_MS)) {
+				shutdown(s->fd, SHUT_RDWR);
+				s->phase = PHASE_CUT;
+			}
+		}
+		pthread_mutex_unlock(&h->lock);
+	}
+	return NULL;
+}
+
 static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
     void **con_cls)
@@ -501,10 +581,15 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 		 */
 		enum MHD_Result ret;
 		c->checked = 1;
+		http_phase(h, conn, PHASE_BODY);
+		/* Requests being served, not connections open: a slow client
+		 * still sending its headers holds no place (the deadlines and the
+		 * per-client limit bound those). */
+		c->counted = 1;
+		if (__atomic_add_fetch(&h->requests, 1, __ATOMIC_RELAXED) > h->app->config->max_connections)
+			return http_send_busy(conn, h->app->config->max_connections);
 		if (http_front_door(h, conn, c, url, method, &ret) != 0)
 			return ret;
-		if (__atomic_load_n(&h->connections, __ATOMIC_RELAXED) > h->app->config->max_connections)
-			return http_send_busy(conn, h->app->config->max_connections);
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl != NULL) {
 			errno = 0;
@@ -527,6 +612,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	http_phase(h, conn, PHASE_SERVING);
 	if (c->too_large)
 		return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
 		    "request body is over the %u byte limit", MAX_BODY_SIZE);
@@ -553,12 +639,15 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 static void http_completed(
     void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
+	struct http *h = cls;
 	struct http_conn *c = *con_cls;
 
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	/* Kept alive: the next request's headers are due in their turn. */
+	http_phase(h, conn, PHASE_HEADERS);
 	if (c != NULL) {
+		if (c->counted)
+			__atomic_sub_fetch(&h->requests, 1, __ATOMIC_RELAXED);
 		free(c->body);
 		free(c);
 		*con_cls = NULL;
@@ -569,13 +658,31 @@ static void http_notify(
     void *cls, struct MHD_Connection *conn, void **socket_context, enum MHD_ConnectionNotificationCode toe)
 {
 	struct http *h = cls;
+	struct http_sock *s = *socket_context;
+	const union MHD_ConnectionInfo *ci;
 
-	(void)conn;
-	(void)socket_context;
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
-		__atomic_add_fetch(&h->connections, 1, __ATOMIC_RELAXED);
-	else
-		__atomic_sub_fetch(&h->connections, 1, __ATOMIC_RELAXED);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		if ((s = calloc(1, sizeof *s)) == NULL)
+			return; /* no deadline for this one; MHD's idle timeout remains */
+		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		s->fd = ci != NULL ? ci->connect_fd : -1;
+		s->phase = s->fd >= 0 ? PHASE_HEADERS : PHASE_CUT;
+		s->since_ms = http_now_ms();
+		pthread_mutex_lock(&h->lock);
+		s->next = h->socks.next;
+		s->prev = &h->socks;
+		h->socks.next->prev = s;
+		h->socks.next = s;
+		pthread_mutex_unlock(&h->lock);
+		*socket_context = s;
+	} else if (s != NULL) {
+		pthread_mutex_lock(&h->lock);
+		s->prev->next = s->next;
+		s->next->prev = s->prev;
+		pthread_mutex_unlock(&h->lock);
+		free(s);
+		*socket_context = NULL;
+	}
 }
 
 static void http_log(void *cls, const char *fmt, va_list ap)
@@ -592,6 +699,7 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 	struct sockaddr_in6 sin6;
 	struct sockaddr *sa;
 	const union MHD_DaemonInfo *info;
+	int open_limit;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
 	struct http *h;
 
@@ -600,6 +708,8 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 		return NULL;
 	}
 	h->app = app;
+	h->socks.next = h->socks.prev = &h->socks;
+	pthread_mutex_init(&h->lock, NULL);
 	/* A missing web folder is not fatal: the API still works. */
 	if (realpath(cfg->web_dir, h->web_root) == NULL) {
 		fprintf(stderr, "phpcmp: web folder %s: %s (serving the API only)\n", cfg->web_dir,
@@ -634,9 +744,18 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 		goto fail;
 	}
 	/* The logger first, so MHD's own messages about later options use it. */
+	open_limit = cfg->max_connections * HTTP_OPEN_FACTOR;
+	if (open_limit < HTTP_MIN_OPEN)
+		open_limit = HTTP_MIN_OPEN;
+	if (pthread_create(&h->watchdog, NULL, http_watchdog, h) != 0) {
+		snprintf(err, errsize, "cannot start the connection watchdog");
+		goto fail;
+	}
+	h->watching = 1;
 	h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, http_access, h,
 	    MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned)(cfg->max_connections + HTTP_SPARE_CONNECTIONS), MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)(open_limit + HTTP_SPARE_CONNECTIONS), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)cfg->max_client_connections, MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned)HTTP_IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
 	    MHD_OPTION_NOTIFY_CONNECTION, http_notify, h, MHD_OPTION_URI_LOG_CALLBACK, http_uri, h,
 	    MHD_OPTION_END);
@@ -648,7 +767,7 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 	h->port = info != NULL && info->port != 0 ? info->port : cfg->port;
 	return h;
 fail:
-	free(h);
+	http_stop(h);
 	return NULL;
 }
 
@@ -658,6 +777,11 @@ void http_stop(struct http *h)
 		return;
 	if (h->daemon != NULL)
 		MHD_stop_daemon(h->daemon);
+	if (h->watching) {
+		__atomic_store_n(&h->stopping, 1, __ATOMIC_RELAXED);
+		pthread_join(h->watchdog, NULL);
+	}
+	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
 

@@ -112,7 +112,8 @@ static void main_usage(FILE *f)
 	      "  --host NAME           a host name the daemon answers for besides its listen\n"
 	      "                        address and localhost (repeatable); other Host headers\n"
 	      "                        are refused (DNS rebinding)\n"
-	      "  --max-connections N   HTTP connections served at once; beyond, 503 (128)\n"
+	      "  --max-connections N   HTTP requests served at once; beyond, 503 (128)\n"
+	      "  --max-client-connections N  connections open from one address (256)\n"
 	      "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
 	      "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
 	      "  --db-max-size N[KMG]  cap on the database file; 0 for none (0)\n"
@@ -320,6 +321,10 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
 		c->max_connections = (int)n;
+	} else if (strcmp(key, "max-client-connections") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_client_connections = (int)n;
 	} else if (strcmp(key, "max-case-requests") == 0) {
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
@@ -442,6 +447,7 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->valgrind_bin = "valgrind";
 	c->memory_limit = "128M";
 	c->max_connections = 128;
+	c->max_client_connections = 256;
 	c->max_case_requests = 64;
 	c->max_queued_runs = 16;
 	confine_defaults(&c->sandbox);
