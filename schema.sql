@@ -227,3 +227,11 @@ CREATE TABLE IF NOT EXISTS triage_events (
 CREATE INDEX IF NOT EXISTS triage_events_bucket ON triage_events (bucket_id, id);
 
 PRAGMA user_version = 5;
+
+-- @migration 6: identical outputs of the builds stored once
+-- output_same = 1: this result's output is the base result's (same
+-- comparison), byte for byte; output is then NULL.  Readers take it with
+-- RESULT_OUTPUT_SQL (server/daemon/phpcmp.h).
+ALTER TABLE results ADD COLUMN output_same INTEGER NOT NULL DEFAULT 0;
+
+PRAGMA user_version = 6;

@@ -121,6 +121,15 @@ struct sandbox_config {
 
 #define MAX_HOSTS 8
 
+/* Outputs and printed text longer than this are answered as a link (api.c). */
+#define API_INLINE_MAX (64u << 10)
+
+/* A results row's output, as SQL over alias r: its own bytes, or the base
+ * result's when stored once for both (output_same, schema migration 6). */
+#define RESULT_OUTPUT_SQL                                                                        \
+	"(CASE WHEN r.output_same THEN (SELECT x.output FROM results x WHERE x.comparison_id = " \
+	"r.comparison_id AND x.role = 'base') ELSE r.output END)"
+
 struct config {
 	const char *listen_addr;  /* default 127.0.0.1 */
 	int port;                 /* default 8080 */

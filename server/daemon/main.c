@@ -7,6 +7,7 @@
  * Nothing below main() exits: errors come back up as -1 and a message.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -31,6 +32,8 @@
 #define MAIN_SUBMIT_TIMEOUT_S 600
 #define MAIN_MAX_RESPONSE (64u << 20)
 #define MAIN_MAX_BOUND 100000
+/* The database's default cap: years of a team's cases, and never a full disk by surprise. */
+#define MAIN_DEFAULT_DB_MAX (4LL << 30)
 
 /* Strings read from a config file live until exit. */
 struct main_strings {
@@ -116,7 +119,7 @@ static void main_usage(FILE *f)
 	      "  --max-client-connections N  connections open from one address (256)\n"
 	      "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
 	      "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
-	      "  --db-max-size N[KMG]  cap on the database file; 0 for none (0)\n"
+	      "  --db-max-size N[KMG]  cap on the database file; 0 for none (4G)\n"
 	      "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
 	      "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
 	      "  --core-src DIR        worker core sources (server/core)\n"
@@ -448,6 +451,7 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->memory_limit = "128M";
 	c->max_connections = 128;
 	c->max_client_connections = 256;
+	c->db_max_bytes = MAIN_DEFAULT_DB_MAX;
 	c->max_case_requests = 64;
 	c->max_queued_runs = 16;
 	confine_defaults(&c->sandbox);
@@ -618,6 +622,13 @@ static int main_serve(int argc, char **argv)
 	int i, n, nworkers = 0, rc = 1, sig;
 
 	memset(&app, 0, sizeof app);
+	/* Results and answers of a few MiB come and go on many threads:
+	 * glibc's mmap threshold would grow to their size and keep freed ones
+	 * in each thread's arena.  Fixed, every buffer over 256 KiB is its own
+	 * mapping, returned to the system when freed (issue 9: 64 concurrent
+	 * large outputs held 871 MiB resident, then 205 MiB, without it). */
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
+	mallopt(M_ARENA_MAX, 4);
 	if (main_parse_serve(&o, argc, argv) < 0) {
 		main_opts_release(&o);
 		return 2;

@@ -110,7 +110,7 @@ test('defaults are reported by /api/health', async () => {
 	assert.deepEqual(d.health.limits, {
 		max_connections: 128, max_client_connections: 256, max_case_requests: 64, max_queued_runs: 16,
 		max_body_bytes: 1 << 20, max_code_bytes: 256 << 10, max_output_bytes: 16 << 20,
-		max_printed_bytes: 1 << 20, db_max_bytes: 0, case_requests: 0,
+		max_printed_bytes: 1 << 20, db_max_bytes: 4 * 2 ** 30, case_requests: 0,
 	});
 });
 
@@ -122,7 +122,11 @@ test('output caps are explicit in results: printed cut at 1 MiB, an output over 
 		const r = c.results[role];
 		assert.equal(r.status, 'ok');
 		assert.deepEqual(r.truncated, ['printed'], role);
-		const printed = Buffer.from(r.printed_base64, 'base64');
+		// Over 64 KiB, the answer links to the bytes instead of holding them.
+		assert.deepEqual(r.omitted, ['printed'], role);
+		assert.equal(r.printed_base64, null);
+		const printed = (await d.get(r.printed_url)).raw;
+		assert.equal(r.printed_size, printed.length);
 		assert.equal(printed.length, (1 << 20) + '\n[phpcmp: output truncated]'.length);
 		assert.ok(printed.toString('latin1').endsWith('p\n[phpcmp: output truncated]'));
 	}
