@@ -22,25 +22,7 @@
 import { h, replace } from './dom.js';
 import { start } from './router.js';
 import { onHealth, refreshHealth } from './session.js';
-import { overviewView } from './views/overview.js';
-import { submitView } from './views/new.js';
-import { caseView } from './views/case.js';
-import { runView } from './views/run.js';
-import { instructionsView } from './views/counts.js';
-import { bucketsView } from './views/buckets.js';
-import { bucketView } from './views/bucket.js';
-import { workloadView } from './views/workload.js';
-
-const routes = [
-	{ re: /^\/?$/, name: 'overview', view: overviewView },
-	{ re: /^\/new$/, name: 'new', view: submitView },
-	{ re: /^\/cases\/(\d+)$/, name: 'case', view: caseView },
-	{ re: /^\/runs\/(\d+)$/, name: 'run', view: runView },
-	{ re: /^\/runs\/(\d+)\/counts$/, name: 'counts', view: instructionsView },
-	{ re: /^\/buckets$/, name: 'buckets', view: bucketsView },
-	{ re: /^\/buckets\/(\d+)$/, name: 'bucket', view: bucketView },
-	{ re: /^\/workloads$/, name: 'workload', view: workloadView },
-];
+import { routes } from './routes.js';
 
 /* The header: how many workers are up. */
 const daemonStatus = document.getElementById('daemon-status');
