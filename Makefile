@@ -22,7 +22,7 @@ DAEMON_SRC = $(wildcard server/*.c)
 DAEMON_OBJ = $(DAEMON_SRC:server/%.c=$(B)/obj/%.o) $(B)/obj/gen.o
 DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
 
-.PHONY: all run test unit-test integration-test browser-test builds clean deps bench web-deps
+.PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
 all: $(B)/phpcmp $(B)/phpcmp-worker
 
 deps:
@@ -131,6 +131,10 @@ load: all builds
 
 browser-test: all builds web-deps
 	scripts/run-tests.sh browser
+
+# The page's unit tests: its pure modules (web/js/) under node --test, no daemon.
+web-test: web-deps
+	scripts/run-tests.sh web
 
 clean:
 	rm -rf $(B) state
