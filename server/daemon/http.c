@@ -39,10 +39,10 @@
 struct http {
 	struct app *app;
 	struct MHD_Daemon *daemon;
-	char web_root[PATH_MAX];   /* canonical; "" when the folder is missing */
+	char web_root[PATH_MAX];     /* canonical; "" when the folder is missing */
 	char modules_root[PATH_MAX]; /* node_modules beside it (canonical), or "" */
 	int port;
-	int connections;           /* open now (atomic), counted by http_notify */
+	int connections; /* open now (atomic), counted by http_notify */
 };
 
 /* Per request, from the first call of the access handler to completion. */
@@ -78,8 +78,7 @@ static const struct {
 	{ ".wasm", "application/wasm" },
 };
 
-const char *
-http_query(const struct http_request *req, const char *key)
+const char *http_query(const struct http_request *req, const char *key)
 {
 	size_t i;
 
@@ -89,14 +88,14 @@ http_query(const struct http_request *req, const char *key)
 	return NULL;
 }
 
-static enum MHD_Result
-http_collect_query(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+static enum MHD_Result http_collect_query(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
 	struct http_request *req = cls;
 
 	(void)kind;
 	if (req->nquery >= HTTP_MAX_QUERY)
-		return MHD_NO;   /* the rest are ignored */
+		return MHD_NO; /* the rest are ignored */
 	req->query[req->nquery].key = key;
 	req->query[req->nquery].value = value != NULL ? value : "";
 	req->nquery++;
@@ -104,8 +103,7 @@ http_collect_query(void *cls, enum MHD_ValueKind kind, const char *key, const ch
 }
 
 /* Queue resp (its body handed over to MHD) and release it. */
-static enum MHD_Result
-http_send(struct MHD_Connection *conn, struct http_response *resp)
+static enum MHD_Result http_send(struct MHD_Connection *conn, struct http_response *resp)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -137,12 +135,11 @@ http_send(struct MHD_Connection *conn, struct http_response *resp)
 	return ret;
 }
 
-static enum MHD_Result
-http_send_error(struct MHD_Connection *conn, int status, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static enum MHD_Result http_send_error(struct MHD_Connection *conn, int status, const char *code,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static enum MHD_Result
-http_send_error(struct MHD_Connection *conn, int status, const char *code, const char *fmt, ...)
+static enum MHD_Result http_send_error(
+    struct MHD_Connection *conn, int status, const char *code, const char *fmt, ...)
 {
 	struct http_response resp;
 	char msg[512];
@@ -159,8 +156,7 @@ http_send_error(struct MHD_Connection *conn, int status, const char *code, const
 }
 
 /* Over the connection limit: a 503 now, and the connection closed after it. */
-static enum MHD_Result
-http_send_busy(struct MHD_Connection *conn, int max)
+static enum MHD_Result http_send_busy(struct MHD_Connection *conn, int max)
 {
 	struct http_response resp;
 	struct MHD_Response *r;
@@ -183,8 +179,7 @@ http_send_busy(struct MHD_Connection *conn, int max)
 	return ret;
 }
 
-static const char *
-http_mime_type(const char *path)
+static const char *http_mime_type(const char *path)
 {
 	size_t n = strlen(path), k, i;
 
@@ -213,8 +208,7 @@ static const struct {
  * A path is served only if every segment is an ordinary name: no "..", no
  * ".", no hidden files (.git and the like), no empty segments.
  */
-static int
-http_path_ok(const char *path)
+static int http_path_ok(const char *path)
 {
 	const char *p = path;
 
@@ -233,8 +227,8 @@ http_path_ok(const char *path)
 	return 1;
 }
 
-static enum MHD_Result
-http_static(struct http *h, struct MHD_Connection *conn, const char *method, const char *url)
+static enum MHD_Result http_static(
+    struct http *h, struct MHD_Connection *conn, const char *method, const char *url)
 {
 	char want[PATH_MAX], real[PATH_MAX], etag[80];
 	const char *path = strcmp(url, "/") == 0 ? "/index.html" : url;
@@ -248,9 +242,10 @@ http_static(struct http *h, struct MHD_Connection *conn, const char *method, con
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return http_send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
 		    "%s is not allowed on %s", method, url);
-	if (strstr(path, "/../") != NULL || (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
-		return http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
-		    "path: '..' segments are not allowed");
+	if (strstr(path, "/../") != NULL ||
+	    (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
+		return http_send_error(
+		    conn, MHD_HTTP_BAD_REQUEST, "bad_request", "path: '..' segments are not allowed");
 	if (!http_path_ok(path))
 		goto notfound;
 	if (strncmp(path, "/vendor/", 8) == 0) {
@@ -261,13 +256,13 @@ http_static(struct http *h, struct MHD_Connection *conn, const char *method, con
 		if (i == sizeof http_vendor / sizeof http_vendor[0] || root[0] == '\0' ||
 		    (size_t)snprintf(want, sizeof want, "%s/%s", root, http_vendor[i].file) >= sizeof want)
 			goto notfound;
-	} else if (root[0] == '\0' || (size_t)snprintf(want, sizeof want, "%s%s", root, path) >= sizeof want) {
+	} else if (root[0] == '\0' ||
+	    (size_t)snprintf(want, sizeof want, "%s%s", root, path) >= sizeof want) {
 		goto notfound;
 	}
 	rootlen = strlen(root);
 	/* Canonical, and still inside its folder after symlinks. */
-	if (realpath(want, real) == NULL || strncmp(real, root, rootlen) != 0 ||
-	    real[rootlen] != '/')
+	if (realpath(want, real) == NULL || strncmp(real, root, rootlen) != 0 || real[rootlen] != '/')
 		goto notfound;
 	if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		goto notfound;
@@ -306,8 +301,7 @@ notfound:
 }
 
 /* Append upload data, or drop it once over the limit. */
-static int
-http_body_append(struct http_conn *c, const char *data, size_t len)
+static int http_body_append(struct http_conn *c, const char *data, size_t len)
 {
 	size_t cap;
 	char *p;
@@ -332,9 +326,9 @@ http_body_append(struct http_conn *c, const char *data, size_t len)
 	return 0;
 }
 
-static enum MHD_Result
-http_access(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-    const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
+static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
+    void **con_cls)
 {
 	struct http *h = cls;
 	struct http_conn *c = *con_cls;
@@ -365,7 +359,8 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url, const char 
 			n = strtoull(cl, &end, 10);
 			if (errno != 0 || end == cl || n > MAX_BODY_SIZE) {
 				c->too_large = 1;
-				expect = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+				expect = MHD_lookup_connection_value(
+				    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
 				if (errno != 0 || end == cl || n > HTTP_MAX_DISCARD ||
 				    (expect != NULL && strcasecmp(expect, "100-continue") == 0))
 					return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
@@ -376,7 +371,7 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url, const char 
 	}
 	if (*upload_data_size != 0) {
 		if (http_body_append(c, upload_data, *upload_data_size) < 0)
-			return MHD_NO;   /* out of memory, or an endless oversize body */
+			return MHD_NO; /* out of memory, or an endless oversize body */
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
@@ -403,8 +398,8 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url, const char 
 	return http_send(conn, &resp);
 }
 
-static void
-http_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+static void http_completed(
+    void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
 	struct http_conn *c = *con_cls;
 
@@ -418,9 +413,8 @@ http_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_
 	}
 }
 
-static void
-http_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
-    enum MHD_ConnectionNotificationCode toe)
+static void http_notify(
+    void *cls, struct MHD_Connection *conn, void **socket_context, enum MHD_ConnectionNotificationCode toe)
 {
 	struct http *h = cls;
 
@@ -432,24 +426,21 @@ http_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
 		__atomic_sub_fetch(&h->connections, 1, __ATOMIC_RELAXED);
 }
 
-static void
-http_log(void *cls, const char *fmt, va_list ap)
+static void http_log(void *cls, const char *fmt, va_list ap)
 {
 	(void)cls;
 	fputs("phpcmp: http: ", stderr);
 	vfprintf(stderr, fmt, ap);
 }
 
-struct http *
-http_start(struct app *app, char *err, size_t errsize)
+struct http *http_start(struct app *app, char *err, size_t errsize)
 {
 	const struct config *cfg = app->config;
 	struct sockaddr_in sin;
 	struct sockaddr_in6 sin6;
 	struct sockaddr *sa;
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-	    MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
 	struct http *h;
 
 	if ((h = calloc(1, sizeof *h)) == NULL) {
@@ -459,7 +450,8 @@ http_start(struct app *app, char *err, size_t errsize)
 	h->app = app;
 	/* A missing web folder is not fatal: the API still works. */
 	if (realpath(cfg->web_dir, h->web_root) == NULL) {
-		fprintf(stderr, "phpcmp: web folder %s: %s (serving the API only)\n", cfg->web_dir, strerror(errno));
+		fprintf(stderr, "phpcmp: web folder %s: %s (serving the API only)\n", cfg->web_dir,
+		    strerror(errno));
 		h->web_root[0] = '\0';
 	} else {
 		char modules[PATH_MAX + 32];
@@ -491,13 +483,10 @@ http_start(struct app *app, char *err, size_t errsize)
 	}
 	/* The logger first, so MHD's own messages about later options use it. */
 	h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, http_access, h,
-	    MHD_OPTION_EXTERNAL_LOGGER, http_log, h,
-	    MHD_OPTION_SOCK_ADDR, sa,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)(cfg->max_connections + HTTP_SPARE_CONNECTIONS),
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
-	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
-	    MHD_OPTION_NOTIFY_CONNECTION, http_notify, h,
-	    MHD_OPTION_END);
+	    MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)(cfg->max_connections + HTTP_SPARE_CONNECTIONS), MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)HTTP_IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
+	    MHD_OPTION_NOTIFY_CONNECTION, http_notify, h, MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		snprintf(err, errsize, "cannot listen on %s port %d (in use?)", cfg->listen_addr, cfg->port);
 		goto fail;
@@ -510,8 +499,7 @@ fail:
 	return NULL;
 }
 
-void
-http_stop(struct http *h)
+void http_stop(struct http *h)
 {
 	if (h == NULL)
 		return;
@@ -520,8 +508,7 @@ http_stop(struct http *h)
 	free(h);
 }
 
-int
-http_port(const struct http *h)
+int http_port(const struct http *h)
 {
 	return h->port;
 }

@@ -6,12 +6,14 @@
 #include "phpcmp.h"
 #include "proto.h"
 
+/* clang-format off */
 static const char *const status_names[] = {
 	[STATUS_OK] = "ok",
 	[STATUS_ERROR] = "error",
 	[STATUS_CRASH] = "crash",
 	[STATUS_TIMEOUT] = "timeout",
 };
+/* clang-format on */
 
 void result_init(struct result *r)
 {
@@ -76,7 +78,7 @@ unsigned verdict_compare(const struct result *a, const struct result *b)
 	if (str_differ(a->exc_class, b->exc_class) || str_differ(a->exc_msg, b->exc_msg))
 		d |= DIFF_EXCEPTION;
 	/* An output too large to keep is compared by the size and md5 its
-	 * failure names (server/proto.h). */
+	 * failure names (server/common/proto.h). */
 	if ((result_output_too_large(a) || result_output_too_large(b)) && str_differ(a->failure, b->failure))
 		d |= DIFF_OUTPUT;
 	return d;
@@ -90,12 +92,14 @@ int result_output_too_large(const struct result *r)
 
 void verdict_fields(unsigned diff, char *buf, size_t bufsize)
 {
+	/* clang-format off */
 	static const struct { unsigned bit; const char *name; } names[] = {
 		{ DIFF_STATUS, "status" }, { DIFF_OUTPUT, "output" },
 		{ DIFF_ERROR_CODE, "error_code" }, { DIFF_ERROR_MSG, "error_msg" },
 		{ DIFF_EXCEPTION, "exception" }, { DIFF_PRINTED, "printed" },
 		{ DIFF_WARNINGS, "warnings" },
 	};
+	/* clang-format on */
 	size_t len = 0;
 	if (bufsize)
 		buf[0] = '\0';

@@ -27,89 +27,94 @@
 #define GEN_VERSION 1
 
 /* Bounds of one case (the generator stays well inside them). */
-#define GEN_MAX_NODES   512
+#define GEN_MAX_NODES 512
 #define GEN_MAX_ENTRIES 512
-#define GEN_MAX_BYTES   (16u << 10)
+#define GEN_MAX_BYTES (16u << 10)
 
 enum gen_kind {
-	GEN_NULL, GEN_FALSE, GEN_TRUE, GEN_INT, GEN_FLOAT, GEN_STRING,
-	GEN_LIST,      /* [v, ...] */
-	GEN_MAP,       /* [k => v, ...], int and string keys */
-	GEN_STDCLASS,  /* (object)[...], string property names */
-	GEN_OBJECT,    /* new GenCn([...]): a declared class (gen_class_at) */
-	GEN_ENUM,      /* GenEnumS::A ... (cls = enum, n = case) */
-	GEN_RESOURCE,  /* fopen('php://memory', 'r') */
+	GEN_NULL,
+	GEN_FALSE,
+	GEN_TRUE,
+	GEN_INT,
+	GEN_FLOAT,
+	GEN_STRING,
+	GEN_LIST,     /* [v, ...] */
+	GEN_MAP,      /* [k => v, ...], int and string keys */
+	GEN_STDCLASS, /* (object)[...], string property names */
+	GEN_OBJECT,   /* new GenCn([...]): a declared class (gen_class_at) */
+	GEN_ENUM,     /* GenEnumS::A ... (cls = enum, n = case) */
+	GEN_RESOURCE, /* fopen('php://memory', 'r') */
 	GEN_KIND_COUNT
 };
 
 /* What a string was built from; a case records which it used. */
 enum gen_piece {
-	GEN_P_ASCII,        /* letters, digits, spaces, punctuation JSON leaves alone */
-	GEN_P_QUOTE,        /* "  */
-	GEN_P_BACKSLASH,    /* \  */
-	GEN_P_SLASH,        /* /  */
-	GEN_P_TAG,          /* < > */
-	GEN_P_AMP,          /* &  */
-	GEN_P_APOS,         /* '  */
-	GEN_P_CONTROL_ESC,  /* \b \f \n \r \t: the short escapes */
-	GEN_P_CONTROL,      /* other bytes 0x00-0x1f */
-	GEN_P_DEL,          /* 0x7f */
+	GEN_P_ASCII,       /* letters, digits, spaces, punctuation JSON leaves alone */
+	GEN_P_QUOTE,       /* "  */
+	GEN_P_BACKSLASH,   /* \  */
+	GEN_P_SLASH,       /* /  */
+	GEN_P_TAG,         /* < > */
+	GEN_P_AMP,         /* &  */
+	GEN_P_APOS,        /* '  */
+	GEN_P_CONTROL_ESC, /* \b \f \n \r \t: the short escapes */
+	GEN_P_CONTROL,     /* other bytes 0x00-0x1f */
+	GEN_P_DEL,         /* 0x7f */
 	GEN_P_UTF8_2,
 	GEN_P_UTF8_3,
 	GEN_P_UTF8_4,
-	GEN_P_LINE_SEP,     /* U+2028, U+2029 */
-	GEN_P_BAD_LONE,     /* a continuation byte with no lead */
-	GEN_P_BAD_TRUNC,    /* a multi-byte sequence cut short */
+	GEN_P_LINE_SEP,  /* U+2028, U+2029 */
+	GEN_P_BAD_LONE,  /* a continuation byte with no lead */
+	GEN_P_BAD_TRUNC, /* a multi-byte sequence cut short */
 	GEN_P_BAD_OVERLONG,
-	GEN_P_BAD_SURROGATE,/* U+D800..U+DFFF encoded */
-	GEN_P_BAD_ABOVE,    /* above U+10FFFF, or bytes 0xf8-0xff */
-	GEN_P_TEXT,         /* words: names with accents, URLs, paths */
+	GEN_P_BAD_SURROGATE, /* U+D800..U+DFFF encoded */
+	GEN_P_BAD_ABOVE,     /* above U+10FFFF, or bytes 0xf8-0xff */
+	GEN_P_TEXT,          /* words: names with accents, URLs, paths */
 	GEN_P_COUNT
 };
 
 /* Whole-string shapes, besides pieces. */
 enum gen_shape {
-	GEN_S_PIECES,       /* a concatenation of pieces */
+	GEN_S_PIECES, /* a concatenation of pieces */
 	GEN_S_EMPTY,
-	GEN_S_NUMERIC,      /* "123", " 1.5e3", "0x1A", "1e400"... (JSON_NUMERIC_CHECK) */
-	GEN_S_LONG,         /* ~200 bytes: plain, or with a quote first/last, URLs */
+	GEN_S_NUMERIC, /* "123", " 1.5e3", "0x1A", "1e400"... (JSON_NUMERIC_CHECK) */
+	GEN_S_LONG,    /* ~200 bytes: plain, or with a quote first/last, URLs */
 	GEN_S_COUNT
 };
 
 /* Object-building specials the report counts. */
 enum gen_feature {
-	GEN_F_PRIVATE,      /* an instance with a private or protected property set */
-	GEN_F_UNINIT,       /* a typed property left uninitialized */
-	GEN_F_DYNAMIC,      /* dynamic properties on a declared class */
-	GEN_F_JSONSER,      /* JsonSerializable returning a value */
-	GEN_F_JSONSER_THIS, /* JsonSerializable returning $this */
-	GEN_F_JSONSER_THROW,/* jsonSerialize() throws */
-	GEN_F_NUL_PROP,     /* stdClass property name starting with NUL (skipped) */
-	GEN_F_INT_KEY,      /* an int array key */
-	GEN_F_NUMERIC_KEY,  /* a numeric-string array key (PHP makes it an int) */
+	GEN_F_PRIVATE,       /* an instance with a private or protected property set */
+	GEN_F_UNINIT,        /* a typed property left uninitialized */
+	GEN_F_DYNAMIC,       /* dynamic properties on a declared class */
+	GEN_F_JSONSER,       /* JsonSerializable returning a value */
+	GEN_F_JSONSER_THIS,  /* JsonSerializable returning $this */
+	GEN_F_JSONSER_THROW, /* jsonSerialize() throws */
+	GEN_F_NUL_PROP,      /* stdClass property name starting with NUL (skipped) */
+	GEN_F_INT_KEY,       /* an int array key */
+	GEN_F_NUMERIC_KEY,   /* a numeric-string array key (PHP makes it an int) */
 	GEN_F_EMPTY_KEY,
-	GEN_F_NEG_ZERO,     /* -0.0 */
-	GEN_F_NAN_INF,      /* NAN, INF or -INF */
-	GEN_F_SMALL_DEPTH,  /* json_encode depth below 512 */
-	GEN_F_DEPTH_HIT,    /* ... and the value is nested deeper than it */
-	GEN_F_THROW_FLAG,   /* JSON_THROW_ON_ERROR */
+	GEN_F_NEG_ZERO,    /* -0.0 */
+	GEN_F_NAN_INF,     /* NAN, INF or -INF */
+	GEN_F_SMALL_DEPTH, /* json_encode depth below 512 */
+	GEN_F_DEPTH_HIT,   /* ... and the value is nested deeper than it */
+	GEN_F_THROW_FLAG,  /* JSON_THROW_ON_ERROR */
 	GEN_F_COUNT
 };
 
 struct gen_entry {
-	uint32_t value;          /* node index */
-	uint8_t key_type;        /* GEN_KEY_* */
-	uint32_t key_off, key_len;   /* GEN_KEY_STR: bytes */
-	int64_t key_int;         /* GEN_KEY_INT; GEN_KEY_PROP: property index */
+	uint32_t value;            /* node index */
+	uint8_t key_type;          /* GEN_KEY_* */
+	uint32_t key_off, key_len; /* GEN_KEY_STR: bytes */
+	int64_t key_int;           /* GEN_KEY_INT; GEN_KEY_PROP: property index */
 };
 
 enum { GEN_KEY_NONE, GEN_KEY_INT, GEN_KEY_STR, GEN_KEY_PROP };
 
 struct gen_node {
-	uint8_t kind;            /* enum gen_kind */
-	uint16_t cls;            /* GEN_OBJECT: class index; GEN_ENUM: enum index */
-	uint32_t n;              /* containers: entries; strings: length; enum: case */
-	uint32_t first;          /* containers: first entry; strings: byte offset */
+	uint8_t kind;   /* enum gen_kind */
+	uint16_t cls;   /* GEN_OBJECT: class index; GEN_ENUM: enum index */
+	uint32_t n;     /* containers: entries; strings: length; enum: case */
+	uint32_t first; /* containers: first entry; strings: byte offset */
 	union {
 		int64_t i;
 		double d;
@@ -125,13 +130,13 @@ struct gen_case {
 	int64_t flags, depth;
 	uint32_t root;
 	uint32_t nnodes, nents, nbytes;
-	uint32_t nesting;        /* the value's depth as json_encode counts it */
-	uint64_t pieces;         /* bit per enum gen_piece used */
-	uint32_t shapes;         /* bit per enum gen_shape */
-	uint32_t kinds;          /* bit per enum gen_kind */
-	uint32_t features;       /* bit per enum gen_feature */
-	uint64_t classes;        /* bit per declared class used */
-	uint32_t enums;          /* bit per enum used */
+	uint32_t nesting;  /* the value's depth as json_encode counts it */
+	uint64_t pieces;   /* bit per enum gen_piece used */
+	uint32_t shapes;   /* bit per enum gen_shape */
+	uint32_t kinds;    /* bit per enum gen_kind */
+	uint32_t features; /* bit per enum gen_feature */
+	uint64_t classes;  /* bit per declared class used */
+	uint32_t enums;    /* bit per enum used */
 	struct gen_rng rng;
 	struct gen_node nodes[GEN_MAX_NODES];
 	struct gen_entry ents[GEN_MAX_ENTRIES];
@@ -155,21 +160,21 @@ enum gen_visibility { GEN_PUBLIC, GEN_PROTECTED, GEN_PRIVATE };
 #define GEN_NENUMS 3
 
 struct gen_prop {
-	char name[16];           /* identifier bytes, may use 0x80-0xff */
+	char name[16]; /* identifier bytes, may use 0x80-0xff */
 	uint8_t len;
-	uint8_t visibility;      /* enum gen_visibility */
-	uint8_t typed;           /* `mixed` with no default: may stay uninitialized */
+	uint8_t visibility; /* enum gen_visibility */
+	uint8_t typed;      /* `mixed` with no default: may stay uninitialized */
 };
 
 struct gen_class {
-	char name[16];           /* ASCII */
-	uint8_t type;            /* enum gen_class_type */
+	char name[16]; /* ASCII */
+	uint8_t type;  /* enum gen_class_type */
 	uint8_t nprops;
 	struct gen_prop props[GEN_MAX_PROPS];
 };
 
-const struct gen_class *gen_class_at(unsigned i);     /* i < GEN_NCLASSES */
-const char *gen_enum_name(unsigned i);                /* i < GEN_NENUMS */
+const struct gen_class *gen_class_at(unsigned i); /* i < GEN_NCLASSES */
+const char *gen_enum_name(unsigned i);            /* i < GEN_NENUMS */
 unsigned gen_enum_cases(unsigned i);
 /* PHP source declaring every class and enum, raw bytes (for the worker). */
 const char *gen_declarations(size_t *len);
@@ -184,7 +189,7 @@ uint64_t gen_case_hash(const struct gen_case *);
 struct gen_buf {
 	char *data;
 	size_t len, cap;
-	int failed;              /* out of memory */
+	int failed; /* out of memory */
 };
 void gen_buf_release(struct gen_buf *);
 /* The value as a PHP expression: valid UTF-8, no NUL, invalid bytes as \xNN. */
@@ -206,15 +211,15 @@ uint64_t gen_hash(const void *data, size_t len, uint64_t h);
 
 /* One case's outcome on one build, as the worker reports it for a batch. */
 struct gen_digest {
-	uint64_t plan_hash;      /* gen_case_hash: both builds must agree */
-	uint64_t result_hash;    /* status, output, error code and message, exception */
-	uint32_t out_len;        /* output bytes, 0 when false */
+	uint64_t plan_hash;   /* gen_case_hash: both builds must agree */
+	uint64_t result_hash; /* status, output, error code and message, exception */
+	uint32_t out_len;     /* output bytes, 0 when false */
 	uint32_t flags;
 	uint32_t depth;
-	uint8_t status;          /* PROTO_STATUS_* (or the daemon's crash/timeout) */
-	uint8_t error_code;      /* json_last_error() */
+	uint8_t status;     /* PROTO_STATUS_* (or the daemon's crash/timeout) */
+	uint8_t error_code; /* json_last_error() */
 	uint8_t is_false;
-	uint8_t exception;       /* something was thrown */
+	uint8_t exception; /* something was thrown */
 };
 
 #define GEN_DIGEST_SIZE 32

@@ -48,21 +48,19 @@ struct main_opts {
 	int nbuild_args;
 	struct main_build_arg build_args[MAX_BUILDS];
 	struct main_strings strings;
-	int nini_args;                               /* --ini NAME:k=v, by build name */
+	int nini_args; /* --ini NAME:k=v, by build name */
 	const char *ini_args[MAX_BUILDS * BUILD_MAX_INI];
 };
 
 static int main_sigpipe[2] = { -1, -1 };
 static volatile sig_atomic_t main_stop_signal;
 
-const char *
-app_role_name(int role)
+const char *app_role_name(int role)
 {
 	return role == ROLE_BASE ? "base" : role == ROLE_HEAD ? "head" : "other";
 }
 
-int64_t
-app_now_ms(void)
+int64_t app_now_ms(void)
 {
 	struct timespec ts;
 
@@ -70,8 +68,7 @@ app_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int
-main_error(const char *fmt, ...)
+static int main_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -83,66 +80,63 @@ main_error(const char *fmt, ...)
 	return -1;
 }
 
-static void
-main_usage(FILE *f)
+static void main_usage(FILE *f)
 {
-	fputs(
-	    "usage: phpcmp serve [options]      run the daemon\n"
-	    "       phpcmp submit [--url URL] FILE.phpt\n"
-	    "                                   run a case file on the daemon's builds;\n"
-	    "                                   exit 0 same, 1 differ, 2 error\n"
-	    "       phpcmp token add NAME | list | revoke NAME|ID  [--db PATH]\n"
-	    "                                   API tokens (see docs/hardening.md)\n"
-	    "       phpcmp help\n"
-	    "\n"
-	    "serve options (a config file takes the same keys as `key = value` lines,\n"
-	    "without the dashes; flags override it):\n"
-	    "  --config FILE         read options from FILE first\n"
-	    "  --listen ADDR         IPv4 or IPv6 address to listen on (127.0.0.1)\n"
-	    "  --port N              TCP port, 0 for any free one (8080)\n"
-	    "  --db PATH             SQLite database (phpcmp.db)\n"
-	    "  --build NAME=PREFIX   a libphp build; give two: the first is the base,\n"
-	    "                        the second the head (base=builds/base head=builds/head)\n"
-	    "  --cases DIR           stored cases (cases)\n"
-	    "  --web DIR             the page's files (web)\n"
-	    "  --state DIR           compiled worker cores (state)\n"
-	    "  --timeout-ms N        per-case time limit (5000)\n"
-	    "  --memory-limit X      PHP memory_limit for cases (128M)\n"
-	    "  --ini NAME:KEY=VALUE  a PHP ini setting for build NAME only (repeatable),\n"
-	    "                        e.g. head:serialize_precision=17\n"
-	    "  --measure-timeout-ms N  time limit of a measured case under callgrind (120000)\n"
-	    "  --read-auth on|off    reading the API needs a token too (off)\n"
-	    "  --run-stored on|off   queue a run of the stored cases at startup (off;\n"
-	    "                        `make run` turns it on)\n"
-	    "  --max-connections N   HTTP connections served at once; beyond, 503 (128)\n"
-	    "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
-	    "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
-	    "  --db-max-size N[KMG]  cap on the database file; 0 for none (0)\n"
-	    "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
-	    "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
-	    "  --core-src DIR        worker core sources (server/worker)\n"
-	    "sandbox options (docs/sandbox.md; sizes take K/M/G, limits take unlimited):\n"
-	    "  --sandbox LAYERS      all, none, or some of netns,caps,seccomp,landlock,\n"
-	    "                        rlimits,php (all)\n"
-	    "  --sandbox-dir DIR     where each worker's private folder is made ($TMPDIR or /tmp)\n"
-	    "  --limit-cpu S         CPU seconds per case (10; a measured case: + its timeout)\n"
-	    "  --limit-as SIZE       address space of a worker (1G)\n"
-	    "  --measure-limit-as SIZE  the same for a measuring worker under valgrind (4G)\n"
-	    "  --limit-fsize SIZE    largest file a worker may write (16M)\n"
-	    "  --limit-nofile N      open files of a worker (64)\n"
-	    "  --limit-nproc N       processes of the user a worker may add to (0)\n"
-	    "  --disable-functions LIST  PHP functions to disable, or none (built-in list)\n"
-	    "\n"
-	    "submit options:\n"
-	    "  --url URL             the daemon ($PHPCMP_URL or " MAIN_DEFAULT_URL ")\n"
-	    "  $PHPCMP_TOKEN         sent as \"Authorization: Bearer ...\" when set\n",
+	fputs("usage: phpcmp serve [options]      run the daemon\n"
+	      "       phpcmp submit [--url URL] FILE.phpt\n"
+	      "                                   run a case file on the daemon's builds;\n"
+	      "                                   exit 0 same, 1 differ, 2 error\n"
+	      "       phpcmp token add NAME | list | revoke NAME|ID  [--db PATH]\n"
+	      "                                   API tokens (see docs/hardening.md)\n"
+	      "       phpcmp help\n"
+	      "\n"
+	      "serve options (a config file takes the same keys as `key = value` lines,\n"
+	      "without the dashes; flags override it):\n"
+	      "  --config FILE         read options from FILE first\n"
+	      "  --listen ADDR         IPv4 or IPv6 address to listen on (127.0.0.1)\n"
+	      "  --port N              TCP port, 0 for any free one (8080)\n"
+	      "  --db PATH             SQLite database (phpcmp.db)\n"
+	      "  --build NAME=PREFIX   a libphp build; give two: the first is the base,\n"
+	      "                        the second the head (base=builds/base head=builds/head)\n"
+	      "  --cases DIR           stored cases (cases)\n"
+	      "  --web DIR             the page's files (web)\n"
+	      "  --state DIR           compiled worker cores (state)\n"
+	      "  --timeout-ms N        per-case time limit (5000)\n"
+	      "  --memory-limit X      PHP memory_limit for cases (128M)\n"
+	      "  --ini NAME:KEY=VALUE  a PHP ini setting for build NAME only (repeatable),\n"
+	      "                        e.g. head:serialize_precision=17\n"
+	      "  --measure-timeout-ms N  time limit of a measured case under callgrind (120000)\n"
+	      "  --read-auth on|off    reading the API needs a token too (off)\n"
+	      "  --run-stored on|off   queue a run of the stored cases at startup (off;\n"
+	      "                        `make run` turns it on)\n"
+	      "  --max-connections N   HTTP connections served at once; beyond, 503 (128)\n"
+	      "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
+	      "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
+	      "  --db-max-size N[KMG]  cap on the database file; 0 for none (0)\n"
+	      "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
+	      "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
+	      "  --core-src DIR        worker core sources (server/core)\n"
+	      "sandbox options (docs/sandbox.md; sizes take K/M/G, limits take unlimited):\n"
+	      "  --sandbox LAYERS      all, none, or some of netns,caps,seccomp,landlock,\n"
+	      "                        rlimits,php (all)\n"
+	      "  --sandbox-dir DIR     where each worker's private folder is made ($TMPDIR or /tmp)\n"
+	      "  --limit-cpu S         CPU seconds per case (10; a measured case: + its timeout)\n"
+	      "  --limit-as SIZE       address space of a worker (1G)\n"
+	      "  --measure-limit-as SIZE  the same for a measuring worker under valgrind (4G)\n"
+	      "  --limit-fsize SIZE    largest file a worker may write (16M)\n"
+	      "  --limit-nofile N      open files of a worker (64)\n"
+	      "  --limit-nproc N       processes of the user a worker may add to (0)\n"
+	      "  --disable-functions LIST  PHP functions to disable, or none (built-in list)\n"
+	      "\n"
+	      "submit options:\n"
+	      "  --url URL             the daemon ($PHPCMP_URL or " MAIN_DEFAULT_URL ")\n"
+	      "  $PHPCMP_TOKEN         sent as \"Authorization: Bearer ...\" when set\n",
 	    f);
 }
 
 /* ---- configuration ---- */
 
-static const char *
-main_keep(struct main_opts *o, const char *s, size_t len)
+static const char *main_keep(struct main_opts *o, const char *s, size_t len)
 {
 	char *p;
 
@@ -154,8 +148,7 @@ main_keep(struct main_opts *o, const char *s, size_t len)
 	return p;
 }
 
-static void
-main_opts_release(struct main_opts *o)
+static void main_opts_release(struct main_opts *o)
 {
 	int i;
 
@@ -164,8 +157,7 @@ main_opts_release(struct main_opts *o)
 	o->strings.n = 0;
 }
 
-static int
-main_parse_int(const char *what, const char *s, long min, long max, long *out)
+static int main_parse_int(const char *what, const char *s, long min, long max, long *out)
 {
 	char *end;
 	long v;
@@ -178,8 +170,7 @@ main_parse_int(const char *what, const char *s, long min, long max, long *out)
 	return 0;
 }
 
-static int
-main_build_name_ok(const char *s, size_t n)
+static int main_build_name_ok(const char *s, size_t n)
 {
 	size_t i;
 
@@ -187,21 +178,21 @@ main_build_name_ok(const char *s, size_t n)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		    (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+		        (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
 			return 0;
 	return 1;
 }
 
 /* NAME=PREFIX; from_file builds are replaced by any given on the command line. */
-static int
-main_add_build(struct main_opts *o, const char *spec)
+static int main_add_build(struct main_opts *o, const char *spec)
 {
 	const char *eq = strchr(spec, '=');
 	const char *name;
 	int i;
 
 	if (eq == NULL || eq[1] == '\0' || !main_build_name_ok(spec, (size_t)(eq - spec)))
-		return main_error("build: expected NAME=PREFIX (NAME of letters, digits, . _ -), got \"%s\"", spec);
+		return main_error(
+		    "build: expected NAME=PREFIX (NAME of letters, digits, . _ -), got \"%s\"", spec);
 	if (o->nbuild_args >= MAX_BUILDS)
 		return main_error("build: at most %d builds (a base and a head)", MAX_BUILDS);
 	if ((name = main_keep(o, spec, (size_t)(eq - spec))) == NULL)
@@ -216,8 +207,7 @@ main_add_build(struct main_opts *o, const char *spec)
 }
 
 /* on/yes/true/1 -> 1, off/no/false/0 -> 0, else -1 with a message. */
-static int
-main_parse_onoff(const char *key, const char *value)
+static int main_parse_onoff(const char *key, const char *value)
 {
 	if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 ||
 	    strcmp(value, "1") == 0)
@@ -229,8 +219,7 @@ main_parse_onoff(const char *key, const char *value)
 }
 
 /* Bytes: digits with an optional K/M/G (powers of 1024); 0, or at least 256K. */
-static int
-main_parse_bytes(const char *what, const char *s, int64_t *out)
+static int main_parse_bytes(const char *what, const char *s, int64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -248,21 +237,22 @@ main_parse_bytes(const char *what, const char *s, int64_t *out)
 		end++;
 	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v > (1ULL << 50) >> shift ||
 	    (v != 0 && (v << shift) < (256u << 10)))
-		return main_error("%s: expected 0 or a size of at least 256K, like 512M or 4G, got \"%s\"", what, s);
+		return main_error(
+		    "%s: expected 0 or a size of at least 256K, like 512M or 4G, got \"%s\"", what, s);
 	*out = (int64_t)(v << shift);
 	return 0;
 }
 
 /* NAME:key=value; checked against the builds once they are known. */
-static int
-main_add_ini(struct main_opts *o, const char *spec)
+static int main_add_ini(struct main_opts *o, const char *spec)
 {
 	const char *colon = strchr(spec, ':'), *eq = colon != NULL ? strchr(colon, '=') : NULL;
 	size_t klen = eq != NULL ? (size_t)(eq - colon - 1) : 0;
 
 	if (colon == NULL || eq == NULL || !main_build_name_ok(spec, (size_t)(colon - spec)) || klen == 0 ||
 	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != klen)
-		return main_error("ini: expected NAME:KEY=VALUE (a build name, a PHP ini name), got \"%s\"", spec);
+		return main_error(
+		    "ini: expected NAME:KEY=VALUE (a build name, a PHP ini name), got \"%s\"", spec);
 	if (strlen(colon + 1) >= sizeof(((struct build *)0)->ini[0]))
 		return main_error("ini: \"%s\" is too long", spec);
 	if (o->nini_args >= (int)(sizeof o->ini_args / sizeof o->ini_args[0]))
@@ -272,8 +262,7 @@ main_add_ini(struct main_opts *o, const char *spec)
 }
 
 /* A PHP ini size: digits with an optional K/M/G, or -1 for no limit. */
-static int
-main_size_ok(const char *v)
+static int main_size_ok(const char *v)
 {
 	size_t n = strspn(v, "0123456789");
 
@@ -285,8 +274,7 @@ main_size_ok(const char *v)
 }
 
 /* One option by name (flags and config file keys alike). */
-static int
-main_set(struct main_opts *o, const char *key, const char *value)
+static int main_set(struct main_opts *o, const char *key, const char *value)
 {
 	struct config *c = &o->cfg;
 	long n;
@@ -315,7 +303,8 @@ main_set(struct main_opts *o, const char *key, const char *value)
 		c->case_timeout_ms = (int)n;
 	} else if (strcmp(key, "memory-limit") == 0) {
 		if (!main_size_ok(value))
-			return main_error("memory-limit: expected a PHP size like 128M or -1, got \"%s\"", value);
+			return main_error(
+			    "memory-limit: expected a PHP size like 128M or -1, got \"%s\"", value);
 		c->memory_limit = value;
 	} else if (strcmp(key, "read-auth") == 0) {
 		if ((c->read_auth = main_parse_onoff(key, value)) < 0)
@@ -363,8 +352,7 @@ main_set(struct main_opts *o, const char *key, const char *value)
 	return 0;
 }
 
-static char *
-main_trim(char *s)
+static char *main_trim(char *s)
 {
 	char *e;
 
@@ -377,8 +365,7 @@ main_trim(char *s)
 }
 
 /* `key = value` lines; # starts a comment line. */
-static int
-main_read_config(struct main_opts *o, const char *path)
+static int main_read_config(struct main_opts *o, const char *path)
 {
 	char line[4096], *key, *value, *eq;
 	const char *kept;
@@ -423,8 +410,7 @@ fail:
 	return rc;
 }
 
-static int
-main_parse_serve(struct main_opts *o, int argc, char **argv)
+static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 {
 	struct config *c = &o->cfg;
 	int i, cli_builds = 0;
@@ -438,7 +424,7 @@ main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->web_dir = "web";
 	c->state_dir = "state";
 	c->worker_bin = "build/phpcmp-worker";
-	c->core_src = "server/worker";
+	c->core_src = "server/core";
 	c->case_timeout_ms = 5000;
 	c->measure_timeout_ms = 120000;
 	c->valgrind_bin = "valgrind";
@@ -483,7 +469,7 @@ main_parse_serve(struct main_opts *o, int argc, char **argv)
 		if (strcmp(key, "config") == 0)
 			continue;
 		if (strcmp(key, "build") == 0 && cli_builds++ == 0)
-			o->nbuild_args = 0;   /* command-line builds replace the file's */
+			o->nbuild_args = 0; /* command-line builds replace the file's */
 		if (main_set(o, key, value) < 0)
 			return -1;
 	}
@@ -506,8 +492,7 @@ main_parse_serve(struct main_opts *o, int argc, char **argv)
 
 /* ---- serve ---- */
 
-static void
-main_on_signal(int sig)
+static void main_on_signal(int sig)
 {
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
@@ -520,8 +505,7 @@ main_on_signal(int sig)
 	errno = saved;
 }
 
-static int
-main_signals(void)
+static int main_signals(void)
 {
 	struct sigaction sa;
 
@@ -544,8 +528,7 @@ main_signals(void)
  * a runtime that defers signal handlers to its next intercepted call (TSan)
  * would otherwise never run ours while read restarts under SA_RESTART.
  */
-static int
-main_wait_signal(void)
+static int main_wait_signal(void)
 {
 	struct pollfd pfd = { .fd = main_sigpipe[0], .events = POLLIN };
 
@@ -559,8 +542,7 @@ main_wait_signal(void)
  * cannot load stops the daemon here with the reason, and the PHP version
  * from the worker's hello is known to health and the builds table.
  */
-static int
-main_builds(struct app *app, struct main_opts *o, int *nworkers)
+static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 {
 	struct config *c = &o->cfg;
 	char err[1024];
@@ -570,7 +552,8 @@ main_builds(struct app *app, struct main_opts *o, int *nworkers)
 	for (j = 0; j < o->nini_args; j++) {
 		for (k = 0; k < o->nbuild_args; k++) {
 			size_t n = strlen(o->build_args[k].name);
-			if (strncmp(o->ini_args[j], o->build_args[k].name, n) == 0 && o->ini_args[j][n] == ':')
+			if (strncmp(o->ini_args[j], o->build_args[k].name, n) == 0 &&
+			    o->ini_args[j][n] == ':')
 				break;
 		}
 		if (k == o->nbuild_args)
@@ -580,13 +563,15 @@ main_builds(struct app *app, struct main_opts *o, int *nworkers)
 		struct build *b = &c->builds[i];
 
 		if (build_discover(b, o->build_args[i].name, o->build_args[i].prefix, err, sizeof err) < 0)
-			return main_error("build %s (%s): %s", o->build_args[i].name, o->build_args[i].prefix, err);
+			return main_error(
+			    "build %s (%s): %s", o->build_args[i].name, o->build_args[i].prefix, err);
 		for (j = 0; j < o->nini_args; j++) {
 			size_t n = strlen(b->name);
 			if (strncmp(o->ini_args[j], b->name, n) != 0 || o->ini_args[j][n] != ':')
 				continue;
 			if (b->nini >= BUILD_MAX_INI)
-				return main_error("ini: at most %d settings for build %s", BUILD_MAX_INI, b->name);
+				return main_error(
+				    "ini: at most %d settings for build %s", BUILD_MAX_INI, b->name);
 			snprintf(b->ini[b->nini++], sizeof b->ini[0], "%s", o->ini_args[j] + n + 1);
 		}
 		c->nbuilds = i + 1;
@@ -596,8 +581,8 @@ main_builds(struct app *app, struct main_opts *o, int *nworkers)
 			return main_error("build %s: worker: cannot initialise", b->name);
 		*nworkers = i + 1;
 		if (worker_prestart(&app->workers[i], c) < 0)
-			return main_error("build %s: the worker cannot start: %s", b->name,
-			    app->workers[i].last_failure);
+			return main_error(
+			    "build %s: the worker cannot start: %s", b->name, app->workers[i].last_failure);
 		if (db_build_record(app->db, b, err, sizeof err) < 0)
 			return main_error("build %s: %s", b->name, err);
 		fprintf(stderr, "phpcmp: %s: PHP %s, %s (sha256 %.12s), sandbox: %s\n", b->name,
@@ -606,8 +591,7 @@ main_builds(struct app *app, struct main_opts *o, int *nworkers)
 	return 0;
 }
 
-static int
-main_serve(int argc, char **argv)
+static int main_serve(int argc, char **argv)
 {
 	struct main_opts o;
 	struct app app;
@@ -639,7 +623,8 @@ main_serve(int argc, char **argv)
 		goto out;
 	}
 	if (n > 0)
-		fprintf(stderr, "phpcmp: %d run(s) left unfinished by the last daemon marked interrupted\n", n);
+		fprintf(
+		    stderr, "phpcmp: %d run(s) left unfinished by the last daemon marked interrupted\n", n);
 	if (main_builds(&app, &o, &nworkers) < 0)
 		goto out;
 	if ((app.runs = runs_start(&app, err, sizeof err)) == NULL) {
@@ -651,7 +636,8 @@ main_serve(int argc, char **argv)
 		json_t *body = json_pack("{s:s}", "suite", "stored");
 		int64_t run_id;
 		if (body == NULL || runs_create(app.runs, body, &run_id, err, sizeof err) != 0)
-			fprintf(stderr, "phpcmp: could not queue the stored cases: %s\n", body ? err : "out of memory");
+			fprintf(stderr, "phpcmp: could not queue the stored cases: %s\n",
+			    body ? err : "out of memory");
 		json_decref(body);
 	}
 	if ((http = http_start(&app, err, sizeof err)) == NULL) {
@@ -663,7 +649,10 @@ main_serve(int argc, char **argv)
 	    strchr(o.cfg.listen_addr, ':') != NULL ? "]" : "", http_port(http), o.cfg.db_path);
 
 	sig = main_wait_signal();
-	fprintf(stderr, "phpcmp: %s, stopping\n", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal");
+	fprintf(stderr, "phpcmp: %s, stopping\n",
+	    sig == SIGINT        ? "SIGINT"
+	        : sig == SIGTERM ? "SIGTERM"
+	                         : "signal");
 	rc = 0;
 out:
 	/* Reverse order: no new requests, then no runs, then no workers. */
@@ -686,8 +675,7 @@ struct main_buf {
 	int overflow;
 };
 
-static size_t
-main_curl_write(char *ptr, size_t size, size_t nmemb, void *arg)
+static size_t main_curl_write(char *ptr, size_t size, size_t nmemb, void *arg)
 {
 	struct main_buf *b = arg;
 	size_t n = size * nmemb;
@@ -707,13 +695,17 @@ main_curl_write(char *ptr, size_t size, size_t nmemb, void *arg)
 }
 
 /* The case as the API's JSON body; NULL (with a message) if it can't be. */
-static char *
-main_case_body(const struct case_spec *c, const char *path)
+static char *main_case_body(const struct case_spec *c, const char *path)
 {
 	json_t *o = json_object(), *v;
 	char *text = NULL;
-	struct { const char *key, *value; } strs[] = {
-		{ "title", c->title }, { "code", c->code }, { "setup", c->setup }, { "expect", c->expect },
+	struct {
+		const char *key, *value;
+	} strs[] = {
+		{ "title", c->title },
+		{ "code", c->code },
+		{ "setup", c->setup },
+		{ "expect", c->expect },
 	};
 	size_t i;
 
@@ -725,7 +717,8 @@ main_case_body(const struct case_spec *c, const char *path)
 		/* JSON carries text: bytes that are not UTF-8 can't be submitted. */
 		if ((v = json_string(strs[i].value)) == NULL) {
 			main_error("%s: the %s is not valid UTF-8, which the JSON API cannot carry "
-			    "(write such bytes as \"\\xNN\" escapes in PHP strings)", path, strs[i].key);
+			           "(write such bytes as \"\\xNN\" escapes in PHP strings)",
+			    path, strs[i].key);
 			json_decref(o);
 			return NULL;
 		}
@@ -745,8 +738,7 @@ oom:
 	return NULL;
 }
 
-static void
-main_print_output(const char *role, json_t *r)
+static void main_print_output(const char *role, json_t *r)
 {
 	json_t *out = json_object_get(r, "output");
 	const char *status = json_string_value(json_object_get(r, "status"));
@@ -756,14 +748,14 @@ main_print_output(const char *role, json_t *r)
 	if (json_is_string(out))
 		printf("%.300s%s", json_string_value(out), json_string_length(out) > 300 ? "..." : "");
 	else
-		printf("false (error %" JSON_INTEGER_FORMAT ")", json_integer_value(json_object_get(r, "error_code")));
+		printf("false (error %" JSON_INTEGER_FORMAT ")",
+		    json_integer_value(json_object_get(r, "error_code")));
 	if (failure != NULL)
 		printf(" [%.200s]", failure);
 	putchar('\n');
 }
 
-static int
-main_submit(int argc, char **argv)
+static int main_submit(int argc, char **argv)
 {
 	const char *url = getenv("PHPCMP_URL"), *file = NULL, *verdict, *caseurl;
 	struct main_buf resp = { NULL, 0, 0 };
@@ -888,8 +880,7 @@ out:
 	return rc;
 }
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		main_usage(stderr);

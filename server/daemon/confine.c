@@ -70,7 +70,8 @@ static int confine_parse_layers(const char *v, char *out, size_t outsize)
 	out[0] = '\0';
 	for (size_t i = 0; i < sizeof(confine_layers) / sizeof(confine_layers[0]); i++)
 		if (mask & (1u << i))
-			snprintf(out + strlen(out), outsize - strlen(out), "%s%s", out[0] ? "," : "", confine_layers[i]);
+			snprintf(out + strlen(out), outsize - strlen(out), "%s%s", out[0] ? "," : "",
+			    confine_layers[i]);
 	if (!out[0])
 		snprintf(out, outsize, "none");
 	return 0;
@@ -90,8 +91,10 @@ static int confine_parse_size(const char *v, long long *out)
 	n = strtoll(v, &end, 10);
 	if (errno || end == v || n < 0)
 		return -1;
-	int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
-	    *end == 'G' || *end == 'g' ? 30 : 0;
+	int shift = *end == 'K' || *end == 'k' ? 10
+	    : *end == 'M' || *end == 'm'       ? 20
+	    : *end == 'G' || *end == 'g'       ? 30
+	                                       : 0;
 	if (shift)
 		end++;
 	if (*end || n > LLONG_MAX >> shift)
@@ -102,6 +105,7 @@ static int confine_parse_size(const char *v, long long *out)
 
 int confine_option(struct sandbox_config *s, const char *key, const char *value, char *err, size_t errsize)
 {
+	/* clang-format off */
 	static const struct { const char *key; size_t off; int size; } limits[] = {
 		{ "limit-cpu", offsetof(struct sandbox_config, cpu_s), 0 },
 		{ "limit-as", offsetof(struct sandbox_config, as), 1 },
@@ -110,11 +114,14 @@ int confine_option(struct sandbox_config *s, const char *key, const char *value,
 		{ "limit-nofile", offsetof(struct sandbox_config, nofile), 0 },
 		{ "limit-nproc", offsetof(struct sandbox_config, nproc), 0 },
 	};
+	/* clang-format on */
 
 	if (!strcmp(key, "sandbox")) {
 		if (confine_parse_layers(value, s->layers, sizeof(s->layers)) < 0) {
-			snprintf(err, errsize, "sandbox: expected all, none or a list of netns, caps, seccomp, "
-			    "landlock, rlimits, php; got \"%s\"", value);
+			snprintf(err, errsize,
+			    "sandbox: expected all, none or a list of netns, caps, seccomp, "
+			    "landlock, rlimits, php; got \"%s\"",
+			    value);
 			return -1;
 		}
 		return 1;
@@ -128,10 +135,12 @@ int confine_option(struct sandbox_config *s, const char *key, const char *value,
 		return 1;
 	}
 	if (!strcmp(key, "disable-functions")) {
-		if (strlen(value) > 4000 || strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_,") !=
-		    strlen(value)) {
+		if (strlen(value) > 4000 ||
+		    strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_,") !=
+		        strlen(value)) {
 			if (strcmp(value, "none")) {
-				snprintf(err, errsize, "disable-functions: expected none or function names separated "
+				snprintf(err, errsize,
+				    "disable-functions: expected none or function names separated "
 				    "by commas");
 				return -1;
 			}
@@ -178,8 +187,10 @@ int confine_check(const struct config *cfg, char *err, size_t errsize)
 	/* The library and the engine need some 60 MB of address space of
 	 * their own besides what memory_limit lets a case have. */
 	if (s->as >= 0 && mem >= 0 && mem + (256LL << 20) > s->as) {
-		snprintf(err, errsize, "memory-limit %s does not fit in limit-as %lld MB (it needs 256 MB more "
-		    "than memory-limit): raise limit-as", cfg->memory_limit, s->as >> 20);
+		snprintf(err, errsize,
+		    "memory-limit %s does not fit in limit-as %lld MB (it needs 256 MB more "
+		    "than memory-limit): raise limit-as",
+		    cfg->memory_limit, s->as >> 20);
 		return -1;
 	}
 	if (access(s->dir, W_OK | X_OK) < 0) {
@@ -236,7 +247,7 @@ static const char *confine_num(struct confine_args *a, long long v)
 	size_t left = sizeof(a->store) - a->used;
 	int n = v < 0 ? snprintf(p, left, "unlimited") : snprintf(p, left, "%lld", v);
 	if (n < 0 || (size_t)n >= left)
-		return "unlimited";   /* cannot happen: store is sized for every number */
+		return "unlimited"; /* cannot happen: store is sized for every number */
 	a->used += (size_t)n + 1;
 	return p;
 }
@@ -248,8 +259,8 @@ static void confine_add(const char **v, int *n, const char *opt, const char *val
 }
 
 /* Every option both loaders take: the folder, the paths, the limits. */
-static void confine_common(struct worker *w, const struct config *cfg, struct confine_args *a,
-    const char **v, int *n)
+static void confine_common(
+    struct worker *w, const struct config *cfg, struct confine_args *a, const char **v, int *n)
 {
 	confine_add(v, n, "--sandbox-dir", w->sandbox_dir);
 	confine_add(v, n, "--allow-read", cfg->worker_bin);
@@ -259,8 +270,8 @@ static void confine_common(struct worker *w, const struct config *cfg, struct co
 		confine_add(v, n, "--allow-write", a->dumpdir);
 }
 
-int confine_prepare(struct worker *w, const struct config *cfg, struct confine_args *a, char *err,
-    size_t errsize)
+int confine_prepare(
+    struct worker *w, const struct config *cfg, struct confine_args *a, char *err, size_t errsize)
 {
 	const struct sandbox_config *s = &cfg->sandbox;
 	char layers[128];
@@ -273,7 +284,8 @@ int confine_prepare(struct worker *w, const struct config *cfg, struct confine_a
 	confine_sweep_base = s->dir;
 	pthread_once(&confine_swept, confine_sweep_once);
 	if (snprintf(w->sandbox_dir, sizeof(w->sandbox_dir), "%s/phpcmp-%ld-%s-XXXXXX", s->dir,
-	    (long)getpid(), w->build->name) >= (int)sizeof(w->sandbox_dir) || !mkdtemp(w->sandbox_dir)) {
+	        (long)getpid(), w->build->name) >= (int)sizeof(w->sandbox_dir) ||
+	    !mkdtemp(w->sandbox_dir)) {
 		snprintf(err, errsize, "sandbox: cannot create a private folder in %.300s: %s", s->dir,
 		    strerror(errno));
 		w->sandbox_dir[0] = '\0';
@@ -305,8 +317,10 @@ int confine_prepare(struct worker *w, const struct config *cfg, struct confine_a
 	}
 	confine_add(a->v, &a->n, "--sandbox", s->layers);
 	confine_common(w, cfg, a, a->v, &a->n);
-	confine_add(a->v, &a->n, "--limit-cpu", confine_num(a, s->cpu_s < 0 || !w->measuring ? s->cpu_s :
-	    s->cpu_s + (cfg->measure_timeout_ms + 999) / 1000));
+	confine_add(a->v, &a->n, "--limit-cpu",
+	    confine_num(a,
+	        s->cpu_s < 0 || !w->measuring ? s->cpu_s
+	                                      : s->cpu_s + (cfg->measure_timeout_ms + 999) / 1000));
 	confine_add(a->v, &a->n, "--limit-as", confine_num(a, w->measuring ? s->measure_as : s->as));
 	confine_add(a->v, &a->n, "--limit-fsize", confine_num(a, s->fsize));
 	confine_add(a->v, &a->n, "--limit-nofile", confine_num(a, s->nofile));

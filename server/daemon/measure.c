@@ -24,7 +24,7 @@
 
 #include "phpcmp.h"
 
-#define MEASURE_DEFAULT_THRESHOLD 1.0   /* percent: below this a change is noise */
+#define MEASURE_DEFAULT_THRESHOLD 1.0 /* percent: below this a change is noise */
 #define MEASURE_HISTORY_MAX 500
 #define MEASURE_MAX_DUMP (256u << 20)
 
@@ -38,7 +38,8 @@ static double measure_threshold(const struct http_request *req, struct http_resp
 	errno = 0;
 	double t = strtod(s, &end);
 	if (errno != 0 || end == s || *end != '\0' || !(t >= 0 && t <= 1000)) {
-		api_error(resp, 400, "bad_request", "threshold: expected a percentage from 0 to 1000, got \"%.32s\"", s);
+		api_error(resp, 400, "bad_request",
+		    "threshold: expected a percentage from 0 to 1000, got \"%.32s\"", s);
 		return -1;
 	}
 	return t;
@@ -48,8 +49,8 @@ struct measure_row {
 	int64_t case_id, comparison_id, iterations;
 	char *title, *source;
 	char status[MAX_BUILDS][16];
-	double per_call[MAX_BUILDS];      /* NAN: not measured */
-	double delta_pct;                 /* NAN: not comparable */
+	double per_call[MAX_BUILDS]; /* NAN: not measured */
+	double delta_pct;            /* NAN: not comparable */
 };
 
 struct measure_table {
@@ -80,9 +81,11 @@ static int measure_collect(void *arg, const struct db_measurement *m)
 	if (!r->title)
 		return -1;
 	for (int role = 0; role < MAX_BUILDS; role++) {
-		snprintf(r->status[role], sizeof(r->status[role]), "%s", m->status[role] ? m->status[role] : "");
-		r->per_call[role] = m->instr_total[role] >= 0 && m->iterations > 0 ?
-		    (double)m->instr_total[role] / (double)m->iterations : NAN;
+		snprintf(
+		    r->status[role], sizeof(r->status[role]), "%s", m->status[role] ? m->status[role] : "");
+		r->per_call[role] = m->instr_total[role] >= 0 && m->iterations > 0
+		    ? (double)m->instr_total[role] / (double)m->iterations
+		    : NAN;
 	}
 	double b = r->per_call[ROLE_BASE], h = r->per_call[ROLE_HEAD];
 	r->delta_pct = !isnan(b) && !isnan(h) && b > 0 ? (h - b) / b * 100.0 : NAN;
@@ -149,7 +152,8 @@ static json_t *measure_num(double v)
 	return isnan(v) ? json_null() : json_real(round(v * 100) / 100);
 }
 
-void measure_table(struct app *app, int64_t run_id, const struct http_request *req, struct http_response *resp)
+void measure_table(
+    struct app *app, int64_t run_id, const struct http_request *req, struct http_response *resp)
 {
 	struct db_run run;
 	struct measure_table t;
@@ -160,30 +164,31 @@ void measure_table(struct app *app, int64_t run_id, const struct http_request *r
 	for (size_t i = 0; i < t.n; i++) {
 		struct measure_row *r = &t.rows[i];
 		const char *change = measure_classify(&t, r);
-		json_t *row = json_pack("{s:I, s:I, s:s, s:o, s:I}",
-		    "case_id", (json_int_t)r->case_id, "comparison_id", (json_int_t)r->comparison_id,
-		    "title", r->title, "source", r->source ? json_string(r->source) : json_null(),
-		    "iterations", (json_int_t)r->iterations);
+		json_t *row = json_pack("{s:I, s:I, s:s, s:o, s:I}", "case_id", (json_int_t)r->case_id,
+		    "comparison_id", (json_int_t)r->comparison_id, "title", r->title, "source",
+		    r->source ? json_string(r->source) : json_null(), "iterations",
+		    (json_int_t)r->iterations);
 		for (int role = 0; role < MAX_BUILDS; role++) {
 			char url[128];
 			snprintf(url, sizeof(url), "/api/comparisons/%" PRId64 "/callgrind/%s",
 			    r->comparison_id, app_role_name(role));
-			json_object_set_new(row, app_role_name(role), json_pack("{s:s, s:o, s:o}",
-			    "status", r->status[role], "instructions", measure_num(r->per_call[role]),
-			    "callgrind_url", isnan(r->per_call[role]) ? json_null() : json_string(url)));
+			json_object_set_new(row, app_role_name(role),
+			    json_pack("{s:s, s:o, s:o}", "status", r->status[role], "instructions",
+			        measure_num(r->per_call[role]), "callgrind_url",
+			        isnan(r->per_call[role]) ? json_null() : json_string(url)));
 		}
 		json_object_set_new(row, "delta_pct", measure_num(r->delta_pct));
 		json_object_set_new(row, "change", json_string(change));
 		json_array_append_new(rows, row);
 	}
-	json_t *body = json_pack("{s:I, s:s, s:s, s:f, s:o, s:{s:i, s:i, s:i, s:i}}",
-	    "run_id", (json_int_t)run.id, "suite", run.suite, "status", run.status,
-	    "threshold_pct", t.threshold, "workloads", rows,
-	    "counts", "regressions", t.regressions, "improvements", t.improvements,
+	json_t *body = json_pack("{s:I, s:s, s:s, s:f, s:o, s:{s:i, s:i, s:i, s:i}}", "run_id",
+	    (json_int_t)run.id, "suite", run.suite, "status", run.status, "threshold_pct", t.threshold,
+	    "workloads", rows, "counts", "regressions", t.regressions, "improvements", t.improvements,
 	    "unchanged", t.unchanged, "unmeasured", t.unmeasured);
-	json_object_set_new(body, "builds", json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}",
-	    "base", "name", run.build_names[ROLE_BASE], "version", run.build_versions[ROLE_BASE],
-	    "head", "name", run.build_names[ROLE_HEAD], "version", run.build_versions[ROLE_HEAD]));
+	json_object_set_new(body, "builds",
+	    json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "base", "name", run.build_names[ROLE_BASE], "version",
+	        run.build_versions[ROLE_BASE], "head", "name", run.build_names[ROLE_HEAD], "version",
+	        run.build_versions[ROLE_HEAD]));
 	api_json(resp, 200, body);
 	db_run_release(&run);
 	measure_table_release(&t);
@@ -259,7 +264,8 @@ static void measure_cell(struct text *out, const char *s)
 	}
 }
 
-void measure_report_md(struct app *app, int64_t run_id, const struct http_request *req, struct http_response *resp)
+void measure_report_md(
+    struct app *app, int64_t run_id, const struct http_request *req, struct http_response *resp)
 {
 	struct db_run run;
 	struct measure_table t;
@@ -269,10 +275,11 @@ void measure_report_md(struct app *app, int64_t run_id, const struct http_reques
 	if (measure_load(app, run_id, req, resp, &run, &t) < 0)
 		return;
 	text_add(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);
-	text_add(&out, "base: %s (PHP %s), head: %s (PHP %s); callgrind, inclusive instructions of "
+	text_add(&out,
+	    "base: %s (PHP %s), head: %s (PHP %s); callgrind, inclusive instructions of "
 	    "`zif_json_encode` ÷ iterations; noteworthy at |Δ| ≥ %.2f %%.\n\n",
-	    run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE],
-	    run.build_names[ROLE_HEAD], run.build_versions[ROLE_HEAD], t.threshold);
+	    run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE], run.build_names[ROLE_HEAD],
+	    run.build_versions[ROLE_HEAD], t.threshold);
 	text_add(&out, "| json_encode() of | base | head | Δ %% |\n|---|---:|---:|---:|\n");
 	for (size_t i = 0; i < t.n; i++) {
 		struct measure_row *r = &t.rows[i];
@@ -310,19 +317,19 @@ void measure_report_md(struct app *app, int64_t run_id, const struct http_reques
 static int measure_history_point(void *arg, const struct db_workload_point *p)
 {
 	json_t *points = arg;
-	json_t *pt = json_pack("{s:I, s:s, s:I, s:I, s:s}", "run_id", (json_int_t)p->run_id,
-	    "run_created_at", p->run_created_at ? p->run_created_at : "", "case_id", (json_int_t)p->case_id,
-	    "comparison_id", (json_int_t)p->comparison_id, "title", p->title ? p->title : "");
+	json_t *pt = json_pack("{s:I, s:s, s:I, s:I, s:s}", "run_id", (json_int_t)p->run_id, "run_created_at",
+	    p->run_created_at ? p->run_created_at : "", "case_id", (json_int_t)p->case_id, "comparison_id",
+	    (json_int_t)p->comparison_id, "title", p->title ? p->title : "");
 	if (!pt)
 		return -1;
 	for (int role = 0; role < MAX_BUILDS; role++) {
-		double v = p->instr_total[role] >= 0 && p->iterations > 0 ?
-		    (double)p->instr_total[role] / (double)p->iterations : NAN;
-		json_object_set_new(pt, app_role_name(role), json_pack("{s:s, s:s, s:s, s:o}",
-		    "build", p->build_name[role] ? p->build_name[role] : "",
-		    "version", p->build_version[role] ? p->build_version[role] : "",
-		    "sha256_prefix", p->build_sha[role] ? p->build_sha[role] : "",
-		    "instructions", measure_num(v)));
+		double v = p->instr_total[role] >= 0 && p->iterations > 0
+		    ? (double)p->instr_total[role] / (double)p->iterations
+		    : NAN;
+		json_object_set_new(pt, app_role_name(role),
+		    json_pack("{s:s, s:s, s:s, s:o}", "build", p->build_name[role] ? p->build_name[role] : "",
+		        "version", p->build_version[role] ? p->build_version[role] : "", "sha256_prefix",
+		        p->build_sha[role] ? p->build_sha[role] : "", "instructions", measure_num(v)));
 	}
 	return json_array_append_new(points, pt);
 }
@@ -336,14 +343,16 @@ void measure_history(struct app *app, const struct http_request *req, struct htt
 	long limit = 100;
 
 	if ((source == NULL) == (cs == NULL)) {
-		api_error(resp, 400, "bad_request", "give exactly one of source (a file under cases/) or case (an id)");
+		api_error(resp, 400, "bad_request",
+		    "give exactly one of source (a file under cases/) or case (an id)");
 		return;
 	}
 	if (cs != NULL) {
 		errno = 0;
 		case_id = strtoll(cs, &end, 10);
 		if (errno || end == cs || *end || case_id <= 0) {
-			api_error(resp, 400, "bad_request", "case: expected a positive integer, got \"%.32s\"", cs);
+			api_error(
+			    resp, 400, "bad_request", "case: expected a positive integer, got \"%.32s\"", cs);
 			return;
 		}
 	}
@@ -351,19 +360,21 @@ void measure_history(struct app *app, const struct http_request *req, struct htt
 		errno = 0;
 		limit = strtol(ls, &end, 10);
 		if (errno || end == ls || *end || limit < 1 || limit > MEASURE_HISTORY_MAX) {
-			api_error(resp, 400, "bad_request", "limit: expected 1 to %d, got \"%.32s\"", MEASURE_HISTORY_MAX, ls);
+			api_error(resp, 400, "bad_request", "limit: expected 1 to %d, got \"%.32s\"",
+			    MEASURE_HISTORY_MAX, ls);
 			return;
 		}
 	}
 	json_t *points = json_array();
-	if (db_workload_history(app->db, source, case_id, (int)limit, measure_history_point, points,
-	    err, sizeof(err)) < 0) {
+	if (db_workload_history(
+	        app->db, source, case_id, (int)limit, measure_history_point, points, err, sizeof(err)) < 0) {
 		json_decref(points);
 		api_error(resp, 500, "internal", "%s", err);
 		return;
 	}
-	api_json(resp, 200, json_pack("{s:o, s:o, s:o}", "source", source ? json_string(source) : json_null(),
-	    "case_id", case_id ? json_integer(case_id) : json_null(), "points", points));
+	api_json(resp, 200,
+	    json_pack("{s:o, s:o, s:o}", "source", source ? json_string(source) : json_null(), "case_id",
+	        case_id ? json_integer(case_id) : json_null(), "points", points));
 }
 
 void measure_dump(struct app *app, int64_t comparison_id, const char *role, struct http_response *resp)
@@ -381,8 +392,8 @@ void measure_dump(struct app *app, int64_t comparison_id, const char *role, stru
 		if (rc < 0)
 			api_error(resp, 500, "internal", "%s", err);
 		else
-			api_error(resp, 404, "not_found", "comparison %" PRId64 " has no callgrind file for %s",
-			    comparison_id, role);
+			api_error(resp, 404, "not_found",
+			    "comparison %" PRId64 " has no callgrind file for %s", comparison_id, role);
 		return;
 	}
 	/* Serve only files inside our own callgrind folder. */

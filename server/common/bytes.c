@@ -45,11 +45,17 @@ size_t utf8_seq(const unsigned char *p, size_t n, uint32_t *cp)
 		goto out;
 	}
 	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2; c &= 0x1f; min = 0x80;
+		len = 2;
+		c &= 0x1f;
+		min = 0x80;
 	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3; c &= 0x0f; min = 0x800;
+		len = 3;
+		c &= 0x0f;
+		min = 0x800;
 	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4; c &= 0x07; min = 0x10000;
+		len = 4;
+		c &= 0x07;
+		min = 0x10000;
 	} else {
 		return 0;
 	}

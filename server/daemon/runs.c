@@ -29,17 +29,17 @@
 #define RUNS_CASE_SUFFIX ".phpt"
 #define RUNS_MAX_CASE_FILES 100000
 #define RUNS_MAX_DIR_DEPTH 8
-#define RUNS_MAX_NOTES 1024   /* bytes of skipped-file notes kept on a run */
+#define RUNS_MAX_NOTES 1024 /* bytes of skipped-file notes kept on a run */
 
 struct runs {
 	struct app *app;
 	pthread_t thread;
 	int thread_started;
-	pthread_mutex_t lock;     /* guards the fields below */
+	pthread_mutex_t lock; /* guards the fields below */
 	pthread_cond_t cond;
 	int stopping;
-	int wake;                 /* a run was queued since the runner last looked */
-	int64_t current;          /* the run being executed, 0 when idle */
+	int wake;        /* a run was queued since the runner last looked */
+	int64_t current; /* the run being executed, 0 when idle */
 	int cancel_current;
 };
 
@@ -48,14 +48,14 @@ struct runs {
 struct suite_iter {
 	struct runs *runs;
 	int64_t total;
-	char notes[RUNS_MAX_NOTES];   /* problems worth recording on the run */
+	char notes[RUNS_MAX_NOTES]; /* problems worth recording on the run */
 	void *state;
 };
 
 struct suite {
 	const char *name;
-	int measures;                 /* run cases' --MEASURE-- (callgrind), else ignore it */
-	const char *const *params;    /* body fields allowed besides "suite" */
+	int measures;              /* run cases' --MEASURE-- (callgrind), else ignore it */
+	const char *const *params; /* body fields allowed besides "suite" */
 	int (*open)(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
 	/* 1 with a case (the caller releases it), 0 at the end, -1 with err. */
 	int (*next)(struct suite_iter *, struct case_spec *, char *err, size_t errsize);
@@ -70,14 +70,13 @@ struct suite {
 /* ---- the stored suite: every *.phpt under the cases folder ---- */
 
 struct stored_state {
-	char **paths;                 /* relative to the cases folder, sorted */
+	char **paths; /* relative to the cases folder, sorted */
 	size_t n, cap, pos;
-	int workloads_only;           /* the measure suite: cases with --MEASURE-- */
+	int workloads_only; /* the measure suite: cases with --MEASURE-- */
 };
 
 /* Add "a: b" to the run's notes, "; "-separated, as long as they fit. */
-static void
-runs_note(struct suite_iter *it, const char *fmt, const char *a, const char *b)
+static void runs_note(struct suite_iter *it, const char *fmt, const char *a, const char *b)
 {
 	size_t len = strlen(it->notes);
 
@@ -90,8 +89,7 @@ runs_note(struct suite_iter *it, const char *fmt, const char *a, const char *b)
 	snprintf(it->notes + len, sizeof it->notes - len, fmt, a, b);
 }
 
-static int
-stored_add(struct stored_state *s, const char *rel)
+static int stored_add(struct stored_state *s, const char *rel)
 {
 	char **p;
 
@@ -108,8 +106,7 @@ stored_add(struct stored_state *s, const char *rel)
 	return 0;
 }
 
-static int
-stored_has_suffix(const char *name)
+static int stored_has_suffix(const char *name)
 {
 	size_t n = strlen(name), k = strlen(RUNS_CASE_SUFFIX);
 
@@ -117,8 +114,8 @@ stored_has_suffix(const char *name)
 }
 
 /* Collect case files under root/rel, skipping hidden entries. */
-static int
-stored_scan(struct stored_state *s, const char *root, const char *rel, int depth, char *err, size_t errsize)
+static int stored_scan(
+    struct stored_state *s, const char *root, const char *rel, int depth, char *err, size_t errsize)
 {
 	char dir[4096], sub[4096];
 	struct dirent *de;
@@ -134,7 +131,8 @@ stored_scan(struct stored_state *s, const char *root, const char *rel, int depth
 	while (rc == 0 && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
-		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", rel, *rel != '\0' ? "/" : "", de->d_name) >= sizeof sub)
+		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", rel, *rel != '\0' ? "/" : "", de->d_name) >=
+		    sizeof sub)
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0)
 			continue;
@@ -142,7 +140,8 @@ stored_scan(struct stored_state *s, const char *root, const char *rel, int depth
 			rc = stored_scan(s, root, sub, depth + 1, err, errsize);
 		} else if (S_ISREG(st.st_mode) && stored_has_suffix(de->d_name)) {
 			if (s->n >= RUNS_MAX_CASE_FILES) {
-				snprintf(err, errsize, "more than %d case files under %s", RUNS_MAX_CASE_FILES, root);
+				snprintf(err, errsize, "more than %d case files under %s",
+				    RUNS_MAX_CASE_FILES, root);
 				rc = -1;
 			} else if (stored_add(s, sub) < 0) {
 				snprintf(err, errsize, "out of memory");
@@ -154,16 +153,14 @@ stored_scan(struct stored_state *s, const char *root, const char *rel, int depth
 	return rc;
 }
 
-static int
-stored_cmp(const void *a, const void *b)
+static int stored_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int stored_validate(struct suite_iter *, char *err, size_t errsize);
 
-static void
-stored_close(struct suite_iter *it)
+static void stored_close(struct suite_iter *it)
 {
 	struct stored_state *s = it->state;
 	size_t i;
@@ -177,8 +174,7 @@ stored_close(struct suite_iter *it)
 	it->state = NULL;
 }
 
-static int
-stored_open_kind(struct suite_iter *it, int workloads_only, char *err, size_t errsize)
+static int stored_open_kind(struct suite_iter *it, int workloads_only, char *err, size_t errsize)
 {
 	struct stored_state *s;
 
@@ -202,24 +198,21 @@ stored_open_kind(struct suite_iter *it, int workloads_only, char *err, size_t er
 	return 0;
 }
 
-static int
-stored_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+static int stored_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {
 	(void)run;
 	return stored_open_kind(it, 0, err, errsize);
 }
 
 /* The measure suite: the stored workloads, each measured under callgrind. */
-static int
-measure_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+static int measure_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {
 	(void)run;
 	return stored_open_kind(it, 1, err, errsize);
 }
 
 /* Parse a case file; 0, or -1 with why. */
-static int
-stored_load(struct suite_iter *it, const char *rel, struct case_spec *c, char *why, size_t whysize)
+static int stored_load(struct suite_iter *it, const char *rel, struct case_spec *c, char *why, size_t whysize)
 {
 	char path[4096];
 	size_t len;
@@ -240,8 +233,7 @@ stored_load(struct suite_iter *it, const char *rel, struct case_spec *c, char *w
 }
 
 /* Keep the files that parse; note the others on the run. */
-static int
-stored_validate(struct suite_iter *it, char *err, size_t errsize)
+static int stored_validate(struct suite_iter *it, char *err, size_t errsize)
 {
 	struct stored_state *s = it->state;
 	struct case_spec c;
@@ -269,8 +261,7 @@ stored_validate(struct suite_iter *it, char *err, size_t errsize)
 }
 
 /* The next case file that parses; a file that doesn't (changed since) is noted and skipped. */
-static int
-stored_next(struct suite_iter *it, struct case_spec *c, char *err, size_t errsize)
+static int stored_next(struct suite_iter *it, struct case_spec *c, char *err, size_t errsize)
 {
 	struct stored_state *s = it->state;
 	char why[512];
@@ -300,8 +291,7 @@ static const char *const stored_params[] = { NULL };
 
 static const char *const generated_params[] = { "seed", "seeds", "count", "start", NULL };
 
-static int
-generated_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+static int generated_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {
 	if ((it->total = genrun_total(run->params)) < 0) {
 		snprintf(err, errsize, "bad parameters for the generated suite");
@@ -310,31 +300,30 @@ generated_open(struct suite_iter *it, const struct db_run *run, char *err, size_
 	return 0;
 }
 
-static void
-generated_close(struct suite_iter *it)
+static void generated_close(struct suite_iter *it)
 {
 	(void)it;
 }
 
 static int runs_should_stop(struct runs *, int *cancelled);
 
-static int
-generated_stop(void *arg, int *cancelled)
+static int generated_stop(void *arg, int *cancelled)
 {
 	return runs_should_stop(arg, cancelled);
 }
 
 static int generated_execute(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
 
+/* clang-format off */
 static const struct suite runs_suites[] = {
 	{ "stored", 0, stored_params, stored_open, stored_next, stored_close, NULL, NULL },
 	{ "measure", 1, stored_params, measure_open, stored_next, stored_close, NULL, NULL },
 	{ "generated", 0, generated_params, generated_open, NULL, generated_close, genrun_check,
 	    generated_execute },
 };
+/* clang-format on */
 
-static const struct suite *
-runs_suite(const char *name)
+static const struct suite *runs_suite(const char *name)
 {
 	size_t i;
 
@@ -354,8 +343,7 @@ struct pair_job {
 	int rc;
 };
 
-static void *
-runs_pair_thread(void *arg)
+static void *runs_pair_thread(void *arg)
 {
 	struct pair_job *job = arg;
 
@@ -363,8 +351,7 @@ runs_pair_thread(void *arg)
 	return NULL;
 }
 
-int
-runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS])
+int runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS])
 {
 	struct pair_job jobs[MAX_BUILDS];
 	pthread_t threads[MAX_BUILDS];
@@ -386,7 +373,7 @@ runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_BUIL
 		if (started[i])
 			pthread_join(threads[i], NULL);
 		else
-			runs_pair_thread(&jobs[i]);   /* no thread: run it here */
+			runs_pair_thread(&jobs[i]); /* no thread: run it here */
 	}
 	for (i = 0; i < MAX_BUILDS; i++)
 		if (jobs[i].rc < 0)
@@ -396,8 +383,7 @@ runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_BUIL
 
 /* ---- the runner ---- */
 
-static int
-runs_should_stop(struct runs *rs, int *cancelled)
+static int runs_should_stop(struct runs *rs, int *cancelled)
 {
 	int stop;
 
@@ -408,33 +394,36 @@ runs_should_stop(struct runs *rs, int *cancelled)
 	return stop || *cancelled;
 }
 
-static void
-runs_log_error(int64_t id, const char *what, const char *err)
+static void runs_log_error(int64_t id, const char *what, const char *err)
 {
 	fprintf(stderr, "phpcmp: run %" PRId64 ": %s: %s\n", id, what, err);
 }
 
 enum runs_end { END_DONE, END_FAILED, END_CANCELLED, END_INTERRUPTED };
 
-static int
-generated_execute(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+static int generated_execute(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {
 	switch (genrun_execute(it->runs->app, run, generated_stop, it->runs, err, errsize)) {
-	case GENRUN_DONE: return END_DONE;
-	case GENRUN_CANCELLED: return END_CANCELLED;
-	case GENRUN_INTERRUPTED: return END_INTERRUPTED;
-	default: return END_FAILED;
+	case GENRUN_DONE:
+		return END_DONE;
+	case GENRUN_CANCELLED:
+		return END_CANCELLED;
+	case GENRUN_INTERRUPTED:
+		return END_INTERRUPTED;
+	default:
+		return END_FAILED;
 	}
 }
 
+/* clang-format off */
 static const char *const runs_end_status[] = {
 	[END_DONE] = "done", [END_FAILED] = "failed",
 	[END_CANCELLED] = "cancelled", [END_INTERRUPTED] = "interrupted",
 };
+/* clang-format on */
 
 /* Execute one queued run to its end. */
-static void
-runs_execute(struct runs *rs, struct db_run *run)
+static void runs_execute(struct runs *rs, struct db_run *run)
 {
 	struct app *app = rs->app;
 	const struct suite *suite = runs_suite(run->suite);
@@ -447,7 +436,7 @@ runs_execute(struct runs *rs, struct db_run *run)
 	enum runs_end end = END_DONE;
 	int64_t case_id, comparison_id;
 	int i, rc, cancelled = 0, opened = 0;
-	int resumed = run->done > 0;   /* POST /api/runs/{id}/resume: skip what it compared */
+	int resumed = run->done > 0; /* POST /api/runs/{id}/resume: skip what it compared */
 
 	memset(&it, 0, sizeof it);
 	it.runs = rs;
@@ -513,8 +502,8 @@ runs_execute(struct runs *rs, struct db_run *run)
 			    i < MAX_BUILDS ? res[i].failure : "unknown reason");
 			end = END_FAILED;
 		} else if (db_comparison_store(app->db, &c, run->id, builds, res,
-		    verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]), &case_id, &comparison_id,
-		    err, sizeof err) < 0) {
+		               verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]), &case_id, &comparison_id,
+		               err, sizeof err) < 0) {
 			end = END_FAILED;
 		}
 		for (i = 0; i < MAX_BUILDS; i++)
@@ -533,16 +522,15 @@ finish:
 	}
 	if (end == END_FAILED)
 		runs_log_error(run->id, "failed", err);
-	if (db_run_finish(app->db, run->id, runs_end_status[end], err[0] != '\0' ? err : NULL,
-	    dberr, sizeof dberr) < 0)
+	if (db_run_finish(
+	        app->db, run->id, runs_end_status[end], err[0] != '\0' ? err : NULL, dberr, sizeof dberr) < 0)
 		runs_log_error(run->id, "finish", dberr);
 out:
 	if (opened)
 		suite->close(&it);
 }
 
-static void *
-runs_main(void *arg)
+static void *runs_main(void *arg)
 {
 	struct runs *rs = arg;
 	struct db_run run;
@@ -585,8 +573,7 @@ runs_main(void *arg)
 	return NULL;
 }
 
-struct runs *
-runs_start(struct app *app, char *err, size_t errsize)
+struct runs *runs_start(struct app *app, char *err, size_t errsize)
 {
 	struct runs *rs;
 
@@ -608,8 +595,7 @@ runs_start(struct app *app, char *err, size_t errsize)
 	return rs;
 }
 
-void
-runs_stop(struct runs *rs)
+void runs_stop(struct runs *rs)
 {
 	if (rs == NULL)
 		return;
@@ -625,23 +611,23 @@ runs_stop(struct runs *rs)
 }
 
 /* Under rs->lock: 0 when one more run may be queued, else 429 or 500 with err. */
-static int
-runs_queue_room(struct runs *rs, char *err, size_t errsize)
+static int runs_queue_room(struct runs *rs, char *err, size_t errsize)
 {
 	int max = rs->app->config->max_queued_runs, n;
 
 	if ((n = db_runs_queued(rs->app->db, err, errsize)) < 0)
 		return 500;
 	if (n >= max) {
-		snprintf(err, errsize, "%d runs are already waiting, the limit (max-queued-runs); "
-		    "retry when one has started", n);
+		snprintf(err, errsize,
+		    "%d runs are already waiting, the limit (max-queued-runs); "
+		    "retry when one has started",
+		    n);
 		return 429;
 	}
 	return 0;
 }
 
-int
-runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t errsize)
+int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t errsize)
 {
 	const struct suite *suite;
 	struct build *builds[MAX_BUILDS];
@@ -653,15 +639,18 @@ runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t
 
 	v = json_object_get(body, "suite");
 	if (v == NULL || !json_is_string(v)) {
-		snprintf(err, errsize, "suite: %s (known: stored, measure, generated)", v == NULL ? "required" : "expected a string");
+		snprintf(err, errsize, "suite: %s (known: stored, measure, generated)",
+		    v == NULL ? "required" : "expected a string");
 		return 400;
 	}
 	if (strlen(json_string_value(v)) != json_string_length(v) ||
 	    (suite = runs_suite(json_string_value(v))) == NULL) {
-		snprintf(err, errsize, "suite: unknown suite \"%.64s\" (known: stored, measure, generated)", json_string_value(v));
+		snprintf(err, errsize, "suite: unknown suite \"%.64s\" (known: stored, measure, generated)",
+		    json_string_value(v));
 		return 400;
 	}
-	json_object_foreach(body, key, v) {
+	json_object_foreach(body, key, v)
+	{
 		if (strcmp(key, "suite") == 0)
 			continue;
 		for (i = 0; suite->params[i] != NULL; i++)
@@ -699,8 +688,7 @@ fail:
 	return status;
 }
 
-int
-runs_cancel(struct runs *rs, int64_t id, char *err, size_t errsize)
+int runs_cancel(struct runs *rs, int64_t id, char *err, size_t errsize)
 {
 	struct db_run run;
 	int rc;
@@ -729,8 +717,7 @@ runs_cancel(struct runs *rs, int64_t id, char *err, size_t errsize)
 	return 409;
 }
 
-int
-runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
+int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 {
 	const struct config *cfg = rs->app->config;
 	struct build *builds[MAX_BUILDS];
@@ -747,7 +734,7 @@ runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 			rs->wake = 1;
 			pthread_cond_signal(&rs->cond);
 		} else {
-			status = -1;   /* not resumable: say why below */
+			status = -1; /* not resumable: say why below */
 		}
 	}
 	pthread_mutex_unlock(&rs->lock);
@@ -761,15 +748,18 @@ runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 	}
 	if (strcmp(run.status, "interrupted") == 0 || strcmp(run.status, "failed") == 0 ||
 	    strcmp(run.status, "cancelled") == 0)
-		snprintf(err, errsize, "run %" PRId64 " was made with the builds %s (%s) and %s (%s); this "
+		snprintf(err, errsize,
+		    "run %" PRId64 " was made with the builds %s (%s) and %s (%s); this "
 		    "daemon has %s (%s) and %s (%s): resume it where those builds are, or start a new run",
-		    id, run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE],
-		    run.build_names[ROLE_HEAD], run.build_versions[ROLE_HEAD],
-		    cfg->builds[ROLE_BASE].name, cfg->builds[ROLE_BASE].php_version,
-		    cfg->builds[ROLE_HEAD].name, cfg->builds[ROLE_HEAD].php_version);
+		    id, run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE], run.build_names[ROLE_HEAD],
+		    run.build_versions[ROLE_HEAD], cfg->builds[ROLE_BASE].name,
+		    cfg->builds[ROLE_BASE].php_version, cfg->builds[ROLE_HEAD].name,
+		    cfg->builds[ROLE_HEAD].php_version);
 	else
-		snprintf(err, errsize, "run %" PRId64 " is %s: only an interrupted, failed or cancelled "
-		    "run can be resumed", id, run.status);
+		snprintf(err, errsize,
+		    "run %" PRId64 " is %s: only an interrupted, failed or cancelled "
+		    "run can be resumed",
+		    id, run.status);
 	db_run_release(&run);
 	return 409;
 }

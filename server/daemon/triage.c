@@ -1,5 +1,5 @@
 /*
- * Triage: mismatches grouped in buckets (server/bucket.c makes the key),
+ * Triage: mismatches grouped in buckets (server/common/bucket.c makes the key),
  * each bucket's state, assignee and notes, and the audit trail of who
  * changed what (docs/api.md, "Triage").
  *
@@ -30,34 +30,47 @@
 #define TRIAGE_NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 #define TRIAGE_DEFAULT_LIMIT 50
 #define TRIAGE_MAX_LIMIT 500
-#define TRIAGE_MAX_IDS 500         /* buckets in one bulk change */
-#define TRIAGE_NAME_MAX 64         /* "by" and "assignee" */
+#define TRIAGE_MAX_IDS 500 /* buckets in one bulk change */
+#define TRIAGE_NAME_MAX 64 /* "by" and "assignee" */
 #define TRIAGE_NOTES_MAX 16384
-#define TRIAGE_DETAIL_MAX 100      /* runs and events in GET /api/buckets/{id} */
+#define TRIAGE_DETAIL_MAX 100 /* runs and events in GET /api/buckets/{id} */
 #define TRIAGE_BACKFILL_BATCH 1000
-#define TRIAGE_SYSTEM "phpcmp"     /* "by" of the daemon's own audit entries */
+#define TRIAGE_SYSTEM "phpcmp" /* "by" of the daemon's own audit entries */
 
 static const char *const triage_states[] = { "new", "confirmed", "expected", "ignored", "fixed", NULL };
 
 enum tstmt {
-	T_BUCKET_UPSERT, T_BUCKET_RUN_UPSERT, T_COMPARISON_BUCKET, T_REAPPEARED,
+	T_BUCKET_UPSERT,
+	T_BUCKET_RUN_UPSERT,
+	T_COMPARISON_BUCKET,
+	T_REAPPEARED,
 	T_EVENT_INSERT,
-	T_UNBUCKETED, T_RESULTS,
-	T_BUCKET_GET, T_BUCKET_OF_COMPARISON,
-	T_BUCKETS_LIST, T_RUN_BUCKETS_LIST, T_STATE_COUNTS, T_RUN_STATE_COUNTS,
-	T_BUCKET_RUNS, T_EVENTS_BUCKET, T_EVENTS_ALL,
-	T_MISMATCHES, T_MISMATCHES_RUN,
-	T_BUCKET_CURRENT, T_BUCKET_WRITE, T_RUN_EXISTS,
+	T_UNBUCKETED,
+	T_RESULTS,
+	T_BUCKET_GET,
+	T_BUCKET_OF_COMPARISON,
+	T_BUCKETS_LIST,
+	T_RUN_BUCKETS_LIST,
+	T_STATE_COUNTS,
+	T_RUN_STATE_COUNTS,
+	T_BUCKET_RUNS,
+	T_EVENTS_BUCKET,
+	T_EVENTS_ALL,
+	T_MISMATCHES,
+	T_MISMATCHES_RUN,
+	T_BUCKET_CURRENT,
+	T_BUCKET_WRITE,
+	T_RUN_EXISTS,
 	T_COUNT
 };
 
 /* The columns of a bucket row, then its representative case (id, title). */
-#define BUCKET_COLUMNS \
+#define BUCKET_COLUMNS                                                                     \
 	"b.id, b.key, b.state, b.assignee, b.notes, b.mismatches, b.first_comparison_id, " \
 	"b.last_comparison_id, b.first_run_id, b.last_run_id, b.first_seen, b.last_seen, " \
-	"b.updated_at, b.updated_by, b.reappeared_comparison_id, b.reappeared_run_id, " \
+	"b.updated_at, b.updated_by, b.reappeared_comparison_id, b.reappeared_run_id, "    \
 	"b.reappeared_at, rc.case_id, rcase.title "
-#define BUCKET_FROM \
+#define BUCKET_FROM                                                                 \
 	"FROM buckets b LEFT JOIN comparisons rc ON rc.id = b.first_comparison_id " \
 	"LEFT JOIN cases rcase ON rcase.id = rc.case_id "
 #define NBUCKET_COLUMNS 19
@@ -66,11 +79,12 @@ enum tstmt {
  * commas); ?10: 1 for only fixed buckets that reappeared, 2 for "open"
  * (new, confirmed, or fixed and reappeared).
  */
-#define STATE_FILTER \
+#define STATE_FILTER                                                                                    \
 	"(?10 = 2 AND (b.state IN ('new', 'confirmed') OR b.reappeared_comparison_id IS NOT NULL)) OR " \
-	"(?10 = 1 AND b.reappeared_comparison_id IS NOT NULL) OR " \
+	"(?10 = 1 AND b.reappeared_comparison_id IS NOT NULL) OR "                                      \
 	"(?10 = 0 AND (?9 = '' OR instr(?9, ',' || b.state || ',') > 0))"
 
+/* clang-format off */
 static const char *const tstmt_sql[T_COUNT] = {
 	[T_BUCKET_UPSERT] =
 	    "INSERT INTO buckets (key, mismatches, first_comparison_id, last_comparison_id, first_run_id, last_run_id) "
@@ -153,14 +167,14 @@ static const char *const tstmt_sql[T_COUNT] = {
 	    "WHERE id = ?1",
 	[T_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
 };
+/* clang-format on */
 
 struct triage {
 	sqlite3 *conn;
 	sqlite3_stmt *stmt[T_COUNT];
 };
 
-static void
-triage_seterr(char *err, size_t errsize, const char *fmt, ...)
+static void triage_seterr(char *err, size_t errsize, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -171,23 +185,20 @@ triage_seterr(char *err, size_t errsize, const char *fmt, ...)
 	va_end(ap);
 }
 
-static sqlite3_stmt *
-triage_stmt(struct triage *t, enum tstmt s)
+static sqlite3_stmt *triage_stmt(struct triage *t, enum tstmt s)
 {
 	sqlite3_reset(t->stmt[s]);
 	sqlite3_clear_bindings(t->stmt[s]);
 	return t->stmt[s];
 }
 
-static int
-triage_fail(struct triage *t, const char *what, char *err, size_t errsize)
+static int triage_fail(struct triage *t, const char *what, char *err, size_t errsize)
 {
 	triage_seterr(err, errsize, "database: %s: %s", what, sqlite3_errmsg(t->conn));
 	return -1;
 }
 
-static int
-triage_exec(struct triage *t, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
+static int triage_exec(struct triage *t, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
 {
 	int rc = sqlite3_step(st);
 
@@ -197,8 +208,7 @@ triage_exec(struct triage *t, sqlite3_stmt *st, const char *what, char *err, siz
 	return 0;
 }
 
-static void
-triage_bind_text(sqlite3_stmt *st, int i, const char *s)
+static void triage_bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s == NULL)
 		sqlite3_bind_null(st, i);
@@ -206,8 +216,7 @@ triage_bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
 }
 
-static void
-triage_bind_id(sqlite3_stmt *st, int i, int64_t id)
+static void triage_bind_id(sqlite3_stmt *st, int i, int64_t id)
 {
 	if (id > 0)
 		sqlite3_bind_int64(st, i, id);
@@ -215,8 +224,7 @@ triage_bind_id(sqlite3_stmt *st, int i, int64_t id)
 		sqlite3_bind_null(st, i);
 }
 
-struct triage *
-triage_open(struct sqlite3 *conn, char *err, size_t errsize)
+struct triage *triage_open(struct sqlite3 *conn, char *err, size_t errsize)
 {
 	struct triage *t;
 	int i;
@@ -227,8 +235,10 @@ triage_open(struct sqlite3 *conn, char *err, size_t errsize)
 	}
 	t->conn = conn;
 	for (i = 0; i < T_COUNT; i++) {
-		if (sqlite3_prepare_v3(conn, tstmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &t->stmt[i], NULL) != SQLITE_OK) {
-			triage_seterr(err, errsize, "database: triage statement %d: %s", i, sqlite3_errmsg(conn));
+		if (sqlite3_prepare_v3(
+		        conn, tstmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &t->stmt[i], NULL) != SQLITE_OK) {
+			triage_seterr(
+			    err, errsize, "database: triage statement %d: %s", i, sqlite3_errmsg(conn));
 			triage_close(t);
 			return NULL;
 		}
@@ -236,8 +246,7 @@ triage_open(struct sqlite3 *conn, char *err, size_t errsize)
 	return t;
 }
 
-void
-triage_close(struct triage *t)
+void triage_close(struct triage *t)
 {
 	int i;
 
@@ -250,9 +259,8 @@ triage_close(struct triage *t)
 
 /* ---- storing: a mismatch joins its bucket ---- */
 
-static int
-triage_event(struct triage *t, int64_t bucket_id, const char *by, const char *action, const char *changes,
-    int64_t run_id, int64_t comparison_id, char *err, size_t errsize)
+static int triage_event(struct triage *t, int64_t bucket_id, const char *by, const char *action,
+    const char *changes, int64_t run_id, int64_t comparison_id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = triage_stmt(t, T_EVENT_INSERT);
 
@@ -265,8 +273,7 @@ triage_event(struct triage *t, int64_t bucket_id, const char *by, const char *ac
 	return triage_exec(t, st, "triage event", err, errsize);
 }
 
-int
-triage_record(struct triage *t, long flags, const struct result res[MAX_BUILDS], unsigned diff,
+int triage_record(struct triage *t, long flags, const struct result res[MAX_BUILDS], unsigned diff,
     int64_t run_id, int64_t comparison_id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
@@ -316,21 +323,22 @@ triage_record(struct triage *t, long flags, const struct result res[MAX_BUILDS],
 		if (triage_exec(t, st, "reappeared", err, errsize) < 0)
 			return -1;
 		if (run_id > 0)
-			snprintf(changes, sizeof changes, "{\"reappeared\":{\"comparison_id\":%" PRId64
-			    ",\"run_id\":%" PRId64 "}}", comparison_id, run_id);
+			snprintf(changes, sizeof changes,
+			    "{\"reappeared\":{\"comparison_id\":%" PRId64 ",\"run_id\":%" PRId64 "}}",
+			    comparison_id, run_id);
 		else
-			snprintf(changes, sizeof changes, "{\"reappeared\":{\"comparison_id\":%" PRId64
-			    ",\"run_id\":null}}", comparison_id);
+			snprintf(changes, sizeof changes,
+			    "{\"reappeared\":{\"comparison_id\":%" PRId64 ",\"run_id\":null}}",
+			    comparison_id);
 		if (triage_event(t, bucket_id, TRIAGE_SYSTEM, "reappeared", changes, run_id, comparison_id,
-		    err, errsize) < 0)
+		        err, errsize) < 0)
 			return -1;
 	}
 	return 0;
 }
 
 /* Read one build's stored result (the columns of T_RESULTS) for a bucket key. */
-static int
-triage_read_result(sqlite3_stmt *st, struct result res[MAX_BUILDS])
+static int triage_read_result(sqlite3_stmt *st, struct result res[MAX_BUILDS])
 {
 	const char *role = (const char *)sqlite3_column_text(st, 0);
 	const char *status = (const char *)sqlite3_column_text(st, 1);
@@ -360,8 +368,8 @@ triage_read_result(sqlite3_stmt *st, struct result res[MAX_BUILDS])
 }
 
 /* Put one stored mismatch in its bucket (inside the caller's transaction). */
-static int
-triage_backfill_one(struct triage *t, int64_t id, int64_t run_id, long flags, char *err, size_t errsize)
+static int triage_backfill_one(
+    struct triage *t, int64_t id, int64_t run_id, long flags, char *err, size_t errsize)
 {
 	struct result res[MAX_BUILDS];
 	sqlite3_stmt *st;
@@ -378,7 +386,7 @@ triage_backfill_one(struct triage *t, int64_t id, int64_t run_id, long flags, ch
 	if (rc != SQLITE_DONE) {
 		rc = triage_fail(t, "read results", err, errsize);
 	} else if (n != MAX_BUILDS || (diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD])) == 0) {
-		rc = 0;   /* incomplete or no longer a difference: leave it out of buckets */
+		rc = 0; /* incomplete or no longer a difference: leave it out of buckets */
 	} else {
 		rc = triage_record(t, flags, res, diff, run_id, id, err, errsize);
 	}
@@ -387,10 +395,12 @@ triage_backfill_one(struct triage *t, int64_t id, int64_t run_id, long flags, ch
 	return rc;
 }
 
-int
-triage_backfill(struct triage *t, char *err, size_t errsize)
+int triage_backfill(struct triage *t, char *err, size_t errsize)
 {
-	struct { int64_t id, run_id; long flags; } batch[TRIAGE_BACKFILL_BATCH];
+	struct {
+		int64_t id, run_id;
+		long flags;
+	} batch[TRIAGE_BACKFILL_BATCH];
 	int64_t after = 0, total = 0;
 	sqlite3_stmt *st;
 	int n, i, rc;
@@ -408,7 +418,8 @@ triage_backfill(struct triage *t, char *err, size_t errsize)
 		}
 		sqlite3_reset(st);
 		for (i = 0; i < n; i++)
-			if (triage_backfill_one(t, batch[i].id, batch[i].run_id, batch[i].flags, err, errsize) < 0)
+			if (triage_backfill_one(
+			        t, batch[i].id, batch[i].run_id, batch[i].flags, err, errsize) < 0)
 				break;
 		if (i < n || sqlite3_exec(t->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 			if (i == n)
@@ -422,15 +433,15 @@ triage_backfill(struct triage *t, char *err, size_t errsize)
 		after = batch[n - 1].id;
 	}
 	if (total > 0)
-		fprintf(stderr, "phpcmp: put %" PRId64 " earlier mismatch%s in buckets\n", total, total == 1 ? "" : "es");
+		fprintf(stderr, "phpcmp: put %" PRId64 " earlier mismatch%s in buckets\n", total,
+		    total == 1 ? "" : "es");
 	return 0;
 }
 
 /* ---- JSON ---- */
 
 /* Text from the database (any bytes) as JSON: itself when UTF-8, else \xNN for bad bytes. */
-static json_t *
-triage_text(const char *s)
+static json_t *triage_text(const char *s)
 {
 	json_t *j;
 	char *buf;
@@ -456,22 +467,21 @@ triage_text(const char *s)
 	return j;
 }
 
-static json_t *
-triage_col_text(sqlite3_stmt *st, int i)
+static json_t *triage_col_text(sqlite3_stmt *st, int i)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() :
-	    triage_text((const char *)sqlite3_column_text(st, i));
+	return sqlite3_column_type(st, i) == SQLITE_NULL
+	    ? json_null()
+	    : triage_text((const char *)sqlite3_column_text(st, i));
 }
 
-static json_t *
-triage_col_id(sqlite3_stmt *st, int i)
+static json_t *triage_col_id(sqlite3_stmt *st, int i)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL || sqlite3_column_int64(st, i) <= 0 ? json_null() :
-	    json_integer(sqlite3_column_int64(st, i));
+	return sqlite3_column_type(st, i) == SQLITE_NULL || sqlite3_column_int64(st, i) <= 0
+	    ? json_null()
+	    : json_integer(sqlite3_column_int64(st, i));
 }
 
-static json_t *
-triage_flag_names(long flags)
+static json_t *triage_flag_names(long flags)
 {
 	json_t *a = json_array();
 	const char *name;
@@ -485,8 +495,7 @@ triage_flag_names(long flags)
 }
 
 /* A bucket row (BUCKET_COLUMNS) as JSON. */
-static json_t *
-triage_bucket_json(sqlite3_stmt *st)
+static json_t *triage_bucket_json(sqlite3_stmt *st)
 {
 	int64_t id = sqlite3_column_int64(st, 0);
 	char url[64], api_url[64];
@@ -495,62 +504,51 @@ triage_bucket_json(sqlite3_stmt *st)
 	snprintf(url, sizeof url, "/#/buckets/%" PRId64, id);
 	snprintf(api_url, sizeof api_url, "/api/buckets/%" PRId64, id);
 	key = json_loads((const char *)sqlite3_column_text(st, 1), 0, NULL);
-	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:I}",
-	    "id", (json_int_t)id,
-	    "url", url,
-	    "api_url", api_url,
-	    "key", key != NULL ? key : json_null(),
-	    "state", triage_col_text(st, 2),
-	    "assignee", triage_col_text(st, 3),
-	    "notes", triage_col_text(st, 4),
-	    "mismatches", (json_int_t)sqlite3_column_int64(st, 5));
+	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:I}", "id", (json_int_t)id, "url", url, "api_url",
+	    api_url, "key", key != NULL ? key : json_null(), "state", triage_col_text(st, 2), "assignee",
+	    triage_col_text(st, 3), "notes", triage_col_text(st, 4), "mismatches",
+	    (json_int_t)sqlite3_column_int64(st, 5));
 	if (o == NULL)
 		return NULL;
-	json_object_set_new(o, "representative", json_pack("{s:o s:I s:o}",
-	    "case_id", triage_col_id(st, 17),
-	    "comparison_id", (json_int_t)sqlite3_column_int64(st, 6),
-	    "title", triage_col_text(st, 18)));
-	json_object_set_new(o, "first_seen", json_pack("{s:o s:o s:I}",
-	    "run_id", triage_col_id(st, 8), "at", triage_col_text(st, 10),
-	    "comparison_id", (json_int_t)sqlite3_column_int64(st, 6)));
-	json_object_set_new(o, "last_seen", json_pack("{s:o s:o s:I}",
-	    "run_id", triage_col_id(st, 9), "at", triage_col_text(st, 11),
-	    "comparison_id", (json_int_t)sqlite3_column_int64(st, 7)));
+	json_object_set_new(o, "representative",
+	    json_pack("{s:o s:I s:o}", "case_id", triage_col_id(st, 17), "comparison_id",
+	        (json_int_t)sqlite3_column_int64(st, 6), "title", triage_col_text(st, 18)));
+	json_object_set_new(o, "first_seen",
+	    json_pack("{s:o s:o s:I}", "run_id", triage_col_id(st, 8), "at", triage_col_text(st, 10),
+	        "comparison_id", (json_int_t)sqlite3_column_int64(st, 6)));
+	json_object_set_new(o, "last_seen",
+	    json_pack("{s:o s:o s:I}", "run_id", triage_col_id(st, 9), "at", triage_col_text(st, 11),
+	        "comparison_id", (json_int_t)sqlite3_column_int64(st, 7)));
 	json_object_set_new(o, "updated_at", triage_col_text(st, 12));
 	json_object_set_new(o, "updated_by", triage_col_text(st, 13));
-	json_object_set_new(o, "reappeared", sqlite3_column_type(st, 14) == SQLITE_NULL ? json_null() :
-	    json_pack("{s:I s:o s:o}", "comparison_id", (json_int_t)sqlite3_column_int64(st, 14),
-		"run_id", triage_col_id(st, 15), "at", triage_col_text(st, 16)));
+	json_object_set_new(o, "reappeared",
+	    sqlite3_column_type(st, 14) == SQLITE_NULL
+	        ? json_null()
+	        : json_pack("{s:I s:o s:o}", "comparison_id", (json_int_t)sqlite3_column_int64(st, 14),
+	              "run_id", triage_col_id(st, 15), "at", triage_col_text(st, 16)));
 	return o;
 }
 
-static json_t *
-triage_event_json(sqlite3_stmt *st)
+static json_t *triage_event_json(sqlite3_stmt *st)
 {
 	json_t *changes = json_loads((const char *)sqlite3_column_text(st, 5), 0, NULL);
 
-	return json_pack("{s:I s:I s:o s:o s:o s:o s:o s:o}",
-	    "id", (json_int_t)sqlite3_column_int64(st, 0),
-	    "bucket_id", (json_int_t)sqlite3_column_int64(st, 1),
-	    "at", triage_col_text(st, 2),
-	    "by", triage_col_text(st, 3),
-	    "action", triage_col_text(st, 4),
-	    "changes", changes != NULL ? changes : json_object(),
-	    "run_id", triage_col_id(st, 6),
-	    "comparison_id", triage_col_id(st, 7));
+	return json_pack("{s:I s:I s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)sqlite3_column_int64(st, 0),
+	    "bucket_id", (json_int_t)sqlite3_column_int64(st, 1), "at", triage_col_text(st, 2), "by",
+	    triage_col_text(st, 3), "action", triage_col_text(st, 4), "changes",
+	    changes != NULL ? changes : json_object(), "run_id", triage_col_id(st, 6), "comparison_id",
+	    triage_col_id(st, 7));
 }
 
 /* ---- requests ---- */
 
-static void
-triage_internal(struct http_response *resp, const char *err)
+static void triage_internal(struct http_response *resp, const char *err)
 {
 	api_error(resp, 500, "internal", "%s", err);
 }
 
 /* A decimal 1..INT64_MAX (0 when not), from a query value. */
-static int64_t
-triage_parse_id(const char *s)
+static int64_t triage_parse_id(const char *s)
 {
 	int64_t v = 0;
 	size_t i;
@@ -565,8 +563,7 @@ triage_parse_id(const char *s)
 	return v;
 }
 
-static int
-triage_limit(const struct http_request *req, int *limit, struct http_response *resp)
+static int triage_limit(const struct http_request *req, int *limit, struct http_response *resp)
 {
 	const char *v = http_query(req, "limit");
 	int64_t n;
@@ -584,8 +581,7 @@ triage_limit(const struct http_request *req, int *limit, struct http_response *r
 }
 
 /* ?before=ID: 0 when absent, -1 after answering 400. */
-static int64_t
-triage_before(const struct http_request *req, struct http_response *resp)
+static int64_t triage_before(const struct http_request *req, struct http_response *resp)
 {
 	const char *v = http_query(req, "before");
 	int64_t n;
@@ -600,8 +596,8 @@ triage_before(const struct http_request *req, struct http_response *resp)
 }
 
 /* ?run=ID or ?run=submitted: *run (0 submitted), 1 given, 0 absent, -1 after answering. */
-static int
-triage_run_param(struct triage *t, const struct http_request *req, int64_t *run, struct http_response *resp)
+static int triage_run_param(
+    struct triage *t, const struct http_request *req, int64_t *run, struct http_response *resp)
 {
 	const char *v = http_query(req, "run");
 	sqlite3_stmt *st;
@@ -638,9 +634,8 @@ triage_run_param(struct triage *t, const struct http_request *req, int64_t *run,
  * fixed and reappeared), or "reappeared".  Into the ?9/?10 parameters of
  * STATE_FILTER; -1 after answering.
  */
-static int
-triage_state_filter(const struct http_request *req, char *set, size_t setsize, int *special,
-    struct http_response *resp)
+static int triage_state_filter(
+    const struct http_request *req, char *set, size_t setsize, int *special, struct http_response *resp)
 {
 	const char *v = http_query(req, "state"), *p, *q;
 	size_t n, i;
@@ -665,8 +660,10 @@ triage_state_filter(const struct http_request *req, char *set, size_t setsize, i
 			if (strlen(triage_states[i]) == n && strncmp(triage_states[i], p, n) == 0)
 				break;
 		if (triage_states[i] == NULL) {
-			api_error(resp, 400, "bad_request", "state: \"%.*s\" is not one of new, confirmed, expected, "
-			    "ignored, fixed (or open, reappeared)", (int)(n < 32 ? n : 32), p);
+			api_error(resp, 400, "bad_request",
+			    "state: \"%.*s\" is not one of new, confirmed, expected, "
+			    "ignored, fixed (or open, reappeared)",
+			    (int)(n < 32 ? n : 32), p);
 			return -1;
 		}
 		if (strlen(set) + n + 2 < setsize)
@@ -676,8 +673,7 @@ triage_state_filter(const struct http_request *req, char *set, size_t setsize, i
 }
 
 /* {"new":{"buckets":n,"mismatches":m},...,"reappeared":{"buckets":k}} */
-static json_t *
-triage_counts(struct triage *t, int64_t run, char *err, size_t errsize)
+static json_t *triage_counts(struct triage *t, int64_t run, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	json_t *o = json_object();
@@ -685,7 +681,8 @@ triage_counts(struct triage *t, int64_t run, char *err, size_t errsize)
 	int rc, i;
 
 	for (i = 0; o != NULL && triage_states[i] != NULL; i++)
-		json_object_set_new(o, triage_states[i], json_pack("{s:i s:i}", "buckets", 0, "mismatches", 0));
+		json_object_set_new(
+		    o, triage_states[i], json_pack("{s:i s:i}", "buckets", 0, "mismatches", 0));
 	if (run >= 0) {
 		st = triage_stmt(t, T_RUN_STATE_COUNTS);
 		sqlite3_bind_int64(st, 1, run);
@@ -693,9 +690,9 @@ triage_counts(struct triage *t, int64_t run, char *err, size_t errsize)
 		st = triage_stmt(t, T_STATE_COUNTS);
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_object_set_new(o, (const char *)sqlite3_column_text(st, 0), json_pack("{s:I s:I}",
-		    "buckets", (json_int_t)sqlite3_column_int64(st, 1),
-		    "mismatches", (json_int_t)sqlite3_column_int64(st, 2)));
+		json_object_set_new(o, (const char *)sqlite3_column_text(st, 0),
+		    json_pack("{s:I s:I}", "buckets", (json_int_t)sqlite3_column_int64(st, 1), "mismatches",
+		        (json_int_t)sqlite3_column_int64(st, 2)));
 		reappeared += sqlite3_column_int64(st, 3);
 	}
 	sqlite3_reset(st);
@@ -708,18 +705,18 @@ triage_counts(struct triage *t, int64_t run, char *err, size_t errsize)
 	return o;
 }
 
-void
-triage_buckets(struct app *app, const struct http_request *req, struct http_response *resp)
+void triage_buckets(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	struct triage *t;
 	sqlite3_stmt *st;
-	char set[96], err[512], next[256], cursor[64] = "";   /* "" when no row: next is null then */
+	char set[96], err[512], next[256], cursor[64] = ""; /* "" when no row: next is null then */
 	const char *cur = http_query(req, "cursor");
 	int64_t run, c_count = INT64_MAX, c_id = INT64_MAX;
 	int limit, special, has_run, rc, n = 0;
 	json_t *list = NULL, *o, *counts = NULL;
 
-	if (triage_limit(req, &limit, resp) < 0 || triage_state_filter(req, set, sizeof set, &special, resp) < 0)
+	if (triage_limit(req, &limit, resp) < 0 ||
+	    triage_state_filter(req, set, sizeof set, &special, resp) < 0)
 		return;
 	if (cur != NULL) {
 		/* Opaque to clients (they follow "next"): "ID" or "COUNT.ID" for a run's listing. */
@@ -734,7 +731,8 @@ triage_buckets(struct app *app, const struct http_request *req, struct http_resp
 			c_id = triage_parse_id(cur);
 		}
 		if (c_id < 1 || (dot != NULL && c_count < 1)) {
-			api_error(resp, 400, "bad_request", "cursor: not a cursor this API gave (follow \"next\")");
+			api_error(
+			    resp, 400, "bad_request", "cursor: not a cursor this API gave (follow \"next\")");
 			return;
 		}
 	}
@@ -762,13 +760,12 @@ triage_buckets(struct app *app, const struct http_request *req, struct http_resp
 			goto oom_reset;
 		if (has_run) {
 			int k = NBUCKET_COLUMNS;
-			json_object_set_new(o, "run", json_pack("{s:o s:I s:o}",
-			    "id", run > 0 ? json_integer(run) : json_null(),
-			    "mismatches", (json_int_t)sqlite3_column_int64(st, k),
-			    "representative", json_pack("{s:o s:I s:o}",
-				"case_id", triage_col_id(st, k + 2),
-				"comparison_id", (json_int_t)sqlite3_column_int64(st, k + 1),
-				"title", triage_col_text(st, k + 3))));
+			json_object_set_new(o, "run",
+			    json_pack("{s:o s:I s:o}", "id", run > 0 ? json_integer(run) : json_null(),
+			        "mismatches", (json_int_t)sqlite3_column_int64(st, k), "representative",
+			        json_pack("{s:o s:I s:o}", "case_id", triage_col_id(st, k + 2),
+			            "comparison_id", (json_int_t)sqlite3_column_int64(st, k + 1), "title",
+			            triage_col_text(st, k + 3))));
 			json_object_set_new(o, "earlier_runs", json_integer(sqlite3_column_int64(st, k + 4)));
 			snprintf(cursor, sizeof cursor, "%" PRId64 ".%" PRId64,
 			    (int64_t)sqlite3_column_int64(st, k), (int64_t)sqlite3_column_int64(st, 0));
@@ -789,14 +786,16 @@ triage_buckets(struct app *app, const struct http_request *req, struct http_resp
 	snprintf(next, sizeof next, "/api/buckets?");
 	/* The state filter as given: checked above to be names and commas only. */
 	if (http_query(req, "state") != NULL && *http_query(req, "state") != '\0')
-		snprintf(next + strlen(next), sizeof next - strlen(next), "state=%.80s&", http_query(req, "state"));
+		snprintf(next + strlen(next), sizeof next - strlen(next), "state=%.80s&",
+		    http_query(req, "state"));
 	if (has_run && run > 0)
 		snprintf(next + strlen(next), sizeof next - strlen(next), "run=%" PRId64 "&", run);
 	else if (has_run)
 		snprintf(next + strlen(next), sizeof next - strlen(next), "run=submitted&");
 	snprintf(next + strlen(next), sizeof next - strlen(next), "limit=%d&cursor=%s", limit, cursor);
-	api_json(resp, 200, json_pack("{s:o s:o s:o}", "buckets", list, "counts", counts,
-	    "next", rc == SQLITE_ROW ? json_string(next) : json_null()));
+	api_json(resp, 200,
+	    json_pack("{s:o s:o s:o}", "buckets", list, "counts", counts, "next",
+	        rc == SQLITE_ROW ? json_string(next) : json_null()));
 	return;
 oom_reset:
 	sqlite3_reset(st);
@@ -810,8 +809,7 @@ out:
 }
 
 /* The bucket with its runs and audit trail; NULL with err (0 in *found when there is none). */
-static json_t *
-triage_bucket_full(struct triage *t, int64_t id, int *found, char *err, size_t errsize)
+static json_t *triage_bucket_full(struct triage *t, int64_t id, int *found, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	json_t *o, *runs, *events;
@@ -840,11 +838,10 @@ triage_bucket_full(struct triage *t, int64_t id, int *found, char *err, size_t e
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, TRIAGE_DETAIL_MAX);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(runs, json_pack("{s:o s:I s:I s:o}",
-		    "run_id", triage_col_id(st, 0),
-		    "mismatches", (json_int_t)sqlite3_column_int64(st, 1),
-		    "first_comparison_id", (json_int_t)sqlite3_column_int64(st, 2),
-		    "run_created_at", triage_col_text(st, 3)));
+		json_array_append_new(runs,
+		    json_pack("{s:o s:I s:I s:o}", "run_id", triage_col_id(st, 0), "mismatches",
+		        (json_int_t)sqlite3_column_int64(st, 1), "first_comparison_id",
+		        (json_int_t)sqlite3_column_int64(st, 2), "run_created_at", triage_col_text(st, 3)));
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		goto dbfail;
@@ -870,8 +867,7 @@ oom:
 	return NULL;
 }
 
-void
-triage_bucket(struct app *app, int64_t id, struct http_response *resp)
+void triage_bucket(struct app *app, int64_t id, struct http_response *resp)
 {
 	char err[512] = "";
 	int found;
@@ -887,8 +883,8 @@ triage_bucket(struct app *app, int64_t id, struct http_response *resp)
 		triage_internal(resp, err);
 }
 
-void
-triage_mismatches(struct app *app, int64_t id, const struct http_request *req, struct http_response *resp)
+void triage_mismatches(
+    struct app *app, int64_t id, const struct http_request *req, struct http_response *resp)
 {
 	struct triage *t;
 	sqlite3_stmt *st;
@@ -911,7 +907,8 @@ triage_mismatches(struct app *app, int64_t id, const struct http_request *req, s
 		if (rc == SQLITE_DONE)
 			api_error(resp, 404, "not_found", "no bucket %" PRId64, id);
 		else
-			api_error(resp, 500, "internal", "database: read bucket: %s", sqlite3_errmsg(t->conn));
+			api_error(
+			    resp, 500, "internal", "database: read bucket: %s", sqlite3_errmsg(t->conn));
 		goto out;
 	}
 	if ((list = json_array()) == NULL)
@@ -928,18 +925,13 @@ triage_mismatches(struct app *app, int64_t id, const struct http_request *req, s
 		long flags = (long)sqlite3_column_int64(st, 6);
 		char url[64];
 		last = sqlite3_column_int64(st, 0);
-		snprintf(url, sizeof url, "/#/cases/%" PRId64 "?comparison=%" PRId64, (int64_t)sqlite3_column_int64(st, 1), last);
-		b = json_pack("{s:I s:I s:o s:o s:o s:o s:I s:o s:o s:s}",
-		    "comparison_id", (json_int_t)last,
-		    "case_id", (json_int_t)sqlite3_column_int64(st, 1),
-		    "run_id", triage_col_id(st, 2),
-		    "differs", triage_col_text(st, 3),
-		    "created_at", triage_col_text(st, 4),
-		    "title", triage_col_text(st, 5),
-		    "flags", (json_int_t)flags,
-		    "flag_names", triage_flag_names(flags),
-		    "file", triage_col_text(st, 7),
-		    "url", url);
+		snprintf(url, sizeof url, "/#/cases/%" PRId64 "?comparison=%" PRId64,
+		    (int64_t)sqlite3_column_int64(st, 1), last);
+		b = json_pack("{s:I s:I s:o s:o s:o s:o s:I s:o s:o s:s}", "comparison_id", (json_int_t)last,
+		    "case_id", (json_int_t)sqlite3_column_int64(st, 1), "run_id", triage_col_id(st, 2),
+		    "differs", triage_col_text(st, 3), "created_at", triage_col_text(st, 4), "title",
+		    triage_col_text(st, 5), "flags", (json_int_t)flags, "flag_names",
+		    triage_flag_names(flags), "file", triage_col_text(st, 7), "url", url);
 		if (b == NULL) {
 			sqlite3_reset(st);
 			goto oom;
@@ -969,8 +961,9 @@ triage_mismatches(struct app *app, int64_t id, const struct http_request *req, s
 	else if (has_run)
 		snprintf(next + strlen(next), sizeof next - strlen(next), "run=submitted&");
 	snprintf(next + strlen(next), sizeof next - strlen(next), "limit=%d&before=%" PRId64, limit, last);
-	api_json(resp, 200, json_pack("{s:o s:o}", "mismatches", list,
-	    "next", rc == SQLITE_ROW ? json_string(next) : json_null()));
+	api_json(resp, 200,
+	    json_pack(
+	        "{s:o s:o}", "mismatches", list, "next", rc == SQLITE_ROW ? json_string(next) : json_null()));
 	return;
 oom:
 	json_decref(list);
@@ -979,8 +972,7 @@ out:
 	db_triage_unlock(app->db);
 }
 
-void
-triage_events(struct app *app, const struct http_request *req, struct http_response *resp)
+void triage_events(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	struct triage *t;
 	sqlite3_stmt *st;
@@ -1024,12 +1016,12 @@ triage_events(struct app *app, const struct http_request *req, struct http_respo
 	if (bucket > 0)
 		snprintf(next + strlen(next), sizeof next - strlen(next), "bucket=%" PRId64 "&", bucket);
 	snprintf(next + strlen(next), sizeof next - strlen(next), "limit=%d&before=%" PRId64, limit, last);
-	api_json(resp, 200, json_pack("{s:o s:o}", "events", list,
-	    "next", rc == SQLITE_ROW ? json_string(next) : json_null()));
+	api_json(resp, 200,
+	    json_pack(
+	        "{s:o s:o}", "events", list, "next", rc == SQLITE_ROW ? json_string(next) : json_null()));
 }
 
-json_t *
-triage_case_bucket(struct app *app, int64_t comparison_id)
+json_t *triage_case_bucket(struct app *app, int64_t comparison_id)
 {
 	struct triage *t = db_triage_lock(app->db);
 	sqlite3_stmt *st = triage_stmt(t, T_BUCKET_OF_COMPARISON);
@@ -1050,8 +1042,7 @@ triage_case_bucket(struct app *app, int64_t comparison_id)
  * without control characters, trimmed.  0 with out filled, -1 after
  * answering 400.
  */
-static int
-triage_name(json_t *v, const char *field, char *out, size_t outsize, struct http_response *resp)
+static int triage_name(json_t *v, const char *field, char *out, size_t outsize, struct http_response *resp)
 {
 	const char *s;
 	size_t n, i;
@@ -1092,8 +1083,8 @@ triage_name(json_t *v, const char *field, char *out, size_t outsize, struct http
  * on loopback until a token exists) the body's "by" names the person and is
  * required.  0 with who filled, -1 after answering 400.
  */
-int
-triage_who(const struct http_request *req, json_t *body, char *who, size_t whosize, struct http_response *resp)
+int triage_who(
+    const struct http_request *req, json_t *body, char *who, size_t whosize, struct http_response *resp)
 {
 	json_t *by = json_object_get(body, "by");
 	char named[TRIAGE_NAME_MAX + 1];
@@ -1103,8 +1094,8 @@ triage_who(const struct http_request *req, json_t *body, char *who, size_t whosi
 			if (triage_name(by, "by", named, sizeof named, resp) < 0)
 				return -1;
 			if (strcmp(named, req->who->name) != 0) {
-				api_error(resp, 400, "bad_request", "by: \"%s\" is not the token's owner \"%s\"",
-				    named, req->who->name);
+				api_error(resp, 400, "bad_request",
+				    "by: \"%s\" is not the token's owner \"%s\"", named, req->who->name);
 				return -1;
 			}
 		}
@@ -1112,7 +1103,8 @@ triage_who(const struct http_request *req, json_t *body, char *who, size_t whosi
 		return 0;
 	}
 	if (by == NULL || json_is_null(by)) {
-		api_error(resp, 400, "bad_request", "by: required: the person making the change (e.g. \"alice\")");
+		api_error(
+		    resp, 400, "bad_request", "by: required: the person making the change (e.g. \"alice\")");
 		return -1;
 	}
 	return triage_name(by, "by", who, whosize, resp);
@@ -1120,16 +1112,15 @@ triage_who(const struct http_request *req, json_t *body, char *who, size_t whosi
 
 /* A wanted change, checked; what each field becomes ("" assignee clears it). */
 struct triage_change {
-	const char *state;       /* NULL: unchanged */
+	const char *state; /* NULL: unchanged */
 	int set_assignee;
-	char assignee[TRIAGE_NAME_MAX + 1];   /* "" clears */
-	const char *notes;       /* NULL: unchanged */
+	char assignee[TRIAGE_NAME_MAX + 1]; /* "" clears */
+	const char *notes;                  /* NULL: unchanged */
 	char by[TRIAGE_NAME_MAX + 1];
 };
 
-static int
-triage_parse_change(const struct http_request *req, json_t *body, int bulk, struct triage_change *ch,
-    struct http_response *resp)
+static int triage_parse_change(const struct http_request *req, json_t *body, int bulk,
+    struct triage_change *ch, struct http_response *resp)
 {
 	static const char *const known[] = { "by", "state", "assignee", "notes", "ids", NULL };
 	const char *key;
@@ -1137,7 +1128,8 @@ triage_parse_change(const struct http_request *req, json_t *body, int bulk, stru
 	size_t i;
 
 	memset(ch, 0, sizeof *ch);
-	json_object_foreach(body, key, v) {
+	json_object_foreach(body, key, v)
+	{
 		for (i = 0; known[i] != NULL; i++)
 			if (strcmp(key, known[i]) == 0)
 				break;
@@ -1154,7 +1146,8 @@ triage_parse_change(const struct http_request *req, json_t *body, int bulk, stru
 				if (strcmp(json_string_value(v), triage_states[i]) == 0)
 					ch->state = triage_states[i];
 		if (ch->state == NULL) {
-			api_error(resp, 400, "bad_request", "state: expected one of new, confirmed, expected, ignored, fixed");
+			api_error(resp, 400, "bad_request",
+			    "state: expected one of new, confirmed, expected, ignored, fixed");
 			return -1;
 		}
 	}
@@ -1186,8 +1179,7 @@ triage_parse_change(const struct http_request *req, json_t *body, int bulk, stru
 	return 0;
 }
 
-static json_t *
-triage_pair(const char *from, const char *to)
+static json_t *triage_pair(const char *from, const char *to)
 {
 	return json_pack("[o o]", from != NULL ? triage_text(from) : json_null(),
 	    to != NULL ? triage_text(to) : json_null());
@@ -1197,8 +1189,8 @@ triage_pair(const char *from, const char *to)
  * Apply a change to one bucket (inside the caller's transaction): 1 changed
  * (an audit entry written), 0 nothing to change, -2 no such bucket, -1.
  */
-static int
-triage_apply(struct triage *t, int64_t id, const struct triage_change *ch, char *err, size_t errsize)
+static int triage_apply(
+    struct triage *t, int64_t id, const struct triage_change *ch, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = triage_stmt(t, T_BUCKET_CURRENT);
 	char *state = NULL, *assignee = NULL, *notes = NULL, *text = NULL;
@@ -1213,7 +1205,9 @@ triage_apply(struct triage *t, int64_t id, const struct triage_change *ch, char 
 		return rc == SQLITE_DONE ? -2 : triage_fail(t, "read bucket", err, errsize);
 	}
 	state = strdup((const char *)sqlite3_column_text(st, 0));
-	assignee = sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL : strdup((const char *)sqlite3_column_text(st, 1));
+	assignee = sqlite3_column_type(st, 1) == SQLITE_NULL
+	    ? NULL
+	    : strdup((const char *)sqlite3_column_text(st, 1));
 	notes = strdup((const char *)sqlite3_column_text(st, 2));
 	reappeared = sqlite3_column_type(st, 3) != SQLITE_NULL;
 	sqlite3_reset(st);
@@ -1269,24 +1263,27 @@ out:
 }
 
 /* The ids of a bulk change: 1..TRIAGE_MAX_IDS positive integers (duplicates once). */
-static int64_t *
-triage_ids(json_t *body, size_t *n, struct http_response *resp)
+static int64_t *triage_ids(json_t *body, size_t *n, struct http_response *resp)
 {
 	json_t *v = json_object_get(body, "ids"), *item;
 	int64_t *ids;
 	size_t i, j, k = 0;
 
-	if (v == NULL || !json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > TRIAGE_MAX_IDS) {
-		api_error(resp, 400, "bad_request", "ids: required: a list of 1 .. %d bucket ids", TRIAGE_MAX_IDS);
+	if (v == NULL || !json_is_array(v) || json_array_size(v) == 0 ||
+	    json_array_size(v) > TRIAGE_MAX_IDS) {
+		api_error(
+		    resp, 400, "bad_request", "ids: required: a list of 1 .. %d bucket ids", TRIAGE_MAX_IDS);
 		return NULL;
 	}
 	if ((ids = malloc(json_array_size(v) * sizeof *ids)) == NULL) {
 		api_error(resp, 500, "internal", "out of memory");
 		return NULL;
 	}
-	json_array_foreach(v, i, item) {
+	json_array_foreach(v, i, item)
+	{
 		if (!json_is_integer(item) || json_integer_value(item) < 1) {
-			api_error(resp, 400, "bad_request", "ids[%zu]: expected a positive integer bucket id", i);
+			api_error(
+			    resp, 400, "bad_request", "ids[%zu]: expected a positive integer bucket id", i);
 			free(ids);
 			return NULL;
 		}
@@ -1299,8 +1296,7 @@ triage_ids(json_t *body, size_t *n, struct http_response *resp)
 	return ids;
 }
 
-void
-triage_post(struct app *app, int64_t id, const struct http_request *req, struct http_response *resp)
+void triage_post(struct app *app, int64_t id, const struct http_request *req, struct http_response *resp)
 {
 	struct triage_change ch;
 	struct triage *t;

@@ -9,20 +9,20 @@
 
 #include <stddef.h>
 
-#include "../proto.h"
+#include "proto.h"
 
 #define CORE_ABI 2
 #define CORE_MAX_INI 32
 
 struct core_options {
-	const char *memory_limit;          /* PHP memory_limit */
-	const char *ini[CORE_MAX_INI];     /* extra "name=value" settings */
+	const char *memory_limit;      /* PHP memory_limit */
+	const char *ini[CORE_MAX_INI]; /* extra "name=value" settings */
 	int nini;
-	const char *dump_prefix;           /* under callgrind: --callgrind-out-file */
+	const char *dump_prefix; /* under callgrind: --callgrind-out-file */
 };
 
 struct core_api {
-	int abi;                           /* CORE_ABI */
+	int abi; /* CORE_ABI */
 	/* Start PHP (php_embed_init).  0, or -1 with a message. */
 	int (*init)(const struct core_options *, char *err, size_t errsize);
 	/* Fields of the PROTO_HELLO message: versions of the loaded library. */

@@ -14,8 +14,7 @@
 
 /* ---- PRNG: wyrand (one multiply per draw), seeded through splitmix64 ---- */
 
-static uint64_t
-gen_mix(uint64_t z)
+static uint64_t gen_mix(uint64_t z)
 {
 	z += 0x9e3779b97f4a7c15ull;
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -24,14 +23,13 @@ gen_mix(uint64_t z)
 }
 
 /* Every (version, seed, index) gets its own stream: any case is made alone. */
-static void
-gen_rng_seed(struct gen_rng *r, uint64_t seed, uint64_t index)
+static void gen_rng_seed(struct gen_rng *r, uint64_t seed, uint64_t index)
 {
-	r->s = gen_mix(gen_mix(seed ^ ((uint64_t)GEN_VERSION << 48)) ^ gen_mix(index + 0x51ed270b27902bd3ull));
+	r->s = gen_mix(
+	    gen_mix(seed ^ ((uint64_t)GEN_VERSION << 48)) ^ gen_mix(index + 0x51ed270b27902bd3ull));
 }
 
-static uint64_t
-gen_next(struct gen_rng *r)
+static uint64_t gen_next(struct gen_rng *r)
 {
 	__extension__ typedef unsigned __int128 u128;
 	r->s += 0xa0761d6478bd642full;
@@ -40,23 +38,20 @@ gen_next(struct gen_rng *r)
 }
 
 /* 0 .. n-1 (n <= 2^32), by multiplication: no division, no bias worth a loop. */
-static uint32_t
-gen_below(struct gen_rng *r, uint32_t n)
+static uint32_t gen_below(struct gen_rng *r, uint32_t n)
 {
 	return (uint32_t)(((gen_next(r) >> 32) * (uint64_t)n) >> 32);
 }
 
 /* True with probability 1/n. */
-static int
-gen_one_in(struct gen_rng *r, uint32_t n)
+static int gen_one_in(struct gen_rng *r, uint32_t n)
 {
 	return gen_below(r, n) == 0;
 }
 
 /* ---- hashing ---- */
 
-static uint64_t
-gen_load64(const unsigned char *p)
+static uint64_t gen_load64(const unsigned char *p)
 {
 	uint64_t v;
 	memcpy(&v, p, sizeof(v));
@@ -69,8 +64,7 @@ gen_load64(const unsigned char *p)
  * same length that differ anywhere end in different states; the length is
  * mixed in last.
  */
-uint64_t
-gen_hash(const void *data, size_t len, uint64_t h)
+uint64_t gen_hash(const void *data, size_t len, uint64_t h)
 {
 	const unsigned char *p = data;
 	size_t n = len;
@@ -91,8 +85,7 @@ gen_hash(const void *data, size_t len, uint64_t h)
 	return h ^ (h >> 29);
 }
 
-static uint64_t
-gen_hash_u64(uint64_t h, uint64_t v)
+static uint64_t gen_hash_u64(uint64_t h, uint64_t v)
 {
 	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
 	return h ^ (h >> 32);
@@ -100,6 +93,7 @@ gen_hash_u64(uint64_t h, uint64_t v)
 
 /* ---- byte tables for strings ---- */
 
+/* clang-format off */
 static const char *const gen_ascii_words[] = {
 	"id", "name", "value", "a", "b", "x", "key", "data", "type", "items",
 	"Hello", "world", "42", "foo bar", "a.b", "x-y", "_", "CamelCase", "snake_case", "~",
@@ -107,8 +101,10 @@ static const char *const gen_ascii_words[] = {
 	":", ";", "=", "?", "@", "[", "]", "^", "`", "{",
 	"|", "}", " ", "  ", "0", "1", "9", "Z", "zz", "$",
 };
+/* clang-format on */
 
 /* ("...\x9f" "e"): split, or \x9fe would be one escape. */
+/* clang-format off */
 static const char *const gen_text_words[] = {
 	"Jos\xc3\xa9 M\xc3\xbcller-\xc3\x98ster", ("Stra\xc3\x9f" "e"), "\xc3\x85ngstr\xc3\xb6m",
 	"na\xc3\xafve caf\xc3\xa9", "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82",
@@ -117,27 +113,38 @@ static const char *const gen_text_words[] = {
 	"/usr/local/bin", "C:\\Users\\x", "<b>bold</b>", "it's", "\"quoted\"",
 	"a/b", "line1\nline2", "tab\there", "\xf0\x9f\x98\x80 smile", "20 \xe2\x82\xac", "1 < 2 && 3 > 2",
 };
+/* clang-format on */
 
 static const char gen_control_esc[] = { '\b', '\f', '\n', '\r', '\t' };
 
 /* High-byte fragments for property names: bytes 0x80-0xff, valid UTF-8 ... */
+/* clang-format off */
 static const char *const gen_high_frags[] = {
 	"\xc3\xa9", "\xc3\xbc", "\xc3\x98", "\xc3\xb1", "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe6\x97\xa5",
 	"\xf0\x9f\x98\x80", "\xce\xb1", "\xd0\x96",
 };
+/* clang-format on */
 
 /* ... and not (a name like that makes the object JSON_ERROR_UTF8). */
 static const char *const gen_bad_frags[] = {
-	"\xff", "\xfe", "\x80", "\xc3", "\xed\xa0\x80", "\xc0\xaf",
+	"\xff",
+	"\xfe",
+	"\x80",
+	"\xc3",
+	"\xed\xa0\x80",
+	"\xc0\xaf",
 };
 
+/* clang-format off */
 static const char *const gen_numeric_strings[] = {
 	"0", "1", "-1", "123", "-0", "007", "1.5", "-2.5", "1e3", "1E-3",
 	".5", "5.", "1.0", " 12", "12 ", "0x1A", "0b11", "1_000", "+3", "1e400",
 	"-1e400", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
 	"0.1", "1e16", "123abc", "NAN", "INF", "0.30000000000000004",
 };
+/* clang-format on */
 
+/* clang-format off */
 static const char *const gen_flag_names[23] = {
 	"JSON_HEX_TAG", "JSON_HEX_AMP", "JSON_HEX_APOS", "JSON_HEX_QUOT",
 	"JSON_FORCE_OBJECT", "JSON_NUMERIC_CHECK", "JSON_UNESCAPED_SLASHES",
@@ -146,8 +153,10 @@ static const char *const gen_flag_names[23] = {
 	NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 	"JSON_INVALID_UTF8_IGNORE", "JSON_INVALID_UTF8_SUBSTITUTE", "JSON_THROW_ON_ERROR",
 };
+/* clang-format on */
 
 /* Piece weights, summing to 256: mostly clean text, 2% invalid UTF-8. */
+/* clang-format off */
 static const uint8_t gen_piece_weights[GEN_P_COUNT] = {
 	[GEN_P_ASCII] = 100, [GEN_P_QUOTE] = 10, [GEN_P_BACKSLASH] = 9, [GEN_P_SLASH] = 12,
 	[GEN_P_TAG] = 9, [GEN_P_AMP] = 7, [GEN_P_APOS] = 7, [GEN_P_CONTROL_ESC] = 9,
@@ -155,12 +164,12 @@ static const uint8_t gen_piece_weights[GEN_P_COUNT] = {
 	[GEN_P_UTF8_4] = 9, [GEN_P_LINE_SEP] = 9, [GEN_P_BAD_LONE] = 1, [GEN_P_BAD_TRUNC] = 1,
 	[GEN_P_BAD_OVERLONG] = 1, [GEN_P_BAD_SURROGATE] = 1, [GEN_P_BAD_ABOVE] = 1, [GEN_P_TEXT] = 32,
 };
+/* clang-format on */
 
 /* The weights unrolled: a piece is one table lookup (made by gen_init). */
 static uint8_t gen_piece_table[256];
 
-static unsigned
-gen_pick_piece(struct gen_rng *r)
+static unsigned gen_pick_piece(struct gen_rng *r)
 {
 	return gen_piece_table[gen_next(r) >> 56];
 }
@@ -177,28 +186,30 @@ static pthread_once_t gen_once = PTHREAD_ONCE_INIT;
 
 static const char *const gen_enum_names[GEN_NENUMS] = { "GenEnumS", "GenEnumI", "GenEnumU" };
 static const unsigned gen_enum_ncases[GEN_NENUMS] = { 4, 3, 2 };
+/* clang-format off */
 static const char *const gen_enum_decls[GEN_NENUMS] = {
 	("enum GenEnumS: string { case A = 'plain'; case B = \"<a href=\\\"/x\\\">&'</a>\"; "
 	    "case C = \"\\u{2028}\\u{e9}/\"; case D = \"\\xff\\xfe\"; }\n"),
 	"enum GenEnumI: int { case A = 0; case B = -1; case C = PHP_INT_MAX; }\n",
 	"enum GenEnumU { case A; case B; }\n",
 };
+/* clang-format on */
 
 static void gen_buf_put(struct gen_buf *, const void *, size_t);
 static void gen_buf_puts(struct gen_buf *, const char *);
 static void gen_render_string(struct gen_buf *, const char *, size_t);
 
 /* A property name: an identifier (letters, _, bytes 0x80-0xff), mostly with high bytes. */
-static void
-gen_prop_name(struct gen_rng *r, struct gen_prop *p)
+static void gen_prop_name(struct gen_rng *r, struct gen_prop *p)
 {
 	char buf[64];
 	size_t n = 0;
 	int parts = 1 + (int)gen_below(r, 3), high = !gen_one_in(r, 6);
 	for (int i = 0; i < parts; i++) {
 		if (high && (i == 0 || gen_one_in(r, 2))) {
-			const char *f = gen_one_in(r, 8) ? gen_bad_frags[gen_below(r, GEN_NELEMS(gen_bad_frags))] :
-			    gen_high_frags[gen_below(r, GEN_NELEMS(gen_high_frags))];
+			const char *f = gen_one_in(r, 8)
+			    ? gen_bad_frags[gen_below(r, GEN_NELEMS(gen_bad_frags))]
+			    : gen_high_frags[gen_below(r, GEN_NELEMS(gen_high_frags))];
 			memcpy(buf + n, f, strlen(f));
 			n += strlen(f);
 		} else {
@@ -217,8 +228,7 @@ gen_prop_name(struct gen_rng *r, struct gen_prop *p)
 }
 
 /* One class's declaration as PHP source with the names' raw bytes. */
-static void
-gen_class_source(const struct gen_class *k, struct gen_buf *b)
+static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 {
 	static const char *const vis[] = { "public", "protected", "private" };
 	if (k->type == GEN_CLASS_DYNAMIC)
@@ -236,7 +246,8 @@ gen_class_source(const struct gen_class *k, struct gen_buf *b)
 		gen_buf_puts(b, k->props[i].typed ? ";\n" : " = null;\n");
 	}
 	/* Sets private and protected properties too: it runs in the class scope. */
-	gen_buf_puts(b, "\tpublic function __construct(array $v = []) { foreach ($v as $k => $x) $this->$k = $x; }\n");
+	gen_buf_puts(
+	    b, "\tpublic function __construct(array $v = []) { foreach ($v as $k => $x) $this->$k = $x; }\n");
 	if (k->type == GEN_CLASS_JSONSER) {
 		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { return $this->{");
 		gen_render_string(b, k->props[0].name, k->props[0].len);
@@ -256,8 +267,7 @@ gen_class_source(const struct gen_class *k, struct gen_buf *b)
  * 30 plain classes, 4 with dynamic properties, 4 JsonSerializable returning
  * a property, one returning $this, one that throws.
  */
-static void
-gen_init(void)
+static void gen_init(void)
 {
 	struct gen_rng r;
 	struct gen_buf b = { 0 };
@@ -268,8 +278,11 @@ gen_init(void)
 	for (unsigned i = 0; i < GEN_NCLASSES; i++) {
 		struct gen_class *k = &gen_classes[i];
 		snprintf(k->name, sizeof(k->name), "GenC%u", i);
-		k->type = i < 30 ? GEN_CLASS_PLAIN : i < 34 ? GEN_CLASS_DYNAMIC : i < 38 ? GEN_CLASS_JSONSER :
-		    i == 38 ? GEN_CLASS_JSONSER_THIS : GEN_CLASS_JSONSER_THROW;
+		k->type = i < 30 ? GEN_CLASS_PLAIN
+		    : i < 34     ? GEN_CLASS_DYNAMIC
+		    : i < 38     ? GEN_CLASS_JSONSER
+		    : i == 38    ? GEN_CLASS_JSONSER_THIS
+		                 : GEN_CLASS_JSONSER_THROW;
 		k->nprops = (uint8_t)(1 + gen_below(&r, GEN_MAX_PROPS));
 		for (int p = 0; p < k->nprops; p++) {
 			struct gen_prop *pr = &k->props[p];
@@ -278,7 +291,8 @@ gen_init(void)
 				gen_prop_name(&r, pr);
 				dup = 0;
 				for (int q = 0; q < p; q++)
-					if (k->props[q].len == pr->len && !memcmp(k->props[q].name, pr->name, pr->len))
+					if (k->props[q].len == pr->len &&
+					    !memcmp(k->props[q].name, pr->name, pr->len))
 						dup = 1;
 			} while (dup);
 			unsigned v = gen_below(&r, 10);
@@ -304,33 +318,28 @@ gen_init(void)
 	}
 }
 
-static void
-gen_ensure_init(void)
+static void gen_ensure_init(void)
 {
 	pthread_once(&gen_once, gen_init);
 }
 
-const struct gen_class *
-gen_class_at(unsigned i)
+const struct gen_class *gen_class_at(unsigned i)
 {
 	gen_ensure_init();
 	return i < GEN_NCLASSES ? &gen_classes[i] : NULL;
 }
 
-const char *
-gen_enum_name(unsigned i)
+const char *gen_enum_name(unsigned i)
 {
 	return i < GEN_NENUMS ? gen_enum_names[i] : NULL;
 }
 
-unsigned
-gen_enum_cases(unsigned i)
+unsigned gen_enum_cases(unsigned i)
 {
 	return i < GEN_NENUMS ? gen_enum_ncases[i] : 0;
 }
 
-const char *
-gen_declarations(size_t *len)
+const char *gen_declarations(size_t *len)
 {
 	gen_ensure_init();
 	*len = gen_decl_len;
@@ -340,15 +349,13 @@ gen_declarations(size_t *len)
 /* ---- building a plan ---- */
 
 /* Room for another node and entry (and some bytes) in this case. */
-static int
-gen_room(const struct gen_case *c, uint32_t nodes, uint32_t bytes)
+static int gen_room(const struct gen_case *c, uint32_t nodes, uint32_t bytes)
 {
 	return c->nnodes + nodes < GEN_MAX_NODES && c->nents + nodes < GEN_MAX_ENTRIES &&
 	    c->nbytes + bytes < GEN_MAX_BYTES;
 }
 
-static uint32_t
-gen_node(struct gen_case *c, uint8_t kind)
+static uint32_t gen_node(struct gen_case *c, uint8_t kind)
 {
 	uint32_t i = c->nnodes++;
 	struct gen_node *n = &c->nodes[i];
@@ -358,8 +365,7 @@ gen_node(struct gen_case *c, uint8_t kind)
 	return i;
 }
 
-static void
-gen_bytes(struct gen_case *c, const void *s, size_t n)
+static void gen_bytes(struct gen_case *c, const void *s, size_t n)
 {
 	if (c->nbytes + n > GEN_MAX_BYTES)
 		n = GEN_MAX_BYTES - c->nbytes;
@@ -367,15 +373,13 @@ gen_bytes(struct gen_case *c, const void *s, size_t n)
 	c->nbytes += (uint32_t)n;
 }
 
-static void
-gen_byte(struct gen_case *c, unsigned char b)
+static void gen_byte(struct gen_case *c, unsigned char b)
 {
 	if (c->nbytes < GEN_MAX_BYTES)
 		c->bytes[c->nbytes++] = (char)b;
 }
 
-static void
-gen_utf8(struct gen_case *c, uint32_t cp)
+static void gen_utf8(struct gen_case *c, uint32_t cp)
 {
 	if (cp < 0x80) {
 		gen_byte(c, (unsigned char)cp);
@@ -394,14 +398,12 @@ gen_utf8(struct gen_case *c, uint32_t cp)
 	}
 }
 
-static unsigned char
-gen_cont(struct gen_rng *r)
+static unsigned char gen_cont(struct gen_rng *r)
 {
 	return (unsigned char)(0x80 + gen_below(r, 0x40));
 }
 
-static void
-gen_piece(struct gen_case *c, unsigned p)
+static void gen_piece(struct gen_case *c, unsigned p)
 {
 	struct gen_rng *r = &c->rng;
 	const char *w;
@@ -411,20 +413,39 @@ gen_piece(struct gen_case *c, unsigned p)
 		w = gen_ascii_words[gen_below(r, GEN_NELEMS(gen_ascii_words))];
 		gen_bytes(c, w, strlen(w));
 		break;
-	case GEN_P_QUOTE: gen_byte(c, '"'); break;
-	case GEN_P_BACKSLASH: gen_byte(c, '\\'); break;
-	case GEN_P_SLASH: gen_byte(c, '/'); break;
-	case GEN_P_TAG: gen_byte(c, gen_one_in(r, 2) ? '<' : '>'); break;
-	case GEN_P_AMP: gen_byte(c, '&'); break;
-	case GEN_P_APOS: gen_byte(c, '\''); break;
-	case GEN_P_CONTROL_ESC: gen_byte(c, (unsigned char)gen_control_esc[gen_below(r, 5)]); break;
+	case GEN_P_QUOTE:
+		gen_byte(c, '"');
+		break;
+	case GEN_P_BACKSLASH:
+		gen_byte(c, '\\');
+		break;
+	case GEN_P_SLASH:
+		gen_byte(c, '/');
+		break;
+	case GEN_P_TAG:
+		gen_byte(c, gen_one_in(r, 2) ? '<' : '>');
+		break;
+	case GEN_P_AMP:
+		gen_byte(c, '&');
+		break;
+	case GEN_P_APOS:
+		gen_byte(c, '\'');
+		break;
+	case GEN_P_CONTROL_ESC:
+		gen_byte(c, (unsigned char)gen_control_esc[gen_below(r, 5)]);
+		break;
 	case GEN_P_CONTROL: {
-		static const unsigned char other[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0x0b, 0x0e, 0x0f, 0x10, 0x1b, 0x1e, 0x1f };
+		static const unsigned char other[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0x0b, 0x0e, 0x0f, 0x10, 0x1b,
+			0x1e, 0x1f };
 		gen_byte(c, other[gen_below(r, sizeof(other))]);
 		break;
 	}
-	case GEN_P_DEL: gen_byte(c, 0x7f); break;
-	case GEN_P_UTF8_2: gen_utf8(c, 0x80 + gen_below(r, 0x800 - 0x80)); break;
+	case GEN_P_DEL:
+		gen_byte(c, 0x7f);
+		break;
+	case GEN_P_UTF8_2:
+		gen_utf8(c, 0x80 + gen_below(r, 0x800 - 0x80));
+		break;
 	case GEN_P_UTF8_3: {
 		uint32_t cp;
 		do
@@ -433,23 +454,40 @@ gen_piece(struct gen_case *c, unsigned p)
 		gen_utf8(c, cp);
 		break;
 	}
-	case GEN_P_UTF8_4: gen_utf8(c, 0x10000 + gen_below(r, 0x110000 - 0x10000)); break;
-	case GEN_P_LINE_SEP: gen_utf8(c, gen_one_in(r, 2) ? 0x2028 : 0x2029); break;
-	case GEN_P_BAD_LONE: gen_byte(c, gen_cont(r)); break;
+	case GEN_P_UTF8_4:
+		gen_utf8(c, 0x10000 + gen_below(r, 0x110000 - 0x10000));
+		break;
+	case GEN_P_LINE_SEP:
+		gen_utf8(c, gen_one_in(r, 2) ? 0x2028 : 0x2029);
+		break;
+	case GEN_P_BAD_LONE:
+		gen_byte(c, gen_cont(r));
+		break;
 	case GEN_P_BAD_TRUNC: {
 		/* A lead byte with fewer continuation bytes than it announces. */
 		unsigned need = 1 + gen_below(r, 3), have = gen_below(r, need);
-		gen_byte(c, (unsigned char)(need == 1 ? 0xc2 + gen_below(r, 30) : need == 2 ? 0xe1 + gen_below(r, 12) :
-		    0xf1 + gen_below(r, 3)));
+		gen_byte(c,
+		    (unsigned char)(need == 1 ? 0xc2 + gen_below(r, 30)
+		            : need == 2       ? 0xe1 + gen_below(r, 12)
+		                              : 0xf1 + gen_below(r, 3)));
 		for (unsigned i = 0; i < have; i++)
 			gen_byte(c, gen_cont(r));
 		break;
 	}
 	case GEN_P_BAD_OVERLONG:
 		switch (gen_below(r, 3)) {
-		case 0: gen_byte(c, (unsigned char)(0xc0 + gen_below(r, 2))); break;
-		case 1: gen_byte(c, 0xe0); gen_byte(c, (unsigned char)(0x80 + gen_below(r, 0x20))); break;
-		default: gen_byte(c, 0xf0); gen_byte(c, (unsigned char)(0x80 + gen_below(r, 0x10))); gen_byte(c, gen_cont(r)); break;
+		case 0:
+			gen_byte(c, (unsigned char)(0xc0 + gen_below(r, 2)));
+			break;
+		case 1:
+			gen_byte(c, 0xe0);
+			gen_byte(c, (unsigned char)(0x80 + gen_below(r, 0x20)));
+			break;
+		default:
+			gen_byte(c, 0xf0);
+			gen_byte(c, (unsigned char)(0x80 + gen_below(r, 0x10)));
+			gen_byte(c, gen_cont(r));
+			break;
 		}
 		gen_byte(c, gen_cont(r));
 		break;
@@ -485,8 +523,7 @@ gen_piece(struct gen_case *c, unsigned p)
 }
 
 /* A long string of ~200 bytes: the encoder's bulk paths. */
-static void
-gen_long_string(struct gen_case *c)
+static void gen_long_string(struct gen_case *c)
 {
 	struct gen_rng *r = &c->rng;
 	unsigned len = 150 + gen_below(r, 100), variant = gen_below(r, 5), i;
@@ -513,8 +550,7 @@ gen_long_string(struct gen_case *c)
 }
 
 /* String bytes at the end of the arena; its offset, length into *len. */
-static uint32_t
-gen_string_bytes(struct gen_case *c, int key, uint32_t *len)
+static uint32_t gen_string_bytes(struct gen_case *c, int key, uint32_t *len)
 {
 	struct gen_rng *r = &c->rng;
 	uint32_t start = c->nbytes;
@@ -538,8 +574,7 @@ gen_string_bytes(struct gen_case *c, int key, uint32_t *len)
 	return start;
 }
 
-static uint32_t
-gen_string(struct gen_case *c)
+static uint32_t gen_string(struct gen_case *c)
 {
 	uint32_t len, off = gen_string_bytes(c, 0, &len), i = gen_node(c, GEN_STRING);
 	c->nodes[i].first = off;
@@ -547,32 +582,43 @@ gen_string(struct gen_case *c)
 	return i;
 }
 
-static int64_t
-gen_int_value(struct gen_rng *r)
+static int64_t gen_int_value(struct gen_rng *r)
 {
 	switch (gen_below(r, 12)) {
-	case 0: return 0;
-	case 1: return 1;
-	case 2: return -1;
-	case 3: return INT64_MAX;
-	case 4: return INT64_MIN;
-	case 5: return (int64_t)1 << 53;
-	case 6: return ((int64_t)1 << 53) + 1;
-	case 7: return -((int64_t)1 << 31);
-	case 8: return (int64_t)gen_next(r);
-	case 9: return (int64_t)(int32_t)(uint32_t)gen_next(r);
-	default: return (int64_t)gen_below(r, 1000);
+	case 0:
+		return 0;
+	case 1:
+		return 1;
+	case 2:
+		return -1;
+	case 3:
+		return INT64_MAX;
+	case 4:
+		return INT64_MIN;
+	case 5:
+		return (int64_t)1 << 53;
+	case 6:
+		return ((int64_t)1 << 53) + 1;
+	case 7:
+		return -((int64_t)1 << 31);
+	case 8:
+		return (int64_t)gen_next(r);
+	case 9:
+		return (int64_t)(int32_t)(uint32_t)gen_next(r);
+	default:
+		return (int64_t)gen_below(r, 1000);
 	}
 }
 
-static double
-gen_float_value(struct gen_case *c)
+static double gen_float_value(struct gen_case *c)
 {
+	/* clang-format off */
 	static const double pool[] = {
 		0.0, 1.0, 0.1, 1.5, -2.5, 3.0, 100.0, 1e15, 1e16, 1e22, 1e308, 1.7976931348623157e308,
 		5e-324, 2.2250738585072014e-308, 1e-7, 123456789.12345678, 0.30000000000000004,
 		9007199254740993.0, -1e-300, 0.5, 1e100, 2.5e-5,
 	};
+	/* clang-format on */
 	struct gen_rng *r = &c->rng;
 	uint64_t bits;
 	double d;
@@ -585,11 +631,15 @@ gen_float_value(struct gen_case *c)
 			return pool[gen_below(r, GEN_NELEMS(pool))];
 		c->features |= 1u << GEN_F_NAN_INF;
 		switch (gen_below(r, 3)) {
-		case 0: return NAN;
-		case 1: return INFINITY;
-		default: return -INFINITY;
+		case 0:
+			return NAN;
+		case 1:
+			return INFINITY;
+		default:
+			return -INFINITY;
 		}
-	case 2: case 3: {
+	case 2:
+	case 3: {
 		/* Any mantissa and sign, an everyday magnitude (2^-40 .. 2^40): all
 		 * 17 digits to print.  The extremes come from the pool. */
 		uint64_t e = 1023 - 40 + gen_below(r, 81);
@@ -598,9 +648,9 @@ gen_float_value(struct gen_case *c)
 		return d;
 	}
 	case 4:
-		return (double)(int32_t)gen_below(r, 2000) / 8.0 - 100.0;   /* exact binary fractions */
+		return (double)(int32_t)gen_below(r, 2000) / 8.0 - 100.0; /* exact binary fractions */
 	case 5:
-		return (double)(int64_t)gen_below(r, 100000);               /* integral: .0 or not */
+		return (double)(int64_t)gen_below(r, 100000); /* integral: .0 or not */
 	default:
 		return pool[gen_below(r, GEN_NELEMS(pool))];
 	}
@@ -609,8 +659,7 @@ gen_float_value(struct gen_case *c)
 static uint32_t gen_value(struct gen_case *c, unsigned level, uint32_t *nesting);
 
 /* Reserve n entries of a container node. */
-static uint32_t
-gen_container(struct gen_case *c, uint8_t kind, uint32_t n)
+static uint32_t gen_container(struct gen_case *c, uint8_t kind, uint32_t n)
 {
 	uint32_t i = gen_node(c, kind);
 	c->nodes[i].first = c->nents;
@@ -622,8 +671,7 @@ gen_container(struct gen_case *c, uint8_t kind, uint32_t n)
 }
 
 /* How many elements a container gets: small, shrinking with the level. */
-static uint32_t
-gen_size(struct gen_case *c, unsigned level)
+static uint32_t gen_size(struct gen_case *c, unsigned level)
 {
 	struct gen_rng *r = &c->rng;
 	uint32_t n = gen_one_in(r, 12) ? 6 + gen_below(r, 7) : gen_below(r, level <= 1 ? 7 : 5);
@@ -633,15 +681,14 @@ gen_size(struct gen_case *c, unsigned level)
 }
 
 /* A key for a map or a stdClass property. */
-static void
-gen_key(struct gen_case *c, struct gen_entry *e, int object)
+static void gen_key(struct gen_case *c, struct gen_entry *e, int object)
 {
 	struct gen_rng *r = &c->rng;
 	unsigned k = gen_below(r, 100);
 	char num[32];
 	if (k < 35) {
-		static const char *const idents[] = { "id", "name", "a", "b", "c", "key", "value", "x", "_", "type",
-			"items", "total", "resourceType", "entry", "k1", "k2" };
+		static const char *const idents[] = { "id", "name", "a", "b", "c", "key", "value", "x", "_",
+			"type", "items", "total", "resourceType", "entry", "k1", "k2" };
 		const char *s = idents[gen_below(r, GEN_NELEMS(idents))];
 		e->key_type = GEN_KEY_STR;
 		e->key_off = c->nbytes;
@@ -687,8 +734,7 @@ gen_key(struct gen_case *c, struct gen_entry *e, int object)
 	}
 }
 
-static uint32_t
-gen_object(struct gen_case *c, unsigned level, uint32_t *nesting)
+static uint32_t gen_object(struct gen_case *c, unsigned level, uint32_t *nesting)
 {
 	struct gen_rng *r = &c->rng;
 	unsigned ci = gen_below(r, GEN_NCLASSES);
@@ -749,20 +795,36 @@ gen_object(struct gen_case *c, unsigned level, uint32_t *nesting)
 	return i;
 }
 
-static uint32_t
-gen_scalar(struct gen_case *c)
+static uint32_t gen_scalar(struct gen_case *c)
 {
 	struct gen_rng *r = &c->rng;
 	uint32_t i;
 	switch (gen_below(r, 40)) {
-	case 0: case 1: case 2: return gen_node(c, GEN_NULL);
-	case 3: case 4: return gen_node(c, GEN_FALSE);
-	case 5: case 6: return gen_node(c, GEN_TRUE);
-	case 7: case 8: case 9: case 10: case 11: case 12:
+	case 0:
+	case 1:
+	case 2:
+		return gen_node(c, GEN_NULL);
+	case 3:
+	case 4:
+		return gen_node(c, GEN_FALSE);
+	case 5:
+	case 6:
+		return gen_node(c, GEN_TRUE);
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
 		i = gen_node(c, GEN_INT);
 		c->nodes[i].v.i = gen_int_value(r);
 		return i;
-	case 13: case 14: case 15: case 16: case 17: case 18:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
 		i = gen_node(c, GEN_FLOAT);
 		c->nodes[i].v.d = gen_float_value(c);
 		return i;
@@ -775,7 +837,8 @@ gen_scalar(struct gen_case *c)
 		c->enums |= 1u << c->nodes[i].cls;
 		return i;
 	}
-	case 20: case 21:
+	case 20:
+	case 21:
 		if (gen_one_in(r, 12))
 			return gen_node(c, GEN_RESOURCE);
 		return gen_node(c, GEN_NULL);
@@ -789,8 +852,7 @@ gen_scalar(struct gen_case *c)
  * the deeper they are and stop at level 5; *nesting is the value's depth as
  * json_encode counts it (arrays and objects add one).
  */
-static uint32_t
-gen_value(struct gen_case *c, unsigned level, uint32_t *nesting)
+static uint32_t gen_value(struct gen_case *c, unsigned level, uint32_t *nesting)
 {
 	static const unsigned container_pct[] = { 0, 85, 55, 35, 18, 0 };
 	struct gen_rng *r = &c->rng;
@@ -803,7 +865,11 @@ gen_value(struct gen_case *c, unsigned level, uint32_t *nesting)
 	if (gen_below(r, 100) >= pct)
 		return gen_scalar(c);
 	switch (gen_below(r, 20)) {
-	case 0: case 1: case 2: case 3: case 4:
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
 		n = gen_size(c, level);
 		i = gen_container(c, GEN_LIST, n);
 		for (uint32_t e = 0; e < n; e++) {
@@ -812,8 +878,16 @@ gen_value(struct gen_case *c, unsigned level, uint32_t *nesting)
 				deepest = child;
 		}
 		break;
-	case 5: case 6: case 7: case 8: case 9: case 10:
-	case 11: case 12: case 13: case 14: {
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14: {
 		int object = gen_below(r, 10) < 4;
 		n = gen_size(c, level);
 		i = gen_container(c, object ? GEN_STDCLASS : GEN_MAP, n);
@@ -833,8 +907,7 @@ gen_value(struct gen_case *c, unsigned level, uint32_t *nesting)
 	return i;
 }
 
-void
-gen_case_make(struct gen_case *c, uint64_t seed, uint64_t index)
+void gen_case_make(struct gen_case *c, uint64_t seed, uint64_t index)
 {
 	struct gen_rng *r;
 	gen_ensure_init();
@@ -868,8 +941,7 @@ gen_case_make(struct gen_case *c, uint64_t seed, uint64_t index)
 		c->features |= 1u << GEN_F_DEPTH_HIT;
 }
 
-uint64_t
-gen_case_hash(const struct gen_case *c)
+uint64_t gen_case_hash(const struct gen_case *c)
 {
 	uint64_t h = GEN_HASH_INIT;
 	h = gen_hash_u64(h, GEN_VERSION);
@@ -889,30 +961,28 @@ gen_case_hash(const struct gen_case *c)
 	for (uint32_t i = 0; i < c->nents; i++) {
 		const struct gen_entry *e = &c->ents[i];
 		h = gen_hash_u64(h, (uint64_t)e->value | (uint64_t)e->key_type << 32);
-		h = gen_hash_u64(h, e->key_type == GEN_KEY_STR ? (uint64_t)e->key_off | (uint64_t)e->key_len << 32 :
-		    (uint64_t)e->key_int);
+		h = gen_hash_u64(h,
+		    e->key_type == GEN_KEY_STR ? (uint64_t)e->key_off | (uint64_t)e->key_len << 32
+		                               : (uint64_t)e->key_int);
 	}
 	return gen_hash(c->bytes, c->nbytes, h);
 }
 
-void
-gen_title(uint64_t seed, uint64_t index, char *buf, size_t size)
+void gen_title(uint64_t seed, uint64_t index, char *buf, size_t size)
 {
-	snprintf(buf, size, "generated v%d seed %llu #%llu", GEN_VERSION,
-	    (unsigned long long)seed, (unsigned long long)index);
+	snprintf(buf, size, "generated v%d seed %llu #%llu", GEN_VERSION, (unsigned long long)seed,
+	    (unsigned long long)index);
 }
 
 /* ---- rendering PHP source ---- */
 
-void
-gen_buf_release(struct gen_buf *b)
+void gen_buf_release(struct gen_buf *b)
 {
 	free(b->data);
 	memset(b, 0, sizeof(*b));
 }
 
-static void
-gen_buf_put(struct gen_buf *b, const void *s, size_t n)
+static void gen_buf_put(struct gen_buf *b, const void *s, size_t n)
 {
 	if (b->failed)
 		return;
@@ -933,15 +1003,13 @@ gen_buf_put(struct gen_buf *b, const void *s, size_t n)
 	b->data[b->len] = '\0';
 }
 
-static void
-gen_buf_puts(struct gen_buf *b, const char *s)
+static void gen_buf_puts(struct gen_buf *b, const char *s)
 {
 	gen_buf_put(b, s, strlen(s));
 }
 
 /* Length of a well-formed UTF-8 sequence at s (RFC 3629), 0 if there is none. */
-static size_t
-gen_utf8_len(const unsigned char *s, size_t n, uint32_t *cp)
+static size_t gen_utf8_len(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	if (s[0] < 0x80) {
 		*cp = s[0];
@@ -965,8 +1033,7 @@ gen_utf8_len(const unsigned char *s, size_t n, uint32_t *cp)
 }
 
 /* Characters a reader would not see: C1 controls, zero-width and bidi marks, U+2028/9. */
-static int
-gen_invisible(uint32_t cp)
+static int gen_invisible(uint32_t cp)
 {
 	return (cp >= 0x80 && cp <= 0x9f) || cp == 0xad || (cp >= 0x200b && cp <= 0x200f) ||
 	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) || cp == 0xfeff;
@@ -978,8 +1045,7 @@ gen_invisible(uint32_t cp)
  * and invalid UTF-8 as \xNN, invisible characters (U+2028...) as \u{...};
  * other UTF-8 stays as it is, so the source is readable UTF-8 text.
  */
-static void
-gen_render_string(struct gen_buf *b, const char *s, size_t n)
+static void gen_render_string(struct gen_buf *b, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i;
@@ -999,13 +1065,32 @@ gen_render_string(struct gen_buf *b, const char *s, size_t n)
 		uint32_t cp;
 		size_t len;
 		switch (ch) {
-		case '\\': gen_buf_put(b, "\\\\", 2); i++; continue;
-		case '"': gen_buf_put(b, "\\\"", 2); i++; continue;
-		case '$': gen_buf_put(b, "\\$", 2); i++; continue;
-		case '\n': gen_buf_put(b, "\\n", 2); i++; continue;
-		case '\r': gen_buf_put(b, "\\r", 2); i++; continue;
-		case '\t': gen_buf_put(b, "\\t", 2); i++; continue;
-		default: break;
+		case '\\':
+			gen_buf_put(b, "\\\\", 2);
+			i++;
+			continue;
+		case '"':
+			gen_buf_put(b, "\\\"", 2);
+			i++;
+			continue;
+		case '$':
+			gen_buf_put(b, "\\$", 2);
+			i++;
+			continue;
+		case '\n':
+			gen_buf_put(b, "\\n", 2);
+			i++;
+			continue;
+		case '\r':
+			gen_buf_put(b, "\\r", 2);
+			i++;
+			continue;
+		case '\t':
+			gen_buf_put(b, "\\t", 2);
+			i++;
+			continue;
+		default:
+			break;
 		}
 		if (ch < 0x20 || ch == 0x7f) {
 			snprintf(esc, sizeof(esc), "\\x%02X", ch);
@@ -1030,8 +1115,7 @@ gen_render_string(struct gen_buf *b, const char *s, size_t n)
 	gen_buf_put(b, "\"", 1);
 }
 
-void
-gen_format_double(double d, char *buf, size_t size)
+void gen_format_double(double d, char *buf, size_t size)
 {
 	if (isnan(d)) {
 		snprintf(buf, size, "NAN");
@@ -1056,15 +1140,20 @@ gen_format_double(double d, char *buf, size_t size)
 		strncat(buf, ".0", size - strlen(buf) - 1);
 }
 
-static void
-gen_render_node(const struct gen_case *c, uint32_t i, struct gen_buf *b)
+static void gen_render_node(const struct gen_case *c, uint32_t i, struct gen_buf *b)
 {
 	const struct gen_node *n = &c->nodes[i];
 	char num[64];
 	switch (n->kind) {
-	case GEN_NULL: gen_buf_puts(b, "null"); return;
-	case GEN_FALSE: gen_buf_puts(b, "false"); return;
-	case GEN_TRUE: gen_buf_puts(b, "true"); return;
+	case GEN_NULL:
+		gen_buf_puts(b, "null");
+		return;
+	case GEN_FALSE:
+		gen_buf_puts(b, "false");
+		return;
+	case GEN_TRUE:
+		gen_buf_puts(b, "true");
+		return;
 	case GEN_INT:
 		if (n->v.i == INT64_MIN)
 			gen_buf_puts(b, "PHP_INT_MIN");
@@ -1133,8 +1222,7 @@ gen_render_node(const struct gen_case *c, uint32_t i, struct gen_buf *b)
 	gen_buf_puts(b, n->kind == GEN_OBJECT ? "])" : "]");
 }
 
-int
-gen_render_value(const struct gen_case *c, struct gen_buf *b)
+int gen_render_value(const struct gen_case *c, struct gen_buf *b)
 {
 	gen_render_node(c, c->root, b);
 	gen_buf_put(b, "", 0);
@@ -1142,8 +1230,7 @@ gen_render_value(const struct gen_case *c, struct gen_buf *b)
 }
 
 /* Is this printable, valid UTF-8 without line separators (readable as source)? */
-static int
-gen_readable(const char *s, size_t n)
+static int gen_readable(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
@@ -1156,8 +1243,7 @@ gen_readable(const char *s, size_t n)
 	return 1;
 }
 
-int
-gen_render_setup(const struct gen_case *c, struct gen_buf *b)
+int gen_render_setup(const struct gen_case *c, struct gen_buf *b)
 {
 	gen_buf_put(b, "", 0);
 	for (unsigned i = 0; i < GEN_NCLASSES; i++) {
@@ -1186,15 +1272,13 @@ gen_render_setup(const struct gen_case *c, struct gen_buf *b)
 
 /* ---- digests ---- */
 
-static void
-gen_put(unsigned char *p, uint64_t v, int n)
+static void gen_put(unsigned char *p, uint64_t v, int n)
 {
 	for (int i = 0; i < n; i++)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint64_t
-gen_get(const unsigned char *p, int n)
+static uint64_t gen_get(const unsigned char *p, int n)
 {
 	uint64_t v = 0;
 	for (int i = n - 1; i >= 0; i--)
@@ -1202,8 +1286,7 @@ gen_get(const unsigned char *p, int n)
 	return v;
 }
 
-void
-gen_digest_pack(const struct gen_digest *d, unsigned char out[GEN_DIGEST_SIZE])
+void gen_digest_pack(const struct gen_digest *d, unsigned char out[GEN_DIGEST_SIZE])
 {
 	gen_put(out, d->plan_hash, 8);
 	gen_put(out + 8, d->result_hash, 8);
@@ -1216,8 +1299,7 @@ gen_digest_pack(const struct gen_digest *d, unsigned char out[GEN_DIGEST_SIZE])
 	out[31] = d->exception;
 }
 
-void
-gen_digest_unpack(struct gen_digest *d, const unsigned char in[GEN_DIGEST_SIZE])
+void gen_digest_unpack(struct gen_digest *d, const unsigned char in[GEN_DIGEST_SIZE])
 {
 	d->plan_hash = gen_get(in, 8);
 	d->result_hash = gen_get(in + 8, 8);
@@ -1233,8 +1315,7 @@ gen_digest_unpack(struct gen_digest *d, const unsigned char in[GEN_DIGEST_SIZE])
 /* ---- coverage ---- */
 
 /* Add one to the counter of each bit set in mask. */
-static void
-gen_count_bits(uint64_t *counters, uint64_t mask)
+static void gen_count_bits(uint64_t *counters, uint64_t mask)
 {
 	while (mask) {
 		counters[__builtin_ctzll(mask)]++;
@@ -1242,8 +1323,7 @@ gen_count_bits(uint64_t *counters, uint64_t mask)
 	}
 }
 
-void
-gen_count(const struct gen_case *c, uint64_t counters[GEN_COUNTERS])
+void gen_count(const struct gen_case *c, uint64_t counters[GEN_COUNTERS])
 {
 	counters[GEN_C_CASES]++;
 	gen_count_bits(counters + GEN_C_PIECE, c->pieces);
@@ -1255,25 +1335,30 @@ gen_count(const struct gen_case *c, uint64_t counters[GEN_COUNTERS])
 	gen_count_bits(counters + GEN_C_ENUM, c->enums);
 }
 
-const char *
-gen_counter_name(unsigned i, char *buf, size_t size)
+const char *gen_counter_name(unsigned i, char *buf, size_t size)
 {
+	/* clang-format off */
 	static const char *const pieces[GEN_P_COUNT] = {
 		"ascii", "quote", "backslash", "slash", "tag", "amp", "apos", "control_short_escape",
 		"control", "del", "utf8_2", "utf8_3", "utf8_4", "line_separator", "invalid_lone_continuation",
 		"invalid_truncated", "invalid_overlong", "invalid_surrogate", "invalid_above_10ffff", "text",
 	};
+	/* clang-format on */
 	static const char *const shapes[GEN_S_COUNT] = { "pieces", "empty", "numeric", "long" };
+	/* clang-format off */
 	static const char *const kinds[GEN_KIND_COUNT] = {
 		"null", "false", "true", "int", "float", "string", "list", "map", "stdclass",
 		"object", "enum", "resource",
 	};
+	/* clang-format on */
+	/* clang-format off */
 	static const char *const features[GEN_F_COUNT] = {
 		"private_or_protected_set", "typed_uninitialized", "dynamic_properties", "json_serializable",
 		"json_serializable_this", "json_serializable_throws", "nul_property_name", "int_key",
 		"numeric_string_key", "empty_key", "negative_zero", "nan_or_inf", "small_depth",
 		"nested_deeper_than_depth", "throw_on_error",
 	};
+	/* clang-format on */
 	if (i == GEN_C_CASES)
 		snprintf(buf, size, "cases");
 	else if (i < GEN_C_SHAPE)

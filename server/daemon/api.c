@@ -32,8 +32,7 @@ enum api_method { M_GET = 1 << 0, M_POST = 1 << 1 };
 /* ---- JSON building blocks ---- */
 
 /* Valid UTF-8 kept, every other byte as \xNN. */
-static json_t *
-api_display(const char *data, size_t len)
+static json_t *api_display(const char *data, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)data;
 	size_t i = 0, k, o = 0;
@@ -58,8 +57,7 @@ api_display(const char *data, size_t len)
 }
 
 /* A byte string as JSON text: itself when valid UTF-8, else its display form. */
-static json_t *
-api_textn(const char *data, size_t len, int *is_utf8)
+static json_t *api_textn(const char *data, size_t len, int *is_utf8)
 {
 	json_t *j;
 
@@ -76,14 +74,12 @@ api_textn(const char *data, size_t len, int *is_utf8)
 }
 
 /* A C string (NULL -> null) as JSON text. */
-static json_t *
-api_text(const char *s)
+static json_t *api_text(const char *s)
 {
 	return s != NULL ? api_textn(s, strlen(s), NULL) : json_null();
 }
 
-static json_t *
-api_base64(const char *data, size_t len)
+static json_t *api_base64(const char *data, size_t len)
 {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	const unsigned char *p = (const unsigned char *)data;
@@ -114,8 +110,7 @@ api_base64(const char *data, size_t len)
 }
 
 /* "a,b" -> ["a","b"]; "" -> []. */
-static json_t *
-api_list(const char *s)
+static json_t *api_list(const char *s)
 {
 	json_t *a = json_array();
 	const char *p = s, *q;
@@ -129,8 +124,7 @@ api_list(const char *s)
 }
 
 /* Newline-separated lines -> array, without empty lines. */
-static json_t *
-api_lines(const char *s)
+static json_t *api_lines(const char *s)
 {
 	json_t *a = json_array();
 	const char *p = s, *q;
@@ -146,8 +140,7 @@ api_lines(const char *s)
 	return a;
 }
 
-static json_t *
-api_flag_names(long flags)
+static json_t *api_flag_names(long flags)
 {
 	json_t *a = json_array();
 	const char *name;
@@ -161,15 +154,13 @@ api_flag_names(long flags)
 }
 
 /* "" -> null, else the text. */
-static json_t *
-api_time(const char *s)
+static json_t *api_time(const char *s)
 {
 	return s != NULL && *s != '\0' ? api_text(s) : json_null();
 }
 
-/* Did the worker cut s at max (server/proto.h)?  Then it ends with the note. */
-static int
-api_cut(const char *s, size_t len, size_t max, const char *note)
+/* Did the worker cut s at max (server/common/proto.h)?  Then it ends with the note. */
+static int api_cut(const char *s, size_t len, size_t max, const char *note)
 {
 	size_t n = strlen(note);
 
@@ -177,8 +168,7 @@ api_cut(const char *s, size_t len, size_t max, const char *note)
 }
 
 /* The fields of a result kept short of what the case produced. */
-static json_t *
-api_truncated(const struct result *r)
+static json_t *api_truncated(const struct result *r)
 {
 	json_t *a = json_array();
 
@@ -188,40 +178,33 @@ api_truncated(const struct result *r)
 		json_array_append_new(a, json_string("output"));
 	if (api_cut(r->printed.data, r->printed.len, PROTO_MAX_PRINTED, PROTO_CUT_PRINTED))
 		json_array_append_new(a, json_string("printed"));
-	if (r->warnings != NULL && api_cut(r->warnings, strlen(r->warnings), PROTO_MAX_DIAG, PROTO_CUT_WARNINGS))
+	if (r->warnings != NULL &&
+	    api_cut(r->warnings, strlen(r->warnings), PROTO_MAX_DIAG, PROTO_CUT_WARNINGS))
 		json_array_append_new(a, json_string("warnings"));
 	if (r->failure != NULL && api_cut(r->failure, strlen(r->failure), PROTO_MAX_DIAG, PROTO_CUT_FAILURE))
 		json_array_append_new(a, json_string("failure"));
 	return a;
 }
 
-static json_t *
-api_result_json(const struct result *r, const char *build)
+static json_t *api_result_json(const struct result *r, const char *build)
 {
 	int is_false = r->output_is_false || r->output.data == NULL, utf8 = 1, putf8 = 1;
 	json_t *o, *output, *printed;
 
 	output = is_false ? json_false() : api_textn(r->output.data, r->output.len, &utf8);
 	printed = api_textn(r->printed.data, r->printed.len, &putf8);
-	o = json_pack("{s:o s:s s:o s:o s:o s:b s:I s:o s:o s:o s:o s:b s:o s:o s:o s:f}",
-	    "build", api_text(build),
-	    "status", result_status_name(r->status),
-	    "signal", r->status == STATUS_CRASH ? json_integer(r->signal) : json_null(),
-	    "output", output,
+	o = json_pack("{s:o s:s s:o s:o s:o s:b s:I s:o s:o s:o s:o s:b s:o s:o s:o s:f}", "build",
+	    api_text(build), "status", result_status_name(r->status), "signal",
+	    r->status == STATUS_CRASH ? json_integer(r->signal) : json_null(), "output", output,
 	    "output_base64", is_false ? json_null() : api_base64(r->output.data, r->output.len),
-	    "output_utf8", is_false ? 1 : utf8,
-	    "error_code", (json_int_t)r->error_code,
-	    "error_msg", api_text(r->error_msg),
-	    "exception", r->exc_class != NULL ?
-		json_pack("{s:o s:o}", "class", api_text(r->exc_class), "message", api_text(r->exc_msg != NULL ? r->exc_msg : "")) :
-		json_null(),
-	    "printed", printed,
-	    "printed_base64", api_base64(r->printed.data, r->printed.len),
-	    "printed_utf8", putf8,
-	    "warnings", api_lines(r->warnings),
-	    "failure", api_text(r->failure),
-	    "instructions", r->instructions >= 0 ? json_integer(r->instructions) : json_null(),
-	    "wall_ms", r->wall_ms);
+	    "output_utf8", is_false ? 1 : utf8, "error_code", (json_int_t)r->error_code, "error_msg",
+	    api_text(r->error_msg), "exception",
+	    r->exc_class != NULL ? json_pack("{s:o s:o}", "class", api_text(r->exc_class), "message",
+	                               api_text(r->exc_msg != NULL ? r->exc_msg : ""))
+	                         : json_null(),
+	    "printed", printed, "printed_base64", api_base64(r->printed.data, r->printed.len), "printed_utf8",
+	    putf8, "warnings", api_lines(r->warnings), "failure", api_text(r->failure), "instructions",
+	    r->instructions >= 0 ? json_integer(r->instructions) : json_null(), "wall_ms", r->wall_ms);
 	/* The exact count behind "instructions" (a rounded per-call figure). */
 	if (o != NULL)
 		json_object_set_new(o, "instructions_total",
@@ -232,34 +215,25 @@ api_result_json(const struct result *r, const char *build)
 	return o;
 }
 
-static json_t *
-api_case_json(const struct db_case *dc)
+static json_t *api_case_json(const struct db_case *dc)
 {
 	const struct case_spec *c = &dc->spec;
 
-	return json_pack("{s:I s:o s:o s:o s:I s:o s:I s:o s:o s:o s:o}",
-	    "id", (json_int_t)dc->id,
-	    "title", api_text(c->title),
-	    "code", api_text(c->code),
-	    "setup", api_text(c->setup),
-	    "flags", (json_int_t)c->flags,
-	    "flag_names", api_flag_names(c->flags),
-	    "depth", (json_int_t)c->depth,
-	    "expect", api_text(c->expect),
-	    "measure", c->iterations > 0 ? json_integer(c->iterations) : json_null(),
-	    "source", api_text(c->source),
+	return json_pack("{s:I s:o s:o s:o s:I s:o s:I s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "title",
+	    api_text(c->title), "code", api_text(c->code), "setup", api_text(c->setup), "flags",
+	    (json_int_t)c->flags, "flag_names", api_flag_names(c->flags), "depth", (json_int_t)c->depth,
+	    "expect", api_text(c->expect), "measure",
+	    c->iterations > 0 ? json_integer(c->iterations) : json_null(), "source", api_text(c->source),
 	    "created_at", api_time(dc->created_at));
 }
 
-static json_t *
-api_id_or_null(int64_t id)
+static json_t *api_id_or_null(int64_t id)
 {
 	return id > 0 ? json_integer(id) : json_null();
 }
 
 /* A case with one comparison: the body of POST /api/cases and GET /api/cases/{id}. */
-static json_t *
-api_case_comparison_json(const struct db_case *dc, const struct db_comparison *cmp)
+static json_t *api_case_comparison_json(const struct db_case *dc, const struct db_comparison *cmp)
 {
 	char url[64], api_url[64];
 	json_t *o, *results;
@@ -272,21 +246,15 @@ api_case_comparison_json(const struct db_case *dc, const struct db_comparison *c
 		for (role = 0; role < MAX_BUILDS; role++)
 			json_object_set_new(results, app_role_name(role),
 			    api_result_json(&cmp->results[role], cmp->build_names[role]));
-	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:o s:o}",
-	    "id", (json_int_t)dc->id,
-	    "url", url,
-	    "api_url", api_url,
-	    "verdict", cmp != NULL ? json_string(cmp->verdict) : json_null(),
-	    "differs", cmp != NULL ? api_list(cmp->differs) : json_array(),
-	    "case", api_case_json(dc),
-	    "results", results,
-	    "comparison_id", api_id_or_null(cmp != NULL ? cmp->id : 0),
-	    "run_id", api_id_or_null(cmp != NULL ? cmp->run_id : 0));
+	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "url", url,
+	    "api_url", api_url, "verdict", cmp != NULL ? json_string(cmp->verdict) : json_null(), "differs",
+	    cmp != NULL ? api_list(cmp->differs) : json_array(), "case", api_case_json(dc), "results",
+	    results, "comparison_id", api_id_or_null(cmp != NULL ? cmp->id : 0), "run_id",
+	    api_id_or_null(cmp != NULL ? cmp->run_id : 0));
 	return o;
 }
 
-static json_t *
-api_run_json(const struct db_run *r)
+static json_t *api_run_json(const struct db_run *r)
 {
 	char url[64], api_url[64];
 	json_t *params, *o, *summary;
@@ -295,21 +263,13 @@ api_run_json(const struct db_run *r)
 	snprintf(api_url, sizeof api_url, "/api/runs/%" PRId64, r->id);
 	params = r->params != NULL ? json_loads(r->params, 0, NULL) : NULL;
 	o = json_pack("{s:I s:s s:o s:s s:I s:I s:{s:I s:I} s:{s:s s:s} s:{s:s s:s} s:o s:o s:o s:o s:s s:s}",
-	    "id", (json_int_t)r->id,
-	    "suite", r->suite,
-	    "params", params != NULL ? params : json_object(),
-	    "status", r->status,
-	    "total", (json_int_t)r->total,
-	    "done", (json_int_t)r->done,
-	    "counts", "same", (json_int_t)r->same, "differ", (json_int_t)r->differ,
-	    "builds", "base", r->build_versions[ROLE_BASE], "head", r->build_versions[ROLE_HEAD],
-	    "build_names", "base", r->build_names[ROLE_BASE], "head", r->build_names[ROLE_HEAD],
-	    "created_at", api_time(r->created_at),
-	    "started_at", api_time(r->started_at),
-	    "finished_at", api_time(r->finished_at),
-	    "error", api_text(r->error),
-	    "url", url,
-	    "api_url", api_url);
+	    "id", (json_int_t)r->id, "suite", r->suite, "params", params != NULL ? params : json_object(),
+	    "status", r->status, "total", (json_int_t)r->total, "done", (json_int_t)r->done, "counts", "same",
+	    (json_int_t)r->same, "differ", (json_int_t)r->differ, "builds", "base",
+	    r->build_versions[ROLE_BASE], "head", r->build_versions[ROLE_HEAD], "build_names", "base",
+	    r->build_names[ROLE_BASE], "head", r->build_names[ROLE_HEAD], "created_at",
+	    api_time(r->created_at), "started_at", api_time(r->started_at), "finished_at",
+	    api_time(r->finished_at), "error", api_text(r->error), "url", url, "api_url", api_url);
 	/* A suite's own summary of the run (generated: rate, coverage...). */
 	summary = r->summary != NULL ? json_loads(r->summary, 0, NULL) : NULL;
 	if (o != NULL)
@@ -321,8 +281,7 @@ api_run_json(const struct db_run *r)
 
 /* ---- responses ---- */
 
-static void
-api_reply(struct http_response *resp, int status, json_t *body)
+static void api_reply(struct http_response *resp, int status, json_t *body)
 {
 	resp->status = status;
 	resp->content_type = "application/json";
@@ -339,8 +298,7 @@ api_reply(struct http_response *resp, int status, json_t *body)
 	resp->body_len = strlen(resp->body);
 }
 
-void
-api_error(struct http_response *resp, int status, const char *code, const char *fmt, ...)
+void api_error(struct http_response *resp, int status, const char *code, const char *fmt, ...)
 {
 	static const char fallback[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
 	char msg[1024];
@@ -362,15 +320,13 @@ api_error(struct http_response *resp, int status, const char *code, const char *
 	resp->body_len = resp->body != NULL ? strlen(resp->body) : 0;
 }
 
-void
-api_json(struct http_response *resp, int status, json_t *body)
+void api_json(struct http_response *resp, int status, json_t *body)
 {
 	api_reply(resp, status, body);
 }
 
 /* The daemon's own failure: a database error is mapped by db_error_status(). */
-static void
-api_internal(struct http_response *resp, const char *err)
+static void api_internal(struct http_response *resp, const char *err)
 {
 	const char *code;
 	int retry, status = db_error_status(&code, &retry);
@@ -384,22 +340,22 @@ api_internal(struct http_response *resp, const char *err)
  * each holds a thread waiting for the workers, which run one case at a time.
  * 0 with a slot taken (api_case_slot_give() it back), or -1 with a 503.
  */
-static int
-api_case_slot_take(struct app *app, struct http_response *resp)
+static int api_case_slot_take(struct app *app, struct http_response *resp)
 {
 	int max = app->config->max_case_requests;
 
 	if (__atomic_add_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST) <= max)
 		return 0;
 	__atomic_sub_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST);
-	api_error(resp, 503, "busy", "%d cases are already being run for other requests, the limit "
-	    "(max-case-requests); retry after 1 s", max);
+	api_error(resp, 503, "busy",
+	    "%d cases are already being run for other requests, the limit "
+	    "(max-case-requests); retry after 1 s",
+	    max);
 	resp->retry_after = 1;
 	return -1;
 }
 
-static void
-api_case_slot_give(struct app *app)
+static void api_case_slot_give(struct app *app)
 {
 	__atomic_sub_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST);
 }
@@ -407,8 +363,7 @@ api_case_slot_give(struct app *app)
 /* ---- request parsing ---- */
 
 /* A decimal id 1..INT64_MAX, else 0. */
-static int64_t
-api_parse_id(const char *s, size_t len)
+static int64_t api_parse_id(const char *s, size_t len)
 {
 	int64_t v = 0;
 	size_t i;
@@ -426,8 +381,7 @@ api_parse_id(const char *s, size_t len)
 }
 
 /* JSON body check and parse; NULL with resp filled on error. */
-json_t *
-api_body(const struct http_request *req, struct http_response *resp)
+json_t *api_body(const struct http_request *req, struct http_response *resp)
 {
 	json_error_t jerr;
 	const char *ct = req->content_type;
@@ -443,10 +397,10 @@ api_body(const struct http_request *req, struct http_response *resp)
 		}
 	}
 	/* NUL inside strings is let through the parser so the field check can name the field. */
-	if ((j = json_loadb(req->body, req->body_len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
-	    &jerr)) == NULL) {
-		api_error(resp, 400, "bad_json", "body is not valid JSON: line %d, column %d: %s",
-		    jerr.line, jerr.column, jerr.text);
+	if ((j = json_loadb(req->body, req->body_len,
+	         JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr)) == NULL) {
+		api_error(resp, 400, "bad_json", "body is not valid JSON: line %d, column %d: %s", jerr.line,
+		    jerr.column, jerr.text);
 		return NULL;
 	}
 	if (!json_is_object(j)) {
@@ -458,14 +412,14 @@ api_body(const struct http_request *req, struct http_response *resp)
 }
 
 /* Any key of obj not in known (NULL-terminated) is an error naming it. */
-static int
-api_known_fields(json_t *obj, const char *const *known, struct http_response *resp)
+static int api_known_fields(json_t *obj, const char *const *known, struct http_response *resp)
 {
 	const char *key;
 	json_t *v;
 	size_t i;
 
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		for (i = 0; known[i] != NULL; i++)
 			if (strcmp(key, known[i]) == 0)
 				break;
@@ -478,9 +432,8 @@ api_known_fields(json_t *obj, const char *const *known, struct http_response *re
 }
 
 /* An optional string field: 0 (set *out, NULL when absent or null), -1 on error. */
-static int
-api_opt_string(json_t *obj, const char *field, size_t max, int toolarge413, char **out,
-    struct http_response *resp)
+static int api_opt_string(
+    json_t *obj, const char *field, size_t max, int toolarge413, char **out, struct http_response *resp)
 {
 	json_t *v = json_object_get(obj, field);
 
@@ -493,8 +446,8 @@ api_opt_string(json_t *obj, const char *field, size_t max, int toolarge413, char
 	}
 	if (json_string_length(v) > max) {
 		if (toolarge413)
-			api_error(resp, 413, "too_large", "%s is %zu bytes, over the %zu byte limit",
-			    field, json_string_length(v), max);
+			api_error(resp, 413, "too_large", "%s is %zu bytes, over the %zu byte limit", field,
+			    json_string_length(v), max);
 		else
 			api_error(resp, 400, "bad_request", "%s: over %zu bytes", field, max);
 		return -1;
@@ -511,8 +464,7 @@ api_opt_string(json_t *obj, const char *field, size_t max, int toolarge413, char
 }
 
 /* An optional integer in [min, max]; def when absent or null. */
-static int
-api_opt_int(json_t *obj, const char *field, json_int_t min, json_int_t max, json_int_t def,
+static int api_opt_int(json_t *obj, const char *field, json_int_t min, json_int_t max, json_int_t def,
     json_int_t *out, struct http_response *resp)
 {
 	json_t *v = json_object_get(obj, field);
@@ -521,16 +473,16 @@ api_opt_int(json_t *obj, const char *field, json_int_t min, json_int_t max, json
 	if (v == NULL || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
-		api_error(resp, 400, "bad_request", "%s: expected an integer %" JSON_INTEGER_FORMAT
-		    " .. %" JSON_INTEGER_FORMAT, field, min, max);
+		api_error(resp, 400, "bad_request",
+		    "%s: expected an integer %" JSON_INTEGER_FORMAT " .. %" JSON_INTEGER_FORMAT, field, min,
+		    max);
 		return -1;
 	}
 	*out = json_integer_value(v);
 	return 0;
 }
 
-static int
-api_flags_text(json_t *v, const char *field, long *out, struct http_response *resp)
+static int api_flags_text(json_t *v, const char *field, long *out, struct http_response *resp)
 {
 	char err[256];
 
@@ -549,8 +501,7 @@ api_flags_text(json_t *v, const char *field, long *out, struct http_response *re
 }
 
 /* flags: an integer >= 0, "A|B", or ["A", "B"]. */
-static int
-api_flags(json_t *obj, long *flags, struct http_response *resp)
+static int api_flags(json_t *obj, long *flags, struct http_response *resp)
 {
 	json_t *v = json_object_get(obj, "flags"), *item;
 	char field[32];
@@ -571,7 +522,8 @@ api_flags(json_t *obj, long *flags, struct http_response *resp)
 	if (json_is_string(v))
 		return api_flags_text(v, "flags", flags, resp);
 	if (json_is_array(v)) {
-		json_array_foreach(v, i, item) {
+		json_array_foreach(v, i, item)
+		{
 			snprintf(field, sizeof field, "flags[%zu]", i);
 			if (!json_is_string(item)) {
 				api_error(resp, 400, "bad_request", "%s: expected a flag name", field);
@@ -583,16 +535,23 @@ api_flags(json_t *obj, long *flags, struct http_response *resp)
 		}
 		return 0;
 	}
-	api_error(resp, 400, "bad_request", "flags: expected an integer, a \"JSON_A|JSON_B\" string or a list of names");
+	api_error(resp, 400, "bad_request",
+	    "flags: expected an integer, a \"JSON_A|JSON_B\" string or a list of names");
 	return -1;
 }
 
 /* The case of a POST /api/cases body; 0, or -1 with resp filled. */
-static int
-api_parse_case(json_t *body, struct case_spec *c, struct http_response *resp)
+static int api_parse_case(json_t *body, struct case_spec *c, struct http_response *resp)
 {
 	static const char *const known[] = {
-		"title", "code", "setup", "flags", "depth", "expect", "measure", NULL,
+		"title",
+		"code",
+		"setup",
+		"flags",
+		"depth",
+		"expect",
+		"measure",
+		NULL,
 	};
 	json_int_t depth, measure;
 	json_t *code;
@@ -601,8 +560,8 @@ api_parse_case(json_t *body, struct case_spec *c, struct http_response *resp)
 		return -1;
 	code = json_object_get(body, "code");
 	if (code == NULL || !json_is_string(code)) {
-		api_error(resp, 400, "bad_request", "code: %s", code == NULL ? "required (PHP code producing the value)" :
-		    "expected a string");
+		api_error(resp, 400, "bad_request", "code: %s",
+		    code == NULL ? "required (PHP code producing the value)" : "expected a string");
 		return -1;
 	}
 	if (api_opt_string(body, "code", MAX_CODE_SIZE, 1, &c->code, resp) < 0)
@@ -629,8 +588,7 @@ api_parse_case(json_t *body, struct case_spec *c, struct http_response *resp)
 
 /* The case of a POST /api/cases request; 0, or -1 with resp filled (a pure
  * function of the request, for fuzz/fuzz_body.c too). */
-int
-api_case_from_request(const struct http_request *req, struct case_spec *c, struct http_response *resp)
+int api_case_from_request(const struct http_request *req, struct case_spec *c, struct http_response *resp)
 {
 	json_t *body;
 	int rc;
@@ -643,8 +601,7 @@ api_case_from_request(const struct http_request *req, struct case_spec *c, struc
 }
 
 /* A boolean query switch: 1, 0, or -1 with resp filled. */
-static int
-api_query_bool(const struct http_request *req, const char *key, struct http_response *resp)
+static int api_query_bool(const struct http_request *req, const char *key, struct http_response *resp)
 {
 	const char *v = http_query(req, key);
 
@@ -658,8 +615,7 @@ api_query_bool(const struct http_request *req, const char *key, struct http_resp
 
 /* ---- endpoints ---- */
 
-static void
-api_health(struct app *app, struct http_response *resp)
+static void api_health(struct app *app, struct http_response *resp)
 {
 	const struct config *cfg = app->config;
 	json_t *builds = json_array(), *b, *w;
@@ -694,20 +650,14 @@ api_health(struct app *app, struct http_response *resp)
 			cases_run = __atomic_load_n(&wk->cases_run, __ATOMIC_RELAXED);
 			last_failure[0] = '\0';
 		}
-		w = json_pack("{s:s s:o s:I s:I s:o}",
-		    "state", worker_state_name(state),
-		    "pid", pid > 0 ? json_integer(pid) : json_null(),
-		    "restarts", (json_int_t)restarts,
-		    "cases_run", (json_int_t)cases_run,
-		    "last_failure", last_failure[0] != '\0' ? api_text(last_failure) : json_null());
-		b = json_pack("{s:o s:s s:o s:o s:o s:o s:o}",
-		    "name", api_text(cfg->builds[i].name),
-		    "role", app_role_name(i),
-		    "php_version", api_text(cfg->builds[i].php_version),
-		    "library", api_text(cfg->builds[i].lib_path),
-		    "sha256", api_text(cfg->builds[i].sha256),
-		    "prefix", api_text(cfg->builds[i].prefix),
-		    "worker", w != NULL ? w : json_null());
+		w = json_pack("{s:s s:o s:I s:I s:o}", "state", worker_state_name(state), "pid",
+		    pid > 0 ? json_integer(pid) : json_null(), "restarts", (json_int_t)restarts, "cases_run",
+		    (json_int_t)cases_run, "last_failure",
+		    last_failure[0] != '\0' ? api_text(last_failure) : json_null());
+		b = json_pack("{s:o s:s s:o s:o s:o s:o s:o}", "name", api_text(cfg->builds[i].name), "role",
+		    app_role_name(i), "php_version", api_text(cfg->builds[i].php_version), "library",
+		    api_text(cfg->builds[i].lib_path), "sha256", api_text(cfg->builds[i].sha256), "prefix",
+		    api_text(cfg->builds[i].prefix), "worker", w != NULL ? w : json_null());
 		/* What measuring by hand needs: the compiled core, and where
 		 * json_encode's handler sits (callgrind names it by this offset
 		 * in a stripped library such as Debian's). */
@@ -727,27 +677,22 @@ api_health(struct app *app, struct http_response *resp)
 		json_array_append_new(builds, b);
 	}
 	closed = auth_writes_closed(app, err, sizeof err);
-	api_reply(resp, 200, json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:I s:I s:I s:I s:I s:i}}",
-	    "status", "ok",
-	    "version", PHPCMP_VERSION,
-	    "db", api_text(cfg->db_path),
-	    "uptime_s", (json_int_t)((app_now_ms() - app->started_ms) / 1000),
-	    "builds", builds,
-	    "auth", "writes", closed < 0 ? "unknown" : closed ? "token" : "open",
-	    "reads", cfg->read_auth ? "token" : "open",
-	    "limits", "max_connections", cfg->max_connections,
-	    "max_case_requests", cfg->max_case_requests,
-	    "max_queued_runs", cfg->max_queued_runs,
-	    "max_body_bytes", (json_int_t)MAX_BODY_SIZE,
-	    "max_code_bytes", (json_int_t)MAX_CODE_SIZE,
-	    "max_output_bytes", (json_int_t)PROTO_MAX_OUTPUT,
-	    "max_printed_bytes", (json_int_t)PROTO_MAX_PRINTED,
-	    "db_max_bytes", (json_int_t)cfg->db_max_bytes,
-	    "case_requests", __atomic_load_n(&app->case_requests, __ATOMIC_RELAXED)));
+	api_reply(resp, 200,
+	    json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:I s:I s:I s:I s:I s:i}}", "status",
+	        "ok", "version", PHPCMP_VERSION, "db", api_text(cfg->db_path), "uptime_s",
+	        (json_int_t)((app_now_ms() - app->started_ms) / 1000), "builds", builds, "auth", "writes",
+	        closed < 0   ? "unknown"
+	            : closed ? "token"
+	                     : "open",
+	        "reads", cfg->read_auth ? "token" : "open", "limits", "max_connections", cfg->max_connections,
+	        "max_case_requests", cfg->max_case_requests, "max_queued_runs", cfg->max_queued_runs,
+	        "max_body_bytes", (json_int_t)MAX_BODY_SIZE, "max_code_bytes", (json_int_t)MAX_CODE_SIZE,
+	        "max_output_bytes", (json_int_t)PROTO_MAX_OUTPUT, "max_printed_bytes",
+	        (json_int_t)PROTO_MAX_PRINTED, "db_max_bytes", (json_int_t)cfg->db_max_bytes, "case_requests",
+	        __atomic_load_n(&app->case_requests, __ATOMIC_RELAXED)));
 }
 
-static void
-api_flags_list(struct http_response *resp)
+static void api_flags_list(struct http_response *resp)
 {
 	json_t *a = json_array();
 	const char *name;
@@ -759,23 +704,19 @@ api_flags_list(struct http_response *resp)
 	api_reply(resp, 200, json_pack("{s:o}", "flags", a));
 }
 
-static int
-api_history_row(void *arg, const struct db_case_row *row)
+static int api_history_row(void *arg, const struct db_case_row *row)
 {
-	return json_array_append_new(arg, json_pack("{s:I s:o s:o s:o s:o}",
-	    "comparison_id", (json_int_t)row->comparison_id,
-	    "run_id", api_id_or_null(row->run_id),
-	    "verdict", api_text(row->verdict),
-	    "differs", api_list(row->differs != NULL ? row->differs : ""),
-	    "created_at", api_time(row->created_at)));
+	return json_array_append_new(arg,
+	    json_pack("{s:I s:o s:o s:o s:o}", "comparison_id", (json_int_t)row->comparison_id, "run_id",
+	        api_id_or_null(row->run_id), "verdict", api_text(row->verdict), "differs",
+	        api_list(row->differs != NULL ? row->differs : ""), "created_at", api_time(row->created_at)));
 }
 
 /*
  * The case with one of its comparisons (comparison_id, or the latest when 0),
  * and its history when asked: 200 or 404 in resp.
  */
-static void
-api_case_reply(struct app *app, int64_t id, int64_t comparison_id, int with_history, int status,
+static void api_case_reply(struct app *app, int64_t id, int64_t comparison_id, int with_history, int status,
     const char *location, json_t *extra, struct http_response *resp)
 {
 	struct db_case dc;
@@ -798,7 +739,8 @@ api_case_reply(struct app *app, int64_t id, int64_t comparison_id, int with_hist
 		goto fail;
 	have_cmp = rc == 1;
 	if (!have_cmp && comparison_id > 0) {
-		api_error(resp, 404, "not_found", "case %" PRId64 " has no comparison %" PRId64, id, comparison_id);
+		api_error(
+		    resp, 404, "not_found", "case %" PRId64 " has no comparison %" PRId64, id, comparison_id);
 		db_comparison_release(&cmp);
 		db_case_release(&dc);
 		return;
@@ -831,8 +773,7 @@ fail:
 	db_case_release(&dc);
 }
 
-static void
-api_case_post(struct app *app, const struct http_request *req, struct http_response *resp)
+static void api_case_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	struct build *builds[MAX_BUILDS];
 	struct result res[MAX_BUILDS];
@@ -864,15 +805,15 @@ api_case_post(struct app *app, const struct http_request *req, struct http_respo
 	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
 	for (i = 0; i < MAX_BUILDS; i++)
 		builds[i] = &app->config->builds[i];
-	if (db_comparison_store(app->db, &c, 0, builds, res, diff, &case_id, &comparison_id,
-	    err, sizeof err) < 0) {
+	if (db_comparison_store(
+	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0) {
 		api_internal(resp, err);
 		goto out;
 	}
 	/* Answer from what was stored, so POST and GET show the same thing. */
 	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
-	api_case_reply(app, case_id, comparison_id, 0,
-	    diff != 0 && fail_on_differ ? 409 : 201, location, NULL, resp);
+	api_case_reply(
+	    app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location, NULL, resp);
 out:
 	if (slot)
 		api_case_slot_give(app);
@@ -888,8 +829,7 @@ struct api_list_ctx {
 	int limit, more;
 };
 
-static int
-api_case_row(void *arg, const struct db_case_row *row)
+static int api_case_row(void *arg, const struct db_case_row *row)
 {
 	struct api_list_ctx *ctx = arg;
 
@@ -898,23 +838,17 @@ api_case_row(void *arg, const struct db_case_row *row)
 		return 0;
 	}
 	ctx->last_id = row->id;
-	return json_array_append_new(ctx->items, json_pack("{s:I s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}",
-	    "id", (json_int_t)row->id,
-	    "title", api_text(row->title),
-	    "verdict", api_text(row->verdict),
-	    "differs", api_list(row->differs != NULL ? row->differs : ""),
-	    "flags", (json_int_t)row->flags,
-	    "flag_names", api_flag_names(row->flags),
-	    "created_at", api_time(row->created_at),
-	    "source", row->source != NULL ? "stored" : "submitted",
-	    "file", api_text(row->source),
-	    "comparison_id", api_id_or_null(row->comparison_id),
-	    "run_id", api_id_or_null(row->run_id)));
+	return json_array_append_new(ctx->items,
+	    json_pack("{s:I s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}", "id", (json_int_t)row->id, "title",
+	        api_text(row->title), "verdict", api_text(row->verdict), "differs",
+	        api_list(row->differs != NULL ? row->differs : ""), "flags", (json_int_t)row->flags,
+	        "flag_names", api_flag_names(row->flags), "created_at", api_time(row->created_at), "source",
+	        row->source != NULL ? "stored" : "submitted", "file", api_text(row->source), "comparison_id",
+	        api_id_or_null(row->comparison_id), "run_id", api_id_or_null(row->run_id)));
 }
 
 /* limit and before of a listing; 0 or -1 with resp filled. */
-static int
-api_page(const struct http_request *req, int *limit, int64_t *before, struct http_response *resp)
+static int api_page(const struct http_request *req, int *limit, int64_t *before, struct http_response *resp)
 {
 	const char *v;
 	int64_t n;
@@ -924,7 +858,8 @@ api_page(const struct http_request *req, int *limit, int64_t *before, struct htt
 	if ((v = http_query(req, "limit")) != NULL) {
 		n = api_parse_id(v, strlen(v));
 		if (n < 1 || n > API_MAX_LIMIT) {
-			api_error(resp, 400, "bad_request", "limit: expected an integer 1 .. %d", API_MAX_LIMIT);
+			api_error(
+			    resp, 400, "bad_request", "limit: expected an integer 1 .. %d", API_MAX_LIMIT);
 			return -1;
 		}
 		*limit = (int)n;
@@ -939,8 +874,8 @@ api_page(const struct http_request *req, int *limit, int64_t *before, struct htt
 }
 
 /* GET /api/cases and GET /api/runs/{id}/cases. */
-static void
-api_cases_list(struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp)
+static void api_cases_list(
+    struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp)
 {
 	struct db_case_filter f;
 	struct api_list_ctx ctx = { NULL, 0, 0, 0 };
@@ -985,7 +920,7 @@ api_cases_list(struct app *app, const struct http_request *req, int64_t run_id, 
 		return;
 	}
 	ctx.limit = f.limit;
-	f.limit++;   /* one more row: is there a next page? */
+	f.limit++; /* one more row: is there a next page? */
 	if (db_cases_list(app->db, &f, api_case_row, &ctx, err, sizeof err) < 0) {
 		json_decref(ctx.items);
 		api_internal(resp, err);
@@ -998,14 +933,15 @@ api_cases_list(struct app *app, const struct http_request *req, int64_t run_id, 
 	snprintf(next + strlen(next), sizeof next - strlen(next), "%s%s%s%slimit=%d&before=%" PRId64,
 	    f.verdict != NULL ? "verdict=" : "", f.verdict != NULL ? f.verdict : "",
 	    f.verdict != NULL ? "&" : "",
-	    f.source == 1 ? "source=stored&" : f.source == 2 ? "source=submitted&" : "",
+	    f.source == 1       ? "source=stored&"
+	        : f.source == 2 ? "source=submitted&"
+	                        : "",
 	    ctx.limit, ctx.last_id);
-	api_reply(resp, 200, json_pack("{s:o s:o}", "cases", ctx.items,
-	    "next", ctx.more ? json_string(next) : json_null()));
+	api_reply(resp, 200,
+	    json_pack("{s:o s:o}", "cases", ctx.items, "next", ctx.more ? json_string(next) : json_null()));
 }
 
-static void
-api_run_reply(struct app *app, int64_t id, int status, struct http_response *resp)
+static void api_run_reply(struct app *app, int64_t id, int status, struct http_response *resp)
 {
 	struct db_run run;
 	char err[512];
@@ -1024,8 +960,7 @@ api_run_reply(struct app *app, int64_t id, int status, struct http_response *res
 	db_run_release(&run);
 }
 
-static int
-api_run_row(void *arg, const struct db_run *run)
+static int api_run_row(void *arg, const struct db_run *run)
 {
 	struct api_list_ctx *ctx = arg;
 
@@ -1037,8 +972,7 @@ api_run_row(void *arg, const struct db_run *run)
 	return json_array_append_new(ctx->items, api_run_json(run));
 }
 
-static void
-api_runs_list(struct app *app, const struct http_request *req, struct http_response *resp)
+static void api_runs_list(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	struct api_list_ctx ctx = { NULL, 0, 0, 0 };
 	int64_t before;
@@ -1058,13 +992,12 @@ api_runs_list(struct app *app, const struct http_request *req, struct http_respo
 		return;
 	}
 	snprintf(next, sizeof next, "/api/runs?limit=%d&before=%" PRId64, limit, ctx.last_id);
-	api_reply(resp, 200, json_pack("{s:o s:o}", "runs", ctx.items,
-	    "next", ctx.more ? json_string(next) : json_null()));
+	api_reply(resp, 200,
+	    json_pack("{s:o s:o}", "runs", ctx.items, "next", ctx.more ? json_string(next) : json_null()));
 }
 
 /* A runs_* refusal (an HTTP status and why) as the API's error. */
-static void
-api_runs_refused(struct http_response *resp, int status, const char *err)
+static void api_runs_refused(struct http_response *resp, int status, const char *err)
 {
 	switch (status) {
 	case 400:
@@ -1086,8 +1019,7 @@ api_runs_refused(struct http_response *resp, int status, const char *err)
 	}
 }
 
-static void
-api_run_post(struct app *app, const struct http_request *req, struct http_response *resp)
+static void api_run_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	char err[512];
 	int64_t id;
@@ -1104,8 +1036,7 @@ api_run_post(struct app *app, const struct http_request *req, struct http_respon
 		api_run_reply(app, id, 202, resp);
 }
 
-static void
-api_run_cancel(struct app *app, int64_t id, struct http_response *resp)
+static void api_run_cancel(struct app *app, int64_t id, struct http_response *resp)
 {
 	char err[512];
 	int status = runs_cancel(app->runs, id, err, sizeof err);
@@ -1117,8 +1048,7 @@ api_run_cancel(struct app *app, int64_t id, struct http_response *resp)
 }
 
 /* POST /api/runs/{id}/resume: queued again, to go on where it stopped. */
-static void
-api_run_resume(struct app *app, int64_t id, struct http_response *resp)
+static void api_run_resume(struct app *app, int64_t id, struct http_response *resp)
 {
 	char err[512];
 	int status = runs_resume(app->runs, id, err, sizeof err);
@@ -1137,8 +1067,7 @@ api_run_resume(struct app *app, int64_t id, struct http_response *resp)
  * what the generated value gave) and "phpt" (the case in the stored format,
  * to save under cases/).
  */
-static void
-api_generated_post(struct app *app, const struct http_request *req, struct http_response *resp)
+static void api_generated_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	struct build *builds[MAX_BUILDS];
 	struct result res[MAX_BUILDS], gen[MAX_BUILDS];
@@ -1186,21 +1115,21 @@ api_generated_post(struct app *app, const struct http_request *req, struct http_
 		}
 	}
 	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
-	if (db_comparison_store(app->db, &c, 0, builds, res, diff, &case_id, &comparison_id,
-	    err, sizeof err) < 0 ||
+	if (db_comparison_store(
+	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0 ||
 	    db_generated_case(app->db, case_id, genrun_version(), seed, index, err, sizeof err) < 0) {
 		api_internal(resp, err);
 		goto out;
 	}
 	phpt = casefile_format(&c);
-	extra = json_pack("{s:{s:i s:I s:I s:{s:b s:b}} s:o}",
-	    "generated", "version", genrun_version(), "seed", (json_int_t)seed, "index", (json_int_t)index,
-	    "reproduces", "base", verdict_compare(&res[ROLE_BASE], &gen[ROLE_BASE]) == 0,
-	    "head", verdict_compare(&res[ROLE_HEAD], &gen[ROLE_HEAD]) == 0,
-	    "phpt", phpt != NULL ? api_text(phpt) : json_null());
+	extra = json_pack("{s:{s:i s:I s:I s:{s:b s:b}} s:o}", "generated", "version", genrun_version(),
+	    "seed", (json_int_t)seed, "index", (json_int_t)index, "reproduces", "base",
+	    verdict_compare(&res[ROLE_BASE], &gen[ROLE_BASE]) == 0, "head",
+	    verdict_compare(&res[ROLE_HEAD], &gen[ROLE_HEAD]) == 0, "phpt",
+	    phpt != NULL ? api_text(phpt) : json_null());
 	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
-	api_case_reply(app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location,
-	    extra, resp);
+	api_case_reply(
+	    app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location, extra, resp);
 out:
 	if (slot)
 		api_case_slot_give(app);
@@ -1216,10 +1145,29 @@ out:
 /* ---- routing ---- */
 
 enum route {
-	R_NONE, R_HEALTH, R_FLAGS, R_CASES, R_CASE, R_RUNS, R_RUN, R_RUN_CASES, R_RUN_CANCEL, R_RUN_RESUME,
-	R_RUN_MEASUREMENTS, R_RUN_REPORT, R_WORKLOAD_HISTORY, R_CALLGRIND, R_GENERATED,
-	R_CASE_PHPT, R_CASE_CASEFILE,
-	R_BUCKETS, R_BUCKET, R_BUCKET_MISMATCHES, R_BUCKET_TRIAGE, R_BUCKETS_TRIAGE, R_TRIAGE_EVENTS,
+	R_NONE,
+	R_HEALTH,
+	R_FLAGS,
+	R_CASES,
+	R_CASE,
+	R_RUNS,
+	R_RUN,
+	R_RUN_CASES,
+	R_RUN_CANCEL,
+	R_RUN_RESUME,
+	R_RUN_MEASUREMENTS,
+	R_RUN_REPORT,
+	R_WORKLOAD_HISTORY,
+	R_CALLGRIND,
+	R_GENERATED,
+	R_CASE_PHPT,
+	R_CASE_CASEFILE,
+	R_BUCKETS,
+	R_BUCKET,
+	R_BUCKET_MISMATCHES,
+	R_BUCKET_TRIAGE,
+	R_BUCKETS_TRIAGE,
+	R_TRIAGE_EVENTS,
 };
 
 static const struct {
@@ -1253,8 +1201,7 @@ static const struct {
 
 /* Split /api/a/b/c/d into up to four segments; the route, its id and the
  * last segment (the role of /api/comparisons/ID/callgrind/ROLE). */
-static enum route
-api_route(const char *path, int64_t *id, char *last, size_t lastsize)
+static enum route api_route(const char *path, int64_t *id, char *last, size_t lastsize)
 {
 	const char *seg[4];
 	size_t len[4], n = 0;
@@ -1270,7 +1217,7 @@ api_route(const char *path, int64_t *id, char *last, size_t lastsize)
 		seg[n] = p;
 		len[n] = strcspn(p, "/");
 		if (len[n] == 0)
-			return R_NONE;   /* empty segment or trailing slash */
+			return R_NONE; /* empty segment or trailing slash */
 		p += len[n];
 		n++;
 		if (*p == '\0')
@@ -1315,8 +1262,10 @@ api_route(const char *path, int64_t *id, char *last, size_t lastsize)
 	if (n >= 2 && (SEG(0, "cases") || SEG(0, "runs"))) {
 		*id = api_parse_id(seg[1], len[1]);
 		if (SEG(0, "cases"))
-			return n == 2 ? R_CASE : n == 3 && SEG(2, "phpt") ? R_CASE_PHPT :
-			    n == 3 && SEG(2, "casefile") ? R_CASE_CASEFILE : R_NONE;
+			return n == 2                      ? R_CASE
+			    : n == 3 && SEG(2, "phpt")     ? R_CASE_PHPT
+			    : n == 3 && SEG(2, "casefile") ? R_CASE_CASEFILE
+			                                   : R_NONE;
 		if (n == 2)
 			return R_RUN;
 		if (n == 3 && SEG(2, "cases"))
@@ -1334,8 +1283,7 @@ api_route(const char *path, int64_t *id, char *last, size_t lastsize)
 	return R_NONE;
 }
 
-void
-api_handle(struct app *app, const struct http_request *req, struct http_response *resp)
+void api_handle(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	struct http_request authed;
 	struct auth_who who;
@@ -1436,7 +1384,8 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 		break;
 	case R_CALLGRIND:
 		if (id <= 0)
-			api_error(resp, 404, "not_found", "no comparison %.32s", req->path + strlen("/api/comparisons/"));
+			api_error(resp, 404, "not_found", "no comparison %.32s",
+			    req->path + strlen("/api/comparisons/"));
 		else
 			measure_dump(app, id, last, resp);
 		break;
@@ -1453,7 +1402,8 @@ api_handle(struct app *app, const struct http_request *req, struct http_response
 	case R_BUCKET_MISMATCHES:
 	case R_BUCKET_TRIAGE:
 		if (id <= 0)
-			api_error(resp, 404, "not_found", "no bucket %.32s", req->path + strlen("/api/buckets/"));
+			api_error(
+			    resp, 404, "not_found", "no bucket %.32s", req->path + strlen("/api/buckets/"));
 		else if (route == R_BUCKET)
 			triage_bucket(app, id, resp);
 		else if (route == R_BUCKET_MISMATCHES)

@@ -26,8 +26,8 @@
 #include "core.h"
 #include "gencore.h"
 
-#define MAX_PRINTED   PROTO_MAX_PRINTED   /* what a case may echo before we cut it */
-#define MAX_WARNINGS  PROTO_MAX_DIAG
+#define MAX_PRINTED PROTO_MAX_PRINTED /* what a case may echo before we cut it */
+#define MAX_WARNINGS PROTO_MAX_DIAG
 
 /* A capped byte buffer in plain malloc memory, so it outlives the request. */
 struct capture {
@@ -135,16 +135,30 @@ static void core_ini_defaults(HashTable *h)
 static const char *error_label(int type)
 {
 	switch (type) {
-	case E_ERROR: case E_CORE_ERROR: case E_COMPILE_ERROR: case E_USER_ERROR:
+	case E_ERROR:
+	case E_CORE_ERROR:
+	case E_COMPILE_ERROR:
+	case E_USER_ERROR:
 		return "Fatal error";
-	case E_RECOVERABLE_ERROR: return "Recoverable fatal error";
-	case E_WARNING: case E_CORE_WARNING: case E_COMPILE_WARNING: case E_USER_WARNING:
+	case E_RECOVERABLE_ERROR:
+		return "Recoverable fatal error";
+	case E_WARNING:
+	case E_CORE_WARNING:
+	case E_COMPILE_WARNING:
+	case E_USER_WARNING:
 		return "Warning";
-	case E_PARSE: return "Parse error";
-	case E_NOTICE: case E_USER_NOTICE: return "Notice";
-	case E_STRICT: return "Strict Standards";
-	case E_DEPRECATED: case E_USER_DEPRECATED: return "Deprecated";
-	default: return "Unknown error";
+	case E_PARSE:
+		return "Parse error";
+	case E_NOTICE:
+	case E_USER_NOTICE:
+		return "Notice";
+	case E_STRICT:
+		return "Strict Standards";
+	case E_DEPRECATED:
+	case E_USER_DEPRECATED:
+		return "Deprecated";
+	default:
+		return "Unknown error";
 	}
 }
 
@@ -159,8 +173,8 @@ static void core_error_cb(int type, zend_string *file, const uint32_t line, zend
 	int fatal = (type & FATAL_ERRORS) != 0;
 	if (fatal || (EG(error_reporting) & type)) {
 		struct capture *c = fatal ? &failure : &warnings;
-		capture_printf(c, "PHP %s: %s in %s on line %u\n", error_label(type),
-		    ZSTR_VAL(message), file ? ZSTR_VAL(file) : "unknown", line);
+		capture_printf(c, "PHP %s: %s in %s on line %u\n", error_label(type), ZSTR_VAL(message),
+		    file ? ZSTR_VAL(file) : "unknown", line);
 	}
 	if (fatal)
 		php_error_cb_orig(type, file, line, message);
@@ -170,7 +184,7 @@ static void core_error_cb(int type, zend_string *file, const uint32_t line, zend
 
 struct outcome {
 	int status;
-	zval output;              /* json_encode's return value */
+	zval output; /* json_encode's return value */
 	long error_code;
 	zend_string *error_msg;
 	char exc_class[256];
@@ -204,7 +218,8 @@ static int take_exception(struct outcome *o, const char *where)
 			capture_printf(&failure, "PHP Parse error: %s in %s on line " ZEND_LONG_FMT "\n",
 			    ZSTR_VAL(o->exc_msg), where, lineno);
 		else
-			capture_printf(&failure, "PHP Fatal error: Uncaught %s: %s in %s on line " ZEND_LONG_FMT "\n",
+			capture_printf(&failure,
+			    "PHP Fatal error: Uncaught %s: %s in %s on line " ZEND_LONG_FMT "\n",
 			    ZSTR_VAL(ex->ce->name), ZSTR_VAL(o->exc_msg), where, lineno);
 	}
 	zend_clear_exception();
@@ -217,8 +232,8 @@ static int take_exception(struct outcome *o, const char *where)
  * statements.  0 on success, -1 when it threw or did not compile (the
  * exception is recorded).
  */
-static int run_code(const char *code, size_t len, const char *name, int statements, zval *ret,
-    struct outcome *o)
+static int run_code(
+    const char *code, size_t len, const char *name, int statements, zval *ret, struct outcome *o)
 {
 	while (len > 0 && strchr(" \t\r\n", code[len - 1]))
 		len--;
@@ -271,7 +286,7 @@ static void call_internal(zend_function *fn, zval *ret, uint32_t argc, zval *arg
 
 /* ---- measuring instructions (a worker running under callgrind) ---- */
 
-static int dumps_made;              /* callgrind numbers its dumps 1, 2, ... */
+static int dumps_made; /* callgrind numbers its dumps 1, 2, ... */
 
 /* The "summary:" (or "totals:") count of one callgrind dump file, or -1. */
 static int64_t dump_total(const char *path)
@@ -421,9 +436,12 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 	capture_reset(&warnings);
 	capture_reset(&failure);
 
-	zend_try {
+	zend_try
+	{
 		run_case_body(req, &o, out);
-	} zend_catch {
+	}
+	zend_catch
+	{
 		/* Whatever o points to may be half-built: drop it, the request's
 		 * shutdown frees the memory. */
 		bailed = 1;
@@ -433,10 +451,13 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 		o.exc_msg = NULL;
 		if (failure.len == 0)
 			capture_printf(&failure, "PHP bailed out\n");
-	} zend_end_try();
-	zend_try {
+	}
+	zend_end_try();
+	zend_try
+	{
 		php_output_end_all(); /* a case may have left ob_start() buffers open */
-	} zend_end_try();
+	}
+	zend_end_try();
 
 	if (o.status == PROTO_STATUS_OK && Z_TYPE(o.output) == IS_STRING &&
 	    Z_STRLEN(o.output) > PROTO_MAX_OUTPUT)
@@ -489,8 +510,8 @@ static int core_init(const struct core_options *opts, char *err, size_t errsize)
 	php_error_cb_orig = zend_error_cb;
 	zend_error_cb = core_error_cb;
 	fn_json_encode = zend_hash_str_find_ptr(CG(function_table), "json_encode", sizeof("json_encode") - 1);
-	fn_json_last_error_msg = zend_hash_str_find_ptr(CG(function_table), "json_last_error_msg",
-	    sizeof("json_last_error_msg") - 1);
+	fn_json_last_error_msg = zend_hash_str_find_ptr(
+	    CG(function_table), "json_last_error_msg", sizeof("json_last_error_msg") - 1);
 	if (!fn_json_encode || !fn_json_last_error_msg) {
 		snprintf(err, errsize, "this libphp has no json_encode");
 		return -1;
@@ -528,6 +549,7 @@ static int core_handle(const struct proto_msg *req, struct proto_buf *out)
 	}
 }
 
+/* clang-format off */
 static const struct core_api api = {
 	.abi = CORE_ABI,
 	.init = core_init,
@@ -536,6 +558,7 @@ static const struct core_api api = {
 	.handle = core_handle,
 	.shutdown = core_shutdown,
 };
+/* clang-format on */
 
 ZEND_API const struct core_api *phpcmp_core_api(void);
 ZEND_API const struct core_api *phpcmp_core_api(void)

@@ -8,12 +8,22 @@
 #include <time.h>
 #include <unistd.h>
 
-static void put_u16(unsigned char *p, uint16_t v) { p[0] = v & 0xff; p[1] = v >> 8; }
+static void put_u16(unsigned char *p, uint16_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = v >> 8;
+}
 static void put_u32(unsigned char *p, uint32_t v)
 {
-	p[0] = v & 0xff; p[1] = (v >> 8) & 0xff; p[2] = (v >> 16) & 0xff; p[3] = v >> 24;
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = (v >> 16) & 0xff;
+	p[3] = v >> 24;
 }
-static uint16_t get_u16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint16_t get_u16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
 static uint32_t get_u32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -158,8 +168,7 @@ int proto_recv(int fd, struct proto_msg *msg, int timeout_ms)
 	if (r <= 0)
 		return r;
 	uint32_t len = get_u32(hdr + 8);
-	if (get_u32(hdr) != PROTO_MAGIC || get_u16(hdr + 4) != PROTO_VERSION ||
-	    len > PROTO_MAX_PAYLOAD) {
+	if (get_u32(hdr) != PROTO_MAGIC || get_u16(hdr + 4) != PROTO_VERSION || len > PROTO_MAX_PAYLOAD) {
 		errno = EPROTO;
 		return -1;
 	}

@@ -29,33 +29,31 @@ static const struct {
 	const char *name;
 	long value;
 } flags_table[] = {
-	{ "JSON_HEX_TAG",                    1L << 0 },
-	{ "JSON_HEX_AMP",                    1L << 1 },
-	{ "JSON_HEX_APOS",                   1L << 2 },
-	{ "JSON_HEX_QUOT",                   1L << 3 },
-	{ "JSON_FORCE_OBJECT",               1L << 4 },
-	{ "JSON_NUMERIC_CHECK",              1L << 5 },
-	{ "JSON_UNESCAPED_SLASHES",          1L << 6 },
-	{ "JSON_PRETTY_PRINT",               1L << 7 },
-	{ "JSON_UNESCAPED_UNICODE",          1L << 8 },
-	{ "JSON_PARTIAL_OUTPUT_ON_ERROR",    1L << 9 },
-	{ "JSON_PRESERVE_ZERO_FRACTION",     1L << 10 },
+	{ "JSON_HEX_TAG", 1L << 0 },
+	{ "JSON_HEX_AMP", 1L << 1 },
+	{ "JSON_HEX_APOS", 1L << 2 },
+	{ "JSON_HEX_QUOT", 1L << 3 },
+	{ "JSON_FORCE_OBJECT", 1L << 4 },
+	{ "JSON_NUMERIC_CHECK", 1L << 5 },
+	{ "JSON_UNESCAPED_SLASHES", 1L << 6 },
+	{ "JSON_PRETTY_PRINT", 1L << 7 },
+	{ "JSON_UNESCAPED_UNICODE", 1L << 8 },
+	{ "JSON_PARTIAL_OUTPUT_ON_ERROR", 1L << 9 },
+	{ "JSON_PRESERVE_ZERO_FRACTION", 1L << 10 },
 	{ "JSON_UNESCAPED_LINE_TERMINATORS", 1L << 11 },
-	{ "JSON_INVALID_UTF8_IGNORE",        1L << 20 },
-	{ "JSON_INVALID_UTF8_SUBSTITUTE",    1L << 21 },
-	{ "JSON_THROW_ON_ERROR",             1L << 22 },
+	{ "JSON_INVALID_UTF8_IGNORE", 1L << 20 },
+	{ "JSON_INVALID_UTF8_SUBSTITUTE", 1L << 21 },
+	{ "JSON_THROW_ON_ERROR", 1L << 22 },
 };
 
 #define FLAGS_N (sizeof(flags_table) / sizeof(flags_table[0]))
 
-size_t
-flags_count(void)
+size_t flags_count(void)
 {
 	return FLAGS_N;
 }
 
-const char *
-flags_name_at(size_t i, long *value)
+const char *flags_name_at(size_t i, long *value)
 {
 	if (i >= FLAGS_N)
 		return NULL;
@@ -64,8 +62,7 @@ flags_name_at(size_t i, long *value)
 	return flags_table[i].name;
 }
 
-const char *
-flags_name(long bit)
+const char *flags_name(long bit)
 {
 	for (size_t i = 0; i < FLAGS_N; i++)
 		if (flags_table[i].value == bit)
@@ -74,10 +71,9 @@ flags_name(long bit)
 }
 
 /* One '|'-separated token, already trimmed: a known name or a decimal. */
-static int
-flags_token(const char *tok, size_t len, long *value, char *err, size_t errsize)
+static int flags_token(const char *tok, size_t len, long *value, char *err, size_t errsize)
 {
-	int shown = len > 64 ? 64 : (int)len;   /* names in messages stay short */
+	int shown = len > 64 ? 64 : (int)len; /* names in messages stay short */
 
 	if (len == 0) {
 		snprintf(err, errsize, "empty flag name (expected JSON_NAME|JSON_NAME or a number)");
@@ -101,8 +97,7 @@ flags_token(const char *tok, size_t len, long *value, char *err, size_t errsize)
 		return 0;
 	}
 	for (size_t i = 0; i < FLAGS_N; i++) {
-		if (strlen(flags_table[i].name) == len &&
-		    memcmp(flags_table[i].name, tok, len) == 0) {
+		if (strlen(flags_table[i].name) == len && memcmp(flags_table[i].name, tok, len) == 0) {
 			*value = flags_table[i].value;
 			return 0;
 		}
@@ -114,8 +109,7 @@ flags_token(const char *tok, size_t len, long *value, char *err, size_t errsize)
 	return -1;
 }
 
-int
-flags_parse(const char *s, long *flags, char *err, size_t errsize)
+int flags_parse(const char *s, long *flags, char *err, size_t errsize)
 {
 	long acc = 0;
 	const char *p = s;
@@ -148,8 +142,7 @@ flags_parse(const char *s, long *flags, char *err, size_t errsize)
 	return 0;
 }
 
-void
-flags_format(long flags, char *buf, size_t bufsize)
+void flags_format(long flags, char *buf, size_t bufsize)
 {
 	size_t len = 0;
 	long rest = flags;
@@ -165,10 +158,9 @@ flags_format(long flags, char *buf, size_t bufsize)
 		if (!(flags & flags_table[i].value))
 			continue;
 		rest &= ~flags_table[i].value;
-		int n = snprintf(buf + len, bufsize - len, "%s%s",
-		    len ? "|" : "", flags_table[i].name);
+		int n = snprintf(buf + len, bufsize - len, "%s%s", len ? "|" : "", flags_table[i].name);
 		if (n < 0 || (size_t)n >= bufsize - len)
-			return;   /* truncated; buf stays NUL-terminated */
+			return; /* truncated; buf stays NUL-terminated */
 		len += (size_t)n;
 	}
 	/* Bits without a name stay visible as a number flags_parse takes back. */

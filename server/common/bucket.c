@@ -51,25 +51,25 @@
 
 #include "phpcmp.h"
 
-#define BUCKET_WINDOW 32      /* tokens looked at after the first difference, per side */
-#define BUCKET_CLASS_MAX 128   /* an exception class name in a key */
+#define BUCKET_WINDOW 32     /* tokens looked at after the first difference, per side */
+#define BUCKET_CLASS_MAX 128 /* an exception class name in a key */
 
 /* Flag bits, as in flags.c (PHP 8.2's ext/json/php_json.h). */
-#define F_HEX_TAG        (1L << 0)
-#define F_HEX_AMP        (1L << 1)
-#define F_HEX_APOS       (1L << 2)
-#define F_HEX_QUOT       (1L << 3)
-#define F_FORCE_OBJECT   (1L << 4)
-#define F_NUMERIC_CHECK  (1L << 5)
-#define F_UNESC_SLASHES  (1L << 6)
-#define F_PRETTY_PRINT   (1L << 7)
-#define F_UNESC_UNICODE  (1L << 8)
+#define F_HEX_TAG (1L << 0)
+#define F_HEX_AMP (1L << 1)
+#define F_HEX_APOS (1L << 2)
+#define F_HEX_QUOT (1L << 3)
+#define F_FORCE_OBJECT (1L << 4)
+#define F_NUMERIC_CHECK (1L << 5)
+#define F_UNESC_SLASHES (1L << 6)
+#define F_PRETTY_PRINT (1L << 7)
+#define F_UNESC_UNICODE (1L << 8)
 #define F_PARTIAL_OUTPUT (1L << 9)
-#define F_ZERO_FRACTION  (1L << 10)
-#define F_UNESC_LINE_T   (1L << 11)
-#define F_UTF8_IGNORE    (1L << 20)
-#define F_UTF8_SUBST     (1L << 21)
-#define F_THROW          (1L << 22)
+#define F_ZERO_FRACTION (1L << 10)
+#define F_UNESC_LINE_T (1L << 11)
+#define F_UTF8_IGNORE (1L << 20)
+#define F_UTF8_SUBST (1L << 21)
+#define F_THROW (1L << 22)
 
 #define F_HEX_ALL (F_HEX_TAG | F_HEX_AMP | F_HEX_APOS | F_HEX_QUOT)
 #define F_ERRORS (F_THROW | F_PARTIAL_OUTPUT | F_UTF8_IGNORE | F_UTF8_SUBST)
@@ -77,19 +77,35 @@
 #define F_ESCAPE (F_HEX_ALL | F_UNESC_UNICODE | F_UNESC_LINE_T | F_UTF8_SUBST)
 
 /* The flags that control an ASCII byte of the output. */
-static long
-bucket_char_mask(unsigned char c)
+static long bucket_char_mask(unsigned char c)
 {
 	switch (c) {
-	case '/': return F_UNESC_SLASHES;
-	case '<': case '>': return F_HEX_TAG;
-	case '&': return F_HEX_AMP;
-	case '\'': return F_HEX_APOS;
-	case '"': return F_HEX_QUOT;
-	case '{': case '}': case '[': case ']': return F_FORCE_OBJECT;
-	case ':': case ',': return F_FORCE_OBJECT | F_PRETTY_PRINT;
-	case ' ': case '\n': return F_PRETTY_PRINT;
-	case '.': case '-': case '+': return F_NUMERIC_CHECK | F_ZERO_FRACTION;
+	case '/':
+		return F_UNESC_SLASHES;
+	case '<':
+	case '>':
+		return F_HEX_TAG;
+	case '&':
+		return F_HEX_AMP;
+	case '\'':
+		return F_HEX_APOS;
+	case '"':
+		return F_HEX_QUOT;
+	case '{':
+	case '}':
+	case '[':
+	case ']':
+		return F_FORCE_OBJECT;
+	case ':':
+	case ',':
+		return F_FORCE_OBJECT | F_PRETTY_PRINT;
+	case ' ':
+	case '\n':
+		return F_PRETTY_PRINT;
+	case '.':
+	case '-':
+	case '+':
+		return F_NUMERIC_CHECK | F_ZERO_FRACTION;
 	}
 	if (c >= '0' && c <= '9')
 		return F_NUMERIC_CHECK | F_ZERO_FRACTION;
@@ -98,12 +114,11 @@ bucket_char_mask(unsigned char c)
 
 struct shape {
 	char *s;
-	size_t len, size;   /* size includes the NUL */
+	size_t len, size; /* size includes the NUL */
 	int full;
 };
 
-static void
-shape_add(struct shape *sh, const char *t, int is_class)
+static void shape_add(struct shape *sh, const char *t, int is_class)
 {
 	size_t n = strlen(t);
 
@@ -127,8 +142,7 @@ shape_add(struct shape *sh, const char *t, int is_class)
 }
 
 /* Bytes as classes (see the top of this file); the flags they involve into *mask. */
-static void
-bucket_shape_of(const unsigned char *x, size_t n, char *out, size_t outsize, long *mask)
+static void bucket_shape_of(const unsigned char *x, size_t n, char *out, size_t outsize, long *mask)
 {
 	struct shape sh = { out, 0, outsize, 0 };
 	char t[3];
@@ -143,7 +157,8 @@ bucket_shape_of(const unsigned char *x, size_t n, char *out, size_t outsize, lon
 		if (c == '\\' && i + 1 < n && x[i + 1] == 'u') {
 			shape_add(&sh, "\\u", 0);
 			*mask |= F_ESCAPE;
-			for (i += 2, k = 0; k < 4 && i < n && strchr("0123456789abcdefABCDEF", x[i]) != NULL; k++)
+			for (i += 2, k = 0; k < 4 && i < n && strchr("0123456789abcdefABCDEF", x[i]) != NULL;
+			     k++)
 				i++;
 			continue;
 		}
@@ -162,7 +177,8 @@ bucket_shape_of(const unsigned char *x, size_t n, char *out, size_t outsize, lon
 			} else {
 				int lt = cp == 0x2028 || cp == 0x2029;
 				shape_add(&sh, lt ? "L" : "U", 1);
-				*mask |= F_UNESC_UNICODE | (lt ? F_UNESC_LINE_T : 0) | (cp == 0xfffd ? F_UTF8_SUBST : 0);
+				*mask |= F_UNESC_UNICODE | (lt ? F_UNESC_LINE_T : 0) |
+				    (cp == 0xfffd ? F_UTF8_SUBST : 0);
 				i += k;
 			}
 			continue;
@@ -194,8 +210,8 @@ struct token {
 };
 
 /* Up to max tokens of x[from..n); their count.  *end: 1 when they reach n. */
-static size_t
-bucket_tokens(const unsigned char *x, size_t from, size_t n, struct token *t, size_t max, int *end)
+static size_t bucket_tokens(
+    const unsigned char *x, size_t from, size_t n, struct token *t, size_t max, int *end)
 {
 	size_t i = from, k = 0, len, h;
 	uint32_t cp;
@@ -205,7 +221,9 @@ bucket_tokens(const unsigned char *x, size_t from, size_t n, struct token *t, si
 		if (x[i] == '\\' && i + 1 < n) {
 			len = 2;
 			if (x[i + 1] == 'u')
-				for (h = 0; h < 4 && i + len < n && strchr("0123456789abcdefABCDEF", x[i + len]) != NULL; h++)
+				for (h = 0; h < 4 && i + len < n &&
+				     strchr("0123456789abcdefABCDEF", x[i + len]) != NULL;
+				     h++)
 					len++;
 		} else if (x[i] >= 0x80 && (len = utf8_seq(x + i, n - i, &cp)) == 0) {
 			len = 1;
@@ -219,9 +237,8 @@ bucket_tokens(const unsigned char *x, size_t from, size_t n, struct token *t, si
 	return k;
 }
 
-void
-bucket_shape(const char *sa, size_t la, const char *sb, size_t lb, char *outa, char *outb, size_t outsize,
-    long *mask)
+void bucket_shape(
+    const char *sa, size_t la, const char *sb, size_t lb, char *outa, char *outb, size_t outsize, long *mask)
 {
 	const unsigned char *a = (const unsigned char *)sa, *b = (const unsigned char *)sb;
 	struct token ta[BUCKET_WINDOW], tb[BUCKET_WINDOW];
@@ -231,7 +248,8 @@ bucket_shape(const char *sa, size_t la, const char *sb, size_t lb, char *outa, c
 	while (p < la && p < lb && a[p] == b[p])
 		p++;
 	/* Start at a whole token: a continuation byte at p belongs to the character before... */
-	for (k = 0; k < 3 && p > 0 && ((p < la && (a[p] & 0xc0) == 0x80) || (p < lb && (b[p] & 0xc0) == 0x80)); k++)
+	for (k = 0;
+	     k < 3 && p > 0 && ((p < la && (a[p] & 0xc0) == 0x80) || (p < lb && (b[p] & 0xc0) == 0x80)); k++)
 		p--;
 	/* ... and p inside an escape (its backslash not itself escaped) to the escape. */
 	for (q = p; q > 0 && p - q < 6; q--) {
@@ -241,7 +259,7 @@ bucket_shape(const char *sa, size_t la, const char *sb, size_t lb, char *outa, c
 			;
 		if (bs % 2 != 0)
 			continue;
-		k = q < la && a[q] == 'u' ? 6 : 2;   /* a[q] is shared when q < p */
+		k = q < la && a[q] == 'u' ? 6 : 2; /* a[q] is shared when q < p */
 		if (q - 1 + k > p)
 			p = q - 1;
 		break;
@@ -255,7 +273,8 @@ bucket_shape(const char *sa, size_t la, const char *sb, size_t lb, char *outa, c
 			if (i == na && j == nb) {
 				found = enda && endb;
 			} else if (i < na && j < nb) {
-				found = ta[i].len == tb[j].len && memcmp(a + ta[i].off, b + tb[j].off, ta[i].len) == 0;
+				found = ta[i].len == tb[j].len &&
+				    memcmp(a + ta[i].off, b + tb[j].off, ta[i].len) == 0;
 			}
 			if (found)
 				break;
@@ -273,8 +292,7 @@ bucket_shape(const char *sa, size_t la, const char *sb, size_t lb, char *outa, c
 }
 
 /* An exception class as it goes in a key: PHP name characters only. */
-static json_t *
-bucket_class(const char *cls)
+static json_t *bucket_class(const char *cls)
 {
 	char buf[BUCKET_CLASS_MAX + 1];
 	size_t i;
@@ -284,14 +302,15 @@ bucket_class(const char *cls)
 	for (i = 0; cls[i] != '\0' && i < BUCKET_CLASS_MAX; i++) {
 		unsigned char c = (unsigned char)cls[i];
 		buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    c == '_' || c == '\\' ? (char)c : '?';
+		        c == '_' || c == '\\'
+		    ? (char)c
+		    : '?';
 	}
 	buf[i] = '\0';
 	return json_string(buf);
 }
 
-static json_t *
-bucket_status(const struct result *r)
+static json_t *bucket_status(const struct result *r)
 {
 	char buf[32];
 
@@ -302,15 +321,13 @@ bucket_status(const struct result *r)
 	return json_string(result_status_name(r->status));
 }
 
-static int
-bucket_errorish(const struct result *r)
+static int bucket_errorish(const struct result *r)
 {
 	return r->status != STATUS_OK || r->output_is_false || r->output.data == NULL || r->error_code != 0 ||
 	    r->exc_class != NULL;
 }
 
-char *
-bucket_key(long flags, const struct result res[MAX_BUILDS], unsigned diff)
+char *bucket_key(long flags, const struct result res[MAX_BUILDS], unsigned diff)
 {
 	const struct result *a = &res[ROLE_BASE], *b = &res[ROLE_HEAD];
 	char fields[128], shapes[MAX_BUILDS][BUCKET_SHAPE_MAX + 2], *p, *q, *text = NULL;
@@ -332,23 +349,26 @@ bucket_key(long flags, const struct result res[MAX_BUILDS], unsigned diff)
 	json_object_set_new(key, "v", json_integer(BUCKET_KEY_VERSION));
 	json_object_set_new(key, "differs", list);
 	json_object_set_new(key, "status", json_pack("[o o]", bucket_status(a), bucket_status(b)));
-	json_object_set_new(key, "error_code", json_pack("[I I]", (json_int_t)a->error_code, (json_int_t)b->error_code));
-	json_object_set_new(key, "exception", json_pack("[o o]", bucket_class(a->exc_class), bucket_class(b->exc_class)));
+	json_object_set_new(
+	    key, "error_code", json_pack("[I I]", (json_int_t)a->error_code, (json_int_t)b->error_code));
+	json_object_set_new(
+	    key, "exception", json_pack("[o o]", bucket_class(a->exc_class), bucket_class(b->exc_class)));
 	if (diff & DIFF_OUTPUT) {
 		int whole[MAX_BUILDS];
 		for (role = 0; role < MAX_BUILDS; role++) {
 			const struct result *r = &res[role];
 			whole[role] = 1;
 			if (r->status != STATUS_OK)
-				snprintf(shapes[role], sizeof shapes[role], "%s", result_status_name(r->status));
+				snprintf(
+				    shapes[role], sizeof shapes[role], "%s", result_status_name(r->status));
 			else if (r->output_is_false || r->output.data == NULL)
 				snprintf(shapes[role], sizeof shapes[role], "false");
 			else
 				whole[role] = 0;
 		}
 		if (!whole[0] && !whole[1])
-			bucket_shape(a->output.data, a->output.len, b->output.data, b->output.len,
-			    shapes[0], shapes[1], sizeof shapes[0], &mask);
+			bucket_shape(a->output.data, a->output.len, b->output.data, b->output.len, shapes[0],
+			    shapes[1], sizeof shapes[0], &mask);
 		else
 			for (role = 0; role < MAX_BUILDS; role++)
 				if (!whole[role])

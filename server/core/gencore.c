@@ -33,11 +33,11 @@
 #include "gencore.h"
 
 #define GENCORE_MAX_FAILURE 4096
-#define GENCORE_SAMPLE 16   /* time the phases of every 16th case */
+#define GENCORE_SAMPLE 16 /* time the phases of every 16th case */
 
 struct gencore_class {
 	zend_class_entry *ce;
-	uint32_t offset[GEN_MAX_PROPS];    /* each property's slot */
+	uint32_t offset[GEN_MAX_PROPS]; /* each property's slot */
 };
 
 /* What one call produced (zend strings owned until gencore_outcome_release). */
@@ -58,7 +58,7 @@ static zval gencore_resource;
 static int gencore_declared;
 
 static zend_function *gencore_fn_encode, *gencore_fn_last_error_msg;
-static struct gen_case gencore_case;   /* ~45 KB: not on the stack */
+static struct gen_case gencore_case; /* ~45 KB: not on the stack */
 static unsigned char *gencore_records;
 static size_t gencore_records_cap;
 
@@ -72,16 +72,15 @@ static zend_long gencore_crash_at = -1, gencore_hang_at = -1;
 static int gencore_faults_read;
 
 /* Like the real thing, and with no system call a sandbox could refuse. */
-static void
-gencore_fault(uint64_t index)
+static void gencore_fault(uint64_t index)
 {
 	static volatile int *volatile nowhere;
 	volatile int spin = 1;
 	if ((zend_long)index == gencore_crash_at)
-		*nowhere = 1;      /* SIGSEGV */
+		*nowhere = 1; /* SIGSEGV */
 	if ((zend_long)index == gencore_hang_at)
 		while (spin)
-			;          /* runs until the daemon kills it */
+			; /* runs until the daemon kills it */
 }
 
 /* Diagnostics raised during one case, for the detailed answer. */
@@ -90,8 +89,7 @@ static char *gencore_failure_sink;
 
 enum { T_TOTAL, T_DECLARE, T_GENERATE, T_BUILD, T_ENCODE, T_DIGEST, T_COUNT };
 
-static uint64_t
-gencore_now_ns(void)
+static uint64_t gencore_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -99,18 +97,17 @@ gencore_now_ns(void)
 }
 
 /* Keep the first fatal error's text; every diagnostic still goes to core.c. */
-static void
-gencore_error_cb(int type, zend_string *file, const uint32_t line, zend_string *message)
+static void gencore_error_cb(int type, zend_string *file, const uint32_t line, zend_string *message)
 {
 	if (gencore_failure_sink != NULL && gencore_failure_sink[0] == '\0' &&
-	    (type & (E_ERROR | E_CORE_ERROR | E_COMPILE_ERROR | E_USER_ERROR | E_RECOVERABLE_ERROR | E_PARSE)))
+	    (type &
+	        (E_ERROR | E_CORE_ERROR | E_COMPILE_ERROR | E_USER_ERROR | E_RECOVERABLE_ERROR | E_PARSE)))
 		snprintf(gencore_failure_sink, GENCORE_MAX_FAILURE, "PHP Fatal error: %s in %s on line %u\n",
 		    ZSTR_VAL(message), file ? ZSTR_VAL(file) : "unknown", line);
 	gencore_error_cb_prev(type, file, line, message);
 }
 
-static void
-gencore_request_restart(void)
+static void gencore_request_restart(void)
 {
 	if (gencore_declared)
 		zval_ptr_dtor(&gencore_resource);
@@ -120,8 +117,7 @@ gencore_request_restart(void)
 }
 
 /* Declare the generator's classes and enums in this request. */
-static int
-gencore_declare(char *err, size_t errsize)
+static int gencore_declare(char *err, size_t errsize)
 {
 	size_t len;
 	const char *src = gen_declarations(&len);
@@ -133,10 +129,11 @@ gencore_declare(char *err, size_t errsize)
 		snprintf(err, errsize, "generator: out of memory");
 		return -1;
 	}
-	zend_try {
+	zend_try
+	{
 		zend_string *s = zend_string_init(src, len, 0);
-		zend_op_array *op = zend_compile_string(s, "phpcmp generated classes",
-		    ZEND_COMPILE_POSITION_AFTER_OPEN_TAG);
+		zend_op_array *op = zend_compile_string(
+		    s, "phpcmp generated classes", ZEND_COMPILE_POSITION_AFTER_OPEN_TAG);
 		zend_string_release(s);
 		if (op != NULL) {
 			zval ret;
@@ -147,9 +144,12 @@ gencore_declare(char *err, size_t errsize)
 			zval_ptr_dtor(&ret);
 			ok = EG(exception) == NULL;
 		}
-	} zend_catch {
+	}
+	zend_catch
+	{
 		ok = 0;
-	} zend_end_try();
+	}
+	zend_end_try();
 	if (!ok) {
 		if (EG(exception))
 			zend_clear_exception();
@@ -166,8 +166,8 @@ gencore_declare(char *err, size_t errsize)
 		}
 		gencore_classes[i].ce = ce;
 		for (unsigned p = 0; p < k->nprops; p++) {
-			zend_property_info *pi = zend_hash_str_find_ptr(&ce->properties_info, k->props[p].name,
-			    k->props[p].len);
+			zend_property_info *pi = zend_hash_str_find_ptr(
+			    &ce->properties_info, k->props[p].name, k->props[p].len);
 			if (pi == NULL || (pi->flags & ZEND_ACC_STATIC)) {
 				snprintf(err, errsize, "generator: %s has no property %u", k->name, p);
 				return -1;
@@ -198,19 +198,28 @@ gencore_declare(char *err, size_t errsize)
 }
 
 /* The plan's node i as a zval: what the rendered PHP source would build. */
-static void
-gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
+static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 {
 	const struct gen_node *n = &c->nodes[i];
 	const struct gen_entry *ents = &c->ents[n->first];
 	zval child;
 
 	switch (n->kind) {
-	case GEN_NULL: ZVAL_NULL(zv); return;
-	case GEN_FALSE: ZVAL_FALSE(zv); return;
-	case GEN_TRUE: ZVAL_TRUE(zv); return;
-	case GEN_INT: ZVAL_LONG(zv, (zend_long)n->v.i); return;
-	case GEN_FLOAT: ZVAL_DOUBLE(zv, n->v.d); return;
+	case GEN_NULL:
+		ZVAL_NULL(zv);
+		return;
+	case GEN_FALSE:
+		ZVAL_FALSE(zv);
+		return;
+	case GEN_TRUE:
+		ZVAL_TRUE(zv);
+		return;
+	case GEN_INT:
+		ZVAL_LONG(zv, (zend_long)n->v.i);
+		return;
+	case GEN_FLOAT:
+		ZVAL_DOUBLE(zv, n->v.d);
+		return;
 	case GEN_STRING:
 		ZVAL_STRINGL_FAST(zv, c->bytes + n->first, n->n);
 		return;
@@ -235,7 +244,8 @@ gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 			if (ents[e].key_type == GEN_KEY_INT)
 				zend_hash_index_update(Z_ARRVAL_P(zv), (zend_ulong)ents[e].key_int, &child);
 			else
-				zend_symtable_str_update(Z_ARRVAL_P(zv), c->bytes + ents[e].key_off, ents[e].key_len, &child);
+				zend_symtable_str_update(
+				    Z_ARRVAL_P(zv), c->bytes + ents[e].key_off, ents[e].key_len, &child);
 		}
 		return;
 	case GEN_STDCLASS: {
@@ -279,8 +289,7 @@ gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 }
 
 /* json_encode and friends from C; a zeroed frame keeps exceptions in EG(exception). */
-static void
-gencore_call(zend_function *fn, zval *ret, uint32_t argc, zval *argv)
+static void gencore_call(zend_function *fn, zval *ret, uint32_t argc, zval *argv)
 {
 	zend_execute_data dummy;
 	zend_execute_data *saved = EG(current_execute_data);
@@ -291,8 +300,7 @@ gencore_call(zend_function *fn, zval *ret, uint32_t argc, zval *argv)
 	EG(current_execute_data) = saved;
 }
 
-static void
-gencore_take_exception(struct gencore_outcome *o)
+static void gencore_take_exception(struct gencore_outcome *o)
 {
 	zend_object *ex = EG(exception);
 	zval rv, obj, *msg;
@@ -309,8 +317,7 @@ gencore_take_exception(struct gencore_outcome *o)
 	zend_clear_exception();
 }
 
-static void
-gencore_outcome_release(struct gencore_outcome *o)
+static void gencore_outcome_release(struct gencore_outcome *o)
 {
 	zval_ptr_dtor(&o->output);
 	ZVAL_UNDEF(&o->output);
@@ -326,8 +333,8 @@ gencore_outcome_release(struct gencore_outcome *o)
  * so and the request is restarted (its memory is gone with it).
  * times[] (may be NULL) gets the phases' nanoseconds, less a clock read each.
  */
-static void
-gencore_encode(const struct gen_case *c, struct gencore_outcome *o, uint64_t *times, uint64_t tick)
+static void gencore_encode(
+    const struct gen_case *c, struct gencore_outcome *o, uint64_t *times, uint64_t tick)
 {
 	volatile int bailed = 0;
 	volatile uint64_t t0 = times ? gencore_now_ns() : 0, t1 = 0;
@@ -337,7 +344,8 @@ gencore_encode(const struct gen_case *c, struct gencore_outcome *o, uint64_t *ti
 	o->failure[0] = '\0';
 	ZVAL_UNDEF(&o->output);
 	gencore_failure_sink = o->failure;
-	zend_try {
+	zend_try
+	{
 		zval args[3], msg;
 		gencore_build(c, c->root, &args[0]);
 		ZVAL_LONG(&args[1], (zend_long)c->flags);
@@ -356,9 +364,12 @@ gencore_encode(const struct gen_case *c, struct gencore_outcome *o, uint64_t *ti
 			o->error_msg = zend_string_copy(Z_STR(msg));
 		zval_ptr_dtor(&msg);
 		zval_ptr_dtor(&args[0]);
-	} zend_catch {
+	}
+	zend_catch
+	{
 		bailed = 1;
-	} zend_end_try();
+	}
+	zend_end_try();
 	gencore_failure_sink = NULL;
 	if (bailed) {
 		/* Whatever o held belonged to the request that is gone. */
@@ -379,8 +390,7 @@ gencore_encode(const struct gen_case *c, struct gencore_outcome *o, uint64_t *ti
 }
 
 /* The verdict's fields, hashed: status, output, error code and message, exception. */
-static uint64_t
-gencore_result_hash(const struct gencore_outcome *o, struct gen_digest *d)
+static uint64_t gencore_result_hash(const struct gencore_outcome *o, struct gen_digest *d)
 {
 	uint64_t h = GEN_HASH_INIT;
 	int is_false = o->status != PROTO_STATUS_OK || Z_TYPE(o->output) != IS_STRING;
@@ -407,26 +417,24 @@ gencore_result_hash(const struct gencore_outcome *o, struct gen_digest *d)
 	return h;
 }
 
-static void
-gencore_fail(struct proto_buf *out, const char *msg)
+static void gencore_fail(struct proto_buf *out, const char *msg)
 {
 	proto_buf_release(out);
 	proto_buf_add_str(out, TAG_MESSAGE, msg);
 }
 
-static int
-gencore_lookup(void)
+static int gencore_lookup(void)
 {
 	if (gencore_fn_encode == NULL) {
-		gencore_fn_encode = zend_hash_str_find_ptr(CG(function_table), "json_encode", sizeof("json_encode") - 1);
-		gencore_fn_last_error_msg = zend_hash_str_find_ptr(CG(function_table), "json_last_error_msg",
-		    sizeof("json_last_error_msg") - 1);
+		gencore_fn_encode = zend_hash_str_find_ptr(
+		    CG(function_table), "json_encode", sizeof("json_encode") - 1);
+		gencore_fn_last_error_msg = zend_hash_str_find_ptr(
+		    CG(function_table), "json_last_error_msg", sizeof("json_last_error_msg") - 1);
 	}
 	return gencore_fn_encode != NULL && gencore_fn_last_error_msg != NULL ? 0 : -1;
 }
 
-static void
-gencore_put_u64s(struct proto_buf *out, uint16_t tag, const uint64_t *v, size_t n)
+static void gencore_put_u64s(struct proto_buf *out, uint16_t tag, const uint64_t *v, size_t n)
 {
 	unsigned char buf[8 * (GEN_COUNTERS + T_COUNT)];
 	for (size_t i = 0; i < n; i++)
@@ -436,8 +444,7 @@ gencore_put_u64s(struct proto_buf *out, uint16_t tag, const uint64_t *v, size_t 
 }
 
 /* PROTO_GEN_BATCH: digests of cases start .. start+count-1. */
-static int
-gencore_batch(const struct proto_msg *req, struct proto_buf *out)
+static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 {
 	uint64_t seed = (uint64_t)proto_get_int(req, TAG_GEN_SEED, 0);
 	int64_t start = proto_get_int(req, TAG_GEN_START, -1);
@@ -513,8 +520,7 @@ gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 }
 
 /* PROTO_GEN_DETAIL: one case in full (PROTO_RESULT fields) with its PHP source. */
-static int
-gencore_detail(const struct proto_msg *req, struct proto_buf *out)
+static int gencore_detail(const struct proto_msg *req, struct proto_buf *out)
 {
 	uint64_t seed = (uint64_t)proto_get_int(req, TAG_GEN_SEED, 0);
 	int64_t index = proto_get_int(req, TAG_GEN_START, -1);
@@ -543,7 +549,8 @@ gencore_detail(const struct proto_msg *req, struct proto_buf *out)
 		proto_buf_add(out, TAG_ERROR_MSG, ZSTR_VAL(o.error_msg), ZSTR_LEN(o.error_msg));
 	if (o.exc_class[0]) {
 		proto_buf_add_str(out, TAG_EXC_CLASS, o.exc_class);
-		proto_buf_add(out, TAG_EXC_MSG, o.exc_msg ? ZSTR_VAL(o.exc_msg) : "", o.exc_msg ? ZSTR_LEN(o.exc_msg) : 0);
+		proto_buf_add(out, TAG_EXC_MSG, o.exc_msg ? ZSTR_VAL(o.exc_msg) : "",
+		    o.exc_msg ? ZSTR_LEN(o.exc_msg) : 0);
 	}
 	proto_buf_add(out, TAG_PRINTED, "", 0);
 	proto_buf_add(out, TAG_WARNINGS, "", 0);
@@ -572,14 +579,14 @@ gencore_detail(const struct proto_msg *req, struct proto_buf *out)
 	return PROTO_RESULT;
 }
 
-int
-gencore_handle(const struct proto_msg *req, struct proto_buf *out)
+int gencore_handle(const struct proto_msg *req, struct proto_buf *out)
 {
 	int type;
 
 	if (proto_get_int(req, TAG_GEN_VERSION, -1) != GEN_VERSION) {
 		char msg[96];
-		snprintf(msg, sizeof(msg), "generator: this worker has generator version %d only", GEN_VERSION);
+		snprintf(
+		    msg, sizeof(msg), "generator: this worker has generator version %d only", GEN_VERSION);
 		gencore_fail(out, msg);
 		return PROTO_FAIL;
 	}

@@ -23,7 +23,7 @@
 
 #include "phpcmp.h"
 
-extern const char schema_sql[];   /* server/schema_sql.S: schema.sql + NUL */
+extern const char schema_sql[]; /* server/schema_sql.S: schema.sql + NUL */
 
 #define DB_BUSY_TIMEOUT_MS 5000
 #define DB_HISTORY_MAX 100
@@ -31,21 +31,48 @@ extern const char schema_sql[];   /* server/schema_sql.S: schema.sql + NUL */
 #define MIGRATION_MARK "\n-- @migration "
 
 enum stmt {
-	S_BEGIN, S_COMMIT, S_ROLLBACK,
+	S_BEGIN,
+	S_COMMIT,
+	S_ROLLBACK,
 	S_BUILD_RECORD,
 	S_RUNS_INTERRUPT,
-	S_CASE_FIND, S_CASE_INSERT,
-	S_COMPARISON_INSERT, S_RESULT_INSERT, S_RUN_PROGRESS,
+	S_CASE_FIND,
+	S_CASE_INSERT,
+	S_COMPARISON_INSERT,
+	S_RESULT_INSERT,
+	S_RUN_PROGRESS,
 	S_CASE_GET,
-	S_COMPARISON_LATEST, S_COMPARISON_GET, S_RESULTS_GET,
+	S_COMPARISON_LATEST,
+	S_COMPARISON_GET,
+	S_RESULTS_GET,
 	S_CASE_HISTORY,
-	S_CASES_LIST, S_RUN_CASES_LIST, S_RUN_CASES_LIST_VERDICT,
-	S_RUN_INSERT, S_RUN_GET, S_RUNS_LIST, S_RUN_NEXT,
-	S_RUN_START, S_RUN_FINISH, S_RUN_CANCEL,
-	S_RUN_MEASUREMENTS, S_WORKLOAD_HISTORY, S_DUMP_FILE,
-	S_RUNS_QUEUED, S_RUN_RESUME, S_RUN_HAS_CASE,
-	S_TOKEN_ADD, S_TOKEN_FIND, S_TOKENS_ACTIVE, S_TOKENS_LIST, S_TOKEN_REVOKE, S_TOKEN_USED,
-	S_RUN_SUMMARY, S_GEN_BATCH, S_RUN_PROGRESS_ADD, S_GEN_CASE, S_GEN_BATCH_HAS,
+	S_CASES_LIST,
+	S_RUN_CASES_LIST,
+	S_RUN_CASES_LIST_VERDICT,
+	S_RUN_INSERT,
+	S_RUN_GET,
+	S_RUNS_LIST,
+	S_RUN_NEXT,
+	S_RUN_START,
+	S_RUN_FINISH,
+	S_RUN_CANCEL,
+	S_RUN_MEASUREMENTS,
+	S_WORKLOAD_HISTORY,
+	S_DUMP_FILE,
+	S_RUNS_QUEUED,
+	S_RUN_RESUME,
+	S_RUN_HAS_CASE,
+	S_TOKEN_ADD,
+	S_TOKEN_FIND,
+	S_TOKENS_ACTIVE,
+	S_TOKENS_LIST,
+	S_TOKEN_REVOKE,
+	S_TOKEN_USED,
+	S_RUN_SUMMARY,
+	S_GEN_BATCH,
+	S_RUN_PROGRESS_ADD,
+	S_GEN_CASE,
+	S_GEN_BATCH_HAS,
 	S_COUNT
 };
 
@@ -54,16 +81,17 @@ enum stmt {
  * ?1 content_hash ?2 source ?3 title ?4 code ?5 setup ?6 flags ?7 depth
  * ?8 expect ?9 iterations.
  */
-#define RUN_COLUMNS \
+#define RUN_COLUMNS                                                              \
 	"r.id, r.suite, r.params, r.status, r.total, r.done, r.same, r.differ, " \
-	"r.created_at, r.started_at, r.finished_at, r.error, " \
-	"b.name, b.php_version, h.name, h.php_version, r.summary " \
-	"FROM runs r LEFT JOIN builds b ON b.id = r.base_build_id " \
+	"r.created_at, r.started_at, r.finished_at, r.error, "                   \
+	"b.name, b.php_version, h.name, h.php_version, r.summary "               \
+	"FROM runs r LEFT JOIN builds b ON b.id = r.base_build_id "              \
 	"LEFT JOIN builds h ON h.id = r.head_build_id "
 
 #define CASE_ROW_COLUMNS \
 	"c.id, c.title, c.flags, c.created_at, c.source, m.id, m.run_id, m.verdict, m.differs "
 
+/* clang-format off */
 static const char *const stmt_sql[S_COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
 	[S_COMMIT] = "COMMIT",
@@ -205,19 +233,19 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_GEN_BATCH_HAS] =
 	    "SELECT count FROM generated_batches WHERE run_id = ?1 AND seed = ?2 AND start = ?3",
 };
+/* clang-format on */
 
 struct db {
 	sqlite3 *conn;
 	pthread_mutex_t lock;
 	sqlite3_stmt *stmt[S_COUNT];
-	struct triage *triage;   /* triage.c's statements on this connection */
+	struct triage *triage; /* triage.c's statements on this connection */
 };
 
 /* SQLite's extended code of this thread's last failed call, for db_error_status(). */
 static _Thread_local int db_errcode;
 
-static void
-db_seterr(char *err, size_t errsize, const char *fmt, ...)
+static void db_seterr(char *err, size_t errsize, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -229,8 +257,7 @@ db_seterr(char *err, size_t errsize, const char *fmt, ...)
 }
 
 /* The statement, reset and unbound, ready for new parameters. */
-static sqlite3_stmt *
-db_stmt(struct db *db, enum stmt s)
+static sqlite3_stmt *db_stmt(struct db *db, enum stmt s)
 {
 	db_errcode = 0;
 	sqlite3_reset(db->stmt[s]);
@@ -238,16 +265,14 @@ db_stmt(struct db *db, enum stmt s)
 	return db->stmt[s];
 }
 
-static int
-db_fail(struct db *db, const char *what, char *err, size_t errsize)
+static int db_fail(struct db *db, const char *what, char *err, size_t errsize)
 {
 	db_errcode = sqlite3_extended_errcode(db->conn);
 	db_seterr(err, errsize, "database: %s: %s", what, sqlite3_errmsg(db->conn));
 	return -1;
 }
 
-int
-db_error_status(const char **code, int *retry_after)
+int db_error_status(const char **code, int *retry_after)
 {
 	*retry_after = 0;
 	switch (db_errcode & 0xff) {
@@ -280,8 +305,7 @@ db_error_status(const char **code, int *retry_after)
 }
 
 /* Run a statement that returns no rows. */
-static int
-db_exec(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
+static int db_exec(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
 {
 	int rc = sqlite3_step(st);
 
@@ -291,10 +315,9 @@ db_exec(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t err
 	return 0;
 }
 
-static void
-db_rollback(struct db *db)
+static void db_rollback(struct db *db)
 {
-	int failed = db_errcode;   /* the failure that led here is the one to report */
+	int failed = db_errcode; /* the failure that led here is the one to report */
 	sqlite3_stmt *st = db_stmt(db, S_ROLLBACK);
 
 	sqlite3_step(st);
@@ -302,8 +325,7 @@ db_rollback(struct db *db)
 	db_errcode = failed;
 }
 
-static void
-db_bind_text(sqlite3_stmt *st, int i, const char *s)
+static void db_bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s == NULL)
 		sqlite3_bind_null(st, i);
@@ -311,14 +333,12 @@ db_bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
 }
 
-static void
-db_bind_text_or_null_if_empty(sqlite3_stmt *st, int i, const char *s)
+static void db_bind_text_or_null_if_empty(sqlite3_stmt *st, int i, const char *s)
 {
 	db_bind_text(st, i, s != NULL && *s != '\0' ? s : NULL);
 }
 
-static char *
-db_col_strdup(sqlite3_stmt *st, int i)
+static char *db_col_strdup(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
 	int n = sqlite3_column_bytes(st, i);
@@ -333,8 +353,7 @@ db_col_strdup(sqlite3_stmt *st, int i)
 	return p;
 }
 
-static void
-db_col_copy(sqlite3_stmt *st, int i, char *buf, size_t bufsize)
+static void db_col_copy(sqlite3_stmt *st, int i, char *buf, size_t bufsize)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
 
@@ -343,8 +362,7 @@ db_col_copy(sqlite3_stmt *st, int i, char *buf, size_t bufsize)
 
 /* ---- schema ---- */
 
-static int
-db_user_version(struct db *db, int *version, char *err, size_t errsize)
+static int db_user_version(struct db *db, int *version, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -359,8 +377,8 @@ db_user_version(struct db *db, int *version, char *err, size_t errsize)
 	return 0;
 }
 
-static int
-db_exec_text(struct db *db, const char *sql, size_t len, const char *what, char *err, size_t errsize)
+static int db_exec_text(
+    struct db *db, const char *sql, size_t len, const char *what, char *err, size_t errsize)
 {
 	char *text = NULL, *msg = NULL;
 
@@ -382,20 +400,20 @@ db_exec_text(struct db *db, const char *sql, size_t len, const char *what, char 
  * Apply schema.sql: the preamble every time, then each '-- @migration N'
  * step above the database's user_version, each in its own transaction.
  */
-static int
-db_migrate(struct db *db, char *err, size_t errsize)
+static int db_migrate(struct db *db, char *err, size_t errsize)
 {
 	const char *p = schema_sql, *mark, *next, *end = schema_sql + strlen(schema_sql);
 	int version, step, last = 0;
 	char what[64];
 
 	mark = strstr(p, MIGRATION_MARK);
-	if (db_exec_text(db, p, (size_t)((mark != NULL ? mark : end) - p), "schema preamble", err, errsize) < 0)
+	if (db_exec_text(db, p, (size_t)((mark != NULL ? mark : end) - p), "schema preamble", err, errsize) <
+	    0)
 		return -1;
 	if (db_user_version(db, &version, err, errsize) < 0)
 		return -1;
 	while (mark != NULL) {
-		mark += 1;   /* at "-- @migration N" */
+		mark += 1; /* at "-- @migration N" */
 		step = atoi(mark + strlen(MIGRATION_MARK) - 1);
 		next = strstr(mark, MIGRATION_MARK);
 		if (step != last + 1) {
@@ -407,14 +425,16 @@ db_migrate(struct db *db, char *err, size_t errsize)
 			snprintf(what, sizeof what, "schema migration %d", step);
 			if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 				return db_fail(db, what, err, errsize);
-			if (db_exec_text(db, mark, (size_t)((next != NULL ? next : end) - mark), what, err, errsize) < 0 ||
+			if (db_exec_text(db, mark, (size_t)((next != NULL ? next : end) - mark), what, err,
+			        errsize) < 0 ||
 			    db_user_version(db, &version, err, errsize) < 0) {
 				sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
 				return -1;
 			}
 			if (version != step) {
 				sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
-				db_seterr(err, errsize, "schema.sql: migration %d does not set user_version", step);
+				db_seterr(
+				    err, errsize, "schema.sql: migration %d does not set user_version", step);
 				return -1;
 			}
 			if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
@@ -425,14 +445,14 @@ db_migrate(struct db *db, char *err, size_t errsize)
 		mark = next;
 	}
 	if (version > last) {
-		db_seterr(err, errsize, "database schema version %d is newer than this phpcmp's (%d)", version, last);
+		db_seterr(err, errsize, "database schema version %d is newer than this phpcmp's (%d)",
+		    version, last);
 		return -1;
 	}
 	return 0;
 }
 
-struct db *
-db_open(const char *path, char *err, size_t errsize)
+struct db *db_open(const char *path, char *err, size_t errsize)
 {
 	struct db *db;
 	int i;
@@ -443,16 +463,18 @@ db_open(const char *path, char *err, size_t errsize)
 	}
 	pthread_mutex_init(&db->lock, NULL);
 	/* NOMUTEX: db->lock already serialises every use of the connection. */
-	if (sqlite3_open_v2(path, &db->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	        NULL) != SQLITE_OK) {
 		db_seterr(err, errsize, "database %s: %s", path,
 		    db->conn != NULL ? sqlite3_errmsg(db->conn) : "cannot open");
 		goto fail;
 	}
 	/* SQLite falls back to read-only where it cannot write: say so now. */
 	if (sqlite3_db_readonly(db->conn, "main") == 1) {
-		db_seterr(err, errsize, "database %s is read-only (%s); phpcmp stores every result in it "
-		    "and needs to write it", path, access(path, W_OK) < 0 ? strerror(errno) : "opened read-only");
+		db_seterr(err, errsize,
+		    "database %s is read-only (%s); phpcmp stores every result in it "
+		    "and needs to write it",
+		    path, access(path, W_OK) < 0 ? strerror(errno) : "opened read-only");
 		goto fail;
 	}
 	sqlite3_extended_result_codes(db->conn, 1);
@@ -465,8 +487,8 @@ db_open(const char *path, char *err, size_t errsize)
 	if (db_migrate(db, err, errsize) < 0)
 		goto fail;
 	for (i = 0; i < S_COUNT; i++) {
-		if (sqlite3_prepare_v3(db->conn, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-		    &db->stmt[i], NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v3(db->conn, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &db->stmt[i],
+		        NULL) != SQLITE_OK) {
 			db_seterr(err, errsize, "database: statement %d: %s", i, sqlite3_errmsg(db->conn));
 			goto fail;
 		}
@@ -480,8 +502,7 @@ fail:
 	return NULL;
 }
 
-void
-db_close(struct db *db)
+void db_close(struct db *db)
 {
 	int i;
 
@@ -496,8 +517,7 @@ db_close(struct db *db)
 	free(db);
 }
 
-int
-db_set_max_bytes(struct db *db, int64_t max_bytes, char *err, size_t errsize)
+int db_set_max_bytes(struct db *db, int64_t max_bytes, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t page = 0;
@@ -513,8 +533,8 @@ db_set_max_bytes(struct db *db, int64_t max_bytes, char *err, size_t errsize)
 		goto out;
 	}
 	/* A number from the configuration, not request data. */
-	snprintf(sql, sizeof sql, "PRAGMA max_page_count = %" PRId64,
-	    max_bytes / page > 1 ? max_bytes / page : 1);
+	snprintf(
+	    sql, sizeof sql, "PRAGMA max_page_count = %" PRId64, max_bytes / page > 1 ? max_bytes / page : 1);
 	if (sqlite3_exec(db->conn, sql, NULL, NULL, NULL) != SQLITE_OK) {
 		db_fail(db, "max_page_count", err, errsize);
 		goto out;
@@ -528,8 +548,7 @@ out:
 
 /* ---- builds and runs at startup ---- */
 
-int
-db_build_record(struct db *db, struct build *b, char *err, size_t errsize)
+int db_build_record(struct db *db, struct build *b, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc = -1;
@@ -553,8 +572,7 @@ fail:
 	return rc;
 }
 
-int
-db_runs_interrupt(struct db *db, char *err, size_t errsize)
+int db_runs_interrupt(struct db *db, char *err, size_t errsize)
 {
 	int rc;
 
@@ -569,8 +587,7 @@ db_runs_interrupt(struct db *db, char *err, size_t errsize)
 /* ---- storing a comparison ---- */
 
 /* FNV-1a over each field with its length: an index key, not an identity. */
-static void
-db_hash_field(uint64_t *h, const char *s, int present)
+static void db_hash_field(uint64_t *h, const char *s, int present)
 {
 	size_t n = present ? strlen(s) : (size_t)-1, i;
 	unsigned char len[sizeof n];
@@ -582,8 +599,7 @@ db_hash_field(uint64_t *h, const char *s, int present)
 		*h = (*h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
 }
 
-static void
-db_case_hash(const struct case_spec *c, char out[17])
+static void db_case_hash(const struct case_spec *c, char out[17])
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	char num[64];
@@ -598,8 +614,7 @@ db_case_hash(const struct case_spec *c, char out[17])
 	snprintf(out, 17, "%016" PRIx64, h);
 }
 
-static void
-db_bind_case(sqlite3_stmt *st, const struct case_spec *c, const char *hash)
+static void db_bind_case(sqlite3_stmt *st, const struct case_spec *c, const char *hash)
 {
 	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
 	db_bind_text(st, 2, c->source);
@@ -612,8 +627,7 @@ db_bind_case(sqlite3_stmt *st, const struct case_spec *c, const char *hash)
 	sqlite3_bind_int64(st, 9, c->iterations > 0 ? c->iterations : 0);
 }
 
-static int
-db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
+static int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
     const struct result *r, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = db_stmt(db, S_RESULT_INSERT);
@@ -633,8 +647,8 @@ db_store_result(struct db *db, int64_t comparison_id, int role, const struct bui
 	db_bind_text(st, 9, r->error_msg);
 	db_bind_text(st, 10, r->exc_class);
 	db_bind_text(st, 11, r->exc_msg);
-	sqlite3_bind_blob64(st, 12, r->printed.data != NULL ? r->printed.data : "",
-	    r->printed.len, SQLITE_STATIC);
+	sqlite3_bind_blob64(
+	    st, 12, r->printed.data != NULL ? r->printed.data : "", r->printed.len, SQLITE_STATIC);
 	db_bind_text(st, 13, r->warnings != NULL ? r->warnings : "");
 	db_bind_text(st, 14, r->failure);
 	if (r->instructions >= 0)
@@ -646,10 +660,9 @@ db_store_result(struct db *db, int64_t comparison_id, int role, const struct bui
 	return db_exec(db, st, "store result", err, errsize);
 }
 
-int
-db_comparison_store(struct db *db, const struct case_spec *c, int64_t run_id,
-    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS],
-    unsigned diff, int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize)
+int db_comparison_store(struct db *db, const struct case_spec *c, int64_t run_id,
+    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	char hash[17], differs[128];
@@ -696,7 +709,8 @@ db_comparison_store(struct db *db, const struct case_spec *c, int64_t run_id,
 		if (db_store_result(db, *comparison_id, role, builds[role], &res[role], err, errsize) < 0)
 			goto fail;
 	/* A mismatch joins its bucket with it (triage.c). */
-	if (diff != 0 && triage_record(db->triage, c->flags, res, diff, run_id, *comparison_id, err, errsize) < 0)
+	if (diff != 0 &&
+	    triage_record(db->triage, c->flags, res, diff, run_id, *comparison_id, err, errsize) < 0)
 		goto fail;
 
 	if (run_id > 0) {
@@ -719,8 +733,7 @@ fail:
 
 /* ---- reading cases and comparisons ---- */
 
-int
-db_case_get(struct db *db, int64_t id, struct db_case *out, char *err, size_t errsize)
+int db_case_get(struct db *db, int64_t id, struct db_case *out, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	struct case_spec *c = &out->spec;
@@ -758,14 +771,12 @@ db_case_get(struct db *db, int64_t id, struct db_case *out, char *err, size_t er
 	return rc;
 }
 
-void
-db_case_release(struct db_case *c)
+void db_case_release(struct db_case *c)
 {
 	case_release(&c->spec);
 }
 
-static int
-db_role_index(const char *role)
+static int db_role_index(const char *role)
 {
 	if (role != NULL && strcmp(role, "base") == 0)
 		return ROLE_BASE;
@@ -774,8 +785,7 @@ db_role_index(const char *role)
 	return -1;
 }
 
-static char *
-db_col_strdup_or_empty(sqlite3_stmt *st, int i)
+static char *db_col_strdup_or_empty(sqlite3_stmt *st, int i)
 {
 	char *s = db_col_strdup(st, i);
 
@@ -783,8 +793,7 @@ db_col_strdup_or_empty(sqlite3_stmt *st, int i)
 }
 
 /* Read the current results row into r. */
-static void
-db_read_result(sqlite3_stmt *st, struct result *r)
+static void db_read_result(sqlite3_stmt *st, struct result *r)
 {
 	int status;
 
@@ -807,9 +816,8 @@ db_read_result(sqlite3_stmt *st, struct result *r)
 	r->dump_file = db_col_strdup(st, 16);
 }
 
-int
-db_comparison_get(struct db *db, int64_t case_id, int64_t comparison_id,
-    struct db_comparison *out, char *err, size_t errsize)
+int db_comparison_get(struct db *db, int64_t case_id, int64_t comparison_id, struct db_comparison *out,
+    char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc, role;
@@ -837,7 +845,7 @@ db_comparison_get(struct db *db, int64_t case_id, int64_t comparison_id,
 	}
 	out->id = sqlite3_column_int64(st, 0);
 	out->case_id = sqlite3_column_int64(st, 1);
-	out->run_id = sqlite3_column_int64(st, 2);   /* NULL reads as 0 */
+	out->run_id = sqlite3_column_int64(st, 2); /* NULL reads as 0 */
 	db_col_copy(st, 3, out->verdict, sizeof out->verdict);
 	db_col_copy(st, 4, out->differs, sizeof out->differs);
 	db_col_copy(st, 5, out->created_at, sizeof out->created_at);
@@ -861,8 +869,7 @@ out:
 	return rc;
 }
 
-void
-db_comparison_release(struct db_comparison *c)
+void db_comparison_release(struct db_comparison *c)
 {
 	int role;
 
@@ -871,8 +878,7 @@ db_comparison_release(struct db_comparison *c)
 }
 
 /* Step a listing statement, calling fn per row; rows, or -1.  Runs under the lock. */
-static int
-db_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *), void *arg,
+static int db_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *), void *arg,
     const char *what, char *err, size_t errsize)
 {
 	int rc, n = 0;
@@ -894,11 +900,10 @@ db_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *), voi
 struct db_fn_arg {
 	void *fn;
 	void *arg;
-	int64_t id;         /* what the listing is of, when rows do not say */
+	int64_t id; /* what the listing is of, when rows do not say */
 };
 
-static int
-db_history_row_read(sqlite3_stmt *st, void *p)
+static int db_history_row_read(sqlite3_stmt *st, void *p)
 {
 	struct db_fn_arg *a = p;
 	struct db_case_row row;
@@ -913,8 +918,7 @@ db_history_row_read(sqlite3_stmt *st, void *p)
 	return ((db_case_row_fn)a->fn)(a->arg, &row);
 }
 
-int
-db_case_history(struct db *db, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize)
+int db_case_history(struct db *db, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_fn_arg a = { (void *)fn, arg, case_id };
 	sqlite3_stmt *st;
@@ -929,8 +933,7 @@ db_case_history(struct db *db, int64_t case_id, db_case_row_fn fn, void *arg, ch
 	return rc;
 }
 
-static int
-db_case_row_read(sqlite3_stmt *st, void *p)
+static int db_case_row_read(sqlite3_stmt *st, void *p)
 {
 	struct db_fn_arg *a = p;
 	struct db_case_row row;
@@ -948,8 +951,8 @@ db_case_row_read(sqlite3_stmt *st, void *p)
 	return ((db_case_row_fn)a->fn)(a->arg, &row);
 }
 
-int
-db_cases_list(struct db *db, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize)
+int db_cases_list(
+    struct db *db, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_fn_arg a = { (void *)fn, arg, 0 };
 	sqlite3_stmt *st;
@@ -975,8 +978,7 @@ db_cases_list(struct db *db, const struct db_case_filter *f, db_case_row_fn fn, 
 
 /* ---- runs ---- */
 
-int
-db_run_create(struct db *db, const char *suite, const char *params,
+int db_run_create(struct db *db, const char *suite, const char *params,
     struct build *const builds[MAX_BUILDS], int64_t *id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
@@ -995,8 +997,7 @@ db_run_create(struct db *db, const char *suite, const char *params,
 	return rc;
 }
 
-static int
-db_read_run(sqlite3_stmt *st, struct db_run *r)
+static int db_read_run(sqlite3_stmt *st, struct db_run *r)
 {
 	memset(r, 0, sizeof *r);
 	r->id = sqlite3_column_int64(st, 0);
@@ -1019,8 +1020,7 @@ db_read_run(sqlite3_stmt *st, struct db_run *r)
 	return r->params != NULL ? 0 : -1;
 }
 
-void
-db_run_release(struct db_run *r)
+void db_run_release(struct db_run *r)
 {
 	free(r->params);
 	free(r->error);
@@ -1029,8 +1029,7 @@ db_run_release(struct db_run *r)
 }
 
 /* Run a statement that yields at most one run. */
-static int
-db_run_one(struct db *db, sqlite3_stmt *st, struct db_run *out, char *err, size_t errsize)
+static int db_run_one(struct db *db, sqlite3_stmt *st, struct db_run *out, char *err, size_t errsize)
 {
 	int rc = sqlite3_step(st);
 
@@ -1050,8 +1049,7 @@ db_run_one(struct db *db, sqlite3_stmt *st, struct db_run *out, char *err, size_
 	return rc;
 }
 
-int
-db_run_get(struct db *db, int64_t id, struct db_run *out, char *err, size_t errsize)
+int db_run_get(struct db *db, int64_t id, struct db_run *out, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1064,8 +1062,7 @@ db_run_get(struct db *db, int64_t id, struct db_run *out, char *err, size_t errs
 	return rc;
 }
 
-int
-db_run_next_queued(struct db *db, struct db_run *out, char *err, size_t errsize)
+int db_run_next_queued(struct db *db, struct db_run *out, char *err, size_t errsize)
 {
 	int rc;
 
@@ -1075,8 +1072,7 @@ db_run_next_queued(struct db *db, struct db_run *out, char *err, size_t errsize)
 	return rc;
 }
 
-int
-db_runs_list(struct db *db, int64_t before, int limit, db_run_fn fn, void *arg, char *err, size_t errsize)
+int db_runs_list(struct db *db, int64_t before, int limit, db_run_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_run run;
 	sqlite3_stmt *st;
@@ -1107,16 +1103,14 @@ db_runs_list(struct db *db, int64_t before, int limit, db_run_fn fn, void *arg, 
 }
 
 /* Run an UPDATE on one run: 1 if it changed a row, 0 if not, -1. */
-static int
-db_run_update(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
+static int db_run_update(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
 {
 	int rc = db_exec(db, st, what, err, errsize);
 
 	return rc < 0 ? -1 : sqlite3_changes(db->conn) > 0;
 }
 
-int
-db_run_start(struct db *db, int64_t id, int64_t total, const char *error, char *err, size_t errsize)
+int db_run_start(struct db *db, int64_t id, int64_t total, const char *error, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1131,8 +1125,7 @@ db_run_start(struct db *db, int64_t id, int64_t total, const char *error, char *
 	return rc;
 }
 
-int
-db_run_finish(struct db *db, int64_t id, const char *status, const char *error, char *err, size_t errsize)
+int db_run_finish(struct db *db, int64_t id, const char *status, const char *error, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1148,8 +1141,7 @@ db_run_finish(struct db *db, int64_t id, const char *status, const char *error, 
 }
 
 /* A count(*) statement with no parameters: the count, or -1. */
-static int
-db_count(struct db *db, enum stmt s, const char *what, char *err, size_t errsize)
+static int db_count(struct db *db, enum stmt s, const char *what, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1163,14 +1155,13 @@ db_count(struct db *db, enum stmt s, const char *what, char *err, size_t errsize
 	return rc;
 }
 
-int
-db_runs_queued(struct db *db, char *err, size_t errsize)
+int db_runs_queued(struct db *db, char *err, size_t errsize)
 {
 	return db_count(db, S_RUNS_QUEUED, "count queued runs", err, errsize);
 }
 
-int
-db_run_resume(struct db *db, int64_t id, struct build *const builds[MAX_BUILDS], char *err, size_t errsize)
+int db_run_resume(
+    struct db *db, int64_t id, struct build *const builds[MAX_BUILDS], char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1185,8 +1176,7 @@ db_run_resume(struct db *db, int64_t id, struct build *const builds[MAX_BUILDS],
 	return rc;
 }
 
-int
-db_run_has_case(struct db *db, int64_t run_id, const struct case_spec *c, char *err, size_t errsize)
+int db_run_has_case(struct db *db, int64_t run_id, const struct case_spec *c, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	char hash[17];
@@ -1204,8 +1194,7 @@ db_run_has_case(struct db *db, int64_t run_id, const struct case_spec *c, char *
 	return rc;
 }
 
-int
-db_run_cancel_queued(struct db *db, int64_t id, char *err, size_t errsize)
+int db_run_cancel_queued(struct db *db, int64_t id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1220,8 +1209,7 @@ db_run_cancel_queued(struct db *db, int64_t id, char *err, size_t errsize)
 
 /* ---- API tokens ---- */
 
-static void
-db_read_token(sqlite3_stmt *st, struct db_token *t)
+static void db_read_token(sqlite3_stmt *st, struct db_token *t)
 {
 	t->id = sqlite3_column_int64(st, 0);
 	t->name = (const char *)sqlite3_column_text(st, 1);
@@ -1230,8 +1218,7 @@ db_read_token(sqlite3_stmt *st, struct db_token *t)
 	t->revoked_at = (const char *)sqlite3_column_text(st, 4);
 }
 
-int
-db_token_add(struct db *db, const char *name, const char *hash, int64_t *id, char *err, size_t errsize)
+int db_token_add(struct db *db, const char *name, const char *hash, int64_t *id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1246,7 +1233,7 @@ db_token_add(struct db *db, const char *name, const char *hash, int64_t *id, cha
 		*id = sqlite3_last_insert_rowid(db->conn);
 		rc = 1;
 	} else if (sqlite3_extended_errcode(db->conn) == SQLITE_CONSTRAINT_UNIQUE) {
-		rc = 0;   /* an active token has this name (the hash is random) */
+		rc = 0; /* an active token has this name (the hash is random) */
 	} else {
 		rc = db_fail(db, "add token", err, errsize);
 	}
@@ -1254,8 +1241,7 @@ db_token_add(struct db *db, const char *name, const char *hash, int64_t *id, cha
 	return rc;
 }
 
-int
-db_token_find(struct db *db, const char *hash, db_token_fn fn, void *arg, char *err, size_t errsize)
+int db_token_find(struct db *db, const char *hash, db_token_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_token t;
 	sqlite3_stmt *st;
@@ -1278,14 +1264,12 @@ db_token_find(struct db *db, const char *hash, db_token_fn fn, void *arg, char *
 	return rc;
 }
 
-int
-db_tokens_active(struct db *db, char *err, size_t errsize)
+int db_tokens_active(struct db *db, char *err, size_t errsize)
 {
 	return db_count(db, S_TOKENS_ACTIVE, "count tokens", err, errsize);
 }
 
-int
-db_tokens_list(struct db *db, db_token_fn fn, void *arg, char *err, size_t errsize)
+int db_tokens_list(struct db *db, db_token_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_token t;
 	sqlite3_stmt *st;
@@ -1305,8 +1289,7 @@ db_tokens_list(struct db *db, db_token_fn fn, void *arg, char *err, size_t errsi
 	return rc;
 }
 
-int
-db_token_revoke(struct db *db, int64_t id, const char *name, char *err, size_t errsize)
+int db_token_revoke(struct db *db, int64_t id, const char *name, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1320,15 +1303,14 @@ db_token_revoke(struct db *db, int64_t id, const char *name, char *err, size_t e
 	return rc;
 }
 
-void
-db_token_used(struct db *db, int64_t id)
+void db_token_used(struct db *db, int64_t id)
 {
 	sqlite3_stmt *st;
 
 	pthread_mutex_lock(&db->lock);
 	st = db_stmt(db, S_TOKEN_USED);
 	sqlite3_bind_int64(st, 1, id);
-	sqlite3_step(st);   /* a read-only or full disk must not refuse the request */
+	sqlite3_step(st); /* a read-only or full disk must not refuse the request */
 	sqlite3_reset(st);
 	db_errcode = 0;
 	pthread_mutex_unlock(&db->lock);
@@ -1336,8 +1318,7 @@ db_token_used(struct db *db, int64_t id)
 
 /* ---- measurements ---- */
 
-static int
-db_measurement_row(sqlite3_stmt *st, void *p)
+static int db_measurement_row(sqlite3_stmt *st, void *p)
 {
 	struct db_fn_arg *a = p;
 	struct db_measurement m;
@@ -1350,14 +1331,15 @@ db_measurement_row(sqlite3_stmt *st, void *p)
 	m.comparison_id = sqlite3_column_int64(st, 4);
 	for (int role = 0; role < MAX_BUILDS; role++) {
 		m.status[role] = (const char *)sqlite3_column_text(st, 5 + 2 * role);
-		m.instr_total[role] = sqlite3_column_type(st, 6 + 2 * role) == SQLITE_NULL ? -1 :
-		    sqlite3_column_int64(st, 6 + 2 * role);
+		m.instr_total[role] = sqlite3_column_type(st, 6 + 2 * role) == SQLITE_NULL
+		    ? -1
+		    : sqlite3_column_int64(st, 6 + 2 * role);
 	}
 	return ((db_measurement_fn)a->fn)(a->arg, &m);
 }
 
-int
-db_run_measurements(struct db *db, int64_t run_id, db_measurement_fn fn, void *arg, char *err, size_t errsize)
+int db_run_measurements(
+    struct db *db, int64_t run_id, db_measurement_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_fn_arg a = { (void *)fn, arg, 0 };
 	int rc;
@@ -1370,8 +1352,7 @@ db_run_measurements(struct db *db, int64_t run_id, db_measurement_fn fn, void *a
 	return rc;
 }
 
-static int
-db_history_row(sqlite3_stmt *st, void *p)
+static int db_history_row(sqlite3_stmt *st, void *p)
 {
 	struct db_fn_arg *a = p;
 	struct db_workload_point pt;
@@ -1386,7 +1367,9 @@ db_history_row(sqlite3_stmt *st, void *p)
 	pt.comparison_id = sqlite3_column_int64(st, 6);
 	for (int role = 0; role < MAX_BUILDS; role++) {
 		int c = 7 + 4 * role;
-		pt.instr_total[role] = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, c);
+		pt.instr_total[role] = sqlite3_column_type(st, c) == SQLITE_NULL
+		    ? -1
+		    : sqlite3_column_int64(st, c);
 		pt.build_name[role] = (const char *)sqlite3_column_text(st, c + 1);
 		pt.build_version[role] = (const char *)sqlite3_column_text(st, c + 2);
 		pt.build_sha[role] = (const char *)sqlite3_column_text(st, c + 3);
@@ -1394,8 +1377,7 @@ db_history_row(sqlite3_stmt *st, void *p)
 	return ((db_workload_point_fn)a->fn)(a->arg, &pt);
 }
 
-int
-db_workload_history(struct db *db, const char *source, int64_t case_id, int limit,
+int db_workload_history(struct db *db, const char *source, int64_t case_id, int limit,
     db_workload_point_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_fn_arg a = { (void *)fn, arg, 0 };
@@ -1411,8 +1393,8 @@ db_workload_history(struct db *db, const char *source, int64_t case_id, int limi
 	return rc;
 }
 
-int
-db_dump_file(struct db *db, int64_t comparison_id, int role, char *path, size_t pathsize, char *err, size_t errsize)
+int db_dump_file(
+    struct db *db, int64_t comparison_id, int role, char *path, size_t pathsize, char *err, size_t errsize)
 {
 	int rc;
 
@@ -1436,8 +1418,7 @@ db_dump_file(struct db *db, int64_t comparison_id, int role, char *path, size_t 
 
 /* ---- generated runs ---- */
 
-int
-db_run_summary(struct db *db, int64_t run_id, const char *summary, char *err, size_t errsize)
+int db_run_summary(struct db *db, int64_t run_id, const char *summary, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1452,8 +1433,7 @@ db_run_summary(struct db *db, int64_t run_id, const char *summary, char *err, si
 }
 
 /* The batch's result hashes and its same cases' progress, in one transaction. */
-int
-db_generated_batch(struct db *db, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
+int db_generated_batch(struct db *db, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
     const void *hashes, size_t len, int64_t same, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
@@ -1487,8 +1467,8 @@ fail:
 }
 
 /* The count of a batch the run stored already, 0 when it has not, -1. */
-int64_t
-db_generated_batch_stored(struct db *db, int64_t run_id, uint64_t seed, int64_t start, char *err, size_t errsize)
+int64_t db_generated_batch_stored(
+    struct db *db, int64_t run_id, uint64_t seed, int64_t start, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int64_t rc;
@@ -1499,16 +1479,16 @@ db_generated_batch_stored(struct db *db, int64_t run_id, uint64_t seed, int64_t 
 	sqlite3_bind_int64(st, 2, (int64_t)seed);
 	sqlite3_bind_int64(st, 3, start);
 	rc = sqlite3_step(st);
-	rc = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : rc == SQLITE_DONE ? 0 :
-	    db_fail(db, "find generated batch", err, errsize);
+	rc = rc == SQLITE_ROW   ? sqlite3_column_int64(st, 0)
+	    : rc == SQLITE_DONE ? 0
+	                        : db_fail(db, "find generated batch", err, errsize);
 	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }
 
-int
-db_generated_case(struct db *db, int64_t case_id, int version, uint64_t seed, uint64_t index,
-    char *err, size_t errsize)
+int db_generated_case(
+    struct db *db, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1526,15 +1506,13 @@ db_generated_case(struct db *db, int64_t case_id, int version, uint64_t seed, ui
 
 /* ---- triage.c's statements ---- */
 
-struct triage *
-db_triage_lock(struct db *db)
+struct triage *db_triage_lock(struct db *db)
 {
 	pthread_mutex_lock(&db->lock);
 	return db->triage;
 }
 
-void
-db_triage_unlock(struct db *db)
+void db_triage_unlock(struct db *db)
 {
 	pthread_mutex_unlock(&db->lock);
 }

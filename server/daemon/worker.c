@@ -27,10 +27,12 @@
 #define STARTUP_TIMEOUT_MS 15000
 #define BACKOFF_MAX_MS 2000
 
+/* clang-format off */
 static const char *const state_names[] = {
 	[WORKER_STOPPED] = "stopped", [WORKER_READY] = "ready", [WORKER_BUSY] = "busy",
 	[WORKER_BACKOFF] = "backoff", [WORKER_FAILED] = "failed",
 };
+/* clang-format on */
 
 const char *worker_state_name(enum worker_state s)
 {
@@ -160,8 +162,8 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	close(sv[1]);
 	if (rc != 0) {
 		close(sv[0]);
-		snprintf(w->last_failure, sizeof(w->last_failure), "cannot start %s: %s",
-		    argv[0], strerror(rc));
+		snprintf(
+		    w->last_failure, sizeof(w->last_failure), "cannot start %s: %s", argv[0], strerror(rc));
 		return -1;
 	}
 	w->pid = pid;
@@ -172,21 +174,21 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	if (r == 1 && hello.type == PROTO_HELLO) {
 		const struct proto_field *v = proto_get(&hello, TAG_PHP_VERSION);
 		if (v)
-			snprintf(w->build->php_version, sizeof(w->build->php_version), "%.*s",
-			    (int)v->len, v->data);
+			snprintf(w->build->php_version, sizeof(w->build->php_version), "%.*s", (int)v->len,
+			    v->data);
 		w->build->handler_offset = proto_get_int(&hello, TAG_HANDLER_OFFSET, 0);
 		const struct proto_field *sb = proto_get(&hello, TAG_SANDBOX);
 		if (!w->measuring)
-			snprintf(w->build->sandbox, sizeof(w->build->sandbox), "%.*s",
-			    sb ? (int)sb->len : 4, sb ? sb->data : "none");
+			snprintf(w->build->sandbox, sizeof(w->build->sandbox), "%.*s", sb ? (int)sb->len : 4,
+			    sb ? sb->data : "none");
 		proto_msg_release(&hello);
 		w->state = WORKER_READY;
 		return 0;
 	}
 	if (r == 1 && hello.type == PROTO_FAIL) {
 		const struct proto_field *m = proto_get(&hello, TAG_MESSAGE);
-		snprintf(w->last_failure, sizeof(w->last_failure), "%.*s",
-		    m ? (int)m->len : 0, m ? m->data : "");
+		snprintf(
+		    w->last_failure, sizeof(w->last_failure), "%.*s", m ? (int)m->len : 0, m ? m->data : "");
 		proto_msg_release(&hello);
 		worker_reap(w, 1);
 		return -1;
@@ -300,8 +302,7 @@ static int case_timeout(const struct worker *w, const struct config *cfg)
 	return cfg->measure_timeout_ms > 0 ? cfg->measure_timeout_ms : 120000;
 }
 
-int worker_run_case(struct worker *w, const struct config *cfg, const struct case_spec *c,
-    struct result *r)
+int worker_run_case(struct worker *w, const struct config *cfg, const struct case_spec *c, struct result *r)
 {
 	struct proto_buf req;
 	struct proto_msg reply;
@@ -408,7 +409,8 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		snprintf(limit, sizeof(limit), "%d", timeout_ms);
 		worker_reap(w, 1);
 		result_failed(r, STATUS_TIMEOUT, "timed out after %s ms; worker killed", limit);
-		snprintf(w->last_failure, sizeof(w->last_failure), "request timed out after %d ms", timeout_ms);
+		snprintf(
+		    w->last_failure, sizeof(w->last_failure), "request timed out after %d ms", timeout_ms);
 	} else {
 		int status = worker_reap(w, 1);
 		char why[128];

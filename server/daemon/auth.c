@@ -28,13 +28,12 @@
 
 #define AUTH_PREFIX "phpcmp_"
 #define AUTH_RANDOM_BYTES 32
-#define AUTH_MAX_TOKEN 256          /* longer is not one of ours: unknown */
+#define AUTH_MAX_TOKEN 256 /* longer is not one of ours: unknown */
 #define AUTH_REALM "Bearer realm=\"phpcmp\""
 #define AUTH_INVALID "Bearer realm=\"phpcmp\", error=\"invalid_token\""
 #define AUTH_MALFORMED "Bearer realm=\"phpcmp\", error=\"invalid_request\""
 
-int
-auth_is_loopback(const char *addr)
+int auth_is_loopback(const char *addr)
 {
 	struct in_addr a4;
 	struct in6_addr a6;
@@ -47,8 +46,7 @@ auth_is_loopback(const char *addr)
 }
 
 /* Lower-case hex SHA-256 of s; 0, or -1 if OpenSSL fails. */
-static int
-auth_hash(const char *s, size_t len, char out[65])
+static int auth_hash(const char *s, size_t len, char out[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0, i;
@@ -61,8 +59,7 @@ auth_hash(const char *s, size_t len, char out[65])
 }
 
 /* A new token's text: the prefix and 32 random bytes in base64url. */
-static int
-auth_new_token(char *out, size_t outsize)
+static int auth_new_token(char *out, size_t outsize)
 {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 	unsigned char r[AUTH_RANDOM_BYTES + 2] = { 0 };
@@ -97,8 +94,7 @@ auth_new_token(char *out, size_t outsize)
 
 /* ---- checking a request ---- */
 
-static int
-auth_refuse(struct http_response *resp, const char *challenge, const char *code, const char *msg)
+static int auth_refuse(struct http_response *resp, const char *challenge, const char *code, const char *msg)
 {
 	api_error(resp, 401, code, "%s", msg);
 	resp->www_authenticate = challenge;
@@ -106,8 +102,7 @@ auth_refuse(struct http_response *resp, const char *challenge, const char *code,
 }
 
 /* The database could not answer: never let that open the door. */
-static int
-auth_db_failed(struct http_response *resp, const char *err)
+static int auth_db_failed(struct http_response *resp, const char *err)
 {
 	const char *code;
 	int retry, status = db_error_status(&code, &retry);
@@ -123,8 +118,7 @@ struct auth_found {
 	char revoked_at[32];
 };
 
-static int
-auth_found_row(void *arg, const struct db_token *t)
+static int auth_found_row(void *arg, const struct db_token *t)
 {
 	struct auth_found *f = arg;
 
@@ -135,8 +129,8 @@ auth_found_row(void *arg, const struct db_token *t)
 }
 
 /* Check the Authorization header's token; 0 with who, or -1 with resp. */
-static int
-auth_check_token(struct app *app, const char *header, struct auth_who *who, struct http_response *resp)
+static int auth_check_token(
+    struct app *app, const char *header, struct auth_who *who, struct http_response *resp)
 {
 	struct auth_found f;
 	const char *tok;
@@ -145,15 +139,16 @@ auth_check_token(struct app *app, const char *header, struct auth_who *who, stru
 	int rc;
 
 	if (strncasecmp(header, "Bearer", 6) != 0 || (header[6] != ' ' && header[6] != '\t'))
-		return auth_refuse(resp, AUTH_MALFORMED, "token_malformed",
-		    "Authorization: expected \"Bearer <token>\"");
+		return auth_refuse(
+		    resp, AUTH_MALFORMED, "token_malformed", "Authorization: expected \"Bearer <token>\"");
 	tok = header + 6 + strspn(header + 6, " \t");
 	len = strcspn(tok, " \t");
 	if (len == 0 || tok[len + strspn(tok + len, " \t")] != '\0')
 		return auth_refuse(resp, AUTH_MALFORMED, "token_malformed",
 		    "Authorization: expected \"Bearer <token>\" with one token");
 	if (len > AUTH_MAX_TOKEN)
-		return auth_refuse(resp, AUTH_INVALID, "token_unknown", "the token is not one of this daemon's");
+		return auth_refuse(
+		    resp, AUTH_INVALID, "token_unknown", "the token is not one of this daemon's");
 	if (auth_hash(tok, len, hash) < 0) {
 		api_error(resp, 500, "internal", "cannot hash the token (OpenSSL)");
 		return -1;
@@ -174,8 +169,7 @@ auth_check_token(struct app *app, const char *header, struct auth_who *who, stru
 	return 0;
 }
 
-int
-auth_writes_closed(struct app *app, char *err, size_t errsize)
+int auth_writes_closed(struct app *app, char *err, size_t errsize)
 {
 	int n;
 
@@ -186,9 +180,8 @@ auth_writes_closed(struct app *app, char *err, size_t errsize)
 	return n > 0;
 }
 
-int
-auth_identity(struct app *app, const struct http_request *req, struct auth_who *who,
-    struct http_response *resp)
+int auth_identity(
+    struct app *app, const struct http_request *req, struct auth_who *who, struct http_response *resp)
 {
 	char err[512];
 	int closed;
@@ -206,8 +199,7 @@ auth_identity(struct app *app, const struct http_request *req, struct auth_who *
 	    "(an operator creates one with `phpcmp token add NAME`)");
 }
 
-int
-auth_read(struct app *app, const struct http_request *req, struct http_response *resp)
+int auth_read(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	struct auth_who who;
 
@@ -219,8 +211,7 @@ auth_read(struct app *app, const struct http_request *req, struct http_response 
 	return auth_check_token(app, req->authorization, &who, resp);
 }
 
-int
-auth_startup(struct app *app, char *err, size_t errsize)
+int auth_startup(struct app *app, char *err, size_t errsize)
 {
 	const char *addr = app->config->listen_addr;
 	char dberr[512];
@@ -231,10 +222,11 @@ auth_startup(struct app *app, char *err, size_t errsize)
 		return -1;
 	}
 	if (!auth_is_loopback(addr) && n == 0) {
-		snprintf(err, errsize, "listen address %s is not a loopback address, and other machines "
+		snprintf(err, errsize,
+		    "listen address %s is not a loopback address, and other machines "
 		    "must not write without a token: none is configured in %s.  Create one with "
-		    "`phpcmp token add NAME --db %s`, or listen on 127.0.0.1", addr,
-		    app->config->db_path, app->config->db_path);
+		    "`phpcmp token add NAME --db %s`, or listen on 127.0.0.1",
+		    addr, app->config->db_path, app->config->db_path);
 		return -1;
 	}
 	fprintf(stderr, "phpcmp: writes %s; reads %s\n",
@@ -245,20 +237,19 @@ auth_startup(struct app *app, char *err, size_t errsize)
 
 /* ---- phpcmp token ---- */
 
-static int
-auth_usage(void)
+static int auth_usage(void)
 {
 	fputs("usage: phpcmp token add NAME [--db PATH]     create a token for NAME (a person or CI job);\n"
-	    "                                            it is printed once, on stdout\n"
-	    "       phpcmp token list [--db PATH]        every token: id, name, dates, state\n"
-	    "       phpcmp token revoke NAME|ID [--db PATH]\n"
-	    "--db defaults to phpcmp.db, the daemon's default.\n", stderr);
+	      "                                            it is printed once, on stdout\n"
+	      "       phpcmp token list [--db PATH]        every token: id, name, dates, state\n"
+	      "       phpcmp token revoke NAME|ID [--db PATH]\n"
+	      "--db defaults to phpcmp.db, the daemon's default.\n",
+	    stderr);
 	return 2;
 }
 
 /* 1..64 bytes of UTF-8 without control characters, not only digits (ids are). */
-static int
-auth_name_ok(const char *s)
+static int auth_name_ok(const char *s)
 {
 	size_t n = strlen(s), i;
 
@@ -271,19 +262,16 @@ auth_name_ok(const char *s)
 	return 1;
 }
 
-static int
-auth_list_row(void *arg, const struct db_token *t)
+static int auth_list_row(void *arg, const struct db_token *t)
 {
 	(void)arg;
 	printf("%-5" PRId64 " %-32s %-20s %-20s %s%s\n", t->id, t->name,
-	    t->created_at != NULL ? t->created_at : "-",
-	    t->last_used_at != NULL ? t->last_used_at : "never",
+	    t->created_at != NULL ? t->created_at : "-", t->last_used_at != NULL ? t->last_used_at : "never",
 	    t->revoked_at != NULL ? "revoked " : "active", t->revoked_at != NULL ? t->revoked_at : "");
 	return 0;
 }
 
-int
-auth_token_command(int argc, char **argv)
+int auth_token_command(int argc, char **argv)
 {
 	const char *db_path = "phpcmp.db", *verb = NULL, *arg = NULL;
 	char err[1024], token[128], hash[65], *end;
@@ -315,8 +303,10 @@ auth_token_command(int argc, char **argv)
 		return auth_usage();
 	}
 	if (strcmp(verb, "add") == 0 && !auth_name_ok(arg)) {
-		fprintf(stderr, "phpcmp token: name \"%s\": expected 1 to %d characters naming a person "
-		    "or CI job (no control characters, not only digits)\n", arg, AUTH_NAME_MAX);
+		fprintf(stderr,
+		    "phpcmp token: name \"%s\": expected 1 to %d characters naming a person "
+		    "or CI job (no control characters, not only digits)\n",
+		    arg, AUTH_NAME_MAX);
 		return 2;
 	}
 	/* Only `add` may create the database: a typo in --db must not look empty. */
@@ -338,14 +328,18 @@ auth_token_command(int argc, char **argv)
 			goto out;
 		}
 		if (n == 0) {
-			fprintf(stderr, "phpcmp token: \"%s\" already has an active token; revoke it first "
-			    "(phpcmp token revoke \"%s\")\n", arg, arg);
+			fprintf(stderr,
+			    "phpcmp token: \"%s\" already has an active token; revoke it first "
+			    "(phpcmp token revoke \"%s\")\n",
+			    arg, arg);
 			goto out;
 		}
 		printf("%s\n", token);
 		fflush(stdout);
-		fprintf(stderr, "phpcmp token: token %" PRId64 " for \"%s\" created in %s.  It is shown only "
-		    "this once; send it as \"Authorization: Bearer <token>\".\n", id, arg, db_path);
+		fprintf(stderr,
+		    "phpcmp token: token %" PRId64 " for \"%s\" created in %s.  It is shown only "
+		    "this once; send it as \"Authorization: Bearer <token>\".\n",
+		    id, arg, db_path);
 		rc = 0;
 	} else if (strcmp(verb, "list") == 0) {
 		printf("%-5s %-32s %-20s %-20s %s\n", "ID", "NAME", "CREATED", "LAST USED", "STATE");
@@ -358,7 +352,7 @@ auth_token_command(int argc, char **argv)
 		errno = 0;
 		id = strtoll(arg, &end, 10);
 		if (errno != 0 || *end != '\0' || id <= 0)
-			id = 0;   /* not an id: a name */
+			id = 0; /* not an id: a name */
 		if ((n = db_token_revoke(db, id, arg, err, sizeof err)) < 0) {
 			fprintf(stderr, "phpcmp token: %s\n", err);
 			goto out;

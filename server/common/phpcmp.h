@@ -14,51 +14,51 @@
 #define PHPCMP_VERSION "0.1.0"
 
 /* Limits: every length that crosses a boundary has one. */
-#define MAX_BODY_SIZE    (1u << 20)   /* HTTP request body */
-#define MAX_CODE_SIZE    (256u << 10) /* a case's value or setup code */
-#define MAX_TITLE_SIZE   512
-#define MAX_BUILDS       2
+#define MAX_BODY_SIZE (1u << 20)   /* HTTP request body */
+#define MAX_CODE_SIZE (256u << 10) /* a case's value or setup code */
+#define MAX_TITLE_SIZE 512
+#define MAX_BUILDS 2
 
 /* ---- a byte string that may hold anything, NUL-terminated for convenience */
 struct bytes {
-	char *data;     /* NULL when absent */
+	char *data; /* NULL when absent */
 	size_t len;
 };
 
 /* ---- case ---- */
 struct case_spec {
 	char *title;
-	char *code;        /* expression, or statements ending in `return ...;` */
-	char *setup;       /* optional, may be NULL */
-	long flags;        /* json_encode flags */
-	long depth;        /* json_encode depth, default 512 */
-	char *expect;      /* optional expected output, NULL if none */
-	long iterations;   /* > 0: measured workload, instructions per call */
-	char *source;      /* stored case: path under cases/, else NULL */
+	char *code;      /* expression, or statements ending in `return ...;` */
+	char *setup;     /* optional, may be NULL */
+	long flags;      /* json_encode flags */
+	long depth;      /* json_encode depth, default 512 */
+	char *expect;    /* optional expected output, NULL if none */
+	long iterations; /* > 0: measured workload, instructions per call */
+	char *source;    /* stored case: path under cases/, else NULL */
 };
 
 /* ---- result ---- */
 enum result_status {
 	STATUS_OK = 0,
-	STATUS_ERROR = 1,    /* the case failed: parse error, fatal, exit... */
-	STATUS_CRASH = 2,    /* the worker died from a signal */
-	STATUS_TIMEOUT = 3,  /* the case ran past the time limit */
+	STATUS_ERROR = 1,   /* the case failed: parse error, fatal, exit... */
+	STATUS_CRASH = 2,   /* the worker died from a signal */
+	STATUS_TIMEOUT = 3, /* the case ran past the time limit */
 };
 
 struct result {
 	enum result_status status;
-	int signal;               /* for STATUS_CRASH */
-	int output_is_false;      /* json_encode returned false */
+	int signal;          /* for STATUS_CRASH */
+	int output_is_false; /* json_encode returned false */
 	struct bytes output;
-	long error_code;          /* json_last_error() */
-	char *error_msg;          /* json_last_error_msg() */
-	char *exc_class, *exc_msg;/* NULL if nothing was thrown */
+	long error_code;           /* json_last_error() */
+	char *error_msg;           /* json_last_error_msg() */
+	char *exc_class, *exc_msg; /* NULL if nothing was thrown */
 	struct bytes printed;
-	char *warnings;           /* newline-separated, "" if none */
-	char *failure;            /* why status != ok, else NULL */
-	int64_t instructions;     /* per call (rounded), -1 when not measured */
-	int64_t instr_total;      /* exact count over all measured calls, -1 */
-	char *dump_file;          /* the callgrind dump holding instr_total */
+	char *warnings;       /* newline-separated, "" if none */
+	char *failure;        /* why status != ok, else NULL */
+	int64_t instructions; /* per call (rounded), -1 when not measured */
+	int64_t instr_total;  /* exact count over all measured calls, -1 */
+	char *dump_file;      /* the callgrind dump holding instr_total */
 	double wall_ms;
 };
 
@@ -97,47 +97,47 @@ enum worker_state { WORKER_STOPPED, WORKER_READY, WORKER_BUSY, WORKER_BACKOFF, W
 
 struct worker {
 	struct build *build;
-	pthread_mutex_t lock;   /* one case at a time per worker */
-	pid_t pid;              /* -1 when not running */
-	int fd;                 /* -1 when not running */
+	pthread_mutex_t lock; /* one case at a time per worker */
+	pid_t pid;            /* -1 when not running */
+	int fd;               /* -1 when not running */
 	enum worker_state state;
 	int consecutive_deaths; /* for restart backoff */
 	int64_t restarts;
 	int64_t cases_run;
 	char last_failure[512];
-	int measuring;          /* runs under callgrind, counts instructions */
-	struct worker *measurer;/* this build's measuring worker, started lazily */
-	char sandbox_dir[4096]; /* its private folder while it runs (confine.c), else "" */
+	int measuring;           /* runs under callgrind, counts instructions */
+	struct worker *measurer; /* this build's measuring worker, started lazily */
+	char sandbox_dir[4096];  /* its private folder while it runs (confine.c), else "" */
 };
 
 /* The workers' sandbox settings (confine.c, docs/sandbox.md). */
 struct sandbox_config {
-	char layers[64];               /* "all", "none" or e.g. "netns,seccomp,php" */
-	const char *dir;               /* where private folders are made; default $TMPDIR or /tmp */
+	char layers[64]; /* "all", "none" or e.g. "netns,seccomp,php" */
+	const char *dir; /* where private folders are made; default $TMPDIR or /tmp */
 	long long cpu_s, as, measure_as, fsize, nofile, nproc; /* -1: unlimited */
-	const char *disable_functions; /* NULL: the worker's own list */
+	const char *disable_functions;                         /* NULL: the worker's own list */
 };
 
 struct config {
-	const char *listen_addr;   /* default 127.0.0.1 */
-	int port;                  /* default 8080 */
-	const char *db_path;       /* default phpcmp.db */
-	const char *cases_dir;     /* default cases */
-	const char *web_dir;       /* default web */
-	const char *state_dir;     /* compiled worker cores; default state */
-	const char *worker_bin;    /* the loader executable */
-	const char *core_src;      /* server/worker, for compiling cores */
-	int case_timeout_ms;       /* default 5000 */
-	const char *valgrind_bin;  /* for measuring workers; default "valgrind" */
-	int measure_timeout_ms;    /* a measured case under callgrind; default 120000 */
-	int run_stored;            /* queue a stored-suite run at startup */
-	const char *memory_limit;  /* PHP memory_limit, default 128M */
+	const char *listen_addr;  /* default 127.0.0.1 */
+	int port;                 /* default 8080 */
+	const char *db_path;      /* default phpcmp.db */
+	const char *cases_dir;    /* default cases */
+	const char *web_dir;      /* default web */
+	const char *state_dir;    /* compiled worker cores; default state */
+	const char *worker_bin;   /* the loader executable */
+	const char *core_src;     /* server/core, for compiling cores */
+	int case_timeout_ms;      /* default 5000 */
+	const char *valgrind_bin; /* for measuring workers; default "valgrind" */
+	int measure_timeout_ms;   /* a measured case under callgrind; default 120000 */
+	int run_stored;           /* queue a stored-suite run at startup */
+	const char *memory_limit; /* PHP memory_limit, default 128M */
 	/* Who may write and how much is accepted (docs/config.md, docs/hardening.md) */
-	int read_auth;             /* GET /api/... needs a token too; default 0 */
-	int max_connections;       /* HTTP connections served; over it 503; default 128 */
-	int max_case_requests;     /* POST /api/cases running at once; over it 503; default 64 */
-	int max_queued_runs;       /* runs waiting to start; over it 429; default 16 */
-	int64_t db_max_bytes;      /* database size cap (SQLite max_page_count); 0: none */
+	int read_auth;         /* GET /api/... needs a token too; default 0 */
+	int max_connections;   /* HTTP connections served; over it 503; default 128 */
+	int max_case_requests; /* POST /api/cases running at once; over it 503; default 64 */
+	int max_queued_runs;   /* runs waiting to start; over it 429; default 16 */
+	int64_t db_max_bytes;  /* database size cap (SQLite max_page_count); 0: none */
 	struct sandbox_config sandbox;
 	int nbuilds;
 	struct build builds[MAX_BUILDS];
@@ -156,7 +156,7 @@ char *bytes_read_file(const char *path, size_t max, size_t *len, char *err, size
 void result_init(struct result *);
 void result_release(struct result *);
 const char *result_status_name(enum result_status);
-int result_status_parse(const char *name);           /* -1 if unknown */
+int result_status_parse(const char *name); /* -1 if unknown */
 /* Bitmask of enum verdict_field; 0 means "same". */
 unsigned verdict_compare(const struct result *a, const struct result *b);
 /* The worker did not keep json_encode's output: over PROTO_MAX_OUTPUT. */
@@ -221,7 +221,7 @@ void worker_result_from_msg(struct result *r, const struct proto_msg *m);
 #define CONFINE_MAX_ARGS 40
 /* A worker's sandbox arguments, made by confine_prepare. */
 struct confine_args {
-	const char *v[CONFINE_MAX_ARGS];   /* after the loader's own arguments */
+	const char *v[CONFINE_MAX_ARGS]; /* after the loader's own arguments */
 	int n;
 	const char *pre[CONFINE_MAX_ARGS]; /* measuring: the loader that execs valgrind */
 	int npre;
@@ -252,13 +252,13 @@ struct app {
 	struct config *config;
 	struct db *db;
 	struct runs *runs;
-	struct worker workers[MAX_BUILDS];   /* workers[i] runs config->builds[i] */
-	int64_t started_ms;                  /* CLOCK_MONOTONIC, for uptime */
-	int case_requests;                   /* POST /api/cases in progress (atomic) */
+	struct worker workers[MAX_BUILDS]; /* workers[i] runs config->builds[i] */
+	int64_t started_ms;                /* CLOCK_MONOTONIC, for uptime */
+	int case_requests;                 /* POST /api/cases in progress (atomic) */
 };
 
-const char *app_role_name(int role);     /* "base" / "head" */
-int64_t app_now_ms(void);                /* CLOCK_MONOTONIC in ms */
+const char *app_role_name(int role); /* "base" / "head" */
+int64_t app_now_ms(void);            /* CLOCK_MONOTONIC in ms */
 
 /* ---- db.c ---- */
 struct db_case {
@@ -269,12 +269,12 @@ struct db_case {
 
 struct db_comparison {
 	int64_t id, case_id;
-	int64_t run_id;                      /* 0 for a submitted case */
-	char verdict[8];                     /* "same" / "differ" */
-	char differs[128];                   /* verdict_fields() list */
+	int64_t run_id;    /* 0 for a submitted case */
+	char verdict[8];   /* "same" / "differ" */
+	char differs[128]; /* verdict_fields() list */
 	char created_at[32];
-	char build_names[MAX_BUILDS][64];    /* by role */
-	struct result results[MAX_BUILDS];   /* by role */
+	char build_names[MAX_BUILDS][64];  /* by role */
+	struct result results[MAX_BUILDS]; /* by role */
 };
 
 /* A line of a case listing or of a case's history; valid during the callback. */
@@ -285,10 +285,10 @@ struct db_case_row {
 };
 
 struct db_case_filter {
-	const char *verdict;   /* "same" / "differ", NULL for any */
-	int source;            /* 0 any, 1 stored, 2 submitted */
-	int64_t run_id;        /* > 0: the comparisons of this run */
-	int64_t before;        /* > 0: ids below this one (keyset pagination) */
+	const char *verdict; /* "same" / "differ", NULL for any */
+	int source;          /* 0 any, 1 stored, 2 submitted */
+	int64_t run_id;      /* > 0: the comparisons of this run */
+	int64_t before;      /* > 0: ids below this one (keyset pagination) */
 	int limit;
 };
 
@@ -296,13 +296,13 @@ struct db_run {
 	int64_t id;
 	char suite[32];
 	char status[16];
-	char *params;                        /* JSON text, malloc'd */
+	char *params; /* JSON text, malloc'd */
 	char build_names[MAX_BUILDS][64];
 	char build_versions[MAX_BUILDS][64];
 	int64_t total, done, same, differ;
 	char created_at[32], started_at[32], finished_at[32]; /* "" when unset */
-	char *error;                         /* NULL when none, malloc'd */
-	char *summary;                       /* the suite's JSON summary, NULL when none, malloc'd */
+	char *error;                                          /* NULL when none, malloc'd */
+	char *summary; /* the suite's JSON summary, NULL when none, malloc'd */
 };
 
 typedef int (*db_case_row_fn)(void *arg, const struct db_case_row *);
@@ -319,20 +319,21 @@ int db_runs_interrupt(struct db *, char *err, size_t errsize);
  * in one transaction; with run_id > 0 also count it in the run's progress.
  */
 int db_comparison_store(struct db *, const struct case_spec *, int64_t run_id,
-    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS],
-    unsigned diff, int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize);
+    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize);
 /* Getters answer 1 found, 0 not found, -1 error. */
 int db_case_get(struct db *, int64_t id, struct db_case *out, char *err, size_t errsize);
 void db_case_release(struct db_case *);
 /* comparison_id > 0 loads that one, else the case's latest. */
-int db_comparison_get(struct db *, int64_t case_id, int64_t comparison_id,
-    struct db_comparison *out, char *err, size_t errsize);
+int db_comparison_get(struct db *, int64_t case_id, int64_t comparison_id, struct db_comparison *out,
+    char *err, size_t errsize);
 void db_comparison_release(struct db_comparison *);
 /* Listings call fn per row (under the db lock: no db calls from fn); rows or -1. */
 int db_case_history(struct db *, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize);
-int db_cases_list(struct db *, const struct db_case_filter *, db_case_row_fn fn, void *arg, char *err, size_t errsize);
-int db_run_create(struct db *, const char *suite, const char *params,
-    struct build *const builds[MAX_BUILDS], int64_t *id, char *err, size_t errsize);
+int db_cases_list(
+    struct db *, const struct db_case_filter *, db_case_row_fn fn, void *arg, char *err, size_t errsize);
+int db_run_create(struct db *, const char *suite, const char *params, struct build *const builds[MAX_BUILDS],
+    int64_t *id, char *err, size_t errsize);
 int db_run_get(struct db *, int64_t id, struct db_run *out, char *err, size_t errsize);
 void db_run_release(struct db_run *);
 int db_runs_list(struct db *, int64_t before, int limit, db_run_fn fn, void *arg, char *err, size_t errsize);
@@ -350,11 +351,11 @@ int db_run_cancel_queued(struct db *, int64_t id, char *err, size_t errsize);
 int db_run_summary(struct db *, int64_t run_id, const char *summary, char *err, size_t errsize);
 int db_generated_batch(struct db *, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
     const void *hashes, size_t len, int64_t same, char *err, size_t errsize);
-int db_generated_case(struct db *, int64_t case_id, int version, uint64_t seed, uint64_t index,
-    char *err, size_t errsize);
+int db_generated_case(
+    struct db *, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize);
 /* A resumed run: the count of a batch it stored already, 0 if none, -1. */
-int64_t db_generated_batch_stored(struct db *, int64_t run_id, uint64_t seed, int64_t start,
-    char *err, size_t errsize);
+int64_t db_generated_batch_stored(
+    struct db *, int64_t run_id, uint64_t seed, int64_t start, char *err, size_t errsize);
 /* Runs waiting as 'queued': the count, or -1. */
 int db_runs_queued(struct db *, char *err, size_t errsize);
 /*
@@ -375,10 +376,10 @@ int db_set_max_bytes(struct db *, int64_t max_bytes, char *err, size_t errsize);
  */
 int db_error_status(const char **code, int *retry_after);
 
-/* API tokens (server/auth.c): only the SHA-256 of a token is stored. */
+/* API tokens (server/daemon/auth.c): only the SHA-256 of a token is stored. */
 struct db_token {
 	int64_t id;
-	const char *name, *created_at, *last_used_at, *revoked_at;  /* NULL when unset */
+	const char *name, *created_at, *last_used_at, *revoked_at; /* NULL when unset */
 };
 typedef int (*db_token_fn)(void *arg, const struct db_token *);
 /* 1 added (*id), 0 when an active token already has that name, -1. */
@@ -397,8 +398,8 @@ void db_token_used(struct db *, int64_t id);
 struct db_measurement {
 	int64_t case_id, comparison_id, iterations;
 	const char *title, *source;
-	const char *status[MAX_BUILDS];      /* by role */
-	int64_t instr_total[MAX_BUILDS];     /* -1: not measured */
+	const char *status[MAX_BUILDS];  /* by role */
+	int64_t instr_total[MAX_BUILDS]; /* -1: not measured */
 };
 struct db_workload_point {
 	int64_t run_id, case_id, comparison_id, iterations;
@@ -408,13 +409,14 @@ struct db_workload_point {
 };
 typedef int (*db_measurement_fn)(void *arg, const struct db_measurement *);
 typedef int (*db_workload_point_fn)(void *arg, const struct db_workload_point *);
-int db_run_measurements(struct db *, int64_t run_id, db_measurement_fn fn, void *arg, char *err, size_t errsize);
+int db_run_measurements(
+    struct db *, int64_t run_id, db_measurement_fn fn, void *arg, char *err, size_t errsize);
 /* A workload's counts across runs, newest first: by source file, or (source NULL) by case id. */
-int db_workload_history(struct db *, const char *source, int64_t case_id, int limit,
-    db_workload_point_fn fn, void *arg, char *err, size_t errsize);
+int db_workload_history(struct db *, const char *source, int64_t case_id, int limit, db_workload_point_fn fn,
+    void *arg, char *err, size_t errsize);
 /* The callgrind dump of a result: 1 found (path filled), 0 none, -1. */
-int db_dump_file(struct db *, int64_t comparison_id, int role, char *path, size_t pathsize,
-    char *err, size_t errsize);
+int db_dump_file(
+    struct db *, int64_t comparison_id, int role, char *path, size_t pathsize, char *err, size_t errsize);
 
 /* ---- runs.c ---- */
 struct json_t;
@@ -440,9 +442,9 @@ int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
 int runs_resume(struct runs *, int64_t id, char *err, size_t errsize);
 
 /* ---- genrun.c ---- */
-#define GENRUN_MAX_COUNT 10000000          /* cases per seed in one run */
+#define GENRUN_MAX_COUNT 10000000 /* cases per seed in one run */
 #define GENRUN_MAX_SEEDS 16
-#define GENRUN_MAX_START 9007199254740991  /* 2^53 - 1: exact in any JSON reader */
+#define GENRUN_MAX_START 9007199254740991 /* 2^53 - 1: exact in any JSON reader */
 
 enum genrun_end { GENRUN_DONE, GENRUN_FAILED, GENRUN_CANCELLED, GENRUN_INTERRUPTED };
 
@@ -455,7 +457,7 @@ enum genrun_end genrun_execute(struct app *, const struct db_run *, int (*stop)(
     void *arg, char *err, size_t errsize);
 /* {"seed":S,"index":I[,"version":V]} of POST /api/generated: 0, or -1 with err. */
 int genrun_parse_ref(struct json_t *body, uint64_t *seed, uint64_t *index, char *err, size_t errsize);
-/* The generator's version (server/worker/gen.h). */
+/* The generator's version (server/common/gen.h). */
 int genrun_version(void);
 /* A generated case as PHP source to run like any case (title, code, setup, flags, depth). */
 int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c);
@@ -468,26 +470,28 @@ int genrun_detail(struct app *, int role, uint64_t seed, uint64_t index, struct 
 
 struct http_request {
 	const char *method;
-	const char *path;              /* decoded, without the query string */
-	const char *content_type;      /* NULL when not sent */
-	const char *body;              /* NUL-terminated, may hold NULs */
+	const char *path;         /* decoded, without the query string */
+	const char *content_type; /* NULL when not sent */
+	const char *body;         /* NUL-terminated, may hold NULs */
 	size_t body_len;
 	size_t nquery;
-	const char *authorization;     /* the Authorization header, NULL when not sent */
-	const struct auth_who *who;    /* set by api_handle for writes: who sent it */
-	struct { const char *key, *value; } query[HTTP_MAX_QUERY];
+	const char *authorization;  /* the Authorization header, NULL when not sent */
+	const struct auth_who *who; /* set by api_handle for writes: who sent it */
+	struct {
+		const char *key, *value;
+	} query[HTTP_MAX_QUERY];
 };
 
 struct http_response {
 	int status;
-	char *body;                    /* malloc'd, owned by the response */
+	char *body; /* malloc'd, owned by the response */
 	size_t body_len;
-	const char *content_type;      /* default application/json */
-	const char *allow;             /* Allow header for 405 */
-	char location[96];             /* Location header when not empty */
-	char disposition[160];         /* Content-Disposition when not empty */
-	int retry_after;               /* Retry-After seconds when > 0 (429, 503) */
-	const char *www_authenticate;  /* WWW-Authenticate header for 401 */
+	const char *content_type;     /* default application/json */
+	const char *allow;            /* Allow header for 405 */
+	char location[96];            /* Location header when not empty */
+	char disposition[160];        /* Content-Disposition when not empty */
+	int retry_after;              /* Retry-After seconds when > 0 (429, 503) */
+	const char *www_authenticate; /* WWW-Authenticate header for 401 */
 };
 
 struct http;
@@ -516,8 +520,8 @@ void api_error(struct http_response *, int status, const char *code, const char 
 
 /* Who sent a request: the token's owner, or nobody when writes are open. */
 struct auth_who {
-	int64_t token_id;              /* 0: no token was sent */
-	char name[AUTH_NAME_MAX + 1];  /* the person or CI job; "" without a token */
+	int64_t token_id;             /* 0: no token was sent */
+	char name[AUTH_NAME_MAX + 1]; /* the person or CI job; "" without a token */
 };
 
 /* 127.0.0.0/8, ::1 or ::ffff:127.x: only this machine can connect. */
@@ -548,7 +552,7 @@ void measure_dump(struct app *, int64_t comparison_id, const char *role, struct 
 
 /* ---- bucket.c ---- */
 #define BUCKET_KEY_VERSION 1
-#define BUCKET_SHAPE_MAX 24      /* characters of a difference's shape, per side */
+#define BUCKET_SHAPE_MAX 24 /* characters of a difference's shape, per side */
 /* The bucket key of a mismatch (diff != 0): canonical JSON text, malloc'd; NULL when out of memory. */
 char *bucket_key(long flags, const struct result res[MAX_BUILDS], unsigned diff);
 /*
@@ -580,8 +584,8 @@ void triage_events(struct app *, const struct http_request *, struct http_respon
 /* The bucket of a comparison as JSON (null when it has none). */
 struct json_t *triage_case_bucket(struct app *, int64_t comparison_id);
 /* Who makes this request (the person triage records): 0 with who, or -1 after answering 400. */
-int triage_who(const struct http_request *, struct json_t *body, char *who, size_t whosize,
-    struct http_response *);
+int triage_who(
+    const struct http_request *, struct json_t *body, char *who, size_t whosize, struct http_response *);
 
 /* ---- db.c, for triage.c ---- */
 /* Lock the database and hand over triage's statements; db_triage_unlock() after. */
@@ -590,7 +594,7 @@ void db_triage_unlock(struct db *);
 
 /* ---- export.c ---- */
 /* GET /api/cases/{id}/phpt and /casefile: format "phpt" or "casefile". */
-void export_case(struct app *, int64_t case_id, const char *format, const struct http_request *,
-    struct http_response *);
+void export_case(
+    struct app *, int64_t case_id, const char *format, const struct http_request *, struct http_response *);
 
 #endif

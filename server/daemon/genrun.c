@@ -1,5 +1,5 @@
 /*
- * The generated suite: seeded json_encode cases (server/worker/gen.c) run on
+ * The generated suite: seeded json_encode cases (server/common/gen.c) run on
  * both builds in batches, compared by digest, mismatches stored in full.
  *
  * Each worker generates and encodes a batch of cases itself and answers
@@ -32,23 +32,25 @@
 
 #include "phpcmp.h"
 #include "proto.h"
-#include "worker/gen.h"
+#include "gen.h"
 
-#define GENRUN_BATCH 8192          /* cases per request */
-#define GENRUN_MS_PER_CASE 2       /* a batch's time limit: timeout-ms + this per case */
-#define GENRUN_MAX_FAILURES 1000   /* crashed/timed-out cases per build before giving up */
-#define GENRUN_LIST 20             /* mismatches named in the summary (all: the run's cases) */
-#define GENRUN_SUMMARY_MS 1000      /* how often the summary is rewritten */
+#define GENRUN_BATCH 8192        /* cases per request */
+#define GENRUN_MS_PER_CASE 2     /* a batch's time limit: timeout-ms + this per case */
+#define GENRUN_MAX_FAILURES 1000 /* crashed/timed-out cases per build before giving up */
+#define GENRUN_LIST 20           /* mismatches named in the summary (all: the run's cases) */
+#define GENRUN_SUMMARY_MS 1000   /* how often the summary is rewritten */
 #define GENRUN_MAX_SEED INT64_MAX
 
 enum { T_TOTAL, T_DECLARE, T_GENERATE, T_BUILD, T_ENCODE, T_DIGEST, T_COUNT };
 
+/* clang-format off */
 static const char *const genrun_error_names[] = {
 	"JSON_ERROR_NONE", "JSON_ERROR_DEPTH", "JSON_ERROR_STATE_MISMATCH", "JSON_ERROR_CTRL_CHAR",
 	"JSON_ERROR_SYNTAX", "JSON_ERROR_UTF8", "JSON_ERROR_RECURSION", "JSON_ERROR_INF_OR_NAN",
 	"JSON_ERROR_UNSUPPORTED_TYPE", "JSON_ERROR_INVALID_PROPERTY_NAME", "JSON_ERROR_UTF16",
 	"JSON_ERROR_NON_BACKED_ENUM",
 };
+/* clang-format on */
 #define GENRUN_NERRORS (sizeof(genrun_error_names) / sizeof(genrun_error_names[0]))
 
 /* A case that crashed or timed out on one build, with its result. */
@@ -63,14 +65,14 @@ struct genrun_side {
 	const struct config *cfg;
 	uint64_t seed;
 	int64_t start, count;
-	unsigned char *records;           /* count digests */
-	uint64_t coverage[GEN_COUNTERS];  /* this batch's */
+	unsigned char *records;          /* count digests */
+	uint64_t coverage[GEN_COUNTERS]; /* this batch's */
 	uint64_t times[T_COUNT];
 	double wall_ms;
 	struct genrun_failure *failures;
 	size_t nfailures, capfailures;
-	struct gen_case *scratch;         /* to describe a case the worker died on */
-	int rc;                           /* 0 ok, -1 fatal (err) */
+	struct gen_case *scratch; /* to describe a case the worker died on */
+	int rc;                   /* 0 ok, -1 fatal (err) */
 	char err[512];
 };
 
@@ -83,23 +85,22 @@ struct genrun {
 	int64_t count, start;
 	struct genrun_side side[MAX_BUILDS];
 	uint64_t *hashes;
-	int resumed;                      /* the run had progress when it started */
+	int resumed; /* the run had progress when it started */
 	/* totals */
 	int64_t done, skipped, mismatches, unconfirmed, failures[MAX_BUILDS];
 	uint64_t coverage[GEN_COUNTERS];
-	uint64_t errors[MAX_BUILDS][GENRUN_NERRORS + 1];   /* last: any other code */
+	uint64_t errors[MAX_BUILDS][GENRUN_NERRORS + 1]; /* last: any other code */
 	uint64_t statuses[MAX_BUILDS][4];
 	uint64_t exceptions[MAX_BUILDS];
-	uint64_t corpus[GENRUN_MAX_SEEDS];                  /* per seed, complete when done */
+	uint64_t corpus[GENRUN_MAX_SEEDS]; /* per seed, complete when done */
 	int seeds_done;
 	uint64_t times[MAX_BUILDS][T_COUNT];
 	double busy_ms[MAX_BUILDS];
 	double compare_ms, mismatch_ms, db_ms, started_ms, last_summary_ms;
-	json_t *listed;                                     /* the first GENRUN_LIST mismatches */
+	json_t *listed; /* the first GENRUN_LIST mismatches */
 };
 
-static double
-genrun_now_ms(void)
+static double genrun_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -108,9 +109,8 @@ genrun_now_ms(void)
 
 /* ---- parameters ---- */
 
-static int
-genrun_int_field(json_t *body, const char *field, int64_t min, int64_t max, int64_t *out, int *present,
-    char *err, size_t errsize)
+static int genrun_int_field(json_t *body, const char *field, int64_t min, int64_t max, int64_t *out,
+    int *present, char *err, size_t errsize)
 {
 	json_t *v = json_object_get(body, field);
 	*present = v != NULL;
@@ -125,8 +125,7 @@ genrun_int_field(json_t *body, const char *field, int64_t min, int64_t max, int6
 }
 
 /* Read the parameters of a run body (or of a stored run's params). */
-static int
-genrun_params(json_t *body, struct genrun *g, char *err, size_t errsize)
+static int genrun_params(json_t *body, struct genrun *g, char *err, size_t errsize)
 {
 	json_t *seeds = json_object_get(body, "seeds"), *v;
 	int64_t x;
@@ -143,13 +142,17 @@ genrun_params(json_t *body, struct genrun *g, char *err, size_t errsize)
 	if (has_seed) {
 		g->seeds[g->nseeds++] = (uint64_t)x;
 	} else if (seeds != NULL) {
-		if (!json_is_array(seeds) || json_array_size(seeds) < 1 || json_array_size(seeds) > GENRUN_MAX_SEEDS) {
-			snprintf(err, errsize, "seeds: expected an array of 1 .. %d integers", GENRUN_MAX_SEEDS);
+		if (!json_is_array(seeds) || json_array_size(seeds) < 1 ||
+		    json_array_size(seeds) > GENRUN_MAX_SEEDS) {
+			snprintf(
+			    err, errsize, "seeds: expected an array of 1 .. %d integers", GENRUN_MAX_SEEDS);
 			return -1;
 		}
-		json_array_foreach(seeds, i, v) {
+		json_array_foreach(seeds, i, v)
+		{
 			if (!json_is_integer(v) || json_integer_value(v) < 0) {
-				snprintf(err, errsize, "seeds[%zu]: expected an integer 0 .. %" PRId64, i, (int64_t)GENRUN_MAX_SEED);
+				snprintf(err, errsize, "seeds[%zu]: expected an integer 0 .. %" PRId64, i,
+				    (int64_t)GENRUN_MAX_SEED);
 				return -1;
 			}
 			g->seeds[g->nseeds++] = (uint64_t)json_integer_value(v);
@@ -170,15 +173,13 @@ genrun_params(json_t *body, struct genrun *g, char *err, size_t errsize)
 	return 0;
 }
 
-int
-genrun_check(json_t *body, char *err, size_t errsize)
+int genrun_check(json_t *body, char *err, size_t errsize)
 {
 	struct genrun g;
 	return genrun_params(body, &g, err, errsize);
 }
 
-int64_t
-genrun_total(const char *params)
+int64_t genrun_total(const char *params)
 {
 	struct genrun g;
 	char err[256];
@@ -188,15 +189,15 @@ genrun_total(const char *params)
 	return rc < 0 ? -1 : g.count * g.nseeds;
 }
 
-int
-genrun_parse_ref(json_t *body, uint64_t *seed, uint64_t *index, char *err, size_t errsize)
+int genrun_parse_ref(json_t *body, uint64_t *seed, uint64_t *index, char *err, size_t errsize)
 {
 	const char *key;
 	json_t *v;
 	int64_t x;
 	int present;
 
-	json_object_foreach(body, key, v) {
+	json_object_foreach(body, key, v)
+	{
 		if (strcmp(key, "seed") != 0 && strcmp(key, "index") != 0 && strcmp(key, "version") != 0) {
 			snprintf(err, errsize, "unknown field \"%.64s\" (known: seed, index, version)", key);
 			return -1;
@@ -213,7 +214,8 @@ genrun_parse_ref(json_t *body, uint64_t *seed, uint64_t *index, char *err, size_
 		return -1;
 	}
 	*seed = (uint64_t)x;
-	if (genrun_int_field(body, "index", 0, GENRUN_MAX_START + GENRUN_MAX_COUNT, &x, &present, err, errsize) < 0)
+	if (genrun_int_field(
+	        body, "index", 0, GENRUN_MAX_START + GENRUN_MAX_COUNT, &x, &present, err, errsize) < 0)
 		return -1;
 	if (!present) {
 		snprintf(err, errsize, "index: required, an integer 0 .. %" PRId64,
@@ -226,14 +228,12 @@ genrun_parse_ref(json_t *body, uint64_t *seed, uint64_t *index, char *err, size_
 
 /* ---- one case in full ---- */
 
-int
-genrun_version(void)
+int genrun_version(void)
 {
 	return GEN_VERSION;
 }
 
-int
-genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c)
+int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c)
 {
 	struct gen_case *gc = malloc(sizeof(*gc));
 	struct gen_buf code = { 0 }, setup = { 0 };
@@ -264,8 +264,7 @@ out:
 	return rc;
 }
 
-int
-genrun_detail(struct app *app, int role, uint64_t seed, uint64_t index, struct result *r)
+int genrun_detail(struct app *app, int role, uint64_t seed, uint64_t index, struct result *r)
 {
 	struct worker *w = &app->workers[role];
 	struct proto_buf req;
@@ -281,13 +280,14 @@ genrun_detail(struct app *app, int role, uint64_t seed, uint64_t index, struct r
 	if (rc < 0)
 		return -1;
 	if (rc == 0)
-		return 0;   /* r: crash or timeout */
+		return 0; /* r: crash or timeout */
 	if (reply.type == PROTO_RESULT) {
 		worker_result_from_msg(r, &reply);
 	} else {
 		const struct proto_field *m = proto_get(&reply, TAG_MESSAGE);
 		char buf[600];
-		snprintf(buf, sizeof buf, "the worker refused the case: %.*s", m ? (int)m->len : 0, m ? m->data : "");
+		snprintf(buf, sizeof buf, "the worker refused the case: %.*s", m ? (int)m->len : 0,
+		    m ? m->data : "");
 		r->status = STATUS_ERROR;
 		r->output_is_false = 1;
 		free(r->failure);
@@ -301,15 +301,13 @@ genrun_detail(struct app *app, int role, uint64_t seed, uint64_t index, struct r
 
 /* ---- one build's share of a batch ---- */
 
-static void
-genrun_side_fail(struct genrun_side *s, const char *fmt, const char *arg)
+static void genrun_side_fail(struct genrun_side *s, const char *fmt, const char *arg)
 {
 	s->rc = -1;
 	snprintf(s->err, sizeof s->err, fmt, arg);
 }
 
-static uint64_t
-genrun_u64(const unsigned char *p)
+static uint64_t genrun_u64(const unsigned char *p)
 {
 	uint64_t v = 0;
 	for (int i = 7; i >= 0; i--)
@@ -321,8 +319,8 @@ genrun_u64(const unsigned char *p)
  * Ask for digests of [start, start+count) into s->records + offset.
  * 1 done, 0 the worker died or timed out (failure in *r), -1 fatal (s->err).
  */
-static int
-genrun_call(struct genrun_side *s, int64_t start, int64_t count, unsigned char *records, struct result *r)
+static int genrun_call(
+    struct genrun_side *s, int64_t start, int64_t count, unsigned char *records, struct result *r)
 {
 	struct proto_buf req;
 	struct proto_msg reply;
@@ -353,9 +351,10 @@ genrun_call(struct genrun_side *s, int64_t start, int64_t count, unsigned char *
 	rec = proto_get(&reply, TAG_GEN_RECORDS);
 	cov = proto_get(&reply, TAG_GEN_COVERAGE);
 	tim = proto_get(&reply, TAG_GEN_TIMES);
-	if (proto_get_int(&reply, TAG_GEN_START, -1) != start || proto_get_int(&reply, TAG_GEN_COUNT, -1) != count ||
-	    rec == NULL || rec->len != (uint64_t)count * GEN_DIGEST_SIZE || cov == NULL ||
-	    cov->len != 8 * GEN_COUNTERS || tim == NULL || tim->len != 8 * T_COUNT) {
+	if (proto_get_int(&reply, TAG_GEN_START, -1) != start ||
+	    proto_get_int(&reply, TAG_GEN_COUNT, -1) != count || rec == NULL ||
+	    rec->len != (uint64_t)count * GEN_DIGEST_SIZE || cov == NULL || cov->len != 8 * GEN_COUNTERS ||
+	    tim == NULL || tim->len != 8 * T_COUNT) {
 		genrun_side_fail(s, "%s", "the worker's batch reply is malformed (a stale worker core?)");
 		proto_msg_release(&reply);
 		return -1;
@@ -370,8 +369,8 @@ genrun_call(struct genrun_side *s, int64_t start, int64_t count, unsigned char *
 }
 
 /* A digest for a case the worker died on: what the daemon knows of it. */
-static void
-genrun_failed_digest(struct genrun_side *s, int64_t index, const struct result *r, unsigned char *out)
+static void genrun_failed_digest(
+    struct genrun_side *s, int64_t index, const struct result *r, unsigned char *out)
 {
 	struct gen_digest d;
 	unsigned char key[8] = { (unsigned char)r->status, (unsigned char)r->signal };
@@ -388,8 +387,7 @@ genrun_failed_digest(struct genrun_side *s, int64_t index, const struct result *
 }
 
 /* The batch again, one case per request: find the cases the worker dies on. */
-static void
-genrun_singles(struct genrun_side *s)
+static void genrun_singles(struct genrun_side *s)
 {
 	for (int64_t i = 0; i < s->count && s->rc == 0; i++) {
 		struct result r;
@@ -409,7 +407,7 @@ genrun_singles(struct genrun_side *s)
 			}
 			genrun_failed_digest(s, s->start + i, &r, rec);
 			s->failures[s->nfailures].index = s->start + i;
-			s->failures[s->nfailures].r = r;   /* moved: released with the batch */
+			s->failures[s->nfailures].r = r; /* moved: released with the batch */
 			s->nfailures++;
 			continue;
 		}
@@ -417,8 +415,7 @@ genrun_singles(struct genrun_side *s)
 	}
 }
 
-static void *
-genrun_side_run(void *arg)
+static void *genrun_side_run(void *arg)
 {
 	struct genrun_side *s = arg;
 	struct result r;
@@ -436,16 +433,14 @@ genrun_side_run(void *arg)
 	return NULL;
 }
 
-static void
-genrun_side_clear(struct genrun_side *s)
+static void genrun_side_clear(struct genrun_side *s)
 {
 	for (size_t i = 0; i < s->nfailures; i++)
 		result_release(&s->failures[i].r);
 	s->nfailures = 0;
 }
 
-static const struct result *
-genrun_side_failure(const struct genrun_side *s, int64_t index)
+static const struct result *genrun_side_failure(const struct genrun_side *s, int64_t index)
 {
 	for (size_t i = 0; i < s->nfailures; i++)
 		if (s->failures[i].index == index)
@@ -455,8 +450,7 @@ genrun_side_failure(const struct genrun_side *s, int64_t index)
 
 /* ---- the summary ---- */
 
-static json_t *
-genrun_hex(uint64_t v)
+static json_t *genrun_hex(uint64_t v)
 {
 	char buf[17];
 	snprintf(buf, sizeof buf, "%016" PRIx64, v);
@@ -464,8 +458,7 @@ genrun_hex(uint64_t v)
 }
 
 /* The daemon's own memory: peak and current resident set, in KiB. */
-static void
-genrun_rss(long *peak, long *now)
+static void genrun_rss(long *peak, long *now)
 {
 	char line[256];
 	FILE *f = fopen("/proc/self/status", "r");
@@ -481,14 +474,12 @@ genrun_rss(long *peak, long *now)
 	fclose(f);
 }
 
-static json_t *
-genrun_seconds(double ms)
+static json_t *genrun_seconds(double ms)
 {
 	return json_real((double)(int64_t)(ms + 0.5) / 1000.0);
 }
 
-static json_t *
-genrun_summary(struct genrun *g, int final)
+static json_t *genrun_summary(struct genrun *g, int final)
 {
 	json_t *o = json_object(), *cov = json_object(), *builds = json_object(), *seeds = json_array();
 	json_t *corpus = json_object();
@@ -530,31 +521,31 @@ genrun_summary(struct genrun *g, int final)
 		static const char *const statuses[] = { "ok", "error", "crash", "timeout" };
 		for (size_t e = 0; e <= GENRUN_NERRORS; e++)
 			if (g->errors[b][e] > 0)
-				json_object_set_new(errs, e < GENRUN_NERRORS ? genrun_error_names[e] : "other",
+				json_object_set_new(errs,
+				    e < GENRUN_NERRORS ? genrun_error_names[e] : "other",
 				    json_integer((json_int_t)g->errors[b][e]));
 		for (int k = 0; k < 4; k++)
 			json_object_set_new(st, statuses[k], json_integer((json_int_t)g->statuses[b][k]));
 		uint64_t *tm = g->times[b];
-		double inside = (double)(tm[T_DECLARE] + tm[T_GENERATE] + tm[T_BUILD] + tm[T_ENCODE] + tm[T_DIGEST]) / 1e6;
+		double inside = (double)(tm[T_DECLARE] + tm[T_GENERATE] + tm[T_BUILD] + tm[T_ENCODE] +
+		                    tm[T_DIGEST]) /
+		    1e6;
 		/* The phases are sampled (every 16th case): their sum can overshoot a little. */
 		double other = (double)tm[T_TOTAL] / 1e6 - inside;
-		t = json_pack("{s:o s:o s:o s:o s:o s:o s:o}",
-		    "declare_classes", genrun_seconds((double)tm[T_DECLARE] / 1e6),
-		    "generate", genrun_seconds((double)tm[T_GENERATE] / 1e6),
-		    "build_values", genrun_seconds((double)tm[T_BUILD] / 1e6),
-		    "json_encode", genrun_seconds((double)tm[T_ENCODE] / 1e6),
-		    "hash_and_free", genrun_seconds((double)tm[T_DIGEST] / 1e6),
-		    "other_in_worker", genrun_seconds(other > 0 ? other : 0),
-		    "protocol_and_waiting", genrun_seconds(g->busy_ms[b] - (double)tm[T_TOTAL] / 1e6));
-		json_object_set_new(builds, app_role_name(b), json_pack("{s:s s:f s:o s:I s:I s:o s:o s:o}",
-		    "build", g->app->config->builds[b].name,
-		    "cases_per_s", g->busy_ms[b] > 0 ? (double)g->done / (g->busy_ms[b] / 1e3) : 0.0,
-		    "busy_s", genrun_seconds(g->busy_ms[b]),
-		    "failures", (json_int_t)g->failures[b],
-		    "exceptions", (json_int_t)g->exceptions[b],
-		    "statuses", st,
-		    "error_codes", errs,
-		    "time_s", t));
+		t = json_pack("{s:o s:o s:o s:o s:o s:o s:o}", "declare_classes",
+		    genrun_seconds((double)tm[T_DECLARE] / 1e6), "generate",
+		    genrun_seconds((double)tm[T_GENERATE] / 1e6), "build_values",
+		    genrun_seconds((double)tm[T_BUILD] / 1e6), "json_encode",
+		    genrun_seconds((double)tm[T_ENCODE] / 1e6), "hash_and_free",
+		    genrun_seconds((double)tm[T_DIGEST] / 1e6), "other_in_worker",
+		    genrun_seconds(other > 0 ? other : 0), "protocol_and_waiting",
+		    genrun_seconds(g->busy_ms[b] - (double)tm[T_TOTAL] / 1e6));
+		json_object_set_new(builds, app_role_name(b),
+		    json_pack("{s:s s:f s:o s:I s:I s:o s:o s:o}", "build", g->app->config->builds[b].name,
+		        "cases_per_s", g->busy_ms[b] > 0 ? (double)g->done / (g->busy_ms[b] / 1e3) : 0.0,
+		        "busy_s", genrun_seconds(g->busy_ms[b]), "failures", (json_int_t)g->failures[b],
+		        "exceptions", (json_int_t)g->exceptions[b], "statuses", st, "error_codes", errs,
+		        "time_s", t));
 	}
 	genrun_rss(&peak, &now);
 	json_object_set_new(o, "generator_version", json_integer(GEN_VERSION));
@@ -567,16 +558,16 @@ genrun_summary(struct genrun *g, int final)
 	json_object_set_new(o, "mismatches", json_integer(g->mismatches));
 	json_object_set_new(o, "unconfirmed", json_integer(g->unconfirmed));
 	json_object_set_new(o, "elapsed_s", genrun_seconds(elapsed));
-	json_object_set_new(o, "rate", json_real(elapsed > 0 ? (double)(int64_t)(g->done / (elapsed / 1e3)) : 0.0));
+	json_object_set_new(
+	    o, "rate", json_real(elapsed > 0 ? (double)(int64_t)(g->done / (elapsed / 1e3)) : 0.0));
 	json_object_set_new(o, "corpus_hashes", corpus);
-	json_object_set_new(o, "corpus_hash", final && g->seeds_done == g->nseeds ? genrun_hex(all) : json_null());
+	json_object_set_new(
+	    o, "corpus_hash", final && g->seeds_done == g->nseeds ? genrun_hex(all) : json_null());
 	json_object_set_new(o, "builds", builds);
-	json_object_set_new(o, "daemon", json_pack("{s:o s:o s:o s:I s:I}",
-	    "compare_s", genrun_seconds(g->compare_ms),
-	    "mismatch_details_s", genrun_seconds(g->mismatch_ms),
-	    "database_s", genrun_seconds(g->db_ms),
-	    "peak_rss_kb", (json_int_t)peak,
-	    "rss_kb", (json_int_t)now));
+	json_object_set_new(o, "daemon",
+	    json_pack("{s:o s:o s:o s:I s:I}", "compare_s", genrun_seconds(g->compare_ms),
+	        "mismatch_details_s", genrun_seconds(g->mismatch_ms), "database_s", genrun_seconds(g->db_ms),
+	        "peak_rss_kb", (json_int_t)peak, "rss_kb", (json_int_t)now));
 	json_object_set_new(o, "coverage", cov);
 	json_object_set(o, "mismatch_list", g->listed);
 	return o;
@@ -589,8 +580,7 @@ oom:
 	return NULL;
 }
 
-static void
-genrun_save_summary(struct genrun *g, int final)
+static void genrun_save_summary(struct genrun *g, int final)
 {
 	char err[512];
 	json_t *o = genrun_summary(g, final);
@@ -607,8 +597,7 @@ genrun_save_summary(struct genrun *g, int final)
 /* ---- comparing a batch ---- */
 
 /* A case whose digests differ: both results in full, stored as a case. */
-static int
-genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char *err, size_t errsize)
+static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char *err, size_t errsize)
 {
 	struct app *app = g->app;
 	struct build *builds[MAX_BUILDS];
@@ -652,16 +641,16 @@ genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char *err, size_
 	 * between cases of a batch, or a build is not deterministic. */
 	if (diff == 0)
 		g->unconfirmed++;
-	if (db_comparison_store(app->db, &c, g->run->id, builds, res, diff, &case_id, &comparison_id,
-	    err, errsize) < 0 ||
+	if (db_comparison_store(
+	        app->db, &c, g->run->id, builds, res, diff, &case_id, &comparison_id, err, errsize) < 0 ||
 	    db_generated_case(app->db, case_id, GEN_VERSION, seed, (uint64_t)index, err, errsize) < 0)
 		goto out;
 	rc = 0;
 	if (json_array_size(g->listed) < GENRUN_LIST) {
 		verdict_fields(diff, differs, sizeof differs);
-		json_array_append_new(g->listed, json_pack("{s:I s:I s:I s:s}",
-		    "seed", (json_int_t)seed, "index", (json_int_t)index, "case_id", (json_int_t)case_id,
-		    "differs", diff ? differs : "none when run alone"));
+		json_array_append_new(g->listed,
+		    json_pack("{s:I s:I s:I s:s}", "seed", (json_int_t)seed, "index", (json_int_t)index,
+		        "case_id", (json_int_t)case_id, "differs", diff ? differs : "none when run alone"));
 	}
 out:
 	case_release(&c);
@@ -670,16 +659,14 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
-static int
-genrun_same(const struct gen_digest *a, const struct gen_digest *b)
+static int genrun_same(const struct gen_digest *a, const struct gen_digest *b)
 {
 	return a->result_hash == b->result_hash && a->status == b->status && a->error_code == b->error_code &&
 	    a->out_len == b->out_len && a->is_false == b->is_false && a->exception == b->exception;
 }
 
 /* Compare both builds' digests of the batch; store what differs. */
-static int
-genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
+static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 {
 	struct genrun_side *base = &g->side[ROLE_BASE], *head = &g->side[ROLE_HEAD];
 	int64_t n = base->count, same = 0;
@@ -690,15 +677,19 @@ genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 		gen_digest_unpack(&d[ROLE_BASE], base->records + (size_t)i * GEN_DIGEST_SIZE);
 		gen_digest_unpack(&d[ROLE_HEAD], head->records + (size_t)i * GEN_DIGEST_SIZE);
 		if (d[ROLE_BASE].plan_hash != d[ROLE_HEAD].plan_hash) {
-			snprintf(err, errsize, "the generator made different cases on the two builds "
-			    "(seed %" PRIu64 ", index %" PRId64 "): stale worker cores?", base->seed, base->start + i);
+			snprintf(err, errsize,
+			    "the generator made different cases on the two builds "
+			    "(seed %" PRIu64 ", index %" PRId64 "): stale worker cores?",
+			    base->seed, base->start + i);
 			return -1;
 		}
-		g->corpus[si] = gen_hash(&d[ROLE_BASE].plan_hash, sizeof d[ROLE_BASE].plan_hash, g->corpus[si]);
+		g->corpus[si] = gen_hash(
+		    &d[ROLE_BASE].plan_hash, sizeof d[ROLE_BASE].plan_hash, g->corpus[si]);
 		for (int b = 0; b < MAX_BUILDS; b++) {
 			g->statuses[b][d[b].status & 3]++;
 			if (d[b].status == PROTO_STATUS_OK)
-				g->errors[b][d[b].error_code < GENRUN_NERRORS ? d[b].error_code : GENRUN_NERRORS]++;
+				g->errors[b][d[b].error_code < GENRUN_NERRORS ? d[b].error_code
+				                                              : GENRUN_NERRORS]++;
 			g->exceptions[b] += d[b].exception;
 		}
 		g->hashes[i] = d[ROLE_BASE].result_hash;
@@ -722,7 +713,7 @@ genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 	}
 	t1 = genrun_now_ms();
 	if (db_generated_batch(g->app->db, g->run->id, base->seed, base->start, n, bytes, (size_t)n * 8, same,
-	    err, errsize) < 0)
+	        err, errsize) < 0)
 		return -1;
 	g->db_ms += genrun_now_ms() - t1;
 	g->done += n;
@@ -736,8 +727,8 @@ genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
  * the corpus hash and the coverage (the results' tallies of the summary
  * count only what this execution ran).  1 skipped, 0 not stored, -1.
  */
-static int
-genrun_skip_stored(struct genrun *g, int si, uint64_t seed, int64_t start, int64_t count, char *err, size_t errsize)
+static int genrun_skip_stored(
+    struct genrun *g, int si, uint64_t seed, int64_t start, int64_t count, char *err, size_t errsize)
 {
 	int64_t stored = db_generated_batch_stored(g->app->db, g->run->id, seed, start, err, errsize);
 	struct gen_case *gc = g->side[ROLE_BASE].scratch;
@@ -755,8 +746,7 @@ genrun_skip_stored(struct genrun *g, int si, uint64_t seed, int64_t start, int64
 	return 1;
 }
 
-static void
-genrun_release(struct genrun *g)
+static void genrun_release(struct genrun *g)
 {
 	for (int b = 0; b < MAX_BUILDS; b++) {
 		genrun_side_clear(&g->side[b]);
@@ -768,9 +758,8 @@ genrun_release(struct genrun *g)
 	json_decref(g->listed);
 }
 
-enum genrun_end
-genrun_execute(struct app *app, const struct db_run *run, int (*stop)(void *, int *), void *arg,
-    char *err, size_t errsize)
+enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*stop)(void *, int *),
+    void *arg, char *err, size_t errsize)
 {
 	struct genrun *g = calloc(1, sizeof(*g));
 	enum genrun_end end = GENRUN_DONE;
@@ -825,7 +814,8 @@ genrun_execute(struct app *app, const struct db_run *run, int (*stop)(void *, in
 			}
 			if (g->resumed) {
 				int64_t n = g->count - off < GENRUN_BATCH ? g->count - off : GENRUN_BATCH;
-				int rc = genrun_skip_stored(g, si, g->seeds[si], g->start + off, n, err, errsize);
+				int rc = genrun_skip_stored(
+				    g, si, g->seeds[si], g->start + off, n, err, errsize);
 				if (rc < 0) {
 					end = GENRUN_FAILED;
 					break;
@@ -851,7 +841,8 @@ genrun_execute(struct app *app, const struct db_run *run, int (*stop)(void *, in
 			for (int b = 0; b < MAX_BUILDS; b++) {
 				struct genrun_side *s = &g->side[b];
 				if (s->rc < 0) {
-					snprintf(err, errsize, "build %s: %s", app->config->builds[b].name, s->err);
+					snprintf(err, errsize, "build %s: %s", app->config->builds[b].name,
+					    s->err);
 					end = GENRUN_FAILED;
 				}
 				g->busy_ms[b] += s->wall_ms;
@@ -859,9 +850,10 @@ genrun_execute(struct app *app, const struct db_run *run, int (*stop)(void *, in
 					g->times[b][k] += s->times[k];
 				g->failures[b] += (int64_t)s->nfailures;
 				if (g->failures[b] > GENRUN_MAX_FAILURES && end == GENRUN_DONE) {
-					snprintf(err, errsize, "build %s crashed or timed out on more than %d generated "
-					    "cases; stopping (see the stored cases)", app->config->builds[b].name,
-					    GENRUN_MAX_FAILURES);
+					snprintf(err, errsize,
+					    "build %s crashed or timed out on more than %d generated "
+					    "cases; stopping (see the stored cases)",
+					    app->config->builds[b].name, GENRUN_MAX_FAILURES);
 					end = GENRUN_FAILED;
 				}
 			}

@@ -5,7 +5,7 @@
  *                                 --EXPECT-- from the base build's result
  *   GET /api/cases/{id}/casefile  the case in phpcmp's own cases/ format
  *
- * The .phpt runs the case the way the worker core does (server/worker/core.c):
+ * The .phpt runs the case the way the worker core does (server/core/core.c):
  * setup first, in the global scope; the value code as an expression, or, when
  * it ends in ';', as statements in the global scope (eval of a nowdoc: the
  * same compile-and-run of a string the core does); then json_encode() with
@@ -33,8 +33,7 @@ struct out {
 	int failed;
 };
 
-static void
-out_add(struct out *o, const char *data, size_t n)
+static void out_add(struct out *o, const char *data, size_t n)
 {
 	size_t cap;
 	char *p;
@@ -56,15 +55,13 @@ out_add(struct out *o, const char *data, size_t n)
 	o->s[o->len] = '\0';
 }
 
-static void
-out_str(struct out *o, const char *s)
+static void out_str(struct out *o, const char *s)
 {
 	out_add(o, s, strlen(s));
 }
 
 static void out_fmt(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void
-out_fmt(struct out *o, const char *fmt, ...)
+static void out_fmt(struct out *o, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -80,16 +77,14 @@ out_fmt(struct out *o, const char *fmt, ...)
 }
 
 /* One line of text: newlines become spaces. */
-static void
-out_line(struct out *o, const char *s)
+static void out_line(struct out *o, const char *s)
 {
 	for (; *s != '\0'; s++)
 		out_add(o, *s == '\n' || *s == '\r' ? " " : s, 1);
 }
 
 /* var_dump() of a string: string(N) "bytes" */
-static void
-out_dump_string(struct out *o, const char *data, size_t len)
+static void out_dump_string(struct out *o, const char *data, size_t len)
 {
 	out_fmt(o, "string(%zu) \"", len);
 	out_add(o, data != NULL ? data : "", len);
@@ -97,8 +92,7 @@ out_dump_string(struct out *o, const char *data, size_t len)
 }
 
 /* JSON_A | JSON_B (| other bits as a number), or 0. */
-static void
-out_flags(struct out *o, long flags)
+static void out_flags(struct out *o, long flags)
 {
 	const char *name;
 	long value, rest = flags;
@@ -117,8 +111,7 @@ out_flags(struct out *o, long flags)
 }
 
 /* Does the core run this value code as statements?  (Trailing ';', as run_code decides.) */
-static int
-export_is_statements(const char *code)
+static int export_is_statements(const char *code)
 {
 	size_t n = strlen(code);
 
@@ -128,16 +121,14 @@ export_is_statements(const char *code)
 }
 
 /* An expression that reads well on one line after "$value = ". */
-static int
-export_one_line(const char *code)
+static int export_one_line(const char *code)
 {
 	return strchr(code, '\n') == NULL && strchr(code, '\r') == NULL && strstr(code, "//") == NULL &&
 	    strchr(code, '#') == NULL && strstr(code, "/*") == NULL && strstr(code, "?>") == NULL;
 }
 
 /* The version of the configured build with this name, or "". */
-static const char *
-export_version(struct app *app, const char *name)
+static const char *export_version(struct app *app, const char *name)
 {
 	int i;
 
@@ -148,8 +139,8 @@ export_version(struct app *app, const char *name)
 }
 
 /* The .phpt text; NULL when out of memory. */
-static char *
-export_phpt_text(struct app *app, const struct db_case *dc, const struct db_comparison *cmp, size_t *len)
+static char *export_phpt_text(
+    struct app *app, const struct db_case *dc, const struct db_comparison *cmp, size_t *len)
 {
 	const struct case_spec *c = &dc->spec;
 	const struct result *base = &cmp->results[ROLE_BASE];
@@ -208,7 +199,8 @@ export_phpt_text(struct app *app, const struct db_case *dc, const struct db_comp
 		out_flags(&o, c->flags);
 		if (c->depth != EXPORT_DEFAULT_DEPTH)
 			out_fmt(&o, ", %ld", c->depth);
-		out_str(&o, "));\n    var_dump(json_last_error(), json_last_error_msg());\n"
+		out_str(&o,
+		    "));\n    var_dump(json_last_error(), json_last_error_msg());\n"
 		    "} catch (Throwable $e) {\n    echo get_class($e), ': ', $e->getMessage(), \"\\n\";\n}\n");
 	} else {
 		out_str(&o, "var_dump(json_encode($value, ");
@@ -241,8 +233,7 @@ export_phpt_text(struct app *app, const struct db_case *dc, const struct db_comp
 }
 
 /* A file name piece from a title: [a-z0-9_], at most 40. */
-static void
-export_slug(const char *title, char *out, size_t size)
+static void export_slug(const char *title, char *out, size_t size)
 {
 	size_t o = 0;
 	int gap = 0;
@@ -263,8 +254,7 @@ export_slug(const char *title, char *out, size_t size)
 	out[o] = '\0';
 }
 
-void
-export_case(struct app *app, int64_t case_id, const char *format, const struct http_request *req,
+void export_case(struct app *app, int64_t case_id, const char *format, const struct http_request *req,
     struct http_response *resp)
 {
 	struct db_case dc;
@@ -309,14 +299,16 @@ export_case(struct app *app, int64_t case_id, const char *format, const struct h
 			}
 		}
 		if ((text = casefile_format(&dc.spec)) == NULL) {
-			api_error(resp, 409, "conflict", "case %" PRId64 " cannot be written in the stored format: "
+			api_error(resp, 409, "conflict",
+			    "case %" PRId64 " cannot be written in the stored format: "
 			    "a line of its code, setup or expect reads as a section header (--NAME--) or ends in CR",
 			    case_id);
 			goto out;
 		}
 		len = strlen(text);
-		snprintf(resp->disposition, sizeof resp->disposition, "inline; filename=\"%s%s%" PRId64 ".phpt\"",
-		    slug, slug[0] != '\0' ? "-" : "case-", case_id);
+		snprintf(resp->disposition, sizeof resp->disposition,
+		    "inline; filename=\"%s%s%" PRId64 ".phpt\"", slug, slug[0] != '\0' ? "-" : "case-",
+		    case_id);
 	} else {
 		rc = db_comparison_get(app->db, case_id, comparison_id, &cmp, err, sizeof err);
 		have_cmp = 1;
@@ -324,16 +316,20 @@ export_case(struct app *app, int64_t case_id, const char *format, const struct h
 			if (rc < 0)
 				api_error(resp, 500, "internal", "%s", err);
 			else if (comparison_id > 0)
-				api_error(resp, 404, "not_found", "case %" PRId64 " has no comparison %" PRId64,
-				    case_id, comparison_id);
+				api_error(resp, 404, "not_found",
+				    "case %" PRId64 " has no comparison %" PRId64, case_id, comparison_id);
 			else
-				api_error(resp, 409, "conflict", "case %" PRId64 " has no results yet", case_id);
+				api_error(
+				    resp, 409, "conflict", "case %" PRId64 " has no results yet", case_id);
 			goto out;
 		}
 		if (cmp.results[ROLE_BASE].status != STATUS_OK) {
-			api_error(resp, 409, "conflict", "the base build's result is \"%s\", not ok: there is no output "
-			    "to expect (%.200s)", result_status_name(cmp.results[ROLE_BASE].status),
-			    cmp.results[ROLE_BASE].failure != NULL ? cmp.results[ROLE_BASE].failure : "no detail");
+			api_error(resp, 409, "conflict",
+			    "the base build's result is \"%s\", not ok: there is no output "
+			    "to expect (%.200s)",
+			    result_status_name(cmp.results[ROLE_BASE].status),
+			    cmp.results[ROLE_BASE].failure != NULL ? cmp.results[ROLE_BASE].failure
+			                                           : "no detail");
 			goto out;
 		}
 		if ((text = export_phpt_text(app, &dc, &cmp, &len)) == NULL) {

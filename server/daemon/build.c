@@ -60,14 +60,18 @@ static int sha256_file(const char *path, char out[65])
 
 int build_discover(struct build *b, const char *name, const char *prefix, char *err, size_t errsize)
 {
+	/* clang-format off */
 	static const char *const libs[] = {
 		"lib/libphp.so", "lib/libphp*.so", "usr/lib/libphp*.so",
 		"usr/lib/*/libphp*.so", "lib/*/libphp*.so",
 	};
+	/* clang-format on */
+	/* clang-format off */
 	static const char *const includes[] = {
 		"include/php/main/php.h", "include/php/*/main/php.h",
 		"usr/include/php/*/main/php.h", "usr/include/php/main/php.h",
 	};
+	/* clang-format on */
 	char abs[PATH_MAX];
 
 	memset(b, 0, sizeof(*b));
@@ -85,15 +89,18 @@ int build_discover(struct build *b, const char *name, const char *prefix, char *
 		if (first_match(abs, libs[i], b->lib_path, sizeof(b->lib_path)))
 			break;
 	if (i == sizeof(libs) / sizeof(libs[0])) {
-		snprintf(err, errsize, "build %s: no libphp*.so under %s (looked in lib/ and usr/lib/; "
-		    "configure PHP with --enable-embed=shared)", name, abs);
+		snprintf(err, errsize,
+		    "build %s: no libphp*.so under %s (looked in lib/ and usr/lib/; "
+		    "configure PHP with --enable-embed=shared)",
+		    name, abs);
 		return -1;
 	}
 	for (i = 0; i < sizeof(includes) / sizeof(includes[0]); i++)
 		if (first_match(abs, includes[i], b->include_dir, sizeof(b->include_dir)))
 			break;
 	if (i == sizeof(includes) / sizeof(includes[0])) {
-		snprintf(err, errsize, "build %s: no PHP headers (include/php/main/php.h) under %s", name, abs);
+		snprintf(
+		    err, errsize, "build %s: no PHP headers (include/php/main/php.h) under %s", name, abs);
 		return -1;
 	}
 	/* .../main/php.h -> the include root */
@@ -138,12 +145,12 @@ static int run_command(const char *const argv[], const char *errfile)
 int build_compile_core(struct build *b, const struct config *cfg, char *err, size_t errsize)
 {
 	char src[PATH_MAX], proto[PATH_MAX], hdr[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 16];
-	char inc[6][PATH_MAX + 2], libdir[PATH_MAX + 2], log[PATH_MAX + 16];
+	char inc[6][PATH_MAX + 2], common_inc[PATH_MAX + 16], libdir[PATH_MAX + 2], log[PATH_MAX + 16];
 	struct stat st;
 
 	snprintf(src, sizeof(src), "%s/core.c", cfg->core_src);
 	snprintf(hdr, sizeof(hdr), "%s/core.h", cfg->core_src);
-	snprintf(proto, sizeof(proto), "%s/../proto.c", cfg->core_src);
+	snprintf(proto, sizeof(proto), "%s/../common/proto.c", cfg->core_src);
 	snprintf(dir, sizeof(dir), "%s/cores", cfg->state_dir);
 	if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST) {
 		snprintf(err, errsize, "cannot create %s: %s", cfg->state_dir, strerror(errno));
@@ -162,7 +169,12 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 	/* Every file the core is made of, relative to core_src: a change to
 	 * any of them recompiles it. */
 	static const char *const deps[] = {
-		"core.h", "gen.c", "gen.h", "gencore.c", "gencore.h", "../proto.h",
+		"core.h",
+		"../common/gen.c",
+		"../common/gen.h",
+		"gencore.c",
+		"gencore.h",
+		"../common/proto.h",
 	};
 	int fresh = stat(b->core_path, &st) == 0 && !newer_than(src, &st) && !newer_than(hdr, &st) &&
 	    !newer_than(proto, &st);
@@ -174,12 +186,14 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 	if (fresh)
 		return 0;
 	char gen[PATH_MAX + 16], gencore[PATH_MAX + 16];
-	snprintf(gen, sizeof(gen), "%s/gen.c", cfg->core_src);
+	snprintf(gen, sizeof(gen), "%s/../common/gen.c", cfg->core_src);
 	snprintf(gencore, sizeof(gencore), "%s/gencore.c", cfg->core_src);
 
 	const char *subdirs[] = { "", "/main", "/Zend", "/TSRM", "/ext", "/sapi/embed" };
 	for (int i = 0; i < 6; i++)
 		snprintf(inc[i], sizeof(inc[i]), "-I%s%s", b->include_dir, subdirs[i]);
+	/* The core's own headers and the leaf library's (server/common). */
+	snprintf(common_inc, sizeof(common_inc), "-I%s/../common", cfg->core_src);
 	char libcopy[PATH_MAX];
 	snprintf(libcopy, sizeof(libcopy), "%s", b->lib_path);
 	char *slash = strrchr(libcopy, '/');
@@ -191,17 +205,19 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 	snprintf(log, sizeof(log), "%s.log", b->core_path);
 	const char *cc = getenv("PHPCMP_CC") ? getenv("PHPCMP_CC") : "cc";
 	/* -Wno-unused-parameter: PHP's own headers trip it. */
+	/* clang-format off */
 	const char *const argv[] = {
 		cc, "-std=gnu11", "-D_GNU_SOURCE", "-O2", "-g", "-fPIC", "-shared",
 		"-Wall", "-Wextra", "-Wno-unused-parameter",
-		inc[0], inc[1], inc[2], inc[3], inc[4], inc[5],
+		common_inc, inc[0], inc[1], inc[2], inc[3], inc[4], inc[5],
 		"-o", tmp, src, gen, gencore, proto, libdir, libname, NULL,
 	};
+	/* clang-format on */
 	int rc = run_command(argv, log);
 	if (rc != 0) {
 		unlink(tmp);
-		snprintf(err, errsize, "build %s: compiling the worker core failed (%s %d); see %s",
-		    b->name, rc < 0 ? "error" : "exit", rc < 0 ? errno : rc, log);
+		snprintf(err, errsize, "build %s: compiling the worker core failed (%s %d); see %s", b->name,
+		    rc < 0 ? "error" : "exit", rc < 0 ? errno : rc, log);
 		return -1;
 	}
 	if (rename(tmp, b->core_path) < 0) {

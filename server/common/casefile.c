@@ -22,36 +22,46 @@
 
 #include "phpcmp.h"
 
-#define CASEFILE_DEFAULT_DEPTH   512
-#define CASEFILE_MAX_DEPTH       2147483647L
-#define CASEFILE_MAX_ITERATIONS  1000000L   /* a measured run stays minutes, not hours */
-#define CASEFILE_MAX_FLAGS_TEXT  1024
+#define CASEFILE_DEFAULT_DEPTH 512
+#define CASEFILE_MAX_DEPTH 2147483647L
+#define CASEFILE_MAX_ITERATIONS 1000000L /* a measured run stays minutes, not hours */
+#define CASEFILE_MAX_FLAGS_TEXT 1024
 
 enum casefile_section {
-	SEC_TEST, SEC_FLAGS, SEC_DEPTH, SEC_MEASURE, SEC_SETUP, SEC_VALUE, SEC_EXPECT,
+	SEC_TEST,
+	SEC_FLAGS,
+	SEC_DEPTH,
+	SEC_MEASURE,
+	SEC_SETUP,
+	SEC_VALUE,
+	SEC_EXPECT,
 	SEC_N
 };
 
 static const char *const casefile_names[SEC_N] = {
-	"TEST", "FLAGS", "DEPTH", "MEASURE", "SETUP", "VALUE", "EXPECT",
+	"TEST",
+	"FLAGS",
+	"DEPTH",
+	"MEASURE",
+	"SETUP",
+	"VALUE",
+	"EXPECT",
 };
 
 struct casefile_span {
 	int present;
-	int line;            /* of the header */
+	int line; /* of the header */
 	const char *body;
 	size_t len;
 };
 
-void
-case_init(struct case_spec *c)
+void case_init(struct case_spec *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->depth = CASEFILE_DEFAULT_DEPTH;
 }
 
-void
-case_release(struct case_spec *c)
+void case_release(struct case_spec *c)
 {
 	free(c->title);
 	free(c->code);
@@ -61,8 +71,7 @@ case_release(struct case_spec *c)
 	case_init(c);
 }
 
-static int
-casefile_is_blank(char ch)
+static int casefile_is_blank(char ch)
 {
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '\v';
 }
@@ -72,8 +81,7 @@ casefile_is_blank(char ch)
  * is [A-Z][A-Z0-9_]*, then optional blanks or CR.  ASCII tests, not
  * <ctype.h>, so the locale can't change what is a header.
  */
-static int
-casefile_header(const char *line, size_t len, const char **name, size_t *namelen)
+static int casefile_header(const char *line, size_t len, const char **name, size_t *namelen)
 {
 	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
 		len--;
@@ -91,8 +99,7 @@ casefile_header(const char *line, size_t len, const char **name, size_t *namelen
 	return 1;
 }
 
-static char *
-casefile_dup(const char *s, size_t n)
+static char *casefile_dup(const char *s, size_t n)
 {
 	char *p = malloc(n + 1);
 
@@ -103,8 +110,7 @@ casefile_dup(const char *s, size_t n)
 	return p;
 }
 
-static void
-casefile_trim(const char **s, size_t *len)
+static void casefile_trim(const char **s, size_t *len)
 {
 	while (*len > 0 && casefile_is_blank(**s)) {
 		(*s)++;
@@ -115,8 +121,7 @@ casefile_trim(const char **s, size_t *len)
 }
 
 /* A decimal in [1, max]; 0 or -1. */
-static int
-casefile_positive(const char *s, size_t len, long max, long *out)
+static int casefile_positive(const char *s, size_t len, long max, long *out)
 {
 	long v = 0;
 
@@ -136,9 +141,8 @@ casefile_positive(const char *s, size_t len, long max, long *out)
 }
 
 /* Split the text into sections; errors carry the line they are about. */
-static int
-casefile_split(const char *text, size_t len, struct casefile_span sec[SEC_N],
-    char *err, size_t errsize)
+static int casefile_split(
+    const char *text, size_t len, struct casefile_span sec[SEC_N], char *err, size_t errsize)
 {
 	const char *pos = text, *end = text + len;
 	int lineno = 0, cur = -1;
@@ -153,8 +157,10 @@ casefile_split(const char *text, size_t len, struct casefile_span sec[SEC_N],
 		lineno++;
 		if (!casefile_header(pos, (size_t)((eol ? eol : end) - pos), &name, &namelen)) {
 			if (cur < 0) {
-				snprintf(err, errsize, "line %d: text before the first section "
-				    "(a case file starts with --TEST--)", lineno);
+				snprintf(err, errsize,
+				    "line %d: text before the first section "
+				    "(a case file starts with --TEST--)",
+				    lineno);
 				return -1;
 			}
 			pos = next;
@@ -165,14 +171,15 @@ casefile_split(const char *text, size_t len, struct casefile_span sec[SEC_N],
 			    memcmp(casefile_names[idx], name, namelen) == 0)
 				break;
 		if (idx == SEC_N) {
-			snprintf(err, errsize, "line %d: unknown section --%.*s-- (known: "
+			snprintf(err, errsize,
+			    "line %d: unknown section --%.*s-- (known: "
 			    "TEST, FLAGS, DEPTH, MEASURE, SETUP, VALUE, EXPECT)",
 			    lineno, namelen > 64 ? 64 : (int)namelen, name);
 			return -1;
 		}
 		if (sec[idx].present) {
-			snprintf(err, errsize, "line %d: duplicate section --%s-- (first at line %d)",
-			    lineno, casefile_names[idx], sec[idx].line);
+			snprintf(err, errsize, "line %d: duplicate section --%s-- (first at line %d)", lineno,
+			    casefile_names[idx], sec[idx].line);
 			return -1;
 		}
 		if (cur >= 0)
@@ -196,13 +203,12 @@ casefile_split(const char *text, size_t len, struct casefile_span sec[SEC_N],
 	return 0;
 }
 
-static int
-casefile_code(const struct casefile_span *s, const char *what, char **out,
-    char *err, size_t errsize)
+static int casefile_code(
+    const struct casefile_span *s, const char *what, char **out, char *err, size_t errsize)
 {
 	if (s->len > MAX_CODE_SIZE) {
-		snprintf(err, errsize, "line %d: --%s-- is %zu bytes, over the %u-byte limit",
-		    s->line, what, s->len, MAX_CODE_SIZE);
+		snprintf(err, errsize, "line %d: --%s-- is %zu bytes, over the %u-byte limit", s->line, what,
+		    s->len, MAX_CODE_SIZE);
 		return -1;
 	}
 	if (!(*out = casefile_dup(s->body, s->len))) {
@@ -212,8 +218,7 @@ casefile_code(const struct casefile_span *s, const char *what, char **out,
 	return 0;
 }
 
-int
-casefile_parse(const char *text, size_t len, struct case_spec *c, char *err, size_t errsize)
+int casefile_parse(const char *text, size_t len, struct case_spec *c, char *err, size_t errsize)
 {
 	struct casefile_span sec[SEC_N];
 	const char *nul, *v;
@@ -222,8 +227,7 @@ casefile_parse(const char *text, size_t len, struct case_spec *c, char *err, siz
 	case_init(c);
 	memset(sec, 0, sizeof(sec));
 	if (len > MAX_BODY_SIZE) {
-		snprintf(err, errsize, "case file is %zu bytes, over the %u-byte limit",
-		    len, MAX_BODY_SIZE);
+		snprintf(err, errsize, "case file is %zu bytes, over the %u-byte limit", len, MAX_BODY_SIZE);
 		return -1;
 	}
 	/* Fields are C strings: a NUL would silently cut one short. */
@@ -272,8 +276,8 @@ casefile_parse(const char *text, size_t len, struct case_spec *c, char *err, siz
 		vlen = sec[SEC_FLAGS].len;
 		casefile_trim(&v, &vlen);
 		if (vlen > CASEFILE_MAX_FLAGS_TEXT) {
-			snprintf(err, errsize, "line %d: --FLAGS-- is over %d bytes",
-			    sec[SEC_FLAGS].line + 1, CASEFILE_MAX_FLAGS_TEXT);
+			snprintf(err, errsize, "line %d: --FLAGS-- is over %d bytes", sec[SEC_FLAGS].line + 1,
+			    CASEFILE_MAX_FLAGS_TEXT);
 			goto fail;
 		}
 		if (!(ftext = casefile_dup(v, vlen)))
@@ -291,7 +295,8 @@ casefile_parse(const char *text, size_t len, struct case_spec *c, char *err, siz
 		vlen = sec[SEC_DEPTH].len;
 		casefile_trim(&v, &vlen);
 		if (casefile_positive(v, vlen, CASEFILE_MAX_DEPTH, &c->depth) < 0) {
-			snprintf(err, errsize, "line %d: --DEPTH-- must be an integer from 1 to %ld, got \"%.*s\"",
+			snprintf(err, errsize,
+			    "line %d: --DEPTH-- must be an integer from 1 to %ld, got \"%.*s\"",
 			    sec[SEC_DEPTH].line + 1, CASEFILE_MAX_DEPTH, vlen > 32 ? 32 : (int)vlen, v);
 			goto fail;
 		}
@@ -302,8 +307,10 @@ casefile_parse(const char *text, size_t len, struct case_spec *c, char *err, siz
 		vlen = sec[SEC_MEASURE].len;
 		casefile_trim(&v, &vlen);
 		if (casefile_positive(v, vlen, CASEFILE_MAX_ITERATIONS, &c->iterations) < 0) {
-			snprintf(err, errsize, "line %d: --MEASURE-- must be an iteration count from 1 to %ld, got \"%.*s\"",
-			    sec[SEC_MEASURE].line + 1, CASEFILE_MAX_ITERATIONS, vlen > 32 ? 32 : (int)vlen, v);
+			snprintf(err, errsize,
+			    "line %d: --MEASURE-- must be an iteration count from 1 to %ld, got \"%.*s\"",
+			    sec[SEC_MEASURE].line + 1, CASEFILE_MAX_ITERATIONS, vlen > 32 ? 32 : (int)vlen,
+			    v);
 			goto fail;
 		}
 	}
@@ -324,8 +331,7 @@ casefile_parse(const char *text, size_t len, struct case_spec *c, char *err, siz
 		goto fail;
 
 	/* Kept as is, even empty: the bytes json_encode must return. */
-	if (sec[SEC_EXPECT].present &&
-	    !(c->expect = casefile_dup(sec[SEC_EXPECT].body, sec[SEC_EXPECT].len)))
+	if (sec[SEC_EXPECT].present && !(c->expect = casefile_dup(sec[SEC_EXPECT].body, sec[SEC_EXPECT].len)))
 		goto oom;
 	return 0;
 
@@ -344,8 +350,7 @@ struct casefile_buf {
 	int failed;
 };
 
-static void
-casefile_put(struct casefile_buf *b, const char *s, size_t n)
+static void casefile_put(struct casefile_buf *b, const char *s, size_t n)
 {
 	if (b->failed)
 		return;
@@ -367,8 +372,7 @@ casefile_put(struct casefile_buf *b, const char *s, size_t n)
 	b->data[b->len] = '\0';
 }
 
-static void
-casefile_section(struct casefile_buf *b, const char *name, const char *body)
+static void casefile_section(struct casefile_buf *b, const char *name, const char *body)
 {
 	casefile_put(b, "--", 2);
 	casefile_put(b, name, strlen(name));
@@ -382,8 +386,7 @@ casefile_section(struct casefile_buf *b, const char *name, const char *body)
  * would read as a header, nor if it ends in CR (the parser takes a final
  * CRLF as the body's end).
  */
-static int
-casefile_storable(const char *body)
+static int casefile_storable(const char *body)
 {
 	const char *p = body, *name;
 	size_t n = strlen(body), namelen;
@@ -407,8 +410,7 @@ casefile_storable(const char *body)
  * code, a title that is empty, multi-line or too long, flags < 0, depth or
  * iterations out of range, or a body casefile_storable refuses.
  */
-char *
-casefile_format(const struct case_spec *c)
+char *casefile_format(const struct case_spec *c)
 {
 	struct casefile_buf b = { NULL, 0, 0, 0 };
 	const char *title = c->title;
@@ -417,24 +419,24 @@ casefile_format(const struct case_spec *c)
 
 	if (!c->code || !title)
 		return NULL;
-	for (const char *p = c->code; ; p++) {
+	for (const char *p = c->code;; p++) {
 		if (!*p)
-			return NULL;   /* blank code: the parser would call it empty */
+			return NULL; /* blank code: the parser would call it empty */
 		if (!casefile_is_blank(*p))
 			break;
 	}
 	tlen = strlen(title);
-	if (tlen == 0 || tlen > MAX_TITLE_SIZE || strpbrk(title, "\r\n") ||
-	    casefile_is_blank(title[0]) || casefile_is_blank(title[tlen - 1]))
+	if (tlen == 0 || tlen > MAX_TITLE_SIZE || strpbrk(title, "\r\n") || casefile_is_blank(title[0]) ||
+	    casefile_is_blank(title[tlen - 1]))
 		return NULL;
-	if (c->flags < 0 || c->depth < 1 || c->depth > CASEFILE_MAX_DEPTH ||
-	    c->iterations < 0 || c->iterations > CASEFILE_MAX_ITERATIONS)
+	if (c->flags < 0 || c->depth < 1 || c->depth > CASEFILE_MAX_DEPTH || c->iterations < 0 ||
+	    c->iterations > CASEFILE_MAX_ITERATIONS)
 		return NULL;
 	/* The title too: an indented "  --DEPTH--" title is fine in a file,
 	 * but written back at the start of its line it becomes a header
 	 * (found by fuzz/fuzz_casefile.c). */
-	if (!casefile_storable(title) || !casefile_storable(c->code) || (c->setup && !casefile_storable(c->setup)) ||
-	    (c->expect && !casefile_storable(c->expect)))
+	if (!casefile_storable(title) || !casefile_storable(c->code) ||
+	    (c->setup && !casefile_storable(c->setup)) || (c->expect && !casefile_storable(c->expect)))
 		return NULL;
 
 	casefile_section(&b, "TEST", title);

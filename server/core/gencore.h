@@ -5,7 +5,7 @@
 #ifndef PHPCMP_GENCORE_H
 #define PHPCMP_GENCORE_H
 
-#include "../proto.h"
+#include "proto.h"
 
 /* Most cases one PROTO_GEN_BATCH may ask for (32 bytes each in the reply). */
 #define GENCORE_MAX_BATCH 65536
