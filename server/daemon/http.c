@@ -7,10 +7,15 @@
  * up to the case timeout), so handlers must be allowed to block; a thread per
  * connection keeps /api/health and the page responsive while a slow case runs
  * elsewhere, without a hand-rolled queue.  Clients are a browser, CI and the
- * submit command: tens of connections.  Over --max-connections a new
- * connection gets a 503 with Retry-After and is closed; MHD itself accepts
- * a few more than that (HTTP_SPARE_CONNECTIONS) so those clients get the
- * answer instead of a reset, and refuses beyond.
+ * submit command: tens of connections.  Over --max-connections requests
+ * being served, a new one gets a 503 with Retry-After and is closed.
+ * Connections still sending their headers do not count toward that: a
+ * watchdog thread cuts one whose headers are 10 s overdue (its body 30 s),
+ * one address may hold --max-client-connections, and MHD refuses beyond
+ * HTTP_OPEN_FACTOR x max-connections open sockets (docs/hardening.md).
+ *
+ * Every request passes http_front_door() first: Host, NUL, Content-Length,
+ * and for writes Origin / Sec-Fetch-Site and Content-Type.
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 // Issue 9: another site cannot write to the daemon through the user's
 // browser.  In a real headless Chromium, a page served from a *different*
-// loopback origin (another port of 127.0.0.1, and 127.0.0.2) tries what any
+// loopback origin (another port of 127.0.0.1, and localhost) tries what any
 // page may do without CORS — a no-cors fetch with a JSON body, a form POST
 // (text/plain, which can carry a JSON-looking body, and urlencoded), a
 // navigator.sendBeacon — against every kind of write; a page on a name that
