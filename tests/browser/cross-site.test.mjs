@@ -129,3 +129,14 @@ test('the daemon\'s own page still writes, body-less writes too', async () => {
 	await page.waitForURL(/#\/cases\/\d+$/);
 	await page.locator('[data-testid=verdict][data-verdict=same]').waitFor();
 });
+
+test('an output too large to answer inline: the case page links to its bytes', async () => {
+	const c = await d.runCase({ code: 'str_repeat("z", 100000)' });
+	await page.goto(`${d.url}/#/cases/${c.id}`);
+	const link = page.locator('[data-testid=output-link-base]');
+	await link.waitFor();
+	assert.match(await page.locator('[data-testid=output-base]').textContent(), /^100,002 bytes/);
+	const href = await link.getAttribute('href');
+	const r = await d.get(href);
+	assert.equal(r.raw.length, 100002);
+});
