@@ -19,9 +19,9 @@ cov=$(command -v llvm-cov || command -v llvm-cov-14)
 profdata=$(command -v llvm-profdata || command -v llvm-profdata-14)
 
 declare -A files=(
-	[proto]="server/common/proto.c"
+	[proto]="server/common/proto.c server/common/buf.c server/common/clock.c"
 	[flags]="server/common/flags.c"
-	[casefile]="server/common/casefile.c server/common/flags.c"
+	[casefile]="server/common/casefile.c server/common/flags.c server/common/buf.c"
 	[body]="server/daemon/api.c server/common/flags.c server/common/casefile.c"
 )
 # The functions each harness is about (api.c and proto.c hold more).
@@ -35,16 +35,14 @@ for name in "$@"; do
 	srcs=${files[$name]}
 	extra=()
 	if [ "$name" = body ]; then
-		# api.c needs the whole daemon; main.c's main() steps aside.
+		# api.c needs the daemon below the commands (all but main.c).
 		for f in server/common/*.c server/daemon/*.c; do
 			case " $srcs " in *" $f "*) continue ;; esac
 			[ "$f" = server/daemon/main.c ] && continue
 			extra+=("$f")
 		done
-		# shellcheck disable=SC2086
-		$cc $cflags -Dmain=phpcmp_main -c -o "$out/main_nomain.o" server/daemon/main.c
 		$cc -c -o "$out/schema_sql.o" server/daemon/schema_sql.S
-		extra+=("$out/main_nomain.o" "$out/schema_sql.o")
+		extra+=("$out/schema_sql.o")
 	fi
 	# shellcheck disable=SC2086
 	$cc $cflags -DFUZZ_NAME="\"$name\"" -DREPLAY_EXTRA_DIR="\"$b/fuzz/corpus/$name\"" \

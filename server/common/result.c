@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phpcmp.h"
+#include "common.h"
 #include "proto.h"
 
 /* clang-format off */
@@ -14,6 +14,11 @@ static const char *const status_names[] = {
 	[STATUS_TIMEOUT] = "timeout",
 };
 /* clang-format on */
+
+const char *role_name(int role)
+{
+	return role == ROLE_BASE ? "base" : role == ROLE_HEAD ? "head" : "other";
+}
 
 void result_init(struct result *r)
 {

@@ -18,7 +18,8 @@
 
 #include <jansson.h>
 
-#include "phpcmp.h"
+#include "http.h"
+#include "services.h"
 #include "proto.h"
 
 #define API_DEFAULT_LIMIT 50
@@ -81,31 +82,10 @@ static json_t *api_text(const char *s)
 
 static json_t *api_base64(const char *data, size_t len)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const unsigned char *p = (const unsigned char *)data;
-	size_t i, o = 0;
-	uint32_t v;
-	json_t *j;
-	char *buf;
+	char *text = base64_encode(data, len);
+	json_t *j = text != NULL ? json_string(text) : NULL;
 
-	if ((buf = malloc((len + 2) / 3 * 4 + 1)) == NULL)
-		return NULL;
-	for (i = 0; i + 2 < len; i += 3) {
-		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-		buf[o++] = tab[v >> 18 & 63];
-		buf[o++] = tab[v >> 12 & 63];
-		buf[o++] = tab[v >> 6 & 63];
-		buf[o++] = tab[v & 63];
-	}
-	if (i < len) {
-		v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0);
-		buf[o++] = tab[v >> 18 & 63];
-		buf[o++] = tab[v >> 12 & 63];
-		buf[o++] = i + 1 < len ? tab[v >> 6 & 63] : '=';
-		buf[o++] = '=';
-	}
-	j = json_stringn(buf, o);
-	free(buf);
+	free(text);
 	return j;
 }
 
@@ -244,7 +224,7 @@ static json_t *api_case_comparison_json(const struct db_case *dc, const struct d
 	results = json_object();
 	if (cmp != NULL)
 		for (role = 0; role < MAX_BUILDS; role++)
-			json_object_set_new(results, app_role_name(role),
+			json_object_set_new(results, role_name(role),
 			    api_result_json(&cmp->results[role], cmp->build_names[role]));
 	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "url", url,
 	    "api_url", api_url, "verdict", cmp != NULL ? json_string(cmp->verdict) : json_null(), "differs",
@@ -361,24 +341,6 @@ static void api_case_slot_give(struct app *app)
 }
 
 /* ---- request parsing ---- */
-
-/* A decimal id 1..INT64_MAX, else 0. */
-static int64_t api_parse_id(const char *s, size_t len)
-{
-	int64_t v = 0;
-	size_t i;
-
-	if (len == 0 || len > 19)
-		return 0;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-		if (v > (INT64_MAX - (s[i] - '0')) / 10)
-			return 0;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
 
 /* JSON body check and parse; NULL with resp filled on error. */
 json_t *api_body(const struct http_request *req, struct http_response *resp)
@@ -655,7 +617,7 @@ static void api_health(struct app *app, struct http_response *resp)
 		    (json_int_t)cases_run, "last_failure",
 		    last_failure[0] != '\0' ? api_text(last_failure) : json_null());
 		b = json_pack("{s:o s:s s:o s:o s:o s:o s:o}", "name", api_text(cfg->builds[i].name), "role",
-		    app_role_name(i), "php_version", api_text(cfg->builds[i].php_version), "library",
+		    role_name(i), "php_version", api_text(cfg->builds[i].php_version), "library",
 		    api_text(cfg->builds[i].lib_path), "sha256", api_text(cfg->builds[i].sha256), "prefix",
 		    api_text(cfg->builds[i].prefix), "worker", w != NULL ? w : json_null());
 		/* What measuring by hand needs: the compiled core, and where
@@ -680,7 +642,7 @@ static void api_health(struct app *app, struct http_response *resp)
 	api_reply(resp, 200,
 	    json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:I s:I s:I s:I s:I s:i}}", "status",
 	        "ok", "version", PHPCMP_VERSION, "db", api_text(cfg->db_path), "uptime_s",
-	        (json_int_t)((app_now_ms() - app->started_ms) / 1000), "builds", builds, "auth", "writes",
+	        (json_int_t)((clock_ms() - app->started_ms) / 1000), "builds", builds, "auth", "writes",
 	        closed < 0   ? "unknown"
 	            : closed ? "token"
 	                     : "open",
@@ -856,7 +818,7 @@ static int api_page(const struct http_request *req, int *limit, int64_t *before,
 	*limit = API_DEFAULT_LIMIT;
 	*before = 0;
 	if ((v = http_query(req, "limit")) != NULL) {
-		n = api_parse_id(v, strlen(v));
+		n = id_parse(v, strlen(v));
 		if (n < 1 || n > API_MAX_LIMIT) {
 			api_error(
 			    resp, 400, "bad_request", "limit: expected an integer 1 .. %d", API_MAX_LIMIT);
@@ -865,7 +827,7 @@ static int api_page(const struct http_request *req, int *limit, int64_t *before,
 		*limit = (int)n;
 	}
 	if ((v = http_query(req, "before")) != NULL) {
-		if ((*before = api_parse_id(v, strlen(v))) < 1) {
+		if ((*before = id_parse(v, strlen(v))) < 1) {
 			api_error(resp, 400, "bad_request", "before: expected a positive integer id");
 			return -1;
 		}
@@ -1229,7 +1191,7 @@ static enum route api_route(const char *path, int64_t *id, char *last, size_t la
 	if (n == 2 && SEG(0, "workloads") && SEG(1, "history"))
 		return R_WORKLOAD_HISTORY;
 	if (n == 4 && SEG(0, "comparisons") && SEG(2, "callgrind")) {
-		*id = api_parse_id(seg[1], len[1]);
+		*id = id_parse(seg[1], len[1]);
 		return R_CALLGRIND;
 	}
 	if (n == 1 && SEG(0, "generated"))
@@ -1240,7 +1202,7 @@ static enum route api_route(const char *path, int64_t *id, char *last, size_t la
 			return R_BUCKETS;
 		if (n == 2 && SEG(1, "triage"))
 			return R_BUCKETS_TRIAGE;
-		*id = api_parse_id(seg[1], len[1]);
+		*id = id_parse(seg[1], len[1]);
 		if (n == 2)
 			return R_BUCKET;
 		if (n == 3 && SEG(2, "mismatches"))
@@ -1260,7 +1222,7 @@ static enum route api_route(const char *path, int64_t *id, char *last, size_t la
 	if (n == 1 && SEG(0, "runs"))
 		return R_RUNS;
 	if (n >= 2 && (SEG(0, "cases") || SEG(0, "runs"))) {
-		*id = api_parse_id(seg[1], len[1]);
+		*id = id_parse(seg[1], len[1]);
 		if (SEG(0, "cases"))
 			return n == 2                      ? R_CASE
 			    : n == 3 && SEG(2, "phpt")     ? R_CASE_PHPT
@@ -1341,7 +1303,7 @@ void api_handle(struct app *app, const struct http_request *req, struct http_res
 	case R_CASE_PHPT:
 	case R_CASE_CASEFILE: {
 		const char *cv = http_query(req, "comparison");
-		int64_t cmp_id = cv != NULL ? api_parse_id(cv, strlen(cv)) : 0;
+		int64_t cmp_id = cv != NULL ? id_parse(cv, strlen(cv)) : 0;
 		if (id <= 0)
 			api_error(resp, 404, "not_found", "no case %.32s", req->path + strlen("/api/cases/"));
 		else if (route != R_CASE)

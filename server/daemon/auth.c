@@ -24,7 +24,7 @@
 
 #include <openssl/evp.h>
 
-#include "phpcmp.h"
+#include "services.h"
 
 #define AUTH_PREFIX "phpcmp_"
 #define AUTH_RANDOM_BYTES 32
@@ -61,9 +61,8 @@ static int auth_hash(const char *s, size_t len, char out[65])
 /* A new token's text: the prefix and 32 random bytes in base64url. */
 static int auth_new_token(char *out, size_t outsize)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-	unsigned char r[AUTH_RANDOM_BYTES + 2] = { 0 };
-	size_t got = 0, i, o;
+	unsigned char r[AUTH_RANDOM_BYTES] = { 0 };
+	size_t got = 0, o;
 	ssize_t n;
 
 	while (got < AUTH_RANDOM_BYTES) {
@@ -75,20 +74,10 @@ static int auth_new_token(char *out, size_t outsize)
 		got += (size_t)n;
 	}
 	o = strlen(AUTH_PREFIX);
-	if (outsize < o + (AUTH_RANDOM_BYTES * 4 + 2) / 3 + 1)
+	if (outsize < o + 4 * ((AUTH_RANDOM_BYTES + 2) / 3) + 1)
 		return -1;
 	memcpy(out, AUTH_PREFIX, o);
-	/* 6 bits at a time; the last group is padded with zero bits, no '='. */
-	for (i = 0; i < AUTH_RANDOM_BYTES; i += 3) {
-		uint32_t v = (uint32_t)r[i] << 16 | (uint32_t)r[i + 1] << 8 | r[i + 2];
-		out[o++] = tab[v >> 18 & 63];
-		out[o++] = tab[v >> 12 & 63];
-		if (i + 1 < AUTH_RANDOM_BYTES)
-			out[o++] = tab[v >> 6 & 63];
-		if (i + 2 < AUTH_RANDOM_BYTES)
-			out[o++] = tab[v & 63];
-	}
-	out[o] = '\0';
+	base64url_encode(r, AUTH_RANDOM_BYTES, out + o, outsize - o);
 	return 0;
 }
 
@@ -274,7 +263,7 @@ static int auth_list_row(void *arg, const struct db_token *t)
 int auth_token_command(int argc, char **argv)
 {
 	const char *db_path = "phpcmp.db", *verb = NULL, *arg = NULL;
-	char err[1024], token[128], hash[65], *end;
+	char err[1024], token[128], hash[65];
 	struct db *db = NULL;
 	struct stat st;
 	int64_t id = 0;
@@ -349,10 +338,7 @@ int auth_token_command(int argc, char **argv)
 		}
 		rc = 0;
 	} else {
-		errno = 0;
-		id = strtoll(arg, &end, 10);
-		if (errno != 0 || *end != '\0' || id <= 0)
-			id = 0; /* not an id: a name */
+		id = id_parse_str(arg); /* 0: not an id, a name */
 		if ((n = db_token_revoke(db, id, arg, err, sizeof err)) < 0) {
 			fprintf(stderr, "phpcmp token: %s\n", err);
 			goto out;

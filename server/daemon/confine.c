@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "phpcmp.h"
+#include "engine.h"
 #include "rmtree.h"
 
 /* What only a loader outside valgrind can apply. */

@@ -21,7 +21,8 @@
 
 #include <sqlite3.h>
 
-#include "phpcmp.h"
+#include "db.h"
+#include "services.h"
 
 extern const char schema_sql[]; /* server/schema_sql.S: schema.sql + NUL */
 
@@ -635,7 +636,7 @@ static int db_store_result(struct db *db, int64_t comparison_id, int role, const
 	int is_false = r->output_is_false || r->output.data == NULL;
 
 	sqlite3_bind_int64(st, 1, comparison_id);
-	db_bind_text(st, 2, app_role_name(role));
+	db_bind_text(st, 2, role_name(role));
 	sqlite3_bind_int64(st, 3, b->db_id);
 	db_bind_text(st, 4, result_status_name(r->status));
 	if (r->status == STATUS_CRASH)
@@ -1401,7 +1402,7 @@ int db_dump_file(
 	pthread_mutex_lock(&db->lock);
 	sqlite3_stmt *st = db_stmt(db, S_DUMP_FILE);
 	sqlite3_bind_int64(st, 1, comparison_id);
-	db_bind_text(st, 2, app_role_name(role));
+	db_bind_text(st, 2, role_name(role));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		db_col_copy(st, 0, path, pathsize);

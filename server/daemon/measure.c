@@ -22,7 +22,7 @@
 
 #include <jansson.h>
 
-#include "phpcmp.h"
+#include "services.h"
 
 #define MEASURE_DEFAULT_THRESHOLD 1.0 /* percent: below this a change is noise */
 #define MEASURE_HISTORY_MAX 500
@@ -171,8 +171,8 @@ void measure_table(
 		for (int role = 0; role < MAX_BUILDS; role++) {
 			char url[128];
 			snprintf(url, sizeof(url), "/api/comparisons/%" PRId64 "/callgrind/%s",
-			    r->comparison_id, app_role_name(role));
-			json_object_set_new(row, app_role_name(role),
+			    r->comparison_id, role_name(role));
+			json_object_set_new(row, role_name(role),
 			    json_pack("{s:s, s:o, s:o}", "status", r->status[role], "instructions",
 			        measure_num(r->per_call[role]), "callgrind_url",
 			        isnan(r->per_call[role]) ? json_null() : json_string(url)));
@@ -192,44 +192,6 @@ void measure_table(
 	api_json(resp, 200, body);
 	db_run_release(&run);
 	measure_table_release(&t);
-}
-
-/* Append to a growing text buffer; the buffer is freed on failure. */
-struct text {
-	char *s;
-	size_t len, cap;
-	int failed;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	if (t->failed)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->failed = 1;
-			return;
-		}
-		if (t->s && t->len + (size_t)n < t->cap) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		while (cap <= t->len + (size_t)n)
-			cap *= 2;
-		char *p = realloc(t->s, cap);
-		if (!p) {
-			t->failed = 1;
-			return;
-		}
-		t->s = p;
-		t->cap = cap;
-	}
 }
 
 /* 1234.5 -> "1,234.50"; Markdown tables read better with separators. */
@@ -252,15 +214,15 @@ static void measure_fmt(double v, char *buf, size_t size)
 }
 
 /* Table cells must not break the table. */
-static void measure_cell(struct text *out, const char *s)
+static void measure_cell(struct buf *out, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '|')
-			text_add(out, "\\|");
+			buf_addf(out, "\\|");
 		else if (*s == '\n' || *s == '\r')
-			text_add(out, " ");
+			buf_addf(out, " ");
 		else
-			text_add(out, "%c", *s);
+			buf_addf(out, "%c", *s);
 	}
 }
 
@@ -269,44 +231,44 @@ void measure_report_md(
 {
 	struct db_run run;
 	struct measure_table t;
-	struct text out = { 0 };
+	struct buf out = BUF_INIT;
 	char b[64], h[64];
 
 	if (measure_load(app, run_id, req, resp, &run, &t) < 0)
 		return;
-	text_add(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);
-	text_add(&out,
+	buf_addf(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);
+	buf_addf(&out,
 	    "base: %s (PHP %s), head: %s (PHP %s); callgrind, inclusive instructions of "
 	    "`zif_json_encode` ÷ iterations; noteworthy at |Δ| ≥ %.2f %%.\n\n",
 	    run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE], run.build_names[ROLE_HEAD],
 	    run.build_versions[ROLE_HEAD], t.threshold);
-	text_add(&out, "| json_encode() of | base | head | Δ %% |\n|---|---:|---:|---:|\n");
+	buf_addf(&out, "| json_encode() of | base | head | Δ %% |\n|---|---:|---:|---:|\n");
 	for (size_t i = 0; i < t.n; i++) {
 		struct measure_row *r = &t.rows[i];
 		const char *change = measure_classify(&t, r);
 		measure_fmt(r->per_call[ROLE_BASE], b, sizeof(b));
 		measure_fmt(r->per_call[ROLE_HEAD], h, sizeof(h));
-		text_add(&out, "| ");
+		buf_addf(&out, "| ");
 		measure_cell(&out, r->title);
-		text_add(&out, " | %s | %s | ", b, h);
+		buf_addf(&out, " | %s | %s | ", b, h);
 		if (isnan(r->delta_pct))
-			text_add(&out, "— |\n");
+			buf_addf(&out, "— |\n");
 		else if (strcmp(change, "unchanged") == 0)
-			text_add(&out, "%+.2f %% |\n", r->delta_pct);
+			buf_addf(&out, "%+.2f %% |\n", r->delta_pct);
 		else
-			text_add(&out, "**%+.2f %%** |\n", r->delta_pct);
+			buf_addf(&out, "**%+.2f %%** |\n", r->delta_pct);
 	}
-	text_add(&out, "\n%d regression%s, %d improvement%s, %d unchanged", t.regressions,
+	buf_addf(&out, "\n%d regression%s, %d improvement%s, %d unchanged", t.regressions,
 	    t.regressions == 1 ? "" : "s", t.improvements, t.improvements == 1 ? "" : "s", t.unchanged);
 	if (t.unmeasured)
-		text_add(&out, ", %d not measured (see the run's cases)", t.unmeasured);
-	text_add(&out, ".%s\n", strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
+		buf_addf(&out, ", %d not measured (see the run's cases)", t.unmeasured);
+	buf_addf(&out, ".%s\n", strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
 	if (out.failed) {
-		free(out.s);
+		free(out.data);
 		api_error(resp, 500, "internal", "out of memory");
 	} else {
 		resp->status = 200;
-		resp->body = out.s;
+		resp->body = out.data;
 		resp->body_len = out.len;
 		resp->content_type = "text/markdown; charset=utf-8";
 	}
@@ -326,7 +288,7 @@ static int measure_history_point(void *arg, const struct db_workload_point *p)
 		double v = p->instr_total[role] >= 0 && p->iterations > 0
 		    ? (double)p->instr_total[role] / (double)p->iterations
 		    : NAN;
-		json_object_set_new(pt, app_role_name(role),
+		json_object_set_new(pt, role_name(role),
 		    json_pack("{s:s, s:s, s:s, s:o}", "build", p->build_name[role] ? p->build_name[role] : "",
 		        "version", p->build_version[role] ? p->build_version[role] : "", "sha256_prefix",
 		        p->build_sha[role] ? p->build_sha[role] : "", "instructions", measure_num(v)));
@@ -338,7 +300,7 @@ void measure_history(struct app *app, const struct http_request *req, struct htt
 {
 	const char *source = http_query(req, "source"), *cs = http_query(req, "case");
 	const char *ls = http_query(req, "limit");
-	char err[512], *end;
+	char err[512];
 	int64_t case_id = 0;
 	long limit = 100;
 
@@ -348,18 +310,16 @@ void measure_history(struct app *app, const struct http_request *req, struct htt
 		return;
 	}
 	if (cs != NULL) {
-		errno = 0;
-		case_id = strtoll(cs, &end, 10);
-		if (errno || end == cs || *end || case_id <= 0) {
+		if ((case_id = id_parse_str(cs)) < 1) {
 			api_error(
 			    resp, 400, "bad_request", "case: expected a positive integer, got \"%.32s\"", cs);
 			return;
 		}
 	}
 	if (ls != NULL) {
-		errno = 0;
-		limit = strtol(ls, &end, 10);
-		if (errno || end == ls || *end || limit < 1 || limit > MEASURE_HISTORY_MAX) {
+		int64_t n = id_parse_str(ls);
+		limit = n >= 1 && n <= MEASURE_HISTORY_MAX ? (int)n : 0;
+		if (limit < 1) {
 			api_error(resp, 400, "bad_request", "limit: expected 1 to %d, got \"%.32s\"",
 			    MEASURE_HISTORY_MAX, ls);
 			return;

@@ -25,7 +25,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "phpcmp.h"
+#include "services.h"
 
 #define TRIAGE_NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 #define TRIAGE_DEFAULT_LIMIT 50
@@ -547,22 +547,6 @@ static void triage_internal(struct http_response *resp, const char *err)
 	api_error(resp, 500, "internal", "%s", err);
 }
 
-/* A decimal 1..INT64_MAX (0 when not), from a query value. */
-static int64_t triage_parse_id(const char *s)
-{
-	int64_t v = 0;
-	size_t i;
-
-	if (s == NULL || *s == '\0' || strlen(s) > 19)
-		return 0;
-	for (i = 0; s[i] != '\0'; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - (s[i] - '0')) / 10)
-			return 0;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
-
 static int triage_limit(const struct http_request *req, int *limit, struct http_response *resp)
 {
 	const char *v = http_query(req, "limit");
@@ -571,7 +555,7 @@ static int triage_limit(const struct http_request *req, int *limit, struct http_
 	*limit = TRIAGE_DEFAULT_LIMIT;
 	if (v == NULL)
 		return 0;
-	n = triage_parse_id(v);
+	n = id_parse_str(v);
 	if (n < 1 || n > TRIAGE_MAX_LIMIT) {
 		api_error(resp, 400, "bad_request", "limit: expected an integer 1 .. %d", TRIAGE_MAX_LIMIT);
 		return -1;
@@ -588,7 +572,7 @@ static int64_t triage_before(const struct http_request *req, struct http_respons
 
 	if (v == NULL)
 		return 0;
-	if ((n = triage_parse_id(v)) < 1) {
+	if ((n = id_parse_str(v)) < 1) {
 		api_error(resp, 400, "bad_request", "before: expected a positive integer id");
 		return -1;
 	}
@@ -610,7 +594,7 @@ static int triage_run_param(
 		*run = 0;
 		return 1;
 	}
-	if ((*run = triage_parse_id(v)) < 1) {
+	if ((*run = id_parse_str(v)) < 1) {
 		api_error(resp, 400, "bad_request", "run: expected a run id or \"submitted\"");
 		return -1;
 	}
@@ -725,10 +709,10 @@ void triage_buckets(struct app *app, const struct http_request *req, struct http
 		if (dot != NULL && (size_t)(dot - cur) < sizeof head) {
 			memcpy(head, cur, (size_t)(dot - cur));
 			head[dot - cur] = '\0';
-			c_count = triage_parse_id(head);
-			c_id = triage_parse_id(dot + 1);
+			c_count = id_parse_str(head);
+			c_id = id_parse_str(dot + 1);
 		} else {
-			c_id = triage_parse_id(cur);
+			c_id = id_parse_str(cur);
 		}
 		if (c_id < 1 || (dot != NULL && c_count < 1)) {
 			api_error(
@@ -984,7 +968,7 @@ void triage_events(struct app *app, const struct http_request *req, struct http_
 
 	if (triage_limit(req, &limit, resp) < 0 || (before = triage_before(req, resp)) < 0)
 		return;
-	if (bv != NULL && (bucket = triage_parse_id(bv)) < 1) {
+	if (bv != NULL && (bucket = id_parse_str(bv)) < 1) {
 		api_error(resp, 400, "bad_request", "bucket: expected a positive integer id");
 		return;
 	}

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "phpcmp.h"
+#include "engine.h"
 #include "proto.h"
 
 #define STARTUP_TIMEOUT_MS 15000
@@ -37,13 +37,6 @@ static const char *const state_names[] = {
 const char *worker_state_name(enum worker_state s)
 {
 	return (unsigned)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "unknown";
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 int worker_init(struct worker *w, struct build *b)
@@ -392,11 +385,11 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 			w->restarts++;
 	}
 	w->state = WORKER_BUSY;
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	int r_send = proto_send(w->fd, type, req);
 	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, reply, timeout_ms);
 	int timed_out = r_recv < 0 && errno == ETIMEDOUT;
-	r->wall_ms = now_ms() - t0;
+	r->wall_ms = clock_ms() - t0;
 	w->cases_run++;
 	if (r_recv == 1) {
 		w->consecutive_deaths = 0;
