@@ -153,6 +153,15 @@ int64_t id_parse(const char *s, size_t len);
 /* The same for a NUL-terminated string (NULL gives 0). */
 int64_t id_parse_str(const char *s);
 
+/* ---- text.c: any bytes as JSON text ---- */
+struct json_t;
+/* The bytes with each one outside a valid UTF-8 sequence as \xNN. */
+struct json_t *text_display(const char *data, size_t len);
+/* Itself when UTF-8 (*is_utf8 = 1), else text_display (*is_utf8 = 0). */
+struct json_t *text_jsonn(const char *data, size_t len, int *is_utf8);
+/* A C string as JSON text; NULL gives JSON null. */
+struct json_t *text_json(const char *s);
+
 /* ---- base64.c (libcrypto's EVP_EncodeBlock) ---- */
 /* Standard base64 with padding, NUL-terminated, malloc'd; NULL when out of memory. */
 char *base64_encode(const void *data, size_t len);

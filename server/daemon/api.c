@@ -3,7 +3,7 @@
  * errors, and the conversion of cases, results and runs to JSON.
  *
  * Every string that came from PHP or a case file may hold any bytes; it goes
- * out through api_text(), which keeps valid UTF-8 as is and shows other bytes
+ * out through text_json(), which keeps valid UTF-8 as is and shows other bytes
  * as \xNN, so a response is always valid JSON.  Byte strings (output,
  * printed) also go out exactly, in base64.
  */
@@ -32,54 +32,6 @@ enum api_method { M_GET = 1 << 0, M_POST = 1 << 1 };
 
 /* ---- JSON building blocks ---- */
 
-/* Valid UTF-8 kept, every other byte as \xNN. */
-static json_t *api_display(const char *data, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)data;
-	size_t i = 0, k, o = 0;
-	json_t *j;
-	char *buf;
-
-	if ((buf = malloc(len * 4 + 1)) == NULL)
-		return NULL;
-	while (i < len) {
-		if ((k = utf8_seq(p + i, len - i, NULL)) == 0) {
-			o += (size_t)sprintf(buf + o, "\\x%02x", p[i]);
-			i++;
-		} else {
-			memcpy(buf + o, p + i, k);
-			o += k;
-			i += k;
-		}
-	}
-	j = json_stringn(buf, o);
-	free(buf);
-	return j;
-}
-
-/* A byte string as JSON text: itself when valid UTF-8, else its display form. */
-static json_t *api_textn(const char *data, size_t len, int *is_utf8)
-{
-	json_t *j;
-
-	if (data == NULL)
-		data = "";
-	if ((j = json_stringn(data, len)) != NULL) {
-		if (is_utf8 != NULL)
-			*is_utf8 = 1;
-		return j;
-	}
-	if (is_utf8 != NULL)
-		*is_utf8 = 0;
-	return api_display(data, len);
-}
-
-/* A C string (NULL -> null) as JSON text. */
-static json_t *api_text(const char *s)
-{
-	return s != NULL ? api_textn(s, strlen(s), NULL) : json_null();
-}
-
 static json_t *api_base64(const char *data, size_t len)
 {
 	char *text = base64_encode(data, len);
@@ -97,7 +49,7 @@ static json_t *api_list(const char *s)
 
 	while (a != NULL && p != NULL && *p != '\0') {
 		q = strchr(p, ',');
-		json_array_append_new(a, api_textn(p, q != NULL ? (size_t)(q - p) : strlen(p), NULL));
+		json_array_append_new(a, text_jsonn(p, q != NULL ? (size_t)(q - p) : strlen(p), NULL));
 		p = q != NULL ? q + 1 : NULL;
 	}
 	return a;
@@ -114,7 +66,7 @@ static json_t *api_lines(const char *s)
 		q = strchr(p, '\n');
 		n = q != NULL ? (size_t)(q - p) : strlen(p);
 		if (n > 0)
-			json_array_append_new(a, api_textn(p, n, NULL));
+			json_array_append_new(a, text_jsonn(p, n, NULL));
 		p = q != NULL ? q + 1 : NULL;
 	}
 	return a;
@@ -136,7 +88,7 @@ static json_t *api_flag_names(long flags)
 /* "" -> null, else the text. */
 static json_t *api_time(const char *s)
 {
-	return s != NULL && *s != '\0' ? api_text(s) : json_null();
+	return s != NULL && *s != '\0' ? text_json(s) : json_null();
 }
 
 /* Did the worker cut s at max (server/common/proto.h)?  Then it ends with the note. */
@@ -171,19 +123,19 @@ static json_t *api_result_json(const struct result *r, const char *build)
 	int is_false = r->output_is_false || r->output.data == NULL, utf8 = 1, putf8 = 1;
 	json_t *o, *output, *printed;
 
-	output = is_false ? json_false() : api_textn(r->output.data, r->output.len, &utf8);
-	printed = api_textn(r->printed.data, r->printed.len, &putf8);
+	output = is_false ? json_false() : text_jsonn(r->output.data, r->output.len, &utf8);
+	printed = text_jsonn(r->printed.data, r->printed.len, &putf8);
 	o = json_pack("{s:o s:s s:o s:o s:o s:b s:I s:o s:o s:o s:o s:b s:o s:o s:o s:f}", "build",
-	    api_text(build), "status", result_status_name(r->status), "signal",
+	    text_json(build), "status", result_status_name(r->status), "signal",
 	    r->status == STATUS_CRASH ? json_integer(r->signal) : json_null(), "output", output,
 	    "output_base64", is_false ? json_null() : api_base64(r->output.data, r->output.len),
 	    "output_utf8", is_false ? 1 : utf8, "error_code", (json_int_t)r->error_code, "error_msg",
-	    api_text(r->error_msg), "exception",
-	    r->exc_class != NULL ? json_pack("{s:o s:o}", "class", api_text(r->exc_class), "message",
-	                               api_text(r->exc_msg != NULL ? r->exc_msg : ""))
+	    text_json(r->error_msg), "exception",
+	    r->exc_class != NULL ? json_pack("{s:o s:o}", "class", text_json(r->exc_class), "message",
+	                               text_json(r->exc_msg != NULL ? r->exc_msg : ""))
 	                         : json_null(),
 	    "printed", printed, "printed_base64", api_base64(r->printed.data, r->printed.len), "printed_utf8",
-	    putf8, "warnings", api_lines(r->warnings), "failure", api_text(r->failure), "instructions",
+	    putf8, "warnings", api_lines(r->warnings), "failure", text_json(r->failure), "instructions",
 	    r->instructions >= 0 ? json_integer(r->instructions) : json_null(), "wall_ms", r->wall_ms);
 	/* The exact count behind "instructions" (a rounded per-call figure). */
 	if (o != NULL)
@@ -200,10 +152,10 @@ static json_t *api_case_json(const struct db_case *dc)
 	const struct case_spec *c = &dc->spec;
 
 	return json_pack("{s:I s:o s:o s:o s:I s:o s:I s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "title",
-	    api_text(c->title), "code", api_text(c->code), "setup", api_text(c->setup), "flags",
+	    text_json(c->title), "code", text_json(c->code), "setup", text_json(c->setup), "flags",
 	    (json_int_t)c->flags, "flag_names", api_flag_names(c->flags), "depth", (json_int_t)c->depth,
-	    "expect", api_text(c->expect), "measure",
-	    c->iterations > 0 ? json_integer(c->iterations) : json_null(), "source", api_text(c->source),
+	    "expect", text_json(c->expect), "measure",
+	    c->iterations > 0 ? json_integer(c->iterations) : json_null(), "source", text_json(c->source),
 	    "created_at", api_time(dc->created_at));
 }
 
@@ -249,7 +201,7 @@ static json_t *api_run_json(const struct db_run *r)
 	    r->build_versions[ROLE_BASE], "head", r->build_versions[ROLE_HEAD], "build_names", "base",
 	    r->build_names[ROLE_BASE], "head", r->build_names[ROLE_HEAD], "created_at",
 	    api_time(r->created_at), "started_at", api_time(r->started_at), "finished_at",
-	    api_time(r->finished_at), "error", api_text(r->error), "url", url, "api_url", api_url);
+	    api_time(r->finished_at), "error", text_json(r->error), "url", url, "api_url", api_url);
 	/* A suite's own summary of the run (generated: rate, coverage...). */
 	summary = r->summary != NULL ? json_loads(r->summary, 0, NULL) : NULL;
 	if (o != NULL)
@@ -290,7 +242,7 @@ void api_error(struct http_response *resp, int status, const char *code, const c
 	va_end(ap);
 	resp->status = status;
 	resp->content_type = "application/json";
-	o = json_pack("{s:{s:s s:o}}", "error", "code", code, "message", api_text(msg));
+	o = json_pack("{s:{s:s s:o}}", "error", "code", code, "message", text_json(msg));
 	resp->body = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	if (resp->body == NULL) {
@@ -305,14 +257,27 @@ void api_json(struct http_response *resp, int status, json_t *body)
 	api_reply(resp, status, body);
 }
 
-/* The daemon's own failure: a database error is mapped by db_error_status(). */
-static void api_internal(struct http_response *resp, const char *err)
+/* The daemon's own failure, the one error mapper: a storage error is mapped
+ * by db_error_status() (503 storage_full with Retry-After...), anything
+ * else is a 500. */
+void api_fail(struct http_response *resp, const char *err)
 {
 	const char *code;
 	int retry, status = db_error_status(&code, &retry);
 
 	api_error(resp, status, code, "%s", err);
 	resp->retry_after = retry;
+}
+
+/* A query parameter's value, or NULL. */
+const char *http_query(const struct http_request *req, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < req->nquery; i++)
+		if (strcmp(req->query[i].key, key) == 0)
+			return req->query[i].value;
+	return NULL;
 }
 
 /*
@@ -615,11 +580,11 @@ static void api_health(struct app *app, struct http_response *resp)
 		w = json_pack("{s:s s:o s:I s:I s:o}", "state", worker_state_name(state), "pid",
 		    pid > 0 ? json_integer(pid) : json_null(), "restarts", (json_int_t)restarts, "cases_run",
 		    (json_int_t)cases_run, "last_failure",
-		    last_failure[0] != '\0' ? api_text(last_failure) : json_null());
-		b = json_pack("{s:o s:s s:o s:o s:o s:o s:o}", "name", api_text(cfg->builds[i].name), "role",
-		    role_name(i), "php_version", api_text(cfg->builds[i].php_version), "library",
-		    api_text(cfg->builds[i].lib_path), "sha256", api_text(cfg->builds[i].sha256), "prefix",
-		    api_text(cfg->builds[i].prefix), "worker", w != NULL ? w : json_null());
+		    last_failure[0] != '\0' ? text_json(last_failure) : json_null());
+		b = json_pack("{s:o s:s s:o s:o s:o s:o s:o}", "name", text_json(cfg->builds[i].name), "role",
+		    role_name(i), "php_version", text_json(cfg->builds[i].php_version), "library",
+		    text_json(cfg->builds[i].lib_path), "sha256", text_json(cfg->builds[i].sha256), "prefix",
+		    text_json(cfg->builds[i].prefix), "worker", w != NULL ? w : json_null());
 		/* What measuring by hand needs: the compiled core, and where
 		 * json_encode's handler sits (callgrind names it by this offset
 		 * in a stripped library such as Debian's). */
@@ -629,19 +594,19 @@ static void api_health(struct app *app, struct http_response *resp)
 			    (unsigned long long)cfg->builds[i].handler_offset);
 			json_t *ini = json_array();
 			for (int k = 0; k < cfg->builds[i].nini; k++)
-				json_array_append_new(ini, api_text(cfg->builds[i].ini[k]));
+				json_array_append_new(ini, text_json(cfg->builds[i].ini[k]));
 			json_object_set_new(b, "ini", ini);
-			json_object_set_new(b, "core", api_text(cfg->builds[i].core_path));
-			json_object_set_new(b, "json_encode_offset", api_text(offset));
+			json_object_set_new(b, "core", text_json(cfg->builds[i].core_path));
+			json_object_set_new(b, "json_encode_offset", text_json(offset));
 			/* The layers its worker put in place (docs/sandbox.md). */
-			json_object_set_new(b, "sandbox", api_text(cfg->builds[i].sandbox));
+			json_object_set_new(b, "sandbox", text_json(cfg->builds[i].sandbox));
 		}
 		json_array_append_new(builds, b);
 	}
 	closed = auth_writes_closed(app, err, sizeof err);
 	api_reply(resp, 200,
 	    json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:I s:I s:I s:I s:I s:i}}", "status",
-	        "ok", "version", PHPCMP_VERSION, "db", api_text(cfg->db_path), "uptime_s",
+	        "ok", "version", PHPCMP_VERSION, "db", text_json(cfg->db_path), "uptime_s",
 	        (json_int_t)((clock_ms() - app->started_ms) / 1000), "builds", builds, "auth", "writes",
 	        closed < 0   ? "unknown"
 	            : closed ? "token"
@@ -670,7 +635,7 @@ static int api_history_row(void *arg, const struct db_case_row *row)
 {
 	return json_array_append_new(arg,
 	    json_pack("{s:I s:o s:o s:o s:o}", "comparison_id", (json_int_t)row->comparison_id, "run_id",
-	        api_id_or_null(row->run_id), "verdict", api_text(row->verdict), "differs",
+	        api_id_or_null(row->run_id), "verdict", text_json(row->verdict), "differs",
 	        api_list(row->differs != NULL ? row->differs : ""), "created_at", api_time(row->created_at)));
 }
 
@@ -690,7 +655,7 @@ static void api_case_reply(struct app *app, int64_t id, int64_t comparison_id, i
 	rc = db_case_get(app->db, id, &dc, err, sizeof err);
 	if (rc <= 0) {
 		if (rc < 0)
-			api_internal(resp, err);
+			api_fail(resp, err);
 		else
 			api_error(resp, 404, "not_found", "no case %" PRId64, id);
 		db_case_release(&dc);
@@ -730,7 +695,7 @@ oom:
 	snprintf(err, sizeof err, "out of memory");
 fail:
 	json_decref(o);
-	api_internal(resp, err);
+	api_fail(resp, err);
 	db_comparison_release(&cmp);
 	db_case_release(&dc);
 }
@@ -769,7 +734,7 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 		builds[i] = &app->config->builds[i];
 	if (db_comparison_store(
 	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0) {
-		api_internal(resp, err);
+		api_fail(resp, err);
 		goto out;
 	}
 	/* Answer from what was stored, so POST and GET show the same thing. */
@@ -802,10 +767,10 @@ static int api_case_row(void *arg, const struct db_case_row *row)
 	ctx->last_id = row->id;
 	return json_array_append_new(ctx->items,
 	    json_pack("{s:I s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}", "id", (json_int_t)row->id, "title",
-	        api_text(row->title), "verdict", api_text(row->verdict), "differs",
+	        text_json(row->title), "verdict", text_json(row->verdict), "differs",
 	        api_list(row->differs != NULL ? row->differs : ""), "flags", (json_int_t)row->flags,
 	        "flag_names", api_flag_names(row->flags), "created_at", api_time(row->created_at), "source",
-	        row->source != NULL ? "stored" : "submitted", "file", api_text(row->source), "comparison_id",
+	        row->source != NULL ? "stored" : "submitted", "file", text_json(row->source), "comparison_id",
 	        api_id_or_null(row->comparison_id), "run_id", api_id_or_null(row->run_id)));
 }
 
@@ -870,7 +835,7 @@ static void api_cases_list(
 	if (run_id > 0) {
 		if ((rc = db_run_get(app->db, run_id, &run, err, sizeof err)) <= 0) {
 			if (rc < 0)
-				api_internal(resp, err);
+				api_fail(resp, err);
 			else
 				api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
 			return;
@@ -878,14 +843,14 @@ static void api_cases_list(
 		db_run_release(&run);
 	}
 	if ((ctx.items = json_array()) == NULL) {
-		api_internal(resp, "out of memory");
+		api_fail(resp, "out of memory");
 		return;
 	}
 	ctx.limit = f.limit;
 	f.limit++; /* one more row: is there a next page? */
 	if (db_cases_list(app->db, &f, api_case_row, &ctx, err, sizeof err) < 0) {
 		json_decref(ctx.items);
-		api_internal(resp, err);
+		api_fail(resp, err);
 		return;
 	}
 	if (run_id > 0)
@@ -911,7 +876,7 @@ static void api_run_reply(struct app *app, int64_t id, int status, struct http_r
 
 	if ((rc = db_run_get(app->db, id, &run, err, sizeof err)) <= 0) {
 		if (rc < 0)
-			api_internal(resp, err);
+			api_fail(resp, err);
 		else
 			api_error(resp, 404, "not_found", "no run %" PRId64, id);
 		return;
@@ -944,13 +909,13 @@ static void api_runs_list(struct app *app, const struct http_request *req, struc
 	if (api_page(req, &limit, &before, resp) < 0)
 		return;
 	if ((ctx.items = json_array()) == NULL) {
-		api_internal(resp, "out of memory");
+		api_fail(resp, "out of memory");
 		return;
 	}
 	ctx.limit = limit;
 	if (db_runs_list(app->db, before, limit + 1, api_run_row, &ctx, err, sizeof err) < 0) {
 		json_decref(ctx.items);
-		api_internal(resp, err);
+		api_fail(resp, err);
 		return;
 	}
 	snprintf(next, sizeof next, "/api/runs?limit=%d&before=%" PRId64, limit, ctx.last_id);
@@ -976,7 +941,7 @@ static void api_runs_refused(struct http_response *resp, int status, const char 
 		resp->retry_after = 30;
 		break;
 	default:
-		api_internal(resp, err);
+		api_fail(resp, err);
 		break;
 	}
 }
@@ -1058,7 +1023,7 @@ static void api_generated_post(struct app *app, const struct http_request *req, 
 		goto out;
 	}
 	if (genrun_case_spec(seed, index, &c) < 0) {
-		api_internal(resp, "out of memory");
+		api_fail(resp, "out of memory");
 		goto out;
 	}
 	/* It runs a case on the workers like POST /api/cases: the same bound. */
@@ -1080,7 +1045,7 @@ static void api_generated_post(struct app *app, const struct http_request *req, 
 	if (db_comparison_store(
 	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0 ||
 	    db_generated_case(app->db, case_id, genrun_version(), seed, index, err, sizeof err) < 0) {
-		api_internal(resp, err);
+		api_fail(resp, err);
 		goto out;
 	}
 	phpt = casefile_format(&c);
@@ -1088,7 +1053,7 @@ static void api_generated_post(struct app *app, const struct http_request *req, 
 	    "seed", (json_int_t)seed, "index", (json_int_t)index, "reproduces", "base",
 	    verdict_compare(&res[ROLE_BASE], &gen[ROLE_BASE]) == 0, "head",
 	    verdict_compare(&res[ROLE_HEAD], &gen[ROLE_HEAD]) == 0, "phpt",
-	    phpt != NULL ? api_text(phpt) : json_null());
+	    phpt != NULL ? text_json(phpt) : json_null());
 	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
 	api_case_reply(
 	    app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location, extra, resp);

@@ -166,9 +166,50 @@ int db_workload_history(struct db *, const char *source, int64_t case_id, int li
 int db_dump_file(
     struct db *, int64_t comparison_id, int role, char *path, size_t pathsize, char *err, size_t errsize);
 
-/* ---- db.c, for triage.c ---- */
-/* Lock the database and hand over triage's statements; db_triage_unlock() after. */
-struct triage *db_triage_lock(struct db *);
-void db_triage_unlock(struct db *);
+/* ---- db_triage.c: buckets of mismatches and the triage trail (docs/api.md, Triage) ---- */
+struct json_t;
+
+struct db_bucket_filter {
+	const char *states;   /* "" any, else ",new,fixed," (states between commas) */
+	int special;          /* 1 only reappeared, 2 "open" (new, confirmed, or reappeared) */
+	int64_t run;          /* -1 every bucket; else a run's buckets (0: submitted cases) */
+	int64_t cursor_count; /* a run's listing: after this count...  (INT64_MAX: from the start) */
+	int64_t cursor_id;    /* ...and below this id (INT64_MAX: from the start) */
+	int limit;
+};
+
+/* A page of buckets (*list, a JSON array) with the counts by state (*counts);
+ * the last row's cursor ("" for none), *more when there are more: 0, -2 no
+ * such run, -1. */
+int db_buckets_list(struct db *, const struct db_bucket_filter *, struct json_t **list,
+    struct json_t **counts, char *cursor, size_t cursorsize, int *more, char *err, size_t errsize);
+/* A bucket with its runs and audit trail: 1 (*out), 0 none, -1. */
+int db_bucket_get(struct db *, int64_t id, struct json_t **out, char *err, size_t errsize);
+/* A bucket's mismatches, newest first (run -1 any, 0 submitted): 1, 0 no such
+ * bucket, -2 no such run, -1. */
+int db_bucket_mismatches(struct db *, int64_t id, int64_t run, int64_t before, int limit,
+    struct json_t **list, int64_t *last, int *more, char *err, size_t errsize);
+/* The audit trail, newest first (bucket 0: every bucket's): 0, -1. */
+int db_triage_events(struct db *, int64_t bucket, int64_t before, int limit, struct json_t **list,
+    int64_t *last, int *more, char *err, size_t errsize);
+/* The bucket of a comparison as JSON (null when it has none). */
+struct json_t *db_bucket_of_comparison(struct db *, int64_t comparison_id);
+
+/* A checked change ("" assignee clears it). */
+struct db_triage_change {
+	const char *state; /* NULL: unchanged */
+	int set_assignee;
+	char assignee[65]; /* "" clears */
+	const char *notes; /* NULL: unchanged */
+	char by[65];
+};
+/*
+ * Apply a change to every bucket of ids in one transaction, an audit entry
+ * for each one changed: 0 with *changed and *out (full: the first bucket in
+ * full; else the list of buckets), -2 with *missing when a bucket does not
+ * exist (nothing changed), -1.
+ */
+int db_triage_change(struct db *, const int64_t *ids, size_t n, const struct db_triage_change *, int full,
+    int *changed, int64_t *missing, struct json_t **out, char *err, size_t errsize);
 
 #endif

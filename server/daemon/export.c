@@ -224,7 +224,7 @@ void export_case(struct app *app, int64_t case_id, const char *format, const str
 	}
 	if ((rc = db_case_get(app->db, case_id, &dc, err, sizeof err)) <= 0) {
 		if (rc < 0)
-			api_error(resp, 500, "internal", "%s", err);
+			api_fail(resp, err);
 		else
 			api_error(resp, 404, "not_found", "no case %" PRId64, case_id);
 		db_case_release(&dc);
@@ -263,7 +263,7 @@ void export_case(struct app *app, int64_t case_id, const char *format, const str
 		have_cmp = 1;
 		if (rc <= 0) {
 			if (rc < 0)
-				api_error(resp, 500, "internal", "%s", err);
+				api_fail(resp, err);
 			else if (comparison_id > 0)
 				api_error(resp, 404, "not_found",
 				    "case %" PRId64 " has no comparison %" PRId64, case_id, comparison_id);

@@ -79,16 +79,6 @@ static const struct {
 	{ ".wasm", "application/wasm" },
 };
 
-const char *http_query(const struct http_request *req, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < req->nquery; i++)
-		if (strcmp(req->query[i].key, key) == 0)
-			return req->query[i].value;
-	return NULL;
-}
-
 static enum MHD_Result http_collect_query(
     void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {

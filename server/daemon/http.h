@@ -41,8 +41,6 @@ struct http *http_start(struct app *, char *err, size_t errsize);
 void http_stop(struct http *);
 /* The port actually bound (for --port 0). */
 int http_port(const struct http *);
-/* A query parameter's value, or NULL. */
-const char *http_query(const struct http_request *, const char *key);
 
 /* ---- api.c ---- */
 /* Answer one /api request; always fills resp. */
@@ -53,6 +51,11 @@ int api_case_from_request(const struct http_request *, struct case_spec *, struc
 struct json_t *api_body(const struct http_request *, struct http_response *resp);
 /* Fill resp with a JSON body (takes the reference). */
 void api_json(struct http_response *, int status, struct json_t *body);
+/* A query parameter's value, or NULL. */
+const char *http_query(const struct http_request *, const char *key);
+/* The daemon's own failure: a storage error as db_error_status() maps it
+ * (503 storage_full, Retry-After...), else 500 internal. */
+void api_fail(struct http_response *, const char *err);
 /* Fill resp with a JSON error. */
 void api_error(struct http_response *, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -135,11 +135,11 @@ static int measure_load(struct app *app, int64_t run_id, const struct http_reque
 		if (rc == 0)
 			api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
 		else
-			api_error(resp, 500, "internal", "%s", err);
+			api_fail(resp, err);
 		return -1;
 	}
 	if (db_run_measurements(app->db, run_id, measure_collect, t, err, sizeof(err)) < 0) {
-		api_error(resp, 500, "internal", "%s", err);
+		api_fail(resp, err);
 		db_run_release(run);
 		measure_table_release(t);
 		return -1;
@@ -329,7 +329,7 @@ void measure_history(struct app *app, const struct http_request *req, struct htt
 	if (db_workload_history(
 	        app->db, source, case_id, (int)limit, measure_history_point, points, err, sizeof(err)) < 0) {
 		json_decref(points);
-		api_error(resp, 500, "internal", "%s", err);
+		api_fail(resp, err);
 		return;
 	}
 	api_json(resp, 200,
@@ -350,7 +350,7 @@ void measure_dump(struct app *app, int64_t comparison_id, const char *role, stru
 	}
 	if ((rc = db_dump_file(app->db, comparison_id, r, path, sizeof(path), err, sizeof(err))) <= 0) {
 		if (rc < 0)
-			api_error(resp, 500, "internal", "%s", err);
+			api_fail(resp, err);
 		else
 			api_error(resp, 404, "not_found",
 			    "comparison %" PRId64 " has no callgrind file for %s", comparison_id, role);

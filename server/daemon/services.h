@@ -43,16 +43,6 @@ void measure_history(struct app *, const struct http_request *, struct http_resp
 void measure_dump(struct app *, int64_t comparison_id, const char *role, struct http_response *);
 
 /* ---- triage.c ---- */
-struct sqlite3;
-struct triage;
-/* db.c's side: statements on its connection, prepared after the migrations. */
-struct triage *triage_open(struct sqlite3 *, char *err, size_t errsize);
-void triage_close(struct triage *);
-/* Put a stored mismatch in its bucket; inside db_comparison_store()'s transaction. */
-int triage_record(struct triage *, long flags, const struct result res[MAX_BUILDS], unsigned diff,
-    int64_t run_id, int64_t comparison_id, char *err, size_t errsize);
-/* At startup: buckets for mismatches stored before buckets existed. */
-int triage_backfill(struct triage *, char *err, size_t errsize);
 /* The API (docs/api.md, Triage). */
 void triage_buckets(struct app *, const struct http_request *, struct http_response *);
 void triage_bucket(struct app *, int64_t id, struct http_response *);
