@@ -1071,158 +1071,268 @@ out:
 
 /* ---- routing ---- */
 
-enum route {
-	R_NONE,
-	R_HEALTH,
-	R_FLAGS,
-	R_CASES,
-	R_CASE,
-	R_RUNS,
-	R_RUN,
-	R_RUN_CASES,
-	R_RUN_CANCEL,
-	R_RUN_RESUME,
-	R_RUN_MEASUREMENTS,
-	R_RUN_REPORT,
-	R_WORKLOAD_HISTORY,
-	R_CALLGRIND,
-	R_GENERATED,
-	R_CASE_PHPT,
-	R_CASE_CASEFILE,
-	R_BUCKETS,
-	R_BUCKET,
-	R_BUCKET_MISMATCHES,
-	R_BUCKET_TRIAGE,
-	R_BUCKETS_TRIAGE,
-	R_TRIAGE_EVENTS,
+/* What a route's pattern captured: ":id" (strictly an id, else 0) and ":role". */
+struct api_args {
+	int64_t id;
+	const char *id_text; /* the path from the id's segment on, for "no case 01" */
+	char role[32];
 };
 
-static const struct {
-	enum route route;
-	unsigned methods;
-	const char *allow;
-} api_routes[] = {
-	{ R_HEALTH, M_GET, "GET, HEAD" },
-	{ R_FLAGS, M_GET, "GET, HEAD" },
-	{ R_CASES, M_GET | M_POST, "GET, HEAD, POST" },
-	{ R_CASE, M_GET, "GET, HEAD" },
-	{ R_RUNS, M_GET | M_POST, "GET, HEAD, POST" },
-	{ R_RUN, M_GET, "GET, HEAD" },
-	{ R_RUN_CASES, M_GET, "GET, HEAD" },
-	{ R_RUN_CANCEL, M_POST, "POST" },
-	{ R_RUN_RESUME, M_POST, "POST" },
-	{ R_RUN_MEASUREMENTS, M_GET, "GET, HEAD" },
-	{ R_RUN_REPORT, M_GET, "GET, HEAD" },
-	{ R_WORKLOAD_HISTORY, M_GET, "GET, HEAD" },
-	{ R_CALLGRIND, M_GET, "GET, HEAD" },
-	{ R_GENERATED, M_POST, "POST" },
-	{ R_CASE_PHPT, M_GET, "GET, HEAD" },
-	{ R_CASE_CASEFILE, M_GET, "GET, HEAD" },
-	{ R_BUCKETS, M_GET, "GET, HEAD" },
-	{ R_BUCKET, M_GET, "GET, HEAD" },
-	{ R_BUCKET_MISMATCHES, M_GET, "GET, HEAD" },
-	{ R_BUCKET_TRIAGE, M_POST, "POST" },
-	{ R_BUCKETS_TRIAGE, M_POST, "POST" },
-	{ R_TRIAGE_EVENTS, M_GET, "GET, HEAD" },
-};
+typedef void api_handler(
+    struct app *, const struct http_request *, const struct api_args *, struct http_response *);
 
-/* Split /api/a/b/c/d into up to four segments; the route, its id and the
- * last segment (the role of /api/comparisons/ID/callgrind/ROLE). */
-static enum route api_route(const char *path, int64_t *id, char *last, size_t lastsize)
+static void api_route_health(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
 {
-	const char *seg[4];
-	size_t len[4], n = 0;
-	const char *p;
+	(void)req, (void)a;
+	api_health(app, resp);
+}
 
-	*id = 0;
-	if (strncmp(path, "/api/", 5) != 0)
-		return R_NONE;
-	p = path + 5;
+static void api_route_flags(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)app, (void)req, (void)a;
+	api_flags_list(resp);
+}
+
+static void api_route_cases(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	api_cases_list(app, req, 0, resp);
+}
+
+static void api_route_case_post(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	api_case_post(app, req, resp);
+}
+
+static void api_route_case(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	const char *cv = http_query(req, "comparison");
+	int64_t cmp_id = id_parse_str(cv);
+
+	if (cv != NULL && cmp_id <= 0)
+		api_error(resp, 400, "bad_request", "comparison: expected a positive integer id");
+	else
+		api_case_reply(app, a->id, cmp_id, 1, 200, NULL, NULL, resp);
+}
+
+static void api_route_case_phpt(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	export_case(app, a->id, "phpt", req, resp);
+}
+
+static void api_route_case_casefile(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	export_case(app, a->id, "casefile", req, resp);
+}
+
+static void api_route_runs(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	api_runs_list(app, req, resp);
+}
+
+static void api_route_run_post(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	api_run_post(app, req, resp);
+}
+
+static void api_route_run(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	api_run_reply(app, a->id, 200, resp);
+}
+
+static void api_route_run_cases(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	api_cases_list(app, req, a->id, resp);
+}
+
+static void api_route_run_cancel(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	api_run_cancel(app, a->id, resp);
+}
+
+static void api_route_run_resume(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	api_run_resume(app, a->id, resp);
+}
+
+static void api_route_run_measurements(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	measure_table(app, a->id, req, resp);
+}
+
+static void api_route_run_report(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	measure_report_md(app, a->id, req, resp);
+}
+
+static void api_route_workload_history(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	measure_history(app, req, resp);
+}
+
+static void api_route_callgrind(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	measure_dump(app, a->id, a->role, resp);
+}
+
+static void api_route_generated(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	api_generated_post(app, req, resp);
+}
+
+static void api_route_buckets(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	triage_buckets(app, req, resp);
+}
+
+static void api_route_buckets_triage(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	triage_post(app, 0, req, resp);
+}
+
+static void api_route_bucket(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	triage_bucket(app, a->id, resp);
+}
+
+static void api_route_bucket_mismatches(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	triage_mismatches(app, a->id, req, resp);
+}
+
+static void api_route_bucket_triage(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	triage_post(app, a->id, req, resp);
+}
+
+static void api_route_triage_events(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	triage_events(app, req, resp);
+}
+
+/*
+ * Every endpoint of docs/api.md, one row each: adding one is a row and a
+ * handler.  A pattern's segments are literals, ":id" (an id, strictly: not
+ * one is a 404 naming the "what") or ":role".  Rows with the same pattern
+ * make its Allow header; a literal row must come before a ":id" row that
+ * would also match its path (/api/buckets/triage before /api/buckets/:id).
+ * "open": readable without a token even with --read-auth.
+ */
+static const struct api_route {
+	unsigned method;
+	const char *pattern;
+	api_handler *handler;
+	const char *what; /* the resource ":id" names */
+	int open;
+} api_routes[] = {
+	{ M_GET, "/api/health", api_route_health, NULL, 1 },
+	{ M_GET, "/api/flags", api_route_flags, NULL, 0 },
+	{ M_GET, "/api/cases", api_route_cases, NULL, 0 },
+	{ M_POST, "/api/cases", api_route_case_post, NULL, 0 },
+	{ M_GET, "/api/cases/:id", api_route_case, "case", 0 },
+	{ M_GET, "/api/cases/:id/phpt", api_route_case_phpt, "case", 0 },
+	{ M_GET, "/api/cases/:id/casefile", api_route_case_casefile, "case", 0 },
+	{ M_GET, "/api/runs", api_route_runs, NULL, 0 },
+	{ M_POST, "/api/runs", api_route_run_post, NULL, 0 },
+	{ M_GET, "/api/runs/:id", api_route_run, "run", 0 },
+	{ M_GET, "/api/runs/:id/cases", api_route_run_cases, "run", 0 },
+	{ M_POST, "/api/runs/:id/cancel", api_route_run_cancel, "run", 0 },
+	{ M_POST, "/api/runs/:id/resume", api_route_run_resume, "run", 0 },
+	{ M_GET, "/api/runs/:id/measurements", api_route_run_measurements, "run", 0 },
+	{ M_GET, "/api/runs/:id/report.md", api_route_run_report, "run", 0 },
+	{ M_GET, "/api/workloads/history", api_route_workload_history, NULL, 0 },
+	{ M_GET, "/api/comparisons/:id/callgrind/:role", api_route_callgrind, "comparison", 0 },
+	{ M_POST, "/api/generated", api_route_generated, NULL, 0 },
+	{ M_GET, "/api/buckets", api_route_buckets, NULL, 0 },
+	{ M_POST, "/api/buckets/triage", api_route_buckets_triage, NULL, 0 },
+	{ M_GET, "/api/buckets/:id", api_route_bucket, "bucket", 0 },
+	{ M_GET, "/api/buckets/:id/mismatches", api_route_bucket_mismatches, "bucket", 0 },
+	{ M_POST, "/api/buckets/:id/triage", api_route_bucket_triage, "bucket", 0 },
+	{ M_GET, "/api/triage/events", api_route_triage_events, NULL, 0 },
+};
+#define API_NROUTES (sizeof(api_routes) / sizeof(api_routes[0]))
+
+/* Does path have pattern's shape?  Fills a (":id" parsed strictly, 0 when it is no id). */
+static int api_match(const char *pattern, const char *path, struct api_args *a)
+{
+	const char *p = pattern, *q = path;
+
+	memset(a, 0, sizeof *a);
 	for (;;) {
-		if (n == 4)
-			return R_NONE;
-		seg[n] = p;
-		len[n] = strcspn(p, "/");
-		if (len[n] == 0)
-			return R_NONE; /* empty segment or trailing slash */
-		p += len[n];
-		n++;
-		if (*p == '\0')
-			break;
-		p++;
+		size_t pl, ql;
+
+		if (*p != '/' || *q != '/')
+			return *p == '\0' && *q == '\0';
+		p++, q++;
+		pl = strcspn(p, "/");
+		ql = strcspn(q, "/");
+		if (ql == 0)
+			return 0; /* an empty segment or a trailing slash */
+		if (pl == 3 && memcmp(p, ":id", 3) == 0) {
+			a->id = id_parse(q, ql);
+			a->id_text = q;
+		} else if (pl == 5 && memcmp(p, ":role", 5) == 0) {
+			snprintf(a->role, sizeof a->role, "%.*s", (int)ql, q);
+		} else if (pl != ql || memcmp(p, q, pl) != 0) {
+			return 0;
+		}
+		p += pl;
+		q += ql;
 	}
-#define SEG(i, s) (len[i] == strlen(s) && memcmp(seg[i], s, len[i]) == 0)
-	snprintf(last, lastsize, "%.*s", (int)len[n - 1], seg[n - 1]);
-	if (n == 2 && SEG(0, "workloads") && SEG(1, "history"))
-		return R_WORKLOAD_HISTORY;
-	if (n == 4 && SEG(0, "comparisons") && SEG(2, "callgrind")) {
-		*id = id_parse(seg[1], len[1]);
-		return R_CALLGRIND;
-	}
-	if (n == 1 && SEG(0, "generated"))
-		return R_GENERATED;
-	/* Triage (triage.c): /api/buckets[/triage | /ID[/mismatches | /triage]], /api/triage/events. */
-	if (SEG(0, "buckets")) {
-		if (n == 1)
-			return R_BUCKETS;
-		if (n == 2 && SEG(1, "triage"))
-			return R_BUCKETS_TRIAGE;
-		*id = id_parse(seg[1], len[1]);
-		if (n == 2)
-			return R_BUCKET;
-		if (n == 3 && SEG(2, "mismatches"))
-			return R_BUCKET_MISMATCHES;
-		if (n == 3 && SEG(2, "triage"))
-			return R_BUCKET_TRIAGE;
-		return R_NONE;
-	}
-	if (n == 2 && SEG(0, "triage") && SEG(1, "events"))
-		return R_TRIAGE_EVENTS;
-	if (n == 1 && SEG(0, "health"))
-		return R_HEALTH;
-	if (n == 1 && SEG(0, "flags"))
-		return R_FLAGS;
-	if (n == 1 && SEG(0, "cases"))
-		return R_CASES;
-	if (n == 1 && SEG(0, "runs"))
-		return R_RUNS;
-	if (n >= 2 && (SEG(0, "cases") || SEG(0, "runs"))) {
-		*id = id_parse(seg[1], len[1]);
-		if (SEG(0, "cases"))
-			return n == 2                      ? R_CASE
-			    : n == 3 && SEG(2, "phpt")     ? R_CASE_PHPT
-			    : n == 3 && SEG(2, "casefile") ? R_CASE_CASEFILE
-			                                   : R_NONE;
-		if (n == 2)
-			return R_RUN;
-		if (n == 3 && SEG(2, "cases"))
-			return R_RUN_CASES;
-		if (n == 3 && SEG(2, "cancel"))
-			return R_RUN_CANCEL;
-		if (n == 3 && SEG(2, "resume"))
-			return R_RUN_RESUME;
-		if (n == 3 && SEG(2, "measurements"))
-			return R_RUN_MEASUREMENTS;
-		if (n == 3 && SEG(2, "report.md"))
-			return R_RUN_REPORT;
-	}
-#undef SEG
-	return R_NONE;
 }
 
 void api_handle(struct app *app, const struct http_request *req, struct http_response *resp)
 {
+	const struct api_route *r = NULL;
 	struct http_request authed;
 	struct auth_who who;
-	enum route route;
-	unsigned method;
-	int64_t id;
+	struct api_args args;
+	unsigned method, allowed = 0;
 	size_t i;
-	char last[32];
 
 	memset(resp, 0, sizeof *resp);
-	route = api_route(req->path, &id, last, sizeof last);
-	if (route == R_NONE) {
+	/* The first row of the path's shape picks the pattern; its rows, the methods. */
+	for (i = 0; i < API_NROUTES; i++)
+		if (api_match(api_routes[i].pattern, req->path, &args))
+			break;
+	if (i == API_NROUTES) {
 		api_error(resp, 404, "not_found", "no such endpoint: %s", req->path);
 		return;
 	}
@@ -1232,12 +1342,23 @@ void api_handle(struct app *app, const struct http_request *req, struct http_res
 		method = M_POST;
 	else
 		method = 0;
-	for (i = 0; api_routes[i].route != route; i++)
-		;
-	if ((api_routes[i].methods & method) == 0) {
+	for (size_t j = i; j < API_NROUTES; j++) {
+		if (strcmp(api_routes[j].pattern, api_routes[i].pattern) != 0)
+			continue;
+		allowed |= api_routes[j].method;
+		if (api_routes[j].method & method)
+			r = &api_routes[j];
+	}
+	if (r == NULL) {
+		resp->allow = allowed == (M_GET | M_POST) ? "GET, HEAD, POST"
+		    : allowed == M_POST                   ? "POST"
+		                                          : "GET, HEAD";
 		api_error(resp, 405, "method_not_allowed", "%.16s is not allowed on %s (allowed: %s)",
-		    req->method, req->path, api_routes[i].allow);
-		resp->allow = api_routes[i].allow;
+		    req->method, req->path, resp->allow);
+		return;
+	}
+	if (req->query_overflow) {
+		api_error(resp, 400, "bad_request", "too many query parameters: at most %d", HTTP_MAX_QUERY);
 		return;
 	}
 	/* Every write is checked here, so an endpoint added later is covered
@@ -1248,100 +1369,12 @@ void api_handle(struct app *app, const struct http_request *req, struct http_res
 		authed = *req;
 		authed.who = &who;
 		req = &authed;
-	} else if (route != R_HEALTH && auth_read(app, req, resp) < 0) {
+	} else if (!r->open && auth_read(app, req, resp) < 0) {
 		return;
 	}
-	switch (route) {
-	case R_HEALTH:
-		api_health(app, resp);
-		break;
-	case R_FLAGS:
-		api_flags_list(resp);
-		break;
-	case R_CASES:
-		if (method == M_POST)
-			api_case_post(app, req, resp);
-		else
-			api_cases_list(app, req, 0, resp);
-		break;
-	case R_CASE:
-	case R_CASE_PHPT:
-	case R_CASE_CASEFILE: {
-		const char *cv = http_query(req, "comparison");
-		int64_t cmp_id = cv != NULL ? id_parse(cv, strlen(cv)) : 0;
-		if (id <= 0)
-			api_error(resp, 404, "not_found", "no case %.32s", req->path + strlen("/api/cases/"));
-		else if (route != R_CASE)
-			export_case(app, id, route == R_CASE_PHPT ? "phpt" : "casefile", req, resp);
-		else if (cv != NULL && cmp_id <= 0)
-			api_error(resp, 400, "bad_request", "comparison: expected a positive integer id");
-		else
-			api_case_reply(app, id, cmp_id, 1, 200, NULL, NULL, resp);
-		break;
+	if (r->what != NULL && args.id <= 0) {
+		api_error(resp, 404, "not_found", "no %s %.32s", r->what, args.id_text);
+		return;
 	}
-	case R_RUNS:
-		if (method == M_POST)
-			api_run_post(app, req, resp);
-		else
-			api_runs_list(app, req, resp);
-		break;
-	case R_RUN:
-	case R_RUN_CASES:
-	case R_RUN_CANCEL:
-	case R_RUN_RESUME:
-	case R_RUN_MEASUREMENTS:
-	case R_RUN_REPORT:
-		if (id <= 0)
-			api_error(resp, 404, "not_found", "no run %.32s", req->path + strlen("/api/runs/"));
-		else if (route == R_RUN)
-			api_run_reply(app, id, 200, resp);
-		else if (route == R_RUN_CASES)
-			api_cases_list(app, req, id, resp);
-		else if (route == R_RUN_MEASUREMENTS)
-			measure_table(app, id, req, resp);
-		else if (route == R_RUN_REPORT)
-			measure_report_md(app, id, req, resp);
-		else if (route == R_RUN_RESUME)
-			api_run_resume(app, id, resp);
-		else
-			api_run_cancel(app, id, resp);
-		break;
-	case R_WORKLOAD_HISTORY:
-		measure_history(app, req, resp);
-		break;
-	case R_CALLGRIND:
-		if (id <= 0)
-			api_error(resp, 404, "not_found", "no comparison %.32s",
-			    req->path + strlen("/api/comparisons/"));
-		else
-			measure_dump(app, id, last, resp);
-		break;
-	case R_GENERATED:
-		api_generated_post(app, req, resp);
-		break;
-	case R_BUCKETS:
-		triage_buckets(app, req, resp);
-		break;
-	case R_BUCKETS_TRIAGE:
-		triage_post(app, 0, req, resp);
-		break;
-	case R_BUCKET:
-	case R_BUCKET_MISMATCHES:
-	case R_BUCKET_TRIAGE:
-		if (id <= 0)
-			api_error(
-			    resp, 404, "not_found", "no bucket %.32s", req->path + strlen("/api/buckets/"));
-		else if (route == R_BUCKET)
-			triage_bucket(app, id, resp);
-		else if (route == R_BUCKET_MISMATCHES)
-			triage_mismatches(app, id, req, resp);
-		else
-			triage_post(app, id, req, resp);
-		break;
-	case R_TRIAGE_EVENTS:
-		triage_events(app, req, resp);
-		break;
-	case R_NONE:
-		break;
-	}
+	r->handler(app, req, &args, resp);
 }

@@ -85,8 +85,10 @@ static enum MHD_Result http_collect_query(
 	struct http_request *req = cls;
 
 	(void)kind;
-	if (req->nquery >= HTTP_MAX_QUERY)
-		return MHD_NO; /* the rest are ignored */
+	if (req->nquery >= HTTP_MAX_QUERY) {
+		req->query_overflow = 1; /* a 400 (api_handle), not silently dropped */
+		return MHD_NO;
+	}
 	req->query[req->nquery].key = key;
 	req->query[req->nquery].value = value != NULL ? value : "";
 	req->nquery++;

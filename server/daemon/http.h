@@ -17,6 +17,7 @@ struct http_request {
 	const char *body;         /* NUL-terminated, may hold NULs */
 	size_t body_len;
 	size_t nquery;
+	int query_overflow;         /* more than HTTP_MAX_QUERY parameters were sent */
 	const char *authorization;  /* the Authorization header, NULL when not sent */
 	const struct auth_who *who; /* set by api_handle for writes: who sent it */
 	struct {

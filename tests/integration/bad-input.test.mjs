@@ -183,6 +183,15 @@ test('ids are strict: not an id in a path -> 404, in a query parameter -> 400', 
 	assert.equal(e.status, 200, e.text);
 });
 
+test('more than 16 query parameters -> 400, not silently dropped', async () => {
+	const q = (n) => Array.from({ length: n }, (_, i) => `p${i}=1`).join('&');
+	assert.equal((await d.request('GET', `/api/cases?${q(16)}`)).status, 200, '16 are taken');
+	await rejects('GET', `/api/cases?${q(17)}`, {}, 400, 'bad_request', /query parameters/);
+	await rejects('GET', `/api/cases?${q(16)}&limit=1`, {}, 400, 'bad_request', /at most 16/);
+	await rejects('GET', `/api/runs?${q(40)}`, {}, 400, 'bad_request');
+	await rejects('POST', `/api/cases?${q(17)}`, json({ code: '1' }), 400, 'bad_request');
+});
+
 test('unknown path -> 404 not_found', async () => {
 	await rejects('GET', '/api/nope', {}, 404, 'not_found');
 	await rejects('GET', '/api/cases/1/nope', {}, 404, 'not_found');
