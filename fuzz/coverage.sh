@@ -22,9 +22,9 @@ declare -A files=(
 	[proto]="server/common/proto.c server/common/buf.c server/common/clock.c"
 	[flags]="server/common/flags.c"
 	[casefile]="server/common/casefile.c server/common/flags.c server/common/buf.c"
-	[body]="server/daemon/api.c server/common/flags.c server/common/casefile.c"
+	[body]="server/daemon/api_cases.c server/daemon/api_reply.c server/common/flags.c server/common/casefile.c"
 )
-# The functions each harness is about (api.c and proto.c hold more).
+# The functions each harness is about (api_cases.c and proto.c hold more).
 declare -A functions=(
 	[proto]='proto_recv|proto_decode|read_all|proto_get|proto_get_int|get_u16|get_u32'
 	[flags]='flags_parse|flags_token|flags_format'
@@ -35,7 +35,7 @@ for name in "$@"; do
 	srcs=${files[$name]}
 	extra=()
 	if [ "$name" = body ]; then
-		# api.c needs the daemon below the commands (all but main.c).
+		# api_cases.c needs the daemon below the commands (all but main.c).
 		for f in server/common/*.c server/daemon/*.c; do
 			case " $srcs " in *" $f "*) continue ;; esac
 			[ "$f" = server/daemon/main.c ] && continue

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The layer check: phpcmp's modules use only what is below them.
 
-    scripts/check-layers.py [--objects DIR] [--known FILE] [--quiet]
+    scripts/check-layers.py [--objects DIR] [--known FILE] [--quiet] [OBJECT.o ...]
 
-Reads each daemon object's defined and undefined symbols with `nm`
+Reads each daemon object's (the OBJECT.o given, else every one in DIR) defined and undefined symbols with `nm`
 (DIR: build/obj), maps every undefined symbol to the module that defines
 it, and fails (exit 1) when
 
@@ -181,22 +181,26 @@ def main():
                     help="the leaf library's folder: its .c files are layer 1")
     ap.add_argument("--root", default=ROOT, help="checkout whose server/ sources are checked")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("files", nargs="*", help="the objects (default: every .o in --objects)")
     args = ap.parse_args()
 
     common = {f[:-2] for f in os.listdir(args.common) if f.endswith(".c")} if os.path.isdir(args.common) else set()
-    objs = sorted(f for f in os.listdir(args.objects) if f.endswith(".o"))
+    if args.files:
+        objs = sorted(os.path.abspath(f) for f in args.files)
+    else:
+        objs = sorted(os.path.join(args.objects, f) for f in os.listdir(args.objects) if f.endswith(".o"))
     if not objs:
         print(f"check-layers: no objects in {args.objects} (make all first)", file=sys.stderr)
         return 2
     errors = []
     modules = {}
     for f in objs:
-        m = f[:-2]
+        m = os.path.basename(f)[:-2]
         layer = layer_of(m, common)
         if layer is None:
             errors.append(f"{m}: not in any layer (scripts/check-layers.py, layer_of)")
             continue
-        modules[m] = (layer,) + read_symbols(os.path.join(args.objects, f))
+        modules[m] = (layer,) + read_symbols(f)
 
     owner, statics = {}, {}
     for m, (_, defined, _, st) in sorted(modules.items()):
