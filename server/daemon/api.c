@@ -101,6 +101,7 @@ void api_handle(struct app *app, const struct http_request *req, struct http_res
 	const struct api_route *r = NULL;
 	struct http_request authed;
 	struct auth_who who;
+	struct svc_error e;
 	struct api_args args;
 	unsigned method, allowed = 0;
 	size_t i;
@@ -142,12 +143,15 @@ void api_handle(struct app *app, const struct http_request *req, struct http_res
 	/* Every write is checked here, so an endpoint added later is covered
 	 * without a call of its own; handlers find the sender in req->who. */
 	if (method == M_POST) {
-		if (auth_identity(app, req, &who, resp) < 0)
+		if (auth_identity(app, req->authorization, &who, &e) < 0) {
+			api_svc(resp, &e);
 			return;
+		}
 		authed = *req;
 		authed.who = &who;
 		req = &authed;
-	} else if (!r->open && auth_read(app, req, resp) < 0) {
+	} else if (!r->open && auth_read(app, req->authorization, &e) < 0) {
+		api_svc(resp, &e);
 		return;
 	}
 	if (r->what != NULL && args.id <= 0) {

@@ -79,6 +79,34 @@ void api_fail(struct http_response *resp, const char *err)
 	resp->retry_after = retry;
 }
 
+/* A service's error (services.h) as an answer: the one mapping of svc_status. */
+void api_svc(struct http_response *resp, const struct svc_error *e)
+{
+	switch (e->status) {
+	case SVC_BAD_REQUEST:
+		api_error(resp, 400, e->code != NULL ? e->code : "bad_request", "%s", e->message);
+		break;
+	case SVC_UNAUTHORIZED:
+		api_error(resp, 401, e->code != NULL ? e->code : "token_required", "%s", e->message);
+		resp->www_authenticate = e->challenge;
+		break;
+	case SVC_NOT_FOUND:
+		api_error(resp, 404, "not_found", "%s", e->message);
+		break;
+	case SVC_CONFLICT:
+		api_error(resp, 409, "conflict", "%s", e->message);
+		break;
+	case SVC_STORAGE:
+		api_fail(resp, e->message);
+		break;
+	case SVC_OK:
+	case SVC_INTERNAL:
+	default:
+		api_error(resp, 500, "internal", "%s", e->message);
+		break;
+	}
+}
+
 /* A query parameter's value, or NULL. */
 const char *http_query(const struct http_request *req, const char *key)
 {

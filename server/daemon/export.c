@@ -205,30 +205,23 @@ static void export_slug(const char *title, char *out, size_t size)
 	out[o] = '\0';
 }
 
-void export_case(struct app *app, int64_t case_id, const char *format, const struct http_request *req,
-    struct http_response *resp)
+int export_case(struct app *app, int64_t case_id, int64_t comparison_id, const char *format,
+    struct export_file *out, struct svc_error *e)
 {
 	struct db_case dc;
 	struct db_comparison cmp;
-	const char *cv = http_query(req, "comparison");
 	char err[512], slug[48], *text;
-	int64_t comparison_id = 0;
 	size_t len = 0;
-	int rc, have_cmp = 0;
+	int rc, have_cmp = 0, ret = -1;
 
-	if (cv != NULL) {
-		if ((comparison_id = id_parse_str(cv)) < 1) {
-			api_error(resp, 400, "bad_request", "comparison: expected a positive integer id");
-			return;
-		}
-	}
+	memset(out, 0, sizeof *out);
 	if ((rc = db_case_get(app->db, case_id, &dc, err, sizeof err)) <= 0) {
 		if (rc < 0)
-			api_fail(resp, err);
+			svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 		else
-			api_error(resp, 404, "not_found", "no case %" PRId64, case_id);
+			svc_fail(e, SVC_NOT_FOUND, NULL, "no case %" PRId64, case_id);
 		db_case_release(&dc);
-		return;
+		return -1;
 	}
 	export_slug(dc.spec.title, slug, sizeof slug);
 	if (strcmp(format, "casefile") == 0) {
@@ -248,14 +241,14 @@ void export_case(struct app *app, int64_t case_id, const char *format, const str
 			}
 		}
 		if ((text = casefile_format(&dc.spec)) == NULL) {
-			api_error(resp, 409, "conflict",
+			svc_fail(e, SVC_CONFLICT, NULL,
 			    "case %" PRId64 " cannot be written in the stored format: "
 			    "a line of its code, setup or expect reads as a section header (--NAME--) or ends in CR",
 			    case_id);
 			goto out;
 		}
 		len = strlen(text);
-		snprintf(resp->disposition, sizeof resp->disposition,
+		snprintf(out->disposition, sizeof out->disposition,
 		    "inline; filename=\"%s%s%" PRId64 ".phpt\"", slug, slug[0] != '\0' ? "-" : "case-",
 		    case_id);
 	} else {
@@ -263,17 +256,17 @@ void export_case(struct app *app, int64_t case_id, const char *format, const str
 		have_cmp = 1;
 		if (rc <= 0) {
 			if (rc < 0)
-				api_fail(resp, err);
+				svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 			else if (comparison_id > 0)
-				api_error(resp, 404, "not_found",
+				svc_fail(e, SVC_NOT_FOUND, NULL,
 				    "case %" PRId64 " has no comparison %" PRId64, case_id, comparison_id);
 			else
-				api_error(
-				    resp, 409, "conflict", "case %" PRId64 " has no results yet", case_id);
+				svc_fail(
+				    e, SVC_CONFLICT, NULL, "case %" PRId64 " has no results yet", case_id);
 			goto out;
 		}
 		if (cmp.results[ROLE_BASE].status != STATUS_OK) {
-			api_error(resp, 409, "conflict",
+			svc_fail(e, SVC_CONFLICT, NULL,
 			    "the base build's result is \"%s\", not ok: there is no output "
 			    "to expect (%.200s)",
 			    result_status_name(cmp.results[ROLE_BASE].status),
@@ -282,19 +275,19 @@ void export_case(struct app *app, int64_t case_id, const char *format, const str
 			goto out;
 		}
 		if ((text = export_phpt_text(app, &dc, &cmp, &len)) == NULL) {
-			api_error(resp, 500, "internal", "out of memory");
+			svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
 			goto out;
 		}
-		snprintf(resp->disposition, sizeof resp->disposition,
+		snprintf(out->disposition, sizeof out->disposition,
 		    "attachment; filename=\"json_encode_phpcmp_%" PRId64 "%s%s.phpt\"", case_id,
 		    slug[0] != '\0' ? "_" : "", slug);
 	}
-	resp->status = 200;
-	resp->body = text;
-	resp->body_len = len;
-	resp->content_type = "text/plain; charset=utf-8";
+	out->text = text;
+	out->len = len;
+	ret = 0;
 out:
 	if (have_cmp)
 		db_comparison_release(&cmp);
 	db_case_release(&dc);
+	return ret;
 }

@@ -57,6 +57,9 @@ const char *http_query(const struct http_request *, const char *key);
 /* The daemon's own failure: a storage error as db_error_status() maps it
  * (503 storage_full, Retry-After...), else 500 internal. */
 void api_fail(struct http_response *, const char *err);
+/* A service's error (services.h) as its HTTP answer. */
+struct svc_error;
+void api_svc(struct http_response *, const struct svc_error *);
 /* Fill resp with a JSON error. */
 void api_error(struct http_response *, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

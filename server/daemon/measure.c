@@ -28,20 +28,17 @@
 #define MEASURE_HISTORY_MAX 500
 #define MEASURE_MAX_DUMP (256u << 20)
 
-/* ?threshold=PCT (0..1000, default 1); -1 after answering 400. */
-static double measure_threshold(const struct http_request *req, struct http_response *resp)
+/* threshold=PCT (0..1000, NULL: the default 1); -1 with e. */
+static double measure_threshold(const char *s, struct svc_error *e)
 {
-	const char *s = http_query(req, "threshold");
 	char *end;
 	if (s == NULL)
 		return MEASURE_DEFAULT_THRESHOLD;
 	errno = 0;
 	double t = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(t >= 0 && t <= 1000)) {
-		api_error(resp, 400, "bad_request",
+	if (errno != 0 || end == s || *end != '\0' || !(t >= 0 && t <= 1000))
+		return svc_fail(e, SVC_BAD_REQUEST, NULL,
 		    "threshold: expected a percentage from 0 to 1000, got \"%.32s\"", s);
-		return -1;
-	}
 	return t;
 }
 
@@ -121,25 +118,23 @@ static const char *measure_classify(struct measure_table *t, const struct measur
 	return "improvement";
 }
 
-/* Load the run and its measured rows; 0, or -1 after answering. */
-static int measure_load(struct app *app, int64_t run_id, const struct http_request *req,
-    struct http_response *resp, struct db_run *run, struct measure_table *t)
+/* Load the run and its measured rows; 0, or -1 with e. */
+static int measure_load(struct app *app, int64_t run_id, const char *threshold, struct db_run *run,
+    struct measure_table *t, struct svc_error *e)
 {
 	char err[512];
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if ((t->threshold = measure_threshold(req, resp)) < 0)
+	if ((t->threshold = measure_threshold(threshold, e)) < 0)
 		return -1;
 	if ((rc = db_run_get(app->db, run_id, run, err, sizeof(err))) <= 0) {
 		if (rc == 0)
-			api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
-		else
-			api_fail(resp, err);
-		return -1;
+			return svc_fail(e, SVC_NOT_FOUND, NULL, "no run %" PRId64, run_id);
+		return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 	}
 	if (db_run_measurements(app->db, run_id, measure_collect, t, err, sizeof(err)) < 0) {
-		api_fail(resp, err);
+		svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 		db_run_release(run);
 		measure_table_release(t);
 		return -1;
@@ -152,14 +147,13 @@ static json_t *measure_num(double v)
 	return isnan(v) ? json_null() : json_real(round(v * 100) / 100);
 }
 
-void measure_table(
-    struct app *app, int64_t run_id, const struct http_request *req, struct http_response *resp)
+int measure_table(struct app *app, int64_t run_id, const char *threshold, json_t **out, struct svc_error *e)
 {
 	struct db_run run;
 	struct measure_table t;
 
-	if (measure_load(app, run_id, req, resp, &run, &t) < 0)
-		return;
+	if (measure_load(app, run_id, threshold, &run, &t, e) < 0)
+		return -1;
 	json_t *rows = json_array();
 	for (size_t i = 0; i < t.n; i++) {
 		struct measure_row *r = &t.rows[i];
@@ -189,9 +183,11 @@ void measure_table(
 	    json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "base", "name", run.build_names[ROLE_BASE], "version",
 	        run.build_versions[ROLE_BASE], "head", "name", run.build_names[ROLE_HEAD], "version",
 	        run.build_versions[ROLE_HEAD]));
-	api_json(resp, 200, body);
 	db_run_release(&run);
 	measure_table_release(&t);
+	if ((*out = body) == NULL)
+		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory building the response");
+	return 0;
 }
 
 /* 1234.5 -> "1,234.50"; Markdown tables read better with separators. */
@@ -226,16 +222,16 @@ static void measure_cell(struct buf *out, const char *s)
 	}
 }
 
-void measure_report_md(
-    struct app *app, int64_t run_id, const struct http_request *req, struct http_response *resp)
+int measure_report_md(
+    struct app *app, int64_t run_id, const char *threshold, char **text, size_t *len, struct svc_error *e)
 {
 	struct db_run run;
 	struct measure_table t;
 	struct buf out = BUF_INIT;
 	char b[64], h[64];
 
-	if (measure_load(app, run_id, req, resp, &run, &t) < 0)
-		return;
+	if (measure_load(app, run_id, threshold, &run, &t, e) < 0)
+		return -1;
 	buf_addf(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);
 	buf_addf(&out,
 	    "base: %s (PHP %s), head: %s (PHP %s); callgrind, inclusive instructions of "
@@ -263,17 +259,11 @@ void measure_report_md(
 	if (t.unmeasured)
 		buf_addf(&out, ", %d not measured (see the run's cases)", t.unmeasured);
 	buf_addf(&out, ".%s\n", strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
-	if (out.failed) {
-		free(out.data);
-		api_error(resp, 500, "internal", "out of memory");
-	} else {
-		resp->status = 200;
-		resp->body = out.data;
-		resp->body_len = out.len;
-		resp->content_type = "text/markdown; charset=utf-8";
-	}
 	db_run_release(&run);
 	measure_table_release(&t);
+	if ((*text = buf_detach(&out, len)) == NULL)
+		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
+	return 0;
 }
 
 static int measure_history_point(void *arg, const struct db_workload_point *p)
@@ -296,65 +286,57 @@ static int measure_history_point(void *arg, const struct db_workload_point *p)
 	return json_array_append_new(points, pt);
 }
 
-void measure_history(struct app *app, const struct http_request *req, struct http_response *resp)
+int measure_history(
+    struct app *app, const char *source, const char *cs, const char *ls, json_t **out, struct svc_error *e)
 {
-	const char *source = http_query(req, "source"), *cs = http_query(req, "case");
-	const char *ls = http_query(req, "limit");
 	char err[512];
 	int64_t case_id = 0;
 	long limit = 100;
 
-	if ((source == NULL) == (cs == NULL)) {
-		api_error(resp, 400, "bad_request",
+	if ((source == NULL) == (cs == NULL))
+		return svc_fail(e, SVC_BAD_REQUEST, NULL,
 		    "give exactly one of source (a file under cases/) or case (an id)");
-		return;
-	}
 	if (cs != NULL) {
-		if ((case_id = id_parse_str(cs)) < 1) {
-			api_error(
-			    resp, 400, "bad_request", "case: expected a positive integer, got \"%.32s\"", cs);
-			return;
-		}
+		if ((case_id = id_parse_str(cs)) < 1)
+			return svc_fail(
+			    e, SVC_BAD_REQUEST, NULL, "case: expected a positive integer, got \"%.32s\"", cs);
 	}
 	if (ls != NULL) {
 		int64_t n = id_parse_str(ls);
 		limit = n >= 1 && n <= MEASURE_HISTORY_MAX ? (int)n : 0;
-		if (limit < 1) {
-			api_error(resp, 400, "bad_request", "limit: expected 1 to %d, got \"%.32s\"",
+		if (limit < 1)
+			return svc_fail(e, SVC_BAD_REQUEST, NULL, "limit: expected 1 to %d, got \"%.32s\"",
 			    MEASURE_HISTORY_MAX, ls);
-			return;
-		}
 	}
 	json_t *points = json_array();
 	if (db_workload_history(
 	        app->db, source, case_id, (int)limit, measure_history_point, points, err, sizeof(err)) < 0) {
 		json_decref(points);
-		api_fail(resp, err);
-		return;
+		return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 	}
-	api_json(resp, 200,
-	    json_pack("{s:o, s:o, s:o}", "source", source ? json_string(source) : json_null(), "case_id",
-	        case_id ? json_integer(case_id) : json_null(), "points", points));
+	*out = json_pack("{s:o, s:o, s:o}", "source", source ? json_string(source) : json_null(), "case_id",
+	    case_id ? json_integer(case_id) : json_null(), "points", points);
+	if (*out == NULL)
+		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory building the response");
+	return 0;
 }
 
-void measure_dump(struct app *app, int64_t comparison_id, const char *role, struct http_response *resp)
+int measure_dump(
+    struct app *app, int64_t comparison_id, const char *role, struct export_file *out, struct svc_error *e)
 {
 	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], err[512];
 	int r = !strcmp(role, "base") ? ROLE_BASE : !strcmp(role, "head") ? ROLE_HEAD : -1;
 	int rc;
 	char *buf = NULL;
 
-	if (r < 0) {
-		api_error(resp, 404, "not_found", "no build role \"%.16s\" (base or head)", role);
-		return;
-	}
+	memset(out, 0, sizeof *out);
+	if (r < 0)
+		return svc_fail(e, SVC_NOT_FOUND, NULL, "no build role \"%.16s\" (base or head)", role);
 	if ((rc = db_dump_file(app->db, comparison_id, r, path, sizeof(path), err, sizeof(err))) <= 0) {
 		if (rc < 0)
-			api_fail(resp, err);
-		else
-			api_error(resp, 404, "not_found",
-			    "comparison %" PRId64 " has no callgrind file for %s", comparison_id, role);
-		return;
+			return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
+		return svc_fail(e, SVC_NOT_FOUND, NULL, "comparison %" PRId64 " has no callgrind file for %s",
+		    comparison_id, role);
 	}
 	/* Serve only files inside our own callgrind folder. */
 	snprintf(dir, sizeof(dir), "%s/callgrind", app->config->state_dir);
@@ -363,14 +345,12 @@ void measure_dump(struct app *app, int64_t comparison_id, const char *role, stru
 	if (!realpath(path, real) || !realpath(dir, dirreal) ||
 	    strncmp(real, dirreal, strlen(dirreal)) != 0 || real[strlen(dirreal)] != '/' ||
 	    (buf = bytes_read_file(real, MEASURE_MAX_DUMP, &got, err, sizeof(err))) == NULL) {
-		api_error(resp, 404, "not_found", "the callgrind file of comparison %" PRId64 " (%s) is gone",
-		    comparison_id, role);
-		return;
+		return svc_fail(e, SVC_NOT_FOUND, NULL,
+		    "the callgrind file of comparison %" PRId64 " (%s) is gone", comparison_id, role);
 	}
-	resp->status = 200;
-	resp->body = buf;
-	resp->body_len = got;
-	resp->content_type = "application/octet-stream";
-	snprintf(resp->disposition, sizeof(resp->disposition),
+	out->text = buf;
+	out->len = got;
+	snprintf(out->disposition, sizeof(out->disposition),
 	    "attachment; filename=\"callgrind.out.phpcmp-%" PRId64 "-%s\"", comparison_id, role);
+	return 0;
 }
