@@ -124,9 +124,8 @@ test('two differing Content-Length headers (or one with Transfer-Encoding) are r
 	assert.equal(same.status, 201, same.text.slice(0, 300));
 });
 
-// The strict id parser is the layering work's (one shared parser); until it
-// lands this is a todo, not a failure.
-test('ids are strict: /api/cases/01, +5, 5x are no case', { todo: 'the shared strict id parser (layering)' }, async () => {
+// The strict id parser is the layering work's (id_parse, one shared parser).
+test('ids are strict: /api/cases/01, +5, 5x are no case', async () => {
 	for (const p of ['/api/cases/01', '/api/cases/+1', '/api/cases/1x', '/api/cases/%201', '/api/runs/01', '/api/buckets/+1']) {
 		const r = await d.get(p);
 		assert.equal(r.status, 404, `${p} -> ${r.status}`);
