@@ -23,6 +23,7 @@ DAEMON_OBJ = $(DAEMON_SRC:server/%.c=$(B)/obj/%.o) $(B)/obj/gen.o
 DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
 
 .PHONY: all run test unit-test integration-test browser-test builds clean deps bench web-deps
+.PHONY: php-build src-builds
 all: $(B)/phpcmp $(B)/phpcmp-worker
 
 deps:
@@ -30,6 +31,19 @@ deps:
 
 builds:
 	scripts/fetch-default-builds.sh builds
+
+# libphp built from a php-src source with patches (docs/builds.md), cached
+# in $$PHPCMP_PHP_CACHE (default .cache/php):
+#   make php-build NAME=pr-1234 PATCHES="a.patch b.patch" [SOURCE=php-src/] [FLAVOUR=debug]
+# makes builds/NAME; src-builds: the from-source builds the tests use.
+FLAVOUR ?= release
+php-build:
+	@test -n "$(NAME)" || { echo 'make php-build: NAME=... is required' >&2; exit 2; }
+	scripts/build-php.sh --name "$(NAME)" --flavour "$(FLAVOUR)" $(if $(SOURCE),--source "$(SOURCE)") \
+	    $(foreach p,$(PATCHES),--patch "$(p)")
+
+src-builds:
+	scripts/src-builds.sh
 
 # The page's libraries (diff, uPlot: served under /vendor/ by server/http.c)
 # and the browser tests' driver (playwright-core), exactly as
@@ -111,10 +125,10 @@ run:
 
 test:
 	scripts/install-deps.sh --if-missing
-	$(MAKE) all builds web-deps
+	$(MAKE) all builds src-builds web-deps
 	scripts/run-tests.sh
 
-integration-test: all builds
+integration-test: all builds src-builds
 	scripts/run-tests.sh integration
 
 # The integration suite with every daemon under valgrind memcheck (the
@@ -122,7 +136,7 @@ integration-test: all builds
 # the daemon exit 99 and its test fail (docs/testing.md).
 .PHONY: memcheck load
 MEMCHECK = valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --quiet
-memcheck: all builds
+memcheck: all builds src-builds
 	PHPCMP_DAEMON_WRAPPER="$(MEMCHECK)" TEST_TIMEOUT=3000 scripts/run-tests.sh integration
 
 # 50 clients POSTing cases for 60 s while a run is in progress (docs/hardening.md).
