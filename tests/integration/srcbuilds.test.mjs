@@ -38,14 +38,19 @@ after(async () => {
 	for (const d of daemons) await d.stopClean();
 });
 
-// One daemon per candidate: base = the from-source 8.2.32, head = the candidate.
+// One daemon per candidate: base = the from-source 8.2.32, head = the
+// candidate; started on first use, kept for the file's other tests.
+const byPatch = new Map();
 async function daemonFor(patch) {
-	const d = await Daemon.start({
-		name: `srcbuilds-${patch}`,
-		builds: { base: prefixOf(BASE), head: prefixOf(cand(patch)) },
-	});
-	daemons.push(d);
-	return d;
+	if (!byPatch.has(patch)) {
+		const d = await Daemon.start({
+			name: `srcbuilds-${patch}`,
+			builds: { base: prefixOf(BASE), head: prefixOf(cand(patch)) },
+		});
+		daemons.push(d);
+		byPatch.set(patch, d);
+	}
+	return byPatch.get(patch);
 }
 
 test('the from-source builds are what they say: 8.2.32 release, the patch applied, own libraries', () => {
@@ -150,11 +155,7 @@ test('keys-fastpath (a correct candidate): the same results on keys and values o
 });
 
 test('keys-fastpath-wrong (a wrong candidate): a "/" in a key is not escaped -> differ in output', async () => {
-	const d = await Daemon.start({
-		name: 'srcbuilds-keys-fastpath-wrong',
-		builds: { base: prefixOf(BASE), head: prefixOf(cand('keys-fastpath-wrong')) },
-	});
-	daemons.push(d);
+	const d = await daemonFor('keys-fastpath-wrong');
 	const res = await d.runCase({ code: '["a/b" => "c/d"]' });
 	assert.equal(res.verdict, 'differ');
 	assert.deepEqual(res.differs, ['output']);
