@@ -151,7 +151,9 @@ esac
 if [ "$action" = overlay ]; then
 	# Environment: TREE (the candidate's), DONOR (the donor's tree),
 	# INSTALL (fast or full), LOGF.  Patches are in "${patches[@]}".
-	mount -t overlay overlay -o "lowerdir=$DONOR,upperdir=$TREE/upper,workdir=$TREE/work" "$DONOR"
+	# Exit status 3: no overlay here (the caller then builds in full).
+	mount -t overlay overlay -o "lowerdir=$DONOR,upperdir=$TREE/upper,workdir=$TREE/work" "$DONOR" \
+		>>"$LOGF" 2>&1 || exit 3
 	for p in "${patches[@]}"; do
 		patch -d "$DONOR/src" -p1 --batch --forward -s < "$p" >>"$LOGF" 2>&1 ||
 			die "patch $p does not apply (log: $LOGF)"
@@ -303,6 +305,7 @@ reusable() { # donor-src
 	[ "$flavour" != coverage ] || { why="coverage flavour"; return 1; }
 	command -v unshare >/dev/null 2>&1 || { why="no unshare"; return 1; }
 	[ "$(id -u)" -eq 0 ] || { why="not root (no mount namespace)"; return 1; }
+	unshare --mount --propagation private true 2>/dev/null || { why="no mount namespace here"; return 1; }
 	for p in "${patches[@]}"; do
 		local files
 		files=$(touched_files "$src" "$p")
@@ -383,10 +386,22 @@ if [ "$install" = fast ]; then
 else
 	mkdir -p "$tree/prefix"
 fi
+inner=(--_overlay --flavour "$flavour" --jobs "$jobs")
+for p in "${patches[@]}"; do inner+=(--patch "$p"); done
+status=0
 TREE=$tree DONOR=$donor INSTALL=$install LOGF=$logf \
-	unshare --mount --propagation private "$BASH" "$self" --_overlay --flavour "$flavour" \
-	--jobs "$jobs" $(for p in "${patches[@]}"; do printf -- '--patch %q ' "$p"; done) ||
+	unshare --mount --propagation private "$BASH" "$self" "${inner[@]}" || status=$?
+if [ "$status" -eq 3 ]; then
+	# The kernel refused the overlay: build in full instead.
+	log "candidate $key: no overlay mount here ($(tail -1 "$logf")); full build"
+	rm -rf "$tree"
+	exec {candfd}>&-
+	build_full "$key" "${patches[@]}"
+	link_build "$tree" full "$(elapsed "$start")"
+	exit 0
+elif [ "$status" -ne 0 ]; then
 	die "candidate build failed (log: $logf)"
+fi
 if [ "$install" = fast ]; then
 	# What make install would change for a patch to .c/.re/.y files: the
 	# library and the CLI, the candidate's own files (links to upper/, which
