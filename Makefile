@@ -17,12 +17,23 @@ LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 B = build
-DAEMON_SRC = $(wildcard server/*.c)
-# gen.o: the case generator is pure C, shared by the worker core and the daemon.
-DAEMON_OBJ = $(DAEMON_SRC:server/%.c=$(B)/obj/%.o) $(B)/obj/gen.o
+# server/ holds one folder per link unit (README, "Architecture"):
+#   common/  the leaf library: linked into the daemon, the worker loader and
+#            each build's core
+#   daemon/  phpcmp itself (never loads PHP)
+#   worker/  phpcmp-worker, the loader that dlopens a build and its core
+#   core/    the per-build core, compiled at run time against each build's
+#            own headers (server/daemon/build.c), never by this Makefile
+INC     = -Iserver/common -Iserver/daemon -Iserver/core -Iserver/worker
+CFLAGS  += $(INC)
+COMMON_SRC = $(wildcard server/common/*.c)
+DAEMON_SRC = $(wildcard server/daemon/*.c)
+COMMON_OBJ = $(COMMON_SRC:server/common/%.c=$(B)/obj/%.o)
+DAEMON_OBJ = $(DAEMON_SRC:server/daemon/%.c=$(B)/obj/%.o) $(COMMON_OBJ)
+HEADERS = $(wildcard server/*/*.h)
 DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
 
-.PHONY: all run test unit-test integration-test browser-test builds clean deps bench web-deps
+.PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
 .PHONY: php-build src-builds
 all: $(B)/phpcmp $(B)/phpcmp-worker
 
@@ -45,7 +56,7 @@ php-build:
 src-builds:
 	scripts/src-builds.sh
 
-# The page's libraries (diff, uPlot: served under /vendor/ by server/http.c)
+# The page's libraries (diff, uPlot: served under /vendor/ by server/daemon/http.c)
 # and the browser tests' driver (playwright-core), exactly as
 # package-lock.json pins them, into node_modules/ (git-ignored).
 web-deps: node_modules/.package-lock.json
@@ -54,15 +65,13 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-$(B)/obj/%.o: server/%.c server/*.h | $(B)/obj
+$(B)/obj/%.o: server/common/%.c $(HEADERS) | $(B)/obj
 	$(CC) $(CFLAGS) -c -o $@ $<
-
-$(B)/obj/gen.o: server/worker/gen.c server/worker/gen.h | $(B)/obj
+$(B)/obj/%.o: server/daemon/%.c $(HEADERS) | $(B)/obj
 	$(CC) $(CFLAGS) -c -o $@ $<
-$(B)/obj/genrun.o: server/worker/gen.h
 
 # schema.sql is compiled into the daemon with the assembler's .incbin.
-$(B)/obj/schema_sql.o: server/schema_sql.S schema.sql | $(B)/obj
+$(B)/obj/schema_sql.o: server/daemon/schema_sql.S schema.sql | $(B)/obj
 	$(CC) -c -o $@ $<
 
 $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
@@ -74,8 +83,8 @@ $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
 # SIGSEGV of a crashing case into its own report and exit 1, and valgrind,
 # which runs the measuring workers, cannot run an ASan binary.
 # The sandbox (server/worker/sandbox.c, docs/sandbox.md) is part of it.
-WORKER_SRC = server/worker/loader.c server/worker/sandbox.c server/proto.c server/rmtree.c
-$(B)/phpcmp-worker: $(WORKER_SRC) server/proto.h server/rmtree.h server/worker/core.h server/worker/sandbox.h | $(B)
+WORKER_SRC = server/worker/loader.c server/worker/sandbox.c server/common/proto.c server/common/rmtree.c
+$(B)/phpcmp-worker: $(WORKER_SRC) $(HEADERS) | $(B)
 	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ $(WORKER_SRC) -ldl -lseccomp
 
 $(B) $(B)/obj $(B)/tests:
@@ -85,33 +94,33 @@ $(B) $(B)/obj $(B)/tests:
 UNIT_TESTS = $(B)/tests/test_flags $(B)/tests/test_casefile $(B)/tests/test_proto $(B)/tests/test_gen
 
 $(B)/tests/test_flags: tests/unit/test_flags.c $(B)/obj/flags.o | $(B)/tests
-	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(B)/tests/test_casefile: tests/unit/test_casefile.c $(B)/obj/casefile.o $(B)/obj/flags.o | $(B)/tests
-	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.o $(B)/obj/bytes.o | $(B)/tests
-	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o | $(B)/tests
-	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^ -lm -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm -lpthread
 
 # The sandbox, tried for real in forked children.  Like the worker loader
 # it is never built with SANITIZE: ASan's shadow memory alone is over any
 # address-space limit.
-$(B)/tests/test_sandbox: tests/unit/test_sandbox.c server/worker/sandbox.c server/rmtree.c server/proto.c \
-    server/worker/sandbox.h server/rmtree.h server/proto.h | $(B)/tests
-	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -Iserver -Iserver/worker -o $@ \
+$(B)/tests/test_sandbox: tests/unit/test_sandbox.c server/worker/sandbox.c server/common/rmtree.c server/common/proto.c \
+    $(HEADERS) | $(B)/tests
+	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ \
 	    $(filter %.c,$^) -lseccomp -lpthread
 UNIT_TESTS += $(B)/tests/test_sandbox
 
 # fuzz/fuzz.mk: `make fuzz`, and the replay of fuzz inputs as unit tests.
 include fuzz/fuzz.mk
 
-# The bucket key of a mismatch (server/bucket.c).
+# The bucket key of a mismatch (server/common/bucket.c).
 UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests
-	$(CC) $(CFLAGS) -Iserver $(LDFLAGS) -o $@ $^ -ljansson
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljansson
 
 unit-test: $(UNIT_TESTS)
 	prove $(UNIT_TESTS)
@@ -126,6 +135,7 @@ run:
 test:
 	scripts/install-deps.sh --if-missing
 	$(MAKE) all builds src-builds web-deps
+	$(MAKE) --no-print-directory format-check
 	scripts/run-tests.sh
 
 integration-test: all builds src-builds
@@ -146,5 +156,19 @@ load: all builds
 browser-test: all builds web-deps
 	scripts/run-tests.sh browser
 
+# The page's unit tests: its pure modules (web/js/) under node --test, no daemon.
+web-test: web-deps
+	scripts/run-tests.sh web
+
 clean:
 	rm -rf $(B) state
+
+# One C style (.clang-format, Debian's clang-format): `make format` applies
+# it, `make format-check` (run by `make test` and CI) fails on any file it
+# would change.
+C_FILES = $(wildcard server/*/*.[ch] tests/unit/*.[ch] fuzz/*.[ch])
+.PHONY: format format-check
+format:
+	clang-format -i $(C_FILES)
+format-check:
+	@clang-format --dry-run --Werror $(C_FILES) && echo "format-check: $(words $(C_FILES)) files formatted"

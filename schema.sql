@@ -121,7 +121,7 @@ PRAGMA user_version = 2;
 ALTER TABLE runs ADD COLUMN summary TEXT;
 -- Every generated case's result, as the hand-made method's "id flags error md5"
 -- files keep it: `hashes` is `count` 8-byte little-endian result hashes (of
--- status, output, json_last_error(), its message, exception; server/worker/gen.h),
+-- status, output, json_last_error(), its message, exception; server/common/gen.h),
 -- one per index from `start`, as the base build answered.  Where the head
 -- answered differently the case also has a comparison with both results in full.
 CREATE TABLE IF NOT EXISTS generated_batches (

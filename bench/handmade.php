@@ -8,7 +8,7 @@
  *   php8.2 bench/handmade.php SEED COUNT > out.txt
  *
  * The corpus is of the same kind as phpcmp's generated suite
- * (server/worker/gen.c): strings and keys built from pieces covering every
+ * (server/common/gen.c): strings and keys built from pieces covering every
  * escaping branch (JSON-special ASCII, control bytes, DEL, 2-4-byte UTF-8,
  * U+2028/U+2029, invalid UTF-8: lone continuation, truncated, overlong,
  * surrogate, above U+10FFFF), numeric strings, ints, floats (-0.0, huge,

@@ -19,10 +19,10 @@ cov=$(command -v llvm-cov || command -v llvm-cov-14)
 profdata=$(command -v llvm-profdata || command -v llvm-profdata-14)
 
 declare -A files=(
-	[proto]="server/proto.c"
-	[flags]="server/flags.c"
-	[casefile]="server/casefile.c server/flags.c"
-	[body]="server/api.c server/flags.c server/casefile.c"
+	[proto]="server/common/proto.c"
+	[flags]="server/common/flags.c"
+	[casefile]="server/common/casefile.c server/common/flags.c"
+	[body]="server/daemon/api.c server/common/flags.c server/common/casefile.c"
 )
 # The functions each harness is about (api.c and proto.c hold more).
 declare -A functions=(
@@ -36,14 +36,14 @@ for name in "$@"; do
 	extra=()
 	if [ "$name" = body ]; then
 		# api.c needs the whole daemon; main.c's main() steps aside.
-		for f in server/*.c server/worker/gen.c; do
+		for f in server/common/*.c server/daemon/*.c; do
 			case " $srcs " in *" $f "*) continue ;; esac
-			[ "$f" = server/main.c ] && continue
+			[ "$f" = server/daemon/main.c ] && continue
 			extra+=("$f")
 		done
 		# shellcheck disable=SC2086
-		$cc $cflags -Dmain=phpcmp_main -c -o "$out/main_nomain.o" server/main.c
-		$cc -c -o "$out/schema_sql.o" server/schema_sql.S
+		$cc $cflags -Dmain=phpcmp_main -c -o "$out/main_nomain.o" server/daemon/main.c
+		$cc -c -o "$out/schema_sql.o" server/daemon/schema_sql.S
 		extra+=("$out/main_nomain.o" "$out/schema_sql.o")
 	fi
 	# shellcheck disable=SC2086

@@ -13,7 +13,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZERS       = proto casefile flags body
 FB            = $(B)/fuzz
-FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE $(WARN) -Iserver \
+FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE $(WARN) $(INC) \
                 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_LINK     = -fsanitize=fuzzer,address,undefined
 # Every daemon object, for the request-body harness (api.c needs them all).
@@ -30,11 +30,11 @@ $(FB) $(FB)/obj:
 
 # main.c comes along for the functions it shares; its main() steps aside
 # for libFuzzer's.
-$(FB)/obj/%.o: server/%.c server/*.h | $(FB)/obj
+$(FB)/obj/%.o: server/daemon/%.c $(HEADERS) | $(FB)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(if $(filter main,$*),-Dmain=phpcmp_main -Wno-missing-prototypes) -c -o $@ $<
-$(FB)/obj/%.o: server/worker/%.c server/worker/*.h | $(FB)/obj
+$(FB)/obj/%.o: server/common/%.c $(HEADERS) | $(FB)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
-$(FB)/obj/schema_sql.o: server/schema_sql.S schema.sql | $(FB)/obj
+$(FB)/obj/schema_sql.o: server/daemon/schema_sql.S schema.sql | $(FB)/obj
 	$(FUZZ_CC) -c -o $@ $<
 
 $(FB)/fuzz_proto: fuzz/fuzz_proto.c $(FB)/obj/proto.o | $(FB)
@@ -49,9 +49,9 @@ $(FB)/fuzz_body: fuzz/fuzz_body.c $(FUZZ_DAEMON) | $(FB)
 # ---- replay: unit tests (TAP), no libFuzzer, built like the rest
 REPLAY_TESTS = $(FUZZERS:%=$(B)/tests/replay_%)
 UNIT_TESTS  += $(REPLAY_TESTS)
-REPLAY_CC    = $(CC) $(CFLAGS) -Iserver $(LDFLAGS) -DFUZZ_NAME=\"$*\"
+REPLAY_CC    = $(CC) $(CFLAGS) $(LDFLAGS) -DFUZZ_NAME=\"$*\"
 
-$(B)/obj/main_nomain.o: server/main.c server/*.h | $(B)/obj
+$(B)/obj/main_nomain.o: server/daemon/main.c $(HEADERS) | $(B)/obj
 	$(CC) $(CFLAGS) -Dmain=phpcmp_main -Wno-missing-prototypes -c -o $@ $<
 
 $(B)/tests/replay_%: fuzz/replay.c fuzz/fuzz_%.c | $(B)/tests
@@ -65,7 +65,7 @@ $(B)/tests/replay_body: $(filter-out $(B)/obj/main.o,$(DAEMON_OBJ)) $(B)/obj/mai
 # source-based coverage (no sanitizers), run once over the working corpus
 # and the seeds; prints llvm-cov's report for the parsing code.
 FC = $(B)/fuzz-cov
-FUZZ_COV_CFLAGS = -g -O0 -std=c11 -D_GNU_SOURCE -Iserver -fprofile-instr-generate -fcoverage-mapping
+FUZZ_COV_CFLAGS = -g -O0 -std=c11 -D_GNU_SOURCE $(INC) -fprofile-instr-generate -fcoverage-mapping
 .PHONY: fuzz-coverage
 fuzz-coverage:
 	fuzz/coverage.sh $(B) $(FUZZ_CC) "$(FUZZ_COV_CFLAGS)" "$(DAEMON_LIBS)" $(FUZZERS)

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!body)
 		return 0;
 	memcpy(body, data, size);
-	body[size] = '\0';   /* the daemon's bodies are NUL-terminated, may hold NULs */
+	body[size] = '\0'; /* the daemon's bodies are NUL-terminated, may hold NULs */
 	memset(&req, 0, sizeof(req));
 	memset(&resp, 0, sizeof(resp));
 	req.method = "POST";

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(err, 0x55, sizeof(err));
 	if (casefile_parse((const char *)data, size, &c, err, sizeof(err)) < 0) {
 		if (!memchr(err, '\0', sizeof(err)))
-			abort();   /* the message must be a C string */
+			abort(); /* the message must be a C string */
 		return 0;
 	}
 	char *text = casefile_format(&c);

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!s)
 		return 0;
 	memcpy(s, data, size);
-	s[size] = '\0';   /* flags_parse takes a C string: a NUL ends it early */
+	s[size] = '\0'; /* flags_parse takes a C string: a NUL ends it early */
 	memset(err, 0x55, sizeof(err));
 	if (flags_parse(s, &flags, err, sizeof(err)) == 0) {
 		if (flags < 0)

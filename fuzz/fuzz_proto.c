@@ -25,7 +25,7 @@ static void look(const struct proto_msg *m)
 		if (f->len)
 			sum += (unsigned char)f->data[0] + (unsigned char)f->data[f->len - 1];
 		if (proto_get(m, f->tag) == NULL)
-			abort();   /* a field present must be found */
+			abort(); /* a field present must be found */
 		sum += (size_t)proto_get_int(m, f->tag, 0);
 	}
 	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)

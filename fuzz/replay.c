@@ -32,7 +32,7 @@ static void replay_dir(const char *dir)
 	size_t count = 0;
 
 	if (!d)
-		return;   /* no regressions yet */
+		return; /* no regressions yet */
 	while ((e = readdir(d)) != NULL && count < sizeof(names) / sizeof(names[0]))
 		if (e->d_name[0] != '.')
 			names[count++] = strdup(e->d_name);
@@ -64,7 +64,7 @@ int main(void)
 	replay_dir("fuzz/corpus/" FUZZ_NAME);
 	replay_dir("fuzz/regressions/" FUZZ_NAME);
 #ifdef REPLAY_EXTRA_DIR
-	replay_dir(REPLAY_EXTRA_DIR);   /* fuzz/coverage.sh: the working corpus too */
+	replay_dir(REPLAY_EXTRA_DIR); /* fuzz/coverage.sh: the working corpus too */
 #endif
 	printf("1..%d\n", n);
 	return n > 0 ? 0 : 1;

@@ -52,8 +52,9 @@ run_pkgs="$run_pkgs patch re2c bison autoconf"
 # runner for the integration suite, php-cli for checking the stored cases
 # (scripts/check-cases.php), python3 for bench/, chromium for browser tests
 # of the page, clang with its runtime libraries (libFuzzer, sanitizers) for
-# `make fuzz`, llvm for `make fuzz-coverage` (llvm-cov, llvm-profdata).
-test_pkgs="perl php8.2-cli python3 chromium clang libclang-rt-dev llvm"
+# `make fuzz`, llvm for `make fuzz-coverage` (llvm-cov, llvm-profdata),
+# clang-format for `make format-check` (.clang-format).
+test_pkgs="perl php8.2-cli python3 chromium clang libclang-rt-dev llvm clang-format"
 
 pkgs=$run_pkgs
 if [ "$mode" = all ]; then

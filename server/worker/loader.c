@@ -149,8 +149,8 @@ int main(int argc, char **argv)
 	void *handle = dlopen(core, RTLD_NOW | RTLD_LOCAL);
 	if (!handle)
 		fail("cannot load the worker core: %s", dlerror());
-	const struct core_api *(*get_api)(void) =
-	    (const struct core_api *(*)(void))dlsym(handle, "phpcmp_core_api");
+	const struct core_api *(*get_api)(void) = (const struct core_api *(*)(void))dlsym(
+	    handle, "phpcmp_core_api");
 	if (!get_api)
 		fail("the worker core has no phpcmp_core_api: %s", dlerror());
 	const struct core_api *api = get_api();

@@ -30,18 +30,19 @@
 #include <unistd.h>
 #include <valgrind/valgrind.h>
 
-#include "../rmtree.h"
+#include "rmtree.h"
 
 /* Landlock's ABI as of Linux 6.12; Debian 12's headers stop at ABI 2. */
-#define LL_FS_TRUNCATE        (1ULL << 14)  /* ABI 3 */
-#define LL_FS_IOCTL_DEV       (1ULL << 15)  /* ABI 5 */
-#define LL_NET_BIND_TCP       (1ULL << 0)   /* ABI 4 */
-#define LL_NET_CONNECT_TCP    (1ULL << 1)
-#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0)  /* ABI 6 */
-#define LL_SCOPE_SIGNAL       (1ULL << 1)
-#define LL_FS_READ  (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
-#define LL_FILE_RIGHTS (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
-	LANDLOCK_ACCESS_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+#define LL_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define LL_NET_BIND_TCP (1ULL << 0)  /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ULL << 1)
+#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)
+#define LL_FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+#define LL_FILE_RIGHTS                                                                               \
+	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE | \
+	    LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs, handled_access_net, scoped;
@@ -56,29 +57,34 @@ struct ll_ruleset_attr {
  * ignored by PHP.
  */
 static const char sandbox_default_disabled[] =
-	/* processes */
-	"exec,passthru,shell_exec,system,proc_open,popen,proc_nice,proc_terminate,"
-	"proc_close,proc_get_status,pcntl_exec,pcntl_fork,pcntl_rfork,pcntl_alarm,"
-	"pcntl_signal,pcntl_signal_dispatch,pcntl_sigprocmask,pcntl_sigwaitinfo,"
-	"pcntl_sigtimedwait,pcntl_async_signals,pcntl_setpriority,pcntl_unshare,"
-	"pcntl_wait,pcntl_waitpid,pcntl_wifexited,posix_kill,posix_mkfifo,posix_mknod,"
-	"posix_setpgid,posix_setsid,posix_setuid,posix_setgid,posix_seteuid,"
-	"posix_setegid,posix_setrlimit,posix_initgroups,dl,mail,mb_send_mail,"
-	/* network */
-	"fsockopen,pfsockopen,stream_socket_client,stream_socket_server,"
-	"stream_socket_pair,stream_socket_accept,socket_create,socket_create_listen,"
-	"socket_create_pair,socket_connect,socket_bind,socket_listen,socket_accept,"
-	"socket_addrinfo_connect,socket_addrinfo_bind,gethostbyname,gethostbynamel,"
-	"gethostbyaddr,dns_get_record,dns_check_record,checkdnsrr,getmxrr,dns_get_mx,"
-	"curl_init,curl_exec,curl_multi_init,curl_multi_exec,ftp_connect,"
-	"ftp_ssl_connect,openlog,syslog,"
-	/* filesystem: metadata, links, where the process is */
-	"chmod,chown,chgrp,lchown,lchgrp,link,symlink,touch,chdir,chroot,umask,"
-	"move_uploaded_file,disk_free_space,disk_total_space,diskfreespace,readlink,"
-	"linkinfo";
+    /* processes */
+    "exec,passthru,shell_exec,system,proc_open,popen,proc_nice,proc_terminate,"
+    "proc_close,proc_get_status,pcntl_exec,pcntl_fork,pcntl_rfork,pcntl_alarm,"
+    "pcntl_signal,pcntl_signal_dispatch,pcntl_sigprocmask,pcntl_sigwaitinfo,"
+    "pcntl_sigtimedwait,pcntl_async_signals,pcntl_setpriority,pcntl_unshare,"
+    "pcntl_wait,pcntl_waitpid,pcntl_wifexited,posix_kill,posix_mkfifo,posix_mknod,"
+    "posix_setpgid,posix_setsid,posix_setuid,posix_setgid,posix_seteuid,"
+    "posix_setegid,posix_setrlimit,posix_initgroups,dl,mail,mb_send_mail,"
+    /* network */
+    "fsockopen,pfsockopen,stream_socket_client,stream_socket_server,"
+    "stream_socket_pair,stream_socket_accept,socket_create,socket_create_listen,"
+    "socket_create_pair,socket_connect,socket_bind,socket_listen,socket_accept,"
+    "socket_addrinfo_connect,socket_addrinfo_bind,gethostbyname,gethostbynamel,"
+    "gethostbyaddr,dns_get_record,dns_check_record,checkdnsrr,getmxrr,dns_get_mx,"
+    "curl_init,curl_exec,curl_multi_init,curl_multi_exec,ftp_connect,"
+    "ftp_ssl_connect,openlog,syslog,"
+    /* filesystem: metadata, links, where the process is */
+    "chmod,chown,chgrp,lchown,lchgrp,link,symlink,touch,chdir,chroot,umask,"
+    "move_uploaded_file,disk_free_space,disk_total_space,diskfreespace,readlink,"
+    "linkinfo";
 
 static const char *const sandbox_layer_names[] = {
-	"netns", "caps", "seccomp", "landlock", "rlimits", "php",
+	"netns",
+	"caps",
+	"seccomp",
+	"landlock",
+	"rlimits",
+	"php",
 };
 #define SANDBOX_NLAYERS 6
 
@@ -134,10 +140,23 @@ static int sandbox_parse_limit(const char *s, long long *out)
 	if (errno || end == s || v < 0)
 		return -1;
 	switch (*end) {
-	case 'K': case 'k': v = v > LLONG_MAX >> 10 ? -1 : v << 10; end++; break;
-	case 'M': case 'm': v = v > LLONG_MAX >> 20 ? -1 : v << 20; end++; break;
-	case 'G': case 'g': v = v > LLONG_MAX >> 30 ? -1 : v << 30; end++; break;
-	default: break;
+	case 'K':
+	case 'k':
+		v = v > LLONG_MAX >> 10 ? -1 : v << 10;
+		end++;
+		break;
+	case 'M':
+	case 'm':
+		v = v > LLONG_MAX >> 20 ? -1 : v << 20;
+		end++;
+		break;
+	case 'G':
+	case 'g':
+		v = v > LLONG_MAX >> 30 ? -1 : v << 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end || v < 0)
 		return -1;
@@ -147,6 +166,7 @@ static int sandbox_parse_limit(const char *s, long long *out)
 
 int sandbox_arg(struct sandbox *sb, int argc, char **argv, int *i, char *err, size_t errsize)
 {
+	/* clang-format off */
 	static const struct { const char *name; size_t off; } limits[] = {
 		{ "--limit-cpu", offsetof(struct sandbox, cpu_s) },
 		{ "--limit-as", offsetof(struct sandbox, as) },
@@ -154,11 +174,11 @@ int sandbox_arg(struct sandbox *sb, int argc, char **argv, int *i, char *err, si
 		{ "--limit-nofile", offsetof(struct sandbox, nofile) },
 		{ "--limit-nproc", offsetof(struct sandbox, nproc) },
 	};
+	/* clang-format on */
 	const char *opt = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
 
-	if (strncmp(opt, "--sandbox", 9) && strncmp(opt, "--limit-", 8) &&
-	    strcmp(opt, "--allow-read") && strcmp(opt, "--allow-write") &&
-	    strcmp(opt, "--disable-functions"))
+	if (strncmp(opt, "--sandbox", 9) && strncmp(opt, "--limit-", 8) && strcmp(opt, "--allow-read") &&
+	    strcmp(opt, "--allow-write") && strcmp(opt, "--disable-functions"))
 		return 0;
 	if (!val) {
 		snprintf(err, errsize, "%s needs a value", opt);
@@ -167,11 +187,14 @@ int sandbox_arg(struct sandbox *sb, int argc, char **argv, int *i, char *err, si
 	(*i)++;
 	if (!strcmp(opt, "--sandbox") || !strcmp(opt, "--sandbox-exec") ||
 	    !strcmp(opt, "--sandbox-inherited")) {
-		unsigned *mask = !strcmp(opt, "--sandbox") ? &sb->layers :
-		    !strcmp(opt, "--sandbox-exec") ? &sb->before_exec : &sb->inherited;
+		unsigned *mask = !strcmp(opt, "--sandbox") ? &sb->layers
+		    : !strcmp(opt, "--sandbox-exec")       ? &sb->before_exec
+		                                           : &sb->inherited;
 		if (sandbox_parse_layers(val, mask) < 0) {
-			snprintf(err, errsize, "%s: unknown layer in \"%s\" (netns, caps, seccomp, "
-			    "landlock, rlimits, php, all, none)", opt, val);
+			snprintf(err, errsize,
+			    "%s: unknown layer in \"%s\" (netns, caps, seccomp, "
+			    "landlock, rlimits, php, all, none)",
+			    opt, val);
 			return -1;
 		}
 		return 1;
@@ -200,7 +223,8 @@ int sandbox_arg(struct sandbox *sb, int argc, char **argv, int *i, char *err, si
 		if (strcmp(opt, limits[k].name))
 			continue;
 		if (sandbox_parse_limit(val, (long long *)((char *)sb + limits[k].off)) < 0) {
-			snprintf(err, errsize, "%s: expected a number (K/M/G) or unlimited, got \"%s\"", opt, val);
+			snprintf(
+			    err, errsize, "%s: expected a number (K/M/G) or unlimited, got \"%s\"", opt, val);
 			return -1;
 		}
 		return 1;
@@ -234,7 +258,10 @@ int sandbox_php_ini(struct sandbox *sb, struct core_options *opts, char *err, si
 	static char basedir[4200], tmp[4200], upload[4200], session[4200];
 	static char disabled[8192];
 	static const char *const fixed[] = {
-		"allow_url_fopen=0", "allow_url_include=0", "enable_dl=0", "ffi.enable=0",
+		"allow_url_fopen=0",
+		"allow_url_include=0",
+		"enable_dl=0",
+		"ffi.enable=0",
 	};
 	const char *list = sb->disable_functions ? sb->disable_functions : sandbox_default_disabled;
 
@@ -343,7 +370,8 @@ void sandbox_case_end(struct sandbox *sb)
 		return;
 	/* Anything created or removed changes the folder's times: only then
 	 * is there something to clear for the next case. */
-	if (st.st_mtim.tv_sec == sb->dirst.st_mtim.tv_sec && st.st_mtim.tv_nsec == sb->dirst.st_mtim.tv_nsec &&
+	if (st.st_mtim.tv_sec == sb->dirst.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == sb->dirst.st_mtim.tv_nsec &&
 	    st.st_ctim.tv_sec == sb->dirst.st_ctim.tv_sec && st.st_ctim.tv_nsec == sb->dirst.st_ctim.tv_nsec)
 		return;
 	rmtree_contents(sb->dirfd);
@@ -359,12 +387,14 @@ static int ll_rule(int ruleset, const char *path, uint64_t access, uint64_t hand
 	int fd = open(path, O_PATH | O_CLOEXEC);
 
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;   /* nothing there to allow */
+		return errno == ENOENT ? 0 : -1; /* nothing there to allow */
 	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
 		access &= LL_FILE_RIGHTS;
 	pb.allowed_access = access & handled;
 	pb.parent_fd = fd;
-	int rc = pb.allowed_access ? (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) : 0;
+	int rc = pb.allowed_access
+	    ? (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0)
+	    : 0;
 	int saved = errno;
 	close(fd);
 	errno = saved;
@@ -385,14 +415,15 @@ static int sandbox_landlock(struct sandbox *sb, int for_exec, char *err, size_t 
 	int abi, rs;
 	const char *failed = NULL;
 
-	abi = sb->no_landlock ? (errno = ENOSYS, -1) :
-	    (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	abi = sb->no_landlock
+	    ? (errno = ENOSYS, -1)
+	    : (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi < 1) {
 		sandbox_note(sb, "landlock(off: %s) ", strerror(errno), "");
 		return 1;
 	}
 	sb->landlock_abi = abi;
-	fs_all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;   /* ABI 1: bits 0..12 */
+	fs_all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1: bits 0..12 */
 	if (abi >= 2)
 		fs_all |= LANDLOCK_ACCESS_FS_REFER;
 	if (abi >= 3)
@@ -413,14 +444,16 @@ static int sandbox_landlock(struct sandbox *sb, int for_exec, char *err, size_t 
 		snprintf(err, errsize, "sandbox: landlock: create_ruleset: %s", strerror(errno));
 		return -1;
 	}
-	rw_dir = fs_all & ~(uint64_t)(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-	    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LL_FS_IOCTL_DEV);
+	rw_dir = fs_all &
+	    ~(uint64_t)(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+	        LANDLOCK_ACCESS_FS_MAKE_BLOCK | LL_FS_IOCTL_DEV);
 	uint64_t ro = LL_FS_READ | (for_exec ? LANDLOCK_ACCESS_FS_EXECUTE : 0);
 	if (ll_rule(rs, "/usr", ro, fs_all) < 0)
 		failed = "/usr";
 	else if (ll_rule(rs, "/etc/ld.so.cache", LANDLOCK_ACCESS_FS_READ_FILE, fs_all) < 0)
 		failed = "/etc/ld.so.cache";
-	else if (ll_rule(rs, "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE, fs_all) < 0)
+	else if (ll_rule(rs, "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE,
+	             fs_all) < 0)
 		failed = "/dev/null";
 	else if (ll_rule(rs, "/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE, fs_all) < 0 ||
 	    ll_rule(rs, "/dev/random", LANDLOCK_ACCESS_FS_READ_FILE, fs_all) < 0 ||
@@ -434,8 +467,10 @@ static int sandbox_landlock(struct sandbox *sb, int for_exec, char *err, size_t 
 		if (ll_rule(rs, sb->ro[k], ro, fs_all) < 0)
 			failed = sb->ro[k];
 	for (int k = 0; !failed && k < sb->nrw; k++)
-		if (ll_rule(rs, sb->rw[k], LL_FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE |
-		    LANDLOCK_ACCESS_FS_MAKE_REG | LL_FS_TRUNCATE, fs_all) < 0)
+		if (ll_rule(rs, sb->rw[k],
+		        LL_FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG |
+		            LL_FS_TRUNCATE,
+		        fs_all) < 0)
 			failed = sb->rw[k];
 	if (failed) {
 		snprintf(err, errsize, "sandbox: landlock: rule for %.200s: %s", failed, strerror(errno));
@@ -481,6 +516,7 @@ static int sandbox_caps(struct sandbox *sb, char *err, size_t errsize)
 /* ---- seccomp ---- */
 
 /* Refused whatever their arguments. */
+/* clang-format off */
 static const char *const seccomp_denied[] = {
 	/* network */
 	"socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
@@ -501,8 +537,10 @@ static const char *const seccomp_denied[] = {
 	"fanotify_init", "personality", "capset", "fsopen", "fsmount", "fsconfig",
 	"move_mount", "open_tree", "fspick", "mount_setattr", "lookup_dcookie",
 };
+/* clang-format on */
 
 /* Without landlock: the filesystem is read-only through these. */
+/* clang-format off */
 static const char *const seccomp_fs_denied[] = {
 	"creat", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir",
 	"mkdirat", "rmdir", "link", "linkat", "symlink", "symlinkat", "chmod",
@@ -510,13 +548,14 @@ static const char *const seccomp_fs_denied[] = {
 	"utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr",
 	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
 };
+/* clang-format on */
 
-static int seccomp_deny(scmp_filter_ctx ctx, const char *name, int err, unsigned n,
-    const struct scmp_arg_cmp *cmp)
+static int seccomp_deny(
+    scmp_filter_ctx ctx, const char *name, int err, unsigned n, const struct scmp_arg_cmp *cmp)
 {
 	int nr = seccomp_syscall_resolve_name(name);
 	if (nr == __NR_SCMP_ERROR)
-		return 0;   /* not on this architecture */
+		return 0; /* not on this architecture */
 	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, n, cmp);
 }
 
@@ -545,16 +584,19 @@ static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, char *err, size_
 	/* Signals to this process only: kill(0) and kill(-1) would reach the
 	 * daemon (same process group, same user). */
 	struct scmp_arg_cmp other = SCMP_A0_32(SCMP_CMP_NE, self);
-	static const char *const signalling[] = { "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo" };
+	static const char *const signalling[] = { "kill", "tkill", "tgkill", "rt_sigqueueinfo",
+		"rt_tgsigqueueinfo" };
 	for (k = 0; rc == 0 && k < sizeof(signalling) / sizeof(signalling[0]); k++)
 		rc = seccomp_deny(ctx, signalling[k], EPERM, 1, &other);
 	/* Limits and scheduling of this process only (pid 0). */
 	struct scmp_arg_cmp a0_other = SCMP_A0_32(SCMP_CMP_NE, 0);
 	struct scmp_arg_cmp a1_other = SCMP_A1_32(SCMP_CMP_NE, 0);
+	/* clang-format off */
 	static const char *const self_only[] = {
 		"prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam",
 		"sched_setattr", "migrate_pages", "move_pages",
 	};
+	/* clang-format on */
 	for (k = 0; rc == 0 && k < sizeof(self_only) / sizeof(self_only[0]); k++)
 		rc = seccomp_deny(ctx, self_only[k], EPERM, 1, &a0_other);
 	if (rc == 0)
@@ -564,15 +606,20 @@ static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, char *err, size_
 	if (rc == 0)
 		rc = seccomp_deny(ctx, "ioctl", EPERM, 1, &sti);
 	if (fs_readonly) {
-		static const struct { const char *name; unsigned arg; } opens[] = {
-			{ "open", 1 }, { "openat", 2 },
+		static const struct {
+			const char *name;
+			unsigned arg;
+		} opens[] = {
+			{ "open", 1 },
+			{ "openat", 2 },
 		};
 		static const unsigned long wflags[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND };
 		for (k = 0; rc == 0 && k < sizeof(seccomp_fs_denied) / sizeof(seccomp_fs_denied[0]); k++)
 			rc = seccomp_deny(ctx, seccomp_fs_denied[k], EACCES, 0, NULL);
 		for (k = 0; rc == 0 && k < 2; k++)
 			for (size_t f = 0; rc == 0 && f < sizeof(wflags) / sizeof(wflags[0]); f++) {
-				struct scmp_arg_cmp c = { opens[k].arg, SCMP_CMP_MASKED_EQ, wflags[f], wflags[f] };
+				struct scmp_arg_cmp c = { opens[k].arg, SCMP_CMP_MASKED_EQ, wflags[f],
+					wflags[f] };
 				rc = seccomp_deny(ctx, opens[k].name, EACCES, 1, &c);
 			}
 		if (rc == 0)
@@ -594,7 +641,7 @@ static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, char *err, size_
 
 static int sandbox_layers(struct sandbox *sb, unsigned layers, int for_exec, char *err, size_t errsize)
 {
-	int ll = 1;   /* 1: landlock not in force */
+	int ll = 1; /* 1: landlock not in force */
 
 	if (layers && sandbox_open_dir(sb, err, errsize) < 0)
 		return -1;
@@ -666,7 +713,7 @@ static volatile sig_atomic_t probe_fd = -1;
 static void probe_died(int sig)
 {
 	static const char text[] = "sandbox: the worker died of signal NN running the probe case "
-	    "under the sandbox (see docs/sandbox.md to loosen a layer)";
+	                           "under the sandbox (see docs/sandbox.md to loosen a layer)";
 	unsigned char frame[PROTO_HEADER_SIZE + 6 + sizeof(text) - 1];
 	char msg[sizeof(text)];
 	uint32_t len = sizeof(text) - 1;
@@ -699,11 +746,11 @@ int sandbox_selftest(struct sandbox *sb, const struct core_api *api, char *err, 
 	 * which only the read-only fallback refuses. */
 	const int php = (sb->applied & SANDBOX_PHP) != 0;
 	const char *code = php ? "[1.5, \"\\u{e9}\", true, null, ['k' => 2], "
-	    "@file_put_contents(sys_get_temp_dir() . '/phpcmp-probe', 'ok')]" :
-	    "[1.5, \"\\u{e9}\", true, null, ['k' => 2]]";
-	const char *want = !php ? "[1.5,\"\\u00e9\",true,null,{\"k\":2}]" :
-	    sb->files_readonly ? "[1.5,\"\\u00e9\",true,null,{\"k\":2},false]" :
-	    "[1.5,\"\\u00e9\",true,null,{\"k\":2},2]";
+	                         "@file_put_contents(sys_get_temp_dir() . '/phpcmp-probe', 'ok')]"
+	                       : "[1.5, \"\\u{e9}\", true, null, ['k' => 2]]";
+	const char *want = !php  ? "[1.5,\"\\u00e9\",true,null,{\"k\":2}]"
+	    : sb->files_readonly ? "[1.5,\"\\u00e9\",true,null,{\"k\":2},false]"
+	                         : "[1.5,\"\\u00e9\",true,null,{\"k\":2},2]";
 	struct proto_buf req, out;
 	struct proto_msg msg, res;
 	struct sigaction sa, old[sizeof(sigs) / sizeof(sigs[0])];
@@ -762,11 +809,12 @@ int sandbox_selftest(struct sandbox *sb, const struct core_api *api, char *err, 
 	const struct proto_field *f = proto_get(&res, TAG_FAILURE);
 	if (proto_get_int(&res, TAG_STATUS, PROTO_STATUS_ERROR) != PROTO_STATUS_OK || !o ||
 	    o->len != strlen(want) || memcmp(o->data, want, o->len)) {
-		snprintf(err, errsize, "sandbox: the probe case failed under the sandbox (%s): %.*s%s%.*s "
-		    "(see docs/sandbox.md to loosen a layer)", sb->report,
-		    f ? (int)(f->len > 300 ? 300 : f->len) : 0, f ? f->data : "",
-		    o ? "output " : "no output",
-		    o ? (int)(o->len > 100 ? 100 : o->len) : 0, o ? o->data : "");
+		snprintf(err, errsize,
+		    "sandbox: the probe case failed under the sandbox (%s): %.*s%s%.*s "
+		    "(see docs/sandbox.md to loosen a layer)",
+		    sb->report, f ? (int)(f->len > 300 ? 300 : f->len) : 0, f ? f->data : "",
+		    o ? "output " : "no output", o ? (int)(o->len > 100 ? 100 : o->len) : 0,
+		    o ? o->data : "");
 	} else {
 		rc = 0;
 	}

@@ -43,24 +43,24 @@ enum sandbox_layer {
 struct sandbox {
 	/* What the arguments asked for. */
 	unsigned layers;
-	unsigned before_exec;      /* --sandbox-exec: layers to apply, then exec */
-	unsigned inherited;        /* --sandbox-inherited: applied before exec */
-	const char *dir;           /* the private folder */
-	const char *disable_functions; /* NULL: the built-in list */
+	unsigned before_exec;                      /* --sandbox-exec: layers to apply, then exec */
+	unsigned inherited;                        /* --sandbox-inherited: applied before exec */
+	const char *dir;                           /* the private folder */
+	const char *disable_functions;             /* NULL: the built-in list */
 	long long cpu_s, as, fsize, nofile, nproc; /* SANDBOX_UNLIMITED: untouched */
 	const char *rw[SANDBOX_MAX_PATHS];
 	const char *ro[SANDBOX_MAX_PATHS];
 	int nrw, nro;
-	int valgrind;              /* layers for a loader that runs under valgrind */
-	int no_landlock;           /* tests: act as if the kernel had no landlock */
+	int valgrind;    /* layers for a loader that runs under valgrind */
+	int no_landlock; /* tests: act as if the kernel had no landlock */
 	/* State once applied. */
 	unsigned applied;
 	int landlock_abi;
-	int files_readonly;        /* no landlock: seccomp refuses every write */
+	int files_readonly; /* no landlock: seccomp refuses every write */
 	int dirfd;
 	struct stat dirst;
 	char dir_real[4096];
-	char report[512];          /* "netns caps seccomp landlock(abi 7) ..." */
+	char report[512]; /* "netns caps seccomp landlock(abi 7) ..." */
 };
 
 void sandbox_init(struct sandbox *);

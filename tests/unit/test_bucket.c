@@ -1,4 +1,4 @@
-/* Unit tests for server/bucket.c (the bucket key of a mismatch), printing TAP. */
+/* Unit tests for server/common/bucket.c (the bucket key of a mismatch), printing TAP. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,8 +7,7 @@
 
 static int tap_n, tap_failed;
 
-static void
-ok(int cond, const char *what)
+static void ok(int cond, const char *what)
 {
 	tap_n++;
 	if (!cond)
@@ -16,8 +15,7 @@ ok(int cond, const char *what)
 	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
 }
 
-static void
-is_str(const char *got, const char *want, const char *what)
+static void is_str(const char *got, const char *want, const char *what)
 {
 	ok(got != NULL && strcmp(got, want) == 0, what);
 	if (got == NULL || strcmp(got, want) != 0)
@@ -25,22 +23,19 @@ is_str(const char *got, const char *want, const char *what)
 }
 
 /* The stand-in for app_role_name() (main.c is not linked here). */
-const char *
-app_role_name(int role)
+const char *app_role_name(int role)
 {
 	return role == ROLE_BASE ? "base" : "head";
 }
 
 /* Shapes of the first difference between two outputs; the flags involved. */
-static void
-shape(const char *a, const char *b, char *sa, char *sb, long *mask)
+static void shape(const char *a, const char *b, char *sa, char *sb, long *mask)
 {
 	*mask = 0;
 	bucket_shape(a, strlen(a), b, strlen(b), sa, sb, BUCKET_SHAPE_MAX + 2, mask);
 }
 
-static void
-set_ok(struct result *r, const char *out)
+static void set_ok(struct result *r, const char *out)
 {
 	result_init(r);
 	r->status = STATUS_OK;
@@ -52,8 +47,7 @@ set_ok(struct result *r, const char *out)
 }
 
 /* The key of a pair of outputs, both ok. */
-static char *
-key_of(long flags, const char *a, const char *b)
+static char *key_of(long flags, const char *a, const char *b)
 {
 	struct result res[MAX_BUILDS];
 	char *k;
@@ -71,8 +65,7 @@ key_of(long flags, const char *a, const char *b)
 #define F_UNICODE (1L << 8)
 #define F_THROW (1L << 22)
 
-int
-main(void)
+int main(void)
 {
 	char sa[BUCKET_SHAPE_MAX + 2], sb[BUCKET_SHAPE_MAX + 2], *k1, *k2;
 	struct result res[MAX_BUILDS];
@@ -123,26 +116,30 @@ main(void)
 	is_str(sb, "N_", "... head has a newline and indentation");
 	ok((mask & F_PRETTY) != 0, "whitespace involves JSON_PRETTY_PRINT");
 
-	shape("\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"", "\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"",
-	    sa, sb, &mask);
+	shape("\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"",
+	    "\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"", sa, sb, &mask);
 	is_str(sa, "a", "letters collapse to one class character");
 
 	shape("\"a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,a,b\"", "\"1\"", sa, sb, &mask);
-	ok(strlen(sa) <= BUCKET_SHAPE_MAX + 1 && sa[strlen(sa) - 1] == '~', "a long shape is cut and ends in ~");
+	ok(strlen(sa) <= BUCKET_SHAPE_MAX + 1 && sa[strlen(sa) - 1] == '~',
+	    "a long shape is cut and ends in ~");
 
 	/* Keys */
 	k1 = key_of(0, "[\"abc\\/x\"]", "[\"abc/x\"]");
 	k2 = key_of(0, "{\"k\":\"zz\\/y\"}", "{\"k\":\"zz/y\"}");
-	is_str(k1, "{\"differs\":[\"output\"],\"error_code\":[0,0],\"exception\":[null,null],"
+	is_str(k1,
+	    "{\"differs\":[\"output\"],\"error_code\":[0,0],\"exception\":[null,null],"
 	    "\"flags\":{\"JSON_UNESCAPED_SLASHES\":false},\"output\":[\"\\\\/\",\"/\"],"
-	    "\"status\":[\"ok\",\"ok\"],\"v\":1}", "the key of a slash difference");
+	    "\"status\":[\"ok\",\"ok\"],\"v\":1}",
+	    "the key of a slash difference");
 	is_str(k2, k1 != NULL ? k1 : "", "the same difference in other values has the same key");
 	free(k2);
 	k2 = key_of(F_PRETTY | (1L << 0), "[\"abc\\/x\"]", "[\"abc/x\"]");
 	is_str(k2, k1 != NULL ? k1 : "", "flags that do not matter (PRETTY_PRINT, HEX_TAG) do not split it");
 	free(k2);
 	k2 = key_of(F_SLASHES, "[\"abc\\/x\"]", "[\"abc/x\"]");
-	ok(k1 != NULL && k2 != NULL && strcmp(k1, k2) != 0, "a flag that matters (UNESCAPED_SLASHES) splits it");
+	ok(k1 != NULL && k2 != NULL && strcmp(k1, k2) != 0,
+	    "a flag that matters (UNESCAPED_SLASHES) splits it");
 	free(k2);
 	k2 = key_of(0, "[\"\\u00e9\"]", "[\"\xc3\xa9\"]");
 	ok(k1 != NULL && k2 != NULL && strcmp(k1, k2) != 0, "another difference has another key");
@@ -156,7 +153,8 @@ main(void)
 	free(res[ROLE_HEAD].error_msg);
 	res[ROLE_HEAD].error_msg = strdup("Malformed UTF-8 characters, possibly incorrectly encoded");
 	k1 = bucket_key(F_PRETTY, res, verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]));
-	is_str(k1, "{\"differs\":[\"output\",\"error_code\",\"error_msg\"],\"error_code\":[0,5],"
+	is_str(k1,
+	    "{\"differs\":[\"output\",\"error_code\",\"error_msg\"],\"error_code\":[0,5],"
 	    "\"exception\":[null,null],\"flags\":{\"JSON_INVALID_UTF8_IGNORE\":false,"
 	    "\"JSON_INVALID_UTF8_SUBSTITUTE\":false,\"JSON_PARTIAL_OUTPUT_ON_ERROR\":false,"
 	    "\"JSON_THROW_ON_ERROR\":false},\"output\":[\"string\",\"false\"],\"status\":[\"ok\",\"ok\"],\"v\":1}",
@@ -171,9 +169,12 @@ main(void)
 	res[ROLE_BASE].exc_class = strdup("JsonException");
 	k1 = bucket_key(F_THROW, res, verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]));
 	ok(k1 != NULL && strstr(k1, "\"status\":[\"ok\",\"crash:11\"]") != NULL, "a crash names its signal");
-	ok(k1 != NULL && strstr(k1, "\"exception\":[\"JsonException\",null]") != NULL, "exception classes by side");
-	ok(k1 != NULL && strstr(k1, "\"output\":[\"string\",\"crash\"]") != NULL, "a crashed side's output is its status");
-	ok(k1 != NULL && strstr(k1, "\"JSON_THROW_ON_ERROR\":true") != NULL, "THROW_ON_ERROR matters, and is on");
+	ok(k1 != NULL && strstr(k1, "\"exception\":[\"JsonException\",null]") != NULL,
+	    "exception classes by side");
+	ok(k1 != NULL && strstr(k1, "\"output\":[\"string\",\"crash\"]") != NULL,
+	    "a crashed side's output is its status");
+	ok(k1 != NULL && strstr(k1, "\"JSON_THROW_ON_ERROR\":true") != NULL,
+	    "THROW_ON_ERROR matters, and is on");
 	free(k1);
 	result_release(&res[ROLE_BASE]);
 	result_release(&res[ROLE_HEAD]);

@@ -1,5 +1,5 @@
 /*
- * Unit tests for server/casefile.c, printing TAP.  The last part parses,
+ * Unit tests for server/common/casefile.c, printing TAP.  The last part parses,
  * formats and re-parses every stored case under the cases folder (argv[1],
  * default "cases", relative to the repository root where make runs it).
  */
@@ -13,8 +13,7 @@
 
 static int tap_n, tap_failed;
 
-static void
-ok(int cond, const char *what)
+static void ok(int cond, const char *what)
 {
 	tap_n++;
 	if (!cond)
@@ -22,30 +21,26 @@ ok(int cond, const char *what)
 	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
 }
 
-static int
-streq_null(const char *a, const char *b)
+static int streq_null(const char *a, const char *b)
 {
 	return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
 }
 
-static int
-case_equal(const struct case_spec *a, const struct case_spec *b)
+static int case_equal(const struct case_spec *a, const struct case_spec *b)
 {
 	return streq_null(a->title, b->title) && streq_null(a->code, b->code) &&
-	    streq_null(a->setup, b->setup) && streq_null(a->expect, b->expect) &&
-	    a->flags == b->flags && a->depth == b->depth && a->iterations == b->iterations;
+	    streq_null(a->setup, b->setup) && streq_null(a->expect, b->expect) && a->flags == b->flags &&
+	    a->depth == b->depth && a->iterations == b->iterations;
 }
 
-static int
-case_is_clean(const struct case_spec *c)
+static int case_is_clean(const struct case_spec *c)
 {
-	return !c->title && !c->code && !c->setup && !c->expect && !c->source &&
-	    c->flags == 0 && c->depth == 512 && c->iterations == 0;
+	return !c->title && !c->code && !c->setup && !c->expect && !c->source && c->flags == 0 &&
+	    c->depth == 512 && c->iterations == 0;
 }
 
 /* Parsing `text` fails, with `msg` somewhere in the error, leaving c clean. */
-static void
-rejects(const char *name, const char *text, size_t len, const char *msg)
+static void rejects(const char *name, const char *text, size_t len, const char *msg)
 {
 	struct case_spec c;
 	char err[512] = "", what[800];
@@ -59,8 +54,7 @@ rejects(const char *name, const char *text, size_t len, const char *msg)
 #define REJECTS(name, text, msg) rejects(name, text, strlen(text), msg)
 
 /* Parse, format, parse again: the same case both times. */
-static int
-round_trip(const char *text, size_t len, char *err, size_t errsize)
+static int round_trip(const char *text, size_t len, char *err, size_t errsize)
 {
 	struct case_spec a, b;
 	char *out, *out2;
@@ -81,7 +75,7 @@ round_trip(const char *text, size_t len, char *err, size_t errsize)
 	}
 	good = case_equal(&a, &b);
 	out2 = casefile_format(&b);
-	good = good && out2 && strcmp(out, out2) == 0;   /* and formatting is stable */
+	good = good && out2 && strcmp(out, out2) == 0; /* and formatting is stable */
 	if (!good)
 		snprintf(err, errsize, "fields differ after the round trip");
 	free(out);
@@ -91,18 +85,16 @@ round_trip(const char *text, size_t len, char *err, size_t errsize)
 	return good;
 }
 
-static void
-test_parse(void)
+static void test_parse(void)
 {
 	struct case_spec c;
 	char err[512];
 	const char *t;
 
 	t = "--TEST--\nminimal\n--VALUE--\n[1, 2]\n";
-	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 &&
-	    strcmp(c.title, "minimal") == 0 && strcmp(c.code, "[1, 2]") == 0 &&
-	    c.setup == NULL && c.expect == NULL && c.flags == 0 && c.depth == 512 &&
-	    c.iterations == 0 && c.source == NULL,
+	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 && strcmp(c.title, "minimal") == 0 &&
+	        strcmp(c.code, "[1, 2]") == 0 && c.setup == NULL && c.expect == NULL && c.flags == 0 &&
+	        c.depth == 512 && c.iterations == 0 && c.source == NULL,
 	    "minimal case: title and value, defaults for the rest");
 	case_release(&c);
 	ok(case_is_clean(&c), "case_release leaves an empty case");
@@ -110,16 +102,16 @@ test_parse(void)
 	t = "--TEST--\n  every section  \n--FLAGS--\nJSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES\n"
 	    "--DEPTH--\n 64 \n--MEASURE--\n200\n--SETUP--\nclass A { public $x = 1; }\n\n"
 	    "--VALUE--\n$a = new A;\nreturn $a;\n--EXPECT--\n{\"x\":1}\n";
-	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 &&
-	    strcmp(c.title, "every section") == 0 && c.flags == 192 && c.depth == 64 &&
-	    c.iterations == 200 && strcmp(c.setup, "class A { public $x = 1; }\n") == 0 &&
-	    strcmp(c.code, "$a = new A;\nreturn $a;") == 0 && strcmp(c.expect, "{\"x\":1}") == 0,
+	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 && strcmp(c.title, "every section") == 0 &&
+	        c.flags == 192 && c.depth == 64 && c.iterations == 200 &&
+	        strcmp(c.setup, "class A { public $x = 1; }\n") == 0 &&
+	        strcmp(c.code, "$a = new A;\nreturn $a;") == 0 && strcmp(c.expect, "{\"x\":1}") == 0,
 	    "every section; only the last newline of a body is dropped");
 	case_release(&c);
 
 	t = "--VALUE--\nnull\n--TEST--\norder is free\n";
-	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 &&
-	    strcmp(c.code, "null") == 0 && strcmp(c.title, "order is free") == 0,
+	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 && strcmp(c.code, "null") == 0 &&
+	        strcmp(c.title, "order is free") == 0,
 	    "sections may come in any order");
 	case_release(&c);
 
@@ -129,39 +121,37 @@ test_parse(void)
 	case_release(&c);
 
 	t = "--TEST--\r\ncrlf\r\n--FLAGS--  \r\nJSON_HEX_TAG\r\n--VALUE--\r\n'<'\r\n--EXPECT--\r\n\"\\u003C\"\r\n";
-	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 &&
-	    strcmp(c.title, "crlf") == 0 && c.flags == 1 && strcmp(c.code, "'<'") == 0 &&
-	    strcmp(c.expect, "\"\\u003C\"") == 0,
+	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 && strcmp(c.title, "crlf") == 0 &&
+	        c.flags == 1 && strcmp(c.code, "'<'") == 0 && strcmp(c.expect, "\"\\u003C\"") == 0,
 	    "CRLF line ends and trailing blanks on a header line");
 	case_release(&c);
 
 	t = "--TEST--\nempty expect and setup\n--SETUP--\n--VALUE--\n''\n--EXPECT--\n";
-	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 &&
-	    c.setup == NULL && c.expect && c.expect[0] == '\0',
+	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 && c.setup == NULL && c.expect &&
+	        c.expect[0] == '\0',
 	    "an empty --SETUP-- is none, an empty --EXPECT-- expects \"\"");
 	case_release(&c);
 
 	t = "--TEST--\nlookalikes\n--VALUE--\n$x = '--not a header--';\n--$y;\n--lower--\nreturn '-- X --';\n";
 	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 &&
-	    strcmp(c.code, "$x = '--not a header--';\n--$y;\n--lower--\nreturn '-- X --';") == 0,
+	        strcmp(c.code, "$x = '--not a header--';\n--$y;\n--lower--\nreturn '-- X --';") == 0,
 	    "lines that only resemble headers stay in the body");
 	case_release(&c);
 
 	t = "--TEST--\nbytes\n--VALUE--\n\"\\xC3\\x28 \xc3\xa9\"\n";
 	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 &&
-	    strcmp(c.code, "\"\\xC3\\x28 \xc3\xa9\"") == 0,
+	        strcmp(c.code, "\"\\xC3\\x28 \xc3\xa9\"") == 0,
 	    "code is kept byte for byte (escapes and raw UTF-8)");
 	case_release(&c);
 
 	t = "--TEST--\nflags as a number\n--FLAGS--\n8388608\n--DEPTH--\n2147483647\n--VALUE--\n1\n";
-	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 &&
-	    c.flags == 8388608 && c.depth == 2147483647L,
+	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 && c.flags == 8388608 &&
+	        c.depth == 2147483647L,
 	    "numeric flags with an unknown bit; the largest depth");
 	case_release(&c);
 }
 
-static void
-test_errors(void)
+static void test_errors(void)
 {
 	char *big;
 	size_t n;
@@ -173,30 +163,35 @@ test_errors(void)
 	    "line 1: text before the first section");
 	REJECTS("unknown section", "--TEST--\nx\n--FILE--\n<?php echo 1;\n--VALUE--\n1\n",
 	    "line 3: unknown section --FILE--");
-	REJECTS("duplicate section",
-	    "--TEST--\nx\n--FLAGS--\n0\n--FLAGS--\n1\n--VALUE--\n1\n",
+	REJECTS("duplicate section", "--TEST--\nx\n--FLAGS--\n0\n--FLAGS--\n1\n--VALUE--\n1\n",
 	    "line 5: duplicate section --FLAGS-- (first at line 3)");
 	REJECTS("missing --TEST--", "--VALUE--\n1\n", "missing --TEST-- section");
 	REJECTS("missing --VALUE--", "--TEST--\nx\n--EXPECT--\n1\n", "missing --VALUE-- section");
 	REJECTS("empty --TEST--", "--TEST--\n  \n--VALUE--\n1\n", "line 1: --TEST-- is empty");
-	REJECTS("two-line --TEST--", "--TEST--\none\ntwo\n--VALUE--\n1\n", "line 2: --TEST-- must be one line");
+	REJECTS(
+	    "two-line --TEST--", "--TEST--\none\ntwo\n--VALUE--\n1\n", "line 2: --TEST-- must be one line");
 	REJECTS("unknown flag", "--TEST--\nx\n--FLAGS--\nJSON_HEX_TAG|JSON_NOPE\n--VALUE--\n1\n",
 	    "line 4: --FLAGS--: unknown flag \"JSON_NOPE\"");
-	REJECTS("empty --FLAGS--", "--TEST--\nx\n--FLAGS--\n\n--VALUE--\n1\n", "line 4: --FLAGS--: empty flags");
+	REJECTS(
+	    "empty --FLAGS--", "--TEST--\nx\n--FLAGS--\n\n--VALUE--\n1\n", "line 4: --FLAGS--: empty flags");
 	REJECTS("negative flags", "--TEST--\nx\n--FLAGS--\n-1\n--VALUE--\n1\n", "--FLAGS--: negative");
 	REJECTS("depth 0", "--TEST--\nx\n--DEPTH--\n0\n--VALUE--\n1\n",
 	    "line 4: --DEPTH-- must be an integer from 1 to 2147483647, got \"0\"");
-	REJECTS("negative depth", "--TEST--\nx\n--DEPTH--\n-5\n--VALUE--\n1\n", "--DEPTH-- must be an integer");
+	REJECTS(
+	    "negative depth", "--TEST--\nx\n--DEPTH--\n-5\n--VALUE--\n1\n", "--DEPTH-- must be an integer");
 	REJECTS("depth not a number", "--TEST--\nx\n--DEPTH--\nabc\n--VALUE--\n1\n", "got \"abc\"");
 	REJECTS("depth too large", "--TEST--\nx\n--DEPTH--\n2147483648\n--VALUE--\n1\n", "--DEPTH-- must be");
-	REJECTS("depth huge", "--TEST--\nx\n--DEPTH--\n99999999999999999999999\n--VALUE--\n1\n", "--DEPTH-- must be");
+	REJECTS("depth huge", "--TEST--\nx\n--DEPTH--\n99999999999999999999999\n--VALUE--\n1\n",
+	    "--DEPTH-- must be");
 	REJECTS("empty depth", "--TEST--\nx\n--DEPTH--\n--VALUE--\n1\n", "--DEPTH-- must be");
 	REJECTS("depth 1.5", "--TEST--\nx\n--DEPTH--\n1.5\n--VALUE--\n1\n", "--DEPTH-- must be");
 	REJECTS("measure 0", "--TEST--\nx\n--MEASURE--\n0\n--VALUE--\n1\n",
 	    "line 4: --MEASURE-- must be an iteration count from 1 to 1000000");
-	REJECTS("measure too large", "--TEST--\nx\n--MEASURE--\n1000001\n--VALUE--\n1\n", "--MEASURE-- must be");
+	REJECTS(
+	    "measure too large", "--TEST--\nx\n--MEASURE--\n1000001\n--VALUE--\n1\n", "--MEASURE-- must be");
 	REJECTS("empty --VALUE--", "--TEST--\nx\n--VALUE--\n", "line 3: --VALUE-- is empty");
-	REJECTS("blank --VALUE--", "--TEST--\nx\n--VALUE--\n  \n\t\n--EXPECT--\n1\n", "line 3: --VALUE-- is empty");
+	REJECTS("blank --VALUE--", "--TEST--\nx\n--VALUE--\n  \n\t\n--EXPECT--\n1\n",
+	    "line 3: --VALUE-- is empty");
 	rejects("NUL byte", "--TEST--\nx\0y\n--VALUE--\n1\n", sizeof("--TEST--\nx\0y\n--VALUE--\n1\n") - 1,
 	    "line 2: NUL byte");
 
@@ -221,7 +216,8 @@ test_errors(void)
 		char err[256];
 
 		ok(casefile_parse(big, strlen(big), &c, err, sizeof(err)) == 0 &&
-		    strlen(c.code) == MAX_CODE_SIZE, "value of exactly the limit is accepted");
+		        strlen(c.code) == MAX_CODE_SIZE,
+		    "value of exactly the limit is accepted");
 		case_release(&c);
 	}
 
@@ -237,8 +233,7 @@ test_errors(void)
 	free(big);
 }
 
-static void
-test_format(void)
+static void test_format(void)
 {
 	struct case_spec c;
 	char *out, err[256];
@@ -253,9 +248,11 @@ test_format(void)
 	c.iterations = 5;
 	c.source = strdup("cases/x.phpt");
 	out = casefile_format(&c);
-	ok(out && strcmp(out, "--TEST--\nbuilt in C\n--FLAGS--\nJSON_HEX_TAG|JSON_PRETTY_PRINT|4096\n"
-	    "--DEPTH--\n10\n--MEASURE--\n5\n--SETUP--\nfunction f() {}\n\n"
-	    "--VALUE--\n$a = [1];\nreturn $a;\n--EXPECT--\n[1]\n") == 0,
+	ok(out &&
+	        strcmp(out,
+	            "--TEST--\nbuilt in C\n--FLAGS--\nJSON_HEX_TAG|JSON_PRETTY_PRINT|4096\n"
+	            "--DEPTH--\n10\n--MEASURE--\n5\n--SETUP--\nfunction f() {}\n\n"
+	            "--VALUE--\n$a = [1];\nreturn $a;\n--EXPECT--\n[1]\n") == 0,
 	    "format writes every section in order, flags by name, unknown bits as a number");
 	ok(out && round_trip(out, strlen(out), err, sizeof(err)), "and that text round-trips");
 	free(out);
@@ -305,6 +302,7 @@ test_format(void)
 	ok(case_is_clean(&c), "case_release frees every field");
 
 	{
+		/* clang-format off */
 		static const char *const texts[] = {
 			"--TEST--\nt\n--VALUE--\n1\n",
 			"--TEST--\nt\n--VALUE--\n1\n\n\n--EXPECT--\n\n\n",
@@ -312,6 +310,7 @@ test_format(void)
 			"--TEST--\nt\n--VALUE--\n  indented  \n",
 			"--TEST--\r\nt\r\n--VALUE--\r\n1\r\n",
 		};
+		/* clang-format on */
 		int good = 1;
 
 		for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
@@ -321,8 +320,7 @@ test_format(void)
 	}
 }
 
-static char *
-read_all(const char *path, size_t *len)
+static char *read_all(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
@@ -341,8 +339,7 @@ read_all(const char *path, size_t *len)
 
 static int stored_total, stored_measured;
 
-static void
-test_stored_dir(const char *dir, int depth)
+static void test_stored_dir(const char *dir, int depth)
 {
 	DIR *d = opendir(dir);
 	struct dirent **names = NULL;
@@ -374,8 +371,8 @@ test_stored_dir(const char *dir, int depth)
 				stored_measured += c.iterations == 200;
 				case_release(&c);
 			}
-			snprintf(what, sizeof(what), "%s parses, formats and parses back the same%s%s",
-			    path, err[0] ? ": " : "", err);
+			snprintf(what, sizeof(what), "%s parses, formats and parses back the same%s%s", path,
+			    err[0] ? ": " : "", err);
 			ok(text && round_trip(text, flen, err, sizeof(err)), what);
 			stored_total++;
 			free(text);
@@ -385,8 +382,7 @@ test_stored_dir(const char *dir, int depth)
 	free(names);
 }
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "cases";
 	char what[256];
@@ -395,8 +391,9 @@ main(int argc, char **argv)
 	test_errors();
 	test_format();
 	test_stored_dir(dir, 0);
-	snprintf(what, sizeof(what), "%s holds at least 40 cases (%d) and the 11 workloads measured 200x (%d)",
-	    dir, stored_total, stored_measured);
+	snprintf(what, sizeof(what),
+	    "%s holds at least 40 cases (%d) and the 11 workloads measured 200x (%d)", dir, stored_total,
+	    stored_measured);
 	ok(stored_total >= 40 && stored_measured >= 11, what);
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;

@@ -1,4 +1,4 @@
-/* Unit tests for server/flags.c, printing TAP. */
+/* Unit tests for server/common/flags.c, printing TAP. */
 #include <stdio.h>
 #include <string.h>
 
@@ -6,8 +6,7 @@
 
 static int tap_n, tap_failed;
 
-static void
-ok(int cond, const char *what)
+static void ok(int cond, const char *what)
 {
 	tap_n++;
 	if (!cond)
@@ -39,8 +38,7 @@ static const struct {
 #define NEXPECTED (sizeof(expected) / sizeof(expected[0]))
 
 /* A TAP description is one line: show \t and \n as escapes. */
-static const char *
-shown(const char *s)
+static const char *shown(const char *s)
 {
 	static char buf[128];
 	size_t n = 0;
@@ -57,8 +55,7 @@ shown(const char *s)
 	return buf;
 }
 
-static void
-parses(const char *s, long want)
+static void parses(const char *s, long want)
 {
 	char err[160] = "", what[256];
 	long f = -7;
@@ -69,8 +66,7 @@ parses(const char *s, long want)
 	ok(rc == 0 && f == want, what);
 }
 
-static void
-fails(const char *s, const char *msg_part)
+static void fails(const char *s, const char *msg_part)
 {
 	char err[160] = "", what[300];
 	long f = -7;
@@ -80,8 +76,7 @@ fails(const char *s, const char *msg_part)
 	ok(rc == -1 && strstr(err, msg_part) != NULL && f == -7, what);
 }
 
-static void
-formats(long flags, const char *want)
+static void formats(long flags, const char *want)
 {
 	char buf[512], what[700];
 
@@ -90,8 +85,7 @@ formats(long flags, const char *want)
 	ok(strcmp(buf, want) == 0, what);
 }
 
-int
-main(void)
+int main(void)
 {
 	char buf[512], what[256];
 	long all = 0, v;
@@ -102,13 +96,14 @@ main(void)
 		long parsed = -1;
 		char err[128];
 
-		snprintf(what, sizeof(what), "%s = %ld: listed, named, parsed, formatted",
-		    expected[i].name, expected[i].value);
+		snprintf(what, sizeof(what), "%s = %ld: listed, named, parsed, formatted", expected[i].name,
+		    expected[i].value);
 		flags_format(expected[i].value, buf, sizeof(buf));
 		ok(name && strcmp(name, expected[i].name) == 0 && v == expected[i].value &&
-		    flags_name(expected[i].value) && strcmp(flags_name(expected[i].value), name) == 0 &&
-		    flags_parse(name, &parsed, err, sizeof(err)) == 0 && parsed == v &&
-		    strcmp(buf, name) == 0, what);
+		        flags_name(expected[i].value) && strcmp(flags_name(expected[i].value), name) == 0 &&
+		        flags_parse(name, &parsed, err, sizeof(err)) == 0 && parsed == v &&
+		        strcmp(buf, name) == 0,
+		    what);
 		all |= expected[i].value;
 	}
 	ok(flags_name_at(NEXPECTED, &v) == NULL, "flags_name_at past the end is NULL");
@@ -119,7 +114,7 @@ main(void)
 	parses("00", 0);
 	parses("3", 3);
 	parses("320", 320);
-	parses("8388608", 8388608);             /* unknown bits are allowed as numbers */
+	parses("8388608", 8388608); /* unknown bits are allowed as numbers */
 	parses("9223372036854775807", 9223372036854775807L);
 	parses("JSON_HEX_TAG|JSON_HEX_AMP", 3);
 	parses("JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES", 192);
@@ -134,7 +129,7 @@ main(void)
 	fails("JSON_HEX_TAG | JSON_NOPE ", "unknown flag \"JSON_NOPE\"");
 	fails("JSON_OBJECT_AS_ARRAY", "unknown flag \"JSON_OBJECT_AS_ARRAY\"");   /* decode-only */
 	fails("JSON_BIGINT_AS_STRING", "unknown flag \"JSON_BIGINT_AS_STRING\""); /* decode-only */
-	fails("json_hex_tag", "unknown flag \"json_hex_tag\"");   /* PHP's names are case-sensitive */
+	fails("json_hex_tag", "unknown flag \"json_hex_tag\""); /* PHP's names are case-sensitive */
 	fails("", "empty flags");
 	fails("   ", "empty flags");
 	fails("JSON_HEX_TAG||JSON_HEX_AMP", "empty flag name");
@@ -163,13 +158,15 @@ main(void)
 	formats(192, "JSON_UNESCAPED_SLASHES|JSON_PRETTY_PRINT");
 	formats(4096, "4096");
 	formats(1 | 4096 | 8388608, "JSON_HEX_TAG|8392704");
-	formats(all, "JSON_HEX_TAG|JSON_HEX_AMP|JSON_HEX_APOS|JSON_HEX_QUOT|JSON_FORCE_OBJECT|"
+	formats(all,
+	    "JSON_HEX_TAG|JSON_HEX_AMP|JSON_HEX_APOS|JSON_HEX_QUOT|JSON_FORCE_OBJECT|"
 	    "JSON_NUMERIC_CHECK|JSON_UNESCAPED_SLASHES|JSON_PRETTY_PRINT|JSON_UNESCAPED_UNICODE|"
 	    "JSON_PARTIAL_OUTPUT_ON_ERROR|JSON_PRESERVE_ZERO_FRACTION|JSON_UNESCAPED_LINE_TERMINATORS|"
 	    "JSON_INVALID_UTF8_IGNORE|JSON_INVALID_UTF8_SUBSTITUTE|JSON_THROW_ON_ERROR");
 
 	{
-		const long samples[] = { 0, 1, 3, 128, 320, 4096, all, all | 4096, 8388608 | 64, 0x7fffffffL };
+		const long samples[] = { 0, 1, 3, 128, 320, 4096, all, all | 4096, 8388608 | 64,
+			0x7fffffffL };
 		int good = 1;
 
 		for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
@@ -187,7 +184,8 @@ main(void)
 
 		memset(small, '#', sizeof(small));
 		flags_format(all, small, sizeof(small));
-		ok(memchr(small, '\0', sizeof(small)) != NULL, "format into a small buffer stays NUL-terminated");
+		ok(memchr(small, '\0', sizeof(small)) != NULL,
+		    "format into a small buffer stays NUL-terminated");
 		memset(small, '#', sizeof(small));
 		flags_format(1, small, 0);
 		ok(small[0] == '#', "format into a zero-size buffer writes nothing");

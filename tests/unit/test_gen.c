@@ -1,11 +1,11 @@
-/* Unit tests for server/worker/gen.c (the case generator), printing TAP. */
+/* Unit tests for server/common/gen.c (the case generator), printing TAP. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker/gen.h"
+#include "gen.h"
 
 /*
  * The hash of the first 10,000 cases of seed 1 (gen_case_hash of each, in
@@ -18,11 +18,9 @@
 
 static int tap_n, tap_failed;
 
-static void
-ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void
-ok(int cond, const char *fmt, ...)
+static void ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 	tap_n++;
@@ -37,8 +35,7 @@ ok(int cond, const char *fmt, ...)
 
 static struct gen_case a, b;
 
-static int
-utf8_valid(const char *s, size_t n)
+static int utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
@@ -63,7 +60,8 @@ utf8_valid(const char *s, size_t n)
 				return 0;
 			cp = cp << 6 | (u[i + k] & 0x3f);
 		}
-		if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
 			return 0;
 		i += len;
 	}
@@ -71,8 +69,7 @@ utf8_valid(const char *s, size_t n)
 }
 
 /* Source text a reader can trust: valid UTF-8, no NUL or raw control bytes but \n and \t. */
-static int
-readable(const char *s, size_t n)
+static int readable(const char *s, size_t n)
 {
 	if (!utf8_valid(s, n))
 		return 0;
@@ -81,14 +78,14 @@ readable(const char *s, size_t n)
 			return 0;
 	/* C1 controls (U+0080..U+009F) would be invisible. */
 	for (size_t i = 0; i + 1 < n; i++)
-		if ((unsigned char)s[i] == 0xc2 && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f)
+		if ((unsigned char)s[i] == 0xc2 && (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f)
 			return 0;
 	/* U+2028/U+2029 raw would be invisible line breaks. */
 	return memmem(s, n, "\xe2\x80\xa8", 3) == NULL && memmem(s, n, "\xe2\x80\xa9", 3) == NULL;
 }
 
-static void
-test_determinism(void)
+static void test_determinism(void)
 {
 	uint64_t h[200];
 	int same = 1, alone = 1, differ = 0;
@@ -124,8 +121,7 @@ test_determinism(void)
 	gen_buf_release(&r2);
 }
 
-static void
-test_pinned(void)
+static void test_pinned(void)
 {
 	uint64_t h = GEN_HASH_INIT;
 	for (uint64_t i = 0; i < 10000; i++) {
@@ -134,15 +130,16 @@ test_pinned(void)
 		h = gen_hash(&ch, sizeof ch, h);
 	}
 	if (GEN_VERSION == PINNED_VERSION)
-		ok(h == PINNED_CORPUS, "seed 1, cases 0..9999 hash to the pinned corpus hash "
-		    "(got 0x%016llx: the generator changed -- bump GEN_VERSION and re-pin)", (unsigned long long)h);
+		ok(h == PINNED_CORPUS,
+		    "seed 1, cases 0..9999 hash to the pinned corpus hash "
+		    "(got 0x%016llx: the generator changed -- bump GEN_VERSION and re-pin)",
+		    (unsigned long long)h);
 	else
 		ok(1, "# SKIP pinned corpus is for version %d (re-pin: 0x%016llx)", PINNED_VERSION,
 		    (unsigned long long)h);
 }
 
-static void
-test_coverage(void)
+static void test_coverage(void)
 {
 	static uint64_t c[GEN_COUNTERS];
 	char name[96], missing[512] = "";
@@ -179,14 +176,14 @@ test_coverage(void)
 	}
 	ok(flags_ok, "each flag's frequency is its probability (1/4; JSON_THROW_ON_ERROR 1/16)");
 	double invalid = (double)c[GEN_C_PIECE + GEN_P_BAD_LONE] / n;
-	ok(invalid > 0.01 && invalid < 0.2, "invalid UTF-8 is there but not everywhere (%.3f of cases have a lone continuation byte)",
+	ok(invalid > 0.01 && invalid < 0.2,
+	    "invalid UTF-8 is there but not everywhere (%.3f of cases have a lone continuation byte)",
 	    invalid);
 	double small = (double)c[GEN_C_FEATURE + GEN_F_SMALL_DEPTH] / n;
 	ok(fabs(small - 0.125) < 0.015, "a small depth in 1/8 of the cases (%.4f)", small);
 }
 
-static void
-test_render(void)
+static void test_render(void)
 {
 	int good = 1, setup_good = 1, nonempty = 0;
 	for (int i = 0; i < 5000; i++) {
@@ -213,15 +210,17 @@ test_render(void)
 		gen_buf_release(&setup);
 	}
 	ok(good, "values render as one line of valid UTF-8 without control bytes or raw U+2028");
-	ok(setup_good && nonempty > 100, "class declarations render as readable UTF-8 (eval() of an "
-	    "escaped string where names are not UTF-8), %d setups", nonempty);
+	ok(setup_good && nonempty > 100,
+	    "class declarations render as readable UTF-8 (eval() of an "
+	    "escaped string where names are not UTF-8), %d setups",
+	    nonempty);
 }
 
 /* A hand-made plan: the escaping of strings and the special numbers. */
-static void
-test_render_exact(void)
+static void test_render_exact(void)
 {
-	static const char bytes[] = "a\"\\$\n\x01\x7f\xe2\x80\xa8\xff \xc3\xa9" "id";
+	static const char bytes[] = "a\"\\$\n\x01\x7f\xe2\x80\xa8\xff \xc3\xa9"
+	                            "id";
 	struct gen_buf out = { 0 };
 	memset(&a, 0, sizeof a);
 	a.nodes[0].kind = GEN_MAP;
@@ -238,21 +237,25 @@ test_render_exact(void)
 	a.nbytes = sizeof bytes - 1;
 	a.nnodes = 4;
 	a.ents[0] = (struct gen_entry){ .value = 1, .key_type = GEN_KEY_INT, .key_int = INT64_MIN };
-	a.ents[1] = (struct gen_entry){ .value = 2, .key_type = GEN_KEY_STR, .key_off = sizeof bytes - 3, .key_len = 2 };
+	a.ents[1] = (struct gen_entry){
+		.value = 2, .key_type = GEN_KEY_STR, .key_off = sizeof bytes - 3, .key_len = 2
+	};
 	a.ents[2] = (struct gen_entry){ .value = 3, .key_type = GEN_KEY_INT, .key_int = -5 };
 	a.nents = 3;
 	a.root = 0;
 	gen_render_value(&a, &out);
-	const char *want = "[PHP_INT_MIN => \"a\\\"\\\\\\$\\n\\x01\\x7F\\u{2028}\\xFF \xc3\xa9\", 'id' => -0.0, -5 => 1E+16]";
-	ok(out.data != NULL && strcmp(out.data, want) == 0, "a map renders exactly (%s)", out.data ? out.data : "(null)");
+	const char *want =
+	    "[PHP_INT_MIN => \"a\\\"\\\\\\$\\n\\x01\\x7F\\u{2028}\\xFF \xc3\xa9\", 'id' => -0.0, -5 => 1E+16]";
+	ok(out.data != NULL && strcmp(out.data, want) == 0, "a map renders exactly (%s)",
+	    out.data ? out.data : "(null)");
 	gen_buf_release(&out);
 }
 
-static void
-test_doubles(void)
+static void test_doubles(void)
 {
-	static const double special[] = { 0.1, 1.5, 3.0, 1e15, 1e16, 1e22, 1e308, 1.7976931348623157e308, 5e-324,
-		2.2250738585072014e-308, 0.30000000000000004, 9007199254740993.0, -1e-300, 123456789.12345678 };
+	static const double special[] = { 0.1, 1.5, 3.0, 1e15, 1e16, 1e22, 1e308, 1.7976931348623157e308,
+		5e-324, 2.2250738585072014e-308, 0.30000000000000004, 9007199254740993.0, -1e-300,
+		123456789.12345678 };
 	char buf[64];
 	int round = 1, looks = 1;
 	uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -286,8 +289,7 @@ test_doubles(void)
 	ok(strcmp(buf, "-INF") == 0, "-INF renders as -INF");
 }
 
-static void
-test_classes(void)
+static void test_classes(void)
 {
 	int high = 0, hidden = 0, unique = 1, ident = 1, sizes = 1;
 	size_t len;
@@ -301,26 +303,28 @@ test_classes(void)
 			hidden += k->props[p].visibility != GEN_PUBLIC;
 			for (unsigned j = 0; j < k->props[p].len; j++) {
 				has_high |= n[j] >= 0x80;
-				int letter = (n[j] >= 'a' && n[j] <= 'z') || (n[j] >= 'A' && n[j] <= 'Z') || n[j] == '_' || n[j] >= 0x80;
+				int letter = (n[j] >= 'a' && n[j] <= 'z') || (n[j] >= 'A' && n[j] <= 'Z') ||
+				    n[j] == '_' || n[j] >= 0x80;
 				if (!letter && !(j > 0 && n[j] >= '0' && n[j] <= '9'))
 					ident = 0;
 			}
 			for (unsigned q = 0; q < p; q++)
-				if (k->props[q].len == k->props[p].len && !memcmp(k->props[q].name, n, k->props[p].len))
+				if (k->props[q].len == k->props[p].len &&
+				    !memcmp(k->props[q].name, n, k->props[p].len))
 					unique = 0;
 		}
 		high += has_high;
 		if (decl == NULL || strstr(decl, k->name) == NULL)
 			sizes = 0;
 	}
-	ok(sizes, "%d declared classes of 1..%d properties, all in the declarations", GEN_NCLASSES, GEN_MAX_PROPS);
+	ok(sizes, "%d declared classes of 1..%d properties, all in the declarations", GEN_NCLASSES,
+	    GEN_MAX_PROPS);
 	ok(ident && unique, "property names are PHP identifiers, unique within their class");
 	ok(high >= 30, "%d of %d classes name a property with bytes 0x80-0xff", high, GEN_NCLASSES);
 	ok(hidden > 10, "%d properties are private or protected", hidden);
 }
 
-static void
-test_hash_and_digest(void)
+static void test_hash_and_digest(void)
 {
 	char x[100], y[100];
 	int differ = 1;
@@ -331,20 +335,23 @@ test_hash_and_digest(void)
 		differ &= gen_hash(x, sizeof x, GEN_HASH_INIT) != gen_hash(y, sizeof y, GEN_HASH_INIT);
 	}
 	ok(differ, "changing any one byte changes the hash");
-	ok(gen_hash("ab", 2, GEN_HASH_INIT) != gen_hash("ab\0", 3, GEN_HASH_INIT), "the length is part of the hash");
+	ok(gen_hash("ab", 2, GEN_HASH_INIT) != gen_hash("ab\0", 3, GEN_HASH_INIT),
+	    "the length is part of the hash");
 
-	struct gen_digest d = { 0x0102030405060708ull, 0xfffefdfcfbfaf9f8ull, 123456, 0x7fff, 512, 2, 11, 1, 1 }, e;
+	struct gen_digest d = { 0x0102030405060708ull, 0xfffefdfcfbfaf9f8ull, 123456, 0x7fff, 512, 2, 11, 1,
+		1 },
+	                  e;
 	unsigned char packed[GEN_DIGEST_SIZE];
 	gen_digest_pack(&d, packed);
 	gen_digest_unpack(&e, packed);
 	ok(packed[0] == 0x08 && packed[7] == 0x01, "digests are packed little-endian");
 	ok(e.plan_hash == d.plan_hash && e.result_hash == d.result_hash && e.out_len == d.out_len &&
-	    e.flags == d.flags && e.depth == d.depth && e.status == d.status && e.error_code == d.error_code &&
-	    e.is_false == d.is_false && e.exception == d.exception, "a digest survives pack and unpack");
+	        e.flags == d.flags && e.depth == d.depth && e.status == d.status &&
+	        e.error_code == d.error_code && e.is_false == d.is_false && e.exception == d.exception,
+	    "a digest survives pack and unpack");
 }
 
-int
-main(void)
+int main(void)
 {
 	test_determinism();
 	test_pinned();

@@ -1,5 +1,5 @@
-/* Unit tests for server/proto.c (the worker protocol) and the verdict in
- * server/result.c, printing TAP. */
+/* Unit tests for server/common/proto.c (the worker protocol) and the verdict in
+ * server/common/result.c, printing TAP. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +12,7 @@
 
 static int tap_n, tap_failed;
 
-static void
-ok(int cond, const char *what)
+static void ok(int cond, const char *what)
 {
 	tap_n++;
 	if (!cond)
@@ -21,17 +20,15 @@ ok(int cond, const char *what)
 	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
 }
 
-static void
-put_header(unsigned char *h, uint32_t magic, uint16_t version, uint16_t type, uint32_t len)
+static void put_header(unsigned char *h, uint32_t magic, uint16_t version, uint16_t type, uint32_t len)
 {
-	memcpy(h, (uint32_t[]){ magic }, 4);  /* the test machine is little-endian, like the wire */
+	memcpy(h, (uint32_t[]){ magic }, 4); /* the test machine is little-endian, like the wire */
 	memcpy(h + 4, (uint16_t[]){ version }, 2);
 	memcpy(h + 6, (uint16_t[]){ type }, 2);
 	memcpy(h + 8, (uint32_t[]){ len }, 4);
 }
 
-static void
-test_round_trip(void)
+static void test_round_trip(void)
 {
 	int sv[2];
 	struct proto_buf b;
@@ -65,8 +62,7 @@ test_round_trip(void)
 	close(sv[1]);
 }
 
-static void
-test_bad_frames(void)
+static void test_bad_frames(void)
 {
 	int sv[2];
 	unsigned char h[PROTO_HEADER_SIZE];
@@ -90,7 +86,8 @@ test_bad_frames(void)
 	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
 	put_header(h, PROTO_MAGIC, PROTO_VERSION, PROTO_CASE, PROTO_MAX_PAYLOAD + 1);
 	write(sv[0], h, sizeof(h));
-	ok(proto_recv(sv[1], &m, 1000) == -1 && errno == EPROTO, "a length over the maximum is refused before reading");
+	ok(proto_recv(sv[1], &m, 1000) == -1 && errno == EPROTO,
+	    "a length over the maximum is refused before reading");
 	close(sv[0]);
 	close(sv[1]);
 
@@ -109,15 +106,17 @@ test_bad_frames(void)
 	close(sv[1]);
 }
 
-static void
-test_decode(void)
+static void test_decode(void)
 {
 	struct proto_msg m;
 	char *p;
 
 	/* A field claiming more bytes than the payload holds. */
 	p = malloc(10);
-	memcpy(p, "\x0a\x00\xff\x00\x00\x00" "abcd", 10);
+	memcpy(p,
+	    "\x0a\x00\xff\x00\x00\x00"
+	    "abcd",
+	    10);
 	ok(proto_decode(&m, PROTO_CASE, p, 10) == -1, "field length past the payload is refused");
 
 	/* A truncated field header. */
@@ -131,24 +130,24 @@ test_decode(void)
 	ok(proto_decode(&m, PROTO_CASE, p, n) == -1, "too many fields is refused");
 
 	p = malloc(1);
-	ok(proto_decode(&m, PROTO_RESULT, p, 0) == 0 && m.nfields == 0, "empty payload is a message with no fields");
+	ok(proto_decode(&m, PROTO_RESULT, p, 0) == 0 && m.nfields == 0,
+	    "empty payload is a message with no fields");
 	proto_msg_release(&m);
 }
 
-static void
-test_buf_limits(void)
+static void test_buf_limits(void)
 {
 	struct proto_buf b;
 	proto_buf_init(&b);
 	proto_buf_add(&b, TAG_OUTPUT, "", PROTO_MAX_PAYLOAD);
 	ok(b.failed, "a field over the frame maximum marks the buffer failed");
 	errno = 0;
-	ok(proto_send(-1, PROTO_RESULT, &b) == -1 && errno == EMSGSIZE, "a failed buffer is not sent (EMSGSIZE)");
+	ok(proto_send(-1, PROTO_RESULT, &b) == -1 && errno == EMSGSIZE,
+	    "a failed buffer is not sent (EMSGSIZE)");
 	proto_buf_release(&b);
 }
 
-static void
-test_verdict(void)
+static void test_verdict(void)
 {
 	struct result a, b;
 	char fields[128];
@@ -185,12 +184,11 @@ test_verdict(void)
 	result_release(&a);
 	result_release(&b);
 	ok(utf8_valid("\xe2\x80\xa8", 3) && !utf8_valid("\xed\xa0\x80", 3) && !utf8_valid("\xc0\xaf", 2) &&
-	    !utf8_valid("\xf4\x90\x80\x80", 4) && !utf8_valid("\xe2\x80", 2),
+	        !utf8_valid("\xf4\x90\x80\x80", 4) && !utf8_valid("\xe2\x80", 2),
 	    "utf8_valid: U+2028 yes; surrogate, overlong, above U+10FFFF, truncated no");
 }
 
-int
-main(void)
+int main(void)
 {
 	test_round_trip();
 	test_bad_frames();

@@ -34,8 +34,8 @@
 extern char **environ;
 
 static int tap_n, tap_failed;
-static char dir[256];          /* the private folder */
-static char outside[300];      /* a path outside it */
+static char dir[256];     /* the private folder */
+static char outside[300]; /* a path outside it */
 static struct sockaddr_in listener;
 static int landlock_abi, netns_ok;
 
@@ -54,8 +54,8 @@ static void skip(const char *what, const char *why)
 
 struct check {
 	unsigned layers;
-	int (*pre)(void);          /* before the sandbox; its result is passed on */
-	int (*try)(int);           /* under it: the errno it got, 0 if allowed */
+	int (*pre)(void); /* before the sandbox; its result is passed on */
+	int (*try)(int);  /* under it: the errno it got, 0 if allowed */
 	long long cpu_s, as, fsize, nofile, nproc;
 	int no_landlock;
 };
@@ -107,9 +107,20 @@ static void expect(const struct check *c, int want, const char *what)
 
 /* ---- what a hostile case tries ---- */
 
-static int try_socket_inet(int pre) { (void)pre; return ERR(socket(AF_INET, SOCK_STREAM, 0)); }
-static int try_socket_unix(int pre) { (void)pre; return ERR(socket(AF_UNIX, SOCK_STREAM, 0)); }
-static int pre_socket(void) { return socket(AF_INET, SOCK_STREAM, 0); }
+static int try_socket_inet(int pre)
+{
+	(void)pre;
+	return ERR(socket(AF_INET, SOCK_STREAM, 0));
+}
+static int try_socket_unix(int pre)
+{
+	(void)pre;
+	return ERR(socket(AF_UNIX, SOCK_STREAM, 0));
+}
+static int pre_socket(void)
+{
+	return socket(AF_INET, SOCK_STREAM, 0);
+}
 static int try_connect(int fd)
 {
 	return ERR(connect(fd, (struct sockaddr *)&listener, sizeof(listener)));
@@ -141,7 +152,10 @@ static int try_spawn(int pre)
 	(void)pre;
 	return posix_spawn(&p, "/bin/true", NULL, NULL, argv, environ);
 }
-static void *thread_fn(void *arg) { return arg; }
+static void *thread_fn(void *arg)
+{
+	return arg;
+}
 static int try_thread(int pre)
 {
 	pthread_t t;
@@ -151,11 +165,31 @@ static int try_thread(int pre)
 		pthread_join(t, NULL);
 	return rc;
 }
-static int try_kill_parent(int pre) { (void)pre; return ERR(kill(getppid(), 0)); }
-static int try_kill_group(int pre) { (void)pre; return ERR(kill(0, 0)); }
-static int try_kill_all(int pre) { (void)pre; return ERR(kill(-1, 0)); }
-static int try_kill_self(int pre) { (void)pre; return ERR(kill(getpid(), 0)); }
-static int try_ptrace(int pre) { (void)pre; return ERR(ptrace(PTRACE_ATTACH, getppid(), NULL, NULL)); }
+static int try_kill_parent(int pre)
+{
+	(void)pre;
+	return ERR(kill(getppid(), 0));
+}
+static int try_kill_group(int pre)
+{
+	(void)pre;
+	return ERR(kill(0, 0));
+}
+static int try_kill_all(int pre)
+{
+	(void)pre;
+	return ERR(kill(-1, 0));
+}
+static int try_kill_self(int pre)
+{
+	(void)pre;
+	return ERR(kill(getpid(), 0));
+}
+static int try_ptrace(int pre)
+{
+	(void)pre;
+	return ERR(ptrace(PTRACE_ATTACH, getppid(), NULL, NULL));
+}
 static int try_prlimit_parent(int pre)
 {
 	struct rlimit rl = { 1, 1 };
@@ -176,11 +210,31 @@ static int try_write_inside(int pre)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	return fd < 0 ? errno : ERR(write(fd, "x", 1));
 }
-static int try_read_passwd(int pre) { (void)pre; return ERR(open("/etc/passwd", O_RDONLY)); }
-static int try_read_usr(int pre) { (void)pre; return ERR(open("/usr/lib/os-release", O_RDONLY)); }
-static int try_io_uring(int pre) { (void)pre; return ERR(syscall(SYS_io_uring_setup, 1, NULL)); }
-static int try_unshare(int pre) { (void)pre; return ERR(unshare(CLONE_NEWNS)); }
-static int try_mount(int pre) { (void)pre; return ERR(mount("none", dir, "tmpfs", 0, NULL)); }
+static int try_read_passwd(int pre)
+{
+	(void)pre;
+	return ERR(open("/etc/passwd", O_RDONLY));
+}
+static int try_read_usr(int pre)
+{
+	(void)pre;
+	return ERR(open("/usr/lib/os-release", O_RDONLY));
+}
+static int try_io_uring(int pre)
+{
+	(void)pre;
+	return ERR(syscall(SYS_io_uring_setup, 1, NULL));
+}
+static int try_unshare(int pre)
+{
+	(void)pre;
+	return ERR(unshare(CLONE_NEWNS));
+}
+static int try_mount(int pre)
+{
+	(void)pre;
+	return ERR(mount("none", dir, "tmpfs", 0, NULL));
+}
 static int try_big_alloc(int pre)
 {
 	(void)pre;
@@ -199,7 +253,7 @@ static int try_big_file(int pre)
 	if (fd < 0)
 		return 100 + errno;
 	memset(buf, 'x', sizeof(buf));
-	for (int i = 0; i < 64; i++)   /* 4 MiB */
+	for (int i = 0; i < 64; i++) /* 4 MiB */
 		if (write(fd, buf, sizeof(buf)) < 0)
 			return errno;
 	return 0;
@@ -354,7 +408,8 @@ static void test_layers_alone(void)
 		}
 		if (landlock_abi >= 6) {
 			c.try = try_kill_parent;
-			expect(&c, EPERM, "landlock alone (ABI >= 6): signalling out of the domain is refused");
+			expect(
+			    &c, EPERM, "landlock alone (ABI >= 6): signalling out of the domain is refused");
 		}
 	}
 

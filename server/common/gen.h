@@ -1,0 +1,247 @@
+/*
+ * The generator of json_encode cases for generated runs: pure C, no PHP
+ * headers, so the same object file serves the per-build worker core (which
+ * turns a case into zvals, see gencore.c), the daemon (counter names, the
+ * digest records) and the unit test.
+ *
+ * A case is a function of (GEN_VERSION, seed, index) only: its own PRNG
+ * (wyrand, seeded through splitmix64), never libc's, and no floating
+ * point arithmetic in the decisions, so every machine and every build gets
+ * the same value, flags and depth.  Any case can be regenerated on demand
+ * instead of stored.  Changing what the generator produces for any
+ * (seed, index) means bumping GEN_VERSION (tests/unit/test_gen.c pins a
+ * corpus hash to catch an accidental change).
+ *
+ * A case is a small tree ("plan") of nodes: scalars, strings built from
+ * pieces that cover every escaping branch of the encoder, lists, maps,
+ * stdClass objects, instances of the declared classes below, enum cases and
+ * a resource.  The plan renders as readable PHP (an expression, plus setup
+ * code declaring the classes it uses) that builds the same value.
+ */
+#ifndef PHPCMP_GEN_H
+#define PHPCMP_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GEN_VERSION 1
+
+/* Bounds of one case (the generator stays well inside them). */
+#define GEN_MAX_NODES 512
+#define GEN_MAX_ENTRIES 512
+#define GEN_MAX_BYTES (16u << 10)
+
+enum gen_kind {
+	GEN_NULL,
+	GEN_FALSE,
+	GEN_TRUE,
+	GEN_INT,
+	GEN_FLOAT,
+	GEN_STRING,
+	GEN_LIST,     /* [v, ...] */
+	GEN_MAP,      /* [k => v, ...], int and string keys */
+	GEN_STDCLASS, /* (object)[...], string property names */
+	GEN_OBJECT,   /* new GenCn([...]): a declared class (gen_class_at) */
+	GEN_ENUM,     /* GenEnumS::A ... (cls = enum, n = case) */
+	GEN_RESOURCE, /* fopen('php://memory', 'r') */
+	GEN_KIND_COUNT
+};
+
+/* What a string was built from; a case records which it used. */
+enum gen_piece {
+	GEN_P_ASCII,       /* letters, digits, spaces, punctuation JSON leaves alone */
+	GEN_P_QUOTE,       /* "  */
+	GEN_P_BACKSLASH,   /* \  */
+	GEN_P_SLASH,       /* /  */
+	GEN_P_TAG,         /* < > */
+	GEN_P_AMP,         /* &  */
+	GEN_P_APOS,        /* '  */
+	GEN_P_CONTROL_ESC, /* \b \f \n \r \t: the short escapes */
+	GEN_P_CONTROL,     /* other bytes 0x00-0x1f */
+	GEN_P_DEL,         /* 0x7f */
+	GEN_P_UTF8_2,
+	GEN_P_UTF8_3,
+	GEN_P_UTF8_4,
+	GEN_P_LINE_SEP,  /* U+2028, U+2029 */
+	GEN_P_BAD_LONE,  /* a continuation byte with no lead */
+	GEN_P_BAD_TRUNC, /* a multi-byte sequence cut short */
+	GEN_P_BAD_OVERLONG,
+	GEN_P_BAD_SURROGATE, /* U+D800..U+DFFF encoded */
+	GEN_P_BAD_ABOVE,     /* above U+10FFFF, or bytes 0xf8-0xff */
+	GEN_P_TEXT,          /* words: names with accents, URLs, paths */
+	GEN_P_COUNT
+};
+
+/* Whole-string shapes, besides pieces. */
+enum gen_shape {
+	GEN_S_PIECES, /* a concatenation of pieces */
+	GEN_S_EMPTY,
+	GEN_S_NUMERIC, /* "123", " 1.5e3", "0x1A", "1e400"... (JSON_NUMERIC_CHECK) */
+	GEN_S_LONG,    /* ~200 bytes: plain, or with a quote first/last, URLs */
+	GEN_S_COUNT
+};
+
+/* Object-building specials the report counts. */
+enum gen_feature {
+	GEN_F_PRIVATE,       /* an instance with a private or protected property set */
+	GEN_F_UNINIT,        /* a typed property left uninitialized */
+	GEN_F_DYNAMIC,       /* dynamic properties on a declared class */
+	GEN_F_JSONSER,       /* JsonSerializable returning a value */
+	GEN_F_JSONSER_THIS,  /* JsonSerializable returning $this */
+	GEN_F_JSONSER_THROW, /* jsonSerialize() throws */
+	GEN_F_NUL_PROP,      /* stdClass property name starting with NUL (skipped) */
+	GEN_F_INT_KEY,       /* an int array key */
+	GEN_F_NUMERIC_KEY,   /* a numeric-string array key (PHP makes it an int) */
+	GEN_F_EMPTY_KEY,
+	GEN_F_NEG_ZERO,    /* -0.0 */
+	GEN_F_NAN_INF,     /* NAN, INF or -INF */
+	GEN_F_SMALL_DEPTH, /* json_encode depth below 512 */
+	GEN_F_DEPTH_HIT,   /* ... and the value is nested deeper than it */
+	GEN_F_THROW_FLAG,  /* JSON_THROW_ON_ERROR */
+	GEN_F_COUNT
+};
+
+struct gen_entry {
+	uint32_t value;            /* node index */
+	uint8_t key_type;          /* GEN_KEY_* */
+	uint32_t key_off, key_len; /* GEN_KEY_STR: bytes */
+	int64_t key_int;           /* GEN_KEY_INT; GEN_KEY_PROP: property index */
+};
+
+enum { GEN_KEY_NONE, GEN_KEY_INT, GEN_KEY_STR, GEN_KEY_PROP };
+
+struct gen_node {
+	uint8_t kind;   /* enum gen_kind */
+	uint16_t cls;   /* GEN_OBJECT: class index; GEN_ENUM: enum index */
+	uint32_t n;     /* containers: entries; strings: length; enum: case */
+	uint32_t first; /* containers: first entry; strings: byte offset */
+	union {
+		int64_t i;
+		double d;
+	} v;
+};
+
+struct gen_rng {
+	uint64_t s;
+};
+
+struct gen_case {
+	uint64_t seed, index;
+	int64_t flags, depth;
+	uint32_t root;
+	uint32_t nnodes, nents, nbytes;
+	uint32_t nesting;  /* the value's depth as json_encode counts it */
+	uint64_t pieces;   /* bit per enum gen_piece used */
+	uint32_t shapes;   /* bit per enum gen_shape */
+	uint32_t kinds;    /* bit per enum gen_kind */
+	uint32_t features; /* bit per enum gen_feature */
+	uint64_t classes;  /* bit per declared class used */
+	uint32_t enums;    /* bit per enum used */
+	struct gen_rng rng;
+	struct gen_node nodes[GEN_MAX_NODES];
+	struct gen_entry ents[GEN_MAX_ENTRIES];
+	char bytes[GEN_MAX_BYTES];
+};
+
+/* ---- declared classes and enums ---- */
+
+enum gen_class_type {
+	GEN_CLASS_PLAIN,         /* declared properties only */
+	GEN_CLASS_DYNAMIC,       /* #[AllowDynamicProperties] */
+	GEN_CLASS_JSONSER,       /* jsonSerialize() returns its first property */
+	GEN_CLASS_JSONSER_THIS,  /* jsonSerialize() returns $this */
+	GEN_CLASS_JSONSER_THROW, /* jsonSerialize() throws */
+};
+
+enum gen_visibility { GEN_PUBLIC, GEN_PROTECTED, GEN_PRIVATE };
+
+#define GEN_MAX_PROPS 5
+#define GEN_NCLASSES 40
+#define GEN_NENUMS 3
+
+struct gen_prop {
+	char name[16]; /* identifier bytes, may use 0x80-0xff */
+	uint8_t len;
+	uint8_t visibility; /* enum gen_visibility */
+	uint8_t typed;      /* `mixed` with no default: may stay uninitialized */
+};
+
+struct gen_class {
+	char name[16]; /* ASCII */
+	uint8_t type;  /* enum gen_class_type */
+	uint8_t nprops;
+	struct gen_prop props[GEN_MAX_PROPS];
+};
+
+const struct gen_class *gen_class_at(unsigned i); /* i < GEN_NCLASSES */
+const char *gen_enum_name(unsigned i);            /* i < GEN_NENUMS */
+unsigned gen_enum_cases(unsigned i);
+/* PHP source declaring every class and enum, raw bytes (for the worker). */
+const char *gen_declarations(size_t *len);
+
+/* ---- making and reading a case ---- */
+
+void gen_case_make(struct gen_case *, uint64_t seed, uint64_t index);
+/* A hash of everything the case consists of (value, flags, depth). */
+uint64_t gen_case_hash(const struct gen_case *);
+
+/* Growable output buffer for rendering. */
+struct gen_buf {
+	char *data;
+	size_t len, cap;
+	int failed; /* out of memory */
+};
+void gen_buf_release(struct gen_buf *);
+/* The value as a PHP expression: valid UTF-8, no NUL, invalid bytes as \xNN. */
+int gen_render_value(const struct gen_case *, struct gen_buf *);
+/* Setup code declaring the classes and enums the value uses ("" if none). */
+int gen_render_setup(const struct gen_case *, struct gen_buf *);
+/* "generated v1 seed S #I" */
+void gen_title(uint64_t seed, uint64_t index, char *buf, size_t size);
+
+/* A float rendered so that PHP reads back the same double (NAN, INF, -0.0...). */
+void gen_format_double(double d, char *buf, size_t size);
+
+/* ---- hashing and digests ---- */
+
+/* A fast 64-bit hash; equal-length inputs that differ never collide. */
+uint64_t gen_hash(const void *data, size_t len, uint64_t h);
+
+#define GEN_HASH_INIT 0x6a09e667f3bcc909ull
+
+/* One case's outcome on one build, as the worker reports it for a batch. */
+struct gen_digest {
+	uint64_t plan_hash;   /* gen_case_hash: both builds must agree */
+	uint64_t result_hash; /* status, output, error code and message, exception */
+	uint32_t out_len;     /* output bytes, 0 when false */
+	uint32_t flags;
+	uint32_t depth;
+	uint8_t status;     /* PROTO_STATUS_* (or the daemon's crash/timeout) */
+	uint8_t error_code; /* json_last_error() */
+	uint8_t is_false;
+	uint8_t exception; /* something was thrown */
+};
+
+#define GEN_DIGEST_SIZE 32
+void gen_digest_pack(const struct gen_digest *, unsigned char out[GEN_DIGEST_SIZE]);
+void gen_digest_unpack(struct gen_digest *, const unsigned char in[GEN_DIGEST_SIZE]);
+
+/* ---- coverage counters: how many cases used each piece, flag... ---- */
+
+enum {
+	GEN_C_CASES = 0,
+	GEN_C_PIECE = 1,                             /* + enum gen_piece */
+	GEN_C_SHAPE = GEN_C_PIECE + GEN_P_COUNT,     /* + enum gen_shape */
+	GEN_C_KIND = GEN_C_SHAPE + GEN_S_COUNT,      /* + enum gen_kind */
+	GEN_C_FEATURE = GEN_C_KIND + GEN_KIND_COUNT, /* + enum gen_feature */
+	GEN_C_FLAG = GEN_C_FEATURE + GEN_F_COUNT,    /* + bit number 0..22 */
+	GEN_C_CLASS = GEN_C_FLAG + 23,               /* + class index */
+	GEN_C_ENUM = GEN_C_CLASS + GEN_NCLASSES,     /* + enum index */
+	GEN_COUNTERS = GEN_C_ENUM + GEN_NENUMS
+};
+
+void gen_count(const struct gen_case *, uint64_t counters[GEN_COUNTERS]);
+/* "piece.utf8_2", "flag.JSON_HEX_TAG", "class.GenC7"...; NULL for an unused slot. */
+const char *gen_counter_name(unsigned i, char *buf, size_t size);
+
+#endif

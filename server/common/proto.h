@@ -1,0 +1,146 @@
+/*
+ * The daemon <-> worker protocol: length-prefixed, versioned frames over a
+ * socketpair.  A frame is a 12-byte header followed by a payload of tagged
+ * fields.  Every length is checked against a maximum before anything is
+ * copied, so a confused or hostile peer can only produce an error.
+ *
+ *   header:  u32 magic "PHCP" | u16 version | u16 type | u32 payload length
+ *   payload: (u16 tag | u32 length | bytes) ...
+ *
+ * Integers are little-endian.  This file is compiled into the daemon, the
+ * worker loader and every per-build worker core.
+ */
+#ifndef PHPCMP_PROTO_H
+#define PHPCMP_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_MAGIC 0x50434850u /* "PHCP" read as little-endian bytes */
+#define PROTO_VERSION 1
+#define PROTO_HEADER_SIZE 12
+#define PROTO_MAX_PAYLOAD (64u << 20) /* a whole frame */
+#define PROTO_MAX_FIELDS 64
+
+/*
+ * What a worker keeps of a case's result (server/core/core.c).  A field
+ * over its cap is cut there and ends with its note; an output over its cap
+ * is not sent: the case is an error whose failure starts with
+ * PROTO_OUTPUT_TOO_LARGE.  The daemon reports both as "truncated" (api.c).
+ */
+#define PROTO_MAX_OUTPUT (16u << 20) /* json_encode's output */
+#define PROTO_MAX_PRINTED (1u << 20) /* what the case echoed */
+#define PROTO_MAX_DIAG (64u << 10)   /* warnings; the failure message */
+#define PROTO_CUT_PRINTED "\n[phpcmp: output truncated]"
+#define PROTO_CUT_WARNINGS "[phpcmp: diagnostics truncated]\n"
+#define PROTO_CUT_FAILURE "[phpcmp: truncated]\n"
+#define PROTO_OUTPUT_TOO_LARGE "json_encode output too large to keep"
+
+enum proto_type {
+	PROTO_HELLO = 1,  /* worker -> daemon once ready: PHP version etc. */
+	PROTO_CASE = 2,   /* daemon -> worker: run one case */
+	PROTO_RESULT = 3, /* worker -> daemon: the case's result */
+	PROTO_FAIL = 4,   /* worker -> daemon: cannot start (message) */
+	/* 5..9: generated runs (server/common/gen.c, gencore.c) */
+	PROTO_GEN_BATCH = 5,   /* daemon -> worker: digests of cases start..start+count-1 */
+	PROTO_GEN_DIGESTS = 6, /* worker -> daemon: the batch's digests and coverage */
+	PROTO_GEN_DETAIL = 7,  /* daemon -> worker: one case in full; answered by a
+	                        * PROTO_RESULT with TAG_GEN_CODE etc. added */
+	                       /* 10..14: measurement */
+};
+
+enum proto_tag {
+	/* PROTO_HELLO */
+	TAG_PHP_VERSION = 1,
+	TAG_ZEND_VERSION = 2,
+	/* PROTO_CASE */
+	TAG_CODE = 10,
+	TAG_SETUP = 11,
+	TAG_FLAGS = 12,      /* int */
+	TAG_DEPTH = 13,      /* int */
+	TAG_ITERATIONS = 14, /* int, > 0: measure instructions over N calls */
+	/* PROTO_RESULT */
+	TAG_STATUS = 20,     /* int, PROTO_STATUS_OK or PROTO_STATUS_ERROR */
+	TAG_OUTPUT = 21,     /* absent: json_encode returned false */
+	TAG_ERROR_CODE = 22, /* int, json_last_error() */
+	TAG_ERROR_MSG = 23,  /* json_last_error_msg() */
+	TAG_EXC_CLASS = 24,
+	TAG_EXC_MSG = 25,
+	TAG_PRINTED = 26,      /* what the case echoed */
+	TAG_WARNINGS = 27,     /* diagnostics, one per line */
+	TAG_FAILURE = 28,      /* why status is error: parse error, fatal... */
+	TAG_INSTRUCTIONS = 29, /* int, instructions per call, rounded (TAG_INSTR_TOTAL is exact) */
+	/* PROTO_FAIL */
+	TAG_MESSAGE = 40,
+	/* 50..69: generated runs */
+	TAG_GEN_VERSION = 50,     /* int, GEN_VERSION: in every generated-run message */
+	TAG_GEN_SEED = 51,        /* int (the seed's 64 bits) */
+	TAG_GEN_START = 52,       /* int, first index (PROTO_GEN_DETAIL: the index) */
+	TAG_GEN_COUNT = 53,       /* int */
+	TAG_GEN_RECORDS = 54,     /* count packed gen_digest records (gen.h) */
+	TAG_GEN_COVERAGE = 55,    /* GEN_COUNTERS little-endian u64 counters */
+	TAG_GEN_TIMES = 56,       /* little-endian u64 ns: total, declare, generate, build, encode, digest */
+	TAG_GEN_CODE = 57,        /* the value as PHP source */
+	TAG_GEN_SETUP = 58,       /* PHP declaring the classes it uses */
+	TAG_GEN_PLAN_HASH = 59,   /* int */
+	TAG_GEN_RESULT_HASH = 60, /* int */
+	/* 70..79: measurement (PROTO_RESULT of a case with TAG_ITERATIONS) */
+	TAG_INSTR_TOTAL = 70,    /* int, instructions of all measured calls */
+	TAG_DUMP_FILE = 71,      /* the callgrind dump holding that count */
+	TAG_HANDLER_OFFSET = 72, /* PROTO_HELLO: zif_json_encode's offset in libphp */
+	/* 80..84: the sandbox (server/worker/sandbox.c) */
+	TAG_SANDBOX = 80, /* PROTO_HELLO: the layers in force, e.g. "netns caps seccomp ..." */
+};
+
+/* TAG_STATUS values, the same numbers as the daemon's enum result_status. */
+#define PROTO_STATUS_OK 0
+#define PROTO_STATUS_ERROR 1
+
+struct proto_field {
+	uint16_t tag;
+	uint32_t len;
+	const char *data; /* points into the message's payload */
+};
+
+struct proto_msg {
+	uint16_t type;
+	size_t nfields;
+	struct proto_field fields[PROTO_MAX_FIELDS];
+	char *payload; /* owned; freed by proto_msg_release */
+	size_t payload_len;
+};
+
+/* A growable payload under construction. */
+struct proto_buf {
+	char *data;
+	size_t len, cap;
+	int failed; /* an add went over PROTO_MAX_PAYLOAD or out of memory */
+};
+
+void proto_buf_init(struct proto_buf *);
+void proto_buf_release(struct proto_buf *);
+void proto_buf_add(struct proto_buf *, uint16_t tag, const void *data, size_t len);
+void proto_buf_add_str(struct proto_buf *, uint16_t tag, const char *s);
+void proto_buf_add_int(struct proto_buf *, uint16_t tag, int64_t v);
+
+/* Send one frame; -1 with errno on failure (EMSGSIZE when b->failed). */
+int proto_send(int fd, uint16_t type, const struct proto_buf *b);
+
+/*
+ * Receive one frame into msg.  Returns 1 on a frame, 0 on clean EOF before a
+ * header, -1 on error (errno EPROTO for a bad frame, or the read's errno).
+ * timeout_ms < 0 waits forever; on timeout returns -1 with errno ETIMEDOUT.
+ */
+int proto_recv(int fd, struct proto_msg *msg, int timeout_ms);
+
+/* Parse a payload (owned by msg afterwards) into fields: 0, or -1 if malformed. */
+int proto_decode(struct proto_msg *msg, uint16_t type, char *payload, size_t len);
+
+void proto_msg_release(struct proto_msg *);
+
+/* The first field with tag, or NULL. */
+const struct proto_field *proto_get(const struct proto_msg *, uint16_t tag);
+/* Integer field value, or def when absent or malformed. */
+int64_t proto_get_int(const struct proto_msg *, uint16_t tag, int64_t def);
+
+#endif

@@ -1,0 +1,114 @@
+/* Results and verdicts: what one build answered, and whether two agree. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phpcmp.h"
+#include "proto.h"
+
+/* clang-format off */
+static const char *const status_names[] = {
+	[STATUS_OK] = "ok",
+	[STATUS_ERROR] = "error",
+	[STATUS_CRASH] = "crash",
+	[STATUS_TIMEOUT] = "timeout",
+};
+/* clang-format on */
+
+void result_init(struct result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->instructions = -1;
+	r->instr_total = -1;
+}
+
+void result_release(struct result *r)
+{
+	bytes_release(&r->output);
+	bytes_release(&r->printed);
+	free(r->error_msg);
+	free(r->exc_class);
+	free(r->exc_msg);
+	free(r->warnings);
+	free(r->failure);
+	free(r->dump_file);
+	result_init(r);
+}
+
+const char *result_status_name(enum result_status s)
+{
+	return (unsigned)s < sizeof(status_names) / sizeof(status_names[0]) ? status_names[s] : "unknown";
+}
+
+int result_status_parse(const char *name)
+{
+	for (size_t i = 0; i < sizeof(status_names) / sizeof(status_names[0]); i++)
+		if (!strcmp(status_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+static int str_differ(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") != 0;
+}
+
+static int bytes_differ(const struct bytes *a, const struct bytes *b)
+{
+	return a->len != b->len || (a->len && memcmp(a->data, b->data, a->len) != 0);
+}
+
+/*
+ * The verdict is about json_encode: status, output, json_last_error() and
+ * its message, and any exception.  What a case printed and its warnings are
+ * shown beside the results but do not make a mismatch: deprecation wording
+ * changes between PHP versions and would drown the real differences.
+ */
+unsigned verdict_compare(const struct result *a, const struct result *b)
+{
+	unsigned d = 0;
+	if (a->status != b->status || (a->status == STATUS_CRASH && a->signal != b->signal))
+		d |= DIFF_STATUS;
+	if (a->output_is_false != b->output_is_false || bytes_differ(&a->output, &b->output))
+		d |= DIFF_OUTPUT;
+	if (a->error_code != b->error_code)
+		d |= DIFF_ERROR_CODE;
+	if (str_differ(a->error_msg, b->error_msg))
+		d |= DIFF_ERROR_MSG;
+	if (str_differ(a->exc_class, b->exc_class) || str_differ(a->exc_msg, b->exc_msg))
+		d |= DIFF_EXCEPTION;
+	/* An output too large to keep is compared by the size and md5 its
+	 * failure names (server/common/proto.h). */
+	if ((result_output_too_large(a) || result_output_too_large(b)) && str_differ(a->failure, b->failure))
+		d |= DIFF_OUTPUT;
+	return d;
+}
+
+int result_output_too_large(const struct result *r)
+{
+	return r->status == STATUS_ERROR && r->failure != NULL &&
+	    strncmp(r->failure, PROTO_OUTPUT_TOO_LARGE, strlen(PROTO_OUTPUT_TOO_LARGE)) == 0;
+}
+
+void verdict_fields(unsigned diff, char *buf, size_t bufsize)
+{
+	/* clang-format off */
+	static const struct { unsigned bit; const char *name; } names[] = {
+		{ DIFF_STATUS, "status" }, { DIFF_OUTPUT, "output" },
+		{ DIFF_ERROR_CODE, "error_code" }, { DIFF_ERROR_MSG, "error_msg" },
+		{ DIFF_EXCEPTION, "exception" }, { DIFF_PRINTED, "printed" },
+		{ DIFF_WARNINGS, "warnings" },
+	};
+	/* clang-format on */
+	size_t len = 0;
+	if (bufsize)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(diff & names[i].bit))
+			continue;
+		int n = snprintf(buf + len, bufsize - len, "%s%s", len ? "," : "", names[i].name);
+		if (n < 0 || (size_t)n >= bufsize - len)
+			break;
+		len += (size_t)n;
+	}
+}

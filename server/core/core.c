@@ -1,0 +1,567 @@
+/*
+ * The worker core: the only code that talks to PHP.  It is compiled once per
+ * build against that build's own headers (a core built with 8.2.36 headers
+ * does not even load into 8.2.32) and linked against the build's libphp.so,
+ * which the loader has already dlopened.
+ *
+ * Each case runs in a request of its own, so classes, functions and globals
+ * of one case are gone in the next.  PHP output is captured through the SAPI
+ * (never mixed into the protocol stream), diagnostics through zend_error_cb.
+ */
+#include <php.h>
+#include <php_main.h>
+#include <php_output.h>
+#include <php_embed.h>
+#include <zend_exceptions.h>
+#include <ext/json/php_json.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <valgrind/callgrind.h>
+#include <ext/standard/md5.h>
+
+#include "core.h"
+#include "gencore.h"
+
+#define MAX_PRINTED PROTO_MAX_PRINTED /* what a case may echo before we cut it */
+#define MAX_WARNINGS PROTO_MAX_DIAG
+
+/* A capped byte buffer in plain malloc memory, so it outlives the request. */
+struct capture {
+	char *data;
+	size_t len, cap, max;
+	int truncated;
+};
+
+static struct capture printed = { .max = MAX_PRINTED };
+static struct capture warnings = { .max = MAX_WARNINGS };
+static struct capture failure = { .max = MAX_WARNINGS };
+static const struct core_options *options;
+static void (*php_error_cb_orig)(int, zend_string *, const uint32_t, zend_string *);
+static zend_function *fn_json_encode, *fn_json_last_error_msg;
+
+static void capture_reset(struct capture *c)
+{
+	c->len = 0;
+	c->truncated = 0;
+}
+
+static void capture_add(struct capture *c, const char *s, size_t n)
+{
+	if (c->len + n > c->max) {
+		n = c->max - c->len;
+		c->truncated = 1;
+	}
+	if (c->len + n > c->cap) {
+		size_t cap = c->cap ? c->cap : 1024;
+		while (cap < c->len + n)
+			cap *= 2;
+		char *p = realloc(c->data, cap);
+		if (!p) {
+			c->truncated = 1;
+			return;
+		}
+		c->data = p;
+		c->cap = cap;
+	}
+	memcpy(c->data + c->len, s, n);
+	c->len += n;
+}
+
+static void capture_printf(struct capture *c, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		capture_add(c, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* ---- SAPI hooks ---- */
+
+static size_t core_ub_write(const char *str, size_t len)
+{
+	capture_add(&printed, str, len);
+	return len;
+}
+
+static void core_flush(void *server_context)
+{
+	(void)server_context;
+}
+
+static void core_log_message(const char *message, int syslog_type)
+{
+	(void)syslog_type;
+	capture_printf(&warnings, "%s\n", message);
+}
+
+static void core_ini_set(HashTable *h, const char *name, const char *value)
+{
+	zval v;
+	ZVAL_NEW_STR(&v, zend_string_init(value, strlen(value), 1));
+	zend_hash_str_update(h, name, strlen(name), &v);
+}
+
+/* Lowest-precedence ini values; php_ini_ignore keeps ini files out. */
+static void core_ini_defaults(HashTable *h)
+{
+	core_ini_set(h, "memory_limit", options->memory_limit ? options->memory_limit : "128M");
+	core_ini_set(h, "serialize_precision", "-1");
+	core_ini_set(h, "precision", "14");
+	core_ini_set(h, "error_reporting", "32767"); /* E_ALL */
+	core_ini_set(h, "log_errors", "0");
+	core_ini_set(h, "html_errors", "0");
+	core_ini_set(h, "date.timezone", "UTC");
+	for (int i = 0; i < options->nini; i++) {
+		const char *eq = strchr(options->ini[i], '=');
+		if (!eq)
+			continue;
+		char name[256];
+		size_t n = (size_t)(eq - options->ini[i]);
+		if (n >= sizeof(name))
+			continue;
+		memcpy(name, options->ini[i], n);
+		name[n] = '\0';
+		core_ini_set(h, name, eq + 1);
+	}
+}
+
+static const char *error_label(int type)
+{
+	switch (type) {
+	case E_ERROR:
+	case E_CORE_ERROR:
+	case E_COMPILE_ERROR:
+	case E_USER_ERROR:
+		return "Fatal error";
+	case E_RECOVERABLE_ERROR:
+		return "Recoverable fatal error";
+	case E_WARNING:
+	case E_CORE_WARNING:
+	case E_COMPILE_WARNING:
+	case E_USER_WARNING:
+		return "Warning";
+	case E_PARSE:
+		return "Parse error";
+	case E_NOTICE:
+	case E_USER_NOTICE:
+		return "Notice";
+	case E_STRICT:
+		return "Strict Standards";
+	case E_DEPRECATED:
+	case E_USER_DEPRECATED:
+		return "Deprecated";
+	default:
+		return "Unknown error";
+	}
+}
+
+#define FATAL_ERRORS (E_ERROR | E_CORE_ERROR | E_COMPILE_ERROR | E_USER_ERROR | E_PARSE | E_RECOVERABLE_ERROR)
+
+/*
+ * Record every diagnostic; let PHP's own handler deal with fatal ones (it
+ * bails out to our zend_try).  display_errors is off, so it prints nothing.
+ */
+static void core_error_cb(int type, zend_string *file, const uint32_t line, zend_string *message)
+{
+	int fatal = (type & FATAL_ERRORS) != 0;
+	if (fatal || (EG(error_reporting) & type)) {
+		struct capture *c = fatal ? &failure : &warnings;
+		capture_printf(c, "PHP %s: %s in %s on line %u\n", error_label(type), ZSTR_VAL(message),
+		    file ? ZSTR_VAL(file) : "unknown", line);
+	}
+	if (fatal)
+		php_error_cb_orig(type, file, line, message);
+}
+
+/* ---- running a case ---- */
+
+struct outcome {
+	int status;
+	zval output; /* json_encode's return value */
+	long error_code;
+	zend_string *error_msg;
+	char exc_class[256];
+	zend_string *exc_msg;
+};
+
+/* Note the pending exception (class, message) and clear it.  Returns 1 if it
+ * was exit() rather than a real exception. */
+static int take_exception(struct outcome *o, const char *where)
+{
+	zend_object *ex = EG(exception);
+	if (zend_is_unwind_exit(ex)) {
+		zend_clear_exception();
+		if (failure.len == 0)
+			capture_printf(&failure, "exit() called in %s\n", where);
+		return 1;
+	}
+	zval rv, obj;
+	ZVAL_OBJ(&obj, ex);
+	zval *msg = zend_read_property(ex->ce, Z_OBJ(obj), "message", sizeof("message") - 1, 1, &rv);
+	snprintf(o->exc_class, sizeof(o->exc_class), "%s", ZSTR_VAL(ex->ce->name));
+	if (o->exc_msg)
+		zend_string_release(o->exc_msg);
+	o->exc_msg = msg && Z_TYPE_P(msg) == IS_STRING ? zend_string_copy(Z_STR_P(msg)) : ZSTR_EMPTY_ALLOC();
+	zval lrv;
+	zval *line = zend_read_property(ex->ce, Z_OBJ(obj), "line", sizeof("line") - 1, 1, &lrv);
+	zend_long lineno = line && Z_TYPE_P(line) == IS_LONG ? Z_LVAL_P(line) : 0;
+	if (failure.len == 0) {
+		/* Worded like PHP's own messages for the same failures. */
+		if (instanceof_function(ex->ce, zend_ce_parse_error))
+			capture_printf(&failure, "PHP Parse error: %s in %s on line " ZEND_LONG_FMT "\n",
+			    ZSTR_VAL(o->exc_msg), where, lineno);
+		else
+			capture_printf(&failure,
+			    "PHP Fatal error: Uncaught %s: %s in %s on line " ZEND_LONG_FMT "\n",
+			    ZSTR_VAL(ex->ce->name), ZSTR_VAL(o->exc_msg), where, lineno);
+	}
+	zend_clear_exception();
+	return 0;
+}
+
+/*
+ * Compile and run code in the global scope.  Value code that does not end in
+ * ';' is an expression, wrapped as `return (expr);`; setup code is always
+ * statements.  0 on success, -1 when it threw or did not compile (the
+ * exception is recorded).
+ */
+static int run_code(
+    const char *code, size_t len, const char *name, int statements, zval *ret, struct outcome *o)
+{
+	while (len > 0 && strchr(" \t\r\n", code[len - 1]))
+		len--;
+	if (len > 0 && code[len - 1] == ';')
+		statements = 1;
+	zend_string *src;
+	if (statements) {
+		src = zend_string_init(code, len, 0);
+	} else {
+		src = zend_string_alloc(len + sizeof("return (\n);") - 1, 0);
+		memcpy(ZSTR_VAL(src), "return (", 8);
+		memcpy(ZSTR_VAL(src) + 8, code, len);
+		memcpy(ZSTR_VAL(src) + 8 + len, "\n);", 4);
+	}
+	zend_op_array *op = zend_compile_string(src, name, ZEND_COMPILE_POSITION_AFTER_OPEN_TAG);
+	zend_string_release(src);
+	if (!op) {
+		if (EG(exception))
+			take_exception(o, name);
+		return -1;
+	}
+	ZVAL_UNDEF(ret);
+	zend_execute(op, ret);
+	destroy_op_array(op);
+	efree(op);
+	if (EG(exception)) {
+		zval_ptr_dtor(ret);
+		ZVAL_UNDEF(ret);
+		take_exception(o, name);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Call an internal function from C.  With no PHP frame on the stack an
+ * exception would become a fatal error; a zeroed dummy frame keeps it in
+ * EG(exception), where we read and clear it.
+ */
+static void call_internal(zend_function *fn, zval *ret, uint32_t argc, zval *argv)
+{
+	zend_execute_data dummy;
+	memset(&dummy, 0, sizeof(dummy));
+	zend_execute_data *saved = EG(current_execute_data);
+	EG(current_execute_data) = &dummy;
+	ZVAL_UNDEF(ret);
+	zend_call_known_function(fn, NULL, NULL, ret, argc, argv, NULL);
+	EG(current_execute_data) = saved;
+}
+
+/* ---- measuring instructions (a worker running under callgrind) ---- */
+
+static int dumps_made; /* callgrind numbers its dumps 1, 2, ... */
+
+/* The "summary:" (or "totals:") count of one callgrind dump file, or -1. */
+static int64_t dump_total(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int64_t total = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "summary:", 8) || (total < 0 && !strncmp(line, "totals:", 7)))
+			total = strtoll(strchr(line, ':') + 1, NULL, 10);
+	}
+	fclose(f);
+	return total;
+}
+
+/* Dump callgrind's counters (which also resets them); the file's path. */
+static void dump(const char *event, char *path, size_t pathsize)
+{
+	CALLGRIND_DUMP_STATS_AT(event);
+	dumps_made++;
+	snprintf(path, pathsize, "%s.%d", options->dump_prefix, dumps_made);
+}
+
+/*
+ * Instructions per json_encode call, the figure reviewers use: the
+ * inclusive cost of json_encode's internal handler (zif_json_encode) over n
+ * calls, divided by n.  The daemon starts this worker under callgrind with
+ * --collect-atstart=no --toggle-collect=<the handler>, so callgrind counts
+ * exactly what callgrind_annotate --inclusive=yes shows for that function.
+ * The first dump throws away everything before (the result-producing call,
+ * one more warm-up call: the first calls in a request cost more); the
+ * second holds just the n measured calls.
+ */
+static void measure(zval *value, zend_long flags, zend_long depth, int64_t n, struct proto_buf *out)
+{
+	char path[4200];
+	zval args[3], ret;
+
+	if (!RUNNING_ON_VALGRIND || !options->dump_prefix) {
+		capture_printf(&warnings, "phpcmp: not a measuring worker; instructions not counted\n");
+		return;
+	}
+	ZVAL_COPY_VALUE(&args[0], value);
+	ZVAL_LONG(&args[1], flags);
+	ZVAL_LONG(&args[2], depth);
+	call_internal(fn_json_encode, &ret, 3, args);
+	zval_ptr_dtor(&ret);
+	dump("phpcmp-warm-up", path, sizeof(path));
+	unlink(path);
+	for (int64_t i = 0; i < n && !EG(exception); i++) {
+		call_internal(fn_json_encode, &ret, 3, args);
+		zval_ptr_dtor(&ret);
+	}
+	dump("phpcmp-measured", path, sizeof(path));
+	int64_t total = dump_total(path);
+	if (total < 0) {
+		capture_printf(&warnings, "phpcmp: cannot read the callgrind dump %s\n", path);
+		return;
+	}
+	proto_buf_add_int(out, TAG_INSTR_TOTAL, total);
+	proto_buf_add_int(out, TAG_INSTRUCTIONS, (total + n / 2) / n);
+	proto_buf_add_str(out, TAG_DUMP_FILE, path);
+}
+
+static void run_case_body(const struct proto_msg *req, struct outcome *o, struct proto_buf *out)
+{
+	const struct proto_field *setup = proto_get(req, TAG_SETUP);
+	const struct proto_field *code = proto_get(req, TAG_CODE);
+	zval value, tmp;
+
+	if (setup && setup->len > 0) {
+		if (run_code(setup->data, setup->len, "setup", 1, &tmp, o) < 0) {
+			o->status = PROTO_STATUS_ERROR;
+			return;
+		}
+		zval_ptr_dtor(&tmp);
+	}
+	if (run_code(code ? code->data : "null", code ? code->len : 4, "value", 0, &value, o) < 0) {
+		o->status = PROTO_STATUS_ERROR;
+		return;
+	}
+	if (Z_ISUNDEF(value))
+		ZVAL_NULL(&value);
+
+	zval args[3];
+	ZVAL_COPY_VALUE(&args[0], &value);
+	ZVAL_LONG(&args[1], (zend_long)proto_get_int(req, TAG_FLAGS, 0));
+	ZVAL_LONG(&args[2], (zend_long)proto_get_int(req, TAG_DEPTH, 512));
+	call_internal(fn_json_encode, &o->output, 3, args);
+	o->error_code = JSON_G(error_code);
+	if (EG(exception) && take_exception(o, "json_encode")) {
+		/* exit() inside jsonSerialize: the case failed. */
+		o->status = PROTO_STATUS_ERROR;
+	}
+	zval msg;
+	call_internal(fn_json_last_error_msg, &msg, 0, NULL);
+	if (Z_TYPE(msg) == IS_STRING)
+		o->error_msg = zend_string_copy(Z_STR(msg));
+	zval_ptr_dtor(&msg);
+	int64_t iterations = proto_get_int(req, TAG_ITERATIONS, 0);
+	if (iterations > 0 && o->status == PROTO_STATUS_OK && !o->exc_class[0])
+		measure(&value, Z_LVAL(args[1]), Z_LVAL(args[2]), iterations, out);
+	zval_ptr_dtor(&value);
+}
+
+static void emit_capture(struct proto_buf *out, uint16_t tag, struct capture *c, const char *note)
+{
+	if (c->truncated) {
+		/* Past the cap itself, so the note is not cut away too. */
+		size_t max = c->max;
+		c->max = c->len + strlen(note);
+		capture_add(c, note, strlen(note));
+		c->max = max;
+	}
+	proto_buf_add(out, tag, c->data ? c->data : "", c->len);
+}
+
+/*
+ * An output over PROTO_MAX_OUTPUT is not sent (a frame holds 64 MiB at
+ * most): the case is an error whose failure names the size and the md5 of
+ * the bytes, so two builds' outputs still compare.
+ */
+static void output_too_large(struct outcome *o)
+{
+	PHP_MD5_CTX ctx;
+	unsigned char digest[16];
+	char hex[33];
+
+	PHP_MD5Init(&ctx);
+	PHP_MD5Update(&ctx, Z_STRVAL(o->output), Z_STRLEN(o->output));
+	PHP_MD5Final(digest, &ctx);
+	make_digest_ex(hex, digest, 16);
+	capture_printf(&failure, PROTO_OUTPUT_TOO_LARGE " (%zu bytes, md5 %s, over the %u byte limit)\n",
+	    Z_STRLEN(o->output), hex, PROTO_MAX_OUTPUT);
+	o->status = PROTO_STATUS_ERROR;
+}
+
+static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
+{
+	struct outcome o;
+	volatile int bailed = 0;
+	memset(&o, 0, sizeof(o));
+	ZVAL_UNDEF(&o.output);
+	capture_reset(&printed);
+	capture_reset(&warnings);
+	capture_reset(&failure);
+
+	zend_try
+	{
+		run_case_body(req, &o, out);
+	}
+	zend_catch
+	{
+		/* Whatever o points to may be half-built: drop it, the request's
+		 * shutdown frees the memory. */
+		bailed = 1;
+		o.status = PROTO_STATUS_ERROR;
+		ZVAL_UNDEF(&o.output);
+		o.error_msg = NULL;
+		o.exc_msg = NULL;
+		if (failure.len == 0)
+			capture_printf(&failure, "PHP bailed out\n");
+	}
+	zend_end_try();
+	zend_try
+	{
+		php_output_end_all(); /* a case may have left ob_start() buffers open */
+	}
+	zend_end_try();
+
+	if (o.status == PROTO_STATUS_OK && Z_TYPE(o.output) == IS_STRING &&
+	    Z_STRLEN(o.output) > PROTO_MAX_OUTPUT)
+		output_too_large(&o);
+	proto_buf_add_int(out, TAG_STATUS, o.status);
+	if (o.status == PROTO_STATUS_OK && Z_TYPE(o.output) == IS_STRING)
+		proto_buf_add(out, TAG_OUTPUT, Z_STRVAL(o.output), Z_STRLEN(o.output));
+	proto_buf_add_int(out, TAG_ERROR_CODE, o.error_code);
+	if (o.error_msg)
+		proto_buf_add(out, TAG_ERROR_MSG, ZSTR_VAL(o.error_msg), ZSTR_LEN(o.error_msg));
+	if (o.exc_class[0]) {
+		proto_buf_add_str(out, TAG_EXC_CLASS, o.exc_class);
+		if (o.exc_msg)
+			proto_buf_add(out, TAG_EXC_MSG, ZSTR_VAL(o.exc_msg), ZSTR_LEN(o.exc_msg));
+	}
+	emit_capture(out, TAG_PRINTED, &printed, PROTO_CUT_PRINTED);
+	emit_capture(out, TAG_WARNINGS, &warnings, PROTO_CUT_WARNINGS);
+	if (o.status != PROTO_STATUS_OK)
+		emit_capture(out, TAG_FAILURE, &failure, PROTO_CUT_FAILURE);
+
+	/* Everything is copied out: end this request, open the next one now
+	 * so the next case does not wait for it. */
+	if (!bailed) {
+		zval_ptr_dtor(&o.output);
+		if (o.error_msg)
+			zend_string_release(o.error_msg);
+		if (o.exc_msg)
+			zend_string_release(o.exc_msg);
+	}
+	php_request_shutdown(NULL);
+	php_request_startup();
+}
+
+static int core_init(const struct core_options *opts, char *err, size_t errsize)
+{
+	options = opts;
+	php_embed_module.php_ini_ignore = 1;
+	php_embed_module.ub_write = core_ub_write;
+	php_embed_module.flush = core_flush;
+	php_embed_module.log_message = core_log_message;
+	php_embed_module.ini_defaults = core_ini_defaults;
+	if (php_embed_init(0, NULL) != SUCCESS) {
+		snprintf(err, errsize, "php_embed_init failed");
+		return -1;
+	}
+	/* The embed SAPI hard-codes display_errors=1; diagnostics go to our
+	 * error callback instead of into the case's output. */
+	PG(display_errors) = 0;
+	PG(log_errors) = 0;
+	php_error_cb_orig = zend_error_cb;
+	zend_error_cb = core_error_cb;
+	fn_json_encode = zend_hash_str_find_ptr(CG(function_table), "json_encode", sizeof("json_encode") - 1);
+	fn_json_last_error_msg = zend_hash_str_find_ptr(
+	    CG(function_table), "json_last_error_msg", sizeof("json_last_error_msg") - 1);
+	if (!fn_json_encode || !fn_json_last_error_msg) {
+		snprintf(err, errsize, "this libphp has no json_encode");
+		return -1;
+	}
+	return 0;
+}
+
+static void core_hello(struct proto_buf *out)
+{
+	zval *v = zend_get_constant_str("PHP_VERSION", sizeof("PHP_VERSION") - 1);
+	proto_buf_add_str(out, TAG_PHP_VERSION, v && Z_TYPE_P(v) == IS_STRING ? Z_STRVAL_P(v) : "unknown");
+	proto_buf_add_str(out, TAG_ZEND_VERSION, ZEND_VERSION);
+	/* Where json_encode's handler sits in the library: callgrind names it
+	 * by this offset in a stripped libphp (e.g. Debian's). */
+	Dl_info info;
+	if (dladdr((void *)fn_json_encode->internal_function.handler, &info) && info.dli_fbase)
+		proto_buf_add_int(out, TAG_HANDLER_OFFSET,
+		    (char *)(void *)fn_json_encode->internal_function.handler - (char *)info.dli_fbase);
+}
+
+static void core_shutdown(void)
+{
+	php_embed_shutdown();
+}
+
+/* Requests other than PROTO_CASE, by type. */
+static int core_handle(const struct proto_msg *req, struct proto_buf *out)
+{
+	switch (req->type) {
+	case PROTO_GEN_BATCH:
+	case PROTO_GEN_DETAIL:
+		return gencore_handle(req, out);
+	default:
+		return 0;
+	}
+}
+
+/* clang-format off */
+static const struct core_api api = {
+	.abi = CORE_ABI,
+	.init = core_init,
+	.hello = core_hello,
+	.run_case = core_run_case,
+	.handle = core_handle,
+	.shutdown = core_shutdown,
+};
+/* clang-format on */
+
+ZEND_API const struct core_api *phpcmp_core_api(void);
+ZEND_API const struct core_api *phpcmp_core_api(void)
+{
+	return &api;
+}

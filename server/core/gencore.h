@@ -1,0 +1,16 @@
+/*
+ * Generated runs in the worker core (gencore.c): core.c hands it the
+ * PROTO_GEN_* messages.  Only the core includes this (it needs PHP).
+ */
+#ifndef PHPCMP_GENCORE_H
+#define PHPCMP_GENCORE_H
+
+#include "proto.h"
+
+/* Most cases one PROTO_GEN_BATCH may ask for (32 bytes each in the reply). */
+#define GENCORE_MAX_BATCH 65536
+
+/* Answer a PROTO_GEN_BATCH or PROTO_GEN_DETAIL: fills out, returns the reply type. */
+int gencore_handle(const struct proto_msg *req, struct proto_buf *out);
+
+#endif

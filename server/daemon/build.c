@@ -1,0 +1,229 @@
+/*
+ * Builds: a name and a prefix holding libphp*.so and its headers.  Two
+ * layouts are known: Debian's (usr/lib/libphp8.2.so, usr/include/php/<api>/)
+ * and a `make install` prefix (lib/libphp.so, include/php/).  The worker core
+ * is compiled once per build against that build's own headers: PHP's ABI
+ * differs even between patch releases.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "phpcmp.h"
+
+extern char **environ;
+
+/* The first existing match of pattern under prefix, into out. */
+static int first_match(const char *prefix, const char *pattern, char *out, size_t outsize)
+{
+	char pat[PATH_MAX];
+	glob_t g;
+	int found = 0;
+	snprintf(pat, sizeof(pat), "%s/%s", prefix, pattern);
+	if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0) {
+		found = snprintf(out, outsize, "%s", g.gl_pathv[0]) < (int)outsize;
+	}
+	globfree(&g);
+	return found;
+}
+
+static int sha256_file(const char *path, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE], buf[1 << 16];
+	unsigned int mdlen = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	ssize_t n;
+	while (ok && (n = read(fd, buf, sizeof(buf))) > 0)
+		ok = EVP_DigestUpdate(ctx, buf, (size_t)n);
+	ok = ok && n == 0 && EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	if (!ok)
+		return -1;
+	for (unsigned i = 0; i < mdlen && i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
+int build_discover(struct build *b, const char *name, const char *prefix, char *err, size_t errsize)
+{
+	/* clang-format off */
+	static const char *const libs[] = {
+		"lib/libphp.so", "lib/libphp*.so", "usr/lib/libphp*.so",
+		"usr/lib/*/libphp*.so", "lib/*/libphp*.so",
+	};
+	/* clang-format on */
+	/* clang-format off */
+	static const char *const includes[] = {
+		"include/php/main/php.h", "include/php/*/main/php.h",
+		"usr/include/php/*/main/php.h", "usr/include/php/main/php.h",
+	};
+	/* clang-format on */
+	char abs[PATH_MAX];
+
+	memset(b, 0, sizeof(*b));
+	if (snprintf(b->name, sizeof(b->name), "%s", name) >= (int)sizeof(b->name) || !name[0]) {
+		snprintf(err, errsize, "build name \"%s\" is empty or too long", name);
+		return -1;
+	}
+	if (!realpath(prefix, abs)) {
+		snprintf(err, errsize, "build %s: prefix %s: %s", name, prefix, strerror(errno));
+		return -1;
+	}
+	snprintf(b->prefix, sizeof(b->prefix), "%s", abs);
+	size_t i;
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (first_match(abs, libs[i], b->lib_path, sizeof(b->lib_path)))
+			break;
+	if (i == sizeof(libs) / sizeof(libs[0])) {
+		snprintf(err, errsize,
+		    "build %s: no libphp*.so under %s (looked in lib/ and usr/lib/; "
+		    "configure PHP with --enable-embed=shared)",
+		    name, abs);
+		return -1;
+	}
+	for (i = 0; i < sizeof(includes) / sizeof(includes[0]); i++)
+		if (first_match(abs, includes[i], b->include_dir, sizeof(b->include_dir)))
+			break;
+	if (i == sizeof(includes) / sizeof(includes[0])) {
+		snprintf(
+		    err, errsize, "build %s: no PHP headers (include/php/main/php.h) under %s", name, abs);
+		return -1;
+	}
+	/* .../main/php.h -> the include root */
+	*strrchr(b->include_dir, '/') = '\0';
+	*strrchr(b->include_dir, '/') = '\0';
+	if (sha256_file(b->lib_path, b->sha256) < 0) {
+		snprintf(err, errsize, "build %s: cannot read %s: %s", name, b->lib_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int newer_than(const char *src, const struct stat *out)
+{
+	struct stat st;
+	return stat(src, &st) == 0 && st.st_mtim.tv_sec >= out->st_mtim.tv_sec;
+}
+
+/* Run argv, waiting for it; its stderr goes to errfile.  Exit status or -1. */
+static int run_command(const char *const argv[], const char *errfile)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	/* posix_spawn's argv is not const for historical reasons only. */
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int build_compile_core(struct build *b, const struct config *cfg, char *err, size_t errsize)
+{
+	char src[PATH_MAX], proto[PATH_MAX], hdr[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 16];
+	char inc[6][PATH_MAX + 2], common_inc[PATH_MAX + 16], libdir[PATH_MAX + 2], log[PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(src, sizeof(src), "%s/core.c", cfg->core_src);
+	snprintf(hdr, sizeof(hdr), "%s/core.h", cfg->core_src);
+	snprintf(proto, sizeof(proto), "%s/../common/proto.c", cfg->core_src);
+	snprintf(dir, sizeof(dir), "%s/cores", cfg->state_dir);
+	if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errsize, "cannot create %s: %s", cfg->state_dir, strerror(errno));
+		return -1;
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errsize, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* Keyed by the library's hash: a rebuilt libphp gets a fresh core. */
+	if (snprintf(b->core_path, sizeof(b->core_path), "%s/%s-%.16s.so", dir, b->name, b->sha256) >=
+	    (int)sizeof(b->core_path)) {
+		snprintf(err, errsize, "state directory path too long");
+		return -1;
+	}
+	/* Every file the core is made of, relative to core_src: a change to
+	 * any of them recompiles it. */
+	static const char *const deps[] = {
+		"core.h",
+		"../common/gen.c",
+		"../common/gen.h",
+		"gencore.c",
+		"gencore.h",
+		"../common/proto.h",
+	};
+	int fresh = stat(b->core_path, &st) == 0 && !newer_than(src, &st) && !newer_than(hdr, &st) &&
+	    !newer_than(proto, &st);
+	for (size_t i = 0; fresh && i < sizeof(deps) / sizeof(deps[0]); i++) {
+		char dep[PATH_MAX + 16];
+		snprintf(dep, sizeof(dep), "%s/%s", cfg->core_src, deps[i]);
+		fresh = !newer_than(dep, &st);
+	}
+	if (fresh)
+		return 0;
+	char gen[PATH_MAX + 16], gencore[PATH_MAX + 16];
+	snprintf(gen, sizeof(gen), "%s/../common/gen.c", cfg->core_src);
+	snprintf(gencore, sizeof(gencore), "%s/gencore.c", cfg->core_src);
+
+	const char *subdirs[] = { "", "/main", "/Zend", "/TSRM", "/ext", "/sapi/embed" };
+	for (int i = 0; i < 6; i++)
+		snprintf(inc[i], sizeof(inc[i]), "-I%s%s", b->include_dir, subdirs[i]);
+	/* The core's own headers and the leaf library's (server/common). */
+	snprintf(common_inc, sizeof(common_inc), "-I%s/../common", cfg->core_src);
+	char libcopy[PATH_MAX];
+	snprintf(libcopy, sizeof(libcopy), "%s", b->lib_path);
+	char *slash = strrchr(libcopy, '/');
+	*slash = '\0';
+	snprintf(libdir, sizeof(libdir), "-L%s", libcopy);
+	char libname[PATH_MAX];
+	snprintf(libname, sizeof(libname), "-l:%s", slash + 1);
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", b->core_path, (int)getpid());
+	snprintf(log, sizeof(log), "%s.log", b->core_path);
+	const char *cc = getenv("PHPCMP_CC") ? getenv("PHPCMP_CC") : "cc";
+	/* -Wno-unused-parameter: PHP's own headers trip it. */
+	/* clang-format off */
+	const char *const argv[] = {
+		cc, "-std=gnu11", "-D_GNU_SOURCE", "-O2", "-g", "-fPIC", "-shared",
+		"-Wall", "-Wextra", "-Wno-unused-parameter",
+		common_inc, inc[0], inc[1], inc[2], inc[3], inc[4], inc[5],
+		"-o", tmp, src, gen, gencore, proto, libdir, libname, NULL,
+	};
+	/* clang-format on */
+	int rc = run_command(argv, log);
+	if (rc != 0) {
+		unlink(tmp);
+		snprintf(err, errsize, "build %s: compiling the worker core failed (%s %d); see %s", b->name,
+		    rc < 0 ? "error" : "exit", rc < 0 ? errno : rc, log);
+		return -1;
+	}
+	if (rename(tmp, b->core_path) < 0) {
+		snprintf(err, errsize, "build %s: %s: %s", b->name, b->core_path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,331 @@
+/*
+ * The workers' sandbox, the daemon's side: the settings (config keys and
+ * flags), each worker's private folder (created here before the worker
+ * starts, removed when it is reaped), and the sandbox arguments of the
+ * worker's command line.  The worker applies them: server/worker/sandbox.c,
+ * docs/sandbox.md.
+ *
+ * A measuring worker runs the loader under valgrind, which knows neither
+ * landlock's system calls nor how to pass them on: a first loader applies
+ * landlock, the network namespace and the capability drop, then execs
+ * valgrind, and the loader under valgrind does the rest.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "phpcmp.h"
+#include "rmtree.h"
+
+/* What only a loader outside valgrind can apply. */
+#define CONFINE_BEFORE_EXEC "netns,caps,landlock"
+
+static const char *const confine_layers[] = { "netns", "caps", "seccomp", "landlock", "rlimits", "php" };
+
+void confine_defaults(struct sandbox_config *s)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->layers, sizeof(s->layers), "all");
+	s->dir = tmp && tmp[0] == '/' ? tmp : "/tmp";
+	s->cpu_s = 10;
+	s->as = 1LL << 30;
+	s->measure_as = 4LL << 30;
+	s->fsize = 16LL << 20;
+	s->nofile = 64;
+	s->nproc = 0;
+	s->disable_functions = NULL;
+}
+
+/* A list of layer names, "all" or "none"; normalised into out. */
+static int confine_parse_layers(const char *v, char *out, size_t outsize)
+{
+	char buf[128];
+	unsigned mask = 0;
+
+	if (!strcmp(v, "all") || !strcmp(v, "none")) {
+		snprintf(out, outsize, "%s", v);
+		return 0;
+	}
+	if (strlen(v) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		size_t i;
+		for (i = 0; i < sizeof(confine_layers) / sizeof(confine_layers[0]); i++)
+			if (!strcmp(t, confine_layers[i]))
+				break;
+		if (i == sizeof(confine_layers) / sizeof(confine_layers[0]))
+			return -1;
+		mask |= 1u << i;
+	}
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(confine_layers) / sizeof(confine_layers[0]); i++)
+		if (mask & (1u << i))
+			snprintf(out + strlen(out), outsize - strlen(out), "%s%s", out[0] ? "," : "",
+			    confine_layers[i]);
+	if (!out[0])
+		snprintf(out, outsize, "none");
+	return 0;
+}
+
+/* Digits with an optional K/M/G, or "unlimited". */
+static int confine_parse_size(const char *v, long long *out)
+{
+	char *end;
+	long long n;
+
+	if (!strcmp(v, "unlimited")) {
+		*out = -1;
+		return 0;
+	}
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || end == v || n < 0)
+		return -1;
+	int shift = *end == 'K' || *end == 'k' ? 10
+	    : *end == 'M' || *end == 'm'       ? 20
+	    : *end == 'G' || *end == 'g'       ? 30
+	                                       : 0;
+	if (shift)
+		end++;
+	if (*end || n > LLONG_MAX >> shift)
+		return -1;
+	*out = n << shift;
+	return 0;
+}
+
+int confine_option(struct sandbox_config *s, const char *key, const char *value, char *err, size_t errsize)
+{
+	/* clang-format off */
+	static const struct { const char *key; size_t off; int size; } limits[] = {
+		{ "limit-cpu", offsetof(struct sandbox_config, cpu_s), 0 },
+		{ "limit-as", offsetof(struct sandbox_config, as), 1 },
+		{ "measure-limit-as", offsetof(struct sandbox_config, measure_as), 1 },
+		{ "limit-fsize", offsetof(struct sandbox_config, fsize), 1 },
+		{ "limit-nofile", offsetof(struct sandbox_config, nofile), 0 },
+		{ "limit-nproc", offsetof(struct sandbox_config, nproc), 0 },
+	};
+	/* clang-format on */
+
+	if (!strcmp(key, "sandbox")) {
+		if (confine_parse_layers(value, s->layers, sizeof(s->layers)) < 0) {
+			snprintf(err, errsize,
+			    "sandbox: expected all, none or a list of netns, caps, seccomp, "
+			    "landlock, rlimits, php; got \"%s\"",
+			    value);
+			return -1;
+		}
+		return 1;
+	}
+	if (!strcmp(key, "sandbox-dir")) {
+		if (value[0] != '/') {
+			snprintf(err, errsize, "sandbox-dir: expected an absolute path, got \"%s\"", value);
+			return -1;
+		}
+		s->dir = value;
+		return 1;
+	}
+	if (!strcmp(key, "disable-functions")) {
+		if (strlen(value) > 4000 ||
+		    strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_,") !=
+		        strlen(value)) {
+			if (strcmp(value, "none")) {
+				snprintf(err, errsize,
+				    "disable-functions: expected none or function names separated "
+				    "by commas");
+				return -1;
+			}
+		}
+		s->disable_functions = value;
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		if (strcmp(key, limits[i].key))
+			continue;
+		long long *p = (long long *)((char *)s + limits[i].off);
+		long long v;
+		if (confine_parse_size(value, &v) < 0 || (!limits[i].size && v > INT_MAX)) {
+			snprintf(err, errsize, "%s: expected %s or unlimited, got \"%s\"", key,
+			    limits[i].size ? "a size like 512M" : "a number", value);
+			return -1;
+		}
+		if (!strcmp(key, "limit-nofile") && v >= 0 && v < 16) {
+			snprintf(err, errsize, "limit-nofile: at least 16 (the worker itself holds a few)");
+			return -1;
+		}
+		*p = v;
+		return 1;
+	}
+	return 0;
+}
+
+/* PHP's memory_limit in bytes, -1 for none. */
+static long long confine_php_size(const char *v)
+{
+	long long n;
+	if (!strcmp(v, "-1") || confine_parse_size(v, &n) < 0)
+		return -1;
+	return n;
+}
+
+int confine_check(const struct config *cfg, char *err, size_t errsize)
+{
+	const struct sandbox_config *s = &cfg->sandbox;
+	long long mem = confine_php_size(cfg->memory_limit);
+
+	if (!strcmp(s->layers, "none"))
+		return 0;
+	/* The library and the engine need some 60 MB of address space of
+	 * their own besides what memory_limit lets a case have. */
+	if (s->as >= 0 && mem >= 0 && mem + (256LL << 20) > s->as) {
+		snprintf(err, errsize,
+		    "memory-limit %s does not fit in limit-as %lld MB (it needs 256 MB more "
+		    "than memory-limit): raise limit-as",
+		    cfg->memory_limit, s->as >> 20);
+		return -1;
+	}
+	if (access(s->dir, W_OK | X_OK) < 0) {
+		snprintf(err, errsize, "sandbox-dir %s: %s", s->dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Folders "phpcmp-PID-..." of daemons that are gone (killed, say). */
+static void confine_sweep(const char *base)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		long pid;
+		char *end;
+		if (strncmp(e->d_name, "phpcmp-", 7))
+			continue;
+		pid = strtol(e->d_name + 7, &end, 10);
+		if (end == e->d_name + 7 || *end != '-' || pid <= 0 || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, e->d_name);
+		rmtree(path);
+	}
+	closedir(d);
+}
+
+static pthread_once_t confine_swept = PTHREAD_ONCE_INIT;
+static const char *confine_sweep_base;
+
+static void confine_sweep_once(void)
+{
+	confine_sweep(confine_sweep_base);
+}
+
+void confine_release(struct worker *w)
+{
+	if (w->sandbox_dir[0]) {
+		rmtree(w->sandbox_dir);
+		w->sandbox_dir[0] = '\0';
+	}
+}
+
+static const char *confine_num(struct confine_args *a, long long v)
+{
+	char *p = a->store + a->used;
+	size_t left = sizeof(a->store) - a->used;
+	int n = v < 0 ? snprintf(p, left, "unlimited") : snprintf(p, left, "%lld", v);
+	if (n < 0 || (size_t)n >= left)
+		return "unlimited"; /* cannot happen: store is sized for every number */
+	a->used += (size_t)n + 1;
+	return p;
+}
+
+static void confine_add(const char **v, int *n, const char *opt, const char *val)
+{
+	v[(*n)++] = opt;
+	v[(*n)++] = val;
+}
+
+/* Every option both loaders take: the folder, the paths, the limits. */
+static void confine_common(
+    struct worker *w, const struct config *cfg, struct confine_args *a, const char **v, int *n)
+{
+	confine_add(v, n, "--sandbox-dir", w->sandbox_dir);
+	confine_add(v, n, "--allow-read", cfg->worker_bin);
+	confine_add(v, n, "--allow-read", w->build->lib_path);
+	confine_add(v, n, "--allow-read", w->build->core_path);
+	if (w->measuring)
+		confine_add(v, n, "--allow-write", a->dumpdir);
+}
+
+int confine_prepare(
+    struct worker *w, const struct config *cfg, struct confine_args *a, char *err, size_t errsize)
+{
+	const struct sandbox_config *s = &cfg->sandbox;
+	char layers[128];
+	unsigned mask = 0;
+
+	memset(a, 0, sizeof(*a));
+	confine_release(w);
+	if (!strcmp(s->layers, "none"))
+		return 0;
+	confine_sweep_base = s->dir;
+	pthread_once(&confine_swept, confine_sweep_once);
+	if (snprintf(w->sandbox_dir, sizeof(w->sandbox_dir), "%s/phpcmp-%ld-%s-XXXXXX", s->dir,
+	        (long)getpid(), w->build->name) >= (int)sizeof(w->sandbox_dir) ||
+	    !mkdtemp(w->sandbox_dir)) {
+		snprintf(err, errsize, "sandbox: cannot create a private folder in %.300s: %s", s->dir,
+		    strerror(errno));
+		w->sandbox_dir[0] = '\0';
+		return -1;
+	}
+	snprintf(a->dumpdir, sizeof(a->dumpdir), "%s/callgrind", cfg->state_dir);
+	snprintf(layers, sizeof(layers), "%s", s->layers);
+	if (!strcmp(layers, "all"))
+		mask = 0x3f;
+	else
+		for (size_t i = 0; i < sizeof(confine_layers) / sizeof(confine_layers[0]); i++)
+			if (strstr(layers, confine_layers[i]))
+				mask |= 1u << i;
+
+	if (w->measuring && (mask & 0x0b)) {
+		/* netns (1), caps (2), landlock (8) go before valgrind. */
+		char *pre = a->store + a->used, *inh;
+		pre[0] = '\0';
+		for (int i = 0; i < 4; i++)
+			if ((mask & 0x0b) & (1u << i))
+				snprintf(pre + strlen(pre), 64, "%s%s", pre[0] ? "," : "", confine_layers[i]);
+		a->used += strlen(pre) + 1;
+		inh = pre;
+		a->pre[a->npre++] = cfg->worker_bin;
+		confine_add(a->pre, &a->npre, "--sandbox-exec", pre);
+		confine_common(w, cfg, a, a->pre, &a->npre);
+		a->pre[a->npre++] = "--";
+		confine_add(a->v, &a->n, "--sandbox-inherited", inh);
+	}
+	confine_add(a->v, &a->n, "--sandbox", s->layers);
+	confine_common(w, cfg, a, a->v, &a->n);
+	confine_add(a->v, &a->n, "--limit-cpu",
+	    confine_num(a,
+	        s->cpu_s < 0 || !w->measuring ? s->cpu_s
+	                                      : s->cpu_s + (cfg->measure_timeout_ms + 999) / 1000));
+	confine_add(a->v, &a->n, "--limit-as", confine_num(a, w->measuring ? s->measure_as : s->as));
+	confine_add(a->v, &a->n, "--limit-fsize", confine_num(a, s->fsize));
+	confine_add(a->v, &a->n, "--limit-nofile", confine_num(a, s->nofile));
+	confine_add(a->v, &a->n, "--limit-nproc", confine_num(a, s->nproc));
+	if (s->disable_functions)
+		confine_add(a->v, &a->n, "--disable-functions", s->disable_functions);
+	return 0;
+}

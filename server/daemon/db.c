@@ -1,0 +1,1518 @@
+/*
+ * SQLite storage: applies the embedded schema.sql, and every read and write
+ * the daemon does, through a fixed table of prepared statements with bound
+ * parameters only.
+ *
+ * One connection guarded by one mutex.  The daemon is the only writer and
+ * SQLite admits one writer at a time anyway; every statement here takes well
+ * under a millisecond, so serialising them costs nothing measurable, while
+ * one connection per thread (MHD runs a thread per HTTP connection) would
+ * re-prepare every statement per thread and turn our own threads into
+ * SQLITE_BUSY contenders.  WAL mode lets outside readers (the sqlite3 shell,
+ * tests) read while we write; the busy timeout covers their checkpoints.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "phpcmp.h"
+
+extern const char schema_sql[]; /* server/schema_sql.S: schema.sql + NUL */
+
+#define DB_BUSY_TIMEOUT_MS 5000
+#define DB_HISTORY_MAX 100
+#define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+#define MIGRATION_MARK "\n-- @migration "
+
+enum stmt {
+	S_BEGIN,
+	S_COMMIT,
+	S_ROLLBACK,
+	S_BUILD_RECORD,
+	S_RUNS_INTERRUPT,
+	S_CASE_FIND,
+	S_CASE_INSERT,
+	S_COMPARISON_INSERT,
+	S_RESULT_INSERT,
+	S_RUN_PROGRESS,
+	S_CASE_GET,
+	S_COMPARISON_LATEST,
+	S_COMPARISON_GET,
+	S_RESULTS_GET,
+	S_CASE_HISTORY,
+	S_CASES_LIST,
+	S_RUN_CASES_LIST,
+	S_RUN_CASES_LIST_VERDICT,
+	S_RUN_INSERT,
+	S_RUN_GET,
+	S_RUNS_LIST,
+	S_RUN_NEXT,
+	S_RUN_START,
+	S_RUN_FINISH,
+	S_RUN_CANCEL,
+	S_RUN_MEASUREMENTS,
+	S_WORKLOAD_HISTORY,
+	S_DUMP_FILE,
+	S_RUNS_QUEUED,
+	S_RUN_RESUME,
+	S_RUN_HAS_CASE,
+	S_TOKEN_ADD,
+	S_TOKEN_FIND,
+	S_TOKENS_ACTIVE,
+	S_TOKENS_LIST,
+	S_TOKEN_REVOKE,
+	S_TOKEN_USED,
+	S_RUN_SUMMARY,
+	S_GEN_BATCH,
+	S_RUN_PROGRESS_ADD,
+	S_GEN_CASE,
+	S_GEN_BATCH_HAS,
+	S_COUNT
+};
+
+/*
+ * Cases are looked up and inserted with the same parameters:
+ * ?1 content_hash ?2 source ?3 title ?4 code ?5 setup ?6 flags ?7 depth
+ * ?8 expect ?9 iterations.
+ */
+#define RUN_COLUMNS                                                              \
+	"r.id, r.suite, r.params, r.status, r.total, r.done, r.same, r.differ, " \
+	"r.created_at, r.started_at, r.finished_at, r.error, "                   \
+	"b.name, b.php_version, h.name, h.php_version, r.summary "               \
+	"FROM runs r LEFT JOIN builds b ON b.id = r.base_build_id "              \
+	"LEFT JOIN builds h ON h.id = r.head_build_id "
+
+#define CASE_ROW_COLUMNS \
+	"c.id, c.title, c.flags, c.created_at, c.source, m.id, m.run_id, m.verdict, m.differs "
+
+/* clang-format off */
+static const char *const stmt_sql[S_COUNT] = {
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_BUILD_RECORD] =
+	    "INSERT INTO builds (name, php_version, lib_path, prefix, sha256) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5) "
+	    "ON CONFLICT (name, sha256) DO UPDATE SET php_version = excluded.php_version, "
+	    "lib_path = excluded.lib_path, prefix = excluded.prefix, last_seen = " NOW " "
+	    "RETURNING id",
+	[S_RUNS_INTERRUPT] =
+	    "UPDATE runs SET status = 'interrupted', finished_at = " NOW ", "
+	    "error = coalesce(error, 'the daemon stopped before the run finished') "
+	    "WHERE status IN ('queued', 'running')",
+	[S_CASE_FIND] =
+	    "SELECT id FROM cases WHERE content_hash = ?1 AND source IS ?2 AND title = ?3 "
+	    "AND code = ?4 AND setup IS ?5 AND flags = ?6 AND depth = ?7 AND expect IS ?8 "
+	    "AND iterations = ?9 ORDER BY id LIMIT 1",
+	[S_CASE_INSERT] =
+	    "INSERT INTO cases (content_hash, source, title, code, setup, flags, depth, expect, iterations) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[S_COMPARISON_INSERT] =
+	    "INSERT INTO comparisons (case_id, run_id, verdict, differs) VALUES (?1, ?2, ?3, ?4)",
+	[S_RESULT_INSERT] =
+	    "INSERT INTO results (comparison_id, role, build_id, status, signal, output, "
+	    "output_is_false, error_code, error_msg, exc_class, exc_msg, printed, warnings, "
+	    "failure, instructions, wall_ms, instr_total, dump_file) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+	[S_RUN_PROGRESS] =
+	    "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3 WHERE id = ?1",
+	[S_CASE_GET] =
+	    "SELECT id, title, code, setup, flags, depth, expect, iterations, source, created_at "
+	    "FROM cases WHERE id = ?1",
+	[S_COMPARISON_LATEST] =
+	    "SELECT id, case_id, run_id, verdict, differs, created_at FROM comparisons "
+	    "WHERE case_id = ?1 ORDER BY id DESC LIMIT 1",
+	[S_COMPARISON_GET] =
+	    "SELECT id, case_id, run_id, verdict, differs, created_at FROM comparisons "
+	    "WHERE id = ?1 AND (?2 = 0 OR case_id = ?2)",
+	[S_RESULTS_GET] =
+	    "SELECT r.role, b.name, r.status, r.signal, r.output, r.output_is_false, "
+	    "r.error_code, r.error_msg, r.exc_class, r.exc_msg, r.printed, r.warnings, "
+	    "r.failure, r.instructions, r.wall_ms, r.instr_total, r.dump_file "
+	    "FROM results r JOIN builds b ON b.id = r.build_id WHERE r.comparison_id = ?1",
+	[S_CASE_HISTORY] =
+	    "SELECT id, run_id, verdict, differs, created_at FROM comparisons "
+	    "WHERE case_id = ?1 ORDER BY id DESC LIMIT ?2",
+	/* ?1 before (exclusive), ?2 verdict or NULL, ?3 source filter, ?4 limit, ?5 run */
+	[S_CASES_LIST] =
+	    "SELECT " CASE_ROW_COLUMNS "FROM cases c LEFT JOIN comparisons m "
+	    "ON m.id = (SELECT max(id) FROM comparisons WHERE case_id = c.id) "
+	    "WHERE c.id < ?1 AND (?2 IS NULL OR m.verdict = ?2) "
+	    "AND (?3 = 0 OR (?3 = 1) = (c.source IS NOT NULL)) "
+	    "ORDER BY c.id DESC LIMIT ?4",
+	[S_RUN_CASES_LIST] =
+	    "SELECT " CASE_ROW_COLUMNS "FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "WHERE m.run_id = ?5 AND m.case_id < ?1 "
+	    "AND (?3 = 0 OR (?3 = 1) = (c.source IS NOT NULL)) "
+	    "ORDER BY m.case_id DESC LIMIT ?4",
+	/* A statement of its own so the (run_id, verdict, case_id) index serves it. */
+	[S_RUN_CASES_LIST_VERDICT] =
+	    "SELECT " CASE_ROW_COLUMNS "FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "WHERE m.run_id = ?5 AND m.verdict = ?2 AND m.case_id < ?1 "
+	    "AND (?3 = 0 OR (?3 = 1) = (c.source IS NOT NULL)) "
+	    "ORDER BY m.case_id DESC LIMIT ?4",
+	[S_RUN_INSERT] =
+	    "INSERT INTO runs (suite, params, base_build_id, head_build_id) VALUES (?1, ?2, ?3, ?4)",
+	[S_RUN_GET] = "SELECT " RUN_COLUMNS "WHERE r.id = ?1",
+	[S_RUNS_LIST] = "SELECT " RUN_COLUMNS "WHERE r.id < ?1 ORDER BY r.id DESC LIMIT ?2",
+	[S_RUN_NEXT] = "SELECT " RUN_COLUMNS "WHERE r.status = 'queued' ORDER BY r.id LIMIT 1",
+	[S_RUN_START] =
+	    "UPDATE runs SET status = 'running', started_at = coalesce(started_at, " NOW "), "
+	    "total = ?2, error = ?3 "
+	    "WHERE id = ?1 AND status = 'queued'",
+	[S_RUN_FINISH] =
+	    "UPDATE runs SET status = ?2, finished_at = " NOW ", error = coalesce(?3, error) "
+	    "WHERE id = ?1 AND status = 'running'",
+	/* The measured cases of a run with both builds' exact counts. */
+	[S_RUN_MEASUREMENTS] =
+	    "SELECT c.id, c.title, c.source, c.iterations, m.id, "
+	    "rb.status, rb.instr_total, rh.status, rh.instr_total "
+	    "FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "JOIN results rb ON rb.comparison_id = m.id AND rb.role = 'base' "
+	    "JOIN results rh ON rh.comparison_id = m.id AND rh.role = 'head' "
+	    "WHERE m.run_id = ?1 AND c.iterations > 0 ORDER BY coalesce(c.source, ''), c.id",
+	/* A workload (by its file under cases/, or by case id) across runs, oldest first. */
+	[S_WORKLOAD_HISTORY] =
+	    "SELECT r.id, r.created_at, c.id, c.title, c.source, c.iterations, m.id, "
+	    "rb.instr_total, bb.name, bb.php_version, substr(bb.sha256, 1, 12), "
+	    "rh.instr_total, bh.name, bh.php_version, substr(bh.sha256, 1, 12) "
+	    "FROM comparisons m JOIN runs r ON r.id = m.run_id JOIN cases c ON c.id = m.case_id "
+	    "JOIN results rb ON rb.comparison_id = m.id AND rb.role = 'base' "
+	    "JOIN builds bb ON bb.id = rb.build_id "
+	    "JOIN results rh ON rh.comparison_id = m.id AND rh.role = 'head' "
+	    "JOIN builds bh ON bh.id = rh.build_id "
+	    "WHERE c.iterations > 0 AND (c.source = ?1 OR (?1 IS NULL AND c.id = ?2)) "
+	    "AND (rb.instr_total IS NOT NULL OR rh.instr_total IS NOT NULL) "
+	    "ORDER BY r.id DESC LIMIT ?3",
+	[S_DUMP_FILE] =
+	    "SELECT dump_file FROM results WHERE comparison_id = ?1 AND role = ?2",
+	[S_RUN_CANCEL] =
+	    "UPDATE runs SET status = 'cancelled', finished_at = " NOW " "
+	    "WHERE id = ?1 AND status = 'queued'",
+	[S_RUNS_QUEUED] = "SELECT count(*) FROM runs WHERE status = 'queued'",
+	/* Back in the queue with the builds it was made with; started_at and
+	 * the counts stay (S_RUN_START keeps them). */
+	[S_RUN_RESUME] =
+	    "UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL "
+	    "WHERE id = ?1 AND status IN ('interrupted', 'failed', 'cancelled') "
+	    "AND base_build_id = ?2 AND head_build_id = ?3",
+	/* The case parameters of S_CASE_FIND, and ?10 the run. */
+	[S_RUN_HAS_CASE] =
+	    "SELECT 1 FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "WHERE m.run_id = ?10 AND c.content_hash = ?1 AND c.source IS ?2 AND c.title = ?3 "
+	    "AND c.code = ?4 AND c.setup IS ?5 AND c.flags = ?6 AND c.depth = ?7 AND c.expect IS ?8 "
+	    "AND c.iterations = ?9 LIMIT 1",
+	[S_TOKEN_ADD] = "INSERT INTO tokens (name, hash) VALUES (?1, ?2)",
+	[S_TOKEN_FIND] =
+	    "SELECT id, name, created_at, last_used_at, revoked_at FROM tokens WHERE hash = ?1",
+	[S_TOKENS_ACTIVE] = "SELECT count(*) FROM tokens WHERE revoked_at IS NULL",
+	[S_TOKENS_LIST] =
+	    "SELECT id, name, created_at, last_used_at, revoked_at FROM tokens ORDER BY id",
+	[S_TOKEN_REVOKE] =
+	    "UPDATE tokens SET revoked_at = " NOW " "
+	    "WHERE revoked_at IS NULL AND (id = ?1 OR (?1 = 0 AND name = ?2))",
+	/* At most one write a minute per token, not one per request. */
+	[S_TOKEN_USED] =
+	    "UPDATE tokens SET last_used_at = " NOW " WHERE id = ?1 AND (last_used_at IS NULL "
+	    "OR last_used_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-60 seconds'))",
+	/* Generated runs (genrun.c). */
+	[S_RUN_SUMMARY] = "UPDATE runs SET summary = ?2 WHERE id = ?1",
+	[S_GEN_BATCH] =
+	    "INSERT OR REPLACE INTO generated_batches (run_id, seed, start, count, hashes) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[S_RUN_PROGRESS_ADD] =
+	    "UPDATE runs SET done = done + ?2, same = same + ?2 WHERE id = ?1",
+	[S_GEN_CASE] =
+	    "INSERT OR IGNORE INTO generated_cases (case_id, version, seed, idx) VALUES (?1, ?2, ?3, ?4)",
+	[S_GEN_BATCH_HAS] =
+	    "SELECT count FROM generated_batches WHERE run_id = ?1 AND seed = ?2 AND start = ?3",
+};
+/* clang-format on */
+
+struct db {
+	sqlite3 *conn;
+	pthread_mutex_t lock;
+	sqlite3_stmt *stmt[S_COUNT];
+	struct triage *triage; /* triage.c's statements on this connection */
+};
+
+/* SQLite's extended code of this thread's last failed call, for db_error_status(). */
+static _Thread_local int db_errcode;
+
+static void db_seterr(char *err, size_t errsize, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errsize == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errsize, fmt, ap);
+	va_end(ap);
+}
+
+/* The statement, reset and unbound, ready for new parameters. */
+static sqlite3_stmt *db_stmt(struct db *db, enum stmt s)
+{
+	db_errcode = 0;
+	sqlite3_reset(db->stmt[s]);
+	sqlite3_clear_bindings(db->stmt[s]);
+	return db->stmt[s];
+}
+
+static int db_fail(struct db *db, const char *what, char *err, size_t errsize)
+{
+	db_errcode = sqlite3_extended_errcode(db->conn);
+	db_seterr(err, errsize, "database: %s: %s", what, sqlite3_errmsg(db->conn));
+	return -1;
+}
+
+int db_error_status(const char **code, int *retry_after)
+{
+	*retry_after = 0;
+	switch (db_errcode & 0xff) {
+	case SQLITE_FULL:
+		*code = "storage_full";
+		*retry_after = 60;
+		return 503;
+	case SQLITE_READONLY:
+		*code = "storage_readonly";
+		*retry_after = 60;
+		return 503;
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+		*code = "storage_unavailable";
+		*retry_after = 60;
+		return 503;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		*code = "storage_busy";
+		*retry_after = 1;
+		return 503;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		*code = "storage_corrupt";
+		return 500;
+	default:
+		*code = "internal";
+		return 500;
+	}
+}
+
+/* Run a statement that returns no rows. */
+static int db_exec(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_fail(db, what, err, errsize);
+	return 0;
+}
+
+static void db_rollback(struct db *db)
+{
+	int failed = db_errcode; /* the failure that led here is the one to report */
+	sqlite3_stmt *st = db_stmt(db, S_ROLLBACK);
+
+	sqlite3_step(st);
+	sqlite3_reset(st);
+	db_errcode = failed;
+}
+
+static void db_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s == NULL)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+}
+
+static void db_bind_text_or_null_if_empty(sqlite3_stmt *st, int i, const char *s)
+{
+	db_bind_text(st, i, s != NULL && *s != '\0' ? s : NULL);
+}
+
+static char *db_col_strdup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	int n = sqlite3_column_bytes(st, i);
+	char *p;
+
+	if (s == NULL)
+		return NULL;
+	if ((p = malloc((size_t)n + 1)) == NULL)
+		return NULL;
+	memcpy(p, s, (size_t)n);
+	p[n] = '\0';
+	return p;
+}
+
+static void db_col_copy(sqlite3_stmt *st, int i, char *buf, size_t bufsize)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	snprintf(buf, bufsize, "%s", s != NULL ? (const char *)s : "");
+}
+
+/* ---- schema ---- */
+
+static int db_user_version(struct db *db, int *version, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->conn, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, "user_version", err, errsize);
+	rc = sqlite3_step(st);
+	*version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return db_fail(db, "user_version", err, errsize);
+	return 0;
+}
+
+static int db_exec_text(
+    struct db *db, const char *sql, size_t len, const char *what, char *err, size_t errsize)
+{
+	char *text = NULL, *msg = NULL;
+
+	if ((text = strndup(sql, len)) == NULL) {
+		db_seterr(err, errsize, "database: %s: out of memory", what);
+		return -1;
+	}
+	if (sqlite3_exec(db->conn, text, NULL, NULL, &msg) != SQLITE_OK) {
+		db_seterr(err, errsize, "database: %s: %s", what, msg != NULL ? msg : "failed");
+		sqlite3_free(msg);
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+/*
+ * Apply schema.sql: the preamble every time, then each '-- @migration N'
+ * step above the database's user_version, each in its own transaction.
+ */
+static int db_migrate(struct db *db, char *err, size_t errsize)
+{
+	const char *p = schema_sql, *mark, *next, *end = schema_sql + strlen(schema_sql);
+	int version, step, last = 0;
+	char what[64];
+
+	mark = strstr(p, MIGRATION_MARK);
+	if (db_exec_text(db, p, (size_t)((mark != NULL ? mark : end) - p), "schema preamble", err, errsize) <
+	    0)
+		return -1;
+	if (db_user_version(db, &version, err, errsize) < 0)
+		return -1;
+	while (mark != NULL) {
+		mark += 1; /* at "-- @migration N" */
+		step = atoi(mark + strlen(MIGRATION_MARK) - 1);
+		next = strstr(mark, MIGRATION_MARK);
+		if (step != last + 1) {
+			db_seterr(err, errsize, "schema.sql: migration %d follows %d", step, last);
+			return -1;
+		}
+		last = step;
+		if (step > version) {
+			snprintf(what, sizeof what, "schema migration %d", step);
+			if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+				return db_fail(db, what, err, errsize);
+			if (db_exec_text(db, mark, (size_t)((next != NULL ? next : end) - mark), what, err,
+			        errsize) < 0 ||
+			    db_user_version(db, &version, err, errsize) < 0) {
+				sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+				return -1;
+			}
+			if (version != step) {
+				sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+				db_seterr(
+				    err, errsize, "schema.sql: migration %d does not set user_version", step);
+				return -1;
+			}
+			if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+				sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+				return db_fail(db, what, err, errsize);
+			}
+		}
+		mark = next;
+	}
+	if (version > last) {
+		db_seterr(err, errsize, "database schema version %d is newer than this phpcmp's (%d)",
+		    version, last);
+		return -1;
+	}
+	return 0;
+}
+
+struct db *db_open(const char *path, char *err, size_t errsize)
+{
+	struct db *db;
+	int i;
+
+	if ((db = calloc(1, sizeof *db)) == NULL) {
+		db_seterr(err, errsize, "database: out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&db->lock, NULL);
+	/* NOMUTEX: db->lock already serialises every use of the connection. */
+	if (sqlite3_open_v2(path, &db->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	        NULL) != SQLITE_OK) {
+		db_seterr(err, errsize, "database %s: %s", path,
+		    db->conn != NULL ? sqlite3_errmsg(db->conn) : "cannot open");
+		goto fail;
+	}
+	/* SQLite falls back to read-only where it cannot write: say so now. */
+	if (sqlite3_db_readonly(db->conn, "main") == 1) {
+		db_seterr(err, errsize,
+		    "database %s is read-only (%s); phpcmp stores every result in it "
+		    "and needs to write it",
+		    path, access(path, W_OK) < 0 ? strerror(errno) : "opened read-only");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db->conn, 1);
+	sqlite3_busy_timeout(db->conn, DB_BUSY_TIMEOUT_MS);
+	/* WAL + NORMAL: commits don't fsync; a power cut may lose the last few. */
+	if (sqlite3_exec(db->conn, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK) {
+		db_fail(db, "synchronous", err, errsize);
+		goto fail;
+	}
+	if (db_migrate(db, err, errsize) < 0)
+		goto fail;
+	for (i = 0; i < S_COUNT; i++) {
+		if (sqlite3_prepare_v3(db->conn, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &db->stmt[i],
+		        NULL) != SQLITE_OK) {
+			db_seterr(err, errsize, "database: statement %d: %s", i, sqlite3_errmsg(db->conn));
+			goto fail;
+		}
+	}
+	if ((db->triage = triage_open(db->conn, err, errsize)) == NULL ||
+	    triage_backfill(db->triage, err, errsize) < 0)
+		goto fail;
+	return db;
+fail:
+	db_close(db);
+	return NULL;
+}
+
+void db_close(struct db *db)
+{
+	int i;
+
+	if (db == NULL)
+		return;
+	triage_close(db->triage);
+	for (i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(db->stmt[i]);
+	if (db->conn != NULL)
+		sqlite3_close(db->conn);
+	pthread_mutex_destroy(&db->lock);
+	free(db);
+}
+
+int db_set_max_bytes(struct db *db, int64_t max_bytes, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t page = 0;
+	char sql[64];
+	int rc = -1;
+
+	if (max_bytes <= 0)
+		return 0;
+	pthread_mutex_lock(&db->lock);
+	if (sqlite3_prepare_v2(db->conn, "PRAGMA page_size", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW || (page = sqlite3_column_int64(st, 0)) <= 0) {
+		db_fail(db, "page_size", err, errsize);
+		goto out;
+	}
+	/* A number from the configuration, not request data. */
+	snprintf(
+	    sql, sizeof sql, "PRAGMA max_page_count = %" PRId64, max_bytes / page > 1 ? max_bytes / page : 1);
+	if (sqlite3_exec(db->conn, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		db_fail(db, "max_page_count", err, errsize);
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* ---- builds and runs at startup ---- */
+
+int db_build_record(struct db *db, struct build *b, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_BUILD_RECORD);
+	db_bind_text(st, 1, b->name);
+	db_bind_text(st, 2, b->php_version);
+	db_bind_text(st, 3, b->lib_path);
+	db_bind_text(st, 4, b->prefix);
+	db_bind_text(st, 5, b->sha256);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		db_fail(db, "record build", err, errsize);
+		goto fail;
+	}
+	b->db_id = sqlite3_column_int64(st, 0);
+	rc = 0;
+fail:
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_runs_interrupt(struct db *db, char *err, size_t errsize)
+{
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	rc = db_exec(db, db_stmt(db, S_RUNS_INTERRUPT), "interrupt runs", err, errsize);
+	if (rc == 0)
+		rc = sqlite3_changes(db->conn);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* ---- storing a comparison ---- */
+
+/* FNV-1a over each field with its length: an index key, not an identity. */
+static void db_hash_field(uint64_t *h, const char *s, int present)
+{
+	size_t n = present ? strlen(s) : (size_t)-1, i;
+	unsigned char len[sizeof n];
+
+	memcpy(len, &n, sizeof n);
+	for (i = 0; i < sizeof n; i++)
+		*h = (*h ^ len[i]) * 0x100000001b3ULL;
+	for (i = 0; present && s[i] != '\0'; i++)
+		*h = (*h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+}
+
+static void db_case_hash(const struct case_spec *c, char out[17])
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char num[64];
+
+	db_hash_field(&h, c->source, c->source != NULL);
+	db_hash_field(&h, c->title, c->title != NULL);
+	db_hash_field(&h, c->code, c->code != NULL);
+	db_hash_field(&h, c->setup, c->setup != NULL);
+	db_hash_field(&h, c->expect, c->expect != NULL);
+	snprintf(num, sizeof num, "%ld/%ld/%ld", c->flags, c->depth, c->iterations);
+	db_hash_field(&h, num, 1);
+	snprintf(out, 17, "%016" PRIx64, h);
+}
+
+static void db_bind_case(sqlite3_stmt *st, const struct case_spec *c, const char *hash)
+{
+	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
+	db_bind_text(st, 2, c->source);
+	db_bind_text(st, 3, c->title != NULL ? c->title : "");
+	db_bind_text(st, 4, c->code != NULL ? c->code : "");
+	db_bind_text(st, 5, c->setup);
+	sqlite3_bind_int64(st, 6, c->flags);
+	sqlite3_bind_int64(st, 7, c->depth);
+	db_bind_text(st, 8, c->expect);
+	sqlite3_bind_int64(st, 9, c->iterations > 0 ? c->iterations : 0);
+}
+
+static int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
+    const struct result *r, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = db_stmt(db, S_RESULT_INSERT);
+	/* No output at all (a crash, a timeout) reads back as false. */
+	int is_false = r->output_is_false || r->output.data == NULL;
+
+	sqlite3_bind_int64(st, 1, comparison_id);
+	db_bind_text(st, 2, app_role_name(role));
+	sqlite3_bind_int64(st, 3, b->db_id);
+	db_bind_text(st, 4, result_status_name(r->status));
+	if (r->status == STATUS_CRASH)
+		sqlite3_bind_int(st, 5, r->signal);
+	if (!is_false)
+		sqlite3_bind_blob64(st, 6, r->output.data, r->output.len, SQLITE_STATIC);
+	sqlite3_bind_int(st, 7, is_false);
+	sqlite3_bind_int64(st, 8, r->error_code);
+	db_bind_text(st, 9, r->error_msg);
+	db_bind_text(st, 10, r->exc_class);
+	db_bind_text(st, 11, r->exc_msg);
+	sqlite3_bind_blob64(
+	    st, 12, r->printed.data != NULL ? r->printed.data : "", r->printed.len, SQLITE_STATIC);
+	db_bind_text(st, 13, r->warnings != NULL ? r->warnings : "");
+	db_bind_text(st, 14, r->failure);
+	if (r->instructions >= 0)
+		sqlite3_bind_int64(st, 15, r->instructions);
+	sqlite3_bind_double(st, 16, r->wall_ms);
+	if (r->instr_total >= 0)
+		sqlite3_bind_int64(st, 17, r->instr_total);
+	db_bind_text(st, 18, r->dump_file);
+	return db_exec(db, st, "store result", err, errsize);
+}
+
+int db_comparison_store(struct db *db, const struct case_spec *c, int64_t run_id,
+    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	char hash[17], differs[128];
+	int rc, role;
+
+	db_case_hash(c, hash);
+	verdict_fields(diff, differs, sizeof differs);
+	pthread_mutex_lock(&db->lock);
+	if (db_exec(db, db_stmt(db, S_BEGIN), "begin", err, errsize) < 0) {
+		pthread_mutex_unlock(&db->lock);
+		return -1;
+	}
+
+	st = db_stmt(db, S_CASE_FIND);
+	db_bind_case(st, c, hash);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*case_id = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+	} else if (rc == SQLITE_DONE) {
+		sqlite3_reset(st);
+		st = db_stmt(db, S_CASE_INSERT);
+		db_bind_case(st, c, hash);
+		if (db_exec(db, st, "store case", err, errsize) < 0)
+			goto fail;
+		*case_id = sqlite3_last_insert_rowid(db->conn);
+	} else {
+		sqlite3_reset(st);
+		db_fail(db, "find case", err, errsize);
+		goto fail;
+	}
+
+	st = db_stmt(db, S_COMPARISON_INSERT);
+	sqlite3_bind_int64(st, 1, *case_id);
+	if (run_id > 0)
+		sqlite3_bind_int64(st, 2, run_id);
+	db_bind_text(st, 3, diff == 0 ? "same" : "differ");
+	db_bind_text(st, 4, differs);
+	if (db_exec(db, st, "store comparison", err, errsize) < 0)
+		goto fail;
+	*comparison_id = sqlite3_last_insert_rowid(db->conn);
+
+	for (role = 0; role < MAX_BUILDS; role++)
+		if (db_store_result(db, *comparison_id, role, builds[role], &res[role], err, errsize) < 0)
+			goto fail;
+	/* A mismatch joins its bucket with it (triage.c). */
+	if (diff != 0 &&
+	    triage_record(db->triage, c->flags, res, diff, run_id, *comparison_id, err, errsize) < 0)
+		goto fail;
+
+	if (run_id > 0) {
+		st = db_stmt(db, S_RUN_PROGRESS);
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int(st, 2, diff == 0);
+		sqlite3_bind_int(st, 3, diff != 0);
+		if (db_exec(db, st, "run progress", err, errsize) < 0)
+			goto fail;
+	}
+	if (db_exec(db, db_stmt(db, S_COMMIT), "commit", err, errsize) < 0)
+		goto fail;
+	pthread_mutex_unlock(&db->lock);
+	return 0;
+fail:
+	db_rollback(db);
+	pthread_mutex_unlock(&db->lock);
+	return -1;
+}
+
+/* ---- reading cases and comparisons ---- */
+
+int db_case_get(struct db *db, int64_t id, struct db_case *out, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	struct case_spec *c = &out->spec;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	case_init(c);
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_CASE_GET);
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else if (rc != SQLITE_ROW) {
+		rc = db_fail(db, "read case", err, errsize);
+	} else {
+		out->id = sqlite3_column_int64(st, 0);
+		c->title = db_col_strdup(st, 1);
+		c->code = db_col_strdup(st, 2);
+		c->setup = db_col_strdup(st, 3);
+		c->flags = (long)sqlite3_column_int64(st, 4);
+		c->depth = (long)sqlite3_column_int64(st, 5);
+		c->expect = db_col_strdup(st, 6);
+		c->iterations = (long)sqlite3_column_int64(st, 7);
+		c->source = db_col_strdup(st, 8);
+		db_col_copy(st, 9, out->created_at, sizeof out->created_at);
+		rc = 1;
+		if (c->title == NULL || c->code == NULL) {
+			db_seterr(err, errsize, "database: read case: out of memory");
+			rc = -1;
+		}
+	}
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+void db_case_release(struct db_case *c)
+{
+	case_release(&c->spec);
+}
+
+static int db_role_index(const char *role)
+{
+	if (role != NULL && strcmp(role, "base") == 0)
+		return ROLE_BASE;
+	if (role != NULL && strcmp(role, "head") == 0)
+		return ROLE_HEAD;
+	return -1;
+}
+
+static char *db_col_strdup_or_empty(sqlite3_stmt *st, int i)
+{
+	char *s = db_col_strdup(st, i);
+
+	return s != NULL ? s : strdup("");
+}
+
+/* Read the current results row into r. */
+static void db_read_result(sqlite3_stmt *st, struct result *r)
+{
+	int status;
+
+	status = result_status_parse((const char *)sqlite3_column_text(st, 2));
+	r->status = status >= 0 ? (enum result_status)status : STATUS_ERROR;
+	r->signal = sqlite3_column_int(st, 3);
+	r->output_is_false = sqlite3_column_int(st, 5);
+	if (!r->output_is_false)
+		bytes_set(&r->output, sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4));
+	r->error_code = (long)sqlite3_column_int64(st, 6);
+	r->error_msg = db_col_strdup(st, 7);
+	r->exc_class = db_col_strdup(st, 8);
+	r->exc_msg = db_col_strdup(st, 9);
+	bytes_set(&r->printed, sqlite3_column_blob(st, 10), (size_t)sqlite3_column_bytes(st, 10));
+	r->warnings = db_col_strdup_or_empty(st, 11);
+	r->failure = db_col_strdup(st, 12);
+	r->instructions = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
+	r->wall_ms = sqlite3_column_double(st, 14);
+	r->instr_total = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 15);
+	r->dump_file = db_col_strdup(st, 16);
+}
+
+int db_comparison_get(struct db *db, int64_t case_id, int64_t comparison_id, struct db_comparison *out,
+    char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc, role;
+
+	memset(out, 0, sizeof *out);
+	for (role = 0; role < MAX_BUILDS; role++)
+		result_init(&out->results[role]);
+	pthread_mutex_lock(&db->lock);
+	if (comparison_id > 0) {
+		st = db_stmt(db, S_COMPARISON_GET);
+		sqlite3_bind_int64(st, 1, comparison_id);
+		sqlite3_bind_int64(st, 2, case_id);
+	} else {
+		st = db_stmt(db, S_COMPARISON_LATEST);
+		sqlite3_bind_int64(st, 1, case_id);
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		rc = 0;
+		goto out;
+	}
+	if (rc != SQLITE_ROW) {
+		rc = db_fail(db, "read comparison", err, errsize);
+		goto out;
+	}
+	out->id = sqlite3_column_int64(st, 0);
+	out->case_id = sqlite3_column_int64(st, 1);
+	out->run_id = sqlite3_column_int64(st, 2); /* NULL reads as 0 */
+	db_col_copy(st, 3, out->verdict, sizeof out->verdict);
+	db_col_copy(st, 4, out->differs, sizeof out->differs);
+	db_col_copy(st, 5, out->created_at, sizeof out->created_at);
+	sqlite3_reset(st);
+
+	st = db_stmt(db, S_RESULTS_GET);
+	sqlite3_bind_int64(st, 1, out->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		role = db_role_index((const char *)sqlite3_column_text(st, 0));
+		if (role < 0)
+			continue;
+		db_col_copy(st, 1, out->build_names[role], sizeof out->build_names[role]);
+		result_release(&out->results[role]);
+		result_init(&out->results[role]);
+		db_read_result(st, &out->results[role]);
+	}
+	rc = rc == SQLITE_DONE ? 1 : db_fail(db, "read results", err, errsize);
+out:
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+void db_comparison_release(struct db_comparison *c)
+{
+	int role;
+
+	for (role = 0; role < MAX_BUILDS; role++)
+		result_release(&c->results[role]);
+}
+
+/* Step a listing statement, calling fn per row; rows, or -1.  Runs under the lock. */
+static int db_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *), void *arg,
+    const char *what, char *err, size_t errsize)
+{
+	int rc, n = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (row(st, arg) < 0) {
+			sqlite3_reset(st);
+			db_seterr(err, errsize, "out of memory");
+			return -1;
+		}
+		n++;
+	}
+	rc = rc == SQLITE_DONE ? n : db_fail(db, what, err, errsize);
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* A listing's callback and its argument, as db_each's row readers get them. */
+struct db_fn_arg {
+	void *fn;
+	void *arg;
+	int64_t id; /* what the listing is of, when rows do not say */
+};
+
+static int db_history_row_read(sqlite3_stmt *st, void *p)
+{
+	struct db_fn_arg *a = p;
+	struct db_case_row row;
+
+	memset(&row, 0, sizeof row);
+	row.id = a->id;
+	row.comparison_id = sqlite3_column_int64(st, 0);
+	row.run_id = sqlite3_column_int64(st, 1);
+	row.verdict = (const char *)sqlite3_column_text(st, 2);
+	row.differs = (const char *)sqlite3_column_text(st, 3);
+	row.created_at = (const char *)sqlite3_column_text(st, 4);
+	return ((db_case_row_fn)a->fn)(a->arg, &row);
+}
+
+int db_case_history(struct db *db, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_fn_arg a = { (void *)fn, arg, case_id };
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_CASE_HISTORY);
+	sqlite3_bind_int64(st, 1, case_id);
+	sqlite3_bind_int(st, 2, DB_HISTORY_MAX);
+	rc = db_each(db, st, db_history_row_read, &a, "case history", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+static int db_case_row_read(sqlite3_stmt *st, void *p)
+{
+	struct db_fn_arg *a = p;
+	struct db_case_row row;
+
+	memset(&row, 0, sizeof row);
+	row.id = sqlite3_column_int64(st, 0);
+	row.title = (const char *)sqlite3_column_text(st, 1);
+	row.flags = (long)sqlite3_column_int64(st, 2);
+	row.created_at = (const char *)sqlite3_column_text(st, 3);
+	row.source = (const char *)sqlite3_column_text(st, 4);
+	row.comparison_id = sqlite3_column_int64(st, 5);
+	row.run_id = sqlite3_column_int64(st, 6);
+	row.verdict = (const char *)sqlite3_column_text(st, 7);
+	row.differs = (const char *)sqlite3_column_text(st, 8);
+	return ((db_case_row_fn)a->fn)(a->arg, &row);
+}
+
+int db_cases_list(
+    struct db *db, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_fn_arg a = { (void *)fn, arg, 0 };
+	sqlite3_stmt *st;
+	enum stmt which;
+	int rc;
+
+	if (f->run_id > 0)
+		which = f->verdict != NULL ? S_RUN_CASES_LIST_VERDICT : S_RUN_CASES_LIST;
+	else
+		which = S_CASES_LIST;
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, which);
+	sqlite3_bind_int64(st, 1, f->before > 0 ? f->before : INT64_MAX);
+	db_bind_text(st, 2, f->verdict);
+	sqlite3_bind_int(st, 3, f->source);
+	sqlite3_bind_int(st, 4, f->limit);
+	if (f->run_id > 0)
+		sqlite3_bind_int64(st, 5, f->run_id);
+	rc = db_each(db, st, db_case_row_read, &a, "list cases", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* ---- runs ---- */
+
+int db_run_create(struct db *db, const char *suite, const char *params,
+    struct build *const builds[MAX_BUILDS], int64_t *id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_INSERT);
+	db_bind_text(st, 1, suite);
+	db_bind_text(st, 2, params != NULL ? params : "{}");
+	sqlite3_bind_int64(st, 3, builds[ROLE_BASE]->db_id);
+	sqlite3_bind_int64(st, 4, builds[ROLE_HEAD]->db_id);
+	rc = db_exec(db, st, "create run", err, errsize);
+	if (rc == 0)
+		*id = sqlite3_last_insert_rowid(db->conn);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+static int db_read_run(sqlite3_stmt *st, struct db_run *r)
+{
+	memset(r, 0, sizeof *r);
+	r->id = sqlite3_column_int64(st, 0);
+	db_col_copy(st, 1, r->suite, sizeof r->suite);
+	r->params = db_col_strdup(st, 2);
+	db_col_copy(st, 3, r->status, sizeof r->status);
+	r->total = sqlite3_column_int64(st, 4);
+	r->done = sqlite3_column_int64(st, 5);
+	r->same = sqlite3_column_int64(st, 6);
+	r->differ = sqlite3_column_int64(st, 7);
+	db_col_copy(st, 8, r->created_at, sizeof r->created_at);
+	db_col_copy(st, 9, r->started_at, sizeof r->started_at);
+	db_col_copy(st, 10, r->finished_at, sizeof r->finished_at);
+	r->error = db_col_strdup(st, 11);
+	db_col_copy(st, 12, r->build_names[ROLE_BASE], sizeof r->build_names[ROLE_BASE]);
+	db_col_copy(st, 13, r->build_versions[ROLE_BASE], sizeof r->build_versions[ROLE_BASE]);
+	db_col_copy(st, 14, r->build_names[ROLE_HEAD], sizeof r->build_names[ROLE_HEAD]);
+	db_col_copy(st, 15, r->build_versions[ROLE_HEAD], sizeof r->build_versions[ROLE_HEAD]);
+	r->summary = db_col_strdup(st, 16);
+	return r->params != NULL ? 0 : -1;
+}
+
+void db_run_release(struct db_run *r)
+{
+	free(r->params);
+	free(r->error);
+	free(r->summary);
+	r->params = r->error = r->summary = NULL;
+}
+
+/* Run a statement that yields at most one run. */
+static int db_run_one(struct db *db, sqlite3_stmt *st, struct db_run *out, char *err, size_t errsize)
+{
+	int rc = sqlite3_step(st);
+
+	memset(out, 0, sizeof *out);
+	if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else if (rc != SQLITE_ROW) {
+		rc = db_fail(db, "read run", err, errsize);
+	} else if (db_read_run(st, out) < 0) {
+		db_run_release(out);
+		db_seterr(err, errsize, "database: read run: out of memory");
+		rc = -1;
+	} else {
+		rc = 1;
+	}
+	sqlite3_reset(st);
+	return rc;
+}
+
+int db_run_get(struct db *db, int64_t id, struct db_run *out, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_GET);
+	sqlite3_bind_int64(st, 1, id);
+	rc = db_run_one(db, st, out, err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_run_next_queued(struct db *db, struct db_run *out, char *err, size_t errsize)
+{
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	rc = db_run_one(db, db_stmt(db, S_RUN_NEXT), out, err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_runs_list(struct db *db, int64_t before, int limit, db_run_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_run run;
+	sqlite3_stmt *st;
+	int rc, n = 0, failed = 0;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUNS_LIST);
+	sqlite3_bind_int64(st, 1, before > 0 ? before : INT64_MAX);
+	sqlite3_bind_int(st, 2, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		failed = db_read_run(st, &run) < 0 || fn(arg, &run) < 0;
+		db_run_release(&run);
+		if (failed)
+			break;
+		n++;
+	}
+	if (failed) {
+		db_seterr(err, errsize, "out of memory");
+		rc = -1;
+	} else if (rc == SQLITE_DONE) {
+		rc = n;
+	} else {
+		rc = db_fail(db, "list runs", err, errsize);
+	}
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* Run an UPDATE on one run: 1 if it changed a row, 0 if not, -1. */
+static int db_run_update(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
+{
+	int rc = db_exec(db, st, what, err, errsize);
+
+	return rc < 0 ? -1 : sqlite3_changes(db->conn) > 0;
+}
+
+int db_run_start(struct db *db, int64_t id, int64_t total, const char *error, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_START);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, total);
+	db_bind_text_or_null_if_empty(st, 3, error);
+	rc = db_run_update(db, st, "start run", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_run_finish(struct db *db, int64_t id, const char *status, const char *error, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_FINISH);
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, status);
+	db_bind_text_or_null_if_empty(st, 3, error);
+	rc = db_run_update(db, st, "finish run", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc < 0 ? -1 : 0;
+}
+
+/* A count(*) statement with no parameters: the count, or -1. */
+static int db_count(struct db *db, enum stmt s, const char *what, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, s);
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : db_fail(db, what, err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_runs_queued(struct db *db, char *err, size_t errsize)
+{
+	return db_count(db, S_RUNS_QUEUED, "count queued runs", err, errsize);
+}
+
+int db_run_resume(
+    struct db *db, int64_t id, struct build *const builds[MAX_BUILDS], char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_RESUME);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, builds[ROLE_BASE]->db_id);
+	sqlite3_bind_int64(st, 3, builds[ROLE_HEAD]->db_id);
+	rc = db_run_update(db, st, "resume run", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_run_has_case(struct db *db, int64_t run_id, const struct case_spec *c, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	char hash[17];
+	int rc;
+
+	db_case_hash(c, hash);
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_HAS_CASE);
+	db_bind_case(st, c, hash);
+	sqlite3_bind_int64(st, 10, run_id);
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : db_fail(db, "find case in run", err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_run_cancel_queued(struct db *db, int64_t id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_CANCEL);
+	sqlite3_bind_int64(st, 1, id);
+	rc = db_run_update(db, st, "cancel run", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* ---- API tokens ---- */
+
+static void db_read_token(sqlite3_stmt *st, struct db_token *t)
+{
+	t->id = sqlite3_column_int64(st, 0);
+	t->name = (const char *)sqlite3_column_text(st, 1);
+	t->created_at = (const char *)sqlite3_column_text(st, 2);
+	t->last_used_at = (const char *)sqlite3_column_text(st, 3);
+	t->revoked_at = (const char *)sqlite3_column_text(st, 4);
+}
+
+int db_token_add(struct db *db, const char *name, const char *hash, int64_t *id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_TOKEN_ADD);
+	db_bind_text(st, 1, name);
+	db_bind_text(st, 2, hash);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE) {
+		*id = sqlite3_last_insert_rowid(db->conn);
+		rc = 1;
+	} else if (sqlite3_extended_errcode(db->conn) == SQLITE_CONSTRAINT_UNIQUE) {
+		rc = 0; /* an active token has this name (the hash is random) */
+	} else {
+		rc = db_fail(db, "add token", err, errsize);
+	}
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_token_find(struct db *db, const char *hash, db_token_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_token t;
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_TOKEN_FIND);
+	db_bind_text(st, 1, hash);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		db_read_token(st, &t);
+		rc = fn(arg, &t) < 0 ? -1 : 1;
+		if (rc < 0)
+			db_seterr(err, errsize, "out of memory");
+	} else {
+		rc = rc == SQLITE_DONE ? 0 : db_fail(db, "find token", err, errsize);
+	}
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_tokens_active(struct db *db, char *err, size_t errsize)
+{
+	return db_count(db, S_TOKENS_ACTIVE, "count tokens", err, errsize);
+}
+
+int db_tokens_list(struct db *db, db_token_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_token t;
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_TOKENS_LIST);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		db_read_token(st, &t);
+		if (fn(arg, &t) < 0)
+			break;
+		n++;
+	}
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? n : db_fail(db, "list tokens", err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_token_revoke(struct db *db, int64_t id, const char *name, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_TOKEN_REVOKE);
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, name);
+	rc = db_run_update(db, st, "revoke token", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+void db_token_used(struct db *db, int64_t id)
+{
+	sqlite3_stmt *st;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_TOKEN_USED);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_step(st); /* a read-only or full disk must not refuse the request */
+	sqlite3_reset(st);
+	db_errcode = 0;
+	pthread_mutex_unlock(&db->lock);
+}
+
+/* ---- measurements ---- */
+
+static int db_measurement_row(sqlite3_stmt *st, void *p)
+{
+	struct db_fn_arg *a = p;
+	struct db_measurement m;
+
+	memset(&m, 0, sizeof m);
+	m.case_id = sqlite3_column_int64(st, 0);
+	m.title = (const char *)sqlite3_column_text(st, 1);
+	m.source = (const char *)sqlite3_column_text(st, 2);
+	m.iterations = sqlite3_column_int64(st, 3);
+	m.comparison_id = sqlite3_column_int64(st, 4);
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		m.status[role] = (const char *)sqlite3_column_text(st, 5 + 2 * role);
+		m.instr_total[role] = sqlite3_column_type(st, 6 + 2 * role) == SQLITE_NULL
+		    ? -1
+		    : sqlite3_column_int64(st, 6 + 2 * role);
+	}
+	return ((db_measurement_fn)a->fn)(a->arg, &m);
+}
+
+int db_run_measurements(
+    struct db *db, int64_t run_id, db_measurement_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_fn_arg a = { (void *)fn, arg, 0 };
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	sqlite3_stmt *st = db_stmt(db, S_RUN_MEASUREMENTS);
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = db_each(db, st, db_measurement_row, &a, "run measurements", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+static int db_history_row(sqlite3_stmt *st, void *p)
+{
+	struct db_fn_arg *a = p;
+	struct db_workload_point pt;
+
+	memset(&pt, 0, sizeof pt);
+	pt.run_id = sqlite3_column_int64(st, 0);
+	pt.run_created_at = (const char *)sqlite3_column_text(st, 1);
+	pt.case_id = sqlite3_column_int64(st, 2);
+	pt.title = (const char *)sqlite3_column_text(st, 3);
+	pt.source = (const char *)sqlite3_column_text(st, 4);
+	pt.iterations = sqlite3_column_int64(st, 5);
+	pt.comparison_id = sqlite3_column_int64(st, 6);
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		int c = 7 + 4 * role;
+		pt.instr_total[role] = sqlite3_column_type(st, c) == SQLITE_NULL
+		    ? -1
+		    : sqlite3_column_int64(st, c);
+		pt.build_name[role] = (const char *)sqlite3_column_text(st, c + 1);
+		pt.build_version[role] = (const char *)sqlite3_column_text(st, c + 2);
+		pt.build_sha[role] = (const char *)sqlite3_column_text(st, c + 3);
+	}
+	return ((db_workload_point_fn)a->fn)(a->arg, &pt);
+}
+
+int db_workload_history(struct db *db, const char *source, int64_t case_id, int limit,
+    db_workload_point_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_fn_arg a = { (void *)fn, arg, 0 };
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	sqlite3_stmt *st = db_stmt(db, S_WORKLOAD_HISTORY);
+	db_bind_text(st, 1, source);
+	sqlite3_bind_int64(st, 2, case_id);
+	sqlite3_bind_int(st, 3, limit);
+	rc = db_each(db, st, db_history_row, &a, "workload history", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_dump_file(
+    struct db *db, int64_t comparison_id, int role, char *path, size_t pathsize, char *err, size_t errsize)
+{
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	sqlite3_stmt *st = db_stmt(db, S_DUMP_FILE);
+	sqlite3_bind_int64(st, 1, comparison_id);
+	db_bind_text(st, 2, app_role_name(role));
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		db_col_copy(st, 0, path, pathsize);
+		rc = 1;
+	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		rc = db_fail(db, "dump file", err, errsize);
+	}
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* ---- generated runs ---- */
+
+int db_run_summary(struct db *db, int64_t run_id, const char *summary, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_SUMMARY);
+	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_text(st, 2, summary);
+	rc = db_exec(db, st, "run summary", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* The batch's result hashes and its same cases' progress, in one transaction. */
+int db_generated_batch(struct db *db, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
+    const void *hashes, size_t len, int64_t same, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+
+	pthread_mutex_lock(&db->lock);
+	if (db_exec(db, db_stmt(db, S_BEGIN), "begin", err, errsize) < 0) {
+		pthread_mutex_unlock(&db->lock);
+		return -1;
+	}
+	st = db_stmt(db, S_GEN_BATCH);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)seed);
+	sqlite3_bind_int64(st, 3, start);
+	sqlite3_bind_int64(st, 4, count);
+	sqlite3_bind_blob64(st, 5, hashes, len, SQLITE_STATIC);
+	if (db_exec(db, st, "store generated batch", err, errsize) < 0)
+		goto fail;
+	st = db_stmt(db, S_RUN_PROGRESS_ADD);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, same);
+	if (db_exec(db, st, "run progress", err, errsize) < 0)
+		goto fail;
+	if (db_exec(db, db_stmt(db, S_COMMIT), "commit", err, errsize) < 0)
+		goto fail;
+	pthread_mutex_unlock(&db->lock);
+	return 0;
+fail:
+	db_rollback(db);
+	pthread_mutex_unlock(&db->lock);
+	return -1;
+}
+
+/* The count of a batch the run stored already, 0 when it has not, -1. */
+int64_t db_generated_batch_stored(
+    struct db *db, int64_t run_id, uint64_t seed, int64_t start, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int64_t rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_GEN_BATCH_HAS);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)seed);
+	sqlite3_bind_int64(st, 3, start);
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_ROW   ? sqlite3_column_int64(st, 0)
+	    : rc == SQLITE_DONE ? 0
+	                        : db_fail(db, "find generated batch", err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_generated_case(
+    struct db *db, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_GEN_CASE);
+	sqlite3_bind_int64(st, 1, case_id);
+	sqlite3_bind_int(st, 2, version);
+	sqlite3_bind_int64(st, 3, (int64_t)seed);
+	sqlite3_bind_int64(st, 4, (int64_t)index);
+	rc = db_exec(db, st, "store generated case", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* ---- triage.c's statements ---- */
+
+struct triage *db_triage_lock(struct db *db)
+{
+	pthread_mutex_lock(&db->lock);
+	return db->triage;
+}
+
+void db_triage_unlock(struct db *db)
+{
+	pthread_mutex_unlock(&db->lock);
+}

@@ -1,0 +1,884 @@
+/*
+ * The generated suite: seeded json_encode cases (server/common/gen.c) run on
+ * both builds in batches, compared by digest, mismatches stored in full.
+ *
+ * Each worker generates and encodes a batch of cases itself and answers
+ * with a 32-byte digest per case (PROTO_GEN_BATCH); both builds work on
+ * the same batch at once.  Only where the digests differ does the daemon
+ * ask each build for that one case in full (PROTO_GEN_DETAIL) and store it
+ * as a case with its comparison, so the case pages show it.  Every case's
+ * result hash is kept in generated_batches, one row per batch.
+ *
+ * A batch that kills a worker (or runs past its time) is run again one case
+ * per request on that build: the case that kills it gets a crash (timeout)
+ * result, which is a mismatch of status like any other, and the run goes on.
+ *
+ * Memory does not grow with the run: two batches of digests, one of hashes,
+ * fixed counters, and at most GENRUN_LIST mismatches named in the summary.
+ *
+ * Resumed (POST /api/runs/{id}/resume), a run skips the batches it stored
+ * (each batch's hashes and progress are one transaction) and does not store
+ * a mismatch twice: a batch cut short after some of its mismatches were
+ * stored runs again, and those are found in the run and left alone.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "phpcmp.h"
+#include "proto.h"
+#include "gen.h"
+
+#define GENRUN_BATCH 8192        /* cases per request */
+#define GENRUN_MS_PER_CASE 2     /* a batch's time limit: timeout-ms + this per case */
+#define GENRUN_MAX_FAILURES 1000 /* crashed/timed-out cases per build before giving up */
+#define GENRUN_LIST 20           /* mismatches named in the summary (all: the run's cases) */
+#define GENRUN_SUMMARY_MS 1000   /* how often the summary is rewritten */
+#define GENRUN_MAX_SEED INT64_MAX
+
+enum { T_TOTAL, T_DECLARE, T_GENERATE, T_BUILD, T_ENCODE, T_DIGEST, T_COUNT };
+
+/* clang-format off */
+static const char *const genrun_error_names[] = {
+	"JSON_ERROR_NONE", "JSON_ERROR_DEPTH", "JSON_ERROR_STATE_MISMATCH", "JSON_ERROR_CTRL_CHAR",
+	"JSON_ERROR_SYNTAX", "JSON_ERROR_UTF8", "JSON_ERROR_RECURSION", "JSON_ERROR_INF_OR_NAN",
+	"JSON_ERROR_UNSUPPORTED_TYPE", "JSON_ERROR_INVALID_PROPERTY_NAME", "JSON_ERROR_UTF16",
+	"JSON_ERROR_NON_BACKED_ENUM",
+};
+/* clang-format on */
+#define GENRUN_NERRORS (sizeof(genrun_error_names) / sizeof(genrun_error_names[0]))
+
+/* A case that crashed or timed out on one build, with its result. */
+struct genrun_failure {
+	int64_t index;
+	struct result r;
+};
+
+/* One build's share of a batch. */
+struct genrun_side {
+	struct worker *worker;
+	const struct config *cfg;
+	uint64_t seed;
+	int64_t start, count;
+	unsigned char *records;          /* count digests */
+	uint64_t coverage[GEN_COUNTERS]; /* this batch's */
+	uint64_t times[T_COUNT];
+	double wall_ms;
+	struct genrun_failure *failures;
+	size_t nfailures, capfailures;
+	struct gen_case *scratch; /* to describe a case the worker died on */
+	int rc;                   /* 0 ok, -1 fatal (err) */
+	char err[512];
+};
+
+/* A whole run. */
+struct genrun {
+	struct app *app;
+	const struct db_run *run;
+	uint64_t seeds[GENRUN_MAX_SEEDS];
+	int nseeds;
+	int64_t count, start;
+	struct genrun_side side[MAX_BUILDS];
+	uint64_t *hashes;
+	int resumed; /* the run had progress when it started */
+	/* totals */
+	int64_t done, skipped, mismatches, unconfirmed, failures[MAX_BUILDS];
+	uint64_t coverage[GEN_COUNTERS];
+	uint64_t errors[MAX_BUILDS][GENRUN_NERRORS + 1]; /* last: any other code */
+	uint64_t statuses[MAX_BUILDS][4];
+	uint64_t exceptions[MAX_BUILDS];
+	uint64_t corpus[GENRUN_MAX_SEEDS]; /* per seed, complete when done */
+	int seeds_done;
+	uint64_t times[MAX_BUILDS][T_COUNT];
+	double busy_ms[MAX_BUILDS];
+	double compare_ms, mismatch_ms, db_ms, started_ms, last_summary_ms;
+	json_t *listed; /* the first GENRUN_LIST mismatches */
+};
+
+static double genrun_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- parameters ---- */
+
+static int genrun_int_field(json_t *body, const char *field, int64_t min, int64_t max, int64_t *out,
+    int *present, char *err, size_t errsize)
+{
+	json_t *v = json_object_get(body, field);
+	*present = v != NULL;
+	if (v == NULL)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+		snprintf(err, errsize, "%s: expected an integer %" PRId64 " .. %" PRId64, field, min, max);
+		return -1;
+	}
+	*out = json_integer_value(v);
+	return 0;
+}
+
+/* Read the parameters of a run body (or of a stored run's params). */
+static int genrun_params(json_t *body, struct genrun *g, char *err, size_t errsize)
+{
+	json_t *seeds = json_object_get(body, "seeds"), *v;
+	int64_t x;
+	int has_seed, has_count, has_start;
+	size_t i;
+
+	if (genrun_int_field(body, "seed", 0, GENRUN_MAX_SEED, &x, &has_seed, err, errsize) < 0)
+		return -1;
+	if (has_seed && seeds != NULL) {
+		snprintf(err, errsize, "seed, seeds: give one or the other");
+		return -1;
+	}
+	g->nseeds = 0;
+	if (has_seed) {
+		g->seeds[g->nseeds++] = (uint64_t)x;
+	} else if (seeds != NULL) {
+		if (!json_is_array(seeds) || json_array_size(seeds) < 1 ||
+		    json_array_size(seeds) > GENRUN_MAX_SEEDS) {
+			snprintf(
+			    err, errsize, "seeds: expected an array of 1 .. %d integers", GENRUN_MAX_SEEDS);
+			return -1;
+		}
+		json_array_foreach(seeds, i, v)
+		{
+			if (!json_is_integer(v) || json_integer_value(v) < 0) {
+				snprintf(err, errsize, "seeds[%zu]: expected an integer 0 .. %" PRId64, i,
+				    (int64_t)GENRUN_MAX_SEED);
+				return -1;
+			}
+			g->seeds[g->nseeds++] = (uint64_t)json_integer_value(v);
+		}
+	} else {
+		snprintf(err, errsize, "seed: required (or seeds: [...])");
+		return -1;
+	}
+	if (genrun_int_field(body, "count", 1, GENRUN_MAX_COUNT, &g->count, &has_count, err, errsize) < 0)
+		return -1;
+	if (!has_count) {
+		snprintf(err, errsize, "count: required, an integer 1 .. %d", GENRUN_MAX_COUNT);
+		return -1;
+	}
+	g->start = 0;
+	if (genrun_int_field(body, "start", 0, GENRUN_MAX_START, &g->start, &has_start, err, errsize) < 0)
+		return -1;
+	return 0;
+}
+
+int genrun_check(json_t *body, char *err, size_t errsize)
+{
+	struct genrun g;
+	return genrun_params(body, &g, err, errsize);
+}
+
+int64_t genrun_total(const char *params)
+{
+	struct genrun g;
+	char err[256];
+	json_t *p = json_loads(params != NULL ? params : "{}", 0, NULL);
+	int rc = p != NULL ? genrun_params(p, &g, err, sizeof err) : -1;
+	json_decref(p);
+	return rc < 0 ? -1 : g.count * g.nseeds;
+}
+
+int genrun_parse_ref(json_t *body, uint64_t *seed, uint64_t *index, char *err, size_t errsize)
+{
+	const char *key;
+	json_t *v;
+	int64_t x;
+	int present;
+
+	json_object_foreach(body, key, v)
+	{
+		if (strcmp(key, "seed") != 0 && strcmp(key, "index") != 0 && strcmp(key, "version") != 0) {
+			snprintf(err, errsize, "unknown field \"%.64s\" (known: seed, index, version)", key);
+			return -1;
+		}
+	}
+	if (genrun_int_field(body, "version", GEN_VERSION, GEN_VERSION, &x, &present, err, errsize) < 0) {
+		snprintf(err, errsize, "version: this daemon's generator is version %d only", GEN_VERSION);
+		return -1;
+	}
+	if (genrun_int_field(body, "seed", 0, GENRUN_MAX_SEED, &x, &present, err, errsize) < 0)
+		return -1;
+	if (!present) {
+		snprintf(err, errsize, "seed: required, an integer 0 .. %" PRId64, (int64_t)GENRUN_MAX_SEED);
+		return -1;
+	}
+	*seed = (uint64_t)x;
+	if (genrun_int_field(
+	        body, "index", 0, GENRUN_MAX_START + GENRUN_MAX_COUNT, &x, &present, err, errsize) < 0)
+		return -1;
+	if (!present) {
+		snprintf(err, errsize, "index: required, an integer 0 .. %" PRId64,
+		    (int64_t)GENRUN_MAX_START + GENRUN_MAX_COUNT);
+		return -1;
+	}
+	*index = (uint64_t)x;
+	return 0;
+}
+
+/* ---- one case in full ---- */
+
+int genrun_version(void)
+{
+	return GEN_VERSION;
+}
+
+int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c)
+{
+	struct gen_case *gc = malloc(sizeof(*gc));
+	struct gen_buf code = { 0 }, setup = { 0 };
+	char title[96];
+	int rc = -1;
+
+	case_init(c);
+	if (gc == NULL)
+		return -1;
+	gen_case_make(gc, seed, index);
+	gen_title(seed, index, title, sizeof title);
+	if (gen_render_value(gc, &code) < 0 || gen_render_setup(gc, &setup) < 0)
+		goto out;
+	c->title = strdup(title);
+	c->code = code.data;
+	code.data = NULL;
+	if (setup.len > 0) {
+		c->setup = setup.data;
+		setup.data = NULL;
+	}
+	c->flags = (long)gc->flags;
+	c->depth = (long)gc->depth;
+	rc = c->title != NULL ? 0 : -1;
+out:
+	gen_buf_release(&code);
+	gen_buf_release(&setup);
+	free(gc);
+	return rc;
+}
+
+int genrun_detail(struct app *app, int role, uint64_t seed, uint64_t index, struct result *r)
+{
+	struct worker *w = &app->workers[role];
+	struct proto_buf req;
+	struct proto_msg reply;
+	int rc;
+
+	proto_buf_init(&req);
+	proto_buf_add_int(&req, TAG_GEN_VERSION, GEN_VERSION);
+	proto_buf_add_int(&req, TAG_GEN_SEED, (int64_t)seed);
+	proto_buf_add_int(&req, TAG_GEN_START, (int64_t)index);
+	rc = worker_call(w, app->config, PROTO_GEN_DETAIL, &req, app->config->case_timeout_ms, &reply, r);
+	proto_buf_release(&req);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return 0; /* r: crash or timeout */
+	if (reply.type == PROTO_RESULT) {
+		worker_result_from_msg(r, &reply);
+	} else {
+		const struct proto_field *m = proto_get(&reply, TAG_MESSAGE);
+		char buf[600];
+		snprintf(buf, sizeof buf, "the worker refused the case: %.*s", m ? (int)m->len : 0,
+		    m ? m->data : "");
+		r->status = STATUS_ERROR;
+		r->output_is_false = 1;
+		free(r->failure);
+		r->failure = strdup(buf);
+		if (r->warnings == NULL)
+			r->warnings = strdup("");
+	}
+	proto_msg_release(&reply);
+	return 0;
+}
+
+/* ---- one build's share of a batch ---- */
+
+static void genrun_side_fail(struct genrun_side *s, const char *fmt, const char *arg)
+{
+	s->rc = -1;
+	snprintf(s->err, sizeof s->err, fmt, arg);
+}
+
+static uint64_t genrun_u64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * Ask for digests of [start, start+count) into s->records + offset.
+ * 1 done, 0 the worker died or timed out (failure in *r), -1 fatal (s->err).
+ */
+static int genrun_call(
+    struct genrun_side *s, int64_t start, int64_t count, unsigned char *records, struct result *r)
+{
+	struct proto_buf req;
+	struct proto_msg reply;
+	const struct proto_field *rec, *cov, *tim;
+	int rc, timeout = s->cfg->case_timeout_ms + (int)(count * GENRUN_MS_PER_CASE);
+
+	proto_buf_init(&req);
+	proto_buf_add_int(&req, TAG_GEN_VERSION, GEN_VERSION);
+	proto_buf_add_int(&req, TAG_GEN_SEED, (int64_t)s->seed);
+	proto_buf_add_int(&req, TAG_GEN_START, start);
+	proto_buf_add_int(&req, TAG_GEN_COUNT, count);
+	rc = worker_call(s->worker, s->cfg, PROTO_GEN_BATCH, &req, timeout, &reply, r);
+	proto_buf_release(&req);
+	if (rc < 0) {
+		genrun_side_fail(s, "%s", r->failure != NULL ? r->failure : "the worker cannot start");
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
+	if (reply.type != PROTO_GEN_DIGESTS) {
+		const struct proto_field *m = proto_get(&reply, TAG_MESSAGE);
+		char msg[300];
+		snprintf(msg, sizeof msg, "%.*s", m ? (int)m->len : 0, m ? m->data : "unexpected reply");
+		genrun_side_fail(s, "the worker refused the batch: %s", msg);
+		proto_msg_release(&reply);
+		return -1;
+	}
+	rec = proto_get(&reply, TAG_GEN_RECORDS);
+	cov = proto_get(&reply, TAG_GEN_COVERAGE);
+	tim = proto_get(&reply, TAG_GEN_TIMES);
+	if (proto_get_int(&reply, TAG_GEN_START, -1) != start ||
+	    proto_get_int(&reply, TAG_GEN_COUNT, -1) != count || rec == NULL ||
+	    rec->len != (uint64_t)count * GEN_DIGEST_SIZE || cov == NULL || cov->len != 8 * GEN_COUNTERS ||
+	    tim == NULL || tim->len != 8 * T_COUNT) {
+		genrun_side_fail(s, "%s", "the worker's batch reply is malformed (a stale worker core?)");
+		proto_msg_release(&reply);
+		return -1;
+	}
+	memcpy(records, rec->data, rec->len);
+	for (int i = 0; i < GEN_COUNTERS; i++)
+		s->coverage[i] += genrun_u64((const unsigned char *)cov->data + 8 * i);
+	for (int i = 0; i < T_COUNT; i++)
+		s->times[i] += genrun_u64((const unsigned char *)tim->data + 8 * i);
+	proto_msg_release(&reply);
+	return 1;
+}
+
+/* A digest for a case the worker died on: what the daemon knows of it. */
+static void genrun_failed_digest(
+    struct genrun_side *s, int64_t index, const struct result *r, unsigned char *out)
+{
+	struct gen_digest d;
+	unsigned char key[8] = { (unsigned char)r->status, (unsigned char)r->signal };
+	gen_case_make(s->scratch, s->seed, (uint64_t)index);
+	gen_count(s->scratch, s->coverage);
+	memset(&d, 0, sizeof d);
+	d.plan_hash = gen_case_hash(s->scratch);
+	d.result_hash = gen_hash(key, sizeof key, GEN_HASH_INIT);
+	d.flags = (uint32_t)s->scratch->flags;
+	d.depth = (uint32_t)s->scratch->depth;
+	d.status = (uint8_t)r->status;
+	d.is_false = 1;
+	gen_digest_pack(&d, out);
+}
+
+/* The batch again, one case per request: find the cases the worker dies on. */
+static void genrun_singles(struct genrun_side *s)
+{
+	for (int64_t i = 0; i < s->count && s->rc == 0; i++) {
+		struct result r;
+		unsigned char *rec = s->records + (size_t)i * GEN_DIGEST_SIZE;
+		int rc = genrun_call(s, s->start + i, 1, rec, &r);
+		if (rc == 0) {
+			if (s->nfailures == s->capfailures) {
+				size_t cap = s->capfailures ? 2 * s->capfailures : 8;
+				struct genrun_failure *p = realloc(s->failures, cap * sizeof(*p));
+				if (p == NULL) {
+					result_release(&r);
+					genrun_side_fail(s, "%s", "out of memory");
+					return;
+				}
+				s->failures = p;
+				s->capfailures = cap;
+			}
+			genrun_failed_digest(s, s->start + i, &r, rec);
+			s->failures[s->nfailures].index = s->start + i;
+			s->failures[s->nfailures].r = r; /* moved: released with the batch */
+			s->nfailures++;
+			continue;
+		}
+		result_release(&r);
+	}
+}
+
+static void *genrun_side_run(void *arg)
+{
+	struct genrun_side *s = arg;
+	struct result r;
+	double t0 = genrun_now_ms();
+
+	s->rc = 0;
+	memset(s->coverage, 0, sizeof s->coverage);
+	if (genrun_call(s, s->start, s->count, s->records, &r) == 0) {
+		/* The coverage and times of a batch that died are lost with it. */
+		memset(s->coverage, 0, sizeof s->coverage);
+		genrun_singles(s);
+	}
+	result_release(&r);
+	s->wall_ms = genrun_now_ms() - t0;
+	return NULL;
+}
+
+static void genrun_side_clear(struct genrun_side *s)
+{
+	for (size_t i = 0; i < s->nfailures; i++)
+		result_release(&s->failures[i].r);
+	s->nfailures = 0;
+}
+
+static const struct result *genrun_side_failure(const struct genrun_side *s, int64_t index)
+{
+	for (size_t i = 0; i < s->nfailures; i++)
+		if (s->failures[i].index == index)
+			return &s->failures[i].r;
+	return NULL;
+}
+
+/* ---- the summary ---- */
+
+static json_t *genrun_hex(uint64_t v)
+{
+	char buf[17];
+	snprintf(buf, sizeof buf, "%016" PRIx64, v);
+	return json_string(buf);
+}
+
+/* The daemon's own memory: peak and current resident set, in KiB. */
+static void genrun_rss(long *peak, long *now)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	*peak = *now = -1;
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (strncmp(line, "VmHWM:", 6) == 0)
+			*peak = atol(line + 6);
+		else if (strncmp(line, "VmRSS:", 6) == 0)
+			*now = atol(line + 6);
+	}
+	fclose(f);
+}
+
+static json_t *genrun_seconds(double ms)
+{
+	return json_real((double)(int64_t)(ms + 0.5) / 1000.0);
+}
+
+static json_t *genrun_summary(struct genrun *g, int final)
+{
+	json_t *o = json_object(), *cov = json_object(), *builds = json_object(), *seeds = json_array();
+	json_t *corpus = json_object();
+	double elapsed = genrun_now_ms() - g->started_ms;
+	char name[96];
+	long peak, now;
+	uint64_t all = GEN_HASH_INIT;
+
+	if (o == NULL || cov == NULL || builds == NULL || seeds == NULL || corpus == NULL)
+		goto oom;
+	for (int i = 0; i < g->nseeds; i++) {
+		json_array_append_new(seeds, json_integer((json_int_t)g->seeds[i]));
+		if (i < g->seeds_done) {
+			snprintf(name, sizeof name, "%" PRIu64, g->seeds[i]);
+			json_object_set_new(corpus, name, genrun_hex(g->corpus[i]));
+			all = gen_hash(&g->corpus[i], sizeof g->corpus[i], all);
+		}
+	}
+	/* Coverage: "piece.utf8_2" -> {"piece": {"utf8_2": n}}. */
+	for (unsigned i = 0; i < GEN_COUNTERS; i++) {
+		const char *n = gen_counter_name(i, name, sizeof name);
+		char *dot;
+		if (n == NULL)
+			continue;
+		if ((dot = strchr(name, '.')) == NULL) {
+			json_object_set_new(cov, name, json_integer((json_int_t)g->coverage[i]));
+			continue;
+		}
+		*dot = '\0';
+		json_t *group = json_object_get(cov, name);
+		if (group == NULL) {
+			group = json_object();
+			json_object_set_new(cov, name, group);
+		}
+		json_object_set_new(group, dot + 1, json_integer((json_int_t)g->coverage[i]));
+	}
+	for (int b = 0; b < MAX_BUILDS; b++) {
+		json_t *errs = json_object(), *st = json_object(), *t;
+		static const char *const statuses[] = { "ok", "error", "crash", "timeout" };
+		for (size_t e = 0; e <= GENRUN_NERRORS; e++)
+			if (g->errors[b][e] > 0)
+				json_object_set_new(errs,
+				    e < GENRUN_NERRORS ? genrun_error_names[e] : "other",
+				    json_integer((json_int_t)g->errors[b][e]));
+		for (int k = 0; k < 4; k++)
+			json_object_set_new(st, statuses[k], json_integer((json_int_t)g->statuses[b][k]));
+		uint64_t *tm = g->times[b];
+		double inside = (double)(tm[T_DECLARE] + tm[T_GENERATE] + tm[T_BUILD] + tm[T_ENCODE] +
+		                    tm[T_DIGEST]) /
+		    1e6;
+		/* The phases are sampled (every 16th case): their sum can overshoot a little. */
+		double other = (double)tm[T_TOTAL] / 1e6 - inside;
+		t = json_pack("{s:o s:o s:o s:o s:o s:o s:o}", "declare_classes",
+		    genrun_seconds((double)tm[T_DECLARE] / 1e6), "generate",
+		    genrun_seconds((double)tm[T_GENERATE] / 1e6), "build_values",
+		    genrun_seconds((double)tm[T_BUILD] / 1e6), "json_encode",
+		    genrun_seconds((double)tm[T_ENCODE] / 1e6), "hash_and_free",
+		    genrun_seconds((double)tm[T_DIGEST] / 1e6), "other_in_worker",
+		    genrun_seconds(other > 0 ? other : 0), "protocol_and_waiting",
+		    genrun_seconds(g->busy_ms[b] - (double)tm[T_TOTAL] / 1e6));
+		json_object_set_new(builds, app_role_name(b),
+		    json_pack("{s:s s:f s:o s:I s:I s:o s:o s:o}", "build", g->app->config->builds[b].name,
+		        "cases_per_s", g->busy_ms[b] > 0 ? (double)g->done / (g->busy_ms[b] / 1e3) : 0.0,
+		        "busy_s", genrun_seconds(g->busy_ms[b]), "failures", (json_int_t)g->failures[b],
+		        "exceptions", (json_int_t)g->exceptions[b], "statuses", st, "error_codes", errs,
+		        "time_s", t));
+	}
+	genrun_rss(&peak, &now);
+	json_object_set_new(o, "generator_version", json_integer(GEN_VERSION));
+	json_object_set_new(o, "seeds", seeds);
+	json_object_set_new(o, "count", json_integer(g->count));
+	json_object_set_new(o, "start", json_integer(g->start));
+	json_object_set_new(o, "done", json_integer(g->done));
+	/* Resumed: cases stored before, not run again (the tallies leave them out). */
+	json_object_set_new(o, "resumed_past", json_integer(g->skipped));
+	json_object_set_new(o, "mismatches", json_integer(g->mismatches));
+	json_object_set_new(o, "unconfirmed", json_integer(g->unconfirmed));
+	json_object_set_new(o, "elapsed_s", genrun_seconds(elapsed));
+	json_object_set_new(
+	    o, "rate", json_real(elapsed > 0 ? (double)(int64_t)(g->done / (elapsed / 1e3)) : 0.0));
+	json_object_set_new(o, "corpus_hashes", corpus);
+	json_object_set_new(
+	    o, "corpus_hash", final && g->seeds_done == g->nseeds ? genrun_hex(all) : json_null());
+	json_object_set_new(o, "builds", builds);
+	json_object_set_new(o, "daemon",
+	    json_pack("{s:o s:o s:o s:I s:I}", "compare_s", genrun_seconds(g->compare_ms),
+	        "mismatch_details_s", genrun_seconds(g->mismatch_ms), "database_s", genrun_seconds(g->db_ms),
+	        "peak_rss_kb", (json_int_t)peak, "rss_kb", (json_int_t)now));
+	json_object_set_new(o, "coverage", cov);
+	json_object_set(o, "mismatch_list", g->listed);
+	return o;
+oom:
+	json_decref(o);
+	json_decref(cov);
+	json_decref(builds);
+	json_decref(seeds);
+	json_decref(corpus);
+	return NULL;
+}
+
+static void genrun_save_summary(struct genrun *g, int final)
+{
+	char err[512];
+	json_t *o = genrun_summary(g, final);
+	char *text = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
+	double t0 = genrun_now_ms();
+	if (text != NULL && db_run_summary(g->app->db, g->run->id, text, err, sizeof err) < 0)
+		fprintf(stderr, "phpcmp: run %" PRId64 ": summary: %s\n", g->run->id, err);
+	g->db_ms += genrun_now_ms() - t0;
+	g->last_summary_ms = genrun_now_ms();
+	free(text);
+	json_decref(o);
+}
+
+/* ---- comparing a batch ---- */
+
+/* A case whose digests differ: both results in full, stored as a case. */
+static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char *err, size_t errsize)
+{
+	struct app *app = g->app;
+	struct build *builds[MAX_BUILDS];
+	struct result res[MAX_BUILDS];
+	struct case_spec c;
+	int64_t case_id, comparison_id;
+	char differs[128];
+	unsigned diff;
+	int b, rc;
+
+	for (b = 0; b < MAX_BUILDS; b++) {
+		builds[b] = &app->config->builds[b];
+		result_init(&res[b]);
+	}
+	if (genrun_case_spec(seed, (uint64_t)index, &c) < 0) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	/* Resumed: stored (and counted) before the run stopped. */
+	if (g->resumed && (rc = db_run_has_case(app->db, g->run->id, &c, err, errsize)) != 0)
+		goto out;
+	rc = -1;
+	for (b = 0; b < MAX_BUILDS; b++) {
+		const struct result *f = genrun_side_failure(&g->side[b], index);
+		if (f != NULL) {
+			/* A copy: the batch still owns the failure. */
+			res[b].status = f->status;
+			res[b].signal = f->signal;
+			res[b].output_is_false = 1;
+			res[b].failure = f->failure ? strdup(f->failure) : NULL;
+			res[b].warnings = strdup("");
+			res[b].wall_ms = f->wall_ms;
+		} else if (genrun_detail(app, b, seed, (uint64_t)index, &res[b]) < 0) {
+			snprintf(err, errsize, "build %s: %s", builds[b]->name,
+			    res[b].failure != NULL ? res[b].failure : "the worker cannot start");
+			goto out;
+		}
+	}
+	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
+	/* Digests differ but the cases run alone agree: something leaked
+	 * between cases of a batch, or a build is not deterministic. */
+	if (diff == 0)
+		g->unconfirmed++;
+	if (db_comparison_store(
+	        app->db, &c, g->run->id, builds, res, diff, &case_id, &comparison_id, err, errsize) < 0 ||
+	    db_generated_case(app->db, case_id, GEN_VERSION, seed, (uint64_t)index, err, errsize) < 0)
+		goto out;
+	rc = 0;
+	if (json_array_size(g->listed) < GENRUN_LIST) {
+		verdict_fields(diff, differs, sizeof differs);
+		json_array_append_new(g->listed,
+		    json_pack("{s:I s:I s:I s:s}", "seed", (json_int_t)seed, "index", (json_int_t)index,
+		        "case_id", (json_int_t)case_id, "differs", diff ? differs : "none when run alone"));
+	}
+out:
+	case_release(&c);
+	for (b = 0; b < MAX_BUILDS; b++)
+		result_release(&res[b]);
+	return rc < 0 ? -1 : 0;
+}
+
+static int genrun_same(const struct gen_digest *a, const struct gen_digest *b)
+{
+	return a->result_hash == b->result_hash && a->status == b->status && a->error_code == b->error_code &&
+	    a->out_len == b->out_len && a->is_false == b->is_false && a->exception == b->exception;
+}
+
+/* Compare both builds' digests of the batch; store what differs. */
+static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
+{
+	struct genrun_side *base = &g->side[ROLE_BASE], *head = &g->side[ROLE_HEAD];
+	int64_t n = base->count, same = 0;
+	double t0 = genrun_now_ms(), t1;
+
+	for (int64_t i = 0; i < n; i++) {
+		struct gen_digest d[MAX_BUILDS];
+		gen_digest_unpack(&d[ROLE_BASE], base->records + (size_t)i * GEN_DIGEST_SIZE);
+		gen_digest_unpack(&d[ROLE_HEAD], head->records + (size_t)i * GEN_DIGEST_SIZE);
+		if (d[ROLE_BASE].plan_hash != d[ROLE_HEAD].plan_hash) {
+			snprintf(err, errsize,
+			    "the generator made different cases on the two builds "
+			    "(seed %" PRIu64 ", index %" PRId64 "): stale worker cores?",
+			    base->seed, base->start + i);
+			return -1;
+		}
+		g->corpus[si] = gen_hash(
+		    &d[ROLE_BASE].plan_hash, sizeof d[ROLE_BASE].plan_hash, g->corpus[si]);
+		for (int b = 0; b < MAX_BUILDS; b++) {
+			g->statuses[b][d[b].status & 3]++;
+			if (d[b].status == PROTO_STATUS_OK)
+				g->errors[b][d[b].error_code < GENRUN_NERRORS ? d[b].error_code
+				                                              : GENRUN_NERRORS]++;
+			g->exceptions[b] += d[b].exception;
+		}
+		g->hashes[i] = d[ROLE_BASE].result_hash;
+		if (genrun_same(&d[ROLE_BASE], &d[ROLE_HEAD])) {
+			same++;
+			continue;
+		}
+		g->mismatches++;
+		t1 = genrun_now_ms();
+		if (genrun_mismatch(g, base->seed, base->start + i, err, errsize) < 0)
+			return -1;
+		g->mismatch_ms += genrun_now_ms() - t1;
+	}
+	g->compare_ms += genrun_now_ms() - t0;
+	/* The hashes as 8-byte little-endian words, whatever this machine is. */
+	unsigned char *bytes = (unsigned char *)g->hashes;
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t v = g->hashes[i];
+		for (int k = 0; k < 8; k++)
+			bytes[8 * i + k] = (unsigned char)(v >> (8 * k));
+	}
+	t1 = genrun_now_ms();
+	if (db_generated_batch(g->app->db, g->run->id, base->seed, base->start, n, bytes, (size_t)n * 8, same,
+	        err, errsize) < 0)
+		return -1;
+	g->db_ms += genrun_now_ms() - t1;
+	g->done += n;
+	return 0;
+}
+
+/* ---- the run ---- */
+
+/*
+ * A batch a resumed run stored before: its cases are made again here, for
+ * the corpus hash and the coverage (the results' tallies of the summary
+ * count only what this execution ran).  1 skipped, 0 not stored, -1.
+ */
+static int genrun_skip_stored(
+    struct genrun *g, int si, uint64_t seed, int64_t start, int64_t count, char *err, size_t errsize)
+{
+	int64_t stored = db_generated_batch_stored(g->app->db, g->run->id, seed, start, err, errsize);
+	struct gen_case *gc = g->side[ROLE_BASE].scratch;
+
+	if (stored <= 0)
+		return stored < 0 ? -1 : 0;
+	for (int64_t i = 0; i < count; i++) {
+		gen_case_make(gc, seed, (uint64_t)(start + i));
+		gen_count(gc, g->coverage);
+		uint64_t h = gen_case_hash(gc);
+		g->corpus[si] = gen_hash(&h, sizeof h, g->corpus[si]);
+	}
+	g->done += count;
+	g->skipped += count;
+	return 1;
+}
+
+static void genrun_release(struct genrun *g)
+{
+	for (int b = 0; b < MAX_BUILDS; b++) {
+		genrun_side_clear(&g->side[b]);
+		free(g->side[b].failures);
+		free(g->side[b].records);
+		free(g->side[b].scratch);
+	}
+	free(g->hashes);
+	json_decref(g->listed);
+}
+
+enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*stop)(void *, int *),
+    void *arg, char *err, size_t errsize)
+{
+	struct genrun *g = calloc(1, sizeof(*g));
+	enum genrun_end end = GENRUN_DONE;
+	json_t *params;
+	int cancelled = 0;
+
+	if (g == NULL) {
+		snprintf(err, errsize, "out of memory");
+		return GENRUN_FAILED;
+	}
+	g->app = app;
+	g->run = run;
+	g->resumed = run->done > 0;
+	params = json_loads(run->params != NULL ? run->params : "{}", 0, NULL);
+	if (params == NULL || genrun_params(params, g, err, errsize) < 0) {
+		if (params == NULL)
+			snprintf(err, errsize, "the run's parameters are not JSON");
+		json_decref(params);
+		free(g);
+		return GENRUN_FAILED;
+	}
+	json_decref(params);
+	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
+	g->listed = json_array();
+	for (int b = 0; b < MAX_BUILDS; b++) {
+		g->side[b].worker = &app->workers[b];
+		g->side[b].cfg = app->config;
+		g->side[b].records = malloc((size_t)GENRUN_BATCH * GEN_DIGEST_SIZE);
+		g->side[b].scratch = malloc(sizeof(struct gen_case));
+		if (g->side[b].records == NULL || g->side[b].scratch == NULL)
+			g->hashes = (free(g->hashes), NULL);
+	}
+	if (g->hashes == NULL || g->listed == NULL) {
+		snprintf(err, errsize, "out of memory");
+		genrun_release(g);
+		free(g);
+		return GENRUN_FAILED;
+	}
+	g->started_ms = g->last_summary_ms = genrun_now_ms();
+	genrun_save_summary(g, 0);
+
+	for (int si = 0; si < g->nseeds && end == GENRUN_DONE; si++) {
+		g->corpus[si] = GEN_HASH_INIT;
+		for (int64_t off = 0; off < g->count; off += GENRUN_BATCH) {
+			pthread_t thread;
+			int threaded;
+			double t0;
+
+			if (stop(arg, &cancelled)) {
+				end = cancelled ? GENRUN_CANCELLED : GENRUN_INTERRUPTED;
+				break;
+			}
+			if (g->resumed) {
+				int64_t n = g->count - off < GENRUN_BATCH ? g->count - off : GENRUN_BATCH;
+				int rc = genrun_skip_stored(
+				    g, si, g->seeds[si], g->start + off, n, err, errsize);
+				if (rc < 0) {
+					end = GENRUN_FAILED;
+					break;
+				}
+				if (rc > 0)
+					continue;
+			}
+			for (int b = 0; b < MAX_BUILDS; b++) {
+				struct genrun_side *s = &g->side[b];
+				genrun_side_clear(s);
+				s->seed = g->seeds[si];
+				s->start = g->start + off;
+				s->count = g->count - off < GENRUN_BATCH ? g->count - off : GENRUN_BATCH;
+				memset(s->times, 0, sizeof s->times);
+			}
+			/* Both builds at once: the head on a thread, the base here. */
+			threaded = pthread_create(&thread, NULL, genrun_side_run, &g->side[ROLE_HEAD]) == 0;
+			genrun_side_run(&g->side[ROLE_BASE]);
+			if (threaded)
+				pthread_join(thread, NULL);
+			else
+				genrun_side_run(&g->side[ROLE_HEAD]);
+			for (int b = 0; b < MAX_BUILDS; b++) {
+				struct genrun_side *s = &g->side[b];
+				if (s->rc < 0) {
+					snprintf(err, errsize, "build %s: %s", app->config->builds[b].name,
+					    s->err);
+					end = GENRUN_FAILED;
+				}
+				g->busy_ms[b] += s->wall_ms;
+				for (int k = 0; k < T_COUNT; k++)
+					g->times[b][k] += s->times[k];
+				g->failures[b] += (int64_t)s->nfailures;
+				if (g->failures[b] > GENRUN_MAX_FAILURES && end == GENRUN_DONE) {
+					snprintf(err, errsize,
+					    "build %s crashed or timed out on more than %d generated "
+					    "cases; stopping (see the stored cases)",
+					    app->config->builds[b].name, GENRUN_MAX_FAILURES);
+					end = GENRUN_FAILED;
+				}
+			}
+			if (end != GENRUN_DONE && end != GENRUN_FAILED)
+				break;
+			if (g->side[ROLE_BASE].rc < 0 || g->side[ROLE_HEAD].rc < 0)
+				break;
+			/* Coverage is the base's: both made the same cases (checked). */
+			for (int k = 0; k < GEN_COUNTERS; k++)
+				g->coverage[k] += g->side[ROLE_BASE].coverage[k];
+			if (genrun_compare(g, si, err, errsize) < 0) {
+				end = GENRUN_FAILED;
+				break;
+			}
+			if (end != GENRUN_DONE)
+				break;
+			t0 = genrun_now_ms();
+			if (t0 - g->last_summary_ms >= GENRUN_SUMMARY_MS)
+				genrun_save_summary(g, 0);
+		}
+		if (end == GENRUN_DONE)
+			g->seeds_done = si + 1;
+	}
+	genrun_save_summary(g, 1);
+	genrun_release(g);
+	free(g);
+	return end;
+}

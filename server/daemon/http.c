@@ -1,0 +1,514 @@
+/*
+ * libmicrohttpd glue: listening, request bodies (bounded), routing /api/ to
+ * api.c, and static files from the web directory.
+ *
+ * Threading: MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION.
+ * A POST /api/cases blocks its thread until both workers answer (a few ms,
+ * up to the case timeout), so handlers must be allowed to block; a thread per
+ * connection keeps /api/health and the page responsive while a slow case runs
+ * elsewhere, without a hand-rolled queue.  Clients are a browser, CI and the
+ * submit command: tens of connections.  Over --max-connections a new
+ * connection gets a 503 with Retry-After and is closed; MHD itself accepts
+ * a few more than that (HTTP_SPARE_CONNECTIONS) so those clients get the
+ * answer instead of a reset, and refuses beyond.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "phpcmp.h"
+
+#define HTTP_SPARE_CONNECTIONS 16
+#define HTTP_IDLE_TIMEOUT_S 60
+/* A body over the limit is read and dropped up to this, then cut. */
+#define HTTP_MAX_DISCARD (16u << 20)
+
+struct http {
+	struct app *app;
+	struct MHD_Daemon *daemon;
+	char web_root[PATH_MAX];     /* canonical; "" when the folder is missing */
+	char modules_root[PATH_MAX]; /* node_modules beside it (canonical), or "" */
+	int port;
+	int connections; /* open now (atomic), counted by http_notify */
+};
+
+/* Per request, from the first call of the access handler to completion. */
+struct http_conn {
+	char *body;
+	size_t len, cap;
+	size_t discarded;
+	int too_large;
+};
+
+static const struct {
+	const char *suffix, *type;
+} http_mime[] = {
+	{ ".html", "text/html; charset=utf-8" },
+	{ ".htm", "text/html; charset=utf-8" },
+	{ ".css", "text/css; charset=utf-8" },
+	{ ".js", "text/javascript; charset=utf-8" },
+	{ ".mjs", "text/javascript; charset=utf-8" },
+	{ ".json", "application/json" },
+	{ ".map", "application/json" },
+	{ ".svg", "image/svg+xml" },
+	{ ".png", "image/png" },
+	{ ".jpg", "image/jpeg" },
+	{ ".jpeg", "image/jpeg" },
+	{ ".gif", "image/gif" },
+	{ ".ico", "image/x-icon" },
+	{ ".webp", "image/webp" },
+	{ ".woff", "font/woff" },
+	{ ".woff2", "font/woff2" },
+	{ ".txt", "text/plain; charset=utf-8" },
+	{ ".md", "text/markdown; charset=utf-8" },
+	{ ".phpt", "text/plain; charset=utf-8" },
+	{ ".wasm", "application/wasm" },
+};
+
+const char *http_query(const struct http_request *req, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < req->nquery; i++)
+		if (strcmp(req->query[i].key, key) == 0)
+			return req->query[i].value;
+	return NULL;
+}
+
+static enum MHD_Result http_collect_query(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct http_request *req = cls;
+
+	(void)kind;
+	if (req->nquery >= HTTP_MAX_QUERY)
+		return MHD_NO; /* the rest are ignored */
+	req->query[req->nquery].key = key;
+	req->query[req->nquery].value = value != NULL ? value : "";
+	req->nquery++;
+	return MHD_YES;
+}
+
+/* Queue resp (its body handed over to MHD) and release it. */
+static enum MHD_Result http_send(struct MHD_Connection *conn, struct http_response *resp)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(resp->body_len, resp->body, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(resp->body);
+		return MHD_NO;
+	}
+	resp->body = NULL;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    resp->content_type != NULL ? resp->content_type : "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (resp->allow != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, resp->allow);
+	if (resp->location[0] != '\0')
+		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, resp->location);
+	if (resp->disposition[0] != '\0')
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, resp->disposition);
+	if (resp->retry_after > 0) {
+		char secs[16];
+		snprintf(secs, sizeof secs, "%d", resp->retry_after);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+	}
+	if (resp->www_authenticate != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, resp->www_authenticate);
+	ret = MHD_queue_response(conn, (unsigned)resp->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result http_send_error(struct MHD_Connection *conn, int status, const char *code,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static enum MHD_Result http_send_error(
+    struct MHD_Connection *conn, int status, const char *code, const char *fmt, ...)
+{
+	struct http_response resp;
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	memset(&resp, 0, sizeof resp);
+	api_error(&resp, status, code, "%s", msg);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		resp.allow = "GET, HEAD";
+	return http_send(conn, &resp);
+}
+
+/* Over the connection limit: a 503 now, and the connection closed after it. */
+static enum MHD_Result http_send_busy(struct MHD_Connection *conn, int max)
+{
+	struct http_response resp;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	char secs[] = "1";
+
+	memset(&resp, 0, sizeof resp);
+	api_error(&resp, MHD_HTTP_SERVICE_UNAVAILABLE, "busy",
+	    "the daemon is serving %d connections, its limit (max-connections); retry in %s s", max, secs);
+	r = MHD_create_response_from_buffer(resp.body_len, resp.body, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(resp.body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = MHD_queue_response(conn, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static const char *http_mime_type(const char *path)
+{
+	size_t n = strlen(path), k, i;
+
+	for (i = 0; i < sizeof http_mime / sizeof http_mime[0]; i++) {
+		k = strlen(http_mime[i].suffix);
+		if (n >= k && strcasecmp(path + n - k, http_mime[i].suffix) == 0)
+			return http_mime[i].type;
+	}
+	return "application/octet-stream";
+}
+
+/*
+ * The page's libraries, installed from package.json by `npm ci` into the
+ * node_modules folder beside the web folder (make web-deps).  Of that
+ * folder, only these files are served, each under its /vendor/ name.
+ */
+static const struct {
+	const char *url, *file;
+} http_vendor[] = {
+	{ "/vendor/diff.js", "diff/dist/diff.min.js" },
+	{ "/vendor/uPlot.js", "uplot/dist/uPlot.iife.min.js" },
+	{ "/vendor/uPlot.css", "uplot/dist/uPlot.min.css" },
+};
+
+/*
+ * A path is served only if every segment is an ordinary name: no "..", no
+ * ".", no hidden files (.git and the like), no empty segments.
+ */
+static int http_path_ok(const char *path)
+{
+	const char *p = path;
+
+	if (*p != '/')
+		return 0;
+	while (*p == '/') {
+		p++;
+		if (*p == '.' || *p == '/' || *p == '\0')
+			return 0;
+		while (*p != '/' && *p != '\0') {
+			if (*p == '\\' || (unsigned char)*p < 0x20)
+				return 0;
+			p++;
+		}
+	}
+	return 1;
+}
+
+static enum MHD_Result http_static(
+    struct http *h, struct MHD_Connection *conn, const char *method, const char *url)
+{
+	char want[PATH_MAX], real[PATH_MAX], etag[80];
+	const char *path = strcmp(url, "/") == 0 ? "/index.html" : url;
+	const char *inm, *root = h->web_root;
+	struct MHD_Response *r;
+	struct stat st;
+	size_t rootlen, i;
+	enum MHD_Result ret;
+	int fd;
+
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return http_send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
+		    "%s is not allowed on %s", method, url);
+	if (strstr(path, "/../") != NULL ||
+	    (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
+		return http_send_error(
+		    conn, MHD_HTTP_BAD_REQUEST, "bad_request", "path: '..' segments are not allowed");
+	if (!http_path_ok(path))
+		goto notfound;
+	if (strncmp(path, "/vendor/", 8) == 0) {
+		for (i = 0; i < sizeof http_vendor / sizeof http_vendor[0]; i++)
+			if (strcmp(path, http_vendor[i].url) == 0)
+				break;
+		root = h->modules_root;
+		if (i == sizeof http_vendor / sizeof http_vendor[0] || root[0] == '\0' ||
+		    (size_t)snprintf(want, sizeof want, "%s/%s", root, http_vendor[i].file) >= sizeof want)
+			goto notfound;
+	} else if (root[0] == '\0' ||
+	    (size_t)snprintf(want, sizeof want, "%s%s", root, path) >= sizeof want) {
+		goto notfound;
+	}
+	rootlen = strlen(root);
+	/* Canonical, and still inside its folder after symlinks. */
+	if (realpath(want, real) == NULL || strncmp(real, root, rootlen) != 0 || real[rootlen] != '/')
+		goto notfound;
+	if ((fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		goto notfound;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		goto notfound;
+	}
+	snprintf(etag, sizeof etag, "\"%jx-%jx-%lx\"", (uintmax_t)st.st_ino, (uintmax_t)st.st_size,
+	    (long)st.st_mtim.tv_sec ^ st.st_mtim.tv_nsec);
+	inm = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+	if (inm != NULL && strcmp(inm, etag) == 0) {
+		close(fd);
+		r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+		if (r == NULL)
+			return MHD_NO;
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
+		ret = MHD_queue_response(conn, MHD_HTTP_NOT_MODIFIED, r);
+		MHD_destroy_response(r);
+		return ret;
+	}
+	/* MHD owns fd from here. */
+	if ((r = MHD_create_response_from_fd((size_t)st.st_size, fd)) == NULL) {
+		close(fd);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, http_mime_type(real));
+	MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
+	/* Revalidate each time: assets change with the checkout, not the URL. */
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+notfound:
+	return http_send_error(conn, MHD_HTTP_NOT_FOUND, "not_found", "no such file: %s", url);
+}
+
+/* Append upload data, or drop it once over the limit. */
+static int http_body_append(struct http_conn *c, const char *data, size_t len)
+{
+	size_t cap;
+	char *p;
+
+	if (c->too_large || len > MAX_BODY_SIZE - c->len) {
+		c->too_large = 1;
+		c->discarded += len;
+		return c->discarded <= HTTP_MAX_DISCARD ? 0 : -1;
+	}
+	if (c->len + len + 1 > c->cap) {
+		cap = c->cap != 0 ? c->cap : 4096;
+		while (cap < c->len + len + 1)
+			cap *= 2;
+		if ((p = realloc(c->body, cap)) == NULL)
+			return -1;
+		c->body = p;
+		c->cap = cap;
+	}
+	memcpy(c->body + c->len, data, len);
+	c->len += len;
+	c->body[c->len] = '\0';
+	return 0;
+}
+
+static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
+    void **con_cls)
+{
+	struct http *h = cls;
+	struct http_conn *c = *con_cls;
+	struct http_request req;
+	struct http_response resp;
+	const char *cl, *expect;
+	char *end;
+	unsigned long long n;
+
+	(void)version;
+	if (c == NULL) {
+		/*
+		 * First call: headers only.  A declared oversize body is refused
+		 * unread only when the client waits for our go-ahead (Expect:
+		 * 100-continue) or it is absurdly large: closing a connection with
+		 * unread data makes the kernel send a reset, and a client still
+		 * writing its body then loses our 413.  Otherwise the body is read
+		 * and dropped (never stored) and the 413 follows.
+		 */
+		if ((c = calloc(1, sizeof *c)) == NULL)
+			return MHD_NO;
+		*con_cls = c;
+		if (__atomic_load_n(&h->connections, __ATOMIC_RELAXED) > h->app->config->max_connections)
+			return http_send_busy(conn, h->app->config->max_connections);
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl != NULL) {
+			errno = 0;
+			n = strtoull(cl, &end, 10);
+			if (errno != 0 || end == cl || n > MAX_BODY_SIZE) {
+				c->too_large = 1;
+				expect = MHD_lookup_connection_value(
+				    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+				if (errno != 0 || end == cl || n > HTTP_MAX_DISCARD ||
+				    (expect != NULL && strcasecmp(expect, "100-continue") == 0))
+					return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
+					    "request body is over the %u byte limit", MAX_BODY_SIZE);
+			}
+		}
+		return MHD_YES;
+	}
+	if (*upload_data_size != 0) {
+		if (http_body_append(c, upload_data, *upload_data_size) < 0)
+			return MHD_NO; /* out of memory, or an endless oversize body */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (c->too_large)
+		return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
+		    "request body is over the %u byte limit", MAX_BODY_SIZE);
+
+	if (strcmp(url, "/api") != 0 && strncmp(url, "/api/", 5) != 0)
+		return http_static(h, conn, method, url);
+
+	memset(&req, 0, sizeof req);
+	memset(&resp, 0, sizeof resp);
+	req.method = method;
+	req.path = url;
+	req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	req.authorization = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	req.body = c->body != NULL ? c->body : "";
+	req.body_len = c->len;
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_collect_query, &req);
+	api_handle(h->app, &req, &resp);
+	if (resp.status >= 500)
+		fprintf(stderr, "phpcmp: %s %s: %d %.*s\n", method, url, resp.status,
+		    (int)(resp.body_len < 300 ? resp.body_len : 300), resp.body != NULL ? resp.body : "");
+	return http_send(conn, &resp);
+}
+
+static void http_completed(
+    void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	struct http_conn *c = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (c != NULL) {
+		free(c->body);
+		free(c);
+		*con_cls = NULL;
+	}
+}
+
+static void http_notify(
+    void *cls, struct MHD_Connection *conn, void **socket_context, enum MHD_ConnectionNotificationCode toe)
+{
+	struct http *h = cls;
+
+	(void)conn;
+	(void)socket_context;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+		__atomic_add_fetch(&h->connections, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_sub_fetch(&h->connections, 1, __ATOMIC_RELAXED);
+}
+
+static void http_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	fputs("phpcmp: http: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+struct http *http_start(struct app *app, char *err, size_t errsize)
+{
+	const struct config *cfg = app->config;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+	struct sockaddr *sa;
+	const union MHD_DaemonInfo *info;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
+	struct http *h;
+
+	if ((h = calloc(1, sizeof *h)) == NULL) {
+		snprintf(err, errsize, "out of memory");
+		return NULL;
+	}
+	h->app = app;
+	/* A missing web folder is not fatal: the API still works. */
+	if (realpath(cfg->web_dir, h->web_root) == NULL) {
+		fprintf(stderr, "phpcmp: web folder %s: %s (serving the API only)\n", cfg->web_dir,
+		    strerror(errno));
+		h->web_root[0] = '\0';
+	} else {
+		char modules[PATH_MAX + 32];
+		snprintf(modules, sizeof modules, "%s/../node_modules", h->web_root);
+		if (realpath(modules, h->modules_root) == NULL) {
+			fprintf(stderr, "phpcmp: %s: %s (the page's libraries are missing: make web-deps)\n",
+			    modules, strerror(errno));
+			h->modules_root[0] = '\0';
+		}
+	}
+	if (cfg->port < 0 || cfg->port > 65535) {
+		snprintf(err, errsize, "port %d is out of range", cfg->port);
+		goto fail;
+	}
+	memset(&sin, 0, sizeof sin);
+	memset(&sin6, 0, sizeof sin6);
+	if (inet_pton(AF_INET, cfg->listen_addr, &sin.sin_addr) == 1) {
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons((uint16_t)cfg->port);
+		sa = (struct sockaddr *)&sin;
+	} else if (inet_pton(AF_INET6, cfg->listen_addr, &sin6.sin6_addr) == 1) {
+		sin6.sin6_family = AF_INET6;
+		sin6.sin6_port = htons((uint16_t)cfg->port);
+		sa = (struct sockaddr *)&sin6;
+		flags |= MHD_USE_IPv6;
+	} else {
+		snprintf(err, errsize, "listen address %s is not an IPv4 or IPv6 address", cfg->listen_addr);
+		goto fail;
+	}
+	/* The logger first, so MHD's own messages about later options use it. */
+	h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, http_access, h,
+	    MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)(cfg->max_connections + HTTP_SPARE_CONNECTIONS), MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)HTTP_IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
+	    MHD_OPTION_NOTIFY_CONNECTION, http_notify, h, MHD_OPTION_END);
+	if (h->daemon == NULL) {
+		snprintf(err, errsize, "cannot listen on %s port %d (in use?)", cfg->listen_addr, cfg->port);
+		goto fail;
+	}
+	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info != NULL && info->port != 0 ? info->port : cfg->port;
+	return h;
+fail:
+	free(h);
+	return NULL;
+}
+
+void http_stop(struct http *h)
+{
+	if (h == NULL)
+		return;
+	if (h->daemon != NULL)
+		MHD_stop_daemon(h->daemon);
+	free(h);
+}
+
+int http_port(const struct http *h)
+{
+	return h->port;
+}

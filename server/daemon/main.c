@@ -1,0 +1,906 @@
+/*
+ * phpcmp: the daemon (`serve`), the CI client (`submit`) and `help`.
+ *
+ * serve: read the configuration (file, then flags), open the database, find
+ * and prepare each build and its worker, start the runner and the HTTP
+ * server, then wait for SIGINT/SIGTERM and take it all down in reverse.
+ * Nothing below main() exits: errors come back up as -1 and a message.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "phpcmp.h"
+
+#define MAIN_DEFAULT_URL "http://127.0.0.1:8080"
+#define MAIN_MAX_CONFIG_SIZE (64u << 10)
+#define MAIN_MAX_TIMEOUT_MS 3600000
+#define MAIN_SUBMIT_TIMEOUT_S 600
+#define MAIN_MAX_RESPONSE (64u << 20)
+#define MAIN_MAX_BOUND 100000
+
+/* Strings read from a config file live until exit. */
+struct main_strings {
+	char *s[256];
+	int n;
+};
+
+struct main_build_arg {
+	const char *name, *prefix;
+};
+
+struct main_opts {
+	struct config cfg;
+	const char *config_file;
+	int nbuild_args;
+	struct main_build_arg build_args[MAX_BUILDS];
+	struct main_strings strings;
+	int nini_args; /* --ini NAME:k=v, by build name */
+	const char *ini_args[MAX_BUILDS * BUILD_MAX_INI];
+};
+
+static int main_sigpipe[2] = { -1, -1 };
+static volatile sig_atomic_t main_stop_signal;
+
+const char *app_role_name(int role)
+{
+	return role == ROLE_BASE ? "base" : role == ROLE_HEAD ? "head" : "other";
+}
+
+int64_t app_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int main_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("phpcmp: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static void main_usage(FILE *f)
+{
+	fputs("usage: phpcmp serve [options]      run the daemon\n"
+	      "       phpcmp submit [--url URL] FILE.phpt\n"
+	      "                                   run a case file on the daemon's builds;\n"
+	      "                                   exit 0 same, 1 differ, 2 error\n"
+	      "       phpcmp token add NAME | list | revoke NAME|ID  [--db PATH]\n"
+	      "                                   API tokens (see docs/hardening.md)\n"
+	      "       phpcmp help\n"
+	      "\n"
+	      "serve options (a config file takes the same keys as `key = value` lines,\n"
+	      "without the dashes; flags override it):\n"
+	      "  --config FILE         read options from FILE first\n"
+	      "  --listen ADDR         IPv4 or IPv6 address to listen on (127.0.0.1)\n"
+	      "  --port N              TCP port, 0 for any free one (8080)\n"
+	      "  --db PATH             SQLite database (phpcmp.db)\n"
+	      "  --build NAME=PREFIX   a libphp build; give two: the first is the base,\n"
+	      "                        the second the head (base=builds/base head=builds/head)\n"
+	      "  --cases DIR           stored cases (cases)\n"
+	      "  --web DIR             the page's files (web)\n"
+	      "  --state DIR           compiled worker cores (state)\n"
+	      "  --timeout-ms N        per-case time limit (5000)\n"
+	      "  --memory-limit X      PHP memory_limit for cases (128M)\n"
+	      "  --ini NAME:KEY=VALUE  a PHP ini setting for build NAME only (repeatable),\n"
+	      "                        e.g. head:serialize_precision=17\n"
+	      "  --measure-timeout-ms N  time limit of a measured case under callgrind (120000)\n"
+	      "  --read-auth on|off    reading the API needs a token too (off)\n"
+	      "  --run-stored on|off   queue a run of the stored cases at startup (off;\n"
+	      "                        `make run` turns it on)\n"
+	      "  --max-connections N   HTTP connections served at once; beyond, 503 (128)\n"
+	      "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
+	      "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
+	      "  --db-max-size N[KMG]  cap on the database file; 0 for none (0)\n"
+	      "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
+	      "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
+	      "  --core-src DIR        worker core sources (server/core)\n"
+	      "sandbox options (docs/sandbox.md; sizes take K/M/G, limits take unlimited):\n"
+	      "  --sandbox LAYERS      all, none, or some of netns,caps,seccomp,landlock,\n"
+	      "                        rlimits,php (all)\n"
+	      "  --sandbox-dir DIR     where each worker's private folder is made ($TMPDIR or /tmp)\n"
+	      "  --limit-cpu S         CPU seconds per case (10; a measured case: + its timeout)\n"
+	      "  --limit-as SIZE       address space of a worker (1G)\n"
+	      "  --measure-limit-as SIZE  the same for a measuring worker under valgrind (4G)\n"
+	      "  --limit-fsize SIZE    largest file a worker may write (16M)\n"
+	      "  --limit-nofile N      open files of a worker (64)\n"
+	      "  --limit-nproc N       processes of the user a worker may add to (0)\n"
+	      "  --disable-functions LIST  PHP functions to disable, or none (built-in list)\n"
+	      "\n"
+	      "submit options:\n"
+	      "  --url URL             the daemon ($PHPCMP_URL or " MAIN_DEFAULT_URL ")\n"
+	      "  $PHPCMP_TOKEN         sent as \"Authorization: Bearer ...\" when set\n",
+	    f);
+}
+
+/* ---- configuration ---- */
+
+static const char *main_keep(struct main_opts *o, const char *s, size_t len)
+{
+	char *p;
+
+	if (o->strings.n >= (int)(sizeof o->strings.s / sizeof o->strings.s[0]))
+		return NULL;
+	if ((p = strndup(s, len)) == NULL)
+		return NULL;
+	o->strings.s[o->strings.n++] = p;
+	return p;
+}
+
+static void main_opts_release(struct main_opts *o)
+{
+	int i;
+
+	for (i = 0; i < o->strings.n; i++)
+		free(o->strings.s[i]);
+	o->strings.n = 0;
+}
+
+static int main_parse_int(const char *what, const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		return main_error("%s: expected an integer %ld .. %ld, got \"%s\"", what, min, max, s);
+	*out = v;
+	return 0;
+}
+
+static int main_build_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n >= sizeof(((struct build *)0)->name))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		        (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* NAME=PREFIX; from_file builds are replaced by any given on the command line. */
+static int main_add_build(struct main_opts *o, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	const char *name;
+	int i;
+
+	if (eq == NULL || eq[1] == '\0' || !main_build_name_ok(spec, (size_t)(eq - spec)))
+		return main_error(
+		    "build: expected NAME=PREFIX (NAME of letters, digits, . _ -), got \"%s\"", spec);
+	if (o->nbuild_args >= MAX_BUILDS)
+		return main_error("build: at most %d builds (a base and a head)", MAX_BUILDS);
+	if ((name = main_keep(o, spec, (size_t)(eq - spec))) == NULL)
+		return main_error("out of memory");
+	for (i = 0; i < o->nbuild_args; i++)
+		if (strcmp(o->build_args[i].name, name) == 0)
+			return main_error("build: %s is given twice", name);
+	o->build_args[o->nbuild_args].name = name;
+	o->build_args[o->nbuild_args].prefix = eq + 1;
+	o->nbuild_args++;
+	return 0;
+}
+
+/* on/yes/true/1 -> 1, off/no/false/0 -> 0, else -1 with a message. */
+static int main_parse_onoff(const char *key, const char *value)
+{
+	if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 ||
+	    strcmp(value, "1") == 0)
+		return 1;
+	if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0 || strcmp(value, "false") == 0 ||
+	    strcmp(value, "0") == 0)
+		return 0;
+	return main_error("%s: expected on or off, got \"%s\"", key, value);
+}
+
+/* Bytes: digits with an optional K/M/G (powers of 1024); 0, or at least 256K. */
+static int main_parse_bytes(const char *what, const char *s, int64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift != 0)
+		end++;
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v > (1ULL << 50) >> shift ||
+	    (v != 0 && (v << shift) < (256u << 10)))
+		return main_error(
+		    "%s: expected 0 or a size of at least 256K, like 512M or 4G, got \"%s\"", what, s);
+	*out = (int64_t)(v << shift);
+	return 0;
+}
+
+/* NAME:key=value; checked against the builds once they are known. */
+static int main_add_ini(struct main_opts *o, const char *spec)
+{
+	const char *colon = strchr(spec, ':'), *eq = colon != NULL ? strchr(colon, '=') : NULL;
+	size_t klen = eq != NULL ? (size_t)(eq - colon - 1) : 0;
+
+	if (colon == NULL || eq == NULL || !main_build_name_ok(spec, (size_t)(colon - spec)) || klen == 0 ||
+	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != klen)
+		return main_error(
+		    "ini: expected NAME:KEY=VALUE (a build name, a PHP ini name), got \"%s\"", spec);
+	if (strlen(colon + 1) >= sizeof(((struct build *)0)->ini[0]))
+		return main_error("ini: \"%s\" is too long", spec);
+	if (o->nini_args >= (int)(sizeof o->ini_args / sizeof o->ini_args[0]))
+		return main_error("ini: at most %d settings per build", BUILD_MAX_INI);
+	o->ini_args[o->nini_args++] = spec;
+	return 0;
+}
+
+/* A PHP ini size: digits with an optional K/M/G, or -1 for no limit. */
+static int main_size_ok(const char *v)
+{
+	size_t n = strspn(v, "0123456789");
+
+	if (strcmp(v, "-1") == 0)
+		return 1;
+	if (n == 0)
+		return 0;
+	return v[n] == '\0' || (strchr("KkMmGg", v[n]) != NULL && v[n + 1] == '\0');
+}
+
+/* One option by name (flags and config file keys alike). */
+static int main_set(struct main_opts *o, const char *key, const char *value)
+{
+	struct config *c = &o->cfg;
+	long n;
+
+	if (value[0] == '\0')
+		return main_error("%s: empty value", key);
+	if (strcmp(key, "listen") == 0)
+		c->listen_addr = value;
+	else if (strcmp(key, "port") == 0) {
+		if (main_parse_int("port", value, 0, 65535, &n) < 0)
+			return -1;
+		c->port = (int)n;
+	} else if (strcmp(key, "db") == 0)
+		c->db_path = value;
+	else if (strcmp(key, "build") == 0)
+		return main_add_build(o, value);
+	else if (strcmp(key, "cases") == 0)
+		c->cases_dir = value;
+	else if (strcmp(key, "web") == 0)
+		c->web_dir = value;
+	else if (strcmp(key, "state") == 0)
+		c->state_dir = value;
+	else if (strcmp(key, "timeout-ms") == 0) {
+		if (main_parse_int("timeout-ms", value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
+			return -1;
+		c->case_timeout_ms = (int)n;
+	} else if (strcmp(key, "memory-limit") == 0) {
+		if (!main_size_ok(value))
+			return main_error(
+			    "memory-limit: expected a PHP size like 128M or -1, got \"%s\"", value);
+		c->memory_limit = value;
+	} else if (strcmp(key, "read-auth") == 0) {
+		if ((c->read_auth = main_parse_onoff(key, value)) < 0)
+			return -1;
+	} else if (strcmp(key, "run-stored") == 0) {
+		if ((c->run_stored = main_parse_onoff(key, value)) < 0)
+			return -1;
+	} else if (strcmp(key, "max-connections") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_connections = (int)n;
+	} else if (strcmp(key, "max-case-requests") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_case_requests = (int)n;
+	} else if (strcmp(key, "max-queued-runs") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_queued_runs = (int)n;
+	} else if (strcmp(key, "db-max-size") == 0) {
+		if (main_parse_bytes(key, value, &c->db_max_bytes) < 0)
+			return -1;
+	} else if (strcmp(key, "measure-timeout-ms") == 0) {
+		if (main_parse_int("measure-timeout-ms", value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
+			return -1;
+		c->measure_timeout_ms = (int)n;
+	} else if (strcmp(key, "valgrind") == 0)
+		c->valgrind_bin = value;
+	else if (strcmp(key, "ini") == 0)
+		return main_add_ini(o, value);
+	else if (strcmp(key, "worker") == 0)
+		c->worker_bin = value;
+	else if (strcmp(key, "core-src") == 0)
+		c->core_src = value;
+	else if (strcmp(key, "config") == 0)
+		return main_error("config: a config file cannot name another");
+	else {
+		char err[256];
+		int rc = confine_option(&c->sandbox, key, value, err, sizeof err);
+		if (rc < 0)
+			return main_error("%s", err);
+		if (rc == 0)
+			return main_error("unknown option \"%s\"", key);
+	}
+	return 0;
+}
+
+static char *main_trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+/* `key = value` lines; # starts a comment line. */
+static int main_read_config(struct main_opts *o, const char *path)
+{
+	char line[4096], *key, *value, *eq;
+	const char *kept;
+	int lineno = 0, rc = -1;
+	struct stat st;
+	FILE *f;
+
+	if ((f = fopen(path, "r")) == NULL)
+		return main_error("config %s: %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > MAIN_MAX_CONFIG_SIZE) {
+		main_error("config %s: not a regular file of at most %u bytes", path, MAIN_MAX_CONFIG_SIZE);
+		goto fail;
+	}
+	while (fgets(line, sizeof line, f) != NULL) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			main_error("config %s:%d: line too long", path, lineno);
+			goto fail;
+		}
+		key = main_trim(line);
+		if (*key == '\0' || *key == '#')
+			continue;
+		if ((eq = strchr(key, '=')) == NULL) {
+			main_error("config %s:%d: expected key = value", path, lineno);
+			goto fail;
+		}
+		*eq = '\0';
+		key = main_trim(key);
+		value = main_trim(eq + 1);
+		if ((kept = main_keep(o, value, strlen(value))) == NULL) {
+			main_error("config %s:%d: too many entries", path, lineno);
+			goto fail;
+		}
+		if (main_set(o, key, kept) < 0) {
+			main_error("config %s:%d: in this line", path, lineno);
+			goto fail;
+		}
+	}
+	rc = 0;
+fail:
+	fclose(f);
+	return rc;
+}
+
+static int main_parse_serve(struct main_opts *o, int argc, char **argv)
+{
+	struct config *c = &o->cfg;
+	int i, cli_builds = 0;
+	const char *key;
+
+	memset(o, 0, sizeof *o);
+	c->listen_addr = "127.0.0.1";
+	c->port = 8080;
+	c->db_path = "phpcmp.db";
+	c->cases_dir = "cases";
+	c->web_dir = "web";
+	c->state_dir = "state";
+	c->worker_bin = "build/phpcmp-worker";
+	c->core_src = "server/core";
+	c->case_timeout_ms = 5000;
+	c->measure_timeout_ms = 120000;
+	c->valgrind_bin = "valgrind";
+	c->memory_limit = "128M";
+	c->max_connections = 128;
+	c->max_case_requests = 64;
+	c->max_queued_runs = 16;
+	confine_defaults(&c->sandbox);
+
+	/* The file first, so that flags override it. */
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			o->config_file = argv[i + 1];
+		else if (strncmp(argv[i], "--config=", 9) == 0)
+			o->config_file = argv[i] + 9;
+	}
+	if (o->config_file != NULL && main_read_config(o, o->config_file) < 0)
+		return -1;
+	for (i = 0; i < argc; i++) {
+		const char *arg = argv[i], *value, *eq;
+		char name[64];
+
+		if (strncmp(arg, "--", 2) != 0) {
+			main_error("unexpected argument \"%s\" (see phpcmp help)", arg);
+			return -1;
+		}
+		if ((eq = strchr(arg, '=')) != NULL) {
+			if ((size_t)(eq - arg - 2) >= sizeof name)
+				return main_error("unknown option %s", arg);
+			memcpy(name, arg + 2, (size_t)(eq - arg - 2));
+			name[eq - arg - 2] = '\0';
+			value = eq + 1;
+		} else {
+			if (strlen(arg + 2) >= sizeof name)
+				return main_error("unknown option %s", arg);
+			snprintf(name, sizeof name, "%s", arg + 2);
+			if (i + 1 >= argc)
+				return main_error("%s needs a value", arg);
+			value = argv[++i];
+		}
+		key = name;
+		if (strcmp(key, "config") == 0)
+			continue;
+		if (strcmp(key, "build") == 0 && cli_builds++ == 0)
+			o->nbuild_args = 0; /* command-line builds replace the file's */
+		if (main_set(o, key, value) < 0)
+			return -1;
+	}
+	if (o->nbuild_args == 0) {
+		o->build_args[0].name = "base";
+		o->build_args[0].prefix = "builds/base";
+		o->build_args[1].name = "head";
+		o->build_args[1].prefix = "builds/head";
+		o->nbuild_args = 2;
+	}
+	if (o->nbuild_args != MAX_BUILDS)
+		return main_error("two builds are needed (a base and a head), %d given", o->nbuild_args);
+	{
+		char err[512];
+		if (confine_check(c, err, sizeof err) < 0)
+			return main_error("%s", err);
+	}
+	return 0;
+}
+
+/* ---- serve ---- */
+
+static void main_on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char c = (unsigned char)sig;
+
+	/* Only note it: the main thread does the work. */
+	main_stop_signal = sig;
+	if (write(main_sigpipe[1], &c, 1) < 0) {
+		/* full pipe: a stop is already pending */
+	}
+	errno = saved;
+}
+
+static int main_signals(void)
+{
+	struct sigaction sa;
+
+	if (pipe2(main_sigpipe, O_CLOEXEC) < 0)
+		return main_error("pipe: %s", strerror(errno));
+	fcntl(main_sigpipe[1], F_SETFL, O_NONBLOCK);
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = main_on_signal;
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0)
+		return main_error("sigaction: %s", strerror(errno));
+	/* A worker dying mid-write must not kill the daemon; EPIPE is handled. */
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/*
+ * Wait for SIGINT/SIGTERM.  poll with a timeout rather than a blocking read:
+ * a runtime that defers signal handlers to its next intercepted call (TSan)
+ * would otherwise never run ours while read restarts under SA_RESTART.
+ */
+static int main_wait_signal(void)
+{
+	struct pollfd pfd = { .fd = main_sigpipe[0], .events = POLLIN };
+
+	while (main_stop_signal == 0)
+		poll(&pfd, 1, 1000);
+	return main_stop_signal;
+}
+
+/*
+ * Find and compile each build and start its worker now, so a build that
+ * cannot load stops the daemon here with the reason, and the PHP version
+ * from the worker's hello is known to health and the builds table.
+ */
+static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
+{
+	struct config *c = &o->cfg;
+	char err[1024];
+	int i, j, k;
+
+	/* Every --ini names one of the builds. */
+	for (j = 0; j < o->nini_args; j++) {
+		for (k = 0; k < o->nbuild_args; k++) {
+			size_t n = strlen(o->build_args[k].name);
+			if (strncmp(o->ini_args[j], o->build_args[k].name, n) == 0 &&
+			    o->ini_args[j][n] == ':')
+				break;
+		}
+		if (k == o->nbuild_args)
+			return main_error("ini: \"%s\" names no configured build", o->ini_args[j]);
+	}
+	for (i = 0; i < o->nbuild_args; i++) {
+		struct build *b = &c->builds[i];
+
+		if (build_discover(b, o->build_args[i].name, o->build_args[i].prefix, err, sizeof err) < 0)
+			return main_error(
+			    "build %s (%s): %s", o->build_args[i].name, o->build_args[i].prefix, err);
+		for (j = 0; j < o->nini_args; j++) {
+			size_t n = strlen(b->name);
+			if (strncmp(o->ini_args[j], b->name, n) != 0 || o->ini_args[j][n] != ':')
+				continue;
+			if (b->nini >= BUILD_MAX_INI)
+				return main_error(
+				    "ini: at most %d settings for build %s", BUILD_MAX_INI, b->name);
+			snprintf(b->ini[b->nini++], sizeof b->ini[0], "%s", o->ini_args[j] + n + 1);
+		}
+		c->nbuilds = i + 1;
+		if (build_compile_core(b, c, err, sizeof err) < 0)
+			return main_error("build %s: worker core: %s", b->name, err);
+		if (worker_init(&app->workers[i], b) < 0)
+			return main_error("build %s: worker: cannot initialise", b->name);
+		*nworkers = i + 1;
+		if (worker_prestart(&app->workers[i], c) < 0)
+			return main_error(
+			    "build %s: the worker cannot start: %s", b->name, app->workers[i].last_failure);
+		if (db_build_record(app->db, b, err, sizeof err) < 0)
+			return main_error("build %s: %s", b->name, err);
+		fprintf(stderr, "phpcmp: %s: PHP %s, %s (sha256 %.12s), sandbox: %s\n", b->name,
+		    b->php_version[0] != '\0' ? b->php_version : "?", b->lib_path, b->sha256, b->sandbox);
+	}
+	return 0;
+}
+
+static int main_serve(int argc, char **argv)
+{
+	struct main_opts o;
+	struct app app;
+	struct http *http = NULL;
+	char err[1024];
+	int i, n, nworkers = 0, rc = 1, sig;
+
+	memset(&app, 0, sizeof app);
+	if (main_parse_serve(&o, argc, argv) < 0) {
+		main_opts_release(&o);
+		return 2;
+	}
+	app.config = &o.cfg;
+	app.started_ms = app_now_ms();
+	if (main_signals() < 0)
+		goto out;
+	if ((app.db = db_open(o.cfg.db_path, err, sizeof err)) == NULL) {
+		main_error("%s", err);
+		goto out;
+	}
+	/* Before the builds: a daemon that would be open to the network stops at once. */
+	if (db_set_max_bytes(app.db, o.cfg.db_max_bytes, err, sizeof err) < 0 ||
+	    auth_startup(&app, err, sizeof err) < 0) {
+		main_error("%s", err);
+		goto out;
+	}
+	if ((n = db_runs_interrupt(app.db, err, sizeof err)) < 0) {
+		main_error("%s", err);
+		goto out;
+	}
+	if (n > 0)
+		fprintf(
+		    stderr, "phpcmp: %d run(s) left unfinished by the last daemon marked interrupted\n", n);
+	if (main_builds(&app, &o, &nworkers) < 0)
+		goto out;
+	if ((app.runs = runs_start(&app, err, sizeof err)) == NULL) {
+		main_error("%s", err);
+		goto out;
+	}
+	if (o.cfg.run_stored) {
+		/* The page opens with every stored case's verdict. */
+		json_t *body = json_pack("{s:s}", "suite", "stored");
+		int64_t run_id;
+		if (body == NULL || runs_create(app.runs, body, &run_id, err, sizeof err) != 0)
+			fprintf(stderr, "phpcmp: could not queue the stored cases: %s\n",
+			    body ? err : "out of memory");
+		json_decref(body);
+	}
+	if ((http = http_start(&app, err, sizeof err)) == NULL) {
+		main_error("%s", err);
+		goto out;
+	}
+	fprintf(stderr, "phpcmp %s: serving http://%s%s%s:%d/ (database %s)\n", PHPCMP_VERSION,
+	    strchr(o.cfg.listen_addr, ':') != NULL ? "[" : "", o.cfg.listen_addr,
+	    strchr(o.cfg.listen_addr, ':') != NULL ? "]" : "", http_port(http), o.cfg.db_path);
+
+	sig = main_wait_signal();
+	fprintf(stderr, "phpcmp: %s, stopping\n",
+	    sig == SIGINT        ? "SIGINT"
+	        : sig == SIGTERM ? "SIGTERM"
+	                         : "signal");
+	rc = 0;
+out:
+	/* Reverse order: no new requests, then no runs, then no workers. */
+	http_stop(http);
+	runs_stop(app.runs);
+	if (app.db != NULL && db_runs_interrupt(app.db, err, sizeof err) < 0)
+		main_error("%s", err);
+	for (i = 0; i < nworkers; i++)
+		worker_release(&app.workers[i]);
+	db_close(app.db);
+	main_opts_release(&o);
+	return rc;
+}
+
+/* ---- submit ---- */
+
+struct main_buf {
+	char *data;
+	size_t len;
+	int overflow;
+};
+
+static size_t main_curl_write(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	struct main_buf *b = arg;
+	size_t n = size * nmemb;
+	char *p;
+
+	if (b->len + n > MAIN_MAX_RESPONSE) {
+		b->overflow = 1;
+		return 0;
+	}
+	if ((p = realloc(b->data, b->len + n + 1)) == NULL)
+		return 0;
+	b->data = p;
+	memcpy(b->data + b->len, ptr, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return n;
+}
+
+/* The case as the API's JSON body; NULL (with a message) if it can't be. */
+static char *main_case_body(const struct case_spec *c, const char *path)
+{
+	json_t *o = json_object(), *v;
+	char *text = NULL;
+	struct {
+		const char *key, *value;
+	} strs[] = {
+		{ "title", c->title },
+		{ "code", c->code },
+		{ "setup", c->setup },
+		{ "expect", c->expect },
+	};
+	size_t i;
+
+	if (o == NULL)
+		goto oom;
+	for (i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+		if (strs[i].value == NULL)
+			continue;
+		/* JSON carries text: bytes that are not UTF-8 can't be submitted. */
+		if ((v = json_string(strs[i].value)) == NULL) {
+			main_error("%s: the %s is not valid UTF-8, which the JSON API cannot carry "
+			           "(write such bytes as \"\\xNN\" escapes in PHP strings)",
+			    path, strs[i].key);
+			json_decref(o);
+			return NULL;
+		}
+		json_object_set_new(o, strs[i].key, v);
+	}
+	json_object_set_new(o, "flags", json_integer(c->flags));
+	json_object_set_new(o, "depth", json_integer(c->depth));
+	if (c->iterations > 0)
+		json_object_set_new(o, "measure", json_integer(c->iterations));
+	if ((text = json_dumps(o, JSON_COMPACT)) == NULL)
+		goto oom;
+	json_decref(o);
+	return text;
+oom:
+	json_decref(o);
+	main_error("out of memory");
+	return NULL;
+}
+
+static void main_print_output(const char *role, json_t *r)
+{
+	json_t *out = json_object_get(r, "output");
+	const char *status = json_string_value(json_object_get(r, "status"));
+	const char *failure = json_string_value(json_object_get(r, "failure"));
+
+	printf("  %s (%s): ", role, status != NULL ? status : "?");
+	if (json_is_string(out))
+		printf("%.300s%s", json_string_value(out), json_string_length(out) > 300 ? "..." : "");
+	else
+		printf("false (error %" JSON_INTEGER_FORMAT ")",
+		    json_integer_value(json_object_get(r, "error_code")));
+	if (failure != NULL)
+		printf(" [%.200s]", failure);
+	putchar('\n');
+}
+
+static int main_submit(int argc, char **argv)
+{
+	const char *url = getenv("PHPCMP_URL"), *file = NULL, *verdict, *caseurl;
+	struct main_buf resp = { NULL, 0, 0 };
+	struct curl_slist *headers = NULL;
+	struct case_spec c;
+	char err[512], endpoint[2048], *text = NULL, *body = NULL, curlerr[CURL_ERROR_SIZE];
+	char authorization[400];
+	const char *token;
+	json_t *j = NULL, *differs, *e;
+	json_error_t jerr;
+	long status = 0;
+	size_t len, i, ulen;
+	CURL *curl = NULL;
+	int rc = 2;
+
+	case_init(&c);
+	if (url == NULL || *url == '\0')
+		url = MAIN_DEFAULT_URL;
+	for (i = 0; i < (size_t)argc; i++) {
+		if (strcmp(argv[i], "--url") == 0 && i + 1 < (size_t)argc)
+			url = argv[++i];
+		else if (strncmp(argv[i], "--url=", 6) == 0)
+			url = argv[i] + 6;
+		else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			main_error("submit: unknown option %s", argv[i]);
+			goto usage;
+		} else if (file == NULL)
+			file = argv[i];
+		else {
+			main_error("submit: one case file at a time");
+			goto usage;
+		}
+	}
+	if (file == NULL) {
+		main_error("submit: which case file?");
+		goto usage;
+	}
+	if ((text = bytes_read_file(file, MAX_BODY_SIZE, &len, err, sizeof err)) == NULL) {
+		main_error("%s: %s", file, err);
+		goto out;
+	}
+	if (casefile_parse(text, len, &c, err, sizeof err) < 0) {
+		main_error("%s: %s", file, err);
+		goto out;
+	}
+	if ((body = main_case_body(&c, file)) == NULL)
+		goto out;
+	ulen = strlen(url);
+	while (ulen > 0 && url[ulen - 1] == '/')
+		ulen--;
+	snprintf(endpoint, sizeof endpoint, "%.*s/api/cases", (int)ulen, url);
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (curl = curl_easy_init()) == NULL) {
+		main_error("cannot initialise libcurl");
+		goto out;
+	}
+	headers = curl_slist_append(headers, "Content-Type: application/json");
+	headers = curl_slist_append(headers, "Expect:");
+	/* The daemon wants a token where writes are closed (docs/hardening.md). */
+	if ((token = getenv("PHPCMP_TOKEN")) != NULL && *token != '\0') {
+		snprintf(authorization, sizeof authorization, "Authorization: Bearer %.300s", token);
+		headers = curl_slist_append(headers, authorization);
+	}
+	curlerr[0] = '\0';
+	curl_easy_setopt(curl, CURLOPT_URL, endpoint);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, main_curl_write);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp);
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curlerr);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, (long)MAIN_SUBMIT_TIMEOUT_S);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, "phpcmp-submit/" PHPCMP_VERSION);
+	if (curl_easy_perform(curl) != CURLE_OK) {
+		main_error("%s: %s", endpoint, curlerr[0] != '\0' ? curlerr : "request failed");
+		goto out;
+	}
+	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	if (resp.data == NULL || (j = json_loadb(resp.data, resp.len, 0, &jerr)) == NULL) {
+		main_error("%s: HTTP %ld with a body that is not JSON", endpoint, status);
+		goto out;
+	}
+	if ((e = json_object_get(j, "error")) != NULL) {
+		verdict = json_string_value(json_object_get(e, "code"));
+		caseurl = json_string_value(json_object_get(e, "message"));
+		main_error("%s: HTTP %ld %s: %s", endpoint, status, verdict != NULL ? verdict : "error",
+		    caseurl != NULL ? caseurl : "");
+		goto out;
+	}
+	verdict = json_string_value(json_object_get(j, "verdict"));
+	caseurl = json_string_value(json_object_get(j, "url"));
+	if ((status != 201 && status != 409) || verdict == NULL) {
+		main_error("%s: unexpected answer (HTTP %ld)", endpoint, status);
+		goto out;
+	}
+	printf("%s", verdict);
+	differs = json_object_get(j, "differs");
+	for (i = 0; i < json_array_size(differs); i++)
+		printf("%s%s", i == 0 ? " (" : ", ", json_string_value(json_array_get(differs, i)));
+	printf("%s: %s\n", json_array_size(differs) > 0 ? ")" : "", c.title != NULL ? c.title : file);
+	if (strcmp(verdict, "same") != 0) {
+		main_print_output("base", json_object_get(json_object_get(j, "results"), "base"));
+		main_print_output("head", json_object_get(json_object_get(j, "results"), "head"));
+	}
+	printf("case: %.*s%s\n", (int)ulen, url, caseurl != NULL ? caseurl : "");
+	rc = strcmp(verdict, "same") == 0 ? 0 : 1;
+	goto out;
+usage:
+	main_usage(stderr);
+out:
+	json_decref(j);
+	free(resp.data);
+	curl_slist_free_all(headers);
+	if (curl != NULL) {
+		curl_easy_cleanup(curl);
+		curl_global_cleanup();
+	}
+	free(body);
+	free(text);
+	case_release(&c);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		main_usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "serve") == 0)
+		return main_serve(argc - 2, argv + 2);
+	if (strcmp(argv[1], "submit") == 0)
+		return main_submit(argc - 2, argv + 2);
+	if (strcmp(argv[1], "token") == 0)
+		return auth_token_command(argc - 2, argv + 2);
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		main_usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("phpcmp %s\n", PHPCMP_VERSION);
+		return 0;
+	}
+	main_error("unknown command \"%s\"", argv[1]);
+	main_usage(stderr);
+	return 2;
+}

@@ -1,0 +1,416 @@
+/*
+ * Instruction-count reports: the reviewer's callgrind table for a run
+ * (workload | base | head | delta %), as JSON for the page and as the
+ * Markdown table php-src's benchmark CI puts in job summaries; a workload's
+ * history across runs; and the callgrind files behind the counts.
+ *
+ * Instructions per call are instr_total / iterations, from the exact totals
+ * kept in the database, so the table shows the same figure
+ * callgrind_annotate --inclusive=yes gives for zif_json_encode divided by the
+ * iteration count.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "phpcmp.h"
+
+#define MEASURE_DEFAULT_THRESHOLD 1.0 /* percent: below this a change is noise */
+#define MEASURE_HISTORY_MAX 500
+#define MEASURE_MAX_DUMP (256u << 20)
+
+/* ?threshold=PCT (0..1000, default 1); -1 after answering 400. */
+static double measure_threshold(const struct http_request *req, struct http_response *resp)
+{
+	const char *s = http_query(req, "threshold");
+	char *end;
+	if (s == NULL)
+		return MEASURE_DEFAULT_THRESHOLD;
+	errno = 0;
+	double t = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(t >= 0 && t <= 1000)) {
+		api_error(resp, 400, "bad_request",
+		    "threshold: expected a percentage from 0 to 1000, got \"%.32s\"", s);
+		return -1;
+	}
+	return t;
+}
+
+struct measure_row {
+	int64_t case_id, comparison_id, iterations;
+	char *title, *source;
+	char status[MAX_BUILDS][16];
+	double per_call[MAX_BUILDS]; /* NAN: not measured */
+	double delta_pct;            /* NAN: not comparable */
+};
+
+struct measure_table {
+	struct measure_row *rows;
+	size_t n, cap;
+	double threshold;
+	int regressions, improvements, unchanged, unmeasured;
+};
+
+static int measure_collect(void *arg, const struct db_measurement *m)
+{
+	struct measure_table *t = arg;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct measure_row *p = realloc(t->rows, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		t->rows = p;
+		t->cap = cap;
+	}
+	struct measure_row *r = &t->rows[t->n];
+	memset(r, 0, sizeof(*r));
+	r->case_id = m->case_id;
+	r->comparison_id = m->comparison_id;
+	r->iterations = m->iterations;
+	r->title = strdup(m->title ? m->title : "");
+	r->source = m->source ? strdup(m->source) : NULL;
+	if (!r->title)
+		return -1;
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		snprintf(
+		    r->status[role], sizeof(r->status[role]), "%s", m->status[role] ? m->status[role] : "");
+		r->per_call[role] = m->instr_total[role] >= 0 && m->iterations > 0
+		    ? (double)m->instr_total[role] / (double)m->iterations
+		    : NAN;
+	}
+	double b = r->per_call[ROLE_BASE], h = r->per_call[ROLE_HEAD];
+	r->delta_pct = !isnan(b) && !isnan(h) && b > 0 ? (h - b) / b * 100.0 : NAN;
+	t->n++;
+	return 0;
+}
+
+static void measure_table_release(struct measure_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->rows[i].title);
+		free(t->rows[i].source);
+	}
+	free(t->rows);
+}
+
+/* "regression", "improvement", "unchanged" or "unmeasured", counting it. */
+static const char *measure_classify(struct measure_table *t, const struct measure_row *r)
+{
+	if (isnan(r->delta_pct)) {
+		t->unmeasured++;
+		return "unmeasured";
+	}
+	if (fabs(r->delta_pct) < t->threshold) {
+		t->unchanged++;
+		return "unchanged";
+	}
+	if (r->delta_pct > 0) {
+		t->regressions++;
+		return "regression";
+	}
+	t->improvements++;
+	return "improvement";
+}
+
+/* Load the run and its measured rows; 0, or -1 after answering. */
+static int measure_load(struct app *app, int64_t run_id, const struct http_request *req,
+    struct http_response *resp, struct db_run *run, struct measure_table *t)
+{
+	char err[512];
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if ((t->threshold = measure_threshold(req, resp)) < 0)
+		return -1;
+	if ((rc = db_run_get(app->db, run_id, run, err, sizeof(err))) <= 0) {
+		if (rc == 0)
+			api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
+		else
+			api_error(resp, 500, "internal", "%s", err);
+		return -1;
+	}
+	if (db_run_measurements(app->db, run_id, measure_collect, t, err, sizeof(err)) < 0) {
+		api_error(resp, 500, "internal", "%s", err);
+		db_run_release(run);
+		measure_table_release(t);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *measure_num(double v)
+{
+	return isnan(v) ? json_null() : json_real(round(v * 100) / 100);
+}
+
+void measure_table(
+    struct app *app, int64_t run_id, const struct http_request *req, struct http_response *resp)
+{
+	struct db_run run;
+	struct measure_table t;
+
+	if (measure_load(app, run_id, req, resp, &run, &t) < 0)
+		return;
+	json_t *rows = json_array();
+	for (size_t i = 0; i < t.n; i++) {
+		struct measure_row *r = &t.rows[i];
+		const char *change = measure_classify(&t, r);
+		json_t *row = json_pack("{s:I, s:I, s:s, s:o, s:I}", "case_id", (json_int_t)r->case_id,
+		    "comparison_id", (json_int_t)r->comparison_id, "title", r->title, "source",
+		    r->source ? json_string(r->source) : json_null(), "iterations",
+		    (json_int_t)r->iterations);
+		for (int role = 0; role < MAX_BUILDS; role++) {
+			char url[128];
+			snprintf(url, sizeof(url), "/api/comparisons/%" PRId64 "/callgrind/%s",
+			    r->comparison_id, app_role_name(role));
+			json_object_set_new(row, app_role_name(role),
+			    json_pack("{s:s, s:o, s:o}", "status", r->status[role], "instructions",
+			        measure_num(r->per_call[role]), "callgrind_url",
+			        isnan(r->per_call[role]) ? json_null() : json_string(url)));
+		}
+		json_object_set_new(row, "delta_pct", measure_num(r->delta_pct));
+		json_object_set_new(row, "change", json_string(change));
+		json_array_append_new(rows, row);
+	}
+	json_t *body = json_pack("{s:I, s:s, s:s, s:f, s:o, s:{s:i, s:i, s:i, s:i}}", "run_id",
+	    (json_int_t)run.id, "suite", run.suite, "status", run.status, "threshold_pct", t.threshold,
+	    "workloads", rows, "counts", "regressions", t.regressions, "improvements", t.improvements,
+	    "unchanged", t.unchanged, "unmeasured", t.unmeasured);
+	json_object_set_new(body, "builds",
+	    json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "base", "name", run.build_names[ROLE_BASE], "version",
+	        run.build_versions[ROLE_BASE], "head", "name", run.build_names[ROLE_HEAD], "version",
+	        run.build_versions[ROLE_HEAD]));
+	api_json(resp, 200, body);
+	db_run_release(&run);
+	measure_table_release(&t);
+}
+
+/* Append to a growing text buffer; the buffer is freed on failure. */
+struct text {
+	char *s;
+	size_t len, cap;
+	int failed;
+};
+
+static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	if (t->failed)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->failed = 1;
+			return;
+		}
+		if (t->s && t->len + (size_t)n < t->cap) {
+			t->len += (size_t)n;
+			return;
+		}
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		while (cap <= t->len + (size_t)n)
+			cap *= 2;
+		char *p = realloc(t->s, cap);
+		if (!p) {
+			t->failed = 1;
+			return;
+		}
+		t->s = p;
+		t->cap = cap;
+	}
+}
+
+/* 1234.5 -> "1,234.50"; Markdown tables read better with separators. */
+static void measure_fmt(double v, char *buf, size_t size)
+{
+	if (isnan(v)) {
+		snprintf(buf, size, "—");
+		return;
+	}
+	char raw[64];
+	snprintf(raw, sizeof(raw), "%.2f", v);
+	char *dot = strchr(raw, '.');
+	size_t intlen = (size_t)(dot - raw), o = 0;
+	for (size_t i = 0; i < intlen && o + 2 < size; i++) {
+		if (i > 0 && (intlen - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = raw[i];
+	}
+	snprintf(buf + o, size - o, "%s", dot);
+}
+
+/* Table cells must not break the table. */
+static void measure_cell(struct text *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			text_add(out, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			text_add(out, " ");
+		else
+			text_add(out, "%c", *s);
+	}
+}
+
+void measure_report_md(
+    struct app *app, int64_t run_id, const struct http_request *req, struct http_response *resp)
+{
+	struct db_run run;
+	struct measure_table t;
+	struct text out = { 0 };
+	char b[64], h[64];
+
+	if (measure_load(app, run_id, req, resp, &run, &t) < 0)
+		return;
+	text_add(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);
+	text_add(&out,
+	    "base: %s (PHP %s), head: %s (PHP %s); callgrind, inclusive instructions of "
+	    "`zif_json_encode` ÷ iterations; noteworthy at |Δ| ≥ %.2f %%.\n\n",
+	    run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE], run.build_names[ROLE_HEAD],
+	    run.build_versions[ROLE_HEAD], t.threshold);
+	text_add(&out, "| json_encode() of | base | head | Δ %% |\n|---|---:|---:|---:|\n");
+	for (size_t i = 0; i < t.n; i++) {
+		struct measure_row *r = &t.rows[i];
+		const char *change = measure_classify(&t, r);
+		measure_fmt(r->per_call[ROLE_BASE], b, sizeof(b));
+		measure_fmt(r->per_call[ROLE_HEAD], h, sizeof(h));
+		text_add(&out, "| ");
+		measure_cell(&out, r->title);
+		text_add(&out, " | %s | %s | ", b, h);
+		if (isnan(r->delta_pct))
+			text_add(&out, "— |\n");
+		else if (strcmp(change, "unchanged") == 0)
+			text_add(&out, "%+.2f %% |\n", r->delta_pct);
+		else
+			text_add(&out, "**%+.2f %%** |\n", r->delta_pct);
+	}
+	text_add(&out, "\n%d regression%s, %d improvement%s, %d unchanged", t.regressions,
+	    t.regressions == 1 ? "" : "s", t.improvements, t.improvements == 1 ? "" : "s", t.unchanged);
+	if (t.unmeasured)
+		text_add(&out, ", %d not measured (see the run's cases)", t.unmeasured);
+	text_add(&out, ".%s\n", strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
+	if (out.failed) {
+		free(out.s);
+		api_error(resp, 500, "internal", "out of memory");
+	} else {
+		resp->status = 200;
+		resp->body = out.s;
+		resp->body_len = out.len;
+		resp->content_type = "text/markdown; charset=utf-8";
+	}
+	db_run_release(&run);
+	measure_table_release(&t);
+}
+
+static int measure_history_point(void *arg, const struct db_workload_point *p)
+{
+	json_t *points = arg;
+	json_t *pt = json_pack("{s:I, s:s, s:I, s:I, s:s}", "run_id", (json_int_t)p->run_id, "run_created_at",
+	    p->run_created_at ? p->run_created_at : "", "case_id", (json_int_t)p->case_id, "comparison_id",
+	    (json_int_t)p->comparison_id, "title", p->title ? p->title : "");
+	if (!pt)
+		return -1;
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		double v = p->instr_total[role] >= 0 && p->iterations > 0
+		    ? (double)p->instr_total[role] / (double)p->iterations
+		    : NAN;
+		json_object_set_new(pt, app_role_name(role),
+		    json_pack("{s:s, s:s, s:s, s:o}", "build", p->build_name[role] ? p->build_name[role] : "",
+		        "version", p->build_version[role] ? p->build_version[role] : "", "sha256_prefix",
+		        p->build_sha[role] ? p->build_sha[role] : "", "instructions", measure_num(v)));
+	}
+	return json_array_append_new(points, pt);
+}
+
+void measure_history(struct app *app, const struct http_request *req, struct http_response *resp)
+{
+	const char *source = http_query(req, "source"), *cs = http_query(req, "case");
+	const char *ls = http_query(req, "limit");
+	char err[512], *end;
+	int64_t case_id = 0;
+	long limit = 100;
+
+	if ((source == NULL) == (cs == NULL)) {
+		api_error(resp, 400, "bad_request",
+		    "give exactly one of source (a file under cases/) or case (an id)");
+		return;
+	}
+	if (cs != NULL) {
+		errno = 0;
+		case_id = strtoll(cs, &end, 10);
+		if (errno || end == cs || *end || case_id <= 0) {
+			api_error(
+			    resp, 400, "bad_request", "case: expected a positive integer, got \"%.32s\"", cs);
+			return;
+		}
+	}
+	if (ls != NULL) {
+		errno = 0;
+		limit = strtol(ls, &end, 10);
+		if (errno || end == ls || *end || limit < 1 || limit > MEASURE_HISTORY_MAX) {
+			api_error(resp, 400, "bad_request", "limit: expected 1 to %d, got \"%.32s\"",
+			    MEASURE_HISTORY_MAX, ls);
+			return;
+		}
+	}
+	json_t *points = json_array();
+	if (db_workload_history(
+	        app->db, source, case_id, (int)limit, measure_history_point, points, err, sizeof(err)) < 0) {
+		json_decref(points);
+		api_error(resp, 500, "internal", "%s", err);
+		return;
+	}
+	api_json(resp, 200,
+	    json_pack("{s:o, s:o, s:o}", "source", source ? json_string(source) : json_null(), "case_id",
+	        case_id ? json_integer(case_id) : json_null(), "points", points));
+}
+
+void measure_dump(struct app *app, int64_t comparison_id, const char *role, struct http_response *resp)
+{
+	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], err[512];
+	int r = !strcmp(role, "base") ? ROLE_BASE : !strcmp(role, "head") ? ROLE_HEAD : -1;
+	int rc;
+	char *buf = NULL;
+
+	if (r < 0) {
+		api_error(resp, 404, "not_found", "no build role \"%.16s\" (base or head)", role);
+		return;
+	}
+	if ((rc = db_dump_file(app->db, comparison_id, r, path, sizeof(path), err, sizeof(err))) <= 0) {
+		if (rc < 0)
+			api_error(resp, 500, "internal", "%s", err);
+		else
+			api_error(resp, 404, "not_found",
+			    "comparison %" PRId64 " has no callgrind file for %s", comparison_id, role);
+		return;
+	}
+	/* Serve only files inside our own callgrind folder. */
+	snprintf(dir, sizeof(dir), "%s/callgrind", app->config->state_dir);
+	char dirreal[PATH_MAX];
+	size_t got = 0;
+	if (!realpath(path, real) || !realpath(dir, dirreal) ||
+	    strncmp(real, dirreal, strlen(dirreal)) != 0 || real[strlen(dirreal)] != '/' ||
+	    (buf = bytes_read_file(real, MEASURE_MAX_DUMP, &got, err, sizeof(err))) == NULL) {
+		api_error(resp, 404, "not_found", "the callgrind file of comparison %" PRId64 " (%s) is gone",
+		    comparison_id, role);
+		return;
+	}
+	resp->status = 200;
+	resp->body = buf;
+	resp->body_len = got;
+	resp->content_type = "application/octet-stream";
+	snprintf(resp->disposition, sizeof(resp->disposition),
+	    "attachment; filename=\"callgrind.out.phpcmp-%" PRId64 "-%s\"", comparison_id, role);
+}

@@ -1,0 +1,765 @@
+/*
+ * Background runs: a queue of runs kept in the database, executed one at a
+ * time by a single runner thread, each case on both builds at once.
+ *
+ * A suite is a source of cases behind a small iterator (open, next, close),
+ * so later suites ("generated": seeded values produced on the fly, "measure":
+ * workloads under callgrind) plug into the same runner, progress, cancel and
+ * shutdown handling.  "generated" (genrun.c) runs batches of cases on both
+ * builds at once instead, so it takes the whole run through `execute`.
+ *
+ * The queue lives in the runs table (status 'queued'), not in memory: what
+ * the API shows is what the runner will do, and a restart finds nothing
+ * half-done (main marks leftovers 'interrupted').
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "phpcmp.h"
+
+#define RUNS_CASE_SUFFIX ".phpt"
+#define RUNS_MAX_CASE_FILES 100000
+#define RUNS_MAX_DIR_DEPTH 8
+#define RUNS_MAX_NOTES 1024 /* bytes of skipped-file notes kept on a run */
+
+struct runs {
+	struct app *app;
+	pthread_t thread;
+	int thread_started;
+	pthread_mutex_t lock; /* guards the fields below */
+	pthread_cond_t cond;
+	int stopping;
+	int wake;        /* a run was queued since the runner last looked */
+	int64_t current; /* the run being executed, 0 when idle */
+	int cancel_current;
+};
+
+/* ---- suites ---- */
+
+struct suite_iter {
+	struct runs *runs;
+	int64_t total;
+	char notes[RUNS_MAX_NOTES]; /* problems worth recording on the run */
+	void *state;
+};
+
+struct suite {
+	const char *name;
+	int measures;              /* run cases' --MEASURE-- (callgrind), else ignore it */
+	const char *const *params; /* body fields allowed besides "suite" */
+	int (*open)(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
+	/* 1 with a case (the caller releases it), 0 at the end, -1 with err. */
+	int (*next)(struct suite_iter *, struct case_spec *, char *err, size_t errsize);
+	void (*close)(struct suite_iter *);
+	/* Optional: check the body's fields (0, or -1 with err: a 400). */
+	int (*check)(json_t *body, char *err, size_t errsize);
+	/* Optional: run the whole run itself instead of case by case (genrun.c
+	 * runs batches); an enum runs_end, err saying why it failed. */
+	int (*execute)(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
+};
+
+/* ---- the stored suite: every *.phpt under the cases folder ---- */
+
+struct stored_state {
+	char **paths; /* relative to the cases folder, sorted */
+	size_t n, cap, pos;
+	int workloads_only; /* the measure suite: cases with --MEASURE-- */
+};
+
+/* Add "a: b" to the run's notes, "; "-separated, as long as they fit. */
+static void runs_note(struct suite_iter *it, const char *fmt, const char *a, const char *b)
+{
+	size_t len = strlen(it->notes);
+
+	if (len + 4 >= sizeof it->notes)
+		return;
+	if (len > 0) {
+		memcpy(it->notes + len, "; ", 3);
+		len += 2;
+	}
+	snprintf(it->notes + len, sizeof it->notes - len, fmt, a, b);
+}
+
+static int stored_add(struct stored_state *s, const char *rel)
+{
+	char **p;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap != 0 ? s->cap * 2 : 64;
+		if ((p = realloc(s->paths, cap * sizeof *p)) == NULL)
+			return -1;
+		s->paths = p;
+		s->cap = cap;
+	}
+	if ((s->paths[s->n] = strdup(rel)) == NULL)
+		return -1;
+	s->n++;
+	return 0;
+}
+
+static int stored_has_suffix(const char *name)
+{
+	size_t n = strlen(name), k = strlen(RUNS_CASE_SUFFIX);
+
+	return n > k && strcmp(name + n - k, RUNS_CASE_SUFFIX) == 0;
+}
+
+/* Collect case files under root/rel, skipping hidden entries. */
+static int stored_scan(
+    struct stored_state *s, const char *root, const char *rel, int depth, char *err, size_t errsize)
+{
+	char dir[4096], sub[4096];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int rc = 0;
+
+	snprintf(dir, sizeof dir, "%s%s%s", root, *rel != '\0' ? "/" : "", rel);
+	if ((d = opendir(dir)) == NULL) {
+		snprintf(err, errsize, "cases folder %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", rel, *rel != '\0' ? "/" : "", de->d_name) >=
+		    sizeof sub)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < RUNS_MAX_DIR_DEPTH) {
+			rc = stored_scan(s, root, sub, depth + 1, err, errsize);
+		} else if (S_ISREG(st.st_mode) && stored_has_suffix(de->d_name)) {
+			if (s->n >= RUNS_MAX_CASE_FILES) {
+				snprintf(err, errsize, "more than %d case files under %s",
+				    RUNS_MAX_CASE_FILES, root);
+				rc = -1;
+			} else if (stored_add(s, sub) < 0) {
+				snprintf(err, errsize, "out of memory");
+				rc = -1;
+			}
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static int stored_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int stored_validate(struct suite_iter *, char *err, size_t errsize);
+
+static void stored_close(struct suite_iter *it)
+{
+	struct stored_state *s = it->state;
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->n; i++)
+		free(s->paths[i]);
+	free(s->paths);
+	free(s);
+	it->state = NULL;
+}
+
+static int stored_open_kind(struct suite_iter *it, int workloads_only, char *err, size_t errsize)
+{
+	struct stored_state *s;
+
+	if ((s = calloc(1, sizeof *s)) == NULL) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	s->workloads_only = workloads_only;
+	it->state = s;
+	if (stored_scan(s, it->runs->app->config->cases_dir, "", 0, err, errsize) < 0) {
+		stored_close(it);
+		return -1;
+	}
+	qsort(s->paths, s->n, sizeof *s->paths, stored_cmp);
+	/* Parse each once now, so the total counts only cases that will run. */
+	if (stored_validate(it, err, errsize) < 0) {
+		stored_close(it);
+		return -1;
+	}
+	it->total = (int64_t)s->n;
+	return 0;
+}
+
+static int stored_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+{
+	(void)run;
+	return stored_open_kind(it, 0, err, errsize);
+}
+
+/* The measure suite: the stored workloads, each measured under callgrind. */
+static int measure_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+{
+	(void)run;
+	return stored_open_kind(it, 1, err, errsize);
+}
+
+/* Parse a case file; 0, or -1 with why. */
+static int stored_load(struct suite_iter *it, const char *rel, struct case_spec *c, char *why, size_t whysize)
+{
+	char path[4096];
+	size_t len;
+	char *text;
+	int rc;
+
+	snprintf(path, sizeof path, "%s/%s", it->runs->app->config->cases_dir, rel);
+	case_init(c);
+	if ((text = bytes_read_file(path, MAX_BODY_SIZE, &len, why, whysize)) == NULL)
+		return -1;
+	rc = casefile_parse(text, len, c, why, whysize);
+	free(text);
+	if (rc < 0) {
+		case_release(c);
+		return -1;
+	}
+	return 0;
+}
+
+/* Keep the files that parse; note the others on the run. */
+static int stored_validate(struct suite_iter *it, char *err, size_t errsize)
+{
+	struct stored_state *s = it->state;
+	struct case_spec c;
+	char why[512];
+	size_t i, kept = 0;
+
+	(void)err;
+	(void)errsize;
+	for (i = 0; i < s->n; i++) {
+		if (stored_load(it, s->paths[i], &c, why, sizeof why) < 0) {
+			runs_note(it, "%s: %s", s->paths[i], why);
+			free(s->paths[i]);
+			continue;
+		}
+		int skip = s->workloads_only && c.iterations <= 0;
+		case_release(&c);
+		if (skip) {
+			free(s->paths[i]);
+			continue;
+		}
+		s->paths[kept++] = s->paths[i];
+	}
+	s->n = kept;
+	return 0;
+}
+
+/* The next case file that parses; a file that doesn't (changed since) is noted and skipped. */
+static int stored_next(struct suite_iter *it, struct case_spec *c, char *err, size_t errsize)
+{
+	struct stored_state *s = it->state;
+	char why[512];
+	const char *rel;
+
+	while (s->pos < s->n) {
+		rel = s->paths[s->pos++];
+		case_release(c);
+		if (stored_load(it, rel, c, why, sizeof why) < 0) {
+			runs_note(it, "%s: %s", rel, why);
+			continue;
+		}
+		free(c->source);
+		if ((c->source = strdup(rel)) == NULL) {
+			case_release(c);
+			snprintf(err, errsize, "out of memory");
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static const char *const stored_params[] = { NULL };
+
+/* ---- the generated suite: seeded values, in batches (genrun.c) ---- */
+
+static const char *const generated_params[] = { "seed", "seeds", "count", "start", NULL };
+
+static int generated_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+{
+	if ((it->total = genrun_total(run->params)) < 0) {
+		snprintf(err, errsize, "bad parameters for the generated suite");
+		return -1;
+	}
+	return 0;
+}
+
+static void generated_close(struct suite_iter *it)
+{
+	(void)it;
+}
+
+static int runs_should_stop(struct runs *, int *cancelled);
+
+static int generated_stop(void *arg, int *cancelled)
+{
+	return runs_should_stop(arg, cancelled);
+}
+
+static int generated_execute(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
+
+/* clang-format off */
+static const struct suite runs_suites[] = {
+	{ "stored", 0, stored_params, stored_open, stored_next, stored_close, NULL, NULL },
+	{ "measure", 1, stored_params, measure_open, stored_next, stored_close, NULL, NULL },
+	{ "generated", 0, generated_params, generated_open, NULL, generated_close, genrun_check,
+	    generated_execute },
+};
+/* clang-format on */
+
+static const struct suite *runs_suite(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof runs_suites / sizeof runs_suites[0]; i++)
+		if (strcmp(runs_suites[i].name, name) == 0)
+			return &runs_suites[i];
+	return NULL;
+}
+
+/* ---- running a case on both builds ---- */
+
+struct pair_job {
+	struct worker *worker;
+	const struct config *config;
+	const struct case_spec *c;
+	struct result *r;
+	int rc;
+};
+
+static void *runs_pair_thread(void *arg)
+{
+	struct pair_job *job = arg;
+
+	job->rc = worker_run_case(job->worker, job->config, job->c, job->r);
+	return NULL;
+}
+
+int runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS])
+{
+	struct pair_job jobs[MAX_BUILDS];
+	pthread_t threads[MAX_BUILDS];
+	int started[MAX_BUILDS] = { 0 };
+	int i, rc = 0;
+
+	for (i = 0; i < MAX_BUILDS; i++) {
+		jobs[i].worker = &app->workers[i];
+		jobs[i].config = app->config;
+		jobs[i].c = c;
+		jobs[i].r = &res[i];
+		jobs[i].rc = 0;
+	}
+	/* Every build but the first on its own thread; the first on this one. */
+	for (i = 1; i < MAX_BUILDS; i++)
+		started[i] = pthread_create(&threads[i], NULL, runs_pair_thread, &jobs[i]) == 0;
+	runs_pair_thread(&jobs[0]);
+	for (i = 1; i < MAX_BUILDS; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		else
+			runs_pair_thread(&jobs[i]); /* no thread: run it here */
+	}
+	for (i = 0; i < MAX_BUILDS; i++)
+		if (jobs[i].rc < 0)
+			rc = -1;
+	return rc;
+}
+
+/* ---- the runner ---- */
+
+static int runs_should_stop(struct runs *rs, int *cancelled)
+{
+	int stop;
+
+	pthread_mutex_lock(&rs->lock);
+	stop = rs->stopping;
+	*cancelled = rs->cancel_current;
+	pthread_mutex_unlock(&rs->lock);
+	return stop || *cancelled;
+}
+
+static void runs_log_error(int64_t id, const char *what, const char *err)
+{
+	fprintf(stderr, "phpcmp: run %" PRId64 ": %s: %s\n", id, what, err);
+}
+
+enum runs_end { END_DONE, END_FAILED, END_CANCELLED, END_INTERRUPTED };
+
+static int generated_execute(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+{
+	switch (genrun_execute(it->runs->app, run, generated_stop, it->runs, err, errsize)) {
+	case GENRUN_DONE:
+		return END_DONE;
+	case GENRUN_CANCELLED:
+		return END_CANCELLED;
+	case GENRUN_INTERRUPTED:
+		return END_INTERRUPTED;
+	default:
+		return END_FAILED;
+	}
+}
+
+/* clang-format off */
+static const char *const runs_end_status[] = {
+	[END_DONE] = "done", [END_FAILED] = "failed",
+	[END_CANCELLED] = "cancelled", [END_INTERRUPTED] = "interrupted",
+};
+/* clang-format on */
+
+/* Execute one queued run to its end. */
+static void runs_execute(struct runs *rs, struct db_run *run)
+{
+	struct app *app = rs->app;
+	const struct suite *suite = runs_suite(run->suite);
+	struct build *builds[MAX_BUILDS];
+	struct result res[MAX_BUILDS];
+	struct suite_iter it;
+	struct case_spec c;
+	char err[RUNS_MAX_NOTES * 2 + 512], notes[RUNS_MAX_NOTES + 16], dberr[512];
+	size_t len;
+	enum runs_end end = END_DONE;
+	int64_t case_id, comparison_id;
+	int i, rc, cancelled = 0, opened = 0;
+	int resumed = run->done > 0; /* POST /api/runs/{id}/resume: skip what it compared */
+
+	memset(&it, 0, sizeof it);
+	it.runs = rs;
+	err[0] = notes[0] = '\0';
+	for (i = 0; i < MAX_BUILDS; i++)
+		builds[i] = &app->config->builds[i];
+	if (suite == NULL) {
+		snprintf(err, sizeof err, "unknown suite %s", run->suite);
+	} else if (suite->open(&it, run, err, sizeof err) == 0) {
+		opened = 1;
+	}
+	/* queued -> running; 0 means it was cancelled meanwhile. */
+	if (it.notes[0] != '\0')
+		snprintf(notes, sizeof notes, "skipped %s", it.notes);
+	rc = db_run_start(app->db, run->id, it.total, notes, dberr, sizeof dberr);
+	if (rc <= 0) {
+		if (rc < 0)
+			runs_log_error(run->id, "start", dberr);
+		goto out;
+	}
+	if (!opened) {
+		end = END_FAILED;
+		goto finish;
+	}
+	if (suite->execute != NULL) {
+		end = (enum runs_end)suite->execute(&it, run, err, sizeof err);
+		goto finish;
+	}
+	for (;;) {
+		if (runs_should_stop(rs, &cancelled)) {
+			end = cancelled ? END_CANCELLED : END_INTERRUPTED;
+			break;
+		}
+		case_init(&c);
+		if ((rc = suite->next(&it, &c, err, sizeof err)) <= 0) {
+			case_release(&c);
+			if (rc < 0)
+				end = END_FAILED;
+			break;
+		}
+		/* Resumed: a case compared before the run stopped is not run again
+		 * (its comparison is stored whole or not at all: one transaction). */
+		if (resumed && (rc = db_run_has_case(app->db, run->id, &c, err, sizeof err)) != 0) {
+			case_release(&c);
+			if (rc < 0) {
+				end = END_FAILED;
+				break;
+			}
+			continue;
+		}
+		for (i = 0; i < MAX_BUILDS; i++)
+			result_init(&res[i]);
+		/* The stored suite checks what workloads answer, not what they
+		 * cost: measuring is the measure suite's (callgrind is ~50x slower). */
+		struct case_spec to_run = c;
+		if (!suite->measures)
+			to_run.iterations = 0;
+		if (runs_pair(app, &to_run, res) < 0) {
+			for (i = 0; i < MAX_BUILDS; i++)
+				if (res[i].failure != NULL)
+					break;
+			snprintf(err, sizeof err, "a worker cannot be started: %s",
+			    i < MAX_BUILDS ? res[i].failure : "unknown reason");
+			end = END_FAILED;
+		} else if (db_comparison_store(app->db, &c, run->id, builds, res,
+		               verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]), &case_id, &comparison_id,
+		               err, sizeof err) < 0) {
+			end = END_FAILED;
+		}
+		for (i = 0; i < MAX_BUILDS; i++)
+			result_release(&res[i]);
+		case_release(&c);
+		if (end != END_DONE)
+			break;
+	}
+finish:
+	if (end == END_INTERRUPTED && err[0] == '\0')
+		snprintf(err, sizeof err, "the daemon stopped before the run finished");
+	/* Notes from the suite (skipped files) are kept beside any error. */
+	if (notes[0] != '\0') {
+		len = strlen(err);
+		snprintf(err + len, sizeof err - len, "%s%s", len > 0 ? "; " : "", notes);
+	}
+	if (end == END_FAILED)
+		runs_log_error(run->id, "failed", err);
+	if (db_run_finish(
+	        app->db, run->id, runs_end_status[end], err[0] != '\0' ? err : NULL, dberr, sizeof dberr) < 0)
+		runs_log_error(run->id, "finish", dberr);
+out:
+	if (opened)
+		suite->close(&it);
+}
+
+static void *runs_main(void *arg)
+{
+	struct runs *rs = arg;
+	struct db_run run;
+	char err[512];
+	int rc;
+
+	pthread_mutex_lock(&rs->lock);
+	for (;;) {
+		while (!rs->stopping && !rs->wake)
+			pthread_cond_wait(&rs->cond, &rs->lock);
+		if (rs->stopping)
+			break;
+		rs->wake = 0;
+		pthread_mutex_unlock(&rs->lock);
+
+		/* Drain the queue, oldest first. */
+		while ((rc = db_run_next_queued(rs->app->db, &run, err, sizeof err)) == 1) {
+			pthread_mutex_lock(&rs->lock);
+			if (rs->stopping) {
+				pthread_mutex_unlock(&rs->lock);
+				db_run_release(&run);
+				break;
+			}
+			rs->current = run.id;
+			rs->cancel_current = 0;
+			pthread_mutex_unlock(&rs->lock);
+
+			runs_execute(rs, &run);
+
+			pthread_mutex_lock(&rs->lock);
+			rs->current = 0;
+			pthread_mutex_unlock(&rs->lock);
+			db_run_release(&run);
+		}
+		if (rc < 0)
+			fprintf(stderr, "phpcmp: runs: %s\n", err);
+		pthread_mutex_lock(&rs->lock);
+	}
+	pthread_mutex_unlock(&rs->lock);
+	return NULL;
+}
+
+struct runs *runs_start(struct app *app, char *err, size_t errsize)
+{
+	struct runs *rs;
+
+	if ((rs = calloc(1, sizeof *rs)) == NULL) {
+		snprintf(err, errsize, "out of memory");
+		return NULL;
+	}
+	rs->app = app;
+	pthread_mutex_init(&rs->lock, NULL);
+	pthread_cond_init(&rs->cond, NULL);
+	if (pthread_create(&rs->thread, NULL, runs_main, rs) != 0) {
+		snprintf(err, errsize, "cannot start the run thread: %s", strerror(errno));
+		pthread_cond_destroy(&rs->cond);
+		pthread_mutex_destroy(&rs->lock);
+		free(rs);
+		return NULL;
+	}
+	rs->thread_started = 1;
+	return rs;
+}
+
+void runs_stop(struct runs *rs)
+{
+	if (rs == NULL)
+		return;
+	pthread_mutex_lock(&rs->lock);
+	rs->stopping = 1;
+	pthread_cond_broadcast(&rs->cond);
+	pthread_mutex_unlock(&rs->lock);
+	if (rs->thread_started)
+		pthread_join(rs->thread, NULL);
+	pthread_cond_destroy(&rs->cond);
+	pthread_mutex_destroy(&rs->lock);
+	free(rs);
+}
+
+/* Under rs->lock: 0 when one more run may be queued, else 429 or 500 with err. */
+static int runs_queue_room(struct runs *rs, char *err, size_t errsize)
+{
+	int max = rs->app->config->max_queued_runs, n;
+
+	if ((n = db_runs_queued(rs->app->db, err, errsize)) < 0)
+		return 500;
+	if (n >= max) {
+		snprintf(err, errsize,
+		    "%d runs are already waiting, the limit (max-queued-runs); "
+		    "retry when one has started",
+		    n);
+		return 429;
+	}
+	return 0;
+}
+
+int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t errsize)
+{
+	const struct suite *suite;
+	struct build *builds[MAX_BUILDS];
+	json_t *v, *params = NULL;
+	const char *key;
+	char *text = NULL;
+	size_t i;
+	int status = 500;
+
+	v = json_object_get(body, "suite");
+	if (v == NULL || !json_is_string(v)) {
+		snprintf(err, errsize, "suite: %s (known: stored, measure, generated)",
+		    v == NULL ? "required" : "expected a string");
+		return 400;
+	}
+	if (strlen(json_string_value(v)) != json_string_length(v) ||
+	    (suite = runs_suite(json_string_value(v))) == NULL) {
+		snprintf(err, errsize, "suite: unknown suite \"%.64s\" (known: stored, measure, generated)",
+		    json_string_value(v));
+		return 400;
+	}
+	json_object_foreach(body, key, v)
+	{
+		if (strcmp(key, "suite") == 0)
+			continue;
+		for (i = 0; suite->params[i] != NULL; i++)
+			if (strcmp(key, suite->params[i]) == 0)
+				break;
+		if (suite->params[i] == NULL) {
+			snprintf(err, errsize, "unknown field \"%.64s\" for suite %s", key, suite->name);
+			return 400;
+		}
+	}
+	if (suite->check != NULL && suite->check(body, err, errsize) < 0)
+		return 400;
+	/* The parameters are the body without "suite", kept as JSON on the run. */
+	if ((params = json_deep_copy(body)) == NULL || json_object_del(params, "suite") < 0 ||
+	    (text = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
+		snprintf(err, errsize, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < MAX_BUILDS; i++)
+		builds[i] = &rs->app->config->builds[i];
+	/* Counted and queued under the lock, so concurrent posts cannot overshoot. */
+	pthread_mutex_lock(&rs->lock);
+	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
+		if (db_run_create(rs->app->db, suite->name, text, builds, id, err, errsize) < 0) {
+			status = 500;
+		} else {
+			rs->wake = 1;
+			pthread_cond_signal(&rs->cond);
+		}
+	}
+	pthread_mutex_unlock(&rs->lock);
+fail:
+	free(text);
+	json_decref(params);
+	return status;
+}
+
+int runs_cancel(struct runs *rs, int64_t id, char *err, size_t errsize)
+{
+	struct db_run run;
+	int rc;
+
+	pthread_mutex_lock(&rs->lock);
+	if (rs->current == id) {
+		rs->cancel_current = 1;
+		pthread_mutex_unlock(&rs->lock);
+		return 0;
+	}
+	/* Under the lock: the runner cannot pick this run up in between. */
+	rc = db_run_cancel_queued(rs->app->db, id, err, errsize);
+	pthread_mutex_unlock(&rs->lock);
+	if (rc == 1)
+		return 0;
+	if (rc < 0)
+		return 500;
+	if ((rc = db_run_get(rs->app->db, id, &run, err, errsize)) < 0)
+		return 500;
+	if (rc == 0) {
+		snprintf(err, errsize, "no run %" PRId64, id);
+		return 404;
+	}
+	snprintf(err, errsize, "run %" PRId64 " is already %s", id, run.status);
+	db_run_release(&run);
+	return 409;
+}
+
+int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
+{
+	const struct config *cfg = rs->app->config;
+	struct build *builds[MAX_BUILDS];
+	struct db_run run;
+	int i, rc, status;
+
+	for (i = 0; i < MAX_BUILDS; i++)
+		builds[i] = &rs->app->config->builds[i];
+	pthread_mutex_lock(&rs->lock);
+	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
+		if ((rc = db_run_resume(rs->app->db, id, builds, err, errsize)) < 0) {
+			status = 500;
+		} else if (rc == 1) {
+			rs->wake = 1;
+			pthread_cond_signal(&rs->cond);
+		} else {
+			status = -1; /* not resumable: say why below */
+		}
+	}
+	pthread_mutex_unlock(&rs->lock);
+	if (status >= 0)
+		return status;
+	if ((rc = db_run_get(rs->app->db, id, &run, err, errsize)) < 0)
+		return 500;
+	if (rc == 0) {
+		snprintf(err, errsize, "no run %" PRId64, id);
+		return 404;
+	}
+	if (strcmp(run.status, "interrupted") == 0 || strcmp(run.status, "failed") == 0 ||
+	    strcmp(run.status, "cancelled") == 0)
+		snprintf(err, errsize,
+		    "run %" PRId64 " was made with the builds %s (%s) and %s (%s); this "
+		    "daemon has %s (%s) and %s (%s): resume it where those builds are, or start a new run",
+		    id, run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE], run.build_names[ROLE_HEAD],
+		    run.build_versions[ROLE_HEAD], cfg->builds[ROLE_BASE].name,
+		    cfg->builds[ROLE_BASE].php_version, cfg->builds[ROLE_HEAD].name,
+		    cfg->builds[ROLE_HEAD].php_version);
+	else
+		snprintf(err, errsize,
+		    "run %" PRId64 " is %s: only an interrupted, failed or cancelled "
+		    "run can be resumed",
+		    id, run.status);
+	db_run_release(&run);
+	return 409;
+}

@@ -1,0 +1,428 @@
+/*
+ * Workers, the daemon's side: one process per build, started with
+ * posix_spawn (the daemon is multithreaded and never loads libphp itself),
+ * fed one case at a time over a socketpair on the worker's fd 3.
+ *
+ * A worker that dies (a crash inside the encoder, say) or overruns the time
+ * limit gives that case a crash/timeout result; it is started again on the
+ * next case, after a backoff that grows while it keeps dying without
+ * finishing a case.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "phpcmp.h"
+#include "proto.h"
+
+#define STARTUP_TIMEOUT_MS 15000
+#define BACKOFF_MAX_MS 2000
+
+/* clang-format off */
+static const char *const state_names[] = {
+	[WORKER_STOPPED] = "stopped", [WORKER_READY] = "ready", [WORKER_BUSY] = "busy",
+	[WORKER_BACKOFF] = "backoff", [WORKER_FAILED] = "failed",
+};
+/* clang-format on */
+
+const char *worker_state_name(enum worker_state s)
+{
+	return (unsigned)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "unknown";
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int worker_init(struct worker *w, struct build *b)
+{
+	memset(w, 0, sizeof(*w));
+	w->build = b;
+	w->pid = -1;
+	w->fd = -1;
+	w->state = WORKER_STOPPED;
+	/* A write to a worker that just died must be an EPIPE, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	return pthread_mutex_init(&w->lock, NULL) == 0 ? 0 : -1;
+}
+
+/* Kill (if still alive) and reap the process; its wait status, or -1. */
+static int worker_reap(struct worker *w, int kill_it)
+{
+	int status = -1;
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	if (w->pid > 0) {
+		if (kill_it)
+			kill(w->pid, SIGKILL);
+		while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	w->pid = -1;
+	confine_release(w); /* its private folder goes with it */
+	return status;
+}
+
+static void describe_exit(int status, char *buf, size_t bufsize)
+{
+	if (status < 0)
+		snprintf(buf, bufsize, "worker vanished");
+	else if (WIFSIGNALED(status))
+		snprintf(buf, bufsize, "killed by signal %d (SIG%s)", WTERMSIG(status),
+		    sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
+	else
+		snprintf(buf, bufsize, "worker exited with status %d", WEXITSTATUS(status));
+}
+
+static int worker_start(struct worker *w, const struct config *cfg)
+{
+	int sv[2] = { -1, -1 };
+	posix_spawn_file_actions_t fa;
+	const char *argv[24 + 2 * BUILD_MAX_INI + 2 * CONFINE_MAX_ARGS];
+	struct confine_args sbx;
+	char toggle[64], outfile[4200], outopt[4300], dumpdir[4096];
+	int argc = 0;
+	/* A fixed, minimal environment: instruction counts and PHP's behaviour
+	 * must not depend on whoever started the daemon. */
+	const char *const envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", NULL };
+
+	/* The sandbox (docs/sandbox.md): a private folder, arguments, and for
+	 * a measuring worker a first loader that confines valgrind itself. */
+	if (confine_prepare(w, cfg, &sbx, w->last_failure, sizeof(w->last_failure)) < 0)
+		return -1;
+	for (int i = 0; i < sbx.npre; i++)
+		argv[argc++] = sbx.pre[i];
+	if (w->measuring) {
+		/* Count only inside json_encode's handler: by name where the
+		 * library has symbols, by its offset where it is stripped. */
+		snprintf(dumpdir, sizeof(dumpdir), "%s/callgrind", cfg->state_dir);
+		if (mkdir(dumpdir, 0755) < 0 && errno != EEXIST) {
+			snprintf(w->last_failure, sizeof(w->last_failure), "cannot create %.400s: %s",
+			    dumpdir, strerror(errno));
+			return -1;
+		}
+		snprintf(toggle, sizeof(toggle), "--toggle-collect=0x%016llx",
+		    (unsigned long long)w->build->handler_offset);
+		snprintf(outfile, sizeof(outfile), "%s/%s.%%p", dumpdir, w->build->name);
+		argv[argc++] = cfg->valgrind_bin ? cfg->valgrind_bin : "valgrind";
+		argv[argc++] = "-q";
+		argv[argc++] = "--vgdb=no"; /* no FIFOs in the private folder */
+		argv[argc++] = "--tool=callgrind";
+		argv[argc++] = "--collect-atstart=no";
+		argv[argc++] = "--toggle-collect=zif_json_encode";
+		argv[argc++] = toggle;
+		snprintf(outopt, sizeof(outopt), "--callgrind-out-file=%s", outfile);
+		argv[argc++] = outopt;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		snprintf(w->last_failure, sizeof(w->last_failure), "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	argv[argc++] = cfg->worker_bin;
+	argv[argc++] = "--lib";
+	argv[argc++] = w->build->lib_path;
+	argv[argc++] = "--core";
+	argv[argc++] = w->build->core_path;
+	argv[argc++] = "--memory-limit";
+	argv[argc++] = cfg->memory_limit;
+	for (int i = 0; i < w->build->nini; i++) {
+		argv[argc++] = "--ini";
+		argv[argc++] = w->build->ini[i];
+	}
+	if (w->measuring) {
+		argv[argc++] = "--dump-prefix";
+		argv[argc++] = outfile;
+	}
+	for (int i = 0; i < sbx.n; i++)
+		argv[argc++] = sbx.v[i];
+	argv[argc] = NULL;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears CLOEXEC */
+	pid_t pid;
+	/* posix_spawn's argv and envp are not const for historical reasons only. */
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, (char *const *)envp);
+	posix_spawn_file_actions_destroy(&fa);
+	close(sv[1]);
+	if (rc != 0) {
+		close(sv[0]);
+		snprintf(
+		    w->last_failure, sizeof(w->last_failure), "cannot start %s: %s", argv[0], strerror(rc));
+		return -1;
+	}
+	w->pid = pid;
+	w->fd = sv[0];
+
+	struct proto_msg hello;
+	int r = proto_recv(w->fd, &hello, STARTUP_TIMEOUT_MS);
+	if (r == 1 && hello.type == PROTO_HELLO) {
+		const struct proto_field *v = proto_get(&hello, TAG_PHP_VERSION);
+		if (v)
+			snprintf(w->build->php_version, sizeof(w->build->php_version), "%.*s", (int)v->len,
+			    v->data);
+		w->build->handler_offset = proto_get_int(&hello, TAG_HANDLER_OFFSET, 0);
+		const struct proto_field *sb = proto_get(&hello, TAG_SANDBOX);
+		if (!w->measuring)
+			snprintf(w->build->sandbox, sizeof(w->build->sandbox), "%.*s", sb ? (int)sb->len : 4,
+			    sb ? sb->data : "none");
+		proto_msg_release(&hello);
+		w->state = WORKER_READY;
+		return 0;
+	}
+	if (r == 1 && hello.type == PROTO_FAIL) {
+		const struct proto_field *m = proto_get(&hello, TAG_MESSAGE);
+		snprintf(
+		    w->last_failure, sizeof(w->last_failure), "%.*s", m ? (int)m->len : 0, m ? m->data : "");
+		proto_msg_release(&hello);
+		worker_reap(w, 1);
+		return -1;
+	}
+	if (r == 1)
+		proto_msg_release(&hello);
+	int timed_out = r < 0 && errno == ETIMEDOUT;
+	int status = worker_reap(w, 1);
+	char why[128];
+	describe_exit(status, why, sizeof(why));
+	snprintf(w->last_failure, sizeof(w->last_failure), "worker did not start: %s",
+	    timed_out ? "no hello within the startup timeout" : why);
+	return -1;
+}
+
+int worker_prestart(struct worker *w, const struct config *cfg)
+{
+	pthread_mutex_lock(&w->lock);
+	int rc = w->pid > 0 ? 0 : worker_start(w, cfg);
+	if (rc < 0)
+		w->state = WORKER_FAILED;
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
+
+/* Sleep before restarting a worker that keeps dying; never on the first death. */
+static void worker_backoff(struct worker *w)
+{
+	if (w->consecutive_deaths < 2)
+		return;
+	int shift = w->consecutive_deaths - 2;
+	long ms = shift > 10 ? BACKOFF_MAX_MS : 50L << shift;
+	if (ms > BACKOFF_MAX_MS)
+		ms = BACKOFF_MAX_MS;
+	w->state = WORKER_BACKOFF;
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static char *field_strdup(const struct proto_msg *m, uint16_t tag)
+{
+	const struct proto_field *f = proto_get(m, tag);
+	if (!f)
+		return NULL;
+	char *s = malloc(f->len + 1);
+	if (s) {
+		memcpy(s, f->data, f->len);
+		s[f->len] = '\0';
+	}
+	return s;
+}
+
+void worker_result_from_msg(struct result *r, const struct proto_msg *m)
+{
+	const struct proto_field *f;
+	r->status = proto_get_int(m, TAG_STATUS, STATUS_ERROR) == PROTO_STATUS_OK ? STATUS_OK : STATUS_ERROR;
+	if ((f = proto_get(m, TAG_OUTPUT)))
+		bytes_set(&r->output, f->data, f->len);
+	else
+		r->output_is_false = 1;
+	r->error_code = (long)proto_get_int(m, TAG_ERROR_CODE, 0);
+	r->error_msg = field_strdup(m, TAG_ERROR_MSG);
+	r->exc_class = field_strdup(m, TAG_EXC_CLASS);
+	r->exc_msg = field_strdup(m, TAG_EXC_MSG);
+	if ((f = proto_get(m, TAG_PRINTED)))
+		bytes_set(&r->printed, f->data, f->len);
+	r->warnings = field_strdup(m, TAG_WARNINGS);
+	if (!r->warnings)
+		r->warnings = strdup("");
+	r->failure = field_strdup(m, TAG_FAILURE);
+	r->instructions = proto_get_int(m, TAG_INSTRUCTIONS, -1);
+	r->instr_total = proto_get_int(m, TAG_INSTR_TOTAL, -1);
+	r->dump_file = field_strdup(m, TAG_DUMP_FILE);
+}
+
+static void result_failed(struct result *r, enum result_status status, const char *fmt, const char *arg)
+{
+	char buf[600];
+	snprintf(buf, sizeof(buf), fmt, arg);
+	r->status = status;
+	r->output_is_false = 1;
+	free(r->failure);
+	r->failure = strdup(buf);
+	if (!r->warnings)
+		r->warnings = strdup("");
+}
+
+/* The build's measuring worker (under callgrind), created on first use. */
+static struct worker *worker_measurer(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	if (!w->measurer) {
+		struct worker *m = calloc(1, sizeof(*m));
+		if (m && worker_init(m, w->build) == 0) {
+			m->measuring = 1;
+			w->measurer = m;
+		} else {
+			free(m);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	return w->measurer;
+}
+
+/* Under callgrind a case runs ~50x slower, and valgrind itself starts first. */
+static int case_timeout(const struct worker *w, const struct config *cfg)
+{
+	if (!w->measuring)
+		return cfg->case_timeout_ms;
+	return cfg->measure_timeout_ms > 0 ? cfg->measure_timeout_ms : 120000;
+}
+
+int worker_run_case(struct worker *w, const struct config *cfg, const struct case_spec *c, struct result *r)
+{
+	struct proto_buf req;
+	struct proto_msg reply;
+
+	if (c->iterations > 0 && !w->measuring) {
+		struct worker *m = worker_measurer(w);
+		if (!m) {
+			result_init(r);
+			result_failed(r, STATUS_ERROR, "%s", "out of memory for a measuring worker");
+			return -1;
+		}
+		return worker_run_case(m, cfg, c, r);
+	}
+	proto_buf_init(&req);
+	proto_buf_add_str(&req, TAG_CODE, c->code ? c->code : "null");
+	if (c->setup)
+		proto_buf_add_str(&req, TAG_SETUP, c->setup);
+	proto_buf_add_int(&req, TAG_FLAGS, c->flags);
+	proto_buf_add_int(&req, TAG_DEPTH, c->depth);
+	if (c->iterations > 0)
+		proto_buf_add_int(&req, TAG_ITERATIONS, c->iterations);
+	int rc = worker_call(w, cfg, PROTO_CASE, &req, case_timeout(w, cfg), &reply, r);
+	proto_buf_release(&req);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		if (reply.type == PROTO_RESULT) {
+			worker_result_from_msg(r, &reply);
+		} else {
+			/* The worker is fine but could not frame its result. */
+			const struct proto_field *m = proto_get(&reply, TAG_MESSAGE);
+			char msg[256];
+			snprintf(msg, sizeof(msg), "%.*s", m ? (int)m->len : 0, m ? m->data : "");
+			result_failed(r, STATUS_ERROR, "the worker could not send its result: %s",
+			    msg[0] ? msg : "result too large for a frame");
+		}
+		proto_msg_release(&reply);
+	}
+	return 0;
+}
+
+void worker_release(struct worker *w)
+{
+	if (w->measurer) {
+		worker_release(w->measurer);
+		free(w->measurer);
+		w->measurer = NULL;
+	}
+	pthread_mutex_lock(&w->lock);
+	if (w->pid > 0) {
+		/* Closing the socket asks the worker to shut PHP down; give it a
+		 * moment, then make sure. */
+		close(w->fd);
+		w->fd = -1;
+		for (int i = 0; i < 50; i++) {
+			int status;
+			if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
+				w->pid = -1;
+				break;
+			}
+			usleep(10000);
+		}
+		worker_reap(w, 1);
+	}
+	w->state = WORKER_STOPPED;
+	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_destroy(&w->lock);
+}
+
+int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const struct proto_buf *req,
+    int timeout_ms, struct proto_msg *reply, struct result *r)
+{
+	int ret;
+
+	result_init(r);
+	pthread_mutex_lock(&w->lock);
+	if (w->pid < 0) {
+		worker_backoff(w);
+		if (worker_start(w, cfg) < 0) {
+			w->consecutive_deaths++;
+			w->state = WORKER_FAILED;
+			result_failed(r, STATUS_ERROR, "worker failed to start: %s", w->last_failure);
+			ret = -1;
+			goto out;
+		}
+		if (w->cases_run > 0 || w->consecutive_deaths > 0)
+			w->restarts++;
+	}
+	w->state = WORKER_BUSY;
+	double t0 = now_ms();
+	int r_send = proto_send(w->fd, type, req);
+	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, reply, timeout_ms);
+	int timed_out = r_recv < 0 && errno == ETIMEDOUT;
+	r->wall_ms = now_ms() - t0;
+	w->cases_run++;
+	if (r_recv == 1) {
+		w->consecutive_deaths = 0;
+		w->state = WORKER_READY;
+		ret = 1;
+		goto out;
+	}
+	if (timed_out) {
+		char limit[32];
+		snprintf(limit, sizeof(limit), "%d", timeout_ms);
+		worker_reap(w, 1);
+		result_failed(r, STATUS_TIMEOUT, "timed out after %s ms; worker killed", limit);
+		snprintf(
+		    w->last_failure, sizeof(w->last_failure), "request timed out after %d ms", timeout_ms);
+	} else {
+		int status = worker_reap(w, 1);
+		char why[128];
+		describe_exit(status, why, sizeof(why));
+		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		result_failed(r, STATUS_CRASH, "%s", why);
+		snprintf(w->last_failure, sizeof(w->last_failure), "%s", why);
+	}
+	w->consecutive_deaths++;
+	w->state = WORKER_STOPPED;
+	ret = 0;
+out:
+	pthread_mutex_unlock(&w->lock);
+	return ret;
+}
