@@ -42,7 +42,8 @@
 # processes never see the overlay.  Patches to configure, *.m4, Makefiles,
 # build/ or scripts/, patches adding or deleting files, the coverage flavour
 # (its .gcda paths would name the donor's tree), --full, or no mount
-# namespace (not root) give a full build instead.  Headers changed: the
+# namespace or overlay (not root and no user namespaces) give a full build
+# instead.  Headers changed: the
 # candidate's prefix gets a full `make install`.
 #
 # Builds of different keys run side by side (one tree each); two requests
@@ -304,8 +305,11 @@ reusable() { # donor-src
 	[ -z "$full" ] || { why="--full"; return 1; }
 	[ "$flavour" != coverage ] || { why="coverage flavour"; return 1; }
 	command -v unshare >/dev/null 2>&1 || { why="no unshare"; return 1; }
-	[ "$(id -u)" -eq 0 ] || { why="not root (no mount namespace)"; return 1; }
-	unshare --mount --propagation private true 2>/dev/null || { why="no mount namespace here"; return 1; }
+	# Root: a mount namespace.  Anyone else: a user namespace mapping them
+	# to root in it, where the kernel allows overlays (Linux >= 5.11).
+	ns=(--mount --propagation private)
+	[ "$(id -u)" -eq 0 ] || ns=(--user --map-root-user "${ns[@]}")
+	unshare "${ns[@]}" true 2>/dev/null || { why="no mount namespace here"; return 1; }
 	for p in "${patches[@]}"; do
 		local files
 		files=$(touched_files "$src" "$p")
@@ -390,7 +394,7 @@ inner=(--_overlay --flavour "$flavour" --jobs "$jobs")
 for p in "${patches[@]}"; do inner+=(--patch "$p"); done
 status=0
 TREE=$tree DONOR=$donor INSTALL=$install LOGF=$logf \
-	unshare --mount --propagation private "$BASH" "$self" "${inner[@]}" || status=$?
+	unshare "${ns[@]}" "$BASH" "$self" "${inner[@]}" || status=$?
 if [ "$status" -eq 3 ]; then
 	# The kernel refused the overlay: build in full instead.
 	log "candidate $key: no overlay mount here ($(tail -1 "$logf")); full build"
