@@ -179,6 +179,9 @@ fi
 [ -e "$source" ] || die "no such source: $source"
 source=$(cd "$(dirname "$source")" && pwd)/$(basename "$source")
 if [ -d "$source" ]; then
+	# Configured in place, a tree cannot be configured out of tree again.
+	[ ! -e "$source/config.status" ] ||
+		die "$source was configured in place: run 'make distclean' there first (or give a clean checkout)"
 	# A source tree: the hash of every file's path and content (not .git).
 	source_sha=$(cd "$source" && find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z |
 		xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
