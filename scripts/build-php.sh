@@ -7,6 +7,7 @@
 #                        [--jobs N] [--builds DIR]
 #   scripts/build-php.sh --fetch-source     download + check the default tarball, print its path
 #   scripts/build-php.sh --key ...          print the cache key of a request, build nothing
+#   scripts/build-php.sh --plan ...         say what a request would do (cached, full, reused), build nothing
 #
 # The default source is Debian's pristine php8.2_8.2.32.orig.tar.xz
 # (apt-get source --download-only, sha256 checked against
@@ -122,6 +123,7 @@ while [ $# -gt 0 ]; do
 	--builds) builds_dir=${2:?}; shift 2 ;;
 	--full) full=1; shift ;;
 	--key) action=key; shift ;;
+	--plan) action=plan; shift ;;
 	--fetch-source) action=fetch; shift ;;
 	--_overlay) action=overlay; shift ;;
 	-h | --help) usage ;;
@@ -218,10 +220,12 @@ if [ "$action" = key ]; then
 	echo "$key"
 	exit 0
 fi
-[ -n "$name" ] || die "--name NAME is required"
-case $name in
-*/* | .* | '') die "bad build name '$name'" ;;
-esac
+if [ "$action" = build ]; then
+	[ -n "$name" ] || die "--name NAME is required"
+	case $name in
+	*/* | .* | '') die "bad build name '$name'" ;;
+	esac
+fi
 
 trees=$cache/trees
 mkdir -p "$trees"
@@ -348,6 +352,26 @@ link_build() { # tree mode seconds
 
 start=$(now)
 tree=$trees/$key
+
+if [ "$action" = plan ]; then
+	# What a request would do, without doing it: "cached", "full",
+	# "reused DONORKEY install=fast|full", "full: REASON", or "full donor
+	# DONORKEY first, then decide" when the donor is not built yet.
+	donor_key=$(key_of)
+	if [ -f "$tree/done" ]; then
+		echo "cached $key"
+	elif [ ${#patches[@]} -eq 0 ]; then
+		echo "full $key"
+	elif [ ! -f "$trees/$donor_key/done" ]; then
+		echo "full donor $donor_key first, then decide"
+	elif reusable "$trees/$donor_key/src"; then
+		echo "reused $donor_key install=$install"
+	else
+		echo "full: $why"
+	fi
+	exit 0
+fi
+
 if [ -f "$tree/done" ]; then
 	link_build "$tree" cached "$(elapsed "$start")"
 	exit 0
