@@ -31,7 +31,7 @@ DAEMON_SRC = $(wildcard server/daemon/*.c)
 COMMON_OBJ = $(COMMON_SRC:server/common/%.c=$(B)/obj/%.o)
 DAEMON_OBJ = $(DAEMON_SRC:server/daemon/%.c=$(B)/obj/%.o) $(COMMON_OBJ)
 HEADERS = $(wildcard server/*/*.h)
-DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
+DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lpcre2-8 -lm -lpthread
 
 .PHONY: all run test unit-test integration-test browser-test builds clean deps bench web-deps
 all: $(B)/phpcmp $(B)/phpcmp-worker
@@ -108,8 +108,14 @@ UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljansson
 
+# .phpt files as run-tests.php reads and judges them (server/common/phpt.c),
+# tried on the 8.2.32 source's ext/json/tests (scripts/php-tests.sh).
+UNIT_TESTS += $(B)/tests/test_phpt
+$(B)/tests/test_phpt: tests/unit/test_phpt.c $(B)/obj/phpt.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpcre2-8
+
 unit-test: $(UNIT_TESTS)
-	prove $(UNIT_TESTS)
+	PHPCMP_PHPT_DIR=$$(scripts/php-tests.sh)/ext/json/tests prove $(UNIT_TESTS)
 
 # `make run` and `make test` each work alone on a fresh machine: packages
 # first (nothing happens when they are all there), then the build.
