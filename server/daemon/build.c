@@ -174,6 +174,8 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 		"../common/gen.h",
 		"gencore.c",
 		"gencore.h",
+		"phptcore.c",
+		"phptcore.h",
 		"../common/proto.h",
 	};
 	int fresh = stat(b->core_path, &st) == 0 && !newer_than(src, &st) && !newer_than(hdr, &st) &&
@@ -185,9 +187,10 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 	}
 	if (fresh)
 		return 0;
-	char gen[PATH_MAX + 16], gencore[PATH_MAX + 16];
+	char gen[PATH_MAX + 16], gencore[PATH_MAX + 16], phptcore[PATH_MAX + 16];
 	snprintf(gen, sizeof(gen), "%s/../common/gen.c", cfg->core_src);
 	snprintf(gencore, sizeof(gencore), "%s/gencore.c", cfg->core_src);
+	snprintf(phptcore, sizeof(phptcore), "%s/phptcore.c", cfg->core_src);
 
 	const char *subdirs[] = { "", "/main", "/Zend", "/TSRM", "/ext", "/sapi/embed" };
 	for (int i = 0; i < 6; i++)
@@ -210,7 +213,7 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 		cc, "-std=gnu11", "-D_GNU_SOURCE", "-O2", "-g", "-fPIC", "-shared",
 		"-Wall", "-Wextra", "-Wno-unused-parameter",
 		common_inc, inc[0], inc[1], inc[2], inc[3], inc[4], inc[5],
-		"-o", tmp, src, gen, gencore, proto, libdir, libname, NULL,
+		"-o", tmp, src, gen, gencore, phptcore, proto, libdir, libname, NULL,
 	};
 	/* clang-format on */
 	int rc = run_command(argv, log);

@@ -1516,3 +1516,16 @@ void db_triage_unlock(struct db *db)
 {
 	pthread_mutex_unlock(&db->lock);
 }
+
+/* ---- phptrun.c's statements (bound parameters only) ---- */
+
+struct sqlite3 *db_conn_lock(struct db *db)
+{
+	pthread_mutex_lock(&db->lock);
+	return db->conn;
+}
+
+void db_conn_unlock(struct db *db)
+{
+	pthread_mutex_unlock(&db->lock);
+}

@@ -272,6 +272,8 @@ void measure_report_md(
 	struct text out = { 0 };
 	char b[64], h[64];
 
+	if (phptrun_report_md(app, run_id, resp)) /* a phpt run's report */
+		return;
 	if (measure_load(app, run_id, req, resp, &run, &t) < 0)
 		return;
 	text_add(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);
