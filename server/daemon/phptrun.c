@@ -34,7 +34,7 @@
 #include "proto.h"
 
 #define PHPTRUN_MAX_TESTS 20000
-#define PHPTRUN_DEFAULT_DIR ".cache/php/tests/php-8.2.32/ext/json/tests"
+#define PHPTRUN_DEFAULT_DIR "tests/php-8.2.32/ext/json/tests" /* under scripts/php-tests.sh's cache */
 #define PHPTRUN_MAX_REASON 4096
 #define PHPTRUN_MAX_KEPT (256u << 10) /* output and diff kept per test and build */
 
@@ -168,10 +168,16 @@ static int state_scan(struct phptrun_state *s, char *err, size_t errsize)
 	return rc;
 }
 
+/* $PHPCMP_PHPT_DIR, else where scripts/php-tests.sh extracts the 8.2.32
+ * source's tests: ${PHPCMP_PHP_CACHE:-.cache/php}/tests/... */
 static const char *default_dir(void)
 {
-	const char *d = getenv("PHPCMP_PHPT_DIR");
-	return d && *d ? d : PHPTRUN_DEFAULT_DIR;
+	static char dir[PATH_MAX];
+	const char *d = getenv("PHPCMP_PHPT_DIR"), *cache = getenv("PHPCMP_PHP_CACHE");
+	if (d && *d)
+		return d;
+	snprintf(dir, sizeof(dir), "%s/%s", cache && *cache ? cache : ".cache/php", PHPTRUN_DEFAULT_DIR);
+	return dir;
 }
 
 int phptrun_check(json_t *body, char *err, size_t errsize)
@@ -1100,7 +1106,7 @@ char *phptrun_report_line(const struct db_run *run)
 	for (int role = 0; role < MAX_BUILDS; role++) {
 		json_t *c = json_object_get(json_object_get(sum, "counts"), app_role_name(role));
 		len += (size_t)snprintf(
-		    out + len, cap - len, "%s %s", role == 0 ? " — " : "; ", run->build_names[role]);
+		    out + len, cap - len, "%s%s", role == 0 ? " — " : "; ", run->build_names[role]);
 		int first = 1;
 		for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
 			json_int_t n = json_integer_value(json_object_get(c, words[k].status));
