@@ -1044,6 +1044,13 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 		}
 		for (int role = 0; role < MAX_BUILDS; role++)
 			outcome_release(&jobs[role].o);
+		if (end == GENRUN_DONE && i % 25 == 24 && i + 1 < s->n) {
+			/* progress for GET /api/runs/{id}; the final one below */
+			char *progress = json_dumps(sum, JSON_COMPACT), dberr[256];
+			if (progress)
+				db_run_summary(app->db, run->id, progress, dberr, sizeof(dberr));
+			free(progress);
+		}
 		free(name);
 		free(text);
 		phpt_release(&t);
