@@ -8,16 +8,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Daemon, ROOT, tmpDir } from './helper.mjs';
-
-const RUN_DEADLINE_MS = 120_000;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// The folder of the 8.2.32 source's ext/json/tests, extracted on first use.
-export function jsonTestsDir() {
-	const top = execFileSync(path.join(ROOT, 'scripts/php-tests.sh'), { encoding: 'utf8' }).trim();
-	return path.join(top, 'ext/json/tests');
-}
+import { Daemon, tmpDir } from './helper.mjs';
+import { jsonTestsDir, runPhpt } from './phpt-helper.mjs';
 
 let d;
 let jsonDir;
@@ -27,19 +19,6 @@ before(async () => {
 	d = await Daemon.start({ name: 'phpt', timeoutMs: 2000 });
 });
 after(async () => { if (d) await d.stopClean(); });
-
-export async function runPhpt(daemon, body) {
-	const r = await daemon.request('POST', '/api/runs', { body: { suite: 'phpt', ...body } });
-	assert.equal(r.status, 202, r.text);
-	const deadline = Date.now() + RUN_DEADLINE_MS;
-	for (;;) {
-		const g = await daemon.get(`/api/runs/${r.json.id}`);
-		assert.equal(g.status, 200, g.text);
-		if (!['queued', 'running'].includes(g.json.status)) return g.json;
-		assert.ok(Date.now() < deadline, `run still ${g.json.status}`);
-		await sleep(100);
-	}
-}
 
 // test -> {base, head, verdict, ...}
 function byTest(run) {
