@@ -471,8 +471,9 @@ char *phpt_expectf_regex(const char *w, size_t length, size_t *outlen)
 
 /* ---- preg_match ---- */
 
-int phpt_preg_match(
-    const char *re, size_t relen, const char *subject, size_t sublen, char *err, size_t errsize)
+/* '/^' . re . '$/s' compiled as PHP would: NULL (why in err) where
+ * preg_match would warn and give false. */
+static pcre2_code *regex_compile(const char *re, size_t relen, char *err, size_t errsize)
 {
 	/* PHP looks for the closing delimiter first: an unescaped "/" inside
 	 * ends the pattern and what follows it ("...$/s") is an unknown
@@ -484,7 +485,7 @@ int phpt_preg_match(
 			if (err)
 				snprintf(
 				    err, errsize, "preg_match(): unknown modifier after an unescaped '/'");
-			return -1;
+			return NULL;
 		}
 	}
 	struct sbuf p = { 0 };
@@ -494,21 +495,24 @@ int phpt_preg_match(
 	size_t plen;
 	char *pat = sb_finish(&p, &plen);
 	if (!pat)
-		return -1;
+		return NULL;
 	int ec;
 	PCRE2_SIZE eo;
 	pcre2_code *code = pcre2_compile((PCRE2_SPTR)pat, plen, PCRE2_DOTALL, &ec, &eo, NULL);
 	free(pat);
-	if (!code) {
-		if (err) {
-			PCRE2_UCHAR msg[256];
-			pcre2_get_error_message(ec, msg, sizeof(msg));
-			snprintf(err, errsize, "preg_match(): compilation failed: %s at offset %zu",
-			    (char *)msg, (size_t)eo);
-		}
-		return -1;
+	if (!code && err) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		snprintf(err, errsize, "preg_match(): compilation failed: %s at offset %zu", (char *)msg,
+		    (size_t)eo);
 	}
-	/* PHP's pcre.backtrack_limit and pcre.recursion_limit defaults */
+	return code;
+}
+
+/* 1, 0, or -1 for a match error (PHP's limits: pcre.backtrack_limit and
+ * pcre.recursion_limit's defaults). */
+static int regex_match(const pcre2_code *code, const char *subject, size_t sublen, char *err, size_t errsize)
+{
 	pcre2_match_context *mc = pcre2_match_context_create(NULL);
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
 	int rc = -1;
@@ -531,11 +535,31 @@ int phpt_preg_match(
 	}
 	pcre2_match_data_free(md);
 	pcre2_match_context_free(mc);
+	return rc;
+}
+
+int phpt_preg_match(
+    const char *re, size_t relen, const char *subject, size_t sublen, char *err, size_t errsize)
+{
+	pcre2_code *code = regex_compile(re, relen, err, errsize);
+	if (!code)
+		return -1;
+	int rc = regex_match(code, subject, sublen, err, errsize);
 	pcre2_code_free(code);
 	return rc;
 }
 
 /* ---- comparison ---- */
+
+static char *memdup0(const char *s, size_t n)
+{
+	char *p = malloc(n + 1);
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = '\0';
+	}
+	return p;
+}
 
 /* The wanted text (trim'd; EXPECT also \r\n-normalised, as run-tests keeps
  * it for the diff) and its regex (NULL for EXPECT). */
@@ -550,7 +574,7 @@ static int wanted_of(const struct phpt *t, char **wanted, size_t *wlen, char **r
 			a++;
 		while (b > a && php_trim_char(x->data[b - 1]))
 			b--;
-		*wanted = strndup(x->data + a, b - a);
+		*wanted = memdup0(x->data + a, b - a); /* may hold NULs */
 		size_t nlen;
 		char *norm = phpt_normalise(x->data + a, b - a, &nlen); /* already trimmed: only \r\n */
 		if (!*wanted || !norm) {
@@ -610,6 +634,8 @@ struct lines {
 };
 
 /* explode("\n", s) over s's bytes (pointers into s) */
+#define PHPT_DIFF_MAX_LINES 20000
+
 static int explode(struct lines *l, const char *s, size_t len)
 {
 	size_t count = 1;
@@ -641,12 +667,19 @@ static void lines_free(struct lines *l)
 struct differ {
 	struct lines r, o, w; /* compared (regex or wanted), output, wanted as shown */
 	int is_reg;
+	pcre2_code **code; /* each r line compiled once (is_reg) */
+	char *compiled;    /* 1: tried (code NULL: it does not compile) */
 };
 
 static int comp_line(const struct differ *d, size_t i1, size_t i2)
 {
-	if (d->is_reg)
-		return phpt_preg_match(d->r.s[i1], d->r.n[i1], d->o.s[i2], d->o.n[i2], NULL, 0) == 1;
+	if (d->is_reg) {
+		if (!d->compiled[i1]) {
+			d->code[i1] = regex_compile(d->r.s[i1], d->r.n[i1], NULL, 0);
+			d->compiled[i1] = 1;
+		}
+		return d->code[i1] && regex_match(d->code[i1], d->o.s[i2], d->o.n[i2], NULL, 0) == 1;
+	}
 	return d->r.n[i1] == d->o.n[i2] && memcmp(d->r.s[i1], d->o.s[i2], d->o.n[i2]) == 0;
 }
 
@@ -867,8 +900,29 @@ char *phpt_diff(const struct phpt *t, const char *out, size_t outlen, size_t *di
 	if (explode(&d.w, wanted, wlen) < 0 || explode(&d.o, o, olen) < 0 ||
 	    explode(&d.r, re ? re : wanted, re ? relen : wlen) < 0)
 		goto done;
+	if (d.r.count + d.o.count > PHPT_DIFF_MAX_LINES) {
+		/* run-tests' search is quadratic and worse; past this the daemon
+		 * would spend minutes on it */
+		char note[160];
+		int n = snprintf(note, sizeof(note),
+		    "(phpcmp: no diff for %zu expected and %zu actual lines, over %u in all)", d.r.count,
+		    d.o.count, PHPT_DIFF_MAX_LINES);
+		res = strndup(note, (size_t)n);
+		if (res)
+			*difflen = (size_t)n;
+		goto done;
+	}
+	d.code = calloc(d.r.count, sizeof(*d.code));
+	d.compiled = calloc(d.r.count, 1);
+	if (!d.code || !d.compiled)
+		goto done;
 	res = array_diff(&d, difflen);
 done:
+	if (d.code)
+		for (size_t i = 0; i < d.r.count; i++)
+			pcre2_code_free(d.code[i]);
+	free(d.code);
+	free(d.compiled);
 	lines_free(&d.w);
 	lines_free(&d.o);
 	lines_free(&d.r);

@@ -368,9 +368,9 @@ static int ini_add_lines(struct ini *ini, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
 	while (p < end) {
-		size_t n = strcspn(p, "\n\r");
-		if (p + n > end)
-			n = (size_t)(end - p);
+		size_t n = 0;
+		while (p + n < end && p[n] != '\n' && p[n] != '\r')
+			n++;
 		const char *eq = memchr(p, '=', n);
 		if (eq) {
 			char *name = trimmed(p, (size_t)(eq - p)),
@@ -919,6 +919,31 @@ static int store_test(struct app *app, int64_t run_id, const char *test, const c
 	return rc;
 }
 
+static int bind_run(sqlite3_stmt *st, void *arg)
+{
+	sqlite3_bind_int64(st, 1, *(int64_t *)arg);
+	return SQLITE_OK;
+}
+
+static int restart(struct app *app, int64_t run_id, char *err, size_t errsize)
+{
+	static const char *const sql[] = {
+		"DELETE FROM phpt_results WHERE run_id = ?1",
+		"DELETE FROM phpt_tests WHERE run_id = ?1",
+		"UPDATE runs SET done = 0, same = 0, differ = 0 WHERE id = ?1",
+	};
+	sqlite3 *conn = db_conn_lock(app->db);
+	int rc = exec_bound(conn, "BEGIN IMMEDIATE", "begin", err, errsize, NULL, NULL);
+	for (size_t i = 0; rc == 0 && i < sizeof(sql) / sizeof(sql[0]); i++)
+		rc = exec_bound(conn, sql[i], "restart the run", err, errsize, bind_run, &run_id);
+	if (rc == 0)
+		rc = exec_bound(conn, "COMMIT", "commit", err, errsize, NULL, NULL);
+	else
+		exec_bound(conn, "ROLLBACK", "rollback", err, errsize, NULL, NULL);
+	db_conn_unlock(app->db);
+	return rc;
+}
+
 /* ---- the summary: every test's statuses, counts per build ---- */
 
 static json_t *summary_new(const struct phptrun_state *s)
@@ -973,6 +998,13 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 	json_t *sum = summary_new(s);
 	enum genrun_end end = GENRUN_DONE;
 	int cancelled = 0;
+
+	/* A resumed run (POST /api/runs/{id}/resume) starts over: its tests
+	 * take a few seconds, and the summary is made as they run. */
+	if (run->done > 0 && restart(app, run->id, err, errsize) < 0) {
+		json_decref(sum);
+		return GENRUN_FAILED;
+	}
 
 	for (size_t i = 0; i < s->n && end == GENRUN_DONE; i++) {
 		if (stop(arg, &cancelled)) {

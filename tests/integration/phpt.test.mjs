@@ -307,6 +307,7 @@ a CLEAN that prints: BORK once the test passes
 --EXPECT--
 ok
 `, 'BORK', /^invalid output from CLEAN: oops$/],
+	'nul-bytes.phpt': ['--TEST--\nNUL bytes in INI, FILE and EXPECT\n--INI--\nprecision=1\u0000 junk\n--FILE--\n<?php echo "a\u0000b", 1/3;\n--EXPECT--\na\u0000b0.3\n', 'PASS'],
 	'crash.phpt': [`--TEST--
 a test that crashes the worker
 --FILE--
