@@ -475,10 +475,26 @@ enum genrun_end phptrun_execute(struct app *, const struct db_run *, void *state
     int (*stop)(void *arg, int *cancelled), void *arg, char *err, size_t errsize);
 /* report.md's line of a phpt run, malloc'd; NULL for other runs. */
 char *phptrun_report_line(const struct db_run *);
-struct http_response;
-/* GET /api/runs/{id}/report.md of a phpt run: 1 when answered, 0 otherwise. */
-int phptrun_report_md(struct app *, int64_t run_id, struct http_response *);
-/* The database connection, locked (db.c), for phptrun.c's own statements. */
+/* report.md of a phpt run: 1 with *md (malloc'd), 0 for other runs, -1 out of memory. */
+int phptrun_report_md(struct app *, int64_t run_id, char **md);
+
+/* ---- db_phpt.c: the phpt suite's results (phpt_tests, phpt_results) ---- */
+struct db_phpt_result {
+	const char *status; /* "PASS", "FAIL", ... "crash", "timeout" */
+	const char *reason; /* NULL or "" when none */
+	const char *output; /* NULL: FILE did not run */
+	size_t output_len;
+	const char *diff; /* NULL unless FAIL/XFAIL */
+	size_t diff_len;
+	double wall_ms;
+	int signal;
+};
+/* One test's verdict and both builds' results, and the run's progress, in one transaction. */
+int db_phpt_store(struct db *, int64_t run_id, const char *test, const char *name, const char *verdict,
+    const struct db_phpt_result res[MAX_BUILDS], char *err, size_t errsize);
+/* Forget a run's phpt results and progress (a resumed run starts over). */
+int db_phpt_restart(struct db *, int64_t run_id, char *err, size_t errsize);
+/* The database connection, locked (db.c), for db_phpt.c's statements. */
 struct sqlite3 *db_conn_lock(struct db *);
 void db_conn_unlock(struct db *);
 

@@ -272,8 +272,18 @@ void measure_report_md(
 	struct text out = { 0 };
 	char b[64], h[64];
 
-	if (phptrun_report_md(app, run_id, resp)) /* a phpt run's report */
+	char *phpt_md;
+	switch (phptrun_report_md(app, run_id, &phpt_md)) { /* a phpt run's report */
+	case 1:
+		resp->status = 200;
+		resp->body = phpt_md;
+		resp->body_len = strlen(phpt_md);
+		resp->content_type = "text/markdown; charset=utf-8";
 		return;
+	case -1:
+		api_error(resp, 500, "internal", "out of memory");
+		return;
+	}
 	if (measure_load(app, run_id, req, resp, &run, &t) < 0)
 		return;
 	text_add(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);

@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "phpcmp.h"
 #include "phpt.h"
@@ -818,130 +817,28 @@ static const char *verdict_of(const struct outcome o[MAX_BUILDS])
 	return "same";
 }
 
-/* ---- storage ---- */
-
-static int exec_bound(sqlite3 *conn, const char *sql, const char *what, char *err, size_t errsize,
-    int (*bind)(sqlite3_stmt *, void *), void *arg)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(conn, sql, -1, &st, NULL);
-	if (rc == SQLITE_OK && bind)
-		rc = bind(st, arg);
-	if (rc == SQLITE_OK) {
-		rc = sqlite3_step(st);
-		rc = rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
-	}
-	if (rc != SQLITE_OK)
-		snprintf(err, errsize, "database: %s: %s", what, sqlite3_errmsg(conn));
-	sqlite3_finalize(st);
-	return rc == SQLITE_OK ? 0 : -1;
-}
-
-struct store_args {
-	int64_t run_id;
-	const char *test, *name, *verdict;
-	int role;
-	int64_t build_id;
-	const struct outcome *o;
-};
-
-static int bind_test(sqlite3_stmt *st, void *arg)
-{
-	struct store_args *a = arg;
-	sqlite3_bind_int64(st, 1, a->run_id);
-	sqlite3_bind_text(st, 2, a->test, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, a->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, a->verdict, -1, SQLITE_STATIC);
-	return SQLITE_OK;
-}
-
-static int bind_result(sqlite3_stmt *st, void *arg)
-{
-	struct store_args *a = arg;
-	const struct outcome *o = a->o;
-	sqlite3_bind_int64(st, 1, a->run_id);
-	sqlite3_bind_text(st, 2, a->test, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, app_role_name(a->role), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, status_names[o->status], -1, SQLITE_STATIC);
-	if (o->reason[0])
-		sqlite3_bind_text(st, 5, o->reason, -1, SQLITE_STATIC);
-	if (o->output)
-		sqlite3_bind_blob(st, 6, o->output,
-		    (int)(o->output_len > PHPTRUN_MAX_KEPT ? PHPTRUN_MAX_KEPT : o->output_len),
-		    SQLITE_STATIC);
-	if (o->diff)
-		sqlite3_bind_text(st, 7, o->diff,
-		    (int)(strlen(o->diff) > PHPTRUN_MAX_KEPT ? PHPTRUN_MAX_KEPT : strlen(o->diff)),
-		    SQLITE_STATIC);
-	sqlite3_bind_double(st, 8, o->wall_ms);
-	if (o->signal)
-		sqlite3_bind_int(st, 9, o->signal);
-	return SQLITE_OK;
-}
-
-static int bind_progress(sqlite3_stmt *st, void *arg)
-{
-	struct store_args *a = arg;
-	int same = strcmp(a->verdict, "same") == 0;
-	sqlite3_bind_int64(st, 1, a->run_id);
-	sqlite3_bind_int(st, 2, same);
-	sqlite3_bind_int(st, 3, !same);
-	return SQLITE_OK;
-}
+/* ---- storage (db_phpt.c) ---- */
 
 static int store_test(struct app *app, int64_t run_id, const char *test, const char *name,
     const char *verdict, const struct outcome o[MAX_BUILDS], char *err, size_t errsize)
 {
-	struct store_args a = { .run_id = run_id, .test = test, .name = name, .verdict = verdict };
-	sqlite3 *conn = db_conn_lock(app->db);
-	int rc = exec_bound(conn, "BEGIN IMMEDIATE", "begin", err, errsize, NULL, NULL);
-	if (rc == 0)
-		rc = exec_bound(conn,
-		    "INSERT OR REPLACE INTO phpt_tests (run_id, test, name, verdict) VALUES (?1, ?2, ?3, ?4)",
-		    "store test", err, errsize, bind_test, &a);
-	for (int role = 0; rc == 0 && role < MAX_BUILDS; role++) {
-		a.role = role;
-		a.o = &o[role];
-		rc = exec_bound(conn,
-		    "INSERT OR REPLACE INTO phpt_results (run_id, test, role, status, reason, output, diff, wall_ms, signal) "
-		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-		    "store result", err, errsize, bind_result, &a);
+	struct db_phpt_result r[MAX_BUILDS];
+
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		size_t dl = o[role].diff ? strlen(o[role].diff) : 0;
+		r[role] = (struct db_phpt_result){
+			.status = status_names[o[role].status],
+			.reason = o[role].reason,
+			.output = o[role].output,
+			.output_len = o[role].output_len > PHPTRUN_MAX_KEPT ? PHPTRUN_MAX_KEPT
+			                                                    : o[role].output_len,
+			.diff = o[role].diff,
+			.diff_len = dl > PHPTRUN_MAX_KEPT ? PHPTRUN_MAX_KEPT : dl,
+			.wall_ms = o[role].wall_ms,
+			.signal = o[role].signal,
+		};
 	}
-	if (rc == 0)
-		rc = exec_bound(conn,
-		    "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3 WHERE id = ?1",
-		    "run progress", err, errsize, bind_progress, &a);
-	if (rc == 0)
-		rc = exec_bound(conn, "COMMIT", "commit", err, errsize, NULL, NULL);
-	else
-		exec_bound(conn, "ROLLBACK", "rollback", err, errsize, NULL, NULL);
-	db_conn_unlock(app->db);
-	return rc;
-}
-
-static int bind_run(sqlite3_stmt *st, void *arg)
-{
-	sqlite3_bind_int64(st, 1, *(int64_t *)arg);
-	return SQLITE_OK;
-}
-
-static int restart(struct app *app, int64_t run_id, char *err, size_t errsize)
-{
-	static const char *const sql[] = {
-		"DELETE FROM phpt_results WHERE run_id = ?1",
-		"DELETE FROM phpt_tests WHERE run_id = ?1",
-		"UPDATE runs SET done = 0, same = 0, differ = 0 WHERE id = ?1",
-	};
-	sqlite3 *conn = db_conn_lock(app->db);
-	int rc = exec_bound(conn, "BEGIN IMMEDIATE", "begin", err, errsize, NULL, NULL);
-	for (size_t i = 0; rc == 0 && i < sizeof(sql) / sizeof(sql[0]); i++)
-		rc = exec_bound(conn, sql[i], "restart the run", err, errsize, bind_run, &run_id);
-	if (rc == 0)
-		rc = exec_bound(conn, "COMMIT", "commit", err, errsize, NULL, NULL);
-	else
-		exec_bound(conn, "ROLLBACK", "rollback", err, errsize, NULL, NULL);
-	db_conn_unlock(app->db);
-	return rc;
+	return db_phpt_store(app->db, run_id, test, name, verdict, r, err, errsize);
 }
 
 /* ---- the summary: every test's statuses, counts per build ---- */
@@ -1001,7 +898,7 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 
 	/* A resumed run (POST /api/runs/{id}/resume) starts over: its tests
 	 * take a few seconds, and the summary is made as they run. */
-	if (run->done > 0 && restart(app, run->id, err, errsize) < 0) {
+	if (run->done > 0 && db_phpt_restart(app->db, run->id, err, errsize) < 0) {
 		json_decref(sum);
 		return GENRUN_FAILED;
 	}
@@ -1190,43 +1087,34 @@ char *phptrun_report_line(const struct db_run *run)
 	return out;
 }
 
-/* GET /api/runs/{id}/report.md of a phpt run: 1 when answered, 0 when the
- * run is not a phpt run (measure.c answers). */
-int phptrun_report_md(struct app *app, int64_t run_id, struct http_response *resp)
+/* report.md of a phpt run: 1 with *md (malloc'd), 0 when the run is not
+ * a phpt run (or unknown), -1 out of memory. */
+int phptrun_report_md(struct app *app, int64_t run_id, char **md)
 {
 	struct db_run run;
 	char err[256];
 
+	*md = NULL;
 	memset(&run, 0, sizeof(run));
 	if (db_run_get(app->db, run_id, &run, err, sizeof(err)) != 1)
 		return 0;
-	char *line = phptrun_report_line(&run);
-	if (!line && strcmp(run.suite, "phpt") == 0)
-		line = strdup("(no results yet)");
-	if (!line) {
+	if (strcmp(run.suite, "phpt") != 0) {
 		db_run_release(&run);
 		return 0;
 	}
-	size_t cap = strlen(line) + 1024;
-	char *md = malloc(cap);
-	if (!md) {
-		free(line);
-		db_run_release(&run);
-		api_error(resp, 500, "internal", "out of memory");
-		return 1;
-	}
-	snprintf(md, cap,
-	    "### phpcmp run %" PRId64 ": php-src's .phpt tests\n\n"
-	    "base: %s (PHP %s), head: %s (PHP %s); run-tests.php's statuses through the embed SAPI.\n\n"
-	    "%s%s\n",
-	    run.id, run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE], run.build_names[ROLE_HEAD],
-	    run.build_versions[ROLE_HEAD], line,
-	    strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
+	char *line = phptrun_report_line(&run);
+	if (!line)
+		line = strdup("(no results yet)");
+	size_t cap = (line ? strlen(line) : 0) + 1024;
+	if (line && (*md = malloc(cap)) != NULL)
+		snprintf(*md, cap,
+		    "### phpcmp run %" PRId64 ": php-src's .phpt tests\n\n"
+		    "base: %s (PHP %s), head: %s (PHP %s); run-tests.php's statuses through the embed SAPI.\n\n"
+		    "%s%s\n",
+		    run.id, run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE],
+		    run.build_names[ROLE_HEAD], run.build_versions[ROLE_HEAD], line,
+		    strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
 	free(line);
 	db_run_release(&run);
-	resp->status = 200;
-	resp->body = md;
-	resp->body_len = strlen(md);
-	resp->content_type = "text/markdown; charset=utf-8";
-	return 1;
+	return *md ? 1 : -1;
 }
