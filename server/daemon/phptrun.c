@@ -861,28 +861,63 @@ static json_t *summary_new(const struct phptrun_state *s)
 	return sum;
 }
 
+/* Text as JSON: at most max bytes, each byte that is not UTF-8 as U+FFFD
+ * (the exact bytes are in SQLite). */
+static json_t *summary_text(const char *s, size_t len, size_t max)
+{
+	char *buf = malloc(len * 3 + 1);
+	size_t o = 0;
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < len && o < max;) {
+		size_t n = utf8_seq((const unsigned char *)s + i, len - i, NULL);
+		if (n == 0) {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(buf + o, s + i, n);
+			o += n;
+			i += n;
+		}
+	}
+	json_t *j = json_stringn(buf, o);
+	free(buf);
+	return j;
+}
+
+#define SUMMARY_MAX_TEXT 16384
+
 static void summary_add(
     json_t *sum, const char *test, const char *name, const char *verdict, const struct outcome o[MAX_BUILDS])
 {
-	json_t *row = json_pack("{s:s, s:s, s:s}", "test", test, "name", name, "verdict", verdict);
+	json_t *row = json_object();
+	json_object_set_new(row, "test", summary_text(test, strlen(test), SUMMARY_MAX_TEXT));
+	json_object_set_new(row, "name", summary_text(name, strlen(name), SUMMARY_MAX_TEXT));
+	json_object_set_new(row, "verdict", json_string(verdict));
 	for (int role = 0; role < MAX_BUILDS; role++) {
+		const struct outcome *x = &o[role];
 		json_t *c = json_object_get(json_object_get(sum, "counts"), app_role_name(role));
-		json_t *n = json_object_get(c, status_names[o[role].status]);
+		json_t *n = json_object_get(c, status_names[x->status]);
 		json_integer_set(n, json_integer_value(n) + 1);
-		json_t *r = json_pack("{s:s}", "status", status_names[o[role].status]);
-		if (o[role].reason[0])
-			json_object_set_new(r, "reason", json_string(o[role].reason));
-		if (o[role].diff)
-			json_object_set_new(r, "diff",
-			    json_stringn(
-			        o[role].diff, strlen(o[role].diff) > 16384 ? 16384 : strlen(o[role].diff)));
+		json_t *r = json_pack("{s:s}", "status", status_names[x->status]);
+		if (x->reason[0])
+			json_object_set_new(
+			    r, "reason", summary_text(x->reason, strlen(x->reason), SUMMARY_MAX_TEXT));
+		if (x->diff)
+			json_object_set_new(
+			    r, "diff", summary_text(x->diff, strlen(x->diff), SUMMARY_MAX_TEXT));
+		/* what a failing FILE printed (run-tests' .out) */
+		if ((x->status == PS_FAIL || x->status == PS_XFAIL) && x->output)
+			json_object_set_new(
+			    r, "output", summary_text(x->output, x->output_len, SUMMARY_MAX_TEXT));
 		json_object_set_new(row, app_role_name(role), r);
 	}
 	json_array_append_new(json_object_get(sum, "tests"), row);
 	if (!strcmp(verdict, "regression") || !strcmp(verdict, "improvement"))
 		json_array_append_new(
 		    json_object_get(sum, verdict[0] == 'r' ? "regressions" : "improvements"),
-		    json_string(test));
+		    summary_text(test, strlen(test), SUMMARY_MAX_TEXT));
 }
 
 /* ---- the run ---- */

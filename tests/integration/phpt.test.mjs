@@ -377,6 +377,35 @@ test('every status and section rule on hand-made tests, hostile ones in the sand
 	assert.equal(rows, `${2 * Object.keys(cases).length}|${2 * pass}`);
 });
 
+test('verdicts across builds: PASS on base and FAIL on head is a regression, the reverse an improvement', async () => {
+	const dir = tmpDir('phpcmp-phpt-verdicts-');
+	const put = (name, text) => fs.writeFileSync(path.join(dir, name), text);
+	put('is-base.phpt', '--TEST--\nthe base version\n--FILE--\n<?php echo PHP_VERSION;\n--EXPECT--\n8.2.32\n');
+	put('is-head.phpt', '--TEST--\nthe head version\n--FILE--\n<?php echo PHP_VERSION;\n--EXPECT--\n8.2.36\n');
+	put('both-fail.phpt', '--TEST--\nboth fail, differently\n--FILE--\n<?php echo PHP_VERSION, "\\xff";\n--EXPECT--\nnope\n');
+	put('same.phpt', '--TEST--\nsame\n--FILE--\n<?php echo 1;\n--EXPECT--\n1\n');
+	const run = await runPhpt(d, { dir });
+	assert.equal(run.status, 'done');
+	const t = byTest(run);
+	assert.equal(t['is-base.phpt'].verdict, 'regression');
+	assert.equal(t['is-head.phpt'].verdict, 'improvement');
+	assert.equal(t['both-fail.phpt'].verdict, 'differ');
+	assert.equal(t['same.phpt'].verdict, 'same');
+	assert.deepEqual(run.summary.regressions, ['is-base.phpt']);
+	assert.deepEqual(run.summary.improvements, ['is-head.phpt']);
+	assert.deepEqual(run.counts, { same: 1, differ: 3 });
+	// A FAIL shows what it printed (bytes that are not UTF-8 as U+FFFD) and the diff.
+	assert.equal(t['both-fail.phpt'].head.output, '8.2.36\ufffd');
+	assert.equal(t['both-fail.phpt'].head.diff, '001+ 8.2.36\ufffd\n001- nope');
+	assert.equal(t['is-base.phpt'].head.diff, '001+ 8.2.36\n001- 8.2.32');
+	const md = await d.get(`/api/runs/${run.id}/report.md`);
+	assert.match(md.text, /: 4 — base 2 passed, 2 failed \(both-fail\.phpt, is-head\.phpt\); head 2 passed, \*\*2 failed\*\* \(both-fail\.phpt, is-base\.phpt\)/, md.text);
+	const rows = execFileSync('sqlite3', [d.db, `SELECT test, verdict FROM phpt_tests WHERE run_id = ${run.id} ORDER BY test`], { encoding: 'utf8' }).trim();
+	assert.equal(rows, 'both-fail.phpt|differ\nis-base.phpt|regression\nis-head.phpt|improvement\nsame.phpt|same');
+	const out = execFileSync('sqlite3', [d.db, `SELECT hex(output) FROM phpt_results WHERE run_id = ${run.id} AND test = 'both-fail.phpt' AND role = 'head'`], { encoding: 'utf8' }).trim();
+	assert.equal(out, Buffer.from('8.2.36\xff', 'latin1').toString('hex').toUpperCase());
+});
+
 test('"files": any list of .phpt paths; bad requests are 400', async () => {
 	const run = await runPhpt(d, { files: [path.join(jsonDir, 'bug40503.phpt'), path.join(jsonDir, '001.phpt')] });
 	assert.equal(run.status, 'done');
