@@ -102,6 +102,8 @@ enum proto_tag {
 	TAG_PHPT_INI = 92,     /* "name=value" lines, applied as php -d name=value would */
 	TAG_PHPT_EXIT = 93,    /* int, the script's exit status */
 	TAG_PHPT_REFUSED = 94, /* "name: why" of the first setting that could not be made */
+	TAG_PHPT_AUX = 95,     /* repeatable: "name\0bytes", a file next to the test (e.g. an
+	                        * .inc it includes), written beside the script first */
 };
 
 /* TAG_STATUS values, the same numbers as the daemon's enum result_status. */

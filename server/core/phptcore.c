@@ -394,15 +394,36 @@ int phptcore_handle(const struct proto_msg *req, struct proto_buf *out)
 	}
 	const char *dir = php_get_temporary_directory();
 	snprintf(path, sizeof(path), "%s/%.*s", dir, (int)name->len, name->data);
+	/* Files next to the test first (the daemon sends those it names). */
+	char aux_paths[PROTO_MAX_FIELDS][300];
+	int naux = 0;
+	for (size_t i = 0; i < req->nfields; i++) {
+		const struct proto_field *f = &req->fields[i];
+		if (f->tag != TAG_PHPT_AUX)
+			continue;
+		const char *nul = memchr(f->data, '\0', f->len);
+		size_t nlen = nul ? (size_t)(nul - f->data) : 0;
+		if (!nul || !name_ok(f->data, nlen) || naux == PROTO_MAX_FIELDS) {
+			fail(out, "%s", "a TAG_PHPT_AUX needs a plain file name, a NUL, its bytes");
+			goto aux_fail;
+		}
+		snprintf(aux_paths[naux], sizeof(aux_paths[naux]), "%s/%.*s", dir, (int)nlen, f->data);
+		if (write_script(aux_paths[naux], nul + 1, f->len - nlen - 1) < 0) {
+			fail(out, "cannot write a file next to the test into the private folder: %s",
+			    strerror(errno));
+			goto aux_fail;
+		}
+		naux++;
+	}
 	if (write_script(path, code->data, code->len) < 0) {
 		fail(out, "cannot write the script into the private folder: %s", strerror(errno));
-		return PROTO_PHPT_RESULT;
+		goto aux_fail;
 	}
 	st = calloc(1, sizeof(*st));
 	if (!st) {
 		unlink(path);
 		fail(out, "%s", "out of memory");
-		return PROTO_PHPT_RESULT;
+		goto aux_fail;
 	}
 	if (ini)
 		settings_parse(st, ini->data, ini->len);
@@ -459,5 +480,8 @@ int phptcore_handle(const struct proto_msg *req, struct proto_buf *out)
 	}
 	settings_release(st);
 	free(st);
+aux_fail:
+	for (int i = 0; i < naux; i++)
+		unlink(aux_paths[i]);
 	return PROTO_PHPT_RESULT;
 }

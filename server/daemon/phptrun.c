@@ -434,6 +434,73 @@ static char *ini_text(const struct ini *ini)
 	return s;
 }
 
+/* Files next to a test that its sections name (an .inc it includes, a data
+ * file it reads): sent with each of its scripts, written beside them. */
+#define PHPTRUN_MAX_AUX 32
+#define PHPTRUN_MAX_AUX_BYTES (8u << 20)
+
+struct aux {
+	char *field[PHPTRUN_MAX_AUX]; /* "name\0bytes" */
+	size_t len[PHPTRUN_MAX_AUX];
+	int n;
+};
+
+static void aux_release(struct aux *a)
+{
+	for (int i = 0; i < a->n; i++)
+		free(a->field[i]);
+	a->n = 0;
+}
+
+static int names_file(const struct phpt *t, const char *name)
+{
+	static const enum phpt_section secs[] = { PHPT_FILE, PHPT_SKIPIF, PHPT_CLEAN, PHPT_INI };
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+		const struct phpt_text *x = &t->sec[secs[i]];
+		if (x->data && n <= x->len && memmem(x->data, x->len, name, n))
+			return 1;
+	}
+	return 0;
+}
+
+static void aux_collect(struct aux *a, const struct phpt *t, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t total = 0;
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL && a->n < PHPTRUN_MAX_AUX) {
+		const char *nm = e->d_name;
+		size_t n = strlen(nm), len;
+		if (nm[0] == '.' || ends_with_phpt(nm) || n > 200 || !names_file(t, nm))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (!strchr(
+			        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", nm[i]))
+				goto next;
+		char path[PATH_MAX + 256];
+		snprintf(path, sizeof(path), "%s/%s", dir, nm);
+		char *data = read_file(path, 1u << 20, &len);
+		if (!data || total + len > PHPTRUN_MAX_AUX_BYTES) {
+			free(data);
+			continue;
+		}
+		char *f = malloc(n + 1 + len);
+		if (f) {
+			memcpy(f, nm, n + 1);
+			memcpy(f + n + 1, data, len);
+			a->field[a->n] = f;
+			a->len[a->n++] = n + 1 + len;
+			total += len;
+		}
+		free(data);
+	next:;
+	}
+	closedir(d);
+}
+
 /* What one build made of a test. */
 struct outcome {
 	enum phpt_status status;
@@ -456,7 +523,7 @@ static void outcome_release(struct outcome *o)
  * died or timed out (o set), -1 when it did not run (o set: refused ini
  * is SKIP, anything else an error). */
 static int run_script(struct app *app, int role, const char *file, const char *code, size_t code_len,
-    const char *ini, struct outcome *o, char **printed, size_t *printed_len)
+    const char *ini, const struct aux *aux, struct outcome *o, char **printed, size_t *printed_len)
 {
 	struct worker *w = &app->workers[role];
 	struct proto_buf req;
@@ -468,6 +535,8 @@ static int run_script(struct app *app, int role, const char *file, const char *c
 	proto_buf_add_str(&req, TAG_PHPT_NAME, file);
 	proto_buf_add(&req, TAG_PHPT_CODE, code, code_len);
 	proto_buf_add_str(&req, TAG_PHPT_INI, ini);
+	for (int i = 0; aux && i < aux->n; i++)
+		proto_buf_add(&req, TAG_PHPT_AUX, aux->field[i], aux->len[i]);
 	rc = worker_call(w, app->config, PROTO_PHPT, &req, app->config->case_timeout_ms, &reply, &r);
 	proto_buf_release(&req);
 	o->wall_ms += r.wall_ms;
@@ -530,8 +599,8 @@ static const char *extensions_of(struct app *app, int role, struct build_facts *
 		char *out = NULL;
 		size_t len = 0;
 		f->tried = 1;
-		if (run_script(
-		        app, role, "phpcmp-extensions.php", code, sizeof(code) - 1, "", &o, &out, &len) == 1)
+		if (run_script(app, role, "phpcmp-extensions.php", code, sizeof(code) - 1, "", NULL, &o, &out,
+		        &len) == 1)
 			f->extensions = out;
 		else
 			free(out);
@@ -616,6 +685,7 @@ struct test_job {
 	int role;
 	const struct phpt *t;
 	const char *file;
+	const struct aux *aux;
 	struct build_facts *facts;
 	struct outcome o;
 };
@@ -704,7 +774,7 @@ static void run_test(struct test_job *j)
 		sprintf(skip_ini, "%sdisplay_errors=1\ndisplay_startup_errors=0\n", orig);
 		snprintf(file, sizeof(file), "%sskip.php", base);
 		int rc = run_script(j->app, j->role, file, t->sec[PHPT_SKIPIF].data, t->sec[PHPT_SKIPIF].len,
-		    skip_ini, o, &out, &len);
+		    skip_ini, j->aux, o, &out, &len);
 		free(skip_ini);
 		if (rc <= 0)
 			goto out;
@@ -745,8 +815,8 @@ static void run_test(struct test_job *j)
 	}
 
 	snprintf(file, sizeof(file), "%sphp", base);
-	int rc = run_script(
-	    j->app, j->role, file, t->sec[PHPT_FILE].data, t->sec[PHPT_FILE].len, full, o, &out, &len);
+	int rc = run_script(j->app, j->role, file, t->sec[PHPT_FILE].data, t->sec[PHPT_FILE].len, full,
+	    j->aux, o, &out, &len);
 	if (rc <= 0)
 		goto out;
 	o->output = out;
@@ -760,8 +830,8 @@ static void run_test(struct test_job *j)
 		struct outcome co = { 0 };
 		snprintf(file, sizeof(file), "%sclean.php", base);
 		if (code &&
-		    run_script(
-		        j->app, j->role, file, code, strlen(code), orig, &co, &clean_out, &clean_len) <= 0 &&
+		    run_script(j->app, j->role, file, code, strlen(code), orig, j->aux, &co, &clean_out,
+		        &clean_len) <= 0 &&
 		    (co.status == PS_CRASH || co.status == PS_TIMEOUT)) {
 			/* run-tests ignores how CLEAN ended; a dead worker is worth saying */
 			o->wall_ms += co.wall_ms;
@@ -962,10 +1032,16 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 		if (!text)
 			memset(&t, 0, sizeof(t));
 		name = parsed == 0 ? phpt_name(&t) : strdup("");
+		struct aux aux = { .n = 0 };
+		if (parsed == 0)
+			aux_collect(&aux, &t, l.dir);
 		for (int role = 0; role < MAX_BUILDS; role++) {
-			jobs[role] = (struct test_job){
-				.app = app, .role = role, .t = &t, .file = s->files[i], .facts = &facts[role]
-			};
+			jobs[role] = (struct test_job){ .app = app,
+				.role = role,
+				.t = &t,
+				.file = s->files[i],
+				.aux = &aux,
+				.facts = &facts[role] };
 			if (!text) {
 				jobs[role].o.status = PS_BORK;
 				snprintf(jobs[role].o.reason, sizeof(jobs[role].o.reason),
@@ -1008,6 +1084,7 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 		}
 		for (int role = 0; role < MAX_BUILDS; role++)
 			outcome_release(&jobs[role].o);
+		aux_release(&aux);
 		if (end == GENRUN_DONE && i % 25 == 24 && i + 1 < s->n) {
 			/* progress for GET /api/runs/{id}; the final one below */
 			char *progress = json_dumps(sum, JSON_COMPACT), dberr[256];

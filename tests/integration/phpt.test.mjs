@@ -308,6 +308,22 @@ a CLEAN that prints: BORK once the test passes
 ok
 `, 'BORK', /^invalid output from CLEAN: oops$/],
 	'nul-bytes.phpt': ['--TEST--\nNUL bytes in INI, FILE and EXPECT\n--INI--\nprecision=1\u0000 junk\n--FILE--\n<?php echo "a\u0000b", 1/3;\n--EXPECT--\na\u0000b0.3\n', 'PASS'],
+	'includes.phpt': [`--TEST--
+files next to the test that it names are next to its copy too
+--SKIPIF--
+<?php require __DIR__ . '/skipif.inc';
+--FILE--
+<?php
+require __DIR__ . '/helper.inc';
+echo helper(), " ", file_get_contents(__DIR__ . '/data.txt'), "\n";
+var_dump(array_map('basename', glob(__DIR__ . '/*.txt')));
+--EXPECT--
+from helper.inc data
+array(1) {
+  [0]=>
+  string(8) "data.txt"
+}
+`, 'PASS'],
 	'crash.phpt': [`--TEST--
 a test that crashes the worker
 --FILE--
@@ -344,6 +360,10 @@ fine
 test('every status and section rule on hand-made tests, hostile ones in the sandbox', async () => {
 	const dir = tmpDir('phpcmp-phpt-');
 	for (const [name, [text]] of Object.entries(cases)) fs.writeFileSync(path.join(dir, name), text);
+	fs.writeFileSync(path.join(dir, 'helper.inc'), '<?php function helper() { return "from helper.inc"; }');
+	fs.writeFileSync(path.join(dir, 'skipif.inc'), '<?php if (!function_exists("json_encode")) die("skip no json");');
+	fs.writeFileSync(path.join(dir, 'data.txt'), 'data');
+	fs.writeFileSync(path.join(dir, 'unnamed.txt'), 'not named by any test');
 	const run = await runPhpt(d, { dir });
 	assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 2000));
 	assert.equal(run.total, Object.keys(cases).length);
