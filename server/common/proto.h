@@ -104,6 +104,13 @@ enum proto_tag {
 	TAG_PHPT_REFUSED = 94, /* "name: why" of the first setting that could not be made */
 	TAG_PHPT_AUX = 95,     /* repeatable: "name\0bytes", a file next to the test (e.g. an
 	                        * .inc it includes), written beside the script first */
+	/* The test's CLEAN, run in the same message right after the script (in
+	 * a request of its own, with its own settings), so that it sees what
+	 * the script left in the private folder. */
+	TAG_PHPT_CLEAN_NAME = 96,
+	TAG_PHPT_CLEAN_CODE = 97,
+	TAG_PHPT_CLEAN_INI = 98,
+	TAG_PHPT_CLEAN_PRINTED = 99, /* PROTO_PHPT_RESULT: what CLEAN printed */
 };
 
 /* TAG_STATUS values, the same numbers as the daemon's enum result_status. */

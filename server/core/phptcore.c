@@ -178,6 +178,69 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 	}
 }
 
+/*
+ * STDIN, STDOUT and STDERR, as php-cli defines them (cli_register_file_handles)
+ * under run-tests.php: the test's stdout and stderr are the same pipe as
+ * its output (2>&1), written at once, past any output buffer; its stdin is
+ * empty.  Here: streams that write straight into the captured output, and
+ * one that is at its end.
+ */
+static ssize_t stdio_write(php_stream *stream, const char *buf, size_t count)
+{
+	(void)stream;
+	out_add(buf, count);
+	return (ssize_t)count;
+}
+
+static ssize_t stdio_read(php_stream *stream, char *buf, size_t count)
+{
+	(void)buf;
+	(void)count;
+	stream->eof = 1;
+	return 0;
+}
+
+static int stdio_close(php_stream *stream, int close_handle)
+{
+	(void)stream;
+	(void)close_handle;
+	return 0;
+}
+
+static int stdio_flush(php_stream *stream)
+{
+	(void)stream;
+	return 0;
+}
+
+static const php_stream_ops stdio_ops = {
+	stdio_write,
+	stdio_read,
+	stdio_close,
+	stdio_flush,
+	"STDIO",
+	NULL,
+	NULL,
+	NULL,
+	NULL,
+};
+
+static void register_stdio(void)
+{
+	static const char *const names[] = { "STDIN", "STDOUT", "STDERR" };
+	static const char *const modes[] = { "rb", "wb", "wb" };
+	for (int i = 0; i < 3; i++) {
+		php_stream *st = php_stream_alloc(&stdio_ops, NULL, NULL, modes[i]);
+		if (!st)
+			return;
+		zend_constant c;
+		php_stream_to_zval(st, &c.value);
+		ZEND_CONSTANT_SET_FLAGS(&c, CONST_CS, 0);
+		c.name = zend_string_init_interned(names[i], strlen(names[i]), 0);
+		zend_register_constant(&c);
+	}
+}
+
 /* ---- settings ---- */
 
 /*
@@ -321,11 +384,18 @@ static void settings_apply(struct settings *st)
 		}
 		if (!e)
 			continue; /* php -d accepts unknown names too, to no effect */
+		/* At the activate stage PHP_INI_SYSTEM also makes the entry
+		 * system-only for the request (php_admin_value); php -d does not:
+		 * ini_set() may still change it.  Its own modifiability is put
+		 * back (and restored again at the request's end). */
+		uint8_t modifiable = e->modifiable;
 		if (zend_alter_ini_entry_chars(
 		        e->name, s->value, s->value_len, PHP_INI_SYSTEM, PHP_INI_STAGE_ACTIVATE) == FAILURE) {
+			e->modifiable = modifiable;
 			refuse(st, s->name, "PHP refuses this value after startup");
 			return;
 		}
+		e->modifiable = modifiable;
 	}
 }
 
@@ -378,22 +448,100 @@ static void quiet(void)
 	PG(log_errors) = 0;
 }
 
+/*
+ * One script in a request of its own (core.c's open request ended first,
+ * the next one opened after), its output in out_buf.  0 when it ran; -1
+ * with st->refused set, or with why filled.
+ */
+static int run_in_request(const char *dir, const char *path, const struct proto_field *ini,
+    struct settings *st, int *exit_status, char *why, size_t whysize)
+{
+	int ran = 0;
+
+	if (ini)
+		settings_parse(st, ini->data, ini->len);
+	out_buf.len = 0;
+	out_buf.truncated = 0;
+	php_request_shutdown(NULL); /* the request core.c left open */
+	if (!st->refused[0])
+		settings_apply(st);
+	if (!st->refused[0]) {
+		size_t (*saved_write)(const char *, size_t) = sapi_module.ub_write;
+		prev_error_cb = zend_error_cb;
+		sapi_module.ub_write = phpt_ub_write;
+		zend_error_cb = phpt_error_cb;
+		/* run-tests runs a test with the working directory in php-src's
+		 * tree; here it is the private folder, where the copy is (so
+		 * relative paths stay inside open_basedir) */
+		char old_cwd[4096];
+		int moved = getcwd(old_cwd, sizeof(old_cwd)) != NULL && chdir(dir) == 0;
+		if (php_request_startup() == SUCCESS) {
+			register_stdio();
+			/* Opened as php-cli opens a script (a FILE *, no stream
+			 * resource), so resource ids count as they do there. */
+			zend_file_handle fh;
+			FILE *fp = fopen(path, "rb");
+			if (fp)
+				zend_stream_init_fp(&fh, fp, path);
+			else
+				zend_stream_init_filename(&fh, path);
+			fh.primary_script = 1;
+			zend_try
+			{
+				php_execute_script(&fh);
+			}
+			zend_end_try();
+			zend_destroy_file_handle(&fh);
+			*exit_status = EG(exit_status);
+			ran = 1;
+		}
+		php_request_shutdown(NULL); /* shutdown functions, destructors, buffers: still captured */
+		if (moved && chdir(old_cwd) < 0) {
+			/* the private folder stays the working directory: harmless */
+		}
+		sapi_module.ub_write = saved_write;
+		zend_error_cb = prev_error_cb;
+	} else {
+		/* Settings made before the refusal are undone by a request's end. */
+		if (php_request_startup() == SUCCESS)
+			php_request_shutdown(NULL);
+	}
+	quiet();
+	php_request_startup();
+	if (!ran && !st->refused[0])
+		snprintf(why, whysize, "php_request_startup failed");
+	return ran ? 0 : -1;
+}
+
+/* Write one named script of the message into dir: 0, or -1 with out failed. */
+static int put_script(const char *dir, const struct proto_field *name, const struct proto_field *code,
+    char *path, size_t pathsize, struct proto_buf *out)
+{
+	if (!name || !code || !name_ok(name->data, name->len)) {
+		fail(out, "%s", "a PROTO_PHPT script needs a plain file name and its text");
+		return -1;
+	}
+	snprintf(path, pathsize, "%s/%.*s", dir, (int)name->len, name->data);
+	if (write_script(path, code->data, code->len) < 0) {
+		fail(out, "cannot write the script into the private folder: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int phptcore_handle(const struct proto_msg *req, struct proto_buf *out)
 {
-	const struct proto_field *name = proto_get(req, TAG_PHPT_NAME);
-	const struct proto_field *code = proto_get(req, TAG_PHPT_CODE);
 	const struct proto_field *ini = proto_get(req, TAG_PHPT_INI);
-	char path[4400];
-	struct settings *st;
+	const struct proto_field *clean_name = proto_get(req, TAG_PHPT_CLEAN_NAME);
+	char path[4400] = "", clean_path[4400] = "", why[256] = "";
+	struct settings *st = NULL;
+	int exit_status = 0;
 
 	if (req->type != PROTO_PHPT)
 		return 0;
-	if (!name || !code || !name_ok(name->data, name->len)) {
-		fail(out, "%s", "a PROTO_PHPT needs a plain file name and a script");
-		return PROTO_PHPT_RESULT;
-	}
-	const char *dir = php_get_temporary_directory();
-	snprintf(path, sizeof(path), "%s/%.*s", dir, (int)name->len, name->data);
+	/* A copy: PHP keeps the string in request memory, freed below. */
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", php_get_temporary_directory());
 	/* Files next to the test first (the daemon sends those it names). */
 	char aux_paths[PROTO_MAX_FIELDS][300];
 	int naux = 0;
@@ -405,82 +553,58 @@ int phptcore_handle(const struct proto_msg *req, struct proto_buf *out)
 		size_t nlen = nul ? (size_t)(nul - f->data) : 0;
 		if (!nul || !name_ok(f->data, nlen) || naux == PROTO_MAX_FIELDS) {
 			fail(out, "%s", "a TAG_PHPT_AUX needs a plain file name, a NUL, its bytes");
-			goto aux_fail;
+			goto done;
 		}
 		snprintf(aux_paths[naux], sizeof(aux_paths[naux]), "%s/%.*s", dir, (int)nlen, f->data);
 		if (write_script(aux_paths[naux], nul + 1, f->len - nlen - 1) < 0) {
 			fail(out, "cannot write a file next to the test into the private folder: %s",
 			    strerror(errno));
-			goto aux_fail;
+			goto done;
 		}
 		naux++;
 	}
-	if (write_script(path, code->data, code->len) < 0) {
-		fail(out, "cannot write the script into the private folder: %s", strerror(errno));
-		goto aux_fail;
-	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		unlink(path);
+	if (put_script(dir, proto_get(req, TAG_PHPT_NAME), proto_get(req, TAG_PHPT_CODE), path, sizeof(path),
+	        out) < 0 ||
+	    (clean_name &&
+	        put_script(dir, clean_name, proto_get(req, TAG_PHPT_CLEAN_CODE), clean_path,
+	            sizeof(clean_path), out) < 0))
+		goto done;
+	if (!(st = calloc(1, sizeof(*st)))) {
 		fail(out, "%s", "out of memory");
-		goto aux_fail;
+		goto done;
 	}
-	if (ini)
-		settings_parse(st, ini->data, ini->len);
-
-	out_buf.len = 0;
-	out_buf.truncated = 0;
-	php_request_shutdown(NULL); /* the request core.c left open */
-	if (!st->refused[0])
-		settings_apply(st);
-	int ran = 0, exit_status = 0;
-	if (!st->refused[0]) {
-		size_t (*saved_write)(const char *, size_t) = sapi_module.ub_write;
-		prev_error_cb = zend_error_cb;
-		sapi_module.ub_write = phpt_ub_write;
-		zend_error_cb = phpt_error_cb;
-		if (php_request_startup() == SUCCESS) {
-			zend_file_handle fh;
-			zend_stream_init_filename(&fh, path);
-			fh.primary_script = 1;
-			zend_try
-			{
-				php_execute_script(&fh);
-			}
-			zend_end_try();
-			zend_destroy_file_handle(&fh);
-			exit_status = EG(exit_status);
-			ran = 1;
-		}
-		php_request_shutdown(NULL); /* shutdown functions, destructors, buffers: still captured */
-		sapi_module.ub_write = saved_write;
-		zend_error_cb = prev_error_cb;
-	} else {
-		/* Settings made before the refusal are undone by a request's end. */
-		if (php_request_startup() == SUCCESS)
-			php_request_shutdown(NULL);
-	}
-	quiet();
-	php_request_startup();
-	unlink(path);
-
-	if (st->refused[0]) {
+	if (run_in_request(dir, path, ini, st, &exit_status, why, sizeof(why)) < 0) {
 		proto_buf_add_int(out, TAG_STATUS, PROTO_STATUS_ERROR);
-		proto_buf_add_str(out, TAG_PHPT_REFUSED, st->refused);
-		proto_buf_add_str(out, TAG_FAILURE, st->refused);
-	} else if (!ran) {
-		proto_buf_add_int(out, TAG_STATUS, PROTO_STATUS_ERROR);
-		proto_buf_add_str(out, TAG_FAILURE, "php_request_startup failed");
-	} else {
-		proto_buf_add_int(out, TAG_STATUS, PROTO_STATUS_OK);
-		proto_buf_add_int(out, TAG_PHPT_EXIT, exit_status);
-		proto_buf_add(out, TAG_PRINTED, out_buf.data ? out_buf.data : "", out_buf.len);
-		if (out_buf.truncated)
-			proto_buf_add_str(out, TAG_FAILURE, "output over the 1 MiB limit: cut");
+		if (st->refused[0])
+			proto_buf_add_str(out, TAG_PHPT_REFUSED, st->refused);
+		proto_buf_add_str(out, TAG_FAILURE, st->refused[0] ? st->refused : why);
+		goto done;
 	}
-	settings_release(st);
-	free(st);
-aux_fail:
+	proto_buf_add_int(out, TAG_STATUS, PROTO_STATUS_OK);
+	proto_buf_add_int(out, TAG_PHPT_EXIT, exit_status);
+	proto_buf_add(out, TAG_PRINTED, out_buf.data ? out_buf.data : "", out_buf.len);
+	if (out_buf.truncated)
+		proto_buf_add_str(out, TAG_FAILURE, "output over the 1 MiB limit: cut");
+	/* CLEAN in the same message: it sees what FILE left in the private
+	 * folder, which the loader empties after each message. */
+	if (clean_path[0]) {
+		int clean_exit = 0;
+		settings_release(st);
+		memset(st, 0, sizeof(*st));
+		if (run_in_request(dir, clean_path, proto_get(req, TAG_PHPT_CLEAN_INI), st, &clean_exit, why,
+		        sizeof(why)) == 0)
+			proto_buf_add(
+			    out, TAG_PHPT_CLEAN_PRINTED, out_buf.data ? out_buf.data : "", out_buf.len);
+	}
+done:
+	if (st) {
+		settings_release(st);
+		free(st);
+	}
+	if (clean_path[0])
+		unlink(clean_path);
+	if (path[0])
+		unlink(path);
 	for (int i = 0; i < naux; i++)
 		unlink(aux_paths[i]);
 	return PROTO_PHPT_RESULT;

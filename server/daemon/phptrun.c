@@ -522,8 +522,17 @@ static void outcome_release(struct outcome *o)
 /* One script on a build: 1 with the output (malloc'd), 0 when the worker
  * died or timed out (o set), -1 when it did not run (o set: refused ini
  * is SKIP, anything else an error). */
+/* A CLEAN to run right after the script, in the same message (so it sees
+ * what the script left in the private folder). */
+struct clean_req {
+	const char *file, *code, *ini;
+	char *printed; /* what it printed (malloc'd), NULL if it did not run */
+	size_t printed_len;
+};
+
 static int run_script(struct app *app, int role, const char *file, const char *code, size_t code_len,
-    const char *ini, const struct aux *aux, struct outcome *o, char **printed, size_t *printed_len)
+    const char *ini, const struct aux *aux, struct clean_req *clean, struct outcome *o, char **printed,
+    size_t *printed_len)
 {
 	struct worker *w = &app->workers[role];
 	struct proto_buf req;
@@ -537,6 +546,11 @@ static int run_script(struct app *app, int role, const char *file, const char *c
 	proto_buf_add_str(&req, TAG_PHPT_INI, ini);
 	for (int i = 0; aux && i < aux->n; i++)
 		proto_buf_add(&req, TAG_PHPT_AUX, aux->field[i], aux->len[i]);
+	if (clean) {
+		proto_buf_add_str(&req, TAG_PHPT_CLEAN_NAME, clean->file);
+		proto_buf_add_str(&req, TAG_PHPT_CLEAN_CODE, clean->code);
+		proto_buf_add_str(&req, TAG_PHPT_CLEAN_INI, clean->ini);
+	}
 	rc = worker_call(w, app->config, PROTO_PHPT, &req, app->config->case_timeout_ms, &reply, &r);
 	proto_buf_release(&req);
 	o->wall_ms += r.wall_ms;
@@ -566,6 +580,12 @@ static int run_script(struct app *app, int role, const char *file, const char *c
 		}
 		proto_msg_release(&reply);
 		return -1;
+	}
+	const struct proto_field *cout = proto_get(&reply, TAG_PHPT_CLEAN_PRINTED);
+	if (clean && cout && (clean->printed = malloc(cout->len + 1)) != NULL) {
+		memcpy(clean->printed, cout->data, cout->len);
+		clean->printed[cout->len] = '\0';
+		clean->printed_len = cout->len;
 	}
 	*printed_len = out ? out->len : 0;
 	*printed = malloc(*printed_len + 1);
@@ -599,8 +619,8 @@ static const char *extensions_of(struct app *app, int role, struct build_facts *
 		char *out = NULL;
 		size_t len = 0;
 		f->tried = 1;
-		if (run_script(app, role, "phpcmp-extensions.php", code, sizeof(code) - 1, "", NULL, &o, &out,
-		        &len) == 1)
+		if (run_script(app, role, "phpcmp-extensions.php", code, sizeof(code) - 1, "", NULL, NULL, &o,
+		        &out, &len) == 1)
 			f->extensions = out;
 		else
 			free(out);
@@ -774,7 +794,7 @@ static void run_test(struct test_job *j)
 		sprintf(skip_ini, "%sdisplay_errors=1\ndisplay_startup_errors=0\n", orig);
 		snprintf(file, sizeof(file), "%sskip.php", base);
 		int rc = run_script(j->app, j->role, file, t->sec[PHPT_SKIPIF].data, t->sec[PHPT_SKIPIF].len,
-		    skip_ini, j->aux, o, &out, &len);
+		    skip_ini, j->aux, NULL, o, &out, &len);
 		free(skip_ini);
 		if (rc <= 0)
 			goto out;
@@ -814,30 +834,29 @@ static void run_test(struct test_job *j)
 		free(s);
 	}
 
+	/* FILE, and CLEAN (non-empty, trimmed, default settings) with it */
+	char clean_file[300], *clean_code = NULL, *clean_out = NULL;
+	size_t clean_len = 0;
+	struct clean_req clean = { 0 };
+	if (phpt_not_empty(t, PHPT_CLEAN) &&
+	    (clean_code = trimmed(t->sec[PHPT_CLEAN].data, t->sec[PHPT_CLEAN].len))) {
+		snprintf(clean_file, sizeof(clean_file), "%sclean.php", base);
+		clean = (struct clean_req){ .file = clean_file, .code = clean_code, .ini = orig };
+	}
 	snprintf(file, sizeof(file), "%sphp", base);
 	int rc = run_script(j->app, j->role, file, t->sec[PHPT_FILE].data, t->sec[PHPT_FILE].len, full,
-	    j->aux, o, &out, &len);
-	if (rc <= 0)
+	    j->aux, clean_code ? &clean : NULL, o, &out, &len);
+	free(clean_code);
+	clean_out = clean.printed;
+	clean_len = clean.printed_len;
+	if (rc <= 0) {
+		free(clean_out);
 		goto out;
+	}
 	o->output = out;
 	o->output_len = len;
 	out = NULL;
 
-	char *clean_out = NULL;
-	size_t clean_len = 0;
-	if (phpt_not_empty(t, PHPT_CLEAN)) {
-		char *code = trimmed(t->sec[PHPT_CLEAN].data, t->sec[PHPT_CLEAN].len);
-		struct outcome co = { 0 };
-		snprintf(file, sizeof(file), "%sclean.php", base);
-		if (code &&
-		    run_script(j->app, j->role, file, code, strlen(code), orig, j->aux, &co, &clean_out,
-		        &clean_len) <= 0 &&
-		    (co.status == PS_CRASH || co.status == PS_TIMEOUT)) {
-			/* run-tests ignores how CLEAN ended; a dead worker is worth saying */
-			o->wall_ms += co.wall_ms;
-		}
-		free(code);
-	}
 	judge(j, o->output, o->output_len, xfail, xfail_reason ? xfail_reason : "");
 	/* $clean_output is truthy: not "" and not "0" */
 	if (o->status == PS_PASS && clean_out && clean_len > 0 && !(clean_len == 1 && clean_out[0] == '0')) {

@@ -324,6 +324,50 @@ array(1) {
   string(8) "data.txt"
 }
 `, 'PASS'],
+	'clean-sees-files.phpt': [`--TEST--
+CLEAN sees what FILE left (relative paths in the private folder, as in run-tests' working directory)
+--FILE--
+<?php
+file_put_contents("relfile", "x");
+var_dump(getcwd() === __DIR__, file_exists(__DIR__ . "/relfile"));
+--CLEAN--
+<?php
+unlink("relfile");
+?>
+--EXPECT--
+bool(true)
+bool(true)
+`, 'PASS'],
+	'ini-then-ini_set.phpt': [`--TEST--
+a setting made by --INI-- can still be changed with ini_set(), as after php -d
+--INI--
+precision=5
+--FILE--
+<?php
+var_dump(ini_set('precision', '3'));
+echo 1/3;
+--EXPECT--
+string(1) "5"
+0.333
+`, 'PASS'],
+	'stdio.phpt': [`--TEST--
+STDIN, STDOUT, STDERR as php-cli has them: stdout and stderr in the output, in order, stdin empty; resource ids as in php-cli
+--FILE--
+<?php
+ob_start();
+echo "a\n";
+fwrite(STDOUT, "b\n");
+fwrite(STDERR, "c\n");
+ob_end_flush();
+var_dump(fopen('php://memory', 'r'), fread(STDIN, 10), STDOUT);
+--EXPECT--
+b
+c
+a
+resource(5) of type (stream)
+string(0) ""
+resource(2) of type (stream)
+`, 'PASS'],
 	'crash.phpt': [`--TEST--
 a test that crashes the worker
 --FILE--
