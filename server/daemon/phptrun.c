@@ -28,7 +28,7 @@
 
 #include <jansson.h>
 
-#include "phpcmp.h"
+#include "engine.h"
 #include "phpt.h"
 #include "proto.h"
 
@@ -941,7 +941,7 @@ static json_t *summary_new(const struct phptrun_state *s)
 		json_t *c = json_object();
 		for (int k = 0; k < PS_COUNT; k++)
 			json_object_set_new(c, status_names[k], json_integer(0));
-		json_object_set_new(counts, app_role_name(role), c);
+		json_object_set_new(counts, role_name(role), c);
 	}
 	json_object_set_new(sum, "counts", counts);
 	json_object_set_new(sum, "regressions", json_array());
@@ -986,7 +986,7 @@ static void summary_add(
 	json_object_set_new(row, "verdict", json_string(verdict));
 	for (int role = 0; role < MAX_BUILDS; role++) {
 		const struct outcome *x = &o[role];
-		json_t *c = json_object_get(json_object_get(sum, "counts"), app_role_name(role));
+		json_t *c = json_object_get(json_object_get(sum, "counts"), role_name(role));
 		json_t *n = json_object_get(c, status_names[x->status]);
 		json_integer_set(n, json_integer_value(n) + 1);
 		json_t *r = json_pack("{s:s}", "status", status_names[x->status]);
@@ -1000,7 +1000,7 @@ static void summary_add(
 		if ((x->status == PS_FAIL || x->status == PS_XFAIL) && x->output)
 			json_object_set_new(
 			    r, "output", summary_text(x->output, x->output_len, SUMMARY_MAX_TEXT));
-		json_object_set_new(row, app_role_name(role), r);
+		json_object_set_new(row, role_name(role), r);
 	}
 	json_array_append_new(json_object_get(sum, "tests"), row);
 	if (!strcmp(verdict, "regression") || !strcmp(verdict, "improvement"))
@@ -1090,7 +1090,7 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 		const char *verdict = verdict_of(o);
 		for (int role = 0; role < MAX_BUILDS; role++) {
 			if (o[role].status == PS_ERROR) {
-				snprintf(err, errsize, "%s on %s: %s", s->names[i], app_role_name(role),
+				snprintf(err, errsize, "%s on %s: %s", s->names[i], role_name(role),
 				    o[role].reason);
 				end = GENRUN_FAILED;
 			}
@@ -1171,7 +1171,7 @@ char *phptrun_report_line(const struct db_run *run)
 	len += (size_t)snprintf(
 	    out, cap, "%s: %" JSON_INTEGER_FORMAT, label, json_integer_value(json_object_get(sum, "total")));
 	for (int role = 0; role < MAX_BUILDS; role++) {
-		json_t *c = json_object_get(json_object_get(sum, "counts"), app_role_name(role));
+		json_t *c = json_object_get(json_object_get(sum, "counts"), role_name(role));
 		len += (size_t)snprintf(
 		    out + len, cap - len, "%s%s", role == 0 ? " — " : "; ", run->build_names[role]);
 		int first = 1;
@@ -1194,7 +1194,7 @@ char *phptrun_report_line(const struct db_run *run)
 			json_array_foreach(tests, i, row)
 			{
 				const char *st = json_string_value(
-				    json_object_get(json_object_get(row, app_role_name(role)), "status"));
+				    json_object_get(json_object_get(row, role_name(role)), "status"));
 				if (!st || strcmp(st, words[k].status))
 					continue;
 				const char *tn = json_string_value(json_object_get(row, "test"));
