@@ -13,7 +13,7 @@
 #include "db.h"
 
 /* A results row's output, as SQL over alias r: its own bytes, or the base
- * result's when stored once for both (output_same, schema migration 6). */
+ * result's when stored once for both (output_same, schema migration 7). */
 #define RESULT_OUTPUT_SQL                                                                        \
 	"(CASE WHEN r.output_same THEN (SELECT x.output FROM results x WHERE x.comparison_id = " \
 	"r.comparison_id AND x.role = 'base') ELSE r.output END)"

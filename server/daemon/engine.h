@@ -159,14 +159,23 @@ void runs_stop(struct runs *);
  * started at all (res still filled).
  */
 int runs_pair(struct app *, const struct case_spec *, struct result res[MAX_BUILDS]);
-/* Queue a run from a request body; 0 with *id, else an HTTP status (400/429/500) and err. */
+/* Why runs_create/cancel/resume refused, with err saying it (api_runs.c maps these). */
+enum runs_refusal {
+	RUNS_OK = 0,
+	RUNS_BAD_REQUEST, /* the body's suite or parameters */
+	RUNS_NOT_FOUND,
+	RUNS_CONFLICT, /* not in a state for it, or made with other builds */
+	RUNS_TOO_MANY, /* --max-queued-runs are waiting */
+	RUNS_FAILED,   /* storage (db_error_status says how) or out of memory */
+};
+/* Queue a run from a request body; RUNS_OK with *id, else a refusal and err. */
 int runs_create(struct runs *, struct json_t *body, int64_t *id, char *err, size_t errsize);
-/* Cancel a queued or running run; 0, or an HTTP status (404/409/500) and err. */
+/* Cancel a queued or running run; RUNS_OK, or a refusal and err. */
 int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
 /*
  * Queue an interrupted, failed or cancelled run again; it continues where it
- * stopped, skipping the cases it already compared.  0, or an HTTP status
- * (404/409/429/500) and err.
+ * stopped, skipping the cases it already compared.  RUNS_OK, or a refusal
+ * and err.
  */
 int runs_resume(struct runs *, int64_t id, char *err, size_t errsize);
 
@@ -193,5 +202,18 @@ int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c);
 /* That case run by a build's worker from its generated value (no PHP compiled): 0 with r
  * filled (a crash is a result), -1 when the worker cannot start. */
 int genrun_detail(struct app *, int role, uint64_t seed, uint64_t index, struct result *r);
+
+/* ---- phptrun.c: php-src's .phpt tests (docs/phpt.md) ---- */
+extern const char *const phptrun_params[]; /* body fields: dir, files */
+int phptrun_check(struct json_t *body, char *err, size_t errsize);
+/* The run's tests (its parameters as JSON text): the state, *total set; NULL with err. */
+void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize);
+void phptrun_close(void *state);
+enum genrun_end phptrun_execute(struct app *, const struct db_run *, void *state,
+    int (*stop)(void *arg, int *cancelled), void *arg, char *err, size_t errsize);
+/* report.md's line of a phpt run, malloc'd; NULL for other runs. */
+char *phptrun_report_line(const struct db_run *);
+/* report.md of a phpt run: 1 with *md (malloc'd), 0 for other runs, -1 out of memory. */
+int phptrun_report_md(struct app *, int64_t run_id, char **md);
 
 #endif
