@@ -33,7 +33,7 @@ DAEMON_OBJ = $(DAEMON_SRC:server/daemon/%.c=$(B)/obj/%.o) $(COMMON_OBJ)
 HEADERS = $(wildcard server/*/*.h)
 DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
 
-.PHONY: all run test unit-test integration-test browser-test builds clean deps bench web-deps
+.PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
 all: $(B)/phpcmp $(B)/phpcmp-worker
 
 deps:
@@ -70,7 +70,7 @@ $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
 # which runs the measuring workers, cannot run an ASan binary.
 # The sandbox (server/worker/sandbox.c, docs/sandbox.md) is part of it.
 WORKER_SRC = server/worker/loader.c server/worker/sandbox.c server/common/proto.c server/common/rmtree.c \
-             server/common/buf.c server/common/clock.c
+             server/common/buf.c server/common/clock.c server/common/layers.c
 $(B)/phpcmp-worker: $(WORKER_SRC) $(HEADERS) | $(B)
 	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ $(WORKER_SRC) -ldl -lseccomp
 
@@ -96,7 +96,7 @@ $(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o $(B)/obj/buf.o | $(B)/
 # it is never built with SANITIZE: ASan's shadow memory alone is over any
 # address-space limit.
 $(B)/tests/test_sandbox: tests/unit/test_sandbox.c server/worker/sandbox.c server/common/rmtree.c server/common/proto.c \
-    server/common/buf.c server/common/clock.c \
+    server/common/buf.c server/common/clock.c server/common/layers.c \
     $(HEADERS) | $(B)/tests
 	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ \
 	    $(filter %.c,$^) -lseccomp -lpthread
@@ -110,14 +110,21 @@ UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljansson
 
+# The daemon's side of a worker (signals, EPIPE, the backoff without the lock).
+UNIT_TESTS += $(B)/tests/test_worker
+$(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/confine.o $(B)/obj/proto.o \
+    $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/rmtree.o $(B)/obj/layers.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+
 # The leaf library's small helpers (buf, clock, id, base64, roles).
 UNIT_TESTS += $(B)/tests/test_common
 $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/id.o $(B)/obj/base64.o $(B)/obj/result.o $(B)/obj/bytes.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcrypto
 
-# The layer check (scripts/check-layers.py) fed bad objects: it can fail.
+# The layer check (scripts/check-layers.py) fed bad objects: it can fail;
+# scripts/run-tests.sh driven with stand-ins for make: it counts only what ran.
 unit-test: $(UNIT_TESTS)
-	prove $(UNIT_TESTS) tests/unit/test_layers.sh
+	prove $(UNIT_TESTS) tests/unit/test_layers.sh tests/unit/test_run_tests.sh
 
 # `make run` and `make test` each work alone on a fresh machine: packages
 # first (nothing happens when they are all there), then the build.
@@ -150,6 +157,10 @@ load: all builds
 
 browser-test: all builds web-deps
 	scripts/run-tests.sh browser
+
+# The page's unit tests: its pure modules (web/js/) under node --test, no daemon.
+web-test: web-deps
+	scripts/run-tests.sh web
 
 clean:
 	rm -rf $(B) state

@@ -73,8 +73,8 @@ enum verdict_field {
 	DIFF_ERROR_CODE = 1 << 2,
 	DIFF_ERROR_MSG = 1 << 3,
 	DIFF_EXCEPTION = 1 << 4,
-	DIFF_PRINTED = 1 << 5,
-	DIFF_WARNINGS = 1 << 6,
+	/* What a case printed and its warnings are never part of the verdict
+	 * (result.c, verdict_compare): there is no field for them. */
 };
 
 /* ---- build ---- */

@@ -135,8 +135,7 @@ void verdict_fields(unsigned diff, char *buf, size_t bufsize)
 	static const struct { unsigned bit; const char *name; } names[] = {
 		{ DIFF_STATUS, "status" }, { DIFF_OUTPUT, "output" },
 		{ DIFF_ERROR_CODE, "error_code" }, { DIFF_ERROR_MSG, "error_msg" },
-		{ DIFF_EXCEPTION, "exception" }, { DIFF_PRINTED, "printed" },
-		{ DIFF_WARNINGS, "warnings" },
+		{ DIFF_EXCEPTION, "exception" },
 	};
 	/* clang-format on */
 	size_t len = 0;

@@ -23,7 +23,10 @@ static void api_health(struct app *app, struct http_response *resp)
 	int closed;
 
 	for (i = 0; i < cfg->nbuilds && builds != NULL; i++) {
+		struct build_info info;
+
 		wk = &app->workers[i];
+		worker_build_info(&cfg->builds[i], &info);
 		/*
 		 * A worker's lock is held for the length of a case; health must not
 		 * wait behind a slow one.  When it is busy, say so.
@@ -49,7 +52,7 @@ static void api_health(struct app *app, struct http_response *resp)
 		    (json_int_t)cases_run, "last_failure",
 		    last_failure[0] != '\0' ? text_json(last_failure) : json_null());
 		b = json_pack("{s:o s:s s:o s:o s:o s:o s:o}", "name", text_json(cfg->builds[i].name), "role",
-		    role_name(i), "php_version", text_json(cfg->builds[i].php_version), "library",
+		    role_name(i), "php_version", text_json(info.php_version), "library",
 		    text_json(cfg->builds[i].lib_path), "sha256", text_json(cfg->builds[i].sha256), "prefix",
 		    text_json(cfg->builds[i].prefix), "worker", w != NULL ? w : json_null());
 		/* What measuring by hand needs: the compiled core, and where
@@ -57,8 +60,7 @@ static void api_health(struct app *app, struct http_response *resp)
 		 * in a stripped library such as Debian's). */
 		if (b != NULL) {
 			char offset[32];
-			snprintf(offset, sizeof offset, "0x%016llx",
-			    (unsigned long long)cfg->builds[i].handler_offset);
+			snprintf(offset, sizeof offset, "0x%016llx", (unsigned long long)info.handler_offset);
 			json_t *ini = json_array();
 			for (int k = 0; k < cfg->builds[i].nini; k++)
 				json_array_append_new(ini, text_json(cfg->builds[i].ini[k]));
@@ -66,7 +68,7 @@ static void api_health(struct app *app, struct http_response *resp)
 			json_object_set_new(b, "core", text_json(cfg->builds[i].core_path));
 			json_object_set_new(b, "json_encode_offset", text_json(offset));
 			/* The layers its worker put in place (docs/sandbox.md). */
-			json_object_set_new(b, "sandbox", text_json(cfg->builds[i].sandbox));
+			json_object_set_new(b, "sandbox", text_json(info.sandbox));
 		}
 		json_array_append_new(builds, b);
 	}

@@ -95,6 +95,15 @@ struct proto_msg;
  */
 int worker_call(struct worker *, const struct config *, uint16_t type, const struct proto_buf *req,
     int timeout_ms, struct proto_msg *reply, struct result *r);
+/* What a build's workers learn of it from their hello (written under the
+ * workers' info lock, by the worker and by the measuring worker). */
+struct build_info {
+	char php_version[64];
+	int64_t handler_offset;
+	char sandbox[256];
+};
+/* A copy of b's php_version, handler_offset and sandbox, read under that lock. */
+void worker_build_info(const struct build *b, struct build_info *out);
 /* A PROTO_RESULT message's fields into r (result_init'ed). */
 void worker_result_from_msg(struct result *r, const struct proto_msg *m);
 

@@ -78,15 +78,17 @@ static int export_one_line(const char *code)
 	    strchr(code, '#') == NULL && strstr(code, "/*") == NULL && strstr(code, "?>") == NULL;
 }
 
-/* The version of the configured build with this name, or "". */
-static const char *export_version(struct app *app, const char *name)
+/* The version of the configured build with this name, or "" (a copy: its
+ * workers may be writing it, see worker_build_info). */
+static const char *export_version(struct app *app, const char *name, struct build_info *info)
 {
 	int i;
 
+	info->php_version[0] = '\0';
 	for (i = 0; i < app->config->nbuilds; i++)
 		if (strcmp(app->config->builds[i].name, name) == 0)
-			return app->config->builds[i].php_version;
-	return "";
+			worker_build_info(&app->config->builds[i], info);
+	return info->php_version;
 }
 
 /* The .phpt text; NULL when out of memory. */
@@ -96,6 +98,7 @@ static char *export_phpt_text(
 	const struct case_spec *c = &dc->spec;
 	const struct result *base = &cmp->results[ROLE_BASE];
 	struct buf o = BUF_INIT;
+	struct build_info info;
 	char marker[32];
 	int k = 0;
 
@@ -112,13 +115,13 @@ static char *export_phpt_text(
 		buf_adds(&o, "\n");
 	}
 	buf_addf(&o, "Expected output: build %s (PHP %s).\n", cmp->build_names[ROLE_BASE],
-	    export_version(app, cmp->build_names[ROLE_BASE]));
+	    export_version(app, cmp->build_names[ROLE_BASE], &info));
 	if (strcmp(cmp->verdict, "same") == 0)
 		buf_addf(&o, "Build %s (PHP %s) gives the same.\n", cmp->build_names[ROLE_HEAD],
-		    export_version(app, cmp->build_names[ROLE_HEAD]));
+		    export_version(app, cmp->build_names[ROLE_HEAD], &info));
 	else
 		buf_addf(&o, "Build %s (PHP %s) differs in: %s.\n", cmp->build_names[ROLE_HEAD],
-		    export_version(app, cmp->build_names[ROLE_HEAD]), cmp->differs);
+		    export_version(app, cmp->build_names[ROLE_HEAD], &info), cmp->differs);
 	buf_adds(&o, "--EXTENSIONS--\njson\n");
 	if (base->warnings != NULL && *base->warnings != '\0')
 		buf_adds(&o, "--INI--\ndisplay_errors=0\n");

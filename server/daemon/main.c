@@ -567,6 +567,10 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 		if (k == o->nbuild_args)
 			return main_error("ini: \"%s\" names no configured build", o->ini_args[j]);
 	}
+	/* Before any worker starts: a worker dying mid-write is an EPIPE the
+	 * daemon handles, not a signal that ends it (worker_init used to set
+	 * this, a process-wide side effect of a library call). */
+	signal(SIGPIPE, SIG_IGN);
 	for (i = 0; i < o->nbuild_args; i++) {
 		struct build *b = &c->builds[i];
 

@@ -146,6 +146,30 @@ static void test_base64(void)
 	ok(out[0] == '\0', "base64url: too small an output is left empty");
 }
 
+/* printed and warnings never make a mismatch; every field of the verdict does. */
+static void test_verdict(void)
+{
+	struct result a, b;
+	char list[128];
+
+	result_init(&a);
+	result_init(&b);
+	bytes_set(&a.output, "1", 1);
+	bytes_set(&b.output, "1", 1);
+	bytes_set(&a.printed, "hello", 5);
+	bytes_set(&b.printed, "bye", 3);
+	a.warnings = strdup("Deprecated: x");
+	b.warnings = strdup("");
+	ok(verdict_compare(&a, &b) == 0, "verdict: printed bytes and warnings alone are no difference");
+	verdict_fields(~0u, list, sizeof list);
+	ok(strcmp(list, "status,output,error_code,error_msg,exception") == 0,
+	    "verdict: its fields are status, output, error_code, error_msg, exception");
+	b.error_code = 5;
+	ok(verdict_compare(&a, &b) == DIFF_ERROR_CODE, "verdict: an error code is a difference");
+	result_release(&a);
+	result_release(&b);
+}
+
 static void test_roles(void)
 {
 	ok(strcmp(role_name(ROLE_BASE), "base") == 0 && strcmp(role_name(ROLE_HEAD), "head") == 0,
@@ -158,6 +182,7 @@ int main(void)
 	test_clock();
 	test_id();
 	test_base64();
+	test_verdict();
 	test_roles();
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;
