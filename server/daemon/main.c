@@ -589,7 +589,8 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 		c->nbuilds = i + 1;
 		/* The same library under another name: the core compiled for it serves. */
 		for (j = 0; j < i; j++)
-			if (strcmp(c->builds[j].sha256, b->sha256) == 0 && strcmp(c->builds[j].prefix, b->prefix) == 0)
+			if (strcmp(c->builds[j].sha256, b->sha256) == 0 &&
+			    strcmp(c->builds[j].prefix, b->prefix) == 0)
 				break;
 		if (j < i)
 			snprintf(b->core_path, sizeof b->core_path, "%s", c->builds[j].core_path);
