@@ -501,7 +501,7 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 		    i < MAX_BUILDS ? res[i].failure : "unknown reason");
 		goto out;
 	}
-	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
+	diff = verdict_compare_all(res, app->config->nbuilds, NULL);
 	build_list(app->config, builds);
 	if (db_comparison_store(
 	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0) {

@@ -1,5 +1,6 @@
-// A base and several candidates (issue 11): one daemon with three builds —
-// base = 8.2.32, head = 8.2.36, twin = 8.2.32 again (the same library under
+// A base and several candidates (issue 11): one daemon with four builds —
+// base = 8.2.32, head = 8.2.36, twin = 8.2.32 with serialize_precision=17 (a
+// difference only it has), same = 8.2.32 again (the same library under
 // another name: a candidate that must agree with the base everywhere, to the
 // instruction).  Every case, stored run, generated run and measurement runs
 // on all three; each candidate is compared with the base; the two-build
@@ -22,7 +23,7 @@ const others = [];
 before(async () => {
 	d = await Daemon.start({
 		name: 'candidates',
-		buildList: [['base', BASE], ['head', HEAD], ['twin', BASE]],
+		buildList: [['base', BASE], ['head', HEAD], ['twin', BASE], ['same', BASE]],
 		// The twin rounds floats differently: a difference only it has.
 		extraArgs: ['--ini', 'twin:serialize_precision=17'],
 	});
@@ -43,10 +44,10 @@ async function waitRun(daemon, id, deadlineMs = 400_000) {
 	}
 }
 
-test('health lists the three builds by role, base first', () => {
+test('health lists the builds by role, base first', () => {
 	const b = d.health.builds;
 	assert.deepEqual(b.map((x) => [x.name, x.role, x.php_version]),
-		[['base', 'base', BASE_VERSION], ['head', 'head', HEAD_VERSION], ['twin', 'cand2', BASE_VERSION]]);
+		[['base', 'base', BASE_VERSION], ['head', 'head', HEAD_VERSION], ['twin', 'cand2', BASE_VERSION], ['same', 'cand3', BASE_VERSION]]);
 });
 
 test('a case on three builds: which candidates differ, and in which fields', async () => {
@@ -60,6 +61,7 @@ test('a case on three builds: which candidates differ, and in which fields', asy
 	assert.deepEqual(v.candidates, {
 		head: { role: 'head', verdict: 'differ', differs: ['output'] },
 		twin: { role: 'cand2', verdict: 'same', differs: [] },
+		same: { role: 'cand3', verdict: 'same', differs: [] },
 	});
 
 	const f = await d.runCase({ code: '0.1' });
@@ -70,7 +72,7 @@ test('a case on three builds: which candidates differ, and in which fields', asy
 
 	const s = await d.runCase({ code: '[1, "a" => 2]' });
 	assert.equal(s.verdict, 'same');
-	assert.deepEqual(Object.keys(s.candidates), ['head', 'twin']);
+	assert.deepEqual(Object.keys(s.candidates), ['head', 'twin', 'same']);
 
 	// GET answers the same thing POST did.
 	const g = await d.get(`/api/cases/${f.id}`);
@@ -97,7 +99,7 @@ test('a stored run on three builds: the run lists them all', async () => {
 	assert.equal(post.status, 202, post.text);
 	const run = await waitRun(d, post.json.id);
 	assert.equal(run.status, 'done', JSON.stringify(run));
-	assert.deepEqual(run.build_list.map((b) => [b.role, b.name]), [['base', 'base'], ['head', 'head'], ['cand2', 'twin']]);
+	assert.deepEqual(run.build_list.map((b) => [b.role, b.name]), [['base', 'base'], ['head', 'head'], ['cand2', 'twin'], ['cand3', 'same']]);
 	assert.equal(run.build_names.cand2, 'twin');
 	assert.equal(run.builds.cand2, BASE_VERSION);
 	const list = await d.listAll(`/api/runs/${run.id}/cases?verdict=differ&limit=200`);
@@ -115,7 +117,8 @@ test('a generated run sends each batch to every build: one corpus hash, mismatch
 	const s = run.summary;
 	assert.equal(s.done, 3000);
 	assert.match(s.corpus_hash, /^[0-9a-f]{16}$/);
-	assert.deepEqual(Object.keys(s.builds), ['base', 'head', 'cand2']);
+	assert.deepEqual(Object.keys(s.builds), ['base', 'head', 'cand2', 'cand3']);
+	assert.equal(s.builds.cand3.mismatches, 0, 'the same library agrees on every case');
 	assert.equal(s.builds.cand2.build, 'twin');
 	for (const b of Object.values(s.builds)) assert.equal(b.statuses.ok + b.statuses.error + b.statuses.crash + b.statuses.timeout, 3000);
 	// The twin differs on floats (serialize_precision), the head hardly.
@@ -124,30 +127,31 @@ test('a generated run sends each batch to every build: one corpus hash, mismatch
 	assert.equal(run.counts.differ, s.mismatches);
 });
 
-test('measurements: a column per candidate; the twin is 0.0 % everywhere', async () => {
+test('measurements: a column per candidate; the same library is 0.0 % everywhere', async () => {
 	const post = await d.request('POST', '/api/runs', { body: { suite: 'measure' } });
 	assert.equal(post.status, 202, post.text);
 	const run = await waitRun(d, post.json.id, 900_000);
 	assert.equal(run.status, 'done', JSON.stringify(run));
 	const t = await d.get(`/api/runs/${run.id}/measurements`);
 	assert.equal(t.status, 200, t.text);
-	assert.deepEqual(t.json.build_list.map((b) => b.name), ['base', 'head', 'twin']);
+	assert.deepEqual(t.json.build_list.map((b) => b.name), ['base', 'head', 'twin', 'same']);
 	for (const w of t.json.workloads) {
 		assert.ok(w.base.instructions > 0 && w.cand2.instructions > 0, JSON.stringify(w));
-		assert.equal(w.candidates.twin.delta_pct, 0, `${w.title}: the same library counts the same`);
-		assert.equal(w.candidates.twin.change, 'unchanged');
+		assert.equal(w.candidates.same.delta_pct, 0, `${w.title}: the same library counts the same`);
+		assert.equal(w.candidates.same.change, 'unchanged');
+		assert.equal(w.cand3.instructions, w.base.instructions);
 		assert.equal(w.candidates.head.delta_pct, w.delta_pct);
 	}
-	assert.equal(t.json.candidate_counts.twin.unchanged, t.json.workloads.length);
+	assert.equal(t.json.candidate_counts.same.unchanged, t.json.workloads.length);
 	assert.equal(t.json.candidate_counts.head.regressions, t.json.counts.regressions);
 
 	const md = await d.get(`/api/runs/${run.id}/report.md`);
 	assert.equal(md.status, 200);
-	assert.match(md.text, /^\| json_encode\(\) of \| base \(instructions\) \| head \| twin \|$/m);
+	assert.match(md.text, /^\| json_encode\(\) of \| base \(instructions\) \| head \| twin \| same \|$/m);
 	const rows = md.text.split('\n').filter((l) => l.startsWith('| workload'));
 	assert.equal(rows.length, t.json.workloads.length);
-	for (const r of rows) assert.match(r, /\| [+−]?\d+\.\d %\s*\| 0\.0 % \|$/, r);
-	assert.match(md.text, new RegExp(`^- twin: 0 regressions, 0 improvements, ${rows.length} unchanged$`, 'm'));
+	for (const r of rows) assert.match(r, /\| (?:[+−]\d+\.\d|0\.0) % \| (?:[+−]\d+\.\d|0\.0) % \| 0\.0 % \|$/, r);
+	assert.match(md.text, new RegExp(`^- same: 0 regressions, 0 improvements, ${rows.length} unchanged$`, 'm'));
 	// The two-build shape on request.
 	const two = await d.get(`/api/runs/${run.id}/report.md?columns=builds`);
 	assert.match(two.text, /\| json_encode\(\) of \| base \| head \| Δ % \|/);
