@@ -154,14 +154,23 @@ void runs_stop(struct runs *);
  * started at all (res still filled).
  */
 int runs_pair(struct app *, const struct case_spec *, struct result res[MAX_BUILDS]);
-/* Queue a run from a request body; 0 with *id, else an HTTP status (400/429/500) and err. */
+/* Why runs_create/cancel/resume refused, with err saying it (api_runs.c maps these). */
+enum runs_refusal {
+	RUNS_OK = 0,
+	RUNS_BAD_REQUEST, /* the body's suite or parameters */
+	RUNS_NOT_FOUND,
+	RUNS_CONFLICT, /* not in a state for it, or made with other builds */
+	RUNS_TOO_MANY, /* --max-queued-runs are waiting */
+	RUNS_FAILED,   /* storage (db_error_status says how) or out of memory */
+};
+/* Queue a run from a request body; RUNS_OK with *id, else a refusal and err. */
 int runs_create(struct runs *, struct json_t *body, int64_t *id, char *err, size_t errsize);
-/* Cancel a queued or running run; 0, or an HTTP status (404/409/500) and err. */
+/* Cancel a queued or running run; RUNS_OK, or a refusal and err. */
 int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
 /*
  * Queue an interrupted, failed or cancelled run again; it continues where it
- * stopped, skipping the cases it already compared.  0, or an HTTP status
- * (404/409/429/500) and err.
+ * stopped, skipping the cases it already compared.  RUNS_OK, or a refusal
+ * and err.
  */
 int runs_resume(struct runs *, int64_t id, char *err, size_t errsize);
 

@@ -60,7 +60,7 @@ struct suite {
 	/* 1 with a case (the caller releases it), 0 at the end, -1 with err. */
 	int (*next)(struct suite_iter *, struct case_spec *, char *err, size_t errsize);
 	void (*close)(struct suite_iter *);
-	/* Optional: check the body's fields (0, or -1 with err: a 400). */
+	/* Optional: check the body's fields (0, or -1 with err: RUNS_BAD_REQUEST). */
 	int (*check)(json_t *body, char *err, size_t errsize);
 	/* Optional: run the whole run itself instead of case by case (genrun.c
 	 * runs batches); an enum runs_end, err saying why it failed. */
@@ -609,19 +609,19 @@ void runs_stop(struct runs *rs)
 	free(rs);
 }
 
-/* Under rs->lock: 0 when one more run may be queued, else 429 or 500 with err. */
+/* Under rs->lock: RUNS_OK when one more run may be queued, else RUNS_TOO_MANY or RUNS_FAILED with err. */
 static int runs_queue_room(struct runs *rs, char *err, size_t errsize)
 {
 	int max = rs->app->config->max_queued_runs, n;
 
 	if ((n = db_runs_queued(rs->app->db, err, errsize)) < 0)
-		return 500;
+		return RUNS_FAILED;
 	if (n >= max) {
 		snprintf(err, errsize,
 		    "%d runs are already waiting, the limit (max-queued-runs); "
 		    "retry when one has started",
 		    n);
-		return 429;
+		return RUNS_TOO_MANY;
 	}
 	return 0;
 }
@@ -634,19 +634,19 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 	const char *key;
 	char *text = NULL;
 	size_t i;
-	int status = 500;
+	int status = RUNS_FAILED;
 
 	v = json_object_get(body, "suite");
 	if (v == NULL || !json_is_string(v)) {
 		snprintf(err, errsize, "suite: %s (known: stored, measure, generated)",
 		    v == NULL ? "required" : "expected a string");
-		return 400;
+		return RUNS_BAD_REQUEST;
 	}
 	if (strlen(json_string_value(v)) != json_string_length(v) ||
 	    (suite = runs_suite(json_string_value(v))) == NULL) {
 		snprintf(err, errsize, "suite: unknown suite \"%.64s\" (known: stored, measure, generated)",
 		    json_string_value(v));
-		return 400;
+		return RUNS_BAD_REQUEST;
 	}
 	json_object_foreach(body, key, v)
 	{
@@ -657,11 +657,11 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 				break;
 		if (suite->params[i] == NULL) {
 			snprintf(err, errsize, "unknown field \"%.64s\" for suite %s", key, suite->name);
-			return 400;
+			return RUNS_BAD_REQUEST;
 		}
 	}
 	if (suite->check != NULL && suite->check(body, err, errsize) < 0)
-		return 400;
+		return RUNS_BAD_REQUEST;
 	/* The parameters are the body without "suite", kept as JSON on the run. */
 	if ((params = json_deep_copy(body)) == NULL || json_object_del(params, "suite") < 0 ||
 	    (text = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
@@ -673,7 +673,7 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 	pthread_mutex_lock(&rs->lock);
 	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
 		if (db_run_create(rs->app->db, suite->name, text, builds, id, err, errsize) < 0) {
-			status = 500;
+			status = RUNS_FAILED;
 		} else {
 			rs->wake = 1;
 			pthread_cond_signal(&rs->cond);
@@ -703,16 +703,16 @@ int runs_cancel(struct runs *rs, int64_t id, char *err, size_t errsize)
 	if (rc == 1)
 		return 0;
 	if (rc < 0)
-		return 500;
+		return RUNS_FAILED;
 	if ((rc = db_run_get(rs->app->db, id, &run, err, errsize)) < 0)
-		return 500;
+		return RUNS_FAILED;
 	if (rc == 0) {
 		snprintf(err, errsize, "no run %" PRId64, id);
-		return 404;
+		return RUNS_NOT_FOUND;
 	}
 	snprintf(err, errsize, "run %" PRId64 " is already %s", id, run.status);
 	db_run_release(&run);
-	return 409;
+	return RUNS_CONFLICT;
 }
 
 int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
@@ -726,7 +726,7 @@ int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 	pthread_mutex_lock(&rs->lock);
 	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
 		if ((rc = db_run_resume(rs->app->db, id, builds, err, errsize)) < 0) {
-			status = 500;
+			status = RUNS_FAILED;
 		} else if (rc == 1) {
 			rs->wake = 1;
 			pthread_cond_signal(&rs->cond);
@@ -738,10 +738,10 @@ int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 	if (status >= 0)
 		return status;
 	if ((rc = db_run_get(rs->app->db, id, &run, err, errsize)) < 0)
-		return 500;
+		return RUNS_FAILED;
 	if (rc == 0) {
 		snprintf(err, errsize, "no run %" PRId64, id);
-		return 404;
+		return RUNS_NOT_FOUND;
 	}
 	if (strcmp(run.status, "interrupted") == 0 || strcmp(run.status, "failed") == 0 ||
 	    strcmp(run.status, "cancelled") == 0)
@@ -758,5 +758,5 @@ int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 		    "run can be resumed",
 		    id, run.status);
 	db_run_release(&run);
-	return 409;
+	return RUNS_CONFLICT;
 }
