@@ -98,8 +98,12 @@ test('the counts page with three builds: the base\'s figure and a Δ % column pe
 	assert.match(heads[2], /^head Δ %/);
 	assert.match(heads[3], /^twin Δ %/);
 	assert.equal(await page.locator('[data-testid=counts-row]').count(), WORKLOADS.length);
-	for (const t of await page.locator('[data-testid=delta][data-candidate=twin]').allTextContents())
-		assert.match(t, /^[+]?0\.0/, 'the same library: no change');
+	for (const n of ['head', 'twin'])
+		for (const t of await page.locator(`[data-testid=delta][data-candidate=${n}]`).allTextContents())
+			assert.match(t, /^[±+−]\d+\.\d$/, `${n}: a signed percentage`);
+	// 'a/b' holds no float: the twin (another serialize_precision) counts as the base.
+	const slash = page.locator('[data-testid=counts-row][data-source="workloads/10-a-slash-b.phpt"] [data-candidate=twin]');
+	assert.equal(await slash.textContent(), '±0.0');
 	assert.equal(await page.locator('[data-testid=candidate-counts] li').count(), 2);
 	assert.ok(await noSidewaysScroll());
 	await shot('candidates-counts');
