@@ -31,9 +31,10 @@ DAEMON_SRC = $(wildcard server/daemon/*.c)
 COMMON_OBJ = $(COMMON_SRC:server/common/%.c=$(B)/obj/%.o)
 DAEMON_OBJ = $(DAEMON_SRC:server/daemon/%.c=$(B)/obj/%.o) $(COMMON_OBJ)
 HEADERS = $(wildcard server/*/*.h)
-DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
+DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lpcre2-8 -lm -lpthread
 
 .PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
+.PHONY: php-build src-builds
 all: $(B)/phpcmp $(B)/phpcmp-worker
 
 deps:
@@ -41,6 +42,19 @@ deps:
 
 builds:
 	scripts/fetch-default-builds.sh builds
+
+# libphp built from a php-src source with patches (docs/builds.md), cached
+# in $$PHPCMP_PHP_CACHE (default .cache/php):
+#   make php-build NAME=pr-1234 PATCHES="a.patch b.patch" [SOURCE=php-src/] [FLAVOUR=debug]
+# makes builds/NAME; src-builds: the from-source builds the tests use.
+FLAVOUR ?= release
+php-build:
+	@test -n "$(NAME)" || { echo 'make php-build: NAME=... is required' >&2; exit 2; }
+	scripts/build-php.sh --name "$(NAME)" --flavour "$(FLAVOUR)" $(if $(SOURCE),--source "$(SOURCE)") \
+	    $(foreach p,$(PATCHES),--patch "$(p)")
+
+src-builds:
+	scripts/src-builds.sh
 
 # The page's libraries (diff, uPlot: served under /vendor/ by server/daemon/http.c)
 # and the browser tests' driver (playwright-core), exactly as
@@ -110,6 +124,12 @@ UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljansson
 
+# .phpt files as run-tests.php reads and judges them (server/common/phpt.c),
+# tried on the 8.2.32 source's ext/json/tests (scripts/php-tests.sh).
+UNIT_TESTS += $(B)/tests/test_phpt
+$(B)/tests/test_phpt: tests/unit/test_phpt.c $(B)/obj/phpt.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpcre2-8
+
 # The daemon's side of a worker (signals, EPIPE, the backoff without the lock).
 UNIT_TESTS += $(B)/tests/test_worker
 $(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/confine.o $(B)/obj/proto.o \
@@ -124,7 +144,7 @@ $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o
 # The layer check (scripts/check-layers.py) fed bad objects: it can fail;
 # scripts/run-tests.sh driven with stand-ins for make: it counts only what ran.
 unit-test: $(UNIT_TESTS)
-	prove $(UNIT_TESTS) tests/unit/test_layers.sh tests/unit/test_run_tests.sh
+	PHPCMP_PHPT_DIR=$$(scripts/php-tests.sh)/ext/json/tests prove $(UNIT_TESTS) tests/unit/test_layers.sh tests/unit/test_run_tests.sh
 
 # `make run` and `make test` each work alone on a fresh machine: packages
 # first (nothing happens when they are all there), then the build.
@@ -135,12 +155,12 @@ run:
 
 test:
 	scripts/install-deps.sh --if-missing
-	$(MAKE) all builds web-deps
+	$(MAKE) all builds src-builds web-deps
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory layer-check
 	scripts/run-tests.sh
 
-integration-test: all builds
+integration-test: all builds src-builds
 	scripts/run-tests.sh integration
 
 # The integration suite with every daemon under valgrind memcheck (the
@@ -148,7 +168,7 @@ integration-test: all builds
 # the daemon exit 99 and its test fail (docs/testing.md).
 .PHONY: memcheck load
 MEMCHECK = valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --quiet
-memcheck: all builds
+memcheck: all builds src-builds
 	PHPCMP_DAEMON_WRAPPER="$(MEMCHECK)" TEST_TIMEOUT=3000 scripts/run-tests.sh integration
 
 # 50 clients POSTing cases for 60 s while a run is in progress (docs/hardening.md).

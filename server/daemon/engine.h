@@ -198,4 +198,17 @@ int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c);
  * filled (a crash is a result), -1 when the worker cannot start. */
 int genrun_detail(struct app *, int role, uint64_t seed, uint64_t index, struct result *r);
 
+/* ---- phptrun.c: php-src's .phpt tests (docs/phpt.md) ---- */
+extern const char *const phptrun_params[]; /* body fields: dir, files */
+int phptrun_check(struct json_t *body, char *err, size_t errsize);
+/* The run's tests (its parameters as JSON text): the state, *total set; NULL with err. */
+void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize);
+void phptrun_close(void *state);
+enum genrun_end phptrun_execute(struct app *, const struct db_run *, void *state,
+    int (*stop)(void *arg, int *cancelled), void *arg, char *err, size_t errsize);
+/* report.md's line of a phpt run, malloc'd; NULL for other runs. */
+char *phptrun_report_line(const struct db_run *);
+/* report.md of a phpt run: 1 with *md (malloc'd), 0 for other runs, -1 out of memory. */
+int phptrun_report_md(struct app *, int64_t run_id, char **md);
+
 #endif

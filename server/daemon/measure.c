@@ -363,6 +363,13 @@ int measure_report_md(struct app *app, int64_t run_id, const char *threshold, co
 		return svc_fail(e, SVC_BAD_REQUEST, NULL,
 		    "columns: expected candidates (a Δ %% column per candidate) or builds, got \"%.32s\"",
 		    columns);
+	switch (phptrun_report_md(app, run_id, text)) { /* a phpt run's report is phptrun's */
+	case 1:
+		*len = strlen(*text);
+		return 0;
+	case -1:
+		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
+	}
 	if (measure_load(app, run_id, threshold, &run, &t, e) < 0)
 		return -1;
 	/* More than one candidate, or asked for: the reviewer's table. */

@@ -314,12 +314,27 @@ static int generated_stop(void *arg, int *cancelled)
 
 static int generated_execute(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
 
+/* ---- the phpt suite: php-src's .phpt tests on every build (phptrun.c) ---- */
+
+static int phpt_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+{
+	return (it->state = phptrun_open(run->params, &it->total, err, errsize)) != NULL ? 0 : -1;
+}
+
+static void phpt_close(struct suite_iter *it)
+{
+	phptrun_close(it->state);
+}
+
+static int phpt_execute(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
+
 /* clang-format off */
 static const struct suite runs_suites[] = {
 	{ "stored", 0, stored_params, stored_open, stored_next, stored_close, NULL, NULL },
 	{ "measure", 1, stored_params, measure_open, stored_next, stored_close, NULL, NULL },
 	{ "generated", 0, generated_params, generated_open, NULL, generated_close, genrun_check,
 	    generated_execute },
+	{ "phpt", 0, phptrun_params, phpt_open, NULL, phpt_close, phptrun_check, phpt_execute },
 };
 /* clang-format on */
 
@@ -401,9 +416,22 @@ static void runs_log_error(int64_t id, const char *what, const char *err)
 
 enum runs_end { END_DONE, END_FAILED, END_CANCELLED, END_INTERRUPTED };
 
+static int runs_end_of(enum genrun_end e);
+
 static int generated_execute(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {
-	switch (genrun_execute(it->runs->app, run, generated_stop, it->runs, err, errsize)) {
+	return runs_end_of(genrun_execute(it->runs->app, run, generated_stop, it->runs, err, errsize));
+}
+
+static int phpt_execute(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+{
+	return runs_end_of(
+	    phptrun_execute(it->runs->app, run, it->state, generated_stop, it->runs, err, errsize));
+}
+
+static int runs_end_of(enum genrun_end e)
+{
+	switch (e) {
 	case GENRUN_DONE:
 		return END_DONE;
 	case GENRUN_CANCELLED:
@@ -638,13 +666,14 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 
 	v = json_object_get(body, "suite");
 	if (v == NULL || !json_is_string(v)) {
-		snprintf(err, errsize, "suite: %s (known: stored, measure, generated)",
+		snprintf(err, errsize, "suite: %s (known: stored, measure, generated, phpt)",
 		    v == NULL ? "required" : "expected a string");
 		return RUNS_BAD_REQUEST;
 	}
 	if (strlen(json_string_value(v)) != json_string_length(v) ||
 	    (suite = runs_suite(json_string_value(v))) == NULL) {
-		snprintf(err, errsize, "suite: unknown suite \"%.64s\" (known: stored, measure, generated)",
+		snprintf(err, errsize,
+		    "suite: unknown suite \"%.64s\" (known: stored, measure, generated, phpt)",
 		    json_string_value(v));
 		return RUNS_BAD_REQUEST;
 	}
