@@ -271,3 +271,45 @@ PRAGMA user_version = 6;
 ALTER TABLE results ADD COLUMN output_same INTEGER NOT NULL DEFAULT 0;
 
 PRAGMA user_version = 7;
+
+-- @migration 8: a base and several candidates
+-- results: a role per build position ("base", "head" = the first candidate,
+-- "cand2".."cand7"), no longer only base and head (SQLite cannot drop a
+-- CHECK: the table is rebuilt with its rows).
+CREATE TABLE results_new (
+	comparison_id   INTEGER NOT NULL REFERENCES comparisons (id),
+	role            TEXT NOT NULL CHECK (role = 'base' OR role = 'head' OR role GLOB 'cand[2-7]'),
+	build_id        INTEGER NOT NULL REFERENCES builds (id),
+	status          TEXT NOT NULL CHECK (status IN ('ok', 'error', 'crash', 'timeout')),
+	signal          INTEGER,
+	output          BLOB,
+	output_is_false INTEGER NOT NULL DEFAULT 0,
+	error_code      INTEGER NOT NULL DEFAULT 0,
+	error_msg       TEXT,
+	exc_class       TEXT,
+	exc_msg         TEXT,
+	printed         BLOB NOT NULL DEFAULT x'',
+	warnings        TEXT NOT NULL DEFAULT '',
+	failure         TEXT,
+	instructions    INTEGER,
+	wall_ms         REAL,
+	instr_total     INTEGER,
+	dump_file       TEXT,
+	output_same     INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (comparison_id, role)
+) WITHOUT ROWID;
+INSERT INTO results_new SELECT comparison_id, role, build_id, status, signal, output, output_is_false,
+	error_code, error_msg, exc_class, exc_msg, printed, warnings, failure, instructions, wall_ms,
+	instr_total, dump_file, output_same FROM results;
+DROP TABLE results;
+ALTER TABLE results_new RENAME TO results;
+-- A run's builds in order, base first, as a JSON array of builds.id
+-- (base_build_id / head_build_id stay: the first two).
+ALTER TABLE runs ADD COLUMN builds TEXT;
+UPDATE runs SET builds = json_array(base_build_id, head_build_id)
+	WHERE base_build_id IS NOT NULL AND head_build_id IS NOT NULL;
+-- The candidate a bucket's mismatches are of (its role's build name when it
+-- is not the first candidate; NULL: the first, the two-build "head").
+ALTER TABLE buckets ADD COLUMN candidate TEXT;
+
+PRAGMA user_version = 8;

@@ -21,6 +21,7 @@ struct db_comparison {
 	char verdict[8];   /* "same" / "differ" */
 	char differs[128]; /* verdict_fields() list */
 	char created_at[32];
+	int nbuilds;                       /* results stored: base and nbuilds - 1 candidates */
 	char build_names[MAX_BUILDS][64];  /* by role */
 	struct result results[MAX_BUILDS]; /* by role */
 };
@@ -45,6 +46,7 @@ struct db_run {
 	char suite[32];
 	char status[16];
 	char *params; /* JSON text, malloc'd */
+	int nbuilds;  /* the run's builds by role: base first */
 	char build_names[MAX_BUILDS][64];
 	char build_versions[MAX_BUILDS][64];
 	int64_t total, done, same, differ;
@@ -63,7 +65,10 @@ int db_build_record(struct db *, struct build *b, char *err, size_t errsize);
 /* Mark runs left queued or running as interrupted; the count or -1. */
 int db_runs_interrupt(struct db *, char *err, size_t errsize);
 /*
- * Store a case (reusing an identical one), its comparison and both results
+ * builds[] arrays end at the first NULL or at MAX_BUILDS: [0] the base, then
+ * the candidates; res[] holds a result per build.
+ *
+ * Store a case (reusing an identical one), its comparison and every result
  * in one transaction; with run_id > 0 also count it in the run's progress.
  */
 int db_comparison_store(struct db *, const struct case_spec *, int64_t run_id,
@@ -146,12 +151,14 @@ void db_token_used(struct db *, int64_t id);
 struct db_measurement {
 	int64_t case_id, comparison_id, iterations;
 	const char *title, *source;
+	int nbuilds;                     /* roles with a result */
 	const char *status[MAX_BUILDS];  /* by role */
 	int64_t instr_total[MAX_BUILDS]; /* -1: not measured */
 };
 struct db_workload_point {
 	int64_t run_id, case_id, comparison_id, iterations;
 	const char *run_created_at, *title, *source;
+	int nbuilds; /* roles with a result */
 	int64_t instr_total[MAX_BUILDS];
 	const char *build_name[MAX_BUILDS], *build_version[MAX_BUILDS], *build_sha[MAX_BUILDS];
 };
@@ -170,11 +177,12 @@ int db_dump_file(
 struct json_t;
 
 struct db_bucket_filter {
-	const char *states;   /* "" any, else ",new,fixed," (states between commas) */
-	int special;          /* 1 only reappeared, 2 "open" (new, confirmed, or reappeared) */
-	int64_t run;          /* -1 every bucket; else a run's buckets (0: submitted cases) */
-	int64_t cursor_count; /* a run's listing: after this count...  (INT64_MAX: from the start) */
-	int64_t cursor_id;    /* ...and below this id (INT64_MAX: from the start) */
+	const char *states;    /* "" any, else ",new,fixed," (states between commas) */
+	int special;           /* 1 only reappeared, 2 "open" (new, confirmed, or reappeared) */
+	int64_t run;           /* -1 every bucket; else a run's buckets (0: submitted cases) */
+	int64_t cursor_count;  /* a run's listing: after this count...  (INT64_MAX: from the start) */
+	int64_t cursor_id;     /* ...and below this id (INT64_MAX: from the start) */
+	const char *candidate; /* NULL any; else the buckets of this candidate build */
 	int limit;
 };
 

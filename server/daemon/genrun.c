@@ -87,7 +87,9 @@ struct genrun {
 	uint64_t *hashes;
 	int resumed; /* the run had progress when it started */
 	/* totals */
+	int nbuilds; /* the base and its candidates: side[0..nbuilds-1] */
 	int64_t done, skipped, mismatches, unconfirmed, failures[MAX_BUILDS];
+	int64_t cand_mismatches[MAX_BUILDS]; /* by candidate: its digests differ from the base's */
 	uint64_t coverage[GEN_COUNTERS];
 	uint64_t errors[MAX_BUILDS][GENRUN_NERRORS + 1]; /* last: any other code */
 	uint64_t statuses[MAX_BUILDS][4];
@@ -509,7 +511,7 @@ static json_t *genrun_summary(struct genrun *g, int final)
 		}
 		json_object_set_new(group, dot + 1, json_integer((json_int_t)g->coverage[i]));
 	}
-	for (int b = 0; b < MAX_BUILDS; b++) {
+	for (int b = 0; b < g->nbuilds; b++) {
 		json_t *errs = json_object(), *st = json_object(), *t;
 		static const char *const statuses[] = { "ok", "error", "crash", "timeout" };
 		for (size_t e = 0; e <= GENRUN_NERRORS; e++)
@@ -539,6 +541,10 @@ static json_t *genrun_summary(struct genrun *g, int final)
 		        "busy_s", genrun_seconds(g->busy_ms[b]), "failures", (json_int_t)g->failures[b],
 		        "exceptions", (json_int_t)g->exceptions[b], "statuses", st, "error_codes", errs,
 		        "time_s", t));
+		/* A candidate's own count of cases that differ from the base. */
+		if (b != ROLE_BASE)
+			json_object_set_new(json_object_get(builds, role_name(b)), "mismatches",
+			    json_integer((json_int_t)g->cand_mismatches[b]));
 	}
 	genrun_rss(&peak, &now);
 	json_object_set_new(o, "generator_version", json_integer(GEN_VERSION));
@@ -601,10 +607,9 @@ static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char 
 	unsigned diff;
 	int b, rc;
 
-	for (b = 0; b < MAX_BUILDS; b++) {
-		builds[b] = &app->config->builds[b];
+	build_list(app->config, builds);
+	for (b = 0; b < MAX_BUILDS; b++)
 		result_init(&res[b]);
-	}
 	if (genrun_case_spec(seed, (uint64_t)index, &c) < 0) {
 		snprintf(err, errsize, "out of memory");
 		return -1;
@@ -613,7 +618,7 @@ static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char 
 	if (g->resumed && (rc = db_run_has_case(app->db, g->run->id, &c, err, errsize)) != 0)
 		goto out;
 	rc = -1;
-	for (b = 0; b < MAX_BUILDS; b++) {
+	for (b = 0; b < g->nbuilds; b++) {
 		const struct result *f = genrun_side_failure(&g->side[b], index);
 		if (f != NULL) {
 			/* A copy: the batch still owns the failure. */
@@ -629,7 +634,7 @@ static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char 
 			goto out;
 		}
 	}
-	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
+	diff = verdict_compare_all(res, g->nbuilds, NULL);
 	/* Digests differ but the cases run alone agree: something leaked
 	 * between cases of a batch, or a build is not deterministic. */
 	if (diff == 0)
@@ -661,24 +666,27 @@ static int genrun_same(const struct gen_digest *a, const struct gen_digest *b)
 /* Compare both builds' digests of the batch; store what differs. */
 static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 {
-	struct genrun_side *base = &g->side[ROLE_BASE], *head = &g->side[ROLE_HEAD];
+	struct genrun_side *base = &g->side[ROLE_BASE];
 	int64_t n = base->count, same = 0;
 	double t0 = clock_ms(), t1;
+	int nb = g->nbuilds, differ;
 
 	for (int64_t i = 0; i < n; i++) {
 		struct gen_digest d[MAX_BUILDS];
-		gen_digest_unpack(&d[ROLE_BASE], base->records + (size_t)i * GEN_DIGEST_SIZE);
-		gen_digest_unpack(&d[ROLE_HEAD], head->records + (size_t)i * GEN_DIGEST_SIZE);
-		if (d[ROLE_BASE].plan_hash != d[ROLE_HEAD].plan_hash) {
-			snprintf(err, errsize,
-			    "the generator made different cases on the two builds "
-			    "(seed %" PRIu64 ", index %" PRId64 "): stale worker cores?",
-			    base->seed, base->start + i);
-			return -1;
+		for (int b = 0; b < nb; b++) {
+			gen_digest_unpack(&d[b], g->side[b].records + (size_t)i * GEN_DIGEST_SIZE);
+			if (d[ROLE_BASE].plan_hash != d[b].plan_hash) {
+				snprintf(err, errsize,
+				    "the generator made different cases on builds %s and %s "
+				    "(seed %" PRIu64 ", index %" PRId64 "): stale worker cores?",
+				    g->app->config->builds[ROLE_BASE].name, g->app->config->builds[b].name,
+				    base->seed, base->start + i);
+				return -1;
+			}
 		}
 		g->corpus[si] = gen_hash(
 		    &d[ROLE_BASE].plan_hash, sizeof d[ROLE_BASE].plan_hash, g->corpus[si]);
-		for (int b = 0; b < MAX_BUILDS; b++) {
+		for (int b = 0; b < nb; b++) {
 			g->statuses[b][d[b].status & 3]++;
 			if (d[b].status == PROTO_STATUS_OK)
 				g->errors[b][d[b].error_code < GENRUN_NERRORS ? d[b].error_code
@@ -686,7 +694,13 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 			g->exceptions[b] += d[b].exception;
 		}
 		g->hashes[i] = d[ROLE_BASE].result_hash;
-		if (genrun_same(&d[ROLE_BASE], &d[ROLE_HEAD])) {
+		differ = 0;
+		for (int b = 1; b < nb; b++)
+			if (!genrun_same(&d[ROLE_BASE], &d[b])) {
+				g->cand_mismatches[b]++;
+				differ = 1;
+			}
+		if (!differ) {
 			same++;
 			continue;
 		}
@@ -777,7 +791,8 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	json_decref(params);
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
 	g->listed = json_array();
-	for (int b = 0; b < MAX_BUILDS; b++) {
+	g->nbuilds = app->config->nbuilds;
+	for (int b = 0; b < g->nbuilds; b++) {
 		g->side[b].worker = &app->workers[b];
 		g->side[b].cfg = app->config;
 		g->side[b].records = malloc((size_t)GENRUN_BATCH * GEN_DIGEST_SIZE);
@@ -797,8 +812,8 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	for (int si = 0; si < g->nseeds && end == GENRUN_DONE; si++) {
 		g->corpus[si] = GEN_HASH_INIT;
 		for (int64_t off = 0; off < g->count; off += GENRUN_BATCH) {
-			pthread_t thread;
-			int threaded;
+			pthread_t thread[MAX_BUILDS];
+			int threaded[MAX_BUILDS], side_failed;
 			double t0;
 
 			if (stop(arg, &cancelled)) {
@@ -816,7 +831,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 				if (rc > 0)
 					continue;
 			}
-			for (int b = 0; b < MAX_BUILDS; b++) {
+			for (int b = 0; b < g->nbuilds; b++) {
 				struct genrun_side *s = &g->side[b];
 				genrun_side_clear(s);
 				s->seed = g->seeds[si];
@@ -824,15 +839,21 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 				s->count = g->count - off < GENRUN_BATCH ? g->count - off : GENRUN_BATCH;
 				memset(s->times, 0, sizeof s->times);
 			}
-			/* Both builds at once: the head on a thread, the base here. */
-			threaded = pthread_create(&thread, NULL, genrun_side_run, &g->side[ROLE_HEAD]) == 0;
+			/* Every build at once: each candidate on a thread, the base here. */
+			for (int b = 1; b < g->nbuilds; b++)
+				threaded[b] = pthread_create(
+				                  &thread[b], NULL, genrun_side_run, &g->side[b]) == 0;
 			genrun_side_run(&g->side[ROLE_BASE]);
-			if (threaded)
-				pthread_join(thread, NULL);
-			else
-				genrun_side_run(&g->side[ROLE_HEAD]);
-			for (int b = 0; b < MAX_BUILDS; b++) {
+			for (int b = 1; b < g->nbuilds; b++) {
+				if (threaded[b])
+					pthread_join(thread[b], NULL);
+				else
+					genrun_side_run(&g->side[b]);
+			}
+			side_failed = 0;
+			for (int b = 0; b < g->nbuilds; b++) {
 				struct genrun_side *s = &g->side[b];
+				side_failed |= s->rc < 0;
 				if (s->rc < 0) {
 					snprintf(err, errsize, "build %s: %s", app->config->builds[b].name,
 					    s->err);
@@ -852,7 +873,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 			}
 			if (end != GENRUN_DONE && end != GENRUN_FAILED)
 				break;
-			if (g->side[ROLE_BASE].rc < 0 || g->side[ROLE_HEAD].rc < 0)
+			if (side_failed)
 				break;
 			/* Coverage is the base's: both made the same cases (checked). */
 			for (int k = 0; k < GEN_COUNTERS; k++)
