@@ -42,6 +42,12 @@ deps:
 builds:
 	scripts/fetch-default-builds.sh builds
 
+# libphp 8.2.32 from source in each flavour (release, debug, coverage) for
+# tests/integration/flavours.test.mjs, through scripts/build-php.sh.
+.PHONY: flavour-builds
+flavour-builds:
+	scripts/flavour-builds.sh
+
 # The page's libraries (diff, uPlot: served under /vendor/ by server/daemon/http.c)
 # and the browser tests' driver (playwright-core), exactly as
 # package-lock.json pins them, into node_modules/ (git-ignored).
@@ -120,11 +126,11 @@ run:
 
 test:
 	scripts/install-deps.sh --if-missing
-	$(MAKE) all builds web-deps
+	$(MAKE) all builds flavour-builds web-deps
 	$(MAKE) --no-print-directory format-check
 	scripts/run-tests.sh
 
-integration-test: all builds
+integration-test: all builds flavour-builds
 	scripts/run-tests.sh integration
 
 # The integration suite with every daemon under valgrind memcheck (the
