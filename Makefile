@@ -33,7 +33,7 @@ DAEMON_OBJ = $(DAEMON_SRC:server/daemon/%.c=$(B)/obj/%.o) $(COMMON_OBJ)
 HEADERS = $(wildcard server/*/*.h)
 DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
 
-.PHONY: all run test unit-test integration-test browser-test builds clean deps bench web-deps
+.PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
 all: $(B)/phpcmp $(B)/phpcmp-worker
 
 deps:
@@ -147,6 +147,10 @@ load: all builds
 
 browser-test: all builds web-deps
 	scripts/run-tests.sh browser
+
+# The page's unit tests: its pure modules (web/js/) under node --test, no daemon.
+web-test: web-deps
+	scripts/run-tests.sh web
 
 clean:
 	rm -rf $(B) state

@@ -2,15 +2,21 @@
 # Run every test of phpcmp: what `make test` calls (after building the daemon,
 # the worker loader and fetching the default builds).
 #
-#   scripts/run-tests.sh                 unit tests, the integration suite, the browser suite
+#   scripts/run-tests.sh                 unit tests, the page's unit tests, the integration
+#                                        suite, the browser suite
 #   scripts/run-tests.sh unit            only the C unit tests (make unit-test)
+#   scripts/run-tests.sh web             only the page's unit tests (tests/web, no daemon)
+#   scripts/run-tests.sh web tests/web/bytes.test.mjs
+#                                        only some of them
 #   scripts/run-tests.sh integration     only the integration suite
 #   scripts/run-tests.sh integration tests/integration/cases.test.mjs
 #                                        only some integration test files
 #   scripts/run-tests.sh browser         only the browser suite
 #
-# The integration suite (tests/integration/*.test.mjs, node's built-in test
-# runner) starts the real daemon (build/phpcmp) on free loopback ports with
+# The page's unit tests (tests/web/*.test.mjs, node's built-in test runner)
+# import the page's pure modules straight from web/js/ and the vendored
+# jsdiff from node_modules (make web-deps); no daemon, no browser.
+# The integration suite (tests/integration/*.test.mjs) starts the real daemon (build/phpcmp) on free loopback ports with
 # both real builds from builds/ and a fresh SQLite file per daemon.  The
 # browser suite (tests/browser/*.test.mjs) does the same and drives the page
 # in Debian's headless Chromium with playwright-core (make web-deps).  Daemon
@@ -19,7 +25,8 @@
 #
 # Environment: MAKE (default make), PHPCMP_BIN, PHPCMP_TEST_STATE,
 # PHPCMP_BUILDS (see tests/integration/helper.mjs), PHPCMP_CHROMIUM (default
-# /usr/bin/chromium), TEST_TIMEOUT (seconds for each node suite, default 900).
+# /usr/bin/chromium), TEST_TIMEOUT (seconds for each node suite, default 900),
+# WEB_TEST_TIMEOUT (milliseconds for each page unit test, default 10000).
 #
 # Prints one line per suite and a closing "tests: N passed, M failed";
 # exits non-zero if anything failed or could not run.
@@ -34,20 +41,23 @@ mkdir -p "$artifacts"
 suites=()
 files=()
 browser_files=()
+web_files=()
 for arg in "$@"; do
 	case $arg in
-	unit | integration | browser) suites+=("$arg") ;;
+	unit | web | integration | browser) suites+=("$arg") ;;
 	*browser/*.mjs) browser_files+=("$arg") ;;
+	*web/*.mjs) web_files+=("$arg") ;;
 	*.mjs) files+=("$arg") ;;
 	*) echo "run-tests: unknown argument '$arg'" >&2; exit 2 ;;
 	esac
 done
 if [ ${#suites[@]} -eq 0 ]; then
-	if [ ${#files[@]} -gt 0 ] || [ ${#browser_files[@]} -gt 0 ]; then
+	if [ ${#files[@]} -gt 0 ] || [ ${#browser_files[@]} -gt 0 ] || [ ${#web_files[@]} -gt 0 ]; then
+		[ ${#web_files[@]} -gt 0 ] && suites+=(web)
 		[ ${#files[@]} -gt 0 ] && suites+=(integration)
 		[ ${#browser_files[@]} -gt 0 ] && suites+=(browser)
 	else
-		suites=(unit integration browser)
+		suites=(unit web integration browser)
 	fi
 fi
 
@@ -100,10 +110,13 @@ run_unit() {
 }
 
 # Run node test files as one suite, counted from its TAP report.
+# node_args: more options for node --test (set by the caller).
 logs_cleared=
+node_args=()
 run_node_suite() { # name tap-file files...
 	local name=$1 tap=$2 status p f c
 	shift 2
+	rm -f "$tap"
 	if [ -z "$logs_cleared" ]; then
 		find "$artifacts" -maxdepth 1 -name '*.log' ! -name unit.log -delete
 		logs_cleared=1
@@ -116,7 +129,7 @@ run_node_suite() { # name tap-file files...
 		conc=(--test-concurrency=1)
 	fi
 	timeout --kill-after=30 "${TEST_TIMEOUT:-900}" \
-		node --test "${conc[@]}" \
+		node --test "${conc[@]}" "${node_args[@]}" \
 		--test-reporter=spec --test-reporter-destination=stdout \
 		--test-reporter=tap --test-reporter-destination="$tap" \
 		"$@"
@@ -148,6 +161,28 @@ node_suite_ready() { # name
 		record "$1" 0 1 "daemon not built"
 		return 1
 	fi
+}
+
+run_web() {
+	echo "== page unit tests: node --test tests/web"
+	if ! command -v node >/dev/null 2>&1; then
+		echo "run-tests: node is not installed (scripts/install-deps.sh)" >&2
+		record web 0 1 "no node"
+		return
+	fi
+	if [ ! -f node_modules/diff/dist/diff.min.js ]; then
+		echo "run-tests: node_modules/diff is missing (make web-deps)" >&2
+		record web 0 1 "no node_modules/diff"
+		return
+	fi
+	if [ ${#web_files[@]} -eq 0 ]; then
+		web_files=(tests/web/*.test.mjs)
+	fi
+	# A test that never settles (a poll that does not stop) fails instead of
+	# holding the suite until TEST_TIMEOUT.
+	node_args=(--test-timeout="${WEB_TEST_TIMEOUT:-10000}")
+	run_node_suite web "$artifacts/web.tap" "${web_files[@]}"
+	node_args=()
 }
 
 run_integration() {

@@ -1,0 +1,51 @@
+// web/js/triage.js and export.js: bucket counts, triage requests, a case as
+// a POST body and a curl command.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
+import { BUCKET_FILTERS, bucketCounts, STATE_HELP, STATES, triageRequest } from '../../web/js/triage.js';
+import { caseBody, curlFor, shellQuote } from '../../web/js/export.js';
+
+test('bucketCounts: buckets per filter; open is new + confirmed + reappeared', () => {
+	const c = bucketCounts({ new: { buckets: 3, mismatches: 10 }, confirmed: { buckets: 2, mismatches: 4 },
+		fixed: { buckets: 1, mismatches: 1 }, reappeared: { buckets: 1, mismatches: 2 } });
+	assert.deepEqual(c, { new: 3, confirmed: 2, expected: 0, ignored: 0, fixed: 1, reappeared: 1, open: 6 });
+	assert.equal(bucketCounts(null), null);
+	assert.deepEqual(bucketCounts({}).open, 0);
+	for (const s of STATES) assert.ok(STATE_HELP[s], s);
+	for (const f of BUCKET_FILTERS) assert.ok(f === '' || f === 'open' || f === 'reappeared' || STATES.includes(f), f);
+});
+
+test('triageRequest: one bucket, or several in one request', () => {
+	assert.deepEqual(triageRequest([4], { state: 'confirmed', notes: 'x' }, 'ana'),
+		{ path: '/api/buckets/4/triage', body: { by: 'ana', state: 'confirmed', notes: 'x' } });
+	assert.deepEqual(triageRequest([4, 5], { state: 'fixed' }, 'ana'),
+		{ path: '/api/buckets/triage', body: { by: 'ana', state: 'fixed', ids: [4, 5] } });
+	assert.deepEqual(triageRequest([4], { bulk: true, assignee: 'bo' }, 'ana'),
+		{ path: '/api/buckets/triage', body: { by: 'ana', assignee: 'bo', ids: [4] } }, 'the bulk bar always uses the bulk endpoint');
+	assert.deepEqual(triageRequest([4], { assignee: null }, ''),
+		{ path: '/api/buckets/4/triage', body: { by: '', assignee: null } }, 'null clears the assignee');
+});
+
+test('caseBody: the POST body that reproduces a stored case', () => {
+	assert.deepEqual(caseBody({ id: 3, title: 't', code: '1', flags: 64, depth: 512, setup: '', expect: null }),
+		{ title: 't', code: '1', flags: 64, depth: 512 });
+	assert.deepEqual(caseBody({ title: 't', code: '1', setup: 'class A {}', depth: 0, expect: '[]', measure: 200 }),
+		{ title: 't', code: '1', setup: 'class A {}', flags: 0, depth: 0, expect: '[]', measure: 200 }, 'depth 0 is kept');
+	assert.equal(caseBody({ title: 't', code: '1' }).depth, 512);
+});
+
+test('curlFor: flags by name, defaults left out, quoted for a POSIX shell', () => {
+	const c = { title: "it's", code: "['a/b' => \"\\u{2028}\"]", flags: 320, flag_names: ['JSON_UNESCAPED_SLASHES', 'JSON_UNESCAPED_UNICODE'], depth: 512 };
+	const cmd = curlFor(c, 'http://127.0.0.1:8080');
+	assert.equal(cmd, "curl -sS --fail-with-body -H 'Content-Type: application/json' \\\n" +
+		`  --data-binary '{"title":"it'\\''s","code":"['\\''a/b'\\'' => \\"\\\\u{2028}\\"]","flags":"JSON_UNESCAPED_SLASHES|JSON_UNESCAPED_UNICODE"}' \\\n` +
+		"  'http://127.0.0.1:8080/api/cases?fail_on_differ=1'");
+	assert.doesNotMatch(curlFor({ title: 't', code: '1', flags: 0, depth: 512 }, 'http://h'), /flags|depth/);
+	assert.match(curlFor({ title: 't', code: '1', flags: 4, depth: 3 }, 'http://h'), /"flags":4,"depth":3/, 'no names: the number');
+	assert.equal(shellQuote("a'b"), "'a'\\''b'");
+	/* The shell reads the body back byte for byte. */
+	const body = JSON.stringify(caseBody(c)).replace('320', '"JSON_UNESCAPED_SLASHES|JSON_UNESCAPED_UNICODE"').replace(',"depth":512', '');
+	const echoed = execFileSync('sh', ['-c', `printf %s ${cmd.split('--data-binary ')[1].split(' \\\n')[0]}`]).toString();
+	assert.equal(echoed, body);
+});

@@ -1,0 +1,311 @@
+/*
+ * Buckets of alike mismatches and their triage: state badges, how a bucket
+ * differs (its key, server/bucket.c), the triage form, the audit trail, a
+ * paginated bucket table with bulk changes, the case page's bucket panel.
+ */
+import { clear, h, replace } from '../dom.js';
+import { isAbort } from '../api.js';
+import { fmtInt, JSON_ERRORS, plural, shortFlag } from '../format.js';
+import { me } from '../store.js';
+import { STATE_HELP, STATES, triageRequest } from '../triage.js';
+import { badge, differsList, errorBox, loading, timeEl } from './ui.js';
+import { identityBox, needName } from './identity.js';
+
+export function stateBadge(b) {
+	return [badge('state', b.state || 'new', { 'data-testid': 'bucket-state', 'data-state': b.state || '', title: STATE_HELP[b.state] || '' }),
+		b.reappeared ? [' ', h('span', {
+			class: 'badge reappeared', 'data-testid': 'bucket-reappeared',
+			title: `marked fixed, then seen again${b.reappeared.run_id ? ` in run #${b.reappeared.run_id}` : ''}`,
+		}, 'reappeared')] : null];
+}
+
+/* A difference's shape: "" is nothing at all on that side. */
+function shapeEl(s) {
+	return h('code', { class: `shape${s === '' ? ' empty' : ''}` }, s === '' ? '∅' : s);
+}
+
+function shortFlags(flags) {
+	const names = Object.keys(flags || {});
+	if (!names.length) return null;
+	return h('span', { class: 'key-flags' }, names.map((n) =>
+		h('span', { class: `flag-state ${flags[n] ? 'on' : 'off'}`, title: n + (flags[n] ? ' set' : ' not set') },
+			shortFlag(n) + (flags[n] ? ' on' : ' off'))));
+}
+
+/* How the mismatches of a bucket differ, from its key, on one line. */
+export function keySummary(key) {
+	if (!key) return h('span', { class: 'dim' }, '—');
+	const parts = [];
+	const st = key.status || [], ec = key.error_code || [], ex = key.exception || [];
+	if (key.output) parts.push(h('span', { class: 'key-part' }, 'output ', shapeEl(key.output[0]), ' → ', shapeEl(key.output[1])));
+	if (st[0] !== st[1] || st[0] !== 'ok') parts.push(h('span', { class: 'key-part' }, 'status ', h('code', null, st[0]), ' → ', h('code', null, st[1])));
+	if (ec[0] !== ec[1])
+		parts.push(h('span', { class: 'key-part', title: `${JSON_ERRORS[ec[0]] || ''} → ${JSON_ERRORS[ec[1]] || ''}` },
+			'error ', h('code', null, String(ec[0])), ' → ', h('code', null, String(ec[1]))));
+	if (ex[0] || ex[1]) parts.push(h('span', { class: 'key-part' }, 'exception ', h('code', null, ex[0] || 'none'), ' → ', h('code', null, ex[1] || 'none')));
+	if (!key.output && !parts.length) parts.push(differsList(key.differs));
+	return h('span', { class: 'key-summary', 'data-testid': 'key-summary' }, parts, shortFlags(key.flags));
+}
+
+/* The full key as a definition list (bucket page). */
+export function keyTable(key) {
+	if (!key) return h('p', { class: 'dim' }, 'No key.');
+	const flags = Object.keys(key.flags || {});
+	const side = (v) => h('code', null, v === null ? 'none' : String(v));
+	const pair = (v) => [side(v[0]), ' → ', side(v[1])];
+	const ec = key.error_code || [];
+	return h('dl', { class: 'spec key', 'data-testid': 'bucket-key' },
+		h('dt', null, 'Differs in'), h('dd', null, differsList(key.differs) || '—'),
+		key.output ? [h('dt', null, 'First differing bytes'), h('dd', null, 'base ', shapeEl(key.output[0]), ' → head ', shapeEl(key.output[1]),
+			h('div', { class: 'hint' }, 'a letters · 0 digits · U a UTF-8 character · L U+2028/9 · X an invalid byte · C a control byte · _ space · N newline · \\u an escape'))] : null,
+		h('dt', null, 'Status'), h('dd', null, pair(key.status || [])),
+		h('dt', null, 'json_last_error()'), h('dd', null, pair(ec),
+			ec[0] !== ec[1] ? h('span', { class: 'dim' }, ` ${JSON_ERRORS[ec[0]] || ''} → ${JSON_ERRORS[ec[1]] || ''}`) : null),
+		h('dt', null, 'Exception'), h('dd', null, pair(key.exception || [null, null])),
+		h('dt', null, 'Flags that matter'), h('dd', null, flags.length ? shortFlags(key.flags) :
+			h('span', { class: 'dim' }, 'none: the case\'s flags do not split this bucket')));
+}
+
+/* POST a triage change for the buckets ids; resolves to the daemon's answer. */
+export function postTriage(ctx, ids, change) {
+	const { path, body } = triageRequest(ids, change, me());
+	return ctx.api(path, { method: 'POST', body });
+}
+
+/* The triage form of one bucket: state, assignee, notes. */
+export function triageForm(ctx, b, onSaved) {
+	const msg = h('div', { 'aria-live': 'polite' });
+	let chosen = b.state;
+	const stateBox = h('div', { class: 'states', role: 'radiogroup', 'aria-label': 'State' }, STATES.map((s) => {
+		const id = `st-${s}`;
+		return h('label', { class: `state-choice state-${s}`, for: id, title: STATE_HELP[s] },
+			h('input', {
+				type: 'radio', name: 'state', id, value: s, checked: s === b.state, 'data-testid': `triage-state-${s}`,
+				onchange: () => { chosen = s; },
+			}),
+			' ', s, h('span', { class: 'hint' }, STATE_HELP[s]));
+	}));
+	const assignee = h('input', { type: 'text', id: 't-assignee', maxlength: '64', value: b.assignee || '', placeholder: 'nobody', 'data-testid': 'triage-assignee' });
+	const notes = h('textarea', { id: 't-notes', rows: '3', 'data-testid': 'triage-notes', placeholder: 'what was found, links…' });
+	notes.value = b.notes || '';
+	const save = h('button', { type: 'submit', class: 'primary', 'data-testid': 'triage-save' }, 'Save');
+	const form = h('form', { class: 'triage-form', 'data-testid': 'triage-form' },
+		h('fieldset', { class: 'field' }, h('legend', null, 'State'), stateBox),
+		h('div', { class: 'field' }, h('label', { for: 't-assignee' }, 'Assignee'), assignee),
+		h('div', { class: 'field' }, h('label', { for: 't-notes' }, 'Notes'), notes),
+		h('div', { class: 'actions' }, identityBox(), save), msg);
+	form.addEventListener('submit', (e) => {
+		e.preventDefault();
+		if (needName(msg)) return;
+		const change = {};
+		/* Choosing a state again answers a reappearance; otherwise send what changed. */
+		if (chosen !== b.state || b.reappeared) change.state = chosen;
+		if (assignee.value.trim() !== (b.assignee || '')) change.assignee = assignee.value.trim() || null;
+		if (notes.value !== (b.notes || '')) change.notes = notes.value;
+		if (!Object.keys(change).length) {
+			replace(msg, h('p', { class: 'hint' }, 'Nothing changed.'));
+			return;
+		}
+		save.disabled = true;
+		replace(msg, h('p', { class: 'loading' }, 'Saving…'));
+		postTriage(ctx, [b.id], change).then((nb) => {
+			replace(msg, h('p', { class: 'ok-text', role: 'status', 'data-testid': 'triage-saved' }, 'Saved.'));
+			if (onSaved) onSaved(nb);
+		}, (err) => {
+			if (isAbort(err)) return;
+			save.disabled = false;
+			replace(msg, errorBox(err));
+		});
+	});
+	return form;
+}
+
+function changeText(ev) {
+	const c = ev.changes || {}, out = [];
+	if (ev.action === 'reappeared') {
+		const r = c.reappeared || {};
+		return ['seen again after it was fixed: ',
+			r.run_id ? h('a', { href: `#/runs/${r.run_id}` }, `run #${r.run_id}`) : 'a submitted case',
+			r.comparison_id ? ` (comparison #${r.comparison_id})` : null];
+	}
+	const val = (v) => (v === null || v === undefined || v === '' ? h('span', { class: 'dim' }, 'none') : h('strong', null, String(v)));
+	if (c.state) out.push(h('span', { class: 'change' }, 'state ', val(c.state[0]), ' → ', val(c.state[1])));
+	if (c.assignee) out.push(h('span', { class: 'change' }, 'assignee ', val(c.assignee[0]), ' → ', val(c.assignee[1])));
+	if (c.notes)
+		out.push(h('span', { class: 'change' }, 'notes ',
+			h('details', { class: 'inline' }, h('summary', null, 'changed'),
+				h('div', { class: 'notes-diff' }, h('del', null, c.notes[0] || '(empty)'), h('ins', null, c.notes[1] || '(empty)')))));
+	if (c.reappeared === false) out.push(h('span', { class: 'change' }, 'answered the reappearance'));
+	return out;
+}
+
+/* The audit trail: newest first. */
+export function auditTrail(events, withBucket) {
+	if (!events || !events.length) return h('p', { class: 'empty', 'data-testid': 'audit-empty' }, 'No triage yet.');
+	return h('ol', { class: 'audit', 'data-testid': 'audit-trail' }, events.map((ev) =>
+		h('li', { 'data-testid': 'audit-entry', 'data-by': ev.by, 'data-action': ev.action },
+			timeEl(ev.at), ' ', h('strong', { class: `who${ev.action === 'reappeared' ? ' system' : ''}` }, ev.by), ' ',
+			withBucket ? [h('a', { href: `#/buckets/${ev.bucket_id}` }, `bucket #${ev.bucket_id}`), ': '] : null,
+			changeText(ev))));
+}
+
+/*
+ * A paginated table of buckets (GET /api/buckets...), optionally with
+ * checkboxes and a bar to change every selected bucket at once.
+ * opts: { run, selectable, empty, onCounts(counts), onChanged() }.
+ * Returns { el, reload(url) } (reload() fetches the last URL again).
+ */
+export function bucketTable(ctx, opts) {
+	const tbody = h('tbody');
+	const runScoped = !!opts.run;
+	const selectAll = opts.selectable ? h('input', { type: 'checkbox', 'aria-label': 'Select every bucket shown', 'data-testid': 'bucket-check-all' }) : null;
+	const table = h('table', { class: 'list buckets', 'data-testid': 'bucket-list' },
+		h('thead', null, h('tr', null,
+			opts.selectable ? h('th', { scope: 'col', class: 'check' }, selectAll) : null,
+			h('th', { scope: 'col', class: 'num' }, '#'),
+			h('th', { scope: 'col' }, 'State'),
+			h('th', { scope: 'col', class: 'num' }, runScoped ? 'In this run' : 'Mismatches'),
+			h('th', { scope: 'col' }, 'How they differ'),
+			h('th', { scope: 'col', class: 'hide-narrow' }, 'Representative'),
+			h('th', { scope: 'col', class: 'hide-narrow' }, 'Seen'),
+			h('th', { scope: 'col', class: 'hide-narrow' }, 'Assignee'))),
+		tbody);
+	const status = h('div', { class: 'list-status', 'aria-live': 'polite' });
+	const more = h('div', { class: 'more' });
+	const selected = () => Array.from(tbody.querySelectorAll('input[type=checkbox]:checked'), (x) => Number(x.value));
+	let gen = 0, shown = 0, lastUrl = null;
+
+	const row = (b) => {
+		const rep = runScoped && b.run ? b.run.representative : b.representative;
+		const href = `#/buckets/${b.id}${runScoped && opts.run ? `?run=${opts.run}` : ''}`;
+		const seen = [];
+		if (b.first_seen && b.first_seen.run_id) seen.push('since ', h('a', { href: `#/runs/${b.first_seen.run_id}` }, `run #${b.first_seen.run_id}`));
+		else seen.push('since a submitted case');
+		if (runScoped && b.earlier_runs)
+			seen.push(h('div', { class: 'small-text', 'data-testid': 'earlier-runs' },
+				`in ${b.earlier_runs} earlier ${plural(b.earlier_runs, 'run')}${b.updated_by ? ` · triaged by ${b.updated_by}` : ''}`));
+		return h('tr', { 'data-testid': 'bucket-row', 'data-bucket-id': b.id, 'data-state': b.state, class: b.reappeared ? 'reappeared' : null },
+			opts.selectable ? h('td', { class: 'check' }, h('input', { type: 'checkbox', value: b.id, 'aria-label': `Select bucket #${b.id}`, 'data-testid': 'bucket-check' })) : null,
+			h('td', { class: 'num' }, h('a', { href }, b.id)),
+			h('td', { class: 'nowrap' }, stateBadge(b)),
+			h('td', { class: 'num', 'data-testid': 'bucket-count' }, fmtInt(runScoped && b.run ? b.run.mismatches : b.mismatches),
+				runScoped ? h('div', { class: 'dim small-text' }, `of ${fmtInt(b.mismatches)}`) : null),
+			h('td', null, h('a', { href, class: 'plain' }, keySummary(b.key))),
+			h('td', { class: 'hide-narrow title' }, rep && rep.case_id ?
+				h('a', { href: `#/cases/${rep.case_id}?comparison=${rep.comparison_id}` }, rep.title || `case #${rep.case_id}`) : '—'),
+			h('td', { class: 'hide-narrow small-text' }, seen),
+			h('td', { class: 'hide-narrow' }, b.assignee || h('span', { class: 'dim' }, '—')));
+	};
+
+	const bulkBar = () => {
+		const count = h('span', { class: 'bulk-count', 'data-testid': 'bulk-count' });
+		const state = h('select', { 'aria-label': 'New state', 'data-testid': 'bulk-state' },
+			h('option', { value: '' }, 'set state…'), STATES.map((s) => h('option', { value: s }, `${s} — ${STATE_HELP[s]}`)));
+		const assignee = h('input', { type: 'text', maxlength: '64', placeholder: 'assignee (unchanged)', 'aria-label': 'Assignee', 'data-testid': 'bulk-assignee' });
+		const apply = h('button', { type: 'button', class: 'primary', 'data-testid': 'bulk-apply' }, 'Apply');
+		const msg = h('div', { 'aria-live': 'polite', class: 'bulk-msg' });
+		const barEl = h('div', { class: 'bulk', 'data-testid': 'bulk-bar' }, count, state, assignee, apply, msg);
+		const update = () => {
+			const n = selected().length;
+			count.textContent = n ? `${n} selected:` : 'Select buckets to change them together:';
+			apply.disabled = n === 0;
+		};
+		apply.addEventListener('click', () => {
+			const ids = selected(), change = { bulk: true };
+			if (state.value) change.state = state.value;
+			if (assignee.value.trim()) change.assignee = assignee.value.trim();
+			if (!ids.length) return;
+			if (needName(msg)) return;
+			if (!change.state && !change.assignee) {
+				replace(msg, h('span', { class: 'hint' }, 'Choose a state or an assignee.'));
+				return;
+			}
+			apply.disabled = true;
+			replace(msg, h('span', { class: 'loading' }, 'Saving…'));
+			postTriage(ctx, ids, change).then((d) => {
+				replace(msg, h('span', { class: 'ok-text', role: 'status', 'data-testid': 'bulk-done' },
+					`${d.changed || 0} ${plural(d.changed, 'bucket')} changed.`));
+				state.value = '';
+				assignee.value = '';
+				load(lastUrl, true);
+				if (opts.onChanged) opts.onChanged();
+			}, (e) => {
+				if (isAbort(e)) return;
+				apply.disabled = false;
+				replace(msg, errorBox(e));
+			});
+		});
+		tbody.addEventListener('change', update);
+		selectAll.addEventListener('change', () => {
+			tbody.querySelectorAll('input[type=checkbox]').forEach((x) => { x.checked = selectAll.checked; });
+			update();
+		});
+		update();
+		return { el: h('div', null, barEl, identityBox()), update };
+	};
+
+	const bar = opts.selectable ? bulkBar() : null;
+	const el = h('div', { class: 'bucket-table' }, bar ? bar.el : null, h('div', { class: 'scroll-x' }, table), status, more);
+
+	function load(url, first) {
+		const my = first ? ++gen : gen;
+		if (first) {
+			lastUrl = url;
+			replace(status, loading('buckets'));
+			clear(more);
+		} else {
+			replace(more, loading('more'));
+		}
+		return ctx.api(url).then((d) => {
+			if (my !== gen) return d;
+			if (first) {
+				clear(tbody);
+				shown = 0;
+				if (selectAll) selectAll.checked = false;
+				if (bar) bar.update();
+			}
+			const list = d.buckets || [];
+			for (const b of list) tbody.append(row(b));
+			shown += list.length;
+			table.hidden = shown === 0;
+			if (bar) bar.el.hidden = shown === 0;
+			replace(status, shown === 0 ? h('p', { class: 'empty', 'data-testid': 'buckets-empty' }, opts.empty) : null);
+			replace(more, d.next ? h('button', { type: 'button', 'data-testid': 'buckets-more', onclick: () => load(d.next, false) }, 'Load more') : null);
+			if (opts.onCounts && d.counts) opts.onCounts(d.counts);
+			return d;
+		}, (e) => {
+			if (isAbort(e) || my !== gen) return null;
+			replace(first ? status : more, errorBox(e, () => load(url, first)));
+			return null;
+		});
+	}
+
+	return { el, reload: (url) => load(url || lastUrl, true) };
+}
+
+/* A case's bucket, on the case page: state, link, and a quick state change. */
+export function caseBucketPanel(ctx, b, onSaved) {
+	const msg = h('span', { 'aria-live': 'polite' });
+	const sel = h('select', { 'aria-label': 'State of this bucket', 'data-testid': 'case-bucket-state' },
+		STATES.map((s) => h('option', { value: s, selected: s === b.state }, s)));
+	const save = h('button', { type: 'button', 'data-testid': 'case-bucket-save' }, 'Set');
+	save.addEventListener('click', () => {
+		if (needName(msg)) return;
+		save.disabled = true;
+		postTriage(ctx, [b.id], { state: sel.value }).then((nb) => {
+			save.disabled = false;
+			replace(msg, h('span', { class: 'ok-text', role: 'status' }, 'Saved.'));
+			if (onSaved) onSaved(nb);
+		}, (e) => {
+			if (isAbort(e)) return;
+			save.disabled = false;
+			replace(msg, errorBox(e));
+		});
+	});
+	return h('section', { class: 'panel bucket-panel', 'aria-labelledby': 'h-cbucket', 'data-testid': 'case-bucket' },
+		h('h2', { id: 'h-cbucket' }, 'Triage: ', h('a', { href: `#/buckets/${b.id}`, 'data-testid': 'case-bucket-link' }, `bucket #${b.id}`), ' ',
+			stateBadge(b), h('span', { class: 'dim' }, ` · ${fmtInt(b.mismatches)} ${plural(b.mismatches, 'mismatch', 'mismatches')} like this`)),
+		h('p', null, keySummary(b.key), b.assignee ? [' · assigned to ', h('strong', null, b.assignee)] : null,
+			b.notes ? h('div', { class: 'notes' }, b.notes) : null),
+		h('div', { class: 'actions' }, sel, save, identityBox(), msg));
+}

@@ -1,0 +1,117 @@
+/*
+ * #/buckets/ID — one bucket: its key, triage form, audit trail, the runs it
+ * was seen in, its mismatches (?run=ID or ?run=submitted), and its
+ * representative mismatch's results side by side.
+ */
+import { clear, h, replace, setTitle } from '../dom.js';
+import { isAbort } from '../api.js';
+import { rolesOf } from '../builds.js';
+import { fmtInt, plural } from '../format.js';
+import { hashFor } from '../router.js';
+import { flagsText } from '../session.js';
+import { errorBox, loading, timeEl } from '../components/ui.js';
+import { auditTrail, keySummary, keyTable, stateBadge, triageForm } from '../components/buckets.js';
+import { resultsGrid } from '../components/results.js';
+
+const runLink = (runId) => h('a', { href: `#/runs/${runId}` }, `run #${runId}`);
+const comparisonHref = (caseId, comparisonId) => `#/cases/${caseId}?comparison=${comparisonId}`;
+
+export function bucketView(ctx, params, query) {
+	const id = params[0], main = ctx.main;
+	let runFilter = query.get('run');
+	setTitle(`Bucket #${id}`);
+	main.append(loading(`bucket #${id}`));
+
+	const render = (b) => {
+		const repBox = h('div', null, loading('the representative mismatch'));
+		const rep = b.representative || {};
+		const runs = b.runs || [];
+		const mism = mismatchTable(ctx, b, runFilter);
+		main.append(
+			h('div', { class: 'case-head' },
+				h('h1', null, h('span', { class: 'dim' }, `Bucket #${b.id} `), keySummary(b.key)),
+				h('div', { class: 'verdict-line' }, stateBadge(b), ' ', `${fmtInt(b.mismatches)} ${plural(b.mismatches, 'mismatch', 'mismatches')}`,
+					` in ${runs.length} ${plural(runs.length, 'run')} (or submitted)`,
+					b.assignee ? [' · assigned to ', h('strong', { 'data-testid': 'bucket-assignee' }, b.assignee)] : null)),
+			b.reappeared ? h('div', { class: 'notice error', role: 'alert', 'data-testid': 'reappeared-notice' },
+				h('strong', null, 'Fixed, but seen again: '), 'a mismatch of this bucket was stored ',
+				b.reappeared.run_id ? ['in ', runLink(b.reappeared.run_id)] : 'from a submitted case',
+				' ', timeEl(b.reappeared.at), ' after it was marked fixed. Set a state to answer it.') : null,
+			h('div', { class: 'two-col' },
+				h('section', { class: 'panel', 'aria-labelledby': 'h-key' }, h('h2', { id: 'h-key' }, 'How these mismatches differ'), keyTable(b.key),
+					h('p', { class: 'meta' }, 'First seen ', timeEl(b.first_seen && b.first_seen.at),
+						b.first_seen && b.first_seen.run_id ? [' in ', runLink(b.first_seen.run_id)] : '',
+						' · last seen ', timeEl(b.last_seen && b.last_seen.at),
+						b.last_seen && b.last_seen.run_id ? [' in ', runLink(b.last_seen.run_id)] : '')),
+				h('section', { class: 'panel', 'aria-labelledby': 'h-triage' }, h('h2', { id: 'h-triage' }, 'Triage'),
+					triageForm(ctx, b, () => load()))),
+			h('section', { class: 'panel', 'aria-labelledby': 'h-audit' }, h('h2', { id: 'h-audit' }, 'Audit trail'), auditTrail(b.events)),
+			h('section', { class: 'panel', 'aria-labelledby': 'h-rep' },
+				h('h2', { id: 'h-rep' }, 'Representative: ', rep.case_id ?
+					h('a', { href: comparisonHref(rep.case_id, rep.comparison_id) }, rep.title || `case #${rep.case_id}`) : '—'),
+				repBox),
+			h('section', { class: 'panel', 'aria-labelledby': 'h-bruns' }, h('h2', { id: 'h-bruns' }, 'Runs'),
+				runs.length ? h('table', { class: 'list', 'data-testid': 'bucket-runs' },
+					h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Run'), h('th', { scope: 'col', class: 'num' }, 'Mismatches'), h('th', { scope: 'col' }, 'Started'))),
+					h('tbody', null, runs.map((r) => h('tr', null,
+						h('td', null, r.run_id ? runLink(r.run_id) : 'submitted cases'),
+						h('td', { class: 'num' }, h('a', { href: hashFor(`/buckets/${b.id}`, new URLSearchParams({ run: r.run_id || 'submitted' })) }, fmtInt(r.mismatches))),
+						h('td', null, timeEl(r.run_created_at)))))) : h('p', { class: 'empty' }, 'None.')),
+			h('section', { class: 'panel', 'aria-labelledby': 'h-mism' },
+				h('h2', { id: 'h-mism' }, 'Mismatches',
+					runFilter ? h('span', { class: 'dim' }, ` in ${runFilter === 'submitted' ? 'submitted cases' : `run #${runFilter}`} `) : null,
+					runFilter ? h('a', { href: `#/buckets/${b.id}`, class: 'small-text' }, '(all)') : null), mism.el));
+		setTitle(`Bucket #${b.id} (${b.state})`);
+		if (rep.case_id) {
+			ctx.api(`/api/cases/${rep.case_id}?comparison=${rep.comparison_id}`).then((d) => {
+				const results = d.results || {};
+				replace(repBox, resultsGrid(rolesOf(results), results, d.differs || [], d.case || {}));
+			}, (e) => { if (!isAbort(e)) replace(repBox, errorBox(e)); });
+		}
+	};
+
+	function load() {
+		return ctx.api(`/api/buckets/${id}`).then((b) => {
+			clear(main);
+			render(b);
+		}, (e) => {
+			if (isAbort(e)) return;
+			replace(main, [h('h1', null, `Bucket #${id}`), errorBox(e, load)]);
+		});
+	}
+	load();
+	return {
+		onQuery: (nq) => {
+			runFilter = nq.get('run');
+			clear(main);
+			main.append(loading(`bucket #${id}`));
+			load();
+		},
+	};
+}
+
+/* A bucket's mismatches, 50 at a time, optionally of one run. */
+function mismatchTable(ctx, b, run) {
+	const tbody = h('tbody'), more = h('div', { class: 'more' }), status = h('div');
+	const table = h('table', { class: 'list', 'data-testid': 'mismatch-list' },
+		h('thead', null, h('tr', null, h('th', { scope: 'col', class: 'num' }, 'Case'), h('th', { scope: 'col' }, 'Title'),
+			h('th', { scope: 'col', class: 'hide-narrow' }, 'Flags'), h('th', { scope: 'col' }, 'Run'), h('th', { scope: 'col' }, 'When'))), tbody);
+	const load = (url) => {
+		replace(more, loading('mismatches'));
+		ctx.api(url).then((d) => {
+			for (const m of d.mismatches || []) {
+				const href = comparisonHref(m.case_id, m.comparison_id);
+				tbody.append(h('tr', { 'data-testid': 'mismatch-row' },
+					h('td', { class: 'num' }, h('a', { href }, m.case_id)),
+					h('td', { class: 'title' }, h('a', { href }, m.title || 'untitled')),
+					h('td', { class: 'mono hide-narrow flags' }, flagsText(m.flags, m.flag_names)),
+					h('td', null, m.run_id ? h('a', { href: `#/runs/${m.run_id}` }, `#${m.run_id}`) : h('span', { class: 'dim' }, 'submitted')),
+					h('td', { class: 'nowrap' }, timeEl(m.created_at))));
+			}
+			if (!tbody.firstChild) replace(status, h('p', { class: 'empty' }, 'None.'));
+			replace(more, d.next ? h('button', { type: 'button', onclick: () => load(d.next) }, 'Load more') : null);
+		}, (e) => { if (!isAbort(e)) replace(more, errorBox(e)); });
+	};
+	load(`/api/buckets/${b.id}/mismatches?limit=50${run ? `&run=${encodeURIComponent(run)}` : ''}`);
+	return { el: h('div', null, h('div', { class: 'scroll-x' }, table), status, more) };
+}

@@ -1,0 +1,175 @@
+/*
+ * #/ — builds and their workers, recent runs with live progress, open
+ * mismatch buckets, the latest measurement's biggest changes, recent cases
+ * (?verdict=&source=).
+ */
+import { h, replace, setTitle } from '../dom.js';
+import { isAbort } from '../api.js';
+import { buildsText, duration, fmtInt, isActive, signedPct, tail } from '../format.js';
+import { navigate } from '../router.js';
+import { getFlags, refreshHealth } from '../session.js';
+import { badge, countsView, errorBox, filterBar, loading, progressBar, timeEl } from '../components/ui.js';
+import { caseTable } from '../components/cases.js';
+import { bucketTable } from '../components/buckets.js';
+
+/* A button that starts a run of suite and goes to its page. */
+function startButton(ctx, suite, label, attrs, msgBox, before) {
+	const btn = h('button', { type: 'button', ...attrs }, label);
+	btn.addEventListener('click', () => {
+		btn.disabled = true;
+		if (before) before();
+		ctx.api('/api/runs', { method: 'POST', body: { suite } }).then((run) => navigate(`#/runs/${run.id}`), (e) => {
+			if (isAbort(e)) return;
+			btn.disabled = false;
+			replace(msgBox, errorBox(e));
+		});
+	});
+	return btn;
+}
+
+export function overviewView(ctx, params, query) {
+	setTitle('Overview');
+	const buildsBox = h('div', null, loading('builds'));
+	const runsBox = h('div', null, loading('runs'));
+	const startMsg = h('div', { 'aria-live': 'polite' });
+	const startBtn = startButton(ctx, 'stored', 'Run stored suite', { class: 'primary', 'data-testid': 'start-run' }, startMsg,
+		() => replace(startMsg, h('p', { class: 'loading' }, 'Starting…')));
+	const measureBtn = startButton(ctx, 'measure', 'Measure workloads', {
+		'data-testid': 'start-measure', title: 'The 11 workloads under callgrind on both builds (about half a minute)',
+	}, startMsg);
+	const filters = h('div', { class: 'filters' });
+	const cases = caseTable(ctx, 'No cases match. Submit one, or run the stored suite.');
+	const bucketsBox = bucketTable(ctx, { empty: 'No open buckets: every mismatch found so far is triaged (or there are none).' });
+	const measureBox = h('div', { 'data-testid': 'latest-measurement' }, loading('the latest measurement'));
+
+	ctx.main.append(
+		h('h1', { class: 'visually-hidden' }, 'Overview'),
+		h('section', { class: 'panel', 'aria-labelledby': 'h-builds' },
+			h('h2', { id: 'h-builds' }, 'Builds'), buildsBox),
+		h('section', { class: 'panel', 'aria-labelledby': 'h-runs' },
+			h('div', { class: 'panel-head' }, h('h2', { id: 'h-runs' }, 'Recent runs'), h('span', { class: 'buttons' }, measureBtn, startBtn)),
+			startMsg, runsBox),
+		h('div', { class: 'two-col wide-first' },
+			h('section', { class: 'panel', 'aria-labelledby': 'h-open' },
+				h('div', { class: 'panel-head' }, h('h2', { id: 'h-open' }, 'Open mismatch buckets'),
+					h('a', { href: '#/buckets?state=open', class: 'button', 'data-testid': 'all-buckets' }, 'Triage')),
+				bucketsBox.el),
+			h('section', { class: 'panel', 'aria-labelledby': 'h-measure' },
+				h('h2', { id: 'h-measure' }, 'Instruction counts'), measureBox)),
+		h('section', { class: 'panel', 'aria-labelledby': 'h-cases' },
+			h('div', { class: 'panel-head' }, h('h2', { id: 'h-cases' }, 'Recent cases'),
+				h('a', { href: '#/new', class: 'button' }, 'Submit a case')),
+			filters, cases.el));
+
+	refreshHealth().then((d) => {
+		if (ctx.alive) replace(buildsBox, buildsTable(d));
+	}, (e) => { if (ctx.alive) replace(buildsBox, errorBox(e)); });
+
+	const loadRuns = () => ctx.api('/api/runs?limit=10').then((d) => {
+		const runs = d.runs || [];
+		replace(runsBox, runs.length ? runsTable(runs) :
+			h('p', { class: 'empty', 'data-testid': 'empty' }, 'No runs yet. “Run stored suite” runs every case under cases/ on both builds.'));
+		return runs.some((r) => isActive(r.status));
+	}, (e) => {
+		if (!isAbort(e)) replace(runsBox, errorBox(e, loadRuns));
+		return false;
+	});
+	loadRuns().then((active) => {
+		if (active) ctx.poll(1000, loadRuns);
+	});
+	bucketsBox.reload('/api/buckets?state=open&limit=10');
+	latestMeasurement(ctx, measureBox);
+
+	const applyQuery = (q) => {
+		replace(filters, [
+			filterBar('Verdict', 'verdict', ['', 'differ', 'same'], '/', q),
+			filterBar('Source', 'source', ['', 'stored', 'submitted'], '/', q),
+		]);
+		const api = new URLSearchParams();
+		if (q.get('verdict')) api.set('verdict', q.get('verdict'));
+		if (q.get('source')) api.set('source', q.get('source'));
+		api.set('limit', '50');
+		cases.reload(`/api/cases?${api}`);
+	};
+	getFlags().catch(() => {}).then(() => { if (ctx.alive) applyQuery(query); });
+	return { onQuery: applyQuery };
+}
+
+/* One row per build of /api/health, in the daemon's order. */
+function buildsTable(d) {
+	const builds = d.builds || [];
+	if (!builds.length) return h('p', { class: 'empty' }, 'The daemon reports no builds.');
+	return h('div', null,
+		h('div', { class: 'scroll-x' }, h('table', { class: 'list builds', 'data-testid': 'builds' },
+			h('thead', null, h('tr', null,
+				h('th', { scope: 'col' }, 'Build'), h('th', { scope: 'col' }, 'PHP'),
+				h('th', { scope: 'col' }, 'sha256'), h('th', { scope: 'col' }, 'Worker'),
+				h('th', { scope: 'col', class: 'num hide-narrow' }, 'Cases run'),
+				h('th', { scope: 'col', class: 'num hide-narrow' }, 'Restarts'),
+				h('th', { scope: 'col', class: 'hide-narrow' }, 'Library'))),
+			h('tbody', null, builds.map((b) => {
+				const w = b.worker || {};
+				return h('tr', { 'data-testid': 'build-row', 'data-build': b.name },
+					h('th', { scope: 'row' }, b.name),
+					h('td', { class: 'mono' }, b.php_version || '—'),
+					h('td', { class: 'mono', title: b.sha256 || '' }, b.sha256 ? b.sha256.slice(0, 12) : '—'),
+					h('td', null, badge('worker', w.state || 'unknown', { 'data-testid': 'worker-state' }),
+						w.pid ? h('span', { class: 'dim pid' }, ` pid ${w.pid}`) : null,
+						w.last_failure ? h('div', { class: 'failure small-text' }, `last failure: ${w.last_failure}`) : null),
+					h('td', { class: 'num hide-narrow' }, fmtInt(w.cases_run)),
+					h('td', { class: 'num hide-narrow' }, fmtInt(w.restarts)),
+					h('td', { class: 'mono hide-narrow path', title: b.library || '' }, tail(b.library || b.prefix || '—', 48)));
+			})))),
+		h('p', { class: 'meta' }, `Daemon ${d.version || '?'} · database `, h('code', null, d.db || '?'),
+			d.uptime_s !== undefined ? ` · up ${duration(new Date(Date.now() - d.uptime_s * 1000).toISOString())}` : ''));
+}
+
+function runsTable(runs) {
+	return h('div', { class: 'scroll-x' }, h('table', { class: 'list runs', 'data-testid': 'run-list' },
+		h('thead', null, h('tr', null,
+			h('th', { scope: 'col', class: 'num' }, '#'), h('th', { scope: 'col', class: 'hide-narrow' }, 'Suite'),
+			h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Progress'),
+			h('th', { scope: 'col' }, 'Verdicts'), h('th', { scope: 'col', class: 'hide-narrow' }, 'Builds'),
+			h('th', { scope: 'col', class: 'hide-narrow' }, 'Started'))),
+		h('tbody', null, runs.map((r) => h('tr', { 'data-testid': 'run-row', 'data-run-id': r.id, 'data-status': r.status },
+			h('td', { class: 'num' }, h('a', { href: `#/runs/${r.id}` }, r.id)),
+			h('td', { class: 'hide-narrow' }, h('a', { href: `#/runs/${r.id}` }, r.suite || 'run')),
+			h('td', null, badge('run', r.status || 'unknown', { 'data-testid': 'run-status' }),
+				r.error ? h('div', { class: 'failure small-text' }, r.error) : null),
+			h('td', { class: 'progress-cell' }, progressBar(r.done || 0, r.total || 0, r.status)),
+			h('td', null, countsView(r.counts, (k) => `#/runs/${r.id}?verdict=${encodeURIComponent(k)}`)),
+			h('td', { class: 'mono hide-narrow small-text' }, buildsText(r.builds, r.build_names)),
+			h('td', { class: 'nowrap hide-narrow' }, timeEl(r.started_at || r.created_at)))))));
+}
+
+/* The latest measurement's biggest changes (a measure run, done or running, within 500 runs). */
+function latestMeasurement(ctx, box) {
+	const find = (url, pages) => ctx.api(url).then((d) => {
+		const r = (d.runs || []).find((x) => x.suite === 'measure' && (x.status === 'done' || x.status === 'running'));
+		if (r) return r;
+		if (d.next && pages < 5) return find(d.next, pages + 1);
+		return null;
+	});
+	return find('/api/runs?limit=100', 0).then((run) => {
+		if (!run) {
+			replace(box, h('p', { class: 'empty', 'data-testid': 'no-measurement' }, 'No measurement yet. “Measure workloads” runs the 11 workloads under callgrind on both builds.'));
+			return;
+		}
+		return ctx.api(`/api/runs/${run.id}/measurements`).then((d) => {
+			const w = (d.workloads || []).filter((x) => x.delta_pct !== null);
+			const reg = w.filter((x) => x.change === 'regression').sort((a, b) => b.delta_pct - a.delta_pct).slice(0, 3);
+			const imp = w.filter((x) => x.change === 'improvement').sort((a, b) => a.delta_pct - b.delta_pct).slice(0, 3);
+			const li = (x) => h('li', { 'data-testid': 'top-change' },
+				h('a', { href: `#/runs/${run.id}/counts?show=all&workload=${encodeURIComponent(x.source || `case:${x.case_id}`)}` }, x.title), ' ',
+				h('span', { class: `mono ${x.delta_pct > 0 ? 'bad-text' : 'ok-text'}` }, `${signedPct(x.delta_pct, 1)} %`));
+			const c = d.counts || {};
+			replace(box, [h('p', null, h('a', { href: `#/runs/${run.id}/counts`, 'data-testid': 'latest-counts' }, `Run #${run.id}`), ' ',
+				timeEl(run.finished_at || run.started_at), ': ',
+				h('span', { class: 'bad-text' }, `${c.regressions || 0} regressions`), ', ', h('span', { class: 'ok-text' }, `${c.improvements || 0} improvements`),
+				`, ${c.unchanged || 0} within ±${d.threshold_pct} %.`),
+			h('div', { class: 'two-col' },
+				h('div', null, h('h3', null, 'Biggest regressions'), reg.length ? h('ol', { class: 'top' }, reg.map(li)) : h('p', { class: 'dim' }, 'none')),
+				h('div', null, h('h3', null, 'Biggest improvements'), imp.length ? h('ol', { class: 'top' }, imp.map(li)) : h('p', { class: 'dim' }, 'none')))]);
+		});
+	}).catch((e) => { if (!isAbort(e)) replace(box, errorBox(e)); });
+}
