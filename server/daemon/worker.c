@@ -103,15 +103,16 @@ static void worker_read_stderr(struct worker *w, struct stderr_text *t)
 	}
 }
 
-/* The kept text, NUL-terminated, into out (at least STDERR_KEEP + 64 bytes). */
+/* The kept text, NUL-terminated, into out (STDERR_KEEP + 64 bytes hold it all). */
 static size_t stderr_format(const struct stderr_text *t, char *out, size_t size)
 {
 	size_t len = 0, intail = t->total - t->nhead;
 	memcpy(out, t->head, t->nhead);
 	len = t->nhead;
 	if (intail > sizeof(t->tail)) {
-		len += (size_t)snprintf(
+		int n = snprintf(
 		    out + len, size - len, "\n[... %zu bytes left out ...]\n", intail - sizeof(t->tail));
+		len += n > 0 && (size_t)n < size - len ? (size_t)n : 0;
 		intail = sizeof(t->tail);
 	}
 	size_t start = (t->total - t->nhead - intail) % sizeof(t->tail);
@@ -519,7 +520,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	result_failed(r, timed_out ? STATUS_TIMEOUT : STATUS_CRASH, "%s", why);
 	if (err.total > 0) {
 		/* "killed by signal 6 (SIGABRT)", then what the worker said. */
-		size_t size = sizeof(why) + STDERR_KEEP + 128;
+		size_t size = sizeof(why) + STDERR_KEEP + 256;
 		char *text = malloc(size);
 		if (text) {
 			int n = snprintf(text, size, "%s\nworker stderr (%zu bytes):\n", why, err.total);
