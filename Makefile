@@ -31,9 +31,10 @@ DAEMON_SRC = $(wildcard server/daemon/*.c)
 COMMON_OBJ = $(COMMON_SRC:server/common/%.c=$(B)/obj/%.o)
 DAEMON_OBJ = $(DAEMON_SRC:server/daemon/%.c=$(B)/obj/%.o) $(COMMON_OBJ)
 HEADERS = $(wildcard server/*/*.h)
-DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
+DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lpcre2-8 -lm -lpthread
 
 .PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
+.PHONY: php-build src-builds
 all: $(B)/phpcmp $(B)/phpcmp-worker
 
 deps:
@@ -41,6 +42,19 @@ deps:
 
 builds:
 	scripts/fetch-default-builds.sh builds
+
+# libphp built from a php-src source with patches (docs/builds.md), cached
+# in $$PHPCMP_PHP_CACHE (default .cache/php):
+#   make php-build NAME=pr-1234 PATCHES="a.patch b.patch" [SOURCE=php-src/] [FLAVOUR=debug]
+# makes builds/NAME; src-builds: the from-source builds the tests use.
+FLAVOUR ?= release
+php-build:
+	@test -n "$(NAME)" || { echo 'make php-build: NAME=... is required' >&2; exit 2; }
+	scripts/build-php.sh --name "$(NAME)" --flavour "$(FLAVOUR)" $(if $(SOURCE),--source "$(SOURCE)") \
+	    $(foreach p,$(PATCHES),--patch "$(p)")
+
+src-builds:
+	scripts/src-builds.sh
 
 # libphp 8.2.32 from source in each flavour (release, debug, coverage) for
 # tests/integration/flavours.test.mjs, through scripts/build-php.sh.
@@ -75,7 +89,8 @@ $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
 # SIGSEGV of a crashing case into its own report and exit 1, and valgrind,
 # which runs the measuring workers, cannot run an ASan binary.
 # The sandbox (server/worker/sandbox.c, docs/sandbox.md) is part of it.
-WORKER_SRC = server/worker/loader.c server/worker/sandbox.c server/common/proto.c server/common/rmtree.c
+WORKER_SRC = server/worker/loader.c server/worker/sandbox.c server/common/proto.c server/common/rmtree.c \
+             server/common/buf.c server/common/clock.c server/common/layers.c
 $(B)/phpcmp-worker: $(WORKER_SRC) $(HEADERS) | $(B)
 	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ $(WORKER_SRC) -ldl -lseccomp
 
@@ -88,19 +103,20 @@ UNIT_TESTS = $(B)/tests/test_flags $(B)/tests/test_casefile $(B)/tests/test_prot
 $(B)/tests/test_flags: tests/unit/test_flags.c $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
-$(B)/tests/test_casefile: tests/unit/test_casefile.c $(B)/obj/casefile.o $(B)/obj/flags.o | $(B)/tests
+$(B)/tests/test_casefile: tests/unit/test_casefile.c $(B)/obj/casefile.o $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
-$(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.o $(B)/obj/bytes.o | $(B)/tests
+$(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
-$(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o | $(B)/tests
+$(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm -lpthread
 
 # The sandbox, tried for real in forked children.  Like the worker loader
 # it is never built with SANITIZE: ASan's shadow memory alone is over any
 # address-space limit.
 $(B)/tests/test_sandbox: tests/unit/test_sandbox.c server/worker/sandbox.c server/common/rmtree.c server/common/proto.c \
+    server/common/buf.c server/common/clock.c server/common/layers.c \
     $(HEADERS) | $(B)/tests
 	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ \
 	    $(filter %.c,$^) -lseccomp -lpthread
@@ -114,8 +130,27 @@ UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljansson
 
+# .phpt files as run-tests.php reads and judges them (server/common/phpt.c),
+# tried on the 8.2.32 source's ext/json/tests (scripts/php-tests.sh).
+UNIT_TESTS += $(B)/tests/test_phpt
+$(B)/tests/test_phpt: tests/unit/test_phpt.c $(B)/obj/phpt.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpcre2-8
+
+# The daemon's side of a worker (signals, EPIPE, the backoff without the lock).
+UNIT_TESTS += $(B)/tests/test_worker
+$(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/confine.o $(B)/obj/proto.o \
+    $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/rmtree.o $(B)/obj/layers.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+
+# The leaf library's small helpers (buf, clock, id, base64, roles).
+UNIT_TESTS += $(B)/tests/test_common
+$(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/id.o $(B)/obj/base64.o $(B)/obj/result.o $(B)/obj/bytes.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcrypto
+
+# The layer check (scripts/check-layers.py) fed bad objects: it can fail;
+# scripts/run-tests.sh driven with stand-ins for make: it counts only what ran.
 unit-test: $(UNIT_TESTS)
-	prove $(UNIT_TESTS)
+	PHPCMP_PHPT_DIR=$$(scripts/php-tests.sh)/ext/json/tests prove $(UNIT_TESTS) tests/unit/test_layers.sh tests/unit/test_run_tests.sh
 
 # `make run` and `make test` each work alone on a fresh machine: packages
 # first (nothing happens when they are all there), then the build.
@@ -126,11 +161,12 @@ run:
 
 test:
 	scripts/install-deps.sh --if-missing
-	$(MAKE) all builds flavour-builds web-deps
+	$(MAKE) all builds src-builds flavour-builds web-deps
 	$(MAKE) --no-print-directory format-check
+	$(MAKE) --no-print-directory layer-check
 	scripts/run-tests.sh
 
-integration-test: all builds flavour-builds
+integration-test: all builds src-builds flavour-builds
 	scripts/run-tests.sh integration
 
 # The integration suite with every daemon under valgrind memcheck (the
@@ -138,7 +174,7 @@ integration-test: all builds flavour-builds
 # the daemon exit 99 and its test fail (docs/testing.md).
 .PHONY: memcheck load
 MEMCHECK = valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --quiet
-memcheck: all builds
+memcheck: all builds src-builds
 	PHPCMP_DAEMON_WRAPPER="$(MEMCHECK)" TEST_TIMEOUT=3000 scripts/run-tests.sh integration
 
 # 50 clients POSTing cases for 60 s while a run is in progress (docs/hardening.md).
@@ -154,6 +190,13 @@ web-test: web-deps
 
 clean:
 	rm -rf $(B) state
+
+# Each module uses only the layers below it, no cycle, no copied helper
+# (scripts/check-layers.py reads the objects' symbols with nm; README,
+# Architecture).  Run by `make test` and CI; prints the dependency list.
+.PHONY: layer-check
+layer-check: $(B)/phpcmp
+	scripts/check-layers.py $(DAEMON_OBJ) $(B)/obj/schema_sql.o
 
 # One C style (.clang-format, Debian's clang-format): `make format` applies
 # it, `make format-check` (run by `make test` and CI) fails on any file it

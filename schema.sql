@@ -227,3 +227,39 @@ CREATE TABLE IF NOT EXISTS triage_events (
 CREATE INDEX IF NOT EXISTS triage_events_bucket ON triage_events (bucket_id, id);
 
 PRAGMA user_version = 5;
+
+-- @migration 6: php-src's .phpt tests (server/daemon/phptrun.c, docs/phpt.md)
+-- One row per test of a phpt run: its --TEST-- name and the verdict between
+-- the builds (regression: PASS on the base, FAIL/BORK/crash/timeout on the
+-- head; improvement: the reverse; differ: other different statuses, or
+-- both FAIL with different output).  test: the file's name in the run's
+-- folder, or the path given in "files".
+CREATE TABLE IF NOT EXISTS phpt_tests (
+	run_id  INTEGER NOT NULL REFERENCES runs (id),
+	test    TEXT NOT NULL,
+	name    TEXT NOT NULL DEFAULT '',
+	verdict TEXT NOT NULL CHECK (verdict IN ('same', 'regression', 'improvement', 'differ')),
+	PRIMARY KEY (run_id, test)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS phpt_tests_verdict ON phpt_tests (run_id, verdict, test);
+
+-- Each build's result of a test: run-tests.php's status (or phpcmp's own
+-- crash / timeout), why (skip, bork, xfail reason; the crash), the FILE
+-- section's output as the SAPI wrote it and run-tests' .diff for a FAIL
+-- (each kept up to 256 KiB).
+CREATE TABLE IF NOT EXISTS phpt_results (
+	run_id  INTEGER NOT NULL,
+	test    TEXT NOT NULL,
+	role    TEXT NOT NULL CHECK (role IN ('base', 'head')),
+	status  TEXT NOT NULL CHECK (status IN ('PASS', 'FAIL', 'SKIP', 'BORK', 'XFAIL', 'XPASS',
+	                                        'crash', 'timeout', 'error')),
+	reason  TEXT,
+	output  BLOB,
+	diff    TEXT,
+	wall_ms REAL,
+	signal  INTEGER,
+	PRIMARY KEY (run_id, test, role),
+	FOREIGN KEY (run_id, test) REFERENCES phpt_tests (run_id, test)
+) WITHOUT ROWID;
+
+PRAGMA user_version = 6;

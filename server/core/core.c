@@ -26,6 +26,7 @@
 
 #include "core.h"
 #include "gencore.h"
+#include "phptcore.h"
 
 #define MAX_PRINTED PROTO_MAX_PRINTED /* what a case may echo before we cut it */
 #define MAX_WARNINGS PROTO_MAX_DIAG
@@ -619,6 +620,8 @@ static int core_handle(const struct proto_msg *req, struct proto_buf *out)
 	case PROTO_GEN_BATCH:
 	case PROTO_GEN_DETAIL:
 		return gencore_handle(req, out);
+	case PROTO_PHPT:
+		return phptcore_handle(req, out);
 	default:
 		return 0;
 	}

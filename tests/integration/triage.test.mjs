@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Daemon, errorOf, runCli, tableCounts, tmpDir } from './helper.mjs';
+import { BASE_VERSION, Daemon, errorOf, HEAD_VERSION, runCli, tableCounts, tmpDir } from './helper.mjs';
 
 let d, casesDir;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -254,12 +254,12 @@ test('exports: a .phpt expecting base, the stored case file', async () => {
 	assert.equal(r.text, [
 		'--TEST--', 'json_encode(): slash and version', '--DESCRIPTION--',
 		`Exported from phpcmp case #${c.id} (comparison #${c.comparison_id}).`,
-		'Expected output: build base (PHP 8.2.32).', 'Build head (PHP 8.2.36) differs in: output.',
+		`Expected output: build base (PHP ${BASE_VERSION}).`, `Build head (PHP ${HEAD_VERSION}) differs in: output.`,
 		'--EXTENSIONS--', 'json', '--FILE--', '<?php',
 		"$value = ['p' => 'a/b', 'v' => PHP_VERSION];",
 		'var_dump(json_encode($value, JSON_UNESCAPED_SLASHES | JSON_PRETTY_PRINT, 8));',
 		'var_dump(json_last_error(), json_last_error_msg());', '?>', '--EXPECT--',
-		'string(37) "{', '    "p": "a/b",', '    "v": "8.2.32"', '}"', 'int(0)', 'string(8) "No error"', ''].join('\n'));
+		`string(${31 + BASE_VERSION.length}) "{`, '    "p": "a/b",', `    "v": "${BASE_VERSION}"`, '}"', 'int(0)', 'string(8) "No error"', ''].join('\n'));
 	// Statements run as the core runs them (eval in the global scope), setup first, a thrown exception.
 	const s = await d.runCase({ setup: 'class P implements JsonSerializable { function jsonSerialize(): mixed { echo "ser\\n"; throw new RuntimeException("no"); } }',
 		code: '$p = new P;\nreturn [$p];' });
@@ -298,4 +298,35 @@ test('buckets for mismatches stored before buckets existed: made at startup, the
 	const norm = (l) => l.map((x) => JSON.stringify(x)).sort();
 	assert.deepEqual(norm(after), norm(before));
 	for (const b of (await d.get('/api/buckets?limit=500')).json.buckets) assert.equal(b.state, 'new');
+});
+
+// One way to show a title that is not all UTF-8 (server/common/text.c): the
+// bucket and its mismatches show it as the case does, valid UTF-8 as is and
+// only the bad byte as \xNN (triage showed every byte >= 0x80 as \xNN).
+test('a title with a bad byte reads the same in a bucket, its mismatches and the case', async () => {
+	const dir = tmpDir('phpcmp-title-cases-');
+	fs.writeFileSync(path.join(dir, 'title.phpt'), Buffer.concat([
+		Buffer.from('--TEST--\nJos\u00e9 ', 'utf8'), Buffer.from([0xff]), Buffer.from(' M\u00fcller\n--VALUE--\nPHP_VERSION\n', 'utf8')]));
+	const t = await Daemon.start({ name: 'triage-title', cases: dir });
+	try {
+		const r = await t.request('POST', '/api/runs', { body: { suite: 'stored' } });
+		assert.equal(r.status, 202, r.text);
+		for (const t0 = Date.now(); ;) {
+			const g = await t.get(`/api/runs/${r.json.id}`);
+			if (!['queued', 'running'].includes(g.json.status)) break;
+			if (Date.now() - t0 > 60_000) throw new Error('run did not finish');
+			await sleep(100);
+		}
+		const want = 'Jos\u00e9 \\xff M\u00fcller';
+		const b = (await t.get('/api/buckets')).json.buckets;
+		assert.equal(b.length, 1);
+		const c = (await t.get(`/api/cases/${b[0].representative.case_id}`)).json;
+		assert.equal(c.case.title, want, 'the case');
+		assert.equal(b[0].representative.title, want, 'the bucket listing');
+		assert.equal((await t.get(`/api/buckets/${b[0].id}`)).json.representative.title, want, 'the bucket');
+		const m = (await t.get(`/api/buckets/${b[0].id}/mismatches`)).json.mismatches;
+		assert.equal(m[0].title, want, 'its mismatches');
+	} finally {
+		await t.stopClean();
+	}
 });
