@@ -93,6 +93,8 @@ enum proto_tag {
 	TAG_HANDLER_OFFSET = 72, /* PROTO_HELLO: zif_json_encode's offset in libphp */
 	/* 80..84: the sandbox (server/worker/sandbox.c) */
 	TAG_SANDBOX = 80, /* PROTO_HELLO: the layers in force, e.g. "netns caps seccomp ..." */
+	TAG_RETIRE = 81,  /* int 1, in any reply: the worker could not empty its private
+	                   * folder and exits after this reply; start another */
 	/* 90..99: .phpt scripts.  PROTO_PHPT: TAG_PHPT_NAME, TAG_PHPT_CODE,
 	 * TAG_PHPT_INI.  PROTO_PHPT_RESULT: TAG_STATUS (error: the script did
 	 * not run, TAG_FAILURE says why), TAG_PRINTED, TAG_PHPT_EXIT, and

@@ -115,6 +115,7 @@ static void gencore_request_restart(void)
 	php_request_shutdown(NULL);
 	core_encoder_forget();
 	php_request_startup();
+	core_request_ready();
 }
 
 /* Declare the generator's classes and enums in this request. */

@@ -26,4 +26,8 @@ void core_encoder_forget(void);
 void core_encode(zval *value, zend_long flags, zend_long depth, zval *ret);
 void core_last_error_msg(zval *ret);
 
+/* core.c: a request just opened is made ready for a case (the state no
+ * request end resets: see there). */
+void core_request_ready(void);
+
 #endif

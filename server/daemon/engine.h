@@ -35,8 +35,11 @@ struct sandbox_config {
 	char layers[64]; /* "all", "none" or e.g. "netns,seccomp,php" */
 	const char *dir; /* where private folders are made; default $TMPDIR or /tmp */
 	long long cpu_s, as, measure_as, fsize, nofile, nproc; /* -1: unlimited */
-	const char *disable_functions;                         /* NULL: the worker's own list */
+	long long disk;                /* what a worker's private folder may hold in all; -1: unlimited */
+	const char *disable_functions; /* NULL: the worker's own list */
 };
+
+#define MAX_HOSTS 8
 
 struct config {
 	const char *listen_addr;  /* default 127.0.0.1 */
@@ -53,11 +56,16 @@ struct config {
 	int run_stored;           /* queue a stored-suite run at startup */
 	const char *memory_limit; /* PHP memory_limit, default 128M */
 	/* Who may write and how much is accepted (docs/config.md, docs/hardening.md) */
-	int read_auth;         /* GET /api/... needs a token too; default 0 */
-	int max_connections;   /* HTTP connections served; over it 503; default 128 */
-	int max_case_requests; /* POST /api/cases running at once; over it 503; default 64 */
-	int max_queued_runs;   /* runs waiting to start; over it 429; default 16 */
-	int64_t db_max_bytes;  /* database size cap (SQLite max_page_count); 0: none */
+	int read_auth;              /* GET /api/... needs a token too; default 0 */
+	int max_connections;        /* HTTP requests served at once; over it 503; default 128 */
+	int max_client_connections; /* connections open from one address; default 256 */
+	int max_case_requests;      /* POST /api/cases running at once; over it 503; default 64 */
+	int max_queued_runs;        /* runs waiting to start; over it 429; default 16 */
+	int64_t db_max_bytes;       /* database size cap (SQLite max_page_count); 0: none */
+	/* Host names the daemon answers for besides its listen address and
+	 * localhost (--host, repeatable): any other Host header is refused. */
+	int nhosts;
+	const char *hosts[MAX_HOSTS];
 	struct sandbox_config sandbox;
 	int nbuilds;
 	struct build builds[MAX_BUILDS];

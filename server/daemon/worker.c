@@ -262,6 +262,9 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears CLOEXEC */
+	/* Nothing else the daemon holds or inherited (its parent's pipes, a
+	 * listening socket without CLOEXEC) reaches the worker. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
 	pid_t pid;
 	/* posix_spawn's argv and envp are not const for historical reasons only. */
 	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, (char *const *)envp);
@@ -522,6 +525,13 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		w->consecutive_deaths = 0;
 		w->state = WORKER_READY;
 		ret = 1;
+		if (proto_get(reply, TAG_RETIRE) != NULL) {
+			/* It could not empty its folder: replaced, the folder removed. */
+			worker_reap(w, 1);
+			w->state = WORKER_STOPPED;
+			snprintf(w->last_failure, sizeof(w->last_failure),
+			    "retired: its private folder could not be emptied");
+		}
 		goto out;
 	}
 	struct stderr_text err = { .nhead = 0 };

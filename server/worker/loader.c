@@ -192,9 +192,14 @@ int main(int argc, char **argv)
 			type = PROTO_FAIL;
 			proto_buf_add_str(&out, TAG_MESSAGE, "unexpected message type");
 		}
-		sandbox_case_end(&sb);
+		/* A folder that cannot be emptied would hand this case's files to
+		 * the next: say so and exit; the daemon starts another worker and
+		 * removes the folder. */
+		int retire = sandbox_case_end(&sb) < 0;
+		if (retire)
+			proto_buf_add_int(&out, TAG_RETIRE, 1);
 		proto_msg_release(&req);
-		if (proto_send(PROTO_FD, out.failed ? PROTO_FAIL : type, &out) < 0)
+		if (proto_send(PROTO_FD, out.failed ? PROTO_FAIL : type, &out) < 0 || retire)
 			break;
 	}
 	proto_buf_release(&out);
