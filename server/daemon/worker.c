@@ -526,8 +526,9 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		w->state = WORKER_READY;
 		ret = 1;
 		if (proto_get(reply, TAG_RETIRE) != NULL) {
-			/* It could not empty its folder: replaced, the folder removed. */
-			worker_reap(w, 1);
+			/* It could not empty its folder: replaced (after its own
+			 * normal exit), the folder removed. */
+			worker_reap(w, REAP_GRACE, NULL);
 			w->state = WORKER_STOPPED;
 			snprintf(w->last_failure, sizeof(w->last_failure),
 			    "retired: its private folder could not be emptied");
