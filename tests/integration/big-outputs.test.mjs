@@ -6,11 +6,19 @@
 // exactly; the two builds' identical outputs are stored once.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { Daemon } from './helper.mjs';
+import { BIN, Daemon } from './helper.mjs';
 
 const CEILING_MB = 160;
+// The ceiling is the plain daemon's: under valgrind (make memcheck) or an
+// ASan build (the sanitizer pass) the process's memory holds the tool's own
+// shadow and quarantine, so the figure says nothing there.  The plain pass
+// of `make test` asserts it; those passes check the rest of this file.
+const daemonBin = BIN;
+const instrumented = Boolean(process.env.PHPCMP_DAEMON_WRAPPER) ||
+	execFileSync('nm', ['-u', daemonBin], { encoding: 'utf8' }).includes('__asan_init');
 let d;
 before(async () => { d = await Daemon.start({ name: 'big-outputs', timeoutMs: 30000 }); });
 after(async () => { await d?.stopClean(); });
@@ -18,7 +26,9 @@ after(async () => { await d?.stopClean(); });
 const status = (pid) => fs.readFileSync(`/proc/${pid}/status`, 'utf8');
 const kb = (text, key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)[1]);
 
-test('64 concurrent large outputs: the daemon stays under its memory ceiling', async () => {
+test('64 concurrent large outputs: the daemon stays under its memory ceiling', {
+	skip: instrumented && 'the daemon runs under valgrind or ASan: its memory is the tool\'s too (asserted in the plain pass)',
+}, async () => {
 	const expect = JSON.stringify('\x01'.repeat(600_000));
 	const rssBefore = kb(status(d.proc.pid), 'VmRSS');
 	const answers = await Promise.all(Array.from({ length: 64 }, (_, i) =>
