@@ -101,16 +101,16 @@ $(B) $(B)/obj $(B)/tests:
 UNIT_TESTS = $(B)/tests/test_flags $(B)/tests/test_casefile $(B)/tests/test_proto $(B)/tests/test_gen
 
 $(B)/tests/test_flags: tests/unit/test_flags.c $(B)/obj/flags.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
 
 $(B)/tests/test_casefile: tests/unit/test_casefile.c $(B)/obj/casefile.o $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
 
 $(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
 
 $(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o $(B)/obj/buf.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lm -lpthread
 
 # The sandbox, tried for real in forked children.  Like the worker loader
 # it is never built with SANITIZE: ASan's shadow memory alone is over any
@@ -128,27 +128,30 @@ include fuzz/fuzz.mk
 # The bucket key of a mismatch (server/common/bucket.c).
 UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljansson
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson
 
 # .phpt files as run-tests.php reads and judges them (server/common/phpt.c),
 # tried on the 8.2.32 source's ext/json/tests (scripts/php-tests.sh).
 UNIT_TESTS += $(B)/tests/test_phpt
 $(B)/tests/test_phpt: tests/unit/test_phpt.c $(B)/obj/phpt.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpcre2-8
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpcre2-8
 
 # The daemon's side of a worker (signals, EPIPE, the backoff without the lock).
 UNIT_TESTS += $(B)/tests/test_worker
 $(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/confine.o $(B)/obj/proto.o \
     $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/rmtree.o $(B)/obj/layers.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpthread
 
 # The leaf library's small helpers (buf, clock, id, base64, roles).
 UNIT_TESTS += $(B)/tests/test_common
 $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/id.o $(B)/obj/base64.o $(B)/obj/result.o $(B)/obj/bytes.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcrypto
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lcrypto
 
 # The layer check (scripts/check-layers.py) fed bad objects: it can fail;
 # scripts/run-tests.sh driven with stand-ins for make: it counts only what ran.
+# Every unit test prints TAP through tests/unit/tap.h.
+$(filter $(B)/tests/test_%,$(UNIT_TESTS)): tests/unit/tap.h
+
 unit-test: $(UNIT_TESTS)
 	PHPCMP_PHPT_DIR=$$(scripts/php-tests.sh)/ext/json/tests prove $(UNIT_TESTS) tests/unit/test_layers.sh tests/unit/test_run_tests.sh
 

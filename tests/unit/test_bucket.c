@@ -4,16 +4,7 @@
 #include <string.h>
 
 #include "common.h"
-
-static int tap_n, tap_failed;
-
-static void ok(int cond, const char *what)
-{
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
-}
+#include "tap.h"
 
 static void is_str(const char *got, const char *want, const char *what)
 {
@@ -173,6 +164,5 @@ int main(void)
 	result_release(&res[ROLE_BASE]);
 	result_release(&res[ROLE_HEAD]);
 
-	printf("1..%d\n", tap_n);
-	return tap_failed != 0;
+	return tap_done();
 }

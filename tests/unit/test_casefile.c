@@ -10,16 +10,7 @@
 #include <sys/stat.h>
 
 #include "common.h"
-
-static int tap_n, tap_failed;
-
-static void ok(int cond, const char *what)
-{
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
-}
+#include "tap.h"
 
 static int streq_null(const char *a, const char *b)
 {
@@ -395,6 +386,5 @@ int main(int argc, char **argv)
 	    "%s holds at least 40 cases (%d) and the 11 workloads measured 200x (%d)", dir, stored_total,
 	    stored_measured);
 	ok(stored_total >= 40 && stored_measured >= 11, what);
-	printf("1..%d\n", tap_n);
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

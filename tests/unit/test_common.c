@@ -5,16 +5,7 @@
 #include <string.h>
 
 #include "common.h"
-
-static int tap_n, tap_failed;
-
-static void ok(int cond, const char *what)
-{
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
-}
+#include "tap.h"
 
 static void test_buf(void)
 {
@@ -184,6 +175,5 @@ int main(void)
 	test_base64();
 	test_verdict();
 	test_roles();
-	printf("1..%d\n", tap_n);
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

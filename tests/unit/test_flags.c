@@ -3,16 +3,7 @@
 #include <string.h>
 
 #include "common.h"
-
-static int tap_n, tap_failed;
-
-static void ok(int cond, const char *what)
-{
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
-}
+#include "tap.h"
 
 /* The json_encode flags of PHP 8.2's ext/json/php_json.h. */
 static const struct {
@@ -191,6 +182,5 @@ int main(void)
 		ok(small[0] == '#', "format into a zero-size buffer writes nothing");
 	}
 
-	printf("1..%d\n", tap_n);
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

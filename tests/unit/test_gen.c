@@ -1,11 +1,11 @@
 /* Unit tests for server/common/gen.c (the case generator), printing TAP. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gen.h"
+#include "tap.h"
 
 /*
  * The hash of the first 10,000 cases of seed 1 (gen_case_hash of each, in
@@ -15,23 +15,6 @@
  */
 #define PINNED_VERSION 1
 #define PINNED_CORPUS 0x59bc0c7c81f106e5ull
-
-static int tap_n, tap_failed;
-
-static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 static struct gen_case a, b;
 
@@ -363,6 +346,5 @@ int main(void)
 	test_doubles();
 	test_classes();
 	test_hash_and_digest();
-	printf("1..%d\n", tap_n);
-	return tap_failed != 0;
+	return tap_done();
 }

@@ -6,28 +6,12 @@
  * which the Makefile gets from scripts/php-tests.sh).
  */
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "phpt.h"
-
-static int tap_n, tap_failed;
-
-static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
+#include "tap.h"
 
 static const char *parse_bork(const char *text)
 {
@@ -387,6 +371,5 @@ int main(void)
 	matching();
 	diffing();
 	real_files();
-	printf("1..%d\n", tap_n);
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

@@ -9,16 +9,7 @@
 
 #include "common.h"
 #include "proto.h"
-
-static int tap_n, tap_failed;
-
-static void ok(int cond, const char *what)
-{
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
-}
+#include "tap.h"
 
 static void put_header(unsigned char *h, uint32_t magic, uint16_t version, uint16_t type, uint32_t len)
 {
@@ -195,6 +186,5 @@ int main(void)
 	test_decode();
 	test_buf_limits();
 	test_verdict();
-	printf("1..%d\n", tap_n);
-	return tap_failed != 0;
+	return tap_done();
 }

@@ -30,27 +30,14 @@
 
 #include "rmtree.h"
 #include "sandbox.h"
+#include "tap.h"
 
 extern char **environ;
 
-static int tap_n, tap_failed;
 static char dir[256];     /* the private folder */
 static char outside[300]; /* a path outside it */
 static struct sockaddr_in listener;
 static int landlock_abi, netns_ok;
-
-static void ok(int cond, const char *what)
-{
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
-}
-
-static void skip(const char *what, const char *why)
-{
-	printf("ok %d - %s # SKIP %s\n", ++tap_n, what, why);
-}
 
 struct check {
 	unsigned layers;
@@ -496,6 +483,5 @@ int main(void)
 	unlink(outside);
 	rmtree(dir);
 	close(lfd);
-	printf("1..%d\n", tap_n);
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

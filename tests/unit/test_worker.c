@@ -15,17 +15,7 @@
 
 #include "engine.h"
 #include "proto.h"
-
-static int tap_n, tap_failed;
-
-static void ok(int cond, const char *what)
-{
-	tap_n++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
-	fflush(stdout);
-}
+#include "tap.h"
 
 static struct config cfg;
 static struct build build;
@@ -89,6 +79,5 @@ int main(void)
 	    "after the backoff the (impossible) start fails as before");
 	result_release(&res);
 	worker_release(&w);
-	printf("1..%d\n", tap_n);
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }
