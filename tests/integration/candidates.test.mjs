@@ -14,7 +14,6 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { BASE_VERSION, BIN, BUILDS, Daemon, HEAD_VERSION, ROOT, tmpDir } from './helper.mjs';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const BASE = path.join(BUILDS, 'base');
 const HEAD = path.join(BUILDS, 'head');
 
@@ -33,16 +32,6 @@ after(async () => {
 	if (d) await d.stopClean();
 });
 
-async function waitRun(daemon, id, deadlineMs = 400_000) {
-	const deadline = Date.now() + deadlineMs;
-	for (;;) {
-		const r = await daemon.get(`/api/runs/${id}`);
-		assert.equal(r.status, 200, r.text);
-		if (!['queued', 'running'].includes(r.json.status)) return r.json;
-		assert.ok(Date.now() < deadline, `run ${id} still ${r.json.status}`);
-		await sleep(100);
-	}
-}
 
 test('health lists the builds by role, base first', () => {
 	const b = d.health.builds;
@@ -97,7 +86,7 @@ test('buckets know their candidate; ?candidate= filters them', async () => {
 test('a stored run on three builds: the run lists them all', async () => {
 	const post = await d.request('POST', '/api/runs', { body: { suite: 'stored' } });
 	assert.equal(post.status, 202, post.text);
-	const run = await waitRun(d, post.json.id);
+	const run = await d.waitRun(post.json.id, { deadlineMs: 400_000 });
 	assert.equal(run.status, 'done', JSON.stringify(run));
 	assert.deepEqual(run.build_list.map((b) => [b.role, b.name]), [['base', 'base'], ['head', 'head'], ['cand2', 'twin'], ['cand3', 'same']]);
 	assert.equal(run.build_names.cand2, 'twin');
@@ -112,7 +101,7 @@ test('a stored run on three builds: the run lists them all', async () => {
 test('a generated run sends each batch to every build: one corpus hash, mismatches per candidate', async () => {
 	const post = await d.request('POST', '/api/runs', { body: { suite: 'generated', seed: 11, count: 3000 } });
 	assert.equal(post.status, 202, post.text);
-	const run = await waitRun(d, post.json.id);
+	const run = await d.waitRun(post.json.id, { deadlineMs: 400_000 });
 	assert.equal(run.status, 'done', JSON.stringify(run));
 	const s = run.summary;
 	assert.equal(s.done, 3000);
@@ -130,7 +119,7 @@ test('a generated run sends each batch to every build: one corpus hash, mismatch
 test('measurements: a column per candidate; the same library is 0.0 % everywhere', async () => {
 	const post = await d.request('POST', '/api/runs', { body: { suite: 'measure' } });
 	assert.equal(post.status, 202, post.text);
-	const run = await waitRun(d, post.json.id, 900_000);
+	const run = await d.waitRun(post.json.id, { deadlineMs: 900_000 });
 	assert.equal(run.status, 'done', JSON.stringify(run));
 	const t = await d.get(`/api/runs/${run.id}/measurements`);
 	assert.equal(t.status, 200, t.text);

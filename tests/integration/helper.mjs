@@ -356,6 +356,52 @@ export class Daemon {
 		}
 		return items;
 	}
+
+	// Poll GET /api/runs/ID until the run has ended (or `done(run)` holds);
+	// returns the run.  Fails when `deadlineMs` passes first.
+	async waitRun(id, { deadlineMs = 300_000, pollMs = 100, done = null } = {}) {
+		const deadline = Date.now() + deadlineMs;
+		for (;;) {
+			const r = await this.get(`/api/runs/${id}`);
+			if (r.status !== 200) throw new Error(`GET /api/runs/${id} -> ${r.status} ${r.text}`);
+			if (done ? done(r.json) : !['queued', 'running'].includes(r.json.status)) return r.json;
+			if (Date.now() >= deadline) {
+				throw new Error(`run ${id} still ${r.json.status} after ${deadlineMs} ms: ${r.text.slice(0, 500)}`);
+			}
+			await sleep(pollMs);
+		}
+	}
+
+	// POST /api/runs (must be accepted) and wait for the run's end.
+	async runToEnd(body, opts = {}) {
+		const r = await this.request('POST', '/api/runs', { body });
+		if (r.status !== 202) throw new Error(`POST /api/runs ${JSON.stringify(body)} -> ${r.status} ${r.text}`);
+		return this.waitRun(r.json.id, opts);
+	}
+}
+
+// A from-source build of scripts/build-php.sh under builds/ (docs/builds.md):
+// its prefix, or an error naming the make target that makes it.
+export function srcBuild(name, target = 'src-builds') {
+	const p = path.join(BUILDS, name);
+	if (!fs.existsSync(path.join(p, 'lib/libphp.so'))) {
+		throw new Error(`${p}/lib/libphp.so is missing: run \`make ${target}\` first`);
+	}
+	return p;
+}
+
+// What scripts/build-php.sh recorded about a build (phpcmp-build.txt):
+// key=value lines; `patch` lines gathered as a list of file names.
+export function srcBuildInfo(name, target) {
+	const info = { patch: [] };
+	for (const line of fs.readFileSync(path.join(srcBuild(name, target), 'phpcmp-build.txt'), 'utf8').split('\n')) {
+		const i = line.indexOf('=');
+		if (i < 0) continue;
+		const k = line.slice(0, i), v = line.slice(i + 1);
+		if (k === 'patch') info.patch.push(v.split(' ')[0]);
+		else info[k] = v;
+	}
+	return info;
 }
 
 // Every table's row count in a SQLite file, read with the sqlite3 CLI

@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { BASE_VERSION, Daemon, HEAD_VERSION, tmpDir } from './helper.mjs';
 
 const RUN_DEADLINE_MS = 120_000;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const WAIT = { deadlineMs: RUN_DEADLINE_MS, pollMs: 200 };
 
 const daemons = [];
 after(async () => { for (const d of daemons) await d.stopClean(); });
@@ -16,16 +16,6 @@ async function start(opts) {
 	return d;
 }
 
-async function waitRun(d, id) {
-	const deadline = Date.now() + RUN_DEADLINE_MS;
-	for (;;) {
-		const r = await d.get(`/api/runs/${id}`);
-		assert.equal(r.status, 200, r.text);
-		if (!['queued', 'running'].includes(r.json.status)) return r.json;
-		assert.ok(Date.now() < deadline, `run ${id} still ${r.json.status} after ${RUN_DEADLINE_MS} ms: ${r.text}`);
-		await sleep(200);
-	}
-}
 
 function checkDoneRun(run) {
 	assert.equal(run.status, 'done', JSON.stringify(run));
@@ -70,7 +60,7 @@ test('a stored-suite run completes; counts add up; it is listed', async () => {
 	assert.ok(['queued', 'running', 'done'].includes(r.json.status), r.json.status);
 	assert.equal(r.json.suite, 'stored');
 
-	const run = await waitRun(d, id);
+	const run = await d.waitRun(id, WAIT);
 	checkDoneRun(run);
 
 	const list = await d.get('/api/runs');
@@ -100,7 +90,7 @@ test('a stored-suite run completes; counts add up; it is listed', async () => {
 	// A second run gives the same verdicts (the builds are deterministic).
 	const r2 = await d.request('POST', '/api/runs', { body: { suite: 'stored' } });
 	assert.equal(r2.status, 202);
-	const run2 = await waitRun(d, r2.json.id);
+	const run2 = await d.waitRun(r2.json.id, WAIT);
 	checkDoneRun(run2);
 	assert.equal(run2.total, run.total);
 	assert.deepEqual(run2.counts, run.counts);
@@ -117,7 +107,7 @@ test('restart with the same database: history intact and identical', async () =>
 	submitted.push((await d.runCase({ code: 'echo "\\xff"; return "\\xff";' })).id);
 	const r = await d.request('POST', '/api/runs', { body: { suite: 'stored' } });
 	assert.equal(r.status, 202, r.text);
-	checkDoneRun(await waitRun(d, r.json.id));
+	checkDoneRun(await d.waitRun(r.json.id, WAIT));
 
 	const before = await history(d);
 	assert.ok(before.cases.length >= 40 + 3, `${before.cases.length} cases`);
@@ -141,7 +131,7 @@ test('restart with the same database: history intact and identical', async () =>
 	// And a run after the restart works and is listed above the old one.
 	const r2 = await d2.request('POST', '/api/runs', { body: { suite: 'stored' } });
 	assert.equal(r2.status, 202);
-	checkDoneRun(await waitRun(d2, r2.json.id));
+	checkDoneRun(await d2.waitRun(r2.json.id, WAIT));
 	const runs = await d2.listAll('/api/runs', 'runs');
 	assert.deepEqual(runs.map((x) => x.id), [r2.json.id, r.json.id]);
 });
@@ -162,7 +152,7 @@ test('a run cut short by a stop is not left "running" after a restart', async ()
 	// And a new run still works.
 	const r2 = await d2.request('POST', '/api/runs', { body: { suite: 'stored' } });
 	assert.equal(r2.status, 202);
-	checkDoneRun(await waitRun(d2, r2.json.id));
+	checkDoneRun(await d2.waitRun(r2.json.id, WAIT));
 });
 
 test('cancel: a queued run is cancelled, an ended one is a 409 conflict', async () => {
@@ -173,9 +163,9 @@ test('cancel: a queued run is cancelled, an ended one is a 409 conflict', async 
 	const c = await d.request('POST', `/api/runs/${b.id}/cancel`);
 	assert.equal(c.status, 200, c.text);
 	assert.equal(c.json.id, b.id);
-	const doneA = await waitRun(d, a.id);
+	const doneA = await d.waitRun(a.id, WAIT);
 	checkDoneRun(doneA);
-	const finalB = await waitRun(d, b.id);
+	const finalB = await d.waitRun(b.id, WAIT);
 	assert.ok(['cancelled', 'done'].includes(finalB.status), finalB.status);
 	if (finalB.status === 'cancelled') assert.ok(finalB.done <= finalB.total);
 	const again = await d.request('POST', `/api/runs/${a.id}/cancel`);

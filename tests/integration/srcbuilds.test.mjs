@@ -7,31 +7,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { BUILDS, Daemon, sha256File } from './helper.mjs';
+import { Daemon, sha256File, srcBuild, srcBuildInfo } from './helper.mjs';
 
 const BASE = 'src-8.2.32';
 const cand = (patch) => `${BASE}-${patch}`;
 
-function prefixOf(name) {
-	const p = path.join(BUILDS, name);
-	if (!fs.existsSync(path.join(p, 'lib/libphp.so'))) {
-		throw new Error(`${p}/lib/libphp.so is missing: run \`make src-builds\` (scripts/src-builds.sh) first`);
-	}
-	return p;
-}
 
-function infoOf(name) {
-	const text = fs.readFileSync(path.join(prefixOf(name), 'phpcmp-build.txt'), 'utf8');
-	const info = { patch: [] };
-	for (const line of text.split('\n')) {
-		const i = line.indexOf('=');
-		if (i < 0) continue;
-		const k = line.slice(0, i), v = line.slice(i + 1);
-		if (k === 'patch') info.patch.push(v.split(' ')[0]);
-		else info[k] = v;
-	}
-	return info;
-}
 
 const daemons = [];
 after(async () => {
@@ -45,7 +26,7 @@ async function daemonFor(patch) {
 	if (!byPatch.has(patch)) {
 		const d = await Daemon.start({
 			name: `srcbuilds-${patch}`,
-			builds: { base: prefixOf(BASE), head: prefixOf(cand(patch)) },
+			builds: { base: srcBuild(BASE), head: srcBuild(cand(patch)) },
 		});
 		daemons.push(d);
 		byPatch.set(patch, d);
@@ -54,16 +35,16 @@ async function daemonFor(patch) {
 }
 
 test('the from-source builds are what they say: 8.2.32 release, the patch applied, own libraries', () => {
-	const base = infoOf(BASE);
+	const base = srcBuildInfo(BASE);
 	assert.equal(base.flavour, 'release');
 	assert.deepEqual(base.patch, []);
 	assert.equal(base.source_sha256, 'e02aa173c236c12791696254d607da680e6d5516f8f5c2339642de7c4f944bd2');
 	for (const p of ['keys-fastpath', 'escape-del', 'error-not-set', 'crash-byte', 'flag-ignored']) {
-		const c = infoOf(cand(p));
+		const c = srcBuildInfo(cand(p));
 		assert.deepEqual(c.patch, [`${p}.patch`], `${p}: patch list`);
 		assert.equal(c.source_sha256, base.source_sha256, `${p}: same source`);
-		assert.notEqual(sha256File(path.join(prefixOf(cand(p)), 'lib/libphp.so')),
-			sha256File(path.join(prefixOf(BASE), 'lib/libphp.so')), `${p}: its own library`);
+		assert.notEqual(sha256File(path.join(srcBuild(cand(p)), 'lib/libphp.so')),
+			sha256File(path.join(srcBuild(BASE), 'lib/libphp.so')), `${p}: its own library`);
 	}
 });
 
@@ -75,8 +56,8 @@ test('health: both from-source builds, 8.2.32, their make-install prefixes', asy
 		assert.equal(b.php_version, '8.2.32', `${b.name} php_version`);
 		assert.match(b.library, /lib\/libphp\.so$/);
 	}
-	assert.equal(h.builds[0].sha256, sha256File(path.join(prefixOf(BASE), 'lib/libphp.so')));
-	assert.equal(h.builds[1].sha256, sha256File(path.join(prefixOf(cand('escape-del')), 'lib/libphp.so')));
+	assert.equal(h.builds[0].sha256, sha256File(path.join(srcBuild(BASE), 'lib/libphp.so')));
+	assert.equal(h.builds[1].sha256, sha256File(path.join(srcBuild(cand('escape-del')), 'lib/libphp.so')));
 });
 
 test('escape-del: DEL escaped as \\u007f by the candidate -> differ in output only', async () => {
