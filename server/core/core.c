@@ -139,7 +139,7 @@ static void core_ini_defaults(HashTable *h)
 	}
 }
 
-static const char *error_label(int type)
+const char *core_error_label(int type)
 {
 	switch (type) {
 	case E_ERROR:
@@ -169,18 +169,16 @@ static const char *error_label(int type)
 	}
 }
 
-#define FATAL_ERRORS (E_ERROR | E_CORE_ERROR | E_COMPILE_ERROR | E_USER_ERROR | E_PARSE | E_RECOVERABLE_ERROR)
-
 /*
  * Record every diagnostic; let PHP's own handler deal with fatal ones (it
  * bails out to our zend_try).  display_errors is off, so it prints nothing.
  */
 static void core_error_cb(int type, zend_string *file, const uint32_t line, zend_string *message)
 {
-	int fatal = (type & FATAL_ERRORS) != 0;
+	int fatal = (type & CORE_FATAL_ERRORS) != 0;
 	if (fatal || (EG(error_reporting) & type)) {
 		struct capture *c = fatal ? &failure : &warnings;
-		capture_printf(c, "PHP %s: %s in %s on line %u\n", error_label(type), ZSTR_VAL(message),
+		capture_printf(c, "PHP %s: %s in %s on line %u\n", core_error_label(type), ZSTR_VAL(message),
 		    file ? ZSTR_VAL(file) : "unknown", line);
 	}
 	if (fatal)

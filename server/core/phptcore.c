@@ -82,35 +82,12 @@ static size_t phpt_ub_write(const char *str, size_t len)
  */
 static void (*prev_error_cb)(int, zend_string *, const uint32_t, zend_string *);
 
-#define PHPT_FATAL (E_ERROR | E_CORE_ERROR | E_COMPILE_ERROR | E_USER_ERROR | E_PARSE | E_RECOVERABLE_ERROR)
-
-static const char *error_type_str(int type)
-{
-	switch (type) {
-	case E_WARNING:
-	case E_CORE_WARNING:
-	case E_COMPILE_WARNING:
-	case E_USER_WARNING:
-		return "Warning";
-	case E_NOTICE:
-	case E_USER_NOTICE:
-		return "Notice";
-	case E_STRICT:
-		return "Strict Standards";
-	case E_DEPRECATED:
-	case E_USER_DEPRECATED:
-		return "Deprecated";
-	default:
-		return "Unknown error";
-	}
-}
-
 static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line, zend_string *message)
 {
 	int type = orig_type & E_ALL;
 	int display = 1;
 
-	if (type & PHPT_FATAL) {
+	if (type & CORE_FATAL_ERRORS) {
 		prev_error_cb(orig_type, file, line, message);
 		return;
 	}
@@ -148,7 +125,7 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 		    (unsigned char *)ZSTR_VAL(message), ZSTR_LEN(message), 0, ENT_COMPAT, NULL);
 		smart_str_appends(&s, prepend ? prepend : "");
 		smart_str_appends(&s, "<br />\n<b>");
-		smart_str_appends(&s, error_type_str(type));
+		smart_str_appends(&s, core_error_label(type));
 		smart_str_appends(&s, "</b>:  ");
 		smart_str_append(&s, esc);
 		smart_str_appends(&s, " in <b>");
@@ -161,7 +138,7 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 	} else {
 		smart_str_appends(&s, prepend ? prepend : "");
 		smart_str_appendc(&s, '\n');
-		smart_str_appends(&s, error_type_str(type));
+		smart_str_appends(&s, core_error_label(type));
 		smart_str_appends(&s, ": ");
 		smart_str_append(&s, message);
 		smart_str_appends(&s, " in ");
