@@ -150,6 +150,18 @@ static void triage_bucket(struct app *app, int64_t id, struct http_response *res
 	json_t *o;
 	int rc = db_bucket_get(app->db, id, &o, err, sizeof err);
 
+	/* a phpt bucket (bucket_phpt_key): the tests in it, newest run first */
+	const char *suite = rc > 0 ? json_string_value(json_object_get(json_object_get(o, "key"), "suite"))
+	                           : NULL;
+	if (suite && !strcmp(suite, "phpt")) {
+		json_t *tests = db_phpt_bucket_tests(app->db, id, 100, err, sizeof err);
+		if (!tests) {
+			json_decref(o);
+			api_fail(resp, err);
+			return;
+		}
+		json_object_set_new(o, "phpt_tests", tests);
+	}
 	if (rc > 0)
 		api_json(resp, 200, o);
 	else if (rc == 0)

@@ -230,10 +230,20 @@ struct db_phpt_result {
 	size_t diff_len;
 	double wall_ms;
 	int signal;
+	const char *verdict;    /* a candidate's against the base; NULL on the base */
+	const char *bucket_key; /* a regression's or improvement's (bucket_phpt_key), else NULL */
+	const char *candidate;  /* the build's name, for its bucket */
 };
-/* One test's verdict and both builds' results, and the run's progress, in one transaction. */
+/*
+ * One test's verdict, every build's result (res[0..nbuilds-1], by role),
+ * the buckets of its regressions and improvements (bucket_ids[role], 0 when
+ * none) and the run's progress, in one transaction.
+ */
 int db_phpt_store(struct db *, int64_t run_id, const char *test, const char *name, const char *verdict,
-    const struct db_phpt_result res[MAX_BUILDS], char *err, size_t errsize);
+    const struct db_phpt_result res[MAX_BUILDS], int nbuilds, int64_t bucket_ids[MAX_BUILDS], char *err,
+    size_t errsize);
+/* A phpt bucket's tests, newest first (at most limit): a JSON array, or NULL. */
+struct json_t *db_phpt_bucket_tests(struct db *, int64_t bucket_id, int limit, char *err, size_t errsize);
 /* Forget a run's phpt results and progress (a resumed run starts over). */
 int db_phpt_restart(struct db *, int64_t run_id, char *err, size_t errsize);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "db_internal.h"
@@ -16,6 +17,7 @@ struct db_phpt_args {
 	const char *test, *name, *verdict;
 	int role;
 	const struct db_phpt_result *r;
+	int64_t bucket_id;
 };
 
 typedef void (*db_phpt_binder)(sqlite3_stmt *, const struct db_phpt_args *);
@@ -64,6 +66,8 @@ static void db_phpt_bind_result(sqlite3_stmt *st, const struct db_phpt_args *a)
 	sqlite3_bind_double(st, 8, r->wall_ms);
 	if (r->signal)
 		sqlite3_bind_int(st, 9, r->signal);
+	db_bind_text(st, 10, r->verdict);
+	db_bind_id(st, 11, a->bucket_id);
 }
 
 static void db_phpt_bind_progress(sqlite3_stmt *st, const struct db_phpt_args *a)
@@ -81,7 +85,8 @@ static void db_phpt_bind_run(sqlite3_stmt *st, const struct db_phpt_args *a)
 }
 
 int db_phpt_store(struct db *db, int64_t run_id, const char *test, const char *name, const char *verdict,
-    const struct db_phpt_result res[MAX_BUILDS], char *err, size_t errsize)
+    const struct db_phpt_result res[MAX_BUILDS], int nbuilds, int64_t bucket_ids[MAX_BUILDS], char *err,
+    size_t errsize)
 {
 	struct db_phpt_args a = { .run_id = run_id, .test = test, .name = name, .verdict = verdict };
 	int rc;
@@ -92,13 +97,21 @@ int db_phpt_store(struct db *db, int64_t run_id, const char *test, const char *n
 	rc = db_phpt_step(db,
 	    "INSERT OR REPLACE INTO phpt_tests (run_id, test, name, verdict) VALUES (?1, ?2, ?3, ?4)",
 	    "store phpt test", db_phpt_bind_test, &a, err, errsize);
-	/* phpt runs: the base and the first candidate (phptrun.c, PHPT_BUILDS). */
-	for (int role = 0; rc == 0 && role < 2; role++) {
+	/* every build of the run; a regression or improvement joins its bucket first */
+	for (int role = 0; rc == 0 && role < nbuilds && role < MAX_BUILDS; role++) {
 		a.role = role;
 		a.r = &res[role];
+		a.bucket_id = 0;
+		if (res[role].bucket_key != NULL &&
+		    (a.bucket_id = db_triage_record_phpt(
+		         db, res[role].bucket_key, res[role].candidate, run_id, err, errsize)) < 0) {
+			rc = -1;
+			break;
+		}
+		bucket_ids[role] = a.bucket_id;
 		rc = db_phpt_step(db,
-		    "INSERT OR REPLACE INTO phpt_results (run_id, test, role, status, reason, output, diff, wall_ms, signal) "
-		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+		    "INSERT OR REPLACE INTO phpt_results (run_id, test, role, status, reason, output, diff, wall_ms, "
+		    "signal, verdict, bucket_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 		    "store phpt result", db_phpt_bind_result, &a, err, errsize);
 	}
 	if (rc == 0)
@@ -117,6 +130,13 @@ out:
 int db_phpt_restart(struct db *db, int64_t run_id, char *err, size_t errsize)
 {
 	static const char *const sql[] = {
+		/* the run's counts in its phpt buckets go with its results (a bucket
+		 * left empty keeps its triage, and fills again as the run re-runs) */
+		"UPDATE buckets SET mismatches = mismatches - (SELECT br.mismatches FROM bucket_runs br "
+		"WHERE br.run_id = ?1 AND br.bucket_id = buckets.id) "
+		"WHERE id IN (SELECT DISTINCT bucket_id FROM phpt_results WHERE run_id = ?1 AND bucket_id IS NOT NULL)",
+		"DELETE FROM bucket_runs WHERE run_id = ?1 AND bucket_id IN "
+		"(SELECT DISTINCT bucket_id FROM phpt_results WHERE run_id = ?1 AND bucket_id IS NOT NULL)",
 		"DELETE FROM phpt_results WHERE run_id = ?1",
 		"DELETE FROM phpt_tests WHERE run_id = ?1",
 		"UPDATE runs SET done = 0, same = 0, differ = 0 WHERE id = ?1",
@@ -136,4 +156,48 @@ int db_phpt_restart(struct db *db, int64_t run_id, char *err, size_t errsize)
 	}
 	pthread_mutex_unlock(&db->lock);
 	return rc;
+}
+
+json_t *db_phpt_bucket_tests(struct db *db, int64_t bucket_id, int limit, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *list = json_array();
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	if (list == NULL ||
+	    sqlite3_prepare_v2(db->conn,
+	        "SELECT r.run_id, r.test, t.name, r.role, r.status, b.status, r.reason FROM phpt_results r "
+	        "JOIN phpt_tests t ON t.run_id = r.run_id AND t.test = r.test "
+	        "LEFT JOIN phpt_results b ON b.run_id = r.run_id AND b.test = r.test AND b.role = 'base' "
+	        "WHERE r.bucket_id = ?1 ORDER BY r.run_id DESC, r.test LIMIT ?2",
+	        -1, &st, NULL) != SQLITE_OK) {
+		if (list != NULL)
+			db_fail(db, "phpt bucket tests", err, errsize);
+		json_decref(list);
+		pthread_mutex_unlock(&db->lock);
+		return NULL;
+	}
+	sqlite3_bind_int64(st, 1, bucket_id);
+	sqlite3_bind_int(st, 2, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t run = sqlite3_column_int64(st, 0);
+		json_t *row = json_pack("{s:I s:s s:s s:s s:s s:s? s:s?}", "run_id", (json_int_t)run, "test",
+		    (const char *)sqlite3_column_text(st, 1), "name",
+		    (const char *)sqlite3_column_text(st, 2), "role",
+		    (const char *)sqlite3_column_text(st, 3), "status",
+		    (const char *)sqlite3_column_text(st, 4), "base_status",
+		    (const char *)sqlite3_column_text(st, 5), "reason",
+		    (const char *)sqlite3_column_text(st, 6));
+		if (row != NULL)
+			json_array_append_new(list, row);
+	}
+	if (rc != SQLITE_DONE) {
+		db_fail(db, "phpt bucket tests", err, errsize);
+		json_decref(list);
+		list = NULL;
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	return list;
 }

@@ -327,6 +327,56 @@ int db_triage_record(struct db *db, long flags, const struct result *res, int n,
 	return 0;
 }
 
+/*
+ * A phpt regression or improvement (db_phpt.c): a bucket like a mismatch's,
+ * with no comparison behind it (comparison ids 0; the tests are in
+ * phpt_results.bucket_id).  Fixed, and seen in a run started after it was
+ * marked: reappeared.
+ */
+int64_t db_triage_record_phpt(
+    struct db *db, const char *key, const char *candidate, int64_t run_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = dbt_stmt(db, T_BUCKET_UPSERT);
+	int64_t bucket_id, mark_run;
+	int fixed, reappeared;
+	char changes[128];
+
+	db_bind_text(st, 1, key);
+	sqlite3_bind_int64(st, 2, 0);
+	db_bind_id(st, 3, run_id);
+	db_bind_text(st, 4, candidate);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return db_fail(db, "store phpt bucket", err, errsize);
+	}
+	bucket_id = sqlite3_column_int64(st, 0);
+	fixed = strcmp((const char *)sqlite3_column_text(st, 1), "fixed") == 0;
+	mark_run = sqlite3_column_int64(st, 3);
+	reappeared = sqlite3_column_type(st, 4) != SQLITE_NULL;
+	sqlite3_reset(st);
+
+	st = dbt_stmt(db, T_BUCKET_RUN_UPSERT);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, bucket_id);
+	sqlite3_bind_int64(st, 3, 0);
+	if (db_exec(db, st, "store phpt bucket run", err, errsize) < 0)
+		return -1;
+	if (fixed && !reappeared && run_id > mark_run) {
+		st = dbt_stmt(db, T_REAPPEARED);
+		sqlite3_bind_int64(st, 1, bucket_id);
+		sqlite3_bind_int64(st, 2, 0);
+		db_bind_id(st, 3, run_id);
+		if (db_exec(db, st, "reappeared", err, errsize) < 0)
+			return -1;
+		snprintf(changes, sizeof changes,
+		    "{\"reappeared\":{\"comparison_id\":null,\"run_id\":%" PRId64 "}}", run_id);
+		if (dbt_event(db, bucket_id, TRIAGE_SYSTEM, "reappeared", changes, run_id, 0, err, errsize) <
+		    0)
+			return -1;
+	}
+	return bucket_id;
+}
+
 /* ---- mismatches stored before buckets existed ---- */
 
 /* Read one build's stored result (the columns of T_RESULTS) for a bucket key. */
