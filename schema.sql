@@ -343,5 +343,7 @@ INSERT INTO phpt_results_new (run_id, test, role, status, reason, output, diff, 
 DROP TABLE phpt_results;
 ALTER TABLE phpt_results_new RENAME TO phpt_results;
 CREATE INDEX IF NOT EXISTS phpt_results_bucket ON phpt_results (bucket_id, run_id) WHERE bucket_id IS NOT NULL;
+-- The test file as it was run (its sections: GET /api/runs/{id}/phpt?test=).
+ALTER TABLE phpt_tests ADD COLUMN source BLOB;
 
 PRAGMA user_version = 12;

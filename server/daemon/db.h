@@ -240,8 +240,16 @@ struct db_phpt_result {
  * none) and the run's progress, in one transaction.
  */
 int db_phpt_store(struct db *, int64_t run_id, const char *test, const char *name, const char *verdict,
-    const struct db_phpt_result res[MAX_BUILDS], int nbuilds, int64_t bucket_ids[MAX_BUILDS], char *err,
-    size_t errsize);
+    const char *source, size_t source_len, const struct db_phpt_result res[MAX_BUILDS], int nbuilds,
+    int64_t bucket_ids[MAX_BUILDS], char *err, size_t errsize);
+/*
+ * One test of a phpt run: 1 with *out {test, name, verdict, builds: [{role,
+ * status, reason, verdict, bucket_id, output, diff, wall_ms, signal}]} and
+ * its stored file in *source (malloc'd, NULL when none), 0 when the run has
+ * no such test, -1.
+ */
+int db_phpt_test_get(struct db *, int64_t run_id, const char *test, struct json_t **out, char **source,
+    size_t *source_len, char *err, size_t errsize);
 /* A phpt bucket's tests, newest first (at most limit): a JSON array, or NULL. */
 struct json_t *db_phpt_bucket_tests(struct db *, int64_t bucket_id, int limit, char *err, size_t errsize);
 /* Forget a run's phpt results and progress (a resumed run starts over). */

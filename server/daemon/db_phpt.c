@@ -5,6 +5,7 @@
  * The statements are few and run once per test: prepared as they are used.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -14,7 +15,8 @@
 
 struct db_phpt_args {
 	int64_t run_id;
-	const char *test, *name, *verdict;
+	const char *test, *name, *verdict, *source;
+	size_t source_len;
 	int role;
 	const struct db_phpt_result *r;
 	int64_t bucket_id;
@@ -48,6 +50,8 @@ static void db_phpt_bind_test(sqlite3_stmt *st, const struct db_phpt_args *a)
 	db_bind_text(st, 2, a->test);
 	db_bind_text(st, 3, a->name);
 	db_bind_text(st, 4, a->verdict);
+	if (a->source != NULL)
+		sqlite3_bind_blob(st, 5, a->source, (int)a->source_len, SQLITE_STATIC);
 }
 
 static void db_phpt_bind_result(sqlite3_stmt *st, const struct db_phpt_args *a)
@@ -85,17 +89,22 @@ static void db_phpt_bind_run(sqlite3_stmt *st, const struct db_phpt_args *a)
 }
 
 int db_phpt_store(struct db *db, int64_t run_id, const char *test, const char *name, const char *verdict,
-    const struct db_phpt_result res[MAX_BUILDS], int nbuilds, int64_t bucket_ids[MAX_BUILDS], char *err,
-    size_t errsize)
+    const char *source, size_t source_len, const struct db_phpt_result res[MAX_BUILDS], int nbuilds,
+    int64_t bucket_ids[MAX_BUILDS], char *err, size_t errsize)
 {
-	struct db_phpt_args a = { .run_id = run_id, .test = test, .name = name, .verdict = verdict };
+	struct db_phpt_args a = { .run_id = run_id,
+		.test = test,
+		.name = name,
+		.verdict = verdict,
+		.source = source,
+		.source_len = source_len };
 	int rc;
 
 	pthread_mutex_lock(&db->lock);
 	if ((rc = db_begin(db, err, errsize)) < 0)
 		goto out;
 	rc = db_phpt_step(db,
-	    "INSERT OR REPLACE INTO phpt_tests (run_id, test, name, verdict) VALUES (?1, ?2, ?3, ?4)",
+	    "INSERT OR REPLACE INTO phpt_tests (run_id, test, name, verdict, source) VALUES (?1, ?2, ?3, ?4, ?5)",
 	    "store phpt test", db_phpt_bind_test, &a, err, errsize);
 	/* every build of the run; a regression or improvement joins its bucket first */
 	for (int role = 0; rc == 0 && role < nbuilds && role < MAX_BUILDS; role++) {
@@ -200,4 +209,105 @@ json_t *db_phpt_bucket_tests(struct db *db, int64_t bucket_id, int limit, char *
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
 	return list;
+}
+
+/* Text columns as JSON strings: bytes that are not UTF-8 as U+FFFD (the exact bytes stay in SQLite). */
+static json_t *db_phpt_col_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_blob(st, i);
+	size_t n = (size_t)sqlite3_column_bytes(st, i), o = 0;
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return json_null();
+	char *buf = malloc(n * 3 + 1);
+	if (buf == NULL)
+		return NULL;
+	for (size_t k = 0; k < n;) {
+		size_t m = utf8_seq((const unsigned char *)s + k, n - k, NULL);
+		if (m == 0) {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			k++;
+		} else {
+			memcpy(buf + o, s + k, m);
+			o += m;
+			k += m;
+		}
+	}
+	json_t *j = json_stringn(buf, o);
+	free(buf);
+	return j;
+}
+
+int db_phpt_test_get(struct db *db, int64_t run_id, const char *test, json_t **out, char **source,
+    size_t *source_len, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, found = 0;
+
+	*out = NULL;
+	*source = NULL;
+	*source_len = 0;
+	pthread_mutex_lock(&db->lock);
+	if (sqlite3_prepare_v2(db->conn,
+	        "SELECT t.name, t.verdict, t.source, r.role, r.status, r.reason, r.verdict, r.bucket_id, "
+	        "r.output, r.diff, r.wall_ms, r.signal FROM phpt_tests t "
+	        "JOIN phpt_results r ON r.run_id = t.run_id AND r.test = t.test "
+	        "WHERE t.run_id = ?1 AND t.test = ?2 "
+	        "ORDER BY CASE r.role WHEN 'base' THEN 0 WHEN 'head' THEN 1 ELSE 2 END, r.role",
+	        -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(db, "phpt test", err, errsize);
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_text(st, 2, test);
+	json_t *builds = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!found) {
+			found = 1;
+			*out = json_pack("{s:s s:o s:o}", "test", test, "name", db_phpt_col_text(st, 0),
+			    "verdict", db_phpt_col_text(st, 1));
+			if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+				*source_len = (size_t)sqlite3_column_bytes(st, 2);
+				if ((*source = malloc(*source_len + 1)) != NULL) {
+					memcpy(*source, sqlite3_column_blob(st, 2), *source_len);
+					(*source)[*source_len] = '\0';
+				}
+			}
+		}
+		json_t *b = json_pack("{s:o s:o s:o s:o s:o s:o s:o}", "role", db_phpt_col_text(st, 3),
+		    "status", db_phpt_col_text(st, 4), "reason", db_phpt_col_text(st, 5), "verdict",
+		    db_phpt_col_text(st, 6), "output", db_phpt_col_text(st, 8), "diff",
+		    db_phpt_col_text(st, 9), "wall_ms", json_real(sqlite3_column_double(st, 10)));
+		if (b != NULL) {
+			json_object_set_new(b, "bucket_id",
+			    sqlite3_column_type(st, 7) == SQLITE_NULL
+			        ? json_null()
+			        : json_integer(sqlite3_column_int64(st, 7)));
+			json_object_set_new(b, "signal",
+			    sqlite3_column_type(st, 11) == SQLITE_NULL
+			        ? json_null()
+			        : json_integer(sqlite3_column_int(st, 11)));
+			json_array_append_new(builds, b);
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		rc = db_fail(db, "phpt test", err, errsize);
+		json_decref(builds);
+		json_decref(*out);
+		*out = NULL;
+		free(*source);
+		*source = NULL;
+		goto out;
+	}
+	if (*out != NULL)
+		json_object_set_new(*out, "builds", builds);
+	else
+		json_decref(builds);
+	rc = found ? (*out != NULL ? 1 : -1) : 0;
+	if (rc < 0)
+		snprintf(err, errsize, "out of memory");
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
 }

@@ -922,8 +922,8 @@ static const char *verdict_overall(const char *v[MAX_BUILDS], int nb)
 /* ---- storage (db_phpt.c) ---- */
 
 static int store_test(struct app *app, const struct db_run *run, int nb, const char *test, const char *name,
-    const char *verdict, const char *v[MAX_BUILDS], const struct outcome o[MAX_BUILDS],
-    int64_t bucket_ids[MAX_BUILDS], char *err, size_t errsize)
+    const char *source, size_t source_len, const char *verdict, const char *v[MAX_BUILDS],
+    const struct outcome o[MAX_BUILDS], int64_t bucket_ids[MAX_BUILDS], char *err, size_t errsize)
 {
 	struct db_phpt_result r[MAX_BUILDS];
 	char *keys[MAX_BUILDS] = { 0 };
@@ -956,7 +956,8 @@ static int store_test(struct app *app, const struct db_run *run, int nb, const c
 		bucket_ids[role] = 0;
 	}
 	if (rc == 0)
-		rc = db_phpt_store(app->db, run->id, test, name, verdict, r, nb, bucket_ids, err, errsize);
+		rc = db_phpt_store(app->db, run->id, test, name, verdict, source, source_len, r, nb,
+		    bucket_ids, err, errsize);
 	for (int role = 0; role < nb; role++)
 		free(keys[role]);
 	return rc;
@@ -1164,8 +1165,8 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 			}
 		}
 		if (end == GENRUN_DONE) {
-			if (store_test(app, run, nb, s->names[i], name ? name : "", verdict, v, o, bucket_ids,
-			        err, errsize) < 0)
+			if (store_test(app, run, nb, s->names[i], name ? name : "", text, len, verdict, v, o,
+			        bucket_ids, err, errsize) < 0)
 				end = GENRUN_FAILED;
 			else
 				summary_add(

@@ -183,3 +183,42 @@ test('hostile .phpt files: BORK or their status on every build, nothing more', a
 	// BORKs on every build are no regression: no bucket from this run.
 	assert.deepEqual((await d.get(`/api/buckets?run=${run.id}`)).json.buckets, []);
 });
+
+test('GET /api/runs/{id}/phpt?test=: one test on every build, its sections as run; bad requests answered precisely', async () => {
+	const run = await runPhpt(d, { dir: versionTests() });
+	const r = await d.get(`/api/runs/${run.id}/phpt?test=is-base.phpt`);
+	assert.equal(r.status, 200, r.text);
+	assert.equal(r.json.test, 'is-base.phpt');
+	assert.equal(r.json.name, 'the base version');
+	assert.equal(r.json.verdict, 'regression');
+	assert.deepEqual(r.json.builds.map((b) => [b.role, b.build, b.status, b.verdict]), [
+		['base', 'base', 'PASS', null], ['head', 'head', 'FAIL', 'regression'],
+		['cand2', 'twin', 'PASS', 'same'], ['cand3', 'late', 'FAIL', 'regression']]);
+	// every build's output (the base's too), the .diff of a FAIL, the bucket of a regression
+	assert.equal(r.json.builds[0].output, BASE_VERSION);
+	assert.equal(r.json.builds[3].output, HEAD_VERSION);
+	assert.equal(r.json.builds[3].diff, `001+ ${HEAD_VERSION}\n001- ${BASE_VERSION}`);
+	assert.equal(r.json.builds[0].diff, null);
+	assert.ok(r.json.builds[3].bucket_id > 0);
+	assert.deepEqual(r.json.sections.map((s) => s.name), ['TEST', 'EXPECT', 'FILE']);
+	assert.equal(r.json.sections.find((s) => s.name === 'FILE').text, '<?php echo PHP_VERSION;\n');
+	assert.equal(r.json.bork, null);
+	const errors = [
+		[`/api/runs/${run.id}/phpt`, 400, /^test: required/],
+		[`/api/runs/${run.id}/phpt?test=`, 400, /^test: required/],
+		[`/api/runs/${run.id}/phpt?test=${'x'.repeat(5000)}`, 400, /^test: at most 4096 bytes/],
+		[`/api/runs/${run.id}/phpt?test=nope.phpt`, 404, /has no test "nope\.phpt"/],
+		['/api/runs/99999/phpt?test=a.phpt', 404, /^no run 99999/],
+	];
+	for (const [url, status, msg] of errors) {
+		const e = await d.get(url);
+		assert.equal(e.status, status, `${url}: ${e.text}`);
+		assert.match(e.json.error.message, msg, url);
+	}
+	// not a phpt run
+	const c = await d.request('POST', '/api/runs', { body: { suite: 'stored' } });
+	assert.equal(c.status, 202, c.text);
+	const e = await d.get(`/api/runs/${c.json.id}/phpt?test=a.phpt`);
+	assert.equal(e.status, 404);
+	assert.match(e.json.error.message, /is a stored run, not a phpt run/);
+});
