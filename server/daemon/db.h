@@ -180,8 +180,10 @@ struct db_bucket_filter {
 	const char *states;    /* "" any, else ",new,fixed," (states between commas) */
 	int special;           /* 1 only reappeared, 2 "open" (new, confirmed, or reappeared) */
 	int64_t run;           /* -1 every bucket; else a run's buckets (0: submitted cases) */
-	int64_t cursor_count;  /* a run's listing: after this count...  (INT64_MAX: from the start) */
-	int64_t cursor_id;     /* ...and below this id (INT64_MAX: from the start) */
+	int64_t cursor_count;  /* a run's listing: after this count; all buckets: this last comparison
+	                          (0 for phpt buckets)...  (INT64_MAX: from the start, or cursor_id
+	                          is an older cursor's last comparison) */
+	int64_t cursor_id;     /* ...and below this bucket id (INT64_MAX: from the start) */
 	const char *candidate; /* NULL any; else the buckets of this candidate build */
 	int limit;
 };

@@ -111,11 +111,13 @@ static const char *const tstmt_sql[T_COUNT] = {
 	[T_BUCKET_GET] = "SELECT " BUCKET_COLUMNS BUCKET_FROM "WHERE b.id = ?1",
 	[T_BUCKET_OF_COMPARISON] =
 	    "SELECT " BUCKET_COLUMNS BUCKET_FROM "WHERE b.id = (SELECT bucket_id FROM comparisons WHERE id = ?1)",
-	/* Newest first (by the last mismatch stored); ?1 cursor, ?2 limit. */
+	/* Newest first (by the last mismatch stored, then id: several buckets share a
+	 * comparison, phpt buckets have none); cursor ?1 last comparison, ?12 id; ?2 limit. */
 	[T_BUCKETS_LIST] =
 	    "SELECT " BUCKET_COLUMNS BUCKET_FROM
-	    "WHERE b.last_comparison_id < ?1 AND (" STATE_FILTER ") "
-	    "ORDER BY b.last_comparison_id DESC LIMIT ?2",
+	    "WHERE (b.last_comparison_id < ?1 OR (b.last_comparison_id = ?1 AND b.id < ?12)) "
+	    "AND (" STATE_FILTER ") "
+	    "ORDER BY b.last_comparison_id DESC, b.id DESC LIMIT ?2",
 	/* A run's buckets, most mismatches first; ?3 run, cursor (?4 count, ?5 id). */
 	[T_RUN_BUCKETS_LIST] =
 	    "SELECT " BUCKET_COLUMNS ", br.mismatches, br.first_comparison_id, bc.case_id, bcase.title, "
@@ -773,7 +775,9 @@ int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **li
 		sqlite3_bind_int64(st, 5, f->cursor_id);
 	} else {
 		st = dbt_stmt(db, T_BUCKETS_LIST);
-		sqlite3_bind_int64(st, 1, f->cursor_id);
+		/* "LAST.ID", or the older "ID" (a last comparison id) */
+		sqlite3_bind_int64(st, 1, f->cursor_count == INT64_MAX ? f->cursor_id : f->cursor_count);
+		sqlite3_bind_int64(st, 12, f->cursor_count == INT64_MAX ? INT64_MAX : f->cursor_id);
 	}
 	sqlite3_bind_int(st, 2, f->limit + 1);
 	sqlite3_bind_text(st, 9, f->states, -1, SQLITE_TRANSIENT);
@@ -798,7 +802,8 @@ int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **li
 			snprintf(cursor, cursorsize, "%" PRId64 ".%" PRId64,
 			    (int64_t)sqlite3_column_int64(st, k), (int64_t)sqlite3_column_int64(st, 0));
 		} else {
-			snprintf(cursor, cursorsize, "%" PRId64, (int64_t)sqlite3_column_int64(st, 7));
+			snprintf(cursor, cursorsize, "%" PRId64 ".%" PRId64,
+			    (int64_t)sqlite3_column_int64(st, 7), (int64_t)sqlite3_column_int64(st, 0));
 		}
 		json_array_append_new(*list, o);
 		n++;
