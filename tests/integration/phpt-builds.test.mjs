@@ -238,3 +238,40 @@ test('GET /api/runs/{id}/phpt?test=: one test on every build, its sections as ru
 	assert.equal(e.status, 404);
 	assert.match(e.json.error.message, /is a stored run, not a phpt run/);
 });
+
+test('a cancelled phpt run resumed starts over: its buckets count each regression once', async () => {
+	const dir = tmpDir('phpcmp-phpt-resume-');
+	fs.writeFileSync(path.join(dir, 'aa-regress.phpt'), `--TEST--\nregresses\n--FILE--\n<?php echo PHP_VERSION;\n--EXPECT--\n${BASE_VERSION}\n`);
+	for (let i = 0; i < 40; i++)
+		fs.writeFileSync(path.join(dir, `slow-${String(i).padStart(2, '0')}.phpt`), '--TEST--\nslow\n--FILE--\n<?php usleep(100000); echo 1;\n--EXPECT--\n1\n');
+	const post = await d.request('POST', '/api/runs', { body: { suite: 'phpt', dir } });
+	assert.equal(post.status, 202, post.text);
+	const id = post.json.id;
+	for (let r; (r = (await d.get(`/api/runs/${id}`)).json).done < 3;) {
+		assert.ok(['queued', 'running'].includes(r.status), r.status);
+		await new Promise((res) => setTimeout(res, 50));
+	}
+	assert.equal((await d.request('POST', `/api/runs/${id}/cancel`)).status, 200);
+	for (let r; (r = (await d.get(`/api/runs/${id}`)).json).status !== 'cancelled';) {
+		assert.ok(['queued', 'running'].includes(r.status), r.status);
+		await new Promise((res) => setTimeout(res, 50));
+	}
+	const before = (await d.get(`/api/buckets?run=${id}`)).json.buckets;
+	assert.deepEqual(before.map((b) => [b.key.candidate, b.key.test, b.run.mismatches, b.mismatches]).sort(),
+		[['head', 'aa-regress.phpt', 1, 1], ['late', 'aa-regress.phpt', 1, 1]]);
+	const res = await d.request('POST', `/api/runs/${id}/resume`);
+	assert.equal(res.status, 202, res.text);
+	let run;
+	for (; ;) {
+		run = (await d.get(`/api/runs/${id}`)).json;
+		if (!['queued', 'running'].includes(run.status)) break;
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 500));
+	assert.equal(run.done, 41);
+	assert.deepEqual(run.summary.regressions, ['aa-regress.phpt']);
+	const after = (await d.get(`/api/buckets?run=${id}`)).json.buckets;
+	assert.deepEqual(after.map((b) => [b.key.candidate, b.key.test, b.run.mismatches, b.mismatches]).sort(),
+		[['head', 'aa-regress.phpt', 1, 1], ['late', 'aa-regress.phpt', 1, 1]]);
+	assert.equal(sql(`SELECT count(*) FROM phpt_results WHERE run_id = ${id}`), String(41 * 4));
+});
