@@ -314,9 +314,8 @@ ALTER TABLE buckets ADD COLUMN candidate TEXT;
 
 PRAGMA user_version = 8;
 
--- @migration 12: phpt runs on every build, their regressions in buckets
--- (numbered 12: 9 to 11 are other branches'; db.c takes steps that only
--- increase).  phpt_results gets a role per build position like results
+-- @migration 9: phpt runs on every build, their regressions in buckets
+-- phpt_results gets a role per build position like results
 -- (migration 8), the verdict of that candidate against the base (NULL on
 -- the base) and the bucket a regression or improvement is in (a bucket per
 -- candidate, test and status pair: bucket_phpt_key in server/common/bucket.c).
@@ -346,4 +345,4 @@ CREATE INDEX IF NOT EXISTS phpt_results_bucket ON phpt_results (bucket_id, run_i
 -- The test file as it was run (its sections: GET /api/runs/{id}/phpt?test=).
 ALTER TABLE phpt_tests ADD COLUMN source BLOB;
 
-PRAGMA user_version = 12;
+PRAGMA user_version = 9;
