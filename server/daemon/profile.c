@@ -315,6 +315,27 @@ int profile_functions(struct app *app, int64_t comparison_id, const char *vs, co
 		r->dself = (r->c ? r->c->self : 0) - (r->b ? r->b->self : 0);
 		r->dincl = (r->c ? r->c->inclusive : 0) - (r->b ? r->b->inclusive : 0);
 	}
+	/* A stripped build names a function without its file (exported
+	 * symbols): pair it with the other build's same-named function. */
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i].b || rows[i].c)
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			if (rows[j].b || !rows[j].c || strcmp(rows[j].c->name, rows[i].b->name) != 0 ||
+			    (rows[i].b->file && rows[j].c->file))
+				continue;
+			rows[i].c = rows[j].c;
+			rows[j].c = NULL;
+			rows[i].dself = rows[i].c->self - rows[i].b->self;
+			rows[i].dincl = rows[i].c->inclusive - rows[i].b->inclusive;
+			break;
+		}
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].b || rows[i].c)
+			rows[kept++] = rows[i];
+	n = kept;
 	qsort(rows, n, sizeof(*rows), profile_row_cmp);
 
 	json_t *fns = json_array();
@@ -354,6 +375,15 @@ int profile_functions(struct app *app, int64_t comparison_id, const char *vs, co
 	    files ? files : json_array(), "counts", "functions", (json_int_t)matched, "more",
 	    (json_int_t)more, "less", (json_int_t)less, "same", (json_int_t)same, "truncated",
 	    matched > shown);
+	/* The comparison's builds, for a switch between candidates. */
+	json_t *builds = json_array();
+	for (int r = 0; r < cmp.nbuilds; r++)
+		json_array_append_new(
+		    builds, json_pack("{s:s, s:s}", "role", role_name(r), "name", cmp.build_names[r]));
+	if (*out)
+		json_object_set_new(*out, "builds", builds);
+	else
+		json_decref(builds);
 	free(vb);
 	free(vc);
 	free(rows);
