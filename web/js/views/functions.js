@@ -7,7 +7,7 @@
  */
 import { h, replace, setTitle } from '../dom.js';
 import { isAbort } from '../api.js';
-import { fmtNum, pctChange, signedPct } from '../format.js';
+import { fmtNum, pctChange, plural, signedPct } from '../format.js';
 import { FN_SHOW, functionRows, perCall, stripped } from '../functions.js';
 import { hashFor, withParam } from '../router.js';
 import { errorBox, filterBar, loading } from '../components/ui.js';
@@ -97,7 +97,7 @@ export function functionsView(ctx, params, query) {
 				`${d.base.name}: ${fmtNum(perCall(d.base.total, n))} instructions per call, json_encoder.c ${enc(d.base)}; `,
 				`${d.candidate.name}: ${fmtNum(perCall(d.candidate.total, n))}, json_encoder.c ${enc(d.candidate)}`,
 				h('span', { class: deltaClass(encDelta), 'data-testid': 'fn-enc-delta' }, encDelta === null ? '' : ` (${signedPct(encDelta, 1)} %)`),
-				`. ${d.counts.more} functions cost more, ${d.counts.less} less, ${d.counts.same} the same.`),
+				`. ${d.counts.more} ${plural(d.counts.more, 'function')} cost${d.counts.more === 1 ? 's' : ''} more, ${d.counts.less} less, ${d.counts.same} the same.`),
 			notes,
 			h('h2', null, 'By source file (self cost)'), filesTable(d, n),
 			h('h2', null, 'By function'),
