@@ -553,8 +553,10 @@ int measure_dump(
 	if (r < 0)
 		return svc_fail(
 		    e, SVC_NOT_FOUND, NULL, "no build role \"%.16s\" (base, head, cand2...)", role);
-	if ((out->text = profile_read_dump(app, comparison_id, r, &out->len, e)) == NULL)
+	if ((out->text = profile_read_dump(app, comparison_id, r, &out->len, e)) == NULL) {
+		e->code = NULL; /* the download's 404 stays a plain not_found */
 		return -1;
+	}
 	snprintf(out->disposition, sizeof(out->disposition),
 	    "attachment; filename=\"callgrind.out.phpcmp-%" PRId64 "-%s\"", comparison_id, role);
 	return 0;

@@ -111,6 +111,11 @@ test('an unmeasured case has no instruction count', async () => {
 	const r = await d.runCase({ code: '[1, 2, 3]' });
 	assert.equal(r.results.base.instructions, null);
 	assert.equal(r.results.base.instructions_total, null);
+	// Nothing to say where its instructions went: 404 no_callgrind, by name.
+	const f = await d.get(`/api/comparisons/${r.comparison_id}/functions`);
+	assert.equal(f.status, 404, f.text);
+	assert.equal(errorOf(f).code, 'no_callgrind');
+	assert.match(errorOf(f).message, /has no callgrind file for base \(not a measured workload\?\)/);
 });
 
 test('the measure suite: every stored workload on both builds, JSON table, report.md, history, dumps', async () => {
