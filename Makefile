@@ -136,6 +136,12 @@ UNIT_TESTS += $(B)/tests/test_phpt
 $(B)/tests/test_phpt: tests/unit/test_phpt.c $(B)/obj/phpt.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpcre2-8
 
+# Callgrind dumps read for per-function costs (server/common/callgrind.c),
+# with three real dumps in tests/fixtures/callgrind/.
+UNIT_TESTS += $(B)/tests/test_callgrind
+$(B)/tests/test_callgrind: tests/unit/test_callgrind.c $(B)/obj/callgrind.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
 # The daemon's side of a worker (signals, EPIPE, the backoff without the lock).
 UNIT_TESTS += $(B)/tests/test_worker
 $(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/confine.o $(B)/obj/proto.o \

@@ -23,6 +23,7 @@ declare -A files=(
 	[flags]="server/common/flags.c"
 	[casefile]="server/common/casefile.c server/common/flags.c server/common/buf.c"
 	[body]="server/daemon/api_cases.c server/daemon/api_reply.c server/common/flags.c server/common/casefile.c"
+	[callgrind]="server/common/callgrind.c"
 )
 # The functions each harness is about (api_cases.c and proto.c hold more).
 declare -A functions=(

@@ -26,7 +26,7 @@ The layers, bottom up (README, Architecture):
   1 common    the leaf library, server/common/*.c
   2 storage   db, db_* (all SQL), schema_sql
   3 engine    build, worker, confine, runs, genrun, phptrun
-  4 services  triage, measure, export, auth, svc
+  4 services  triage, measure, profile, export, auth, svc
   5 http      http, api, api_*
   6 commands  main
 
@@ -43,7 +43,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LAYERS = ["", "common", "storage", "engine", "services", "http", "commands"]
 ENGINE = {"build", "worker", "confine", "runs", "genrun", "phptrun"}
-SERVICES = {"triage", "measure", "export", "auth", "svc"}
+SERVICES = {"triage", "measure", "profile", "export", "auth", "svc"}
 
 # Static functions whose names are ordinary words, not shared helpers.
 STATIC_OK = {"usage", "json_decref", "json_incref"}  # and jansson's inline functions, emitted where not inlined

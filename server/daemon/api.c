@@ -58,6 +58,7 @@ static const struct api_route {
 	{ M_GET, "/api/runs/:id/phpt", api_route_run_phpt, "run", 0 },
 	{ M_GET, "/api/workloads/history", api_route_workload_history, NULL, 0 },
 	{ M_GET, "/api/comparisons/:id/callgrind/:role", api_route_callgrind, "comparison", 0 },
+	{ M_GET, "/api/comparisons/:id/functions", api_route_functions, "comparison", 0 },
 	{ M_GET, "/api/comparisons/:id/output/:role", api_route_result_output, "comparison", 0 },
 	{ M_GET, "/api/comparisons/:id/printed/:role", api_route_result_printed, "comparison", 0 },
 	{ M_POST, "/api/generated", api_route_generated, NULL, 0 },

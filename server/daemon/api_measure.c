@@ -1,4 +1,5 @@
-/* /api/runs/:id/measurements, report.md, /api/workloads/history, /api/comparisons/:id/callgrind/:role. */
+/* /api/runs/:id/measurements, report.md, /api/workloads/history, /api/comparisons/:id/callgrind/:role
+ * and /api/comparisons/:id/functions. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ void api_route_run_report(
 	struct svc_error e;
 
 	if (measure_report_md(app, a->id, http_query(req, "threshold"), http_query(req, "columns"),
-	        &resp->body, &resp->body_len, &e) < 0) {
+	        http_query(req, "json_encoder"), &resp->body, &resp->body_len, &e) < 0) {
 		api_svc(resp, &e);
 		return;
 	}
@@ -64,4 +65,17 @@ void api_route_callgrind(
 	resp->body_len = f.len;
 	resp->content_type = "application/octet-stream";
 	snprintf(resp->disposition, sizeof resp->disposition, "%s", f.disposition);
+}
+
+void api_route_functions(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	struct svc_error e;
+	json_t *o;
+
+	if (profile_functions(app, a->id, http_query(req, "vs"), http_query(req, "limit"),
+	        http_query(req, "file"), &o, &e) < 0)
+		api_svc(resp, &e);
+	else
+		api_json(resp, 200, o);
 }

@@ -91,7 +91,7 @@ void api_svc(struct http_response *resp, const struct svc_error *e)
 		resp->www_authenticate = e->challenge;
 		break;
 	case SVC_NOT_FOUND:
-		api_error(resp, 404, "not_found", "%s", e->message);
+		api_error(resp, 404, e->code != NULL ? e->code : "not_found", "%s", e->message);
 		break;
 	case SVC_CONFLICT:
 		api_error(resp, 409, "conflict", "%s", e->message);
@@ -102,7 +102,7 @@ void api_svc(struct http_response *resp, const struct svc_error *e)
 	case SVC_OK:
 	case SVC_INTERNAL:
 	default:
-		api_error(resp, 500, "internal", "%s", e->message);
+		api_error(resp, 500, e->code != NULL ? e->code : "internal", "%s", e->message);
 		break;
 	}
 }

@@ -26,7 +26,7 @@
 
 #define MEASURE_DEFAULT_THRESHOLD 1.0 /* percent: below this a change is noise */
 #define MEASURE_HISTORY_MAX 500
-#define MEASURE_MAX_DUMP (256u << 20)
+#define MEASURE_ENCODER_FILE "ext/json/json_encoder.c"
 
 /* threshold=PCT (0..1000, NULL: the default 1); -1 with e. */
 static double measure_threshold(const char *s, struct svc_error *e)
@@ -46,9 +46,11 @@ struct measure_row {
 	int64_t case_id, comparison_id, iterations;
 	char *title, *source;
 	char status[MAX_BUILDS][16];
-	double per_call[MAX_BUILDS]; /* NAN: not measured */
-	double delta[MAX_BUILDS];    /* by candidate vs the base, %; NAN: not comparable */
-	double delta_pct;            /* the first candidate's (the two-build "head") */
+	double per_call[MAX_BUILDS];  /* NAN: not measured */
+	double delta[MAX_BUILDS];     /* by candidate vs the base, %; NAN: not comparable */
+	double delta_pct;             /* the first candidate's (the two-build "head") */
+	double enc[MAX_BUILDS];       /* json_encoder.c's functions' instructions per call; NAN: unknown */
+	double enc_delta[MAX_BUILDS]; /* by candidate vs the base, %; NAN: not comparable */
 };
 
 /* Counts by direction, of one candidate against the base. */
@@ -63,6 +65,7 @@ struct measure_table {
 	double threshold;
 	int regressions, improvements, unchanged, unmeasured; /* the first candidate's */
 	struct measure_counts by[MAX_BUILDS];                 /* by candidate role */
+	int enc_known[MAX_BUILDS]; /* rows whose dump names json_encoder.c's functions, by role */
 };
 
 static int measure_collect(void *arg, const struct db_measurement *m)
@@ -156,6 +159,34 @@ static const char *measure_change_name(const struct measure_table *t, double d)
 	                             : "improvement";
 }
 
+/*
+ * The instructions of json_encoder.c's functions per call, from each
+ * measured build's kept callgrind file (profile.c).  A stripped library's
+ * dump names no source files: its figure stays unknown (NAN).
+ */
+static void measure_encoder(struct app *app, struct measure_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct measure_row *r = &t->rows[i];
+		for (int role = 0; role < MAX_BUILDS; role++) {
+			struct svc_error e;
+			int64_t cost = -1;
+			r->enc[role] = r->enc_delta[role] = NAN;
+			if (role >= t->nbuilds || isnan(r->per_call[role]) ||
+			    profile_file_cost(app, r->comparison_id, role, MEASURE_ENCODER_FILE, &cost, &e) <
+			        0 ||
+			    cost < 0)
+				continue;
+			r->enc[role] = (double)cost / (double)r->iterations;
+			t->enc_known[role]++;
+		}
+		double b = r->enc[ROLE_BASE];
+		for (int role = ROLE_HEAD; role < t->nbuilds; role++)
+			if (!isnan(b) && !isnan(r->enc[role]) && b > 0)
+				r->enc_delta[role] = (r->enc[role] - b) / b * 100.0;
+	}
+}
+
 /* Load the run and its measured rows; 0, or -1 with e. */
 static int measure_load(struct app *app, int64_t run_id, const char *threshold, struct db_run *run,
     struct measure_table *t, struct svc_error *e)
@@ -178,6 +209,7 @@ static int measure_load(struct app *app, int64_t run_id, const char *threshold, 
 		measure_table_release(t);
 		return -1;
 	}
+	measure_encoder(app, t);
 	return 0;
 }
 
@@ -206,9 +238,10 @@ int measure_table(struct app *app, int64_t run_id, const char *threshold, json_t
 			snprintf(url, sizeof(url), "/api/comparisons/%" PRId64 "/callgrind/%s",
 			    r->comparison_id, role_name(role));
 			json_object_set_new(row, role_name(role),
-			    json_pack("{s:s, s:o, s:o}", "status", r->status[role], "instructions",
+			    json_pack("{s:s, s:o, s:o, s:o}", "status", r->status[role], "instructions",
 			        measure_num(r->per_call[role]), "callgrind_url",
-			        isnan(r->per_call[role]) ? json_null() : json_string(url)));
+			        isnan(r->per_call[role]) ? json_null() : json_string(url), "json_encoder_c",
+			        measure_num(r->enc[role])));
 		}
 		json_object_set_new(row, "delta_pct", measure_num(r->delta_pct));
 		json_object_set_new(row, "change", json_string(change));
@@ -216,9 +249,13 @@ int measure_table(struct app *app, int64_t run_id, const char *threshold, json_t
 		json_t *cands = json_object();
 		for (int role = ROLE_HEAD; role < t.nbuilds; role++)
 			json_object_set_new(cands, run.build_names[role],
-			    json_pack("{s:s s:o s:o s:s}", "role", role_name(role), "instructions",
-			        measure_num(r->per_call[role]), "delta_pct", measure_num(r->delta[role]),
-			        "change", measure_change_name(&t, r->delta[role])));
+			    json_pack("{s:s s:o s:o s:s s:o s:o s:s}", "role", role_name(role),
+			        "instructions", measure_num(r->per_call[role]), "delta_pct",
+			        measure_num(r->delta[role]), "change",
+			        measure_change_name(&t, r->delta[role]), "json_encoder_c",
+			        measure_num(r->enc[role]), "json_encoder_c_delta_pct",
+			        measure_num(r->enc_delta[role]), "json_encoder_c_change",
+			        measure_change_name(&t, r->enc_delta[role])));
 		json_object_set_new(row, "candidates", cands);
 		json_array_append_new(rows, row);
 	}
@@ -231,9 +268,10 @@ int measure_table(struct app *app, int64_t run_id, const char *threshold, json_t
 		json_object_set_new(builds, role_name(role),
 		    json_pack(
 		        "{s:s, s:s}", "name", run.build_names[role], "version", run.build_versions[role]));
+		/* json_encoder.c is known where the build kept its symbols (not Debian's stripped ones) */
 		json_array_append_new(list,
-		    json_pack("{s:s s:s s:s}", "role", role_name(role), "name", run.build_names[role],
-		        "version", run.build_versions[role]));
+		    json_pack("{s:s s:s s:s s:b}", "role", role_name(role), "name", run.build_names[role],
+		        "version", run.build_versions[role], "json_encoder_c", t.enc_known[role] > 0));
 		if (role != ROLE_BASE)
 			json_object_set_new(cand_counts, run.build_names[role],
 			    json_pack("{s:i, s:i, s:i, s:i}", "regressions", t.by[role].regressions,
@@ -299,7 +337,8 @@ static void measure_pct(struct buf *out, double d)
  * The reviewer's table: a column per candidate with its Δ % vs the base,
  * and the base's own figure (instructions per call) first.
  */
-static void measure_report_candidates(struct buf *out, const struct db_run *run, struct measure_table *t)
+static void measure_report_candidates(
+    struct buf *out, const struct db_run *run, struct measure_table *t, int enc)
 {
 	char b[64];
 
@@ -313,15 +352,27 @@ static void measure_report_candidates(struct buf *out, const struct db_run *run,
 	    ". Callgrind, inclusive instructions of `zif_json_encode` ÷ iterations; each candidate's "
 	    "column is its Δ %% vs the base; noteworthy at |Δ| ≥ %.2f %%.\n\n",
 	    t->threshold);
+	if (enc)
+		buf_addf(out,
+		    "The `json_encoder.c` columns count only the instructions of the functions of "
+		    "ext/json/json_encoder.c (their self cost, inlined helpers included), from each "
+		    "build's kept callgrind file.\n\n");
 	buf_addf(out, "| json_encode() of | %s (instructions) |", run->build_names[ROLE_BASE]);
+	if (enc)
+		buf_addf(out, " %s json_encoder.c |", run->build_names[ROLE_BASE]);
 	for (int role = ROLE_HEAD; role < t->nbuilds; role++) {
 		buf_addf(out, " ");
 		measure_cell(out, run->build_names[role]);
 		buf_addf(out, " |");
+		if (enc) {
+			buf_addf(out, " ");
+			measure_cell(out, run->build_names[role]);
+			buf_addf(out, " json_encoder.c |");
+		}
 	}
-	buf_addf(out, "\n|---|---:|");
+	buf_addf(out, "\n|---|---:|%s", enc ? "---:|" : "");
 	for (int role = ROLE_HEAD; role < t->nbuilds; role++)
-		buf_addf(out, "---:|");
+		buf_addf(out, "%s", enc ? "---:|---:|" : "---:|");
 	buf_addf(out, "\n");
 	for (size_t i = 0; i < t->n; i++) {
 		struct measure_row *r = &t->rows[i];
@@ -330,10 +381,22 @@ static void measure_report_candidates(struct buf *out, const struct db_run *run,
 		buf_addf(out, "| ");
 		measure_cell(out, r->title);
 		buf_addf(out, " | %s |", b);
+		if (enc) {
+			measure_fmt(r->enc[ROLE_BASE], b, sizeof(b));
+			buf_addf(out, " %s |", isnan(r->enc[ROLE_BASE]) ? "n/a" : b);
+		}
 		for (int role = ROLE_HEAD; role < t->nbuilds; role++) {
 			buf_addf(out, " ");
 			measure_pct(out, r->delta[role]);
 			buf_addf(out, " |");
+			if (enc) {
+				buf_addf(out, " ");
+				if (isnan(r->enc_delta[role]))
+					buf_addf(out, "n/a");
+				else
+					measure_pct(out, r->enc_delta[role]);
+				buf_addf(out, " |");
+			}
 		}
 		buf_addf(out, "\n");
 	}
@@ -347,12 +410,18 @@ static void measure_report_candidates(struct buf *out, const struct db_run *run,
 			buf_addf(out, ", %d not measured", c->unmeasured);
 		buf_addf(out, "\n");
 	}
+	for (int role = 0; enc && role < t->nbuilds; role++)
+		if (t->enc_known[role] == 0)
+			buf_addf(out,
+			    "- %s: json_encoder.c unavailable (n/a): its callgrind files name no source files "
+			    "(a stripped library, such as Debian's; build from source to keep them)\n",
+			    run->build_names[role]);
 	if (strcmp(run->status, "done") != 0)
 		buf_addf(out, "\n(the run is not done yet)\n");
 }
 
 int measure_report_md(struct app *app, int64_t run_id, const char *threshold, const char *columns,
-    char **text, size_t *len, struct svc_error *e)
+    const char *encoder, char **text, size_t *len, struct svc_error *e)
 {
 	struct db_run run;
 	struct measure_table t;
@@ -363,6 +432,13 @@ int measure_report_md(struct app *app, int64_t run_id, const char *threshold, co
 		return svc_fail(e, SVC_BAD_REQUEST, NULL,
 		    "columns: expected candidates (a Δ %% column per candidate) or builds, got \"%.32s\"",
 		    columns);
+	if (encoder != NULL && strcmp(encoder, "0") != 0 && strcmp(encoder, "1") != 0)
+		return svc_fail(e, SVC_BAD_REQUEST, NULL,
+		    "json_encoder: expected 1 (add json_encoder.c's columns) or 0, got \"%.32s\"", encoder);
+	int enc = encoder != NULL && strcmp(encoder, "1") == 0;
+	if (enc && columns != NULL && strcmp(columns, "builds") == 0)
+		return svc_fail(e, SVC_BAD_REQUEST, NULL,
+		    "json_encoder=1 adds columns to the candidates table: not with columns=builds");
 	switch (phptrun_report_md(app, run_id, text)) { /* a phpt run's report is phptrun's */
 	case 1:
 		*len = strlen(*text);
@@ -373,8 +449,9 @@ int measure_report_md(struct app *app, int64_t run_id, const char *threshold, co
 	if (measure_load(app, run_id, threshold, &run, &t, e) < 0)
 		return -1;
 	/* More than one candidate, or asked for: the reviewer's table. */
-	if ((columns != NULL && strcmp(columns, "candidates") == 0) || (columns == NULL && t.nbuilds > 2)) {
-		measure_report_candidates(&out, &run, &t);
+	if ((columns != NULL && strcmp(columns, "candidates") == 0) ||
+	    (columns == NULL && (t.nbuilds > 2 || enc))) {
+		measure_report_candidates(&out, &run, &t, enc);
 		goto done;
 	}
 	buf_addf(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);
@@ -470,33 +547,16 @@ int measure_history(
 int measure_dump(
     struct app *app, int64_t comparison_id, const char *role, struct export_file *out, struct svc_error *e)
 {
-	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], err[512];
 	int r = role_parse(role);
-	int rc;
-	char *buf = NULL;
 
 	memset(out, 0, sizeof *out);
 	if (r < 0)
 		return svc_fail(
 		    e, SVC_NOT_FOUND, NULL, "no build role \"%.16s\" (base, head, cand2...)", role);
-	if ((rc = db_dump_file(app->db, comparison_id, r, path, sizeof(path), err, sizeof(err))) <= 0) {
-		if (rc < 0)
-			return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
-		return svc_fail(e, SVC_NOT_FOUND, NULL, "comparison %" PRId64 " has no callgrind file for %s",
-		    comparison_id, role);
+	if ((out->text = profile_read_dump(app, comparison_id, r, &out->len, e)) == NULL) {
+		e->code = NULL; /* the download's 404 stays a plain not_found */
+		return -1;
 	}
-	/* Serve only files inside our own callgrind folder. */
-	snprintf(dir, sizeof(dir), "%s/callgrind", app->config->state_dir);
-	char dirreal[PATH_MAX];
-	size_t got = 0;
-	if (!realpath(path, real) || !realpath(dir, dirreal) ||
-	    strncmp(real, dirreal, strlen(dirreal)) != 0 || real[strlen(dirreal)] != '/' ||
-	    (buf = bytes_read_file(real, MEASURE_MAX_DUMP, &got, err, sizeof(err))) == NULL) {
-		return svc_fail(e, SVC_NOT_FOUND, NULL,
-		    "the callgrind file of comparison %" PRId64 " (%s) is gone", comparison_id, role);
-	}
-	out->text = buf;
-	out->len = got;
 	snprintf(out->disposition, sizeof(out->disposition),
 	    "attachment; filename=\"callgrind.out.phpcmp-%" PRId64 "-%s\"", comparison_id, role);
 	return 0;

@@ -67,9 +67,10 @@ struct export_file;
 int measure_table(
     struct app *, int64_t run_id, const char *threshold, struct json_t **out, struct svc_error *e);
 /* columns: NULL (a Δ % column per candidate with 3+ builds, else base | head | Δ %),
- * "candidates" or "builds". */
-int measure_report_md(struct app *, int64_t run_id, const char *threshold, const char *columns, char **text,
-    size_t *len, struct svc_error *e);
+ * "candidates" or "builds"; json_encoder "1": json_encoder.c's columns too
+ * (the candidates' shape), NULL or "0": not. */
+int measure_report_md(struct app *, int64_t run_id, const char *threshold, const char *columns,
+    const char *json_encoder, char **text, size_t *len, struct svc_error *e);
 /* A workload's counts per build across runs: by source file or by case id
  * (exactly one), at most limit ("N" or NULL) points. */
 int measure_history(struct app *, const char *source, const char *case_id, const char *limit,
@@ -77,6 +78,21 @@ int measure_history(struct app *, const char *source, const char *case_id, const
 /* The callgrind output file behind one build's count, for download. */
 int measure_dump(
     struct app *, int64_t comparison_id, const char *role, struct export_file *out, struct svc_error *e);
+
+/* ---- profile.c: where the instructions went (the kept callgrind files) ---- */
+/* One build's kept callgrind file (malloc'd, *len bytes), read only inside
+ * the state folder's callgrind/; NULL with e (SVC_NOT_FOUND when it has none). */
+char *profile_read_dump(struct app *, int64_t comparison_id, int role, size_t *len, struct svc_error *e);
+/* The self cost of the functions of the source file ending in suffix in one
+ * build's dump: 0 with *cost (-1: no function has that file, e.g. a
+ * stripped library), or -1 with e. */
+int profile_file_cost(
+    struct app *, int64_t comparison_id, int role, const char *suffix, int64_t *cost, struct svc_error *e);
+/* GET /api/comparisons/:id/functions: the base vs one candidate (vs: a role,
+ * NULL: head), function by function and file by file, |Δ self| first; at
+ * most limit ("N", NULL: 50) functions, only those of file (a suffix) if given. */
+int profile_functions(struct app *, int64_t comparison_id, const char *vs, const char *limit,
+    const char *file, struct json_t **out, struct svc_error *e);
 
 /* ---- triage.c: the rules of triage (docs/api.md, Triage) ---- */
 /* A state filter: "new,confirmed" (any of the five), "open" or "reappeared"

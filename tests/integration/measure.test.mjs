@@ -111,6 +111,11 @@ test('an unmeasured case has no instruction count', async () => {
 	const r = await d.runCase({ code: '[1, 2, 3]' });
 	assert.equal(r.results.base.instructions, null);
 	assert.equal(r.results.base.instructions_total, null);
+	// Nothing to say where its instructions went: 404 no_callgrind, by name.
+	const f = await d.get(`/api/comparisons/${r.comparison_id}/functions`);
+	assert.equal(f.status, 404, f.text);
+	assert.equal(errorOf(f).code, 'no_callgrind');
+	assert.match(errorOf(f).message, /has no callgrind file for base \(not a measured workload\?\)/);
 });
 
 test('the measure suite: every stored workload on both builds, JSON table, report.md, history, dumps', async () => {
@@ -158,6 +163,23 @@ test('the measure suite: every stored workload on both builds, JSON table, repor
 	assert.match(dump.text, /^# callgrind format/m);
 	assert.match(dump.text, new RegExp(`^summary: ${Math.round(first.head.instructions * first.iterations)}$`, 'm'));
 	assert.equal((await d.get(`/api/comparisons/${first.comparison_id}/callgrind/tail`)).status, 404);
+
+	// Debian's stripped builds: json_encoder.c unknown, said so; the function
+	// diff shows what resolves (exported symbols, offsets), no source file.
+	assert.deepEqual(t.json.build_list.map((b) => b.json_encoder_c), [false, false]);
+	assert.ok(t.json.workloads.every((w) => w.base.json_encoder_c === null && w.head.json_encoder_c === null));
+	const enc = await d.get(`/api/runs/${run.id}/report.md?json_encoder=1`);
+	assert.equal(enc.status, 200, enc.text);
+	assert.match(enc.text, /^\| json_encode\(\) of \| base \(instructions\) \| base json_encoder\.c \| head \| head json_encoder\.c \|$/m);
+	for (const r of enc.text.split('\n').filter((l) => l.startsWith('| workload'))) assert.match(r, /\| n\/a \| (?:[+−]\d+\.\d|0\.0) % \| n\/a \|$/, r);
+	for (const b of ['base', 'head']) assert.match(enc.text, new RegExp(`^- ${b}: json_encoder\\.c unavailable \\(n/a\\): .*stripped library`, 'm'));
+	const fn = await d.get(`/api/comparisons/${first.comparison_id}/functions?limit=5000`);
+	assert.equal(fn.status, 200, fn.text);
+	assert.equal(fn.json.base.json_encoder_c, null);
+	assert.equal(fn.json.base.total, Math.round(first.base.instructions * first.iterations), 'the functions add up to the count');
+	assert.ok(fn.json.functions.some((f) => /^0x[0-9a-f]{16}$/.test(f.name) && f.file === null), 'static functions by offset');
+	assert.ok(fn.json.functions.some((f) => f.name === 'zif_json_encode' || /^_?e?malloc|^zend_/.test(f.name)), 'exported symbols by name');
+	assert.equal((await d.get(`/api/comparisons/${first.comparison_id}/functions?vs=cand2`)).status, 400);
 
 	const h = await d.get(`/api/workloads/history?source=${encodeURIComponent(first.source)}`);
 	assert.equal(h.status, 200, h.text);

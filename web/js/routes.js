@@ -10,6 +10,7 @@ import { instructionsView } from './views/counts.js';
 import { bucketsView } from './views/buckets.js';
 import { bucketView } from './views/bucket.js';
 import { workloadView } from './views/workload.js';
+import { functionsView } from './views/functions.js';
 
 /* Path patterns (the hash without its query) and their views; the first match wins. */
 export const routes = [
@@ -21,4 +22,5 @@ export const routes = [
 	{ re: /^\/buckets$/, name: 'buckets', view: bucketsView },
 	{ re: /^\/buckets\/(\d+)$/, name: 'bucket', view: bucketView },
 	{ re: /^\/workloads$/, name: 'workload', view: workloadView },
+	{ re: /^\/comparisons\/(\d+)\/functions$/, name: 'functions', view: functionsView },
 ];

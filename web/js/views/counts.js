@@ -1,7 +1,9 @@
 /*
  * #/runs/ID/counts — instruction counts per workload, a column per build
  * (?threshold=&show=significant|regressions|all&sort=title|delta|ROLE
- * &dir=asc|desc&workload=FILE: the chosen workload's history below).
+ * &dir=asc|desc&workload=FILE: the chosen workload's history below;
+ * &encoder=1: json_encoder.c's instructions per call beside the whole's).
+ * Each row's "functions" links open its function diff vs each candidate.
  */
 import { h, replace, setTitle } from '../dom.js';
 import { isAbort } from '../api.js';
@@ -11,6 +13,15 @@ import { SHOW, threshold, workloadKey, workloadRows } from '../measure.js';
 import { hashFor, navigate, withParam } from '../router.js';
 import { badge, errorBox, filterBar, loading } from '../components/ui.js';
 import { workloadHistory } from '../components/history.js';
+
+/* Links to a workload's function diff, one per candidate: "functions vs keys wrong". */
+function functionLinks(w, roles, builds) {
+	const name = (r) => (builds[r] || {}).name || r;
+	return h('span', { class: 'fn-links' }, roles.length > 2 ? 'functions vs ' : null, roles.slice(1).map((r) => [h('a', {
+		href: `#/comparisons/${w.comparison_id}/functions?vs=${r}`, 'data-testid': 'functions-link', 'data-vs': r,
+		title: `Where the instructions went: base vs ${name(r)}, function by function`,
+	}, roles.length > 2 ? name(r) : 'functions'), ' ']));
+}
 
 const changeClass = (change) => (change === 'regression' ? 'bad-text' : change === 'improvement' ? 'ok-text' : 'dim');
 
@@ -32,6 +43,8 @@ function candidateCounts(d) {
  */
 function candidatesTable(data, rows, roles, th, wl, path, q) {
 	const names = roles.slice(1).map((r) => (data.builds[r] || {}).name || r);
+	const enc = q.get('encoder') === '1';
+	const known = Object.fromEntries((data.build_list || []).map((b) => [b.name, b.json_encoder_c]));
 	return h('div', { class: 'scroll-x' }, h('table', { class: 'list instr', 'data-testid': 'counts-table', 'data-shape': 'candidates' },
 		h('thead', null, h('tr', null, th('json_encode() of', 'title'), th(`${(data.builds.base || {}).name || 'base'} (instructions)`, roles[0], 'num'),
 			names.map((n, i) => th(`${n} Δ %`, roles[i + 1], 'num')),
@@ -40,13 +53,21 @@ function candidatesTable(data, rows, roles, th, wl, path, q) {
 			const key = workloadKey(w);
 			return h('tr', { 'data-testid': 'counts-row', 'data-change': w.change, 'data-source': w.source || '', class: key === wl ? 'current' : null },
 				h('td', { class: 'title' }, h('a', { href: hashFor(path, withParam(q, 'workload', key)), title: 'Show its history', 'data-testid': 'workload-link' }, w.title),
-					w.source ? h('div', { class: 'dim small-text mono' }, w.source) : null),
-				h('td', { class: 'num mono' }, fmtNum(w[roles[0]] && w[roles[0]].instructions)),
+					w.source ? h('div', { class: 'dim small-text mono' }, w.source) : null,
+					h('div', { class: 'small-text' }, functionLinks(w, roles, data.builds))),
+				h('td', { class: 'num mono' }, fmtNum(w[roles[0]] && w[roles[0]].instructions),
+					/* ?encoder=1: json_encoder.c's share below each figure (no extra columns: no sideways scroll) */
+					enc ? h('div', { class: 'small-text dim', 'data-testid': 'enc-base', title: 'instructions of json_encoder.c\'s functions per call' },
+						`json_encoder.c ${!w.base || w.base.json_encoder_c === null || w.base.json_encoder_c === undefined ? 'n/a' : fmtNum(w.base.json_encoder_c)}`) : null),
 				names.map((n) => {
 					const c = (w.candidates || {})[n] || {};
+					const ed = c.json_encoder_c_delta_pct;
 					return h('td', { class: `num mono ${changeClass(c.change)}`, 'data-testid': 'delta', 'data-candidate': n,
 						title: c.instructions !== undefined && c.instructions !== null ? `${fmtNum(c.instructions)} instructions` : null },
-					signedPct(c.delta_pct, 1));
+					signedPct(c.delta_pct, 1),
+					enc ? h('div', { class: `small-text ${changeClass(c.json_encoder_c_change)}`, 'data-testid': 'enc-delta', 'data-candidate': n,
+						title: known[n] === false ? `${n}: a stripped library, json_encoder.c unavailable` : 'json_encoder.c\'s functions, Δ % vs the base' },
+					`enc ${ed === null || ed === undefined ? 'n/a' : signedPct(ed, 1)}`) : null);
 				}),
 				h('td', { class: 'hide-narrow small-text' },
 					roles.map((r) => [w[r] && w[r].callgrind_url ? h('a', { href: w[r].callgrind_url }, r) : null, ' ']),
@@ -96,7 +117,13 @@ export function instructionsView(ctx, params, query) {
 				h('span', { class: 'ok-text' }, `${fmtInt(c.improvements)} ${plural(c.improvements, 'improvement')}`), ' · ',
 				`${fmtInt(c.unchanged)} within ±`, h('label', null, tInput, ' %'),
 				c.unmeasured ? ` · ${c.unmeasured} not measured` : '', ' · ',
-				h('a', { href: `/api/runs/${id}/report.md?threshold=${t}`, 'data-testid': 'report-md' }, 'report.md'))));
+				h('a', { href: `/api/runs/${id}/report.md?threshold=${t}${q.get('encoder') === '1' ? '&json_encoder=1' : ''}`, 'data-testid': 'report-md' }, 'report.md'),
+				rolesOf(builds).length > 2 ? [' · ', h('a', {
+					href: hashFor(path, withParam(q, 'encoder', q.get('encoder') === '1' ? null : '1')), 'data-testid': 'encoder-toggle',
+					'aria-pressed': q.get('encoder') === '1' ? 'true' : 'false',
+				}, q.get('encoder') === '1' ? 'hide json_encoder.c' : 'json_encoder.c only')] : null),
+			q.get('encoder') !== '1' ? null : (d.build_list || []).filter((b) => b.json_encoder_c === false).map((b) => h('p', { class: 'hint', 'data-testid': 'encoder-unavailable' },
+				`${b.name}: json_encoder.c unavailable — a stripped library (its callgrind files name no source files).`))));
 		replace(filters, filterBar('Show', 'show', SHOW, path, q.get('show') ? q : withParam(q, 'show', 'significant'),
 			{ significant: (c.regressions || 0) + (c.improvements || 0), regressions: c.regressions, all: (d.workloads || []).length }));
 		drawTable();
@@ -133,7 +160,8 @@ export function instructionsView(ctx, params, query) {
 				const cls = w.change === 'regression' ? 'bad-text' : w.change === 'improvement' ? 'ok-text' : 'dim';
 				return h('tr', { 'data-testid': 'counts-row', 'data-change': w.change, 'data-source': w.source || '', class: key === wl ? 'current' : null },
 					h('td', { class: 'title' }, h('a', { href: hashFor(path, withParam(q, 'workload', key)), title: 'Show its history', 'data-testid': 'workload-link' }, w.title),
-						w.source ? h('div', { class: 'dim small-text mono' }, w.source) : null),
+						w.source ? h('div', { class: 'dim small-text mono' }, w.source) : null,
+						h('div', { class: 'small-text' }, functionLinks(w, roles, data.builds))),
 					roles.map((r) => h('td', { class: 'num mono' }, fmtNum(w[r] && w[r].instructions))),
 					h('td', { class: `num mono ${cls}`, 'data-testid': 'delta' }, signedPct(w.delta_pct, 2)),
 					h('td', { class: 'hide-narrow small-text' },

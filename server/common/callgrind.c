@@ -1,0 +1,615 @@
+/*
+ * Callgrind's output format, read for per-function costs (callgrind.h).
+ * One pass over the lines; names are interned so a function is a triple
+ * of pointers (object, file, name), and each recursion level an instance
+ * of its merged function.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgrind.h"
+
+#define CG_MAX_LINE_NAMES (1u << 24) /* interned names: more is not a dump we wrote */
+#define CG_MAX_POSITIONS 3           /* instr, bb, line */
+
+/* ---- small open-addressing tables ---- */
+
+struct cg_str {
+	char *s;
+	size_t len;
+	uint64_t h;
+};
+
+struct cg_id {
+	int64_t id; /* 0: empty slot (ids are >= 0; stored as id + 1) */
+	const char *name;
+};
+
+/* One recursion level of a function, and the merged function it belongs to. */
+struct cg_inst {
+	const char *ob, *fl, *fn; /* fn NULL: empty slot */
+	int64_t self, calls;
+	size_t func;
+};
+
+struct cg_fkey {
+	const char *ob, *fl, *fn;
+	size_t func; /* index + 1; 0: empty slot */
+};
+
+struct cg_state {
+	struct cg_str *strs;
+	size_t nstrs, capstrs;
+	struct cg_id *ids[3]; /* files, functions, objects */
+	size_t nids[3], capids[3];
+	struct cg_inst *insts;
+	size_t ninsts, capinsts;
+	struct cg_fkey *fkeys;
+	size_t capfkeys;
+	size_t capfuncs;
+};
+
+enum { CG_NS_FILE, CG_NS_FN, CG_NS_OB };
+
+static uint64_t cg_hash(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t cg_hash_ptrs(const void *a, const void *b, const void *c)
+{
+	uint64_t h = (uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ull;
+	h ^= (uint64_t)(uintptr_t)b * 0xc2b2ae3d27d4eb4full + (h >> 29);
+	h ^= (uint64_t)(uintptr_t)c * 0x165667b19e3779f9ull + (h >> 31);
+	return h ^ (h >> 32);
+}
+
+/* The one copy of s[0..len) (NUL-terminated); NULL out of memory. */
+static const char *cg_intern(struct cg_state *st, const char *s, size_t len)
+{
+	if (st->nstrs * 2 >= st->capstrs) {
+		size_t cap = st->capstrs ? st->capstrs * 2 : 256;
+		if (cap > CG_MAX_LINE_NAMES)
+			return NULL;
+		struct cg_str *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < st->capstrs; i++) {
+			if (!st->strs[i].s)
+				continue;
+			size_t j = st->strs[i].h & (cap - 1);
+			while (t[j].s)
+				j = (j + 1) & (cap - 1);
+			t[j] = st->strs[i];
+		}
+		free(st->strs);
+		st->strs = t;
+		st->capstrs = cap;
+	}
+	uint64_t h = cg_hash(s, len);
+	size_t j = h & (st->capstrs - 1);
+	for (; st->strs[j].s; j = (j + 1) & (st->capstrs - 1))
+		if (st->strs[j].h == h && st->strs[j].len == len && memcmp(st->strs[j].s, s, len) == 0)
+			return st->strs[j].s;
+	char *c = malloc(len + 1);
+	if (!c)
+		return NULL;
+	memcpy(c, s, len);
+	c[len] = '\0';
+	st->strs[j] = (struct cg_str){ c, len, h };
+	st->nstrs++;
+	return c;
+}
+
+/* id -> name in namespace ns: define (name != NULL) or look up; NULL if undefined / no memory. */
+static const char *cg_id(struct cg_state *st, int ns, int64_t id, const char *name)
+{
+	struct cg_id **tab = &st->ids[ns];
+	size_t *n = &st->nids[ns], *cap = &st->capids[ns];
+
+	if (name && *n * 2 >= *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct cg_id *t = calloc(nc, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < *cap; i++) {
+			if (!(*tab)[i].id)
+				continue;
+			size_t j = cg_hash_ptrs((void *)(uintptr_t)(*tab)[i].id, NULL, NULL) & (nc - 1);
+			while (t[j].id)
+				j = (j + 1) & (nc - 1);
+			t[j] = (*tab)[i];
+		}
+		free(*tab);
+		*tab = t;
+		*cap = nc;
+	}
+	if (*cap == 0)
+		return NULL;
+	size_t j = cg_hash_ptrs((void *)(uintptr_t)(id + 1), NULL, NULL) & (*cap - 1);
+	for (; (*tab)[j].id; j = (j + 1) & (*cap - 1))
+		if ((*tab)[j].id == id + 1) {
+			if (name) /* a redefinition: the later name wins, as in callgrind_annotate */
+				(*tab)[j].name = name;
+			return (*tab)[j].name;
+		}
+	if (!name)
+		return NULL;
+	(*tab)[j] = (struct cg_id){ id + 1, name };
+	(*n)++;
+	return name;
+}
+
+/* "php_json_encode_zval'2" -> "php_json_encode_zval" (interned); fn itself if no level. */
+static const char *cg_merged_name(struct cg_state *st, const char *fn)
+{
+	size_t len = strlen(fn), i = len;
+	while (i > 0 && fn[i - 1] >= '0' && fn[i - 1] <= '9')
+		i--;
+	if (i == len || i < 2 || fn[i - 1] != '\'')
+		return fn;
+	return cg_intern(st, fn, i - 1);
+}
+
+/* The merged function (object, file, name); its index, or (size_t)-1 out of memory. */
+static size_t cg_func_of(
+    struct cg_state *st, struct cg_profile *p, const char *ob, const char *fl, const char *fn)
+{
+	if (p->n * 2 >= st->capfkeys) {
+		size_t nc = st->capfkeys ? st->capfkeys * 2 : 256;
+		struct cg_fkey *t = calloc(nc, sizeof(*t));
+		if (!t)
+			return (size_t)-1;
+		for (size_t i = 0; i < st->capfkeys; i++) {
+			if (!st->fkeys[i].func)
+				continue;
+			size_t j = cg_hash_ptrs(st->fkeys[i].ob, st->fkeys[i].fl, st->fkeys[i].fn) & (nc - 1);
+			while (t[j].func)
+				j = (j + 1) & (nc - 1);
+			t[j] = st->fkeys[i];
+		}
+		free(st->fkeys);
+		st->fkeys = t;
+		st->capfkeys = nc;
+	}
+	size_t j = cg_hash_ptrs(ob, fl, fn) & (st->capfkeys - 1);
+	for (; st->fkeys[j].func; j = (j + 1) & (st->capfkeys - 1))
+		if (st->fkeys[j].ob == ob && st->fkeys[j].fl == fl && st->fkeys[j].fn == fn)
+			return st->fkeys[j].func - 1;
+	if (p->n == st->capfuncs) {
+		size_t nc = st->capfuncs ? st->capfuncs * 2 : 64;
+		struct cg_func *f = realloc(p->funcs, nc * sizeof(*f));
+		if (!f)
+			return (size_t)-1;
+		p->funcs = f;
+		st->capfuncs = nc;
+	}
+	p->funcs[p->n] = (struct cg_func){ fn, fl && strcmp(fl, "???") != 0 ? fl : NULL, ob, 0, 0 };
+	st->fkeys[j] = (struct cg_fkey){ ob, fl, fn, p->n + 1 };
+	return p->n++;
+}
+
+/* The instance (recursion level) for (ob, fl, fn); NULL out of memory. */
+static struct cg_inst *cg_inst_of(
+    struct cg_state *st, struct cg_profile *p, const char *ob, const char *fl, const char *fn)
+{
+	if (st->ninsts * 2 >= st->capinsts) {
+		size_t nc = st->capinsts ? st->capinsts * 2 : 256;
+		struct cg_inst *t = calloc(nc, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < st->capinsts; i++) {
+			if (!st->insts[i].fn)
+				continue;
+			size_t j = cg_hash_ptrs(st->insts[i].ob, st->insts[i].fl, st->insts[i].fn) & (nc - 1);
+			while (t[j].fn)
+				j = (j + 1) & (nc - 1);
+			t[j] = st->insts[i];
+		}
+		free(st->insts);
+		st->insts = t;
+		st->capinsts = nc;
+	}
+	size_t j = cg_hash_ptrs(ob, fl, fn) & (st->capinsts - 1);
+	for (; st->insts[j].fn; j = (j + 1) & (st->capinsts - 1))
+		if (st->insts[j].ob == ob && st->insts[j].fl == fl && st->insts[j].fn == fn)
+			return &st->insts[j];
+	const char *merged = cg_merged_name(st, fn);
+	if (!merged)
+		return NULL;
+	size_t func = cg_func_of(st, p, ob, fl, merged);
+	if (func == (size_t)-1)
+		return NULL;
+	st->insts[j] = (struct cg_inst){ ob, fl, fn, 0, 0, func };
+	st->ninsts++;
+	return &st->insts[j];
+}
+
+/* ---- lines ---- */
+
+static int cg_fail(char *err, size_t errsize, size_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int cg_fail(char *err, size_t errsize, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errsize, "line %zu: ", line);
+	if (n >= 0 && (size_t)n < errsize) {
+		va_start(ap, fmt);
+		vsnprintf(err + n, errsize - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int cg_is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* An unsigned decimal or 0x number at *s, advancing it; 0 or -1 (none, or overflow). */
+static int cg_number(const char **s, const char *end, uint64_t *v)
+{
+	const char *p = *s;
+	uint64_t x = 0;
+	int hex = 0, any = 0;
+
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		hex = 1, p += 2;
+	for (; p < end; p++) {
+		int d;
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (hex && *p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else if (hex && *p >= 'A' && *p <= 'F')
+			d = *p - 'A' + 10;
+		else
+			break;
+		uint64_t base = hex ? 16 : 10;
+		if (x > (UINT64_MAX - (uint64_t)d) / base)
+			return -1;
+		x = x * base + (uint64_t)d;
+		any = 1;
+	}
+	if (!any)
+		return -1;
+	*s = p;
+	*v = x;
+	return 0;
+}
+
+/* A cost line: npos subpositions, then costs; the cost of event column ev (0 if absent). */
+static int cg_cost_line(const char *s, const char *end, int npos, int ev, int64_t *cost)
+{
+	uint64_t v;
+
+	for (int i = 0; i < npos; i++) {
+		while (s < end && cg_is_space(*s))
+			s++;
+		if (s < end && *s == '*') {
+			s++;
+		} else {
+			if (s < end && (*s == '+' || *s == '-'))
+				s++;
+			if (cg_number(&s, end, &v) < 0)
+				return -1;
+		}
+		if (s < end && !cg_is_space(*s))
+			return -1;
+	}
+	*cost = 0;
+	for (int i = 0;; i++) {
+		while (s < end && cg_is_space(*s))
+			s++;
+		if (s == end)
+			return 0;
+		if (cg_number(&s, end, &v) < 0 || v > INT64_MAX || (s < end && !cg_is_space(*s)))
+			return -1;
+		if (i == ev)
+			*cost = (int64_t)v;
+	}
+}
+
+/*
+ * A position name: "(id) name" defines id, "(id)" refers to it, anything
+ * else is the name itself.  Interned; NULL with err.
+ */
+static const char *cg_name(struct cg_state *st, int ns, const char *s, const char *end, size_t line,
+    const char *spec, char *err, size_t errsize)
+{
+	while (s < end && cg_is_space(*s))
+		s++;
+	if (end - s >= 2 && s[0] == '(' && s[1] >= '0' && s[1] <= '9') {
+		const char *p = s + 1;
+		uint64_t id;
+		if (cg_number(&p, end, &id) < 0 || id > INT64_MAX - 1 || p == end || *p != ')') {
+			cg_fail(err, errsize, line, "%s: a bad name id", spec);
+			return NULL;
+		}
+		p++;
+		while (p < end && cg_is_space(*p))
+			p++;
+		if (p == end) {
+			const char *name = cg_id(st, ns, (int64_t)id, NULL);
+			if (!name)
+				cg_fail(err, errsize, line, "%s(%llu) is used before it is defined", spec,
+				    (unsigned long long)id);
+			return name;
+		}
+		const char *name = cg_intern(st, p, (size_t)(end - p));
+		if (!name || !cg_id(st, ns, (int64_t)id, name)) {
+			cg_fail(err, errsize, line, "out of memory");
+			return NULL;
+		}
+		return name;
+	}
+	const char *name = cg_intern(st, s, (size_t)(end - s));
+	if (!name)
+		cg_fail(err, errsize, line, "out of memory");
+	return name;
+}
+
+/* "positions: instr line": how many subpositions a cost line starts with. */
+static int cg_positions(const char *s, const char *end)
+{
+	int n = 0;
+	while (s < end) {
+		while (s < end && cg_is_space(*s))
+			s++;
+		const char *w = s;
+		while (s < end && !cg_is_space(*s))
+			s++;
+		if (s > w)
+			n++;
+	}
+	return n;
+}
+
+/* "events: Ir Dr": the column of Ir, else 0 (its name in event); -1 if there are none. */
+static int cg_events(const char *s, const char *end, char *event, size_t size)
+{
+	int col = -1, n = 0, have_ir = 0;
+	while (s < end) {
+		while (s < end && cg_is_space(*s))
+			s++;
+		const char *w = s;
+		while (s < end && !cg_is_space(*s))
+			s++;
+		if (s == w)
+			break;
+		int is_ir = (size_t)(s - w) == 2 && memcmp(w, "Ir", 2) == 0;
+		if (n == 0 || (is_ir && !have_ir)) {
+			snprintf(event, size, "%.*s", (int)(s - w), w);
+			col = n;
+			have_ir = is_ir;
+		}
+		n++;
+	}
+	return col;
+}
+
+static int64_t cg_add(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+int cg_parse(const char *text, size_t len, struct cg_profile *p, char *err, size_t errsize)
+{
+	struct cg_state *st = calloc(1, sizeof(*st));
+	const char *ob = NULL, *fl = NULL, *fn = NULL;
+	struct cg_inst *cur = NULL; /* the instance cost lines go to */
+	int npos = 1, ev = -1, in_call = 0;
+	const char *s = text, *end = text + len;
+	size_t line = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->summary = -1;
+	p->priv = st;
+	if (!st)
+		return cg_fail(err, errsize, 0, "out of memory");
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end;
+		const char *l = s;
+		s = nl ? nl + 1 : end;
+		line++;
+		if (e > l && e[-1] == '\r')
+			e--;
+		if (memchr(l, '\0', (size_t)(e - l)))
+			goto bad_line;
+		if (e == l || *l == '#')
+			continue;
+		char c = *l;
+		if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*') {
+			int64_t cost;
+			if (ev < 0) {
+				cg_fail(err, errsize, line, "a cost line before the events: line");
+				goto fail;
+			}
+			if (cg_cost_line(l, e, npos, ev, &cost) < 0) {
+				cg_fail(err, errsize, line, "a malformed cost line (positions: %d)", npos);
+				goto fail;
+			}
+			if (!cur) {
+				cg_fail(err, errsize, line, "a cost line before any fn=");
+				goto fail;
+			}
+			if (in_call)
+				cur->calls = cg_add(cur->calls, cost);
+			else
+				cur->self = cg_add(cur->self, cost);
+			in_call = 0;
+			continue;
+		}
+		if (in_call) {
+			cg_fail(err, errsize, line, "calls= is not followed by its cost line");
+			goto fail;
+		}
+		const char *eq = memchr(l, '=', (size_t)(e - l));
+		const char *colon = memchr(l, ':', (size_t)(e - l));
+		if (eq && (!colon || eq < colon)) {
+			size_t klen = (size_t)(eq - l);
+			const char *v = eq + 1;
+			char spec[8];
+			snprintf(spec, sizeof(spec), "%.*s=", (int)(klen < 6 ? klen : 6), l);
+#define KEY(k) (klen == sizeof(k) - 1 && memcmp(l, k, klen) == 0)
+			if (KEY("fl") || KEY("fi") || KEY("fe") || KEY("cfi") || KEY("cfl")) {
+				const char *name = cg_name(st, CG_NS_FILE, v, e, line, spec, err, errsize);
+				if (!name)
+					goto fail;
+				if (KEY("fl"))
+					fl = name; /* fi=/fe= (inlined code) keep the function's own file */
+			} else if (KEY("fn") || KEY("cfn")) {
+				const char *name = cg_name(st, CG_NS_FN, v, e, line, spec, err, errsize);
+				if (!name)
+					goto fail;
+				if (KEY("fn")) {
+					fn = name;
+					if (!(cur = cg_inst_of(st, p, ob, fl, fn))) {
+						cg_fail(err, errsize, line, "out of memory");
+						goto fail;
+					}
+				}
+			} else if (KEY("ob") || KEY("cob")) {
+				const char *name = cg_name(st, CG_NS_OB, v, e, line, spec, err, errsize);
+				if (!name)
+					goto fail;
+				if (KEY("ob"))
+					ob = name;
+			} else if (KEY("calls")) {
+				if (!cur) {
+					cg_fail(err, errsize, line, "calls= before any fn=");
+					goto fail;
+				}
+				in_call = 1;
+			} else if (KEY("jump") || KEY("jcnd")) {
+				/* jumps: no cost of their own */
+			} else {
+				goto bad_line;
+			}
+#undef KEY
+			continue;
+		}
+		if (colon) {
+			const char *v = colon + 1;
+			size_t klen = (size_t)(colon - l);
+			if (klen == 6 && memcmp(l, "events", 6) == 0) {
+				if ((ev = cg_events(v, e, p->event, sizeof(p->event))) < 0) {
+					cg_fail(err, errsize, line, "events: names no event");
+					goto fail;
+				}
+			} else if (klen == 9 && memcmp(l, "positions", 9) == 0) {
+				npos = cg_positions(v, e);
+				if (npos < 1 || npos > CG_MAX_POSITIONS) {
+					cg_fail(
+					    err, errsize, line, "positions: expected instr, bb and/or line");
+					goto fail;
+				}
+			} else if ((klen == 7 && memcmp(l, "summary", 7) == 0) ||
+			    (klen == 6 && memcmp(l, "totals", 6) == 0 && p->summary < 0)) {
+				int64_t cost;
+				/* the same columns as a cost line, without positions */
+				if (ev < 0 || cg_cost_line(v, e, 0, ev, &cost) < 0) {
+					cg_fail(err, errsize, line, "a malformed %.*s: line", (int)klen, l);
+					goto fail;
+				}
+				p->summary = cost;
+			} else if (klen == 0 || memchr(l, ' ', klen) || memchr(l, '\t', klen)) {
+				goto bad_line;
+			}
+			/* other headers (version, creator, cmd, pid, part, desc, event) carry no costs */
+			continue;
+		}
+	bad_line:
+		cg_fail(
+		    err, errsize, line, "not a callgrind line: \"%.*s\"", (int)(e - l < 40 ? e - l : 40), l);
+		goto fail;
+	}
+	if (in_call) {
+		cg_fail(err, errsize, line, "calls= is not followed by its cost line");
+		goto fail;
+	}
+	if (ev < 0) {
+		cg_fail(err, errsize, line, "no events: line (not a callgrind file)");
+		goto fail;
+	}
+	/*
+	 * The outermost level (the unsuffixed name) holds the deeper ones; a
+	 * deeper level's own inclusive cost counts its self-recursive calls
+	 * twice, so it stands in only where the outermost is missing.
+	 */
+	char *outer = calloc(p->n ? p->n : 1, 1);
+	if (!outer) {
+		cg_fail(err, errsize, line, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < st->capinsts; i++) {
+		struct cg_inst *in = &st->insts[i];
+		if (!in->fn)
+			continue;
+		struct cg_func *f = &p->funcs[in->func];
+		int64_t incl = cg_add(in->self, in->calls);
+		f->self = cg_add(f->self, in->self);
+		p->self_sum = cg_add(p->self_sum, in->self);
+		if (in->fn == f->name) {
+			f->inclusive = incl;
+			outer[in->func] = 1;
+		} else if (!outer[in->func] && incl > f->inclusive) {
+			f->inclusive = incl;
+		}
+	}
+	free(outer);
+	for (size_t i = 0; i < p->n; i++) {
+		struct cg_func *f = &p->funcs[i];
+		if (f->inclusive < f->self)
+			f->inclusive = f->self;
+		if (p->summary >= 0 && f->inclusive > p->summary && f->self <= p->summary)
+			f->inclusive = p->summary;
+	}
+	p->nlines = line;
+	return 0;
+fail:
+	cg_release(p);
+	return -1;
+}
+
+void cg_release(struct cg_profile *p)
+{
+	struct cg_state *st = p->priv;
+	if (st) {
+		for (size_t i = 0; i < st->capstrs; i++)
+			free(st->strs[i].s);
+		free(st->strs);
+		for (int ns = 0; ns < 3; ns++)
+			free(st->ids[ns]);
+		free(st->insts);
+		free(st->fkeys);
+		free(st);
+	}
+	free(p->funcs);
+	memset(p, 0, sizeof(*p));
+	p->summary = -1;
+}
+
+int cg_file_matches(const char *file, const char *suffix)
+{
+	size_t fl, sl = strlen(suffix);
+	if (!file || sl == 0 || (fl = strlen(file)) < sl || strcmp(file + fl - sl, suffix) != 0)
+		return 0;
+	return fl == sl || file[fl - sl - 1] == '/' || suffix[0] == '/';
+}
+
+int64_t cg_file_self(const struct cg_profile *p, const char *suffix)
+{
+	int64_t sum = -1;
+	for (size_t i = 0; i < p->n; i++)
+		if (cg_file_matches(p->funcs[i].file, suffix))
+			sum = cg_add(sum < 0 ? 0 : sum, p->funcs[i].self);
+	return sum;
+}
