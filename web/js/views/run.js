@@ -11,6 +11,7 @@ import { hashFor, withParam } from '../router.js';
 import { badge, countsView, errorBox, filterBar, loading, progressBar, timeEl } from '../components/ui.js';
 import { caseTable } from '../components/cases.js';
 import { bucketTable } from '../components/buckets.js';
+import { codeCoverage } from '../components/codecov.js';
 
 export function runView(ctx, params, query) {
 	const id = params[0];
@@ -20,7 +21,7 @@ export function runView(ctx, params, query) {
 	const filters = h('div', { class: 'filters' });
 	const cases = caseTable(ctx, 'No cases in this run match.');
 	const actionMsg = h('div', { 'aria-live': 'polite' });
-	let lastRun = null, q = query, cancelling = false, polls = 0;
+	let lastRun = null, q = query, cancelling = false, polls = 0, codeCov = null;
 	const buckets = bucketTable(ctx, { run: id, selectable: true, empty: 'No mismatches in this run (so far): nothing to triage.' });
 	const extraBox = h('div');
 	ctx.main.append(
@@ -50,6 +51,11 @@ export function runView(ctx, params, query) {
 				h('h2', null, 'Coverage', sum.coverage && sum.coverage.cases !== undefined ? h('span', { class: 'dim' }, ` of ${fmtInt(sum.coverage.cases)} cases`) : null),
 				cov || h('p', { class: 'empty' }, 'This run reported no coverage.'),
 				h('details', null, h('summary', null, 'Everything the run reported (JSON)'), h('pre', { class: 'code' }, JSON.stringify(sum, null, 2)))));
+		}
+		/* A coverage run's gcov figures (docs/coverage.md), once it has ended. */
+		if (r.params && r.params.coverage === true && !isActive(r.status)) {
+			if (!codeCov) codeCov = codeCoverage(ctx, id);
+			parts.push(codeCov);
 		}
 		replace(extraBox, parts);
 	};
