@@ -133,12 +133,19 @@ test('the downloads: gcovr HTML, Cobertura XML, JSON, the annotated source; repo
 	assert.match(md.text, /Coverage of ext\/json on head \(gcov\): `ext\/json\/json_encoder\.c` lines 327\/349 \(93\.7 %\), branches 306\/425 \(72\.0 %\); `ext\/json\/json\.c` lines 53\/134 \(39\.6 %\), branches 33\/113 \(29\.2 %\)\./);
 });
 
-test('the stored suite with coverage: its own figures; a run without coverage has none', async () => {
+test('the stored and phpt suites with coverage: their own figures; a run without coverage has none', async () => {
 	const { run, cov } = await coverageRun({ suite: 'stored', coverage: true });
 	assert.deepEqual(run.counts, { same: run.total, differ: 0 });
 	const f = figures(cov)['ext/json/json_encoder.c'];
 	assert.equal(f.branches.total, 425);
 	assert.ok(f.branches.hit > 200 && f.branches.hit < 425, JSON.stringify(f));
+	// php-src's own ext/json tests (the phpt suite, 76 tests).
+	const phpt = await coverageRun({ suite: 'phpt', coverage: true });
+	assert.deepEqual(phpt.run.counts, { same: 76, differ: 0 });
+	assert.deepEqual(figures(phpt.cov), {
+		'ext/json/json_encoder.c': { lines: { hit: 323, total: 349 }, branches: { hit: 296, total: 425 } },
+		'ext/json/json.c': { lines: { hit: 108, total: 134 }, branches: { hit: 83, total: 113 } },
+	});
 	const plain = await d.runToEnd({ suite: 'generated', seed: 1, count: 100 });
 	const none = await d.get(`/api/runs/${plain.id}/coverage`);
 	assert.equal(none.status, 200);
