@@ -486,6 +486,25 @@ static json_t *coverage_report(const struct build *b, const char *dir, char *err
 	return files;
 }
 
+/*
+ * Keep only ext/json's counters (the notes linked beside them): the rest of
+ * the library's (~1.4 MB a run) is never reported on.  A resumed run's
+ * workers get the folders again (coverage_point).
+ */
+static void coverage_prune(const char *dir)
+{
+	char json[PATH_MAX + 64], keep[PATH_MAX + 64], obj[PATH_MAX + 64], ext[PATH_MAX + 64];
+	pathf(json, sizeof(json), "%s/obj/ext/json", dir);
+	pathf(keep, sizeof(keep), "%s/json-counters", dir);
+	pathf(obj, sizeof(obj), "%s/obj", dir);
+	pathf(ext, sizeof(ext), "%s/obj/ext", dir);
+	if (rename(json, keep) < 0)
+		return;
+	rmtree(obj);
+	if (mkdirs(ext) < 0 || rename(keep, json) < 0)
+		fprintf(stderr, "phpcmp: coverage: could not put back %s\n", json);
+}
+
 int coverage_end(struct app *app, const struct db_run *run, char *err, size_t errsize)
 {
 	const struct config *cfg = app->config;
@@ -506,6 +525,7 @@ int coverage_end(struct app *app, const struct db_run *run, char *err, size_t er
 		coverage_run_dir(base, run->id, i, dir, sizeof(dir));
 		why[0] = '\0';
 		json_t *files = coverage_report(&cfg->builds[i], dir, why, sizeof(why));
+		coverage_prune(dir);
 		char *text = files ? json_dumps(files, JSON_COMPACT) : NULL;
 		if (db_coverage_store(app->db, run->id, role_name(i), cfg->builds[i].name, text,
 		        files ? NULL : why, err, errsize) < 0)
