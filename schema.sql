@@ -314,7 +314,42 @@ ALTER TABLE buckets ADD COLUMN candidate TEXT;
 
 PRAGMA user_version = 8;
 
--- @migration 9: coverage of ext/json for a run (docs/coverage.md)
+-- @migration 12: phpt runs on every build, their regressions in buckets
+-- (numbered 12: 9 to 11 are other branches'; db.c takes steps that only
+-- increase).  phpt_results gets a role per build position like results
+-- (migration 8), the verdict of that candidate against the base (NULL on
+-- the base) and the bucket a regression or improvement is in (a bucket per
+-- candidate, test and status pair: bucket_phpt_key in server/common/bucket.c).
+CREATE TABLE phpt_results_new (
+	run_id    INTEGER NOT NULL,
+	test      TEXT NOT NULL,
+	role      TEXT NOT NULL CHECK (role = 'base' OR role = 'head' OR role GLOB 'cand[2-7]'),
+	status    TEXT NOT NULL CHECK (status IN ('PASS', 'FAIL', 'SKIP', 'BORK', 'XFAIL', 'XPASS',
+	                                          'crash', 'timeout', 'error')),
+	reason    TEXT,
+	output    BLOB,
+	diff      TEXT,
+	wall_ms   REAL,
+	signal    INTEGER,
+	verdict   TEXT CHECK (verdict IS NULL OR verdict IN ('same', 'regression', 'improvement', 'differ')),
+	bucket_id INTEGER REFERENCES buckets (id),
+	PRIMARY KEY (run_id, test, role),
+	FOREIGN KEY (run_id, test) REFERENCES phpt_tests (run_id, test)
+) WITHOUT ROWID;
+INSERT INTO phpt_results_new (run_id, test, role, status, reason, output, diff, wall_ms, signal, verdict)
+	SELECT r.run_id, r.test, r.role, r.status, r.reason, r.output, r.diff, r.wall_ms, r.signal,
+	       CASE WHEN r.role = 'head' THEN t.verdict END
+	FROM phpt_results r LEFT JOIN phpt_tests t ON t.run_id = r.run_id AND t.test = r.test;
+DROP TABLE phpt_results;
+ALTER TABLE phpt_results_new RENAME TO phpt_results;
+CREATE INDEX IF NOT EXISTS phpt_results_bucket ON phpt_results (bucket_id, run_id) WHERE bucket_id IS NOT NULL;
+-- The test file as it was run (its sections: GET /api/runs/{id}/phpt?test=).
+ALTER TABLE phpt_tests ADD COLUMN source BLOB;
+
+PRAGMA user_version = 12;
+
+-- @migration 13: coverage of ext/json for a run (docs/coverage.md)
+-- (numbered 13: 9 to 11 are other branches', 12 the phpt suite's.)
 -- One row per coverage build of a run made with "coverage": true: gcovr's
 -- figures for json_encoder.c and json.c (files: a JSON array, per function,
 -- with the unreached lines and branches), or why there are none (error).
@@ -330,4 +365,4 @@ CREATE TABLE IF NOT EXISTS coverage (
 	PRIMARY KEY (run_id, role)
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 9;
+PRAGMA user_version = 13;

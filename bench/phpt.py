@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Benchmark of the phpt suite (issue 13): php-src's ext/json/tests (76
-tests of the 8.2.32 source) on both builds with POST /api/runs
+tests of the 8.2.32 source) on every build with POST /api/runs
 {"suite":"phpt"}, against php-src's run-tests.php -j2 on the same folder
-with a php-cli (the from-source builds' own bin/php when builds/*/bin/php
-exist, else Debian's php8.2-cli once per build it stands for: two runs, as
-the suite covers two builds).
+with a php-cli (each build's own bin/php when every build has one, else
+Debian's php8.2-cli once per build it stands for: a run per build, as the
+suite covers every build).
 
-    python3 bench/phpt.py [--repeat 5]
+    python3 bench/phpt.py [--repeat 5] [--build NAME=PREFIX ...]
+
+The builds: builds/base and builds/head unless --build is given (the first
+is the base; up to 8).
 
 Prints the median wall time of each and the ratio.  The suite's time is
 from the POST to the run's end as the API reports it (finished_at is to the
@@ -43,13 +46,13 @@ def suite_once(port, folder):
     return dt, r["summary"]["counts"]
 
 
-def clis():
+def clis(prefixes):
     """The php-cli run-tests.php runs, one per build."""
-    own = [os.path.join(ROOT, "builds", b, "bin", "php") for b in ("base", "head")]
+    own = [os.path.join(p, "bin", "php") for p in prefixes]
     if all(os.path.exists(p) for p in own):
         return own, "each build's own bin/php"
     php = shutil.which("php8.2") or shutil.which("php")
-    return [php, php], "Debian's %s, twice" % php
+    return [php] * len(prefixes), "Debian's %s, %d times" % (php, len(prefixes))
 
 
 def runtests_once(php, top):
@@ -70,7 +73,10 @@ def runtests_once(php, top):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--build", action="append", default=[], metavar="NAME=PREFIX")
     args = ap.parse_args()
+    builds = args.build or ["base=" + os.path.join(ROOT, "builds/base"), "head=" + os.path.join(ROOT, "builds/head")]
+    prefixes = [os.path.abspath(b.split("=", 1)[1]) for b in builds]
     top = tests_top()
     folder = os.path.join(top, "ext/json/tests")
     tmp = tempfile.mkdtemp(prefix="phpcmp-bench-phpt-")
@@ -79,8 +85,7 @@ def main():
         port = s.getsockname()[1]
     daemon = subprocess.Popen([os.path.join(ROOT, "build/phpcmp"), "serve", "--port", str(port),
                                "--db", os.path.join(tmp, "bench.db"), "--state", os.path.join(ROOT, "state"),
-                               "--build", "base=" + os.path.join(ROOT, "builds/base"),
-                               "--build", "head=" + os.path.join(ROOT, "builds/head")],
+                               ] + [a for b in builds for a in ("--build", b)],
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(600):
@@ -94,7 +99,7 @@ def main():
         for _ in range(args.repeat):
             dt, counts = suite_once(port, folder)
             suite.append(dt)
-        phps, which = clis()
+        phps, which = clis(prefixes)
         rt = []
         for _ in range(args.repeat):
             rt.append(sum(runtests_once(php, top) for php in phps))
@@ -103,8 +108,8 @@ def main():
         daemon.wait(timeout=30)
         shutil.rmtree(tmp, ignore_errors=True)
     s, r = statistics.median(suite), statistics.median(rt)
-    print("ext/json/tests, 76 tests on 2 builds (%s)" % json.dumps(counts))
-    print("phpt suite (both builds at once):        median %.2f s  (runs: %s)" % (s, ", ".join("%.2f" % x for x in suite)))
+    print("ext/json/tests, 76 tests on %d builds (%s)" % (len(builds), json.dumps(counts)))
+    print("phpt suite (every build at once):        median %.2f s  (runs: %s)" % (s, ", ".join("%.2f" % x for x in suite)))
     print("run-tests.php -j2, %s: median %.2f s  (runs: %s)" % (which, r, ", ".join("%.2f" % x for x in rt)))
     print("ratio: %.2fx (%.0fx faster)" % (s / r, r / s))
 

@@ -393,3 +393,19 @@ out:
 	json_decref(key);
 	return text;
 }
+
+/*
+ * A phpt regression or improvement (server/daemon/phptrun.c): a bucket per
+ * candidate, test and status pair.  {"candidate":..., "status":[base,
+ * candidate], "suite":"phpt", "test":..., "v":1}: no run id, so the same
+ * test failing the same way in a later run joins the bucket and its triage.
+ */
+char *bucket_phpt_key(
+    const char *candidate, const char *test, const char *base_status, const char *cand_status)
+{
+	json_t *key = json_pack("{s:s s:[s s] s:s s:s s:i}", "candidate", candidate ? candidate : "",
+	    "status", base_status, cand_status, "suite", "phpt", "test", test, "v", BUCKET_KEY_VERSION);
+	char *text = key != NULL ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(key);
+	return text;
+}

@@ -186,6 +186,9 @@ void base64url_encode(const void *data, size_t len, char *out, size_t outsize);
 #define BUCKET_SHAPE_MAX 24 /* characters of a difference's shape, per side */
 /* The bucket key of a mismatch (diff != 0): canonical JSON text, malloc'd; NULL when out of memory. */
 char *bucket_key(long flags, const struct result res[2], unsigned diff);
+/* A phpt test's regression or improvement on a candidate: its key, malloc'd; NULL when out of memory. */
+char *bucket_phpt_key(
+    const char *candidate, const char *test, const char *base_status, const char *cand_status);
 /*
  * The shape of the first difference between two outputs, into outa and outb
  * (each outsize >= BUCKET_SHAPE_MAX + 2); the flags controlling those bytes

@@ -55,6 +55,7 @@ static const struct api_route {
 	{ M_POST, "/api/runs/:id/resume", api_route_run_resume, "run", 0 },
 	{ M_GET, "/api/runs/:id/measurements", api_route_run_measurements, "run", 0 },
 	{ M_GET, "/api/runs/:id/report.md", api_route_run_report, "run", 0 },
+	{ M_GET, "/api/runs/:id/phpt", api_route_run_phpt, "run", 0 },
 	{ M_GET, "/api/runs/:id/coverage", api_route_run_coverage, "run", 0 },
 	{ M_GET, "/api/runs/:id/coverage/:role/:file", api_route_run_coverage_file, "run", 0 },
 	{ M_GET, "/api/workloads/history", api_route_workload_history, NULL, 0 },

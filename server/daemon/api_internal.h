@@ -52,6 +52,8 @@ api_handler api_route_run_measurements;
 api_handler api_route_run_report;
 api_handler api_route_workload_history;
 api_handler api_route_callgrind;
+/* api_phpt.c */
+api_handler api_route_run_phpt;
 /* api_export.c */
 api_handler api_route_case_phpt;
 api_handler api_route_case_casefile;

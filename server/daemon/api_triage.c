@@ -91,18 +91,19 @@ static void triage_buckets(struct app *app, const struct http_request *req, stru
 		return;
 	f.states = set;
 	if (cur != NULL) {
-		/* Opaque to clients (they follow "next"): "ID" or "COUNT.ID" for a run's listing. */
+		/* Opaque to clients (they follow "next"): "COUNT.ID" for a run's listing, "LAST.ID"
+		 * for all buckets (LAST 0: a phpt bucket, no comparison), or the older "ID". */
 		const char *dot = strchr(cur, '.');
-		char head[24];
+		char head[24] = "";
 		if (dot != NULL && (size_t)(dot - cur) < sizeof head) {
 			memcpy(head, cur, (size_t)(dot - cur));
 			head[dot - cur] = '\0';
-			f.cursor_count = id_parse_str(head);
+			f.cursor_count = strcmp(head, "0") == 0 ? 0 : id_parse_str(head);
 			f.cursor_id = id_parse_str(dot + 1);
 		} else {
 			f.cursor_id = id_parse_str(cur);
 		}
-		if (f.cursor_id < 1 || (dot != NULL && f.cursor_count < 1)) {
+		if (f.cursor_id < 1 || (dot != NULL && f.cursor_count < 1 && strcmp(head, "0") != 0)) {
 			api_error(
 			    resp, 400, "bad_request", "cursor: not a cursor this API gave (follow \"next\")");
 			return;
@@ -150,6 +151,18 @@ static void triage_bucket(struct app *app, int64_t id, struct http_response *res
 	json_t *o;
 	int rc = db_bucket_get(app->db, id, &o, err, sizeof err);
 
+	/* a phpt bucket (bucket_phpt_key): the tests in it, newest run first */
+	const char *suite = rc > 0 ? json_string_value(json_object_get(json_object_get(o, "key"), "suite"))
+	                           : NULL;
+	if (suite && !strcmp(suite, "phpt")) {
+		json_t *tests = db_phpt_bucket_tests(app->db, id, 100, err, sizeof err);
+		if (!tests) {
+			json_decref(o);
+			api_fail(resp, err);
+			return;
+		}
+		json_object_set_new(o, "phpt_tests", tests);
+	}
 	if (rc > 0)
 		api_json(resp, 200, o);
 	else if (rc == 0)

@@ -180,8 +180,10 @@ struct db_bucket_filter {
 	const char *states;    /* "" any, else ",new,fixed," (states between commas) */
 	int special;           /* 1 only reappeared, 2 "open" (new, confirmed, or reappeared) */
 	int64_t run;           /* -1 every bucket; else a run's buckets (0: submitted cases) */
-	int64_t cursor_count;  /* a run's listing: after this count...  (INT64_MAX: from the start) */
-	int64_t cursor_id;     /* ...and below this id (INT64_MAX: from the start) */
+	int64_t cursor_count;  /* a run's listing: after this count; all buckets: this last comparison
+	                          (0 for phpt buckets)...  (INT64_MAX: from the start, or cursor_id
+	                          is an older cursor's last comparison) */
+	int64_t cursor_id;     /* ...and below this bucket id (INT64_MAX: from the start) */
 	const char *candidate; /* NULL any; else the buckets of this candidate build */
 	int limit;
 };
@@ -230,10 +232,28 @@ struct db_phpt_result {
 	size_t diff_len;
 	double wall_ms;
 	int signal;
+	const char *verdict;    /* a candidate's against the base; NULL on the base */
+	const char *bucket_key; /* a regression's or improvement's (bucket_phpt_key), else NULL */
+	const char *candidate;  /* the build's name, for its bucket */
 };
-/* One test's verdict and both builds' results, and the run's progress, in one transaction. */
+/*
+ * One test's verdict, every build's result (res[0..nbuilds-1], by role),
+ * the buckets of its regressions and improvements (bucket_ids[role], 0 when
+ * none) and the run's progress, in one transaction.
+ */
 int db_phpt_store(struct db *, int64_t run_id, const char *test, const char *name, const char *verdict,
-    const struct db_phpt_result res[MAX_BUILDS], char *err, size_t errsize);
+    const char *source, size_t source_len, const struct db_phpt_result res[MAX_BUILDS], int nbuilds,
+    int64_t bucket_ids[MAX_BUILDS], char *err, size_t errsize);
+/*
+ * One test of a phpt run: 1 with *out {test, name, verdict, builds: [{role,
+ * status, reason, verdict, bucket_id, output, diff, wall_ms, signal}]} and
+ * its stored file in *source (malloc'd, NULL when none), 0 when the run has
+ * no such test, -1.
+ */
+int db_phpt_test_get(struct db *, int64_t run_id, const char *test, struct json_t **out, char **source,
+    size_t *source_len, char *err, size_t errsize);
+/* A phpt bucket's tests, newest first (at most limit): a JSON array, or NULL. */
+struct json_t *db_phpt_bucket_tests(struct db *, int64_t bucket_id, int limit, char *err, size_t errsize);
 /* Forget a run's phpt results and progress (a resumed run starts over). */
 int db_phpt_restart(struct db *, int64_t run_id, char *err, size_t errsize);
 

@@ -59,6 +59,11 @@ void db_triage_close(struct db_triage *);
  * (names: the builds' names by role, for a later candidate's key). */
 int db_triage_record(struct db *, long flags, const struct result *res, int n, const char *const *names,
     int64_t run_id, int64_t comparison_id, char *err, size_t errsize);
+/* A phpt test's regression or improvement on a candidate into its bucket
+ * (key: bucket_phpt_key); inside db_phpt_store()'s transaction.  The
+ * bucket's id, or -1. */
+int64_t db_triage_record_phpt(
+    struct db *, const char *key, const char *candidate, int64_t run_id, char *err, size_t errsize);
 /* At startup: buckets for mismatches stored before buckets existed. */
 int db_triage_backfill(struct db *, char *err, size_t errsize);
 

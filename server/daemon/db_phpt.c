@@ -5,17 +5,21 @@
  * The statements are few and run once per test: prepared as they are used.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "db_internal.h"
 
 struct db_phpt_args {
 	int64_t run_id;
-	const char *test, *name, *verdict;
+	const char *test, *name, *verdict, *source;
+	size_t source_len;
 	int role;
 	const struct db_phpt_result *r;
+	int64_t bucket_id;
 };
 
 typedef void (*db_phpt_binder)(sqlite3_stmt *, const struct db_phpt_args *);
@@ -46,6 +50,8 @@ static void db_phpt_bind_test(sqlite3_stmt *st, const struct db_phpt_args *a)
 	db_bind_text(st, 2, a->test);
 	db_bind_text(st, 3, a->name);
 	db_bind_text(st, 4, a->verdict);
+	if (a->source != NULL)
+		sqlite3_bind_blob(st, 5, a->source, (int)a->source_len, SQLITE_STATIC);
 }
 
 static void db_phpt_bind_result(sqlite3_stmt *st, const struct db_phpt_args *a)
@@ -64,6 +70,8 @@ static void db_phpt_bind_result(sqlite3_stmt *st, const struct db_phpt_args *a)
 	sqlite3_bind_double(st, 8, r->wall_ms);
 	if (r->signal)
 		sqlite3_bind_int(st, 9, r->signal);
+	db_bind_text(st, 10, r->verdict);
+	db_bind_id(st, 11, a->bucket_id);
 }
 
 static void db_phpt_bind_progress(sqlite3_stmt *st, const struct db_phpt_args *a)
@@ -81,24 +89,38 @@ static void db_phpt_bind_run(sqlite3_stmt *st, const struct db_phpt_args *a)
 }
 
 int db_phpt_store(struct db *db, int64_t run_id, const char *test, const char *name, const char *verdict,
-    const struct db_phpt_result res[MAX_BUILDS], char *err, size_t errsize)
+    const char *source, size_t source_len, const struct db_phpt_result res[MAX_BUILDS], int nbuilds,
+    int64_t bucket_ids[MAX_BUILDS], char *err, size_t errsize)
 {
-	struct db_phpt_args a = { .run_id = run_id, .test = test, .name = name, .verdict = verdict };
+	struct db_phpt_args a = { .run_id = run_id,
+		.test = test,
+		.name = name,
+		.verdict = verdict,
+		.source = source,
+		.source_len = source_len };
 	int rc;
 
 	pthread_mutex_lock(&db->lock);
 	if ((rc = db_begin(db, err, errsize)) < 0)
 		goto out;
 	rc = db_phpt_step(db,
-	    "INSERT OR REPLACE INTO phpt_tests (run_id, test, name, verdict) VALUES (?1, ?2, ?3, ?4)",
+	    "INSERT OR REPLACE INTO phpt_tests (run_id, test, name, verdict, source) VALUES (?1, ?2, ?3, ?4, ?5)",
 	    "store phpt test", db_phpt_bind_test, &a, err, errsize);
-	/* phpt runs: the base and the first candidate (phptrun.c, PHPT_BUILDS). */
-	for (int role = 0; rc == 0 && role < 2; role++) {
+	/* every build of the run; a regression or improvement joins its bucket first */
+	for (int role = 0; rc == 0 && role < nbuilds && role < MAX_BUILDS; role++) {
 		a.role = role;
 		a.r = &res[role];
+		a.bucket_id = 0;
+		if (res[role].bucket_key != NULL &&
+		    (a.bucket_id = db_triage_record_phpt(
+		         db, res[role].bucket_key, res[role].candidate, run_id, err, errsize)) < 0) {
+			rc = -1;
+			break;
+		}
+		bucket_ids[role] = a.bucket_id;
 		rc = db_phpt_step(db,
-		    "INSERT OR REPLACE INTO phpt_results (run_id, test, role, status, reason, output, diff, wall_ms, signal) "
-		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+		    "INSERT OR REPLACE INTO phpt_results (run_id, test, role, status, reason, output, diff, wall_ms, "
+		    "signal, verdict, bucket_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 		    "store phpt result", db_phpt_bind_result, &a, err, errsize);
 	}
 	if (rc == 0)
@@ -117,6 +139,13 @@ out:
 int db_phpt_restart(struct db *db, int64_t run_id, char *err, size_t errsize)
 {
 	static const char *const sql[] = {
+		/* the run's counts in its phpt buckets go with its results (a bucket
+		 * left empty keeps its triage, and fills again as the run re-runs) */
+		"UPDATE buckets SET mismatches = mismatches - (SELECT br.mismatches FROM bucket_runs br "
+		"WHERE br.run_id = ?1 AND br.bucket_id = buckets.id) "
+		"WHERE id IN (SELECT DISTINCT bucket_id FROM phpt_results WHERE run_id = ?1 AND bucket_id IS NOT NULL)",
+		"DELETE FROM bucket_runs WHERE run_id = ?1 AND bucket_id IN "
+		"(SELECT DISTINCT bucket_id FROM phpt_results WHERE run_id = ?1 AND bucket_id IS NOT NULL)",
 		"DELETE FROM phpt_results WHERE run_id = ?1",
 		"DELETE FROM phpt_tests WHERE run_id = ?1",
 		"UPDATE runs SET done = 0, same = 0, differ = 0 WHERE id = ?1",
@@ -134,6 +163,151 @@ int db_phpt_restart(struct db *db, int64_t run_id, char *err, size_t errsize)
 		else
 			db_rollback(db);
 	}
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+json_t *db_phpt_bucket_tests(struct db *db, int64_t bucket_id, int limit, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *list = json_array();
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	if (list == NULL ||
+	    sqlite3_prepare_v2(db->conn,
+	        "SELECT r.run_id, r.test, t.name, r.role, r.status, b.status, r.reason FROM phpt_results r "
+	        "JOIN phpt_tests t ON t.run_id = r.run_id AND t.test = r.test "
+	        "LEFT JOIN phpt_results b ON b.run_id = r.run_id AND b.test = r.test AND b.role = 'base' "
+	        "WHERE r.bucket_id = ?1 ORDER BY r.run_id DESC, r.test LIMIT ?2",
+	        -1, &st, NULL) != SQLITE_OK) {
+		if (list != NULL)
+			db_fail(db, "phpt bucket tests", err, errsize);
+		json_decref(list);
+		pthread_mutex_unlock(&db->lock);
+		return NULL;
+	}
+	sqlite3_bind_int64(st, 1, bucket_id);
+	sqlite3_bind_int(st, 2, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t run = sqlite3_column_int64(st, 0);
+		json_t *row = json_pack("{s:I s:s s:s s:s s:s s:s? s:s?}", "run_id", (json_int_t)run, "test",
+		    (const char *)sqlite3_column_text(st, 1), "name",
+		    (const char *)sqlite3_column_text(st, 2), "role",
+		    (const char *)sqlite3_column_text(st, 3), "status",
+		    (const char *)sqlite3_column_text(st, 4), "base_status",
+		    (const char *)sqlite3_column_text(st, 5), "reason",
+		    (const char *)sqlite3_column_text(st, 6));
+		if (row != NULL)
+			json_array_append_new(list, row);
+	}
+	if (rc != SQLITE_DONE) {
+		db_fail(db, "phpt bucket tests", err, errsize);
+		json_decref(list);
+		list = NULL;
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	return list;
+}
+
+/* Text columns as JSON strings: bytes that are not UTF-8 as U+FFFD (the exact bytes stay in SQLite). */
+static json_t *db_phpt_col_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_blob(st, i);
+	size_t n = (size_t)sqlite3_column_bytes(st, i), o = 0;
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return json_null();
+	char *buf = malloc(n * 3 + 1);
+	if (buf == NULL)
+		return NULL;
+	for (size_t k = 0; k < n;) {
+		size_t m = utf8_seq((const unsigned char *)s + k, n - k, NULL);
+		if (m == 0) {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			k++;
+		} else {
+			memcpy(buf + o, s + k, m);
+			o += m;
+			k += m;
+		}
+	}
+	json_t *j = json_stringn(buf, o);
+	free(buf);
+	return j;
+}
+
+int db_phpt_test_get(struct db *db, int64_t run_id, const char *test, json_t **out, char **source,
+    size_t *source_len, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, found = 0;
+
+	*out = NULL;
+	*source = NULL;
+	*source_len = 0;
+	pthread_mutex_lock(&db->lock);
+	if (sqlite3_prepare_v2(db->conn,
+	        "SELECT t.name, t.verdict, t.source, r.role, r.status, r.reason, r.verdict, r.bucket_id, "
+	        "r.output, r.diff, r.wall_ms, r.signal FROM phpt_tests t "
+	        "JOIN phpt_results r ON r.run_id = t.run_id AND r.test = t.test "
+	        "WHERE t.run_id = ?1 AND t.test = ?2 "
+	        "ORDER BY CASE r.role WHEN 'base' THEN 0 WHEN 'head' THEN 1 ELSE 2 END, r.role",
+	        -1, &st, NULL) != SQLITE_OK) {
+		rc = db_fail(db, "phpt test", err, errsize);
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_text(st, 2, test);
+	json_t *builds = json_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!found) {
+			found = 1;
+			*out = json_pack("{s:s s:o s:o}", "test", test, "name", db_phpt_col_text(st, 0),
+			    "verdict", db_phpt_col_text(st, 1));
+			if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+				*source_len = (size_t)sqlite3_column_bytes(st, 2);
+				if ((*source = malloc(*source_len + 1)) != NULL) {
+					memcpy(*source, sqlite3_column_blob(st, 2), *source_len);
+					(*source)[*source_len] = '\0';
+				}
+			}
+		}
+		json_t *b = json_pack("{s:o s:o s:o s:o s:o s:o s:o}", "role", db_phpt_col_text(st, 3),
+		    "status", db_phpt_col_text(st, 4), "reason", db_phpt_col_text(st, 5), "verdict",
+		    db_phpt_col_text(st, 6), "output", db_phpt_col_text(st, 8), "diff",
+		    db_phpt_col_text(st, 9), "wall_ms", json_real(sqlite3_column_double(st, 10)));
+		if (b != NULL) {
+			json_object_set_new(b, "bucket_id",
+			    sqlite3_column_type(st, 7) == SQLITE_NULL
+			        ? json_null()
+			        : json_integer(sqlite3_column_int64(st, 7)));
+			json_object_set_new(b, "signal",
+			    sqlite3_column_type(st, 11) == SQLITE_NULL
+			        ? json_null()
+			        : json_integer(sqlite3_column_int(st, 11)));
+			json_array_append_new(builds, b);
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		rc = db_fail(db, "phpt test", err, errsize);
+		json_decref(builds);
+		json_decref(*out);
+		*out = NULL;
+		free(*source);
+		*source = NULL;
+		goto out;
+	}
+	if (*out != NULL)
+		json_object_set_new(*out, "builds", builds);
+	else
+		json_decref(builds);
+	rc = found ? (*out != NULL ? 1 : -1) : 0;
+	if (rc < 0)
+		snprintf(err, errsize, "out of memory");
+out:
+	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }

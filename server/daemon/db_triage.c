@@ -111,11 +111,13 @@ static const char *const tstmt_sql[T_COUNT] = {
 	[T_BUCKET_GET] = "SELECT " BUCKET_COLUMNS BUCKET_FROM "WHERE b.id = ?1",
 	[T_BUCKET_OF_COMPARISON] =
 	    "SELECT " BUCKET_COLUMNS BUCKET_FROM "WHERE b.id = (SELECT bucket_id FROM comparisons WHERE id = ?1)",
-	/* Newest first (by the last mismatch stored); ?1 cursor, ?2 limit. */
+	/* Newest first (by the last mismatch stored, then id: several buckets share a
+	 * comparison, phpt buckets have none); cursor ?1 last comparison, ?12 id; ?2 limit. */
 	[T_BUCKETS_LIST] =
 	    "SELECT " BUCKET_COLUMNS BUCKET_FROM
-	    "WHERE b.last_comparison_id < ?1 AND (" STATE_FILTER ") "
-	    "ORDER BY b.last_comparison_id DESC LIMIT ?2",
+	    "WHERE (b.last_comparison_id < ?1 OR (b.last_comparison_id = ?1 AND b.id < ?12)) "
+	    "AND (" STATE_FILTER ") "
+	    "ORDER BY b.last_comparison_id DESC, b.id DESC LIMIT ?2",
 	/* A run's buckets, most mismatches first; ?3 run, cursor (?4 count, ?5 id). */
 	[T_RUN_BUCKETS_LIST] =
 	    "SELECT " BUCKET_COLUMNS ", br.mismatches, br.first_comparison_id, bc.case_id, bcase.title, "
@@ -325,6 +327,56 @@ int db_triage_record(struct db *db, long flags, const struct result *res, int n,
 		first = 0;
 	}
 	return 0;
+}
+
+/*
+ * A phpt regression or improvement (db_phpt.c): a bucket like a mismatch's,
+ * with no comparison behind it (comparison ids 0; the tests are in
+ * phpt_results.bucket_id).  Fixed, and seen in a run started after it was
+ * marked: reappeared.
+ */
+int64_t db_triage_record_phpt(
+    struct db *db, const char *key, const char *candidate, int64_t run_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = dbt_stmt(db, T_BUCKET_UPSERT);
+	int64_t bucket_id, mark_run;
+	int fixed, reappeared;
+	char changes[128];
+
+	db_bind_text(st, 1, key);
+	sqlite3_bind_int64(st, 2, 0);
+	db_bind_id(st, 3, run_id);
+	db_bind_text(st, 4, candidate);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return db_fail(db, "store phpt bucket", err, errsize);
+	}
+	bucket_id = sqlite3_column_int64(st, 0);
+	fixed = strcmp((const char *)sqlite3_column_text(st, 1), "fixed") == 0;
+	mark_run = sqlite3_column_int64(st, 3);
+	reappeared = sqlite3_column_type(st, 4) != SQLITE_NULL;
+	sqlite3_reset(st);
+
+	st = dbt_stmt(db, T_BUCKET_RUN_UPSERT);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, bucket_id);
+	sqlite3_bind_int64(st, 3, 0);
+	if (db_exec(db, st, "store phpt bucket run", err, errsize) < 0)
+		return -1;
+	if (fixed && !reappeared && run_id > mark_run) {
+		st = dbt_stmt(db, T_REAPPEARED);
+		sqlite3_bind_int64(st, 1, bucket_id);
+		sqlite3_bind_int64(st, 2, 0);
+		db_bind_id(st, 3, run_id);
+		if (db_exec(db, st, "reappeared", err, errsize) < 0)
+			return -1;
+		snprintf(changes, sizeof changes,
+		    "{\"reappeared\":{\"comparison_id\":null,\"run_id\":%" PRId64 "}}", run_id);
+		if (dbt_event(db, bucket_id, TRIAGE_SYSTEM, "reappeared", changes, run_id, 0, err, errsize) <
+		    0)
+			return -1;
+	}
+	return bucket_id;
 }
 
 /* ---- mismatches stored before buckets existed ---- */
@@ -723,7 +775,9 @@ int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **li
 		sqlite3_bind_int64(st, 5, f->cursor_id);
 	} else {
 		st = dbt_stmt(db, T_BUCKETS_LIST);
-		sqlite3_bind_int64(st, 1, f->cursor_id);
+		/* "LAST.ID", or the older "ID" (a last comparison id) */
+		sqlite3_bind_int64(st, 1, f->cursor_count == INT64_MAX ? f->cursor_id : f->cursor_count);
+		sqlite3_bind_int64(st, 12, f->cursor_count == INT64_MAX ? INT64_MAX : f->cursor_id);
 	}
 	sqlite3_bind_int(st, 2, f->limit + 1);
 	sqlite3_bind_text(st, 9, f->states, -1, SQLITE_TRANSIENT);
@@ -748,7 +802,8 @@ int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **li
 			snprintf(cursor, cursorsize, "%" PRId64 ".%" PRId64,
 			    (int64_t)sqlite3_column_int64(st, k), (int64_t)sqlite3_column_int64(st, 0));
 		} else {
-			snprintf(cursor, cursorsize, "%" PRId64, (int64_t)sqlite3_column_int64(st, 7));
+			snprintf(cursor, cursorsize, "%" PRId64 ".%" PRId64,
+			    (int64_t)sqlite3_column_int64(st, 7), (int64_t)sqlite3_column_int64(st, 0));
 		}
 		json_array_append_new(*list, o);
 		n++;

@@ -32,10 +32,6 @@
 #include "phpt.h"
 #include "proto.h"
 
-/* A phpt run compares the base with the first candidate (the two-build
- * "head"); later candidates are not run yet. */
-#define PHPT_BUILDS 2
-
 #define PHPTRUN_MAX_TESTS 20000
 #define PHPTRUN_DEFAULT_DIR "tests/php-8.2.32/ext/json/tests" /* under scripts/php-tests.sh's cache */
 #define PHPTRUN_MAX_REASON 4096
@@ -894,9 +890,10 @@ static int failing(enum phpt_status s)
 	return s == PS_FAIL || s == PS_CRASH || s == PS_TIMEOUT || s == PS_BORK;
 }
 
-static const char *verdict_of(const struct outcome o[MAX_BUILDS])
+/* One candidate (o[c]) against the base (o[0]). */
+static const char *verdict_of(const struct outcome o[MAX_BUILDS], int c)
 {
-	enum phpt_status b = o[ROLE_BASE].status, h = o[ROLE_HEAD].status;
+	enum phpt_status b = o[ROLE_BASE].status, h = o[c].status;
 	if (b == PS_PASS && failing(h))
 		return "regression";
 	if (h == PS_PASS && failing(b))
@@ -904,21 +901,44 @@ static const char *verdict_of(const struct outcome o[MAX_BUILDS])
 	if (b != h)
 		return "differ";
 	if (b == PS_FAIL &&
-	    (o[0].output_len != o[1].output_len ||
-	        (o[0].output && o[1].output && memcmp(o[0].output, o[1].output, o[0].output_len))))
+	    (o[0].output_len != o[c].output_len ||
+	        (o[0].output && o[c].output && memcmp(o[0].output, o[c].output, o[0].output_len))))
 		return "differ";
+	return "same";
+}
+
+/* The test's verdict over every candidate: a regression on any, else an
+ * improvement on any, else differ on any, else same. */
+static const char *verdict_overall(const char *v[MAX_BUILDS], int nb)
+{
+	static const char *const order[] = { "regression", "improvement", "differ" };
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		for (int c = 1; c < nb; c++)
+			if (!strcmp(v[c], order[k]))
+				return order[k];
 	return "same";
 }
 
 /* ---- storage (db_phpt.c) ---- */
 
-static int store_test(struct app *app, int64_t run_id, const char *test, const char *name,
-    const char *verdict, const struct outcome o[MAX_BUILDS], char *err, size_t errsize)
+static int store_test(struct app *app, const struct db_run *run, int nb, const char *test, const char *name,
+    const char *source, size_t source_len, const char *verdict, const char *v[MAX_BUILDS],
+    const struct outcome o[MAX_BUILDS], int64_t bucket_ids[MAX_BUILDS], char *err, size_t errsize)
 {
 	struct db_phpt_result r[MAX_BUILDS];
+	char *keys[MAX_BUILDS] = { 0 };
+	int rc = 0;
 
-	for (int role = 0; role < PHPT_BUILDS; role++) {
+	for (int role = 0; role < nb; role++) {
 		size_t dl = o[role].diff ? strlen(o[role].diff) : 0;
+		const char *vr = role == ROLE_BASE ? NULL : v[role];
+		/* a bucket per candidate, test and status pair (bucket.c) */
+		if (vr && (!strcmp(vr, "regression") || !strcmp(vr, "improvement")) &&
+		    !(keys[role] = bucket_phpt_key(run->build_names[role], test,
+		          status_names[o[ROLE_BASE].status], status_names[o[role].status]))) {
+			snprintf(err, errsize, "out of memory");
+			rc = -1;
+		}
 		r[role] = (struct db_phpt_result){
 			.status = status_names[o[role].status],
 			.reason = o[role].reason,
@@ -929,24 +949,42 @@ static int store_test(struct app *app, int64_t run_id, const char *test, const c
 			.diff_len = dl > PHPTRUN_MAX_KEPT ? PHPTRUN_MAX_KEPT : dl,
 			.wall_ms = o[role].wall_ms,
 			.signal = o[role].signal,
+			.verdict = vr,
+			.bucket_key = keys[role],
+			.candidate = run->build_names[role],
 		};
+		bucket_ids[role] = 0;
 	}
-	return db_phpt_store(app->db, run_id, test, name, verdict, r, err, errsize);
+	if (rc == 0)
+		rc = db_phpt_store(app->db, run->id, test, name, verdict, source, source_len, r, nb,
+		    bucket_ids, err, errsize);
+	for (int role = 0; role < nb; role++)
+		free(keys[role]);
+	return rc;
 }
 
 /* ---- the summary: every test's statuses, counts per build ---- */
 
-static json_t *summary_new(const struct phptrun_state *s)
+static json_t *summary_new(const struct phptrun_state *s, const struct db_run *run, int nb)
 {
-	json_t *sum = json_object(), *counts = json_object();
+	json_t *sum = json_object(), *counts = json_object(), *builds = json_array(), *cands = json_object();
 	json_object_set_new(sum, "dir", s->dir[0] ? json_string(s->dir) : json_null());
 	json_object_set_new(sum, "total", json_integer((json_int_t)s->n));
-	for (int role = 0; role < PHPT_BUILDS; role++) {
+	for (int role = 0; role < nb; role++) {
 		json_t *c = json_object();
 		for (int k = 0; k < PS_COUNT; k++)
 			json_object_set_new(c, status_names[k], json_integer(0));
 		json_object_set_new(counts, role_name(role), c);
+		json_array_append_new(
+		    builds, json_pack("{s:s s:s}", "role", role_name(role), "name", run->build_names[role]));
+		/* each candidate's verdicts against the base */
+		if (role != ROLE_BASE)
+			json_object_set_new(cands, role_name(role),
+			    json_pack("{s:s s:[] s:[] s:i s:i}", "name", run->build_names[role],
+			        "regressions", "improvements", "same", 0, "differ", 0));
 	}
+	json_object_set_new(sum, "builds", builds);
+	json_object_set_new(sum, "candidates", cands);
 	json_object_set_new(sum, "counts", counts);
 	json_object_set_new(sum, "regressions", json_array());
 	json_object_set_new(sum, "improvements", json_array());
@@ -981,14 +1019,14 @@ static json_t *summary_text(const char *s, size_t len, size_t max)
 
 #define SUMMARY_MAX_TEXT 16384
 
-static void summary_add(
-    json_t *sum, const char *test, const char *name, const char *verdict, const struct outcome o[MAX_BUILDS])
+static void summary_add(json_t *sum, int nb, const char *test, const char *name, const char *verdict,
+    const char *v[MAX_BUILDS], const struct outcome o[MAX_BUILDS], const int64_t bucket_ids[MAX_BUILDS])
 {
 	json_t *row = json_object();
 	json_object_set_new(row, "test", summary_text(test, strlen(test), SUMMARY_MAX_TEXT));
 	json_object_set_new(row, "name", summary_text(name, strlen(name), SUMMARY_MAX_TEXT));
 	json_object_set_new(row, "verdict", json_string(verdict));
-	for (int role = 0; role < PHPT_BUILDS; role++) {
+	for (int role = 0; role < nb; role++) {
 		const struct outcome *x = &o[role];
 		json_t *c = json_object_get(json_object_get(sum, "counts"), role_name(role));
 		json_t *n = json_object_get(c, status_names[x->status]);
@@ -1004,6 +1042,21 @@ static void summary_add(
 		if ((x->status == PS_FAIL || x->status == PS_XFAIL) && x->output)
 			json_object_set_new(
 			    r, "output", summary_text(x->output, x->output_len, SUMMARY_MAX_TEXT));
+		if (role != ROLE_BASE) {
+			json_t *cand = json_object_get(json_object_get(sum, "candidates"), role_name(role));
+			json_object_set_new(r, "verdict", json_string(v[role]));
+			if (bucket_ids[role] > 0)
+				json_object_set_new(
+				    r, "bucket_id", json_integer((json_int_t)bucket_ids[role]));
+			if (!strcmp(v[role], "regression") || !strcmp(v[role], "improvement"))
+				json_array_append_new(
+				    json_object_get(cand, v[role][0] == 'r' ? "regressions" : "improvements"),
+				    summary_text(test, strlen(test), SUMMARY_MAX_TEXT));
+			else {
+				json_t *k = json_object_get(cand, v[role]);
+				json_integer_set(k, json_integer_value(k) + 1);
+			}
+		}
 		json_object_set_new(row, role_name(role), r);
 	}
 	json_array_append_new(json_object_get(sum, "tests"), row);
@@ -1020,7 +1073,15 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 {
 	struct phptrun_state *s = state;
 	struct build_facts facts[MAX_BUILDS] = { 0 };
-	json_t *sum = summary_new(s);
+	/* every build of the run: the base and each candidate */
+	int nb = run->nbuilds < app->config->nbuilds ? run->nbuilds : app->config->nbuilds;
+	if (nb > MAX_BUILDS)
+		nb = MAX_BUILDS;
+	if (nb < 2) {
+		snprintf(err, errsize, "a phpt run needs a base and a candidate (%d builds)", nb);
+		return GENRUN_FAILED;
+	}
+	json_t *sum = summary_new(s, run, nb);
 	enum genrun_end end = GENRUN_DONE;
 	int cancelled = 0;
 
@@ -1058,7 +1119,7 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 		struct aux aux = { .n = 0 };
 		if (parsed == 0)
 			aux_collect(&aux, &t, l.dir);
-		for (int role = 0; role < PHPT_BUILDS; role++) {
+		for (int role = 0; role < nb; role++) {
 			jobs[role] = (struct test_job){ .app = app,
 				.role = role,
 				.t = &t,
@@ -1078,21 +1139,25 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 		if (parsed == 0) {
 			pthread_t th[MAX_BUILDS];
 			int started[MAX_BUILDS] = { 0 };
-			for (int role = 1; role < PHPT_BUILDS; role++)
+			for (int role = 1; role < nb; role++)
 				started[role] = pthread_create(&th[role], NULL, test_thread, &jobs[role]) ==
 				    0;
 			run_test(&jobs[0]);
-			for (int role = 1; role < PHPT_BUILDS; role++) {
+			for (int role = 1; role < nb; role++) {
 				if (started[role])
 					pthread_join(th[role], NULL);
 				else
 					run_test(&jobs[role]);
 			}
 		}
-		for (int role = 0; role < PHPT_BUILDS; role++)
+		for (int role = 0; role < nb; role++)
 			o[role] = jobs[role].o;
-		const char *verdict = verdict_of(o);
-		for (int role = 0; role < PHPT_BUILDS; role++) {
+		const char *v[MAX_BUILDS] = { 0 };
+		int64_t bucket_ids[MAX_BUILDS] = { 0 };
+		for (int role = 1; role < nb; role++)
+			v[role] = verdict_of(o, role);
+		const char *verdict = verdict_overall(v, nb);
+		for (int role = 0; role < nb; role++) {
 			if (o[role].status == PS_ERROR) {
 				snprintf(err, errsize, "%s on %s: %s", s->names[i], role_name(role),
 				    o[role].reason);
@@ -1100,12 +1165,14 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 			}
 		}
 		if (end == GENRUN_DONE) {
-			summary_add(sum, s->names[i], name ? name : "", verdict, o);
-			if (store_test(
-			        app, run->id, s->names[i], name ? name : "", verdict, o, err, errsize) < 0)
+			if (store_test(app, run, nb, s->names[i], name ? name : "", text, len, verdict, v, o,
+			        bucket_ids, err, errsize) < 0)
 				end = GENRUN_FAILED;
+			else
+				summary_add(
+				    sum, nb, s->names[i], name ? name : "", verdict, v, o, bucket_ids);
 		}
-		for (int role = 0; role < PHPT_BUILDS; role++)
+		for (int role = 0; role < nb; role++)
 			outcome_release(&jobs[role].o);
 		aux_release(&aux);
 		if (end == GENRUN_DONE && i % 25 == 24 && i + 1 < s->n) {
@@ -1127,7 +1194,7 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 	}
 	free(text);
 	json_decref(sum);
-	for (int role = 0; role < PHPT_BUILDS; role++)
+	for (int role = 0; role < nb; role++)
 		free(facts[role].extensions);
 	return end;
 }
@@ -1174,7 +1241,7 @@ char *phptrun_report_line(const struct db_run *run)
 	}
 	len += (size_t)snprintf(
 	    out, cap, "%s: %" JSON_INTEGER_FORMAT, label, json_integer_value(json_object_get(sum, "total")));
-	for (int role = 0; role < PHPT_BUILDS; role++) {
+	for (int role = 0; role < run->nbuilds && role < MAX_BUILDS; role++) {
 		json_t *c = json_object_get(json_object_get(sum, "counts"), role_name(role));
 		len += (size_t)snprintf(
 		    out + len, cap - len, "%s%s", role == 0 ? " — " : "; ", run->build_names[role]);
@@ -1240,14 +1307,19 @@ int phptrun_report_md(struct app *app, int64_t run_id, char **md)
 	char *line = phptrun_report_line(&run);
 	if (!line)
 		line = strdup("(no results yet)");
-	size_t cap = (line ? strlen(line) : 0) + 1024;
+	/* "base: a (PHP 8.2.32), head: b (PHP 8.2.32), cand2: c (...)" */
+	char builds[MAX_BUILDS * 160] = "";
+	size_t bl = 0;
+	for (int role = 0; role < run.nbuilds && role < MAX_BUILDS; role++)
+		bl += (size_t)snprintf(builds + bl, sizeof(builds) - bl, "%s%s: %s (PHP %s)",
+		    role ? ", " : "", role_name(role), run.build_names[role], run.build_versions[role]);
+	size_t cap = (line ? strlen(line) : 0) + sizeof(builds) + 1024;
 	if (line && (*md = malloc(cap)) != NULL)
 		snprintf(*md, cap,
 		    "### phpcmp run %" PRId64 ": php-src's .phpt tests\n\n"
-		    "base: %s (PHP %s), head: %s (PHP %s); run-tests.php's statuses through the embed SAPI.\n\n"
+		    "%s; run-tests.php's statuses through the embed SAPI.\n\n"
 		    "%s%s\n",
-		    run.id, run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE],
-		    run.build_names[ROLE_HEAD], run.build_versions[ROLE_HEAD], line,
+		    run.id, builds, line,
 		    strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
 	free(line);
 	db_run_release(&run);

@@ -145,3 +145,50 @@ test('keys-fastpath-wrong (a wrong candidate): a "/" in a key is not escaped -> 
 	const same = await d.runCase({ code: '["a/b" => 1]', flags: 'JSON_UNESCAPED_SLASHES' });
 	assert.equal(same.verdict, 'same');
 });
+
+// The phpt suite on the from-source builds (docs/phpt.md): base 8.2.32 and
+// three planted bugs at once.  error-not-set breaks php-src's own
+// inf_nan_error.phpt (INF encodes as 0 with no error), flag-ignored its
+// bug50224.phpt (JSON_PRESERVE_ZERO_FRACTION lost in lists): a regression
+// on that candidate only, each in a bucket of its own, with run-tests' .diff.
+// escape-del (DEL escaped) is caught by no test of ext/json/tests: none
+// encodes a 0x7f byte, so every test agrees there.
+test('phpt suite: ext/json/tests on base + escape-del + error-not-set + flag-ignored: inf_nan_error.phpt and bug50224.phpt regress, bucketed', async () => {
+	const { jsonTestsDir, runPhpt } = await import('./phpt-helper.mjs');
+	const d = await Daemon.start({
+		name: 'srcbuilds-phpt',
+		buildList: [[BASE, prefixOf(BASE)], ['escape-del', prefixOf(cand('escape-del'))], ['error-not-set', prefixOf(cand('error-not-set'))],
+			['flag-ignored', prefixOf(cand('flag-ignored'))]],
+	});
+	daemons.push(d);
+	const run = await runPhpt(d, { dir: jsonTestsDir() });
+	assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 2000));
+	assert.equal(run.total, 76);
+	assert.deepEqual(run.summary.counts.base.PASS, 74);
+	assert.deepEqual(run.summary.counts.head.PASS, 74);
+	assert.deepEqual(run.summary.counts.cand2.PASS, 73);
+	assert.deepEqual(run.summary.counts.cand2.FAIL, 1);
+	assert.deepEqual(run.summary.candidates.head, { name: 'escape-del', regressions: [], improvements: [], same: 76, differ: 0 });
+	assert.deepEqual(run.summary.candidates.cand2, { name: 'error-not-set', regressions: ['inf_nan_error.phpt'], improvements: [], same: 75, differ: 0 });
+	assert.deepEqual(run.summary.candidates.cand3, { name: 'flag-ignored', regressions: ['bug50224.phpt'], improvements: [], same: 75, differ: 0 });
+	assert.deepEqual(run.summary.regressions, ['bug50224.phpt', 'inf_nan_error.phpt']);
+	const t = run.summary.tests.find((x) => x.test === 'inf_nan_error.phpt');
+	assert.deepEqual([t.base.status, t.head.status, t.cand2.status, t.cand3.status], ['PASS', 'PASS', 'FAIL', 'PASS']);
+	// run-tests' .diff: INF encoded as "0" with no error, where 8.2.32 gives false and error 7
+	assert.match(t.cand2.diff, /^002\+ string\(1\) "0"\n003\+ int\(0\)\n004\+ string\(8\) "No error"\n/);
+	assert.match(t.cand2.diff, /\n002- bool\(false\)\n003- int\(7\)\n004- string\(34\) "Inf and NaN cannot be JSON encoded"\n/);
+	const z = run.summary.tests.find((x) => x.test === 'bug50224.phpt');
+	assert.deepEqual([z.base.status, z.head.status, z.cand2.status, z.cand3.status], ['PASS', 'PASS', 'PASS', 'FAIL']);
+	assert.match(z.cand3.output, /"\[12,12,12\.3\]"/, z.cand3.output);  // 12.0 in a list came out as 12
+	// their buckets: the candidate, the test, PASS -> FAIL
+	const b = await d.get(`/api/buckets?run=${run.id}`);
+	assert.equal(b.status, 200, b.text);
+	const keys = b.json.buckets.map((x) => x.key).sort((p, q) => (p.test < q.test ? -1 : 1));
+	assert.deepEqual(keys, [
+		{ candidate: 'flag-ignored', status: ['PASS', 'FAIL'], suite: 'phpt', test: 'bug50224.phpt', v: 1 },
+		{ candidate: 'error-not-set', status: ['PASS', 'FAIL'], suite: 'phpt', test: 'inf_nan_error.phpt', v: 1 }]);
+	assert.equal(b.json.buckets.find((x) => x.key.test === 'inf_nan_error.phpt').id, t.cand2.bucket_id);
+	assert.equal(b.json.buckets.find((x) => x.key.test === 'bug50224.phpt').id, z.cand3.bucket_id);
+	const md = await d.get(`/api/runs/${run.id}/report.md`);
+	assert.match(md.text, /ext\/json\/tests: 76 — src-8\.2\.32 74 passed, 2 skipped; escape-del 74 passed, 2 skipped; error-not-set 73 passed, \*\*1 failed\*\* \(inf_nan_error\.phpt\), 2 skipped; flag-ignored 73 passed, \*\*1 failed\*\* \(bug50224\.phpt\), 2 skipped/);
+});

@@ -35,6 +35,12 @@ function shortFlags(flags) {
 /* How the mismatches of a bucket differ, from its key, on one line. */
 export function keySummary(key) {
 	if (!key) return h('span', { class: 'dim' }, '—');
+	/* a phpt regression or improvement (bucket_phpt_key): test, candidate, status pair */
+	if (key.suite === 'phpt')
+		return h('span', { class: 'key-summary', 'data-testid': 'key-summary', 'data-suite': 'phpt' },
+			h('span', { class: 'key-part' }, 'phpt ', h('code', null, key.test)),
+			h('span', { class: 'key-part' }, ' on ', h('strong', null, key.candidate), ' ',
+				h('code', null, (key.status || [])[0]), ' → ', h('code', null, (key.status || [])[1])));
 	const parts = [];
 	const st = key.status || [], ec = key.error_code || [], ex = key.exception || [];
 	if (key.output) parts.push(h('span', { class: 'key-part' }, 'output ', shapeEl(key.output[0]), ' → ', shapeEl(key.output[1])));
@@ -50,6 +56,12 @@ export function keySummary(key) {
 /* The full key as a definition list (bucket page). */
 export function keyTable(key) {
 	if (!key) return h('p', { class: 'dim' }, 'No key.');
+	if (key.suite === 'phpt')
+		return h('dl', { class: 'spec key', 'data-testid': 'bucket-key' },
+			h('dt', null, 'php-src test'), h('dd', { class: 'mono' }, key.test),
+			h('dt', null, 'Candidate'), h('dd', null, key.candidate),
+			h('dt', null, 'Status'), h('dd', null, h('code', null, (key.status || [])[0]), ' on the base → ',
+				h('code', null, (key.status || [])[1]), ' on the candidate'));
 	const flags = Object.keys(key.flags || {});
 	const side = (v) => h('code', null, v === null ? 'none' : String(v));
 	const pair = (v) => [side(v[0]), ' → ', side(v[1])];
@@ -149,6 +161,13 @@ export function auditTrail(events, withBucket) {
 			changeText(ev))));
 }
 
+/* A phpt bucket's representative: its test on the run's page (this run's, else the last one it was seen in). */
+function phptRep(b, run) {
+	const runId = run || (b.last_seen && b.last_seen.run_id);
+	if (!b.key || b.key.suite !== 'phpt' || !runId) return null;
+	return h('a', { href: `#/runs/${runId}?test=${encodeURIComponent(b.key.test)}`, 'data-testid': 'phpt-rep' }, b.key.test);
+}
+
 /*
  * A paginated table of buckets (GET /api/buckets...), optionally with
  * checkboxes and a bar to change every selected bucket at once.
@@ -191,8 +210,8 @@ export function bucketTable(ctx, opts) {
 			h('td', { class: 'num', 'data-testid': 'bucket-count' }, fmtInt(runScoped && b.run ? b.run.mismatches : b.mismatches),
 				runScoped ? h('div', { class: 'dim small-text' }, `of ${fmtInt(b.mismatches)}`) : null),
 			h('td', null, h('a', { href, class: 'plain' }, keySummary(b.key))),
-			h('td', { class: 'hide-narrow title' }, rep && rep.case_id ?
-				h('a', { href: `#/cases/${rep.case_id}?comparison=${rep.comparison_id}` }, rep.title || `case #${rep.case_id}`) : '—'),
+			h('td', { class: 'hide-narrow title' }, phptRep(b, runScoped ? opts.run : null) || (rep && rep.case_id ?
+				h('a', { href: `#/cases/${rep.case_id}?comparison=${rep.comparison_id}` }, rep.title || `case #${rep.case_id}`) : '—')),
 			h('td', { class: 'hide-narrow small-text' }, seen),
 			h('td', { class: 'hide-narrow' }, b.assignee || h('span', { class: 'dim' }, '—')));
 	};

@@ -46,7 +46,7 @@ export function bucketView(ctx, params, query) {
 				h('section', { class: 'panel', 'aria-labelledby': 'h-triage' }, h('h2', { id: 'h-triage' }, 'Triage'),
 					triageForm(ctx, b, () => load()))),
 			h('section', { class: 'panel', 'aria-labelledby': 'h-audit' }, h('h2', { id: 'h-audit' }, 'Audit trail'), auditTrail(b.events)),
-			h('section', { class: 'panel', 'aria-labelledby': 'h-rep' },
+			b.phpt_tests ? phptTests(b.phpt_tests) : h('section', { class: 'panel', 'aria-labelledby': 'h-rep' },
 				h('h2', { id: 'h-rep' }, 'Representative: ', rep.case_id ?
 					h('a', { href: comparisonHref(rep.case_id, rep.comparison_id) }, rep.title || `case #${rep.case_id}`) : '—'),
 				repBox),
@@ -57,7 +57,7 @@ export function bucketView(ctx, params, query) {
 						h('td', null, r.run_id ? runLink(r.run_id) : 'submitted cases'),
 						h('td', { class: 'num' }, h('a', { href: hashFor(`/buckets/${b.id}`, new URLSearchParams({ run: r.run_id || 'submitted' })) }, fmtInt(r.mismatches))),
 						h('td', null, timeEl(r.run_created_at)))))) : h('p', { class: 'empty' }, 'None.')),
-			h('section', { class: 'panel', 'aria-labelledby': 'h-mism' },
+			b.phpt_tests ? null : h('section', { class: 'panel', 'aria-labelledby': 'h-mism' },
 				h('h2', { id: 'h-mism' }, 'Mismatches',
 					runFilter ? h('span', { class: 'dim' }, ` in ${runFilter === 'submitted' ? 'submitted cases' : `run #${runFilter}`} `) : null,
 					runFilter ? h('a', { href: `#/buckets/${b.id}`, class: 'small-text' }, '(all)') : null), mism.el));
@@ -88,6 +88,22 @@ export function bucketView(ctx, params, query) {
 			load();
 		},
 	};
+}
+
+/* A phpt bucket's tests (GET /api/buckets/{id} phpt_tests), each opening on its run's page. */
+function phptTests(list) {
+	return h('section', { class: 'panel', 'aria-labelledby': 'h-phpt-tests' },
+		h('h2', { id: 'h-phpt-tests' }, 'php-src tests in this bucket'),
+		h('table', { class: 'list', 'data-testid': 'bucket-phpt-tests' },
+			h('thead', null, h('tr', null, ['Run', 'Test', 'Name', 'Candidate', 'Base', 'Candidate status', 'Why'].map((x) => h('th', { scope: 'col' }, x)))),
+			h('tbody', null, list.map((t) => h('tr', { 'data-testid': 'bucket-phpt-test' },
+				h('td', null, runLink(t.run_id)),
+				h('td', { class: 'mono path' }, h('a', { href: hashFor(`/runs/${t.run_id}`, new URLSearchParams({ test: t.test })) }, t.test)),
+				h('td', { class: 'title' }, t.name || ''),
+				h('td', null, t.role),
+				h('td', null, h('span', { class: `badge phpt-${t.base_status}` }, t.base_status)),
+				h('td', null, h('span', { class: `badge phpt-${t.status}` }, t.status)),
+				h('td', { class: 'small-text' }, t.reason || ''))))));
 }
 
 /* A bucket's mismatches, 50 at a time, optionally of one run. */

@@ -1,7 +1,8 @@
 /*
  * #/runs/ID — one run: live progress, counts by verdict, its mismatches in
  * buckets (with bulk triage), its cases (?verdict=), and what its suite
- * adds: the measure suite's counts, a generated run's summary and coverage.
+ * adds: the measure suite's counts, a generated run's summary and coverage,
+ * a phpt run's tests with a status per build (?phpt=, ?test=: phpt.js).
  */
 import { h, replace, setTitle } from '../dom.js';
 import { isAbort } from '../api.js';
@@ -11,6 +12,7 @@ import { hashFor, withParam } from '../router.js';
 import { badge, countsView, errorBox, filterBar, loading, progressBar, timeEl } from '../components/ui.js';
 import { caseTable } from '../components/cases.js';
 import { bucketTable } from '../components/buckets.js';
+import { phptPanel } from '../components/phpt.js';
 import { codeCoverage } from '../components/codecov.js';
 
 export function runView(ctx, params, query) {
@@ -24,6 +26,9 @@ export function runView(ctx, params, query) {
 	let lastRun = null, q = query, cancelling = false, polls = 0, codeCov = null;
 	const buckets = bucketTable(ctx, { run: id, selectable: true, empty: 'No mismatches in this run (so far): nothing to triage.' });
 	const extraBox = h('div');
+	const phpt = phptPanel(ctx, id, `/runs/${id}`);
+	const casesPanel = h('section', { class: 'panel', 'aria-labelledby': 'h-run-cases' },
+		h('h2', { id: 'h-run-cases' }, 'Cases'), filters, cases.el);
 	ctx.main.append(
 		h('h1', null, `Run #${id}`, suiteEl),
 		h('section', { class: 'panel', 'aria-labelledby': 'h-run-status' },
@@ -33,13 +38,21 @@ export function runView(ctx, params, query) {
 			h('h2', { id: 'h-run-buckets' }, 'Mismatches, in buckets'),
 			h('p', { class: 'hint' }, 'Mismatches that differ the same way are one bucket; a bucket seen in earlier runs keeps its triage.'),
 			buckets.el),
-		h('section', { class: 'panel', 'aria-labelledby': 'h-run-cases' },
-			h('h2', { id: 'h-run-cases' }, 'Cases'), filters, cases.el));
+		casesPanel);
 	const bucketsUrl = `/api/buckets?run=${id}&limit=50`;
 
 	/* What a suite adds: the measure suite's counts, a generated run's report and coverage. */
 	const drawExtra = (r) => {
 		const sum = r.summary || null, parts = [];
+		/* A coverage run's gcov figures (docs/coverage.md), once it has ended. */
+		if (r.params && r.params.coverage === true && !isActive(r.status) && !codeCov) codeCov = codeCoverage(ctx, id);
+		/* A phpt run has tests, not cases: its panel instead of the cases' and the JSON summary. */
+		if (r.suite === 'phpt') {
+			casesPanel.hidden = true;
+			phpt.update(sum, q);
+			replace(extraBox, [phpt.el, codeCov]);
+			return;
+		}
 		if (r.suite === 'measure')
 			parts.push(h('section', { class: 'panel' }, h('h2', null, 'Instruction counts'),
 				h('p', null, h('a', { href: `#/runs/${id}/counts`, class: 'button', 'data-testid': 'counts-link' }, 'Instruction counts table'),
@@ -52,11 +65,7 @@ export function runView(ctx, params, query) {
 				cov || h('p', { class: 'empty' }, 'This run reported no coverage.'),
 				h('details', null, h('summary', null, 'Everything the run reported (JSON)'), h('pre', { class: 'code' }, JSON.stringify(sum, null, 2)))));
 		}
-		/* A coverage run's gcov figures (docs/coverage.md), once it has ended. */
-		if (r.params && r.params.coverage === true && !isActive(r.status)) {
-			if (!codeCov) codeCov = codeCoverage(ctx, id);
-			parts.push(codeCov);
-		}
+		parts.push(codeCov);
 		replace(extraBox, parts);
 	};
 
@@ -122,6 +131,10 @@ export function runView(ctx, params, query) {
 	return {
 		onQuery: (nq) => {
 			q = nq;
+			if (lastRun && lastRun.suite === 'phpt') {
+				phpt.update(null, q);
+				return;
+			}
 			drawFilters();
 			cases.reload(casesUrl());
 		},
