@@ -190,7 +190,8 @@ memcheck: all builds src-builds
 load: all builds
 	python3 bench/load.py --clients 50 --duration 60
 
-browser-test: all builds web-deps
+# coverage.test.mjs needs the from-source release and coverage builds.
+browser-test: all builds src-builds flavour-builds web-deps
 	scripts/run-tests.sh browser
 
 # The page's unit tests: its pure modules (web/js/) under node --test, no daemon.

@@ -346,3 +346,21 @@ CREATE INDEX IF NOT EXISTS phpt_results_bucket ON phpt_results (bucket_id, run_i
 ALTER TABLE phpt_tests ADD COLUMN source BLOB;
 
 PRAGMA user_version = 9;
+
+-- @migration 10: coverage of ext/json for a run (docs/coverage.md)
+-- One row per coverage build of a run made with "coverage": true: gcovr's
+-- figures for json_encoder.c and json.c (files: a JSON array, per function,
+-- with the unreached lines and branches), or why there are none (error).
+-- gcovr's own HTML, Cobertura XML and JSON stay in the state dir
+-- (STATE/coverage/run-N/ROLE/).
+CREATE TABLE IF NOT EXISTS coverage (
+	run_id     INTEGER NOT NULL REFERENCES runs (id),
+	role       TEXT NOT NULL,
+	build      TEXT NOT NULL,
+	files      TEXT CHECK (files IS NULL OR json_valid(files)),
+	error      TEXT,
+	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	PRIMARY KEY (run_id, role)
+) WITHOUT ROWID;
+
+PRAGMA user_version = 10;

@@ -48,6 +48,9 @@ run_pkgs="build-essential gcc make pkg-config dpkg-dev ca-certificates xz-utils
 # for a checkout that has no configure yet (buildconf).  --disable-all
 # needs no library headers.
 run_pkgs="$run_pkgs patch re2c bison autoconf"
+# Coverage runs (docs/coverage.md): gcovr reads a coverage build's counters
+# and writes the report (HTML, Cobertura XML, JSON) the daemon serves.
+run_pkgs="$run_pkgs gcovr"
 
 # Tests and benchmarks: prove (perl) for TAP unit tests, node's built-in test
 # runner for the integration suite, php-cli for checking the stored cases

@@ -94,6 +94,9 @@ struct build {
 	/* ini settings given to this build only (--ini NAME:k=v), "k=v" each */
 	char ini[BUILD_MAX_INI][256];
 	int nini;
+	/* A coverage flavour (phpcmp-build.txt says flavour=coverage): its build
+	 * tree, holding obj/ (the .gcno notes) and src/; "" for any other build. */
+	char coverage_tree[4096];
 };
 
 /* ---- roles (result.c) ---- */

@@ -56,6 +56,8 @@ static const struct api_route {
 	{ M_GET, "/api/runs/:id/measurements", api_route_run_measurements, "run", 0 },
 	{ M_GET, "/api/runs/:id/report.md", api_route_run_report, "run", 0 },
 	{ M_GET, "/api/runs/:id/phpt", api_route_run_phpt, "run", 0 },
+	{ M_GET, "/api/runs/:id/coverage", api_route_run_coverage, "run", 0 },
+	{ M_GET, "/api/runs/:id/coverage/:role/:file", api_route_run_coverage_file, "run", 0 },
 	{ M_GET, "/api/workloads/history", api_route_workload_history, NULL, 0 },
 	{ M_GET, "/api/comparisons/:id/callgrind/:role", api_route_callgrind, "comparison", 0 },
 	{ M_GET, "/api/comparisons/:id/functions", api_route_functions, "comparison", 0 },
@@ -92,6 +94,8 @@ static int api_match(const char *pattern, const char *path, struct api_args *a)
 			a->id_text = q;
 		} else if (pl == 5 && memcmp(p, ":role", 5) == 0) {
 			snprintf(a->role, sizeof a->role, "%.*s", (int)ql, q);
+		} else if (pl == 5 && memcmp(p, ":file", 5) == 0) {
+			snprintf(a->file, sizeof a->file, "%.*s", (int)ql, q);
 		} else if (pl != ql || memcmp(p, q, pl) != 0) {
 			return 0;
 		}

@@ -14,6 +14,7 @@ struct api_args {
 	int64_t id;
 	const char *id_text; /* the path from the id's segment on, for "no case 01" */
 	char role[32];
+	char file[128]; /* ":file", cut at 127 bytes */
 };
 
 typedef void api_handler(
@@ -34,6 +35,8 @@ api_handler api_route_run;
 api_handler api_route_run_cases;
 api_handler api_route_run_cancel;
 api_handler api_route_run_resume;
+api_handler api_route_run_coverage;
+api_handler api_route_run_coverage_file;
 /* api_health.c */
 api_handler api_route_health;
 api_handler api_route_flags;

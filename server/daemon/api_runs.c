@@ -210,3 +210,73 @@ void api_route_run_resume(
 	(void)req;
 	api_run_resume(app, a->id, resp);
 }
+
+/* GET /api/runs/:id/coverage: the summaries of a run made with "coverage": true. */
+void api_route_run_coverage(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	struct db_run run;
+	json_t *list = NULL;
+	char err[512];
+	int rc;
+
+	(void)req;
+	if ((rc = db_run_get(app->db, a->id, &run, err, sizeof err)) <= 0) {
+		if (rc < 0)
+			api_fail(resp, err);
+		else
+			api_error(resp, 404, "not_found", "no run %" PRId64, a->id);
+		return;
+	}
+	int wanted = coverage_wanted(run.params);
+	const char *status = !wanted                                                  ? "not_requested"
+	    : strcmp(run.status, "queued") == 0 || strcmp(run.status, "running") == 0 ? "pending"
+	                                                                              : "done";
+	db_run_release(&run);
+	if (coverage_get(app, a->id, &list, err, sizeof err) < 0) {
+		api_fail(resp, err);
+		return;
+	}
+	api_json(resp, 200,
+	    json_pack("{s:I, s:b, s:s, s:o}", "run_id", (json_int_t)a->id, "requested", wanted, "status",
+	        status, "builds", list));
+}
+
+/* GET /api/runs/:id/coverage/:role/:file: gcovr's HTML, Cobertura XML and
+ * JSON, and the page's annotated sources (NAME.c.json), as they were written. */
+void api_route_run_coverage_file(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	char path[8192], err[512];
+	size_t len;
+
+	(void)req;
+	if (a->id <= 0) {
+		api_error(resp, 404, "not_found", "no run %.32s", a->id_text);
+		return;
+	}
+	switch (coverage_file(app, a->id, a->role, a->file, path, sizeof path, err, sizeof err)) {
+	case -1:
+		api_error(resp, 400, "bad_request", "%s", err);
+		return;
+	case -2:
+		api_error(resp, 404, "not_found", "%s", err);
+		return;
+	}
+	if ((resp->body = bytes_read_file(path, 64u << 20, &len, err, sizeof err)) == NULL) {
+		api_fail(resp, err);
+		return;
+	}
+	resp->body_len = len;
+	resp->status = 200;
+	const char *dot = strrchr(a->file, '.');
+	resp->content_type = dot == NULL ? "application/octet-stream"
+	    : strcmp(dot, ".html") == 0  ? "text/html; charset=utf-8"
+	    : strcmp(dot, ".css") == 0   ? "text/css; charset=utf-8"
+	    : strcmp(dot, ".xml") == 0   ? "application/xml"
+	    : strcmp(dot, ".json") == 0  ? "application/json"
+	                                 : "application/octet-stream";
+	if (strcmp(a->file, "coverage.xml") == 0)
+		snprintf(resp->disposition, sizeof resp->disposition,
+		    "attachment; filename=\"phpcmp-run-%" PRId64 "-%s-cobertura.xml\"", a->id, a->role);
+}

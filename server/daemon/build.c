@@ -58,6 +58,33 @@ static int sha256_file(const char *path, char out[65])
 	return 0;
 }
 
+/*
+ * A coverage flavour of scripts/build-php.sh (docs/builds.md): its prefix's
+ * phpcmp-build.txt says flavour=coverage and the tree above the prefix holds
+ * ext/json's notes.  Coverage runs (coverage.c) need that tree.
+ */
+static void build_find_coverage(struct build *b)
+{
+	char path[PATH_MAX + 64], line[512];
+	int coverage = 0;
+	snprintf(path, sizeof(path), "%s/phpcmp-build.txt", b->prefix);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strcmp(line, "flavour=coverage\n") == 0)
+			coverage = 1;
+	fclose(f);
+	char *slash = strrchr(b->prefix, '/');
+	if (!coverage || slash == NULL || slash == b->prefix)
+		return;
+	snprintf(path, sizeof(path), "%.*s/obj/ext/json/.libs/json_encoder.gcno", (int)(slash - b->prefix),
+	    b->prefix);
+	if (access(path, R_OK) == 0)
+		snprintf(
+		    b->coverage_tree, sizeof(b->coverage_tree), "%.*s", (int)(slash - b->prefix), b->prefix);
+}
+
 int build_discover(struct build *b, const char *name, const char *prefix, char *err, size_t errsize)
 {
 	/* clang-format off */
@@ -117,6 +144,7 @@ int build_discover(struct build *b, const char *name, const char *prefix, char *
 		snprintf(err, errsize, "build %s: cannot read %s: %s", name, b->lib_path, strerror(errno));
 		return -1;
 	}
+	build_find_coverage(b);
 	return 0;
 }
 

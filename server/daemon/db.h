@@ -257,4 +257,11 @@ struct json_t *db_phpt_bucket_tests(struct db *, int64_t bucket_id, int limit, c
 /* Forget a run's phpt results and progress (a resumed run starts over). */
 int db_phpt_restart(struct db *, int64_t run_id, char *err, size_t errsize);
 
+/* ---- db_coverage.c: a run's coverage summaries (coverage, docs/coverage.md) ---- */
+/* One build's summary (JSON text, NULL when error says why there is none); replaces an older one. */
+int db_coverage_store(struct db *, int64_t run_id, const char *role, const char *build, const char *summary,
+    const char *error, char *err, size_t errsize);
+/* A run's summaries as a JSON array text (malloc'd): [{role, build, files, error, created_at}]. */
+int db_coverage_list(struct db *, int64_t run_id, char **json, char *err, size_t errsize);
+
 #endif

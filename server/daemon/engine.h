@@ -28,6 +28,11 @@ struct worker {
 	int measuring;           /* runs under callgrind, counts instructions */
 	struct worker *measurer; /* this build's measuring worker, started lazily */
 	char sandbox_dir[4096];  /* its private folder while it runs (confine.c), else "" */
+	/* A coverage build's worker: where its counters go when it exits
+	 * (GCOV_PREFIX, with GCOV_PREFIX_STRIP leading folders of the paths
+	 * compiled in taken off), never the shared build tree; "" for others. */
+	char gcov_prefix[4096];
+	int gcov_strip;
 };
 
 /* The workers' sandbox settings (confine.c, docs/sandbox.md). */
@@ -146,8 +151,11 @@ struct app {
 	struct db *db;
 	struct runs *runs;
 	struct worker workers[MAX_BUILDS]; /* workers[i] runs config->builds[i] */
-	int64_t started_ms;                /* CLOCK_MONOTONIC, for uptime */
-	int case_requests;                 /* POST /api/cases in progress (atomic) */
+	/* A coverage run's own workers for its coverage builds (coverage.c),
+	 * NULL otherwise: the run thread's cases go there, nothing else does. */
+	struct worker *run_workers[MAX_BUILDS];
+	int64_t started_ms; /* CLOCK_MONOTONIC, for uptime */
+	int case_requests;  /* POST /api/cases in progress (atomic) */
 };
 
 /* ---- runs.c ---- */
@@ -219,5 +227,29 @@ enum genrun_end phptrun_execute(struct app *, const struct db_run *, void *state
 char *phptrun_report_line(const struct db_run *);
 /* report.md of a phpt run: 1 with *md (malloc'd), 0 for other runs, -1 out of memory. */
 int phptrun_report_md(struct app *, int64_t run_id, char **md);
+
+/* ---- coverage.c: line and branch coverage of ext/json for a run (docs/coverage.md) ---- */
+/* The worker a run's cases of build i go to: its coverage worker, else the shared one. */
+struct worker *coverage_worker(struct app *, int i);
+/* Is any build a coverage flavour? */
+int coverage_have_build(const struct config *);
+/* A coverage build's shared workers: their counters under STATE/coverage/idle/NAME; 0 or -1. */
+int coverage_idle(struct worker *, const struct config *, char *err, size_t errsize);
+/* The body's "coverage": 0 fine (absent, false, or true and possible), -1 not a
+ * boolean, -2 not possible on these builds or this sandbox; err says why. */
+int coverage_check(const struct config *, struct json_t *body, char *err, size_t errsize);
+/* Do the run's parameters (JSON text) ask for coverage? */
+int coverage_wanted(const char *params);
+/* The run's own workers for each coverage build into app->run_workers; 0 or -1. */
+int coverage_begin(struct app *, int64_t run_id, int resumed, char *err, size_t errsize);
+/* Stop them (they write their counters), run gcovr, store each summary; 0 or -1. */
+int coverage_end(struct app *, const struct db_run *, char *err, size_t errsize);
+/* GET /api/runs/:id/coverage's list (new reference): 0, or -1 with err. */
+int coverage_get(struct app *, int64_t run_id, struct json_t **out, char *err, size_t errsize);
+/* A report file's path: 0; -1 a bad role or name; -2 no such file; err says it. */
+int coverage_file(struct app *, int64_t run_id, const char *role, const char *name, char *path, size_t size,
+    char *err, size_t errsize);
+/* report.md's coverage lines of a run, malloc'd; NULL when it has none. */
+char *coverage_report_md(struct app *, int64_t run_id);
 
 #endif

@@ -793,7 +793,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	g->listed = json_array();
 	g->nbuilds = app->config->nbuilds;
 	for (int b = 0; b < g->nbuilds; b++) {
-		g->side[b].worker = &app->workers[b];
+		g->side[b].worker = coverage_worker(app, b);
 		g->side[b].cfg = app->config;
 		g->side[b].records = malloc((size_t)GENRUN_BATCH * GEN_DIGEST_SIZE);
 		g->side[b].scratch = malloc(sizeof(struct gen_case));

@@ -620,6 +620,8 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 			return main_error("build %s: worker core: %s", b->name, err);
 		if (worker_init(&app->workers[i], b) < 0)
 			return main_error("build %s: worker: cannot initialise", b->name);
+		if (coverage_idle(&app->workers[i], c, err, sizeof err) < 0)
+			return main_error("build %s: coverage counters: %s", b->name, err);
 		*nworkers = i + 1;
 		if (worker_prestart(&app->workers[i], c) < 0)
 			return main_error(

@@ -440,9 +440,20 @@ int measure_report_md(struct app *app, int64_t run_id, const char *threshold, co
 		return svc_fail(e, SVC_BAD_REQUEST, NULL,
 		    "json_encoder=1 adds columns to the candidates table: not with columns=builds");
 	switch (phptrun_report_md(app, run_id, text)) { /* a phpt run's report is phptrun's */
-	case 1:
+	case 1: {
+		char *cov = coverage_report_md(app, run_id);
+		if (cov != NULL) {
+			buf_adds(&out, *text);
+			buf_adds(&out, cov);
+			free(cov);
+			free(*text);
+			if ((*text = buf_detach(&out, len)) == NULL)
+				return svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
+			return 0;
+		}
 		*len = strlen(*text);
 		return 0;
+	}
 	case -1:
 		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
 	}
@@ -484,6 +495,10 @@ int measure_report_md(struct app *app, int64_t run_id, const char *threshold, co
 done:
 	db_run_release(&run);
 	measure_table_release(&t);
+	char *cov = coverage_report_md(app, run_id); /* a coverage run's figures */
+	if (cov != NULL)
+		buf_adds(&out, cov);
+	free(cov);
 	if ((*text = buf_detach(&out, len)) == NULL)
 		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
 	return 0;

@@ -62,7 +62,7 @@ static const char *const status_names[PS_COUNT] = {
 	"error",
 };
 
-const char *const phptrun_params[] = { "dir", "files", NULL };
+const char *const phptrun_params[] = { "dir", "files", "coverage", NULL };
 
 /* ---- the tests of a run ---- */
 
@@ -534,7 +534,7 @@ static int run_script(struct app *app, int role, const char *file, const char *c
     const char *ini, const struct aux *aux, struct clean_req *clean, struct outcome *o, char **printed,
     size_t *printed_len)
 {
-	struct worker *w = &app->workers[role];
+	struct worker *w = coverage_worker(app, role);
 	struct proto_buf req;
 	struct proto_msg reply;
 	struct result r;

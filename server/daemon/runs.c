@@ -285,11 +285,12 @@ static int stored_next(struct suite_iter *it, struct case_spec *c, char *err, si
 	return 0;
 }
 
-static const char *const stored_params[] = { NULL };
+static const char *const stored_params[] = { "coverage", NULL };
+static const char *const measure_params[] = { NULL };
 
 /* ---- the generated suite: seeded values, in batches (genrun.c) ---- */
 
-static const char *const generated_params[] = { "seed", "seeds", "count", "start", NULL };
+static const char *const generated_params[] = { "seed", "seeds", "count", "start", "coverage", NULL };
 
 static int generated_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {
@@ -331,7 +332,7 @@ static int phpt_execute(struct suite_iter *, const struct db_run *, char *err, s
 /* clang-format off */
 static const struct suite runs_suites[] = {
 	{ "stored", 0, stored_params, stored_open, stored_next, stored_close, NULL, NULL },
-	{ "measure", 1, stored_params, measure_open, stored_next, stored_close, NULL, NULL },
+	{ "measure", 1, measure_params, measure_open, stored_next, stored_close, NULL, NULL },
 	{ "generated", 0, generated_params, generated_open, NULL, generated_close, genrun_check,
 	    generated_execute },
 	{ "phpt", 0, phptrun_params, phpt_open, NULL, phpt_close, phptrun_check, phpt_execute },
@@ -366,7 +367,9 @@ static void *runs_pair_thread(void *arg)
 	return NULL;
 }
 
-int runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS])
+/* run_workers: the run thread's pairs, on a coverage run's own workers (coverage.c). */
+static int runs_pair_on(
+    struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS], int run_workers)
 {
 	struct pair_job jobs[MAX_BUILDS];
 	pthread_t threads[MAX_BUILDS];
@@ -374,7 +377,7 @@ int runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_
 	int i, rc = 0, n = app->config->nbuilds;
 
 	for (i = 0; i < n; i++) {
-		jobs[i].worker = &app->workers[i];
+		jobs[i].worker = run_workers ? coverage_worker(app, i) : &app->workers[i];
 		jobs[i].config = app->config;
 		jobs[i].c = c;
 		jobs[i].r = &res[i];
@@ -394,6 +397,11 @@ int runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_
 		if (jobs[i].rc < 0)
 			rc = -1;
 	return rc;
+}
+
+int runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS])
+{
+	return runs_pair_on(app, c, res, 0);
 }
 
 /* ---- the runner ---- */
@@ -465,6 +473,7 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 	int64_t case_id, comparison_id;
 	int i, rc, cancelled = 0, opened = 0;
 	int resumed = run->done > 0; /* POST /api/runs/{id}/resume: skip what it compared */
+	int coverage = coverage_wanted(run->params);
 
 	memset(&it, 0, sizeof it);
 	it.runs = rs;
@@ -485,6 +494,11 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 		goto out;
 	}
 	if (!opened) {
+		end = END_FAILED;
+		goto finish;
+	}
+	if (coverage &&
+	    coverage_begin(app, run->id, resumed && strcmp(run->suite, "phpt") != 0, err, sizeof err) < 0) {
 		end = END_FAILED;
 		goto finish;
 	}
@@ -521,7 +535,7 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 		struct case_spec to_run = c;
 		if (!suite->measures)
 			to_run.iterations = 0;
-		if (runs_pair(app, &to_run, res) < 0) {
+		if (runs_pair_on(app, &to_run, res, 1) < 0) {
 			for (i = 0; i < MAX_BUILDS; i++)
 				if (res[i].failure != NULL)
 					break;
@@ -540,6 +554,15 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 			break;
 	}
 finish:
+	/* The coverage workers stop (writing their counters) and gcovr reads them. */
+	if (coverage) {
+		char cerr[512] = "";
+		if (coverage_end(app, run, cerr, sizeof cerr) < 0 || cerr[0] != '\0') {
+			len = strlen(err);
+			snprintf(err + len, sizeof err - len, "%s%s", len > 0 ? "; " : "", cerr);
+			runs_log_error(run->id, "coverage", cerr);
+		}
+	}
 	if (end == END_INTERRUPTED && err[0] == '\0')
 		snprintf(err, sizeof err, "the daemon stopped before the run finished");
 	/* Notes from the suite (skipped files) are kept beside any error. */
@@ -691,6 +714,12 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 	}
 	if (suite->check != NULL && suite->check(body, err, errsize) < 0)
 		return RUNS_BAD_REQUEST;
+	switch (coverage_check(rs->app->config, body, err, errsize)) {
+	case -1:
+		return RUNS_BAD_REQUEST;
+	case -2:
+		return RUNS_CONFLICT;
+	}
 	/* The parameters are the body without "suite", kept as JSON on the run. */
 	if ((params = json_deep_copy(body)) == NULL || json_object_del(params, "suite") < 0 ||
 	    (text = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {

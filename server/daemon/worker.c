@@ -148,7 +148,9 @@ static int worker_reap(struct worker *w, enum reap how, struct stderr_text *t)
 	if (w->pid > 0) {
 		pid_t got = 0;
 		if (how == REAP_GRACE) {
-			for (int waited = 0; waited < STOP_GRACE_MS; waited += 5) {
+			/* A coverage build writes every object's counters: more time. */
+			int grace = w->gcov_prefix[0] != '\0' ? 10 * STOP_GRACE_MS : STOP_GRACE_MS;
+			for (int waited = 0; waited < grace; waited += 5) {
 				while ((got = waitpid(w->pid, &status, WNOHANG)) < 0 && errno == EINTR)
 					;
 				if (got != 0)
@@ -196,7 +198,15 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	int argc = 0;
 	/* A fixed, minimal environment: instruction counts and PHP's behaviour
 	 * must not depend on whoever started the daemon. */
-	const char *const envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", NULL };
+	char gcov_prefix[4200], gcov_strip[64];
+	const char *envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", NULL, NULL, NULL };
+	if (w->gcov_prefix[0] != '\0') {
+		/* A coverage build's counters: into the folder coverage.c chose. */
+		snprintf(gcov_prefix, sizeof(gcov_prefix), "GCOV_PREFIX=%s", w->gcov_prefix);
+		snprintf(gcov_strip, sizeof(gcov_strip), "GCOV_PREFIX_STRIP=%d", w->gcov_strip);
+		envp[3] = gcov_prefix;
+		envp[4] = gcov_strip;
+	}
 
 	/* The sandbox (docs/sandbox.md): a private folder, arguments, and for
 	 * a measuring worker a first loader that confines valgrind itself. */
@@ -417,6 +427,8 @@ static struct worker *worker_measurer(struct worker *w)
 		struct worker *m = calloc(1, sizeof(*m));
 		if (m && worker_init(m, w->build) == 0) {
 			m->measuring = 1;
+			snprintf(m->gcov_prefix, sizeof(m->gcov_prefix), "%s", w->gcov_prefix);
+			m->gcov_strip = w->gcov_strip;
 			w->measurer = m;
 		} else {
 			free(m);

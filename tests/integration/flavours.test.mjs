@@ -3,7 +3,8 @@
 // head = the same source built `--enable-debug`, then `--coverage`.  A
 // generated run of 200,000 cases and the stored suite: 0 mismatches on
 // each.  The coverage build's counters are written when its workers stop
-// (their normal exit) and gcov reads them.  A planted assertion
+// (their normal exit), into the daemon's state dir, never the shared build
+// tree, and gcov reads them.  A planted assertion
 // (tests/fixtures/patches/assert-debug.patch) really aborts a debug build:
 // a `crash` whose failure text carries the assertion's message.
 //
@@ -21,7 +22,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { BUILDS, Daemon, ROOT, srcBuild, srcBuildInfo } from './helper.mjs';
+import { BUILDS, Daemon, ROOT, STATE, srcBuild, srcBuildInfo } from './helper.mjs';
 
 const HAVE_SCRIPT = fs.existsSync(path.join(ROOT, 'scripts/build-php.sh'));
 const HAVE_BUILDS = fs.existsSync(path.join(BUILDS, 'src-8.2.32-debug'));
@@ -133,25 +134,35 @@ test('a planted assertion really aborts the debug build: crash, SIGABRT, the ass
 	assert.equal(next.results.head.output, '[[1]]');
 });
 
-test('coverage build (--coverage) vs release: 0 mismatches; its counters are written when its workers stop, and gcov reads them', { skip }, async () => {
+test('coverage build (--coverage) vs release: 0 mismatches; its counters are written when its workers stop, into the state dir, and gcov reads them', { skip }, async () => {
 	const prefix = srcBuild('src-8.2.32-coverage', 'flavour-builds');
 	assert.equal(srcBuildInfo('src-8.2.32-coverage', 'flavour-builds').mode, 'full');
-	// The counters land in the build's own tree (docs/builds.md); its
-	// landlock layer would keep the worker from writing there, so this
-	// daemon runs without it (docs/sandbox.md, "Loosening").
+	// The counters would land in the build's own (shared) tree; the daemon
+	// points them into its state dir instead (GCOV_PREFIX, docs/coverage.md):
+	// STATE/coverage/db-FNV1A(database path)/idle/BUILD.  Its landlock layer
+	// would keep the worker from writing, so this daemon runs without it
+	// (docs/sandbox.md, "Loosening").
 	const tree = path.dirname(fs.realpathSync(prefix));
 	const libs = path.join(tree, 'obj/ext/json/.libs');
-	const gcda = path.join(libs, 'json_encoder.gcda');
-	fs.rmSync(gcda, { force: true });
+	const treeGcda = path.join(libs, 'json_encoder.gcda');
+	const treeBefore = fs.existsSync(treeGcda) ? fs.statSync(treeGcda).mtimeMs : null;
 	const d = await daemonFor('src-8.2.32-coverage', ['--sandbox', 'netns,caps,seccomp,rlimits,php']);
+	let h = 2166136261;
+	for (const c of Buffer.from(fs.realpathSync(d.db))) h = Math.imul(h ^ c, 16777619) >>> 0;
+	const idle = path.join(STATE, 'coverage', `db-${h.toString(16).padStart(8, '0')}`, 'idle', 'head');
+	const counters = path.join(idle, 'obj/ext/json/.libs');
+	const gcda = path.join(counters, 'json_encoder.gcda');
+	assert.ok(fs.existsSync(counters), `${counters}: made at the start`);
 	await assertFaithful(d, 'coverage');
 	assert.ok(!fs.existsSync(gcda), 'nothing written while the workers run');
 	await d.stopClean();
 	daemons.splice(daemons.indexOf(d), 1);
 	assert.ok(fs.existsSync(gcda), `${gcda} written at the workers' exit`);
-	// gcov -n: the summary only, no .gcov files.
-	const out = execFileSync('gcov', ['-n', '-b', '-o', libs, path.join(tree, 'src/ext/json/json_encoder.c')],
-		{ cwd: libs, encoding: 'utf8' });
+	assert.equal(fs.existsSync(treeGcda) ? fs.statSync(treeGcda).mtimeMs : null, treeBefore, 'the shared tree is not written');
+	// gcov -n: the summary only, no .gcov files; the notes from the tree.
+	for (const f of ['json_encoder.gcno']) fs.copyFileSync(path.join(libs, f), path.join(counters, f));
+	const out = execFileSync('gcov', ['-n', '-b', '-o', counters, path.join(tree, 'src/ext/json/json_encoder.c')],
+		{ cwd: counters, encoding: 'utf8' });
 	const m = /File '[^']*json_encoder\.c'\nLines executed:([\d.]+)% of (\d+)/.exec(out);
 	assert.ok(m, out);
 	// The generated corpus reaches most of the encoder (the seed's hand

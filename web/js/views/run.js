@@ -13,6 +13,7 @@ import { badge, countsView, errorBox, filterBar, loading, progressBar, timeEl } 
 import { caseTable } from '../components/cases.js';
 import { bucketTable } from '../components/buckets.js';
 import { phptPanel } from '../components/phpt.js';
+import { codeCoverage } from '../components/codecov.js';
 
 export function runView(ctx, params, query) {
 	const id = params[0];
@@ -22,7 +23,7 @@ export function runView(ctx, params, query) {
 	const filters = h('div', { class: 'filters' });
 	const cases = caseTable(ctx, 'No cases in this run match.');
 	const actionMsg = h('div', { 'aria-live': 'polite' });
-	let lastRun = null, q = query, cancelling = false, polls = 0;
+	let lastRun = null, q = query, cancelling = false, polls = 0, codeCov = null;
 	const buckets = bucketTable(ctx, { run: id, selectable: true, empty: 'No mismatches in this run (so far): nothing to triage.' });
 	const extraBox = h('div');
 	const phpt = phptPanel(ctx, id, `/runs/${id}`);
@@ -43,11 +44,13 @@ export function runView(ctx, params, query) {
 	/* What a suite adds: the measure suite's counts, a generated run's report and coverage. */
 	const drawExtra = (r) => {
 		const sum = r.summary || null, parts = [];
+		/* A coverage run's gcov figures (docs/coverage.md), once it has ended. */
+		if (r.params && r.params.coverage === true && !isActive(r.status) && !codeCov) codeCov = codeCoverage(ctx, id);
 		/* A phpt run has tests, not cases: its panel instead of the cases' and the JSON summary. */
 		if (r.suite === 'phpt') {
 			casesPanel.hidden = true;
 			phpt.update(sum, q);
-			replace(extraBox, phpt.el);
+			replace(extraBox, [phpt.el, codeCov]);
 			return;
 		}
 		if (r.suite === 'measure')
@@ -62,6 +65,7 @@ export function runView(ctx, params, query) {
 				cov || h('p', { class: 'empty' }, 'This run reported no coverage.'),
 				h('details', null, h('summary', null, 'Everything the run reported (JSON)'), h('pre', { class: 'code' }, JSON.stringify(sum, null, 2)))));
 		}
+		parts.push(codeCov);
 		replace(extraBox, parts);
 	};
 

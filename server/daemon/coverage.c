@@ -1,0 +1,654 @@
+/*
+ * Line and branch coverage of ext/json for a run's corpus (docs/coverage.md).
+ *
+ * A coverage build (gcc --coverage, docs/builds.md) writes its counters
+ * (.gcda files) when a worker exits normally, to the paths compiled in
+ * (its shared build tree) unless GCOV_PREFIX says otherwise.  So:
+ *   - the daemon's own workers of such a build write under
+ *     STATE/coverage/idle/NAME (single cases; never the build tree);
+ *   - a run with "coverage": true gets workers of its own for each
+ *     coverage build, writing under STATE/coverage/run-N/ROLE, stopped
+ *     (their normal exit: the counters are written) at the run's end;
+ *     nothing else runs on them, so the counters are the run's alone;
+ *   - gcovr then reads that folder (the .gcno notes linked from the tree)
+ *     and writes its HTML, Cobertura XML and JSON there; the summary (per
+ *     function, the unreached lines and branches) goes to the database.
+ * The workers' seccomp filter forbids mkdir without landlock: the folders
+ * the counters go to are made here first (a mirror of the tree's obj/).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "engine.h"
+#include "rmtree.h"
+
+/* The sources reported on, relative to the build tree's src/. */
+static const char *const coverage_files[] = { "ext/json/json_encoder.c", "ext/json/json.c" };
+#define COVERAGE_NFILES (sizeof(coverage_files) / sizeof(coverage_files[0]))
+/* The library's objects (libtool's .libs), relative to the tree. */
+#define COVERAGE_OBJDIR "obj/ext/json/.libs"
+
+struct worker *coverage_worker(struct app *app, int i)
+{
+	return app->run_workers[i] != NULL ? app->run_workers[i] : &app->workers[i];
+}
+
+/* snprintf for paths (long ones are cut, never overrun): vsnprintf's
+ * result is the caller's to ignore, which keeps -Wformat-truncation quiet. */
+__attribute__((format(printf, 3, 4))) static void pathf(char *out, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(out, size, fmt, ap);
+	va_end(ap);
+}
+
+int coverage_have_build(const struct config *cfg)
+{
+	for (int i = 0; i < cfg->nbuilds; i++)
+		if (cfg->builds[i].coverage_tree[0] != '\0')
+			return 1;
+	return 0;
+}
+
+/* Leading folders of an absolute path: what GCOV_PREFIX_STRIP takes off. */
+static int coverage_depth(const char *path)
+{
+	int n = 0;
+	for (const char *p = path; *p; p++)
+		if (*p == '/' && p[1] != '/' && p[1] != '\0')
+			n++;
+	return n;
+}
+
+static int mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* nftw has no user argument: the mirror being made (one at a time). */
+static pthread_mutex_t mirror_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *mirror_src, *mirror_dst;
+static int mirror_failed;
+
+static int mirror_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char out[PATH_MAX];
+	(void)st;
+	(void)ftw;
+	if (type != FTW_D)
+		return 0;
+	snprintf(out, sizeof(out), "%s%s", mirror_dst, path + strlen(mirror_src));
+	if (mkdir(out, 0755) < 0 && errno != EEXIST)
+		mirror_failed = errno;
+	return 0;
+}
+
+/* dir/obj/... for every folder of tree/obj/, where the counters land. */
+static int coverage_mirror(const char *tree, const char *dir, char *err, size_t errsize)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+	snprintf(src, sizeof(src), "%s/obj", tree);
+	snprintf(dst, sizeof(dst), "%s/obj", dir);
+	if (mkdirs(dst) < 0) {
+		snprintf(err, errsize, "cannot create %.300s: %s", dst, strerror(errno));
+		return -1;
+	}
+	pthread_mutex_lock(&mirror_lock);
+	mirror_src = src;
+	mirror_dst = dst;
+	mirror_failed = 0;
+	int rc = nftw(src, mirror_one, 16, FTW_PHYS);
+	int failed = mirror_failed;
+	pthread_mutex_unlock(&mirror_lock);
+	if (rc != 0 || failed) {
+		snprintf(err, errsize, "cannot mirror %.300s's folders: %s", src,
+		    strerror(failed ? failed : errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * This daemon's coverage folder, absolute (GCOV_PREFIX must be):
+ * STATE/coverage/DB-HASH, so that daemons sharing a state dir (the test
+ * suite's) with databases of their own never mix their runs' counters.
+ */
+static int coverage_state(const struct config *cfg, char *out, size_t size, char *err, size_t errsize)
+{
+	char abs[PATH_MAX], db[PATH_MAX];
+	if (realpath(cfg->state_dir, abs) == NULL) {
+		snprintf(err, errsize, "state dir %.300s: %s", cfg->state_dir, strerror(errno));
+		return -1;
+	}
+	if (realpath(cfg->db_path, db) == NULL)
+		snprintf(db, sizeof(db), "%s", cfg->db_path);
+	uint32_t h = 2166136261u; /* FNV-1a of the database's path */
+	for (const char *p = db; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	pathf(out, size, "%s/coverage/db-%08x", abs, (unsigned)h);
+	return 0;
+}
+
+/* Point w's counters at dir (made, with the mirror of the tree). */
+static int coverage_point(struct worker *w, const char *dir, char *err, size_t errsize)
+{
+	if (coverage_mirror(w->build->coverage_tree, dir, err, errsize) < 0)
+		return -1;
+	snprintf(w->gcov_prefix, sizeof(w->gcov_prefix), "%s", dir);
+	w->gcov_strip = coverage_depth(w->build->coverage_tree);
+	return 0;
+}
+
+int coverage_idle(struct worker *w, const struct config *cfg, char *err, size_t errsize)
+{
+	char base[PATH_MAX], dir[PATH_MAX + 256];
+	if (w->build->coverage_tree[0] == '\0')
+		return 0;
+	if (coverage_state(cfg, base, sizeof(base), err, errsize) < 0)
+		return -1;
+	/* Single cases' counters: kept for nothing, cleared at each start. */
+	pathf(dir, sizeof(dir), "%s/idle/%s", base, w->build->name);
+	rmtree(dir);
+	return coverage_point(w, dir, err, errsize);
+}
+
+int coverage_check(const struct config *cfg, json_t *body, char *err, size_t errsize)
+{
+	json_t *v = json_object_get(body, "coverage");
+	if (v == NULL || json_is_false(v))
+		return 0;
+	if (!json_is_true(v)) {
+		snprintf(err, errsize, "coverage: expected true or false");
+		return -1;
+	}
+	if (!coverage_have_build(cfg)) {
+		snprintf(err, errsize,
+		    "coverage: no build of this daemon is a coverage flavour "
+		    "(scripts/build-php.sh --flavour coverage, docs/coverage.md)");
+		return -2;
+	}
+	const char *layers = cfg->sandbox.layers;
+	if (strcmp(layers, "all") == 0 || strstr(layers, "landlock") != NULL) {
+		snprintf(err, errsize,
+		    "coverage: the workers run with landlock (sandbox %s), which keeps a coverage build "
+		    "from writing its counters; start the daemon with --sandbox "
+		    "netns,caps,seccomp,rlimits,php (docs/coverage.md)",
+		    layers);
+		return -2;
+	}
+	return 0;
+}
+
+int coverage_wanted(const char *params)
+{
+	json_t *p = params ? json_loads(params, 0, NULL) : NULL;
+	int yes = p != NULL && json_is_true(json_object_get(p, "coverage"));
+	json_decref(p);
+	return yes;
+}
+
+static void coverage_run_dir(const char *base, int64_t run_id, int role, char *out, size_t size)
+{
+	snprintf(out, size, "%s/run-%" PRId64 "/%s", base, run_id, role_name(role));
+}
+
+int coverage_begin(struct app *app, int64_t run_id, int resumed, char *err, size_t errsize)
+{
+	const struct config *cfg = app->config;
+	char base[PATH_MAX], dir[PATH_MAX + 256];
+	if (coverage_state(cfg, base, sizeof(base), err, errsize) < 0)
+		return -1;
+	for (int i = 0; i < cfg->nbuilds; i++) {
+		struct build *b = &app->config->builds[i];
+		if (b->coverage_tree[0] == '\0')
+			continue;
+		struct worker *w = calloc(1, sizeof(*w));
+		if (w == NULL || worker_init(w, b) < 0) {
+			free(w);
+			snprintf(err, errsize, "out of memory");
+			return -1;
+		}
+		app->run_workers[i] = w;
+		coverage_run_dir(base, run_id, i, dir, sizeof(dir));
+		/* A resumed run adds to its counters (gcov merges into a .gcda);
+		 * a new one starts from none (a database made again at this path). */
+		if (!resumed)
+			rmtree(dir);
+		if (coverage_point(w, dir, err, errsize) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Run argv in dir, its output to dir/gcovr.log; the exit status or -1. */
+static int coverage_spawn(const char *const argv[], const char *dir)
+{
+	char log[PATH_MAX + 32];
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status;
+	pathf(log, sizeof(log), "%s/gcovr.log", dir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawn_file_actions_addchdir_np(&fa, dir);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		errno = rc;
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static json_t *coverage_ratio(long hit, long total)
+{
+	/* No percentage: a float of one decimal is no exact JSON number. */
+	return json_pack("{s:i, s:i}", "hit", (json_int_t)hit, "total", (json_int_t)total);
+}
+
+struct fn_acc {
+	const char *name;
+	long line, calls, lhit, ltotal, bhit, btotal;
+	json_t *ulines, *ubranches;
+};
+
+static int fn_cmp(const void *a, const void *b)
+{
+	const struct fn_acc *x = a, *y = b;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/*
+ * One file of gcovr's JSON into the summary: its lines and branches, and
+ * per function (a function's lines: from its first line to the next
+ * function's, as gcovr names only where each starts).  Lines gcovr calls
+ * non-code or excluded are not counted.
+ */
+static json_t *coverage_file_summary(json_t *file)
+{
+	json_t *lines = json_object_get(file, "lines"), *fns = json_object_get(file, "functions");
+	size_t nf = json_array_size(fns), i, k;
+	struct fn_acc *acc = calloc(nf + 1, sizeof(*acc));
+	long lhit = 0, ltotal = 0, bhit = 0, btotal = 0;
+	json_t *ulines = json_array(), *ubranches = json_array(), *l, *f;
+	if (acc == NULL)
+		return NULL;
+	json_array_foreach(fns, i, f)
+	{
+		acc[i].name = json_string_value(json_object_get(f, "name"));
+		acc[i].line = (long)json_integer_value(json_object_get(f, "lineno"));
+		acc[i].calls = (long)json_integer_value(json_object_get(f, "execution_count"));
+		acc[i].ulines = json_array();
+		acc[i].ubranches = json_array();
+	}
+	qsort(acc, nf, sizeof(*acc), fn_cmp);
+	json_array_foreach(lines, i, l)
+	{
+		if (json_is_true(json_object_get(l, "gcovr/noncode")) ||
+		    json_is_true(json_object_get(l, "gcovr/excluded")))
+			continue;
+		long n = (long)json_integer_value(json_object_get(l, "line_number"));
+		long count = (long)json_integer_value(json_object_get(l, "count"));
+		struct fn_acc *fa = NULL;
+		for (k = 0; k < nf && acc[k].line <= n; k++)
+			fa = &acc[k];
+		ltotal++;
+		if (fa)
+			fa->ltotal++;
+		if (count > 0) {
+			lhit++;
+			if (fa)
+				fa->lhit++;
+		} else {
+			json_array_append_new(ulines, json_integer(n));
+			if (fa)
+				json_array_append_new(fa->ulines, json_integer(n));
+		}
+		json_t *br, *bs = json_object_get(l, "branches");
+		size_t j;
+		json_array_foreach(bs, j, br)
+		{
+			btotal++;
+			if (fa)
+				fa->btotal++;
+			if (json_integer_value(json_object_get(br, "count")) > 0) {
+				bhit++;
+				if (fa)
+					fa->bhit++;
+				continue;
+			}
+			json_t *u = json_pack("{s:i, s:i}", "line", (json_int_t)n, "branch", (json_int_t)j);
+			json_array_append(ubranches, u);
+			if (fa)
+				json_array_append(fa->ubranches, u);
+			json_decref(u);
+		}
+	}
+	json_t *farr = json_array();
+	for (k = 0; k < nf; k++) {
+		json_array_append_new(farr,
+		    json_pack("{s:s, s:i, s:i, s:o, s:o, s:o, s:o}", "name", acc[k].name ? acc[k].name : "?",
+		        "line", (json_int_t)acc[k].line, "calls", (json_int_t)acc[k].calls, "lines",
+		        coverage_ratio(acc[k].lhit, acc[k].ltotal), "branches",
+		        coverage_ratio(acc[k].bhit, acc[k].btotal), "unreached_lines", acc[k].ulines,
+		        "unreached_branches", acc[k].ubranches));
+	}
+	free(acc);
+	return json_pack("{s:O, s:o, s:o, s:o, s:o, s:o}", "file", json_object_get(file, "file"), "lines",
+	    coverage_ratio(lhit, ltotal), "branches", coverage_ratio(bhit, btotal), "functions", farr,
+	    "unreached_lines", ulines, "unreached_branches", ubranches);
+}
+
+/*
+ * The page's view of a source: each line's text, its count (null: not
+ * code) and its branches' counts, as DIR/NAME.json (NAME: the file's base
+ * name).
+ */
+static int coverage_write_source(const char *tree, json_t *file, const char *dir)
+{
+	const char *rel = json_string_value(json_object_get(file, "file"));
+	char path[PATH_MAX + 64], out[PATH_MAX + 64];
+	if (rel == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/src/%s", tree, rel);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	json_t *rows = json_array(), *by_line = json_object(), *l;
+	size_t i;
+	json_array_foreach(json_object_get(file, "lines"), i, l)
+	{
+		char key[32];
+		snprintf(key, sizeof(key), "%" JSON_INTEGER_FORMAT,
+		    json_integer_value(json_object_get(l, "line_number")));
+		if (!json_is_true(json_object_get(l, "gcovr/noncode")))
+			json_object_set(by_line, key, l);
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	for (long no = 1; (n = getline(&line, &cap, f)) >= 0; no++) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		char key[32];
+		snprintf(key, sizeof(key), "%ld", no);
+		json_t *g = json_object_get(by_line, key), *counts = json_array(), *br;
+		size_t j;
+		json_array_foreach(json_object_get(g, "branches"), j, br) json_array_append_new(
+		    counts, json_integer(json_integer_value(json_object_get(br, "count"))));
+		json_array_append_new(rows,
+		    json_pack("{s:i, s:s%, s:o, s:o}", "n", (json_int_t)no, "text", line, (size_t)n, "count",
+		        g ? json_integer(json_integer_value(json_object_get(g, "count"))) : json_null(),
+		        "branches", counts));
+	}
+	free(line);
+	fclose(f);
+	json_decref(by_line);
+	const char *slash = strrchr(rel, '/');
+	pathf(out, sizeof(out), "%s/%s.json", dir, slash ? slash + 1 : rel);
+	json_t *doc = json_pack("{s:s, s:o}", "file", rel, "lines", rows);
+	int rc = doc && json_dump_file(doc, out, JSON_COMPACT) == 0 ? 0 : -1;
+	json_decref(doc);
+	return rc;
+}
+
+/* gcovr over a run's counters of one build: the summary (new reference) or NULL with err. */
+static json_t *coverage_report(const struct build *b, const char *dir, char *err, size_t errsize)
+{
+	char objdir[PATH_MAX + 64], pattern[PATH_MAX + 64], root[PATH_MAX + 16], filter[PATH_MAX + 64];
+	char gcda[PATH_MAX + 64], link[PATH_MAX + 64], out[PATH_MAX + 64];
+	glob_t g;
+	pathf(objdir, sizeof(objdir), "%s/" COVERAGE_OBJDIR, dir);
+	pathf(gcda, sizeof(gcda), "%s/json_encoder.gcda", objdir);
+	if (access(gcda, R_OK) != 0) {
+		snprintf(err, errsize,
+		    "no counters were written (%.300s): did the build's workers run and exit normally?",
+		    gcda);
+		return NULL;
+	}
+	/* gcov wants the notes beside the counters. */
+	snprintf(pattern, sizeof(pattern), "%s/" COVERAGE_OBJDIR "/*.gcno", b->coverage_tree);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			pathf(link, sizeof(link), "%s/%s", objdir, strrchr(g.gl_pathv[i], '/') + 1);
+			unlink(link);
+			if (symlink(g.gl_pathv[i], link) < 0) {
+				snprintf(err, errsize, "cannot link %.300s: %s", link, strerror(errno));
+				globfree(&g);
+				return NULL;
+			}
+		}
+		globfree(&g);
+	}
+	snprintf(root, sizeof(root), "%s/src", b->coverage_tree);
+	snprintf(filter, sizeof(filter), "%s/ext/json/json(_encoder)?\\.c$", root);
+	const char *argv[] = { "gcovr", "--root", root, "--filter", filter, "--json", "coverage.json",
+		"--json-pretty", "--cobertura", "coverage.xml", "--html-details", "index.html",
+		"--html-title", "phpcmp: ext/json coverage", objdir, NULL };
+	int rc = coverage_spawn(argv, dir);
+	if (rc != 0) {
+		snprintf(err, errsize, "gcovr %s (see %.300s/gcovr.log)",
+		    rc < 0 ? "could not run (apt-get install gcovr)" : "failed", dir);
+		return NULL;
+	}
+	pathf(out, sizeof(out), "%s/coverage.json", dir);
+	json_error_t je;
+	json_t *doc = json_load_file(out, 0, &je), *file;
+	if (doc == NULL) {
+		snprintf(err, errsize, "gcovr's %.300s: %s", out, je.text);
+		return NULL;
+	}
+	json_t *files = json_array();
+	for (size_t k = 0; k < COVERAGE_NFILES; k++) {
+		size_t i;
+		json_array_foreach(json_object_get(doc, "files"), i, file)
+		{
+			const char *name = json_string_value(json_object_get(file, "file"));
+			if (name == NULL || strcmp(name, coverage_files[k]) != 0)
+				continue;
+			json_array_append_new(files, coverage_file_summary(file));
+			coverage_write_source(b->coverage_tree, file, dir);
+		}
+	}
+	json_decref(doc);
+	return files;
+}
+
+/*
+ * Keep only ext/json's counters (the notes linked beside them): the rest of
+ * the library's (~1.4 MB a run) is never reported on.  A resumed run's
+ * workers get the folders again (coverage_point).
+ */
+static void coverage_prune(const char *dir)
+{
+	char json[PATH_MAX + 64], keep[PATH_MAX + 64], obj[PATH_MAX + 64], ext[PATH_MAX + 64];
+	pathf(json, sizeof(json), "%s/obj/ext/json", dir);
+	pathf(keep, sizeof(keep), "%s/json-counters", dir);
+	pathf(obj, sizeof(obj), "%s/obj", dir);
+	pathf(ext, sizeof(ext), "%s/obj/ext", dir);
+	if (rename(json, keep) < 0)
+		return;
+	rmtree(obj);
+	if (mkdirs(ext) < 0 || rename(keep, json) < 0)
+		fprintf(stderr, "phpcmp: coverage: could not put back %s\n", json);
+}
+
+int coverage_end(struct app *app, const struct db_run *run, char *err, size_t errsize)
+{
+	const struct config *cfg = app->config;
+	char base[PATH_MAX], dir[PATH_MAX + 256], why[512];
+	int failed = 0;
+	if (coverage_state(cfg, base, sizeof(base), err, errsize) < 0)
+		failed = 1;
+	for (int i = 0; i < cfg->nbuilds; i++) {
+		struct worker *w = app->run_workers[i];
+		if (w == NULL)
+			continue;
+		app->run_workers[i] = NULL;
+		/* Its normal exit writes the counters. */
+		worker_release(w);
+		free(w);
+		if (failed)
+			continue;
+		coverage_run_dir(base, run->id, i, dir, sizeof(dir));
+		why[0] = '\0';
+		json_t *files = coverage_report(&cfg->builds[i], dir, why, sizeof(why));
+		coverage_prune(dir);
+		char *text = files ? json_dumps(files, JSON_COMPACT) : NULL;
+		if (db_coverage_store(app->db, run->id, role_name(i), cfg->builds[i].name, text,
+		        files ? NULL : why, err, errsize) < 0)
+			failed = 1;
+		else if (files == NULL)
+			snprintf(err, errsize, "coverage of %s: %s", cfg->builds[i].name, why);
+		free(text);
+		json_decref(files);
+	}
+	return failed ? -1 : 0;
+}
+
+int coverage_get(struct app *app, int64_t run_id, json_t **out, char *err, size_t errsize)
+{
+	char *text = NULL;
+	if (db_coverage_list(app->db, run_id, &text, err, errsize) < 0)
+		return -1;
+	json_error_t je;
+	json_t *list = json_loads(text ? text : "[]", 0, &je), *c;
+	free(text);
+	if (list == NULL) {
+		snprintf(err, errsize, "stored coverage: %s", je.text);
+		return -1;
+	}
+	size_t i;
+	json_array_foreach(list, i, c)
+	{
+		const char *role = json_string_value(json_object_get(c, "role"));
+		char url[256];
+		json_t *dl = json_object(), *src = json_object(), *f;
+		size_t k;
+		static const char *const kinds[][2] = { { "html", "index.html" },
+			{ "cobertura", "coverage.xml" }, { "json", "coverage.json" } };
+		for (k = 0; k < 3; k++) {
+			snprintf(url, sizeof(url), "/api/runs/%" PRId64 "/coverage/%s/%s", run_id, role,
+			    kinds[k][1]);
+			json_object_set_new(dl, kinds[k][0], json_string(url));
+		}
+		json_array_foreach(json_object_get(c, "files"), k, f)
+		{
+			const char *name = json_string_value(json_object_get(f, "file"));
+			const char *slash = name ? strrchr(name, '/') : NULL;
+			snprintf(url, sizeof(url), "/api/runs/%" PRId64 "/coverage/%s/%s.json", run_id, role,
+			    slash      ? slash + 1
+			        : name ? name
+			               : "");
+			json_object_set_new(src, name ? name : "", json_string(url));
+		}
+		json_object_set_new(dl, "source", src);
+		if (json_is_array(json_object_get(c, "files")))
+			json_object_set_new(c, "downloads", dl);
+		else
+			json_decref(dl);
+	}
+	*out = list;
+	return 0;
+}
+
+int coverage_file(struct app *app, int64_t run_id, const char *role, const char *name, char *path,
+    size_t size, char *err, size_t errsize)
+{
+	char base[PATH_MAX];
+	int r = role_parse(role);
+	if (r < 0) {
+		snprintf(err, errsize, "unknown role \"%.32s\" (base, head, cand2..cand7)", role);
+		return -1;
+	}
+	/* gcovr's own names only: no folder, no dot first. */
+	if (name[0] == '\0' || name[0] == '.' ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+	        strlen(name) ||
+	    strstr(name, "gcovr.log") != NULL) {
+		snprintf(err, errsize, "bad file name \"%.64s\"", name);
+		return -1;
+	}
+	if (coverage_state(app->config, base, sizeof(base), err, errsize) < 0)
+		return -2;
+	char dir[PATH_MAX + 256];
+	coverage_run_dir(base, run_id, r, dir, sizeof(dir));
+	snprintf(path, size, "%s/%s", dir, name);
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errsize, "run %" PRId64 " has no coverage file %s/%s", run_id, role, name);
+		return -2;
+	}
+	return 0;
+}
+
+char *coverage_report_md(struct app *app, int64_t run_id)
+{
+	json_t *list = NULL, *c, *f;
+	char err[256];
+	size_t i, k;
+	if (coverage_get(app, run_id, &list, err, sizeof(err)) < 0)
+		return NULL;
+	struct buf out = BUF_INIT;
+	json_array_foreach(list, i, c)
+	{
+		const char *build = json_string_value(json_object_get(c, "build"));
+		const char *error = json_string_value(json_object_get(c, "error"));
+		if (error != NULL) {
+			buf_addf(&out, "\nCoverage of %s: not measured (%s).\n", build ? build : "?", error);
+			continue;
+		}
+		buf_addf(&out, "\nCoverage of ext/json on %s (gcov):", build ? build : "?");
+		json_array_foreach(json_object_get(c, "files"), k, f)
+		{
+			json_t *l = json_object_get(f, "lines"), *b = json_object_get(f, "branches");
+			long lh = (long)json_integer_value(json_object_get(l, "hit"));
+			long lt = (long)json_integer_value(json_object_get(l, "total"));
+			long bh = (long)json_integer_value(json_object_get(b, "hit"));
+			long bt = (long)json_integer_value(json_object_get(b, "total"));
+			buf_addf(&out, "%s `%s` lines %ld/%ld (%.1f %%), branches %ld/%ld (%.1f %%)",
+			    k ? ";" : "", json_string_value(json_object_get(f, "file")), lh, lt,
+			    lt ? 100.0 * lh / lt : 100.0, bh, bt, bt ? 100.0 * bh / bt : 100.0);
+		}
+		buf_addf(&out, ".\n");
+	}
+	json_decref(list);
+	size_t len;
+	if (out.len == 0) {
+		buf_release(&out);
+		return NULL;
+	}
+	return buf_detach(&out, &len);
+}
