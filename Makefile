@@ -34,6 +34,7 @@ HEADERS = $(wildcard server/*/*.h)
 DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
 
 .PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
+.PHONY: php-build src-builds
 all: $(B)/phpcmp $(B)/phpcmp-worker
 
 deps:
@@ -41,6 +42,19 @@ deps:
 
 builds:
 	scripts/fetch-default-builds.sh builds
+
+# libphp built from a php-src source with patches (docs/builds.md), cached
+# in $$PHPCMP_PHP_CACHE (default .cache/php):
+#   make php-build NAME=pr-1234 PATCHES="a.patch b.patch" [SOURCE=php-src/] [FLAVOUR=debug]
+# makes builds/NAME; src-builds: the from-source builds the tests use.
+FLAVOUR ?= release
+php-build:
+	@test -n "$(NAME)" || { echo 'make php-build: NAME=... is required' >&2; exit 2; }
+	scripts/build-php.sh --name "$(NAME)" --flavour "$(FLAVOUR)" $(if $(SOURCE),--source "$(SOURCE)") \
+	    $(foreach p,$(PATCHES),--patch "$(p)")
+
+src-builds:
+	scripts/src-builds.sh
 
 # The page's libraries (diff, uPlot: served under /vendor/ by server/daemon/http.c)
 # and the browser tests' driver (playwright-core), exactly as
@@ -120,11 +134,11 @@ run:
 
 test:
 	scripts/install-deps.sh --if-missing
-	$(MAKE) all builds web-deps
+	$(MAKE) all builds src-builds web-deps
 	$(MAKE) --no-print-directory format-check
 	scripts/run-tests.sh
 
-integration-test: all builds
+integration-test: all builds src-builds
 	scripts/run-tests.sh integration
 
 # The integration suite with every daemon under valgrind memcheck (the
@@ -132,7 +146,7 @@ integration-test: all builds
 # the daemon exit 99 and its test fail (docs/testing.md).
 .PHONY: memcheck load
 MEMCHECK = valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --quiet
-memcheck: all builds
+memcheck: all builds src-builds
 	PHPCMP_DAEMON_WRAPPER="$(MEMCHECK)" TEST_TIMEOUT=3000 scripts/run-tests.sh integration
 
 # 50 clients POSTing cases for 60 s while a run is in progress (docs/hardening.md).

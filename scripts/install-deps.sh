@@ -41,6 +41,12 @@ esac
 run_pkgs="build-essential gcc make pkg-config dpkg-dev ca-certificates xz-utils
 	libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
 	libssl-dev libseccomp-dev valgrind curl sqlite3"
+# Building libphp from a php-src source (scripts/build-php.sh,
+# docs/builds.md): patch, re2c and bison (a patch to a .re or .y file is
+# silently not rebuilt without them: configure must find them), autoconf
+# for a checkout that has no configure yet (buildconf).  --disable-all
+# needs no library headers.
+run_pkgs="$run_pkgs patch re2c bison autoconf"
 
 # Tests and benchmarks: prove (perl) for TAP unit tests, node's built-in test
 # runner for the integration suite, php-cli for checking the stored cases

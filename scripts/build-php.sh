@@ -1,0 +1,407 @@
+#!/bin/bash
+# Build libphp's embed SAPI from a php-src source, with patches, into a
+# build prefix the daemon accepts (lib/libphp.so + include/php/), cached.
+#
+#   scripts/build-php.sh --name NAME [--source TARBALL|DIR] [--patch FILE]...
+#                        [--flavour release|debug|asan|coverage] [--full]
+#                        [--jobs N] [--builds DIR]
+#   scripts/build-php.sh --fetch-source     download + check the default tarball, print its path
+#   scripts/build-php.sh --key ...          print the cache key of a request, build nothing
+#
+# The default source is Debian's pristine php8.2_8.2.32.orig.tar.xz
+# (apt-get source --download-only, sha256 checked against
+# scripts/php-source.sha256; the deb-src entry comes from
+# scripts/apt-deb-src.sh).  Patches apply with patch -p1 in the source's
+# top folder, in the order given.
+#
+# Configure: --enable-embed=shared --disable-all --disable-cgi
+# --disable-phpdbg, the CLI kept (bin/php), out of tree.  Flavours:
+#   release   CFLAGS="-g -O2"                  (default)
+#   debug     --enable-debug                    (engine assertions on, -O0)
+#   asan      --enable-address-sanitizer --enable-undefined-sanitizer, -g -O1
+#   coverage  CFLAGS="-g -O2 --coverage" LDFLAGS=--coverage
+#
+# The cache ($PHPCMP_PHP_CACHE, default .cache/php in the repository) holds
+# one tree per key = sha256(source's sha256, patches' contents in order,
+# flavour, configure line, compiler version):
+#   trees/KEY/src, obj, prefix     a full build, in place (never changed once done)
+#   trees/KEY/upper, prefix        a candidate built over a full tree (below)
+#   trees/KEY/build-info           what was built and how (also in prefix/phpcmp-build.txt)
+#   trees/KEY/steps                one line per step that ran (configure, make...)
+# builds/NAME becomes a symbolic link to trees/KEY/prefix.  A request whose
+# tree is done does nothing else ("cached").
+#
+# A candidate (patches, and its unpatched tree — the "donor" — of the same
+# source and flavour) is built over the donor's tree without copying it: in
+# a private mount namespace an overlay (lower: the donor's tree, upper: the
+# candidate's own folder) is mounted on the donor's own path, so every
+# absolute path in the Makefile, libtool and .dep files stays right; the
+# patches apply there, make recompiles what they touched and relinks, and
+# the candidate's prefix is the donor's (hard links) with its own
+# lib/libphp.so and bin/php.  The donor is never written, and other
+# processes never see the overlay.  Patches to configure, *.m4, Makefiles,
+# build/ or scripts/, patches adding or deleting files, the coverage flavour
+# (its .gcda paths would name the donor's tree), --full, or no mount
+# namespace (not root) give a full build instead.  Headers changed: the
+# candidate's prefix gets a full `make install`.
+#
+# Builds of different keys run side by side (one tree each); two requests
+# for the same key wait for each other (flock on trees/KEY.lock).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+self=$root/scripts/build-php.sh
+cache=${PHPCMP_PHP_CACHE:-$root/.cache/php}
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+DEFAULT_DEB_VERSION=8.2.32-1~deb12u1
+DEFAULT_TARBALL=php8.2_8.2.32.orig.tar.xz
+# Bump when the way a tree is built changes: every key changes with it.
+RECIPE=1
+
+die() { echo "build-php: $*" >&2; exit 1; }
+log() { echo "build-php: $*" >&2; }
+
+usage() {
+	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+# ---- the default source ---------------------------------------------------
+
+expected_sha() { # tarball name
+	awk -v f="$1" '$2 == f { print $1 }' "$root/scripts/php-source.sha256"
+}
+
+fetch_source() {
+	local dist=$cache/dist file want tmp
+	file=$dist/$DEFAULT_TARBALL
+	want=$(expected_sha "$DEFAULT_TARBALL")
+	[ -n "$want" ] || die "no sha256 for $DEFAULT_TARBALL in scripts/php-source.sha256"
+	if [ -f "$file" ] && [ "$(sha256sum < "$file" | cut -d' ' -f1)" = "$want" ]; then
+		echo "$file"
+		return
+	fi
+	mkdir -p "$dist"
+	tmp=$(mktemp -d "$dist/download.XXXXXX")
+	chmod 755 "$tmp"
+	if ! (cd "$tmp" && apt-get source -q --download-only "php8.2=$DEFAULT_DEB_VERSION") >"$tmp/log" 2>&1; then
+		# No deb-src entry yet (or stale lists): derive one from the
+		# machine's own apt sources, update, try again.
+		log "apt-get source failed; adding deb-src entries (scripts/apt-deb-src.sh)"
+		"$root/scripts/apt-deb-src.sh"
+		(cd "$tmp" && apt-get source -q --download-only "php8.2=$DEFAULT_DEB_VERSION") >"$tmp/log" 2>&1 ||
+			{ cat "$tmp/log" >&2; rm -rf "$tmp"; die "apt-get source php8.2=$DEFAULT_DEB_VERSION failed"; }
+	fi
+	[ -f "$tmp/$DEFAULT_TARBALL" ] || { cat "$tmp/log" >&2; rm -rf "$tmp"; die "apt-get source gave no $DEFAULT_TARBALL"; }
+	local got
+	got=$(sha256sum < "$tmp/$DEFAULT_TARBALL" | cut -d' ' -f1)
+	if [ "$got" != "$want" ]; then
+		rm -rf "$tmp"
+		die "$DEFAULT_TARBALL: sha256 $got, expected $want"
+	fi
+	mv -f "$tmp/$DEFAULT_TARBALL" "$file"
+	rm -rf "$tmp"
+	log "source: $file (sha256 $want)"
+	echo "$file"
+}
+
+# ---- the request ------------------------------------------------------------
+
+name= source= flavour=release jobs= full= builds_dir=$root/builds action=build
+patches=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--name) name=${2:?}; shift 2 ;;
+	--source) source=${2:?}; shift 2 ;;
+	--patch) patches+=("${2:?}"); shift 2 ;;
+	--flavour | --flavor) flavour=${2:?}; shift 2 ;;
+	--jobs) jobs=${2:?}; shift 2 ;;
+	--builds) builds_dir=${2:?}; shift 2 ;;
+	--full) full=1; shift ;;
+	--key) action=key; shift ;;
+	--fetch-source) action=fetch; shift ;;
+	--_overlay) action=overlay; shift ;;
+	-h | --help) usage ;;
+	*) echo "build-php: unknown argument '$1'" >&2; usage ;;
+	esac
+done
+
+if [ "$action" = fetch ]; then
+	fetch_source
+	exit 0
+fi
+
+jobs=${jobs:-$(nproc 2>/dev/null || echo 2)}
+
+configure_args=(--enable-embed=shared --disable-all --disable-cgi --disable-phpdbg)
+case $flavour in
+release) cflags="-g -O2" ldflags= ;;
+debug) cflags="-g" ldflags=; configure_args+=(--enable-debug) ;;
+asan)
+	cflags="-g -O1 -fno-omit-frame-pointer" ldflags=
+	configure_args+=(--enable-address-sanitizer --enable-undefined-sanitizer) ;;
+coverage) cflags="-g -O2 --coverage" ldflags="--coverage" ;;
+*) die "unknown flavour '$flavour' (release, debug, asan, coverage)" ;;
+esac
+
+# ---- the inner half of a candidate build (inside the mount namespace) -----
+
+if [ "$action" = overlay ]; then
+	# Environment: TREE (the candidate's), DONOR (the donor's tree),
+	# INSTALL (fast or full), LOGF.  Patches are in "${patches[@]}".
+	mount -t overlay overlay -o "lowerdir=$DONOR,upperdir=$TREE/upper,workdir=$TREE/work" "$DONOR"
+	for p in "${patches[@]}"; do
+		patch -d "$DONOR/src" -p1 --batch --forward -s < "$p" >>"$LOGF" 2>&1 ||
+			die "patch $p does not apply (log: $LOGF)"
+	done
+	echo "make" >> "$TREE/steps"
+	t0=$(date +%s.%N)
+	make -C "$DONOR/obj" -j"$jobs" >>"$LOGF" 2>&1 || die "make failed (log: $LOGF)"
+	echo "build-php: make took $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s" >>"$LOGF"
+	if [ "$INSTALL" = full ]; then
+		echo "make install" >> "$TREE/steps"
+		make -C "$DONOR/obj" install >>"$LOGF" 2>&1 || die "make install failed (log: $LOGF)"
+		cp -a "$DONOR/prefix/." "$TREE/prefix/"
+	fi
+	exit 0
+fi
+
+# ---- source identity and the key -------------------------------------------
+
+if [ -z "$source" ]; then
+	source=$(fetch_source)
+fi
+[ -e "$source" ] || die "no such source: $source"
+source=$(cd "$(dirname "$source")" && pwd)/$(basename "$source")
+if [ -d "$source" ]; then
+	# A source tree: the hash of every file's path and content (not .git).
+	source_sha=$(cd "$source" && find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z |
+		xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+	source_kind=tree
+else
+	source_sha=$(sha256sum < "$source" | cut -d' ' -f1)
+	source_kind=tarball
+fi
+
+for i in "${!patches[@]}"; do
+	p=${patches[$i]}
+	[ -f "$p" ] || die "no such patch: $p"
+	patches[$i]=$(cd "$(dirname "$p")" && pwd)/$(basename "$p")
+done
+
+cc_version=$(${CC:-cc} --version 2>/dev/null | head -1)
+
+key_of() { # patch files...
+	{
+		echo "phpcmp build-php recipe $RECIPE"
+		echo "source $source_sha"
+		echo "flavour $flavour"
+		echo "configure ${configure_args[*]}"
+		echo "cflags $cflags"
+		echo "ldflags $ldflags"
+		echo "cc $cc_version"
+		local p
+		for p in "$@"; do echo "patch $(sha256sum < "$p" | cut -d' ' -f1)"; done
+	} | sha256sum | cut -c1-20
+}
+
+key=$(key_of "${patches[@]}")
+if [ "$action" = key ]; then
+	echo "$key"
+	exit 0
+fi
+[ -n "$name" ] || die "--name NAME is required"
+case $name in
+*/* | .* | '') die "bad build name '$name'" ;;
+esac
+
+trees=$cache/trees
+mkdir -p "$trees"
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+write_info() { # tree mode donor seconds
+	local t=$1 p
+	{
+		echo "key=$(basename "$t")"
+		echo "mode=$2"
+		echo "source=$source"
+		echo "source_kind=$source_kind"
+		echo "source_sha256=$source_sha"
+		echo "flavour=$flavour"
+		echo "configure=${configure_args[*]} CFLAGS='$cflags' LDFLAGS='$ldflags'"
+		for p in "${patches[@]}"; do
+			echo "patch=$(basename "$p") $(sha256sum < "$p" | cut -d' ' -f1)"
+		done
+		echo "donor=$3"
+		echo "seconds=$4"
+		echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "cc=$cc_version"
+	} > "$t/build-info"
+	cp "$t/build-info" "$t/prefix/phpcmp-build.txt"
+}
+
+# A full build of the current source, flavour and the given patches into
+# trees/KEY, under its lock.  Prints nothing; the tree is done after.
+build_full() { # key patches...
+	local k=$1 t start p
+	shift
+	t=$trees/$k
+	exec {lockfd}>"$t.lock"
+	flock "$lockfd"
+	if [ -f "$t/done" ]; then
+		exec {lockfd}>&-
+		return 0
+	fi
+	start=$(now)
+	rm -rf "$t"
+	mkdir -p "$t/src" "$t/obj" "$t/prefix"
+	local logf=$t/build.log
+	log "full build $k ($flavour${*:+, $# patch(es)}) in $t; log: $logf"
+	echo "extract" >> "$t/steps"
+	if [ "$source_kind" = tree ]; then
+		(cd "$source" && tar --exclude=./.git -cf - .) | tar -xf - -C "$t/src"
+		if [ ! -x "$t/src/configure" ]; then
+			echo "buildconf" >> "$t/steps"
+			(cd "$t/src" && ./buildconf --force) >>"$logf" 2>&1 || die "buildconf failed (log: $logf)"
+		fi
+	else
+		tar -xf "$source" -C "$t/src" --strip-components=1
+	fi
+	for p in "$@"; do
+		echo "patch $(basename "$p")" >> "$t/steps"
+		patch -d "$t/src" -p1 --batch --forward -s < "$p" >>"$logf" 2>&1 ||
+			die "patch $p does not apply (log: $logf)"
+	done
+	echo "configure" >> "$t/steps"
+	(cd "$t/obj" && CFLAGS="$cflags" LDFLAGS="$ldflags" "$t/src/configure" \
+		--prefix="$t/prefix" "${configure_args[@]}") >>"$logf" 2>&1 ||
+		die "configure failed (log: $logf)"
+	echo "make" >> "$t/steps"
+	make -C "$t/obj" -j"$jobs" >>"$logf" 2>&1 || die "make failed (log: $logf)"
+	echo "make install" >> "$t/steps"
+	make -C "$t/obj" install >>"$logf" 2>&1 || die "make install failed (log: $logf)"
+	write_info "$t" full "" "$(elapsed "$start")"
+	touch "$t/done"
+	exec {lockfd}>&-
+}
+
+# Files a patch touches, relative to the source's top folder.
+touched_files() { # src patch
+	patch -d "$1" -p1 --dry-run --batch --forward < "$2" 2>/dev/null | sed -n 's/^checking file //p'
+}
+
+# Can this candidate be built over its donor?  0 and sets install=fast|full,
+# or 1 with the reason in $why.
+reusable() { # donor-src
+	local src=$1 p f
+	why= install=fast
+	[ -z "$full" ] || { why="--full"; return 1; }
+	[ "$flavour" != coverage ] || { why="coverage flavour"; return 1; }
+	command -v unshare >/dev/null 2>&1 || { why="no unshare"; return 1; }
+	[ "$(id -u)" -eq 0 ] || { why="not root (no mount namespace)"; return 1; }
+	for p in "${patches[@]}"; do
+		local files
+		files=$(touched_files "$src" "$p")
+		[ -n "$files" ] || { why="$(basename "$p") touches no file"; return 1; }
+		while IFS= read -r f; do
+			case $f in
+			configure | configure.ac | *.m4 | *Makefile* | build/* | scripts/* | */config*.w32 | *.in)
+				why="$(basename "$p") changes the build system ($f)"; return 1 ;;
+			esac
+			[ -f "$src/$f" ] || { why="$(basename "$p") adds $f"; return 1; }
+			case $f in
+			*.h) install=full ;;
+			esac
+		done <<< "$files"
+		if grep -q '^+++ /dev/null' "$p"; then
+			why="$(basename "$p") deletes a file"; return 1
+		fi
+	done
+	return 0
+}
+
+link_build() { # tree mode seconds
+	local link=$builds_dir/$name
+	mkdir -p "$builds_dir"
+	if [ -e "$link" ] && [ ! -L "$link" ]; then
+		die "$link exists and is not a link made by build-php (remove it first)"
+	fi
+	ln -sfn "$1/prefix" "$link.tmp.$$"
+	mv -T "$link.tmp.$$" "$link"
+	echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $2 $3" >> "$1/requests"
+	echo "build-php: $name = $link -> $1/prefix ($2, $3 s)"
+}
+
+start=$(now)
+tree=$trees/$key
+if [ -f "$tree/done" ]; then
+	link_build "$tree" cached "$(elapsed "$start")"
+	exit 0
+fi
+
+if [ ${#patches[@]} -eq 0 ]; then
+	build_full "$key"
+	link_build "$tree" full "$(elapsed "$start")"
+	exit 0
+fi
+
+# A candidate: its donor first (the same source and flavour, no patches).
+donor_key=$(key_of)
+build_full "$donor_key"
+donor=$trees/$donor_key
+
+exec {candfd}>"$tree.lock"
+flock "$candfd"
+if [ -f "$tree/done" ]; then
+	link_build "$tree" cached "$(elapsed "$start")"
+	exit 0
+fi
+start=$(now)
+if ! reusable "$donor/src"; then
+	log "candidate $key: full build ($why)"
+	exec {candfd}>&-
+	build_full "$key" "${patches[@]}"
+	link_build "$tree" full "$(elapsed "$start")"
+	exit 0
+fi
+
+rm -rf "$tree"
+mkdir -p "$tree/upper" "$tree/work"
+logf=$tree/build.log
+log "candidate $key over $donor_key (install: $install); log: $logf"
+echo "overlay $donor_key" >> "$tree/steps"
+for p in "${patches[@]}"; do echo "patch $(basename "$p")" >> "$tree/steps"; done
+if [ "$install" = fast ]; then
+	# The donor's installed files as hard links (never written in place:
+	# what changes is replaced below).
+	cp -al "$donor/prefix" "$tree/prefix"
+	rm -f "$tree/prefix/phpcmp-build.txt"
+else
+	mkdir -p "$tree/prefix"
+fi
+TREE=$tree DONOR=$donor INSTALL=$install LOGF=$logf \
+	unshare --mount --propagation private "$BASH" "$self" --_overlay --flavour "$flavour" \
+	--jobs "$jobs" $(for p in "${patches[@]}"; do printf -- '--patch %q ' "$p"; done) ||
+	die "candidate build failed (log: $logf)"
+if [ "$install" = fast ]; then
+	# What make install would change for a patch to .c/.re/.y files: the
+	# library and the CLI, the candidate's own files (links to upper/, which
+	# is never written again), not the donor's.
+	echo "install lib/libphp.so bin/php" >> "$tree/steps"
+	for pair in libs/libphp.so:lib/libphp.so sapi/cli/php:bin/php; do
+		from=$tree/upper/obj/${pair%%:*} to=$tree/prefix/${pair#*:}
+		[ -f "$from" ] || die "the candidate's make wrote no ${pair%%:*} (log: $logf)"
+		rm -f "$to"
+		ln "$from" "$to" 2>/dev/null || cp -p "$from" "$to"
+	done
+fi
+# The overlay's work folder is only needed while mounted.
+rm -rf "$tree/work"
+write_info "$tree" reused "$donor_key" "$(elapsed "$start")"
+touch "$tree/done"
+exec {candfd}>&-
+link_build "$tree" reused "$(elapsed "$start")"
