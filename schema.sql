@@ -227,3 +227,34 @@ CREATE TABLE IF NOT EXISTS triage_events (
 CREATE INDEX IF NOT EXISTS triage_events_bucket ON triage_events (bucket_id, id);
 
 PRAGMA user_version = 5;
+
+-- @migration 6: generated mismatches listed in bulk, stored in full on demand
+-- Every mismatch of a generated run, in the order found: (seed, idx) makes
+-- it again, so its full results need not be stored to be shown.  One row
+-- per mismatch, written with its batch in one transaction.  signature is
+-- what the two digests say (server/daemon/genrun.c: fields that differ,
+-- each build's status, error code, exception), the key of the bounded
+-- sample stored in full during the run; base_digest / head_digest are the
+-- workers' 32-byte records.  case_id: the stored case (with both results
+-- in full and a comparison in this run) once it is materialised -- during
+-- the run for a sample, on demand (GET /api/runs/{id}/cases) for the rest.
+CREATE TABLE IF NOT EXISTS generated_mismatches (
+	seq         INTEGER PRIMARY KEY,
+	run_id      INTEGER NOT NULL REFERENCES runs (id),
+	seed        INTEGER NOT NULL,
+	idx         INTEGER NOT NULL,
+	signature   TEXT NOT NULL DEFAULT '',
+	base_digest BLOB,
+	head_digest BLOB,
+	case_id     INTEGER REFERENCES cases (id),
+	UNIQUE (run_id, seed, idx)
+);
+CREATE INDEX IF NOT EXISTS generated_mismatches_run ON generated_mismatches (run_id, seq);
+CREATE INDEX IF NOT EXISTS generated_mismatches_signature
+	ON generated_mismatches (run_id, signature, seq);
+-- Runs before this step stored every mismatch in full.
+INSERT OR IGNORE INTO generated_mismatches (run_id, seed, idx, case_id)
+	SELECT m.run_id, g.seed, g.idx, g.case_id FROM generated_cases g
+	JOIN comparisons m ON m.case_id = g.case_id WHERE m.run_id IS NOT NULL ORDER BY m.id;
+
+PRAGMA user_version = 6;

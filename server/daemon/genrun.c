@@ -38,7 +38,10 @@
 #define GENRUN_MS_PER_CASE 2     /* a batch's time limit: timeout-ms + this per case */
 #define GENRUN_MAX_FAILURES 1000 /* crashed/timed-out cases per build before giving up */
 #define GENRUN_LIST 20           /* mismatches named in the summary (all: the run's cases) */
-#define GENRUN_SUMMARY_MS 1000   /* how often the summary is rewritten */
+#define GENRUN_SAMPLES 8         /* mismatches stored in full during the run, per signature */
+#define GENRUN_MAX_SIGS 256      /* signatures counted (and sampled) one by one; the rest: "other" */
+#define GENRUN_SIG_SIZE 96
+#define GENRUN_SUMMARY_MS 1000 /* how often the summary is rewritten */
 #define GENRUN_MAX_SEED INT64_MAX
 
 enum { T_TOTAL, T_DECLARE, T_GENERATE, T_BUILD, T_ENCODE, T_DIGEST, T_COUNT };
@@ -57,6 +60,22 @@ static const char *const genrun_error_names[] = {
 struct genrun_failure {
 	int64_t index;
 	struct result r;
+};
+
+/*
+ * A mismatch's signature, from the two digests alone: which of the
+ * digest's fields differ, then each build's status, error code and whether
+ * it threw, e.g. "output|ok,0,0|ok,0,0" or "status|ok,0,0|crash,0,0".
+ * The first GENRUN_SAMPLES mismatches of each signature are stored in
+ * full while the run goes on (a bounded sample: what buckets and
+ * reduction start from); every mismatch is listed with its digests, and
+ * made again from (seed, index) when it is asked for.
+ */
+struct genrun_sig {
+	char key[GENRUN_SIG_SIZE];
+	int64_t count;
+	int samples;
+	int64_t sample_ids[GENRUN_SAMPLES];
 };
 
 /* One build's share of a batch. */
@@ -98,7 +117,15 @@ struct genrun {
 	double busy_ms[MAX_BUILDS];
 	double compare_ms, mismatch_ms, db_ms, started_ms, last_summary_ms;
 	json_t *listed; /* the first GENRUN_LIST mismatches */
+	struct genrun_sig *sigs;
+	int nsigs;
+	int64_t other_sig, sampled;
+	struct db_gen_mismatch *batch_mis; /* this batch's mismatches, listed with it */
+	size_t nbatch_mis;
 };
+
+/* Lazily materialised mismatches: one at a time, so none is stored twice. */
+static pthread_mutex_t genrun_materialise_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double genrun_now_ms(void)
 {
@@ -570,6 +597,18 @@ static json_t *genrun_summary(struct genrun *g, int final)
 	        "peak_rss_kb", (json_int_t)peak, "rss_kb", (json_int_t)now));
 	json_object_set_new(o, "coverage", cov);
 	json_object_set(o, "mismatch_list", g->listed);
+	json_t *sigs = json_array();
+	for (int i = 0; sigs != NULL && i < g->nsigs; i++) {
+		json_t *ids = json_array();
+		for (int k = 0; ids != NULL && k < g->sigs[i].samples; k++)
+			json_array_append_new(ids, json_integer((json_int_t)g->sigs[i].sample_ids[k]));
+		json_array_append_new(sigs,
+		    json_pack("{s:s s:I s:o}", "signature", g->sigs[i].key, "mismatches",
+		        (json_int_t)g->sigs[i].count, "samples", ids != NULL ? ids : json_array()));
+	}
+	json_object_set_new(o, "signatures", sigs != NULL ? sigs : json_array());
+	json_object_set_new(o, "other_signatures", json_integer(g->other_sig));
+	json_object_set_new(o, "stored_in_full", json_integer(g->sampled));
 	return o;
 oom:
 	json_decref(o);
@@ -596,18 +635,23 @@ static void genrun_save_summary(struct genrun *g, int final)
 
 /* ---- comparing a batch ---- */
 
-/* A case whose digests differ: both results in full, stored as a case. */
-static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char *err, size_t errsize)
+/*
+ * A generated case of a run in full: both builds' results (a failure the
+ * batch met is taken from `sides`, the rest asked of the workers again),
+ * stored as a case with its comparison in the run, not counted (its batch
+ * counts it).  *case_id 0: a resumed run had stored it before.
+ */
+static int genrun_store_full(struct app *app, int64_t run_id, int resumed, const struct genrun_side *sides,
+    uint64_t seed, int64_t index, int64_t *case_id, unsigned *diff, char *err, size_t errsize)
 {
-	struct app *app = g->app;
 	struct build *builds[MAX_BUILDS];
 	struct result res[MAX_BUILDS];
 	struct case_spec c;
-	int64_t case_id, comparison_id;
-	char differs[128];
-	unsigned diff;
+	int64_t comparison_id;
 	int b, rc;
 
+	*case_id = 0;
+	*diff = 0;
 	for (b = 0; b < MAX_BUILDS; b++) {
 		builds[b] = &app->config->builds[b];
 		result_init(&res[b]);
@@ -616,12 +660,12 @@ static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char 
 		snprintf(err, errsize, "out of memory");
 		return -1;
 	}
-	/* Resumed: stored (and counted) before the run stopped. */
-	if (g->resumed && (rc = db_run_has_case(app->db, g->run->id, &c, err, errsize)) != 0)
+	/* Resumed: stored before the run stopped. */
+	if (resumed && (rc = db_run_has_case(app->db, run_id, &c, err, errsize)) != 0)
 		goto out;
 	rc = -1;
 	for (b = 0; b < MAX_BUILDS; b++) {
-		const struct result *f = genrun_side_failure(&g->side[b], index);
+		const struct result *f = sides != NULL ? genrun_side_failure(&sides[b], index) : NULL;
 		if (f != NULL) {
 			/* A copy: the batch still owns the failure. */
 			res[b].status = f->status;
@@ -636,27 +680,83 @@ static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char 
 			goto out;
 		}
 	}
-	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
-	/* Digests differ but the cases run alone agree: something leaked
-	 * between cases of a batch, or a build is not deterministic. */
-	if (diff == 0)
-		g->unconfirmed++;
-	if (db_comparison_store(
-	        app->db, &c, g->run->id, builds, res, diff, &case_id, &comparison_id, err, errsize) < 0 ||
-	    db_generated_case(app->db, case_id, GEN_VERSION, seed, (uint64_t)index, err, errsize) < 0)
+	*diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
+	if (db_comparison_store_uncounted(
+	        app->db, &c, run_id, builds, res, *diff, case_id, &comparison_id, err, errsize) < 0 ||
+	    db_generated_case(app->db, *case_id, GEN_VERSION, seed, (uint64_t)index, err, errsize) < 0)
 		goto out;
 	rc = 0;
-	if (json_array_size(g->listed) < GENRUN_LIST) {
-		verdict_fields(diff, differs, sizeof differs);
-		json_array_append_new(g->listed,
-		    json_pack("{s:I s:I s:I s:s}", "seed", (json_int_t)seed, "index", (json_int_t)index,
-		        "case_id", (json_int_t)case_id, "differs", diff ? differs : "none when run alone"));
-	}
 out:
 	case_release(&c);
 	for (b = 0; b < MAX_BUILDS; b++)
 		result_release(&res[b]);
 	return rc < 0 ? -1 : 0;
+}
+
+/* A mismatch of this batch in full: a sample of its signature, or one of the first listed. */
+static int genrun_mismatch(
+    struct genrun *g, uint64_t seed, int64_t index, int64_t *case_id, char *err, size_t errsize)
+{
+	char differs[128];
+	unsigned diff;
+
+	if (genrun_store_full(
+	        g->app, g->run->id, g->resumed, g->side, seed, index, case_id, &diff, err, errsize) < 0)
+		return -1;
+	if (*case_id == 0)
+		return 0;
+	g->sampled++;
+	/* Digests differ but the cases run alone agree: something leaked
+	 * between cases of a batch, or a build is not deterministic. */
+	if (diff == 0)
+		g->unconfirmed++;
+	if (json_array_size(g->listed) < GENRUN_LIST) {
+		verdict_fields(diff, differs, sizeof differs);
+		json_array_append_new(g->listed,
+		    json_pack("{s:I s:I s:I s:s}", "seed", (json_int_t)seed, "index", (json_int_t)index,
+		        "case_id", (json_int_t)*case_id, "differs", diff ? differs : "none when run alone"));
+	}
+	return 0;
+}
+
+static const char *genrun_status_name(unsigned s)
+{
+	static const char *const names[] = { "ok", "error", "crash", "timeout" };
+	return s < 4 ? names[s] : "other";
+}
+
+/* The signature of a mismatch (struct genrun_sig). */
+static void genrun_signature(const struct gen_digest d[MAX_BUILDS], char *out, size_t outsize)
+{
+	const struct gen_digest *a = &d[ROLE_BASE], *b = &d[ROLE_HEAD];
+	char fields[64] = "";
+	size_t n = 0;
+
+	if (a->status != b->status)
+		n += (size_t)snprintf(fields + n, sizeof fields - n, "%sstatus", n ? "," : "");
+	if (a->error_code != b->error_code)
+		n += (size_t)snprintf(fields + n, sizeof fields - n, "%serror_code", n ? "," : "");
+	if (a->exception != b->exception)
+		n += (size_t)snprintf(fields + n, sizeof fields - n, "%sexception", n ? "," : "");
+	if (a->is_false != b->is_false || a->out_len != b->out_len || n == 0)
+		n += (size_t)snprintf(fields + n, sizeof fields - n, "%soutput", n ? "," : "");
+	snprintf(out, outsize, "%s|%s,%u,%u|%s,%u,%u", fields, genrun_status_name(a->status),
+	    (unsigned)a->error_code, (unsigned)a->exception, genrun_status_name(b->status),
+	    (unsigned)b->error_code, (unsigned)b->exception);
+}
+
+/* The signature's entry, added if there is room; NULL: counted as "other". */
+static struct genrun_sig *genrun_sig_find(struct genrun *g, const char *key)
+{
+	for (int i = 0; i < g->nsigs; i++)
+		if (strcmp(g->sigs[i].key, key) == 0)
+			return &g->sigs[i];
+	if (g->nsigs == GENRUN_MAX_SIGS)
+		return NULL;
+	struct genrun_sig *sg = &g->sigs[g->nsigs++];
+	memset(sg, 0, sizeof *sg);
+	snprintf(sg->key, sizeof sg->key, "%s", key);
+	return sg;
 }
 
 static int genrun_same(const struct gen_digest *a, const struct gen_digest *b)
@@ -698,10 +798,29 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 			continue;
 		}
 		g->mismatches++;
-		t1 = genrun_now_ms();
-		if (genrun_mismatch(g, base->seed, base->start + i, err, errsize) < 0)
-			return -1;
-		g->mismatch_ms += genrun_now_ms() - t1;
+		char key[GENRUN_SIG_SIZE];
+		genrun_signature(d, key, sizeof key);
+		struct genrun_sig *sg = genrun_sig_find(g, key);
+		struct db_gen_mismatch *m = &g->batch_mis[g->nbatch_mis++];
+		memset(m, 0, sizeof *m);
+		m->seed = base->seed;
+		m->index = base->start + i;
+		m->signature = sg != NULL ? sg->key : "other";
+		m->digest[ROLE_BASE] = base->records + (size_t)i * GEN_DIGEST_SIZE;
+		m->digest[ROLE_HEAD] = head->records + (size_t)i * GEN_DIGEST_SIZE;
+		if (sg != NULL)
+			sg->count++;
+		else
+			g->other_sig++;
+		if ((sg != NULL && sg->samples < GENRUN_SAMPLES) ||
+		    json_array_size(g->listed) < GENRUN_LIST) {
+			t1 = genrun_now_ms();
+			if (genrun_mismatch(g, base->seed, m->index, &m->case_id, err, errsize) < 0)
+				return -1;
+			if (sg != NULL && m->case_id > 0 && sg->samples < GENRUN_SAMPLES)
+				sg->sample_ids[sg->samples++] = m->case_id;
+			g->mismatch_ms += genrun_now_ms() - t1;
+		}
 	}
 	g->compare_ms += genrun_now_ms() - t0;
 	/* The hashes as 8-byte little-endian words, whatever this machine is. */
@@ -713,8 +832,9 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 	}
 	t1 = genrun_now_ms();
 	if (db_generated_batch(g->app->db, g->run->id, base->seed, base->start, n, bytes, (size_t)n * 8, same,
-	        err, errsize) < 0)
+	        g->batch_mis, g->nbatch_mis, err, errsize) < 0)
 		return -1;
+	g->nbatch_mis = 0;
 	g->db_ms += genrun_now_ms() - t1;
 	g->done += n;
 	return 0;
@@ -755,6 +875,8 @@ static void genrun_release(struct genrun *g)
 		free(g->side[b].scratch);
 	}
 	free(g->hashes);
+	free(g->sigs);
+	free(g->batch_mis);
 	json_decref(g->listed);
 }
 
@@ -784,6 +906,10 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	json_decref(params);
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
 	g->listed = json_array();
+	g->sigs = calloc(GENRUN_MAX_SIGS, sizeof(*g->sigs));
+	g->batch_mis = calloc(GENRUN_BATCH, sizeof(*g->batch_mis));
+	if (g->sigs == NULL || g->batch_mis == NULL)
+		g->hashes = (free(g->hashes), NULL);
 	for (int b = 0; b < MAX_BUILDS; b++) {
 		g->side[b].worker = &app->workers[b];
 		g->side[b].cfg = app->config;
@@ -881,4 +1007,116 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	genrun_release(g);
 	free(g);
 	return end;
+}
+
+/* ---- a run's mismatches on demand ---- */
+
+/*
+ * A listed mismatch in full: its stored case, or made again from (seed,
+ * index) on both builds and stored now.  1 (*case_id), 0 when it cannot be
+ * made (the daemon runs other builds than the run did), -1.
+ */
+int genrun_materialise(struct app *app, int64_t run_id, uint64_t seed, int64_t index, int64_t *case_id,
+    char *err, size_t errsize)
+{
+	int64_t ids[MAX_BUILDS];
+	unsigned diff;
+	int rc;
+
+	pthread_mutex_lock(&genrun_materialise_lock);
+	rc = db_run_generated_case(app->db, run_id, GEN_VERSION, seed, index, case_id, err, errsize);
+	if (rc == 0) {
+		rc = db_run_builds(app->db, run_id, ids, err, errsize);
+		for (int b = 0; rc > 0 && b < MAX_BUILDS; b++)
+			if (ids[b] != app->config->builds[b].db_id)
+				rc = 0;
+		if (rc > 0)
+			rc = genrun_store_full(
+			         app, run_id, 0, NULL, seed, index, case_id, &diff, err, errsize) < 0
+			    ? -1
+			    : *case_id > 0;
+	}
+	if (rc > 0 && db_generated_link(app->db, run_id, seed, index, *case_id, err, errsize) < 0)
+		rc = -1;
+	pthread_mutex_unlock(&genrun_materialise_lock);
+	return rc;
+}
+
+struct genrun_page {
+	struct db_gen_mismatch *rows;
+	size_t n, cap;
+	const struct db_case_filter *f;
+	db_case_row_fn fn;
+	void *arg;
+	int64_t cursor;
+};
+
+static int genrun_page_row(void *arg, const struct db_gen_mismatch *m)
+{
+	struct genrun_page *p = arg;
+	if (p->n < p->cap) {
+		p->rows[p->n] = *m;
+		p->rows[p->n].signature = NULL; /* the statement's text is gone after this row */
+		p->rows[p->n].digest[0] = p->rows[p->n].digest[1] = NULL;
+		p->n++;
+	}
+	return 0;
+}
+
+static int genrun_page_case(void *arg, const struct db_case_row *row)
+{
+	struct genrun_page *p = arg;
+	struct db_case_row r = *row;
+	r.cursor = p->cursor;
+	if (p->f->verdict != NULL && (r.verdict == NULL || strcmp(r.verdict, p->f->verdict) != 0))
+		return 0;
+	return p->fn(p->arg, &r);
+}
+
+int genrun_cases_list(
+    struct app *app, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct genrun_page p = { .f = f, .fn = fn, .arg = arg };
+	int rc = 0;
+
+	/* Generated cases are never stored cases, and all of a run's are mismatches. */
+	if (f->source == 1 || (f->verdict != NULL && strcmp(f->verdict, "same") == 0))
+		return 0;
+	p.cap = f->limit > 0 ? (size_t)f->limit : 1;
+	if ((p.rows = calloc(p.cap, sizeof(*p.rows))) == NULL) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	if (db_generated_mismatches(
+	        app->db, f->run_id, f->before, f->limit, genrun_page_row, &p, err, errsize) < 0)
+		rc = -1;
+	for (size_t i = 0; rc == 0 && i < p.n; i++) {
+		struct db_gen_mismatch *m = &p.rows[i];
+		int found = 1;
+		if (m->case_id == 0 &&
+		    (found = genrun_materialise(
+		         app, f->run_id, m->seed, m->index, &m->case_id, err, errsize)) < 0)
+			rc = -1;
+		p.cursor = m->seq;
+		if (rc == 0 && found > 0)
+			found = db_run_case_row(
+			    app->db, f->run_id, m->case_id, genrun_page_case, &p, err, errsize);
+		if (rc == 0 && found == 0) {
+			/* Not stored and not to be made here: named by what the generator knows. */
+			char title[96];
+			struct db_case_row r;
+			gen_title(m->seed, (uint64_t)m->index, title, sizeof title);
+			memset(&r, 0, sizeof r);
+			r.title = title;
+			r.verdict = "differ";
+			r.differs = "";
+			r.run_id = f->run_id;
+			r.cursor = m->seq;
+			found = f->verdict == NULL || strcmp(f->verdict, "differ") == 0 ? fn(arg, &r) : 0;
+		}
+		if (found < 0)
+			rc = -1;
+	}
+	free(p.rows);
+	return rc;
 }
