@@ -95,6 +95,7 @@ struct build {
 /* ---- worker (daemon side) ---- */
 enum worker_state { WORKER_STOPPED, WORKER_READY, WORKER_BUSY, WORKER_BACKOFF, WORKER_FAILED };
 
+struct proto_page;
 struct worker {
 	struct build *build;
 	pthread_mutex_t lock; /* one case at a time per worker */
@@ -108,6 +109,8 @@ struct worker {
 	int measuring;           /* runs under callgrind, counts instructions */
 	struct worker *measurer; /* this build's measuring worker, started lazily */
 	char sandbox_dir[4096];  /* its private folder while it runs (confine.c), else "" */
+	struct proto_page *page; /* the progress page it writes (proto.h), mapped; NULL: none */
+	int page_fd;             /* its memfd, handed to each new process as fd PROTO_PAGE_FD */
 };
 
 /* The workers' sandbox settings (confine.c, docs/sandbox.md). */
@@ -202,6 +205,8 @@ void worker_release(struct worker *);
 int worker_run_case(struct worker *, const struct config *, const struct case_spec *, struct result *r);
 /* Measured cases (iterations > 0) go to the build's measuring worker. */
 const char *worker_state_name(enum worker_state);
+/* The process that runs its cases: a fork server's current child, or the worker. */
+pid_t worker_serving_pid(struct worker *);
 struct proto_buf;
 struct proto_msg;
 /*

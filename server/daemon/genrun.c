@@ -34,12 +34,11 @@
 #include "proto.h"
 #include "gen.h"
 
-#define GENRUN_BATCH 8192        /* cases per request */
-#define GENRUN_MS_PER_CASE 2     /* a batch's time limit: timeout-ms + this per case */
-#define GENRUN_MAX_FAILURES 1000 /* crashed/timed-out cases per build before giving up */
-#define GENRUN_LIST 20           /* mismatches named in the summary (all: the run's cases) */
-#define GENRUN_SAMPLES 8         /* mismatches stored in full during the run, per signature */
-#define GENRUN_MAX_SIGS 256      /* signatures counted (and sampled) one by one; the rest: "other" */
+#define GENRUN_BATCH 8192    /* cases per request */
+#define GENRUN_MS_PER_CASE 2 /* a batch's time limit: timeout-ms + this per case */
+#define GENRUN_LIST 20       /* mismatches named in the summary (all: the run's cases) */
+#define GENRUN_SAMPLES 8     /* mismatches stored in full during the run, per signature */
+#define GENRUN_MAX_SIGS 256  /* signatures counted (and sampled) one by one; the rest: "other" */
 #define GENRUN_SIG_SIZE 96
 #define GENRUN_SUMMARY_MS 1000 /* how often the summary is rewritten */
 #define GENRUN_MAX_SEED INT64_MAX
@@ -102,6 +101,7 @@ struct genrun {
 	uint64_t seeds[GENRUN_MAX_SEEDS];
 	int nseeds;
 	int64_t count, start;
+	int64_t max_failures; /* per build; 0: no limit (the run goes on) */
 	struct genrun_side side[MAX_BUILDS];
 	uint64_t *hashes;
 	int resumed; /* the run had progress when it started */
@@ -196,6 +196,10 @@ static int genrun_params(json_t *body, struct genrun *g, char *err, size_t errsi
 	}
 	g->start = 0;
 	if (genrun_int_field(body, "start", 0, GENRUN_MAX_START, &g->start, &has_start, err, errsize) < 0)
+		return -1;
+	g->max_failures = 0;
+	if (genrun_int_field(body, "max_failures", 0, INT64_MAX, &g->max_failures, &has_start, err, errsize) <
+	    0)
 		return -1;
 	return 0;
 }
@@ -397,12 +401,13 @@ static int genrun_call(
 
 /* A digest for a case the worker died on: what the daemon knows of it. */
 static void genrun_failed_digest(
-    struct genrun_side *s, int64_t index, const struct result *r, unsigned char *out)
+    struct genrun_side *s, int64_t index, const struct result *r, int count, unsigned char *out)
 {
 	struct gen_digest d;
 	unsigned char key[8] = { (unsigned char)r->status, (unsigned char)r->signal };
 	gen_case_make(s->scratch, s->seed, (uint64_t)index);
-	gen_count(s->scratch, s->coverage);
+	if (count)
+		gen_count(s->scratch, s->coverage);
 	memset(&d, 0, sizeof d);
 	d.plan_hash = gen_case_hash(s->scratch);
 	d.result_hash = gen_hash(key, sizeof key, GEN_HASH_INIT);
@@ -413,49 +418,87 @@ static void genrun_failed_digest(
 	gen_digest_pack(&d, out);
 }
 
-/* The batch again, one case per request: find the cases the worker dies on. */
-static void genrun_singles(struct genrun_side *s)
+/* Keep the case the worker died on (r is moved: released with the batch). */
+static int genrun_failed(struct genrun_side *s, int64_t i, struct result *r, int count)
 {
-	for (int64_t i = 0; i < s->count && s->rc == 0; i++) {
+	if (s->nfailures == s->capfailures) {
+		size_t cap = s->capfailures ? 2 * s->capfailures : 8;
+		struct genrun_failure *p = realloc(s->failures, cap * sizeof(*p));
+		if (p == NULL) {
+			result_release(r);
+			genrun_side_fail(s, "%s", "out of memory");
+			return -1;
+		}
+		s->failures = p;
+		s->capfailures = cap;
+	}
+	genrun_failed_digest(s, s->start + i, r, count, s->records + (size_t)i * GEN_DIGEST_SIZE);
+	s->failures[s->nfailures].index = s->start + i;
+	s->failures[s->nfailures].r = *r;
+	s->nfailures++;
+	return 0;
+}
+
+/* Without a progress page: the rest of the batch one case per request. */
+static void genrun_singles(struct genrun_side *s, int64_t from)
+{
+	for (int64_t i = from; i < s->count && s->rc == 0; i++) {
 		struct result r;
 		unsigned char *rec = s->records + (size_t)i * GEN_DIGEST_SIZE;
 		int rc = genrun_call(s, s->start + i, 1, rec, &r);
 		if (rc == 0) {
-			if (s->nfailures == s->capfailures) {
-				size_t cap = s->capfailures ? 2 * s->capfailures : 8;
-				struct genrun_failure *p = realloc(s->failures, cap * sizeof(*p));
-				if (p == NULL) {
-					result_release(&r);
-					genrun_side_fail(s, "%s", "out of memory");
-					return;
-				}
-				s->failures = p;
-				s->capfailures = cap;
-			}
-			genrun_failed_digest(s, s->start + i, &r, rec);
-			s->failures[s->nfailures].index = s->start + i;
-			s->failures[s->nfailures].r = r; /* moved: released with the batch */
-			s->nfailures++;
+			if (genrun_failed(s, i, &r, 1) < 0)
+				return;
 			continue;
 		}
 		result_release(&r);
 	}
 }
 
+/*
+ * The batch on one build.  A case that kills the worker (or hangs it) ends
+ * the request there; the progress page says which case it was and holds
+ * the digests and coverage of the cases before it, so the case gets its
+ * crash (timeout) result and the batch goes on from the next case on the
+ * fork server's fresh child: one request more per crash, no bisection.
+ */
 static void *genrun_side_run(void *arg)
 {
 	struct genrun_side *s = arg;
-	struct result r;
 	double t0 = genrun_now_ms();
+	int64_t at = 0;
 
 	s->rc = 0;
 	memset(s->coverage, 0, sizeof s->coverage);
-	if (genrun_call(s, s->start, s->count, s->records, &r) == 0) {
-		/* The coverage and times of a batch that died are lost with it. */
-		memset(s->coverage, 0, sizeof s->coverage);
-		genrun_singles(s);
+	while (at < s->count && s->rc == 0) {
+		struct result r;
+		struct proto_page *pg = s->worker->page;
+		if (pg != NULL) {
+			pg->batch_start = -1;
+			pg->done = 0;
+		}
+		int rc = genrun_call(
+		    s, s->start + at, s->count - at, s->records + (size_t)at * GEN_DIGEST_SIZE, &r);
+		if (rc != 0) {
+			result_release(&r);
+			break;
+		}
+		pg = s->worker->page;
+		int64_t k = pg != NULL && pg->batch_start == s->start + at ? pg->done : -1;
+		if (k < 0 || k >= s->count - at) {
+			/* No page to read (or it says nothing): the old way. */
+			result_release(&r);
+			genrun_singles(s, at);
+			break;
+		}
+		memcpy(s->records + (size_t)at * GEN_DIGEST_SIZE, pg->records, (size_t)k * GEN_DIGEST_SIZE);
+		/* The page's counters include the case it died on. */
+		for (int i = 0; i < GEN_COUNTERS; i++)
+			s->coverage[i] += pg->counters[i];
+		if (genrun_failed(s, at + k, &r, 0) < 0)
+			break;
+		at += k + 1;
 	}
-	result_release(&r);
 	s->wall_ms = genrun_now_ms() - t0;
 	return NULL;
 }
@@ -975,11 +1018,12 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 				for (int k = 0; k < T_COUNT; k++)
 					g->times[b][k] += s->times[k];
 				g->failures[b] += (int64_t)s->nfailures;
-				if (g->failures[b] > GENRUN_MAX_FAILURES && end == GENRUN_DONE) {
+				if (g->max_failures > 0 && g->failures[b] > g->max_failures &&
+				    end == GENRUN_DONE) {
 					snprintf(err, errsize,
-					    "build %s crashed or timed out on more than %d generated "
-					    "cases; stopping (see the stored cases)",
-					    app->config->builds[b].name, GENRUN_MAX_FAILURES);
+					    "build %s crashed or timed out on more than %" PRId64
+					    " generated cases (max_failures); stopping",
+					    app->config->builds[b].name, g->max_failures);
 					end = GENRUN_FAILED;
 				}
 			}

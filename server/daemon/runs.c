@@ -289,7 +289,7 @@ static const char *const stored_params[] = { NULL };
 
 /* ---- the generated suite: seeded values, in batches (genrun.c) ---- */
 
-static const char *const generated_params[] = { "seed", "seeds", "count", "start", NULL };
+static const char *const generated_params[] = { "seed", "seeds", "count", "start", "max_failures", NULL };
 
 static int generated_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {

@@ -7,14 +7,23 @@
  * limit gives that case a crash/timeout result; it is started again on the
  * next case, after a backoff that grows while it keeps dying without
  * finishing a case.
+ *
+ * Each (non-measuring) worker gets a progress page (proto.h), a memfd
+ * mapped here and in the worker, which makes the worker a fork server: a
+ * case that kills the child serving cases comes back as PROTO_DIED from
+ * its parent, which forks a fresh child at once, so the worker process
+ * stays and the next case runs in about a millisecond.  Generated runs
+ * read from the page how far a batch got (genrun.c).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -52,6 +61,7 @@ int worker_init(struct worker *w, struct build *b)
 	w->build = b;
 	w->pid = -1;
 	w->fd = -1;
+	w->page_fd = -1;
 	w->state = WORKER_STOPPED;
 	/* A write to a worker that just died must be an EPIPE, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
@@ -85,6 +95,37 @@ static void describe_exit(int status, char *buf, size_t bufsize)
 		    sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
 	else
 		snprintf(buf, bufsize, "worker exited with status %d", WEXITSTATUS(status));
+}
+
+pid_t worker_serving_pid(struct worker *w)
+{
+	pid_t pid = __atomic_load_n(&w->pid, __ATOMIC_RELAXED);
+	if (pid > 0 && w->page != NULL && w->page->child_pid > 0)
+		return (pid_t)w->page->child_pid;
+	return pid;
+}
+
+/* The progress page, made once per worker and kept across its restarts. */
+static int worker_page(struct worker *w)
+{
+	void *p;
+	int fd;
+
+	if (w->page != NULL || w->measuring)
+		return 0;
+	fd = memfd_create("phpcmp-page", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)sizeof(struct proto_page)) < 0 ||
+	    (p = mmap(NULL, sizeof(struct proto_page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+	        MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	w->page = p;
+	w->page_fd = fd;
+	w->page->magic = PROTO_PAGE_MAGIC;
+	return 0;
 }
 
 static int worker_start(struct worker *w, const struct config *cfg)
@@ -148,6 +189,13 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	}
 	for (int i = 0; i < sbx.n; i++)
 		argv[argc++] = sbx.v[i];
+	if (worker_page(w) == 0 && w->page != NULL) {
+		w->page->child_pid = 0;
+		w->page->busy = 0;
+		w->page->batch_start = -1;
+		argv[argc++] = "--page-fd";
+		argv[argc++] = "4";
+	}
 	argv[argc] = NULL;
 
 	posix_spawn_file_actions_init(&fa);
@@ -155,6 +203,8 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears CLOEXEC */
+	if (w->page != NULL)
+		posix_spawn_file_actions_adddup2(&fa, w->page_fd, PROTO_PAGE_FD);
 	pid_t pid;
 	/* posix_spawn's argv and envp are not const for historical reasons only. */
 	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, (char *const *)envp);
@@ -368,8 +418,38 @@ void worker_release(struct worker *w)
 		worker_reap(w, 1);
 	}
 	w->state = WORKER_STOPPED;
+	if (w->page != NULL) {
+		munmap(w->page, sizeof(struct proto_page));
+		close(w->page_fd);
+		w->page = NULL;
+		w->page_fd = -1;
+	}
 	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_destroy(&w->lock);
+}
+
+/*
+ * A fork server's child died while idle (killed from outside): its
+ * PROTO_DIED is waiting on the socket before any reply.  Read those; 0, or
+ * -1 when the worker itself is gone or out of step (reaped here).
+ */
+static int worker_drain(struct worker *w)
+{
+	struct pollfd p = { .fd = w->fd, .events = POLLIN };
+	while (poll(&p, 1, 0) == 1) {
+		struct proto_msg m;
+		int rc = proto_recv(w->fd, &m, 100);
+		if (rc == 1 && m.type == PROTO_DIED) {
+			proto_msg_release(&m);
+			w->restarts++;
+			continue;
+		}
+		if (rc == 1)
+			proto_msg_release(&m);
+		worker_reap(w, 1);
+		return -1;
+	}
+	return 0;
 }
 
 int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const struct proto_buf *req,
@@ -379,6 +459,8 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 
 	result_init(r);
 	pthread_mutex_lock(&w->lock);
+	if (w->pid > 0 && w->page != NULL && worker_drain(w) < 0)
+		w->consecutive_deaths++;
 	if (w->pid < 0) {
 		worker_backoff(w);
 		if (worker_start(w, cfg) < 0) {
@@ -395,9 +477,32 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	double t0 = now_ms();
 	int r_send = proto_send(w->fd, type, req);
 	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, reply, timeout_ms);
+	/* A fork server's child that died idle, before it read this request:
+	 * the next child answers it. */
+	while (r_recv == 1 && reply->type == PROTO_DIED && !proto_get_int(reply, TAG_DIED_BUSY, 1)) {
+		proto_msg_release(reply);
+		w->restarts++;
+		int left = timeout_ms < 0 ? -1 : timeout_ms - (int)(now_ms() - t0);
+		r_recv = proto_recv(w->fd, reply, left < 0 && timeout_ms >= 0 ? 0 : left);
+	}
 	int timed_out = r_recv < 0 && errno == ETIMEDOUT;
 	r->wall_ms = now_ms() - t0;
 	w->cases_run++;
+	if (r_recv == 1 && reply->type == PROTO_DIED) {
+		/* The child died on this request; its parent forks another. */
+		int status = (int)proto_get_int(reply, TAG_DIED_STATUS, -1);
+		char why[128];
+		proto_msg_release(reply);
+		describe_exit(status, why, sizeof(why));
+		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		result_failed(r, STATUS_CRASH, "%s", why);
+		snprintf(w->last_failure, sizeof(w->last_failure), "%s", why);
+		w->restarts++;
+		w->consecutive_deaths++;
+		w->state = WORKER_READY;
+		ret = 0;
+		goto out;
+	}
 	if (r_recv == 1) {
 		w->consecutive_deaths = 0;
 		w->state = WORKER_READY;
@@ -406,11 +511,28 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	}
 	if (timed_out) {
 		char limit[32];
+		int kept = 0;
 		snprintf(limit, sizeof(limit), "%d", timeout_ms);
-		worker_reap(w, 1);
+		/* A fork server: kill the child only, its parent says when it is gone. */
+		pid_t child = w->page != NULL ? (pid_t)w->page->child_pid : 0;
+		if (child > 0 && child != w->pid && kill(child, SIGKILL) == 0) {
+			struct proto_msg m;
+			if (proto_recv(w->fd, &m, 2000) == 1) {
+				kept = m.type == PROTO_DIED && proto_get_int(&m, TAG_DIED_BUSY, 0);
+				proto_msg_release(&m);
+			}
+		}
+		if (kept)
+			w->restarts++;
+		else
+			worker_reap(w, 1);
 		result_failed(r, STATUS_TIMEOUT, "timed out after %s ms; worker killed", limit);
 		snprintf(
 		    w->last_failure, sizeof(w->last_failure), "request timed out after %d ms", timeout_ms);
+		w->consecutive_deaths++;
+		w->state = kept ? WORKER_READY : WORKER_STOPPED;
+		ret = 0;
+		goto out;
 	} else {
 		int status = worker_reap(w, 1);
 		char why[128];
