@@ -35,7 +35,7 @@ DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
 
 .PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
 .PHONY: php-build src-builds
-all: $(B)/phpcmp $(B)/phpcmp-worker
+all: $(B)/phpcmp $(B)/phpcmp-worker $(B)/tests/genphp
 
 deps:
 	scripts/install-deps.sh
@@ -122,6 +122,12 @@ UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljansson
 
+# A test tool: generated cases as a PHP CLI script (tests/integration/heavy.test.mjs).
+TOOLS = $(B)/tests/genphp
+$(B)/tests/genphp: tests/tools/genphp.c $(B)/obj/gen.o | $(B)/tests
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS)
+tools: $(TOOLS)
+
 unit-test: $(UNIT_TESTS)
 	prove $(UNIT_TESTS)
 
@@ -166,7 +172,7 @@ clean:
 # One C style (.clang-format, Debian's clang-format): `make format` applies
 # it, `make format-check` (run by `make test` and CI) fails on any file it
 # would change.
-C_FILES = $(wildcard server/*/*.[ch] tests/unit/*.[ch] fuzz/*.[ch])
+C_FILES = $(wildcard server/*/*.[ch] tests/unit/*.[ch] tests/tools/*.[ch] fuzz/*.[ch])
 .PHONY: format format-check
 format:
 	clang-format -i $(C_FILES)
