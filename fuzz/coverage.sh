@@ -19,12 +19,12 @@ cov=$(command -v llvm-cov || command -v llvm-cov-14)
 profdata=$(command -v llvm-profdata || command -v llvm-profdata-14)
 
 declare -A files=(
-	[proto]="server/common/proto.c"
+	[proto]="server/common/proto.c server/common/buf.c server/common/clock.c"
 	[flags]="server/common/flags.c"
-	[casefile]="server/common/casefile.c server/common/flags.c"
-	[body]="server/daemon/api.c server/common/flags.c server/common/casefile.c"
+	[casefile]="server/common/casefile.c server/common/flags.c server/common/buf.c"
+	[body]="server/daemon/api_cases.c server/daemon/api_reply.c server/common/flags.c server/common/casefile.c"
 )
-# The functions each harness is about (api.c and proto.c hold more).
+# The functions each harness is about (api_cases.c and proto.c hold more).
 declare -A functions=(
 	[proto]='proto_recv|proto_decode|read_all|proto_get|proto_get_int|get_u16|get_u32'
 	[flags]='flags_parse|flags_token|flags_format'
@@ -35,16 +35,14 @@ for name in "$@"; do
 	srcs=${files[$name]}
 	extra=()
 	if [ "$name" = body ]; then
-		# api.c needs the whole daemon; main.c's main() steps aside.
+		# api_cases.c needs the daemon below the commands (all but main.c).
 		for f in server/common/*.c server/daemon/*.c; do
 			case " $srcs " in *" $f "*) continue ;; esac
 			[ "$f" = server/daemon/main.c ] && continue
 			extra+=("$f")
 		done
-		# shellcheck disable=SC2086
-		$cc $cflags -Dmain=phpcmp_main -c -o "$out/main_nomain.o" server/daemon/main.c
 		$cc -c -o "$out/schema_sql.o" server/daemon/schema_sql.S
-		extra+=("$out/main_nomain.o" "$out/schema_sql.o")
+		extra+=("$out/schema_sql.o")
 	fi
 	# shellcheck disable=SC2086
 	$cc $cflags -DFUZZ_NAME="\"$name\"" -DREPLAY_EXTRA_DIR="\"$b/fuzz/corpus/$name\"" \

@@ -16,8 +16,8 @@ FB            = $(B)/fuzz
 FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE $(WARN) $(INC) \
                 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_LINK     = -fsanitize=fuzzer,address,undefined
-# Every daemon object, for the request-body harness (api.c needs them all).
-FUZZ_DAEMON   = $(DAEMON_OBJ:$(B)/obj/%=$(FB)/obj/%) $(FB)/obj/schema_sql.o
+# Every daemon object but main.o (the commands), for the request-body harness.
+FUZZ_DAEMON   = $(filter-out $(FB)/obj/main.o,$(DAEMON_OBJ:$(B)/obj/%=$(FB)/obj/%)) $(FB)/obj/schema_sql.o
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZERS:%=$(FB)/fuzz_%)
@@ -28,20 +28,18 @@ fuzz: fuzz-build
 $(FB) $(FB)/obj:
 	mkdir -p $@
 
-# main.c comes along for the functions it shares; its main() steps aside
-# for libFuzzer's.
 $(FB)/obj/%.o: server/daemon/%.c $(HEADERS) | $(FB)/obj
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(if $(filter main,$*),-Dmain=phpcmp_main -Wno-missing-prototypes) -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 $(FB)/obj/%.o: server/common/%.c $(HEADERS) | $(FB)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 $(FB)/obj/schema_sql.o: server/daemon/schema_sql.S schema.sql | $(FB)/obj
 	$(FUZZ_CC) -c -o $@ $<
 
-$(FB)/fuzz_proto: fuzz/fuzz_proto.c $(FB)/obj/proto.o | $(FB)
+$(FB)/fuzz_proto: fuzz/fuzz_proto.c $(FB)/obj/proto.o $(FB)/obj/buf.o $(FB)/obj/clock.o | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
 $(FB)/fuzz_flags: fuzz/fuzz_flags.c $(FB)/obj/flags.o | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
-$(FB)/fuzz_casefile: fuzz/fuzz_casefile.c $(FB)/obj/casefile.o $(FB)/obj/flags.o | $(FB)
+$(FB)/fuzz_casefile: fuzz/fuzz_casefile.c $(FB)/obj/casefile.o $(FB)/obj/flags.o $(FB)/obj/buf.o | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
 $(FB)/fuzz_body: fuzz/fuzz_body.c $(FUZZ_DAEMON) | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^ $(DAEMON_LIBS)
@@ -51,15 +49,12 @@ REPLAY_TESTS = $(FUZZERS:%=$(B)/tests/replay_%)
 UNIT_TESTS  += $(REPLAY_TESTS)
 REPLAY_CC    = $(CC) $(CFLAGS) $(LDFLAGS) -DFUZZ_NAME=\"$*\"
 
-$(B)/obj/main_nomain.o: server/daemon/main.c $(HEADERS) | $(B)/obj
-	$(CC) $(CFLAGS) -Dmain=phpcmp_main -Wno-missing-prototypes -c -o $@ $<
-
 $(B)/tests/replay_%: fuzz/replay.c fuzz/fuzz_%.c | $(B)/tests
 	$(REPLAY_CC) -o $@ $^ $(if $(filter body,$*),$(DAEMON_LIBS))
-$(B)/tests/replay_proto: $(B)/obj/proto.o
+$(B)/tests/replay_proto: $(B)/obj/proto.o $(B)/obj/buf.o $(B)/obj/clock.o
 $(B)/tests/replay_flags: $(B)/obj/flags.o
-$(B)/tests/replay_casefile: $(B)/obj/casefile.o $(B)/obj/flags.o
-$(B)/tests/replay_body: $(filter-out $(B)/obj/main.o,$(DAEMON_OBJ)) $(B)/obj/main_nomain.o $(B)/obj/schema_sql.o
+$(B)/tests/replay_casefile: $(B)/obj/casefile.o $(B)/obj/flags.o $(B)/obj/buf.o
+$(B)/tests/replay_body: $(filter-out $(B)/obj/main.o,$(DAEMON_OBJ)) $(B)/obj/schema_sql.o
 
 # ---- coverage of the code under fuzzing: the harnesses built with clang's
 # source-based coverage (no sanitizers), run once over the working corpus

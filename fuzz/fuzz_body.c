@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "phpcmp.h"
+#include "http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -49,7 +49,7 @@
 
 #include <jansson.h>
 
-#include "phpcmp.h"
+#include "common.h"
 
 #define BUCKET_WINDOW 32     /* tokens looked at after the first difference, per side */
 #define BUCKET_CLASS_MAX 128 /* an exception class name in a key */

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "phpcmp.h"
+#include "common.h"
 
 void bytes_set(struct bytes *b, const void *data, size_t len)
 {

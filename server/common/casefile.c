@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phpcmp.h"
+#include "common.h"
 
 #define CASEFILE_DEFAULT_DEPTH 512
 #define CASEFILE_MAX_DEPTH 2147483647L
@@ -344,41 +344,13 @@ fail:
 
 /* ---- formatting */
 
-struct casefile_buf {
-	char *data;
-	size_t len, cap;
-	int failed;
-};
-
-static void casefile_put(struct casefile_buf *b, const char *s, size_t n)
+static void casefile_section(struct buf *b, const char *name, const char *body)
 {
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *p;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if (!(p = realloc(b->data, cap))) {
-			b->failed = 1;
-			return;
-		}
-		b->data = p;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-static void casefile_section(struct casefile_buf *b, const char *name, const char *body)
-{
-	casefile_put(b, "--", 2);
-	casefile_put(b, name, strlen(name));
-	casefile_put(b, "--\n", 3);
-	casefile_put(b, body, strlen(body));
-	casefile_put(b, "\n", 1);
+	buf_add(b, "--", 2);
+	buf_add(b, name, strlen(name));
+	buf_add(b, "--\n", 3);
+	buf_add(b, body, strlen(body));
+	buf_add(b, "\n", 1);
 }
 
 /*
@@ -412,7 +384,7 @@ static int casefile_storable(const char *body)
  */
 char *casefile_format(const struct case_spec *c)
 {
-	struct casefile_buf b = { NULL, 0, 0, 0 };
+	struct buf b = BUF_INIT;
 	const char *title = c->title;
 	char num[64], flagbuf[512];
 	size_t tlen;

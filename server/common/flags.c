@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phpcmp.h"
+#include "common.h"
 
 static const struct {
 	const char *name;

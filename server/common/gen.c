@@ -3,6 +3,7 @@
  * rendering, hashing, digest records and coverage counters.  Pure C: no PHP
  * headers, no libc randomness, no floating point in any decision.
  */
+#include "buf.h"
 #include "gen.h"
 
 #include <endian.h>
@@ -986,17 +987,9 @@ static void gen_buf_put(struct gen_buf *b, const void *s, size_t n)
 {
 	if (b->failed)
 		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->data, cap);
-		if (!p) {
-			b->failed = 1;
-			return;
-		}
-		b->data = p;
-		b->cap = cap;
+	if (buf_grow(&b->data, &b->cap, b->len + n + 1) < 0) {
+		b->failed = 1;
+		return;
 	}
 	memcpy(b->data + b->len, s, n);
 	b->len += n;

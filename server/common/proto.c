@@ -1,4 +1,6 @@
 /* The daemon <-> worker frame protocol; see proto.h for the wire format. */
+#include "buf.h"
+#include "clock.h"
 #include "proto.h"
 
 #include <errno.h>
@@ -48,17 +50,9 @@ void proto_buf_add(struct proto_buf *b, uint16_t tag, const void *data, size_t l
 		b->failed = 1;
 		return;
 	}
-	if (b->len + 6 + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + 6 + len)
-			cap *= 2;
-		char *p = realloc(b->data, cap);
-		if (!p) {
-			b->failed = 1;
-			return;
-		}
-		b->data = p;
-		b->cap = cap;
+	if (buf_grow(&b->data, &b->cap, b->len + 6 + len) < 0) {
+		b->failed = 1;
+		return;
 	}
 	unsigned char *p = (unsigned char *)b->data + b->len;
 	put_u16(p, tag);
@@ -115,13 +109,6 @@ int proto_send(int fd, uint16_t type, const struct proto_buf *b)
 	return len ? write_all(fd, b->data, len) : 0;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Read exactly len bytes before the deadline (-1: none).  1 ok, 0 EOF at
  * the very start, -1 error (EPROTO for EOF midway, ETIMEDOUT). */
 static int read_all(int fd, void *data, size_t len, long long deadline)
@@ -130,7 +117,7 @@ static int read_all(int fd, void *data, size_t len, long long deadline)
 	size_t got = 0;
 	while (got < len) {
 		if (deadline >= 0) {
-			long long left = deadline - now_ms();
+			long long left = deadline - (long long)clock_ms();
 			if (left <= 0) {
 				errno = ETIMEDOUT;
 				return -1;
@@ -162,7 +149,7 @@ static int read_all(int fd, void *data, size_t len, long long deadline)
 int proto_recv(int fd, struct proto_msg *msg, int timeout_ms)
 {
 	unsigned char hdr[PROTO_HEADER_SIZE];
-	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	long long deadline = timeout_ms < 0 ? -1 : (long long)clock_ms() + timeout_ms;
 	memset(msg, 0, sizeof(*msg));
 	int r = read_all(fd, hdr, sizeof(hdr), deadline);
 	if (r <= 0)

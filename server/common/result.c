@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phpcmp.h"
+#include "common.h"
 #include "proto.h"
 
 /* clang-format off */
@@ -14,6 +14,11 @@ static const char *const status_names[] = {
 	[STATUS_TIMEOUT] = "timeout",
 };
 /* clang-format on */
+
+const char *role_name(int role)
+{
+	return role == ROLE_BASE ? "base" : role == ROLE_HEAD ? "head" : "other";
+}
 
 void result_init(struct result *r)
 {
@@ -96,8 +101,7 @@ void verdict_fields(unsigned diff, char *buf, size_t bufsize)
 	static const struct { unsigned bit; const char *name; } names[] = {
 		{ DIFF_STATUS, "status" }, { DIFF_OUTPUT, "output" },
 		{ DIFF_ERROR_CODE, "error_code" }, { DIFF_ERROR_MSG, "error_msg" },
-		{ DIFF_EXCEPTION, "exception" }, { DIFF_PRINTED, "printed" },
-		{ DIFF_WARNINGS, "warnings" },
+		{ DIFF_EXCEPTION, "exception" },
 	};
 	/* clang-format on */
 	size_t len = 0;

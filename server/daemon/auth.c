@@ -24,7 +24,7 @@
 
 #include <openssl/evp.h>
 
-#include "phpcmp.h"
+#include "services.h"
 
 #define AUTH_PREFIX "phpcmp_"
 #define AUTH_RANDOM_BYTES 32
@@ -61,9 +61,8 @@ static int auth_hash(const char *s, size_t len, char out[65])
 /* A new token's text: the prefix and 32 random bytes in base64url. */
 static int auth_new_token(char *out, size_t outsize)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-	unsigned char r[AUTH_RANDOM_BYTES + 2] = { 0 };
-	size_t got = 0, i, o;
+	unsigned char r[AUTH_RANDOM_BYTES] = { 0 };
+	size_t got = 0, o;
 	ssize_t n;
 
 	while (got < AUTH_RANDOM_BYTES) {
@@ -75,41 +74,26 @@ static int auth_new_token(char *out, size_t outsize)
 		got += (size_t)n;
 	}
 	o = strlen(AUTH_PREFIX);
-	if (outsize < o + (AUTH_RANDOM_BYTES * 4 + 2) / 3 + 1)
+	if (outsize < o + 4 * ((AUTH_RANDOM_BYTES + 2) / 3) + 1)
 		return -1;
 	memcpy(out, AUTH_PREFIX, o);
-	/* 6 bits at a time; the last group is padded with zero bits, no '='. */
-	for (i = 0; i < AUTH_RANDOM_BYTES; i += 3) {
-		uint32_t v = (uint32_t)r[i] << 16 | (uint32_t)r[i + 1] << 8 | r[i + 2];
-		out[o++] = tab[v >> 18 & 63];
-		out[o++] = tab[v >> 12 & 63];
-		if (i + 1 < AUTH_RANDOM_BYTES)
-			out[o++] = tab[v >> 6 & 63];
-		if (i + 2 < AUTH_RANDOM_BYTES)
-			out[o++] = tab[v & 63];
-	}
-	out[o] = '\0';
+	base64url_encode(r, AUTH_RANDOM_BYTES, out + o, outsize - o);
 	return 0;
 }
 
 /* ---- checking a request ---- */
 
-static int auth_refuse(struct http_response *resp, const char *challenge, const char *code, const char *msg)
+static int auth_refuse(struct svc_error *e, const char *challenge, const char *code, const char *msg)
 {
-	api_error(resp, 401, code, "%s", msg);
-	resp->www_authenticate = challenge;
+	svc_fail(e, SVC_UNAUTHORIZED, code, "%s", msg);
+	e->challenge = challenge;
 	return -1;
 }
 
 /* The database could not answer: never let that open the door. */
-static int auth_db_failed(struct http_response *resp, const char *err)
+static int auth_db_failed(struct svc_error *e, const char *err)
 {
-	const char *code;
-	int retry, status = db_error_status(&code, &retry);
-
-	api_error(resp, status, code, "cannot check the token: %s", err);
-	resp->retry_after = retry;
-	return -1;
+	return svc_fail(e, SVC_STORAGE, NULL, "cannot check the token: %s", err);
 }
 
 struct auth_found {
@@ -128,9 +112,8 @@ static int auth_found_row(void *arg, const struct db_token *t)
 	return 0;
 }
 
-/* Check the Authorization header's token; 0 with who, or -1 with resp. */
-static int auth_check_token(
-    struct app *app, const char *header, struct auth_who *who, struct http_response *resp)
+/* Check the Authorization header's token; 0 with who, or -1 with e. */
+static int auth_check_token(struct app *app, const char *header, struct auth_who *who, struct svc_error *e)
 {
 	struct auth_found f;
 	const char *tok;
@@ -140,28 +123,26 @@ static int auth_check_token(
 
 	if (strncasecmp(header, "Bearer", 6) != 0 || (header[6] != ' ' && header[6] != '\t'))
 		return auth_refuse(
-		    resp, AUTH_MALFORMED, "token_malformed", "Authorization: expected \"Bearer <token>\"");
+		    e, AUTH_MALFORMED, "token_malformed", "Authorization: expected \"Bearer <token>\"");
 	tok = header + 6 + strspn(header + 6, " \t");
 	len = strcspn(tok, " \t");
 	if (len == 0 || tok[len + strspn(tok + len, " \t")] != '\0')
-		return auth_refuse(resp, AUTH_MALFORMED, "token_malformed",
+		return auth_refuse(e, AUTH_MALFORMED, "token_malformed",
 		    "Authorization: expected \"Bearer <token>\" with one token");
 	if (len > AUTH_MAX_TOKEN)
-		return auth_refuse(
-		    resp, AUTH_INVALID, "token_unknown", "the token is not one of this daemon's");
+		return auth_refuse(e, AUTH_INVALID, "token_unknown", "the token is not one of this daemon's");
 	if (auth_hash(tok, len, hash) < 0) {
-		api_error(resp, 500, "internal", "cannot hash the token (OpenSSL)");
-		return -1;
+		return svc_fail(e, SVC_INTERNAL, NULL, "cannot hash the token (OpenSSL)");
 	}
 	memset(&f, 0, sizeof f);
 	if ((rc = db_token_find(app->db, hash, auth_found_row, &f, err, sizeof err)) < 0)
-		return auth_db_failed(resp, err);
+		return auth_db_failed(e, err);
 	if (rc == 0)
-		return auth_refuse(resp, AUTH_INVALID, "token_unknown",
+		return auth_refuse(e, AUTH_INVALID, "token_unknown",
 		    "the token is not one of this daemon's (see `phpcmp token list`)");
 	if (f.revoked_at[0] != '\0') {
 		snprintf(msg, sizeof msg, "the token of \"%s\" was revoked at %s", f.name, f.revoked_at);
-		return auth_refuse(resp, AUTH_INVALID, "token_revoked", msg);
+		return auth_refuse(e, AUTH_INVALID, "token_revoked", msg);
 	}
 	who->token_id = f.id;
 	snprintf(who->name, sizeof who->name, "%s", f.name);
@@ -180,35 +161,34 @@ int auth_writes_closed(struct app *app, char *err, size_t errsize)
 	return n > 0;
 }
 
-int auth_identity(
-    struct app *app, const struct http_request *req, struct auth_who *who, struct http_response *resp)
+int auth_identity(struct app *app, const char *authorization, struct auth_who *who, struct svc_error *e)
 {
 	char err[512];
 	int closed;
 
 	memset(who, 0, sizeof *who);
 	/* A token sent is always checked, so a client with a bad one learns it. */
-	if (req->authorization != NULL)
-		return auth_check_token(app, req->authorization, who, resp);
+	if (authorization != NULL)
+		return auth_check_token(app, authorization, who, e);
 	if ((closed = auth_writes_closed(app, err, sizeof err)) < 0)
-		return auth_db_failed(resp, err);
+		return auth_db_failed(e, err);
 	if (closed == 0)
 		return 0;
-	return auth_refuse(resp, AUTH_REALM, "token_required",
+	return auth_refuse(e, AUTH_REALM, "token_required",
 	    "this request changes data and needs a token: send \"Authorization: Bearer <token>\" "
 	    "(an operator creates one with `phpcmp token add NAME`)");
 }
 
-int auth_read(struct app *app, const struct http_request *req, struct http_response *resp)
+int auth_read(struct app *app, const char *authorization, struct svc_error *e)
 {
 	struct auth_who who;
 
 	if (!app->config->read_auth)
 		return 0;
-	if (req->authorization == NULL)
-		return auth_refuse(resp, AUTH_REALM, "token_required",
+	if (authorization == NULL)
+		return auth_refuse(e, AUTH_REALM, "token_required",
 		    "this daemon needs a token to read too (read-auth): send \"Authorization: Bearer <token>\"");
-	return auth_check_token(app, req->authorization, &who, resp);
+	return auth_check_token(app, authorization, &who, e);
 }
 
 int auth_startup(struct app *app, char *err, size_t errsize)
@@ -274,7 +254,7 @@ static int auth_list_row(void *arg, const struct db_token *t)
 int auth_token_command(int argc, char **argv)
 {
 	const char *db_path = "phpcmp.db", *verb = NULL, *arg = NULL;
-	char err[1024], token[128], hash[65], *end;
+	char err[1024], token[128], hash[65];
 	struct db *db = NULL;
 	struct stat st;
 	int64_t id = 0;
@@ -349,10 +329,7 @@ int auth_token_command(int argc, char **argv)
 		}
 		rc = 0;
 	} else {
-		errno = 0;
-		id = strtoll(arg, &end, 10);
-		if (errno != 0 || *end != '\0' || id <= 0)
-			id = 0; /* not an id: a name */
+		id = id_parse_str(arg); /* 0: not an id, a name */
 		if ((n = db_token_revoke(db, id, arg, err, sizeof err)) < 0) {
 			fprintf(stderr, "phpcmp token: %s\n", err);
 			goto out;

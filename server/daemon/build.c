@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "phpcmp.h"
+#include "engine.h"
 
 extern char **environ;
 
@@ -104,8 +104,15 @@ int build_discover(struct build *b, const char *name, const char *prefix, char *
 		return -1;
 	}
 	/* .../main/php.h -> the include root */
-	*strrchr(b->include_dir, '/') = '\0';
-	*strrchr(b->include_dir, '/') = '\0';
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(b->include_dir, '/');
+		if (slash == NULL) {
+			snprintf(
+			    err, errsize, "build %s: headers at %s: no include folder", name, b->include_dir);
+			return -1;
+		}
+		*slash = '\0';
+	}
 	if (sha256_file(b->lib_path, b->sha256) < 0) {
 		snprintf(err, errsize, "build %s: cannot read %s: %s", name, b->lib_path, strerror(errno));
 		return -1;
@@ -142,15 +149,46 @@ static int run_command(const char *const argv[], const char *errfile)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* The core's file list (server/core/SOURCES, paths relative to server/): up to
+ * BUILD_MAX_SOURCES paths into list, their text in store.  The count, or -1. */
+#define BUILD_MAX_SOURCES 32
+static int build_sources(const char *core_src, char *store, size_t storesize,
+    const char *list[BUILD_MAX_SOURCES], char *err, size_t errsize)
+{
+	char path[PATH_MAX + 16], *text, *line, *save = NULL;
+	size_t len;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/SOURCES", core_src);
+	if ((text = bytes_read_file(path, storesize - 1, &len, err, errsize)) == NULL)
+		return -1;
+	memcpy(store, text, len + 1);
+	free(text);
+	for (line = strtok_r(store, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t");
+		if (*line == '\0' || *line == '#')
+			continue;
+		line[strcspn(line, " \t\r")] = '\0';
+		if (n == BUILD_MAX_SOURCES) {
+			snprintf(err, errsize, "%s: more than %d files", path, BUILD_MAX_SOURCES);
+			return -1;
+		}
+		list[n++] = line;
+	}
+	return n;
+}
+
 int build_compile_core(struct build *b, const struct config *cfg, char *err, size_t errsize)
 {
-	char src[PATH_MAX], proto[PATH_MAX], hdr[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX + 16];
-	char inc[6][PATH_MAX + 2], common_inc[PATH_MAX + 16], libdir[PATH_MAX + 2], log[PATH_MAX + 16];
+	char dir[PATH_MAX], tmp[PATH_MAX + 16], log[PATH_MAX + 16];
+	char inc[6][PATH_MAX + 2], core_inc[PATH_MAX + 16], common_inc[PATH_MAX + 16], libdir[PATH_MAX + 2];
+	char store[4096], paths[BUILD_MAX_SOURCES][PATH_MAX + 16];
+	const char *files[BUILD_MAX_SOURCES];
 	struct stat st;
+	int nfiles;
 
-	snprintf(src, sizeof(src), "%s/core.c", cfg->core_src);
-	snprintf(hdr, sizeof(hdr), "%s/core.h", cfg->core_src);
-	snprintf(proto, sizeof(proto), "%s/../common/proto.c", cfg->core_src);
+	if ((nfiles = build_sources(cfg->core_src, store, sizeof(store), files, err, errsize)) < 0)
+		return -1;
 	snprintf(dir, sizeof(dir), "%s/cores", cfg->state_dir);
 	if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST) {
 		snprintf(err, errsize, "cannot create %s: %s", cfg->state_dir, strerror(errno));
@@ -166,37 +204,28 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 		snprintf(err, errsize, "state directory path too long");
 		return -1;
 	}
-	/* Every file the core is made of, relative to core_src: a change to
-	 * any of them recompiles it. */
-	static const char *const deps[] = {
-		"core.h",
-		"../common/gen.c",
-		"../common/gen.h",
-		"gencore.c",
-		"gencore.h",
-		"../common/proto.h",
-	};
-	int fresh = stat(b->core_path, &st) == 0 && !newer_than(src, &st) && !newer_than(hdr, &st) &&
-	    !newer_than(proto, &st);
-	for (size_t i = 0; fresh && i < sizeof(deps) / sizeof(deps[0]); i++) {
-		char dep[PATH_MAX + 16];
-		snprintf(dep, sizeof(dep), "%s/%s", cfg->core_src, deps[i]);
-		fresh = !newer_than(dep, &st);
+	/* Every file the core is made of: a change to any of them recompiles it. */
+	int fresh = stat(b->core_path, &st) == 0;
+	for (int i = 0; i < nfiles; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s/../%s", cfg->core_src, files[i]);
+		fresh = fresh && !newer_than(paths[i], &st);
 	}
 	if (fresh)
 		return 0;
-	char gen[PATH_MAX + 16], gencore[PATH_MAX + 16];
-	snprintf(gen, sizeof(gen), "%s/../common/gen.c", cfg->core_src);
-	snprintf(gencore, sizeof(gencore), "%s/gencore.c", cfg->core_src);
 
 	const char *subdirs[] = { "", "/main", "/Zend", "/TSRM", "/ext", "/sapi/embed" };
 	for (int i = 0; i < 6; i++)
 		snprintf(inc[i], sizeof(inc[i]), "-I%s%s", b->include_dir, subdirs[i]);
 	/* The core's own headers and the leaf library's (server/common). */
+	snprintf(core_inc, sizeof(core_inc), "-I%s", cfg->core_src);
 	snprintf(common_inc, sizeof(common_inc), "-I%s/../common", cfg->core_src);
 	char libcopy[PATH_MAX];
 	snprintf(libcopy, sizeof(libcopy), "%s", b->lib_path);
 	char *slash = strrchr(libcopy, '/');
+	if (slash == NULL) {
+		snprintf(err, errsize, "build %s: library path %s has no folder", b->name, b->lib_path);
+		return -1;
+	}
 	*slash = '\0';
 	snprintf(libdir, sizeof(libdir), "-L%s", libcopy);
 	char libname[PATH_MAX];
@@ -206,13 +235,22 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 	const char *cc = getenv("PHPCMP_CC") ? getenv("PHPCMP_CC") : "cc";
 	/* -Wno-unused-parameter: PHP's own headers trip it. */
 	/* clang-format off */
-	const char *const argv[] = {
+	const char *argv[24 + BUILD_MAX_SOURCES] = {
 		cc, "-std=gnu11", "-D_GNU_SOURCE", "-O2", "-g", "-fPIC", "-shared",
 		"-Wall", "-Wextra", "-Wno-unused-parameter",
-		common_inc, inc[0], inc[1], inc[2], inc[3], inc[4], inc[5],
-		"-o", tmp, src, gen, gencore, proto, libdir, libname, NULL,
+		core_inc, common_inc, inc[0], inc[1], inc[2], inc[3], inc[4], inc[5],
+		"-o", tmp,
 	};
 	/* clang-format on */
+	int argc = 20;
+	for (int i = 0; i < nfiles; i++) {
+		size_t n = strlen(paths[i]);
+		if (n > 2 && strcmp(paths[i] + n - 2, ".c") == 0)
+			argv[argc++] = paths[i];
+	}
+	argv[argc++] = libdir;
+	argv[argc++] = libname;
+	argv[argc] = NULL;
 	int rc = run_command(argv, log);
 	if (rc != 0) {
 		unlink(tmp);

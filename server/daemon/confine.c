@@ -21,13 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "phpcmp.h"
+#include "engine.h"
+#include "layers.h"
 #include "rmtree.h"
 
 /* What only a loader outside valgrind can apply. */
-#define CONFINE_BEFORE_EXEC "netns,caps,landlock"
-
-static const char *const confine_layers[] = { "netns", "caps", "seccomp", "landlock", "rlimits", "php" };
 
 void confine_defaults(struct sandbox_config *s)
 {
@@ -60,18 +58,18 @@ static int confine_parse_layers(const char *v, char *out, size_t outsize)
 	snprintf(buf, sizeof(buf), "%s", v);
 	for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
 		size_t i;
-		for (i = 0; i < sizeof(confine_layers) / sizeof(confine_layers[0]); i++)
-			if (!strcmp(t, confine_layers[i]))
+		for (i = 0; i < SANDBOX_NLAYERS; i++)
+			if (!strcmp(t, sandbox_layer_name(i)))
 				break;
-		if (i == sizeof(confine_layers) / sizeof(confine_layers[0]))
+		if (i == SANDBOX_NLAYERS)
 			return -1;
 		mask |= 1u << i;
 	}
 	out[0] = '\0';
-	for (size_t i = 0; i < sizeof(confine_layers) / sizeof(confine_layers[0]); i++)
+	for (size_t i = 0; i < SANDBOX_NLAYERS; i++)
 		if (mask & (1u << i))
 			snprintf(out + strlen(out), outsize - strlen(out), "%s%s", out[0] ? "," : "",
-			    confine_layers[i]);
+			    sandbox_layer_name(i));
 	if (!out[0])
 		snprintf(out, outsize, "none");
 	return 0;
@@ -294,19 +292,20 @@ int confine_prepare(
 	snprintf(a->dumpdir, sizeof(a->dumpdir), "%s/callgrind", cfg->state_dir);
 	snprintf(layers, sizeof(layers), "%s", s->layers);
 	if (!strcmp(layers, "all"))
-		mask = 0x3f;
+		mask = SANDBOX_ALL;
 	else
-		for (size_t i = 0; i < sizeof(confine_layers) / sizeof(confine_layers[0]); i++)
-			if (strstr(layers, confine_layers[i]))
+		for (size_t i = 0; i < SANDBOX_NLAYERS; i++)
+			if (strstr(layers, sandbox_layer_name(i)))
 				mask |= 1u << i;
 
-	if (w->measuring && (mask & 0x0b)) {
-		/* netns (1), caps (2), landlock (8) go before valgrind. */
+	if (w->measuring && (mask & SANDBOX_BEFORE_EXEC)) {
+		/* netns, caps and landlock go before valgrind. */
 		char *pre = a->store + a->used, *inh;
 		pre[0] = '\0';
-		for (int i = 0; i < 4; i++)
-			if ((mask & 0x0b) & (1u << i))
-				snprintf(pre + strlen(pre), 64, "%s%s", pre[0] ? "," : "", confine_layers[i]);
+		for (unsigned i = 0; i < SANDBOX_NLAYERS; i++)
+			if ((mask & SANDBOX_BEFORE_EXEC) & (1u << i))
+				snprintf(
+				    pre + strlen(pre), 64, "%s%s", pre[0] ? "," : "", sandbox_layer_name(i));
 		a->used += strlen(pre) + 1;
 		inh = pre;
 		a->pre[a->npre++] = cfg->worker_bin;

@@ -21,7 +21,7 @@
 
 #include <sqlite3.h>
 
-#include "phpcmp.h"
+#include "db_internal.h"
 #include "gen.h"
 
 extern const char schema_sql[]; /* server/schema_sql.S: schema.sql + NUL */
@@ -32,9 +32,6 @@ extern const char schema_sql[]; /* server/schema_sql.S: schema.sql + NUL */
 #define MIGRATION_MARK "\n-- @migration "
 
 enum stmt {
-	S_BEGIN,
-	S_COMMIT,
-	S_ROLLBACK,
 	S_BUILD_RECORD,
 	S_RUNS_INTERRUPT,
 	S_CASE_FIND,
@@ -102,9 +99,6 @@ enum stmt {
 
 /* clang-format off */
 static const char *const stmt_sql[S_COUNT] = {
-	[S_BEGIN] = "BEGIN IMMEDIATE",
-	[S_COMMIT] = "COMMIT",
-	[S_ROLLBACK] = "ROLLBACK",
 	[S_BUILD_RECORD] =
 	    "INSERT INTO builds (name, php_version, lib_path, prefix, sha256) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5) "
@@ -265,102 +259,10 @@ static const char *const stmt_sql[S_COUNT] = {
 };
 /* clang-format on */
 
-struct db {
-	sqlite3 *conn;
-	pthread_mutex_t lock;
-	sqlite3_stmt *stmt[S_COUNT];
-	struct triage *triage; /* triage.c's statements on this connection */
-};
-
-/* SQLite's extended code of this thread's last failed call, for db_error_status(). */
-static _Thread_local int db_errcode;
-
-static void db_seterr(char *err, size_t errsize, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errsize == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsize, fmt, ap);
-	va_end(ap);
-}
-
 /* The statement, reset and unbound, ready for new parameters. */
 static sqlite3_stmt *db_stmt(struct db *db, enum stmt s)
 {
-	db_errcode = 0;
-	sqlite3_reset(db->stmt[s]);
-	sqlite3_clear_bindings(db->stmt[s]);
-	return db->stmt[s];
-}
-
-static int db_fail(struct db *db, const char *what, char *err, size_t errsize)
-{
-	db_errcode = sqlite3_extended_errcode(db->conn);
-	db_seterr(err, errsize, "database: %s: %s", what, sqlite3_errmsg(db->conn));
-	return -1;
-}
-
-int db_error_status(const char **code, int *retry_after)
-{
-	*retry_after = 0;
-	switch (db_errcode & 0xff) {
-	case SQLITE_FULL:
-		*code = "storage_full";
-		*retry_after = 60;
-		return 503;
-	case SQLITE_READONLY:
-		*code = "storage_readonly";
-		*retry_after = 60;
-		return 503;
-	case SQLITE_IOERR:
-	case SQLITE_CANTOPEN:
-		*code = "storage_unavailable";
-		*retry_after = 60;
-		return 503;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		*code = "storage_busy";
-		*retry_after = 1;
-		return 503;
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB:
-		*code = "storage_corrupt";
-		return 500;
-	default:
-		*code = "internal";
-		return 500;
-	}
-}
-
-/* Run a statement that returns no rows. */
-static int db_exec(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return db_fail(db, what, err, errsize);
-	return 0;
-}
-
-static void db_rollback(struct db *db)
-{
-	int failed = db_errcode; /* the failure that led here is the one to report */
-	sqlite3_stmt *st = db_stmt(db, S_ROLLBACK);
-
-	sqlite3_step(st);
-	sqlite3_reset(st);
-	db_errcode = failed;
-}
-
-static void db_bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s == NULL)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	return db_ready(db->stmt[s]);
 }
 
 static void db_bind_text_or_null_if_empty(sqlite3_stmt *st, int i, const char *s)
@@ -487,7 +389,8 @@ struct db *db_open(const char *path, char *err, size_t errsize)
 	struct db *db;
 	int i;
 
-	if ((db = calloc(1, sizeof *db)) == NULL) {
+	if ((db = calloc(1, sizeof *db)) == NULL || (db->stmt = calloc(S_COUNT, sizeof *db->stmt)) == NULL) {
+		free(db);
 		db_seterr(err, errsize, "database: out of memory");
 		return NULL;
 	}
@@ -514,7 +417,7 @@ struct db *db_open(const char *path, char *err, size_t errsize)
 		db_fail(db, "synchronous", err, errsize);
 		goto fail;
 	}
-	if (db_migrate(db, err, errsize) < 0)
+	if (db_migrate(db, err, errsize) < 0 || db_tx_prepare(db, err, errsize) < 0)
 		goto fail;
 	for (i = 0; i < S_COUNT; i++) {
 		if (sqlite3_prepare_v3(db->conn, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &db->stmt[i],
@@ -523,8 +426,8 @@ struct db *db_open(const char *path, char *err, size_t errsize)
 			goto fail;
 		}
 	}
-	if ((db->triage = triage_open(db->conn, err, errsize)) == NULL ||
-	    triage_backfill(db->triage, err, errsize) < 0)
+	if ((db->triage = db_triage_open(db, err, errsize)) == NULL ||
+	    db_triage_backfill(db, err, errsize) < 0)
 		goto fail;
 	return db;
 fail:
@@ -538,9 +441,11 @@ void db_close(struct db *db)
 
 	if (db == NULL)
 		return;
-	triage_close(db->triage);
-	for (i = 0; i < S_COUNT; i++)
+	db_triage_close(db->triage);
+	db_tx_finalize(db);
+	for (i = 0; db->stmt != NULL && i < S_COUNT; i++)
 		sqlite3_finalize(db->stmt[i]);
+	free(db->stmt);
 	if (db->conn != NULL)
 		sqlite3_close(db->conn);
 	pthread_mutex_destroy(&db->lock);
@@ -665,7 +570,7 @@ static int db_store_result(struct db *db, int64_t comparison_id, int role, const
 	int is_false = r->output_is_false || r->output.data == NULL;
 
 	sqlite3_bind_int64(st, 1, comparison_id);
-	db_bind_text(st, 2, app_role_name(role));
+	db_bind_text(st, 2, role_name(role));
 	sqlite3_bind_int64(st, 3, b->db_id);
 	db_bind_text(st, 4, result_status_name(r->status));
 	if (r->status == STATUS_CRASH)
@@ -701,7 +606,7 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 	db_case_hash(c, hash);
 	verdict_fields(diff, differs, sizeof differs);
 	pthread_mutex_lock(&db->lock);
-	if (db_exec(db, db_stmt(db, S_BEGIN), "begin", err, errsize) < 0) {
+	if (db_begin(db, err, errsize) < 0) {
 		pthread_mutex_unlock(&db->lock);
 		return -1;
 	}
@@ -738,9 +643,8 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 	for (role = 0; role < MAX_BUILDS; role++)
 		if (db_store_result(db, *comparison_id, role, builds[role], &res[role], err, errsize) < 0)
 			goto fail;
-	/* A mismatch joins its bucket with it (triage.c). */
-	if (diff != 0 &&
-	    triage_record(db->triage, c->flags, res, diff, run_id, *comparison_id, err, errsize) < 0)
+	/* A mismatch joins its bucket with it (db_triage.c). */
+	if (diff != 0 && db_triage_record(db, c->flags, res, diff, run_id, *comparison_id, err, errsize) < 0)
 		goto fail;
 
 	if (run_id > 0 && counted) {
@@ -751,7 +655,7 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 		if (db_exec(db, st, "run progress", err, errsize) < 0)
 			goto fail;
 	}
-	if (db_exec(db, db_stmt(db, S_COMMIT), "commit", err, errsize) < 0)
+	if (db_commit(db, err, errsize) < 0)
 		goto fail;
 	pthread_mutex_unlock(&db->lock);
 	return 0;
@@ -1445,7 +1349,7 @@ int db_dump_file(
 	pthread_mutex_lock(&db->lock);
 	sqlite3_stmt *st = db_stmt(db, S_DUMP_FILE);
 	sqlite3_bind_int64(st, 1, comparison_id);
-	db_bind_text(st, 2, app_role_name(role));
+	db_bind_text(st, 2, role_name(role));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		db_col_copy(st, 0, path, pathsize);
@@ -1484,7 +1388,7 @@ int db_generated_batch(struct db *db, int64_t run_id, uint64_t seed, int64_t sta
 	sqlite3_stmt *st;
 
 	pthread_mutex_lock(&db->lock);
-	if (db_exec(db, db_stmt(db, S_BEGIN), "begin", err, errsize) < 0) {
+	if (db_begin(db, err, errsize) < 0) {
 		pthread_mutex_unlock(&db->lock);
 		return -1;
 	}
@@ -1518,7 +1422,7 @@ int db_generated_batch(struct db *db, int64_t run_id, uint64_t seed, int64_t sta
 	sqlite3_bind_int64(st, 4, count - same);
 	if (db_exec(db, st, "run progress", err, errsize) < 0)
 		goto fail;
-	if (db_exec(db, db_stmt(db, S_COMMIT), "commit", err, errsize) < 0)
+	if (db_commit(db, err, errsize) < 0)
 		goto fail;
 	pthread_mutex_unlock(&db->lock);
 	return 0;
@@ -1693,17 +1597,4 @@ int db_generated_case(
 	rc = db_exec(db, st, "store generated case", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
-}
-
-/* ---- triage.c's statements ---- */
-
-struct triage *db_triage_lock(struct db *db)
-{
-	pthread_mutex_lock(&db->lock);
-	return db->triage;
-}
-
-void db_triage_unlock(struct db *db)
-{
-	pthread_mutex_unlock(&db->lock);
 }

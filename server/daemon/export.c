@@ -23,76 +23,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phpcmp.h"
+#include "services.h"
 
 #define EXPORT_DEFAULT_DEPTH 512
 
-struct out {
-	char *s;
-	size_t len, cap;
-	int failed;
-};
-
-static void out_add(struct out *o, const char *data, size_t n)
-{
-	size_t cap;
-	char *p;
-
-	if (o->failed)
-		return;
-	if (o->len + n + 1 > o->cap) {
-		for (cap = o->cap ? o->cap : 4096; cap < o->len + n + 1; cap *= 2)
-			;
-		if ((p = realloc(o->s, cap)) == NULL) {
-			o->failed = 1;
-			return;
-		}
-		o->s = p;
-		o->cap = cap;
-	}
-	memcpy(o->s + o->len, data, n);
-	o->len += n;
-	o->s[o->len] = '\0';
-}
-
-static void out_str(struct out *o, const char *s)
-{
-	out_add(o, s, strlen(s));
-}
-
-static void out_fmt(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_fmt(struct out *o, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof buf)
-		o->failed = 1;
-	else
-		out_add(o, buf, (size_t)n);
-}
-
 /* One line of text: newlines become spaces. */
-static void out_line(struct out *o, const char *s)
+static void out_line(struct buf *o, const char *s)
 {
 	for (; *s != '\0'; s++)
-		out_add(o, *s == '\n' || *s == '\r' ? " " : s, 1);
+		buf_add(o, *s == '\n' || *s == '\r' ? " " : s, 1);
 }
 
 /* var_dump() of a string: string(N) "bytes" */
-static void out_dump_string(struct out *o, const char *data, size_t len)
+static void out_dump_string(struct buf *o, const char *data, size_t len)
 {
-	out_fmt(o, "string(%zu) \"", len);
-	out_add(o, data != NULL ? data : "", len);
-	out_str(o, "\"\n");
+	buf_addf(o, "string(%zu) \"", len);
+	buf_add(o, data != NULL ? data : "", len);
+	buf_adds(o, "\"\n");
 }
 
 /* JSON_A | JSON_B (| other bits as a number), or 0. */
-static void out_flags(struct out *o, long flags)
+static void out_flags(struct buf *o, long flags)
 {
 	const char *name;
 	long value, rest = flags;
@@ -101,13 +52,13 @@ static void out_flags(struct out *o, long flags)
 
 	for (i = 0; (name = flags_name_at(i, &value)) != NULL; i++) {
 		if (value != 0 && (flags & value) == value) {
-			out_fmt(o, "%s%s", any ? " | " : "", name);
+			buf_addf(o, "%s%s", any ? " | " : "", name);
 			rest &= ~value;
 			any = 1;
 		}
 	}
 	if (rest != 0 || !any)
-		out_fmt(o, "%s%ld", any ? " | " : "", rest);
+		buf_addf(o, "%s%ld", any ? " | " : "", rest);
 }
 
 /* Does the core run this value code as statements?  (Trailing ';', as run_code decides.) */
@@ -127,15 +78,17 @@ static int export_one_line(const char *code)
 	    strchr(code, '#') == NULL && strstr(code, "/*") == NULL && strstr(code, "?>") == NULL;
 }
 
-/* The version of the configured build with this name, or "". */
-static const char *export_version(struct app *app, const char *name)
+/* The version of the configured build with this name, or "" (a copy: its
+ * workers may be writing it, see worker_build_info). */
+static const char *export_version(struct app *app, const char *name, struct build_info *info)
 {
 	int i;
 
+	info->php_version[0] = '\0';
 	for (i = 0; i < app->config->nbuilds; i++)
 		if (strcmp(app->config->builds[i].name, name) == 0)
-			return app->config->builds[i].php_version;
-	return "";
+			worker_build_info(&app->config->builds[i], info);
+	return info->php_version;
 }
 
 /* The .phpt text; NULL when out of memory. */
@@ -144,92 +97,93 @@ static char *export_phpt_text(
 {
 	const struct case_spec *c = &dc->spec;
 	const struct result *base = &cmp->results[ROLE_BASE];
-	struct out o = { NULL, 0, 0, 0 };
+	struct buf o = BUF_INIT;
+	struct build_info info;
 	char marker[32];
 	int k = 0;
 
-	out_str(&o, "--TEST--\njson_encode(): ");
+	buf_adds(&o, "--TEST--\njson_encode(): ");
 	out_line(&o, c->title != NULL && *c->title != '\0' ? c->title : "phpcmp case");
-	out_str(&o, "\n--DESCRIPTION--\n");
-	out_fmt(&o, "Exported from phpcmp case #%" PRId64 " (comparison #%" PRId64, dc->id, cmp->id);
+	buf_adds(&o, "\n--DESCRIPTION--\n");
+	buf_addf(&o, "Exported from phpcmp case #%" PRId64 " (comparison #%" PRId64, dc->id, cmp->id);
 	if (cmp->run_id > 0)
-		out_fmt(&o, ", run #%" PRId64, cmp->run_id);
-	out_str(&o, ").\n");
+		buf_addf(&o, ", run #%" PRId64, cmp->run_id);
+	buf_adds(&o, ").\n");
 	if (c->source != NULL) {
-		out_str(&o, "Stored case: cases/");
+		buf_adds(&o, "Stored case: cases/");
 		out_line(&o, c->source);
-		out_str(&o, "\n");
+		buf_adds(&o, "\n");
 	}
-	out_fmt(&o, "Expected output: build %s (PHP %s).\n", cmp->build_names[ROLE_BASE],
-	    export_version(app, cmp->build_names[ROLE_BASE]));
+	buf_addf(&o, "Expected output: build %s (PHP %s).\n", cmp->build_names[ROLE_BASE],
+	    export_version(app, cmp->build_names[ROLE_BASE], &info));
 	if (strcmp(cmp->verdict, "same") == 0)
-		out_fmt(&o, "Build %s (PHP %s) gives the same.\n", cmp->build_names[ROLE_HEAD],
-		    export_version(app, cmp->build_names[ROLE_HEAD]));
+		buf_addf(&o, "Build %s (PHP %s) gives the same.\n", cmp->build_names[ROLE_HEAD],
+		    export_version(app, cmp->build_names[ROLE_HEAD], &info));
 	else
-		out_fmt(&o, "Build %s (PHP %s) differs in: %s.\n", cmp->build_names[ROLE_HEAD],
-		    export_version(app, cmp->build_names[ROLE_HEAD]), cmp->differs);
-	out_str(&o, "--EXTENSIONS--\njson\n");
+		buf_addf(&o, "Build %s (PHP %s) differs in: %s.\n", cmp->build_names[ROLE_HEAD],
+		    export_version(app, cmp->build_names[ROLE_HEAD], &info), cmp->differs);
+	buf_adds(&o, "--EXTENSIONS--\njson\n");
 	if (base->warnings != NULL && *base->warnings != '\0')
-		out_str(&o, "--INI--\ndisplay_errors=0\n");
+		buf_adds(&o, "--INI--\ndisplay_errors=0\n");
 
-	out_str(&o, "--FILE--\n<?php\n");
+	buf_adds(&o, "--FILE--\n<?php\n");
 	if (c->setup != NULL && *c->setup != '\0') {
-		out_str(&o, c->setup);
-		out_str(&o, "\n\n");
+		buf_adds(&o, c->setup);
+		buf_adds(&o, "\n\n");
 	}
 	if (export_is_statements(c->code)) {
 		/* A nowdoc marker that no line of the code contains. */
 		do
 			snprintf(marker, sizeof marker, k == 0 ? "CODE" : "CODE_%d", k);
 		while (strstr(c->code, marker) != NULL && ++k < 1000);
-		out_fmt(&o, "$value = eval(<<<'%s'\n", marker);
-		out_str(&o, c->code);
-		out_fmt(&o, "\n%s);\n", marker);
+		buf_addf(&o, "$value = eval(<<<'%s'\n", marker);
+		buf_adds(&o, c->code);
+		buf_addf(&o, "\n%s);\n", marker);
 	} else if (export_one_line(c->code)) {
-		out_str(&o, "$value = ");
-		out_str(&o, c->code);
-		out_str(&o, ";\n");
+		buf_adds(&o, "$value = ");
+		buf_adds(&o, c->code);
+		buf_adds(&o, ";\n");
 	} else {
-		out_str(&o, "$value = (\n");
-		out_str(&o, c->code);
-		out_str(&o, "\n);\n");
+		buf_adds(&o, "$value = (\n");
+		buf_adds(&o, c->code);
+		buf_adds(&o, "\n);\n");
 	}
 	if (base->exc_class != NULL) {
-		out_str(&o, "try {\n    var_dump(json_encode($value, ");
+		buf_adds(&o, "try {\n    var_dump(json_encode($value, ");
 		out_flags(&o, c->flags);
 		if (c->depth != EXPORT_DEFAULT_DEPTH)
-			out_fmt(&o, ", %ld", c->depth);
-		out_str(&o,
+			buf_addf(&o, ", %ld", c->depth);
+		buf_adds(&o,
 		    "));\n    var_dump(json_last_error(), json_last_error_msg());\n"
 		    "} catch (Throwable $e) {\n    echo get_class($e), ': ', $e->getMessage(), \"\\n\";\n}\n");
 	} else {
-		out_str(&o, "var_dump(json_encode($value, ");
+		buf_adds(&o, "var_dump(json_encode($value, ");
 		out_flags(&o, c->flags);
 		if (c->depth != EXPORT_DEFAULT_DEPTH)
-			out_fmt(&o, ", %ld", c->depth);
-		out_str(&o, "));\nvar_dump(json_last_error(), json_last_error_msg());\n");
+			buf_addf(&o, ", %ld", c->depth);
+		buf_adds(&o, "));\nvar_dump(json_last_error(), json_last_error_msg());\n");
 	}
-	out_str(&o, "?>\n--EXPECT--\n");
-	out_add(&o, base->printed.data != NULL ? base->printed.data : "", base->printed.len);
+	buf_adds(&o, "?>\n--EXPECT--\n");
+	buf_add(&o, base->printed.data != NULL ? base->printed.data : "", base->printed.len);
 	if (base->exc_class != NULL) {
-		out_str(&o, base->exc_class);
-		out_str(&o, ": ");
-		out_str(&o, base->exc_msg != NULL ? base->exc_msg : "");
-		out_str(&o, "\n");
+		buf_adds(&o, base->exc_class);
+		buf_adds(&o, ": ");
+		buf_adds(&o, base->exc_msg != NULL ? base->exc_msg : "");
+		buf_adds(&o, "\n");
 	} else {
 		if (base->output_is_false || base->output.data == NULL)
-			out_str(&o, "bool(false)\n");
+			buf_adds(&o, "bool(false)\n");
 		else
 			out_dump_string(&o, base->output.data, base->output.len);
-		out_fmt(&o, "int(%ld)\n", base->error_code);
+		buf_addf(&o, "int(%ld)\n", base->error_code);
 		out_dump_string(&o, base->error_msg, base->error_msg != NULL ? strlen(base->error_msg) : 0);
 	}
 	if (o.failed) {
-		free(o.s);
+		free(o.data);
 		return NULL;
 	}
 	*len = o.len;
-	return o.s;
+	return o.data;
 }
 
 /* A file name piece from a title: [a-z0-9_], at most 40. */
@@ -254,32 +208,23 @@ static void export_slug(const char *title, char *out, size_t size)
 	out[o] = '\0';
 }
 
-void export_case(struct app *app, int64_t case_id, const char *format, const struct http_request *req,
-    struct http_response *resp)
+int export_case(struct app *app, int64_t case_id, int64_t comparison_id, const char *format,
+    struct export_file *out, struct svc_error *e)
 {
 	struct db_case dc;
 	struct db_comparison cmp;
-	const char *cv = http_query(req, "comparison");
 	char err[512], slug[48], *text;
-	int64_t comparison_id = 0;
 	size_t len = 0;
-	int rc, have_cmp = 0;
+	int rc, have_cmp = 0, ret = -1;
 
-	if (cv != NULL) {
-		char *end;
-		comparison_id = strtoll(cv, &end, 10);
-		if (*cv == '\0' || *end != '\0' || comparison_id < 1) {
-			api_error(resp, 400, "bad_request", "comparison: expected a positive integer id");
-			return;
-		}
-	}
+	memset(out, 0, sizeof *out);
 	if ((rc = db_case_get(app->db, case_id, &dc, err, sizeof err)) <= 0) {
 		if (rc < 0)
-			api_error(resp, 500, "internal", "%s", err);
+			svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 		else
-			api_error(resp, 404, "not_found", "no case %" PRId64, case_id);
+			svc_fail(e, SVC_NOT_FOUND, NULL, "no case %" PRId64, case_id);
 		db_case_release(&dc);
-		return;
+		return -1;
 	}
 	export_slug(dc.spec.title, slug, sizeof slug);
 	if (strcmp(format, "casefile") == 0) {
@@ -299,14 +244,14 @@ void export_case(struct app *app, int64_t case_id, const char *format, const str
 			}
 		}
 		if ((text = casefile_format(&dc.spec)) == NULL) {
-			api_error(resp, 409, "conflict",
+			svc_fail(e, SVC_CONFLICT, NULL,
 			    "case %" PRId64 " cannot be written in the stored format: "
 			    "a line of its code, setup or expect reads as a section header (--NAME--) or ends in CR",
 			    case_id);
 			goto out;
 		}
 		len = strlen(text);
-		snprintf(resp->disposition, sizeof resp->disposition,
+		snprintf(out->disposition, sizeof out->disposition,
 		    "inline; filename=\"%s%s%" PRId64 ".phpt\"", slug, slug[0] != '\0' ? "-" : "case-",
 		    case_id);
 	} else {
@@ -314,17 +259,17 @@ void export_case(struct app *app, int64_t case_id, const char *format, const str
 		have_cmp = 1;
 		if (rc <= 0) {
 			if (rc < 0)
-				api_error(resp, 500, "internal", "%s", err);
+				svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 			else if (comparison_id > 0)
-				api_error(resp, 404, "not_found",
+				svc_fail(e, SVC_NOT_FOUND, NULL,
 				    "case %" PRId64 " has no comparison %" PRId64, case_id, comparison_id);
 			else
-				api_error(
-				    resp, 409, "conflict", "case %" PRId64 " has no results yet", case_id);
+				svc_fail(
+				    e, SVC_CONFLICT, NULL, "case %" PRId64 " has no results yet", case_id);
 			goto out;
 		}
 		if (cmp.results[ROLE_BASE].status != STATUS_OK) {
-			api_error(resp, 409, "conflict",
+			svc_fail(e, SVC_CONFLICT, NULL,
 			    "the base build's result is \"%s\", not ok: there is no output "
 			    "to expect (%.200s)",
 			    result_status_name(cmp.results[ROLE_BASE].status),
@@ -333,19 +278,19 @@ void export_case(struct app *app, int64_t case_id, const char *format, const str
 			goto out;
 		}
 		if ((text = export_phpt_text(app, &dc, &cmp, &len)) == NULL) {
-			api_error(resp, 500, "internal", "out of memory");
+			svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
 			goto out;
 		}
-		snprintf(resp->disposition, sizeof resp->disposition,
+		snprintf(out->disposition, sizeof out->disposition,
 		    "attachment; filename=\"json_encode_phpcmp_%" PRId64 "%s%s.phpt\"", case_id,
 		    slug[0] != '\0' ? "_" : "", slug);
 	}
-	resp->status = 200;
-	resp->body = text;
-	resp->body_len = len;
-	resp->content_type = "text/plain; charset=utf-8";
+	out->text = text;
+	out->len = len;
+	ret = 0;
 out:
 	if (have_cmp)
 		db_comparison_release(&cmp);
 	db_case_release(&dc);
+	return ret;
 }

@@ -30,7 +30,7 @@
 
 #include <jansson.h>
 
-#include "phpcmp.h"
+#include "engine.h"
 #include "proto.h"
 #include "gen.h"
 
@@ -126,13 +126,6 @@ struct genrun {
 
 /* Lazily materialised mismatches: one at a time, so none is stored twice. */
 static pthread_mutex_t genrun_materialise_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static double genrun_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* ---- parameters ---- */
 
@@ -465,7 +458,7 @@ static void genrun_singles(struct genrun_side *s, int64_t from)
 static void *genrun_side_run(void *arg)
 {
 	struct genrun_side *s = arg;
-	double t0 = genrun_now_ms();
+	double t0 = clock_ms();
 	int64_t at = 0;
 
 	s->rc = 0;
@@ -499,7 +492,7 @@ static void *genrun_side_run(void *arg)
 			break;
 		at += k + 1;
 	}
-	s->wall_ms = genrun_now_ms() - t0;
+	s->wall_ms = clock_ms() - t0;
 	return NULL;
 }
 
@@ -553,7 +546,7 @@ static json_t *genrun_summary(struct genrun *g, int final)
 {
 	json_t *o = json_object(), *cov = json_object(), *builds = json_object(), *seeds = json_array();
 	json_t *corpus = json_object();
-	double elapsed = genrun_now_ms() - g->started_ms;
+	double elapsed = clock_ms() - g->started_ms;
 	char name[96];
 	long peak, now;
 	uint64_t all = GEN_HASH_INIT;
@@ -610,7 +603,7 @@ static json_t *genrun_summary(struct genrun *g, int final)
 		    genrun_seconds((double)tm[T_DIGEST] / 1e6), "other_in_worker",
 		    genrun_seconds(other > 0 ? other : 0), "protocol_and_waiting",
 		    genrun_seconds(g->busy_ms[b] - (double)tm[T_TOTAL] / 1e6));
-		json_object_set_new(builds, app_role_name(b),
+		json_object_set_new(builds, role_name(b),
 		    json_pack("{s:s s:f s:o s:I s:I s:o s:o s:o}", "build", g->app->config->builds[b].name,
 		        "cases_per_s", g->busy_ms[b] > 0 ? (double)g->done / (g->busy_ms[b] / 1e3) : 0.0,
 		        "busy_s", genrun_seconds(g->busy_ms[b]), "failures", (json_int_t)g->failures[b],
@@ -667,11 +660,11 @@ static void genrun_save_summary(struct genrun *g, int final)
 	char err[512];
 	json_t *o = genrun_summary(g, final);
 	char *text = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
-	double t0 = genrun_now_ms();
+	double t0 = clock_ms();
 	if (text != NULL && db_run_summary(g->app->db, g->run->id, text, err, sizeof err) < 0)
 		fprintf(stderr, "phpcmp: run %" PRId64 ": summary: %s\n", g->run->id, err);
-	g->db_ms += genrun_now_ms() - t0;
-	g->last_summary_ms = genrun_now_ms();
+	g->db_ms += clock_ms() - t0;
+	g->last_summary_ms = clock_ms();
 	free(text);
 	json_decref(o);
 }
@@ -813,7 +806,7 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 {
 	struct genrun_side *base = &g->side[ROLE_BASE], *head = &g->side[ROLE_HEAD];
 	int64_t n = base->count, same = 0;
-	double t0 = genrun_now_ms(), t1;
+	double t0 = clock_ms(), t1;
 
 	for (int64_t i = 0; i < n; i++) {
 		struct gen_digest d[MAX_BUILDS];
@@ -857,15 +850,15 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 			g->other_sig++;
 		if ((sg != NULL && sg->samples < GENRUN_SAMPLES) ||
 		    json_array_size(g->listed) < GENRUN_LIST) {
-			t1 = genrun_now_ms();
+			t1 = clock_ms();
 			if (genrun_mismatch(g, base->seed, m->index, &m->case_id, err, errsize) < 0)
 				return -1;
 			if (sg != NULL && m->case_id > 0 && sg->samples < GENRUN_SAMPLES)
 				sg->sample_ids[sg->samples++] = m->case_id;
-			g->mismatch_ms += genrun_now_ms() - t1;
+			g->mismatch_ms += clock_ms() - t1;
 		}
 	}
-	g->compare_ms += genrun_now_ms() - t0;
+	g->compare_ms += clock_ms() - t0;
 	/* The hashes as 8-byte little-endian words, whatever this machine is. */
 	unsigned char *bytes = (unsigned char *)g->hashes;
 	for (int64_t i = 0; i < n; i++) {
@@ -873,12 +866,12 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 		for (int k = 0; k < 8; k++)
 			bytes[8 * i + k] = (unsigned char)(v >> (8 * k));
 	}
-	t1 = genrun_now_ms();
+	t1 = clock_ms();
 	if (db_generated_batch(g->app->db, g->run->id, base->seed, base->start, n, bytes, (size_t)n * 8, same,
 	        g->batch_mis, g->nbatch_mis, err, errsize) < 0)
 		return -1;
 	g->nbatch_mis = 0;
-	g->db_ms += genrun_now_ms() - t1;
+	g->db_ms += clock_ms() - t1;
 	g->done += n;
 	return 0;
 }
@@ -967,7 +960,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 		free(g);
 		return GENRUN_FAILED;
 	}
-	g->started_ms = g->last_summary_ms = genrun_now_ms();
+	g->started_ms = g->last_summary_ms = clock_ms();
 	genrun_save_summary(g, 0);
 
 	for (int si = 0; si < g->nseeds && end == GENRUN_DONE; si++) {
@@ -1040,7 +1033,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 			}
 			if (end != GENRUN_DONE)
 				break;
-			t0 = genrun_now_ms();
+			t0 = clock_ms();
 			if (t0 - g->last_summary_ms >= GENRUN_SUMMARY_MS)
 				genrun_save_summary(g, 0);
 		}

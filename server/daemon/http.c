@@ -29,7 +29,8 @@
 
 #include <microhttpd.h>
 
-#include "phpcmp.h"
+#include "http.h"
+#include "services.h"
 
 #define HTTP_SPARE_CONNECTIONS 16
 #define HTTP_IDLE_TIMEOUT_S 60
@@ -78,24 +79,16 @@ static const struct {
 	{ ".wasm", "application/wasm" },
 };
 
-const char *http_query(const struct http_request *req, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < req->nquery; i++)
-		if (strcmp(req->query[i].key, key) == 0)
-			return req->query[i].value;
-	return NULL;
-}
-
 static enum MHD_Result http_collect_query(
     void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
 	struct http_request *req = cls;
 
 	(void)kind;
-	if (req->nquery >= HTTP_MAX_QUERY)
-		return MHD_NO; /* the rest are ignored */
+	if (req->nquery >= HTTP_MAX_QUERY) {
+		req->query_overflow = 1; /* a 400 (api_handle), not silently dropped */
+		return MHD_NO;
+	}
 	req->query[req->nquery].key = key;
 	req->query[req->nquery].value = value != NULL ? value : "";
 	req->nquery++;
@@ -303,23 +296,13 @@ notfound:
 /* Append upload data, or drop it once over the limit. */
 static int http_body_append(struct http_conn *c, const char *data, size_t len)
 {
-	size_t cap;
-	char *p;
-
 	if (c->too_large || len > MAX_BODY_SIZE - c->len) {
 		c->too_large = 1;
 		c->discarded += len;
 		return c->discarded <= HTTP_MAX_DISCARD ? 0 : -1;
 	}
-	if (c->len + len + 1 > c->cap) {
-		cap = c->cap != 0 ? c->cap : 4096;
-		while (cap < c->len + len + 1)
-			cap *= 2;
-		if ((p = realloc(c->body, cap)) == NULL)
-			return -1;
-		c->body = p;
-		c->cap = cap;
-	}
+	if (buf_grow(&c->body, &c->cap, c->len + len + 1) < 0)
+		return -1;
 	memcpy(c->body + c->len, data, len);
 	c->len += len;
 	c->body[c->len] = '\0';

@@ -23,7 +23,8 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "phpcmp.h"
+#include "http.h"
+#include "services.h"
 
 #define MAIN_DEFAULT_URL "http://127.0.0.1:8080"
 #define MAIN_MAX_CONFIG_SIZE (64u << 10)
@@ -54,19 +55,6 @@ struct main_opts {
 
 static int main_sigpipe[2] = { -1, -1 };
 static volatile sig_atomic_t main_stop_signal;
-
-const char *app_role_name(int role)
-{
-	return role == ROLE_BASE ? "base" : role == ROLE_HEAD ? "head" : "other";
-}
-
-int64_t app_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int main_error(const char *fmt, ...)
 {
@@ -559,6 +547,10 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 		if (k == o->nbuild_args)
 			return main_error("ini: \"%s\" names no configured build", o->ini_args[j]);
 	}
+	/* Before any worker starts: a worker dying mid-write is an EPIPE the
+	 * daemon handles, not a signal that ends it (worker_init used to set
+	 * this, a process-wide side effect of a library call). */
+	signal(SIGPIPE, SIG_IGN);
 	for (i = 0; i < o->nbuild_args; i++) {
 		struct build *b = &c->builds[i];
 
@@ -605,7 +597,7 @@ static int main_serve(int argc, char **argv)
 		return 2;
 	}
 	app.config = &o.cfg;
-	app.started_ms = app_now_ms();
+	app.started_ms = (int64_t)clock_ms();
 	if (main_signals() < 0)
 		goto out;
 	if ((app.db = db_open(o.cfg.db_path, err, sizeof err)) == NULL) {
@@ -669,29 +661,15 @@ out:
 
 /* ---- submit ---- */
 
-struct main_buf {
-	char *data;
-	size_t len;
-	int overflow;
-};
-
 static size_t main_curl_write(char *ptr, size_t size, size_t nmemb, void *arg)
 {
-	struct main_buf *b = arg;
+	struct buf *b = arg;
 	size_t n = size * nmemb;
-	char *p;
 
-	if (b->len + n > MAIN_MAX_RESPONSE) {
-		b->overflow = 1;
-		return 0;
-	}
-	if ((p = realloc(b->data, b->len + n + 1)) == NULL)
-		return 0;
-	b->data = p;
-	memcpy(b->data + b->len, ptr, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-	return n;
+	if (n > MAIN_MAX_RESPONSE - b->len)
+		b->failed = 1;
+	buf_add(b, ptr, n);
+	return b->failed ? 0 : n;
 }
 
 /* The case as the API's JSON body; NULL (with a message) if it can't be. */
@@ -758,7 +736,7 @@ static void main_print_output(const char *role, json_t *r)
 static int main_submit(int argc, char **argv)
 {
 	const char *url = getenv("PHPCMP_URL"), *file = NULL, *verdict, *caseurl;
-	struct main_buf resp = { NULL, 0, 0 };
+	struct buf resp = BUF_INIT;
 	struct curl_slist *headers = NULL;
 	struct case_spec c;
 	char err[512], endpoint[2048], *text = NULL, *body = NULL, curlerr[CURL_ERROR_SIZE];

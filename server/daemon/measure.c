@@ -22,26 +22,23 @@
 
 #include <jansson.h>
 
-#include "phpcmp.h"
+#include "services.h"
 
 #define MEASURE_DEFAULT_THRESHOLD 1.0 /* percent: below this a change is noise */
 #define MEASURE_HISTORY_MAX 500
 #define MEASURE_MAX_DUMP (256u << 20)
 
-/* ?threshold=PCT (0..1000, default 1); -1 after answering 400. */
-static double measure_threshold(const struct http_request *req, struct http_response *resp)
+/* threshold=PCT (0..1000, NULL: the default 1); -1 with e. */
+static double measure_threshold(const char *s, struct svc_error *e)
 {
-	const char *s = http_query(req, "threshold");
 	char *end;
 	if (s == NULL)
 		return MEASURE_DEFAULT_THRESHOLD;
 	errno = 0;
 	double t = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(t >= 0 && t <= 1000)) {
-		api_error(resp, 400, "bad_request",
+	if (errno != 0 || end == s || *end != '\0' || !(t >= 0 && t <= 1000))
+		return svc_fail(e, SVC_BAD_REQUEST, NULL,
 		    "threshold: expected a percentage from 0 to 1000, got \"%.32s\"", s);
-		return -1;
-	}
 	return t;
 }
 
@@ -121,25 +118,23 @@ static const char *measure_classify(struct measure_table *t, const struct measur
 	return "improvement";
 }
 
-/* Load the run and its measured rows; 0, or -1 after answering. */
-static int measure_load(struct app *app, int64_t run_id, const struct http_request *req,
-    struct http_response *resp, struct db_run *run, struct measure_table *t)
+/* Load the run and its measured rows; 0, or -1 with e. */
+static int measure_load(struct app *app, int64_t run_id, const char *threshold, struct db_run *run,
+    struct measure_table *t, struct svc_error *e)
 {
 	char err[512];
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if ((t->threshold = measure_threshold(req, resp)) < 0)
+	if ((t->threshold = measure_threshold(threshold, e)) < 0)
 		return -1;
 	if ((rc = db_run_get(app->db, run_id, run, err, sizeof(err))) <= 0) {
 		if (rc == 0)
-			api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
-		else
-			api_error(resp, 500, "internal", "%s", err);
-		return -1;
+			return svc_fail(e, SVC_NOT_FOUND, NULL, "no run %" PRId64, run_id);
+		return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 	}
 	if (db_run_measurements(app->db, run_id, measure_collect, t, err, sizeof(err)) < 0) {
-		api_error(resp, 500, "internal", "%s", err);
+		svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 		db_run_release(run);
 		measure_table_release(t);
 		return -1;
@@ -152,14 +147,13 @@ static json_t *measure_num(double v)
 	return isnan(v) ? json_null() : json_real(round(v * 100) / 100);
 }
 
-void measure_table(
-    struct app *app, int64_t run_id, const struct http_request *req, struct http_response *resp)
+int measure_table(struct app *app, int64_t run_id, const char *threshold, json_t **out, struct svc_error *e)
 {
 	struct db_run run;
 	struct measure_table t;
 
-	if (measure_load(app, run_id, req, resp, &run, &t) < 0)
-		return;
+	if (measure_load(app, run_id, threshold, &run, &t, e) < 0)
+		return -1;
 	json_t *rows = json_array();
 	for (size_t i = 0; i < t.n; i++) {
 		struct measure_row *r = &t.rows[i];
@@ -171,8 +165,8 @@ void measure_table(
 		for (int role = 0; role < MAX_BUILDS; role++) {
 			char url[128];
 			snprintf(url, sizeof(url), "/api/comparisons/%" PRId64 "/callgrind/%s",
-			    r->comparison_id, app_role_name(role));
-			json_object_set_new(row, app_role_name(role),
+			    r->comparison_id, role_name(role));
+			json_object_set_new(row, role_name(role),
 			    json_pack("{s:s, s:o, s:o}", "status", r->status[role], "instructions",
 			        measure_num(r->per_call[role]), "callgrind_url",
 			        isnan(r->per_call[role]) ? json_null() : json_string(url)));
@@ -189,47 +183,11 @@ void measure_table(
 	    json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "base", "name", run.build_names[ROLE_BASE], "version",
 	        run.build_versions[ROLE_BASE], "head", "name", run.build_names[ROLE_HEAD], "version",
 	        run.build_versions[ROLE_HEAD]));
-	api_json(resp, 200, body);
 	db_run_release(&run);
 	measure_table_release(&t);
-}
-
-/* Append to a growing text buffer; the buffer is freed on failure. */
-struct text {
-	char *s;
-	size_t len, cap;
-	int failed;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	if (t->failed)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->failed = 1;
-			return;
-		}
-		if (t->s && t->len + (size_t)n < t->cap) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		while (cap <= t->len + (size_t)n)
-			cap *= 2;
-		char *p = realloc(t->s, cap);
-		if (!p) {
-			t->failed = 1;
-			return;
-		}
-		t->s = p;
-		t->cap = cap;
-	}
+	if ((*out = body) == NULL)
+		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory building the response");
+	return 0;
 }
 
 /* 1234.5 -> "1,234.50"; Markdown tables read better with separators. */
@@ -252,66 +210,60 @@ static void measure_fmt(double v, char *buf, size_t size)
 }
 
 /* Table cells must not break the table. */
-static void measure_cell(struct text *out, const char *s)
+static void measure_cell(struct buf *out, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '|')
-			text_add(out, "\\|");
+			buf_addf(out, "\\|");
 		else if (*s == '\n' || *s == '\r')
-			text_add(out, " ");
+			buf_addf(out, " ");
 		else
-			text_add(out, "%c", *s);
+			buf_addf(out, "%c", *s);
 	}
 }
 
-void measure_report_md(
-    struct app *app, int64_t run_id, const struct http_request *req, struct http_response *resp)
+int measure_report_md(
+    struct app *app, int64_t run_id, const char *threshold, char **text, size_t *len, struct svc_error *e)
 {
 	struct db_run run;
 	struct measure_table t;
-	struct text out = { 0 };
+	struct buf out = BUF_INIT;
 	char b[64], h[64];
 
-	if (measure_load(app, run_id, req, resp, &run, &t) < 0)
-		return;
-	text_add(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);
-	text_add(&out,
+	if (measure_load(app, run_id, threshold, &run, &t, e) < 0)
+		return -1;
+	buf_addf(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);
+	buf_addf(&out,
 	    "base: %s (PHP %s), head: %s (PHP %s); callgrind, inclusive instructions of "
 	    "`zif_json_encode` ÷ iterations; noteworthy at |Δ| ≥ %.2f %%.\n\n",
 	    run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE], run.build_names[ROLE_HEAD],
 	    run.build_versions[ROLE_HEAD], t.threshold);
-	text_add(&out, "| json_encode() of | base | head | Δ %% |\n|---|---:|---:|---:|\n");
+	buf_addf(&out, "| json_encode() of | base | head | Δ %% |\n|---|---:|---:|---:|\n");
 	for (size_t i = 0; i < t.n; i++) {
 		struct measure_row *r = &t.rows[i];
 		const char *change = measure_classify(&t, r);
 		measure_fmt(r->per_call[ROLE_BASE], b, sizeof(b));
 		measure_fmt(r->per_call[ROLE_HEAD], h, sizeof(h));
-		text_add(&out, "| ");
+		buf_addf(&out, "| ");
 		measure_cell(&out, r->title);
-		text_add(&out, " | %s | %s | ", b, h);
+		buf_addf(&out, " | %s | %s | ", b, h);
 		if (isnan(r->delta_pct))
-			text_add(&out, "— |\n");
+			buf_addf(&out, "— |\n");
 		else if (strcmp(change, "unchanged") == 0)
-			text_add(&out, "%+.2f %% |\n", r->delta_pct);
+			buf_addf(&out, "%+.2f %% |\n", r->delta_pct);
 		else
-			text_add(&out, "**%+.2f %%** |\n", r->delta_pct);
+			buf_addf(&out, "**%+.2f %%** |\n", r->delta_pct);
 	}
-	text_add(&out, "\n%d regression%s, %d improvement%s, %d unchanged", t.regressions,
+	buf_addf(&out, "\n%d regression%s, %d improvement%s, %d unchanged", t.regressions,
 	    t.regressions == 1 ? "" : "s", t.improvements, t.improvements == 1 ? "" : "s", t.unchanged);
 	if (t.unmeasured)
-		text_add(&out, ", %d not measured (see the run's cases)", t.unmeasured);
-	text_add(&out, ".%s\n", strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
-	if (out.failed) {
-		free(out.s);
-		api_error(resp, 500, "internal", "out of memory");
-	} else {
-		resp->status = 200;
-		resp->body = out.s;
-		resp->body_len = out.len;
-		resp->content_type = "text/markdown; charset=utf-8";
-	}
+		buf_addf(&out, ", %d not measured (see the run's cases)", t.unmeasured);
+	buf_addf(&out, ".%s\n", strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
 	db_run_release(&run);
 	measure_table_release(&t);
+	if ((*text = buf_detach(&out, len)) == NULL)
+		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
+	return 0;
 }
 
 static int measure_history_point(void *arg, const struct db_workload_point *p)
@@ -326,7 +278,7 @@ static int measure_history_point(void *arg, const struct db_workload_point *p)
 		double v = p->instr_total[role] >= 0 && p->iterations > 0
 		    ? (double)p->instr_total[role] / (double)p->iterations
 		    : NAN;
-		json_object_set_new(pt, app_role_name(role),
+		json_object_set_new(pt, role_name(role),
 		    json_pack("{s:s, s:s, s:s, s:o}", "build", p->build_name[role] ? p->build_name[role] : "",
 		        "version", p->build_version[role] ? p->build_version[role] : "", "sha256_prefix",
 		        p->build_sha[role] ? p->build_sha[role] : "", "instructions", measure_num(v)));
@@ -334,67 +286,57 @@ static int measure_history_point(void *arg, const struct db_workload_point *p)
 	return json_array_append_new(points, pt);
 }
 
-void measure_history(struct app *app, const struct http_request *req, struct http_response *resp)
+int measure_history(
+    struct app *app, const char *source, const char *cs, const char *ls, json_t **out, struct svc_error *e)
 {
-	const char *source = http_query(req, "source"), *cs = http_query(req, "case");
-	const char *ls = http_query(req, "limit");
-	char err[512], *end;
+	char err[512];
 	int64_t case_id = 0;
 	long limit = 100;
 
-	if ((source == NULL) == (cs == NULL)) {
-		api_error(resp, 400, "bad_request",
+	if ((source == NULL) == (cs == NULL))
+		return svc_fail(e, SVC_BAD_REQUEST, NULL,
 		    "give exactly one of source (a file under cases/) or case (an id)");
-		return;
-	}
 	if (cs != NULL) {
-		errno = 0;
-		case_id = strtoll(cs, &end, 10);
-		if (errno || end == cs || *end || case_id <= 0) {
-			api_error(
-			    resp, 400, "bad_request", "case: expected a positive integer, got \"%.32s\"", cs);
-			return;
-		}
+		if ((case_id = id_parse_str(cs)) < 1)
+			return svc_fail(
+			    e, SVC_BAD_REQUEST, NULL, "case: expected a positive integer, got \"%.32s\"", cs);
 	}
 	if (ls != NULL) {
-		errno = 0;
-		limit = strtol(ls, &end, 10);
-		if (errno || end == ls || *end || limit < 1 || limit > MEASURE_HISTORY_MAX) {
-			api_error(resp, 400, "bad_request", "limit: expected 1 to %d, got \"%.32s\"",
+		int64_t n = id_parse_str(ls);
+		limit = n >= 1 && n <= MEASURE_HISTORY_MAX ? (int)n : 0;
+		if (limit < 1)
+			return svc_fail(e, SVC_BAD_REQUEST, NULL, "limit: expected 1 to %d, got \"%.32s\"",
 			    MEASURE_HISTORY_MAX, ls);
-			return;
-		}
 	}
 	json_t *points = json_array();
 	if (db_workload_history(
 	        app->db, source, case_id, (int)limit, measure_history_point, points, err, sizeof(err)) < 0) {
 		json_decref(points);
-		api_error(resp, 500, "internal", "%s", err);
-		return;
+		return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 	}
-	api_json(resp, 200,
-	    json_pack("{s:o, s:o, s:o}", "source", source ? json_string(source) : json_null(), "case_id",
-	        case_id ? json_integer(case_id) : json_null(), "points", points));
+	*out = json_pack("{s:o, s:o, s:o}", "source", source ? json_string(source) : json_null(), "case_id",
+	    case_id ? json_integer(case_id) : json_null(), "points", points);
+	if (*out == NULL)
+		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory building the response");
+	return 0;
 }
 
-void measure_dump(struct app *app, int64_t comparison_id, const char *role, struct http_response *resp)
+int measure_dump(
+    struct app *app, int64_t comparison_id, const char *role, struct export_file *out, struct svc_error *e)
 {
 	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], err[512];
 	int r = !strcmp(role, "base") ? ROLE_BASE : !strcmp(role, "head") ? ROLE_HEAD : -1;
 	int rc;
 	char *buf = NULL;
 
-	if (r < 0) {
-		api_error(resp, 404, "not_found", "no build role \"%.16s\" (base or head)", role);
-		return;
-	}
+	memset(out, 0, sizeof *out);
+	if (r < 0)
+		return svc_fail(e, SVC_NOT_FOUND, NULL, "no build role \"%.16s\" (base or head)", role);
 	if ((rc = db_dump_file(app->db, comparison_id, r, path, sizeof(path), err, sizeof(err))) <= 0) {
 		if (rc < 0)
-			api_error(resp, 500, "internal", "%s", err);
-		else
-			api_error(resp, 404, "not_found",
-			    "comparison %" PRId64 " has no callgrind file for %s", comparison_id, role);
-		return;
+			return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
+		return svc_fail(e, SVC_NOT_FOUND, NULL, "comparison %" PRId64 " has no callgrind file for %s",
+		    comparison_id, role);
 	}
 	/* Serve only files inside our own callgrind folder. */
 	snprintf(dir, sizeof(dir), "%s/callgrind", app->config->state_dir);
@@ -403,14 +345,12 @@ void measure_dump(struct app *app, int64_t comparison_id, const char *role, stru
 	if (!realpath(path, real) || !realpath(dir, dirreal) ||
 	    strncmp(real, dirreal, strlen(dirreal)) != 0 || real[strlen(dirreal)] != '/' ||
 	    (buf = bytes_read_file(real, MEASURE_MAX_DUMP, &got, err, sizeof(err))) == NULL) {
-		api_error(resp, 404, "not_found", "the callgrind file of comparison %" PRId64 " (%s) is gone",
-		    comparison_id, role);
-		return;
+		return svc_fail(e, SVC_NOT_FOUND, NULL,
+		    "the callgrind file of comparison %" PRId64 " (%s) is gone", comparison_id, role);
 	}
-	resp->status = 200;
-	resp->body = buf;
-	resp->body_len = got;
-	resp->content_type = "application/octet-stream";
-	snprintf(resp->disposition, sizeof(resp->disposition),
+	out->text = buf;
+	out->len = got;
+	snprintf(out->disposition, sizeof(out->disposition),
 	    "attachment; filename=\"callgrind.out.phpcmp-%" PRId64 "-%s\"", comparison_id, role);
+	return 0;
 }

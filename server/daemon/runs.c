@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "phpcmp.h"
+#include "engine.h"
 
 #define RUNS_CASE_SUFFIX ".phpt"
 #define RUNS_MAX_CASE_FILES 100000

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "phpcmp.h"
+#include "engine.h"
 #include "proto.h"
 
 #define STARTUP_TIMEOUT_MS 15000
@@ -48,11 +48,16 @@ const char *worker_state_name(enum worker_state s)
 	return (unsigned)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "unknown";
 }
 
-static double now_ms(void)
+/* Guards what hellos write into a struct build (worker_build_info). */
+static pthread_mutex_t worker_info_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void worker_build_info(const struct build *b, struct build_info *out)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	pthread_mutex_lock(&worker_info_lock);
+	snprintf(out->php_version, sizeof(out->php_version), "%s", b->php_version);
+	out->handler_offset = b->handler_offset;
+	snprintf(out->sandbox, sizeof(out->sandbox), "%s", b->sandbox);
+	pthread_mutex_unlock(&worker_info_lock);
 }
 
 int worker_init(struct worker *w, struct build *b)
@@ -63,8 +68,9 @@ int worker_init(struct worker *w, struct build *b)
 	w->fd = -1;
 	w->page_fd = -1;
 	w->state = WORKER_STOPPED;
-	/* A write to a worker that just died must be an EPIPE, not a signal. */
-	signal(SIGPIPE, SIG_IGN);
+	/* A write to a worker that just died is an EPIPE, not a signal: the
+	 * daemon's main() ignores SIGPIPE at startup; a library function does
+	 * not change the process's signal dispositions. */
 	return pthread_mutex_init(&w->lock, NULL) == 0 ? 0 : -1;
 }
 
@@ -223,14 +229,18 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	int r = proto_recv(w->fd, &hello, STARTUP_TIMEOUT_MS);
 	if (r == 1 && hello.type == PROTO_HELLO) {
 		const struct proto_field *v = proto_get(&hello, TAG_PHP_VERSION);
+		const struct proto_field *sb = proto_get(&hello, TAG_SANDBOX);
+		/* The worker and the measuring worker (each under its own lock)
+		 * both write the build; health reads it: one lock for all three. */
+		pthread_mutex_lock(&worker_info_lock);
 		if (v)
 			snprintf(w->build->php_version, sizeof(w->build->php_version), "%.*s", (int)v->len,
 			    v->data);
 		w->build->handler_offset = proto_get_int(&hello, TAG_HANDLER_OFFSET, 0);
-		const struct proto_field *sb = proto_get(&hello, TAG_SANDBOX);
 		if (!w->measuring)
 			snprintf(w->build->sandbox, sizeof(w->build->sandbox), "%.*s", sb ? (int)sb->len : 4,
 			    sb ? sb->data : "none");
+		pthread_mutex_unlock(&worker_info_lock);
 		proto_msg_release(&hello);
 		w->state = WORKER_READY;
 		return 0;
@@ -264,19 +274,30 @@ int worker_prestart(struct worker *w, const struct config *cfg)
 	return rc;
 }
 
-/* Sleep before restarting a worker that keeps dying; never on the first death. */
-static void worker_backoff(struct worker *w)
+/* How long to wait before restarting a worker that keeps dying; 0 on the first death. */
+static long worker_backoff_ms(const struct worker *w)
 {
 	if (w->consecutive_deaths < 2)
-		return;
+		return 0;
 	int shift = w->consecutive_deaths - 2;
 	long ms = shift > 10 ? BACKOFF_MAX_MS : 50L << shift;
-	if (ms > BACKOFF_MAX_MS)
-		ms = BACKOFF_MAX_MS;
+	return ms > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : ms;
+}
+
+/* Called and returns with w->lock held, which it lets go while it sleeps:
+ * health and the daemon's stop are not kept waiting up to 2 s. */
+static void worker_backoff(struct worker *w)
+{
+	long ms = worker_backoff_ms(w);
+
+	if (ms == 0)
+		return;
 	w->state = WORKER_BACKOFF;
+	pthread_mutex_unlock(&w->lock);
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+	pthread_mutex_lock(&w->lock);
 }
 
 static char *field_strdup(const struct proto_msg *m, uint16_t tag)
@@ -461,8 +482,9 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	pthread_mutex_lock(&w->lock);
 	if (w->pid > 0 && w->page != NULL && worker_drain(w) < 0)
 		w->consecutive_deaths++;
+	if (w->pid < 0)
+		worker_backoff(w); /* another call may have started it meanwhile */
 	if (w->pid < 0) {
-		worker_backoff(w);
 		if (worker_start(w, cfg) < 0) {
 			w->consecutive_deaths++;
 			w->state = WORKER_FAILED;
@@ -474,7 +496,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 			w->restarts++;
 	}
 	w->state = WORKER_BUSY;
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	int r_send = proto_send(w->fd, type, req);
 	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, reply, timeout_ms);
 	/* A fork server's child that died idle, before it read this request:
@@ -482,11 +504,11 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	while (r_recv == 1 && reply->type == PROTO_DIED && !proto_get_int(reply, TAG_DIED_BUSY, 1)) {
 		proto_msg_release(reply);
 		w->restarts++;
-		int left = timeout_ms < 0 ? -1 : timeout_ms - (int)(now_ms() - t0);
+		int left = timeout_ms < 0 ? -1 : timeout_ms - (int)(clock_ms() - t0);
 		r_recv = proto_recv(w->fd, reply, left < 0 && timeout_ms >= 0 ? 0 : left);
 	}
 	int timed_out = r_recv < 0 && errno == ETIMEDOUT;
-	r->wall_ms = now_ms() - t0;
+	r->wall_ms = clock_ms() - t0;
 	w->cases_run++;
 	if (r_recv == 1 && reply->type == PROTO_DIED) {
 		/* The child died on this request; its parent forks another. */

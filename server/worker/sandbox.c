@@ -78,16 +78,6 @@ static const char sandbox_default_disabled[] =
     "move_uploaded_file,disk_free_space,disk_total_space,diskfreespace,readlink,"
     "linkinfo";
 
-static const char *const sandbox_layer_names[] = {
-	"netns",
-	"caps",
-	"seccomp",
-	"landlock",
-	"rlimits",
-	"php",
-};
-#define SANDBOX_NLAYERS 6
-
 void sandbox_init(struct sandbox *sb)
 {
 	memset(sb, 0, sizeof(*sb));
@@ -112,7 +102,7 @@ int sandbox_parse_layers(const char *list, unsigned *mask)
 		size_t n = strcspn(p, ",");
 		int i;
 		for (i = 0; i < SANDBOX_NLAYERS; i++)
-			if (strlen(sandbox_layer_names[i]) == n && !strncmp(p, sandbox_layer_names[i], n))
+			if (strlen(sandbox_layer_name(i)) == n && !strncmp(p, sandbox_layer_name(i), n))
 				break;
 		if (i == SANDBOX_NLAYERS)
 			return -1;
@@ -674,7 +664,7 @@ int sandbox_apply(struct sandbox *sb, char *err, size_t errsize)
 	sb->report[0] = '\0';
 	for (int i = 0; i < SANDBOX_NLAYERS; i++)
 		if (sb->inherited & sb->layers & (1u << i))
-			sandbox_note(sb, "%s(before valgrind) ", sandbox_layer_names[i], "");
+			sandbox_note(sb, "%s(before valgrind) ", sandbox_layer_name(i), "");
 	sb->applied = sb->inherited & sb->layers;
 	if (sb->valgrind && (layers & SANDBOX_LANDLOCK)) {
 		/* Valgrind 3.19 knows neither landlock's system calls nor how

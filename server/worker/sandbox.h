@@ -27,16 +27,8 @@
 #include <sys/stat.h>
 
 #include "core.h"
+#include "layers.h"
 
-enum sandbox_layer {
-	SANDBOX_NETNS = 1 << 0,
-	SANDBOX_CAPS = 1 << 1,
-	SANDBOX_SECCOMP = 1 << 2,
-	SANDBOX_LANDLOCK = 1 << 3,
-	SANDBOX_RLIMITS = 1 << 4,
-	SANDBOX_PHP = 1 << 5,
-};
-#define SANDBOX_ALL 0x3f
 #define SANDBOX_UNLIMITED (-1LL)
 #define SANDBOX_MAX_PATHS 8
 

@@ -155,6 +155,43 @@ test('unknown id -> 404 not_found', async () => {
 	await rejects('GET', '/api/cases/99999999999999999999999', {}, 404, 'not_found');
 });
 
+// One strict id parser (server/common/id.c): a path segment that is not
+// exactly a decimal id names nothing (404), a query parameter that is not
+// one is a bad request (400); "01", "+5", " 5", "5x" and an overflow alike.
+test('ids are strict: not an id in a path -> 404, in a query parameter -> 400', async () => {
+	const bad = ['01', '001', '%2B1', '%201', '1%20', '1x', '-1', '0x1', '9223372036854775808', '18446744073709551617'];
+	for (const id of bad) {
+		await rejects('GET', `/api/cases/${id}`, {}, 404, 'not_found');
+		await rejects('GET', `/api/cases/${id}/phpt`, {}, 404, 'not_found');
+		await rejects('GET', `/api/runs/${id}`, {}, 404, 'not_found');
+		await rejects('GET', `/api/runs/${id}/cases`, {}, 404, 'not_found');
+		await rejects('GET', `/api/buckets/${id}`, {}, 404, 'not_found');
+		await rejects('GET', `/api/comparisons/${id}/callgrind/base`, {}, 404, 'not_found');
+		await rejects('GET', `/api/cases/1?comparison=${id}`, {}, 400, 'bad_request', /comparison/);
+		await rejects('GET', `/api/cases/1/phpt?comparison=${id}`, {}, 400, 'bad_request', /comparison/);
+		await rejects('GET', `/api/cases/1/casefile?comparison=${id}`, {}, 400, 'bad_request', /comparison/);
+		await rejects('GET', `/api/cases?before=${id}`, {}, 400, 'bad_request', /before/);
+		await rejects('GET', `/api/runs?before=${id}`, {}, 400, 'bad_request', /before/);
+		await rejects('GET', `/api/buckets?cursor=${id}`, {}, 400, 'bad_request', /cursor/);
+		await rejects('GET', `/api/triage/events?bucket=${id}`, {}, 400, 'bad_request', /bucket/);
+		await rejects('GET', `/api/workloads/history?case=${id}`, {}, 400, 'bad_request', /case/);
+	}
+	// The same ids written exactly are found.
+	const r = await d.request('GET', '/api/cases/1');
+	assert.equal(r.status, 200);
+	const e = await d.request('GET', '/api/cases/1/casefile?comparison=1');
+	assert.equal(e.status, 200, e.text);
+});
+
+test('more than 16 query parameters -> 400, not silently dropped', async () => {
+	const q = (n) => Array.from({ length: n }, (_, i) => `p${i}=1`).join('&');
+	assert.equal((await d.request('GET', `/api/cases?${q(16)}`)).status, 200, '16 are taken');
+	await rejects('GET', `/api/cases?${q(17)}`, {}, 400, 'bad_request', /query parameters/);
+	await rejects('GET', `/api/cases?${q(16)}&limit=1`, {}, 400, 'bad_request', /at most 16/);
+	await rejects('GET', `/api/runs?${q(40)}`, {}, 400, 'bad_request');
+	await rejects('POST', `/api/cases?${q(17)}`, json({ code: '1' }), 400, 'bad_request');
+});
+
 test('unknown path -> 404 not_found', async () => {
 	await rejects('GET', '/api/nope', {}, 404, 'not_found');
 	await rejects('GET', '/api/cases/1/nope', {}, 404, 'not_found');

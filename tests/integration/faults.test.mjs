@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { Daemon, STATE, runCli, slowCases, tmpDir } from './helper.mjs';
+import { Daemon, STATE, runCli, slowCases, tableCounts, tmpDir } from './helper.mjs';
 
 const daemons = [];
 const mounts = [];
@@ -212,6 +212,35 @@ test('a full database (--db-max-size): 503 storage_full, the daemon stays up, no
 	const d2 = await start({ name: 'faults-full-again', db, extraArgs: ['--db-max-size', '64M'] });
 	assert.equal((await d2.get(`/api/cases/${small.id}`)).json.verdict, 'same');
 	assert.equal((await d2.postCase({ code: "['room' => 'again']" })).status, 201);
+});
+
+test('a full database refuses triage writes the same way: 503 storage_full with Retry-After', async () => {
+	const db = path.join(tmpDir(), 'phpcmp.db');
+	const d = await start({ name: 'faults-full-triage', db, extraArgs: ['--db-max-size', '2M'] });
+	// A mismatch, so there is a bucket to triage (the two builds' versions differ).
+	const m = await d.runCase({ code: 'PHP_VERSION' });
+	assert.equal(m.verdict, 'differ');
+	const buckets = (await d.get('/api/buckets')).json.buckets;
+	assert.equal(buckets.length, 1);
+	const id = buckets[0].id;
+	checkFull(await fill(d));
+	// Fill the last pages too, with ever smaller cases.
+	for (const size of [32 << 10, 4 << 10, 512]) {
+		const piece = 'y'.repeat(size);
+		for (let i = 0; i < 400; i++) {
+			const r = await d.postCase({ code: `'${piece}' . ${i}` });
+			if (r.status !== 201) { checkFull(r); break; }
+		}
+	}
+	const notes = 'n'.repeat(16000);
+	const before = tableCounts(db);
+	checkFull(await d.request('POST', `/api/buckets/${id}/triage`, { body: { by: 'alice', state: 'confirmed', notes } }));
+	checkFull(await d.request('POST', '/api/buckets/triage', { body: { by: 'alice', ids: [id], assignee: 'bob', notes } }));
+	assert.deepEqual(tableCounts(db), before, 'nothing written');
+	// Reads of triage go on.
+	assert.equal((await d.get(`/api/buckets/${id}`)).status, 200);
+	assert.equal((await d.get('/api/triage/events')).status, 200);
+	assert.equal(sqlite(db, 'PRAGMA integrity_check'), 'ok');
 });
 
 test('a full filesystem (tmpfs): 503 storage_full, no corruption, writes again once there is room', async (t) => {

@@ -40,8 +40,25 @@ export const INSTRUMENTED = WRAPPER.length > 0 || (() => {
 	}
 })();
 
-export const BASE_VERSION = '8.2.32';
-export const HEAD_VERSION = '8.2.36';
+// The PHP versions of the builds under test, read from their own headers
+// (main/php_version.h, in a `make install` prefix or Debian's layout), so the
+// suite runs on any two builds: PHPCMP_BUILDS=/other/builds.
+export function buildVersion(prefix) {
+	const dirs = [path.join(prefix, 'include/php'), path.join(prefix, 'usr/include/php')];
+	for (const d of dirs) {
+		if (!fs.existsSync(d)) continue;
+		const cands = [path.join(d, 'main/php_version.h'),
+			...fs.readdirSync(d).map((e) => path.join(d, e, 'main/php_version.h'))];
+		for (const f of cands) {
+			if (!fs.existsSync(f)) continue;
+			const m = /#\s*define\s+PHP_VERSION\s+"([^"]+)"/.exec(fs.readFileSync(f, 'utf8'));
+			if (m) return m[1];
+		}
+	}
+	return undefined;
+}
+export const BASE_VERSION = buildVersion(path.join(BUILDS, 'base'));
+export const HEAD_VERSION = buildVersion(path.join(BUILDS, 'head'));
 
 // Generous: the first daemon of a run compiles both worker cores, and a
 // sanitizer build starts slower.

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { Daemon, tmpDir } from './helper.mjs';
+import { BASE_VERSION, Daemon, HEAD_VERSION, tmpDir } from './helper.mjs';
 
 const RUN_DEADLINE_MS = 120_000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -36,7 +36,7 @@ function checkDoneRun(run) {
 	const sum = Object.values(run.counts).reduce((a, b) => a + b, 0);
 	assert.equal(sum, run.total, `counts ${JSON.stringify(run.counts)} add up to total ${run.total}`);
 	for (const k of Object.keys(run.counts)) assert.ok(['same', 'differ'].includes(k), `verdict ${k}`);
-	assert.deepEqual(run.builds, { base: '8.2.32', head: '8.2.36' });
+	assert.deepEqual(run.builds, { base: BASE_VERSION, head: HEAD_VERSION });
 	assert.equal(run.url, `/#/runs/${run.id}`);
 	assert.equal(run.api_url, `/api/runs/${run.id}`);
 	assert.deepEqual(run.params, {});
@@ -127,7 +127,7 @@ test('restart with the same database: history intact and identical', async () =>
 
 	const d2 = await start({ name: 'runs-restarted', db });
 	const h = (await d2.get('/api/health')).json;
-	assert.deepEqual(h.builds.map((b) => b.php_version), ['8.2.32', '8.2.36']);
+	assert.deepEqual(h.builds.map((b) => b.php_version), [BASE_VERSION, HEAD_VERSION]);
 	const afterRestart = await history(d2);
 	assert.deepEqual(afterRestart, before);
 
@@ -137,7 +137,7 @@ test('restart with the same database: history intact and identical', async () =>
 	assert.ok(res.id > maxId, `new id ${res.id} > ${maxId}`);
 	const g = await d2.get(`/api/cases/${submitted[1]}`);
 	assert.equal(g.json.verdict, 'differ');
-	assert.equal(g.json.results.base.output, '"8.2.32"');
+	assert.equal(g.json.results.base.output, `"${BASE_VERSION}"`);
 	// And a run after the restart works and is listed above the old one.
 	const r2 = await d2.request('POST', '/api/runs', { body: { suite: 'stored' } });
 	assert.equal(r2.status, 202);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "phpcmp.h"
+#include "common.h"
 
 static int tap_n, tap_failed;
 
@@ -20,12 +20,6 @@ static void is_str(const char *got, const char *want, const char *what)
 	ok(got != NULL && strcmp(got, want) == 0, what);
 	if (got == NULL || strcmp(got, want) != 0)
 		printf("#   got:  %s\n#   want: %s\n", got != NULL ? got : "(null)", want);
-}
-
-/* The stand-in for app_role_name() (main.c is not linked here). */
-const char *app_role_name(int role)
-{
-	return role == ROLE_BASE ? "base" : "head";
 }
 
 /* Shapes of the first difference between two outputs; the flags involved. */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "phpcmp.h"
+#include "common.h"
 
 static int tap_n, tap_failed;
 

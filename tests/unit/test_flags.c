@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "phpcmp.h"
+#include "common.h"
 
 static int tap_n, tap_failed;
 

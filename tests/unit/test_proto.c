@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "phpcmp.h"
+#include "common.h"
 #include "proto.h"
 
 static int tap_n, tap_failed;

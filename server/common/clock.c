@@ -1,0 +1,12 @@
+/* The one monotonic clock (clock.h). */
+#include <time.h>
+
+#include "clock.h"
+
+double clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}

@@ -1,0 +1,184 @@
+/*
+ * The leaf library (server/common): byte strings and buffers, the clock,
+ * ids, base64, cases, results and verdicts, builds and roles, flags, case
+ * files, bucket keys.  It uses nothing above it: no daemon header is
+ * included here or by any server/common file (scripts/check-layers.sh).
+ * Everything not listed here is static to its file.
+ */
+#ifndef PHPCMP_COMMON_H
+#define PHPCMP_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "clock.h"
+
+#define PHPCMP_VERSION "0.1.0"
+
+/* Limits: every length that crosses a boundary has one. */
+#define MAX_BODY_SIZE (1u << 20)   /* HTTP request body, a case file */
+#define MAX_CODE_SIZE (256u << 10) /* a case's value or setup code */
+#define MAX_TITLE_SIZE 512
+#define MAX_BUILDS 2
+
+/* ---- a byte string that may hold anything, NUL-terminated for convenience */
+struct bytes {
+	char *data; /* NULL when absent */
+	size_t len;
+};
+
+/* ---- case ---- */
+struct case_spec {
+	char *title;
+	char *code;      /* expression, or statements ending in `return ...;` */
+	char *setup;     /* optional, may be NULL */
+	long flags;      /* json_encode flags */
+	long depth;      /* json_encode depth, default 512 */
+	char *expect;    /* optional expected output, NULL if none */
+	long iterations; /* > 0: measured workload, instructions per call */
+	char *source;    /* stored case: path under cases/, else NULL */
+};
+
+/* ---- result ---- */
+enum result_status {
+	STATUS_OK = 0,
+	STATUS_ERROR = 1,   /* the case failed: parse error, fatal, exit... */
+	STATUS_CRASH = 2,   /* the worker died from a signal */
+	STATUS_TIMEOUT = 3, /* the case ran past the time limit */
+};
+
+struct result {
+	enum result_status status;
+	int signal;          /* for STATUS_CRASH */
+	int output_is_false; /* json_encode returned false */
+	struct bytes output;
+	long error_code;           /* json_last_error() */
+	char *error_msg;           /* json_last_error_msg() */
+	char *exc_class, *exc_msg; /* NULL if nothing was thrown */
+	struct bytes printed;
+	char *warnings;       /* newline-separated, "" if none */
+	char *failure;        /* why status != ok, else NULL */
+	int64_t instructions; /* per call (rounded), -1 when not measured */
+	int64_t instr_total;  /* exact count over all measured calls, -1 */
+	char *dump_file;      /* the callgrind dump holding instr_total */
+	double wall_ms;
+};
+
+/* ---- verdict ---- */
+enum verdict_field {
+	DIFF_STATUS = 1 << 0,
+	DIFF_OUTPUT = 1 << 1,
+	DIFF_ERROR_CODE = 1 << 2,
+	DIFF_ERROR_MSG = 1 << 3,
+	DIFF_EXCEPTION = 1 << 4,
+	/* What a case printed and its warnings are never part of the verdict
+	 * (result.c, verdict_compare): there is no field for them. */
+};
+
+/* ---- build ---- */
+#define BUILD_MAX_INI 8
+
+struct build {
+	char name[64];
+	char prefix[4096];      /* as configured */
+	char lib_path[4096];    /* .../libphp*.so */
+	char include_dir[4096]; /* the folder holding main/php.h */
+	char sha256[65];
+	char php_version[64];   /* from the worker's hello */
+	char core_path[4096];   /* compiled worker core for this build */
+	int64_t handler_offset; /* zif_json_encode in the library (from the worker) */
+	char sandbox[256];      /* the worker's sandbox layers in force (from its hello) */
+	int64_t db_id;
+	/* ini settings given to this build only (--ini NAME:k=v), "k=v" each */
+	char ini[BUILD_MAX_INI][256];
+	int nini;
+};
+
+/* ---- roles (result.c) ---- */
+/* Roles by position in config->builds: [0] is the base, [1] the head. */
+#define ROLE_BASE 0
+#define ROLE_HEAD 1
+const char *role_name(int role); /* "base" / "head" */
+
+/* ---- bytes.c ---- */
+void bytes_set(struct bytes *, const void *data, size_t len);
+void bytes_release(struct bytes *);
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid; its code point in *cp. */
+size_t utf8_seq(const unsigned char *p, size_t n, uint32_t *cp);
+int utf8_valid(const char *s, size_t len);
+/* A whole regular file of at most max bytes, NUL-terminated; NULL with err. */
+char *bytes_read_file(const char *path, size_t max, size_t *len, char *err, size_t errsize);
+
+/* ---- result.c ---- */
+void result_init(struct result *);
+void result_release(struct result *);
+const char *result_status_name(enum result_status);
+int result_status_parse(const char *name); /* -1 if unknown */
+/* Bitmask of enum verdict_field; 0 means "same". */
+unsigned verdict_compare(const struct result *a, const struct result *b);
+/* The worker did not keep json_encode's output: over PROTO_MAX_OUTPUT. */
+int result_output_too_large(const struct result *);
+/* "output,error_code"-style list of differing fields, for JSON and SQL. */
+void verdict_fields(unsigned diff, char *buf, size_t bufsize);
+
+/* ---- flags.c ---- */
+/* Parse "JSON_A|JSON_B" or a decimal int. 0 ok, -1 with the unknown name in err. */
+int flags_parse(const char *s, long *flags, char *err, size_t errsize);
+/* Flag name for a single bit, or NULL. */
+const char *flags_name(long bit);
+/* "JSON_A|JSON_B" (or "0") into buf. */
+void flags_format(long flags, char *buf, size_t bufsize);
+/* Number of known flags and each one, for listing. */
+size_t flags_count(void);
+const char *flags_name_at(size_t i, long *value);
+
+/* ---- casefile.c ---- */
+void case_init(struct case_spec *);
+void case_release(struct case_spec *);
+/* Parse a stored case file's text. 0 ok, -1 with a message in err. */
+int casefile_parse(const char *text, size_t len, struct case_spec *c, char *err, size_t errsize);
+/* Render a case in the stored format (malloc'd). */
+char *casefile_format(const struct case_spec *c);
+
+/* ---- id.c ---- */
+/*
+ * A resource id, strictly: 1..INT64_MAX in decimal, no sign, no leading
+ * zero, no space, nothing after it.  The id, or 0 for anything else
+ * ("01", "+5", " 5", "5x", "", an overflow): every path and query
+ * parameter naming an id goes through it (docs/api.md, "Ids").
+ */
+int64_t id_parse(const char *s, size_t len);
+/* The same for a NUL-terminated string (NULL gives 0). */
+int64_t id_parse_str(const char *s);
+
+/* ---- text.c: any bytes as JSON text ---- */
+struct json_t;
+/* The bytes with each one outside a valid UTF-8 sequence as \xNN. */
+struct json_t *text_display(const char *data, size_t len);
+/* Itself when UTF-8 (*is_utf8 = 1), else text_display (*is_utf8 = 0). */
+struct json_t *text_jsonn(const char *data, size_t len, int *is_utf8);
+/* A C string as JSON text; NULL gives JSON null. */
+struct json_t *text_json(const char *s);
+
+/* ---- base64.c (libcrypto's EVP_EncodeBlock) ---- */
+/* Standard base64 with padding, NUL-terminated, malloc'd; NULL when out of memory. */
+char *base64_encode(const void *data, size_t len);
+/* The URL-safe alphabet (RFC 4648 §5), no padding, into out (outsize >= 4 * ceil(len / 3) + 1). */
+void base64url_encode(const void *data, size_t len, char *out, size_t outsize);
+
+/* ---- bucket.c ---- */
+#define BUCKET_KEY_VERSION 1
+#define BUCKET_SHAPE_MAX 24 /* characters of a difference's shape, per side */
+/* The bucket key of a mismatch (diff != 0): canonical JSON text, malloc'd; NULL when out of memory. */
+char *bucket_key(long flags, const struct result res[MAX_BUILDS], unsigned diff);
+/*
+ * The shape of the first difference between two outputs, into outa and outb
+ * (each outsize >= BUCKET_SHAPE_MAX + 2); the flags controlling those bytes
+ * are or'ed into *mask.
+ */
+void bucket_shape(const char *a, size_t alen, const char *b, size_t blen, char *outa, char *outb,
+    size_t outsize, long *mask);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * Text of any bytes as JSON, the one way every endpoint shows it: itself
+ * when it is UTF-8, else with each byte that is not part of a valid UTF-8
+ * sequence written as \xNN (the page shows those as chips).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "common.h"
+
+json_t *text_display(const char *data, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)data;
+	size_t i = 0, k, o = 0;
+	json_t *j;
+	char *out;
+
+	if ((out = malloc(len * 4 + 1)) == NULL)
+		return NULL;
+	while (i < len) {
+		if ((k = utf8_seq(p + i, len - i, NULL)) == 0) {
+			o += (size_t)snprintf(out + o, 5, "\\x%02x", p[i]);
+			i++;
+		} else {
+			memcpy(out + o, p + i, k);
+			o += k;
+			i += k;
+		}
+	}
+	j = json_stringn(out, o);
+	free(out);
+	return j;
+}
+
+json_t *text_jsonn(const char *data, size_t len, int *is_utf8)
+{
+	json_t *j;
+
+	if (data == NULL)
+		data = "";
+	if ((j = json_stringn(data, len)) != NULL) {
+		if (is_utf8 != NULL)
+			*is_utf8 = 1;
+		return j;
+	}
+	if (is_utf8 != NULL)
+		*is_utf8 = 0;
+	return text_display(data, len);
+}
+
+json_t *text_json(const char *s)
+{
+	return s != NULL ? text_jsonn(s, strlen(s), NULL) : json_null();
+}

@@ -1,0 +1,718 @@
+/* /api/cases and /api/generated: submitting and reading cases, results as JSON. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "api_internal.h"
+#include "proto.h"
+
+#define API_DEFAULT_TITLE "submitted case"
+#define API_MAX_ITERATIONS 1000000L
+#define API_MAX_DEPTH 2147483647LL
+
+/* "a,b" -> ["a","b"]; "" -> []. */
+static json_t *api_list(const char *s)
+{
+	json_t *a = json_array();
+	const char *p = s, *q;
+
+	while (a != NULL && p != NULL && *p != '\0') {
+		q = strchr(p, ',');
+		json_array_append_new(a, text_jsonn(p, q != NULL ? (size_t)(q - p) : strlen(p), NULL));
+		p = q != NULL ? q + 1 : NULL;
+	}
+	return a;
+}
+
+/* Newline-separated lines -> array, without empty lines. */
+static json_t *api_lines(const char *s)
+{
+	json_t *a = json_array();
+	const char *p = s, *q;
+	size_t n;
+
+	while (a != NULL && p != NULL && *p != '\0') {
+		q = strchr(p, '\n');
+		n = q != NULL ? (size_t)(q - p) : strlen(p);
+		if (n > 0)
+			json_array_append_new(a, text_jsonn(p, n, NULL));
+		p = q != NULL ? q + 1 : NULL;
+	}
+	return a;
+}
+
+static json_t *api_flag_names(long flags)
+{
+	json_t *a = json_array();
+	const char *name;
+	long value;
+	size_t i;
+
+	for (i = 0; a != NULL && (name = flags_name_at(i, &value)) != NULL; i++)
+		if ((flags & value) == value && value != 0)
+			json_array_append_new(a, json_string(name));
+	return a;
+}
+
+static json_t *api_id_or_null(int64_t id)
+{
+	return id > 0 ? json_integer(id) : json_null();
+}
+
+/* Any key of obj not in known (NULL-terminated) is an error naming it. */
+static int api_known_fields(json_t *obj, const char *const *known, struct http_response *resp)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	json_object_foreach(obj, key, v)
+	{
+		for (i = 0; known[i] != NULL; i++)
+			if (strcmp(key, known[i]) == 0)
+				break;
+		if (known[i] == NULL) {
+			api_error(resp, 400, "bad_request", "unknown field \"%.64s\"", key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* An optional string field: 0 (set *out, NULL when absent or null), -1 on error. */
+static int api_opt_string(
+    json_t *obj, const char *field, size_t max, int toolarge413, char **out, struct http_response *resp)
+{
+	json_t *v = json_object_get(obj, field);
+
+	*out = NULL;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_string(v)) {
+		api_error(resp, 400, "bad_request", "%s: expected a string", field);
+		return -1;
+	}
+	if (json_string_length(v) > max) {
+		if (toolarge413)
+			api_error(resp, 413, "too_large", "%s is %zu bytes, over the %zu byte limit", field,
+			    json_string_length(v), max);
+		else
+			api_error(resp, 400, "bad_request", "%s: over %zu bytes", field, max);
+		return -1;
+	}
+	if (memchr(json_string_value(v), '\0', json_string_length(v)) != NULL) {
+		api_error(resp, 400, "bad_request", "%s: must not contain NUL bytes", field);
+		return -1;
+	}
+	if ((*out = strdup(json_string_value(v))) == NULL) {
+		api_error(resp, 500, "internal", "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* An optional integer in [min, max]; def when absent or null. */
+static int api_opt_int(json_t *obj, const char *field, json_int_t min, json_int_t max, json_int_t def,
+    json_int_t *out, struct http_response *resp)
+{
+	json_t *v = json_object_get(obj, field);
+
+	*out = def;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+		api_error(resp, 400, "bad_request",
+		    "%s: expected an integer %" JSON_INTEGER_FORMAT " .. %" JSON_INTEGER_FORMAT, field, min,
+		    max);
+		return -1;
+	}
+	*out = json_integer_value(v);
+	return 0;
+}
+
+/* A boolean query switch: 1, 0, or -1 with resp filled. */
+static int api_query_bool(const struct http_request *req, const char *key, struct http_response *resp)
+{
+	const char *v = http_query(req, key);
+
+	if (v == NULL || strcmp(v, "0") == 0 || strcmp(v, "false") == 0)
+		return 0;
+	if (*v == '\0' || strcmp(v, "1") == 0 || strcmp(v, "true") == 0)
+		return 1;
+	api_error(resp, 400, "bad_request", "%s: expected 1 or 0", key);
+	return -1;
+}
+
+/* ---- endpoints ---- */
+
+static json_t *api_base64(const char *data, size_t len)
+{
+	char *text = base64_encode(data, len);
+	json_t *j = text != NULL ? json_string(text) : NULL;
+
+	free(text);
+	return j;
+}
+
+/* Did the worker cut s at max (server/common/proto.h)?  Then it ends with the note. */
+static int api_cut(const char *s, size_t len, size_t max, const char *note)
+{
+	size_t n = strlen(note);
+
+	return s != NULL && len == max + n && memcmp(s + max, note, n) == 0;
+}
+
+/* The fields of a result kept short of what the case produced. */
+static json_t *api_truncated(const struct result *r)
+{
+	json_t *a = json_array();
+
+	if (a == NULL)
+		return NULL;
+	if (result_output_too_large(r))
+		json_array_append_new(a, json_string("output"));
+	if (api_cut(r->printed.data, r->printed.len, PROTO_MAX_PRINTED, PROTO_CUT_PRINTED))
+		json_array_append_new(a, json_string("printed"));
+	if (r->warnings != NULL &&
+	    api_cut(r->warnings, strlen(r->warnings), PROTO_MAX_DIAG, PROTO_CUT_WARNINGS))
+		json_array_append_new(a, json_string("warnings"));
+	if (r->failure != NULL && api_cut(r->failure, strlen(r->failure), PROTO_MAX_DIAG, PROTO_CUT_FAILURE))
+		json_array_append_new(a, json_string("failure"));
+	return a;
+}
+
+static json_t *api_result_json(const struct result *r, const char *build)
+{
+	int is_false = r->output_is_false || r->output.data == NULL, utf8 = 1, putf8 = 1;
+	json_t *o, *output, *printed;
+
+	output = is_false ? json_false() : text_jsonn(r->output.data, r->output.len, &utf8);
+	printed = text_jsonn(r->printed.data, r->printed.len, &putf8);
+	o = json_pack("{s:o s:s s:o s:o s:o s:b s:I s:o s:o s:o s:o s:b s:o s:o s:o s:f}", "build",
+	    text_json(build), "status", result_status_name(r->status), "signal",
+	    r->status == STATUS_CRASH ? json_integer(r->signal) : json_null(), "output", output,
+	    "output_base64", is_false ? json_null() : api_base64(r->output.data, r->output.len),
+	    "output_utf8", is_false ? 1 : utf8, "error_code", (json_int_t)r->error_code, "error_msg",
+	    text_json(r->error_msg), "exception",
+	    r->exc_class != NULL ? json_pack("{s:o s:o}", "class", text_json(r->exc_class), "message",
+	                               text_json(r->exc_msg != NULL ? r->exc_msg : ""))
+	                         : json_null(),
+	    "printed", printed, "printed_base64", api_base64(r->printed.data, r->printed.len), "printed_utf8",
+	    putf8, "warnings", api_lines(r->warnings), "failure", text_json(r->failure), "instructions",
+	    r->instructions >= 0 ? json_integer(r->instructions) : json_null(), "wall_ms", r->wall_ms);
+	/* The exact count behind "instructions" (a rounded per-call figure). */
+	if (o != NULL)
+		json_object_set_new(o, "instructions_total",
+		    r->instr_total >= 0 ? json_integer(r->instr_total) : json_null());
+	/* Cut at a cap: said, not left to be guessed from the bytes. */
+	if (o != NULL)
+		json_object_set_new(o, "truncated", api_truncated(r));
+	return o;
+}
+
+static json_t *api_case_json(const struct db_case *dc)
+{
+	const struct case_spec *c = &dc->spec;
+
+	return json_pack("{s:I s:o s:o s:o s:I s:o s:I s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "title",
+	    text_json(c->title), "code", text_json(c->code), "setup", text_json(c->setup), "flags",
+	    (json_int_t)c->flags, "flag_names", api_flag_names(c->flags), "depth", (json_int_t)c->depth,
+	    "expect", text_json(c->expect), "measure",
+	    c->iterations > 0 ? json_integer(c->iterations) : json_null(), "source", text_json(c->source),
+	    "created_at", api_time(dc->created_at));
+}
+
+/* A case with one comparison: the body of POST /api/cases and GET /api/cases/{id}. */
+static json_t *api_case_comparison_json(const struct db_case *dc, const struct db_comparison *cmp)
+{
+	char url[64], api_url[64];
+	json_t *o, *results;
+	int role;
+
+	snprintf(url, sizeof url, "/#/cases/%" PRId64, dc->id);
+	snprintf(api_url, sizeof api_url, "/api/cases/%" PRId64, dc->id);
+	results = json_object();
+	if (cmp != NULL)
+		for (role = 0; role < MAX_BUILDS; role++)
+			json_object_set_new(results, role_name(role),
+			    api_result_json(&cmp->results[role], cmp->build_names[role]));
+	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "url", url,
+	    "api_url", api_url, "verdict", cmp != NULL ? json_string(cmp->verdict) : json_null(), "differs",
+	    cmp != NULL ? api_list(cmp->differs) : json_array(), "case", api_case_json(dc), "results",
+	    results, "comparison_id", api_id_or_null(cmp != NULL ? cmp->id : 0), "run_id",
+	    api_id_or_null(cmp != NULL ? cmp->run_id : 0));
+	return o;
+}
+
+/*
+ * POST /api/cases in progress at once are bounded (--max-case-requests):
+ * each holds a thread waiting for the workers, which run one case at a time.
+ * 0 with a slot taken (api_case_slot_give() it back), or -1 with a 503.
+ */
+static int api_case_slot_take(struct app *app, struct http_response *resp)
+{
+	int max = app->config->max_case_requests;
+
+	if (__atomic_add_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST) <= max)
+		return 0;
+	__atomic_sub_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST);
+	api_error(resp, 503, "busy",
+	    "%d cases are already being run for other requests, the limit "
+	    "(max-case-requests); retry after 1 s",
+	    max);
+	resp->retry_after = 1;
+	return -1;
+}
+
+static void api_case_slot_give(struct app *app)
+{
+	__atomic_sub_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST);
+}
+
+/* ---- request parsing ---- */
+
+static int api_flags_text(json_t *v, const char *field, long *out, struct http_response *resp)
+{
+	char err[256];
+
+	if (strlen(json_string_value(v)) != json_string_length(v)) {
+		api_error(resp, 400, "bad_request", "%s: must not contain NUL bytes", field);
+		return -1;
+	}
+	if (flags_parse(json_string_value(v), out, err, sizeof err) < 0) {
+		if (strncmp(err, "unknown flag", 12) == 0)
+			api_error(resp, 400, "unknown_flag", "%s: %s", field, err);
+		else
+			api_error(resp, 400, "bad_request", "%s: %s", field, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* flags: an integer >= 0, "A|B", or ["A", "B"]. */
+static int api_flags(json_t *obj, long *flags, struct http_response *resp)
+{
+	json_t *v = json_object_get(obj, "flags"), *item;
+	char field[32];
+	long one;
+	size_t i;
+
+	*flags = 0;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < 0 || json_integer_value(v) > 0x7fffffff) {
+			api_error(resp, 400, "bad_request", "flags: expected an integer 0 .. 2147483647");
+			return -1;
+		}
+		*flags = (long)json_integer_value(v);
+		return 0;
+	}
+	if (json_is_string(v))
+		return api_flags_text(v, "flags", flags, resp);
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, item)
+		{
+			snprintf(field, sizeof field, "flags[%zu]", i);
+			if (!json_is_string(item)) {
+				api_error(resp, 400, "bad_request", "%s: expected a flag name", field);
+				return -1;
+			}
+			if (api_flags_text(item, field, &one, resp) < 0)
+				return -1;
+			*flags |= one;
+		}
+		return 0;
+	}
+	api_error(resp, 400, "bad_request",
+	    "flags: expected an integer, a \"JSON_A|JSON_B\" string or a list of names");
+	return -1;
+}
+
+/* The case of a POST /api/cases body; 0, or -1 with resp filled. */
+static int api_parse_case(json_t *body, struct case_spec *c, struct http_response *resp)
+{
+	static const char *const known[] = {
+		"title",
+		"code",
+		"setup",
+		"flags",
+		"depth",
+		"expect",
+		"measure",
+		NULL,
+	};
+	json_int_t depth, measure;
+	json_t *code;
+
+	if (api_known_fields(body, known, resp) < 0)
+		return -1;
+	code = json_object_get(body, "code");
+	if (code == NULL || !json_is_string(code)) {
+		api_error(resp, 400, "bad_request", "code: %s",
+		    code == NULL ? "required (PHP code producing the value)" : "expected a string");
+		return -1;
+	}
+	if (api_opt_string(body, "code", MAX_CODE_SIZE, 1, &c->code, resp) < 0)
+		return -1;
+	if (c->code == NULL || c->code[strspn(c->code, " \t\r\n")] == '\0') {
+		api_error(resp, 400, "bad_request", "code: must not be empty");
+		return -1;
+	}
+	if (api_opt_string(body, "title", MAX_TITLE_SIZE, 0, &c->title, resp) < 0 ||
+	    api_opt_string(body, "setup", MAX_CODE_SIZE, 1, &c->setup, resp) < 0 ||
+	    api_opt_string(body, "expect", MAX_BODY_SIZE, 1, &c->expect, resp) < 0 ||
+	    api_flags(body, &c->flags, resp) < 0 ||
+	    api_opt_int(body, "depth", 1, API_MAX_DEPTH, 512, &depth, resp) < 0 ||
+	    api_opt_int(body, "measure", 1, API_MAX_ITERATIONS, 0, &measure, resp) < 0)
+		return -1;
+	if (c->title == NULL && (c->title = strdup(API_DEFAULT_TITLE)) == NULL) {
+		api_error(resp, 500, "internal", "out of memory");
+		return -1;
+	}
+	c->depth = (long)depth;
+	c->iterations = (long)measure;
+	return 0;
+}
+
+/* The case of a POST /api/cases request; 0, or -1 with resp filled (a pure
+ * function of the request, for fuzz/fuzz_body.c too). */
+int api_case_from_request(const struct http_request *req, struct case_spec *c, struct http_response *resp)
+{
+	json_t *body;
+	int rc;
+
+	if ((body = api_body(req, resp)) == NULL)
+		return -1;
+	rc = api_parse_case(body, c, resp);
+	json_decref(body);
+	return rc;
+}
+
+static int api_history_row(void *arg, const struct db_case_row *row)
+{
+	return json_array_append_new(arg,
+	    json_pack("{s:I s:o s:o s:o s:o}", "comparison_id", (json_int_t)row->comparison_id, "run_id",
+	        api_id_or_null(row->run_id), "verdict", text_json(row->verdict), "differs",
+	        api_list(row->differs != NULL ? row->differs : ""), "created_at", api_time(row->created_at)));
+}
+
+/*
+ * The case with one of its comparisons (comparison_id, or the latest when 0),
+ * and its history when asked: 200 or 404 in resp.
+ */
+static void api_case_reply(struct app *app, int64_t id, int64_t comparison_id, int with_history, int status,
+    const char *location, json_t *extra, struct http_response *resp)
+{
+	struct db_case dc;
+	struct db_comparison cmp;
+	char err[512];
+	json_t *o = NULL, *history;
+	int rc, have_cmp = 0;
+
+	rc = db_case_get(app->db, id, &dc, err, sizeof err);
+	if (rc <= 0) {
+		if (rc < 0)
+			api_fail(resp, err);
+		else
+			api_error(resp, 404, "not_found", "no case %" PRId64, id);
+		db_case_release(&dc);
+		return;
+	}
+	rc = db_comparison_get(app->db, id, comparison_id, &cmp, err, sizeof err);
+	if (rc < 0)
+		goto fail;
+	have_cmp = rc == 1;
+	if (!have_cmp && comparison_id > 0) {
+		api_error(
+		    resp, 404, "not_found", "case %" PRId64 " has no comparison %" PRId64, id, comparison_id);
+		db_comparison_release(&cmp);
+		db_case_release(&dc);
+		return;
+	}
+	if ((o = api_case_comparison_json(&dc, have_cmp ? &cmp : NULL)) == NULL)
+		goto oom;
+	/* The shown comparison's bucket, when it is a mismatch (triage.c). */
+	json_object_set_new(o, "bucket", have_cmp ? triage_case_bucket(app, cmp.id) : json_null());
+	if (with_history) {
+		if ((history = json_array()) == NULL)
+			goto oom;
+		json_object_set_new(o, "history", history);
+		if (db_case_history(app->db, id, api_history_row, history, err, sizeof err) < 0)
+			goto fail;
+	}
+	if (location != NULL)
+		snprintf(resp->location, sizeof resp->location, "%s", location);
+	if (extra != NULL)
+		json_object_update(o, extra);
+	api_json(resp, status, o);
+	db_comparison_release(&cmp);
+	db_case_release(&dc);
+	return;
+oom:
+	snprintf(err, sizeof err, "out of memory");
+fail:
+	json_decref(o);
+	api_fail(resp, err);
+	db_comparison_release(&cmp);
+	db_case_release(&dc);
+}
+
+static void api_case_post(struct app *app, const struct http_request *req, struct http_response *resp)
+{
+	struct build *builds[MAX_BUILDS];
+	struct result res[MAX_BUILDS];
+	struct case_spec c;
+	char err[512], location[64];
+	int64_t case_id, comparison_id;
+	unsigned diff;
+	int i, fail_on_differ, slot = 0;
+
+	case_init(&c);
+	for (i = 0; i < MAX_BUILDS; i++)
+		result_init(&res[i]);
+	if ((fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0)
+		goto out;
+	if (api_case_from_request(req, &c, resp) < 0)
+		goto out;
+
+	if (api_case_slot_take(app, resp) < 0)
+		goto out;
+	slot = 1;
+	if (runs_pair(app, &c, res) < 0) {
+		for (i = 0; i < MAX_BUILDS; i++)
+			if (res[i].status == STATUS_ERROR && res[i].failure != NULL)
+				break;
+		api_error(resp, 503, "worker_unavailable", "a worker cannot be started: %s",
+		    i < MAX_BUILDS ? res[i].failure : "unknown reason");
+		goto out;
+	}
+	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
+	for (i = 0; i < MAX_BUILDS; i++)
+		builds[i] = &app->config->builds[i];
+	if (db_comparison_store(
+	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0) {
+		api_fail(resp, err);
+		goto out;
+	}
+	/* Answer from what was stored, so POST and GET show the same thing. */
+	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
+	api_case_reply(
+	    app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location, NULL, resp);
+out:
+	if (slot)
+		api_case_slot_give(app);
+	for (i = 0; i < MAX_BUILDS; i++)
+		result_release(&res[i]);
+	case_release(&c);
+}
+
+static int api_case_row(void *arg, const struct db_case_row *row)
+{
+	struct api_list_ctx *ctx = arg;
+
+	if ((int)json_array_size(ctx->items) >= ctx->limit) {
+		ctx->more = 1;
+		return 0;
+	}
+	ctx->last_id = row->cursor > 0 ? row->cursor : row->id;
+	return json_array_append_new(ctx->items,
+	    json_pack("{s:I s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}", "id", (json_int_t)row->id, "title",
+	        text_json(row->title), "verdict", text_json(row->verdict), "differs",
+	        api_list(row->differs != NULL ? row->differs : ""), "flags", (json_int_t)row->flags,
+	        "flag_names", api_flag_names(row->flags), "created_at", api_time(row->created_at), "source",
+	        row->source != NULL ? "stored" : "submitted", "file", text_json(row->source), "comparison_id",
+	        api_id_or_null(row->comparison_id), "run_id", api_id_or_null(row->run_id)));
+}
+
+/* GET /api/cases and GET /api/runs/{id}/cases. */
+void api_cases_list(
+    struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp)
+{
+	struct db_case_filter f;
+	struct api_list_ctx ctx = { NULL, 0, 0, 0 };
+	struct db_run run;
+	const char *v;
+	char err[512], next[256];
+	int rc, generated = 0;
+
+	memset(&f, 0, sizeof f);
+	f.run_id = run_id;
+	if ((v = http_query(req, "verdict")) != NULL) {
+		if (strcmp(v, "same") != 0 && strcmp(v, "differ") != 0) {
+			api_error(resp, 400, "bad_request", "verdict: expected same or differ");
+			return;
+		}
+		f.verdict = v;
+	}
+	if ((v = http_query(req, "source")) != NULL) {
+		if (strcmp(v, "stored") == 0)
+			f.source = 1;
+		else if (strcmp(v, "submitted") == 0)
+			f.source = 2;
+		else {
+			api_error(resp, 400, "bad_request", "source: expected stored or submitted");
+			return;
+		}
+	}
+	if (api_page(req, &f.limit, &f.before, resp) < 0)
+		return;
+	if (run_id > 0) {
+		if ((rc = db_run_get(app->db, run_id, &run, err, sizeof err)) <= 0) {
+			if (rc < 0)
+				api_fail(resp, err);
+			else
+				api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
+			return;
+		}
+		generated = strcmp(run.suite, "generated") == 0;
+		db_run_release(&run);
+	}
+	if ((ctx.items = json_array()) == NULL) {
+		api_fail(resp, "out of memory");
+		return;
+	}
+	ctx.limit = f.limit;
+	f.limit++; /* one more row: is there a next page? */
+	/* A generated run lists its mismatches, each stored in full as it is listed. */
+	if ((generated ? genrun_cases_list(app, &f, api_case_row, &ctx, err, sizeof err)
+	               : db_cases_list(app->db, &f, api_case_row, &ctx, err, sizeof err)) < 0) {
+		json_decref(ctx.items);
+		api_fail(resp, err);
+		return;
+	}
+	if (run_id > 0)
+		snprintf(next, sizeof next, "/api/runs/%" PRId64 "/cases?", run_id);
+	else
+		snprintf(next, sizeof next, "/api/cases?");
+	snprintf(next + strlen(next), sizeof next - strlen(next), "%s%s%s%slimit=%d&before=%" PRId64,
+	    f.verdict != NULL ? "verdict=" : "", f.verdict != NULL ? f.verdict : "",
+	    f.verdict != NULL ? "&" : "",
+	    f.source == 1       ? "source=stored&"
+	        : f.source == 2 ? "source=submitted&"
+	                        : "",
+	    ctx.limit, ctx.last_id);
+	api_json(resp, 200,
+	    json_pack("{s:o s:o}", "cases", ctx.items, "next", ctx.more ? json_string(next) : json_null()));
+}
+
+/*
+ * POST /api/generated {"seed":S,"index":I}: a generated case, made again from
+ * (generator version, seed, index), run from its PHP source on both builds
+ * like a submitted case and stored.  The answer is POST /api/cases's plus
+ * "generated" (which case, and whether its source reproduces on each build
+ * what the generated value gave) and "phpt" (the case in the stored format,
+ * to save under cases/).
+ */
+static void api_generated_post(struct app *app, const struct http_request *req, struct http_response *resp)
+{
+	struct build *builds[MAX_BUILDS];
+	struct result res[MAX_BUILDS], gen[MAX_BUILDS];
+	struct case_spec c;
+	char err[512], location[64], *phpt = NULL;
+	int64_t case_id, comparison_id;
+	uint64_t seed, index;
+	json_t *body, *extra = NULL;
+	unsigned diff;
+	int i, rc, fail_on_differ, slot = 0;
+
+	case_init(&c);
+	for (i = 0; i < MAX_BUILDS; i++) {
+		result_init(&res[i]);
+		result_init(&gen[i]);
+		builds[i] = &app->config->builds[i];
+	}
+	if ((fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0)
+		goto out;
+	if ((body = api_body(req, resp)) == NULL)
+		goto out;
+	rc = genrun_parse_ref(body, &seed, &index, err, sizeof err);
+	json_decref(body);
+	if (rc < 0) {
+		api_error(resp, 400, "bad_request", "%s", err);
+		goto out;
+	}
+	if (genrun_case_spec(seed, index, &c) < 0) {
+		api_fail(resp, "out of memory");
+		goto out;
+	}
+	/* It runs a case on the workers like POST /api/cases: the same bound. */
+	if (api_case_slot_take(app, resp) < 0)
+		goto out;
+	slot = 1;
+	if (runs_pair(app, &c, res) < 0) {
+		api_error(resp, 503, "worker_unavailable", "a worker cannot be started");
+		goto out;
+	}
+	for (i = 0; i < MAX_BUILDS; i++) {
+		result_release(&gen[i]);
+		if (genrun_detail(app, i, seed, index, &gen[i]) < 0) {
+			api_error(resp, 503, "worker_unavailable", "a worker cannot be started");
+			goto out;
+		}
+	}
+	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
+	if (db_comparison_store(
+	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0 ||
+	    db_generated_case(app->db, case_id, genrun_version(), seed, index, err, sizeof err) < 0) {
+		api_fail(resp, err);
+		goto out;
+	}
+	phpt = casefile_format(&c);
+	extra = json_pack("{s:{s:i s:I s:I s:{s:b s:b}} s:o}", "generated", "version", genrun_version(),
+	    "seed", (json_int_t)seed, "index", (json_int_t)index, "reproduces", "base",
+	    verdict_compare(&res[ROLE_BASE], &gen[ROLE_BASE]) == 0, "head",
+	    verdict_compare(&res[ROLE_HEAD], &gen[ROLE_HEAD]) == 0, "phpt",
+	    phpt != NULL ? text_json(phpt) : json_null());
+	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
+	api_case_reply(
+	    app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location, extra, resp);
+out:
+	if (slot)
+		api_case_slot_give(app);
+	json_decref(extra);
+	free(phpt);
+	for (i = 0; i < MAX_BUILDS; i++) {
+		result_release(&res[i]);
+		result_release(&gen[i]);
+	}
+	case_release(&c);
+}
+
+/* ---- routing ---- */
+
+void api_route_cases(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	api_cases_list(app, req, 0, resp);
+}
+
+void api_route_case_post(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	api_case_post(app, req, resp);
+}
+
+void api_route_case(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	const char *cv = http_query(req, "comparison");
+	int64_t cmp_id = id_parse_str(cv);
+
+	if (cv != NULL && cmp_id <= 0)
+		api_error(resp, 400, "bad_request", "comparison: expected a positive integer id");
+	else
+		api_case_reply(app, a->id, cmp_id, 1, 200, NULL, NULL, resp);
+}
+
+void api_route_generated(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	api_generated_post(app, req, resp);
+}

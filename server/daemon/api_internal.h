@@ -1,0 +1,71 @@
+/*
+ * Shared by the HTTP API's files only (api.c and api_<resource>.c): the
+ * route handlers the router's table names, and helpers of more than one
+ * resource.
+ */
+#ifndef PHPCMP_API_INTERNAL_H
+#define PHPCMP_API_INTERNAL_H
+
+#include "http.h"
+#include "services.h"
+
+/* What a route's pattern captured: ":id" (strictly an id, else 0) and ":role". */
+struct api_args {
+	int64_t id;
+	const char *id_text; /* the path from the id's segment on, for "no case 01" */
+	char role[32];
+};
+
+typedef void api_handler(
+    struct app *, const struct http_request *, const struct api_args *, struct http_response *);
+
+/* The handlers of api.c's table, by resource file. */
+/* api_cases.c */
+api_handler api_route_cases;
+api_handler api_route_case_post;
+api_handler api_route_case;
+api_handler api_route_generated;
+/* api_runs.c */
+api_handler api_route_runs;
+api_handler api_route_run_post;
+api_handler api_route_run;
+api_handler api_route_run_cases;
+api_handler api_route_run_cancel;
+api_handler api_route_run_resume;
+/* api_health.c */
+api_handler api_route_health;
+api_handler api_route_flags;
+/* api_triage.c */
+api_handler api_route_buckets;
+api_handler api_route_buckets_triage;
+api_handler api_route_bucket;
+api_handler api_route_bucket_mismatches;
+api_handler api_route_bucket_triage;
+api_handler api_route_triage_events;
+/* api_measure.c */
+api_handler api_route_run_measurements;
+api_handler api_route_run_report;
+api_handler api_route_workload_history;
+api_handler api_route_callgrind;
+/* api_export.c */
+api_handler api_route_case_phpt;
+api_handler api_route_case_casefile;
+
+/* A page being built: rows past limit only tell that there is a next page. */
+struct api_list_ctx {
+	struct json_t *items;
+	int64_t last_id;
+	int limit, more;
+};
+
+/* api_reply.c */
+/* A database time ("" or NULL: null). */
+struct json_t *api_time(const char *s);
+/* limit and before of a listing; 0 or -1 with resp filled. */
+int api_page(const struct http_request *req, int *limit, int64_t *before, struct http_response *resp);
+
+/* api_cases.c: the cases of a listing (run_id > 0: that run's). */
+void api_cases_list(
+    struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp);
+
+#endif

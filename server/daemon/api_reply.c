@@ -1,0 +1,176 @@
+/*
+ * The API's answers and requests, for every resource file: a JSON body or a
+ * JSON error (api_fail: the one mapper of the daemon's own failures, storage
+ * full -> 503 everywhere), query parameters, request bodies, pages.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "api_internal.h"
+
+#define API_DEFAULT_LIMIT 50
+#define API_MAX_LIMIT 500
+
+/* "" -> null, else the text. */
+json_t *api_time(const char *s)
+{
+	return s != NULL && *s != '\0' ? text_json(s) : json_null();
+}
+
+static void api_reply(struct http_response *resp, int status, json_t *body)
+{
+	resp->status = status;
+	resp->content_type = "application/json";
+	if (body == NULL) {
+		api_error(resp, 500, "internal", "out of memory building the response");
+		return;
+	}
+	resp->body = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	if (resp->body == NULL) {
+		api_error(resp, 500, "internal", "out of memory building the response");
+		return;
+	}
+	resp->body_len = strlen(resp->body);
+}
+
+void api_error(struct http_response *resp, int status, const char *code, const char *fmt, ...)
+{
+	static const char fallback[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
+	char msg[1024];
+	json_t *o;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	resp->status = status;
+	resp->content_type = "application/json";
+	o = json_pack("{s:{s:s s:o}}", "error", "code", code, "message", text_json(msg));
+	resp->body = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	if (resp->body == NULL) {
+		resp->status = 500;
+		resp->body = strdup(fallback);
+	}
+	resp->body_len = resp->body != NULL ? strlen(resp->body) : 0;
+}
+
+void api_json(struct http_response *resp, int status, json_t *body)
+{
+	api_reply(resp, status, body);
+}
+
+/* The daemon's own failure, the one error mapper: a storage error is mapped
+ * by db_error_status() (503 storage_full with Retry-After...), anything
+ * else is a 500. */
+void api_fail(struct http_response *resp, const char *err)
+{
+	const char *code;
+	int retry, status = db_error_status(&code, &retry);
+
+	api_error(resp, status, code, "%s", err);
+	resp->retry_after = retry;
+}
+
+/* A service's error (services.h) as an answer: the one mapping of svc_status. */
+void api_svc(struct http_response *resp, const struct svc_error *e)
+{
+	switch (e->status) {
+	case SVC_BAD_REQUEST:
+		api_error(resp, 400, e->code != NULL ? e->code : "bad_request", "%s", e->message);
+		break;
+	case SVC_UNAUTHORIZED:
+		api_error(resp, 401, e->code != NULL ? e->code : "token_required", "%s", e->message);
+		resp->www_authenticate = e->challenge;
+		break;
+	case SVC_NOT_FOUND:
+		api_error(resp, 404, "not_found", "%s", e->message);
+		break;
+	case SVC_CONFLICT:
+		api_error(resp, 409, "conflict", "%s", e->message);
+		break;
+	case SVC_STORAGE:
+		api_fail(resp, e->message);
+		break;
+	case SVC_OK:
+	case SVC_INTERNAL:
+	default:
+		api_error(resp, 500, "internal", "%s", e->message);
+		break;
+	}
+}
+
+/* A query parameter's value, or NULL. */
+const char *http_query(const struct http_request *req, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < req->nquery; i++)
+		if (strcmp(req->query[i].key, key) == 0)
+			return req->query[i].value;
+	return NULL;
+}
+
+/* JSON body check and parse; NULL with resp filled on error. */
+json_t *api_body(const struct http_request *req, struct http_response *resp)
+{
+	json_error_t jerr;
+	const char *ct = req->content_type;
+	size_t n;
+	json_t *j;
+
+	if (ct != NULL) {
+		n = strcspn(ct, "; \t");
+		if (n != strlen("application/json") || strncasecmp(ct, "application/json", n) != 0) {
+			api_error(resp, 415, "unsupported_media_type",
+			    "Content-Type %.100s is not application/json", ct);
+			return NULL;
+		}
+	}
+	/* NUL inside strings is let through the parser so the field check can name the field. */
+	if ((j = json_loadb(req->body, req->body_len,
+	         JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr)) == NULL) {
+		api_error(resp, 400, "bad_json", "body is not valid JSON: line %d, column %d: %s", jerr.line,
+		    jerr.column, jerr.text);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		api_error(resp, 400, "bad_request", "body: expected a JSON object");
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* limit and before of a listing; 0 or -1 with resp filled. */
+int api_page(const struct http_request *req, int *limit, int64_t *before, struct http_response *resp)
+{
+	const char *v;
+	int64_t n;
+
+	*limit = API_DEFAULT_LIMIT;
+	*before = 0;
+	if ((v = http_query(req, "limit")) != NULL) {
+		n = id_parse(v, strlen(v));
+		if (n < 1 || n > API_MAX_LIMIT) {
+			api_error(
+			    resp, 400, "bad_request", "limit: expected an integer 1 .. %d", API_MAX_LIMIT);
+			return -1;
+		}
+		*limit = (int)n;
+	}
+	if ((v = http_query(req, "before")) != NULL) {
+		if ((*before = id_parse(v, strlen(v))) < 1) {
+			api_error(resp, 400, "bad_request", "before: expected a positive integer id");
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,195 @@
+/* /api/runs: queueing, reading, cancelling and resuming runs. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "api_internal.h"
+
+static json_t *api_run_json(const struct db_run *r)
+{
+	char url[64], api_url[64];
+	json_t *params, *o, *summary;
+
+	snprintf(url, sizeof url, "/#/runs/%" PRId64, r->id);
+	snprintf(api_url, sizeof api_url, "/api/runs/%" PRId64, r->id);
+	params = r->params != NULL ? json_loads(r->params, 0, NULL) : NULL;
+	o = json_pack("{s:I s:s s:o s:s s:I s:I s:{s:I s:I} s:{s:s s:s} s:{s:s s:s} s:o s:o s:o s:o s:s s:s}",
+	    "id", (json_int_t)r->id, "suite", r->suite, "params", params != NULL ? params : json_object(),
+	    "status", r->status, "total", (json_int_t)r->total, "done", (json_int_t)r->done, "counts", "same",
+	    (json_int_t)r->same, "differ", (json_int_t)r->differ, "builds", "base",
+	    r->build_versions[ROLE_BASE], "head", r->build_versions[ROLE_HEAD], "build_names", "base",
+	    r->build_names[ROLE_BASE], "head", r->build_names[ROLE_HEAD], "created_at",
+	    api_time(r->created_at), "started_at", api_time(r->started_at), "finished_at",
+	    api_time(r->finished_at), "error", text_json(r->error), "url", url, "api_url", api_url);
+	/* A suite's own summary of the run (generated: rate, coverage...). */
+	summary = r->summary != NULL ? json_loads(r->summary, 0, NULL) : NULL;
+	if (o != NULL)
+		json_object_set_new(o, "summary", summary != NULL ? summary : json_null());
+	else
+		json_decref(summary);
+	return o;
+}
+
+/* ---- responses ---- */
+
+static void api_run_reply(struct app *app, int64_t id, int status, struct http_response *resp)
+{
+	struct db_run run;
+	char err[512];
+	int rc;
+
+	if ((rc = db_run_get(app->db, id, &run, err, sizeof err)) <= 0) {
+		if (rc < 0)
+			api_fail(resp, err);
+		else
+			api_error(resp, 404, "not_found", "no run %" PRId64, id);
+		return;
+	}
+	if (status == 202)
+		snprintf(resp->location, sizeof resp->location, "/api/runs/%" PRId64, id);
+	api_json(resp, status, api_run_json(&run));
+	db_run_release(&run);
+}
+
+static int api_run_row(void *arg, const struct db_run *run)
+{
+	struct api_list_ctx *ctx = arg;
+
+	if ((int)json_array_size(ctx->items) >= ctx->limit) {
+		ctx->more = 1;
+		return 0;
+	}
+	ctx->last_id = run->id;
+	return json_array_append_new(ctx->items, api_run_json(run));
+}
+
+static void api_runs_list(struct app *app, const struct http_request *req, struct http_response *resp)
+{
+	struct api_list_ctx ctx = { NULL, 0, 0, 0 };
+	int64_t before;
+	char err[512], next[128];
+	int limit;
+
+	if (api_page(req, &limit, &before, resp) < 0)
+		return;
+	if ((ctx.items = json_array()) == NULL) {
+		api_fail(resp, "out of memory");
+		return;
+	}
+	ctx.limit = limit;
+	if (db_runs_list(app->db, before, limit + 1, api_run_row, &ctx, err, sizeof err) < 0) {
+		json_decref(ctx.items);
+		api_fail(resp, err);
+		return;
+	}
+	snprintf(next, sizeof next, "/api/runs?limit=%d&before=%" PRId64, limit, ctx.last_id);
+	api_json(resp, 200,
+	    json_pack("{s:o s:o}", "runs", ctx.items, "next", ctx.more ? json_string(next) : json_null()));
+}
+
+/* A runs_* refusal (an HTTP status and why) as the API's error. */
+static void api_runs_refused(struct http_response *resp, int status, const char *err)
+{
+	switch (status) {
+	case 400:
+		api_error(resp, 400, "bad_request", "%s", err);
+		break;
+	case 404:
+		api_error(resp, 404, "not_found", "%s", err);
+		break;
+	case 409:
+		api_error(resp, 409, "conflict", "%s", err);
+		break;
+	case 429:
+		api_error(resp, 429, "too_many_runs", "%s", err);
+		resp->retry_after = 30;
+		break;
+	default:
+		api_fail(resp, err);
+		break;
+	}
+}
+
+static void api_run_post(struct app *app, const struct http_request *req, struct http_response *resp)
+{
+	char err[512];
+	int64_t id;
+	json_t *body;
+	int status;
+
+	if ((body = api_body(req, resp)) == NULL)
+		return;
+	status = runs_create(app->runs, body, &id, err, sizeof err);
+	json_decref(body);
+	if (status != 0)
+		api_runs_refused(resp, status, err);
+	else
+		api_run_reply(app, id, 202, resp);
+}
+
+static void api_run_cancel(struct app *app, int64_t id, struct http_response *resp)
+{
+	char err[512];
+	int status = runs_cancel(app->runs, id, err, sizeof err);
+
+	if (status != 0)
+		api_runs_refused(resp, status, err);
+	else
+		api_run_reply(app, id, 200, resp);
+}
+
+/* POST /api/runs/{id}/resume: queued again, to go on where it stopped. */
+static void api_run_resume(struct app *app, int64_t id, struct http_response *resp)
+{
+	char err[512];
+	int status = runs_resume(app->runs, id, err, sizeof err);
+
+	if (status != 0)
+		api_runs_refused(resp, status, err);
+	else
+		api_run_reply(app, id, 202, resp);
+}
+
+void api_route_runs(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	api_runs_list(app, req, resp);
+}
+
+void api_route_run_post(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	api_run_post(app, req, resp);
+}
+
+void api_route_run(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	api_run_reply(app, a->id, 200, resp);
+}
+
+void api_route_run_cases(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	api_cases_list(app, req, a->id, resp);
+}
+
+void api_route_run_cancel(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	api_run_cancel(app, a->id, resp);
+}
+
+void api_route_run_resume(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	api_run_resume(app, a->id, resp);
+}

@@ -1,0 +1,291 @@
+/*
+ * /api/buckets and /api/triage/events (docs/api.md, Triage) over the triage
+ * rules (triage.c) and the triage tables (db_triage.c).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "api_internal.h"
+
+#define TRIAGE_DEFAULT_LIMIT 50
+#define TRIAGE_MAX_LIMIT 500
+
+static int triage_limit(const struct http_request *req, int *limit, struct http_response *resp)
+{
+	const char *v = http_query(req, "limit");
+	int64_t n;
+
+	*limit = TRIAGE_DEFAULT_LIMIT;
+	if (v == NULL)
+		return 0;
+	n = id_parse_str(v);
+	if (n < 1 || n > TRIAGE_MAX_LIMIT) {
+		api_error(resp, 400, "bad_request", "limit: expected an integer 1 .. %d", TRIAGE_MAX_LIMIT);
+		return -1;
+	}
+	*limit = (int)n;
+	return 0;
+}
+
+/* ?before=ID: 0 when absent, -1 after answering 400. */
+static int64_t triage_before(const struct http_request *req, struct http_response *resp)
+{
+	const char *v = http_query(req, "before");
+	int64_t n;
+
+	if (v == NULL)
+		return 0;
+	if ((n = id_parse_str(v)) < 1) {
+		api_error(resp, 400, "bad_request", "before: expected a positive integer id");
+		return -1;
+	}
+	return n;
+}
+
+/* ?run=ID or ?run=submitted: *run (0 submitted, -1 absent), -1 after answering 400. */
+static int triage_run_param(const struct http_request *req, int64_t *run, struct http_response *resp)
+{
+	const char *v = http_query(req, "run");
+
+	*run = -1;
+	if (v == NULL)
+		return 0;
+	if (strcmp(v, "submitted") == 0) {
+		*run = 0;
+		return 0;
+	}
+	if ((*run = id_parse_str(v)) < 1) {
+		api_error(resp, 400, "bad_request", "run: expected a run id or \"submitted\"");
+		return -1;
+	}
+	return 0;
+}
+
+/* ?state=...: the rule is triage_state_filter(); -1 after answering 400. */
+static int triage_state_param(
+    const struct http_request *req, char *set, size_t setsize, int *special, struct http_response *resp)
+{
+	struct svc_error e;
+
+	if (triage_state_filter(http_query(req, "state"), set, setsize, special, &e) < 0) {
+		api_svc(resp, &e);
+		return -1;
+	}
+	return 0;
+}
+
+static void triage_buckets(struct app *app, const struct http_request *req, struct http_response *resp)
+{
+	struct db_bucket_filter f = { .cursor_count = INT64_MAX, .cursor_id = INT64_MAX };
+	char set[96], err[512], next[256], cursor[64];
+	const char *cur = http_query(req, "cursor");
+	int more, rc;
+	json_t *list, *counts;
+
+	if (triage_limit(req, &f.limit, resp) < 0 ||
+	    triage_state_param(req, set, sizeof set, &f.special, resp) < 0)
+		return;
+	f.states = set;
+	if (cur != NULL) {
+		/* Opaque to clients (they follow "next"): "ID" or "COUNT.ID" for a run's listing. */
+		const char *dot = strchr(cur, '.');
+		char head[24];
+		if (dot != NULL && (size_t)(dot - cur) < sizeof head) {
+			memcpy(head, cur, (size_t)(dot - cur));
+			head[dot - cur] = '\0';
+			f.cursor_count = id_parse_str(head);
+			f.cursor_id = id_parse_str(dot + 1);
+		} else {
+			f.cursor_id = id_parse_str(cur);
+		}
+		if (f.cursor_id < 1 || (dot != NULL && f.cursor_count < 1)) {
+			api_error(
+			    resp, 400, "bad_request", "cursor: not a cursor this API gave (follow \"next\")");
+			return;
+		}
+	}
+	if (triage_run_param(req, &f.run, resp) < 0)
+		return;
+	rc = db_buckets_list(app->db, &f, &list, &counts, cursor, sizeof cursor, &more, err, sizeof err);
+	if (rc == -2) {
+		api_error(resp, 404, "not_found", "no run %" PRId64, f.run);
+		return;
+	}
+	if (rc < 0) {
+		api_fail(resp, err);
+		return;
+	}
+	snprintf(next, sizeof next, "/api/buckets?");
+	/* The state filter as given: checked above to be names and commas only. */
+	if (http_query(req, "state") != NULL && *http_query(req, "state") != '\0')
+		snprintf(next + strlen(next), sizeof next - strlen(next), "state=%.80s&",
+		    http_query(req, "state"));
+	if (f.run > 0)
+		snprintf(next + strlen(next), sizeof next - strlen(next), "run=%" PRId64 "&", f.run);
+	else if (f.run == 0)
+		snprintf(next + strlen(next), sizeof next - strlen(next), "run=submitted&");
+	snprintf(next + strlen(next), sizeof next - strlen(next), "limit=%d&cursor=%s", f.limit, cursor);
+	api_json(resp, 200,
+	    json_pack("{s:o s:o s:o}", "buckets", list, "counts", counts, "next",
+	        more ? json_string(next) : json_null()));
+}
+
+static void triage_bucket(struct app *app, int64_t id, struct http_response *resp)
+{
+	char err[512];
+	json_t *o;
+	int rc = db_bucket_get(app->db, id, &o, err, sizeof err);
+
+	if (rc > 0)
+		api_json(resp, 200, o);
+	else if (rc == 0)
+		api_error(resp, 404, "not_found", "no bucket %" PRId64, id);
+	else
+		api_fail(resp, err);
+}
+
+static void triage_mismatches(
+    struct app *app, int64_t id, const struct http_request *req, struct http_response *resp)
+{
+	char err[512], next[160];
+	int64_t before, run, last;
+	int limit, more, rc;
+	json_t *list;
+
+	if (triage_limit(req, &limit, resp) < 0 || (before = triage_before(req, resp)) < 0 ||
+	    triage_run_param(req, &run, resp) < 0)
+		return;
+	rc = db_bucket_mismatches(app->db, id, run, before, limit, &list, &last, &more, err, sizeof err);
+	if (rc == -2) {
+		api_error(resp, 404, "not_found", "no run %" PRId64, run);
+		return;
+	}
+	if (rc == 0) {
+		api_error(resp, 404, "not_found", "no bucket %" PRId64, id);
+		return;
+	}
+	if (rc < 0) {
+		api_fail(resp, err);
+		return;
+	}
+	snprintf(next, sizeof next, "/api/buckets/%" PRId64 "/mismatches?", id);
+	if (run > 0)
+		snprintf(next + strlen(next), sizeof next - strlen(next), "run=%" PRId64 "&", run);
+	else if (run == 0)
+		snprintf(next + strlen(next), sizeof next - strlen(next), "run=submitted&");
+	snprintf(next + strlen(next), sizeof next - strlen(next), "limit=%d&before=%" PRId64, limit, last);
+	api_json(resp, 200,
+	    json_pack("{s:o s:o}", "mismatches", list, "next", more ? json_string(next) : json_null()));
+}
+
+static void triage_events(struct app *app, const struct http_request *req, struct http_response *resp)
+{
+	char err[512], next[160];
+	const char *bv = http_query(req, "bucket");
+	int64_t before, bucket = 0, last;
+	int limit, more;
+	json_t *list;
+
+	if (triage_limit(req, &limit, resp) < 0 || (before = triage_before(req, resp)) < 0)
+		return;
+	if (bv != NULL && (bucket = id_parse_str(bv)) < 1) {
+		api_error(resp, 400, "bad_request", "bucket: expected a positive integer id");
+		return;
+	}
+	if (db_triage_events(app->db, bucket, before, limit, &list, &last, &more, err, sizeof err) < 0) {
+		api_fail(resp, err);
+		return;
+	}
+	snprintf(next, sizeof next, "/api/triage/events?");
+	if (bucket > 0)
+		snprintf(next + strlen(next), sizeof next - strlen(next), "bucket=%" PRId64 "&", bucket);
+	snprintf(next + strlen(next), sizeof next - strlen(next), "limit=%d&before=%" PRId64, limit, last);
+	api_json(resp, 200,
+	    json_pack("{s:o s:o}", "events", list, "next", more ? json_string(next) : json_null()));
+}
+
+static void triage_post(
+    struct app *app, int64_t id, const struct http_request *req, struct http_response *resp)
+{
+	struct db_triage_change ch;
+	struct svc_error e;
+	char err[512] = "";
+	int64_t *ids = NULL, one = id, missing;
+	size_t n = 1;
+	int rc, changed;
+	json_t *body, *o;
+
+	if ((body = api_body(req, resp)) == NULL)
+		return;
+	if (triage_parse_change(req->who, body, id == 0, &ch, &e) < 0) {
+		api_svc(resp, &e);
+		goto out;
+	}
+	if (id == 0) {
+		if ((ids = triage_ids(body, &n, &e)) == NULL) {
+			api_svc(resp, &e);
+			goto out;
+		}
+	} else {
+		ids = &one;
+	}
+	rc = db_triage_change(app->db, ids, n, &ch, id > 0, &changed, &missing, &o, err, sizeof err);
+	if (rc == -2)
+		api_error(resp, 404, "not_found", "no bucket %" PRId64 "%s", missing,
+		    n > 1 ? " (nothing was changed)" : "");
+	else if (rc < 0)
+		api_fail(resp, err);
+	else if (id > 0) {
+		json_object_set_new(o, "changed", json_boolean(changed > 0));
+		api_json(resp, 200, o);
+	} else
+		api_json(resp, 200, json_pack("{s:i s:o}", "changed", changed, "buckets", o));
+out:
+	if (ids != &one)
+		free(ids);
+	json_decref(body);
+}
+
+void api_route_buckets(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	triage_buckets(app, req, resp);
+}
+
+void api_route_buckets_triage(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	triage_post(app, 0, req, resp);
+}
+
+void api_route_bucket(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	triage_bucket(app, a->id, resp);
+}
+
+void api_route_bucket_mismatches(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	triage_mismatches(app, a->id, req, resp);
+}
+
+void api_route_bucket_triage(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	triage_post(app, a->id, req, resp);
+}
+
+void api_route_triage_events(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)a;
+	triage_events(app, req, resp);
+}

@@ -1,0 +1,251 @@
+/*
+ * Storage (layer 2): every SQL statement of the daemon is behind these db_*
+ * functions (db.c).  Uses only the leaf library (common.h).
+ */
+#ifndef PHPCMP_DB_H
+#define PHPCMP_DB_H
+
+#include "common.h"
+
+struct db;
+/* ---- db.c ---- */
+struct db_case {
+	int64_t id;
+	struct case_spec spec;
+	char created_at[32];
+};
+
+struct db_comparison {
+	int64_t id, case_id;
+	int64_t run_id;    /* 0 for a submitted case */
+	char verdict[8];   /* "same" / "differ" */
+	char differs[128]; /* verdict_fields() list */
+	char created_at[32];
+	char build_names[MAX_BUILDS][64];  /* by role */
+	struct result results[MAX_BUILDS]; /* by role */
+};
+
+/* A line of a case listing or of a case's history; valid during the callback. */
+struct db_case_row {
+	int64_t id, comparison_id, run_id;
+	const char *title, *verdict, *differs, *created_at, *source;
+	long flags;
+	int64_t cursor; /* > 0: the listing's position for `before` (else id) */
+};
+
+/* A generated run's mismatch, listed with its batch (generated_mismatches). */
+struct db_gen_mismatch {
+	int64_t seq; /* read back: its position in the run's list */
+	uint64_t seed;
+	int64_t index;
+	const char *signature;
+	const unsigned char *digest[MAX_BUILDS]; /* GEN_DIGEST_SIZE bytes each, or NULL */
+	int64_t case_id;                         /* 0: not stored in full (yet) */
+};
+typedef int (*db_gen_mismatch_fn)(void *arg, const struct db_gen_mismatch *);
+
+struct db_case_filter {
+	const char *verdict; /* "same" / "differ", NULL for any */
+	int source;          /* 0 any, 1 stored, 2 submitted */
+	int64_t run_id;      /* > 0: the comparisons of this run */
+	int64_t before;      /* > 0: ids below this one (keyset pagination) */
+	int limit;
+};
+
+struct db_run {
+	int64_t id;
+	char suite[32];
+	char status[16];
+	char *params; /* JSON text, malloc'd */
+	char build_names[MAX_BUILDS][64];
+	char build_versions[MAX_BUILDS][64];
+	int64_t total, done, same, differ;
+	char created_at[32], started_at[32], finished_at[32]; /* "" when unset */
+	char *error;                                          /* NULL when none, malloc'd */
+	char *summary; /* the suite's JSON summary, NULL when none, malloc'd */
+};
+
+typedef int (*db_case_row_fn)(void *arg, const struct db_case_row *);
+typedef int (*db_run_fn)(void *arg, const struct db_run *);
+
+struct db *db_open(const char *path, char *err, size_t errsize);
+void db_close(struct db *);
+/* Record a build (one row per name and sha256); sets b->db_id. */
+int db_build_record(struct db *, struct build *b, char *err, size_t errsize);
+/* Mark runs left queued or running as interrupted; the count or -1. */
+int db_runs_interrupt(struct db *, char *err, size_t errsize);
+/*
+ * Store a case (reusing an identical one), its comparison and both results
+ * in one transaction; with run_id > 0 also count it in the run's progress.
+ */
+int db_comparison_store(struct db *, const struct case_spec *, int64_t run_id,
+    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize);
+/* The same, leaving the run's counts alone (a generated mismatch, counted with its batch). */
+int db_comparison_store_uncounted(struct db *, const struct case_spec *, int64_t run_id,
+    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize);
+/* Getters answer 1 found, 0 not found, -1 error. */
+int db_case_get(struct db *, int64_t id, struct db_case *out, char *err, size_t errsize);
+void db_case_release(struct db_case *);
+/* comparison_id > 0 loads that one, else the case's latest. */
+int db_comparison_get(struct db *, int64_t case_id, int64_t comparison_id, struct db_comparison *out,
+    char *err, size_t errsize);
+void db_comparison_release(struct db_comparison *);
+/* Listings call fn per row (under the db lock: no db calls from fn); rows or -1. */
+int db_case_history(struct db *, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize);
+int db_cases_list(
+    struct db *, const struct db_case_filter *, db_case_row_fn fn, void *arg, char *err, size_t errsize);
+int db_run_create(struct db *, const char *suite, const char *params, struct build *const builds[MAX_BUILDS],
+    int64_t *id, char *err, size_t errsize);
+int db_run_get(struct db *, int64_t id, struct db_run *out, char *err, size_t errsize);
+void db_run_release(struct db_run *);
+int db_runs_list(struct db *, int64_t before, int limit, db_run_fn fn, void *arg, char *err, size_t errsize);
+/* The oldest queued run: 1, 0 when none, -1. */
+int db_run_next_queued(struct db *, struct db_run *out, char *err, size_t errsize);
+/* queued -> running with its total; 1 done, 0 if no longer queued (cancelled), -1. */
+int db_run_start(struct db *, int64_t id, int64_t total, const char *error, char *err, size_t errsize);
+/* running -> done/failed/cancelled/interrupted; error may be NULL. */
+int db_run_finish(struct db *, int64_t id, const char *status, const char *error, char *err, size_t errsize);
+/* queued -> cancelled: 1 done, 0 if it was not queued, -1. */
+int db_run_cancel_queued(struct db *, int64_t id, char *err, size_t errsize);
+/* Generated runs: the run's summary (JSON text); a batch's same cases counted in
+ * the run's progress with every case's result hash (8 bytes each); which
+ * generated case a stored case is. */
+int db_run_summary(struct db *, int64_t run_id, const char *summary, char *err, size_t errsize);
+/* A batch's result hashes, its mismatches listed, the run's progress: one transaction. */
+int db_generated_batch(struct db *, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
+    const void *hashes, size_t len, int64_t same, const struct db_gen_mismatch *mismatches,
+    size_t nmismatches, char *err, size_t errsize);
+/* A run's listed mismatches, newest first, below position `before` (0: all). */
+int db_generated_mismatches(struct db *, int64_t run_id, int64_t before, int limit, db_gen_mismatch_fn fn,
+    void *arg, char *err, size_t errsize);
+/* A run's mismatches of one signature, oldest first (the samples come first):
+ * what reduction and buckets start from (issue 12). */
+int db_generated_signature(struct db *, int64_t run_id, const char *signature, int limit,
+    db_gen_mismatch_fn fn, void *arg, char *err, size_t errsize);
+/* The case stored in full for a listed mismatch. */
+int db_generated_link(
+    struct db *, int64_t run_id, uint64_t seed, int64_t index, int64_t case_id, char *err, size_t errsize);
+/* The case this run stored in full for a generated case: 1 (*case_id), 0 none, -1. */
+int db_run_generated_case(struct db *, int64_t run_id, int version, uint64_t seed, int64_t index,
+    int64_t *case_id, char *err, size_t errsize);
+/* The listing row of one case's comparison in a run: 1 (fn called), 0 none, -1. */
+int db_run_case_row(
+    struct db *, int64_t run_id, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize);
+/* The builds a run was made with (db ids). */
+int db_run_builds(struct db *, int64_t run_id, int64_t ids[MAX_BUILDS], char *err, size_t errsize);
+int db_generated_case(
+    struct db *, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize);
+/* A resumed run: the count of a batch it stored already, 0 if none, -1. */
+int64_t db_generated_batch_stored(
+    struct db *, int64_t run_id, uint64_t seed, int64_t start, char *err, size_t errsize);
+/* Runs waiting as 'queued': the count, or -1. */
+int db_runs_queued(struct db *, char *err, size_t errsize);
+/*
+ * interrupted/failed/cancelled -> queued again, if it was made with these
+ * builds: 1 done, 0 if not (in such a state, or with these builds), -1.
+ */
+int db_run_resume(struct db *, int64_t id, struct build *const builds[MAX_BUILDS], char *err, size_t errsize);
+/* Does run_id already hold a comparison of this case?  1, 0, -1. */
+int db_run_has_case(struct db *, int64_t run_id, const struct case_spec *, char *err, size_t errsize);
+/* Cap the database file at max_bytes (rounded to pages); 0 leaves it unbounded. */
+int db_set_max_bytes(struct db *, int64_t max_bytes, char *err, size_t errsize);
+/*
+ * The HTTP answer to the calling thread's last failed db_* call, the one
+ * place SQLite's errors are mapped: 503 for a full, read-only or busy
+ * database (*code "storage_full", "storage_readonly", "storage_unavailable",
+ * "storage_busy", with *retry_after seconds), 500 "storage_corrupt" or
+ * "internal" otherwise.
+ */
+int db_error_status(const char **code, int *retry_after);
+
+/* API tokens (server/daemon/auth.c): only the SHA-256 of a token is stored. */
+struct db_token {
+	int64_t id;
+	const char *name, *created_at, *last_used_at, *revoked_at; /* NULL when unset */
+};
+typedef int (*db_token_fn)(void *arg, const struct db_token *);
+/* 1 added (*id), 0 when an active token already has that name, -1. */
+int db_token_add(struct db *, const char *name, const char *hash, int64_t *id, char *err, size_t errsize);
+/* The token with this hash, revoked or not: 1 (fn called once), 0 unknown, -1. */
+int db_token_find(struct db *, const char *hash, db_token_fn fn, void *arg, char *err, size_t errsize);
+/* Tokens not revoked: the count, or -1. */
+int db_tokens_active(struct db *, char *err, size_t errsize);
+int db_tokens_list(struct db *, db_token_fn fn, void *arg, char *err, size_t errsize);
+/* Revoke the active token with this id (id > 0) or name: 1, 0 none such, -1. */
+int db_token_revoke(struct db *, int64_t id, const char *name, char *err, size_t errsize);
+/* Note a use (at most once a minute per token; failures ignored). */
+void db_token_used(struct db *, int64_t id);
+
+/* Measurements (instruction counts); rows valid during the callback. */
+struct db_measurement {
+	int64_t case_id, comparison_id, iterations;
+	const char *title, *source;
+	const char *status[MAX_BUILDS];  /* by role */
+	int64_t instr_total[MAX_BUILDS]; /* -1: not measured */
+};
+struct db_workload_point {
+	int64_t run_id, case_id, comparison_id, iterations;
+	const char *run_created_at, *title, *source;
+	int64_t instr_total[MAX_BUILDS];
+	const char *build_name[MAX_BUILDS], *build_version[MAX_BUILDS], *build_sha[MAX_BUILDS];
+};
+typedef int (*db_measurement_fn)(void *arg, const struct db_measurement *);
+typedef int (*db_workload_point_fn)(void *arg, const struct db_workload_point *);
+int db_run_measurements(
+    struct db *, int64_t run_id, db_measurement_fn fn, void *arg, char *err, size_t errsize);
+/* A workload's counts across runs, newest first: by source file, or (source NULL) by case id. */
+int db_workload_history(struct db *, const char *source, int64_t case_id, int limit, db_workload_point_fn fn,
+    void *arg, char *err, size_t errsize);
+/* The callgrind dump of a result: 1 found (path filled), 0 none, -1. */
+int db_dump_file(
+    struct db *, int64_t comparison_id, int role, char *path, size_t pathsize, char *err, size_t errsize);
+
+/* ---- db_triage.c: buckets of mismatches and the triage trail (docs/api.md, Triage) ---- */
+struct json_t;
+
+struct db_bucket_filter {
+	const char *states;   /* "" any, else ",new,fixed," (states between commas) */
+	int special;          /* 1 only reappeared, 2 "open" (new, confirmed, or reappeared) */
+	int64_t run;          /* -1 every bucket; else a run's buckets (0: submitted cases) */
+	int64_t cursor_count; /* a run's listing: after this count...  (INT64_MAX: from the start) */
+	int64_t cursor_id;    /* ...and below this id (INT64_MAX: from the start) */
+	int limit;
+};
+
+/* A page of buckets (*list, a JSON array) with the counts by state (*counts);
+ * the last row's cursor ("" for none), *more when there are more: 0, -2 no
+ * such run, -1. */
+int db_buckets_list(struct db *, const struct db_bucket_filter *, struct json_t **list,
+    struct json_t **counts, char *cursor, size_t cursorsize, int *more, char *err, size_t errsize);
+/* A bucket with its runs and audit trail: 1 (*out), 0 none, -1. */
+int db_bucket_get(struct db *, int64_t id, struct json_t **out, char *err, size_t errsize);
+/* A bucket's mismatches, newest first (run -1 any, 0 submitted): 1, 0 no such
+ * bucket, -2 no such run, -1. */
+int db_bucket_mismatches(struct db *, int64_t id, int64_t run, int64_t before, int limit,
+    struct json_t **list, int64_t *last, int *more, char *err, size_t errsize);
+/* The audit trail, newest first (bucket 0: every bucket's): 0, -1. */
+int db_triage_events(struct db *, int64_t bucket, int64_t before, int limit, struct json_t **list,
+    int64_t *last, int *more, char *err, size_t errsize);
+/* The bucket of a comparison as JSON (null when it has none). */
+struct json_t *db_bucket_of_comparison(struct db *, int64_t comparison_id);
+
+/* A checked change ("" assignee clears it). */
+struct db_triage_change {
+	const char *state; /* NULL: unchanged */
+	int set_assignee;
+	char assignee[65]; /* "" clears */
+	const char *notes; /* NULL: unchanged */
+	char by[65];
+};
+/*
+ * Apply a change to every bucket of ids in one transaction, an audit entry
+ * for each one changed: 0 with *changed and *out (full: the first bucket in
+ * full; else the list of buckets), -2 with *missing when a bucket does not
+ * exist (nothing changed), -1.
+ */
+int db_triage_change(struct db *, const int64_t *ids, size_t n, const struct db_triage_change *, int full,
+    int *changed, int64_t *missing, struct json_t **out, char *err, size_t errsize);
+
+#endif

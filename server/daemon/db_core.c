@@ -1,0 +1,139 @@
+/*
+ * The storage modules' shared core (db_internal.h): the error state of the
+ * calling thread's last failed db_* call and the one place SQLite's errors
+ * are mapped (db_error_status), the transaction statements, and the helpers
+ * every storage module steps its statements with.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db_internal.h"
+
+/* SQLite's extended code of this thread's last failed call, for db_error_status(). */
+_Thread_local int db_errcode;
+
+void db_seterr(char *err, size_t errsize, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errsize == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errsize, fmt, ap);
+	va_end(ap);
+}
+
+sqlite3_stmt *db_ready(sqlite3_stmt *st)
+{
+	db_errcode = 0;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return st;
+}
+
+int db_fail(struct db *db, const char *what, char *err, size_t errsize)
+{
+	db_errcode = sqlite3_extended_errcode(db->conn);
+	db_seterr(err, errsize, "database: %s: %s", what, sqlite3_errmsg(db->conn));
+	return -1;
+}
+
+int db_error_status(const char **code, int *retry_after)
+{
+	*retry_after = 0;
+	switch (db_errcode & 0xff) {
+	case SQLITE_FULL:
+		*code = "storage_full";
+		*retry_after = 60;
+		return 503;
+	case SQLITE_READONLY:
+		*code = "storage_readonly";
+		*retry_after = 60;
+		return 503;
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+		*code = "storage_unavailable";
+		*retry_after = 60;
+		return 503;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		*code = "storage_busy";
+		*retry_after = 1;
+		return 503;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		*code = "storage_corrupt";
+		return 500;
+	default:
+		*code = "internal";
+		return 500;
+	}
+}
+
+/* Run a statement that returns no rows. */
+int db_exec(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_fail(db, what, err, errsize);
+	return 0;
+}
+
+int db_tx_prepare(struct db *db, char *err, size_t errsize)
+{
+	static const char *const sql[DB_TX_COUNT] = { "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK" };
+
+	for (int i = 0; i < DB_TX_COUNT; i++) {
+		if (sqlite3_prepare_v3(db->conn, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &db->tx[i], NULL) !=
+		    SQLITE_OK) {
+			db_seterr(err, errsize, "database: %s: %s", sql[i], sqlite3_errmsg(db->conn));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void db_tx_finalize(struct db *db)
+{
+	for (int i = 0; i < DB_TX_COUNT; i++)
+		sqlite3_finalize(db->tx[i]);
+}
+
+int db_begin(struct db *db, char *err, size_t errsize)
+{
+	return db_exec(db, db_ready(db->tx[DB_TX_BEGIN]), "begin", err, errsize);
+}
+
+int db_commit(struct db *db, char *err, size_t errsize)
+{
+	return db_exec(db, db_ready(db->tx[DB_TX_COMMIT]), "commit", err, errsize);
+}
+
+void db_rollback(struct db *db)
+{
+	int failed = db_errcode; /* the failure that led here is the one to report */
+	sqlite3_stmt *st = db_ready(db->tx[DB_TX_ROLLBACK]);
+
+	sqlite3_step(st);
+	sqlite3_reset(st);
+	db_errcode = failed;
+}
+
+void db_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s == NULL)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+}
+
+void db_bind_id(sqlite3_stmt *st, int i, int64_t id)
+{
+	if (id > 0)
+		sqlite3_bind_int64(st, i, id);
+	else
+		sqlite3_bind_null(st, i);
+}

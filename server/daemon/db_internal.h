@@ -1,0 +1,57 @@
+/*
+ * Shared by the storage modules only (db.c, db_triage.c): the connection,
+ * its lock, and the one set of statement helpers and error state, so that
+ * every failed db_* call is mapped by db_error_status() the same way.
+ */
+#ifndef PHPCMP_DB_INTERNAL_H
+#define PHPCMP_DB_INTERNAL_H
+
+#include <pthread.h>
+
+#include <sqlite3.h>
+
+#include "db.h"
+
+struct db_triage;
+
+enum { DB_TX_BEGIN, DB_TX_COMMIT, DB_TX_ROLLBACK, DB_TX_COUNT };
+
+struct db {
+	sqlite3 *conn;
+	pthread_mutex_t lock;
+	sqlite3_stmt *tx[DB_TX_COUNT]; /* db_core.c: BEGIN IMMEDIATE, COMMIT, ROLLBACK */
+	sqlite3_stmt **stmt;           /* db.c's statements */
+	struct db_triage *triage;      /* db_triage.c's statements on this connection */
+};
+
+/* SQLite's extended code of this thread's last failed call, for db_error_status(). */
+extern _Thread_local int db_errcode;
+
+void db_seterr(char *err, size_t errsize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A statement reset and unbound, ready for new parameters; clears the error state. */
+sqlite3_stmt *db_ready(sqlite3_stmt *);
+/* Record the connection's error (db_errcode) and say what failed: -1. */
+int db_fail(struct db *, const char *what, char *err, size_t errsize);
+/* Step a statement that returns no rows (or one to ignore): 0, or db_fail. */
+int db_exec(struct db *, sqlite3_stmt *, const char *what, char *err, size_t errsize);
+/* db_core.c: the transaction statements, prepared by db_open(). */
+int db_tx_prepare(struct db *, char *err, size_t errsize);
+void db_tx_finalize(struct db *);
+int db_begin(struct db *, char *err, size_t errsize);
+int db_commit(struct db *, char *err, size_t errsize);
+/* Roll back, keeping the error state of the failure that led here. */
+void db_rollback(struct db *);
+/* NULL binds SQL NULL; the text must outlive the statement's next step. */
+void db_bind_text(sqlite3_stmt *, int i, const char *s);
+/* id > 0 binds it, else SQL NULL. */
+void db_bind_id(sqlite3_stmt *, int i, int64_t id);
+/* db_triage.c, called by db.c: prepared after the migrations, closed with the connection. */
+struct db_triage *db_triage_open(struct db *, char *err, size_t errsize);
+void db_triage_close(struct db_triage *);
+/* Put a stored mismatch in its bucket; inside db_comparison_store()'s transaction. */
+int db_triage_record(struct db *, long flags, const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t run_id, int64_t comparison_id, char *err, size_t errsize);
+/* At startup: buckets for mismatches stored before buckets existed. */
+int db_triage_backfill(struct db *, char *err, size_t errsize);
+
+#endif

@@ -1,0 +1,921 @@
+/*
+ * Storage of triage (layer 2): the buckets, bucket_runs and triage_events
+ * tables of schema.sql, behind db_* functions (db.h) like the rest of the
+ * storage.  Its statements are prepared on db.c's connection and used
+ * under db.c's lock, and its failures set db.c's error state
+ * (db_internal.h), so db_error_status() maps them like any other: a full
+ * database is a 503 storage_full on a triage write too.
+ *
+ * db_triage_record() runs inside db_comparison_store()'s transaction (a
+ * mismatch and its bucket are stored together or not at all); a change of
+ * triage is one transaction over every bucket it names.
+ *
+ * A mismatch stored in a bucket marked fixed, in a run started after it was
+ * marked (or submitted after it), flags the bucket as reappeared; the flag
+ * stays until someone sets a state again.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "db_internal.h"
+
+#define TRIAGE_NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+#define TRIAGE_DEFAULT_LIMIT 50
+#define TRIAGE_MAX_LIMIT 500
+#define TRIAGE_MAX_IDS 500 /* buckets in one bulk change */
+#define TRIAGE_NAME_MAX 64 /* "by" and "assignee" */
+#define TRIAGE_NOTES_MAX 16384
+#define TRIAGE_DETAIL_MAX 100 /* runs and events in GET /api/buckets/{id} */
+#define TRIAGE_BACKFILL_BATCH 1000
+#define TRIAGE_SYSTEM "phpcmp" /* "by" of the daemon's own audit entries */
+
+static const char *const dbt_states[] = { "new", "confirmed", "expected", "ignored", "fixed", NULL };
+
+enum tstmt {
+	T_BUCKET_UPSERT,
+	T_BUCKET_RUN_UPSERT,
+	T_COMPARISON_BUCKET,
+	T_REAPPEARED,
+	T_EVENT_INSERT,
+	T_UNBUCKETED,
+	T_RESULTS,
+	T_BUCKET_GET,
+	T_BUCKET_OF_COMPARISON,
+	T_BUCKETS_LIST,
+	T_RUN_BUCKETS_LIST,
+	T_STATE_COUNTS,
+	T_RUN_STATE_COUNTS,
+	T_BUCKET_RUNS,
+	T_EVENTS_BUCKET,
+	T_EVENTS_ALL,
+	T_MISMATCHES,
+	T_MISMATCHES_RUN,
+	T_BUCKET_CURRENT,
+	T_BUCKET_WRITE,
+	T_RUN_EXISTS,
+	T_COUNT
+};
+
+/* The columns of a bucket row, then its representative case (id, title). */
+#define BUCKET_COLUMNS                                                                     \
+	"b.id, b.key, b.state, b.assignee, b.notes, b.mismatches, b.first_comparison_id, " \
+	"b.last_comparison_id, b.first_run_id, b.last_run_id, b.first_seen, b.last_seen, " \
+	"b.updated_at, b.updated_by, b.reappeared_comparison_id, b.reappeared_run_id, "    \
+	"b.reappeared_at, rc.case_id, rcase.title "
+#define BUCKET_FROM                                                                 \
+	"FROM buckets b LEFT JOIN comparisons rc ON rc.id = b.first_comparison_id " \
+	"LEFT JOIN cases rcase ON rcase.id = rc.case_id "
+#define NBUCKET_COLUMNS 19
+/*
+ * ?9: a state filter: "" any, else ",new,confirmed," (states between
+ * commas); ?10: 1 for only fixed buckets that reappeared, 2 for "open"
+ * (new, confirmed, or fixed and reappeared).
+ */
+#define STATE_FILTER                                                                                    \
+	"(?10 = 2 AND (b.state IN ('new', 'confirmed') OR b.reappeared_comparison_id IS NOT NULL)) OR " \
+	"(?10 = 1 AND b.reappeared_comparison_id IS NOT NULL) OR "                                      \
+	"(?10 = 0 AND (?9 = '' OR instr(?9, ',' || b.state || ',') > 0))"
+
+/* clang-format off */
+static const char *const tstmt_sql[T_COUNT] = {
+	[T_BUCKET_UPSERT] =
+	    "INSERT INTO buckets (key, mismatches, first_comparison_id, last_comparison_id, first_run_id, last_run_id) "
+	    "VALUES (?1, 1, ?2, ?2, ?3, ?3) "
+	    "ON CONFLICT (key) DO UPDATE SET mismatches = mismatches + 1, "
+	    "last_comparison_id = max(last_comparison_id, excluded.last_comparison_id), "
+	    "last_run_id = coalesce(excluded.last_run_id, last_run_id), last_seen = " TRIAGE_NOW " "
+	    "RETURNING id, state, fixed_comparison_mark, fixed_run_mark, reappeared_comparison_id",
+	[T_BUCKET_RUN_UPSERT] =
+	    "INSERT INTO bucket_runs (run_id, bucket_id, mismatches, first_comparison_id) VALUES (?1, ?2, 1, ?3) "
+	    "ON CONFLICT (run_id, bucket_id) DO UPDATE SET mismatches = mismatches + 1",
+	[T_COMPARISON_BUCKET] = "UPDATE comparisons SET bucket_id = ?2 WHERE id = ?1",
+	[T_REAPPEARED] =
+	    "UPDATE buckets SET reappeared_comparison_id = ?2, reappeared_run_id = ?3, "
+	    "reappeared_at = " TRIAGE_NOW " WHERE id = ?1",
+	[T_EVENT_INSERT] =
+	    "INSERT INTO triage_events (bucket_id, by, action, changes, run_id, comparison_id) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	/* Mismatches stored before buckets existed (the partial index finds them). */
+	[T_UNBUCKETED] =
+	    "SELECT m.id, m.run_id, c.flags FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "WHERE m.verdict = 'differ' AND m.bucket_id IS NULL AND m.id > ?1 ORDER BY m.id LIMIT ?2",
+	[T_RESULTS] =
+	    "SELECT role, status, signal, output, output_is_false, error_code, error_msg, exc_class, exc_msg "
+	    "FROM results WHERE comparison_id = ?1",
+	[T_BUCKET_GET] = "SELECT " BUCKET_COLUMNS BUCKET_FROM "WHERE b.id = ?1",
+	[T_BUCKET_OF_COMPARISON] =
+	    "SELECT " BUCKET_COLUMNS BUCKET_FROM "WHERE b.id = (SELECT bucket_id FROM comparisons WHERE id = ?1)",
+	/* Newest first (by the last mismatch stored); ?1 cursor, ?2 limit. */
+	[T_BUCKETS_LIST] =
+	    "SELECT " BUCKET_COLUMNS BUCKET_FROM
+	    "WHERE b.last_comparison_id < ?1 AND (" STATE_FILTER ") "
+	    "ORDER BY b.last_comparison_id DESC LIMIT ?2",
+	/* A run's buckets, most mismatches first; ?3 run, cursor (?4 count, ?5 id). */
+	[T_RUN_BUCKETS_LIST] =
+	    "SELECT " BUCKET_COLUMNS ", br.mismatches, br.first_comparison_id, bc.case_id, bcase.title, "
+	    "(SELECT count(*) FROM bucket_runs x WHERE x.bucket_id = b.id AND x.run_id > 0 AND x.run_id < ?3) "
+	    "FROM bucket_runs br JOIN buckets b ON b.id = br.bucket_id "
+	    "LEFT JOIN comparisons rc ON rc.id = b.first_comparison_id "
+	    "LEFT JOIN cases rcase ON rcase.id = rc.case_id "
+	    "LEFT JOIN comparisons bc ON bc.id = br.first_comparison_id "
+	    "LEFT JOIN cases bcase ON bcase.id = bc.case_id "
+	    "WHERE br.run_id = ?3 AND (br.mismatches < ?4 OR (br.mismatches = ?4 AND br.bucket_id < ?5)) "
+	    "AND (" STATE_FILTER ") "
+	    "ORDER BY br.mismatches DESC, br.bucket_id DESC LIMIT ?2",
+	[T_STATE_COUNTS] =
+	    "SELECT state, count(*), sum(mismatches), sum(reappeared_comparison_id IS NOT NULL) "
+	    "FROM buckets GROUP BY state",
+	[T_RUN_STATE_COUNTS] =
+	    "SELECT b.state, count(*), sum(br.mismatches), sum(b.reappeared_comparison_id IS NOT NULL) "
+	    "FROM bucket_runs br JOIN buckets b ON b.id = br.bucket_id WHERE br.run_id = ?1 GROUP BY b.state",
+	[T_BUCKET_RUNS] =
+	    "SELECT br.run_id, br.mismatches, br.first_comparison_id, r.created_at FROM bucket_runs br "
+	    "LEFT JOIN runs r ON r.id = br.run_id WHERE br.bucket_id = ?1 ORDER BY br.run_id DESC LIMIT ?2",
+	[T_EVENTS_BUCKET] =
+	    "SELECT id, bucket_id, at, by, action, changes, run_id, comparison_id FROM triage_events "
+	    "WHERE bucket_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
+	[T_EVENTS_ALL] =
+	    "SELECT id, bucket_id, at, by, action, changes, run_id, comparison_id FROM triage_events "
+	    "WHERE id < ?2 ORDER BY id DESC LIMIT ?3",
+	[T_MISMATCHES] =
+	    "SELECT m.id, m.case_id, m.run_id, m.differs, m.created_at, c.title, c.flags, c.source "
+	    "FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "WHERE m.bucket_id = ?1 AND m.id < ?2 ORDER BY m.id DESC LIMIT ?3",
+	[T_MISMATCHES_RUN] =
+	    "SELECT m.id, m.case_id, m.run_id, m.differs, m.created_at, c.title, c.flags, c.source "
+	    "FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "WHERE m.bucket_id = ?1 AND m.run_id IS ?4 AND m.id < ?2 ORDER BY m.id DESC LIMIT ?3",
+	[T_BUCKET_CURRENT] =
+	    "SELECT state, assignee, notes, reappeared_comparison_id FROM buckets WHERE id = ?1",
+	[T_BUCKET_WRITE] =
+	    "UPDATE buckets SET state = ?2, assignee = ?3, notes = ?4, updated_at = " TRIAGE_NOW ", "
+	    "updated_by = ?5, "
+	    "fixed_comparison_mark = CASE WHEN ?6 THEN (SELECT coalesce(max(id), 0) FROM comparisons) "
+	    "ELSE fixed_comparison_mark END, "
+	    "fixed_run_mark = CASE WHEN ?6 THEN (SELECT coalesce(max(id), 0) FROM runs) ELSE fixed_run_mark END, "
+	    "reappeared_comparison_id = CASE WHEN ?7 THEN NULL ELSE reappeared_comparison_id END, "
+	    "reappeared_run_id = CASE WHEN ?7 THEN NULL ELSE reappeared_run_id END, "
+	    "reappeared_at = CASE WHEN ?7 THEN NULL ELSE reappeared_at END "
+	    "WHERE id = ?1",
+	[T_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
+};
+/* clang-format on */
+
+struct db_triage {
+	sqlite3_stmt *stmt[T_COUNT];
+};
+
+static sqlite3_stmt *dbt_stmt(struct db *db, enum tstmt s)
+{
+	return db_ready(db->triage->stmt[s]);
+}
+
+struct db_triage *db_triage_open(struct db *db, char *err, size_t errsize)
+{
+	struct db_triage *t;
+	int i;
+
+	if ((t = calloc(1, sizeof *t)) == NULL) {
+		db_seterr(err, errsize, "triage: out of memory");
+		return NULL;
+	}
+	for (i = 0; i < T_COUNT; i++) {
+		if (sqlite3_prepare_v3(db->conn, tstmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &t->stmt[i],
+		        NULL) != SQLITE_OK) {
+			db_seterr(
+			    err, errsize, "database: triage statement %d: %s", i, sqlite3_errmsg(db->conn));
+			db_triage_close(t);
+			return NULL;
+		}
+	}
+	return t;
+}
+
+void db_triage_close(struct db_triage *t)
+{
+	int i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < T_COUNT; i++)
+		sqlite3_finalize(t->stmt[i]);
+	free(t);
+}
+
+/* ---- storing: a mismatch joins its bucket ---- */
+
+static int dbt_event(struct db *db, int64_t bucket_id, const char *by, const char *action,
+    const char *changes, int64_t run_id, int64_t comparison_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = dbt_stmt(db, T_EVENT_INSERT);
+
+	sqlite3_bind_int64(st, 1, bucket_id);
+	db_bind_text(st, 2, by);
+	db_bind_text(st, 3, action);
+	db_bind_text(st, 4, changes);
+	db_bind_id(st, 5, run_id);
+	db_bind_id(st, 6, comparison_id);
+	return db_exec(db, st, "triage event", err, errsize);
+}
+
+int db_triage_record(struct db *db, long flags, const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t run_id, int64_t comparison_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int64_t bucket_id, mark_cmp, mark_run;
+	int fixed, reappeared, rc;
+	char *key, changes[128];
+
+	if ((key = bucket_key(flags, res, diff)) == NULL) {
+		db_seterr(err, errsize, "triage: out of memory");
+		return -1;
+	}
+	st = dbt_stmt(db, T_BUCKET_UPSERT);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, comparison_id);
+	db_bind_id(st, 3, run_id);
+	rc = sqlite3_step(st);
+	free(key);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return db_fail(db, "store bucket", err, errsize);
+	}
+	bucket_id = sqlite3_column_int64(st, 0);
+	fixed = strcmp((const char *)sqlite3_column_text(st, 1), "fixed") == 0;
+	mark_cmp = sqlite3_column_int64(st, 2);
+	mark_run = sqlite3_column_int64(st, 3);
+	reappeared = sqlite3_column_type(st, 4) != SQLITE_NULL;
+	sqlite3_reset(st);
+
+	st = dbt_stmt(db, T_BUCKET_RUN_UPSERT);
+	sqlite3_bind_int64(st, 1, run_id > 0 ? run_id : 0);
+	sqlite3_bind_int64(st, 2, bucket_id);
+	sqlite3_bind_int64(st, 3, comparison_id);
+	if (db_exec(db, st, "store bucket run", err, errsize) < 0)
+		return -1;
+	st = dbt_stmt(db, T_COMPARISON_BUCKET);
+	sqlite3_bind_int64(st, 1, comparison_id);
+	sqlite3_bind_int64(st, 2, bucket_id);
+	if (db_exec(db, st, "bucket of comparison", err, errsize) < 0)
+		return -1;
+
+	/* Fixed, and here it is again: in a run started after it was marked, or submitted since. */
+	if (fixed && !reappeared && comparison_id > mark_cmp && (run_id <= 0 || run_id > mark_run)) {
+		st = dbt_stmt(db, T_REAPPEARED);
+		sqlite3_bind_int64(st, 1, bucket_id);
+		sqlite3_bind_int64(st, 2, comparison_id);
+		db_bind_id(st, 3, run_id);
+		if (db_exec(db, st, "reappeared", err, errsize) < 0)
+			return -1;
+		if (run_id > 0)
+			snprintf(changes, sizeof changes,
+			    "{\"reappeared\":{\"comparison_id\":%" PRId64 ",\"run_id\":%" PRId64 "}}",
+			    comparison_id, run_id);
+		else
+			snprintf(changes, sizeof changes,
+			    "{\"reappeared\":{\"comparison_id\":%" PRId64 ",\"run_id\":null}}",
+			    comparison_id);
+		if (dbt_event(db, bucket_id, TRIAGE_SYSTEM, "reappeared", changes, run_id, comparison_id, err,
+		        errsize) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- mismatches stored before buckets existed ---- */
+
+/* Read one build's stored result (the columns of T_RESULTS) for a bucket key. */
+static int dbt_read_result(sqlite3_stmt *st, struct result res[MAX_BUILDS])
+{
+	const char *role = (const char *)sqlite3_column_text(st, 0);
+	const char *status = (const char *)sqlite3_column_text(st, 1);
+	struct result *r;
+	int i, s;
+
+	if (role == NULL || status == NULL)
+		return -1;
+	i = strcmp(role, "base") == 0 ? ROLE_BASE : strcmp(role, "head") == 0 ? ROLE_HEAD : -1;
+	if (i < 0)
+		return -1;
+	r = &res[i];
+	s = result_status_parse(status);
+	r->status = s >= 0 ? (enum result_status)s : STATUS_ERROR;
+	r->signal = sqlite3_column_int(st, 2);
+	r->output_is_false = sqlite3_column_int(st, 4);
+	if (!r->output_is_false)
+		bytes_set(&r->output, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3));
+	r->error_code = (long)sqlite3_column_int64(st, 5);
+	if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+		r->error_msg = strdup((const char *)sqlite3_column_text(st, 6));
+	if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+		r->exc_class = strdup((const char *)sqlite3_column_text(st, 7));
+	if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+		r->exc_msg = strdup((const char *)sqlite3_column_text(st, 8));
+	return 0;
+}
+
+/* Put one stored mismatch in its bucket (inside the caller's transaction). */
+static int dbt_backfill_one(struct db *db, int64_t id, int64_t run_id, long flags, char *err, size_t errsize)
+{
+	struct result res[MAX_BUILDS];
+	sqlite3_stmt *st;
+	unsigned diff;
+	int role, rc, n = 0;
+
+	for (role = 0; role < MAX_BUILDS; role++)
+		result_init(&res[role]);
+	st = dbt_stmt(db, T_RESULTS);
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		n += dbt_read_result(st, res) == 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		rc = db_fail(db, "read results", err, errsize);
+	} else if (n != MAX_BUILDS || (diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD])) == 0) {
+		rc = 0; /* incomplete or no longer a difference: leave it out of buckets */
+	} else {
+		rc = db_triage_record(db, flags, res, diff, run_id, id, err, errsize);
+	}
+	for (role = 0; role < MAX_BUILDS; role++)
+		result_release(&res[role]);
+	return rc;
+}
+
+/* At startup, before any other thread uses the database. */
+int db_triage_backfill(struct db *db, char *err, size_t errsize)
+{
+	struct {
+		int64_t id, run_id;
+		long flags;
+	} batch[TRIAGE_BACKFILL_BATCH];
+	int64_t after = 0, total = 0;
+	sqlite3_stmt *st;
+	int n, i, rc;
+
+	for (;;) {
+		if (db_begin(db, err, errsize) < 0)
+			return -1;
+		st = dbt_stmt(db, T_UNBUCKETED);
+		sqlite3_bind_int64(st, 1, after);
+		sqlite3_bind_int(st, 2, TRIAGE_BACKFILL_BATCH);
+		for (n = 0; n < TRIAGE_BACKFILL_BATCH && (rc = sqlite3_step(st)) == SQLITE_ROW; n++) {
+			batch[n].id = sqlite3_column_int64(st, 0);
+			batch[n].run_id = sqlite3_column_int64(st, 1);
+			batch[n].flags = (long)sqlite3_column_int64(st, 2);
+		}
+		sqlite3_reset(st);
+		for (i = 0; i < n; i++)
+			if (dbt_backfill_one(db, batch[i].id, batch[i].run_id, batch[i].flags, err, errsize) <
+			    0)
+				break;
+		if (i < n || db_commit(db, err, errsize) < 0) {
+			db_rollback(db);
+			return -1;
+		}
+		total += n;
+		if (n < TRIAGE_BACKFILL_BATCH)
+			break;
+		after = batch[n - 1].id;
+	}
+	if (total > 0)
+		fprintf(stderr, "phpcmp: put %" PRId64 " earlier mismatch%s in buckets\n", total,
+		    total == 1 ? "" : "es");
+	return 0;
+}
+
+/* ---- JSON of rows ---- */
+
+static json_t *dbt_col_text(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL
+	    ? json_null()
+	    : text_json((const char *)sqlite3_column_text(st, i));
+}
+
+static json_t *dbt_col_id(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL || sqlite3_column_int64(st, i) <= 0
+	    ? json_null()
+	    : json_integer(sqlite3_column_int64(st, i));
+}
+
+static json_t *dbt_flag_names(long flags)
+{
+	json_t *a = json_array();
+	const char *name;
+	long value;
+	size_t i;
+
+	for (i = 0; a != NULL && (name = flags_name_at(i, &value)) != NULL; i++)
+		if (value != 0 && (flags & value) == value)
+			json_array_append_new(a, json_string(name));
+	return a;
+}
+
+/* A bucket row (BUCKET_COLUMNS) as JSON. */
+static json_t *dbt_bucket_json(sqlite3_stmt *st)
+{
+	int64_t id = sqlite3_column_int64(st, 0);
+	char url[64], api_url[64];
+	json_t *o, *key;
+
+	snprintf(url, sizeof url, "/#/buckets/%" PRId64, id);
+	snprintf(api_url, sizeof api_url, "/api/buckets/%" PRId64, id);
+	key = json_loads((const char *)sqlite3_column_text(st, 1), 0, NULL);
+	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:I}", "id", (json_int_t)id, "url", url, "api_url",
+	    api_url, "key", key != NULL ? key : json_null(), "state", dbt_col_text(st, 2), "assignee",
+	    dbt_col_text(st, 3), "notes", dbt_col_text(st, 4), "mismatches",
+	    (json_int_t)sqlite3_column_int64(st, 5));
+	if (o == NULL)
+		return NULL;
+	json_object_set_new(o, "representative",
+	    json_pack("{s:o s:I s:o}", "case_id", dbt_col_id(st, 17), "comparison_id",
+	        (json_int_t)sqlite3_column_int64(st, 6), "title", dbt_col_text(st, 18)));
+	json_object_set_new(o, "first_seen",
+	    json_pack("{s:o s:o s:I}", "run_id", dbt_col_id(st, 8), "at", dbt_col_text(st, 10),
+	        "comparison_id", (json_int_t)sqlite3_column_int64(st, 6)));
+	json_object_set_new(o, "last_seen",
+	    json_pack("{s:o s:o s:I}", "run_id", dbt_col_id(st, 9), "at", dbt_col_text(st, 11),
+	        "comparison_id", (json_int_t)sqlite3_column_int64(st, 7)));
+	json_object_set_new(o, "updated_at", dbt_col_text(st, 12));
+	json_object_set_new(o, "updated_by", dbt_col_text(st, 13));
+	json_object_set_new(o, "reappeared",
+	    sqlite3_column_type(st, 14) == SQLITE_NULL
+	        ? json_null()
+	        : json_pack("{s:I s:o s:o}", "comparison_id", (json_int_t)sqlite3_column_int64(st, 14),
+	              "run_id", dbt_col_id(st, 15), "at", dbt_col_text(st, 16)));
+	return o;
+}
+
+static json_t *dbt_event_json(sqlite3_stmt *st)
+{
+	json_t *changes = json_loads((const char *)sqlite3_column_text(st, 5), 0, NULL);
+
+	return json_pack("{s:I s:I s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)sqlite3_column_int64(st, 0),
+	    "bucket_id", (json_int_t)sqlite3_column_int64(st, 1), "at", dbt_col_text(st, 2), "by",
+	    dbt_col_text(st, 3), "action", dbt_col_text(st, 4), "changes",
+	    changes != NULL ? changes : json_object(), "run_id", dbt_col_id(st, 6), "comparison_id",
+	    dbt_col_id(st, 7));
+}
+
+/* {"new":{"buckets":n,"mismatches":m},...,"reappeared":{"buckets":k}} */
+static json_t *dbt_counts(struct db *db, int64_t run, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	json_t *o = json_object();
+	int64_t reappeared = 0;
+	int rc, i;
+
+	for (i = 0; o != NULL && dbt_states[i] != NULL; i++)
+		json_object_set_new(o, dbt_states[i], json_pack("{s:i s:i}", "buckets", 0, "mismatches", 0));
+	if (run >= 0) {
+		st = dbt_stmt(db, T_RUN_STATE_COUNTS);
+		sqlite3_bind_int64(st, 1, run);
+	} else {
+		st = dbt_stmt(db, T_STATE_COUNTS);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_object_set_new(o, (const char *)sqlite3_column_text(st, 0),
+		    json_pack("{s:I s:I}", "buckets", (json_int_t)sqlite3_column_int64(st, 1), "mismatches",
+		        (json_int_t)sqlite3_column_int64(st, 2)));
+		reappeared += sqlite3_column_int64(st, 3);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(o);
+		db_fail(db, "count buckets", err, errsize);
+		return NULL;
+	}
+	json_object_set_new(o, "reappeared", json_pack("{s:I}", "buckets", (json_int_t)reappeared));
+	return o;
+}
+
+/* The bucket with its runs and audit trail; NULL with err (0 in *found when there is none). */
+static json_t *dbt_bucket_full(struct db *db, int64_t id, int *found, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	json_t *o, *runs, *events;
+	int rc;
+
+	*found = 0;
+	st = dbt_stmt(db, T_BUCKET_GET);
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			db_fail(db, "read bucket", err, errsize);
+		return NULL;
+	}
+	*found = 1;
+	o = dbt_bucket_json(st);
+	sqlite3_reset(st);
+	runs = json_array();
+	events = json_array();
+	if (o == NULL || runs == NULL || events == NULL)
+		goto oom;
+	json_object_set_new(o, "runs", runs);
+	json_object_set_new(o, "events", events);
+	st = dbt_stmt(db, T_BUCKET_RUNS);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, TRIAGE_DETAIL_MAX);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(runs,
+		    json_pack("{s:o s:I s:I s:o}", "run_id", dbt_col_id(st, 0), "mismatches",
+		        (json_int_t)sqlite3_column_int64(st, 1), "first_comparison_id",
+		        (json_int_t)sqlite3_column_int64(st, 2), "run_created_at", dbt_col_text(st, 3)));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		goto dbfail;
+	st = dbt_stmt(db, T_EVENTS_BUCKET);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, INT64_MAX);
+	sqlite3_bind_int(st, 3, TRIAGE_DETAIL_MAX);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(events, dbt_event_json(st));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		goto dbfail;
+	return o;
+dbfail:
+	json_decref(o);
+	db_fail(db, "read bucket", err, errsize);
+	return NULL;
+oom:
+	json_decref(o);
+	json_decref(runs);
+	json_decref(events);
+	db_seterr(err, errsize, "out of memory");
+	return NULL;
+}
+
+static json_t *dbt_pair(const char *from, const char *to)
+{
+	return json_pack(
+	    "[o o]", from != NULL ? text_json(from) : json_null(), to != NULL ? text_json(to) : json_null());
+}
+
+/*
+ * Apply a change to one bucket (inside the caller's transaction): 1 changed
+ * (an audit entry written), 0 nothing to change, -2 no such bucket, -1.
+ */
+static int dbt_apply(struct db *db, int64_t id, const struct db_triage_change *ch, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = dbt_stmt(db, T_BUCKET_CURRENT);
+	char *state = NULL, *assignee = NULL, *notes = NULL, *text = NULL;
+	const char *new_state, *new_assignee, *new_notes;
+	int reappeared, rc, rearm, changed;
+	json_t *changes = NULL;
+
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? -2 : db_fail(db, "read bucket", err, errsize);
+	}
+	state = strdup((const char *)sqlite3_column_text(st, 0));
+	assignee = sqlite3_column_type(st, 1) == SQLITE_NULL
+	    ? NULL
+	    : strdup((const char *)sqlite3_column_text(st, 1));
+	notes = strdup((const char *)sqlite3_column_text(st, 2));
+	reappeared = sqlite3_column_type(st, 3) != SQLITE_NULL;
+	sqlite3_reset(st);
+	if (state == NULL || notes == NULL || (changes = json_object()) == NULL) {
+		rc = -1;
+		db_seterr(err, errsize, "out of memory");
+		goto out;
+	}
+	new_state = ch->state != NULL ? ch->state : state;
+	new_assignee = ch->set_assignee ? (ch->assignee[0] != '\0' ? ch->assignee : NULL) : assignee;
+	new_notes = ch->notes != NULL ? ch->notes : notes;
+	/* Setting a state, even the same one, answers a reappearance (and re-arms fixed). */
+	rearm = ch->state != NULL && (strcmp(new_state, state) != 0 || reappeared);
+	if (rearm)
+		json_object_set_new(changes, "state", dbt_pair(state, new_state));
+	if ((new_assignee == NULL) != (assignee == NULL) ||
+	    (new_assignee != NULL && strcmp(new_assignee, assignee) != 0))
+		json_object_set_new(changes, "assignee", dbt_pair(assignee, new_assignee));
+	if (strcmp(new_notes, notes) != 0)
+		json_object_set_new(changes, "notes", dbt_pair(notes, new_notes));
+	if (rearm && reappeared)
+		json_object_set_new(changes, "reappeared", json_false());
+	changed = json_object_size(changes) > 0;
+	if (!changed) {
+		rc = 0;
+		goto out;
+	}
+	st = dbt_stmt(db, T_BUCKET_WRITE);
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, new_state);
+	db_bind_text(st, 3, new_assignee);
+	db_bind_text(st, 4, new_notes);
+	db_bind_text(st, 5, ch->by);
+	sqlite3_bind_int(st, 6, rearm && strcmp(new_state, "fixed") == 0);
+	sqlite3_bind_int(st, 7, rearm);
+	if (db_exec(db, st, "triage bucket", err, errsize) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if ((text = json_dumps(changes, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
+		rc = -1;
+		db_seterr(err, errsize, "out of memory");
+		goto out;
+	}
+	rc = dbt_event(db, id, ch->by, "triage", text, 0, 0, err, errsize) < 0 ? -1 : 1;
+out:
+	json_decref(changes);
+	free(text);
+	free(state);
+	free(assignee);
+	free(notes);
+	return rc;
+}
+
+/* ---- the API's reads and writes (db.h) ---- */
+
+/* ?run: -1 none, else it must exist (0, submitted, always does): 1, 0 no such run, -1. */
+static int dbt_run_exists(struct db *db, int64_t run, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (run <= 0)
+		return 1;
+	st = dbt_stmt(db, T_RUN_EXISTS);
+	sqlite3_bind_int64(st, 1, run);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return db_fail(db, "find run", err, errsize);
+}
+
+int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **list, json_t **counts,
+    char *cursor, size_t cursorsize, int *more, char *err, size_t errsize)
+{
+	int has_run = f->run >= 0, rc, n = 0;
+	sqlite3_stmt *st;
+	json_t *o;
+
+	*list = *counts = NULL;
+	*more = 0;
+	cursor[0] = '\0'; /* "" when no row */
+	pthread_mutex_lock(&db->lock);
+	if ((rc = dbt_run_exists(db, f->run, err, errsize)) <= 0) {
+		pthread_mutex_unlock(&db->lock);
+		return rc < 0 ? -1 : -2;
+	}
+	if ((*list = json_array()) == NULL)
+		goto oom;
+	if (has_run) {
+		st = dbt_stmt(db, T_RUN_BUCKETS_LIST);
+		sqlite3_bind_int64(st, 3, f->run);
+		sqlite3_bind_int64(st, 4, f->cursor_count);
+		sqlite3_bind_int64(st, 5, f->cursor_id);
+	} else {
+		st = dbt_stmt(db, T_BUCKETS_LIST);
+		sqlite3_bind_int64(st, 1, f->cursor_id);
+	}
+	sqlite3_bind_int(st, 2, f->limit + 1);
+	sqlite3_bind_text(st, 9, f->states, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 10, f->special);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == f->limit)
+			break;
+		if ((o = dbt_bucket_json(st)) == NULL) {
+			sqlite3_reset(st);
+			goto oom;
+		}
+		if (has_run) {
+			int k = NBUCKET_COLUMNS;
+			json_object_set_new(o, "run",
+			    json_pack("{s:o s:I s:o}", "id", f->run > 0 ? json_integer(f->run) : json_null(),
+			        "mismatches", (json_int_t)sqlite3_column_int64(st, k), "representative",
+			        json_pack("{s:o s:I s:o}", "case_id", dbt_col_id(st, k + 2), "comparison_id",
+			            (json_int_t)sqlite3_column_int64(st, k + 1), "title",
+			            dbt_col_text(st, k + 3))));
+			json_object_set_new(o, "earlier_runs", json_integer(sqlite3_column_int64(st, k + 4)));
+			snprintf(cursor, cursorsize, "%" PRId64 ".%" PRId64,
+			    (int64_t)sqlite3_column_int64(st, k), (int64_t)sqlite3_column_int64(st, 0));
+		} else {
+			snprintf(cursor, cursorsize, "%" PRId64, (int64_t)sqlite3_column_int64(st, 7));
+		}
+		json_array_append_new(*list, o);
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		db_fail(db, "list buckets", err, errsize);
+		goto fail;
+	}
+	*more = rc == SQLITE_ROW;
+	if ((*counts = dbt_counts(db, has_run ? f->run : -1, err, errsize)) == NULL)
+		goto fail;
+	pthread_mutex_unlock(&db->lock);
+	return 0;
+oom:
+	db_seterr(err, errsize, "out of memory");
+fail:
+	pthread_mutex_unlock(&db->lock);
+	json_decref(*list);
+	*list = NULL;
+	return -1;
+}
+
+int db_bucket_get(struct db *db, int64_t id, json_t **out, char *err, size_t errsize)
+{
+	int found;
+
+	err[0] = '\0';
+	pthread_mutex_lock(&db->lock);
+	*out = dbt_bucket_full(db, id, &found, err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	if (*out != NULL)
+		return 1;
+	return !found && err[0] == '\0' ? 0 : -1;
+}
+
+int db_bucket_mismatches(struct db *db, int64_t id, int64_t run, int64_t before, int limit, json_t **list,
+    int64_t *last, int *more, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc, n = 0;
+	json_t *b;
+
+	*list = NULL;
+	*last = 0;
+	*more = 0;
+	pthread_mutex_lock(&db->lock);
+	if ((rc = dbt_run_exists(db, run, err, errsize)) <= 0) {
+		pthread_mutex_unlock(&db->lock);
+		return rc < 0 ? -1 : -2;
+	}
+	/* The bucket must exist (0 otherwise). */
+	st = dbt_stmt(db, T_BUCKET_CURRENT);
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW) {
+		if (rc != SQLITE_DONE)
+			db_fail(db, "read bucket", err, errsize);
+		pthread_mutex_unlock(&db->lock);
+		return rc == SQLITE_DONE ? 0 : -1;
+	}
+	if ((*list = json_array()) == NULL)
+		goto oom;
+	st = dbt_stmt(db, run >= 0 ? T_MISMATCHES_RUN : T_MISMATCHES);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, before > 0 ? before : INT64_MAX);
+	sqlite3_bind_int(st, 3, limit + 1);
+	if (run >= 0)
+		db_bind_id(st, 4, run);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == limit)
+			break;
+		long flags = (long)sqlite3_column_int64(st, 6);
+		char url[64];
+		*last = sqlite3_column_int64(st, 0);
+		snprintf(url, sizeof url, "/#/cases/%" PRId64 "?comparison=%" PRId64,
+		    (int64_t)sqlite3_column_int64(st, 1), *last);
+		b = json_pack("{s:I s:I s:o s:o s:o s:o s:I s:o s:o s:s}", "comparison_id", (json_int_t)*last,
+		    "case_id", (json_int_t)sqlite3_column_int64(st, 1), "run_id", dbt_col_id(st, 2),
+		    "differs", dbt_col_text(st, 3), "created_at", dbt_col_text(st, 4), "title",
+		    dbt_col_text(st, 5), "flags", (json_int_t)flags, "flag_names", dbt_flag_names(flags),
+		    "file", dbt_col_text(st, 7), "url", url);
+		if (b == NULL) {
+			sqlite3_reset(st);
+			goto oom;
+		}
+		/* differs as a list, like the case listings */
+		json_t *d = json_object_get(b, "differs"), *dl = json_array();
+		const char *p = json_is_string(d) ? json_string_value(d) : "", *q;
+		for (; dl != NULL && *p != '\0'; p = *q != '\0' ? q + 1 : q) {
+			q = p + strcspn(p, ",");
+			json_array_append_new(dl, json_stringn(p, (size_t)(q - p)));
+		}
+		json_object_set_new(b, "differs", dl != NULL ? dl : json_array());
+		json_array_append_new(*list, b);
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		db_fail(db, "list mismatches", err, errsize);
+		goto fail;
+	}
+	*more = rc == SQLITE_ROW;
+	pthread_mutex_unlock(&db->lock);
+	return 1;
+oom:
+	db_seterr(err, errsize, "out of memory");
+fail:
+	pthread_mutex_unlock(&db->lock);
+	json_decref(*list);
+	*list = NULL;
+	return -1;
+}
+
+int db_triage_events(struct db *db, int64_t bucket, int64_t before, int limit, json_t **list, int64_t *last,
+    int *more, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	*last = 0;
+	*more = 0;
+	if ((*list = json_array()) == NULL) {
+		db_seterr(err, errsize, "out of memory");
+		return -1;
+	}
+	pthread_mutex_lock(&db->lock);
+	st = dbt_stmt(db, bucket > 0 ? T_EVENTS_BUCKET : T_EVENTS_ALL);
+	if (bucket > 0)
+		sqlite3_bind_int64(st, 1, bucket);
+	sqlite3_bind_int64(st, 2, before > 0 ? before : INT64_MAX);
+	sqlite3_bind_int(st, 3, limit + 1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < limit) {
+		*last = sqlite3_column_int64(st, 0);
+		json_array_append_new(*list, dbt_event_json(st));
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		db_fail(db, "list triage events", err, errsize);
+		pthread_mutex_unlock(&db->lock);
+		json_decref(*list);
+		*list = NULL;
+		return -1;
+	}
+	pthread_mutex_unlock(&db->lock);
+	*more = rc == SQLITE_ROW;
+	return 0;
+}
+
+json_t *db_bucket_of_comparison(struct db *db, int64_t comparison_id)
+{
+	sqlite3_stmt *st;
+	json_t *o = NULL;
+
+	pthread_mutex_lock(&db->lock);
+	st = dbt_stmt(db, T_BUCKET_OF_COMPARISON);
+	sqlite3_bind_int64(st, 1, comparison_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		o = dbt_bucket_json(st);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return o != NULL ? o : json_null();
+}
+
+int db_triage_change(struct db *db, const int64_t *ids, size_t n, const struct db_triage_change *ch, int full,
+    int *changed, int64_t *missing, json_t **out, char *err, size_t errsize)
+{
+	size_t i;
+	int rc = 0, found;
+
+	*changed = 0;
+	*missing = 0;
+	*out = NULL;
+	pthread_mutex_lock(&db->lock);
+	if (db_begin(db, err, errsize) < 0) {
+		pthread_mutex_unlock(&db->lock);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if ((rc = dbt_apply(db, ids[i], ch, err, errsize)) < 0)
+			break;
+		*changed += rc;
+	}
+	if (rc < 0 || db_commit(db, err, errsize) < 0) {
+		db_rollback(db);
+		pthread_mutex_unlock(&db->lock);
+		if (rc == -2) {
+			*missing = ids[i];
+			return -2;
+		}
+		return -1;
+	}
+	if (full) {
+		*out = dbt_bucket_full(db, ids[0], &found, err, errsize);
+		pthread_mutex_unlock(&db->lock);
+		if (*out == NULL && err[0] == '\0')
+			db_seterr(err, errsize, "bucket vanished");
+		return *out != NULL ? 0 : -1;
+	}
+	/* The changed buckets as listed (without runs and trail). */
+	*out = json_array();
+	for (i = 0; *out != NULL && i < n; i++) {
+		sqlite3_stmt *st = dbt_stmt(db, T_BUCKET_GET);
+		sqlite3_bind_int64(st, 1, ids[i]);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			json_array_append_new(*out, dbt_bucket_json(st));
+		sqlite3_reset(st);
+	}
+	pthread_mutex_unlock(&db->lock);
+	return 0;
+}

@@ -1,0 +1,201 @@
+/*
+ * The engine (layer 3): builds, workers, their sandbox, runs and generated
+ * runs, and the daemon's shared state (struct app).  Uses storage (db.h)
+ * and the leaf library.
+ */
+#ifndef PHPCMP_ENGINE_H
+#define PHPCMP_ENGINE_H
+
+#include <pthread.h>
+
+#include "common.h"
+#include "db.h"
+
+/* ---- worker (daemon side) ---- */
+enum worker_state { WORKER_STOPPED, WORKER_READY, WORKER_BUSY, WORKER_BACKOFF, WORKER_FAILED };
+
+struct proto_page;
+struct worker {
+	struct build *build;
+	pthread_mutex_t lock; /* one case at a time per worker */
+	pid_t pid;            /* -1 when not running */
+	int fd;               /* -1 when not running */
+	enum worker_state state;
+	int consecutive_deaths; /* for restart backoff */
+	int64_t restarts;
+	int64_t cases_run;
+	char last_failure[512];
+	int measuring;           /* runs under callgrind, counts instructions */
+	struct worker *measurer; /* this build's measuring worker, started lazily */
+	char sandbox_dir[4096];  /* its private folder while it runs (confine.c), else "" */
+	struct proto_page *page; /* the progress page it writes (proto.h), mapped; NULL: none */
+	int page_fd;             /* its memfd, handed to each new process as fd PROTO_PAGE_FD */
+};
+
+/* The workers' sandbox settings (confine.c, docs/sandbox.md). */
+struct sandbox_config {
+	char layers[64]; /* "all", "none" or e.g. "netns,seccomp,php" */
+	const char *dir; /* where private folders are made; default $TMPDIR or /tmp */
+	long long cpu_s, as, measure_as, fsize, nofile, nproc; /* -1: unlimited */
+	const char *disable_functions;                         /* NULL: the worker's own list */
+};
+
+struct config {
+	const char *listen_addr;  /* default 127.0.0.1 */
+	int port;                 /* default 8080 */
+	const char *db_path;      /* default phpcmp.db */
+	const char *cases_dir;    /* default cases */
+	const char *web_dir;      /* default web */
+	const char *state_dir;    /* compiled worker cores; default state */
+	const char *worker_bin;   /* the loader executable */
+	const char *core_src;     /* server/core, for compiling cores */
+	int case_timeout_ms;      /* default 5000 */
+	const char *valgrind_bin; /* for measuring workers; default "valgrind" */
+	int measure_timeout_ms;   /* a measured case under callgrind; default 120000 */
+	int run_stored;           /* queue a stored-suite run at startup */
+	const char *memory_limit; /* PHP memory_limit, default 128M */
+	/* Who may write and how much is accepted (docs/config.md, docs/hardening.md) */
+	int read_auth;         /* GET /api/... needs a token too; default 0 */
+	int max_connections;   /* HTTP connections served; over it 503; default 128 */
+	int max_case_requests; /* POST /api/cases running at once; over it 503; default 64 */
+	int max_queued_runs;   /* runs waiting to start; over it 429; default 16 */
+	int64_t db_max_bytes;  /* database size cap (SQLite max_page_count); 0: none */
+	struct sandbox_config sandbox;
+	int nbuilds;
+	struct build builds[MAX_BUILDS];
+};
+
+/* ---- build.c ---- */
+/* Fill a build from name + prefix: find the library and headers, hash it. */
+int build_discover(struct build *, const char *name, const char *prefix, char *err, size_t errsize);
+/* Compile the worker core for this build if missing or stale. */
+int build_compile_core(struct build *, const struct config *, char *err, size_t errsize);
+
+/* ---- worker.c ---- */
+int worker_init(struct worker *, struct build *);
+/* Start the process now (at daemon startup); -1 with w->last_failure set. */
+int worker_prestart(struct worker *, const struct config *);
+void worker_release(struct worker *);
+/*
+ * Run one case on the worker, starting or restarting the process as needed.
+ * Always fills r (a crash or timeout is a result).  Returns 0, or -1 only if
+ * the worker cannot be started at all (r->status = STATUS_ERROR, failure set).
+ */
+int worker_run_case(struct worker *, const struct config *, const struct case_spec *, struct result *r);
+/* Measured cases (iterations > 0) go to the build's measuring worker. */
+const char *worker_state_name(enum worker_state);
+/* The process that runs its cases: a fork server's current child, or the worker. */
+pid_t worker_serving_pid(struct worker *);
+struct proto_buf;
+struct proto_msg;
+/*
+ * Send one request of any type and wait up to timeout_ms for the reply,
+ * starting the worker if it is not running.  Always fills r (init'ed here):
+ * 1 with *reply holding the answer, of whatever type (the caller releases
+ * it); 0 when the worker died or timed out under the request (r is the
+ * crash/timeout result; it was reaped and the next call starts a fresh one);
+ * -1 when it cannot be started (r->failure says why).
+ */
+int worker_call(struct worker *, const struct config *, uint16_t type, const struct proto_buf *req,
+    int timeout_ms, struct proto_msg *reply, struct result *r);
+/* What a build's workers learn of it from their hello (written under the
+ * workers' info lock, by the worker and by the measuring worker). */
+struct build_info {
+	char php_version[64];
+	int64_t handler_offset;
+	char sandbox[256];
+};
+/* A copy of b's php_version, handler_offset and sandbox, read under that lock. */
+void worker_build_info(const struct build *b, struct build_info *out);
+/* A PROTO_RESULT message's fields into r (result_init'ed). */
+void worker_result_from_msg(struct result *r, const struct proto_msg *m);
+
+/* ---- confine.c ---- */
+#define CONFINE_MAX_ARGS 40
+/* A worker's sandbox arguments, made by confine_prepare. */
+struct confine_args {
+	const char *v[CONFINE_MAX_ARGS]; /* after the loader's own arguments */
+	int n;
+	const char *pre[CONFINE_MAX_ARGS]; /* measuring: the loader that execs valgrind */
+	int npre;
+	char dumpdir[4200];
+	char store[256];
+	size_t used;
+};
+void confine_defaults(struct sandbox_config *);
+/* A sandbox option (key without dashes): 1 taken, 0 not one, -1 bad value with err. */
+int confine_option(struct sandbox_config *, const char *key, const char *value, char *err, size_t errsize);
+/* Settings that cannot work together (memory-limit over limit-as...): -1 with err. */
+int confine_check(const struct config *, char *err, size_t errsize);
+/* Create the worker's private folder and its arguments; -1 with err. */
+int confine_prepare(struct worker *, const struct config *, struct confine_args *, char *err, size_t errsize);
+/* Remove the worker's private folder (when it has been reaped). */
+void confine_release(struct worker *);
+
+struct runs;
+
+/* The daemon's shared state, owned by main.c and handed to each module. */
+struct app {
+	struct config *config;
+	struct db *db;
+	struct runs *runs;
+	struct worker workers[MAX_BUILDS]; /* workers[i] runs config->builds[i] */
+	int64_t started_ms;                /* CLOCK_MONOTONIC, for uptime */
+	int case_requests;                 /* POST /api/cases in progress (atomic) */
+};
+
+/* ---- runs.c ---- */
+struct json_t;
+
+struct runs *runs_start(struct app *, char *err, size_t errsize);
+/* Stop after the current case; the run in progress is marked interrupted. */
+void runs_stop(struct runs *);
+/*
+ * Run one case on every build at once (one thread per build), filling res
+ * (which the caller result_init()s and releases).  -1 when a worker cannot be
+ * started at all (res still filled).
+ */
+int runs_pair(struct app *, const struct case_spec *, struct result res[MAX_BUILDS]);
+/* Queue a run from a request body; 0 with *id, else an HTTP status (400/429/500) and err. */
+int runs_create(struct runs *, struct json_t *body, int64_t *id, char *err, size_t errsize);
+/* Cancel a queued or running run; 0, or an HTTP status (404/409/500) and err. */
+int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
+/*
+ * Queue an interrupted, failed or cancelled run again; it continues where it
+ * stopped, skipping the cases it already compared.  0, or an HTTP status
+ * (404/409/429/500) and err.
+ */
+int runs_resume(struct runs *, int64_t id, char *err, size_t errsize);
+
+/* ---- genrun.c ---- */
+#define GENRUN_MAX_COUNT 10000000 /* cases per seed in one run */
+#define GENRUN_MAX_SEEDS 16
+#define GENRUN_MAX_START 9007199254740991 /* 2^53 - 1: exact in any JSON reader */
+
+enum genrun_end { GENRUN_DONE, GENRUN_FAILED, GENRUN_CANCELLED, GENRUN_INTERRUPTED };
+
+/* A generated run's body fields (seed or seeds, count, start): 0, or -1 with err. */
+int genrun_check(struct json_t *body, char *err, size_t errsize);
+/* Cases a run with these parameters (JSON text) has; -1 if they are bad. */
+int64_t genrun_total(const char *params);
+/* Execute a run; stop(arg, &cancelled) is asked between batches. */
+enum genrun_end genrun_execute(struct app *, const struct db_run *, int (*stop)(void *arg, int *cancelled),
+    void *arg, char *err, size_t errsize);
+/* {"seed":S,"index":I[,"version":V]} of POST /api/generated: 0, or -1 with err. */
+int genrun_parse_ref(struct json_t *body, uint64_t *seed, uint64_t *index, char *err, size_t errsize);
+/* The generator's version (server/common/gen.h). */
+int genrun_version(void);
+/* A generated case as PHP source to run like any case (title, code, setup, flags, depth). */
+int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c);
+/* That case run by a build's worker from its generated value (no PHP compiled): 0 with r
+ * filled (a crash is a result), -1 when the worker cannot start. */
+int genrun_detail(struct app *, int role, uint64_t seed, uint64_t index, struct result *r);
+/* A generated run's cases (GET /api/runs/{id}/cases): every listed mismatch,
+ * newest first, stored in full when listed (f->before: a position in the list). */
+int genrun_cases_list(
+    struct app *, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize);
+/* One listed mismatch of a run in full: 1 (*case_id), 0 not here (other builds), -1. */
+int genrun_materialise(
+    struct app *, int64_t run_id, uint64_t seed, int64_t index, int64_t *case_id, char *err, size_t errsize);
+
+#endif

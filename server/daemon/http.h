@@ -1,0 +1,67 @@
+/*
+ * HTTP (layer 5): the only code that sees requests and responses.
+ * http.c serves them (libmicrohttpd), api.c answers /api.
+ */
+#ifndef PHPCMP_HTTP_H
+#define PHPCMP_HTTP_H
+
+#include "engine.h"
+
+/* ---- http.c ---- */
+#define HTTP_MAX_QUERY 16
+
+struct http_request {
+	const char *method;
+	const char *path;         /* decoded, without the query string */
+	const char *content_type; /* NULL when not sent */
+	const char *body;         /* NUL-terminated, may hold NULs */
+	size_t body_len;
+	size_t nquery;
+	int query_overflow;         /* more than HTTP_MAX_QUERY parameters were sent */
+	const char *authorization;  /* the Authorization header, NULL when not sent */
+	const struct auth_who *who; /* set by api_handle for writes: who sent it */
+	struct {
+		const char *key, *value;
+	} query[HTTP_MAX_QUERY];
+};
+
+struct http_response {
+	int status;
+	char *body; /* malloc'd, owned by the response */
+	size_t body_len;
+	const char *content_type;     /* default application/json */
+	const char *allow;            /* Allow header for 405 */
+	char location[96];            /* Location header when not empty */
+	char disposition[160];        /* Content-Disposition when not empty */
+	int retry_after;              /* Retry-After seconds when > 0 (429, 503) */
+	const char *www_authenticate; /* WWW-Authenticate header for 401 */
+};
+
+struct http;
+struct http *http_start(struct app *, char *err, size_t errsize);
+void http_stop(struct http *);
+/* The port actually bound (for --port 0). */
+int http_port(const struct http *);
+
+/* ---- api.c ---- */
+/* Answer one /api request; always fills resp. */
+void api_handle(struct app *, const struct http_request *, struct http_response *resp);
+/* The case of a POST /api/cases request (body, Content-Type): 0, or -1 with resp filled. */
+int api_case_from_request(const struct http_request *, struct case_spec *, struct http_response *resp);
+/* A request's JSON object body, or NULL after answering 400/413/415. */
+struct json_t *api_body(const struct http_request *, struct http_response *resp);
+/* Fill resp with a JSON body (takes the reference). */
+void api_json(struct http_response *, int status, struct json_t *body);
+/* A query parameter's value, or NULL. */
+const char *http_query(const struct http_request *, const char *key);
+/* The daemon's own failure: a storage error as db_error_status() maps it
+ * (503 storage_full, Retry-After...), else 500 internal. */
+void api_fail(struct http_response *, const char *err);
+/* A service's error (services.h) as its HTTP answer. */
+struct svc_error;
+void api_svc(struct http_response *, const struct svc_error *);
+/* Fill resp with a JSON error. */
+void api_error(struct http_response *, int status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

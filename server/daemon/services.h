@@ -1,0 +1,109 @@
+/*
+ * Services (layer 4): triage rules, measurements, exports, auth.  They
+ * return data and an error enum (struct svc_error); no HTTP type appears
+ * here, and api_svc() (api_reply.c) is the one place their errors become
+ * HTTP statuses.
+ */
+#ifndef PHPCMP_SERVICES_H
+#define PHPCMP_SERVICES_H
+
+#include "engine.h"
+
+/* ---- svc.c: what a service answers besides data ---- */
+enum svc_status {
+	SVC_OK = 0,
+	SVC_BAD_REQUEST,  /* the request's data is wrong (message names the field) */
+	SVC_UNAUTHORIZED, /* no token, or not a good one (code and challenge say which) */
+	SVC_NOT_FOUND,
+	SVC_CONFLICT,
+	SVC_STORAGE,  /* a db_* call failed: db_error_status() tells how */
+	SVC_INTERNAL, /* the daemon's own failure (out of memory...) */
+};
+
+struct svc_error {
+	enum svc_status status;
+	const char *code;      /* a machine code other than the status's own, or NULL */
+	const char *challenge; /* SVC_UNAUTHORIZED: the WWW-Authenticate value */
+	char message[1024];
+};
+
+/* Fill e: -1, for `return svc_fail(...)`. */
+int svc_fail(struct svc_error *e, enum svc_status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ---- auth.c ---- */
+#define AUTH_NAME_MAX 64
+
+/* Who sent a request: the token's owner, or nobody when writes are open. */
+struct auth_who {
+	int64_t token_id;             /* 0: no token was sent */
+	char name[AUTH_NAME_MAX + 1]; /* the person or CI job; "" without a token */
+};
+
+/* 127.0.0.0/8, ::1 or ::ffff:127.x: only this machine can connect. */
+int auth_is_loopback(const char *addr);
+/* At startup: a non-loopback listen address needs at least one token. */
+int auth_startup(struct app *, char *err, size_t errsize);
+/*
+ * May a request with this Authorization header (NULL: none) write?  0 with
+ * who filled (name "" when writes are open and no token was sent), or -1
+ * with e: SVC_UNAUTHORIZED naming what is wrong (token_required,
+ * token_unknown, token_malformed, token_revoked, with the challenge), or
+ * SVC_STORAGE if the token table cannot be read.  api_handle asks for every
+ * write.
+ */
+int auth_identity(struct app *, const char *authorization, struct auth_who *, struct svc_error *e);
+/* Do writes need a token now (not loopback, or a token exists)?  1, 0, -1 with err. */
+int auth_writes_closed(struct app *, char *err, size_t errsize);
+/* May a request read?  Open unless --read-auth; 0, or -1 with e. */
+int auth_read(struct app *, const char *authorization, struct svc_error *e);
+/* `phpcmp token add|list|revoke ...`: an exit status. */
+int auth_token_command(int argc, char **argv);
+
+/* ---- measure.c ---- */
+struct export_file;
+/* Instruction-count reports of a run (threshold: "PCT" or NULL for 1 %):
+ * the JSON table, php-src-style Markdown (malloc'd).  0, or -1 with e. */
+int measure_table(
+    struct app *, int64_t run_id, const char *threshold, struct json_t **out, struct svc_error *e);
+int measure_report_md(
+    struct app *, int64_t run_id, const char *threshold, char **text, size_t *len, struct svc_error *e);
+/* A workload's counts per build across runs: by source file or by case id
+ * (exactly one), at most limit ("N" or NULL) points. */
+int measure_history(struct app *, const char *source, const char *case_id, const char *limit,
+    struct json_t **out, struct svc_error *e);
+/* The callgrind output file behind one build's count, for download. */
+int measure_dump(
+    struct app *, int64_t comparison_id, const char *role, struct export_file *out, struct svc_error *e);
+
+/* ---- triage.c: the rules of triage (docs/api.md, Triage) ---- */
+/* A state filter: "new,confirmed" (any of the five), "open" or "reappeared"
+ * (NULL or "": any) into db_bucket_filter's states and special; -1 with e. */
+int triage_state_filter(const char *v, char *set, size_t setsize, int *special, struct svc_error *e);
+/* Who makes a change (the person the trail records): the token's owner
+ * (token may be NULL), or without one the body's "by": 0 with who, -1 with e. */
+int triage_who(
+    const struct auth_who *token, struct json_t *body, char *who, size_t whosize, struct svc_error *e);
+/* A change's body (state, assignee, notes, by; "ids" when bulk) checked: 0 with ch, -1 with e. */
+struct db_triage_change;
+int triage_parse_change(const struct auth_who *token, struct json_t *body, int bulk,
+    struct db_triage_change *ch, struct svc_error *e);
+/* The ids of a bulk change: 1..500 bucket ids, each once (malloc'd, *n of them), NULL with e. */
+int64_t *triage_ids(struct json_t *body, size_t *n, struct svc_error *e);
+/* The bucket of a comparison as JSON (null when it has none). */
+struct json_t *triage_case_bucket(struct app *, int64_t comparison_id);
+
+/* ---- export.c ---- */
+/* An export: the file's text (malloc'd, the caller frees it) and its Content-Disposition. */
+struct export_file {
+	char *text;
+	size_t len;
+	char disposition[160];
+};
+/* A case as a .phpt test for php-src (format "phpt", its comparison_id-th
+ * comparison or the latest) or in the stored format ("casefile"): 0, or -1
+ * with e (SVC_NOT_FOUND, SVC_CONFLICT when it cannot be written, SVC_STORAGE). */
+int export_case(struct app *, int64_t case_id, int64_t comparison_id, const char *format,
+    struct export_file *out, struct svc_error *e);
+
+#endif

@@ -1,0 +1,189 @@
+/* Unit tests for the leaf library's small helpers: buf.c, clock.c, id.c,
+ * base64.c and roles (result.c), printing TAP. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static int tap_n, tap_failed;
+
+static void ok(int cond, const char *what)
+{
+	tap_n++;
+	if (!cond)
+		tap_failed++;
+	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
+}
+
+static void test_buf(void)
+{
+	struct buf b = BUF_INIT;
+	char *p;
+	size_t len;
+
+	buf_adds(&b, "");
+	ok(b.data != NULL && b.len == 0 && b.data[0] == '\0', "buf: an empty append leaves \"\"");
+	buf_add(&b, "a\0b", 3);
+	ok(b.len == 3 && memcmp(b.data, "a\0b", 4) == 0, "buf: bytes with a NUL, NUL-terminated");
+	for (int i = 0; i < 1000; i++)
+		buf_addf(&b, "%04d", i);
+	ok(b.len == 3 + 4000 && strncmp(b.data + 3 + 4 * 999, "0999", 4) == 0 && b.data[b.len] == '\0',
+	    "buf: grows over many appends, printf-style");
+	buf_addf(&b, "%s", "");
+	ok(b.len == 4003, "buf: an empty format adds nothing");
+	{
+		char big[5000];
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		buf_addf(&b, "[%s]", big);
+		ok(b.len == 4003 + 5001 && b.data[b.len - 1] == ']',
+		    "buf: a format longer than any fixed buffer");
+	}
+	p = buf_detach(&b, &len);
+	ok(p != NULL && len == 9004 && b.data == NULL && b.len == 0, "buf: detach hands over the bytes");
+	free(p);
+	b.failed = 1;
+	buf_adds(&b, "x");
+	ok(b.data == NULL, "buf: after a failure appends do nothing");
+	ok(buf_detach(&b, &len) == NULL && len == 0, "buf: detach of a failed buffer is NULL");
+	{
+		char *d = NULL;
+		size_t cap = 0;
+		ok(buf_grow(&d, &cap, 1) == 0 && cap >= 1, "buf_grow: first growth");
+		ok(buf_grow(&d, &cap, (size_t)-1) < 0 && d != NULL,
+		    "buf_grow: an impossible size fails, keeps the data");
+		free(d);
+	}
+	buf_release(&b);
+}
+
+static void test_clock(void)
+{
+	double a = clock_ms(), b = clock_ms();
+	ok(a > 0 && b >= a, "clock_ms: monotonic");
+}
+
+static void test_id(void)
+{
+	static const struct {
+		const char *s;
+		int64_t want;
+	} cases[] = {
+		{ "1", 1 },
+		{ "5", 5 },
+		{ "42", 42 },
+		{ "9223372036854775807", INT64_MAX },
+		{ "0", 0 },
+		{ "01", 0 },
+		{ "007", 0 },
+		{ "+5", 0 },
+		{ "-5", 0 },
+		{ " 5", 0 },
+		{ "5 ", 0 },
+		{ "5x", 0 },
+		{ "x5", 0 },
+		{ "", 0 },
+		{ "9223372036854775808", 0 },
+		{ "18446744073709551616", 0 },
+		{ "99999999999999999999", 0 },
+		{ "0x10", 0 },
+		{ "1e3", 0 },
+		{ "5.0", 0 },
+	};
+	char what[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(what, sizeof(what), "id_parse(\"%s\") = %lld", cases[i].s, (long long)cases[i].want);
+		ok(id_parse(cases[i].s, strlen(cases[i].s)) == cases[i].want &&
+		        id_parse_str(cases[i].s) == cases[i].want,
+		    what);
+	}
+	ok(id_parse("12", 1) == 1, "id_parse: only len bytes are read");
+	ok(id_parse("5\0", 2) == 0, "id_parse: a NUL inside is refused");
+	ok(id_parse_str(NULL) == 0 && id_parse(NULL, 0) == 0, "id_parse: NULL is no id");
+}
+
+static void test_base64(void)
+{
+	/* RFC 4648 §10 */
+	static const char *const vec[][2] = {
+		{ "", "" },
+		{ "f", "Zg==" },
+		{ "fo", "Zm8=" },
+		{ "foo", "Zm9v" },
+		{ "foob", "Zm9vYg==" },
+		{ "fooba", "Zm9vYmE=" },
+		{ "foobar", "Zm9vYmFy" },
+	};
+	char what[64], out[64];
+
+	for (size_t i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
+		char *e = base64_encode(vec[i][0], strlen(vec[i][0]));
+		snprintf(what, sizeof(what), "base64(\"%s\") = \"%s\"", vec[i][0], vec[i][1]);
+		ok(e != NULL && strcmp(e, vec[i][1]) == 0, what);
+		free(e);
+	}
+	{
+		char *e = base64_encode("\0\xff\xfe", 3);
+		ok(e != NULL && strcmp(e, "AP/+") == 0, "base64: NUL and high bytes");
+		free(e);
+	}
+	base64url_encode("\0\xff\xfe", 3, out, sizeof(out));
+	ok(strcmp(out, "AP_-") == 0, "base64url: - and _ for + and /");
+	base64url_encode("fo", 2, out, sizeof(out));
+	ok(strcmp(out, "Zm8") == 0, "base64url: no padding");
+	{
+		unsigned char r[32];
+		for (int i = 0; i < 32; i++)
+			r[i] = (unsigned char)(i * 37 + 11);
+		base64url_encode(r, sizeof(r), out, sizeof(out));
+		ok(strlen(out) == 43 &&
+		        strspn(out, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == 43,
+		    "base64url: 32 bytes are 43 characters (an API token's random part)");
+	}
+	base64url_encode("foobar", 6, out, 8);
+	ok(out[0] == '\0', "base64url: too small an output is left empty");
+}
+
+/* printed and warnings never make a mismatch; every field of the verdict does. */
+static void test_verdict(void)
+{
+	struct result a, b;
+	char list[128];
+
+	result_init(&a);
+	result_init(&b);
+	bytes_set(&a.output, "1", 1);
+	bytes_set(&b.output, "1", 1);
+	bytes_set(&a.printed, "hello", 5);
+	bytes_set(&b.printed, "bye", 3);
+	a.warnings = strdup("Deprecated: x");
+	b.warnings = strdup("");
+	ok(verdict_compare(&a, &b) == 0, "verdict: printed bytes and warnings alone are no difference");
+	verdict_fields(~0u, list, sizeof list);
+	ok(strcmp(list, "status,output,error_code,error_msg,exception") == 0,
+	    "verdict: its fields are status, output, error_code, error_msg, exception");
+	b.error_code = 5;
+	ok(verdict_compare(&a, &b) == DIFF_ERROR_CODE, "verdict: an error code is a difference");
+	result_release(&a);
+	result_release(&b);
+}
+
+static void test_roles(void)
+{
+	ok(strcmp(role_name(ROLE_BASE), "base") == 0 && strcmp(role_name(ROLE_HEAD), "head") == 0,
+	    "role_name: base and head");
+}
+
+int main(void)
+{
+	test_buf();
+	test_clock();
+	test_id();
+	test_base64();
+	test_verdict();
+	test_roles();
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}

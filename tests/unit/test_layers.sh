@@ -1,0 +1,77 @@
+#!/bin/bash
+# The layer check can fail: scripts/check-layers.py fed small objects with a
+# use of a higher layer, a cycle, a copied helper, a stale tolerated use.
+# Prints TAP (run by prove in `make unit-test`).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+check=$root/scripts/check-layers.py
+cc=${CC:-cc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+ok() { # cond description
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+
+# A case: C sources (name=text ...) compiled into objects; the check's exit
+# status and what it printed.
+run() { # expect-status pattern description name=source...
+	local want=$1 pattern=$2 what=$3 dir
+	shift 3
+	dir=$tmp/case$n
+	mkdir -p "$dir/obj" "$dir/common" "$dir/root"
+	: >"$dir/known"
+	for kv in "$@"; do
+		local name=${kv%%=*} src=${kv#*=}
+		if [ "$name" = known ]; then printf '%s\n' "$src" >"$dir/known"; continue; fi
+		printf '%s\n' "$src" >"$dir/$name.c"
+		case $name in bytes | flags | buf) : >"$dir/common/$name.c" ;; esac
+		"$cc" -O0 -c -o "$dir/obj/$name.o" "$dir/$name.c" || { ok 1 "$what (compiles)"; return; }
+	done
+	out=$(python3 "$check" --objects "$dir/obj" --common "$dir/common" --known "$dir/known" --root "$dir/root" 2>&1)
+	status=$?
+	if [ "$status" = "$want" ] && grep -qE "$pattern" <<<"$out"; then
+		ok 0 "$what"
+	else
+		ok 1 "$what (status $status, wanted $want)"
+		sed 's/^/# /' <<<"$out"
+	fi
+}
+
+run 0 'no upward use' 'a lower module used from above passes, and the list is printed' \
+	'bytes=int bytes_len(void) { return 1; }' \
+	'db=int bytes_len(void); int db_open(void) { return bytes_len(); }'
+run 1 'bytes \(common, layer 1\) uses db \(storage, layer 2\), a higher layer: db_open' \
+	'the leaf library calling storage fails, naming the symbol' \
+	'bytes=int db_open(void); int bytes_len(void) { return db_open(); }' \
+	'db=int db_open(void) { return 2; }'
+run 1 'db \(storage, layer 2\) uses main \(commands, layer 6\)' 'storage calling the commands fails (app_role_name in main.c, before)' \
+	'db=const char *app_role_name(int); const char *db_x(void) { return app_role_name(0); }' \
+	'main=const char *app_role_name(int r) { return r ? "head" : "base"; } int main(void) { return 0; }'
+run 1 'a cycle between build, worker' 'two modules of one layer using each other fail as a cycle' \
+	'build=int worker_a(void); int build_b(void) { return worker_a(); }' \
+	'worker=int build_b(void); int worker_a(void) { return build_b(); }'
+run 1 'a cycle between api, http' 'http.c and api.c calling each other (http_query / api_error, before) fail' \
+	'http=int api_error(void); int http_query(void) { return api_error(); }' \
+	'api=int http_query(void); int api_error(void) { return http_query(); }'
+run 1 'dup_helper is defined twice: in bytes and in flags' 'a global defined by two modules fails' \
+	'bytes=int dup_helper(void) { return 1; }' \
+	'flags=int dup_helper(void) { return 2; }'
+run 1 'static now_ms is defined in 2 modules \(db, worker\)' 'a copied static helper (five now_ms, before) fails' \
+	'db=static long now_ms(void) { return 1; } long db_t(void) { return now_ms(); }' \
+	'worker=static long now_ms(void) { return 2; } long worker_t(void) { return now_ms(); }'
+run 0 'triage +-> api!' 'a tolerated upward use (scripts/layers-known.txt) passes, marked' \
+	'known=triage -> api' \
+	'triage=int api_error(void); int triage_x(void) { return api_error(); }' \
+	'api=int api_error(void) { return 0; }'
+run 1 'triage -> api is listed in .* but no longer used' 'a tolerated use that is gone fails: the list only shrinks' \
+	'known=triage -> api' \
+	'triage=int triage_x(void) { return 0; }' \
+	'api=int api_error(void) { return 0; }'
+run 1 'nope: not in any layer' 'a module the check does not place fails' \
+	'nope=int nope_x(void) { return 0; }'
+echo "1..$n"
+[ "$failed" = 0 ]

@@ -1,0 +1,45 @@
+#!/bin/bash
+# scripts/run-tests.sh counts only what ran: a unit-test run that printed no
+# counts is a failure (it used to be "1 passed"), a failing one fails.
+# Drives it with a stand-in for make (MAKE=...).  Prints TAP.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+
+# fake-make OUTPUT STATUS: answers `make -n unit-test`, then prints OUTPUT.
+fake() { # name output status
+	cat >"$tmp/$1" <<SH
+#!/bin/bash
+for a in "\$@"; do [ "\$a" = -n ] && exit 0; done
+printf '%b' '$2'
+exit $3
+SH
+	chmod +x "$tmp/$1"
+}
+
+run() { # make-stand-in -> sets out, status
+	out=$(MAKE=$tmp/$1 PHPCMP_TEST_ARTIFACTS=$tmp/artifacts-$1 "$root/scripts/run-tests.sh" unit 2>&1)
+	status=$?
+}
+
+fake silent 'All tests successful.\n' 0
+run silent
+ok $((status == 0)) "no counts printed, exit 0: run-tests fails"
+grep -qE 'unit: +0 passed, +1 failed' <<<"$out"
+ok $? "no counts printed: counted as 0 passed, 1 failed"
+
+fake counted 'Files=2, Tests=7, 0 wallclock secs\nResult: PASS\n' 0
+run counted
+ok "$status" "prove's counts, exit 0: run-tests passes"
+grep -qE 'unit: +7 passed, +0 failed' <<<"$out"
+ok $? "prove's counts: 7 passed"
+
+fake broken 'Files=1, Tests=3, 0 wallclock secs\nResult: FAIL\n' 2
+run broken
+ok $((status == 0)) "make unit-test exits 2: run-tests fails"
+echo "1..$n"
+[ "$failed" = 0 ]
