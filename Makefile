@@ -31,7 +31,7 @@ DAEMON_SRC = $(wildcard server/daemon/*.c)
 COMMON_OBJ = $(COMMON_SRC:server/common/%.c=$(B)/obj/%.o)
 DAEMON_OBJ = $(DAEMON_SRC:server/daemon/%.c=$(B)/obj/%.o) $(COMMON_OBJ)
 HEADERS = $(wildcard server/*/*.h)
-DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lm -lpthread
+DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lpcre2-8 -lm -lpthread
 
 .PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
 .PHONY: php-build src-builds
@@ -130,6 +130,12 @@ $(B)/tests/genphp: tests/tools/genphp.c $(B)/obj/gen.o $(B)/obj/buf.o | $(B)/tes
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS)
 tools: $(TOOLS)
 
+# .phpt files as run-tests.php reads and judges them (server/common/phpt.c),
+# tried on the 8.2.32 source's ext/json/tests (scripts/php-tests.sh).
+UNIT_TESTS += $(B)/tests/test_phpt
+$(B)/tests/test_phpt: tests/unit/test_phpt.c $(B)/obj/phpt.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpcre2-8
+
 # The daemon's side of a worker (signals, EPIPE, the backoff without the lock).
 UNIT_TESTS += $(B)/tests/test_worker
 $(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/confine.o $(B)/obj/proto.o \
@@ -144,7 +150,7 @@ $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o
 # The layer check (scripts/check-layers.py) fed bad objects: it can fail;
 # scripts/run-tests.sh driven with stand-ins for make: it counts only what ran.
 unit-test: $(UNIT_TESTS)
-	prove $(UNIT_TESTS) tests/unit/test_layers.sh tests/unit/test_run_tests.sh
+	PHPCMP_PHPT_DIR=$$(scripts/php-tests.sh)/ext/json/tests prove $(UNIT_TESTS) tests/unit/test_layers.sh tests/unit/test_run_tests.sh
 
 # `make run` and `make test` each work alone on a fresh machine: packages
 # first (nothing happens when they are all there), then the build.

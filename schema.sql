@@ -228,7 +228,51 @@ CREATE INDEX IF NOT EXISTS triage_events_bucket ON triage_events (bucket_id, id)
 
 PRAGMA user_version = 5;
 
--- @migration 6: generated mismatches listed in bulk, stored in full on demand
+-- @migration 6: php-src's .phpt tests (server/daemon/phptrun.c, docs/phpt.md)
+-- One row per test of a phpt run: its --TEST-- name and the verdict between
+-- the builds (regression: PASS on the base, FAIL/BORK/crash/timeout on the
+-- head; improvement: the reverse; differ: other different statuses, or
+-- both FAIL with different output).  test: the file's name in the run's
+-- folder, or the path given in "files".
+CREATE TABLE IF NOT EXISTS phpt_tests (
+	run_id  INTEGER NOT NULL REFERENCES runs (id),
+	test    TEXT NOT NULL,
+	name    TEXT NOT NULL DEFAULT '',
+	verdict TEXT NOT NULL CHECK (verdict IN ('same', 'regression', 'improvement', 'differ')),
+	PRIMARY KEY (run_id, test)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS phpt_tests_verdict ON phpt_tests (run_id, verdict, test);
+
+-- Each build's result of a test: run-tests.php's status (or phpcmp's own
+-- crash / timeout), why (skip, bork, xfail reason; the crash), the FILE
+-- section's output as the SAPI wrote it and run-tests' .diff for a FAIL
+-- (each kept up to 256 KiB).
+CREATE TABLE IF NOT EXISTS phpt_results (
+	run_id  INTEGER NOT NULL,
+	test    TEXT NOT NULL,
+	role    TEXT NOT NULL CHECK (role IN ('base', 'head')),
+	status  TEXT NOT NULL CHECK (status IN ('PASS', 'FAIL', 'SKIP', 'BORK', 'XFAIL', 'XPASS',
+	                                        'crash', 'timeout', 'error')),
+	reason  TEXT,
+	output  BLOB,
+	diff    TEXT,
+	wall_ms REAL,
+	signal  INTEGER,
+	PRIMARY KEY (run_id, test, role),
+	FOREIGN KEY (run_id, test) REFERENCES phpt_tests (run_id, test)
+) WITHOUT ROWID;
+
+PRAGMA user_version = 6;
+
+-- @migration 7: identical outputs of the builds stored once
+-- output_same = 1: this result's output is the base result's (same
+-- comparison), byte for byte; output is then NULL.  Readers take it with
+-- RESULT_OUTPUT_SQL (server/daemon/db_internal.h).
+ALTER TABLE results ADD COLUMN output_same INTEGER NOT NULL DEFAULT 0;
+
+PRAGMA user_version = 7;
+
+-- @migration 8: generated mismatches listed in bulk, stored in full on demand
 -- Every mismatch of a generated run, in the order found: (seed, idx) makes
 -- it again, so its full results need not be stored to be shown.  One row
 -- per mismatch, written with its batch in one transaction.  signature is
@@ -257,4 +301,4 @@ INSERT OR IGNORE INTO generated_mismatches (run_id, seed, idx, case_id)
 	SELECT m.run_id, g.seed, g.idx, g.case_id FROM generated_cases g
 	JOIN comparisons m ON m.case_id = g.case_id WHERE m.run_id IS NOT NULL ORDER BY m.id;
 
-PRAGMA user_version = 6;
+PRAGMA user_version = 8;

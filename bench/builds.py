@@ -10,12 +10,14 @@
 - cached re-request: the same request again (the normal cache's base);
 - one-file candidate: the base plus a patch to ext/json/json_encoder.c no
   tree has yet (a fresh nonce each round), built over the base's tree.
-Wall-clock seconds as the script itself prints them and as measured here
-(the process, start to exit).  Candidate trees made here are removed.
+Wall-clock seconds of the whole process, start to exit, and the CPU
+seconds (user + system) of it and its children: on a shared machine the
+wall figure follows the load, the CPU figure much less.  Candidate trees made here are removed.
 """
 import argparse
 import os
 import re
+import resource
 import secrets
 import shutil
 import statistics
@@ -32,16 +34,22 @@ ENCODER = 'ext/json/json_encoder.c'
 RESULT = re.compile(r'^build-php: (\S+) = (\S+) -> (\S+)/prefix \((cached|full|reused), ([\d.]+) s\)$', re.M)
 
 
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def build(args, env=None):
-    t = time.monotonic()
+    t, c = time.monotonic(), cpu_children()
     p = subprocess.run(['bash', SCRIPT] + args, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.monotonic() - t
+    cpu = cpu_children() - c
     if p.returncode != 0:
         sys.exit(f'build-php {" ".join(args)} failed:\n{p.stdout}\n{p.stderr}')
     m = RESULT.search(p.stdout)
     if not m:
         sys.exit(f'no result line:\n{p.stdout}\n{p.stderr}')
-    return {'tree': m.group(3), 'mode': m.group(4), 'seconds': float(m.group(5)), 'wall': wall}
+    return {'tree': m.group(3), 'mode': m.group(4), 'seconds': float(m.group(5)), 'wall': wall, 'cpu': cpu}
 
 
 def nonce_patch(base_tree, directory):
@@ -63,10 +71,10 @@ def nonce_patch(base_tree, directory):
 
 def show(what, runs):
     secs = [r['wall'] for r in runs]
-    own = [r['seconds'] for r in runs]
+    cpu = [r['cpu'] for r in runs]
     modes = sorted({r['mode'] for r in runs})
-    print(f'{what:<32} median {statistics.median(secs):7.2f} s wall '
-          f'(script: {statistics.median(own):.2f} s; rounds: {", ".join(f"{s:.2f}" for s in secs)}; {"/".join(modes)})')
+    print(f'{what:<28} median {statistics.median(secs):7.2f} s wall, {statistics.median(cpu):7.2f} s CPU '
+          f'(rounds: {", ".join(f"{s:.2f}" for s in secs)} s wall; {"/".join(modes)})', flush=True)
 
 
 def main():
@@ -81,7 +89,7 @@ def main():
     try:
         base = build(['--name', 'bench-base', '--builds', links])
         base_tree = base['tree']
-        print(f'cpus: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.2f}')
+        print(f'cpus: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.2f}', flush=True)
         if not opt.no_full:
             cache = os.path.join(tmp, 'cache')
             os.makedirs(os.path.join(cache, 'dist'))
@@ -96,6 +104,7 @@ def main():
             made.append(r['tree'])
             runs.append(r)
         show('one-file candidate rebuild', runs)
+        print(f'load average at the end: {os.getloadavg()[0]:.2f}')
     finally:
         for t in made:
             shutil.rmtree(t, ignore_errors=True)

@@ -11,7 +11,7 @@
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
-FUZZERS       = proto casefile flags body
+FUZZERS       = proto casefile flags body phpt
 FB            = $(B)/fuzz
 FUZZ_CFLAGS   = -g -O1 -std=c11 -D_GNU_SOURCE $(WARN) $(INC) \
                 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
@@ -41,6 +41,8 @@ $(FB)/fuzz_flags: fuzz/fuzz_flags.c $(FB)/obj/flags.o | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
 $(FB)/fuzz_casefile: fuzz/fuzz_casefile.c $(FB)/obj/casefile.o $(FB)/obj/flags.o $(FB)/obj/buf.o | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
+$(FB)/fuzz_phpt: fuzz/fuzz_phpt.c $(FB)/obj/phpt.o | $(FB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^ -lpcre2-8
 $(FB)/fuzz_body: fuzz/fuzz_body.c $(FUZZ_DAEMON) | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^ $(DAEMON_LIBS)
 
@@ -50,9 +52,10 @@ UNIT_TESTS  += $(REPLAY_TESTS)
 REPLAY_CC    = $(CC) $(CFLAGS) $(LDFLAGS) -DFUZZ_NAME=\"$*\"
 
 $(B)/tests/replay_%: fuzz/replay.c fuzz/fuzz_%.c | $(B)/tests
-	$(REPLAY_CC) -o $@ $^ $(if $(filter body,$*),$(DAEMON_LIBS))
+	$(REPLAY_CC) -o $@ $^ $(if $(filter body,$*),$(DAEMON_LIBS)) $(if $(filter phpt,$*),-lpcre2-8)
 $(B)/tests/replay_proto: $(B)/obj/proto.o $(B)/obj/buf.o $(B)/obj/clock.o
 $(B)/tests/replay_flags: $(B)/obj/flags.o
+$(B)/tests/replay_phpt: $(B)/obj/phpt.o
 $(B)/tests/replay_casefile: $(B)/obj/casefile.o $(B)/obj/flags.o $(B)/obj/buf.o
 $(B)/tests/replay_body: $(filter-out $(B)/obj/main.o,$(DAEMON_OBJ)) $(B)/obj/schema_sql.o
 

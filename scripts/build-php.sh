@@ -7,6 +7,7 @@
 #                        [--jobs N] [--builds DIR]
 #   scripts/build-php.sh --fetch-source     download + check the default tarball, print its path
 #   scripts/build-php.sh --key ...          print the cache key of a request, build nothing
+#   scripts/build-php.sh --plan ...         say what a request would do (cached, full, reused), build nothing
 #
 # The default source is Debian's pristine php8.2_8.2.32.orig.tar.xz
 # (apt-get source --download-only, sha256 checked against
@@ -42,7 +43,8 @@
 # processes never see the overlay.  Patches to configure, *.m4, Makefiles,
 # build/ or scripts/, patches adding or deleting files, the coverage flavour
 # (its .gcda paths would name the donor's tree), --full, or no mount
-# namespace (not root) give a full build instead.  Headers changed: the
+# namespace or overlay (not root and no user namespaces) give a full build
+# instead.  Headers changed: the
 # candidate's prefix gets a full `make install`.
 #
 # Builds of different keys run side by side (one tree each); two requests
@@ -121,6 +123,7 @@ while [ $# -gt 0 ]; do
 	--builds) builds_dir=${2:?}; shift 2 ;;
 	--full) full=1; shift ;;
 	--key) action=key; shift ;;
+	--plan) action=plan; shift ;;
 	--fetch-source) action=fetch; shift ;;
 	--_overlay) action=overlay; shift ;;
 	-h | --help) usage ;;
@@ -151,7 +154,9 @@ esac
 if [ "$action" = overlay ]; then
 	# Environment: TREE (the candidate's), DONOR (the donor's tree),
 	# INSTALL (fast or full), LOGF.  Patches are in "${patches[@]}".
-	mount -t overlay overlay -o "lowerdir=$DONOR,upperdir=$TREE/upper,workdir=$TREE/work" "$DONOR"
+	# Exit status 3: no overlay here (the caller then builds in full).
+	mount -t overlay overlay -o "lowerdir=$DONOR,upperdir=$TREE/upper,workdir=$TREE/work" "$DONOR" \
+		>>"$LOGF" 2>&1 || exit 3
 	for p in "${patches[@]}"; do
 		patch -d "$DONOR/src" -p1 --batch --forward -s < "$p" >>"$LOGF" 2>&1 ||
 			die "patch $p does not apply (log: $LOGF)"
@@ -176,6 +181,9 @@ fi
 [ -e "$source" ] || die "no such source: $source"
 source=$(cd "$(dirname "$source")" && pwd)/$(basename "$source")
 if [ -d "$source" ]; then
+	# Configured in place, a tree cannot be configured out of tree again.
+	[ ! -e "$source/config.status" ] ||
+		die "$source was configured in place: run 'make distclean' there first (or give a clean checkout)"
 	# A source tree: the hash of every file's path and content (not .git).
 	source_sha=$(cd "$source" && find . -path ./.git -prune -o -type f -print0 | LC_ALL=C sort -z |
 		xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
@@ -212,10 +220,12 @@ if [ "$action" = key ]; then
 	echo "$key"
 	exit 0
 fi
-[ -n "$name" ] || die "--name NAME is required"
-case $name in
-*/* | .* | '') die "bad build name '$name'" ;;
-esac
+if [ "$action" = build ]; then
+	[ -n "$name" ] || die "--name NAME is required"
+	case $name in
+	*/* | .* | '') die "bad build name '$name'" ;;
+	esac
+fi
 
 trees=$cache/trees
 mkdir -p "$trees"
@@ -302,7 +312,11 @@ reusable() { # donor-src
 	[ -z "$full" ] || { why="--full"; return 1; }
 	[ "$flavour" != coverage ] || { why="coverage flavour"; return 1; }
 	command -v unshare >/dev/null 2>&1 || { why="no unshare"; return 1; }
-	[ "$(id -u)" -eq 0 ] || { why="not root (no mount namespace)"; return 1; }
+	# Root: a mount namespace.  Anyone else: a user namespace mapping them
+	# to root in it, where the kernel allows overlays (Linux >= 5.11).
+	ns=(--mount --propagation private)
+	[ "$(id -u)" -eq 0 ] || ns=(--user --map-root-user "${ns[@]}")
+	unshare "${ns[@]}" true 2>/dev/null || { why="no mount namespace here"; return 1; }
 	for p in "${patches[@]}"; do
 		local files
 		files=$(touched_files "$src" "$p")
@@ -338,6 +352,26 @@ link_build() { # tree mode seconds
 
 start=$(now)
 tree=$trees/$key
+
+if [ "$action" = plan ]; then
+	# What a request would do, without doing it: "cached", "full",
+	# "reused DONORKEY install=fast|full", "full: REASON", or "full donor
+	# DONORKEY first, then decide" when the donor is not built yet.
+	donor_key=$(key_of)
+	if [ -f "$tree/done" ]; then
+		echo "cached $key"
+	elif [ ${#patches[@]} -eq 0 ]; then
+		echo "full $key"
+	elif [ ! -f "$trees/$donor_key/done" ]; then
+		echo "full donor $donor_key first, then decide"
+	elif reusable "$trees/$donor_key/src"; then
+		echo "reused $donor_key install=$install"
+	else
+		echo "full: $why"
+	fi
+	exit 0
+fi
+
 if [ -f "$tree/done" ]; then
 	link_build "$tree" cached "$(elapsed "$start")"
 	exit 0
@@ -383,10 +417,22 @@ if [ "$install" = fast ]; then
 else
 	mkdir -p "$tree/prefix"
 fi
+inner=(--_overlay --flavour "$flavour" --jobs "$jobs")
+for p in "${patches[@]}"; do inner+=(--patch "$p"); done
+status=0
 TREE=$tree DONOR=$donor INSTALL=$install LOGF=$logf \
-	unshare --mount --propagation private "$BASH" "$self" --_overlay --flavour "$flavour" \
-	--jobs "$jobs" $(for p in "${patches[@]}"; do printf -- '--patch %q ' "$p"; done) ||
+	unshare "${ns[@]}" "$BASH" "$self" "${inner[@]}" || status=$?
+if [ "$status" -eq 3 ]; then
+	# The kernel refused the overlay: build in full instead.
+	log "candidate $key: no overlay mount here ($(tail -1 "$logf")); full build"
+	rm -rf "$tree"
+	exec {candfd}>&-
+	build_full "$key" "${patches[@]}"
+	link_build "$tree" full "$(elapsed "$start")"
+	exit 0
+elif [ "$status" -ne 0 ]; then
 	die "candidate build failed (log: $logf)"
+fi
 if [ "$install" = fast ]; then
 	# What make install would change for a patch to .c/.re/.y files: the
 	# library and the CLI, the candidate's own files (links to upper/, which

@@ -37,10 +37,11 @@ esac
 # "suggested" by libcurl4-openssl-dev, so not pulled in).  valgrind also
 # brings valgrind/callgrind.h for the measuring worker core (and
 # valgrind/valgrind.h for the loader).  libseccomp-dev: the workers'
-# sandbox filter (server/worker/sandbox.c, docs/sandbox.md).
+# sandbox filter (server/worker/sandbox.c, docs/sandbox.md).  libpcre2-dev:
+# .phpt expectations are PCRE, matched as PHP does (server/common/phpt.c).
 run_pkgs="build-essential gcc make pkg-config dpkg-dev ca-certificates xz-utils
 	libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
-	libssl-dev libseccomp-dev valgrind curl sqlite3"
+	libssl-dev libseccomp-dev libpcre2-dev valgrind curl sqlite3"
 # Building libphp from a php-src source (scripts/build-php.sh,
 # docs/builds.md): patch, re2c and bison (a patch to a .re or .y file is
 # silently not rebuilt without them: configure must find them), autoconf

@@ -49,6 +49,9 @@ enum proto_type {
 	PROTO_DIED = 8,        /* fork server -> daemon: the child serving cases died
 	                        * (TAG_DIED_STATUS, TAG_DIED_BUSY); a fresh one follows */
 	                       /* 10..14: measurement */
+	/* 15..16: php-src's .phpt tests (server/core/phptcore.c, docs/phpt.md) */
+	PROTO_PHPT = 15,        /* daemon -> worker: run one script in a fresh request */
+	PROTO_PHPT_RESULT = 16, /* worker -> daemon: what it printed */
 };
 
 enum proto_tag {
@@ -92,10 +95,30 @@ enum proto_tag {
 	TAG_HANDLER_OFFSET = 72, /* PROTO_HELLO: zif_json_encode's offset in libphp */
 	/* 80..84: the sandbox (server/worker/sandbox.c) */
 	TAG_SANDBOX = 80, /* PROTO_HELLO: the layers in force, e.g. "netns caps seccomp ..." */
-	/* PROTO_DIED */
-	TAG_DIED_STATUS = 90, /* int, the child's wait status */
-	TAG_DIED_BUSY = 91,   /* int, 1: it had a request it did not answer */
-	TAG_DIED_PID = 92,    /* int */
+	TAG_RETIRE = 81,  /* int 1, in any reply: the worker could not empty its private
+	                   * folder and exits after this reply; start another */
+	/* 90..99: .phpt scripts.  PROTO_PHPT: TAG_PHPT_NAME, TAG_PHPT_CODE,
+	 * TAG_PHPT_INI.  PROTO_PHPT_RESULT: TAG_STATUS (error: the script did
+	 * not run, TAG_FAILURE says why), TAG_PRINTED, TAG_PHPT_EXIT, and
+	 * TAG_PHPT_REFUSED when an ini setting could not be made. */
+	TAG_PHPT_NAME = 90,    /* the script's file name in the private folder, e.g. "bug1.php" */
+	TAG_PHPT_CODE = 91,    /* the script */
+	TAG_PHPT_INI = 92,     /* "name=value" lines, applied as php -d name=value would */
+	TAG_PHPT_EXIT = 93,    /* int, the script's exit status */
+	TAG_PHPT_REFUSED = 94, /* "name: why" of the first setting that could not be made */
+	TAG_PHPT_AUX = 95,     /* repeatable: "name\0bytes", a file next to the test (e.g. an
+	                        * .inc it includes), written beside the script first */
+	/* The test's CLEAN, run in the same message right after the script (in
+	 * a request of its own, with its own settings), so that it sees what
+	 * the script left in the private folder. */
+	TAG_PHPT_CLEAN_NAME = 96,
+	TAG_PHPT_CLEAN_CODE = 97,
+	TAG_PHPT_CLEAN_INI = 98,
+	TAG_PHPT_CLEAN_PRINTED = 99, /* PROTO_PHPT_RESULT: what CLEAN printed */
+	/* 100..109: the fork server (server/worker/loader.c).  PROTO_DIED */
+	TAG_DIED_STATUS = 100, /* int, the child's wait status */
+	TAG_DIED_BUSY = 101,   /* int, 1: it had a request it did not answer */
+	TAG_DIED_PID = 102,    /* int */
 };
 
 /* TAG_STATUS values, the same numbers as the daemon's enum result_status. */

@@ -1,14 +1,17 @@
 /*
  * Removing a folder tree that untrusted code may have filled: never follows
  * a symbolic link, never leaves the tree (every step is relative to an open
- * directory descriptor), bounded in depth.  Compiled into the daemon (which
+ * directory descriptor), at most RMTREE_MAX_DEPTH descriptors open whatever
+ * the tree's depth (deeper directories are moved up and removed in a later
+ * pass), and directories a case made unreadable (mode 0300, 0) are given
+ * their owner's rights back first.  Compiled into the daemon (which
  * removes a worker's private folder) and the worker loader (which empties
  * it between cases).
  */
 #ifndef PHPCMP_RMTREE_H
 #define PHPCMP_RMTREE_H
 
-#define RMTREE_MAX_DEPTH 64
+#define RMTREE_MAX_DEPTH 16
 
 /* Remove everything inside the open directory dirfd; 0, or -1 (errno) if
  * something could not be removed.  dirfd stays open. */

@@ -25,6 +25,7 @@
 
 #include "core.h"
 #include "gencore.h"
+#include "phptcore.h"
 
 #define MAX_PRINTED PROTO_MAX_PRINTED /* what a case may echo before we cut it */
 #define MAX_WARNINGS PROTO_MAX_DIAG
@@ -42,6 +43,7 @@ static struct capture failure = { .max = MAX_WARNINGS };
 static const struct core_options *options;
 static void (*php_error_cb_orig)(int, zend_string *, const uint32_t, zend_string *);
 static zend_function *fn_json_encode, *fn_json_last_error_msg;
+static zend_function *fn_openssl_error_string; /* NULL: no openssl, or disabled */
 
 static void capture_reset(struct capture *c)
 {
@@ -116,6 +118,10 @@ static void core_ini_defaults(HashTable *h)
 	core_ini_set(h, "precision", "14");
 	core_ini_set(h, "error_reporting", "32767"); /* E_ALL */
 	core_ini_set(h, "log_errors", "0");
+	/* The baseline every request end restores: the embed SAPI's own
+	 * default is 1, and a case's ini_set('display_errors', ...) went back
+	 * to that, printing later cases' errors into their output. */
+	core_ini_set(h, "display_errors", "0");
 	core_ini_set(h, "html_errors", "0");
 	core_ini_set(h, "date.timezone", "UTC");
 	for (int i = 0; i < options->nini; i++) {
@@ -489,6 +495,33 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 	}
 	php_request_shutdown(NULL);
 	php_request_startup();
+	core_request_ready();
+}
+
+/*
+ * What a request's end does not reset, reset by hand:
+ * - PG(during_request_startup): php_execute_script clears it, and the
+ *   core never calls that; left set, every warning reads "PHP Request
+ *   Startup: ..." instead of "hex2bin(): ..." as php-cli prints it.
+ * - OpenSSL's error queue, and the openssl extension's copy of it
+ *   (process-wide globals): openssl_error_string() drains both.
+ */
+void core_request_ready(void)
+{
+	PG(during_request_startup) = 0;
+	if (fn_openssl_error_string != NULL) {
+		zval rv;
+		for (int i = 0; i < 256; i++) {
+			ZVAL_UNDEF(&rv);
+			zend_call_known_function(fn_openssl_error_string, NULL, NULL, &rv, 0, NULL, NULL);
+			int more = Z_TYPE(rv) == IS_STRING;
+			zval_ptr_dtor(&rv);
+			if (!more)
+				break;
+		}
+		if (EG(exception))
+			zend_clear_exception();
+	}
 }
 
 static int core_init(const struct core_options *opts, char *err, size_t errsize)
@@ -517,6 +550,9 @@ static int core_init(const struct core_options *opts, char *err, size_t errsize)
 		snprintf(err, errsize, "this libphp has no json_encode");
 		return -1;
 	}
+	fn_openssl_error_string = zend_hash_str_find_ptr(
+	    CG(function_table), "openssl_error_string", sizeof("openssl_error_string") - 1);
+	core_request_ready();
 	return 0;
 }
 
@@ -545,6 +581,8 @@ static int core_handle(const struct proto_msg *req, struct proto_buf *out)
 	case PROTO_GEN_BATCH:
 	case PROTO_GEN_DETAIL:
 		return gencore_handle(req, out);
+	case PROTO_PHPT:
+		return phptcore_handle(req, out);
 	default:
 		return 0;
 	}

@@ -115,6 +115,7 @@ static void gencore_request_restart(void)
 	gencore_declared = 0;
 	php_request_shutdown(NULL);
 	php_request_startup();
+	core_request_ready();
 }
 
 /* Declare the generator's classes and enums in this request. */

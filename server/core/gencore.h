@@ -16,4 +16,8 @@ void gencore_set_page(struct proto_page *page);
 /* Answer a PROTO_GEN_BATCH or PROTO_GEN_DETAIL: fills out, returns the reply type. */
 int gencore_handle(const struct proto_msg *req, struct proto_buf *out);
 
+/* core.c: a request just opened is made ready for a case (the state no
+ * request end resets: see there). */
+void core_request_ready(void);
+
 #endif

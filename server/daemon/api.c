@@ -57,6 +57,8 @@ static const struct api_route {
 	{ M_GET, "/api/runs/:id/report.md", api_route_run_report, "run", 0 },
 	{ M_GET, "/api/workloads/history", api_route_workload_history, NULL, 0 },
 	{ M_GET, "/api/comparisons/:id/callgrind/:role", api_route_callgrind, "comparison", 0 },
+	{ M_GET, "/api/comparisons/:id/output/:role", api_route_result_output, "comparison", 0 },
+	{ M_GET, "/api/comparisons/:id/printed/:role", api_route_result_printed, "comparison", 0 },
 	{ M_POST, "/api/generated", api_route_generated, NULL, 0 },
 	{ M_GET, "/api/buckets", api_route_buckets, NULL, 0 },
 	{ M_POST, "/api/buckets/triage", api_route_buckets_triage, NULL, 0 },

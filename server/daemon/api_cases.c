@@ -1,10 +1,12 @@
 /* /api/cases and /api/generated: submitting and reading cases, results as JSON. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
+#include <openssl/evp.h>
 
 #include "api_internal.h"
 #include "proto.h"
@@ -12,6 +14,8 @@
 #define API_DEFAULT_TITLE "submitted case"
 #define API_MAX_ITERATIONS 1000000L
 #define API_MAX_DEPTH 2147483647LL
+/* Outputs and printed text longer than this are answered as a link. */
+#define API_INLINE_MAX (64u << 10)
 
 /* "a,b" -> ["a","b"]; "" -> []. */
 static json_t *api_list(const char *s)
@@ -184,24 +188,56 @@ static json_t *api_truncated(const struct result *r)
 	return a;
 }
 
-static json_t *api_result_json(const struct result *r, const char *build)
+static json_t *api_md5(const char *data, size_t len)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned n = 0, i;
+	char hex[2 * EVP_MAX_MD_SIZE + 1];
+
+	if (EVP_Digest(data != NULL ? data : "", len, md, &n, EVP_md5(), NULL) != 1)
+		return json_null();
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return json_stringn(hex, 2 * n);
+}
+
+/*
+ * A result as JSON.  Outputs and printed text over API_INLINE_MAX are not
+ * written into the answer (a 16 MiB output of control bytes is 78 MB of
+ * JSON, and 64 such answers at once took the daemon to gigabytes): the
+ * field is null, "omitted" names it, and <field>_url serves the exact bytes
+ * (GET /api/comparisons/{id}/output/{role}); output_size and output_md5
+ * are always there.
+ */
+static json_t *api_result_json(
+    const struct result *r, const char *build, int64_t comparison_id, const char *role)
 {
 	int is_false = r->output_is_false || r->output.data == NULL, utf8 = 1, putf8 = 1;
-	json_t *o, *output, *printed;
+	int big_output = !is_false && r->output.len > API_INLINE_MAX;
+	int big_printed = r->printed.len > API_INLINE_MAX;
+	json_t *o, *output, *printed, *omitted;
+	char url[96];
 
-	output = is_false ? json_false() : text_jsonn(r->output.data, r->output.len, &utf8);
-	printed = text_jsonn(r->printed.data, r->printed.len, &putf8);
+	output = is_false ? json_false()
+	    : big_output  ? json_null()
+	                  : text_jsonn(r->output.data, r->output.len, &utf8);
+	if (big_output)
+		utf8 = utf8_valid(r->output.data, r->output.len);
+	printed = big_printed ? json_null() : text_jsonn(r->printed.data, r->printed.len, &putf8);
+	if (big_printed)
+		putf8 = utf8_valid(r->printed.data, r->printed.len);
 	o = json_pack("{s:o s:s s:o s:o s:o s:b s:I s:o s:o s:o s:o s:b s:o s:o s:o s:f}", "build",
 	    text_json(build), "status", result_status_name(r->status), "signal",
 	    r->status == STATUS_CRASH ? json_integer(r->signal) : json_null(), "output", output,
-	    "output_base64", is_false ? json_null() : api_base64(r->output.data, r->output.len),
+	    "output_base64", is_false || big_output ? json_null() : api_base64(r->output.data, r->output.len),
 	    "output_utf8", is_false ? 1 : utf8, "error_code", (json_int_t)r->error_code, "error_msg",
 	    text_json(r->error_msg), "exception",
 	    r->exc_class != NULL ? json_pack("{s:o s:o}", "class", text_json(r->exc_class), "message",
 	                               text_json(r->exc_msg != NULL ? r->exc_msg : ""))
 	                         : json_null(),
-	    "printed", printed, "printed_base64", api_base64(r->printed.data, r->printed.len), "printed_utf8",
-	    putf8, "warnings", api_lines(r->warnings), "failure", text_json(r->failure), "instructions",
+	    "printed", printed, "printed_base64",
+	    big_printed ? json_null() : api_base64(r->printed.data, r->printed.len), "printed_utf8", putf8,
+	    "warnings", api_lines(r->warnings), "failure", text_json(r->failure), "instructions",
 	    r->instructions >= 0 ? json_integer(r->instructions) : json_null(), "wall_ms", r->wall_ms);
 	/* The exact count behind "instructions" (a rounded per-call figure). */
 	if (o != NULL)
@@ -210,6 +246,27 @@ static json_t *api_result_json(const struct result *r, const char *build)
 	/* Cut at a cap: said, not left to be guessed from the bytes. */
 	if (o != NULL)
 		json_object_set_new(o, "truncated", api_truncated(r));
+	if (o != NULL) {
+		json_object_set_new(
+		    o, "output_size", is_false ? json_null() : json_integer((json_int_t)r->output.len));
+		json_object_set_new(
+		    o, "output_md5", is_false ? json_null() : api_md5(r->output.data, r->output.len));
+		omitted = json_array();
+		if (big_output) {
+			json_array_append_new(omitted, json_string("output"));
+			snprintf(
+			    url, sizeof url, "/api/comparisons/%" PRId64 "/output/%s", comparison_id, role);
+			json_object_set_new(o, "output_url", json_string(url));
+		}
+		if (big_printed) {
+			json_array_append_new(omitted, json_string("printed"));
+			snprintf(
+			    url, sizeof url, "/api/comparisons/%" PRId64 "/printed/%s", comparison_id, role);
+			json_object_set_new(o, "printed_url", json_string(url));
+			json_object_set_new(o, "printed_size", json_integer((json_int_t)r->printed.len));
+		}
+		json_object_set_new(o, "omitted", omitted);
+	}
 	return o;
 }
 
@@ -238,7 +295,8 @@ static json_t *api_case_comparison_json(const struct db_case *dc, const struct d
 	if (cmp != NULL)
 		for (role = 0; role < MAX_BUILDS; role++)
 			json_object_set_new(results, role_name(role),
-			    api_result_json(&cmp->results[role], cmp->build_names[role]));
+			    api_result_json(
+			        &cmp->results[role], cmp->build_names[role], cmp->id, role_name(role)));
 	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "url", url,
 	    "api_url", api_url, "verdict", cmp != NULL ? json_string(cmp->verdict) : json_null(), "differs",
 	    cmp != NULL ? api_list(cmp->differs) : json_array(), "case", api_case_json(dc), "results",
@@ -270,6 +328,35 @@ static int api_case_slot_take(struct app *app, struct http_response *resp)
 static void api_case_slot_give(struct app *app)
 {
 	__atomic_sub_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Cases whose results are held at once, from the workers' answer until the
+ * reply is built: the workers run one case at a time each, so a few in the
+ * pipeline keep them busy, and the daemon's memory is bounded by this many
+ * pairs of results (each up to 16 MiB of output, 1 MiB printed, and their
+ * copy read back) however many requests wait for a slot.
+ */
+#define API_PIPELINE_MAX 4
+static pthread_mutex_t api_pipeline_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t api_pipeline_free = PTHREAD_COND_INITIALIZER;
+static int api_pipeline_used;
+
+static void api_pipeline_take(void)
+{
+	pthread_mutex_lock(&api_pipeline_lock);
+	while (api_pipeline_used >= API_PIPELINE_MAX)
+		pthread_cond_wait(&api_pipeline_free, &api_pipeline_lock);
+	api_pipeline_used++;
+	pthread_mutex_unlock(&api_pipeline_lock);
+}
+
+static void api_pipeline_give(void)
+{
+	pthread_mutex_lock(&api_pipeline_lock);
+	api_pipeline_used--;
+	pthread_cond_signal(&api_pipeline_free);
+	pthread_mutex_unlock(&api_pipeline_lock);
 }
 
 /* ---- request parsing ---- */
@@ -469,7 +556,7 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 	char err[512], location[64];
 	int64_t case_id, comparison_id;
 	unsigned diff;
-	int i, fail_on_differ, slot = 0;
+	int i, fail_on_differ, slot = 0, piped = 0;
 
 	case_init(&c);
 	for (i = 0; i < MAX_BUILDS; i++)
@@ -482,6 +569,11 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 	if (api_case_slot_take(app, resp) < 0)
 		goto out;
 	slot = 1;
+	/* Measured cases run on their own workers, for seconds: not gated. */
+	if (c.iterations <= 0) {
+		api_pipeline_take();
+		piped = 1;
+	}
 	if (runs_pair(app, &c, res) < 0) {
 		for (i = 0; i < MAX_BUILDS; i++)
 			if (res[i].status == STATUS_ERROR && res[i].failure != NULL)
@@ -503,10 +595,12 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 	api_case_reply(
 	    app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location, NULL, resp);
 out:
-	if (slot)
-		api_case_slot_give(app);
 	for (i = 0; i < MAX_BUILDS; i++)
 		result_release(&res[i]);
+	if (piped)
+		api_pipeline_give();
+	if (slot)
+		api_case_slot_give(app);
 	case_release(&c);
 }
 
@@ -715,4 +809,60 @@ void api_route_generated(
 {
 	(void)a;
 	api_generated_post(app, req, resp);
+}
+
+/* GET /api/comparisons/{id}/output/{role} and .../printed/{role}: the exact bytes. */
+static void api_result_bytes(
+    struct app *app, int64_t comparison_id, int printed, const char *role, struct http_response *resp)
+{
+	struct db_comparison cmp;
+	const struct bytes *b;
+	char err[512];
+	int r = !strcmp(role, "base") ? ROLE_BASE : !strcmp(role, "head") ? ROLE_HEAD : -1, rc;
+
+	if (r < 0) {
+		api_error(resp, 404, "not_found", "no build role \"%.16s\" (base or head)", role);
+		return;
+	}
+	if ((rc = db_comparison_get(app->db, 0, comparison_id, &cmp, err, sizeof err)) <= 0) {
+		if (rc < 0)
+			api_fail(resp, err);
+		else
+			api_error(resp, 404, "not_found", "no comparison %" PRId64, comparison_id);
+		db_comparison_release(&cmp);
+		return;
+	}
+	b = printed ? &cmp.results[r].printed : &cmp.results[r].output;
+	if (!printed && (cmp.results[r].output_is_false || b->data == NULL)) {
+		api_error(
+		    resp, 404, "not_found", "json_encode() returned false on %s: there is no output", role);
+		db_comparison_release(&cmp);
+		return;
+	}
+	if ((resp->body = malloc(b->len + 1)) == NULL) {
+		api_fail(resp, "out of memory");
+	} else {
+		memcpy(resp->body, b->data != NULL ? b->data : "", b->len);
+		resp->status = 200;
+		resp->body_len = b->len;
+		resp->content_type = "application/octet-stream";
+		snprintf(resp->disposition, sizeof resp->disposition,
+		    "inline; filename=\"phpcmp-%" PRId64 "-%s.%s\"", comparison_id, role,
+		    printed ? "printed" : "json");
+	}
+	db_comparison_release(&cmp);
+}
+
+void api_route_result_output(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	api_result_bytes(app, a->id, 0, a->role, resp);
+}
+
+void api_route_result_printed(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	(void)req;
+	api_result_bytes(app, a->id, 1, a->role, resp);
 }

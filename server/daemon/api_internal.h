@@ -25,6 +25,8 @@ api_handler api_route_cases;
 api_handler api_route_case_post;
 api_handler api_route_case;
 api_handler api_route_generated;
+api_handler api_route_result_output;
+api_handler api_route_result_printed;
 /* api_runs.c */
 api_handler api_route_runs;
 api_handler api_route_run_post;

@@ -94,16 +94,16 @@ static void api_runs_list(struct app *app, const struct http_request *req, struc
 static void api_runs_refused(struct http_response *resp, int status, const char *err)
 {
 	switch (status) {
-	case 400:
+	case RUNS_BAD_REQUEST:
 		api_error(resp, 400, "bad_request", "%s", err);
 		break;
-	case 404:
+	case RUNS_NOT_FOUND:
 		api_error(resp, 404, "not_found", "%s", err);
 		break;
-	case 409:
+	case RUNS_CONFLICT:
 		api_error(resp, 409, "conflict", "%s", err);
 		break;
-	case 429:
+	case RUNS_TOO_MANY:
 		api_error(resp, 429, "too_many_runs", "%s", err);
 		resp->retry_after = 30;
 		break;

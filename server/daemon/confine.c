@@ -38,6 +38,7 @@ void confine_defaults(struct sandbox_config *s)
 	s->as = 1LL << 30;
 	s->measure_as = 4LL << 30;
 	s->fsize = 16LL << 20;
+	s->disk = 64LL << 20;
 	s->nofile = 64;
 	s->nproc = 0;
 	s->disable_functions = NULL;
@@ -111,6 +112,7 @@ int confine_option(struct sandbox_config *s, const char *key, const char *value,
 		{ "limit-fsize", offsetof(struct sandbox_config, fsize), 1 },
 		{ "limit-nofile", offsetof(struct sandbox_config, nofile), 0 },
 		{ "limit-nproc", offsetof(struct sandbox_config, nproc), 0 },
+		{ "limit-disk", offsetof(struct sandbox_config, disk), 1 },
 	};
 	/* clang-format on */
 
@@ -218,7 +220,13 @@ static void confine_sweep(const char *base)
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", base, e->d_name);
-		rmtree(path);
+		if (rmtree(path) == 0)
+			fprintf(stderr,
+			    "phpcmp: removed %s: the private folder of a worker of daemon %ld, which is gone\n",
+			    path, pid);
+		else
+			fprintf(stderr, "phpcmp: cannot remove %s (left by daemon %ld, which is gone): %s\n",
+			    path, pid, strerror(errno));
 	}
 	closedir(d);
 }
@@ -261,6 +269,7 @@ static void confine_common(
     struct worker *w, const struct config *cfg, struct confine_args *a, const char **v, int *n)
 {
 	confine_add(v, n, "--sandbox-dir", w->sandbox_dir);
+	confine_add(v, n, "--limit-disk", confine_num(a, cfg->sandbox.disk));
 	confine_add(v, n, "--allow-read", cfg->worker_bin);
 	confine_add(v, n, "--allow-read", w->build->lib_path);
 	confine_add(v, n, "--allow-read", w->build->core_path);

@@ -121,8 +121,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RESULT_INSERT] =
 	    "INSERT INTO results (comparison_id, role, build_id, status, signal, output, "
 	    "output_is_false, error_code, error_msg, exc_class, exc_msg, printed, warnings, "
-	    "failure, instructions, wall_ms, instr_total, dump_file) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+	    "failure, instructions, wall_ms, instr_total, dump_file, output_same) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	[S_RUN_PROGRESS] =
 	    "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3 WHERE id = ?1",
 	[S_CASE_GET] =
@@ -135,7 +135,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "SELECT id, case_id, run_id, verdict, differs, created_at FROM comparisons "
 	    "WHERE id = ?1 AND (?2 = 0 OR case_id = ?2)",
 	[S_RESULTS_GET] =
-	    "SELECT r.role, b.name, r.status, r.signal, r.output, r.output_is_false, "
+	    "SELECT r.role, b.name, r.status, r.signal, " RESULT_OUTPUT_SQL ", r.output_is_false, "
 	    "r.error_code, r.error_msg, r.exc_class, r.exc_msg, r.printed, r.warnings, "
 	    "r.failure, r.instructions, r.wall_ms, r.instr_total, r.dump_file "
 	    "FROM results r JOIN builds b ON b.id = r.build_id WHERE r.comparison_id = ?1",
@@ -563,11 +563,15 @@ static void db_bind_case(sqlite3_stmt *st, const struct case_spec *c, const char
 }
 
 static int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
-    const struct result *r, char *err, size_t errsize)
+    const struct result *r, const struct result *base, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = db_stmt(db, S_RESULT_INSERT);
 	/* No output at all (a crash, a timeout) reads back as false. */
 	int is_false = r->output_is_false || r->output.data == NULL;
+	/* The base's bytes exactly: stored once, for both. */
+	int same = base != NULL && !is_false && !base->output_is_false && base->output.data != NULL &&
+	    base->output.len == r->output.len &&
+	    memcmp(base->output.data, r->output.data, r->output.len) == 0;
 
 	sqlite3_bind_int64(st, 1, comparison_id);
 	db_bind_text(st, 2, role_name(role));
@@ -575,8 +579,9 @@ static int db_store_result(struct db *db, int64_t comparison_id, int role, const
 	db_bind_text(st, 4, result_status_name(r->status));
 	if (r->status == STATUS_CRASH)
 		sqlite3_bind_int(st, 5, r->signal);
-	if (!is_false)
+	if (!is_false && !same)
 		sqlite3_bind_blob64(st, 6, r->output.data, r->output.len, SQLITE_STATIC);
+	sqlite3_bind_int(st, 19, same);
 	sqlite3_bind_int(st, 7, is_false);
 	sqlite3_bind_int64(st, 8, r->error_code);
 	db_bind_text(st, 9, r->error_msg);
@@ -641,7 +646,8 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 	*comparison_id = sqlite3_last_insert_rowid(db->conn);
 
 	for (role = 0; role < MAX_BUILDS; role++)
-		if (db_store_result(db, *comparison_id, role, builds[role], &res[role], err, errsize) < 0)
+		if (db_store_result(db, *comparison_id, role, builds[role], &res[role],
+		        role == ROLE_BASE ? NULL : &res[ROLE_BASE], err, errsize) < 0)
 			goto fail;
 	/* A mismatch joins its bucket with it (db_triage.c). */
 	if (diff != 0 && db_triage_record(db, c->flags, res, diff, run_id, *comparison_id, err, errsize) < 0)

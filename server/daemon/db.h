@@ -248,4 +248,21 @@ struct db_triage_change {
 int db_triage_change(struct db *, const int64_t *ids, size_t n, const struct db_triage_change *, int full,
     int *changed, int64_t *missing, struct json_t **out, char *err, size_t errsize);
 
+/* ---- db_phpt.c: the phpt suite's results (phpt_tests, phpt_results) ---- */
+struct db_phpt_result {
+	const char *status; /* "PASS", "FAIL", ... "crash", "timeout" */
+	const char *reason; /* NULL or "" when none */
+	const char *output; /* NULL: FILE did not run */
+	size_t output_len;
+	const char *diff; /* NULL unless FAIL/XFAIL */
+	size_t diff_len;
+	double wall_ms;
+	int signal;
+};
+/* One test's verdict and both builds' results, and the run's progress, in one transaction. */
+int db_phpt_store(struct db *, int64_t run_id, const char *test, const char *name, const char *verdict,
+    const struct db_phpt_result res[MAX_BUILDS], char *err, size_t errsize);
+/* Forget a run's phpt results and progress (a resumed run starts over). */
+int db_phpt_restart(struct db *, int64_t run_id, char *err, size_t errsize);
+
 #endif

@@ -12,6 +12,12 @@
 
 #include "db.h"
 
+/* A results row's output, as SQL over alias r: its own bytes, or the base
+ * result's when stored once for both (output_same, schema migration 7). */
+#define RESULT_OUTPUT_SQL                                                                        \
+	"(CASE WHEN r.output_same THEN (SELECT x.output FROM results x WHERE x.comparison_id = " \
+	"r.comparison_id AND x.role = 'base') ELSE r.output END)"
+
 struct db_triage;
 
 enum { DB_TX_BEGIN, DB_TX_COMMIT, DB_TX_ROLLBACK, DB_TX_COUNT };

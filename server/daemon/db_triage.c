@@ -105,8 +105,8 @@ static const char *const tstmt_sql[T_COUNT] = {
 	    "SELECT m.id, m.run_id, c.flags FROM comparisons m JOIN cases c ON c.id = m.case_id "
 	    "WHERE m.verdict = 'differ' AND m.bucket_id IS NULL AND m.id > ?1 ORDER BY m.id LIMIT ?2",
 	[T_RESULTS] =
-	    "SELECT role, status, signal, output, output_is_false, error_code, error_msg, exc_class, exc_msg "
-	    "FROM results WHERE comparison_id = ?1",
+	    "SELECT r.role, r.status, r.signal, " RESULT_OUTPUT_SQL ", r.output_is_false, r.error_code, "
+	    "r.error_msg, r.exc_class, r.exc_msg FROM results r WHERE r.comparison_id = ?1",
 	[T_BUCKET_GET] = "SELECT " BUCKET_COLUMNS BUCKET_FROM "WHERE b.id = ?1",
 	[T_BUCKET_OF_COMPARISON] =
 	    "SELECT " BUCKET_COLUMNS BUCKET_FROM "WHERE b.id = (SELECT bucket_id FROM comparisons WHERE id = ?1)",

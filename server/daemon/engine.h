@@ -37,8 +37,11 @@ struct sandbox_config {
 	char layers[64]; /* "all", "none" or e.g. "netns,seccomp,php" */
 	const char *dir; /* where private folders are made; default $TMPDIR or /tmp */
 	long long cpu_s, as, measure_as, fsize, nofile, nproc; /* -1: unlimited */
-	const char *disable_functions;                         /* NULL: the worker's own list */
+	long long disk;                /* what a worker's private folder may hold in all; -1: unlimited */
+	const char *disable_functions; /* NULL: the worker's own list */
 };
+
+#define MAX_HOSTS 8
 
 struct config {
 	const char *listen_addr;  /* default 127.0.0.1 */
@@ -55,11 +58,16 @@ struct config {
 	int run_stored;           /* queue a stored-suite run at startup */
 	const char *memory_limit; /* PHP memory_limit, default 128M */
 	/* Who may write and how much is accepted (docs/config.md, docs/hardening.md) */
-	int read_auth;         /* GET /api/... needs a token too; default 0 */
-	int max_connections;   /* HTTP connections served; over it 503; default 128 */
-	int max_case_requests; /* POST /api/cases running at once; over it 503; default 64 */
-	int max_queued_runs;   /* runs waiting to start; over it 429; default 16 */
-	int64_t db_max_bytes;  /* database size cap (SQLite max_page_count); 0: none */
+	int read_auth;              /* GET /api/... needs a token too; default 0 */
+	int max_connections;        /* HTTP requests served at once; over it 503; default 128 */
+	int max_client_connections; /* connections open from one address; default 256 */
+	int max_case_requests;      /* POST /api/cases running at once; over it 503; default 64 */
+	int max_queued_runs;        /* runs waiting to start; over it 429; default 16 */
+	int64_t db_max_bytes;       /* database size cap (SQLite max_page_count); 0: none */
+	/* Host names the daemon answers for besides its listen address and
+	 * localhost (--host, repeatable): any other Host header is refused. */
+	int nhosts;
+	const char *hosts[MAX_HOSTS];
 	struct sandbox_config sandbox;
 	int nbuilds;
 	struct build builds[MAX_BUILDS];
@@ -156,14 +164,23 @@ void runs_stop(struct runs *);
  * started at all (res still filled).
  */
 int runs_pair(struct app *, const struct case_spec *, struct result res[MAX_BUILDS]);
-/* Queue a run from a request body; 0 with *id, else an HTTP status (400/429/500) and err. */
+/* Why runs_create/cancel/resume refused, with err saying it (api_runs.c maps these). */
+enum runs_refusal {
+	RUNS_OK = 0,
+	RUNS_BAD_REQUEST, /* the body's suite or parameters */
+	RUNS_NOT_FOUND,
+	RUNS_CONFLICT, /* not in a state for it, or made with other builds */
+	RUNS_TOO_MANY, /* --max-queued-runs are waiting */
+	RUNS_FAILED,   /* storage (db_error_status says how) or out of memory */
+};
+/* Queue a run from a request body; RUNS_OK with *id, else a refusal and err. */
 int runs_create(struct runs *, struct json_t *body, int64_t *id, char *err, size_t errsize);
-/* Cancel a queued or running run; 0, or an HTTP status (404/409/500) and err. */
+/* Cancel a queued or running run; RUNS_OK, or a refusal and err. */
 int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
 /*
  * Queue an interrupted, failed or cancelled run again; it continues where it
- * stopped, skipping the cases it already compared.  0, or an HTTP status
- * (404/409/429/500) and err.
+ * stopped, skipping the cases it already compared.  RUNS_OK, or a refusal
+ * and err.
  */
 int runs_resume(struct runs *, int64_t id, char *err, size_t errsize);
 
@@ -197,5 +214,18 @@ int genrun_cases_list(
 /* One listed mismatch of a run in full: 1 (*case_id), 0 not here (other builds), -1. */
 int genrun_materialise(
     struct app *, int64_t run_id, uint64_t seed, int64_t index, int64_t *case_id, char *err, size_t errsize);
+
+/* ---- phptrun.c: php-src's .phpt tests (docs/phpt.md) ---- */
+extern const char *const phptrun_params[]; /* body fields: dir, files */
+int phptrun_check(struct json_t *body, char *err, size_t errsize);
+/* The run's tests (its parameters as JSON text): the state, *total set; NULL with err. */
+void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize);
+void phptrun_close(void *state);
+enum genrun_end phptrun_execute(struct app *, const struct db_run *, void *state,
+    int (*stop)(void *arg, int *cancelled), void *arg, char *err, size_t errsize);
+/* report.md's line of a phpt run, malloc'd; NULL for other runs. */
+char *phptrun_report_line(const struct db_run *);
+/* report.md of a phpt run: 1 with *md (malloc'd), 0 for other runs, -1 out of memory. */
+int phptrun_report_md(struct app *, int64_t run_id, char **md);
 
 #endif

@@ -16,6 +16,10 @@
  * file ends without caring about a final newline.  When base raised
  * warnings (their text names file and line), --INI-- turns display_errors
  * off so that --EXPECT-- stays exact.
+ *
+ * No line it writes ever reads as a run-tests.php section header (or
+ * ===DONE===): such code goes through one-space-indented nowdocs, such
+ * expected text into an exact --EXPECTF-- (export_unsafe and below).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -78,6 +82,109 @@ static int export_one_line(const char *code)
 	    strchr(code, '#') == NULL && strstr(code, "/*") == NULL && strstr(code, "?>") == NULL;
 }
 
+/*
+ * php-src's run-tests.php reads a .phpt line by line (fgets: lines end at
+ * "\n"), and any line matching /^--([_A-Z]+)--/ starts a new section,
+ * whatever follows on it; inside --FILE-- a line matching /^===DONE===\s*$/
+ * ends the test code (the lines after it are dropped).  A case's code,
+ * setup or output holding such a line, written as it is, would turn data
+ * into another section: --CLEAN-- code a reviewer runs outside any sandbox.
+ */
+static int export_reads_as_header(const char *line, size_t n)
+{
+	size_t i = 2;
+
+	if (n < 2 || line[0] != '-' || line[1] != '-')
+		return 0;
+	while (i < n && ((line[i] >= 'A' && line[i] <= 'Z') || line[i] == '_'))
+		i++;
+	return i > 2 && i + 1 < n && line[i] == '-' && line[i + 1] == '-';
+}
+
+static int export_reads_as_done(const char *line, size_t n)
+{
+	size_t i;
+
+	if (n < 10 || memcmp(line, "===DONE===", 10) != 0)
+		return 0;
+	for (i = 10; i < n; i++)
+		if (strchr(" \t\n\r\v\f", line[i]) == NULL)
+			return 0;
+	return 1;
+}
+
+/* Does any line of s read as a section header (or, in_file, as ===DONE===)? */
+static int export_unsafe(const char *s, size_t len, int in_file)
+{
+	const char *line = s, *end = s + len, *nl;
+	size_t n;
+
+	while (line < end) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		n = nl != NULL ? (size_t)(nl - line) : (size_t)(end - line);
+		if (export_reads_as_header(line, n) || (in_file && export_reads_as_done(line, n)))
+			return 1;
+		line += n + 1;
+	}
+	return 0;
+}
+
+/*
+ * code as a nowdoc whose every line is indented by one space, the closing
+ * marker too: PHP (>= 7.3) strips the closing marker's indentation from
+ * every line, so the string is code exactly, and no line of the file starts
+ * with "--" or "===".  PHP's heredoc lines also end at a lone CR, so one is
+ * indented too.  0, or -1 when no marker is free.
+ */
+static int export_nowdoc(struct buf *o, const char *code, const char *name)
+{
+	char marker[40];
+	const char *p;
+	int k = 0;
+
+	do
+		snprintf(marker, sizeof marker, k == 0 ? "%s" : "%s_%d", name, k);
+	while (strstr(code, marker) != NULL && ++k < 1000);
+	if (strstr(code, marker) != NULL)
+		return -1;
+	buf_addf(o, "<<<'%s'\n ", marker);
+	for (p = code; *p != '\0'; p++) {
+		buf_add(o, p, 1);
+		if (*p == '\n' || (*p == '\r' && p[1] != '\n'))
+			buf_add(o, " ", 1);
+	}
+	buf_addf(o, "\n %s", marker);
+	return 0;
+}
+
+/*
+ * Expected text for --EXPECTF--, matching exactly the bytes of exp: every
+ * '%' (EXPECTF's own escapes) as the regex %r\x25%r, and the first '-' of a
+ * line that would read as a header as %r-%r.
+ */
+static void export_expectf(struct buf *o, const char *exp, size_t len)
+{
+	const char *line = exp, *end = exp + len, *nl;
+	size_t n, i;
+
+	while (line < end) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		n = nl != NULL ? (size_t)(nl - line) + 1 : (size_t)(end - line);
+		i = 0;
+		if (export_reads_as_header(line, n)) {
+			buf_adds(o, "%r-%r");
+			i = 1;
+		}
+		for (; i < n; i++) {
+			if (line[i] == '%')
+				buf_adds(o, "%r\\x25%r");
+			else
+				buf_add(o, line + i, 1);
+		}
+		line += n;
+	}
+}
+
 /* The version of the configured build with this name, or "" (a copy: its
  * workers may be writing it, see worker_build_info). */
 static const char *export_version(struct app *app, const char *name, struct build_info *info)
@@ -91,16 +198,16 @@ static const char *export_version(struct app *app, const char *name, struct buil
 	return info->php_version;
 }
 
-/* The .phpt text; NULL when out of memory. */
+/* The .phpt text; NULL when out of memory, or with *refused set when it cannot be written safely. */
 static char *export_phpt_text(
-    struct app *app, const struct db_case *dc, const struct db_comparison *cmp, size_t *len)
+    struct app *app, const struct db_case *dc, const struct db_comparison *cmp, size_t *len, int *refused)
 {
 	const struct case_spec *c = &dc->spec;
 	const struct result *base = &cmp->results[ROLE_BASE];
-	struct buf o = BUF_INIT;
+	struct buf o = BUF_INIT, file = BUF_INIT, exp = BUF_INIT;
 	struct build_info info;
 	char marker[32];
-	int k = 0;
+	int k = 0, escaped;
 
 	buf_adds(&o, "--TEST--\njson_encode(): ");
 	out_line(&o, c->title != NULL && *c->title != '\0' ? c->title : "phpcmp case");
@@ -126,28 +233,61 @@ static char *export_phpt_text(
 	if (base->warnings != NULL && *base->warnings != '\0')
 		buf_adds(&o, "--INI--\ndisplay_errors=0\n");
 
+	for (escaped = 0; escaped < 2; escaped++) {
+		/* As written by hand first; escaped when a line would read as a section. */
+		buf_release(&file);
+		if (escaped)
+			buf_adds(&file,
+			    "/* Written through nowdocs: a line of this case reads as a .phpt section. */\n");
+		if (c->setup != NULL && *c->setup != '\0') {
+			if (escaped) {
+				buf_adds(&file, "eval(");
+				if (export_nowdoc(&file, c->setup, "SETUP") < 0)
+					goto refuse;
+				buf_adds(&file, ");\n\n");
+			} else {
+				buf_adds(&file, c->setup);
+				buf_adds(&file, "\n\n");
+			}
+		}
+		if (export_is_statements(c->code)) {
+			buf_adds(&file, "$value = eval(");
+			if (escaped) {
+				if (export_nowdoc(&file, c->code, "CODE") < 0)
+					goto refuse;
+			} else {
+				/* A nowdoc marker that no line of the code contains. */
+				do
+					snprintf(marker, sizeof marker, k == 0 ? "CODE" : "CODE_%d", k);
+				while (strstr(c->code, marker) != NULL && ++k < 1000);
+				if (strstr(c->code, marker) != NULL)
+					goto refuse;
+				buf_addf(&file, "<<<'%s'\n", marker);
+				buf_adds(&file, c->code);
+				buf_addf(&file, "\n%s", marker);
+			}
+			buf_adds(&file, ");\n");
+		} else if (escaped) {
+			buf_adds(&file, "$value = eval(\"return (\\n\" . ");
+			if (export_nowdoc(&file, c->code, "CODE") < 0)
+				goto refuse;
+			buf_adds(&file, " . \"\\n);\");\n");
+		} else if (export_one_line(c->code)) {
+			buf_adds(&file, "$value = ");
+			buf_adds(&file, c->code);
+			buf_adds(&file, ";\n");
+		} else {
+			buf_adds(&file, "$value = (\n");
+			buf_adds(&file, c->code);
+			buf_adds(&file, "\n);\n");
+		}
+		if (file.failed || !export_unsafe(file.data, file.len, 1))
+			break;
+	}
+	if (escaped == 2)
+		goto refuse;
 	buf_adds(&o, "--FILE--\n<?php\n");
-	if (c->setup != NULL && *c->setup != '\0') {
-		buf_adds(&o, c->setup);
-		buf_adds(&o, "\n\n");
-	}
-	if (export_is_statements(c->code)) {
-		/* A nowdoc marker that no line of the code contains. */
-		do
-			snprintf(marker, sizeof marker, k == 0 ? "CODE" : "CODE_%d", k);
-		while (strstr(c->code, marker) != NULL && ++k < 1000);
-		buf_addf(&o, "$value = eval(<<<'%s'\n", marker);
-		buf_adds(&o, c->code);
-		buf_addf(&o, "\n%s);\n", marker);
-	} else if (export_one_line(c->code)) {
-		buf_adds(&o, "$value = ");
-		buf_adds(&o, c->code);
-		buf_adds(&o, ";\n");
-	} else {
-		buf_adds(&o, "$value = (\n");
-		buf_adds(&o, c->code);
-		buf_adds(&o, "\n);\n");
-	}
+	buf_add(&o, file.data, file.len);
 	if (base->exc_class != NULL) {
 		buf_adds(&o, "try {\n    var_dump(json_encode($value, ");
 		out_flags(&o, c->flags);
@@ -163,27 +303,45 @@ static char *export_phpt_text(
 			buf_addf(&o, ", %ld", c->depth);
 		buf_adds(&o, "));\nvar_dump(json_last_error(), json_last_error_msg());\n");
 	}
-	buf_adds(&o, "?>\n--EXPECT--\n");
-	buf_add(&o, base->printed.data != NULL ? base->printed.data : "", base->printed.len);
+	buf_adds(&o, "?>\n");
+
+	buf_add(&exp, base->printed.data != NULL ? base->printed.data : "", base->printed.len);
 	if (base->exc_class != NULL) {
-		buf_adds(&o, base->exc_class);
-		buf_adds(&o, ": ");
-		buf_adds(&o, base->exc_msg != NULL ? base->exc_msg : "");
-		buf_adds(&o, "\n");
+		buf_adds(&exp, base->exc_class);
+		buf_adds(&exp, ": ");
+		buf_adds(&exp, base->exc_msg != NULL ? base->exc_msg : "");
+		buf_adds(&exp, "\n");
 	} else {
 		if (base->output_is_false || base->output.data == NULL)
-			buf_adds(&o, "bool(false)\n");
+			buf_adds(&exp, "bool(false)\n");
 		else
-			out_dump_string(&o, base->output.data, base->output.len);
-		buf_addf(&o, "int(%ld)\n", base->error_code);
-		out_dump_string(&o, base->error_msg, base->error_msg != NULL ? strlen(base->error_msg) : 0);
+			out_dump_string(&exp, base->output.data, base->output.len);
+		buf_addf(&exp, "int(%ld)\n", base->error_code);
+		out_dump_string(&exp, base->error_msg, base->error_msg != NULL ? strlen(base->error_msg) : 0);
 	}
-	if (o.failed) {
-		free(o.data);
+	if (!exp.failed && export_unsafe(exp.data, exp.len, 0)) {
+		buf_adds(&o, "--EXPECTF--\n");
+		export_expectf(&o, exp.data, exp.len);
+	} else {
+		buf_adds(&o, "--EXPECT--\n");
+		buf_add(&o, exp.data, exp.len);
+	}
+	if (o.failed || file.failed || exp.failed) {
+		buf_release(&o);
+		buf_release(&file);
+		buf_release(&exp);
 		return NULL;
 	}
+	buf_release(&file);
+	buf_release(&exp);
 	*len = o.len;
 	return o.data;
+refuse:
+	buf_release(&o);
+	buf_release(&file);
+	buf_release(&exp);
+	*refused = 1;
+	return NULL;
 }
 
 /* A file name piece from a title: [a-z0-9_], at most 40. */
@@ -215,7 +373,7 @@ int export_case(struct app *app, int64_t case_id, int64_t comparison_id, const c
 	struct db_comparison cmp;
 	char err[512], slug[48], *text;
 	size_t len = 0;
-	int rc, have_cmp = 0, ret = -1;
+	int rc, have_cmp = 0, ret = -1, refused = 0;
 
 	memset(out, 0, sizeof *out);
 	if ((rc = db_case_get(app->db, case_id, &dc, err, sizeof err)) <= 0) {
@@ -277,8 +435,14 @@ int export_case(struct app *app, int64_t case_id, int64_t comparison_id, const c
 			                                           : "no detail");
 			goto out;
 		}
-		if ((text = export_phpt_text(app, &dc, &cmp, &len)) == NULL) {
-			svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
+		if ((text = export_phpt_text(app, &dc, &cmp, &len, &refused)) == NULL) {
+			if (refused)
+				svc_fail(e, SVC_CONFLICT, NULL,
+				    "case %" PRId64 " cannot be written as a .phpt: its code holds every "
+				    "nowdoc marker tried (CODE, CODE_1 ... CODE_999)",
+				    case_id);
+			else
+				svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
 			goto out;
 		}
 		snprintf(out->disposition, sizeof out->disposition,

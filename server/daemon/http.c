@@ -7,10 +7,15 @@
  * up to the case timeout), so handlers must be allowed to block; a thread per
  * connection keeps /api/health and the page responsive while a slow case runs
  * elsewhere, without a hand-rolled queue.  Clients are a browser, CI and the
- * submit command: tens of connections.  Over --max-connections a new
- * connection gets a 503 with Retry-After and is closed; MHD itself accepts
- * a few more than that (HTTP_SPARE_CONNECTIONS) so those clients get the
- * answer instead of a reset, and refuses beyond.
+ * submit command: tens of connections.  Over --max-connections requests
+ * being served, a new one gets a 503 with Retry-After and is closed.
+ * Connections still sending their headers do not count toward that: a
+ * watchdog thread cuts one whose headers are 10 s overdue (its body 30 s),
+ * one address may hold --max-client-connections, and MHD refuses beyond
+ * HTTP_OPEN_FACTOR x max-connections open sockets (docs/hardening.md).
+ *
+ * Every request passes http_front_door() first: Host, NUL, Content-Length,
+ * and for writes Origin / Sec-Fetch-Site and Content-Type.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,8 +41,28 @@
 
 #define HTTP_SPARE_CONNECTIONS 16
 #define HTTP_IDLE_TIMEOUT_S 60
+/* A request's headers must arrive within this of the connection opening
+ * (or of the previous request's end, on a kept-alive connection), its body
+ * within HTTP_BODY_DEADLINE_MS of the headers: a client sending one header
+ * line every few seconds never trips the idle timeout above. */
+#define HTTP_HEADER_DEADLINE_MS 10000
+#define HTTP_BODY_DEADLINE_MS 30000
+/* Connections open at once, slow ones included: this many times
+ * max-connections (which counts requests being served), at least 1024. */
+#define HTTP_OPEN_FACTOR 8
+#define HTTP_MIN_OPEN 1024
 /* A body over the limit is read and dropped up to this, then cut. */
 #define HTTP_MAX_DISCARD (16u << 20)
+
+/* One open connection, for the deadlines (http_watchdog). */
+enum http_phase { PHASE_HEADERS, PHASE_BODY, PHASE_SERVING, PHASE_CUT };
+
+struct http_sock {
+	struct http_sock *prev, *next;
+	int fd;
+	enum http_phase phase;
+	double since_ms;
+};
 
 struct http {
 	struct app *app;
@@ -43,15 +70,22 @@ struct http {
 	char web_root[PATH_MAX];     /* canonical; "" when the folder is missing */
 	char modules_root[PATH_MAX]; /* node_modules beside it (canonical), or "" */
 	int port;
-	int connections; /* open now (atomic), counted by http_notify */
+	int requests;         /* being served now (atomic): headers read, not yet completed */
+	pthread_mutex_t lock; /* socks */
+	struct http_sock socks;
+	pthread_t watchdog;
+	int watching, stopping;
 };
 
-/* Per request, from the first call of the access handler to completion. */
+/* Per request, from its request line (http_uri) to completion. */
 struct http_conn {
 	char *body;
 	size_t len, cap;
 	size_t discarded;
 	int too_large;
+	int nul;     /* the request-target holds %00 */
+	int checked; /* the front door (http_front_door) has let it in */
+	int counted; /* in http->requests */
 };
 
 static const struct {
@@ -158,7 +192,7 @@ static enum MHD_Result http_send_busy(struct MHD_Connection *conn, int max)
 
 	memset(&resp, 0, sizeof resp);
 	api_error(&resp, MHD_HTTP_SERVICE_UNAVAILABLE, "busy",
-	    "the daemon is serving %d connections, its limit (max-connections); retry in %s s", max, secs);
+	    "the daemon is serving %d requests, its limit (max-connections); retry in %s s", max, secs);
 	r = MHD_create_response_from_buffer(resp.body_len, resp.body, MHD_RESPMEM_MUST_FREE);
 	if (r == NULL) {
 		free(resp.body);
@@ -309,6 +343,206 @@ static int http_body_append(struct http_conn *c, const char *data, size_t len)
 	return 0;
 }
 
+/*
+ * The request line, before MHD decodes it: a %00 would cut the decoded
+ * path or query value short (/index.html%00../x is /index.html), so it is
+ * noted here and refused by the front door.  What this returns becomes the
+ * request's *con_cls.
+ */
+static void *http_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct http_conn *c;
+
+	(void)cls;
+	(void)conn;
+	if ((c = calloc(1, sizeof *c)) == NULL)
+		return NULL;
+	c->nul = uri != NULL && strstr(uri, "%00") != NULL;
+	return c;
+}
+
+/* Is name (a Host header without its port) one this daemon answers for? */
+static int http_host_ok(const struct config *cfg, const char *host)
+{
+	char name[256], addr[16];
+	const char *colon;
+	size_t n;
+	int i;
+
+	if (host[0] == '[') { /* [v6]:port */
+		if ((colon = strchr(host, ']')) == NULL)
+			return 0;
+		n = (size_t)(colon - host - 1);
+		host++;
+		if (colon[1] != '\0' && colon[1] != ':')
+			return 0;
+	} else {
+		colon = strchr(host, ':');
+		n = colon != NULL ? (size_t)(colon - host) : strlen(host);
+		if (colon != NULL && strchr(colon + 1, ':') != NULL)
+			return 0;
+	}
+	if (n == 0 || n >= sizeof name)
+		return 0;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	if (strcasecmp(name, "localhost") == 0 || strcasecmp(name, cfg->listen_addr) == 0)
+		return 1;
+	for (i = 0; i < cfg->nhosts; i++)
+		if (strcasecmp(name, cfg->hosts[i]) == 0)
+			return 1;
+	/* On a wildcard address any of the machine's addresses reaches the
+	 * daemon: an address is never a name a rebinding page can own. */
+	if (strcmp(cfg->listen_addr, "0.0.0.0") == 0 || strcmp(cfg->listen_addr, "::") == 0)
+		return inet_pton(AF_INET, name, addr) == 1 || inet_pton(AF_INET6, name, addr) == 1;
+	return 0;
+}
+
+struct http_lengths {
+	int n, differ, chunked;
+	const char *first;
+};
+
+static enum MHD_Result http_count_lengths(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct http_lengths *l = cls;
+
+	(void)kind;
+	if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+		l->chunked = 1;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) != 0)
+		return MHD_YES;
+	if (value == NULL)
+		value = "";
+	if (l->n++ == 0)
+		l->first = value;
+	else if (strcmp(l->first, value) != 0)
+		l->differ = 1;
+	return MHD_YES;
+}
+
+/*
+ * Checks every request passes before anything else looks at it
+ * (docs/hardening.md, "Who may write"): a Host the daemon answers for (a
+ * page on a name rebound to 127.0.0.1 sends its own), no NUL in the path or
+ * query, one Content-Length and not both it and chunked; and for a write,
+ * no foreign Origin or cross-site Sec-Fetch-Site (what a browser sends for
+ * another site's fetch, form or beacon) and Content-Type application/json
+ * (which another site can only send after a CORS preflight the daemon never
+ * grants).  Returns 0 to go on, or the status of the refusal queued.
+ */
+static int http_front_door(struct http *h, struct MHD_Connection *conn, struct http_conn *c, const char *url,
+    const char *method, enum MHD_Result *ret)
+{
+	const struct config *cfg = h->app->config;
+	const char *host, *origin, *site, *ct;
+	struct http_lengths lengths = { 0, 0, 0, NULL };
+	char own[300];
+	size_t n;
+
+	host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	if (host != NULL && !http_host_ok(cfg, host)) {
+		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "host_not_allowed",
+		    "Host %.100s is not a name this daemon answers for (its address %s, localhost, "
+		    "or a name given with --host)",
+		    host, cfg->listen_addr);
+		return MHD_HTTP_FORBIDDEN;
+	}
+	if (c->nul) {
+		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		    "the path or a query value holds a NUL byte (%%00)");
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, http_count_lengths, &lengths);
+	if (lengths.differ || (lengths.n > 0 && lengths.chunked)) {
+		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		    lengths.differ ? "two different Content-Length headers"
+		                   : "both Content-Length and Transfer-Encoding");
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (strcmp(method, "POST") != 0)
+		return 0;
+	origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	snprintf(own, sizeof own, "http://%.280s", host != NULL ? host : "");
+	if (origin != NULL && (host == NULL || strcasecmp(origin, own) != 0)) {
+		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "cross_origin",
+		    "a write from another origin (%.100s) is refused: only the daemon's own page "
+		    "(%.100s) and clients that send no Origin may write",
+		    origin, own);
+		return MHD_HTTP_FORBIDDEN;
+	}
+	if (site != NULL && strcasecmp(site, "same-origin") != 0 && strcasecmp(site, "none") != 0) {
+		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "cross_origin",
+		    "a write with Sec-Fetch-Site: %.32s is refused: only the daemon's own page may write",
+		    site);
+		return MHD_HTTP_FORBIDDEN;
+	}
+	ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	n = ct != NULL ? strcspn(ct, "; \t") : 0;
+	if (ct == NULL || n != strlen("application/json") || strncasecmp(ct, "application/json", n) != 0) {
+		*ret = http_send_error(conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+		    "a write needs Content-Type: application/json (%s%.100s%s on %.100s)",
+		    ct != NULL ? "got \"" : "none sent", ct != NULL ? ct : "", ct != NULL ? "\"" : "", url);
+		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
+	}
+	return 0;
+}
+
+static double http_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Move conn's socket to phase (the watchdog's clock restarts). */
+static void http_phase(struct http *h, struct MHD_Connection *conn, enum http_phase phase)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+	    conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct http_sock *s = ci != NULL ? ci->socket_context : NULL;
+
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&h->lock);
+	if (s->phase != PHASE_CUT) {
+		s->phase = phase;
+		s->since_ms = http_now_ms();
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+/*
+ * Cuts connections whose headers or body are overdue: shutdown() wakes the
+ * connection's thread, which sees the end of the stream and closes it.  The
+ * socket is touched only under h->lock, and http_notify unlinks it under
+ * the same lock before MHD closes it, so a descriptor is never reused here.
+ */
+static void *http_watchdog(void *arg)
+{
+	struct http *h = arg;
+	struct http_sock *s;
+	double now;
+
+	while (!__atomic_load_n(&h->stopping, __ATOMIC_RELAXED)) {
+		usleep(200 * 1000);
+		now = http_now_ms();
+		pthread_mutex_lock(&h->lock);
+		for (s = h->socks.next; s != &h->socks; s = s->next) {
+			if ((s->phase == PHASE_HEADERS && now - s->since_ms > HTTP_HEADER_DEADLINE_MS) ||
+			    (s->phase == PHASE_BODY && now - s->since_ms > HTTP_BODY_DEADLINE_MS)) {
+				shutdown(s->fd, SHUT_RDWR);
+				s->phase = PHASE_CUT;
+			}
+		}
+		pthread_mutex_unlock(&h->lock);
+	}
+	return NULL;
+}
+
 static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
     void **con_cls)
@@ -322,7 +556,9 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 	unsigned long long n;
 
 	(void)version;
-	if (c == NULL) {
+	if (c == NULL)
+		return MHD_NO; /* http_uri found no memory */
+	if (!c->checked) {
 		/*
 		 * First call: headers only.  A declared oversize body is refused
 		 * unread only when the client waits for our go-ahead (Expect:
@@ -331,11 +567,17 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 		 * writing its body then loses our 413.  Otherwise the body is read
 		 * and dropped (never stored) and the 413 follows.
 		 */
-		if ((c = calloc(1, sizeof *c)) == NULL)
-			return MHD_NO;
-		*con_cls = c;
-		if (__atomic_load_n(&h->connections, __ATOMIC_RELAXED) > h->app->config->max_connections)
+		enum MHD_Result ret;
+		c->checked = 1;
+		http_phase(h, conn, PHASE_BODY);
+		/* Requests being served, not connections open: a slow client
+		 * still sending its headers holds no place (the deadlines and the
+		 * per-client limit bound those). */
+		c->counted = 1;
+		if (__atomic_add_fetch(&h->requests, 1, __ATOMIC_RELAXED) > h->app->config->max_connections)
 			return http_send_busy(conn, h->app->config->max_connections);
+		if (http_front_door(h, conn, c, url, method, &ret) != 0)
+			return ret;
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl != NULL) {
 			errno = 0;
@@ -358,6 +600,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	http_phase(h, conn, PHASE_SERVING);
 	if (c->too_large)
 		return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
 		    "request body is over the %u byte limit", MAX_BODY_SIZE);
@@ -384,12 +627,15 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 static void http_completed(
     void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
+	struct http *h = cls;
 	struct http_conn *c = *con_cls;
 
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	/* Kept alive: the next request's headers are due in their turn. */
+	http_phase(h, conn, PHASE_HEADERS);
 	if (c != NULL) {
+		if (c->counted)
+			__atomic_sub_fetch(&h->requests, 1, __ATOMIC_RELAXED);
 		free(c->body);
 		free(c);
 		*con_cls = NULL;
@@ -400,13 +646,31 @@ static void http_notify(
     void *cls, struct MHD_Connection *conn, void **socket_context, enum MHD_ConnectionNotificationCode toe)
 {
 	struct http *h = cls;
+	struct http_sock *s = *socket_context;
+	const union MHD_ConnectionInfo *ci;
 
-	(void)conn;
-	(void)socket_context;
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
-		__atomic_add_fetch(&h->connections, 1, __ATOMIC_RELAXED);
-	else
-		__atomic_sub_fetch(&h->connections, 1, __ATOMIC_RELAXED);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		if ((s = calloc(1, sizeof *s)) == NULL)
+			return; /* no deadline for this one; MHD's idle timeout remains */
+		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		s->fd = ci != NULL ? ci->connect_fd : -1;
+		s->phase = s->fd >= 0 ? PHASE_HEADERS : PHASE_CUT;
+		s->since_ms = http_now_ms();
+		pthread_mutex_lock(&h->lock);
+		s->next = h->socks.next;
+		s->prev = &h->socks;
+		h->socks.next->prev = s;
+		h->socks.next = s;
+		pthread_mutex_unlock(&h->lock);
+		*socket_context = s;
+	} else if (s != NULL) {
+		pthread_mutex_lock(&h->lock);
+		s->prev->next = s->next;
+		s->next->prev = s->prev;
+		pthread_mutex_unlock(&h->lock);
+		free(s);
+		*socket_context = NULL;
+	}
 }
 
 static void http_log(void *cls, const char *fmt, va_list ap)
@@ -423,6 +687,7 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 	struct sockaddr_in6 sin6;
 	struct sockaddr *sa;
 	const union MHD_DaemonInfo *info;
+	int open_limit;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
 	struct http *h;
 
@@ -431,6 +696,8 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 		return NULL;
 	}
 	h->app = app;
+	h->socks.next = h->socks.prev = &h->socks;
+	pthread_mutex_init(&h->lock, NULL);
 	/* A missing web folder is not fatal: the API still works. */
 	if (realpath(cfg->web_dir, h->web_root) == NULL) {
 		fprintf(stderr, "phpcmp: web folder %s: %s (serving the API only)\n", cfg->web_dir,
@@ -465,11 +732,21 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 		goto fail;
 	}
 	/* The logger first, so MHD's own messages about later options use it. */
+	open_limit = cfg->max_connections * HTTP_OPEN_FACTOR;
+	if (open_limit < HTTP_MIN_OPEN)
+		open_limit = HTTP_MIN_OPEN;
+	if (pthread_create(&h->watchdog, NULL, http_watchdog, h) != 0) {
+		snprintf(err, errsize, "cannot start the connection watchdog");
+		goto fail;
+	}
+	h->watching = 1;
 	h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, http_access, h,
 	    MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned)(cfg->max_connections + HTTP_SPARE_CONNECTIONS), MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)(open_limit + HTTP_SPARE_CONNECTIONS), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)cfg->max_client_connections, MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned)HTTP_IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
-	    MHD_OPTION_NOTIFY_CONNECTION, http_notify, h, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_CONNECTION, http_notify, h, MHD_OPTION_URI_LOG_CALLBACK, http_uri, h,
+	    MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		snprintf(err, errsize, "cannot listen on %s port %d (in use?)", cfg->listen_addr, cfg->port);
 		goto fail;
@@ -478,7 +755,7 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 	h->port = info != NULL && info->port != 0 ? info->port : cfg->port;
 	return h;
 fail:
-	free(h);
+	http_stop(h);
 	return NULL;
 }
 
@@ -488,6 +765,11 @@ void http_stop(struct http *h)
 		return;
 	if (h->daemon != NULL)
 		MHD_stop_daemon(h->daemon);
+	if (h->watching) {
+		__atomic_store_n(&h->stopping, 1, __ATOMIC_RELAXED);
+		pthread_join(h->watchdog, NULL);
+	}
+	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
 

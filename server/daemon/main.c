@@ -7,6 +7,7 @@
  * Nothing below main() exits: errors come back up as -1 and a message.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -32,6 +33,8 @@
 #define MAIN_SUBMIT_TIMEOUT_S 600
 #define MAIN_MAX_RESPONSE (64u << 20)
 #define MAIN_MAX_BOUND 100000
+/* The database's default cap: years of a team's cases, and never a full disk by surprise. */
+#define MAIN_DEFAULT_DB_MAX (4LL << 30)
 
 /* Strings read from a config file live until exit. */
 struct main_strings {
@@ -97,10 +100,14 @@ static void main_usage(FILE *f)
 	      "  --read-auth on|off    reading the API needs a token too (off)\n"
 	      "  --run-stored on|off   queue a run of the stored cases at startup (off;\n"
 	      "                        `make run` turns it on)\n"
-	      "  --max-connections N   HTTP connections served at once; beyond, 503 (128)\n"
+	      "  --host NAME           a host name the daemon answers for besides its listen\n"
+	      "                        address and localhost (repeatable); other Host headers\n"
+	      "                        are refused (DNS rebinding)\n"
+	      "  --max-connections N   HTTP requests served at once; beyond, 503 (128)\n"
+	      "  --max-client-connections N  connections open from one address (256)\n"
 	      "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
 	      "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
-	      "  --db-max-size N[KMG]  cap on the database file; 0 for none (0)\n"
+	      "  --db-max-size N[KMG]  cap on the database file; 0 for none (4G)\n"
 	      "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
 	      "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
 	      "  --core-src DIR        worker core sources (server/core)\n"
@@ -112,6 +119,7 @@ static void main_usage(FILE *f)
 	      "  --limit-as SIZE       address space of a worker (1G)\n"
 	      "  --measure-limit-as SIZE  the same for a measuring worker under valgrind (4G)\n"
 	      "  --limit-fsize SIZE    largest file a worker may write (16M)\n"
+	      "  --limit-disk SIZE     what a worker's private folder may hold in all (64M)\n"
 	      "  --limit-nofile N      open files of a worker (64)\n"
 	      "  --limit-nproc N       processes of the user a worker may add to (0)\n"
 	      "  --disable-functions LIST  PHP functions to disable, or none (built-in list)\n"
@@ -304,6 +312,10 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
 		c->max_connections = (int)n;
+	} else if (strcmp(key, "max-client-connections") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_client_connections = (int)n;
 	} else if (strcmp(key, "max-case-requests") == 0) {
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
@@ -323,7 +335,15 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		c->valgrind_bin = value;
 	else if (strcmp(key, "ini") == 0)
 		return main_add_ini(o, value);
-	else if (strcmp(key, "worker") == 0)
+	else if (strcmp(key, "host") == 0) {
+		if (c->nhosts >= MAX_HOSTS)
+			return main_error("host: at most %d names", MAX_HOSTS);
+		if (value[strspn(
+		        value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")] != '\0')
+			return main_error(
+			    "host: \"%s\" is not a host name (letters, digits, '.', '-'; no port)", value);
+		c->hosts[c->nhosts++] = value;
+	} else if (strcmp(key, "worker") == 0)
 		c->worker_bin = value;
 	else if (strcmp(key, "core-src") == 0)
 		c->core_src = value;
@@ -418,6 +438,8 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->valgrind_bin = "valgrind";
 	c->memory_limit = "128M";
 	c->max_connections = 128;
+	c->max_client_connections = 256;
+	c->db_max_bytes = MAIN_DEFAULT_DB_MAX;
 	c->max_case_requests = 64;
 	c->max_queued_runs = 16;
 	confine_defaults(&c->sandbox);
@@ -592,6 +614,13 @@ static int main_serve(int argc, char **argv)
 	int i, n, nworkers = 0, rc = 1, sig;
 
 	memset(&app, 0, sizeof app);
+	/* Results and answers of a few MiB come and go on many threads:
+	 * glibc's mmap threshold would grow to their size and keep freed ones
+	 * in each thread's arena.  Fixed, every buffer over 256 KiB is its own
+	 * mapping, returned to the system when freed (issue 9: 64 concurrent
+	 * large outputs held 871 MiB resident, then 205 MiB, without it). */
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
+	mallopt(M_ARENA_MAX, 4);
 	if (main_parse_serve(&o, argc, argv) < 0) {
 		main_opts_release(&o);
 		return 2;

@@ -60,7 +60,7 @@ struct suite {
 	/* 1 with a case (the caller releases it), 0 at the end, -1 with err. */
 	int (*next)(struct suite_iter *, struct case_spec *, char *err, size_t errsize);
 	void (*close)(struct suite_iter *);
-	/* Optional: check the body's fields (0, or -1 with err: a 400). */
+	/* Optional: check the body's fields (0, or -1 with err: RUNS_BAD_REQUEST). */
 	int (*check)(json_t *body, char *err, size_t errsize);
 	/* Optional: run the whole run itself instead of case by case (genrun.c
 	 * runs batches); an enum runs_end, err saying why it failed. */
@@ -314,12 +314,27 @@ static int generated_stop(void *arg, int *cancelled)
 
 static int generated_execute(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
 
+/* ---- the phpt suite: php-src's .phpt tests on every build (phptrun.c) ---- */
+
+static int phpt_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+{
+	return (it->state = phptrun_open(run->params, &it->total, err, errsize)) != NULL ? 0 : -1;
+}
+
+static void phpt_close(struct suite_iter *it)
+{
+	phptrun_close(it->state);
+}
+
+static int phpt_execute(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
+
 /* clang-format off */
 static const struct suite runs_suites[] = {
 	{ "stored", 0, stored_params, stored_open, stored_next, stored_close, NULL, NULL },
 	{ "measure", 1, stored_params, measure_open, stored_next, stored_close, NULL, NULL },
 	{ "generated", 0, generated_params, generated_open, NULL, generated_close, genrun_check,
 	    generated_execute },
+	{ "phpt", 0, phptrun_params, phpt_open, NULL, phpt_close, phptrun_check, phpt_execute },
 };
 /* clang-format on */
 
@@ -401,9 +416,22 @@ static void runs_log_error(int64_t id, const char *what, const char *err)
 
 enum runs_end { END_DONE, END_FAILED, END_CANCELLED, END_INTERRUPTED };
 
+static int runs_end_of(enum genrun_end e);
+
 static int generated_execute(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {
-	switch (genrun_execute(it->runs->app, run, generated_stop, it->runs, err, errsize)) {
+	return runs_end_of(genrun_execute(it->runs->app, run, generated_stop, it->runs, err, errsize));
+}
+
+static int phpt_execute(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
+{
+	return runs_end_of(
+	    phptrun_execute(it->runs->app, run, it->state, generated_stop, it->runs, err, errsize));
+}
+
+static int runs_end_of(enum genrun_end e)
+{
+	switch (e) {
 	case GENRUN_DONE:
 		return END_DONE;
 	case GENRUN_CANCELLED:
@@ -610,19 +638,19 @@ void runs_stop(struct runs *rs)
 	free(rs);
 }
 
-/* Under rs->lock: 0 when one more run may be queued, else 429 or 500 with err. */
+/* Under rs->lock: RUNS_OK when one more run may be queued, else RUNS_TOO_MANY or RUNS_FAILED with err. */
 static int runs_queue_room(struct runs *rs, char *err, size_t errsize)
 {
 	int max = rs->app->config->max_queued_runs, n;
 
 	if ((n = db_runs_queued(rs->app->db, err, errsize)) < 0)
-		return 500;
+		return RUNS_FAILED;
 	if (n >= max) {
 		snprintf(err, errsize,
 		    "%d runs are already waiting, the limit (max-queued-runs); "
 		    "retry when one has started",
 		    n);
-		return 429;
+		return RUNS_TOO_MANY;
 	}
 	return 0;
 }
@@ -635,19 +663,20 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 	const char *key;
 	char *text = NULL;
 	size_t i;
-	int status = 500;
+	int status = RUNS_FAILED;
 
 	v = json_object_get(body, "suite");
 	if (v == NULL || !json_is_string(v)) {
-		snprintf(err, errsize, "suite: %s (known: stored, measure, generated)",
+		snprintf(err, errsize, "suite: %s (known: stored, measure, generated, phpt)",
 		    v == NULL ? "required" : "expected a string");
-		return 400;
+		return RUNS_BAD_REQUEST;
 	}
 	if (strlen(json_string_value(v)) != json_string_length(v) ||
 	    (suite = runs_suite(json_string_value(v))) == NULL) {
-		snprintf(err, errsize, "suite: unknown suite \"%.64s\" (known: stored, measure, generated)",
+		snprintf(err, errsize,
+		    "suite: unknown suite \"%.64s\" (known: stored, measure, generated, phpt)",
 		    json_string_value(v));
-		return 400;
+		return RUNS_BAD_REQUEST;
 	}
 	json_object_foreach(body, key, v)
 	{
@@ -658,11 +687,11 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 				break;
 		if (suite->params[i] == NULL) {
 			snprintf(err, errsize, "unknown field \"%.64s\" for suite %s", key, suite->name);
-			return 400;
+			return RUNS_BAD_REQUEST;
 		}
 	}
 	if (suite->check != NULL && suite->check(body, err, errsize) < 0)
-		return 400;
+		return RUNS_BAD_REQUEST;
 	/* The parameters are the body without "suite", kept as JSON on the run. */
 	if ((params = json_deep_copy(body)) == NULL || json_object_del(params, "suite") < 0 ||
 	    (text = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
@@ -675,7 +704,7 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 	pthread_mutex_lock(&rs->lock);
 	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
 		if (db_run_create(rs->app->db, suite->name, text, builds, id, err, errsize) < 0) {
-			status = 500;
+			status = RUNS_FAILED;
 		} else {
 			rs->wake = 1;
 			pthread_cond_signal(&rs->cond);
@@ -705,16 +734,16 @@ int runs_cancel(struct runs *rs, int64_t id, char *err, size_t errsize)
 	if (rc == 1)
 		return 0;
 	if (rc < 0)
-		return 500;
+		return RUNS_FAILED;
 	if ((rc = db_run_get(rs->app->db, id, &run, err, errsize)) < 0)
-		return 500;
+		return RUNS_FAILED;
 	if (rc == 0) {
 		snprintf(err, errsize, "no run %" PRId64, id);
-		return 404;
+		return RUNS_NOT_FOUND;
 	}
 	snprintf(err, errsize, "run %" PRId64 " is already %s", id, run.status);
 	db_run_release(&run);
-	return 409;
+	return RUNS_CONFLICT;
 }
 
 int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
@@ -729,7 +758,7 @@ int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 	pthread_mutex_lock(&rs->lock);
 	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
 		if ((rc = db_run_resume(rs->app->db, id, builds, err, errsize)) < 0) {
-			status = 500;
+			status = RUNS_FAILED;
 		} else if (rc == 1) {
 			rs->wake = 1;
 			pthread_cond_signal(&rs->cond);
@@ -741,10 +770,10 @@ int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 	if (status >= 0)
 		return status;
 	if ((rc = db_run_get(rs->app->db, id, &run, err, errsize)) < 0)
-		return 500;
+		return RUNS_FAILED;
 	if (rc == 0) {
 		snprintf(err, errsize, "no run %" PRId64, id);
-		return 404;
+		return RUNS_NOT_FOUND;
 	}
 	if (strcmp(run.status, "interrupted") == 0 || strcmp(run.status, "failed") == 0 ||
 	    strcmp(run.status, "cancelled") == 0)
@@ -761,5 +790,5 @@ int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 		    "run can be resumed",
 		    id, run.status);
 	db_run_release(&run);
-	return 409;
+	return RUNS_CONFLICT;
 }

@@ -211,6 +211,10 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears CLOEXEC */
 	if (w->page != NULL)
 		posix_spawn_file_actions_adddup2(&fa, w->page_fd, PROTO_PAGE_FD);
+	/* Nothing else the daemon holds or inherited (its parent's pipes, a
+	 * listening socket without CLOEXEC) reaches the worker: only the
+	 * protocol socket and, for a fork server, its progress page. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, w->page != NULL ? PROTO_PAGE_FD + 1 : 4);
 	pid_t pid;
 	/* posix_spawn's argv and envp are not const for historical reasons only. */
 	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, (char *const *)envp);
@@ -460,7 +464,7 @@ static int worker_drain(struct worker *w)
 	while (poll(&p, 1, 0) == 1) {
 		struct proto_msg m;
 		int rc = proto_recv(w->fd, &m, 100);
-		if (rc == 1 && m.type == PROTO_DIED) {
+		if (rc == 1 && m.type == PROTO_DIED && proto_get(&m, TAG_RETIRE) == NULL) {
 			proto_msg_release(&m);
 			w->restarts++;
 			continue;
@@ -501,7 +505,8 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, reply, timeout_ms);
 	/* A fork server's child that died idle, before it read this request:
 	 * the next child answers it. */
-	while (r_recv == 1 && reply->type == PROTO_DIED && !proto_get_int(reply, TAG_DIED_BUSY, 1)) {
+	while (r_recv == 1 && reply->type == PROTO_DIED && !proto_get_int(reply, TAG_DIED_BUSY, 1) &&
+	    proto_get(reply, TAG_RETIRE) == NULL) {
 		proto_msg_release(reply);
 		w->restarts++;
 		int left = timeout_ms < 0 ? -1 : timeout_ms - (int)(clock_ms() - t0);
@@ -513,6 +518,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	if (r_recv == 1 && reply->type == PROTO_DIED) {
 		/* The child died on this request; its parent forks another. */
 		int status = (int)proto_get_int(reply, TAG_DIED_STATUS, -1);
+		int retired = proto_get(reply, TAG_RETIRE) != NULL;
 		char why[128];
 		proto_msg_release(reply);
 		describe_exit(status, why, sizeof(why));
@@ -522,6 +528,11 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		w->restarts++;
 		w->consecutive_deaths++;
 		w->state = WORKER_READY;
+		if (retired) {
+			/* Its folder could not be emptied: replaced, the folder removed. */
+			worker_reap(w, 1);
+			w->state = WORKER_STOPPED;
+		}
 		ret = 0;
 		goto out;
 	}
@@ -529,6 +540,13 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		w->consecutive_deaths = 0;
 		w->state = WORKER_READY;
 		ret = 1;
+		if (proto_get(reply, TAG_RETIRE) != NULL) {
+			/* It could not empty its folder: replaced, the folder removed. */
+			worker_reap(w, 1);
+			w->state = WORKER_STOPPED;
+			snprintf(w->last_failure, sizeof(w->last_failure),
+			    "retired: its private folder could not be emptied");
+		}
 		goto out;
 	}
 	if (timed_out) {
@@ -540,7 +558,8 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		if (child > 0 && child != w->pid && kill(child, SIGKILL) == 0) {
 			struct proto_msg m;
 			if (proto_recv(w->fd, &m, 2000) == 1) {
-				kept = m.type == PROTO_DIED && proto_get_int(&m, TAG_DIED_BUSY, 0);
+				kept = m.type == PROTO_DIED && proto_get_int(&m, TAG_DIED_BUSY, 0) &&
+				    proto_get(&m, TAG_RETIRE) == NULL;
 				proto_msg_release(&m);
 			}
 		}

@@ -121,12 +121,18 @@ static void serve(const struct core_api *api, struct sandbox *sb, struct proto_p
 			type = PROTO_FAIL;
 			proto_buf_add_str(&out, TAG_MESSAGE, "unexpected message type");
 		}
-		sandbox_case_end(sb);
+		/* A folder that cannot be emptied would hand this case's files to
+		 * the next: say so and exit; the daemon starts another worker and
+		 * removes the folder.  (In a fork server the child's exit, not a
+		 * signal, exits the parent too.) */
+		int retire = sandbox_case_end(sb) < 0;
+		if (retire)
+			proto_buf_add_int(&out, TAG_RETIRE, 1);
 		proto_msg_release(&req);
 		int sent = proto_send(PROTO_FD, out.failed ? PROTO_FAIL : type, &out);
 		if (page != NULL)
 			page->busy = 0;
-		if (sent < 0)
+		if (sent < 0 || retire)
 			break;
 	}
 	proto_buf_release(&out);
@@ -184,14 +190,21 @@ static int fork_server(const struct core_api *api, struct sandbox *sb, struct pr
 		 * the daemon closed the socket. */
 		if (!page->hello || !WIFSIGNALED(status))
 			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+		/* The child died mid-case (crash, timeout): what it left in the
+		 * private folder must not reach the next child's cases.  A folder
+		 * that cannot be emptied retires the worker (TAG_RETIRE): the
+		 * daemon reaps it and removes the folder. */
+		int retire = sandbox_case_end(sb) < 0;
 		struct proto_buf b;
 		proto_buf_init(&b);
 		proto_buf_add_int(&b, TAG_DIED_STATUS, status);
 		proto_buf_add_int(&b, TAG_DIED_BUSY, page->busy);
 		proto_buf_add_int(&b, TAG_DIED_PID, pid);
+		if (retire)
+			proto_buf_add_int(&b, TAG_RETIRE, 1);
 		int rc = proto_send(PROTO_FD, PROTO_DIED, &b);
 		proto_buf_release(&b);
-		if (rc < 0)
+		if (rc < 0 || retire)
 			_exit(1);
 	}
 }

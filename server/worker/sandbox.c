@@ -24,6 +24,7 @@
 #include <linux/capability.h>
 #include <linux/landlock.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -61,7 +62,8 @@ static const char sandbox_default_disabled[] =
     "exec,passthru,shell_exec,system,proc_open,popen,proc_nice,proc_terminate,"
     "proc_close,proc_get_status,pcntl_exec,pcntl_fork,pcntl_rfork,pcntl_alarm,"
     "pcntl_signal,pcntl_signal_dispatch,pcntl_sigprocmask,pcntl_sigwaitinfo,"
-    "pcntl_sigtimedwait,pcntl_async_signals,pcntl_setpriority,pcntl_unshare,"
+    "pcntl_sigtimedwait,pcntl_async_signals,pcntl_setpriority,pcntl_getpriority,"
+    "pcntl_unshare,posix_getpgid,posix_getsid,"
     "pcntl_wait,pcntl_waitpid,pcntl_wifexited,posix_kill,posix_mkfifo,posix_mknod,"
     "posix_setpgid,posix_setsid,posix_setuid,posix_setgid,posix_seteuid,"
     "posix_setegid,posix_setrlimit,posix_initgroups,dl,mail,mb_send_mail,"
@@ -81,7 +83,7 @@ static const char sandbox_default_disabled[] =
 void sandbox_init(struct sandbox *sb)
 {
 	memset(sb, 0, sizeof(*sb));
-	sb->cpu_s = sb->as = sb->fsize = sb->nofile = sb->nproc = SANDBOX_UNLIMITED;
+	sb->cpu_s = sb->as = sb->fsize = sb->nofile = sb->nproc = sb->disk = SANDBOX_UNLIMITED;
 	sb->dirfd = -1;
 }
 
@@ -163,6 +165,7 @@ int sandbox_arg(struct sandbox *sb, int argc, char **argv, int *i, char *err, si
 		{ "--limit-fsize", offsetof(struct sandbox, fsize) },
 		{ "--limit-nofile", offsetof(struct sandbox, nofile) },
 		{ "--limit-nproc", offsetof(struct sandbox, nproc) },
+		{ "--limit-disk", offsetof(struct sandbox, disk) },
 	};
 	/* clang-format on */
 	const char *opt = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
@@ -287,13 +290,58 @@ static void sandbox_note(struct sandbox *sb, const char *fmt, const char *a, con
 
 /* ---- netns ---- */
 
+/*
+ * The private folder as a tmpfs of --limit-disk bytes (and 4,096 files)
+ * in a mount namespace of the worker's own: what a worker leaves on disk is
+ * bounded in total, not only per file (limit-fsize), and nothing of it
+ * outlives the worker (the tmpfs goes with its last process).  Needs
+ * CAP_SYS_ADMIN (a root daemon); otherwise the report says disk(off: ...)
+ * and only limit-fsize holds.
+ */
+static void sandbox_disk(struct sandbox *sb)
+{
+	char opts[96];
+	const char *why = NULL;
+
+	if (sb->disk == SANDBOX_UNLIMITED || sb->dirfd < 0)
+		return;
+	snprintf(opts, sizeof(opts), "size=%lld,nr_inodes=4096,mode=0700", sb->disk);
+	if (unshare(CLONE_NEWNS) < 0)
+		why = "unshare";
+	else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		why = "mount --make-rprivate /";
+	else if (mount("phpcmp", sb->dir_real, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+		why = "mount tmpfs";
+	if (why) {
+		char what[160];
+		snprintf(what, sizeof(what), "%s: %s", why, strerror(errno));
+		sandbox_note(sb, "disk(off: %s) ", what, "");
+		return;
+	}
+	/* The folder is the tmpfs from here on. */
+	close(sb->dirfd);
+	if ((sb->dirfd = open(sb->dir_real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    fstat(sb->dirfd, &sb->dirst) < 0) {
+		sandbox_note(sb, "disk(off: reopen: %s) ", strerror(errno), "");
+		return;
+	}
+	snprintf(opts, sizeof(opts), "%lldM", sb->disk >> 20);
+	sandbox_note(sb, "disk(%s) ", opts, "");
+}
+
 static void sandbox_netns(struct sandbox *sb)
 {
 	/* Root (or CAP_SYS_ADMIN) gets a plain network namespace; anyone
 	 * else may get one inside a user namespace of their own. */
-	if (unshare(CLONE_NEWNET) == 0 || unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) {
+	if (unshare(CLONE_NEWNET) == 0) {
 		sb->applied |= SANDBOX_NETNS;
 		sandbox_note(sb, "netns ", "", "");
+		sandbox_disk(sb);
+	} else if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0) {
+		sb->applied |= SANDBOX_NETNS;
+		sandbox_note(sb, "netns ", "", "");
+		if (sb->disk != SANDBOX_UNLIMITED)
+			sandbox_note(sb, "disk(off: not root) ", "", "");
 	} else {
 		sandbox_note(sb, "netns(off: %s) ", strerror(errno), "");
 	}
@@ -352,20 +400,21 @@ void sandbox_case_begin(struct sandbox *sb)
 	setrlimit(RLIMIT_CPU, &rl);
 }
 
-void sandbox_case_end(struct sandbox *sb)
+int sandbox_case_end(struct sandbox *sb)
 {
 	struct stat st;
 
 	if (sb->dirfd < 0 || fstat(sb->dirfd, &st) < 0)
-		return;
+		return 0;
 	/* Anything created or removed changes the folder's times: only then
 	 * is there something to clear for the next case. */
 	if (st.st_mtim.tv_sec == sb->dirst.st_mtim.tv_sec &&
 	    st.st_mtim.tv_nsec == sb->dirst.st_mtim.tv_nsec &&
 	    st.st_ctim.tv_sec == sb->dirst.st_ctim.tv_sec && st.st_ctim.tv_nsec == sb->dirst.st_ctim.tv_nsec)
-		return;
-	rmtree_contents(sb->dirfd);
+		return 0;
+	int rc = rmtree_contents(sb->dirfd);
 	fstat(sb->dirfd, &sb->dirst);
+	return rc;
 }
 
 /* ---- landlock ---- */

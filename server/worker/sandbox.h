@@ -40,6 +40,7 @@ struct sandbox {
 	const char *dir;                           /* the private folder */
 	const char *disable_functions;             /* NULL: the built-in list */
 	long long cpu_s, as, fsize, nofile, nproc; /* SANDBOX_UNLIMITED: untouched */
+	long long disk; /* bytes the private folder may hold in all (a tmpfs of that size) */
 	const char *rw[SANDBOX_MAX_PATHS];
 	const char *ro[SANDBOX_MAX_PATHS];
 	int nrw, nro;
@@ -79,6 +80,7 @@ int sandbox_exec(struct sandbox *, char **argv, char *err, size_t errsize);
 int sandbox_selftest(struct sandbox *, const struct core_api *, char *err, size_t errsize);
 /* Around each request: the CPU budget, then emptying the private folder. */
 void sandbox_case_begin(struct sandbox *);
-void sandbox_case_end(struct sandbox *);
+/* -1 when the folder could not be emptied: the worker must not run another case. */
+int sandbox_case_end(struct sandbox *);
 
 #endif

@@ -77,16 +77,22 @@ test('case requests in progress are bounded: 503 busy with Retry-After', async (
 	assert.equal((await slow2).status, 201);
 });
 
-test('connections are bounded: 503 busy and closed, then served again', async () => {
+test('requests served at once are bounded: 503 busy and closed, then served again', async () => {
 	const d = await start({ name: 'bounds-conns', extraArgs: ['--max-connections', '2'] });
 	assert.equal(d.health.limits.max_connections, 2);
+	// Idle connections (no request yet) hold no place: slow clients are
+	// bounded by the header deadline and the per-client limit instead.
 	const idle = [];
-	for (let i = 0; i < 2; i++) {
+	for (let i = 0; i < 4; i++) {
 		const s = net.connect(d.port, '127.0.0.1');
 		await new Promise((res, rej) => { s.once('connect', res); s.once('error', rej); });
 		idle.push(s);
 	}
 	await sleep(200);
+	assert.equal((await d.get('/api/health')).status, 200);
+	// Two requests being served fill it.
+	const slow = [d.postCase({ code: slowCode(1500) }), d.postCase({ code: slowCode(1500) })];
+	await sleep(300);
 	const r = await d.get('/api/health');
 	assert.equal(r.status, 503, r.text);
 	assert.equal(r.json.error.code, 'busy');
@@ -94,7 +100,7 @@ test('connections are bounded: 503 busy and closed, then served again', async ()
 	assert.equal(r.headers['retry-after'], '1');
 	assert.equal(r.headers.connection, 'close');
 	for (const s of idle) s.destroy();
-	await sleep(300);
+	for (const p of slow) assert.equal((await p).status, 201);
 	assert.equal((await d.get('/api/health')).status, 200);
 	assert.equal((await d.postCase({ code: '[3]' })).status, 201);
 });
@@ -102,9 +108,9 @@ test('connections are bounded: 503 busy and closed, then served again', async ()
 test('defaults are reported by /api/health', async () => {
 	const d = await start({ name: 'bounds-defaults' });
 	assert.deepEqual(d.health.limits, {
-		max_connections: 128, max_case_requests: 64, max_queued_runs: 16,
+		max_connections: 128, max_client_connections: 256, max_case_requests: 64, max_queued_runs: 16,
 		max_body_bytes: 1 << 20, max_code_bytes: 256 << 10, max_output_bytes: 16 << 20,
-		max_printed_bytes: 1 << 20, db_max_bytes: 0, case_requests: 0,
+		max_printed_bytes: 1 << 20, db_max_bytes: 4 * 2 ** 30, case_requests: 0,
 	});
 });
 
@@ -116,7 +122,11 @@ test('output caps are explicit in results: printed cut at 1 MiB, an output over 
 		const r = c.results[role];
 		assert.equal(r.status, 'ok');
 		assert.deepEqual(r.truncated, ['printed'], role);
-		const printed = Buffer.from(r.printed_base64, 'base64');
+		// Over 64 KiB, the answer links to the bytes instead of holding them.
+		assert.deepEqual(r.omitted, ['printed'], role);
+		assert.equal(r.printed_base64, null);
+		const printed = (await d.get(r.printed_url)).raw;
+		assert.equal(r.printed_size, printed.length);
 		assert.equal(printed.length, (1 << 20) + '\n[phpcmp: output truncated]'.length);
 		assert.ok(printed.toString('latin1').endsWith('p\n[phpcmp: output truncated]'));
 	}

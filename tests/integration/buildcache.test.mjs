@@ -144,6 +144,37 @@ test('two one-file candidates at once: each built over the base tree, no configu
 	fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('--plan: what would be reused and what needs a full build, and why', async () => {
+	const dir = tmpDir('phpcmp-plan-');
+	const src = path.join(BASE_TREE, 'src');
+	// A patch adding a comment line at the top of FILE (of the base's source).
+	const patchOf = (name, file, line) => {
+		const a = path.join(dir, 'a'), b = path.join(dir, 'b');
+		const text = fs.readFileSync(path.join(src, file), 'utf8');
+		fs.writeFileSync(a, text);
+		fs.writeFileSync(b, `${line}\n${text}`);
+		const p = path.join(dir, `${name}.patch`);
+		fs.writeFileSync(p, spawnSyncText('diff', ['-u', '--label', `a/${file}`, '--label', `b/${file}`, a, b]));
+		return p;
+	};
+	const plan = async (...args) => must(await run(['--plan', ...args]), `plan ${args}`).stdout.trim();
+	const donor = path.basename(BASE_TREE);
+	assert.equal(await plan(), `cached ${donor}`);
+	assert.equal(await plan('--patch', patchOf('c', ENCODER, '/* c */')), `reused ${donor} install=fast`);
+	assert.equal(await plan('--patch', patchOf('re', 'ext/json/json_scanner.re', '/* re */')), `reused ${donor} install=fast`);
+	assert.equal(await plan('--patch', patchOf('h', 'ext/json/php_json.h', '/* h */')), `reused ${donor} install=full`);
+	assert.match(await plan('--patch', patchOf('m4', 'ext/json/config.m4', 'dnl m4')), /^full: m4\.patch changes the build system \(ext\/json\/config\.m4\)$/);
+	assert.match(await plan('--patch', patchOf('mk', 'ext/json/Makefile.frag', '# mk')), /^full: mk\.patch changes the build system/);
+	const added = path.join(dir, 'new.patch');
+	fs.writeFileSync(added, '--- /dev/null\n+++ b/ext/json/json_new.c\n@@ -0,0 +1 @@\n+int json_new;\n');
+	assert.equal(await plan('--patch', added), 'full: new.patch adds ext/json/json_new.c');
+	assert.equal(await plan('--full', '--patch', patchOf('c2', ENCODER, '/* c2 */')), 'full: --full');
+	// Coverage: always full (its donor may not be built yet here).
+	assert.match(await plan('--flavour', 'coverage', '--patch', patchOf('c3', ENCODER, '/* c3 */')),
+		/^full(: coverage flavour| donor [0-9a-f]{20} first, then decide)$/);
+	fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('a link is only made over a link: a real folder of that name is refused', async () => {
 	fs.mkdirSync(path.join(linkDir, 'real'));
 	const r = await run(['--name', 'real', '--builds', linkDir]);

@@ -192,6 +192,12 @@ test('a full database (--db-max-size): 503 storage_full, the daemon stays up, no
 	assert.equal(d.health.limits.db_max_bytes, 2 << 20);
 	const small = await d.runCase({ code: "['small' => 1]" });
 	checkFull(await fill(d));
+	// Identical outputs are stored once: what is left may still hold small
+	// cases; fill that too, so that nothing fits.
+	for (let i = 0; i < 2000; i++) {
+		const r = await d.postCase({ code: `'${'y'.repeat(2000)}' . ${i}` });
+		if (r.status !== 201) { checkFull(r); break; }
+	}
 	// Still up: health, reads, and the case stored before.
 	assert.equal((await d.get('/api/health')).status, 200);
 	assert.equal((await d.get(`/api/cases/${small.id}`)).json.verdict, 'same');

@@ -351,3 +351,30 @@ test('a generated run resumes where it stopped, even after the daemon was killed
 		'no mismatch stored twice');
 	assert.equal(sql(db, `SELECT sum(count) FROM generated_batches WHERE run_id = ${run.id}`), '40000');
 });
+
+// Two definitions of "same" (server/core/gencore.c's result digest, compared
+// by genrun.c, and server/common/result.c's verdict) must agree both ways:
+// every digest mismatch is a verdict mismatch (unconfirmed 0), and cases
+// whose digests matched are verdict-same when run alone, on both builds.
+test('the digest and the verdict agree on what is the same, both ways', async () => {
+	const db = path.join(tmpDir(), 'phpcmp.db');
+	const d = await start({ name: 'gen-agree', db, extraArgs: ['--ini', 'head:serialize_precision=17'] });
+	const { run } = await waitRun(d, (await postRun(d, { suite: 'generated', seed: 7, count: 1500 })).id);
+	assert.equal(run.status, 'done');
+	assert.ok(run.counts.differ > 0 && run.counts.same > 0, JSON.stringify(run.counts));
+	assert.equal(run.summary.unconfirmed, 0, 'digest mismatch => verdict mismatch');
+	const differ = new Set(sql(db, 'SELECT idx FROM generated_mismatches WHERE seed = 7').split('\n').filter(Boolean).map(Number));
+	assert.equal(differ.size, run.counts.differ);
+	let same = 0, checkedDiffer = 0;
+	for (let i = 0; i < 1500 && (same < 25 || checkedDiffer < 5); i += 7) {
+		if (differ.has(i) ? checkedDiffer >= 5 : same >= 25) continue;
+		const g = await d.request('POST', '/api/generated', { body: { seed: 7, index: i } });
+		assert.equal(g.status, 201, g.text);
+		assert.deepEqual(g.json.generated.reproduces, { base: true, head: true }, `#${i} reproduces`);
+		assert.equal(g.json.verdict, differ.has(i) ? 'differ' : 'same', `#${i}: the digests ${differ.has(i) ? 'differed' : 'matched'}`);
+		if (differ.has(i)) checkedDiffer++;
+		else same++;
+	}
+	assert.equal(same, 25);
+	assert.ok(checkedDiffer > 0);
+});

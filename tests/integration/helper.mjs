@@ -215,6 +215,10 @@ export class Daemon {
 			if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['Content-Type'] = 'application/json';
 			if (!chunked) h['Content-Length'] = String(data.length);
 		}
+		// Every write says it is JSON (the daemon refuses one that does not);
+		// a header given as null is left out.
+		if (method === 'POST' && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['Content-Type'] = 'application/json';
+		for (const k of Object.keys(h)) if (h[k] === null) delete h[k];
 		return new Promise((resolve, reject) => {
 			let settled = false;
 			const req = http.request(
@@ -270,6 +274,8 @@ export class Daemon {
 			if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['Content-Type'] = 'application/json';
 			if (chunked) h['Transfer-Encoding'] = 'chunked';
 		}
+		if (method === 'POST' && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['Content-Type'] = 'application/json';
+		for (const k of Object.keys(h)) if (h[k] === null) { delete h[k]; args.push('-H', `${k}:`); }
 		// No "Expect: 100-continue": the body is sent at once, as node would.
 		args.push('-H', 'Expect:');
 		for (const [k, v] of Object.entries(h)) args.push('-H', `${k}: ${v}`);

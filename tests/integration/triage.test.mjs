@@ -299,3 +299,34 @@ test('buckets for mismatches stored before buckets existed: made at startup, the
 	assert.deepEqual(norm(after), norm(before));
 	for (const b of (await d.get('/api/buckets?limit=500')).json.buckets) assert.equal(b.state, 'new');
 });
+
+// One way to show a title that is not all UTF-8 (server/common/text.c): the
+// bucket and its mismatches show it as the case does, valid UTF-8 as is and
+// only the bad byte as \xNN (triage showed every byte >= 0x80 as \xNN).
+test('a title with a bad byte reads the same in a bucket, its mismatches and the case', async () => {
+	const dir = tmpDir('phpcmp-title-cases-');
+	fs.writeFileSync(path.join(dir, 'title.phpt'), Buffer.concat([
+		Buffer.from('--TEST--\nJos\u00e9 ', 'utf8'), Buffer.from([0xff]), Buffer.from(' M\u00fcller\n--VALUE--\nPHP_VERSION\n', 'utf8')]));
+	const t = await Daemon.start({ name: 'triage-title', cases: dir });
+	try {
+		const r = await t.request('POST', '/api/runs', { body: { suite: 'stored' } });
+		assert.equal(r.status, 202, r.text);
+		for (const t0 = Date.now(); ;) {
+			const g = await t.get(`/api/runs/${r.json.id}`);
+			if (!['queued', 'running'].includes(g.json.status)) break;
+			if (Date.now() - t0 > 60_000) throw new Error('run did not finish');
+			await sleep(100);
+		}
+		const want = 'Jos\u00e9 \\xff M\u00fcller';
+		const b = (await t.get('/api/buckets')).json.buckets;
+		assert.equal(b.length, 1);
+		const c = (await t.get(`/api/cases/${b[0].representative.case_id}`)).json;
+		assert.equal(c.case.title, want, 'the case');
+		assert.equal(b[0].representative.title, want, 'the bucket listing');
+		assert.equal((await t.get(`/api/buckets/${b[0].id}`)).json.representative.title, want, 'the bucket');
+		const m = (await t.get(`/api/buckets/${b[0].id}/mismatches`)).json.mismatches;
+		assert.equal(m[0].title, want, 'its mismatches');
+	} finally {
+		await t.stopClean();
+	}
+});

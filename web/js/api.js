@@ -47,10 +47,10 @@ export function parseAnswer({ status, ok, statusText }, text, method, path) {
 /* fetch + JSON: api(path, { method, body, signal }) resolves to the answer's data. */
 export async function api(path, { method = 'GET', body, signal } = {}) {
 	const init = { method, headers: authHeaders({ Accept: 'application/json' }), signal };
-	if (body !== undefined) {
-		init.headers['Content-Type'] = 'application/json';
-		init.body = JSON.stringify(body);
-	}
+	/* Every write says it is JSON, a body-less one too: the daemon refuses
+	 * any other, which is what keeps other sites' forms and beacons out. */
+	if (body !== undefined || method === 'POST') init.headers['Content-Type'] = 'application/json';
+	if (body !== undefined) init.body = JSON.stringify(body);
 	let res;
 	try {
 		res = await fetch(path, init);

@@ -61,6 +61,11 @@ export function resultsGrid(names, results, differs, c) {
 				r.failure ? h('pre', { class: 'failure', 'data-testid': `failure-${n}` }, r.failure) : null];
 		case 'output': {
 			const b = bytes[idx], side = outSides[idx];
+			/* Over 64 KiB the answer links to the bytes instead of holding them. */
+			if (r.output_url)
+				return h('div', { class: 'bytes-meta', 'data-testid': `output-${n}` },
+					`${fmtInt(r.output_size)} bytes (md5 ${r.output_md5}), too large to show here · `,
+					h('a', { href: r.output_url, 'data-testid': `output-link-${n}` }, 'the bytes'));
 			if (r.status && r.status !== 'ok' && b === null)
 				return h('span', { class: 'dim', 'data-testid': `output-${n}` }, `no output (${r.status})`);
 			if (b === null)
@@ -93,6 +98,10 @@ export function resultsGrid(names, results, differs, c) {
 				h('strong', null, r.exception.class), ': ', r.exception.message);
 		case 'printed': {
 			const p = printed[idx];
+			if (r.printed_url)
+				return h('div', { class: 'bytes-meta', 'data-testid': `printed-${n}` },
+					`${fmtInt(r.printed_size)} bytes, too large to show here · `,
+					h('a', { href: r.printed_url, 'data-testid': `printed-link-${n}` }, 'the bytes'));
 			if (!p || !p.length) return h('span', { class: 'dim' }, 'nothing');
 			return bytesView(p, printedSides[idx], `printed-${n}`);
 		}

@@ -1,0 +1,6 @@
+--TEST--
+--TEST--
+--FILE--
+--FILE--
+x
+--FILE--

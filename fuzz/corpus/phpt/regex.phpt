@@ -1,0 +1,10 @@
+--TEST--
+regex
+--SKIPIF--
+<?php echo "skip";
+--FILE--
+1
+--EXPECTREGEX--
+(a|b)*\d
+--XFAIL--
+why

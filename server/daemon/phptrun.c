@@ -1,0 +1,1251 @@
+/*
+ * The phpt suite: php-src's .phpt tests on every build, as run-tests.php
+ * runs them (docs/phpt.md).  POST /api/runs {"suite":"phpt"} with "dir"
+ * (a folder of .phpt files; default $PHPCMP_PHPT_DIR or the 8.2.32
+ * source's ext/json/tests that scripts/php-tests.sh extracts) or "files"
+ * (a list of .phpt paths).
+ *
+ * Each test is read and validated here (server/common/phpt.c), then on
+ * each build at once (a thread per build) its SKIPIF, FILE and CLEAN run
+ * in that build's sandboxed worker as PROTO_PHPT scripts
+ * (server/core/phptcore.c), the output is judged here, and the statuses
+ * of both builds and the verdict between them are stored in one
+ * transaction (phpt_tests, phpt_results).  The run's summary holds every
+ * test's statuses, so GET /api/runs/{id} shows them; report.md gives the
+ * run-tests-style counts.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "engine.h"
+#include "phpt.h"
+#include "proto.h"
+
+#define PHPTRUN_MAX_TESTS 20000
+#define PHPTRUN_DEFAULT_DIR "tests/php-8.2.32/ext/json/tests" /* under scripts/php-tests.sh's cache */
+#define PHPTRUN_MAX_REASON 4096
+#define PHPTRUN_MAX_KEPT (256u << 10) /* output and diff kept per test and build */
+
+enum phpt_status {
+	PS_PASS,
+	PS_FAIL,
+	PS_SKIP,
+	PS_BORK,
+	PS_XFAIL,
+	PS_XPASS,
+	PS_CRASH,
+	PS_TIMEOUT,
+	PS_ERROR, /* phpcmp could not run it (a worker that cannot start) */
+	PS_COUNT
+};
+
+static const char *const status_names[PS_COUNT] = {
+	"PASS",
+	"FAIL",
+	"SKIP",
+	"BORK",
+	"XFAIL",
+	"XPASS",
+	"crash",
+	"timeout",
+	"error",
+};
+
+const char *const phptrun_params[] = { "dir", "files", NULL };
+
+/* ---- the tests of a run ---- */
+
+struct phptrun_state {
+	char dir[PATH_MAX]; /* "" when the run names files */
+	char **files;       /* absolute paths, sorted (dir) or as given */
+	char **names;       /* what the test is called in results: relative to dir, or the path */
+	size_t n;
+};
+
+static void state_free(struct phptrun_state *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->files[i]);
+		free(s->names[i]);
+	}
+	free(s->files);
+	free(s->names);
+	free(s);
+}
+
+static int ends_with_phpt(const char *s)
+{
+	size_t n = strlen(s);
+	return n > 5 && strcmp(s + n - 5, ".phpt") == 0;
+}
+
+static int state_add(struct phptrun_state *s, const char *path, const char *name)
+{
+	if (s->n == PHPTRUN_MAX_TESTS)
+		return -1;
+	if (s->n % 64 == 0) {
+		char **f = realloc(s->files, (s->n + 64) * sizeof(*f));
+		if (!f)
+			return -1;
+		s->files = f;
+		char **nm = realloc(s->names, (s->n + 64) * sizeof(*nm));
+		if (!nm)
+			return -1;
+		s->names = nm;
+	}
+	s->files[s->n] = strdup(path);
+	s->names[s->n] = strdup(name);
+	if (!s->files[s->n] || !s->names[s->n]) {
+		free(s->files[s->n]);
+		free(s->names[s->n]);
+		return -1;
+	}
+	s->n++;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The folder's *.phpt (not its subfolders: run-tests' own order, by name). */
+static int state_scan(struct phptrun_state *s, char *err, size_t errsize)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0;
+
+	if (!d) {
+		snprintf(err, errsize, "dir: cannot open %.300s: %s%s", s->dir, strerror(errno),
+		    errno == ENOENT ? " (scripts/php-tests.sh extracts the 8.2.32 source's tests)" : "");
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (!ends_with_phpt(e->d_name) || e->d_name[0] == '.')
+			continue;
+		if (n == PHPTRUN_MAX_TESTS ||
+		    (n % 64 == 0 && !(names = realloc(names, (n + 64) * sizeof(*names)))) ||
+		    !(names[n] = strdup(e->d_name))) {
+			closedir(d);
+			snprintf(
+			    err, errsize, "dir: more than %d tests, or out of memory", PHPTRUN_MAX_TESTS);
+			for (size_t i = 0; i < n; i++)
+				free(names[i]);
+			free(names);
+			return -1;
+		}
+		n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), by_name);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX + 256];
+		snprintf(path, sizeof(path), "%s/%s", s->dir, names[i]);
+		if (rc == 0 && state_add(s, path, names[i]) < 0) {
+			snprintf(err, errsize, "out of memory");
+			rc = -1;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+/* $PHPCMP_PHPT_DIR, else where scripts/php-tests.sh extracts the 8.2.32
+ * source's tests: ${PHPCMP_PHP_CACHE:-.cache/php}/tests/... */
+static const char *default_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *d = getenv("PHPCMP_PHPT_DIR"), *cache = getenv("PHPCMP_PHP_CACHE");
+	if (d && *d)
+		return d;
+	snprintf(dir, sizeof(dir), "%s/%s", cache && *cache ? cache : ".cache/php", PHPTRUN_DEFAULT_DIR);
+	return dir;
+}
+
+int phptrun_check(json_t *body, char *err, size_t errsize)
+{
+	json_t *dir = json_object_get(body, "dir"), *files = json_object_get(body, "files");
+	size_t i;
+	json_t *v;
+
+	if (dir && files) {
+		snprintf(err, errsize, "dir and files: give one of them");
+		return -1;
+	}
+	if (dir &&
+	    (!json_is_string(dir) || json_string_length(dir) == 0 || json_string_length(dir) >= PATH_MAX)) {
+		snprintf(err, errsize, "dir: a folder's path");
+		return -1;
+	}
+	if (files) {
+		if (!json_is_array(files) || json_array_size(files) == 0 ||
+		    json_array_size(files) > PHPTRUN_MAX_TESTS) {
+			snprintf(err, errsize, "files: a list of 1 to %d .phpt paths", PHPTRUN_MAX_TESTS);
+			return -1;
+		}
+		json_array_foreach(files, i, v)
+		{
+			if (!json_is_string(v) || json_string_length(v) >= PATH_MAX ||
+			    !ends_with_phpt(json_string_value(v)) ||
+			    strlen(json_string_value(v)) != json_string_length(v)) {
+				snprintf(err, errsize, "files[%zu]: the path of a .phpt file", i);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize)
+{
+	struct phptrun_state *s = calloc(1, sizeof(*s));
+	json_t *p = params ? json_loads(params, 0, NULL) : NULL;
+	json_t *files = p ? json_object_get(p, "files") : NULL, *dir = p ? json_object_get(p, "dir") : NULL;
+
+	if (!s) {
+		snprintf(err, errsize, "out of memory");
+		json_decref(p);
+		return NULL;
+	}
+	if (files) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(files, i, v)
+		{
+			const char *f = json_string_value(v);
+			if (f && state_add(s, f, f) < 0) {
+				snprintf(err, errsize, "out of memory");
+				goto fail;
+			}
+		}
+	} else {
+		snprintf(s->dir, sizeof(s->dir), "%s",
+		    dir && json_is_string(dir) ? json_string_value(dir) : default_dir());
+		if (state_scan(s, err, errsize) < 0)
+			goto fail;
+		if (s->n == 0) {
+			snprintf(err, errsize, "dir: no .phpt files in %.300s", s->dir);
+			goto fail;
+		}
+	}
+	json_decref(p);
+	*total = (int64_t)s->n;
+	return s;
+fail:
+	json_decref(p);
+	state_free(s);
+	return NULL;
+}
+
+void phptrun_close(void *state)
+{
+	state_free(state);
+}
+
+/* ---- one test ---- */
+
+struct loader_ctx {
+	char dir[PATH_MAX];
+};
+
+static char *read_file(const char *path, size_t max, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	if (!f)
+		return NULL;
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+		fclose(f);
+		errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		return NULL;
+	}
+	char *buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		fclose(f);
+		return NULL;
+	}
+	*len = fread(buf, 1, (size_t)st.st_size, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* *_EXTERNAL: the file next to the test (phpt.c has removed ".." already). */
+static int load_external(void *arg, const char *name, char **data, size_t *len)
+{
+	struct loader_ctx *l = arg;
+	char path[PATH_MAX * 2];
+	if (strchr(name, '/') || !*name)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", l->dir, name);
+	return (*data = read_file(path, PHPT_MAX_FILE, len)) ? 0 : -1;
+}
+
+/* run-tests.php's $ini_overwrites, less what the sandbox holds
+ * (open_basedir=, disable_functions=: docs/phpt.md). */
+static const char *const ini_overwrites[] = {
+	"output_handler=",
+	"output_buffering=Off",
+	"error_reporting=32767",
+	"display_errors=1",
+	"display_startup_errors=1",
+	"log_errors=0",
+	"html_errors=0",
+	"track_errors=0",
+	"report_memleaks=1",
+	"report_zend_debug=0",
+	"docref_root=",
+	"docref_ext=.html",
+	"error_prepend_string=",
+	"error_append_string=",
+	"auto_prepend_file=",
+	"auto_append_file=",
+	"ignore_repeated_errors=0",
+	"precision=14",
+	"serialize_precision=-1",
+	"memory_limit=128M",
+	"opcache.fast_shutdown=0",
+	"opcache.file_update_protection=0",
+	"opcache.revalidate_freq=0",
+	"opcache.jit_hot_loop=1",
+	"opcache.jit_hot_func=1",
+	"opcache.jit_hot_return=1",
+	"opcache.jit_hot_side_exit=1",
+	"zend.assertions=1",
+	"zend.exception_ignore_args=0",
+	"zend.exception_string_param_max_len=15",
+	"short_open_tag=0",
+};
+
+struct ini {
+	char **name, **value;
+	size_t n, cap;
+};
+
+static void ini_release(struct ini *ini)
+{
+	for (size_t i = 0; i < ini->n; i++) {
+		free(ini->name[i]);
+		free(ini->value[i]);
+	}
+	free(ini->name);
+	free(ini->value);
+	memset(ini, 0, sizeof(*ini));
+}
+
+static char *trimmed(const char *s, size_t n)
+{
+	while (n > 0 && strchr(" \t\n\r\v", *s) && *s) {
+		s++;
+		n--;
+	}
+	while (n > 0 && strchr(" \t\n\r\v", s[n - 1]) && s[n - 1])
+		n--;
+	return strndup(s, n);
+}
+
+/* settings2array: "name=value" lines, both trimmed; a later name replaces
+ * an earlier one in place (a PHP array keeps the first position). */
+static int ini_add_lines(struct ini *ini, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		size_t n = 0;
+		while (p + n < end && p[n] != '\n' && p[n] != '\r')
+			n++;
+		const char *eq = memchr(p, '=', n);
+		if (eq) {
+			char *name = trimmed(p, (size_t)(eq - p)),
+			     *value = trimmed(eq + 1, (size_t)(p + n - eq - 1));
+			if (!name || !value) {
+				free(name);
+				free(value);
+				return -1;
+			}
+			size_t i;
+			for (i = 0; i < ini->n; i++)
+				if (strcmp(ini->name[i], name) == 0 && strcmp(name, "extension") &&
+				    strcmp(name, "zend_extension"))
+					break;
+			if (i < ini->n) {
+				free(ini->value[i]);
+				ini->value[i] = value;
+				free(name);
+			} else {
+				if (ini->n == ini->cap) {
+					size_t cap = ini->cap ? ini->cap * 2 : 64;
+					char **a = realloc(ini->name, cap * sizeof(*a));
+					if (!a)
+						return -1;
+					ini->name = a;
+					char **b = realloc(ini->value, cap * sizeof(*b));
+					if (!b)
+						return -1;
+					ini->value = b;
+					ini->cap = cap;
+				}
+				ini->name[ini->n] = name;
+				ini->value[ini->n++] = value;
+			}
+		}
+		p += n;
+		while (p < end && (*p == '\n' || *p == '\r'))
+			p++;
+	}
+	return 0;
+}
+
+static int ini_defaults(struct ini *ini)
+{
+	for (size_t i = 0; i < sizeof(ini_overwrites) / sizeof(ini_overwrites[0]); i++)
+		if (ini_add_lines(ini, ini_overwrites[i], strlen(ini_overwrites[i])) < 0)
+			return -1;
+	return 0;
+}
+
+static char *ini_text(const struct ini *ini)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < ini->n; i++)
+		len += strlen(ini->name[i]) + strlen(ini->value[i]) + 2;
+	char *s = malloc(len), *p = s;
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < ini->n; i++)
+		p += sprintf(p, "%s=%s\n", ini->name[i], ini->value[i]);
+	*p = '\0';
+	return s;
+}
+
+/* Files next to a test that its sections name (an .inc it includes, a data
+ * file it reads): sent with each of its scripts, written beside them. */
+#define PHPTRUN_MAX_AUX 32
+#define PHPTRUN_MAX_AUX_BYTES (8u << 20)
+
+struct aux {
+	char *field[PHPTRUN_MAX_AUX]; /* "name\0bytes" */
+	size_t len[PHPTRUN_MAX_AUX];
+	int n;
+};
+
+static void aux_release(struct aux *a)
+{
+	for (int i = 0; i < a->n; i++)
+		free(a->field[i]);
+	a->n = 0;
+}
+
+static int names_file(const struct phpt *t, const char *name)
+{
+	static const enum phpt_section secs[] = { PHPT_FILE, PHPT_SKIPIF, PHPT_CLEAN, PHPT_INI };
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+		const struct phpt_text *x = &t->sec[secs[i]];
+		if (x->data && n <= x->len && memmem(x->data, x->len, name, n))
+			return 1;
+	}
+	return 0;
+}
+
+static void aux_collect(struct aux *a, const struct phpt *t, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t total = 0;
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL && a->n < PHPTRUN_MAX_AUX) {
+		const char *nm = e->d_name;
+		size_t n = strlen(nm), len;
+		if (nm[0] == '.' || ends_with_phpt(nm) || n > 200 || !names_file(t, nm))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (!strchr(
+			        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", nm[i]))
+				goto next;
+		char path[PATH_MAX + 256];
+		snprintf(path, sizeof(path), "%s/%s", dir, nm);
+		char *data = read_file(path, 1u << 20, &len);
+		if (!data || total + len > PHPTRUN_MAX_AUX_BYTES) {
+			free(data);
+			continue;
+		}
+		char *f = malloc(n + 1 + len);
+		if (f) {
+			memcpy(f, nm, n + 1);
+			memcpy(f + n + 1, data, len);
+			a->field[a->n] = f;
+			a->len[a->n++] = n + 1 + len;
+			total += len;
+		}
+		free(data);
+	next:;
+	}
+	closedir(d);
+}
+
+/* What one build made of a test. */
+struct outcome {
+	enum phpt_status status;
+	char reason[PHPTRUN_MAX_REASON];
+	char *output; /* FILE's output as printed (malloc'd), NULL if it did not run */
+	size_t output_len;
+	char *diff; /* FAIL/XFAIL: run-tests' .diff */
+	double wall_ms;
+	int signal;
+};
+
+static void outcome_release(struct outcome *o)
+{
+	free(o->output);
+	free(o->diff);
+	o->output = o->diff = NULL;
+}
+
+/* One script on a build: 1 with the output (malloc'd), 0 when the worker
+ * died or timed out (o set), -1 when it did not run (o set: refused ini
+ * is SKIP, anything else an error). */
+/* A CLEAN to run right after the script, in the same message (so it sees
+ * what the script left in the private folder). */
+struct clean_req {
+	const char *file, *code, *ini;
+	char *printed; /* what it printed (malloc'd), NULL if it did not run */
+	size_t printed_len;
+};
+
+static int run_script(struct app *app, int role, const char *file, const char *code, size_t code_len,
+    const char *ini, const struct aux *aux, struct clean_req *clean, struct outcome *o, char **printed,
+    size_t *printed_len)
+{
+	struct worker *w = &app->workers[role];
+	struct proto_buf req;
+	struct proto_msg reply;
+	struct result r;
+	int rc;
+
+	proto_buf_init(&req);
+	proto_buf_add_str(&req, TAG_PHPT_NAME, file);
+	proto_buf_add(&req, TAG_PHPT_CODE, code, code_len);
+	proto_buf_add_str(&req, TAG_PHPT_INI, ini);
+	for (int i = 0; aux && i < aux->n; i++)
+		proto_buf_add(&req, TAG_PHPT_AUX, aux->field[i], aux->len[i]);
+	if (clean) {
+		proto_buf_add_str(&req, TAG_PHPT_CLEAN_NAME, clean->file);
+		proto_buf_add_str(&req, TAG_PHPT_CLEAN_CODE, clean->code);
+		proto_buf_add_str(&req, TAG_PHPT_CLEAN_INI, clean->ini);
+	}
+	rc = worker_call(w, app->config, PROTO_PHPT, &req, app->config->case_timeout_ms, &reply, &r);
+	proto_buf_release(&req);
+	o->wall_ms += r.wall_ms;
+	if (rc <= 0) {
+		o->status = rc < 0 ? PS_ERROR : r.status == STATUS_TIMEOUT ? PS_TIMEOUT : PS_CRASH;
+		o->signal = r.signal;
+		snprintf(o->reason, sizeof(o->reason), "%s (%s)", r.failure ? r.failure : "the worker failed",
+		    file);
+		result_release(&r);
+		return rc < 0 ? -1 : 0;
+	}
+	result_release(&r);
+	const struct proto_field *refused = proto_get(&reply, TAG_PHPT_REFUSED);
+	const struct proto_field *failure = proto_get(&reply, TAG_FAILURE);
+	const struct proto_field *out = proto_get(&reply, TAG_PRINTED);
+	if (reply.type != PROTO_PHPT_RESULT || proto_get_int(&reply, TAG_STATUS, 1) != PROTO_STATUS_OK) {
+		if (refused) {
+			o->status = PS_SKIP;
+			snprintf(o->reason, sizeof(o->reason), "INI %.*s", (int)refused->len, refused->data);
+		} else {
+			o->status = PS_ERROR;
+			snprintf(o->reason, sizeof(o->reason), "%.*s", failure ? (int)failure->len : 0,
+			    failure ? failure->data : "");
+			if (!o->reason[0])
+				snprintf(o->reason, sizeof(o->reason),
+				    "the worker did not run %s (answer type %d)", file, reply.type);
+		}
+		proto_msg_release(&reply);
+		return -1;
+	}
+	const struct proto_field *cout = proto_get(&reply, TAG_PHPT_CLEAN_PRINTED);
+	if (clean && cout && (clean->printed = malloc(cout->len + 1)) != NULL) {
+		memcpy(clean->printed, cout->data, cout->len);
+		clean->printed[cout->len] = '\0';
+		clean->printed_len = cout->len;
+	}
+	*printed_len = out ? out->len : 0;
+	*printed = malloc(*printed_len + 1);
+	if (*printed) {
+		memcpy(*printed, out ? out->data : "", *printed_len);
+		(*printed)[*printed_len] = '\0';
+	}
+	proto_msg_release(&reply);
+	if (!*printed) {
+		o->status = PS_ERROR;
+		snprintf(o->reason, sizeof(o->reason), "out of memory");
+		return -1;
+	}
+	return 1;
+}
+
+/* The extensions a build has loaded, lower case, "\n" around each; cached per run. */
+struct build_facts {
+	char *extensions;
+	int tried;
+};
+
+static const char *extensions_of(struct app *app, int role, struct build_facts *f)
+{
+	static const char code[] =
+	    "<?php foreach (get_loaded_extensions() as $e) "
+	    "{ $e = strtolower($e); echo \"\\n$e\"; if ($e === 'zend opcache') echo \"\\nopcache\"; } "
+	    "echo \"\\n\";";
+	if (!f->tried) {
+		struct outcome o = { 0 };
+		char *out = NULL;
+		size_t len = 0;
+		f->tried = 1;
+		if (run_script(app, role, "phpcmp-extensions.php", code, sizeof(code) - 1, "", NULL, NULL, &o,
+		        &out, &len) == 1)
+			f->extensions = out;
+		else
+			free(out);
+	}
+	return f->extensions;
+}
+
+static int ci_prefix(const char *s, const char *p)
+{
+	return strncasecmp(s, p, strlen(p)) == 0;
+}
+
+/* "/^word\s*(.+)/i": the text after the word and spaces, up to the line's end; NULL if none. */
+static const char *after_word(const char *s, size_t wlen, size_t *n)
+{
+	s += wlen;
+	while (*s && strchr(" \t\n\r\v\f", *s))
+		s++;
+	*n = strcspn(s, "\n");
+	return *n ? s : NULL;
+}
+
+static void base_name(const char *path, char *out, size_t outsize)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strlen(b);
+	if (n > 5 && strcmp(b + n - 5, ".phpt") == 0)
+		n -= 4; /* keep the dot: "x." as run-tests' basename($file, 'phpt') */
+	/* Only plain names reach the worker. */
+	size_t k = 0;
+	for (size_t i = 0; i < n && k + 1 < outsize; i++) {
+		char c = b[i];
+		out[k++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		        c == '.' || c == '_' || c == '-'
+		    ? c
+		    : '_';
+	}
+	out[k] = '\0';
+	if (out[0] == '.' || !out[0])
+		out[0] = '_';
+}
+
+/* The sections phpcmp cannot give a test (they need a web SAPI or php-cli). */
+static const char *unsupported(const struct phpt *t)
+{
+	static const struct {
+		enum phpt_section s;
+		const char *why;
+	} cgi[] = {
+		{ PHPT_GET, "--GET-- needs php-cgi" },
+		{ PHPT_POST, "--POST-- needs php-cgi" },
+		{ PHPT_POST_RAW, "--POST_RAW-- needs php-cgi" },
+		{ PHPT_GZIP_POST, "--GZIP_POST-- needs php-cgi" },
+		{ PHPT_DEFLATE_POST, "--DEFLATE_POST-- needs php-cgi" },
+		{ PHPT_PUT, "--PUT-- needs php-cgi" },
+		{ PHPT_COOKIE, "--COOKIE-- needs php-cgi" },
+		{ PHPT_EXPECTHEADERS, "--EXPECTHEADERS-- needs php-cgi" },
+	};
+	if (phpt_has(t, PHPT_CGI))
+		return "--CGI-- needs php-cgi";
+	for (size_t i = 0; i < sizeof(cgi) / sizeof(cgi[0]); i++)
+		if (phpt_not_empty(t, cgi[i].s))
+			return cgi[i].why;
+	if (phpt_has(t, PHPT_PHPDBG))
+		return "--PHPDBG-- needs phpdbg";
+	if (phpt_has(t, PHPT_REDIRECTTEST))
+		return "--REDIRECTTEST-- runs other folders' tests: not supported";
+	if (phpt_has(t, PHPT_ARGS))
+		return "--ARGS-- needs php-cli";
+	if (phpt_has(t, PHPT_STDIN))
+		return "--STDIN-- needs php-cli";
+	if (phpt_has(t, PHPT_CAPTURE_STDIO))
+		return "--CAPTURE_STDIO-- needs php-cli";
+	if (phpt_not_empty(t, PHPT_ENV))
+		return "--ENV-- needs php-cli (a process environment per test)";
+	return NULL;
+}
+
+struct test_job {
+	struct app *app;
+	int role;
+	const struct phpt *t;
+	const char *file;
+	const struct aux *aux;
+	struct build_facts *facts;
+	struct outcome o;
+};
+
+static void judge(struct test_job *j, const char *out, size_t len, int xfail, const char *xfail_reason)
+{
+	struct outcome *o = &j->o;
+	char why[256];
+	int pass = phpt_compare(j->t, out, len, why, sizeof(why)) == PHPT_MATCH_PASS;
+	if (pass) {
+		o->status = xfail ? PS_XPASS : PS_PASS;
+		if (xfail)
+			snprintf(o->reason, sizeof(o->reason), "XFAIL section but test passes");
+		return;
+	}
+	o->status = xfail ? PS_XFAIL : PS_FAIL;
+	if (xfail)
+		snprintf(o->reason, sizeof(o->reason), "XFAIL REASON: %s", xfail_reason);
+	else if (why[0])
+		snprintf(o->reason, sizeof(o->reason), "%s", why);
+	size_t dl;
+	o->diff = phpt_diff(j->t, out, len, &dl);
+}
+
+/* run_test of run-tests.php, from the SKIPIF on, on one build. */
+static void run_test(struct test_job *j)
+{
+	const struct phpt *t = j->t;
+	struct outcome *o = &j->o;
+	struct ini ini = { 0 };
+	char base[256], file[300], *orig = NULL, *full = NULL, *out = NULL;
+	size_t len = 0;
+	const char *why;
+	int xfail = phpt_has(t, PHPT_XFAIL);
+	char *xfail_reason = xfail ? trimmed(t->sec[PHPT_XFAIL].data, t->sec[PHPT_XFAIL].len) : NULL;
+
+	base_name(j->file, base, sizeof(base));
+	if ((why = unsupported(t)) != NULL) {
+		o->status = PS_SKIP;
+		snprintf(o->reason, sizeof(o->reason), "%s", why);
+		goto out;
+	}
+	if (phpt_has(t, PHPT_EXTENSIONS)) {
+		const char *have = extensions_of(j->app, j->role, j->facts);
+		char missing[1024] = "";
+		int nmissing = 0;
+		const char *p = t->sec[PHPT_EXTENSIONS].data;
+		while (*p) {
+			size_t n = strcspn(p, "\r\n");
+			char *e = trimmed(p, n), want[300];
+			if (e && *e) {
+				for (char *c = e; *c; c++)
+					*c = (char)tolower((unsigned char)*c);
+				snprintf(want, sizeof(want), "\n%s\n", e);
+				if (!have || !strstr(have, want)) {
+					size_t ml = strlen(missing);
+					snprintf(missing + ml, sizeof(missing) - ml, "%s%s",
+					    nmissing ? ", " : "", e);
+					nmissing++;
+				}
+			}
+			free(e);
+			p += n;
+			while (*p == '\r' || *p == '\n')
+				p++;
+		}
+		if (nmissing) {
+			o->status = PS_SKIP;
+			snprintf(o->reason, sizeof(o->reason), "Required extension%s missing: %s",
+			    nmissing > 1 ? "s" : "", missing);
+			goto out;
+		}
+	}
+	if (ini_defaults(&ini) < 0 || !(orig = ini_text(&ini)))
+		goto oom;
+	if (phpt_has(t, PHPT_INI) && ini_add_lines(&ini, t->sec[PHPT_INI].data, t->sec[PHPT_INI].len) < 0)
+		goto oom;
+	if (!(full = ini_text(&ini)))
+		goto oom;
+
+	if (phpt_not_empty(t, PHPT_SKIPIF)) {
+		/* SKIPIF runs with the default settings only (and display_startup_errors=0) */
+		char *skip_ini = malloc(strlen(orig) + 64);
+		if (!skip_ini)
+			goto oom;
+		sprintf(skip_ini, "%sdisplay_errors=1\ndisplay_startup_errors=0\n", orig);
+		snprintf(file, sizeof(file), "%sskip.php", base);
+		int rc = run_script(j->app, j->role, file, t->sec[PHPT_SKIPIF].data, t->sec[PHPT_SKIPIF].len,
+		    skip_ini, j->aux, NULL, o, &out, &len);
+		free(skip_ini);
+		if (rc <= 0)
+			goto out;
+		char *s = phpt_normalise(out, len, &len);
+		free(out);
+		out = NULL;
+		if (!s)
+			goto oom;
+		size_t n;
+		const char *r;
+		if (ci_prefix(s, "skip")) {
+			o->status = PS_SKIP;
+			r = after_word(s, 4, &n);
+			snprintf(o->reason, sizeof(o->reason), "%.*s", r ? (int)n : 0, r ? r : "");
+			free(s);
+			goto out;
+		} else if (ci_prefix(s, "info") && after_word(s, 4, &n)) {
+			/* info: a note only */
+		} else if (ci_prefix(s, "warn") && strchr(" \t\n\r\v\f", s[4]) && s[4] &&
+		    after_word(s, 4, &n)) {
+			/* warn: run-tests marks the result WARN too; phpcmp keeps the status */
+		} else if (ci_prefix(s, "xfail")) {
+			xfail = 1;
+			free(xfail_reason);
+			const char *x = s + 5;
+			while (*x && strchr(" \t\n\r\v\f", *x))
+				x++;
+			xfail_reason = strdup(x);
+		} else if (ci_prefix(s, "flaky")) {
+			/* flaky: run-tests retries a failure once; phpcmp does not */
+		} else if (len > 0) {
+			o->status = PS_BORK;
+			snprintf(o->reason, sizeof(o->reason), "invalid output from SKIPIF: %s", s);
+			free(s);
+			goto out;
+		}
+		free(s);
+	}
+
+	/* FILE, and CLEAN (non-empty, trimmed, default settings) with it */
+	char clean_file[300], *clean_code = NULL, *clean_out = NULL;
+	size_t clean_len = 0;
+	struct clean_req clean = { 0 };
+	if (phpt_not_empty(t, PHPT_CLEAN) &&
+	    (clean_code = trimmed(t->sec[PHPT_CLEAN].data, t->sec[PHPT_CLEAN].len))) {
+		snprintf(clean_file, sizeof(clean_file), "%sclean.php", base);
+		clean = (struct clean_req){ .file = clean_file, .code = clean_code, .ini = orig };
+	}
+	snprintf(file, sizeof(file), "%sphp", base);
+	int rc = run_script(j->app, j->role, file, t->sec[PHPT_FILE].data, t->sec[PHPT_FILE].len, full,
+	    j->aux, clean_code ? &clean : NULL, o, &out, &len);
+	free(clean_code);
+	clean_out = clean.printed;
+	clean_len = clean.printed_len;
+	if (rc <= 0) {
+		free(clean_out);
+		goto out;
+	}
+	o->output = out;
+	o->output_len = len;
+	out = NULL;
+
+	judge(j, o->output, o->output_len, xfail, xfail_reason ? xfail_reason : "");
+	/* $clean_output is truthy: not "" and not "0" */
+	if (o->status == PS_PASS && clean_out && clean_len > 0 && !(clean_len == 1 && clean_out[0] == '0')) {
+		o->status = PS_BORK;
+		snprintf(o->reason, sizeof(o->reason), "invalid output from CLEAN: %.*s",
+		    (int)(clean_len > 2000 ? 2000 : clean_len), clean_out);
+	}
+	free(clean_out);
+	goto out;
+oom:
+	o->status = PS_ERROR;
+	snprintf(o->reason, sizeof(o->reason), "out of memory");
+out:
+	free(out);
+	free(orig);
+	free(full);
+	free(xfail_reason);
+	ini_release(&ini);
+}
+
+static void *test_thread(void *arg)
+{
+	run_test(arg);
+	return NULL;
+}
+
+/* ---- verdicts ---- */
+
+static int failing(enum phpt_status s)
+{
+	return s == PS_FAIL || s == PS_CRASH || s == PS_TIMEOUT || s == PS_BORK;
+}
+
+static const char *verdict_of(const struct outcome o[MAX_BUILDS])
+{
+	enum phpt_status b = o[ROLE_BASE].status, h = o[ROLE_HEAD].status;
+	if (b == PS_PASS && failing(h))
+		return "regression";
+	if (h == PS_PASS && failing(b))
+		return "improvement";
+	if (b != h)
+		return "differ";
+	if (b == PS_FAIL &&
+	    (o[0].output_len != o[1].output_len ||
+	        (o[0].output && o[1].output && memcmp(o[0].output, o[1].output, o[0].output_len))))
+		return "differ";
+	return "same";
+}
+
+/* ---- storage (db_phpt.c) ---- */
+
+static int store_test(struct app *app, int64_t run_id, const char *test, const char *name,
+    const char *verdict, const struct outcome o[MAX_BUILDS], char *err, size_t errsize)
+{
+	struct db_phpt_result r[MAX_BUILDS];
+
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		size_t dl = o[role].diff ? strlen(o[role].diff) : 0;
+		r[role] = (struct db_phpt_result){
+			.status = status_names[o[role].status],
+			.reason = o[role].reason,
+			.output = o[role].output,
+			.output_len = o[role].output_len > PHPTRUN_MAX_KEPT ? PHPTRUN_MAX_KEPT
+			                                                    : o[role].output_len,
+			.diff = o[role].diff,
+			.diff_len = dl > PHPTRUN_MAX_KEPT ? PHPTRUN_MAX_KEPT : dl,
+			.wall_ms = o[role].wall_ms,
+			.signal = o[role].signal,
+		};
+	}
+	return db_phpt_store(app->db, run_id, test, name, verdict, r, err, errsize);
+}
+
+/* ---- the summary: every test's statuses, counts per build ---- */
+
+static json_t *summary_new(const struct phptrun_state *s)
+{
+	json_t *sum = json_object(), *counts = json_object();
+	json_object_set_new(sum, "dir", s->dir[0] ? json_string(s->dir) : json_null());
+	json_object_set_new(sum, "total", json_integer((json_int_t)s->n));
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		json_t *c = json_object();
+		for (int k = 0; k < PS_COUNT; k++)
+			json_object_set_new(c, status_names[k], json_integer(0));
+		json_object_set_new(counts, role_name(role), c);
+	}
+	json_object_set_new(sum, "counts", counts);
+	json_object_set_new(sum, "regressions", json_array());
+	json_object_set_new(sum, "improvements", json_array());
+	json_object_set_new(sum, "tests", json_array());
+	return sum;
+}
+
+/* Text as JSON: at most max bytes, each byte that is not UTF-8 as U+FFFD
+ * (the exact bytes are in SQLite). */
+static json_t *summary_text(const char *s, size_t len, size_t max)
+{
+	char *buf = malloc(len * 3 + 1);
+	size_t o = 0;
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < len && o < max;) {
+		size_t n = utf8_seq((const unsigned char *)s + i, len - i, NULL);
+		if (n == 0) {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(buf + o, s + i, n);
+			o += n;
+			i += n;
+		}
+	}
+	json_t *j = json_stringn(buf, o);
+	free(buf);
+	return j;
+}
+
+#define SUMMARY_MAX_TEXT 16384
+
+static void summary_add(
+    json_t *sum, const char *test, const char *name, const char *verdict, const struct outcome o[MAX_BUILDS])
+{
+	json_t *row = json_object();
+	json_object_set_new(row, "test", summary_text(test, strlen(test), SUMMARY_MAX_TEXT));
+	json_object_set_new(row, "name", summary_text(name, strlen(name), SUMMARY_MAX_TEXT));
+	json_object_set_new(row, "verdict", json_string(verdict));
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		const struct outcome *x = &o[role];
+		json_t *c = json_object_get(json_object_get(sum, "counts"), role_name(role));
+		json_t *n = json_object_get(c, status_names[x->status]);
+		json_integer_set(n, json_integer_value(n) + 1);
+		json_t *r = json_pack("{s:s}", "status", status_names[x->status]);
+		if (x->reason[0])
+			json_object_set_new(
+			    r, "reason", summary_text(x->reason, strlen(x->reason), SUMMARY_MAX_TEXT));
+		if (x->diff)
+			json_object_set_new(
+			    r, "diff", summary_text(x->diff, strlen(x->diff), SUMMARY_MAX_TEXT));
+		/* what a failing FILE printed (run-tests' .out) */
+		if ((x->status == PS_FAIL || x->status == PS_XFAIL) && x->output)
+			json_object_set_new(
+			    r, "output", summary_text(x->output, x->output_len, SUMMARY_MAX_TEXT));
+		json_object_set_new(row, role_name(role), r);
+	}
+	json_array_append_new(json_object_get(sum, "tests"), row);
+	if (!strcmp(verdict, "regression") || !strcmp(verdict, "improvement"))
+		json_array_append_new(
+		    json_object_get(sum, verdict[0] == 'r' ? "regressions" : "improvements"),
+		    summary_text(test, strlen(test), SUMMARY_MAX_TEXT));
+}
+
+/* ---- the run ---- */
+
+enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void *state,
+    int (*stop)(void *arg, int *cancelled), void *arg, char *err, size_t errsize)
+{
+	struct phptrun_state *s = state;
+	struct build_facts facts[MAX_BUILDS] = { 0 };
+	json_t *sum = summary_new(s);
+	enum genrun_end end = GENRUN_DONE;
+	int cancelled = 0;
+
+	/* A resumed run (POST /api/runs/{id}/resume) starts over: its tests
+	 * take a few seconds, and the summary is made as they run. */
+	if (run->done > 0 && db_phpt_restart(app->db, run->id, err, errsize) < 0) {
+		json_decref(sum);
+		return GENRUN_FAILED;
+	}
+
+	for (size_t i = 0; i < s->n && end == GENRUN_DONE; i++) {
+		if (stop(arg, &cancelled)) {
+			end = cancelled ? GENRUN_CANCELLED : GENRUN_INTERRUPTED;
+			break;
+		}
+		struct phpt t;
+		struct loader_ctx l;
+		struct test_job jobs[MAX_BUILDS];
+		struct outcome o[MAX_BUILDS];
+		size_t len = 0;
+		char *name = NULL;
+
+		memset(jobs, 0, sizeof(jobs));
+		snprintf(l.dir, sizeof(l.dir), "%s", s->files[i]);
+		char *slash = strrchr(l.dir, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			snprintf(l.dir, sizeof(l.dir), ".");
+		char *text = read_file(s->files[i], PHPT_MAX_FILE, &len);
+		int parsed = text ? phpt_parse(&t, text, len, load_external, &l) : -1;
+		if (!text)
+			memset(&t, 0, sizeof(t));
+		name = parsed == 0 ? phpt_name(&t) : strdup("");
+		struct aux aux = { .n = 0 };
+		if (parsed == 0)
+			aux_collect(&aux, &t, l.dir);
+		for (int role = 0; role < MAX_BUILDS; role++) {
+			jobs[role] = (struct test_job){ .app = app,
+				.role = role,
+				.t = &t,
+				.file = s->files[i],
+				.aux = &aux,
+				.facts = &facts[role] };
+			if (!text) {
+				jobs[role].o.status = PS_BORK;
+				snprintf(jobs[role].o.reason, sizeof(jobs[role].o.reason),
+				    "cannot read %s: %s", s->files[i], strerror(errno));
+			} else if (parsed < 0) {
+				jobs[role].o.status = PS_BORK;
+				snprintf(jobs[role].o.reason, sizeof(jobs[role].o.reason), "%s",
+				    t.bork[0] ? t.bork : "out of memory");
+			}
+		}
+		if (parsed == 0) {
+			pthread_t th[MAX_BUILDS];
+			int started[MAX_BUILDS] = { 0 };
+			for (int role = 1; role < MAX_BUILDS; role++)
+				started[role] = pthread_create(&th[role], NULL, test_thread, &jobs[role]) ==
+				    0;
+			run_test(&jobs[0]);
+			for (int role = 1; role < MAX_BUILDS; role++) {
+				if (started[role])
+					pthread_join(th[role], NULL);
+				else
+					run_test(&jobs[role]);
+			}
+		}
+		for (int role = 0; role < MAX_BUILDS; role++)
+			o[role] = jobs[role].o;
+		const char *verdict = verdict_of(o);
+		for (int role = 0; role < MAX_BUILDS; role++) {
+			if (o[role].status == PS_ERROR) {
+				snprintf(err, errsize, "%s on %s: %s", s->names[i], role_name(role),
+				    o[role].reason);
+				end = GENRUN_FAILED;
+			}
+		}
+		if (end == GENRUN_DONE) {
+			summary_add(sum, s->names[i], name ? name : "", verdict, o);
+			if (store_test(
+			        app, run->id, s->names[i], name ? name : "", verdict, o, err, errsize) < 0)
+				end = GENRUN_FAILED;
+		}
+		for (int role = 0; role < MAX_BUILDS; role++)
+			outcome_release(&jobs[role].o);
+		aux_release(&aux);
+		if (end == GENRUN_DONE && i % 25 == 24 && i + 1 < s->n) {
+			/* progress for GET /api/runs/{id}; the final one below */
+			char *progress = json_dumps(sum, JSON_COMPACT), dberr[256];
+			if (progress)
+				db_run_summary(app->db, run->id, progress, dberr, sizeof(dberr));
+			free(progress);
+		}
+		free(name);
+		free(text);
+		phpt_release(&t);
+	}
+	char *text = json_dumps(sum, JSON_COMPACT);
+	char dberr[256];
+	if (text && db_run_summary(app->db, run->id, text, dberr, sizeof(dberr)) < 0 && end == GENRUN_DONE) {
+		snprintf(err, errsize, "%s", dberr);
+		end = GENRUN_FAILED;
+	}
+	free(text);
+	json_decref(sum);
+	for (int role = 0; role < MAX_BUILDS; role++)
+		free(facts[role].extensions);
+	return end;
+}
+
+/* ---- report.md ---- */
+
+/*
+ * "ext/json/tests: 76 — base 72 passed, 4 skipped; head 71 passed, 1 failed (x.phpt)",
+ * from a phpt run's summary.  NULL when the run is not a phpt run.
+ */
+char *phptrun_report_line(const struct db_run *run)
+{
+	if (strcmp(run->suite, "phpt") != 0 || !run->summary)
+		return NULL;
+	json_t *sum = json_loads(run->summary, 0, NULL);
+	if (!sum)
+		return NULL;
+	static const struct {
+		const char *status, *word;
+	} words[] = {
+		{ "PASS", "passed" },
+		{ "FAIL", "failed" },
+		{ "SKIP", "skipped" },
+		{ "BORK", "borked" },
+		{ "XFAIL", "expected to fail" },
+		{ "XPASS", "passed though expected to fail" },
+		{ "crash", "crashed" },
+		{ "timeout", "timed out" },
+	};
+	const char *dir = json_string_value(json_object_get(sum, "dir"));
+	char label[512];
+	if (dir) {
+		/* the folder from "ext/" (or the last three parts) on */
+		const char *e = strstr(dir, "/ext/");
+		snprintf(label, sizeof(label), "%s", e ? e + 1 : dir);
+	} else {
+		snprintf(label, sizeof(label), "files");
+	}
+	size_t cap = 4096, len = 0;
+	char *out = malloc(cap);
+	if (!out) {
+		json_decref(sum);
+		return NULL;
+	}
+	len += (size_t)snprintf(
+	    out, cap, "%s: %" JSON_INTEGER_FORMAT, label, json_integer_value(json_object_get(sum, "total")));
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		json_t *c = json_object_get(json_object_get(sum, "counts"), role_name(role));
+		len += (size_t)snprintf(
+		    out + len, cap - len, "%s%s", role == 0 ? " — " : "; ", run->build_names[role]);
+		int first = 1;
+		for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+			json_int_t n = json_integer_value(json_object_get(c, words[k].status));
+			if (!n)
+				continue;
+			int bad = role != 0 && strcmp(words[k].status, "PASS") &&
+			    strcmp(words[k].status, "SKIP");
+			len += (size_t)snprintf(out + len, cap - len, "%s %s%" JSON_INTEGER_FORMAT " %s%s",
+			    first ? "" : ",", bad ? "**" : "", n, words[k].word, bad ? "**" : "");
+			first = 0;
+			/* the failing tests by name */
+			if (strcmp(words[k].status, "FAIL") && strcmp(words[k].status, "crash") &&
+			    strcmp(words[k].status, "timeout") && strcmp(words[k].status, "BORK"))
+				continue;
+			json_t *tests = json_object_get(sum, "tests"), *row;
+			size_t i;
+			int listed = 0;
+			json_array_foreach(tests, i, row)
+			{
+				const char *st = json_string_value(
+				    json_object_get(json_object_get(row, role_name(role)), "status"));
+				if (!st || strcmp(st, words[k].status))
+					continue;
+				const char *tn = json_string_value(json_object_get(row, "test"));
+				const char *b = tn ? strrchr(tn, '/') : NULL;
+				if (len + 300 > cap)
+					break;
+				len += (size_t)snprintf(
+				    out + len, cap - len, "%s%s", listed ? ", " : " (", b ? b + 1 : tn);
+				if (++listed == 10)
+					break;
+			}
+			if (listed)
+				len += (size_t)snprintf(out + len, cap - len, ")");
+		}
+		if (first)
+			len += (size_t)snprintf(out + len, cap - len, " nothing run");
+		if (len + 600 > cap)
+			break;
+	}
+	json_decref(sum);
+	return out;
+}
+
+/* report.md of a phpt run: 1 with *md (malloc'd), 0 when the run is not
+ * a phpt run (or unknown), -1 out of memory. */
+int phptrun_report_md(struct app *app, int64_t run_id, char **md)
+{
+	struct db_run run;
+	char err[256];
+
+	*md = NULL;
+	memset(&run, 0, sizeof(run));
+	if (db_run_get(app->db, run_id, &run, err, sizeof(err)) != 1)
+		return 0;
+	if (strcmp(run.suite, "phpt") != 0) {
+		db_run_release(&run);
+		return 0;
+	}
+	char *line = phptrun_report_line(&run);
+	if (!line)
+		line = strdup("(no results yet)");
+	size_t cap = (line ? strlen(line) : 0) + 1024;
+	if (line && (*md = malloc(cap)) != NULL)
+		snprintf(*md, cap,
+		    "### phpcmp run %" PRId64 ": php-src's .phpt tests\n\n"
+		    "base: %s (PHP %s), head: %s (PHP %s); run-tests.php's statuses through the embed SAPI.\n\n"
+		    "%s%s\n",
+		    run.id, run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE],
+		    run.build_names[ROLE_HEAD], run.build_versions[ROLE_HEAD], line,
+		    strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
+	free(line);
+	db_run_release(&run);
+	return *md ? 1 : -1;
+}
