@@ -56,6 +56,12 @@ php-build:
 src-builds:
 	scripts/src-builds.sh
 
+# libphp 8.2.32 from source in each flavour (release, debug, coverage) for
+# tests/integration/flavours.test.mjs, through scripts/build-php.sh.
+.PHONY: flavour-builds
+flavour-builds:
+	scripts/flavour-builds.sh
+
 # The page's libraries (diff, uPlot: served under /vendor/ by server/daemon/http.c)
 # and the browser tests' driver (playwright-core), exactly as
 # package-lock.json pins them, into node_modules/ (git-ignored).
@@ -161,12 +167,12 @@ run:
 
 test:
 	scripts/install-deps.sh --if-missing
-	$(MAKE) all builds src-builds web-deps
+	$(MAKE) all builds src-builds flavour-builds web-deps
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory layer-check
 	scripts/run-tests.sh
 
-integration-test: all builds src-builds
+integration-test: all builds src-builds flavour-builds
 	scripts/run-tests.sh integration
 
 # The integration suite with every daemon under valgrind memcheck (the

@@ -13,6 +13,7 @@
 #include <php_output.h>
 #include <php_embed.h>
 #include <zend_exceptions.h>
+#include <zend_observer.h>
 #include <ext/json/php_json.h>
 
 #include <dlfcn.h>
@@ -275,19 +276,93 @@ static int run_code(
 }
 
 /*
- * Call an internal function from C.  With no PHP frame on the stack an
- * exception would become a fatal error; a zeroed dummy frame keeps it in
- * EG(exception), where we read and clear it.
+ * json_encode is called from PHP code, as in php-cli: from a real user
+ * frame, never from C.  The frame is that of a small PHP function compiled
+ * into each request before its first encode (a request's functions are gone
+ * at its end).  core_encode() pushes the function's frame on the VM stack
+ * and runs it the way zend_call_function() runs a user function, minus
+ * zend_call_function()'s last step: called with no PHP frame below it, that
+ * turns a pending exception into a fatal error.  Here the exception stays
+ * in EG(exception), exactly as after a script's top-level code (zend_execute),
+ * for the caller to read and clear.  Inside, every frame is a real one:
+ * json_encode's own (pushed by the VM's call opcode), jsonSerialize()'s,
+ * those of functions it calls, so exceptions, warnings, exit() and nested
+ * calls behave as in php-cli, and a debug build's assertions hold.  (A
+ * zeroed zend_execute_data under the call, what this used to do, aborted
+ * --enable-debug builds and crashed --coverage ones; issue 16.)
  */
-static void call_internal(zend_function *fn, zval *ret, uint32_t argc, zval *argv)
+#define ENCODER_NAME "phpcmp\\encode"
+static const char encoder_src[] = "namespace phpcmp;\n"
+                                  "function encode($value, $flags, $depth) {\n"
+                                  "\treturn \\json_encode($value, $flags, $depth);\n"
+                                  "}\n";
+static zend_function *encoder_fn; /* declared in the current request, or NULL */
+
+void core_encoder_forget(void)
 {
-	zend_execute_data dummy;
-	memset(&dummy, 0, sizeof(dummy));
-	zend_execute_data *saved = EG(current_execute_data);
-	EG(current_execute_data) = &dummy;
+	encoder_fn = NULL;
+}
+
+int core_encoder_declare(void)
+{
+	volatile int compiled = 0;
+	/* Looked up every time, not trusted from an earlier request: the
+	 * phpt runner (phptcore.c) opens requests of its own. */
+	zend_function *have = zend_hash_str_find_ptr(
+	    EG(function_table), ENCODER_NAME, sizeof(ENCODER_NAME) - 1);
+	if (have && have->type == ZEND_USER_FUNCTION && have->op_array.num_args == 3) {
+		encoder_fn = have;
+		return 0;
+	}
+	zend_try
+	{
+		zend_string *src = zend_string_init(encoder_src, sizeof(encoder_src) - 1, 0);
+		zend_op_array *op = zend_compile_string(
+		    src, "phpcmp encoder", ZEND_COMPILE_POSITION_AFTER_OPEN_TAG);
+		zend_string_release(src);
+		/* A top-level function is declared when it is compiled; the
+		 * file's own code does nothing and is not run. */
+		if (op) {
+			destroy_op_array(op);
+			efree(op);
+			compiled = 1;
+		}
+	}
+	zend_end_try();
+	if (!compiled)
+		return -1; /* after a bailout the caller must end the request */
+	zend_function *fn = zend_hash_str_find_ptr(
+	    EG(function_table), ENCODER_NAME, sizeof(ENCODER_NAME) - 1);
+	if (!fn || fn->type != ZEND_USER_FUNCTION || fn->op_array.num_args != 3)
+		return -1;
+	encoder_fn = fn;
+	return 0;
+}
+
+void core_encode(zval *value, zend_long flags, zend_long depth, zval *ret)
+{
+	zend_function *fn = encoder_fn;
+	zend_execute_data *call = zend_vm_stack_push_call_frame(
+	    ZEND_CALL_TOP_FUNCTION | ZEND_CALL_DYNAMIC, fn, 3, NULL);
+	ZVAL_COPY_DEREF(ZEND_CALL_ARG(call, 1), value);
+	ZVAL_LONG(ZEND_CALL_ARG(call, 2), flags);
+	ZVAL_LONG(ZEND_CALL_ARG(call, 3), depth);
 	ZVAL_UNDEF(ret);
-	zend_call_known_function(fn, NULL, NULL, ret, argc, argv, NULL);
-	EG(current_execute_data) = saved;
+	zend_init_func_execute_data(call, &fn->op_array, ret);
+	ZEND_OBSERVER_FCALL_BEGIN(call);
+	zend_execute_ex(call);
+	zend_vm_stack_free_call_frame(call);
+}
+
+/*
+ * json_last_error_msg() from C.  It takes no argument, calls no PHP code and
+ * cannot throw, so it needs no frame below it (php-src calls internal
+ * functions from C the same way).
+ */
+void core_last_error_msg(zval *ret)
+{
+	ZVAL_UNDEF(ret);
+	zend_call_known_function(fn_json_last_error_msg, NULL, NULL, ret, 0, NULL, NULL);
 }
 
 /* ---- measuring instructions (a worker running under callgrind) ---- */
@@ -331,21 +406,18 @@ static void dump(const char *event, char *path, size_t pathsize)
 static void measure(zval *value, zend_long flags, zend_long depth, int64_t n, struct proto_buf *out)
 {
 	char path[4200];
-	zval args[3], ret;
+	zval ret;
 
 	if (!RUNNING_ON_VALGRIND || !options->dump_prefix) {
 		capture_printf(&warnings, "phpcmp: not a measuring worker; instructions not counted\n");
 		return;
 	}
-	ZVAL_COPY_VALUE(&args[0], value);
-	ZVAL_LONG(&args[1], flags);
-	ZVAL_LONG(&args[2], depth);
-	call_internal(fn_json_encode, &ret, 3, args);
+	core_encode(value, flags, depth, &ret);
 	zval_ptr_dtor(&ret);
 	dump("phpcmp-warm-up", path, sizeof(path));
 	unlink(path);
 	for (int64_t i = 0; i < n && !EG(exception); i++) {
-		call_internal(fn_json_encode, &ret, 3, args);
+		core_encode(value, flags, depth, &ret);
 		zval_ptr_dtor(&ret);
 	}
 	dump("phpcmp-measured", path, sizeof(path));
@@ -379,24 +451,32 @@ static void run_case_body(const struct proto_msg *req, struct outcome *o, struct
 	if (Z_ISUNDEF(value))
 		ZVAL_NULL(&value);
 
-	zval args[3];
-	ZVAL_COPY_VALUE(&args[0], &value);
-	ZVAL_LONG(&args[1], (zend_long)proto_get_int(req, TAG_FLAGS, 0));
-	ZVAL_LONG(&args[2], (zend_long)proto_get_int(req, TAG_DEPTH, 512));
-	call_internal(fn_json_encode, &o->output, 3, args);
+	zend_long flags = (zend_long)proto_get_int(req, TAG_FLAGS, 0);
+	zend_long depth = (zend_long)proto_get_int(req, TAG_DEPTH, 512);
+	/* Declared after the case's own code ran: that code never sees it. */
+	if (core_encoder_declare() < 0) {
+		if (EG(exception))
+			take_exception(o, "phpcmp encoder");
+		if (failure.len == 0)
+			capture_printf(&failure, "phpcmp: cannot declare " ENCODER_NAME "()\n");
+		zval_ptr_dtor(&value);
+		o->status = PROTO_STATUS_ERROR;
+		return;
+	}
+	core_encode(&value, flags, depth, &o->output);
 	o->error_code = JSON_G(error_code);
 	if (EG(exception) && take_exception(o, "json_encode")) {
 		/* exit() inside jsonSerialize: the case failed. */
 		o->status = PROTO_STATUS_ERROR;
 	}
 	zval msg;
-	call_internal(fn_json_last_error_msg, &msg, 0, NULL);
+	core_last_error_msg(&msg);
 	if (Z_TYPE(msg) == IS_STRING)
 		o->error_msg = zend_string_copy(Z_STR(msg));
 	zval_ptr_dtor(&msg);
 	int64_t iterations = proto_get_int(req, TAG_ITERATIONS, 0);
 	if (iterations > 0 && o->status == PROTO_STATUS_OK && !o->exc_class[0])
-		measure(&value, Z_LVAL(args[1]), Z_LVAL(args[2]), iterations, out);
+		measure(&value, flags, depth, iterations, out);
 	zval_ptr_dtor(&value);
 }
 
@@ -494,6 +574,7 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 			zend_string_release(o.exc_msg);
 	}
 	php_request_shutdown(NULL);
+	core_encoder_forget();
 	php_request_startup();
 	core_request_ready();
 }

@@ -114,6 +114,7 @@ static void gencore_request_restart(void)
 		zval_ptr_dtor(&gencore_resource);
 	gencore_declared = 0;
 	php_request_shutdown(NULL);
+	core_encoder_forget();
 	php_request_startup();
 	core_request_ready();
 }
@@ -188,6 +189,14 @@ static int gencore_declare(char *err, size_t errsize)
 			char cname[2] = { (char)('A' + k), '\0' };
 			gencore_enum_cases[i][k] = zend_enum_get_case_cstr(ce, cname);
 		}
+	}
+	/* json_encode's caller (core.c), in the same request. */
+	if (core_encoder_declare() < 0) {
+		if (EG(exception))
+			zend_clear_exception();
+		snprintf(err, errsize, "generator: cannot declare the encoder function");
+		gencore_request_restart();
+		return -1;
 	}
 	php_stream *st = php_stream_memory_create(TEMP_STREAM_DEFAULT);
 	if (st == NULL) {
@@ -290,18 +299,6 @@ static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 	}
 }
 
-/* json_encode and friends from C; a zeroed frame keeps exceptions in EG(exception). */
-static void gencore_call(zend_function *fn, zval *ret, uint32_t argc, zval *argv)
-{
-	zend_execute_data dummy;
-	zend_execute_data *saved = EG(current_execute_data);
-	memset(&dummy, 0, sizeof(dummy));
-	EG(current_execute_data) = &dummy;
-	ZVAL_UNDEF(ret);
-	zend_call_known_function(fn, NULL, NULL, ret, argc, argv, NULL);
-	EG(current_execute_data) = saved;
-}
-
 static void gencore_take_exception(struct gencore_outcome *o)
 {
 	zend_object *ex = EG(exception);
@@ -348,20 +345,18 @@ static void gencore_encode(
 	gencore_failure_sink = o->failure;
 	zend_try
 	{
-		zval args[3], msg;
+		zval args[1], msg;
 		gencore_build(c, c->root, &args[0]);
-		ZVAL_LONG(&args[1], (zend_long)c->flags);
-		ZVAL_LONG(&args[2], (zend_long)c->depth);
 		if (times)
 			t1 = gencore_now_ns();
 		/* What a fresh request would start with. */
 		JSON_G(error_code) = PHP_JSON_ERROR_NONE;
 		JSON_G(encoder_depth) = 0;
-		gencore_call(gencore_fn_encode, &o->output, 3, args);
+		core_encode(&args[0], (zend_long)c->flags, (zend_long)c->depth, &o->output);
 		o->error_code = JSON_G(error_code);
 		if (EG(exception))
 			gencore_take_exception(o);
-		gencore_call(gencore_fn_last_error_msg, &msg, 0, NULL);
+		core_last_error_msg(&msg);
 		if (Z_TYPE(msg) == IS_STRING)
 			o->error_msg = zend_string_copy(Z_STR(msg));
 		zval_ptr_dtor(&msg);

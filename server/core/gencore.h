@@ -16,6 +16,19 @@ void gencore_set_page(struct proto_page *page);
 /* Answer a PROTO_GEN_BATCH or PROTO_GEN_DETAIL: fills out, returns the reply type. */
 int gencore_handle(const struct proto_msg *req, struct proto_buf *out);
 
+/*
+ * json_encode from a real PHP frame (core.c): core_encoder_declare() once
+ * in a request before the first core_encode() (0, or -1: it could not be
+ * declared), core_encoder_forget() when a request ends.  core_encode()
+ * leaves an exception (or exit()) in EG(exception) and ret undefined; a
+ * fatal error bails out.  core_last_error_msg(): json_last_error_msg().
+ * Only core.c and gencore.c, which include PHP's headers, call these.
+ */
+int core_encoder_declare(void);
+void core_encoder_forget(void);
+void core_encode(zval *value, zend_long flags, zend_long depth, zval *ret);
+void core_last_error_msg(zval *ret);
+
 /* core.c: a request just opened is made ready for a case (the state no
  * request end resets: see there). */
 void core_request_ready(void);

@@ -20,6 +20,7 @@ struct worker {
 	pthread_mutex_t lock; /* one case at a time per worker */
 	pid_t pid;            /* -1 when not running */
 	int fd;               /* -1 when not running */
+	int errfd;            /* the read end of its stderr (a pipe), -1 when not running */
 	enum worker_state state;
 	int consecutive_deaths; /* for restart backoff */
 	int64_t restarts;

@@ -35,6 +35,13 @@
 
 #define STARTUP_TIMEOUT_MS 15000
 #define BACKOFF_MAX_MS 2000
+/* How long a worker asked to stop may take to exit on its own (PHP's
+ * shutdown, a coverage build writing its counters, a sanitizer's report)
+ * before it is killed. */
+#define STOP_GRACE_MS 3000
+/* What a dead worker wrote to stderr, kept for its crash result: the first
+ * and the last STDERR_KEEP / 2 bytes. */
+#define STDERR_KEEP 4096
 
 /* clang-format off */
 static const char *const state_names[] = {
@@ -67,6 +74,7 @@ int worker_init(struct worker *w, struct build *b)
 	w->pid = -1;
 	w->fd = -1;
 	w->page_fd = -1;
+	w->errfd = -1;
 	w->state = WORKER_STOPPED;
 	/* A write to a worker that just died is an EPIPE, not a signal: the
 	 * daemon's main() ignores SIGPIPE at startup; a library function does
@@ -74,20 +82,105 @@ int worker_init(struct worker *w, struct build *b)
 	return pthread_mutex_init(&w->lock, NULL) == 0 ? 0 : -1;
 }
 
-/* Kill (if still alive) and reap the process; its wait status, or -1. */
-static int worker_reap(struct worker *w, int kill_it)
+/*
+ * A worker's stderr: a pipe, both ends non-blocking (a case filling it
+ * loses what it writes, never blocks the worker), emptied before each
+ * request; what a request's worker wrote before it died is kept, bounded.
+ */
+struct stderr_text {
+	char head[STDERR_KEEP / 2], tail[STDERR_KEEP / 2]; /* tail: a ring */
+	size_t nhead, total;
+};
+
+static void stderr_add(struct stderr_text *t, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++, t->total++) {
+		if (t->nhead < sizeof(t->head))
+			t->head[t->nhead++] = p[i];
+		else
+			t->tail[(t->total - t->nhead) % sizeof(t->tail)] = p[i];
+	}
+}
+
+/* Read what is there (to EOF once the worker is gone); into t, or dropped. */
+static void worker_read_stderr(struct worker *w, struct stderr_text *t)
+{
+	char buf[4096];
+	ssize_t n;
+	size_t seen = 0;
+	if (w->errfd < 0)
+		return;
+	/* Bounded: a worker writing without end cannot keep us here. */
+	while (
+	    seen < 1024 * 1024 && ((n = read(w->errfd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))) {
+		if (n > 0 && t)
+			stderr_add(t, buf, (size_t)n);
+		seen += n > 0 ? (size_t)n : 0;
+	}
+}
+
+/* The kept text, NUL-terminated, into out (STDERR_KEEP + 64 bytes hold it all). */
+static size_t stderr_format(const struct stderr_text *t, char *out, size_t size)
+{
+	size_t len = 0, intail = t->total - t->nhead;
+	memcpy(out, t->head, t->nhead);
+	len = t->nhead;
+	if (intail > sizeof(t->tail)) {
+		int n = snprintf(
+		    out + len, size - len, "\n[... %zu bytes left out ...]\n", intail - sizeof(t->tail));
+		len += n > 0 && (size_t)n < size - len ? (size_t)n : 0;
+		intail = sizeof(t->tail);
+	}
+	size_t start = (t->total - t->nhead - intail) % sizeof(t->tail);
+	for (size_t i = 0; i < intail && len + 1 < size; i++)
+		out[len++] = t->tail[(start + i) % sizeof(t->tail)];
+	while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == '\0'))
+		len--;
+	out[len] = '\0';
+	return len;
+}
+
+enum reap { REAP_KILL, REAP_GRACE };
+
+/*
+ * Close the socket and reap the process: REAP_KILL kills it first (it hung,
+ * or is dead already); REAP_GRACE lets it end on its own (it sees the
+ * socket close and shuts PHP down: php_embed_shutdown, a coverage build's
+ * counters, a sanitizer's report) for up to STOP_GRACE_MS, then kills it.
+ * Its wait status, or -1.  Its stderr to t (may be NULL), then closed.
+ */
+static int worker_reap(struct worker *w, enum reap how, struct stderr_text *t)
 {
 	int status = -1;
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
 	if (w->pid > 0) {
-		if (kill_it)
+		pid_t got = 0;
+		if (how == REAP_GRACE) {
+			for (int waited = 0; waited < STOP_GRACE_MS; waited += 5) {
+				while ((got = waitpid(w->pid, &status, WNOHANG)) < 0 && errno == EINTR)
+					;
+				if (got != 0)
+					break;
+				/* Keep its stderr flowing while it shuts down. */
+				worker_read_stderr(w, t);
+				usleep(5000);
+			}
+		}
+		if (got == 0) {
 			kill(w->pid, SIGKILL);
-		while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
-			;
+			while ((got = waitpid(w->pid, &status, 0)) < 0 && errno == EINTR)
+				;
+		}
+		if (got < 0)
+			status = -1;
 	}
 	w->pid = -1;
+	worker_read_stderr(w, t);
+	if (w->errfd >= 0)
+		close(w->errfd);
+	w->errfd = -1;
 	confine_release(w); /* its private folder goes with it */
 	return status;
 }
@@ -136,7 +229,7 @@ static int worker_page(struct worker *w)
 
 static int worker_start(struct worker *w, const struct config *cfg)
 {
-	int sv[2] = { -1, -1 };
+	int sv[2] = { -1, -1 }, ep[2] = { -1, -1 };
 	posix_spawn_file_actions_t fa;
 	const char *argv[24 + 2 * BUILD_MAX_INI + 2 * CONFINE_MAX_ARGS];
 	struct confine_args sbx;
@@ -178,6 +271,14 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		snprintf(w->last_failure, sizeof(w->last_failure), "socketpair: %s", strerror(errno));
 		return -1;
 	}
+	/* Its stderr: what an assertion, a sanitizer, zend_mm or PHP outside a
+	 * request prints there goes into a crash's failure text. */
+	if (pipe2(ep, O_CLOEXEC | O_NONBLOCK) < 0) {
+		snprintf(w->last_failure, sizeof(w->last_failure), "pipe: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
 	argv[argc++] = cfg->worker_bin;
 	argv[argc++] = "--lib";
 	argv[argc++] = w->build->lib_path;
@@ -207,7 +308,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears CLOEXEC */
 	if (w->page != NULL)
 		posix_spawn_file_actions_adddup2(&fa, w->page_fd, PROTO_PAGE_FD);
@@ -220,14 +321,17 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, (char *const *)envp);
 	posix_spawn_file_actions_destroy(&fa);
 	close(sv[1]);
+	close(ep[1]);
 	if (rc != 0) {
 		close(sv[0]);
+		close(ep[0]);
 		snprintf(
 		    w->last_failure, sizeof(w->last_failure), "cannot start %s: %s", argv[0], strerror(rc));
 		return -1;
 	}
 	w->pid = pid;
 	w->fd = sv[0];
+	w->errfd = ep[0];
 
 	struct proto_msg hello;
 	int r = proto_recv(w->fd, &hello, STARTUP_TIMEOUT_MS);
@@ -254,17 +358,19 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		snprintf(
 		    w->last_failure, sizeof(w->last_failure), "%.*s", m ? (int)m->len : 0, m ? m->data : "");
 		proto_msg_release(&hello);
-		worker_reap(w, 1);
+		worker_reap(w, REAP_GRACE, NULL); /* it exits by itself */
 		return -1;
 	}
 	if (r == 1)
 		proto_msg_release(&hello);
 	int timed_out = r < 0 && errno == ETIMEDOUT;
-	int status = worker_reap(w, 1);
-	char why[128];
+	struct stderr_text err = { .nhead = 0 };
+	int status = worker_reap(w, timed_out ? REAP_KILL : REAP_GRACE, &err);
+	char why[128], text[STDERR_KEEP + 64];
 	describe_exit(status, why, sizeof(why));
-	snprintf(w->last_failure, sizeof(w->last_failure), "worker did not start: %s",
-	    timed_out ? "no hello within the startup timeout" : why);
+	stderr_format(&err, text, sizeof(text));
+	snprintf(w->last_failure, sizeof(w->last_failure), "worker did not start: %s%s%.300s",
+	    timed_out ? "no hello within the startup timeout" : why, text[0] ? "; stderr: " : "", text);
 	return -1;
 }
 
@@ -428,19 +534,9 @@ void worker_release(struct worker *w)
 	}
 	pthread_mutex_lock(&w->lock);
 	if (w->pid > 0) {
-		/* Closing the socket asks the worker to shut PHP down; give it a
-		 * moment, then make sure. */
-		close(w->fd);
-		w->fd = -1;
-		for (int i = 0; i < 50; i++) {
-			int status;
-			if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
-				w->pid = -1;
-				break;
-			}
-			usleep(10000);
-		}
-		worker_reap(w, 1);
+		/* Closing the socket asks the worker to shut PHP down and exit
+		 * through its normal path; killed only if it does not. */
+		worker_reap(w, REAP_GRACE, NULL);
 	}
 	w->state = WORKER_STOPPED;
 	if (w->page != NULL) {
@@ -451,6 +547,21 @@ void worker_release(struct worker *w)
 	}
 	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_destroy(&w->lock);
+}
+
+/* "killed by signal 6 (SIGABRT)", then what the worker said, as r's failure. */
+static void result_add_stderr(struct result *r, const char *why, const struct stderr_text *err)
+{
+	if (err->total == 0)
+		return;
+	size_t size = strlen(why) + STDERR_KEEP + 256;
+	char *text = malloc(size);
+	if (text) {
+		int n = snprintf(text, size, "%s\nworker stderr (%zu bytes):\n", why, err->total);
+		stderr_format(err, text + n, size - (size_t)n);
+		free(r->failure);
+		r->failure = text;
+	}
 }
 
 /*
@@ -471,7 +582,7 @@ static int worker_drain(struct worker *w)
 		}
 		if (rc == 1)
 			proto_msg_release(&m);
-		worker_reap(w, 1);
+		worker_reap(w, REAP_KILL, NULL);
 		return -1;
 	}
 	return 0;
@@ -500,6 +611,8 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 			w->restarts++;
 	}
 	w->state = WORKER_BUSY;
+	/* Whatever it wrote to stderr before this request is not this one's. */
+	worker_read_stderr(w, NULL);
 	double t0 = clock_ms();
 	int r_send = proto_send(w->fd, type, req);
 	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, reply, timeout_ms);
@@ -519,18 +632,21 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		/* The child died on this request; its parent forks another. */
 		int status = (int)proto_get_int(reply, TAG_DIED_STATUS, -1);
 		int retired = proto_get(reply, TAG_RETIRE) != NULL;
-		char why[128];
+		char dwhy[128];
+		struct stderr_text derr = { .nhead = 0 };
 		proto_msg_release(reply);
-		describe_exit(status, why, sizeof(why));
+		describe_exit(status, dwhy, sizeof(dwhy));
 		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-		result_failed(r, STATUS_CRASH, "%s", why);
-		snprintf(w->last_failure, sizeof(w->last_failure), "%s", why);
+		worker_read_stderr(w, &derr); /* what the child wrote */
+		result_failed(r, STATUS_CRASH, "%s", dwhy);
+		result_add_stderr(r, dwhy, &derr);
+		snprintf(w->last_failure, sizeof(w->last_failure), "%s", dwhy);
 		w->restarts++;
 		w->consecutive_deaths++;
 		w->state = WORKER_READY;
 		if (retired) {
 			/* Its folder could not be emptied: replaced, the folder removed. */
-			worker_reap(w, 1);
+			worker_reap(w, REAP_KILL, NULL);
 			w->state = WORKER_STOPPED;
 		}
 		ret = 0;
@@ -541,18 +657,19 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		w->state = WORKER_READY;
 		ret = 1;
 		if (proto_get(reply, TAG_RETIRE) != NULL) {
-			/* It could not empty its folder: replaced, the folder removed. */
-			worker_reap(w, 1);
+			/* It could not empty its folder: replaced (after its own
+			 * normal exit), the folder removed. */
+			worker_reap(w, REAP_GRACE, NULL);
 			w->state = WORKER_STOPPED;
 			snprintf(w->last_failure, sizeof(w->last_failure),
 			    "retired: its private folder could not be emptied");
 		}
 		goto out;
 	}
+	struct stderr_text err = { .nhead = 0 };
+	char why[128];
 	if (timed_out) {
-		char limit[32];
 		int kept = 0;
-		snprintf(limit, sizeof(limit), "%d", timeout_ms);
 		/* A fork server: kill the child only, its parent says when it is gone. */
 		pid_t child = w->page != NULL ? (pid_t)w->page->child_pid : 0;
 		if (child > 0 && child != w->pid && kill(child, SIGKILL) == 0) {
@@ -563,25 +680,32 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 				proto_msg_release(&m);
 			}
 		}
-		if (kept)
+		snprintf(why, sizeof(why), "timed out after %d ms; worker killed", timeout_ms);
+		if (kept) {
 			w->restarts++;
-		else
-			worker_reap(w, 1);
-		result_failed(r, STATUS_TIMEOUT, "timed out after %s ms; worker killed", limit);
+			worker_read_stderr(w, &err); /* what the child wrote */
+			result_failed(r, STATUS_TIMEOUT, "%s", why);
+			result_add_stderr(r, why, &err);
+			snprintf(w->last_failure, sizeof(w->last_failure), "request timed out after %d ms",
+			    timeout_ms);
+			w->consecutive_deaths++;
+			w->state = WORKER_READY;
+			ret = 0;
+			goto out;
+		}
+		worker_reap(w, REAP_KILL, &err);
 		snprintf(
 		    w->last_failure, sizeof(w->last_failure), "request timed out after %d ms", timeout_ms);
-		w->consecutive_deaths++;
-		w->state = kept ? WORKER_READY : WORKER_STOPPED;
-		ret = 0;
-		goto out;
 	} else {
-		int status = worker_reap(w, 1);
-		char why[128];
+		/* The socket is closed: the worker is gone or going (a crash, or
+		 * exit() of its own); wait for its real status. */
+		int status = worker_reap(w, REAP_GRACE, &err);
 		describe_exit(status, why, sizeof(why));
 		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-		result_failed(r, STATUS_CRASH, "%s", why);
 		snprintf(w->last_failure, sizeof(w->last_failure), "%s", why);
 	}
+	result_failed(r, timed_out ? STATUS_TIMEOUT : STATUS_CRASH, "%s", why);
+	result_add_stderr(r, why, &err);
 	w->consecutive_deaths++;
 	w->state = WORKER_STOPPED;
 	ret = 0;

@@ -52,6 +52,28 @@ test('crash: a 200,000-deep array kills the encoder -> status crash with the sig
 	}
 });
 
+test('crash: what the worker wrote to stderr during the case is in the failure text, bounded', async () => {
+	// A case before it writes to stderr too: not this crash's.
+	const quiet = await d.runCase({ code: 'file_put_contents("php://stderr", "an earlier case\\n"); return 1;' });
+	assert.equal(quiet.verdict, 'same');
+	both(quiet, (x, name) => assert.equal(x.status, 'ok', `${name}: ${JSON.stringify(x)}`));
+	const res = await d.runCase({
+		code: 'file_put_contents("php://stderr", "said first\\n" . str_repeat("A", 3000) . str_repeat("B", 3000) . "\\nsaid last\\n");'
+			+ ' $a = []; for ($i = 0; $i < 200000; $i++) { $a = [$a]; } return $a;',
+	});
+	both(res, (x, name) => {
+		// (On a machine too busy to build the array within --timeout-ms
+		// it is a timeout: its stderr is kept the same way.)
+		assert.ok(['crash', 'timeout'].includes(x.status), `${name}: ${JSON.stringify(x)}`);
+		const m = /^(?:killed by signal 11 \(SIGSEGV\)|timed out after \d+ ms; worker killed)\nworker stderr \((\d+) bytes\):\nsaid first\nA+\n\[\.\.\. (\d+) bytes left out \.\.\.\]\nB+\nsaid last$/.exec(x.failure);
+		assert.ok(m, `${name}: ${x.failure.slice(0, 300)} ... ${x.failure.slice(-300)}`);
+		assert.equal(Number(m[1]), 6022, `${name}: all its bytes counted`);
+		assert.equal(Number(m[2]), 6022 - 4096, `${name}: the first and last 2 KB kept`);
+		assert.doesNotMatch(x.failure, /an earlier case/);
+	});
+	await stillWorks();
+});
+
 test(`timeout: while (true); is stopped after --timeout-ms ${TIMEOUT_MS}`, async () => {
 	const t0 = Date.now();
 	const res = await d.runCase({ code: 'while (true); return 1;' });
