@@ -272,24 +272,69 @@ ALTER TABLE results ADD COLUMN output_same INTEGER NOT NULL DEFAULT 0;
 
 PRAGMA user_version = 7;
 
--- @migration 8: generated mismatches listed in bulk, stored in full on demand
+-- @migration 8: a base and several candidates
+-- results: a role per build position ("base", "head" = the first candidate,
+-- "cand2".."cand7"), no longer only base and head (SQLite cannot drop a
+-- CHECK: the table is rebuilt with its rows).
+CREATE TABLE results_new (
+	comparison_id   INTEGER NOT NULL REFERENCES comparisons (id),
+	role            TEXT NOT NULL CHECK (role = 'base' OR role = 'head' OR role GLOB 'cand[2-7]'),
+	build_id        INTEGER NOT NULL REFERENCES builds (id),
+	status          TEXT NOT NULL CHECK (status IN ('ok', 'error', 'crash', 'timeout')),
+	signal          INTEGER,
+	output          BLOB,
+	output_is_false INTEGER NOT NULL DEFAULT 0,
+	error_code      INTEGER NOT NULL DEFAULT 0,
+	error_msg       TEXT,
+	exc_class       TEXT,
+	exc_msg         TEXT,
+	printed         BLOB NOT NULL DEFAULT x'',
+	warnings        TEXT NOT NULL DEFAULT '',
+	failure         TEXT,
+	instructions    INTEGER,
+	wall_ms         REAL,
+	instr_total     INTEGER,
+	dump_file       TEXT,
+	output_same     INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (comparison_id, role)
+) WITHOUT ROWID;
+INSERT INTO results_new SELECT comparison_id, role, build_id, status, signal, output, output_is_false,
+	error_code, error_msg, exc_class, exc_msg, printed, warnings, failure, instructions, wall_ms,
+	instr_total, dump_file, output_same FROM results;
+DROP TABLE results;
+ALTER TABLE results_new RENAME TO results;
+-- A run's builds in order, base first, as a JSON array of builds.id
+-- (base_build_id / head_build_id stay: the first two).
+ALTER TABLE runs ADD COLUMN builds TEXT;
+UPDATE runs SET builds = json_array(base_build_id, head_build_id)
+	WHERE base_build_id IS NOT NULL AND head_build_id IS NOT NULL;
+-- The candidate a bucket's mismatches are of (its role's build name when it
+-- is not the first candidate; NULL: the first, the two-build "head").
+ALTER TABLE buckets ADD COLUMN candidate TEXT;
+
+PRAGMA user_version = 8;
+
+-- @migration 9: generated mismatches listed in bulk, stored in full on demand
 -- Every mismatch of a generated run, in the order found: (seed, idx) makes
 -- it again, so its full results need not be stored to be shown.  One row
--- per mismatch, written with its batch in one transaction.  signature is
--- what the two digests say (server/daemon/genrun.c: fields that differ,
--- each build's status, error code, exception), the key of the bounded
--- sample stored in full during the run; base_digest / head_digest are the
--- workers' 32-byte records.  case_id: the stored case (with both results
--- in full and a comparison in this run) once it is materialised -- during
--- the run for a sample, on demand (GET /api/runs/{id}/cases) for the rest.
+-- per mismatching case, written with its batch in one transaction.
+-- candidates: the roles whose digests differ from the base's ("head",
+-- "head,cand3", ...).  signature is what the digests say
+-- (server/daemon/genrun.c: per differing candidate, the fields that differ
+-- and the base's and candidate's status, error code, exception), the key
+-- of the bounded sample stored in full during the run; digests: every
+-- build's 32-byte record, base first, in the run's build order.  case_id:
+-- the stored case (with every result in full and a comparison in this run)
+-- once it is materialised -- during the run for a sample, on demand
+-- (GET /api/runs/{id}/cases) for the rest.
 CREATE TABLE IF NOT EXISTS generated_mismatches (
 	seq         INTEGER PRIMARY KEY,
 	run_id      INTEGER NOT NULL REFERENCES runs (id),
 	seed        INTEGER NOT NULL,
 	idx         INTEGER NOT NULL,
 	signature   TEXT NOT NULL DEFAULT '',
-	base_digest BLOB,
-	head_digest BLOB,
+	candidates  TEXT NOT NULL DEFAULT '',
+	digests     BLOB,
 	case_id     INTEGER REFERENCES cases (id),
 	UNIQUE (run_id, seed, idx)
 );
@@ -301,4 +346,4 @@ INSERT OR IGNORE INTO generated_mismatches (run_id, seed, idx, case_id)
 	SELECT m.run_id, g.seed, g.idx, g.case_id FROM generated_cases g
 	JOIN comparisons m ON m.case_id = g.case_id WHERE m.run_id IS NOT NULL ORDER BY m.id;
 
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;

@@ -76,6 +76,8 @@ def read_symbols(path):
             kind, name = parts[1], parts[2]
             if name.startswith(".") or "." in name:
                 continue  # local labels, clones (foo.part.0, foo.cold)
+            if name.startswith(("_sub_I_", "_sub_D_", "__asan", "__ubsan", "__sanitizer")):
+                continue  # made by the compiler under SANITIZE (module constructors), not ours
             if kind in "TDBRGSVW" and kind != "U":
                 defined.add(name)
             elif kind == "t":

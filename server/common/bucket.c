@@ -327,10 +327,10 @@ static int bucket_errorish(const struct result *r)
 	    r->exc_class != NULL;
 }
 
-char *bucket_key(long flags, const struct result res[MAX_BUILDS], unsigned diff)
+char *bucket_key(long flags, const struct result res[2], unsigned diff)
 {
 	const struct result *a = &res[ROLE_BASE], *b = &res[ROLE_HEAD];
-	char fields[128], shapes[MAX_BUILDS][BUCKET_SHAPE_MAX + 2], *p, *q, *text = NULL;
+	char fields[128], shapes[2][BUCKET_SHAPE_MAX + 2], *p, *q, *text = NULL;
 	json_t *key = NULL, *list, *fl, *out;
 	long mask = 0, bit;
 	const char *name;
@@ -354,8 +354,8 @@ char *bucket_key(long flags, const struct result res[MAX_BUILDS], unsigned diff)
 	json_object_set_new(
 	    key, "exception", json_pack("[o o]", bucket_class(a->exc_class), bucket_class(b->exc_class)));
 	if (diff & DIFF_OUTPUT) {
-		int whole[MAX_BUILDS];
-		for (role = 0; role < MAX_BUILDS; role++) {
+		int whole[2];
+		for (role = 0; role < 2; role++) {
 			const struct result *r = &res[role];
 			whole[role] = 1;
 			if (r->status != STATUS_OK)
@@ -370,12 +370,12 @@ char *bucket_key(long flags, const struct result res[MAX_BUILDS], unsigned diff)
 			bucket_shape(a->output.data, a->output.len, b->output.data, b->output.len, shapes[0],
 			    shapes[1], sizeof shapes[0], &mask);
 		else
-			for (role = 0; role < MAX_BUILDS; role++)
+			for (role = 0; role < 2; role++)
 				if (!whole[role])
 					snprintf(shapes[role], sizeof shapes[role], "string");
 		if ((out = json_array()) == NULL)
 			goto out;
-		for (role = 0; role < MAX_BUILDS; role++)
+		for (role = 0; role < 2; role++)
 			json_array_append_new(out, json_string(shapes[role]));
 		json_object_set_new(key, "output", out);
 	}

@@ -21,7 +21,7 @@
 #define MAX_BODY_SIZE (1u << 20)   /* HTTP request body, a case file */
 #define MAX_CODE_SIZE (256u << 10) /* a case's value or setup code */
 #define MAX_TITLE_SIZE 512
-#define MAX_BUILDS 2
+#define MAX_BUILDS 8 /* a base and up to seven candidates */
 
 /* ---- a byte string that may hold anything, NUL-terminated for convenience */
 struct bytes {
@@ -97,10 +97,20 @@ struct build {
 };
 
 /* ---- roles (result.c) ---- */
-/* Roles by position in config->builds: [0] is the base, [1] the head. */
+/*
+ * Roles by position in config->builds: [0] is the base, every other one a
+ * candidate compared with it; [1], the first candidate, is the "head" of the
+ * two-build API.  Roles as stored and in JSON: "base", "head", "cand2"...
+ */
 #define ROLE_BASE 0
 #define ROLE_HEAD 1
-const char *role_name(int role); /* "base" / "head" */
+const char *role_name(int role);  /* "base" / "head" / "cand2".. / "other" */
+int role_parse(const char *name); /* role_name()'s inverse, -1 if none */
+/*
+ * Compare every candidate res[1..n-1] with the base res[0]: the union of
+ * their differences, each candidate's in per[i] (per[0] = 0) when per is set.
+ */
+unsigned verdict_compare_all(const struct result *res, int n, unsigned per[MAX_BUILDS]);
 
 /* ---- bytes.c ---- */
 void bytes_set(struct bytes *, const void *data, size_t len);
@@ -172,7 +182,7 @@ void base64url_encode(const void *data, size_t len, char *out, size_t outsize);
 #define BUCKET_KEY_VERSION 1
 #define BUCKET_SHAPE_MAX 24 /* characters of a difference's shape, per side */
 /* The bucket key of a mismatch (diff != 0): canonical JSON text, malloc'd; NULL when out of memory. */
-char *bucket_key(long flags, const struct result res[MAX_BUILDS], unsigned diff);
+char *bucket_key(long flags, const struct result res[2], unsigned diff);
 /*
  * The shape of the first difference between two outputs, into outa and outb
  * (each outsize >= BUCKET_SHAPE_MAX + 2); the flags controlling those bytes

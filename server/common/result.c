@@ -15,9 +15,43 @@ static const char *const status_names[] = {
 };
 /* clang-format on */
 
+static const char *const role_names[MAX_BUILDS] = {
+	"base",
+	"head",
+	"cand2",
+	"cand3",
+	"cand4",
+	"cand5",
+	"cand6",
+	"cand7",
+};
+
 const char *role_name(int role)
 {
-	return role == ROLE_BASE ? "base" : role == ROLE_HEAD ? "head" : "other";
+	return role >= 0 && role < MAX_BUILDS ? role_names[role] : "other";
+}
+
+int role_parse(const char *name)
+{
+	for (int i = 0; name != NULL && i < MAX_BUILDS; i++)
+		if (strcmp(name, role_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+unsigned verdict_compare_all(const struct result *res, int n, unsigned per[MAX_BUILDS])
+{
+	unsigned all = 0, d;
+
+	if (per != NULL)
+		memset(per, 0, sizeof(unsigned) * MAX_BUILDS);
+	for (int i = 1; i < n && i < MAX_BUILDS; i++) {
+		d = verdict_compare(&res[ROLE_BASE], &res[i]);
+		if (per != NULL)
+			per[i] = d;
+		all |= d;
+	}
+	return all;
 }
 
 void result_init(struct result *r)

@@ -285,23 +285,34 @@ static json_t *api_case_json(const struct db_case *dc)
 /* A case with one comparison: the body of POST /api/cases and GET /api/cases/{id}. */
 static json_t *api_case_comparison_json(const struct db_case *dc, const struct db_comparison *cmp)
 {
-	char url[64], api_url[64];
-	json_t *o, *results;
+	char url[64], api_url[64], fields[128];
+	json_t *o, *results, *candidates;
+	unsigned diff;
 	int role;
 
 	snprintf(url, sizeof url, "/#/cases/%" PRId64, dc->id);
 	snprintf(api_url, sizeof api_url, "/api/cases/%" PRId64, dc->id);
 	results = json_object();
+	candidates = json_object();
 	if (cmp != NULL)
-		for (role = 0; role < MAX_BUILDS; role++)
+		for (role = 0; role < cmp->nbuilds; role++) {
 			json_object_set_new(results, role_name(role),
 			    api_result_json(
 			        &cmp->results[role], cmp->build_names[role], cmp->id, role_name(role)));
-	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "url", url,
+			if (role == ROLE_BASE)
+				continue;
+			/* Each candidate against the base, by its build's name. */
+			diff = verdict_compare(&cmp->results[ROLE_BASE], &cmp->results[role]);
+			verdict_fields(diff, fields, sizeof fields);
+			json_object_set_new(candidates, cmp->build_names[role],
+			    json_pack("{s:s s:s s:o}", "role", role_name(role), "verdict",
+			        diff == 0 ? "same" : "differ", "differs", api_list(fields)));
+		}
+	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "url", url,
 	    "api_url", api_url, "verdict", cmp != NULL ? json_string(cmp->verdict) : json_null(), "differs",
 	    cmp != NULL ? api_list(cmp->differs) : json_array(), "case", api_case_json(dc), "results",
 	    results, "comparison_id", api_id_or_null(cmp != NULL ? cmp->id : 0), "run_id",
-	    api_id_or_null(cmp != NULL ? cmp->run_id : 0));
+	    api_id_or_null(cmp != NULL ? cmp->run_id : 0), "candidates", candidates);
 	return o;
 }
 
@@ -582,9 +593,8 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 		    i < MAX_BUILDS ? res[i].failure : "unknown reason");
 		goto out;
 	}
-	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
-	for (i = 0; i < MAX_BUILDS; i++)
-		builds[i] = &app->config->builds[i];
+	diff = verdict_compare_all(res, app->config->nbuilds, NULL);
+	build_list(app->config, builds);
 	if (db_comparison_store(
 	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0) {
 		api_fail(resp, err);
@@ -711,14 +721,15 @@ static void api_generated_post(struct app *app, const struct http_request *req, 
 	uint64_t seed, index;
 	json_t *body, *extra = NULL;
 	unsigned diff;
-	int i, rc, fail_on_differ, slot = 0;
+	int i, n, rc, fail_on_differ, slot = 0;
+	json_t *reproduces;
 
 	case_init(&c);
 	for (i = 0; i < MAX_BUILDS; i++) {
 		result_init(&res[i]);
 		result_init(&gen[i]);
-		builds[i] = &app->config->builds[i];
 	}
+	n = build_list(app->config, builds);
 	if ((fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0)
 		goto out;
 	if ((body = api_body(req, resp)) == NULL)
@@ -741,14 +752,14 @@ static void api_generated_post(struct app *app, const struct http_request *req, 
 		api_error(resp, 503, "worker_unavailable", "a worker cannot be started");
 		goto out;
 	}
-	for (i = 0; i < MAX_BUILDS; i++) {
+	for (i = 0; i < n; i++) {
 		result_release(&gen[i]);
 		if (genrun_detail(app, i, seed, index, &gen[i]) < 0) {
 			api_error(resp, 503, "worker_unavailable", "a worker cannot be started");
 			goto out;
 		}
 	}
-	diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
+	diff = verdict_compare_all(res, n, NULL);
 	if (db_comparison_store(
 	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0 ||
 	    db_generated_case(app->db, case_id, genrun_version(), seed, index, err, sizeof err) < 0) {
@@ -756,10 +767,13 @@ static void api_generated_post(struct app *app, const struct http_request *req, 
 		goto out;
 	}
 	phpt = casefile_format(&c);
-	extra = json_pack("{s:{s:i s:I s:I s:{s:b s:b}} s:o}", "generated", "version", genrun_version(),
-	    "seed", (json_int_t)seed, "index", (json_int_t)index, "reproduces", "base",
-	    verdict_compare(&res[ROLE_BASE], &gen[ROLE_BASE]) == 0, "head",
-	    verdict_compare(&res[ROLE_HEAD], &gen[ROLE_HEAD]) == 0, "phpt",
+	/* By role ("base", "head", "cand2"...), whether the source reproduces the generated value. */
+	reproduces = json_object();
+	for (i = 0; i < n; i++)
+		json_object_set_new(
+		    reproduces, role_name(i), json_boolean(verdict_compare(&res[i], &gen[i]) == 0));
+	extra = json_pack("{s:{s:i s:I s:I s:o} s:o}", "generated", "version", genrun_version(), "seed",
+	    (json_int_t)seed, "index", (json_int_t)index, "reproduces", reproduces, "phpt",
 	    phpt != NULL ? text_json(phpt) : json_null());
 	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
 	api_case_reply(

@@ -25,8 +25,8 @@ void api_route_run_report(
 {
 	struct svc_error e;
 
-	if (measure_report_md(app, a->id, http_query(req, "threshold"), &resp->body, &resp->body_len, &e) <
-	    0) {
+	if (measure_report_md(app, a->id, http_query(req, "threshold"), http_query(req, "columns"),
+	        &resp->body, &resp->body_len, &e) < 0) {
 		api_svc(resp, &e);
 		return;
 	}

@@ -24,6 +24,23 @@ static json_t *api_run_json(const struct db_run *r)
 	    r->build_names[ROLE_BASE], "head", r->build_names[ROLE_HEAD], "created_at",
 	    api_time(r->created_at), "started_at", api_time(r->started_at), "finished_at",
 	    api_time(r->finished_at), "error", text_json(r->error), "url", url, "api_url", api_url);
+	/* Every build of the run in order (base first), and the later
+	 * candidates in builds/build_names by role ("cand2"...). */
+	if (o != NULL) {
+		json_t *list = json_array();
+		for (int i = 0; i < r->nbuilds; i++) {
+			json_array_append_new(list,
+			    json_pack("{s:s s:s s:s}", "role", role_name(i), "name", r->build_names[i],
+			        "version", r->build_versions[i]));
+			if (i > ROLE_HEAD) {
+				json_object_set_new(json_object_get(o, "builds"), role_name(i),
+				    json_string(r->build_versions[i]));
+				json_object_set_new(json_object_get(o, "build_names"), role_name(i),
+				    json_string(r->build_names[i]));
+			}
+		}
+		json_object_set_new(o, "build_list", list);
+	}
 	/* A suite's own summary of the run (generated: rate, coverage...). */
 	summary = r->summary != NULL ? json_loads(r->summary, 0, NULL) : NULL;
 	if (o != NULL)

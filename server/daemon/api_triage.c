@@ -110,6 +110,14 @@ static void triage_buckets(struct app *app, const struct http_request *req, stru
 	}
 	if (triage_run_param(req, &f.run, resp) < 0)
 		return;
+	/* ?candidate=NAME: that candidate build's buckets (names: letters, digits, . _ -). */
+	if ((f.candidate = http_query(req, "candidate")) != NULL &&
+	    (f.candidate[0] == '\0' || strlen(f.candidate) > 63 ||
+	        strspn(f.candidate, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+	            strlen(f.candidate))) {
+		api_error(resp, 400, "bad_request", "candidate: expected a build's name");
+		return;
+	}
 	rc = db_buckets_list(app->db, &f, &list, &counts, cursor, sizeof cursor, &more, err, sizeof err);
 	if (rc == -2) {
 		api_error(resp, 404, "not_found", "no run %" PRId64, f.run);
@@ -124,6 +132,8 @@ static void triage_buckets(struct app *app, const struct http_request *req, stru
 	if (http_query(req, "state") != NULL && *http_query(req, "state") != '\0')
 		snprintf(next + strlen(next), sizeof next - strlen(next), "state=%.80s&",
 		    http_query(req, "state"));
+	if (f.candidate != NULL)
+		snprintf(next + strlen(next), sizeof next - strlen(next), "candidate=%s&", f.candidate);
 	if (f.run > 0)
 		snprintf(next + strlen(next), sizeof next - strlen(next), "run=%" PRId64 "&", f.run);
 	else if (f.run == 0)

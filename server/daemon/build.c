@@ -265,3 +265,12 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 	}
 	return 0;
 }
+
+int build_list(struct config *cfg, struct build *builds[MAX_BUILDS])
+{
+	int i, n = cfg->nbuilds;
+
+	for (i = 0; i < MAX_BUILDS; i++)
+		builds[i] = i < n ? &cfg->builds[i] : NULL;
+	return n;
+}

@@ -90,12 +90,29 @@ enum stmt {
 #define RUN_COLUMNS                                                              \
 	"r.id, r.suite, r.params, r.status, r.total, r.done, r.same, r.differ, " \
 	"r.created_at, r.started_at, r.finished_at, r.error, "                   \
-	"b.name, b.php_version, h.name, h.php_version, r.summary "               \
+	"b.name, b.php_version, h.name, h.php_version, r.summary, "              \
+	"(SELECT group_concat(x, char(10)) FROM (SELECT rb.name || char(9) || "  \
+	"rb.php_version AS x FROM json_each(r.builds) j JOIN builds rb "         \
+	"ON rb.id = j.value ORDER BY j.key)) "                                   \
 	"FROM runs r LEFT JOIN builds b ON b.id = r.base_build_id "              \
 	"LEFT JOIN builds h ON h.id = r.head_build_id "
 
 #define CASE_ROW_COLUMNS \
 	"c.id, c.title, c.flags, c.created_at, c.source, m.id, m.run_id, m.verdict, m.differs "
+
+/* A role's measurement columns (status, instr_total) of comparison m. */
+#define MEASURE_COLS(role)                                                                \
+	"(SELECT status FROM results WHERE comparison_id = m.id AND role = '" role "'), " \
+	"(SELECT instr_total FROM results WHERE comparison_id = m.id AND role = '" role "')"
+/* A role's history columns (instr_total, build name, version, sha256 prefix). */
+#define HISTORY_COLS(role)                                                                     \
+	"(SELECT instr_total FROM results WHERE comparison_id = m.id AND role = '" role "'), " \
+	"(SELECT b.name FROM results x JOIN builds b ON b.id = x.build_id "                    \
+	"WHERE x.comparison_id = m.id AND x.role = '" role "'), "                              \
+	"(SELECT b.php_version FROM results x JOIN builds b ON b.id = x.build_id "             \
+	"WHERE x.comparison_id = m.id AND x.role = '" role "'), "                              \
+	"(SELECT substr(b.sha256, 1, 12) FROM results x JOIN builds b ON b.id = x.build_id "   \
+	"WHERE x.comparison_id = m.id AND x.role = '" role "')"
 
 /* clang-format off */
 static const char *const stmt_sql[S_COUNT] = {
@@ -161,7 +178,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "AND (?3 = 0 OR (?3 = 1) = (c.source IS NOT NULL)) "
 	    "ORDER BY m.case_id DESC LIMIT ?4",
 	[S_RUN_INSERT] =
-	    "INSERT INTO runs (suite, params, base_build_id, head_build_id) VALUES (?1, ?2, ?3, ?4)",
+	    "INSERT INTO runs (suite, params, base_build_id, head_build_id, builds) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_RUN_GET] = "SELECT " RUN_COLUMNS "WHERE r.id = ?1",
 	[S_RUNS_LIST] = "SELECT " RUN_COLUMNS "WHERE r.id < ?1 ORDER BY r.id DESC LIMIT ?2",
 	[S_RUN_NEXT] = "SELECT " RUN_COLUMNS "WHERE r.status = 'queued' ORDER BY r.id LIMIT 1",
@@ -175,7 +192,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* The measured cases of a run with both builds' exact counts. */
 	[S_RUN_MEASUREMENTS] =
 	    "SELECT c.id, c.title, c.source, c.iterations, m.id, "
-	    "rb.status, rb.instr_total, rh.status, rh.instr_total "
+	    MEASURE_COLS("base") ", " MEASURE_COLS("head") ", " MEASURE_COLS("cand2") ", " MEASURE_COLS("cand3") ", " MEASURE_COLS("cand4") ", " MEASURE_COLS("cand5") ", " MEASURE_COLS("cand6") ", " MEASURE_COLS("cand7") " "
 	    "FROM comparisons m JOIN cases c ON c.id = m.case_id "
 	    "JOIN results rb ON rb.comparison_id = m.id AND rb.role = 'base' "
 	    "JOIN results rh ON rh.comparison_id = m.id AND rh.role = 'head' "
@@ -183,8 +200,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* A workload (by its file under cases/, or by case id) across runs, oldest first. */
 	[S_WORKLOAD_HISTORY] =
 	    "SELECT r.id, r.created_at, c.id, c.title, c.source, c.iterations, m.id, "
-	    "rb.instr_total, bb.name, bb.php_version, substr(bb.sha256, 1, 12), "
-	    "rh.instr_total, bh.name, bh.php_version, substr(bh.sha256, 1, 12) "
+	    HISTORY_COLS("base") ", " HISTORY_COLS("head") ", " HISTORY_COLS("cand2") ", " HISTORY_COLS("cand3") ", " HISTORY_COLS("cand4") ", " HISTORY_COLS("cand5") ", " HISTORY_COLS("cand6") ", " HISTORY_COLS("cand7") " "
 	    "FROM comparisons m JOIN runs r ON r.id = m.run_id JOIN cases c ON c.id = m.case_id "
 	    "JOIN results rb ON rb.comparison_id = m.id AND rb.role = 'base' "
 	    "JOIN builds bb ON bb.id = rb.build_id "
@@ -204,7 +220,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RUN_RESUME] =
 	    "UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL "
 	    "WHERE id = ?1 AND status IN ('interrupted', 'failed', 'cancelled') "
-	    "AND base_build_id = ?2 AND head_build_id = ?3",
+	    "AND base_build_id = ?2 AND head_build_id = ?3 AND builds IS ?4",
 	/* The case parameters of S_CASE_FIND, and ?10 the run. */
 	[S_RUN_HAS_CASE] =
 	    "SELECT 1 FROM comparisons m JOIN cases c ON c.id = m.case_id "
@@ -239,13 +255,13 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "UPDATE runs SET done = done + ?2, same = same + ?3, differ = differ + ?4 WHERE id = ?1",
 	[S_GEN_MISMATCH_INSERT] =
 	    "INSERT OR IGNORE INTO generated_mismatches "
-	    "(run_id, seed, idx, signature, base_digest, head_digest, case_id) "
+	    "(run_id, seed, idx, signature, candidates, digests, case_id) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[S_GEN_MISMATCHES] =
-	    "SELECT seq, seed, idx, signature, base_digest, head_digest, case_id "
+	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
 	    "FROM generated_mismatches WHERE run_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3",
 	[S_GEN_SIGNATURE] =
-	    "SELECT seq, seed, idx, signature, base_digest, head_digest, case_id "
+	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
 	    "FROM generated_mismatches WHERE run_id = ?1 AND signature = ?2 ORDER BY seq LIMIT ?3",
 	[S_GEN_LINK] =
 	    "UPDATE generated_mismatches SET case_id = ?4 WHERE run_id = ?1 AND seed = ?2 AND idx = ?3",
@@ -255,7 +271,10 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RUN_CASE_ROW] =
 	    "SELECT " CASE_ROW_COLUMNS "FROM comparisons m JOIN cases c ON c.id = m.case_id "
 	    "WHERE m.run_id = ?1 AND m.case_id = ?2",
-	[S_RUN_BUILDS] = "SELECT base_build_id, head_build_id FROM runs WHERE id = ?1",
+	/* Every build of the run in order (an old run without builds: base and head). */
+	[S_RUN_BUILDS] =
+	    "SELECT j.value FROM runs r, json_each(coalesce(r.builds, "
+	    "json_array(r.base_build_id, r.head_build_id))) j WHERE r.id = ?1 ORDER BY j.key",
 };
 /* clang-format on */
 
@@ -606,6 +625,7 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 {
 	sqlite3_stmt *st;
 	char hash[17], differs[128];
+	const char *names[MAX_BUILDS];
 	int rc, role;
 
 	db_case_hash(c, hash);
@@ -645,12 +665,15 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 		goto fail;
 	*comparison_id = sqlite3_last_insert_rowid(db->conn);
 
-	for (role = 0; role < MAX_BUILDS; role++)
+	for (role = 0; role < MAX_BUILDS && builds[role] != NULL; role++) {
+		names[role] = builds[role]->name;
 		if (db_store_result(db, *comparison_id, role, builds[role], &res[role],
 		        role == ROLE_BASE ? NULL : &res[ROLE_BASE], err, errsize) < 0)
 			goto fail;
-	/* A mismatch joins its bucket with it (db_triage.c). */
-	if (diff != 0 && db_triage_record(db, c->flags, res, diff, run_id, *comparison_id, err, errsize) < 0)
+	}
+	/* A mismatch joins its buckets with it, one per differing candidate (db_triage.c). */
+	if (diff != 0 &&
+	    db_triage_record(db, c->flags, res, role, names, run_id, *comparison_id, err, errsize) < 0)
 		goto fail;
 
 	if (run_id > 0 && counted) {
@@ -732,11 +755,7 @@ void db_case_release(struct db_case *c)
 
 static int db_role_index(const char *role)
 {
-	if (role != NULL && strcmp(role, "base") == 0)
-		return ROLE_BASE;
-	if (role != NULL && strcmp(role, "head") == 0)
-		return ROLE_HEAD;
-	return -1;
+	return role_parse(role);
 }
 
 static char *db_col_strdup_or_empty(sqlite3_stmt *st, int i)
@@ -812,6 +831,8 @@ int db_comparison_get(struct db *db, int64_t case_id, int64_t comparison_id, str
 		if (role < 0)
 			continue;
 		db_col_copy(st, 1, out->build_names[role], sizeof out->build_names[role]);
+		if (role + 1 > out->nbuilds)
+			out->nbuilds = role + 1;
 		result_release(&out->results[role]);
 		result_init(&out->results[role]);
 		db_read_result(st, &out->results[role]);
@@ -932,18 +953,35 @@ int db_cases_list(
 
 /* ---- runs ---- */
 
+/* A run's builds as stored: "[3,4,7]" (the builds end at the first NULL). */
+static void db_build_ids(struct build *const builds[MAX_BUILDS], char *out, size_t size)
+{
+	size_t used;
+
+	snprintf(out, size, "[");
+	for (int i = 0; i < MAX_BUILDS && builds[i] != NULL; i++) {
+		used = strlen(out);
+		snprintf(out + used, size - used, "%s%" PRId64, i > 0 ? "," : "", builds[i]->db_id);
+	}
+	used = strlen(out);
+	snprintf(out + used, size - used, "]");
+}
+
 int db_run_create(struct db *db, const char *suite, const char *params,
     struct build *const builds[MAX_BUILDS], int64_t *id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
+	char ids[MAX_BUILDS * 24 + 4];
 	int rc;
 
+	db_build_ids(builds, ids, sizeof ids);
 	pthread_mutex_lock(&db->lock);
 	st = db_stmt(db, S_RUN_INSERT);
 	db_bind_text(st, 1, suite);
 	db_bind_text(st, 2, params != NULL ? params : "{}");
 	sqlite3_bind_int64(st, 3, builds[ROLE_BASE]->db_id);
 	sqlite3_bind_int64(st, 4, builds[ROLE_HEAD]->db_id);
+	db_bind_text(st, 5, ids);
 	rc = db_exec(db, st, "create run", err, errsize);
 	if (rc == 0)
 		*id = sqlite3_last_insert_rowid(db->conn);
@@ -971,6 +1009,28 @@ static int db_read_run(sqlite3_stmt *st, struct db_run *r)
 	db_col_copy(st, 14, r->build_names[ROLE_HEAD], sizeof r->build_names[ROLE_HEAD]);
 	db_col_copy(st, 15, r->build_versions[ROLE_HEAD], sizeof r->build_versions[ROLE_HEAD]);
 	r->summary = db_col_strdup(st, 16);
+	r->nbuilds = 2;
+	/* Every build of the run, "name\tversion" lines in order (NULL: an old run, base and head). */
+	if (sqlite3_column_type(st, 17) != SQLITE_NULL) {
+		const char *p = (const char *)sqlite3_column_text(st, 17), *tab, *nl;
+		int i = 0;
+
+		while (p != NULL && *p != '\0' && i < MAX_BUILDS) {
+			nl = strchr(p, '\n');
+			if (nl == NULL)
+				nl = p + strlen(p);
+			tab = memchr(p, '\t', (size_t)(nl - p));
+			if (tab == NULL)
+				tab = nl;
+			snprintf(r->build_names[i], sizeof r->build_names[i], "%.*s", (int)(tab - p), p);
+			snprintf(r->build_versions[i], sizeof r->build_versions[i], "%.*s",
+			    tab < nl ? (int)(nl - tab - 1) : 0, tab < nl ? tab + 1 : "");
+			i++;
+			p = *nl != '\0' ? nl + 1 : NULL;
+		}
+		if (i >= 2)
+			r->nbuilds = i;
+	}
 	return r->params != NULL ? 0 : -1;
 }
 
@@ -1118,13 +1178,16 @@ int db_run_resume(
     struct db *db, int64_t id, struct build *const builds[MAX_BUILDS], char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
+	char ids[MAX_BUILDS * 24 + 4];
 	int rc;
 
+	db_build_ids(builds, ids, sizeof ids);
 	pthread_mutex_lock(&db->lock);
 	st = db_stmt(db, S_RUN_RESUME);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, builds[ROLE_BASE]->db_id);
 	sqlite3_bind_int64(st, 3, builds[ROLE_HEAD]->db_id);
+	db_bind_text(st, 4, ids);
 	rc = db_run_update(db, st, "resume run", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
@@ -1285,6 +1348,8 @@ static int db_measurement_row(sqlite3_stmt *st, void *p)
 	m.comparison_id = sqlite3_column_int64(st, 4);
 	for (int role = 0; role < MAX_BUILDS; role++) {
 		m.status[role] = (const char *)sqlite3_column_text(st, 5 + 2 * role);
+		if (m.status[role] != NULL)
+			m.nbuilds = role + 1;
 		m.instr_total[role] = sqlite3_column_type(st, 6 + 2 * role) == SQLITE_NULL
 		    ? -1
 		    : sqlite3_column_int64(st, 6 + 2 * role);
@@ -1325,6 +1390,8 @@ static int db_history_row(sqlite3_stmt *st, void *p)
 		    ? -1
 		    : sqlite3_column_int64(st, c);
 		pt.build_name[role] = (const char *)sqlite3_column_text(st, c + 1);
+		if (pt.build_name[role] != NULL)
+			pt.nbuilds = role + 1;
 		pt.build_version[role] = (const char *)sqlite3_column_text(st, c + 2);
 		pt.build_sha[role] = (const char *)sqlite3_column_text(st, c + 3);
 	}
@@ -1413,9 +1480,9 @@ int db_generated_batch(struct db *db, int64_t run_id, uint64_t seed, int64_t sta
 		sqlite3_bind_int64(st, 2, (int64_t)m->seed);
 		sqlite3_bind_int64(st, 3, m->index);
 		db_bind_text(st, 4, m->signature != NULL ? m->signature : "");
-		for (int b = 0; b < MAX_BUILDS && b < 2; b++)
-			if (m->digest[b] != NULL)
-				sqlite3_bind_blob(st, 5 + b, m->digest[b], GEN_DIGEST_SIZE, SQLITE_STATIC);
+		db_bind_text(st, 5, m->candidates != NULL ? m->candidates : "");
+		if (m->digests != NULL)
+			sqlite3_bind_blob(st, 6, m->digests, m->ndigests * GEN_DIGEST_SIZE, SQLITE_STATIC);
 		if (m->case_id > 0)
 			sqlite3_bind_int64(st, 7, m->case_id);
 		if (db_exec(db, st, "list generated mismatch", err, errsize) < 0)
@@ -1448,9 +1515,11 @@ static int db_gen_mismatch_read(sqlite3_stmt *st, void *p)
 	m.seed = (uint64_t)sqlite3_column_int64(st, 1);
 	m.index = sqlite3_column_int64(st, 2);
 	m.signature = (const char *)sqlite3_column_text(st, 3);
-	for (int b = 0; b < MAX_BUILDS && b < 2; b++)
-		if (sqlite3_column_bytes(st, 4 + b) == GEN_DIGEST_SIZE)
-			m.digest[b] = sqlite3_column_blob(st, 4 + b);
+	m.candidates = (const char *)sqlite3_column_text(st, 4);
+	m.digests = sqlite3_column_blob(st, 5);
+	m.ndigests = sqlite3_column_bytes(st, 5) / GEN_DIGEST_SIZE;
+	if (m.ndigests == 0)
+		m.digests = NULL;
 	m.case_id = sqlite3_column_int64(st, 6);
 	return ((db_gen_mismatch_fn)a->fn)(a->arg, &m);
 }
@@ -1549,19 +1618,18 @@ int db_run_case_row(
 int db_run_builds(struct db *db, int64_t run_id, int64_t ids[MAX_BUILDS], char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	int rc;
+	int rc, n;
 
 	pthread_mutex_lock(&db->lock);
 	st = db_stmt(db, S_RUN_BUILDS);
 	sqlite3_bind_int64(st, 1, run_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		for (int b = 0; b < MAX_BUILDS; b++)
-			ids[b] = b < 2 ? sqlite3_column_int64(st, b) : 0;
-		rc = 1;
-	} else {
-		rc = rc == SQLITE_DONE ? 0 : db_fail(db, "run builds", err, errsize);
-	}
+	n = 0;
+	for (int b = 0; b < MAX_BUILDS; b++)
+		ids[b] = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (n < MAX_BUILDS)
+			ids[n++] = sqlite3_column_int64(st, 0);
+	rc = rc == SQLITE_DONE ? n : db_fail(db, "run builds", err, errsize);
 	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;

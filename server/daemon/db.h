@@ -21,6 +21,7 @@ struct db_comparison {
 	char verdict[8];   /* "same" / "differ" */
 	char differs[128]; /* verdict_fields() list */
 	char created_at[32];
+	int nbuilds;                       /* results stored: base and nbuilds - 1 candidates */
 	char build_names[MAX_BUILDS][64];  /* by role */
 	struct result results[MAX_BUILDS]; /* by role */
 };
@@ -39,8 +40,10 @@ struct db_gen_mismatch {
 	uint64_t seed;
 	int64_t index;
 	const char *signature;
-	const unsigned char *digest[MAX_BUILDS]; /* GEN_DIGEST_SIZE bytes each, or NULL */
-	int64_t case_id;                         /* 0: not stored in full (yet) */
+	const char *candidates;       /* the differing candidates' roles: "head,cand3" */
+	const unsigned char *digests; /* ndigests * GEN_DIGEST_SIZE bytes, base first, or NULL */
+	int ndigests;
+	int64_t case_id; /* 0: not stored in full (yet) */
 };
 typedef int (*db_gen_mismatch_fn)(void *arg, const struct db_gen_mismatch *);
 
@@ -57,6 +60,7 @@ struct db_run {
 	char suite[32];
 	char status[16];
 	char *params; /* JSON text, malloc'd */
+	int nbuilds;  /* the run's builds by role: base first */
 	char build_names[MAX_BUILDS][64];
 	char build_versions[MAX_BUILDS][64];
 	int64_t total, done, same, differ;
@@ -75,7 +79,10 @@ int db_build_record(struct db *, struct build *b, char *err, size_t errsize);
 /* Mark runs left queued or running as interrupted; the count or -1. */
 int db_runs_interrupt(struct db *, char *err, size_t errsize);
 /*
- * Store a case (reusing an identical one), its comparison and both results
+ * builds[] arrays end at the first NULL or at MAX_BUILDS: [0] the base, then
+ * the candidates; res[] holds a result per build.
+ *
+ * Store a case (reusing an identical one), its comparison and every result
  * in one transaction; with run_id > 0 also count it in the run's progress.
  */
 int db_comparison_store(struct db *, const struct case_spec *, int64_t run_id,
@@ -133,7 +140,7 @@ int db_run_generated_case(struct db *, int64_t run_id, int version, uint64_t see
 /* The listing row of one case's comparison in a run: 1 (fn called), 0 none, -1. */
 int db_run_case_row(
     struct db *, int64_t run_id, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize);
-/* The builds a run was made with (db ids). */
+/* The builds a run was made with (db ids, base first): their count, 0 no such run, -1. */
 int db_run_builds(struct db *, int64_t run_id, int64_t ids[MAX_BUILDS], char *err, size_t errsize);
 int db_generated_case(
     struct db *, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize);
@@ -182,12 +189,14 @@ void db_token_used(struct db *, int64_t id);
 struct db_measurement {
 	int64_t case_id, comparison_id, iterations;
 	const char *title, *source;
+	int nbuilds;                     /* roles with a result */
 	const char *status[MAX_BUILDS];  /* by role */
 	int64_t instr_total[MAX_BUILDS]; /* -1: not measured */
 };
 struct db_workload_point {
 	int64_t run_id, case_id, comparison_id, iterations;
 	const char *run_created_at, *title, *source;
+	int nbuilds; /* roles with a result */
 	int64_t instr_total[MAX_BUILDS];
 	const char *build_name[MAX_BUILDS], *build_version[MAX_BUILDS], *build_sha[MAX_BUILDS];
 };
@@ -206,11 +215,12 @@ int db_dump_file(
 struct json_t;
 
 struct db_bucket_filter {
-	const char *states;   /* "" any, else ",new,fixed," (states between commas) */
-	int special;          /* 1 only reappeared, 2 "open" (new, confirmed, or reappeared) */
-	int64_t run;          /* -1 every bucket; else a run's buckets (0: submitted cases) */
-	int64_t cursor_count; /* a run's listing: after this count...  (INT64_MAX: from the start) */
-	int64_t cursor_id;    /* ...and below this id (INT64_MAX: from the start) */
+	const char *states;    /* "" any, else ",new,fixed," (states between commas) */
+	int special;           /* 1 only reappeared, 2 "open" (new, confirmed, or reappeared) */
+	int64_t run;           /* -1 every bucket; else a run's buckets (0: submitted cases) */
+	int64_t cursor_count;  /* a run's listing: after this count...  (INT64_MAX: from the start) */
+	int64_t cursor_id;     /* ...and below this id (INT64_MAX: from the start) */
+	const char *candidate; /* NULL any; else the buckets of this candidate build */
 	int limit;
 };
 

@@ -55,7 +55,9 @@ void db_bind_id(sqlite3_stmt *, int i, int64_t id);
 struct db_triage *db_triage_open(struct db *, char *err, size_t errsize);
 void db_triage_close(struct db_triage *);
 /* Put a stored mismatch in its bucket; inside db_comparison_store()'s transaction. */
-int db_triage_record(struct db *, long flags, const struct result res[MAX_BUILDS], unsigned diff,
+/* Each candidate res[1..n-1] that differs from the base into its bucket
+ * (names: the builds' names by role, for a later candidate's key). */
+int db_triage_record(struct db *, long flags, const struct result *res, int n, const char *const *names,
     int64_t run_id, int64_t comparison_id, char *err, size_t errsize);
 /* At startup: buckets for mismatches stored before buckets existed. */
 int db_triage_backfill(struct db *, char *err, size_t errsize);

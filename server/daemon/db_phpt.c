@@ -92,7 +92,8 @@ int db_phpt_store(struct db *db, int64_t run_id, const char *test, const char *n
 	rc = db_phpt_step(db,
 	    "INSERT OR REPLACE INTO phpt_tests (run_id, test, name, verdict) VALUES (?1, ?2, ?3, ?4)",
 	    "store phpt test", db_phpt_bind_test, &a, err, errsize);
-	for (int role = 0; rc == 0 && role < MAX_BUILDS; role++) {
+	/* phpt runs: the base and the first candidate (phptrun.c, PHPT_BUILDS). */
+	for (int role = 0; rc == 0 && role < 2; role++) {
 		a.role = role;
 		a.r = &res[role];
 		rc = db_phpt_step(db,

@@ -66,11 +66,11 @@ enum tstmt {
 	"b.id, b.key, b.state, b.assignee, b.notes, b.mismatches, b.first_comparison_id, " \
 	"b.last_comparison_id, b.first_run_id, b.last_run_id, b.first_seen, b.last_seen, " \
 	"b.updated_at, b.updated_by, b.reappeared_comparison_id, b.reappeared_run_id, "    \
-	"b.reappeared_at, rc.case_id, rcase.title "
+	"b.reappeared_at, rc.case_id, rcase.title, b.candidate "
 #define BUCKET_FROM                                                                 \
 	"FROM buckets b LEFT JOIN comparisons rc ON rc.id = b.first_comparison_id " \
 	"LEFT JOIN cases rcase ON rcase.id = rc.case_id "
-#define NBUCKET_COLUMNS 19
+#define NBUCKET_COLUMNS 20
 /*
  * ?9: a state filter: "" any, else ",new,confirmed," (states between
  * commas); ?10: 1 for only fixed buckets that reappeared, 2 for "open"
@@ -79,13 +79,14 @@ enum tstmt {
 #define STATE_FILTER                                                                                    \
 	"(?10 = 2 AND (b.state IN ('new', 'confirmed') OR b.reappeared_comparison_id IS NOT NULL)) OR " \
 	"(?10 = 1 AND b.reappeared_comparison_id IS NOT NULL) OR "                                      \
-	"(?10 = 0 AND (?9 = '' OR instr(?9, ',' || b.state || ',') > 0))"
+	"(?10 = 0 AND (?9 = '' OR instr(?9, ',' || b.state || ',') > 0))) AND "                         \
+	"(?11 IS NULL OR b.candidate = ?11"
 
 /* clang-format off */
 static const char *const tstmt_sql[T_COUNT] = {
 	[T_BUCKET_UPSERT] =
-	    "INSERT INTO buckets (key, mismatches, first_comparison_id, last_comparison_id, first_run_id, last_run_id) "
-	    "VALUES (?1, 1, ?2, ?2, ?3, ?3) "
+	    "INSERT INTO buckets (key, mismatches, first_comparison_id, last_comparison_id, first_run_id, last_run_id, "
+	    "candidate) VALUES (?1, 1, ?2, ?2, ?3, ?3, ?4) "
 	    "ON CONFLICT (key) DO UPDATE SET mismatches = mismatches + 1, "
 	    "last_comparison_id = max(last_comparison_id, excluded.last_comparison_id), "
 	    "last_run_id = coalesce(excluded.last_run_id, last_run_id), last_seen = " TRIAGE_NOW " "
@@ -223,22 +224,39 @@ static int dbt_event(struct db *db, int64_t bucket_id, const char *by, const cha
 	return db_exec(db, st, "triage event", err, errsize);
 }
 
-int db_triage_record(struct db *db, long flags, const struct result res[MAX_BUILDS], unsigned diff,
-    int64_t run_id, int64_t comparison_id, char *err, size_t errsize)
+/* One candidate's mismatch (pair: the base's result and the candidate's) into its bucket. */
+static int dbt_record_one(struct db *db, long flags, const struct result pair[2], unsigned diff,
+    const char *candidate, int in_key, int first, int64_t run_id, int64_t comparison_id, char *err,
+    size_t errsize)
 {
 	sqlite3_stmt *st;
 	int64_t bucket_id, mark_cmp, mark_run;
 	int fixed, reappeared, rc;
 	char *key, changes[128];
 
-	if ((key = bucket_key(flags, res, diff)) == NULL) {
+	if ((key = bucket_key(flags, pair, diff)) == NULL) {
 		db_seterr(err, errsize, "triage: out of memory");
 		return -1;
+	}
+	/* A later candidate's buckets are its own: its name is in the key
+	 * (the first candidate's keys are the two-build ones). */
+	if (in_key && key[0] == '{') {
+		size_t n = strlen(candidate) + strlen(key) + 32;
+		char *k = malloc(n);
+		if (k == NULL) {
+			free(key);
+			db_seterr(err, errsize, "triage: out of memory");
+			return -1;
+		}
+		snprintf(k, n, "{\"candidate\":\"%s\"%s%s", candidate, key[1] == '}' ? "" : ",", key + 1);
+		free(key);
+		key = k;
 	}
 	st = dbt_stmt(db, T_BUCKET_UPSERT);
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, comparison_id);
 	db_bind_id(st, 3, run_id);
+	db_bind_text(st, 4, candidate);
 	rc = sqlite3_step(st);
 	free(key);
 	if (rc != SQLITE_ROW) {
@@ -261,7 +279,7 @@ int db_triage_record(struct db *db, long flags, const struct result res[MAX_BUIL
 	st = dbt_stmt(db, T_COMPARISON_BUCKET);
 	sqlite3_bind_int64(st, 1, comparison_id);
 	sqlite3_bind_int64(st, 2, bucket_id);
-	if (db_exec(db, st, "bucket of comparison", err, errsize) < 0)
+	if (first && db_exec(db, st, "bucket of comparison", err, errsize) < 0)
 		return -1;
 
 	/* Fixed, and here it is again: in a run started after it was marked, or submitted since. */
@@ -287,6 +305,28 @@ int db_triage_record(struct db *db, long flags, const struct result res[MAX_BUIL
 	return 0;
 }
 
+int db_triage_record(struct db *db, long flags, const struct result *res, int n, const char *const *names,
+    int64_t run_id, int64_t comparison_id, char *err, size_t errsize)
+{
+	struct result pair[2];
+	unsigned diff;
+	int i, first = 1;
+
+	/* The comparison's bucket is its first differing candidate's; every
+	 * differing candidate counts it in a bucket of its own. */
+	for (i = 1; i < n && i < MAX_BUILDS; i++) {
+		if ((diff = verdict_compare(&res[ROLE_BASE], &res[i])) == 0)
+			continue;
+		pair[0] = res[ROLE_BASE];
+		pair[1] = res[i];
+		if (dbt_record_one(db, flags, pair, diff, names != NULL ? names[i] : NULL,
+		        names != NULL && i != ROLE_HEAD, first, run_id, comparison_id, err, errsize) < 0)
+			return -1;
+		first = 0;
+	}
+	return 0;
+}
+
 /* ---- mismatches stored before buckets existed ---- */
 
 /* Read one build's stored result (the columns of T_RESULTS) for a bucket key. */
@@ -299,9 +339,9 @@ static int dbt_read_result(sqlite3_stmt *st, struct result res[MAX_BUILDS])
 
 	if (role == NULL || status == NULL)
 		return -1;
-	i = strcmp(role, "base") == 0 ? ROLE_BASE : strcmp(role, "head") == 0 ? ROLE_HEAD : -1;
-	if (i < 0)
-		return -1;
+	i = role_parse(role);
+	if (i < 0 || i > ROLE_HEAD)
+		return -1; /* stored before candidates: base and head only */
 	r = &res[i];
 	s = result_status_parse(status);
 	r->status = s >= 0 ? (enum result_status)s : STATUS_ERROR;
@@ -336,10 +376,10 @@ static int dbt_backfill_one(struct db *db, int64_t id, int64_t run_id, long flag
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		rc = db_fail(db, "read results", err, errsize);
-	} else if (n != MAX_BUILDS || (diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD])) == 0) {
+	} else if (n != 2 || (diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD])) == 0) {
 		rc = 0; /* incomplete or no longer a difference: leave it out of buckets */
 	} else {
-		rc = db_triage_record(db, flags, res, diff, run_id, id, err, errsize);
+		rc = db_triage_record(db, flags, res, 2, NULL, run_id, id, err, errsize);
 	}
 	for (role = 0; role < MAX_BUILDS; role++)
 		result_release(&res[role]);
@@ -442,6 +482,8 @@ static json_t *dbt_bucket_json(sqlite3_stmt *st)
 	json_object_set_new(o, "last_seen",
 	    json_pack("{s:o s:o s:I}", "run_id", dbt_col_id(st, 9), "at", dbt_col_text(st, 11),
 	        "comparison_id", (json_int_t)sqlite3_column_int64(st, 7)));
+	/* The candidate build its mismatches are of (null: stored before candidates). */
+	json_object_set_new(o, "candidate", dbt_col_text(st, 19));
 	json_object_set_new(o, "updated_at", dbt_col_text(st, 12));
 	json_object_set_new(o, "updated_by", dbt_col_text(st, 13));
 	json_object_set_new(o, "reappeared",
@@ -686,6 +728,7 @@ int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **li
 	sqlite3_bind_int(st, 2, f->limit + 1);
 	sqlite3_bind_text(st, 9, f->states, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 10, f->special);
+	db_bind_text(st, 11, f->candidate);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n == f->limit)
 			break;

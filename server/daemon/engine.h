@@ -77,6 +77,8 @@ struct config {
 /* ---- build.c ---- */
 /* Fill a build from name + prefix: find the library and headers, hash it. */
 int build_discover(struct build *, const char *name, const char *prefix, char *err, size_t errsize);
+/* The configured builds by role into builds[] (NULL after the last): their count. */
+int build_list(struct config *, struct build *builds[MAX_BUILDS]);
 /* Compile the worker core for this build if missing or stale. */
 int build_compile_core(struct build *, const struct config *, char *err, size_t errsize);
 
@@ -160,7 +162,8 @@ struct runs *runs_start(struct app *, char *err, size_t errsize);
 /* Stop after the current case; the run in progress is marked interrupted. */
 void runs_stop(struct runs *);
 /*
- * Run one case on every build at once (one thread per build), filling res
+ * Run one case on every build at once (one thread per build), filling
+ * res[0..config->nbuilds-1]
  * (which the caller result_init()s and releases).  -1 when a worker cannot be
  * started at all (res still filled).
  */

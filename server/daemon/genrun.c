@@ -1,25 +1,33 @@
 /*
  * The generated suite: seeded json_encode cases (server/common/gen.c) run on
- * both builds in batches, compared by digest, mismatches stored in full.
+ * the base and every candidate in batches, compared by digest.
  *
  * Each worker generates and encodes a batch of cases itself and answers
- * with a 32-byte digest per case (PROTO_GEN_BATCH); both builds work on
- * the same batch at once.  Only where the digests differ does the daemon
- * ask each build for that one case in full (PROTO_GEN_DETAIL) and store it
- * as a case with its comparison, so the case pages show it.  Every case's
- * result hash is kept in generated_batches, one row per batch.
+ * with a 32-byte digest per case (PROTO_GEN_BATCH); every build works on
+ * the same batch at once, and every build's cases must hash alike (the
+ * corpus hash).  A case where a candidate's digest differs from the base's
+ * is a mismatch of that candidate: every mismatch is listed with its batch
+ * (generated_mismatches: seed, index, signature, the differing candidates,
+ * every digest), and only a bounded sample per signature is stored in full
+ * during the run (PROTO_GEN_DETAIL on each build); the rest are made again
+ * from (seed, index) when asked for.  Every case's result hash is kept in
+ * generated_batches, one row per batch.
  *
- * A batch that kills a worker (or runs past its time) is run again one case
- * per request on that build: the case that kills it gets a crash (timeout)
- * result, which is a mismatch of status like any other, and the run goes on.
+ * A case that kills a worker (or runs past its time) ends that build's
+ * request; the worker's progress page says which case it was, so the case
+ * gets its crash (timeout) result and the batch goes on from the next case
+ * on the fork server's fresh child: no bisection.  max_failures, when
+ * given, stops the run after that many on one build.
  *
- * Memory does not grow with the run: two batches of digests, one of hashes,
- * fixed counters, and at most GENRUN_LIST mismatches named in the summary.
+ * Memory does not grow with the run: a batch of digests per build, one of
+ * hashes and of listed mismatches, fixed counters and signatures, and at
+ * most GENRUN_LIST mismatches named in the summary.
  *
  * Resumed (POST /api/runs/{id}/resume), a run skips the batches it stored
- * (each batch's hashes and progress are one transaction) and does not store
- * a mismatch twice: a batch cut short after some of its mismatches were
- * stored runs again, and those are found in the run and left alone.
+ * (each batch's hashes, mismatches and progress are one transaction) and
+ * does not store a mismatch twice: a batch cut short after some of its
+ * samples were stored runs again, and those are found in the run and left
+ * alone.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,12 +42,13 @@
 #include "proto.h"
 #include "gen.h"
 
-#define GENRUN_BATCH 8192    /* cases per request */
-#define GENRUN_MS_PER_CASE 2 /* a batch's time limit: timeout-ms + this per case */
-#define GENRUN_LIST 20       /* mismatches named in the summary (all: the run's cases) */
-#define GENRUN_SAMPLES 8     /* mismatches stored in full during the run, per signature */
-#define GENRUN_MAX_SIGS 256  /* signatures counted (and sampled) one by one; the rest: "other" */
-#define GENRUN_SIG_SIZE 96
+#define GENRUN_BATCH 8192      /* cases per request */
+#define GENRUN_MS_PER_CASE 2   /* a batch's time limit: timeout-ms + this per case */
+#define GENRUN_LIST 20         /* mismatches named in the summary (all: the run's cases) */
+#define GENRUN_SAMPLES 8       /* mismatches stored in full during the run, per signature */
+#define GENRUN_MAX_SIGS 256    /* signatures counted (and sampled) one by one; the rest: "other" */
+#define GENRUN_SIG_SIZE 512    /* room for every candidate's part */
+#define GENRUN_CANDS_SIZE 48   /* "head,cand2,...,cand7" */
 #define GENRUN_SUMMARY_MS 1000 /* how often the summary is rewritten */
 #define GENRUN_MAX_SEED INT64_MAX
 
@@ -106,7 +115,9 @@ struct genrun {
 	uint64_t *hashes;
 	int resumed; /* the run had progress when it started */
 	/* totals */
+	int nbuilds; /* the base and its candidates: side[0..nbuilds-1] */
 	int64_t done, skipped, mismatches, unconfirmed, failures[MAX_BUILDS];
+	int64_t cand_mismatches[MAX_BUILDS]; /* by candidate: its digests differ from the base's */
 	uint64_t coverage[GEN_COUNTERS];
 	uint64_t errors[MAX_BUILDS][GENRUN_NERRORS + 1]; /* last: any other code */
 	uint64_t statuses[MAX_BUILDS][4];
@@ -122,6 +133,8 @@ struct genrun {
 	int64_t other_sig, sampled;
 	struct db_gen_mismatch *batch_mis; /* this batch's mismatches, listed with it */
 	size_t nbatch_mis;
+	unsigned char *batch_digests; /* theirs: nbuilds digests each, base first */
+	char *batch_cands;            /* theirs: GENRUN_CANDS_SIZE each, the differing roles */
 };
 
 /* Lazily materialised mismatches: one at a time, so none is stored twice. */
@@ -579,7 +592,7 @@ static json_t *genrun_summary(struct genrun *g, int final)
 		}
 		json_object_set_new(group, dot + 1, json_integer((json_int_t)g->coverage[i]));
 	}
-	for (int b = 0; b < MAX_BUILDS; b++) {
+	for (int b = 0; b < g->nbuilds; b++) {
 		json_t *errs = json_object(), *st = json_object(), *t;
 		static const char *const statuses[] = { "ok", "error", "crash", "timeout" };
 		for (size_t e = 0; e <= GENRUN_NERRORS; e++)
@@ -609,6 +622,10 @@ static json_t *genrun_summary(struct genrun *g, int final)
 		        "busy_s", genrun_seconds(g->busy_ms[b]), "failures", (json_int_t)g->failures[b],
 		        "exceptions", (json_int_t)g->exceptions[b], "statuses", st, "error_codes", errs,
 		        "time_s", t));
+		/* A candidate's own count of cases that differ from the base. */
+		if (b != ROLE_BASE)
+			json_object_set_new(json_object_get(builds, role_name(b)), "mismatches",
+			    json_integer((json_int_t)g->cand_mismatches[b]));
 	}
 	genrun_rss(&peak, &now);
 	json_object_set_new(o, "generator_version", json_integer(GEN_VERSION));
@@ -684,14 +701,13 @@ static int genrun_store_full(struct app *app, int64_t run_id, int resumed, const
 	struct result res[MAX_BUILDS];
 	struct case_spec c;
 	int64_t comparison_id;
-	int b, rc;
+	int b, n, rc;
 
 	*case_id = 0;
 	*diff = 0;
-	for (b = 0; b < MAX_BUILDS; b++) {
-		builds[b] = &app->config->builds[b];
+	n = build_list(app->config, builds);
+	for (b = 0; b < MAX_BUILDS; b++)
 		result_init(&res[b]);
-	}
 	if (genrun_case_spec(seed, (uint64_t)index, &c) < 0) {
 		snprintf(err, errsize, "out of memory");
 		return -1;
@@ -700,7 +716,7 @@ static int genrun_store_full(struct app *app, int64_t run_id, int resumed, const
 	if (resumed && (rc = db_run_has_case(app->db, run_id, &c, err, errsize)) != 0)
 		goto out;
 	rc = -1;
-	for (b = 0; b < MAX_BUILDS; b++) {
+	for (b = 0; b < n; b++) {
 		const struct result *f = sides != NULL ? genrun_side_failure(&sides[b], index) : NULL;
 		if (f != NULL) {
 			/* A copy: the batch still owns the failure. */
@@ -716,7 +732,7 @@ static int genrun_store_full(struct app *app, int64_t run_id, int resumed, const
 			goto out;
 		}
 	}
-	*diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]);
+	*diff = verdict_compare_all(res, n, NULL);
 	if (db_comparison_store_uncounted(
 	        app->db, &c, run_id, builds, res, *diff, case_id, &comparison_id, err, errsize) < 0 ||
 	    db_generated_case(app->db, *case_id, GEN_VERSION, seed, (uint64_t)index, err, errsize) < 0)
@@ -730,8 +746,8 @@ out:
 }
 
 /* A mismatch of this batch in full: a sample of its signature, or one of the first listed. */
-static int genrun_mismatch(
-    struct genrun *g, uint64_t seed, int64_t index, int64_t *case_id, char *err, size_t errsize)
+static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, const char *candidates,
+    int64_t *case_id, char *err, size_t errsize)
 {
 	char differs[128];
 	unsigned diff;
@@ -749,8 +765,9 @@ static int genrun_mismatch(
 	if (json_array_size(g->listed) < GENRUN_LIST) {
 		verdict_fields(diff, differs, sizeof differs);
 		json_array_append_new(g->listed,
-		    json_pack("{s:I s:I s:I s:s}", "seed", (json_int_t)seed, "index", (json_int_t)index,
-		        "case_id", (json_int_t)*case_id, "differs", diff ? differs : "none when run alone"));
+		    json_pack("{s:I s:I s:I s:s s:s}", "seed", (json_int_t)seed, "index", (json_int_t)index,
+		        "case_id", (json_int_t)*case_id, "differs", diff ? differs : "none when run alone",
+		        "candidates", candidates));
 	}
 	return 0;
 }
@@ -761,10 +778,10 @@ static const char *genrun_status_name(unsigned s)
 	return s < 4 ? names[s] : "other";
 }
 
-/* The signature of a mismatch (struct genrun_sig). */
-static void genrun_signature(const struct gen_digest d[MAX_BUILDS], char *out, size_t outsize)
+/* One candidate's part of a signature: "fields|base status,code,exc|candidate's". */
+static size_t genrun_sig_part(
+    const struct gen_digest *a, const struct gen_digest *b, char *out, size_t outsize)
 {
-	const struct gen_digest *a = &d[ROLE_BASE], *b = &d[ROLE_HEAD];
 	char fields[64] = "";
 	size_t n = 0;
 
@@ -776,9 +793,36 @@ static void genrun_signature(const struct gen_digest d[MAX_BUILDS], char *out, s
 		n += (size_t)snprintf(fields + n, sizeof fields - n, "%sexception", n ? "," : "");
 	if (a->is_false != b->is_false || a->out_len != b->out_len || n == 0)
 		n += (size_t)snprintf(fields + n, sizeof fields - n, "%soutput", n ? "," : "");
-	snprintf(out, outsize, "%s|%s,%u,%u|%s,%u,%u", fields, genrun_status_name(a->status),
+	int w = snprintf(out, outsize, "%s|%s,%u,%u|%s,%u,%u", fields, genrun_status_name(a->status),
 	    (unsigned)a->error_code, (unsigned)a->exception, genrun_status_name(b->status),
 	    (unsigned)b->error_code, (unsigned)b->exception);
+	return w < 0 ? 0 : (size_t)w < outsize ? (size_t)w : outsize - 1;
+}
+
+/*
+ * The signature of a mismatch (struct genrun_sig): each differing
+ * candidate's part, ";" between them; a later candidate's is named by its
+ * role ("cand2:output|ok,0,0|ok,0,0"), the first candidate's is not, so a
+ * two-build run's signatures are "output|ok,0,0|ok,0,0" as before.
+ * `differs` has a bit per differing candidate (1 << role).
+ */
+static void genrun_signature(
+    const struct gen_digest *d, int nbuilds, unsigned differs, char *out, size_t outsize)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (int b = 1; b < nbuilds && n + 1 < outsize; b++) {
+		if (!(differs & (1u << b)))
+			continue;
+		if (n > 0)
+			out[n++] = ';';
+		if (b != ROLE_HEAD) {
+			int w = snprintf(out + n, outsize - n, "%s:", role_name(b));
+			n = w > 0 && n + (size_t)w < outsize ? n + (size_t)w : outsize - 1;
+		}
+		n += genrun_sig_part(&d[ROLE_BASE], &d[b], out + n, outsize - n);
+	}
 }
 
 /* The signature's entry, added if there is room; NULL: counted as "other". */
@@ -804,24 +848,28 @@ static int genrun_same(const struct gen_digest *a, const struct gen_digest *b)
 /* Compare both builds' digests of the batch; store what differs. */
 static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 {
-	struct genrun_side *base = &g->side[ROLE_BASE], *head = &g->side[ROLE_HEAD];
+	struct genrun_side *base = &g->side[ROLE_BASE];
 	int64_t n = base->count, same = 0;
 	double t0 = clock_ms(), t1;
+	int nb = g->nbuilds;
+	unsigned differs;
 
 	for (int64_t i = 0; i < n; i++) {
 		struct gen_digest d[MAX_BUILDS];
-		gen_digest_unpack(&d[ROLE_BASE], base->records + (size_t)i * GEN_DIGEST_SIZE);
-		gen_digest_unpack(&d[ROLE_HEAD], head->records + (size_t)i * GEN_DIGEST_SIZE);
-		if (d[ROLE_BASE].plan_hash != d[ROLE_HEAD].plan_hash) {
-			snprintf(err, errsize,
-			    "the generator made different cases on the two builds "
-			    "(seed %" PRIu64 ", index %" PRId64 "): stale worker cores?",
-			    base->seed, base->start + i);
-			return -1;
+		for (int b = 0; b < nb; b++) {
+			gen_digest_unpack(&d[b], g->side[b].records + (size_t)i * GEN_DIGEST_SIZE);
+			if (d[ROLE_BASE].plan_hash != d[b].plan_hash) {
+				snprintf(err, errsize,
+				    "the generator made different cases on builds %s and %s "
+				    "(seed %" PRIu64 ", index %" PRId64 "): stale worker cores?",
+				    g->app->config->builds[ROLE_BASE].name, g->app->config->builds[b].name,
+				    base->seed, base->start + i);
+				return -1;
+			}
 		}
 		g->corpus[si] = gen_hash(
 		    &d[ROLE_BASE].plan_hash, sizeof d[ROLE_BASE].plan_hash, g->corpus[si]);
-		for (int b = 0; b < MAX_BUILDS; b++) {
+		for (int b = 0; b < nb; b++) {
 			g->statuses[b][d[b].status & 3]++;
 			if (d[b].status == PROTO_STATUS_OK)
 				g->errors[b][d[b].error_code < GENRUN_NERRORS ? d[b].error_code
@@ -829,21 +877,41 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 			g->exceptions[b] += d[b].exception;
 		}
 		g->hashes[i] = d[ROLE_BASE].result_hash;
-		if (genrun_same(&d[ROLE_BASE], &d[ROLE_HEAD])) {
+		differs = 0;
+		for (int b = 1; b < nb; b++)
+			if (!genrun_same(&d[ROLE_BASE], &d[b])) {
+				g->cand_mismatches[b]++;
+				differs |= 1u << b;
+			}
+		if (differs == 0) {
 			same++;
 			continue;
 		}
 		g->mismatches++;
 		char key[GENRUN_SIG_SIZE];
-		genrun_signature(d, key, sizeof key);
+		genrun_signature(d, nb, differs, key, sizeof key);
 		struct genrun_sig *sg = genrun_sig_find(g, key);
-		struct db_gen_mismatch *m = &g->batch_mis[g->nbatch_mis++];
+		size_t k = g->nbatch_mis++;
+		struct db_gen_mismatch *m = &g->batch_mis[k];
+		unsigned char *digests = g->batch_digests + k * (size_t)nb * GEN_DIGEST_SIZE;
+		char *cands = g->batch_cands + k * GENRUN_CANDS_SIZE;
+		size_t used = 0;
 		memset(m, 0, sizeof *m);
 		m->seed = base->seed;
 		m->index = base->start + i;
 		m->signature = sg != NULL ? sg->key : "other";
-		m->digest[ROLE_BASE] = base->records + (size_t)i * GEN_DIGEST_SIZE;
-		m->digest[ROLE_HEAD] = head->records + (size_t)i * GEN_DIGEST_SIZE;
+		/* Every build's digest side by side, and the roles that differ. */
+		cands[0] = '\0';
+		for (int b = 0; b < nb; b++) {
+			memcpy(digests + (size_t)b * GEN_DIGEST_SIZE,
+			    g->side[b].records + (size_t)i * GEN_DIGEST_SIZE, GEN_DIGEST_SIZE);
+			if (differs & (1u << b))
+				used += (size_t)snprintf(cands + used, GENRUN_CANDS_SIZE - used, "%s%s",
+				    used ? "," : "", role_name(b));
+		}
+		m->digests = digests;
+		m->ndigests = nb;
+		m->candidates = cands;
 		if (sg != NULL)
 			sg->count++;
 		else
@@ -851,7 +919,7 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 		if ((sg != NULL && sg->samples < GENRUN_SAMPLES) ||
 		    json_array_size(g->listed) < GENRUN_LIST) {
 			t1 = clock_ms();
-			if (genrun_mismatch(g, base->seed, m->index, &m->case_id, err, errsize) < 0)
+			if (genrun_mismatch(g, base->seed, m->index, cands, &m->case_id, err, errsize) < 0)
 				return -1;
 			if (sg != NULL && m->case_id > 0 && sg->samples < GENRUN_SAMPLES)
 				sg->sample_ids[sg->samples++] = m->case_id;
@@ -913,6 +981,8 @@ static void genrun_release(struct genrun *g)
 	free(g->hashes);
 	free(g->sigs);
 	free(g->batch_mis);
+	free(g->batch_digests);
+	free(g->batch_cands);
 	json_decref(g->listed);
 }
 
@@ -942,11 +1012,14 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	json_decref(params);
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
 	g->listed = json_array();
+	g->nbuilds = app->config->nbuilds;
 	g->sigs = calloc(GENRUN_MAX_SIGS, sizeof(*g->sigs));
 	g->batch_mis = calloc(GENRUN_BATCH, sizeof(*g->batch_mis));
-	if (g->sigs == NULL || g->batch_mis == NULL)
+	g->batch_digests = malloc((size_t)GENRUN_BATCH * (size_t)g->nbuilds * GEN_DIGEST_SIZE);
+	g->batch_cands = malloc((size_t)GENRUN_BATCH * GENRUN_CANDS_SIZE);
+	if (g->sigs == NULL || g->batch_mis == NULL || g->batch_digests == NULL || g->batch_cands == NULL)
 		g->hashes = (free(g->hashes), NULL);
-	for (int b = 0; b < MAX_BUILDS; b++) {
+	for (int b = 0; b < g->nbuilds; b++) {
 		g->side[b].worker = &app->workers[b];
 		g->side[b].cfg = app->config;
 		g->side[b].records = malloc((size_t)GENRUN_BATCH * GEN_DIGEST_SIZE);
@@ -966,8 +1039,8 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	for (int si = 0; si < g->nseeds && end == GENRUN_DONE; si++) {
 		g->corpus[si] = GEN_HASH_INIT;
 		for (int64_t off = 0; off < g->count; off += GENRUN_BATCH) {
-			pthread_t thread;
-			int threaded;
+			pthread_t thread[MAX_BUILDS];
+			int threaded[MAX_BUILDS], side_failed;
 			double t0;
 
 			if (stop(arg, &cancelled)) {
@@ -985,7 +1058,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 				if (rc > 0)
 					continue;
 			}
-			for (int b = 0; b < MAX_BUILDS; b++) {
+			for (int b = 0; b < g->nbuilds; b++) {
 				struct genrun_side *s = &g->side[b];
 				genrun_side_clear(s);
 				s->seed = g->seeds[si];
@@ -993,15 +1066,21 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 				s->count = g->count - off < GENRUN_BATCH ? g->count - off : GENRUN_BATCH;
 				memset(s->times, 0, sizeof s->times);
 			}
-			/* Both builds at once: the head on a thread, the base here. */
-			threaded = pthread_create(&thread, NULL, genrun_side_run, &g->side[ROLE_HEAD]) == 0;
+			/* Every build at once: each candidate on a thread, the base here. */
+			for (int b = 1; b < g->nbuilds; b++)
+				threaded[b] = pthread_create(
+				                  &thread[b], NULL, genrun_side_run, &g->side[b]) == 0;
 			genrun_side_run(&g->side[ROLE_BASE]);
-			if (threaded)
-				pthread_join(thread, NULL);
-			else
-				genrun_side_run(&g->side[ROLE_HEAD]);
-			for (int b = 0; b < MAX_BUILDS; b++) {
+			for (int b = 1; b < g->nbuilds; b++) {
+				if (threaded[b])
+					pthread_join(thread[b], NULL);
+				else
+					genrun_side_run(&g->side[b]);
+			}
+			side_failed = 0;
+			for (int b = 0; b < g->nbuilds; b++) {
 				struct genrun_side *s = &g->side[b];
+				side_failed |= s->rc < 0;
 				if (s->rc < 0) {
 					snprintf(err, errsize, "build %s: %s", app->config->builds[b].name,
 					    s->err);
@@ -1022,7 +1101,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 			}
 			if (end != GENRUN_DONE && end != GENRUN_FAILED)
 				break;
-			if (g->side[ROLE_BASE].rc < 0 || g->side[ROLE_HEAD].rc < 0)
+			if (side_failed)
 				break;
 			/* Coverage is the base's: both made the same cases (checked). */
 			for (int k = 0; k < GEN_COUNTERS; k++)
@@ -1063,8 +1142,11 @@ int genrun_materialise(struct app *app, int64_t run_id, uint64_t seed, int64_t i
 	pthread_mutex_lock(&genrun_materialise_lock);
 	rc = db_run_generated_case(app->db, run_id, GEN_VERSION, seed, index, case_id, err, errsize);
 	if (rc == 0) {
+		/* Made again only on the very builds the run had, in its order. */
 		rc = db_run_builds(app->db, run_id, ids, err, errsize);
-		for (int b = 0; rc > 0 && b < MAX_BUILDS; b++)
+		if (rc > 0 && rc != app->config->nbuilds)
+			rc = 0;
+		for (int b = 0; rc > 0 && b < app->config->nbuilds; b++)
 			if (ids[b] != app->config->builds[b].db_id)
 				rc = 0;
 		if (rc > 0)
@@ -1094,7 +1176,8 @@ static int genrun_page_row(void *arg, const struct db_gen_mismatch *m)
 	if (p->n < p->cap) {
 		p->rows[p->n] = *m;
 		p->rows[p->n].signature = NULL; /* the statement's text is gone after this row */
-		p->rows[p->n].digest[0] = p->rows[p->n].digest[1] = NULL;
+		p->rows[p->n].candidates = NULL;
+		p->rows[p->n].digests = NULL;
 		p->n++;
 	}
 	return 0;

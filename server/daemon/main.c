@@ -49,6 +49,7 @@ struct main_build_arg {
 struct main_opts {
 	struct config cfg;
 	const char *config_file;
+	const char *base_name; /* --base NAME: that build is the base; NULL: the first */
 	int nbuild_args;
 	struct main_build_arg build_args[MAX_BUILDS];
 	struct main_strings strings;
@@ -87,8 +88,10 @@ static void main_usage(FILE *f)
 	      "  --listen ADDR         IPv4 or IPv6 address to listen on (127.0.0.1)\n"
 	      "  --port N              TCP port, 0 for any free one (8080)\n"
 	      "  --db PATH             SQLite database (phpcmp.db)\n"
-	      "  --build NAME=PREFIX   a libphp build; give two: the first is the base,\n"
-	      "                        the second the head (base=builds/base head=builds/head)\n"
+	      "  --build NAME=PREFIX   a libphp build (repeatable, 2 to 8): the first is the\n"
+	      "                        base, every other a candidate compared with it\n"
+	      "                        (base=builds/base head=builds/head)\n"
+	      "  --base NAME           which of the builds is the base (the first)\n"
 	      "  --cases DIR           stored cases (cases)\n"
 	      "  --web DIR             the page's files (web)\n"
 	      "  --state DIR           compiled worker cores (state)\n"
@@ -190,7 +193,8 @@ static int main_add_build(struct main_opts *o, const char *spec)
 		return main_error(
 		    "build: expected NAME=PREFIX (NAME of letters, digits, . _ -), got \"%s\"", spec);
 	if (o->nbuild_args >= MAX_BUILDS)
-		return main_error("build: at most %d builds (a base and a head)", MAX_BUILDS);
+		return main_error(
+		    "build: at most %d builds (a base and %d candidates)", MAX_BUILDS, MAX_BUILDS - 1);
 	if ((name = main_keep(o, spec, (size_t)(eq - spec))) == NULL)
 		return main_error("out of memory");
 	for (i = 0; i < o->nbuild_args; i++)
@@ -287,7 +291,11 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		c->db_path = value;
 	else if (strcmp(key, "build") == 0)
 		return main_add_build(o, value);
-	else if (strcmp(key, "cases") == 0)
+	else if (strcmp(key, "base") == 0) {
+		if (!main_build_name_ok(value, strlen(value)))
+			return main_error("base: expected a build's NAME, got \"%s\"", value);
+		o->base_name = value;
+	} else if (strcmp(key, "cases") == 0)
 		c->cases_dir = value;
 	else if (strcmp(key, "web") == 0)
 		c->web_dir = value;
@@ -490,8 +498,20 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 		o->build_args[1].prefix = "builds/head";
 		o->nbuild_args = 2;
 	}
-	if (o->nbuild_args != MAX_BUILDS)
-		return main_error("two builds are needed (a base and a head), %d given", o->nbuild_args);
+	if (o->nbuild_args < 2)
+		return main_error(
+		    "two builds or more are needed (a base and a candidate), %d given", o->nbuild_args);
+	/* --base NAME: that build first, the others in their order. */
+	if (o->base_name != NULL) {
+		for (i = 0; i < o->nbuild_args; i++)
+			if (strcmp(o->build_args[i].name, o->base_name) == 0)
+				break;
+		if (i == o->nbuild_args)
+			return main_error("base: \"%s\" names no configured build", o->base_name);
+		struct main_build_arg base = o->build_args[i];
+		memmove(&o->build_args[1], &o->build_args[0], sizeof o->build_args[0] * (size_t)i);
+		o->build_args[0] = base;
+	}
 	{
 		char err[512];
 		if (confine_check(c, err, sizeof err) < 0)
@@ -589,7 +609,14 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 			snprintf(b->ini[b->nini++], sizeof b->ini[0], "%s", o->ini_args[j] + n + 1);
 		}
 		c->nbuilds = i + 1;
-		if (build_compile_core(b, c, err, sizeof err) < 0)
+		/* The same library under another name: the core compiled for it serves. */
+		for (j = 0; j < i; j++)
+			if (strcmp(c->builds[j].sha256, b->sha256) == 0 &&
+			    strcmp(c->builds[j].prefix, b->prefix) == 0)
+				break;
+		if (j < i)
+			snprintf(b->core_path, sizeof b->core_path, "%s", c->builds[j].core_path);
+		else if (build_compile_core(b, c, err, sizeof err) < 0)
 			return main_error("build %s: worker core: %s", b->name, err);
 		if (worker_init(&app->workers[i], b) < 0)
 			return main_error("build %s: worker: cannot initialise", b->name);

@@ -47,14 +47,22 @@ struct measure_row {
 	char *title, *source;
 	char status[MAX_BUILDS][16];
 	double per_call[MAX_BUILDS]; /* NAN: not measured */
-	double delta_pct;            /* NAN: not comparable */
+	double delta[MAX_BUILDS];    /* by candidate vs the base, %; NAN: not comparable */
+	double delta_pct;            /* the first candidate's (the two-build "head") */
+};
+
+/* Counts by direction, of one candidate against the base. */
+struct measure_counts {
+	int regressions, improvements, unchanged, unmeasured;
 };
 
 struct measure_table {
 	struct measure_row *rows;
 	size_t n, cap;
+	int nbuilds; /* the run's: the base and nbuilds - 1 candidates */
 	double threshold;
-	int regressions, improvements, unchanged, unmeasured;
+	int regressions, improvements, unchanged, unmeasured; /* the first candidate's */
+	struct measure_counts by[MAX_BUILDS];                 /* by candidate role */
 };
 
 static int measure_collect(void *arg, const struct db_measurement *m)
@@ -84,8 +92,13 @@ static int measure_collect(void *arg, const struct db_measurement *m)
 		    ? (double)m->instr_total[role] / (double)m->iterations
 		    : NAN;
 	}
-	double b = r->per_call[ROLE_BASE], h = r->per_call[ROLE_HEAD];
-	r->delta_pct = !isnan(b) && !isnan(h) && b > 0 ? (h - b) / b * 100.0 : NAN;
+	double b = r->per_call[ROLE_BASE];
+	for (int role = 0; role < MAX_BUILDS; role++) {
+		double h = r->per_call[role];
+		r->delta[role] = role != ROLE_BASE && !isnan(b) && !isnan(h) && b > 0 ? (h - b) / b * 100.0
+		                                                                      : NAN;
+	}
+	r->delta_pct = r->delta[ROLE_HEAD];
 	t->n++;
 	return 0;
 }
@@ -99,23 +112,48 @@ static void measure_table_release(struct measure_table *t)
 	free(t->rows);
 }
 
-/* "regression", "improvement", "unchanged" or "unmeasured", counting it. */
-static const char *measure_classify(struct measure_table *t, const struct measure_row *r)
+/* A candidate's change: "regression", "improvement", "unchanged" or "unmeasured", counting it. */
+static const char *measure_classify_one(struct measure_table *t, const struct measure_row *r, int role)
 {
-	if (isnan(r->delta_pct)) {
-		t->unmeasured++;
+	struct measure_counts *c = &t->by[role];
+	double d = r->delta[role];
+
+	if (isnan(d)) {
+		c->unmeasured++;
 		return "unmeasured";
 	}
-	if (fabs(r->delta_pct) < t->threshold) {
-		t->unchanged++;
+	if (fabs(d) < t->threshold) {
+		c->unchanged++;
 		return "unchanged";
 	}
-	if (r->delta_pct > 0) {
-		t->regressions++;
+	if (d > 0) {
+		c->regressions++;
 		return "regression";
 	}
-	t->improvements++;
+	c->improvements++;
 	return "improvement";
+}
+
+/* The first candidate's change, counting every candidate's. */
+static const char *measure_classify(struct measure_table *t, const struct measure_row *r)
+{
+	const char *head = measure_classify_one(t, r, ROLE_HEAD);
+
+	for (int role = ROLE_HEAD + 1; role < t->nbuilds; role++)
+		measure_classify_one(t, r, role);
+	t->regressions = t->by[ROLE_HEAD].regressions;
+	t->improvements = t->by[ROLE_HEAD].improvements;
+	t->unchanged = t->by[ROLE_HEAD].unchanged;
+	t->unmeasured = t->by[ROLE_HEAD].unmeasured;
+	return head;
+}
+
+static const char *measure_change_name(const struct measure_table *t, double d)
+{
+	return isnan(d)              ? "unmeasured"
+	    : fabs(d) < t->threshold ? "unchanged"
+	    : d > 0                  ? "regression"
+	                             : "improvement";
 }
 
 /* Load the run and its measured rows; 0, or -1 with e. */
@@ -133,6 +171,7 @@ static int measure_load(struct app *app, int64_t run_id, const char *threshold, 
 			return svc_fail(e, SVC_NOT_FOUND, NULL, "no run %" PRId64, run_id);
 		return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 	}
+	t->nbuilds = run->nbuilds;
 	if (db_run_measurements(app->db, run_id, measure_collect, t, err, sizeof(err)) < 0) {
 		svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 		db_run_release(run);
@@ -162,7 +201,7 @@ int measure_table(struct app *app, int64_t run_id, const char *threshold, json_t
 		    "comparison_id", (json_int_t)r->comparison_id, "title", r->title, "source",
 		    r->source ? json_string(r->source) : json_null(), "iterations",
 		    (json_int_t)r->iterations);
-		for (int role = 0; role < MAX_BUILDS; role++) {
+		for (int role = 0; role < t.nbuilds; role++) {
 			char url[128];
 			snprintf(url, sizeof(url), "/api/comparisons/%" PRId64 "/callgrind/%s",
 			    r->comparison_id, role_name(role));
@@ -173,16 +212,37 @@ int measure_table(struct app *app, int64_t run_id, const char *threshold, json_t
 		}
 		json_object_set_new(row, "delta_pct", measure_num(r->delta_pct));
 		json_object_set_new(row, "change", json_string(change));
+		/* Each candidate against the base, by build name. */
+		json_t *cands = json_object();
+		for (int role = ROLE_HEAD; role < t.nbuilds; role++)
+			json_object_set_new(cands, run.build_names[role],
+			    json_pack("{s:s s:o s:o s:s}", "role", role_name(role), "instructions",
+			        measure_num(r->per_call[role]), "delta_pct", measure_num(r->delta[role]),
+			        "change", measure_change_name(&t, r->delta[role])));
+		json_object_set_new(row, "candidates", cands);
 		json_array_append_new(rows, row);
 	}
 	json_t *body = json_pack("{s:I, s:s, s:s, s:f, s:o, s:{s:i, s:i, s:i, s:i}}", "run_id",
 	    (json_int_t)run.id, "suite", run.suite, "status", run.status, "threshold_pct", t.threshold,
 	    "workloads", rows, "counts", "regressions", t.regressions, "improvements", t.improvements,
 	    "unchanged", t.unchanged, "unmeasured", t.unmeasured);
-	json_object_set_new(body, "builds",
-	    json_pack("{s:{s:s, s:s}, s:{s:s, s:s}}", "base", "name", run.build_names[ROLE_BASE], "version",
-	        run.build_versions[ROLE_BASE], "head", "name", run.build_names[ROLE_HEAD], "version",
-	        run.build_versions[ROLE_HEAD]));
+	json_t *builds = json_object(), *list = json_array(), *cand_counts = json_object();
+	for (int role = 0; role < t.nbuilds; role++) {
+		json_object_set_new(builds, role_name(role),
+		    json_pack(
+		        "{s:s, s:s}", "name", run.build_names[role], "version", run.build_versions[role]));
+		json_array_append_new(list,
+		    json_pack("{s:s s:s s:s}", "role", role_name(role), "name", run.build_names[role],
+		        "version", run.build_versions[role]));
+		if (role != ROLE_BASE)
+			json_object_set_new(cand_counts, run.build_names[role],
+			    json_pack("{s:i, s:i, s:i, s:i}", "regressions", t.by[role].regressions,
+			        "improvements", t.by[role].improvements, "unchanged", t.by[role].unchanged,
+			        "unmeasured", t.by[role].unmeasured));
+	}
+	json_object_set_new(body, "builds", builds);
+	json_object_set_new(body, "build_list", list);
+	json_object_set_new(body, "candidate_counts", cand_counts);
 	db_run_release(&run);
 	measure_table_release(&t);
 	if ((*out = body) == NULL)
@@ -222,14 +282,87 @@ static void measure_cell(struct buf *out, const char *s)
 	}
 }
 
-int measure_report_md(
-    struct app *app, int64_t run_id, const char *threshold, char **text, size_t *len, struct svc_error *e)
+/* A change as the reviewer's table writes it: "−19.2 %", "+7.3 %", "0.0 %", "—". */
+static void measure_pct(struct buf *out, double d)
+{
+	if (isnan(d))
+		buf_addf(out, "—");
+	else if (fabs(d) < 0.05)
+		buf_addf(out, "0.0 %%");
+	else if (d < 0)
+		buf_addf(out, "−%.1f %%", -d);
+	else
+		buf_addf(out, "+%.1f %%", d);
+}
+
+/*
+ * The reviewer's table: a column per candidate with its Δ % vs the base,
+ * and the base's own figure (instructions per call) first.
+ */
+static void measure_report_candidates(struct buf *out, const struct db_run *run, struct measure_table *t)
+{
+	char b[64];
+
+	buf_addf(out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run->id);
+	buf_addf(out, "base: %s (PHP %s); candidates: ", run->build_names[ROLE_BASE],
+	    run->build_versions[ROLE_BASE]);
+	for (int role = ROLE_HEAD; role < t->nbuilds; role++)
+		buf_addf(out, "%s%s (PHP %s)", role > ROLE_HEAD ? ", " : "", run->build_names[role],
+		    run->build_versions[role]);
+	buf_addf(out,
+	    ". Callgrind, inclusive instructions of `zif_json_encode` ÷ iterations; each candidate's "
+	    "column is its Δ %% vs the base; noteworthy at |Δ| ≥ %.2f %%.\n\n",
+	    t->threshold);
+	buf_addf(out, "| json_encode() of | %s (instructions) |", run->build_names[ROLE_BASE]);
+	for (int role = ROLE_HEAD; role < t->nbuilds; role++) {
+		buf_addf(out, " ");
+		measure_cell(out, run->build_names[role]);
+		buf_addf(out, " |");
+	}
+	buf_addf(out, "\n|---|---:|");
+	for (int role = ROLE_HEAD; role < t->nbuilds; role++)
+		buf_addf(out, "---:|");
+	buf_addf(out, "\n");
+	for (size_t i = 0; i < t->n; i++) {
+		struct measure_row *r = &t->rows[i];
+		measure_classify(t, r);
+		measure_fmt(r->per_call[ROLE_BASE], b, sizeof(b));
+		buf_addf(out, "| ");
+		measure_cell(out, r->title);
+		buf_addf(out, " | %s |", b);
+		for (int role = ROLE_HEAD; role < t->nbuilds; role++) {
+			buf_addf(out, " ");
+			measure_pct(out, r->delta[role]);
+			buf_addf(out, " |");
+		}
+		buf_addf(out, "\n");
+	}
+	buf_addf(out, "\n");
+	for (int role = ROLE_HEAD; role < t->nbuilds; role++) {
+		const struct measure_counts *c = &t->by[role];
+		buf_addf(out, "- %s: %d regression%s, %d improvement%s, %d unchanged", run->build_names[role],
+		    c->regressions, c->regressions == 1 ? "" : "s", c->improvements,
+		    c->improvements == 1 ? "" : "s", c->unchanged);
+		if (c->unmeasured)
+			buf_addf(out, ", %d not measured", c->unmeasured);
+		buf_addf(out, "\n");
+	}
+	if (strcmp(run->status, "done") != 0)
+		buf_addf(out, "\n(the run is not done yet)\n");
+}
+
+int measure_report_md(struct app *app, int64_t run_id, const char *threshold, const char *columns,
+    char **text, size_t *len, struct svc_error *e)
 {
 	struct db_run run;
 	struct measure_table t;
 	struct buf out = BUF_INIT;
 	char b[64], h[64];
 
+	if (columns != NULL && strcmp(columns, "candidates") != 0 && strcmp(columns, "builds") != 0)
+		return svc_fail(e, SVC_BAD_REQUEST, NULL,
+		    "columns: expected candidates (a Δ %% column per candidate) or builds, got \"%.32s\"",
+		    columns);
 	switch (phptrun_report_md(app, run_id, text)) { /* a phpt run's report is phptrun's */
 	case 1:
 		*len = strlen(*text);
@@ -239,6 +372,11 @@ int measure_report_md(
 	}
 	if (measure_load(app, run_id, threshold, &run, &t, e) < 0)
 		return -1;
+	/* More than one candidate, or asked for: the reviewer's table. */
+	if ((columns != NULL && strcmp(columns, "candidates") == 0) || (columns == NULL && t.nbuilds > 2)) {
+		measure_report_candidates(&out, &run, &t);
+		goto done;
+	}
 	buf_addf(&out, "### phpcmp run %" PRId64 ": instructions per `json_encode()` call\n\n", run.id);
 	buf_addf(&out,
 	    "base: %s (PHP %s), head: %s (PHP %s); callgrind, inclusive instructions of "
@@ -266,6 +404,7 @@ int measure_report_md(
 	if (t.unmeasured)
 		buf_addf(&out, ", %d not measured (see the run's cases)", t.unmeasured);
 	buf_addf(&out, ".%s\n", strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
+done:
 	db_run_release(&run);
 	measure_table_release(&t);
 	if ((*text = buf_detach(&out, len)) == NULL)
@@ -281,7 +420,7 @@ static int measure_history_point(void *arg, const struct db_workload_point *p)
 	    (json_int_t)p->comparison_id, "title", p->title ? p->title : "");
 	if (!pt)
 		return -1;
-	for (int role = 0; role < MAX_BUILDS; role++) {
+	for (int role = 0; role < p->nbuilds; role++) {
 		double v = p->instr_total[role] >= 0 && p->iterations > 0
 		    ? (double)p->instr_total[role] / (double)p->iterations
 		    : NAN;
@@ -332,13 +471,14 @@ int measure_dump(
     struct app *app, int64_t comparison_id, const char *role, struct export_file *out, struct svc_error *e)
 {
 	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX], err[512];
-	int r = !strcmp(role, "base") ? ROLE_BASE : !strcmp(role, "head") ? ROLE_HEAD : -1;
+	int r = role_parse(role);
 	int rc;
 	char *buf = NULL;
 
 	memset(out, 0, sizeof *out);
 	if (r < 0)
-		return svc_fail(e, SVC_NOT_FOUND, NULL, "no build role \"%.16s\" (base or head)", role);
+		return svc_fail(
+		    e, SVC_NOT_FOUND, NULL, "no build role \"%.16s\" (base, head, cand2...)", role);
 	if ((rc = db_dump_file(app->db, comparison_id, r, path, sizeof(path), err, sizeof(err))) <= 0) {
 		if (rc < 0)
 			return svc_fail(e, SVC_STORAGE, NULL, "%s", err);

@@ -32,6 +32,10 @@
 #include "phpt.h"
 #include "proto.h"
 
+/* A phpt run compares the base with the first candidate (the two-build
+ * "head"); later candidates are not run yet. */
+#define PHPT_BUILDS 2
+
 #define PHPTRUN_MAX_TESTS 20000
 #define PHPTRUN_DEFAULT_DIR "tests/php-8.2.32/ext/json/tests" /* under scripts/php-tests.sh's cache */
 #define PHPTRUN_MAX_REASON 4096
@@ -913,7 +917,7 @@ static int store_test(struct app *app, int64_t run_id, const char *test, const c
 {
 	struct db_phpt_result r[MAX_BUILDS];
 
-	for (int role = 0; role < MAX_BUILDS; role++) {
+	for (int role = 0; role < PHPT_BUILDS; role++) {
 		size_t dl = o[role].diff ? strlen(o[role].diff) : 0;
 		r[role] = (struct db_phpt_result){
 			.status = status_names[o[role].status],
@@ -937,7 +941,7 @@ static json_t *summary_new(const struct phptrun_state *s)
 	json_t *sum = json_object(), *counts = json_object();
 	json_object_set_new(sum, "dir", s->dir[0] ? json_string(s->dir) : json_null());
 	json_object_set_new(sum, "total", json_integer((json_int_t)s->n));
-	for (int role = 0; role < MAX_BUILDS; role++) {
+	for (int role = 0; role < PHPT_BUILDS; role++) {
 		json_t *c = json_object();
 		for (int k = 0; k < PS_COUNT; k++)
 			json_object_set_new(c, status_names[k], json_integer(0));
@@ -984,7 +988,7 @@ static void summary_add(
 	json_object_set_new(row, "test", summary_text(test, strlen(test), SUMMARY_MAX_TEXT));
 	json_object_set_new(row, "name", summary_text(name, strlen(name), SUMMARY_MAX_TEXT));
 	json_object_set_new(row, "verdict", json_string(verdict));
-	for (int role = 0; role < MAX_BUILDS; role++) {
+	for (int role = 0; role < PHPT_BUILDS; role++) {
 		const struct outcome *x = &o[role];
 		json_t *c = json_object_get(json_object_get(sum, "counts"), role_name(role));
 		json_t *n = json_object_get(c, status_names[x->status]);
@@ -1054,7 +1058,7 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 		struct aux aux = { .n = 0 };
 		if (parsed == 0)
 			aux_collect(&aux, &t, l.dir);
-		for (int role = 0; role < MAX_BUILDS; role++) {
+		for (int role = 0; role < PHPT_BUILDS; role++) {
 			jobs[role] = (struct test_job){ .app = app,
 				.role = role,
 				.t = &t,
@@ -1074,21 +1078,21 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 		if (parsed == 0) {
 			pthread_t th[MAX_BUILDS];
 			int started[MAX_BUILDS] = { 0 };
-			for (int role = 1; role < MAX_BUILDS; role++)
+			for (int role = 1; role < PHPT_BUILDS; role++)
 				started[role] = pthread_create(&th[role], NULL, test_thread, &jobs[role]) ==
 				    0;
 			run_test(&jobs[0]);
-			for (int role = 1; role < MAX_BUILDS; role++) {
+			for (int role = 1; role < PHPT_BUILDS; role++) {
 				if (started[role])
 					pthread_join(th[role], NULL);
 				else
 					run_test(&jobs[role]);
 			}
 		}
-		for (int role = 0; role < MAX_BUILDS; role++)
+		for (int role = 0; role < PHPT_BUILDS; role++)
 			o[role] = jobs[role].o;
 		const char *verdict = verdict_of(o);
-		for (int role = 0; role < MAX_BUILDS; role++) {
+		for (int role = 0; role < PHPT_BUILDS; role++) {
 			if (o[role].status == PS_ERROR) {
 				snprintf(err, errsize, "%s on %s: %s", s->names[i], role_name(role),
 				    o[role].reason);
@@ -1101,7 +1105,7 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 			        app, run->id, s->names[i], name ? name : "", verdict, o, err, errsize) < 0)
 				end = GENRUN_FAILED;
 		}
-		for (int role = 0; role < MAX_BUILDS; role++)
+		for (int role = 0; role < PHPT_BUILDS; role++)
 			outcome_release(&jobs[role].o);
 		aux_release(&aux);
 		if (end == GENRUN_DONE && i % 25 == 24 && i + 1 < s->n) {
@@ -1123,7 +1127,7 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 	}
 	free(text);
 	json_decref(sum);
-	for (int role = 0; role < MAX_BUILDS; role++)
+	for (int role = 0; role < PHPT_BUILDS; role++)
 		free(facts[role].extensions);
 	return end;
 }
@@ -1170,7 +1174,7 @@ char *phptrun_report_line(const struct db_run *run)
 	}
 	len += (size_t)snprintf(
 	    out, cap, "%s: %" JSON_INTEGER_FORMAT, label, json_integer_value(json_object_get(sum, "total")));
-	for (int role = 0; role < MAX_BUILDS; role++) {
+	for (int role = 0; role < PHPT_BUILDS; role++) {
 		json_t *c = json_object_get(json_object_get(sum, "counts"), role_name(role));
 		len += (size_t)snprintf(
 		    out + len, cap - len, "%s%s", role == 0 ? " — " : "; ", run->build_names[role]);

@@ -371,9 +371,9 @@ int runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_
 	struct pair_job jobs[MAX_BUILDS];
 	pthread_t threads[MAX_BUILDS];
 	int started[MAX_BUILDS] = { 0 };
-	int i, rc = 0;
+	int i, rc = 0, n = app->config->nbuilds;
 
-	for (i = 0; i < MAX_BUILDS; i++) {
+	for (i = 0; i < n; i++) {
 		jobs[i].worker = &app->workers[i];
 		jobs[i].config = app->config;
 		jobs[i].c = c;
@@ -381,16 +381,16 @@ int runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_
 		jobs[i].rc = 0;
 	}
 	/* Every build but the first on its own thread; the first on this one. */
-	for (i = 1; i < MAX_BUILDS; i++)
+	for (i = 1; i < n; i++)
 		started[i] = pthread_create(&threads[i], NULL, runs_pair_thread, &jobs[i]) == 0;
 	runs_pair_thread(&jobs[0]);
-	for (i = 1; i < MAX_BUILDS; i++) {
+	for (i = 1; i < n; i++) {
 		if (started[i])
 			pthread_join(threads[i], NULL);
 		else
 			runs_pair_thread(&jobs[i]); /* no thread: run it here */
 	}
-	for (i = 0; i < MAX_BUILDS; i++)
+	for (i = 0; i < n; i++)
 		if (jobs[i].rc < 0)
 			rc = -1;
 	return rc;
@@ -469,8 +469,7 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 	memset(&it, 0, sizeof it);
 	it.runs = rs;
 	err[0] = notes[0] = '\0';
-	for (i = 0; i < MAX_BUILDS; i++)
-		builds[i] = &app->config->builds[i];
+	build_list(app->config, builds);
 	if (suite == NULL) {
 		snprintf(err, sizeof err, "unknown suite %s", run->suite);
 	} else if (suite->open(&it, run, err, sizeof err) == 0) {
@@ -530,7 +529,7 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 			    i < MAX_BUILDS ? res[i].failure : "unknown reason");
 			end = END_FAILED;
 		} else if (db_comparison_store(app->db, &c, run->id, builds, res,
-		               verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]), &case_id, &comparison_id,
+		               verdict_compare_all(res, app->config->nbuilds, NULL), &case_id, &comparison_id,
 		               err, sizeof err) < 0) {
 			end = END_FAILED;
 		}
@@ -698,8 +697,7 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 		snprintf(err, errsize, "out of memory");
 		goto fail;
 	}
-	for (i = 0; i < MAX_BUILDS; i++)
-		builds[i] = &rs->app->config->builds[i];
+	build_list(rs->app->config, builds);
 	/* Counted and queued under the lock, so concurrent posts cannot overshoot. */
 	pthread_mutex_lock(&rs->lock);
 	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
@@ -751,10 +749,9 @@ int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 	const struct config *cfg = rs->app->config;
 	struct build *builds[MAX_BUILDS];
 	struct db_run run;
-	int i, rc, status;
+	int rc, status;
 
-	for (i = 0; i < MAX_BUILDS; i++)
-		builds[i] = &rs->app->config->builds[i];
+	build_list(rs->app->config, builds);
 	pthread_mutex_lock(&rs->lock);
 	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
 		if ((rc = db_run_resume(rs->app->db, id, builds, err, errsize)) < 0) {

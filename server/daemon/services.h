@@ -66,8 +66,10 @@ struct export_file;
  * the JSON table, php-src-style Markdown (malloc'd).  0, or -1 with e. */
 int measure_table(
     struct app *, int64_t run_id, const char *threshold, struct json_t **out, struct svc_error *e);
-int measure_report_md(
-    struct app *, int64_t run_id, const char *threshold, char **text, size_t *len, struct svc_error *e);
+/* columns: NULL (a Δ % column per candidate with 3+ builds, else base | head | Δ %),
+ * "candidates" or "builds". */
+int measure_report_md(struct app *, int64_t run_id, const char *threshold, const char *columns, char **text,
+    size_t *len, struct svc_error *e);
 /* A workload's counts per build across runs: by source file or by case id
  * (exactly one), at most limit ("N" or NULL) points. */
 int measure_history(struct app *, const char *source, const char *case_id, const char *limit,

@@ -334,7 +334,9 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	w->errfd = ep[0];
 
 	struct proto_msg hello;
-	int r = proto_recv(w->fd, &hello, STARTUP_TIMEOUT_MS);
+	/* Under callgrind a worker starts many times slower; several at once
+	 * (a candidate each) on a busy machine slower still. */
+	int r = proto_recv(w->fd, &hello, w->measuring ? 4 * STARTUP_TIMEOUT_MS : STARTUP_TIMEOUT_MS);
 	if (r == 1 && hello.type == PROTO_HELLO) {
 		const struct proto_field *v = proto_get(&hello, TAG_PHP_VERSION);
 		const struct proto_field *sb = proto_get(&hello, TAG_SANDBOX);

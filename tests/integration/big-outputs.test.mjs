@@ -6,11 +6,19 @@
 // exactly; the two builds' identical outputs are stored once.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { Daemon } from './helper.mjs';
+import { BIN, Daemon } from './helper.mjs';
 
 const CEILING_MB = 160;
+// The ceiling is the plain daemon's: under valgrind (make memcheck) or an
+// ASan build (the sanitizer pass) the process's memory holds the tool's own
+// shadow and quarantine, so the figure says nothing there.  The plain pass
+// of `make test` asserts it; those passes check the rest of this file.
+const daemonBin = BIN;
+const instrumented = Boolean(process.env.PHPCMP_DAEMON_WRAPPER) ||
+	execFileSync('nm', ['-u', daemonBin], { encoding: 'utf8' }).includes('__asan_init');
 let d;
 before(async () => { d = await Daemon.start({ name: 'big-outputs', timeoutMs: 30000 }); });
 after(async () => { await d?.stopClean(); });
@@ -18,7 +26,9 @@ after(async () => { await d?.stopClean(); });
 const status = (pid) => fs.readFileSync(`/proc/${pid}/status`, 'utf8');
 const kb = (text, key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)[1]);
 
-test('64 concurrent large outputs: the daemon stays under its memory ceiling', async () => {
+test('64 concurrent large outputs: the daemon stays under its memory ceiling', {
+	skip: instrumented && 'the daemon runs under valgrind or ASan: its memory is the tool\'s too (asserted in the plain pass)',
+}, async () => {
 	const expect = JSON.stringify('\x01'.repeat(600_000));
 	const rssBefore = kb(status(d.proc.pid), 'VmRSS');
 	const answers = await Promise.all(Array.from({ length: 64 }, (_, i) =>
@@ -48,12 +58,17 @@ test('64 concurrent large outputs: the daemon stays under its memory ceiling', a
 });
 
 test('identical outputs of the two builds are stored once', async () => {
-	const before = fs.statSync(d.db).size + (fs.existsSync(`${d.db}-wal`) ? fs.statSync(`${d.db}-wal`).size : 0);
-	for (let i = 0; i < 8; i++) await d.postCase({ code: `[str_repeat("a", 1000000), ${1000 + i}][0]` });
-	const after = fs.statSync(d.db).size + (fs.existsSync(`${d.db}-wal`) ? fs.statSync(`${d.db}-wal`).size : 0);
-	const grew = after - before;
+	// Counted in the stored rows, not in file sizes: when SQLite checkpoints
+	// its WAL is timing, so the files' growth is not a measure.
+	const ids = [];
+	for (let i = 0; i < 8; i++) ids.push((await d.postCase({ code: `[str_repeat("a", 1000000), ${1000 + i}][0]` })).json.id);
+	const q = (sql) => execFileSync('sqlite3', ['-readonly', d.db, sql], { encoding: 'utf8' }).trim();
+	const inCases = `comparison_id IN (SELECT id FROM comparisons WHERE case_id IN (${ids.map(Number).join(',')}))`;
+	const stored = Number(q(`SELECT coalesce(sum(length(output)), 0) FROM results WHERE ${inCases}`));
+	const shared = Number(q(`SELECT count(*) FROM results WHERE output_same = 1 AND ${inCases}`));
 	// 8 outputs of 1 MB on each build: 8 MB if stored once, 16 MB twice.
-	assert.ok(grew < 12e6, `the database grew by ${(grew / 1e6).toFixed(1)} MB for 8 outputs of 1 MB on two builds`);
+	assert.equal(shared, 8, 'one result per case points at the other build\'s output');
+	assert.equal(stored, 8 * 1000002, `${stored} output bytes stored for 8 outputs of 1 MB on two builds`);
 	const c = await d.postCase({ code: `[str_repeat("a", 1000000), 1003][0]` });
 	for (const b of ['base', 'head']) {
 		const full = await d.get(c.json.results[b].output_url);

@@ -117,8 +117,13 @@ export class Daemon {
 			'--listen', '127.0.0.1',
 			'--port', String(o.port || 0),
 			'--db', o.db,
-			'--build', `base=${o.builds?.base || path.join(BUILDS, 'base')}`,
-			'--build', `head=${o.builds?.head || path.join(BUILDS, 'head')}`,
+			// buildList: [[NAME, PREFIX], ...] (the first is the base) instead of base and head.
+			...(o.buildList
+				? o.buildList.flatMap(([name, prefix]) => ['--build', `${name}=${prefix}`])
+				: [
+					'--build', `base=${o.builds?.base || path.join(BUILDS, 'base')}`,
+					'--build', `head=${o.builds?.head || path.join(BUILDS, 'head')}`,
+				]),
 			'--cases', o.cases || path.join(ROOT, 'cases'),
 			'--web', o.web || path.join(ROOT, 'web'),
 			'--state', o.state || STATE,

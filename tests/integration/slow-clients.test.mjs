@@ -9,6 +9,12 @@ import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { Daemon } from './helper.mjs';
 
+// Latency and connection counting against a plain daemon: under valgrind
+// (make memcheck) the daemon's 500 connection threads run one at a time, so
+// these figures say nothing there; the plain and ASan passes assert them.
+const underValgrind = Boolean(process.env.PHPCMP_DAEMON_WRAPPER) &&
+	'the daemon runs under valgrind: its threads are serialised (asserted in the plain and ASan passes)';
+
 let d;
 const sockets = [];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -46,7 +52,7 @@ async function healthMs() {
 	return performance.now() - t0;
 }
 
-test('500 slow connections: /api/health under 100 ms, each cut when its headers are overdue', async () => {
+test('500 slow connections: /api/health under 100 ms, each cut when its headers are overdue', { skip: underValgrind }, async () => {
 	const conns = await Promise.all(Array.from({ length: 500 }, (_, i) => slow(i % 2 ? '127.0.0.2' : '127.0.0.3')));
 	await sleep(300);
 	const open = conns.filter((c) => c.open).length;
@@ -70,7 +76,7 @@ test('500 slow connections: /api/health under 100 ms, each cut when its headers 
 	assert.ok(await healthMs() < 100);
 });
 
-test('one address holds at most --max-client-connections', async () => {
+test('one address holds at most --max-client-connections', { skip: underValgrind }, async () => {
 	const conns = await Promise.all(Array.from({ length: 320 }, () => slow('127.0.0.4')));
 	await sleep(500);
 	const open = conns.filter((c) => c.open).length;

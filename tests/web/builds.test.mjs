@@ -2,7 +2,7 @@
 // the base, the instruction-count table's filters and order.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildColour, candidates, differsFromBase, orderRoles, pointRoles, rolesOf } from '../../web/js/builds.js';
+import { buildColour, candidates, candidateVerdicts, differsFromBase, orderRoles, pointRoles, rolesOf, shownRoles } from '../../web/js/builds.js';
 import { SHOW, threshold, workloadKey, workloadRows } from '../../web/js/measure.js';
 
 test('orderRoles and rolesOf: base, head, then the other candidates by name', () => {
@@ -82,4 +82,33 @@ test('threshold and workloadKey: ?threshold= as a percentage, ?workload= keys', 
 	assert.equal(threshold(q('threshold=')), 0, 'an empty value is Number(\'\') = 0, as before');
 	assert.equal(workloadKey(W[0]), 'workloads/b.phpt');
 	assert.equal(workloadKey(W[2]), 'case:9');
+});
+
+test('candidateVerdicts and shownRoles: every build up to three, else the base and one candidate', () => {
+	const cands = candidateVerdicts({
+		'keys-only': { role: 'cand3', verdict: 'differ', differs: ['output'] },
+		head: { role: 'head', verdict: 'same', differs: [] },
+		twin: { role: 'cand2', verdict: 'differ', differs: ['error_code'] },
+	});
+	assert.deepEqual(cands.map((x) => x.name), ['head', 'twin', 'keys-only'], 'in role order');
+	assert.deepEqual(candidateVerdicts(undefined), []);
+	assert.deepEqual(shownRoles(['base', 'head'], [], null), ['base', 'head']);
+	assert.deepEqual(shownRoles(['base', 'head', 'cand2'], cands, 'cand2'), ['base', 'head', 'cand2'], 'three fit');
+	const four = ['base', 'head', 'cand2', 'cand3'];
+	assert.deepEqual(shownRoles(four, cands, null), ['base', 'cand2'], 'the first that differs');
+	assert.deepEqual(shownRoles(four, cands, 'cand3'), ['base', 'cand3']);
+	assert.deepEqual(shownRoles(four, cands, 'base'), ['base', 'cand2'], '?vs=base is no candidate');
+	assert.deepEqual(shownRoles(four, cands, 'cand7'), ['base', 'cand2'], 'nor an absent one');
+	assert.deepEqual(shownRoles(four, [], null), ['base', 'head']);
+	assert.deepEqual(orderRoles(['cand3', 'cand2', 'head', 'base']), ['base', 'head', 'cand2', 'cand3']);
+});
+
+test('workloadRows: with candidates, any candidate\'s change makes a row significant', () => {
+	const w = [
+		{ title: 'x', delta_pct: 0.1, change: 'unchanged', candidates: { head: { change: 'unchanged' }, k: { change: 'improvement' } } },
+		{ title: 'y', delta_pct: 0.0, change: 'unchanged', candidates: { head: { change: 'unchanged' }, k: { change: 'unchanged' } } },
+		{ title: 'z', delta_pct: 0.0, change: 'unchanged', candidates: { head: { change: 'unchanged' }, k: { change: 'regression' } } },
+	];
+	assert.deepEqual(workloadRows(w).map((r) => r.title).sort(), ['x', 'z']);
+	assert.deepEqual(workloadRows(w, { show: 'regressions' }).map((r) => r.title), ['z']);
 });

@@ -1,6 +1,6 @@
 /*
  * Lists of builds.  Results, measurements and history points are keyed by
- * role ("base", "head"; later more candidates): every view takes its
+ * role ("base", "head", then "cand2".."cand7"): every view takes its
  * columns from these helpers instead of naming two builds.  Pure.
  */
 
@@ -43,3 +43,28 @@ export function differsFromBase(values, same) {
 /* A colour per build for charts, base first. */
 export const BUILD_COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2'];
 export const buildColour = (i) => BUILD_COLOURS[i % BUILD_COLOURS.length];
+
+/*
+ * A comparison's candidates ({NAME: {role, verdict, differs}}, GET
+ * /api/cases/ID) as a list in role order: [{name, role, verdict, differs}].
+ */
+export function candidateVerdicts(byName) {
+	const list = Object.entries(byName || {}).map(([name, c]) => ({ name, role: c.role, verdict: c.verdict, differs: c.differs || [] }));
+	const order = orderRoles(list.map((x) => x.role));
+	return list.sort((a, b) => order.indexOf(a.role) - order.indexOf(b.role));
+}
+
+/* Up to this many builds side by side; beyond, the base and one candidate. */
+export const MAX_SIDE_BY_SIDE = 3;
+
+/*
+ * The roles a case page shows: every one for up to three builds; else the
+ * base and ?vs= (a candidate's role), or the first candidate that differs,
+ * or the first.
+ */
+export function shownRoles(roles, cands, vs) {
+	if (roles.length <= MAX_SIDE_BY_SIDE) return roles;
+	if (vs && vs !== roles[0] && roles.includes(vs)) return [roles[0], vs];
+	const differing = (cands || []).find((x) => x.verdict === 'differ' && roles.includes(x.role));
+	return [roles[0], differing ? differing.role : roles[1]];
+}

@@ -24,9 +24,12 @@ export const workloadKey = (w) => w.source || `case:${w.case_id}`;
  */
 export function workloadRows(workloads, { show = 'significant', sort = 'delta', dir } = {}) {
 	dir = dir || (sort === 'title' ? 'asc' : 'desc');
+	/* Any candidate's change counts (with two builds: the head's). */
+	const changes = (w) => (w.candidates ? Object.values(w.candidates).map((c) => c.change) : [w.change]);
 	const rows = (workloads || []).filter((w) => {
-		if (show === 'regressions') return w.change === 'regression';
-		if (show === 'significant') return w.change === 'regression' || w.change === 'improvement';
+		const ch = changes(w);
+		if (show === 'regressions') return ch.includes('regression') || w.change === 'regression';
+		if (show === 'significant') return ch.some((x) => x === 'regression' || x === 'improvement') || w.change === 'regression' || w.change === 'improvement';
 		return true;
 	});
 	const key = (w) => {

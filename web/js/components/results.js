@@ -32,9 +32,11 @@ function diffFlag(title, hidden) {
 
 /*
  * names: the roles in column order (builds.js orderRoles), results keyed by
- * role, differs the comparison's differing fields, c the case (its expect).
+ * role, differs the comparison's differing fields, c the case (its expect);
+ * perRole (optional): each candidate role's own differing fields against the
+ * base, so a column is flagged only where that candidate differs.
  */
-export function resultsGrid(names, results, differs, c) {
+export function resultsGrid(names, results, differs, c, perRole) {
 	if (!names.length) return h('section', { class: 'panel' }, h('p', { class: 'empty' }, 'No results stored for this case yet.'));
 	const rs = names.map((n) => results[n] || {});
 	const bytes = names.map((n) => outputBytes(results[n]));
@@ -131,7 +133,8 @@ export function resultsGrid(names, results, differs, c) {
 		const col = h('section', { class: 'result', 'data-testid': `result-${n}`, 'data-build': n, 'aria-label': `Result on ${label}` },
 			h('h2', { class: 'result-head' }, label, info && info.php_version ? h('span', { class: 'dim' }, ` PHP ${info.php_version}`) : null));
 		for (const f of FIELD_ROWS) {
-			const isDiff = f.differs.some((x) => differs.includes(x));
+			const own = idx > 0 && perRole && perRole[n] ? perRole[n] : differs;
+			const isDiff = f.differs.some((x) => own.includes(x));
 			const soft = !isDiff && ((f.key === 'printed' && !!printedSides[idx]) || (f.key === 'warnings' && warnDiffers[idx]));
 			col.append(h('div', { class: `cell cell-${f.key}${isDiff ? ' differs' : soft ? ' differs-soft' : ''}`, 'data-field': f.key },
 				h('div', { class: 'label' }, f.label,

@@ -6,7 +6,7 @@
  */
 import { clear, h, replace, setTitle } from '../dom.js';
 import { fetchText, isAbort } from '../api.js';
-import { rolesOf } from '../builds.js';
+import { candidateVerdicts, rolesOf, shownRoles } from '../builds.js';
 import { caseBody, curlFor } from '../export.js';
 import { navigate } from '../router.js';
 import { flagNames, getFlags, haveHealth, refreshHealth } from '../session.js';
@@ -15,7 +15,7 @@ import { caseBucketPanel } from '../components/buckets.js';
 import { resultsGrid } from '../components/results.js';
 
 export function caseView(ctx, params, query) {
-	const id = params[0], cmp = query.get('comparison');
+	const id = params[0], cmp = query.get('comparison'), vs = query.get('vs');
 	const main = ctx.main;
 	setTitle(`Case #${id}`);
 	main.append(loading(`case #${id}`));
@@ -24,7 +24,7 @@ export function caseView(ctx, params, query) {
 			.then((d) => getFlags().catch(() => {}).then(() => d))
 			.then((d) => {
 				clear(main);
-				renderCase(ctx, d, load);
+				renderCase(ctx, d, load, vs);
 				if (window.scrollY) window.scrollTo(0, 0);
 			}, (e) => {
 				if (isAbort(e)) return;
@@ -36,7 +36,27 @@ export function caseView(ctx, params, query) {
 	load();
 }
 
-function renderCase(ctx, d, reload) {
+/*
+ * Each candidate's verdict against the base; with more than three builds a
+ * switch between them (?vs=ROLE) so the results stay two or three columns
+ * wide instead of scrolling sideways.
+ */
+function candidatesBar(id, cmp, cands, shown, switching) {
+	if (cands.length < 2) return null;
+	return h('nav', { class: 'candidates-bar', 'data-testid': 'candidates', 'aria-label': 'Candidates against the base' },
+		h('span', { class: 'dim' }, switching ? 'base vs ' : 'against the base: '),
+		cands.map((x) => {
+			const label = [h('strong', null, x.name), ' ', verdictBadge(x.verdict), x.differs.length ? [' ', differsList(x.differs)] : null];
+			const attrs = { class: `cand${shown.includes(x.role) ? ' current' : ''}`, 'data-testid': `candidate-${x.name}`, 'data-verdict': x.verdict };
+			if (!switching) return h('span', attrs, label, ' ');
+			const q = new URLSearchParams();
+			if (cmp) q.set('comparison', cmp);
+			q.set('vs', x.role);
+			return h('a', { ...attrs, href: `#/cases/${id}?${q}`, 'aria-current': shown.includes(x.role) ? 'true' : null }, label);
+		}));
+}
+
+function renderCase(ctx, d, reload, vs) {
 	const c = d.case || d;
 	const id = c.id !== undefined ? c.id : d.id;
 	const verdict = d.verdict, differs = d.differs || [];
@@ -44,12 +64,17 @@ function renderCase(ctx, d, reload) {
 	setTitle(`Case #${id}${c.title ? ` ${c.title}` : ''}`);
 	const flagList = c.flag_names || flagNames(c.flags || 0) || [];
 	const phptUrl = `/api/cases/${id}/phpt?comparison=${d.comparison_id}`;
+	const roles = rolesOf(results), cands = candidateVerdicts(d.candidates);
+	const shown = shownRoles(roles, cands, vs);
+	const perRole = Object.fromEntries(cands.map((x) => [x.role, x.differs]));
 
 	ctx.main.append(
 		h('div', { class: 'case-head' },
 			h('h1', null, h('span', { class: 'dim' }, `Case #${id} `), c.title || 'untitled'),
 			h('div', { class: 'verdict-line' }, verdictBadge(verdict), ' ',
-				differs.length ? ['differs in ', differsList(differs)] : (verdict === 'same' ? 'both builds agree' : null))),
+				differs.length ? ['differs in ', differsList(differs)] :
+					(verdict === 'same' ? (roles.length > 2 ? 'every build agrees' : 'both builds agree') : null)),
+			candidatesBar(id, d.comparison_id, cands, shown, shown.length < roles.length)),
 		h('section', { class: 'panel case-spec', 'aria-labelledby': 'h-spec' },
 			h('h2', { id: 'h-spec', class: 'visually-hidden' }, 'The case'),
 			h('div', { class: 'spec-side' }, h('dl', { class: 'spec' },
@@ -81,7 +106,7 @@ function renderCase(ctx, d, reload) {
 				d.comparison_id ? lazyText('php-src test (.phpt), expecting base', phptUrl, 'phpt-text') : null,
 				lazyText('stored case file', `/api/cases/${id}/casefile`, 'casefile-text'))),
 		d.bucket ? caseBucketPanel(ctx, d.bucket, reload) : null,
-		resultsGrid(rolesOf(results), results, differs, c),
+		resultsGrid(shown, results, differs, c, perRole),
 		historySection(d.history || [], d.comparison_id, id));
 }
 

@@ -12,6 +12,48 @@ import { hashFor, navigate, withParam } from '../router.js';
 import { badge, errorBox, filterBar, loading } from '../components/ui.js';
 import { workloadHistory } from '../components/history.js';
 
+const changeClass = (change) => (change === 'regression' ? 'bad-text' : change === 'improvement' ? 'ok-text' : 'dim');
+
+/* With several candidates: each one's regressions and improvements. */
+function candidateCounts(d) {
+	const cc = d.candidate_counts || {};
+	const names = Object.keys(cc);
+	if (names.length < 2) return null;
+	return h('ul', { class: 'candidate-counts', 'data-testid': 'candidate-counts' }, names.map((n) => h('li', { 'data-candidate': n },
+		h('strong', null, n), ': ',
+		h('span', { class: 'bad-text' }, `${fmtInt(cc[n].regressions)} ${plural(cc[n].regressions, 'regression')}`), ' · ',
+		h('span', { class: 'ok-text' }, `${fmtInt(cc[n].improvements)} ${plural(cc[n].improvements, 'improvement')}`), ' · ',
+		`${fmtInt(cc[n].unchanged)} unchanged`)));
+}
+
+/*
+ * The reviewer's table: the base's instructions per call, then a Δ % column
+ * per candidate (its instructions in the cell's title).
+ */
+function candidatesTable(data, rows, roles, th, wl, path, q) {
+	const names = roles.slice(1).map((r) => (data.builds[r] || {}).name || r);
+	return h('div', { class: 'scroll-x' }, h('table', { class: 'list instr', 'data-testid': 'counts-table', 'data-shape': 'candidates' },
+		h('thead', null, h('tr', null, th('json_encode() of', 'title'), th(`${(data.builds.base || {}).name || 'base'} (instructions)`, roles[0], 'num'),
+			names.map((n, i) => th(`${n} Δ %`, roles[i + 1], 'num')),
+			h('th', { scope: 'col', class: 'hide-narrow' }, 'callgrind'))),
+		h('tbody', null, rows.map((w) => {
+			const key = workloadKey(w);
+			return h('tr', { 'data-testid': 'counts-row', 'data-change': w.change, 'data-source': w.source || '', class: key === wl ? 'current' : null },
+				h('td', { class: 'title' }, h('a', { href: hashFor(path, withParam(q, 'workload', key)), title: 'Show its history', 'data-testid': 'workload-link' }, w.title),
+					w.source ? h('div', { class: 'dim small-text mono' }, w.source) : null),
+				h('td', { class: 'num mono' }, fmtNum(w[roles[0]] && w[roles[0]].instructions)),
+				names.map((n) => {
+					const c = (w.candidates || {})[n] || {};
+					return h('td', { class: `num mono ${changeClass(c.change)}`, 'data-testid': 'delta', 'data-candidate': n,
+						title: c.instructions !== undefined && c.instructions !== null ? `${fmtNum(c.instructions)} instructions` : null },
+					signedPct(c.delta_pct, 1));
+				}),
+				h('td', { class: 'hide-narrow small-text' },
+					roles.map((r) => [w[r] && w[r].callgrind_url ? h('a', { href: w[r].callgrind_url }, r) : null, ' ']),
+					h('a', { href: `#/cases/${w.case_id}?comparison=${w.comparison_id}` }, 'case')));
+		}))));
+}
+
 export function instructionsView(ctx, params, query) {
 	const id = params[0];
 	const path = `/runs/${id}/counts`;
@@ -48,6 +90,7 @@ export function instructionsView(ctx, params, query) {
 		const vs = rolesOf(builds).map((r, i) => [i ? ` vs ${r} ` : `${r} `, h('strong', null, `${builds[r].name} ${builds[r].version}`)]);
 		replace(head, h('div', { class: 'counts-head' },
 			h('p', null, vs, ': instructions per json_encode() call (callgrind, inclusive, ÷ iterations). ', badge('run', d.status)),
+			candidateCounts(d),
 			h('p', { class: 'count-line', 'data-testid': 'count-line' },
 				h('span', { class: 'bad-text' }, `${fmtInt(c.regressions)} ${plural(c.regressions, 'regression')}`), ' · ',
 				h('span', { class: 'ok-text' }, `${fmtInt(c.improvements)} ${plural(c.improvements, 'improvement')}`), ' · ',
@@ -76,6 +119,10 @@ export function instructionsView(ctx, params, query) {
 			replace(tableBox, h('p', { class: 'empty', 'data-testid': 'counts-empty' },
 				all.length ? `No workload changed by ${threshold(q)} % or more. ` : 'This run measured no workloads (run the measure suite).',
 				all.length ? h('a', { href: hashFor(path, withParam(q, 'show', 'all')), 'data-testid': 'show-all' }, 'Show all') : null));
+			return;
+		}
+		if (roles.length > 2) {
+			replace(tableBox, candidatesTable(data, rows, roles, th, wl, path, q));
 			return;
 		}
 		replace(tableBox, h('div', { class: 'scroll-x' }, h('table', { class: 'list instr', 'data-testid': 'counts-table' },

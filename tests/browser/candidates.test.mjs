@@ -1,0 +1,133 @@
+// The page with a base and several candidates (issue 11), in headless
+// Chromium: base = 8.2.32, head = 8.2.36, twin = 8.2.32 with
+// serialize_precision=17 (a difference only it has).  A case page shows a
+// column per build and each candidate's verdict; with four builds it shows
+// the base and one candidate with a switch between them (?vs=ROLE), never a
+// sideways scroll; the counts page is the reviewer's table: the base's
+// figure and a Δ % column per candidate, with counts per candidate.
+// Screenshots: tests/artifacts/screenshots/candidates-*.png (docs/review.md).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { BUILDS, Daemon, ROOT, tmpDir } from '../integration/helper.mjs';
+
+const CHROMIUM = process.env.PHPCMP_CHROMIUM || '/usr/bin/chromium';
+const SHOTS = path.resolve(ROOT, process.env.PHPCMP_SCREENSHOTS || 'tests/artifacts/screenshots');
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+	'--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const BASE = path.join(BUILDS, 'base'), HEAD = path.join(BUILDS, 'head');
+const WORKLOADS = ['01-jsonobj.phpt', '10-a-slash-b.phpt'];
+
+let d, four, browser, page, casesDir;
+const pageErrors = [];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function shot(name) {
+	fs.mkdirSync(SHOTS, { recursive: true });
+	await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function waitRun(daemon, id, deadlineMs = 600_000) {
+	const t0 = Date.now();
+	for (;;) {
+		const r = await daemon.get(`/api/runs/${id}`);
+		if (!['queued', 'running'].includes(r.json.status)) return r.json;
+		if (Date.now() - t0 > deadlineMs) throw new Error(`run ${id} still ${r.json.status}`);
+		await sleep(200);
+	}
+}
+
+before(async () => {
+	casesDir = tmpDir('phpcmp-browser-cand-');
+	fs.mkdirSync(path.join(casesDir, 'workloads'));
+	for (const w of WORKLOADS) fs.copyFileSync(path.join(ROOT, 'cases/workloads', w), path.join(casesDir, 'workloads', w));
+	d = await Daemon.start({
+		name: 'browser-candidates', cases: casesDir,
+		buildList: [['base', BASE], ['head', HEAD], ['twin', BASE]],
+		extraArgs: ['--ini', 'twin:serialize_precision=17'],
+	});
+	browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+	const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+	page = await context.newPage();
+	page.setDefaultTimeout(30_000);
+	page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
+	page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
+});
+
+after(async () => {
+	await browser?.close();
+	await four?.stopClean();
+	await d?.stopClean();
+	if (casesDir) fs.rmSync(casesDir, { recursive: true, force: true });
+});
+
+const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+
+test('a case on three builds: a column each, each candidate\'s verdict', async () => {
+	const v = (await d.postCase({ code: '[PHP_VERSION, 0.1]', title: 'version and a float' })).json;
+	await page.goto(`${d.url}/#/cases/${v.id}`);
+	await page.locator('[data-testid=result-cand2]').waitFor();
+	assert.equal(await page.locator('[data-testid=results] > section.result').count(), 3);
+	assert.equal(await page.locator('[data-testid=candidate-head]').getAttribute('data-verdict'), 'differ');
+	assert.equal(await page.locator('[data-testid=candidate-twin]').getAttribute('data-verdict'), 'differ');
+	assert.match(await page.locator('[data-testid=output-cand2]').textContent(), /0\.10000000000000001/);
+	assert.ok(await noSidewaysScroll(), 'three columns fit');
+	await shot('candidates-case');
+
+	const s = (await d.postCase({ code: 'PHP_VERSION', title: 'the version' })).json;
+	await page.goto(`${d.url}/#/cases/${s.id}`);
+	await page.locator('[data-testid=candidate-twin]').waitFor();
+	assert.equal(await page.locator('[data-testid=candidate-twin]').getAttribute('data-verdict'), 'same');
+	// The twin's column is not flagged where only the head differs.
+	assert.equal(await page.locator('[data-testid=result-cand2] .cell-output.differs').count(), 0);
+	assert.equal(await page.locator('[data-testid=result-head] .cell-output.differs').count(), 1);
+	assert.deepEqual(pageErrors, []);
+});
+
+test('the counts page with three builds: the base\'s figure and a Δ % column per candidate', async () => {
+	const post = await d.request('POST', '/api/runs', { body: { suite: 'measure' } });
+	assert.equal(post.status, 202, post.text);
+	const run = await waitRun(d, post.json.id);
+	assert.equal(run.status, 'done', JSON.stringify(run));
+	await page.goto(`${d.url}/#/runs/${run.id}/counts?show=all`);
+	await page.locator('[data-testid=counts-table][data-shape=candidates]').waitFor();
+	const heads = await page.locator('[data-testid=counts-table] thead th').allTextContents();
+	assert.match(heads[1], /^base \(instructions\)/);
+	assert.match(heads[2], /^head Δ %/);
+	assert.match(heads[3], /^twin Δ %/);
+	assert.equal(await page.locator('[data-testid=counts-row]').count(), WORKLOADS.length);
+	for (const n of ['head', 'twin'])
+		for (const t of await page.locator(`[data-testid=delta][data-candidate=${n}]`).allTextContents())
+			assert.match(t, /^[±+−]\d+\.\d$/, `${n}: a signed percentage`);
+	// 'a/b' holds no float: the twin (another serialize_precision) counts as the base.
+	const slash = page.locator('[data-testid=counts-row][data-source="workloads/10-a-slash-b.phpt"] [data-candidate=twin]');
+	assert.equal(await slash.textContent(), '±0.0');
+	assert.equal(await page.locator('[data-testid=candidate-counts] li').count(), 2);
+	assert.ok(await noSidewaysScroll());
+	await shot('candidates-counts');
+	assert.deepEqual(pageErrors, []);
+});
+
+test('four builds: the base and one candidate, switched with ?vs=', async () => {
+	four = await Daemon.start({
+		name: 'browser-four',
+		buildList: [['base', BASE], ['head', HEAD], ['twin', BASE], ['keys-only', HEAD]],
+		extraArgs: ['--ini', 'twin:serialize_precision=17'],
+	});
+	const v = (await four.postCase({ code: '0.1', title: 'a float' })).json;
+	await page.goto(`${four.url}/#/cases/${v.id}`);
+	await page.locator('[data-testid=candidates] a.cand').first().waitFor();
+	// Two columns: the base and the first candidate that differs (the twin).
+	assert.equal(await page.locator('[data-testid=results] > section.result').count(), 2);
+	await page.locator('[data-testid=result-cand2]').waitFor();
+	assert.equal(await page.locator('[data-testid=candidates] a.cand').count(), 3);
+	await page.locator('[data-testid=candidate-keys-only]').click();
+	await page.locator('[data-testid=result-cand3]').waitFor();
+	assert.match(page.url(), /vs=cand3/);
+	assert.equal(await page.locator('[data-testid=results] > section.result').count(), 2);
+	assert.ok(await noSidewaysScroll());
+	await shot('candidates-four');
+	assert.deepEqual(pageErrors, []);
+});
