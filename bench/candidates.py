@@ -21,7 +21,7 @@ Rounds are interleaved (each round: every candidate, phpcmp then the hand
 method) and medians compared; the load average is printed per round.
 
     python3 bench/candidates.py [--count 200000] [--seeds 1,2,3] [--repeat 3]
-        [--candidates identical,escape-del,flag-ignored,error-not-set,crash-byte]
+        [--candidates identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte]
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -115,7 +115,7 @@ def main():
     ap.add_argument("--count", type=int, default=200000)
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--candidates", default="identical,escape-del,flag-ignored,error-not-set,crash-byte")
+    ap.add_argument("--candidates", default="identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte")
     ap.add_argument("--bin", default=os.path.join(ROOT, "build"))
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]

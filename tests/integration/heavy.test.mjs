@@ -186,3 +186,60 @@ test('crash-heavy: crash-byte on 20,000 cases finishes every case, each crash co
 	assert.match(capped.error, /more than 10 generated cases \(max_failures\)/);
 	assert.ok(capped.done < count);
 });
+
+test('several candidates at once: escape-del and crash-byte in one run, each candidate\'s mismatches and crashes exact', async () => {
+	const seed = 3, count = 12000;
+	const db = path.join(tmpDir(), 'phpcmp.db');
+	const d = await Daemon.start({
+		name: 'heavy-multi', db,
+		buildList: [['base', prefixOf(BASE)], ['escape', prefixOf(`${BASE}-escape-del`)], ['crash', prefixOf(`${BASE}-crash-byte`)]],
+	});
+	daemons.push(d);
+	const r = await run(d, { suite: 'generated', seed, count });
+	assert.equal(r.status, 'done', r.error);
+	assert.equal(r.done, count);
+
+	const dir = tmpDir();
+	const base = hand(path.join(prefixOf(BASE), 'bin/php'), seed, count, dir);
+	const esc = hand(path.join(prefixOf(`${BASE}-escape-del`), 'bin/php'), seed, count, dir);
+	const cr = hand(path.join(prefixOf(`${BASE}-crash-byte`), 'bin/php'), seed, count, dir);
+	assert.deepEqual([base.crashed, esc.crashed], [[], []]);
+	assert.ok(cr.crashed.length > 20, `crashes: ${cr.crashed.length}`);
+	const escDiffer = new Set([...base.lines.keys()].filter((i) => esc.lines.get(i) !== base.lines.get(i)));
+	// The crash build: the case after a crash ran first in a fresh process
+	// (see the crash-heavy test): compared with the base's fresh run of it.
+	const crashed = new Set(cr.crashed);
+	const fresh = new Map(base.lines);
+	for (const k of cr.crashed) {
+		const i = k + 1;
+		if (i >= count || crashed.has(i)) continue;
+		const script = path.join(dir, `s${seed}-${i - (i % CHUNK)}.php`);
+		const x = spawnSync(path.join(prefixOf(BASE), 'bin/php'), ['-n', script, String(i)], { maxBuffer: 1 << 28 });
+		fresh.set(i, x.stdout.toString('latin1').split('\n')[0]);
+	}
+	const crDiffer = new Set([...fresh.keys()].filter((i) => crashed.has(i) || cr.lines.get(i) !== fresh.get(i)));
+	const union = new Set([...escDiffer, ...crDiffer]);
+
+	const s = r.summary;
+	assert.deepEqual(Object.keys(s.builds), ['base', 'head', 'cand2']);
+	assert.equal(s.builds.head.mismatches, escDiffer.size);
+	assert.equal(s.builds.cand2.mismatches, crDiffer.size);
+	assert.equal(s.builds.cand2.statuses.crash, crashed.size);
+	assert.equal(s.builds.head.statuses.crash, 0);
+	assert.equal(s.mismatches, union.size);
+	assert.deepEqual(r.counts, { same: count - union.size, differ: union.size });
+	// Listed once per case, with the candidates that differ on it.
+	const rows = sql(db, `SELECT idx, candidates, length(digests) FROM generated_mismatches WHERE run_id = ${r.id} ORDER BY idx`)
+		.split('\n').filter(Boolean).map((l) => l.split('|'));
+	assert.deepEqual(rows.map((x) => Number(x[0])), [...union].sort((a, b) => a - b));
+	for (const [i, cands, len] of rows) {
+		const want = [escDiffer.has(Number(i)) && 'head', crDiffer.has(Number(i)) && 'cand2'].filter(Boolean).join(',');
+		assert.equal(cands, want, `case ${i}`);
+		assert.equal(Number(len), 3 * 32);
+	}
+	// Signatures: the crash build's parts named by its role.
+	const crashParts = s.signatures.filter((x) => /(^|;)cand2:status[^|]*\|ok,\d+,\d+\|crash,/.test(x.signature))
+		.reduce((n, x) => n + x.mismatches, 0);
+	assert.equal(crashParts, crashed.size);
+	assert.ok(s.daemon.peak_rss_kb < 64 * 1024, `daemon peak ${s.daemon.peak_rss_kb} KiB`);
+});
