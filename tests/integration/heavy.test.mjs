@@ -7,7 +7,9 @@
 // bin/php and diffed -- only the generator is shared with phpcmp, not the
 // workers, their digests or the daemon's comparison.  A build that crashes
 // kills its script; the script goes on from the case after the last line
-// printed, and the case it died on is a crash.
+// printed, and the case it died on is a crash.  A third run has both bugs
+// as candidates of one base: each candidate's counts exact, each case listed
+// once with the candidates that differ on it.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
