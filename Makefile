@@ -35,7 +35,7 @@ DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lpcre2-8 -lm -lp
 
 .PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
 .PHONY: php-build src-builds
-all: $(B)/phpcmp $(B)/phpcmp-worker
+all: $(B)/phpcmp $(B)/phpcmp-worker $(B)/tests/genphp
 
 deps:
 	scripts/install-deps.sh
@@ -130,6 +130,12 @@ UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson
 
+# A test tool: generated cases as a PHP CLI script (tests/integration/heavy.test.mjs).
+TOOLS = $(B)/tests/genphp
+$(B)/tests/genphp: tests/tools/genphp.c $(B)/obj/gen.o $(B)/obj/buf.o | $(B)/tests
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS)
+tools: $(TOOLS)
+
 # .phpt files as run-tests.php reads and judges them (server/common/phpt.c),
 # tried on the 8.2.32 source's ext/json/tests (scripts/php-tests.sh).
 UNIT_TESTS += $(B)/tests/test_phpt
@@ -211,7 +217,7 @@ layer-check: $(B)/phpcmp
 # One C style (.clang-format, Debian's clang-format): `make format` applies
 # it, `make format-check` (run by `make test` and CI) fails on any file it
 # would change.
-C_FILES = $(wildcard server/*/*.[ch] tests/unit/*.[ch] fuzz/*.[ch])
+C_FILES = $(wildcard server/*/*.[ch] tests/unit/*.[ch] tests/tools/*.[ch] fuzz/*.[ch])
 .PHONY: format format-check
 format:
 	clang-format -i $(C_FILES)

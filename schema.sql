@@ -364,3 +364,37 @@ CREATE TABLE IF NOT EXISTS coverage (
 ) WITHOUT ROWID;
 
 PRAGMA user_version = 10;
+
+-- @migration 11: generated mismatches listed in bulk, stored in full on demand
+-- Every mismatch of a generated run, in the order found: (seed, idx) makes
+-- it again, so its full results need not be stored to be shown.  One row
+-- per mismatching case, written with its batch in one transaction.
+-- candidates: the roles whose digests differ from the base's ("head",
+-- "head,cand3", ...).  signature is what the digests say
+-- (server/daemon/genrun.c: per differing candidate, the fields that differ
+-- and the base's and candidate's status, error code, exception), the key
+-- of the bounded sample stored in full during the run; digests: every
+-- build's 32-byte record, base first, in the run's build order.  case_id:
+-- the stored case (with every result in full and a comparison in this run)
+-- once it is materialised -- during the run for a sample, on demand
+-- (GET /api/runs/{id}/cases) for the rest.
+CREATE TABLE IF NOT EXISTS generated_mismatches (
+	seq         INTEGER PRIMARY KEY,
+	run_id      INTEGER NOT NULL REFERENCES runs (id),
+	seed        INTEGER NOT NULL,
+	idx         INTEGER NOT NULL,
+	signature   TEXT NOT NULL DEFAULT '',
+	candidates  TEXT NOT NULL DEFAULT '',
+	digests     BLOB,
+	case_id     INTEGER REFERENCES cases (id),
+	UNIQUE (run_id, seed, idx)
+);
+CREATE INDEX IF NOT EXISTS generated_mismatches_run ON generated_mismatches (run_id, seq);
+CREATE INDEX IF NOT EXISTS generated_mismatches_signature
+	ON generated_mismatches (run_id, signature, seq);
+-- Runs before this step stored every mismatch in full.
+INSERT OR IGNORE INTO generated_mismatches (run_id, seed, idx, case_id)
+	SELECT m.run_id, g.seed, g.idx, g.case_id FROM generated_cases g
+	JOIN comparisons m ON m.case_id = g.case_id WHERE m.run_id IS NOT NULL ORDER BY m.id;
+
+PRAGMA user_version = 11;

@@ -46,6 +46,8 @@ enum proto_type {
 	PROTO_GEN_DIGESTS = 6, /* worker -> daemon: the batch's digests and coverage */
 	PROTO_GEN_DETAIL = 7,  /* daemon -> worker: one case in full; answered by a
 	                        * PROTO_RESULT with TAG_GEN_CODE etc. added */
+	PROTO_DIED = 8,        /* fork server -> daemon: the child serving cases died
+	                        * (TAG_DIED_STATUS, TAG_DIED_BUSY); a fresh one follows */
 	                       /* 10..14: measurement */
 	/* 15..16: php-src's .phpt tests (server/core/phptcore.c, docs/phpt.md) */
 	PROTO_PHPT = 15,        /* daemon -> worker: run one script in a fresh request */
@@ -113,11 +115,42 @@ enum proto_tag {
 	TAG_PHPT_CLEAN_CODE = 97,
 	TAG_PHPT_CLEAN_INI = 98,
 	TAG_PHPT_CLEAN_PRINTED = 99, /* PROTO_PHPT_RESULT: what CLEAN printed */
+	/* 100..109: the fork server (server/worker/loader.c).  PROTO_DIED */
+	TAG_DIED_STATUS = 100, /* int, the child's wait status */
+	TAG_DIED_BUSY = 101,   /* int, 1: it had a request it did not answer */
+	TAG_DIED_PID = 102,    /* int */
 };
 
 /* TAG_STATUS values, the same numbers as the daemon's enum result_status. */
 #define PROTO_STATUS_OK 0
 #define PROTO_STATUS_ERROR 1
+
+/*
+ * The progress page: a shared memory file (memfd) the daemon maps and hands
+ * a worker as fd PROTO_PAGE_FD.  The worker's fork server writes the pid of
+ * the child serving cases; the child says whether it holds a request; the
+ * core writes, case by case of a PROTO_GEN_BATCH, the index it is on, each
+ * finished case's digest and the coverage counters.  A worker that dies in
+ * a batch so leaves behind exactly which case killed it and what came
+ * before it: the daemon goes on from the next case, no bisection.
+ */
+#define PROTO_PAGE_FD 4
+#define PROTO_PAGE_MAGIC 0x45474150u /* "PAGE" */
+#define PROTO_PAGE_COUNTERS 512      /* >= GEN_COUNTERS (gen.h) */
+#define PROTO_PAGE_RECORDS 65536     /* >= GENCORE_MAX_BATCH */
+#define PROTO_PAGE_RECORD_SIZE 32    /* GEN_DIGEST_SIZE */
+
+struct proto_page {
+	uint32_t magic;
+	volatile int32_t child_pid;             /* the fork server's current child, 0: none */
+	volatile int32_t busy;                  /* the child read a request it has not answered */
+	volatile int32_t hello;                 /* the first child sent PROTO_HELLO */
+	volatile int64_t batch_start;           /* the PROTO_GEN_BATCH being run; -1: none */
+	volatile int64_t done;                  /* of it: cases finished, records[0..done) */
+	volatile int64_t current;               /* the index being run */
+	uint64_t counters[PROTO_PAGE_COUNTERS]; /* coverage of the batch so far */
+	unsigned char records[PROTO_PAGE_RECORDS][PROTO_PAGE_RECORD_SIZE];
+};
 
 struct proto_field {
 	uint16_t tag;

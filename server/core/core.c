@@ -606,6 +606,7 @@ void core_request_ready(void)
 static int core_init(const struct core_options *opts, char *err, size_t errsize)
 {
 	options = opts;
+	gencore_set_page(opts->page);
 	php_embed_module.php_ini_ignore = 1;
 	php_embed_module.ub_write = core_ub_write;
 	php_embed_module.flush = core_flush;

@@ -11,7 +11,7 @@
 
 #include "proto.h"
 
-#define CORE_ABI 2
+#define CORE_ABI 3
 #define CORE_MAX_INI 32
 
 struct core_options {
@@ -19,6 +19,7 @@ struct core_options {
 	const char *ini[CORE_MAX_INI]; /* extra "name=value" settings */
 	int nini;
 	const char *dump_prefix; /* under callgrind: --callgrind-out-file */
+	struct proto_page *page; /* the progress page (proto.h), or NULL */
 };
 
 struct core_api {

@@ -59,6 +59,7 @@ static int gencore_declared;
 
 static zend_function *gencore_fn_encode, *gencore_fn_last_error_msg;
 static struct gen_case gencore_case; /* ~45 KB: not on the stack */
+static struct proto_page *gencore_page;
 static unsigned char *gencore_records;
 static size_t gencore_records_cap;
 
@@ -439,13 +440,20 @@ static void gencore_put_u64s(struct proto_buf *out, uint16_t tag, const uint64_t
 	proto_buf_add(out, tag, buf, 8 * n);
 }
 
+void gencore_set_page(struct proto_page *page)
+{
+	gencore_page = page != NULL && page->magic == PROTO_PAGE_MAGIC ? page : NULL;
+}
+
 /* PROTO_GEN_BATCH: digests of cases start .. start+count-1. */
 static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 {
 	uint64_t seed = (uint64_t)proto_get_int(req, TAG_GEN_SEED, 0);
 	int64_t start = proto_get_int(req, TAG_GEN_START, -1);
 	int64_t count = proto_get_int(req, TAG_GEN_COUNT, 0);
-	uint64_t counters[GEN_COUNTERS] = { 0 }, times[T_COUNT] = { 0 }, t;
+	uint64_t local_counters[GEN_COUNTERS] = { 0 }, times[T_COUNT] = { 0 }, t, *counters = local_counters;
+	struct proto_page *pg = gencore_page;
+	unsigned char *records;
 	struct gencore_outcome o;
 	char err[256];
 
@@ -461,6 +469,19 @@ static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 		}
 		gencore_records = p;
 		gencore_records_cap = (size_t)count * GEN_DIGEST_SIZE;
+	}
+	records = gencore_records;
+	/* With a progress page, each case's digest and the counters are
+	 * written there as the batch goes: a crash leaves them behind. */
+	if (pg != NULL && count <= PROTO_PAGE_RECORDS && GEN_COUNTERS <= PROTO_PAGE_COUNTERS) {
+		memset(pg->counters, 0, sizeof(uint64_t) * GEN_COUNTERS);
+		counters = pg->counters;
+		records = &pg->records[0][0];
+		pg->done = 0;
+		pg->current = start;
+		pg->batch_start = start;
+	} else {
+		pg = NULL;
 	}
 	/* What reading the clock costs, taken out of each timed phase. */
 	uint64_t tick = UINT64_MAX;
@@ -480,6 +501,8 @@ static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 		/* Every 16th case timed phase by phase; scaled up below. */
 		int sampled = i % GENCORE_SAMPLE == 0;
 		uint64_t t0 = sampled ? gencore_now_ns() : 0;
+		if (pg != NULL)
+			pg->current = start + i;
 		gen_case_make(&gencore_case, seed, (uint64_t)(start + i));
 		gen_count(&gencore_case, counters);
 		d.plan_hash = gen_case_hash(&gencore_case);
@@ -495,7 +518,9 @@ static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 		t = sampled ? gencore_now_ns() : 0;
 		gencore_result_hash(&o, &d);
 		gencore_outcome_release(&o);
-		gen_digest_pack(&d, gencore_records + (size_t)i * GEN_DIGEST_SIZE);
+		gen_digest_pack(&d, records + (size_t)i * GEN_DIGEST_SIZE);
+		if (pg != NULL)
+			pg->done = i + 1;
 		if (sampled)
 			times[T_DIGEST] += gencore_now_ns() - t - tick;
 	}
@@ -509,7 +534,9 @@ static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 	proto_buf_add_int(out, TAG_GEN_VERSION, GEN_VERSION);
 	proto_buf_add_int(out, TAG_GEN_START, start);
 	proto_buf_add_int(out, TAG_GEN_COUNT, count);
-	proto_buf_add(out, TAG_GEN_RECORDS, gencore_records, (size_t)count * GEN_DIGEST_SIZE);
+	proto_buf_add(out, TAG_GEN_RECORDS, records, (size_t)count * GEN_DIGEST_SIZE);
+	if (pg != NULL)
+		pg->batch_start = -1;
 	gencore_put_u64s(out, TAG_GEN_COVERAGE, counters, GEN_COUNTERS);
 	gencore_put_u64s(out, TAG_GEN_TIMES, times, T_COUNT);
 	return PROTO_GEN_DIGESTS;

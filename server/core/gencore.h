@@ -10,6 +10,9 @@
 /* Most cases one PROTO_GEN_BATCH may ask for (32 bytes each in the reply). */
 #define GENCORE_MAX_BATCH 65536
 
+/* Where a batch says how far it got (proto.h's progress page), or NULL. */
+void gencore_set_page(struct proto_page *page);
+
 /* Answer a PROTO_GEN_BATCH or PROTO_GEN_DETAIL: fills out, returns the reply type. */
 int gencore_handle(const struct proto_msg *req, struct proto_buf *out);
 

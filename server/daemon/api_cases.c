@@ -622,7 +622,7 @@ static int api_case_row(void *arg, const struct db_case_row *row)
 		ctx->more = 1;
 		return 0;
 	}
-	ctx->last_id = row->id;
+	ctx->last_id = row->cursor > 0 ? row->cursor : row->id;
 	return json_array_append_new(ctx->items,
 	    json_pack("{s:I s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}", "id", (json_int_t)row->id, "title",
 	        text_json(row->title), "verdict", text_json(row->verdict), "differs",
@@ -641,7 +641,7 @@ void api_cases_list(
 	struct db_run run;
 	const char *v;
 	char err[512], next[256];
-	int rc;
+	int rc, generated = 0;
 
 	memset(&f, 0, sizeof f);
 	f.run_id = run_id;
@@ -672,6 +672,7 @@ void api_cases_list(
 				api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
 			return;
 		}
+		generated = strcmp(run.suite, "generated") == 0;
 		db_run_release(&run);
 	}
 	if ((ctx.items = json_array()) == NULL) {
@@ -680,7 +681,9 @@ void api_cases_list(
 	}
 	ctx.limit = f.limit;
 	f.limit++; /* one more row: is there a next page? */
-	if (db_cases_list(app->db, &f, api_case_row, &ctx, err, sizeof err) < 0) {
+	/* A generated run lists its mismatches, each stored in full as it is listed. */
+	if ((generated ? genrun_cases_list(app, &f, api_case_row, &ctx, err, sizeof err)
+	               : db_cases_list(app->db, &f, api_case_row, &ctx, err, sizeof err)) < 0) {
 		json_decref(ctx.items);
 		api_fail(resp, err);
 		return;

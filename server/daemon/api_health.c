@@ -34,7 +34,7 @@ static void api_health(struct app *app, struct http_response *resp)
 		locked = pthread_mutex_trylock(&wk->lock) == 0;
 		if (locked) {
 			state = wk->state;
-			pid = wk->pid;
+			pid = worker_serving_pid(wk);
 			restarts = wk->restarts;
 			cases_run = wk->cases_run;
 			memcpy(last_failure, wk->last_failure, sizeof last_failure);
@@ -42,7 +42,7 @@ static void api_health(struct app *app, struct http_response *resp)
 			pthread_mutex_unlock(&wk->lock);
 		} else {
 			state = WORKER_BUSY;
-			pid = __atomic_load_n(&wk->pid, __ATOMIC_RELAXED);
+			pid = worker_serving_pid(wk);
 			restarts = __atomic_load_n(&wk->restarts, __ATOMIC_RELAXED);
 			cases_run = __atomic_load_n(&wk->cases_run, __ATOMIC_RELAXED);
 			last_failure[0] = '\0';

@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "db_internal.h"
+#include "gen.h"
 
 extern const char schema_sql[]; /* server/schema_sql.S: schema.sql + NUL */
 
@@ -70,6 +71,14 @@ enum stmt {
 	S_RUN_PROGRESS_ADD,
 	S_GEN_CASE,
 	S_GEN_BATCH_HAS,
+	S_RUN_PROGRESS_BATCH,
+	S_GEN_MISMATCH_INSERT,
+	S_GEN_MISMATCHES,
+	S_GEN_SIGNATURE,
+	S_GEN_LINK,
+	S_RUN_GEN_CASE,
+	S_RUN_CASE_ROW,
+	S_RUN_BUILDS,
 	S_COUNT
 };
 
@@ -242,6 +251,30 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "INSERT OR IGNORE INTO generated_cases (case_id, version, seed, idx) VALUES (?1, ?2, ?3, ?4)",
 	[S_GEN_BATCH_HAS] =
 	    "SELECT count FROM generated_batches WHERE run_id = ?1 AND seed = ?2 AND start = ?3",
+	[S_RUN_PROGRESS_BATCH] =
+	    "UPDATE runs SET done = done + ?2, same = same + ?3, differ = differ + ?4 WHERE id = ?1",
+	[S_GEN_MISMATCH_INSERT] =
+	    "INSERT OR IGNORE INTO generated_mismatches "
+	    "(run_id, seed, idx, signature, candidates, digests, case_id) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[S_GEN_MISMATCHES] =
+	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
+	    "FROM generated_mismatches WHERE run_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3",
+	[S_GEN_SIGNATURE] =
+	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
+	    "FROM generated_mismatches WHERE run_id = ?1 AND signature = ?2 ORDER BY seq LIMIT ?3",
+	[S_GEN_LINK] =
+	    "UPDATE generated_mismatches SET case_id = ?4 WHERE run_id = ?1 AND seed = ?2 AND idx = ?3",
+	[S_RUN_GEN_CASE] =
+	    "SELECT g.case_id FROM generated_cases g JOIN comparisons m ON m.case_id = g.case_id "
+	    "WHERE m.run_id = ?1 AND g.version = ?2 AND g.seed = ?3 AND g.idx = ?4 LIMIT 1",
+	[S_RUN_CASE_ROW] =
+	    "SELECT " CASE_ROW_COLUMNS "FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "WHERE m.run_id = ?1 AND m.case_id = ?2",
+	/* Every build of the run in order (an old run without builds: base and head). */
+	[S_RUN_BUILDS] =
+	    "SELECT j.value FROM runs r, json_each(coalesce(r.builds, "
+	    "json_array(r.base_build_id, r.head_build_id))) j WHERE r.id = ?1 ORDER BY j.key",
 };
 /* clang-format on */
 
@@ -586,8 +619,8 @@ static int db_store_result(struct db *db, int64_t comparison_id, int role, const
 	return db_exec(db, st, "store result", err, errsize);
 }
 
-int db_comparison_store(struct db *db, const struct case_spec *c, int64_t run_id,
-    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
+static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t run_id,
+    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff, int counted,
     int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
@@ -643,7 +676,7 @@ int db_comparison_store(struct db *db, const struct case_spec *c, int64_t run_id
 	    db_triage_record(db, c->flags, res, role, names, run_id, *comparison_id, err, errsize) < 0)
 		goto fail;
 
-	if (run_id > 0) {
+	if (run_id > 0 && counted) {
 		st = db_stmt(db, S_RUN_PROGRESS);
 		sqlite3_bind_int64(st, 1, run_id);
 		sqlite3_bind_int(st, 2, diff == 0);
@@ -659,6 +692,20 @@ fail:
 	db_rollback(db);
 	pthread_mutex_unlock(&db->lock);
 	return -1;
+}
+
+int db_comparison_store(struct db *db, const struct case_spec *c, int64_t run_id,
+    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize)
+{
+	return db_comparison_put(db, c, run_id, builds, res, diff, 1, case_id, comparison_id, err, errsize);
+}
+
+int db_comparison_store_uncounted(struct db *db, const struct case_spec *c, int64_t run_id,
+    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize)
+{
+	return db_comparison_put(db, c, run_id, builds, res, diff, 0, case_id, comparison_id, err, errsize);
 }
 
 /* ---- reading cases and comparisons ---- */
@@ -1406,9 +1453,10 @@ int db_run_summary(struct db *db, int64_t run_id, const char *summary, char *err
 	return rc;
 }
 
-/* The batch's result hashes and its same cases' progress, in one transaction. */
+/* The batch's result hashes, its mismatches and the run's progress, in one transaction. */
 int db_generated_batch(struct db *db, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
-    const void *hashes, size_t len, int64_t same, char *err, size_t errsize)
+    const void *hashes, size_t len, int64_t same, const struct db_gen_mismatch *mismatches,
+    size_t nmismatches, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 
@@ -1425,9 +1473,26 @@ int db_generated_batch(struct db *db, int64_t run_id, uint64_t seed, int64_t sta
 	sqlite3_bind_blob64(st, 5, hashes, len, SQLITE_STATIC);
 	if (db_exec(db, st, "store generated batch", err, errsize) < 0)
 		goto fail;
-	st = db_stmt(db, S_RUN_PROGRESS_ADD);
+	for (size_t i = 0; i < nmismatches; i++) {
+		const struct db_gen_mismatch *m = &mismatches[i];
+		st = db_stmt(db, S_GEN_MISMATCH_INSERT);
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, (int64_t)m->seed);
+		sqlite3_bind_int64(st, 3, m->index);
+		db_bind_text(st, 4, m->signature != NULL ? m->signature : "");
+		db_bind_text(st, 5, m->candidates != NULL ? m->candidates : "");
+		if (m->digests != NULL)
+			sqlite3_bind_blob(st, 6, m->digests, m->ndigests * GEN_DIGEST_SIZE, SQLITE_STATIC);
+		if (m->case_id > 0)
+			sqlite3_bind_int64(st, 7, m->case_id);
+		if (db_exec(db, st, "list generated mismatch", err, errsize) < 0)
+			goto fail;
+	}
+	st = db_stmt(db, S_RUN_PROGRESS_BATCH);
 	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, same);
+	sqlite3_bind_int64(st, 2, count);
+	sqlite3_bind_int64(st, 3, same);
+	sqlite3_bind_int64(st, 4, count - same);
 	if (db_exec(db, st, "run progress", err, errsize) < 0)
 		goto fail;
 	if (db_commit(db, err, errsize) < 0)
@@ -1438,6 +1503,136 @@ fail:
 	db_rollback(db);
 	pthread_mutex_unlock(&db->lock);
 	return -1;
+}
+
+static int db_gen_mismatch_read(sqlite3_stmt *st, void *p)
+{
+	struct db_fn_arg *a = p;
+	struct db_gen_mismatch m;
+
+	memset(&m, 0, sizeof m);
+	m.seq = sqlite3_column_int64(st, 0);
+	m.seed = (uint64_t)sqlite3_column_int64(st, 1);
+	m.index = sqlite3_column_int64(st, 2);
+	m.signature = (const char *)sqlite3_column_text(st, 3);
+	m.candidates = (const char *)sqlite3_column_text(st, 4);
+	m.digests = sqlite3_column_blob(st, 5);
+	m.ndigests = sqlite3_column_bytes(st, 5) / GEN_DIGEST_SIZE;
+	if (m.ndigests == 0)
+		m.digests = NULL;
+	m.case_id = sqlite3_column_int64(st, 6);
+	return ((db_gen_mismatch_fn)a->fn)(a->arg, &m);
+}
+
+int db_generated_mismatches(struct db *db, int64_t run_id, int64_t before, int limit, db_gen_mismatch_fn fn,
+    void *arg, char *err, size_t errsize)
+{
+	struct db_fn_arg a = { (void *)fn, arg, 0 };
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_GEN_MISMATCHES);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, before > 0 ? before : INT64_MAX);
+	sqlite3_bind_int(st, 3, limit);
+	rc = db_each(db, st, db_gen_mismatch_read, &a, "list generated mismatches", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_generated_signature(struct db *db, int64_t run_id, const char *signature, int limit,
+    db_gen_mismatch_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_fn_arg a = { (void *)fn, arg, 0 };
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_GEN_SIGNATURE);
+	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_text(st, 2, signature);
+	sqlite3_bind_int(st, 3, limit);
+	rc = db_each(db, st, db_gen_mismatch_read, &a, "generated signature", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_generated_link(
+    struct db *db, int64_t run_id, uint64_t seed, int64_t index, int64_t case_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_GEN_LINK);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)seed);
+	sqlite3_bind_int64(st, 3, index);
+	sqlite3_bind_int64(st, 4, case_id);
+	rc = db_exec(db, st, "link generated mismatch", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_run_generated_case(struct db *db, int64_t run_id, int version, uint64_t seed, int64_t index,
+    int64_t *case_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_GEN_CASE);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, version);
+	sqlite3_bind_int64(st, 3, (int64_t)seed);
+	sqlite3_bind_int64(st, 4, index);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*case_id = sqlite3_column_int64(st, 0);
+		rc = 1;
+	} else {
+		rc = rc == SQLITE_DONE ? 0 : db_fail(db, "find generated case", err, errsize);
+	}
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_run_case_row(
+    struct db *db, int64_t run_id, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct db_fn_arg a = { (void *)fn, arg, 0 };
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_CASE_ROW);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, case_id);
+	rc = db_each(db, st, db_case_row_read, &a, "run case", err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_run_builds(struct db *db, int64_t run_id, int64_t ids[MAX_BUILDS], char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc, n;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_BUILDS);
+	sqlite3_bind_int64(st, 1, run_id);
+	n = 0;
+	for (int b = 0; b < MAX_BUILDS; b++)
+		ids[b] = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (n < MAX_BUILDS)
+			ids[n++] = sqlite3_column_int64(st, 0);
+	rc = rc == SQLITE_DONE ? n : db_fail(db, "run builds", err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
 }
 
 /* The count of a batch the run stored already, 0 when it has not, -1. */

@@ -31,7 +31,21 @@ struct db_case_row {
 	int64_t id, comparison_id, run_id;
 	const char *title, *verdict, *differs, *created_at, *source;
 	long flags;
+	int64_t cursor; /* > 0: the listing's position for `before` (else id) */
 };
+
+/* A generated run's mismatch, listed with its batch (generated_mismatches). */
+struct db_gen_mismatch {
+	int64_t seq; /* read back: its position in the run's list */
+	uint64_t seed;
+	int64_t index;
+	const char *signature;
+	const char *candidates;       /* the differing candidates' roles: "head,cand3" */
+	const unsigned char *digests; /* ndigests * GEN_DIGEST_SIZE bytes, base first, or NULL */
+	int ndigests;
+	int64_t case_id; /* 0: not stored in full (yet) */
+};
+typedef int (*db_gen_mismatch_fn)(void *arg, const struct db_gen_mismatch *);
 
 struct db_case_filter {
 	const char *verdict; /* "same" / "differ", NULL for any */
@@ -74,6 +88,10 @@ int db_runs_interrupt(struct db *, char *err, size_t errsize);
 int db_comparison_store(struct db *, const struct case_spec *, int64_t run_id,
     struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
     int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize);
+/* The same, leaving the run's counts alone (a generated mismatch, counted with its batch). */
+int db_comparison_store_uncounted(struct db *, const struct case_spec *, int64_t run_id,
+    struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
+    int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize);
 /* Getters answer 1 found, 0 not found, -1 error. */
 int db_case_get(struct db *, int64_t id, struct db_case *out, char *err, size_t errsize);
 void db_case_release(struct db_case *);
@@ -102,8 +120,28 @@ int db_run_cancel_queued(struct db *, int64_t id, char *err, size_t errsize);
  * the run's progress with every case's result hash (8 bytes each); which
  * generated case a stored case is. */
 int db_run_summary(struct db *, int64_t run_id, const char *summary, char *err, size_t errsize);
+/* A batch's result hashes, its mismatches listed, the run's progress: one transaction. */
 int db_generated_batch(struct db *, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
-    const void *hashes, size_t len, int64_t same, char *err, size_t errsize);
+    const void *hashes, size_t len, int64_t same, const struct db_gen_mismatch *mismatches,
+    size_t nmismatches, char *err, size_t errsize);
+/* A run's listed mismatches, newest first, below position `before` (0: all). */
+int db_generated_mismatches(struct db *, int64_t run_id, int64_t before, int limit, db_gen_mismatch_fn fn,
+    void *arg, char *err, size_t errsize);
+/* A run's mismatches of one signature, oldest first (the samples come first):
+ * what reduction and buckets start from (issue 12). */
+int db_generated_signature(struct db *, int64_t run_id, const char *signature, int limit,
+    db_gen_mismatch_fn fn, void *arg, char *err, size_t errsize);
+/* The case stored in full for a listed mismatch. */
+int db_generated_link(
+    struct db *, int64_t run_id, uint64_t seed, int64_t index, int64_t case_id, char *err, size_t errsize);
+/* The case this run stored in full for a generated case: 1 (*case_id), 0 none, -1. */
+int db_run_generated_case(struct db *, int64_t run_id, int version, uint64_t seed, int64_t index,
+    int64_t *case_id, char *err, size_t errsize);
+/* The listing row of one case's comparison in a run: 1 (fn called), 0 none, -1. */
+int db_run_case_row(
+    struct db *, int64_t run_id, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize);
+/* The builds a run was made with (db ids, base first): their count, 0 no such run, -1. */
+int db_run_builds(struct db *, int64_t run_id, int64_t ids[MAX_BUILDS], char *err, size_t errsize);
 int db_generated_case(
     struct db *, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize);
 /* A resumed run: the count of a batch it stored already, 0 if none, -1. */

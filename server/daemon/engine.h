@@ -14,6 +14,7 @@
 /* ---- worker (daemon side) ---- */
 enum worker_state { WORKER_STOPPED, WORKER_READY, WORKER_BUSY, WORKER_BACKOFF, WORKER_FAILED };
 
+struct proto_page;
 struct worker {
 	struct build *build;
 	pthread_mutex_t lock; /* one case at a time per worker */
@@ -33,6 +34,8 @@ struct worker {
 	 * compiled in taken off), never the shared build tree; "" for others. */
 	char gcov_prefix[4096];
 	int gcov_strip;
+	struct proto_page *page; /* the progress page it writes (proto.h), mapped; NULL: none */
+	int page_fd;             /* its memfd, handed to each new process as fd PROTO_PAGE_FD */
 };
 
 /* The workers' sandbox settings (confine.c, docs/sandbox.md). */
@@ -97,6 +100,8 @@ void worker_release(struct worker *);
 int worker_run_case(struct worker *, const struct config *, const struct case_spec *, struct result *r);
 /* Measured cases (iterations > 0) go to the build's measuring worker. */
 const char *worker_state_name(enum worker_state);
+/* The process that runs its cases: a fork server's current child, or the worker. */
+pid_t worker_serving_pid(struct worker *);
 struct proto_buf;
 struct proto_msg;
 /*
@@ -214,6 +219,13 @@ int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c);
 /* That case run by a build's worker from its generated value (no PHP compiled): 0 with r
  * filled (a crash is a result), -1 when the worker cannot start. */
 int genrun_detail(struct app *, int role, uint64_t seed, uint64_t index, struct result *r);
+/* A generated run's cases (GET /api/runs/{id}/cases): every listed mismatch,
+ * newest first, stored in full when listed (f->before: a position in the list). */
+int genrun_cases_list(
+    struct app *, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize);
+/* One listed mismatch of a run in full: 1 (*case_id), 0 not here (other builds), -1. */
+int genrun_materialise(
+    struct app *, int64_t run_id, uint64_t seed, int64_t index, int64_t *case_id, char *err, size_t errsize);
 
 /* ---- phptrun.c: php-src's .phpt tests (docs/phpt.md) ---- */
 extern const char *const phptrun_params[]; /* body fields: dir, files */

@@ -1,25 +1,33 @@
 /*
  * The generated suite: seeded json_encode cases (server/common/gen.c) run on
- * both builds in batches, compared by digest, mismatches stored in full.
+ * the base and every candidate in batches, compared by digest.
  *
  * Each worker generates and encodes a batch of cases itself and answers
- * with a 32-byte digest per case (PROTO_GEN_BATCH); both builds work on
- * the same batch at once.  Only where the digests differ does the daemon
- * ask each build for that one case in full (PROTO_GEN_DETAIL) and store it
- * as a case with its comparison, so the case pages show it.  Every case's
- * result hash is kept in generated_batches, one row per batch.
+ * with a 32-byte digest per case (PROTO_GEN_BATCH); every build works on
+ * the same batch at once, and every build's cases must hash alike (the
+ * corpus hash).  A case where a candidate's digest differs from the base's
+ * is a mismatch of that candidate: every mismatch is listed with its batch
+ * (generated_mismatches: seed, index, signature, the differing candidates,
+ * every digest), and only a bounded sample per signature is stored in full
+ * during the run (PROTO_GEN_DETAIL on each build); the rest are made again
+ * from (seed, index) when asked for.  Every case's result hash is kept in
+ * generated_batches, one row per batch.
  *
- * A batch that kills a worker (or runs past its time) is run again one case
- * per request on that build: the case that kills it gets a crash (timeout)
- * result, which is a mismatch of status like any other, and the run goes on.
+ * A case that kills a worker (or runs past its time) ends that build's
+ * request; the worker's progress page says which case it was, so the case
+ * gets its crash (timeout) result and the batch goes on from the next case
+ * on the fork server's fresh child: no bisection.  max_failures, when
+ * given, stops the run after that many on one build.
  *
- * Memory does not grow with the run: two batches of digests, one of hashes,
- * fixed counters, and at most GENRUN_LIST mismatches named in the summary.
+ * Memory does not grow with the run: a batch of digests per build, one of
+ * hashes and of listed mismatches, fixed counters and signatures, and at
+ * most GENRUN_LIST mismatches named in the summary.
  *
  * Resumed (POST /api/runs/{id}/resume), a run skips the batches it stored
- * (each batch's hashes and progress are one transaction) and does not store
- * a mismatch twice: a batch cut short after some of its mismatches were
- * stored runs again, and those are found in the run and left alone.
+ * (each batch's hashes, mismatches and progress are one transaction) and
+ * does not store a mismatch twice: a batch cut short after some of its
+ * samples were stored runs again, and those are found in the run and left
+ * alone.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,11 +42,14 @@
 #include "proto.h"
 #include "gen.h"
 
-#define GENRUN_BATCH 8192        /* cases per request */
-#define GENRUN_MS_PER_CASE 2     /* a batch's time limit: timeout-ms + this per case */
-#define GENRUN_MAX_FAILURES 1000 /* crashed/timed-out cases per build before giving up */
-#define GENRUN_LIST 20           /* mismatches named in the summary (all: the run's cases) */
-#define GENRUN_SUMMARY_MS 1000   /* how often the summary is rewritten */
+#define GENRUN_BATCH 8192      /* cases per request */
+#define GENRUN_MS_PER_CASE 2   /* a batch's time limit: timeout-ms + this per case */
+#define GENRUN_LIST 20         /* mismatches named in the summary (all: the run's cases) */
+#define GENRUN_SAMPLES 8       /* mismatches stored in full during the run, per signature */
+#define GENRUN_MAX_SIGS 256    /* signatures counted (and sampled) one by one; the rest: "other" */
+#define GENRUN_SIG_SIZE 512    /* room for every candidate's part */
+#define GENRUN_CANDS_SIZE 48   /* "head,cand2,...,cand7" */
+#define GENRUN_SUMMARY_MS 1000 /* how often the summary is rewritten */
 #define GENRUN_MAX_SEED INT64_MAX
 
 enum { T_TOTAL, T_DECLARE, T_GENERATE, T_BUILD, T_ENCODE, T_DIGEST, T_COUNT };
@@ -57,6 +68,22 @@ static const char *const genrun_error_names[] = {
 struct genrun_failure {
 	int64_t index;
 	struct result r;
+};
+
+/*
+ * A mismatch's signature, from the two digests alone: which of the
+ * digest's fields differ, then each build's status, error code and whether
+ * it threw, e.g. "output|ok,0,0|ok,0,0" or "status|ok,0,0|crash,0,0".
+ * The first GENRUN_SAMPLES mismatches of each signature are stored in
+ * full while the run goes on (a bounded sample: what buckets and
+ * reduction start from); every mismatch is listed with its digests, and
+ * made again from (seed, index) when it is asked for.
+ */
+struct genrun_sig {
+	char key[GENRUN_SIG_SIZE];
+	int64_t count;
+	int samples;
+	int64_t sample_ids[GENRUN_SAMPLES];
 };
 
 /* One build's share of a batch. */
@@ -83,6 +110,7 @@ struct genrun {
 	uint64_t seeds[GENRUN_MAX_SEEDS];
 	int nseeds;
 	int64_t count, start;
+	int64_t max_failures; /* per build; 0: no limit (the run goes on) */
 	struct genrun_side side[MAX_BUILDS];
 	uint64_t *hashes;
 	int resumed; /* the run had progress when it started */
@@ -100,7 +128,17 @@ struct genrun {
 	double busy_ms[MAX_BUILDS];
 	double compare_ms, mismatch_ms, db_ms, started_ms, last_summary_ms;
 	json_t *listed; /* the first GENRUN_LIST mismatches */
+	struct genrun_sig *sigs;
+	int nsigs;
+	int64_t other_sig, sampled;
+	struct db_gen_mismatch *batch_mis; /* this batch's mismatches, listed with it */
+	size_t nbatch_mis;
+	unsigned char *batch_digests; /* theirs: nbuilds digests each, base first */
+	char *batch_cands;            /* theirs: GENRUN_CANDS_SIZE each, the differing roles */
 };
+
+/* Lazily materialised mismatches: one at a time, so none is stored twice. */
+static pthread_mutex_t genrun_materialise_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- parameters ---- */
 
@@ -164,6 +202,10 @@ static int genrun_params(json_t *body, struct genrun *g, char *err, size_t errsi
 	}
 	g->start = 0;
 	if (genrun_int_field(body, "start", 0, GENRUN_MAX_START, &g->start, &has_start, err, errsize) < 0)
+		return -1;
+	g->max_failures = 0;
+	if (genrun_int_field(body, "max_failures", 0, INT64_MAX, &g->max_failures, &has_start, err, errsize) <
+	    0)
 		return -1;
 	return 0;
 }
@@ -365,12 +407,13 @@ static int genrun_call(
 
 /* A digest for a case the worker died on: what the daemon knows of it. */
 static void genrun_failed_digest(
-    struct genrun_side *s, int64_t index, const struct result *r, unsigned char *out)
+    struct genrun_side *s, int64_t index, const struct result *r, int count, unsigned char *out)
 {
 	struct gen_digest d;
 	unsigned char key[8] = { (unsigned char)r->status, (unsigned char)r->signal };
 	gen_case_make(s->scratch, s->seed, (uint64_t)index);
-	gen_count(s->scratch, s->coverage);
+	if (count)
+		gen_count(s->scratch, s->coverage);
 	memset(&d, 0, sizeof d);
 	d.plan_hash = gen_case_hash(s->scratch);
 	d.result_hash = gen_hash(key, sizeof key, GEN_HASH_INIT);
@@ -381,49 +424,87 @@ static void genrun_failed_digest(
 	gen_digest_pack(&d, out);
 }
 
-/* The batch again, one case per request: find the cases the worker dies on. */
-static void genrun_singles(struct genrun_side *s)
+/* Keep the case the worker died on (r is moved: released with the batch). */
+static int genrun_failed(struct genrun_side *s, int64_t i, struct result *r, int count)
 {
-	for (int64_t i = 0; i < s->count && s->rc == 0; i++) {
+	if (s->nfailures == s->capfailures) {
+		size_t cap = s->capfailures ? 2 * s->capfailures : 8;
+		struct genrun_failure *p = realloc(s->failures, cap * sizeof(*p));
+		if (p == NULL) {
+			result_release(r);
+			genrun_side_fail(s, "%s", "out of memory");
+			return -1;
+		}
+		s->failures = p;
+		s->capfailures = cap;
+	}
+	genrun_failed_digest(s, s->start + i, r, count, s->records + (size_t)i * GEN_DIGEST_SIZE);
+	s->failures[s->nfailures].index = s->start + i;
+	s->failures[s->nfailures].r = *r;
+	s->nfailures++;
+	return 0;
+}
+
+/* Without a progress page: the rest of the batch one case per request. */
+static void genrun_singles(struct genrun_side *s, int64_t from)
+{
+	for (int64_t i = from; i < s->count && s->rc == 0; i++) {
 		struct result r;
 		unsigned char *rec = s->records + (size_t)i * GEN_DIGEST_SIZE;
 		int rc = genrun_call(s, s->start + i, 1, rec, &r);
 		if (rc == 0) {
-			if (s->nfailures == s->capfailures) {
-				size_t cap = s->capfailures ? 2 * s->capfailures : 8;
-				struct genrun_failure *p = realloc(s->failures, cap * sizeof(*p));
-				if (p == NULL) {
-					result_release(&r);
-					genrun_side_fail(s, "%s", "out of memory");
-					return;
-				}
-				s->failures = p;
-				s->capfailures = cap;
-			}
-			genrun_failed_digest(s, s->start + i, &r, rec);
-			s->failures[s->nfailures].index = s->start + i;
-			s->failures[s->nfailures].r = r; /* moved: released with the batch */
-			s->nfailures++;
+			if (genrun_failed(s, i, &r, 1) < 0)
+				return;
 			continue;
 		}
 		result_release(&r);
 	}
 }
 
+/*
+ * The batch on one build.  A case that kills the worker (or hangs it) ends
+ * the request there; the progress page says which case it was and holds
+ * the digests and coverage of the cases before it, so the case gets its
+ * crash (timeout) result and the batch goes on from the next case on the
+ * fork server's fresh child: one request more per crash, no bisection.
+ */
 static void *genrun_side_run(void *arg)
 {
 	struct genrun_side *s = arg;
-	struct result r;
 	double t0 = clock_ms();
+	int64_t at = 0;
 
 	s->rc = 0;
 	memset(s->coverage, 0, sizeof s->coverage);
-	if (genrun_call(s, s->start, s->count, s->records, &r) == 0) {
-		/* The coverage and times of a batch that died are lost with it. */
-		memset(s->coverage, 0, sizeof s->coverage);
-		genrun_singles(s);
+	while (at < s->count && s->rc == 0) {
+		struct result r;
+		struct proto_page *pg = s->worker->page;
+		if (pg != NULL) {
+			pg->batch_start = -1;
+			pg->done = 0;
+		}
+		int rc = genrun_call(
+		    s, s->start + at, s->count - at, s->records + (size_t)at * GEN_DIGEST_SIZE, &r);
+		if (rc != 0) {
+			result_release(&r);
+			break;
+		}
+		pg = s->worker->page;
+		int64_t k = pg != NULL && pg->batch_start == s->start + at ? pg->done : -1;
+		if (k < 0 || k >= s->count - at) {
+			/* No page to read (or it says nothing): the old way. */
+			result_release(&r);
+			genrun_singles(s, at);
+			break;
+		}
+		memcpy(s->records + (size_t)at * GEN_DIGEST_SIZE, pg->records, (size_t)k * GEN_DIGEST_SIZE);
+		/* The page's counters include the case it died on. */
+		for (int i = 0; i < GEN_COUNTERS; i++)
+			s->coverage[i] += pg->counters[i];
+		if (genrun_failed(s, at + k, &r, 0) < 0)
+			break;
+		at += k + 1;
 	}
-	result_release(&r);
 	s->wall_ms = clock_ms() - t0;
 	return NULL;
 }
@@ -569,6 +650,18 @@ static json_t *genrun_summary(struct genrun *g, int final)
 	        "peak_rss_kb", (json_int_t)peak, "rss_kb", (json_int_t)now));
 	json_object_set_new(o, "coverage", cov);
 	json_object_set(o, "mismatch_list", g->listed);
+	json_t *sigs = json_array();
+	for (int i = 0; sigs != NULL && i < g->nsigs; i++) {
+		json_t *ids = json_array();
+		for (int k = 0; ids != NULL && k < g->sigs[i].samples; k++)
+			json_array_append_new(ids, json_integer((json_int_t)g->sigs[i].sample_ids[k]));
+		json_array_append_new(sigs,
+		    json_pack("{s:s s:I s:o}", "signature", g->sigs[i].key, "mismatches",
+		        (json_int_t)g->sigs[i].count, "samples", ids != NULL ? ids : json_array()));
+	}
+	json_object_set_new(o, "signatures", sigs != NULL ? sigs : json_array());
+	json_object_set_new(o, "other_signatures", json_integer(g->other_sig));
+	json_object_set_new(o, "stored_in_full", json_integer(g->sampled));
 	return o;
 oom:
 	json_decref(o);
@@ -595,31 +688,36 @@ static void genrun_save_summary(struct genrun *g, int final)
 
 /* ---- comparing a batch ---- */
 
-/* A case whose digests differ: both results in full, stored as a case. */
-static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char *err, size_t errsize)
+/*
+ * A generated case of a run in full: both builds' results (a failure the
+ * batch met is taken from `sides`, the rest asked of the workers again),
+ * stored as a case with its comparison in the run, not counted (its batch
+ * counts it).  *case_id 0: a resumed run had stored it before.
+ */
+static int genrun_store_full(struct app *app, int64_t run_id, int resumed, const struct genrun_side *sides,
+    uint64_t seed, int64_t index, int64_t *case_id, unsigned *diff, char *err, size_t errsize)
 {
-	struct app *app = g->app;
 	struct build *builds[MAX_BUILDS];
 	struct result res[MAX_BUILDS];
 	struct case_spec c;
-	int64_t case_id, comparison_id;
-	char differs[128];
-	unsigned diff;
-	int b, rc;
+	int64_t comparison_id;
+	int b, n, rc;
 
-	build_list(app->config, builds);
+	*case_id = 0;
+	*diff = 0;
+	n = build_list(app->config, builds);
 	for (b = 0; b < MAX_BUILDS; b++)
 		result_init(&res[b]);
 	if (genrun_case_spec(seed, (uint64_t)index, &c) < 0) {
 		snprintf(err, errsize, "out of memory");
 		return -1;
 	}
-	/* Resumed: stored (and counted) before the run stopped. */
-	if (g->resumed && (rc = db_run_has_case(app->db, g->run->id, &c, err, errsize)) != 0)
+	/* Resumed: stored before the run stopped. */
+	if (resumed && (rc = db_run_has_case(app->db, run_id, &c, err, errsize)) != 0)
 		goto out;
 	rc = -1;
-	for (b = 0; b < g->nbuilds; b++) {
-		const struct result *f = genrun_side_failure(&g->side[b], index);
+	for (b = 0; b < n; b++) {
+		const struct result *f = sides != NULL ? genrun_side_failure(&sides[b], index) : NULL;
 		if (f != NULL) {
 			/* A copy: the batch still owns the failure. */
 			res[b].status = f->status;
@@ -634,27 +732,111 @@ static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, char 
 			goto out;
 		}
 	}
-	diff = verdict_compare_all(res, g->nbuilds, NULL);
-	/* Digests differ but the cases run alone agree: something leaked
-	 * between cases of a batch, or a build is not deterministic. */
-	if (diff == 0)
-		g->unconfirmed++;
-	if (db_comparison_store(
-	        app->db, &c, g->run->id, builds, res, diff, &case_id, &comparison_id, err, errsize) < 0 ||
-	    db_generated_case(app->db, case_id, GEN_VERSION, seed, (uint64_t)index, err, errsize) < 0)
+	*diff = verdict_compare_all(res, n, NULL);
+	if (db_comparison_store_uncounted(
+	        app->db, &c, run_id, builds, res, *diff, case_id, &comparison_id, err, errsize) < 0 ||
+	    db_generated_case(app->db, *case_id, GEN_VERSION, seed, (uint64_t)index, err, errsize) < 0)
 		goto out;
 	rc = 0;
-	if (json_array_size(g->listed) < GENRUN_LIST) {
-		verdict_fields(diff, differs, sizeof differs);
-		json_array_append_new(g->listed,
-		    json_pack("{s:I s:I s:I s:s}", "seed", (json_int_t)seed, "index", (json_int_t)index,
-		        "case_id", (json_int_t)case_id, "differs", diff ? differs : "none when run alone"));
-	}
 out:
 	case_release(&c);
 	for (b = 0; b < MAX_BUILDS; b++)
 		result_release(&res[b]);
 	return rc < 0 ? -1 : 0;
+}
+
+/* A mismatch of this batch in full: a sample of its signature, or one of the first listed. */
+static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, const char *candidates,
+    int64_t *case_id, char *err, size_t errsize)
+{
+	char differs[128];
+	unsigned diff;
+
+	if (genrun_store_full(
+	        g->app, g->run->id, g->resumed, g->side, seed, index, case_id, &diff, err, errsize) < 0)
+		return -1;
+	if (*case_id == 0)
+		return 0;
+	g->sampled++;
+	/* Digests differ but the cases run alone agree: something leaked
+	 * between cases of a batch, or a build is not deterministic. */
+	if (diff == 0)
+		g->unconfirmed++;
+	if (json_array_size(g->listed) < GENRUN_LIST) {
+		verdict_fields(diff, differs, sizeof differs);
+		json_array_append_new(g->listed,
+		    json_pack("{s:I s:I s:I s:s s:s}", "seed", (json_int_t)seed, "index", (json_int_t)index,
+		        "case_id", (json_int_t)*case_id, "differs", diff ? differs : "none when run alone",
+		        "candidates", candidates));
+	}
+	return 0;
+}
+
+static const char *genrun_status_name(unsigned s)
+{
+	static const char *const names[] = { "ok", "error", "crash", "timeout" };
+	return s < 4 ? names[s] : "other";
+}
+
+/* One candidate's part of a signature: "fields|base status,code,exc|candidate's". */
+static size_t genrun_sig_part(
+    const struct gen_digest *a, const struct gen_digest *b, char *out, size_t outsize)
+{
+	char fields[64] = "";
+	size_t n = 0;
+
+	if (a->status != b->status)
+		n += (size_t)snprintf(fields + n, sizeof fields - n, "%sstatus", n ? "," : "");
+	if (a->error_code != b->error_code)
+		n += (size_t)snprintf(fields + n, sizeof fields - n, "%serror_code", n ? "," : "");
+	if (a->exception != b->exception)
+		n += (size_t)snprintf(fields + n, sizeof fields - n, "%sexception", n ? "," : "");
+	if (a->is_false != b->is_false || a->out_len != b->out_len || n == 0)
+		n += (size_t)snprintf(fields + n, sizeof fields - n, "%soutput", n ? "," : "");
+	int w = snprintf(out, outsize, "%s|%s,%u,%u|%s,%u,%u", fields, genrun_status_name(a->status),
+	    (unsigned)a->error_code, (unsigned)a->exception, genrun_status_name(b->status),
+	    (unsigned)b->error_code, (unsigned)b->exception);
+	return w < 0 ? 0 : (size_t)w < outsize ? (size_t)w : outsize - 1;
+}
+
+/*
+ * The signature of a mismatch (struct genrun_sig): each differing
+ * candidate's part, ";" between them; a later candidate's is named by its
+ * role ("cand2:output|ok,0,0|ok,0,0"), the first candidate's is not, so a
+ * two-build run's signatures are "output|ok,0,0|ok,0,0" as before.
+ * `differs` has a bit per differing candidate (1 << role).
+ */
+static void genrun_signature(
+    const struct gen_digest *d, int nbuilds, unsigned differs, char *out, size_t outsize)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (int b = 1; b < nbuilds && n + 1 < outsize; b++) {
+		if (!(differs & (1u << b)))
+			continue;
+		if (n > 0)
+			out[n++] = ';';
+		if (b != ROLE_HEAD) {
+			int w = snprintf(out + n, outsize - n, "%s:", role_name(b));
+			n = w > 0 && n + (size_t)w < outsize ? n + (size_t)w : outsize - 1;
+		}
+		n += genrun_sig_part(&d[ROLE_BASE], &d[b], out + n, outsize - n);
+	}
+}
+
+/* The signature's entry, added if there is room; NULL: counted as "other". */
+static struct genrun_sig *genrun_sig_find(struct genrun *g, const char *key)
+{
+	for (int i = 0; i < g->nsigs; i++)
+		if (strcmp(g->sigs[i].key, key) == 0)
+			return &g->sigs[i];
+	if (g->nsigs == GENRUN_MAX_SIGS)
+		return NULL;
+	struct genrun_sig *sg = &g->sigs[g->nsigs++];
+	memset(sg, 0, sizeof *sg);
+	snprintf(sg->key, sizeof sg->key, "%s", key);
+	return sg;
 }
 
 static int genrun_same(const struct gen_digest *a, const struct gen_digest *b)
@@ -669,7 +851,8 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 	struct genrun_side *base = &g->side[ROLE_BASE];
 	int64_t n = base->count, same = 0;
 	double t0 = clock_ms(), t1;
-	int nb = g->nbuilds, differ;
+	int nb = g->nbuilds;
+	unsigned differs;
 
 	for (int64_t i = 0; i < n; i++) {
 		struct gen_digest d[MAX_BUILDS];
@@ -694,21 +877,54 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 			g->exceptions[b] += d[b].exception;
 		}
 		g->hashes[i] = d[ROLE_BASE].result_hash;
-		differ = 0;
+		differs = 0;
 		for (int b = 1; b < nb; b++)
 			if (!genrun_same(&d[ROLE_BASE], &d[b])) {
 				g->cand_mismatches[b]++;
-				differ = 1;
+				differs |= 1u << b;
 			}
-		if (!differ) {
+		if (differs == 0) {
 			same++;
 			continue;
 		}
 		g->mismatches++;
-		t1 = clock_ms();
-		if (genrun_mismatch(g, base->seed, base->start + i, err, errsize) < 0)
-			return -1;
-		g->mismatch_ms += clock_ms() - t1;
+		char key[GENRUN_SIG_SIZE];
+		genrun_signature(d, nb, differs, key, sizeof key);
+		struct genrun_sig *sg = genrun_sig_find(g, key);
+		size_t k = g->nbatch_mis++;
+		struct db_gen_mismatch *m = &g->batch_mis[k];
+		unsigned char *digests = g->batch_digests + k * (size_t)nb * GEN_DIGEST_SIZE;
+		char *cands = g->batch_cands + k * GENRUN_CANDS_SIZE;
+		size_t used = 0;
+		memset(m, 0, sizeof *m);
+		m->seed = base->seed;
+		m->index = base->start + i;
+		m->signature = sg != NULL ? sg->key : "other";
+		/* Every build's digest side by side, and the roles that differ. */
+		cands[0] = '\0';
+		for (int b = 0; b < nb; b++) {
+			memcpy(digests + (size_t)b * GEN_DIGEST_SIZE,
+			    g->side[b].records + (size_t)i * GEN_DIGEST_SIZE, GEN_DIGEST_SIZE);
+			if (differs & (1u << b))
+				used += (size_t)snprintf(cands + used, GENRUN_CANDS_SIZE - used, "%s%s",
+				    used ? "," : "", role_name(b));
+		}
+		m->digests = digests;
+		m->ndigests = nb;
+		m->candidates = cands;
+		if (sg != NULL)
+			sg->count++;
+		else
+			g->other_sig++;
+		if ((sg != NULL && sg->samples < GENRUN_SAMPLES) ||
+		    json_array_size(g->listed) < GENRUN_LIST) {
+			t1 = clock_ms();
+			if (genrun_mismatch(g, base->seed, m->index, cands, &m->case_id, err, errsize) < 0)
+				return -1;
+			if (sg != NULL && m->case_id > 0 && sg->samples < GENRUN_SAMPLES)
+				sg->sample_ids[sg->samples++] = m->case_id;
+			g->mismatch_ms += clock_ms() - t1;
+		}
 	}
 	g->compare_ms += clock_ms() - t0;
 	/* The hashes as 8-byte little-endian words, whatever this machine is. */
@@ -720,8 +936,9 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 	}
 	t1 = clock_ms();
 	if (db_generated_batch(g->app->db, g->run->id, base->seed, base->start, n, bytes, (size_t)n * 8, same,
-	        err, errsize) < 0)
+	        g->batch_mis, g->nbatch_mis, err, errsize) < 0)
 		return -1;
+	g->nbatch_mis = 0;
 	g->db_ms += clock_ms() - t1;
 	g->done += n;
 	return 0;
@@ -762,6 +979,10 @@ static void genrun_release(struct genrun *g)
 		free(g->side[b].scratch);
 	}
 	free(g->hashes);
+	free(g->sigs);
+	free(g->batch_mis);
+	free(g->batch_digests);
+	free(g->batch_cands);
 	json_decref(g->listed);
 }
 
@@ -792,6 +1013,12 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
 	g->listed = json_array();
 	g->nbuilds = app->config->nbuilds;
+	g->sigs = calloc(GENRUN_MAX_SIGS, sizeof(*g->sigs));
+	g->batch_mis = calloc(GENRUN_BATCH, sizeof(*g->batch_mis));
+	g->batch_digests = malloc((size_t)GENRUN_BATCH * (size_t)g->nbuilds * GEN_DIGEST_SIZE);
+	g->batch_cands = malloc((size_t)GENRUN_BATCH * GENRUN_CANDS_SIZE);
+	if (g->sigs == NULL || g->batch_mis == NULL || g->batch_digests == NULL || g->batch_cands == NULL)
+		g->hashes = (free(g->hashes), NULL);
 	for (int b = 0; b < g->nbuilds; b++) {
 		g->side[b].worker = coverage_worker(app, b);
 		g->side[b].cfg = app->config;
@@ -863,11 +1090,12 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 				for (int k = 0; k < T_COUNT; k++)
 					g->times[b][k] += s->times[k];
 				g->failures[b] += (int64_t)s->nfailures;
-				if (g->failures[b] > GENRUN_MAX_FAILURES && end == GENRUN_DONE) {
+				if (g->max_failures > 0 && g->failures[b] > g->max_failures &&
+				    end == GENRUN_DONE) {
 					snprintf(err, errsize,
-					    "build %s crashed or timed out on more than %d generated "
-					    "cases; stopping (see the stored cases)",
-					    app->config->builds[b].name, GENRUN_MAX_FAILURES);
+					    "build %s crashed or timed out on more than %" PRId64
+					    " generated cases (max_failures); stopping",
+					    app->config->builds[b].name, g->max_failures);
 					end = GENRUN_FAILED;
 				}
 			}
@@ -895,4 +1123,120 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	genrun_release(g);
 	free(g);
 	return end;
+}
+
+/* ---- a run's mismatches on demand ---- */
+
+/*
+ * A listed mismatch in full: its stored case, or made again from (seed,
+ * index) on both builds and stored now.  1 (*case_id), 0 when it cannot be
+ * made (the daemon runs other builds than the run did), -1.
+ */
+int genrun_materialise(struct app *app, int64_t run_id, uint64_t seed, int64_t index, int64_t *case_id,
+    char *err, size_t errsize)
+{
+	int64_t ids[MAX_BUILDS];
+	unsigned diff;
+	int rc;
+
+	pthread_mutex_lock(&genrun_materialise_lock);
+	rc = db_run_generated_case(app->db, run_id, GEN_VERSION, seed, index, case_id, err, errsize);
+	if (rc == 0) {
+		/* Made again only on the very builds the run had, in its order. */
+		rc = db_run_builds(app->db, run_id, ids, err, errsize);
+		if (rc > 0 && rc != app->config->nbuilds)
+			rc = 0;
+		for (int b = 0; rc > 0 && b < app->config->nbuilds; b++)
+			if (ids[b] != app->config->builds[b].db_id)
+				rc = 0;
+		if (rc > 0)
+			rc = genrun_store_full(
+			         app, run_id, 0, NULL, seed, index, case_id, &diff, err, errsize) < 0
+			    ? -1
+			    : *case_id > 0;
+	}
+	if (rc > 0 && db_generated_link(app->db, run_id, seed, index, *case_id, err, errsize) < 0)
+		rc = -1;
+	pthread_mutex_unlock(&genrun_materialise_lock);
+	return rc;
+}
+
+struct genrun_page {
+	struct db_gen_mismatch *rows;
+	size_t n, cap;
+	const struct db_case_filter *f;
+	db_case_row_fn fn;
+	void *arg;
+	int64_t cursor;
+};
+
+static int genrun_page_row(void *arg, const struct db_gen_mismatch *m)
+{
+	struct genrun_page *p = arg;
+	if (p->n < p->cap) {
+		p->rows[p->n] = *m;
+		p->rows[p->n].signature = NULL; /* the statement's text is gone after this row */
+		p->rows[p->n].candidates = NULL;
+		p->rows[p->n].digests = NULL;
+		p->n++;
+	}
+	return 0;
+}
+
+static int genrun_page_case(void *arg, const struct db_case_row *row)
+{
+	struct genrun_page *p = arg;
+	struct db_case_row r = *row;
+	r.cursor = p->cursor;
+	if (p->f->verdict != NULL && (r.verdict == NULL || strcmp(r.verdict, p->f->verdict) != 0))
+		return 0;
+	return p->fn(p->arg, &r);
+}
+
+int genrun_cases_list(
+    struct app *app, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize)
+{
+	struct genrun_page p = { .f = f, .fn = fn, .arg = arg };
+	int rc = 0;
+
+	/* Generated cases are never stored cases, and all of a run's are mismatches. */
+	if (f->source == 1 || (f->verdict != NULL && strcmp(f->verdict, "same") == 0))
+		return 0;
+	p.cap = f->limit > 0 ? (size_t)f->limit : 1;
+	if ((p.rows = calloc(p.cap, sizeof(*p.rows))) == NULL) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	if (db_generated_mismatches(
+	        app->db, f->run_id, f->before, f->limit, genrun_page_row, &p, err, errsize) < 0)
+		rc = -1;
+	for (size_t i = 0; rc == 0 && i < p.n; i++) {
+		struct db_gen_mismatch *m = &p.rows[i];
+		int found = 1;
+		if (m->case_id == 0 &&
+		    (found = genrun_materialise(
+		         app, f->run_id, m->seed, m->index, &m->case_id, err, errsize)) < 0)
+			rc = -1;
+		p.cursor = m->seq;
+		if (rc == 0 && found > 0)
+			found = db_run_case_row(
+			    app->db, f->run_id, m->case_id, genrun_page_case, &p, err, errsize);
+		if (rc == 0 && found == 0) {
+			/* Not stored and not to be made here: named by what the generator knows. */
+			char title[96];
+			struct db_case_row r;
+			gen_title(m->seed, (uint64_t)m->index, title, sizeof title);
+			memset(&r, 0, sizeof r);
+			r.title = title;
+			r.verdict = "differ";
+			r.differs = "";
+			r.run_id = f->run_id;
+			r.cursor = m->seq;
+			found = f->verdict == NULL || strcmp(f->verdict, "differ") == 0 ? fn(arg, &r) : 0;
+		}
+		if (found < 0)
+			rc = -1;
+	}
+	free(p.rows);
+	return rc;
 }

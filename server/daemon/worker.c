@@ -7,14 +7,23 @@
  * limit gives that case a crash/timeout result; it is started again on the
  * next case, after a backoff that grows while it keeps dying without
  * finishing a case.
+ *
+ * Each (non-measuring) worker gets a progress page (proto.h), a memfd
+ * mapped here and in the worker, which makes the worker a fork server: a
+ * case that kills the child serving cases comes back as PROTO_DIED from
+ * its parent, which forks a fresh child at once, so the worker process
+ * stays and the next case runs in about a millisecond.  Generated runs
+ * read from the page how far a batch got (genrun.c).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -64,6 +73,7 @@ int worker_init(struct worker *w, struct build *b)
 	w->build = b;
 	w->pid = -1;
 	w->fd = -1;
+	w->page_fd = -1;
 	w->errfd = -1;
 	w->state = WORKER_STOPPED;
 	/* A write to a worker that just died is an EPIPE, not a signal: the
@@ -188,6 +198,37 @@ static void describe_exit(int status, char *buf, size_t bufsize)
 		snprintf(buf, bufsize, "worker exited with status %d", WEXITSTATUS(status));
 }
 
+pid_t worker_serving_pid(struct worker *w)
+{
+	pid_t pid = __atomic_load_n(&w->pid, __ATOMIC_RELAXED);
+	if (pid > 0 && w->page != NULL && w->page->child_pid > 0)
+		return (pid_t)w->page->child_pid;
+	return pid;
+}
+
+/* The progress page, made once per worker and kept across its restarts. */
+static int worker_page(struct worker *w)
+{
+	void *p;
+	int fd;
+
+	if (w->page != NULL || w->measuring)
+		return 0;
+	fd = memfd_create("phpcmp-page", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)sizeof(struct proto_page)) < 0 ||
+	    (p = mmap(NULL, sizeof(struct proto_page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+	        MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	w->page = p;
+	w->page_fd = fd;
+	w->page->magic = PROTO_PAGE_MAGIC;
+	return 0;
+}
+
 static int worker_start(struct worker *w, const struct config *cfg)
 {
 	int sv[2] = { -1, -1 }, ep[2] = { -1, -1 };
@@ -265,6 +306,13 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	}
 	for (int i = 0; i < sbx.n; i++)
 		argv[argc++] = sbx.v[i];
+	if (worker_page(w) == 0 && w->page != NULL) {
+		w->page->child_pid = 0;
+		w->page->busy = 0;
+		w->page->batch_start = -1;
+		argv[argc++] = "--page-fd";
+		argv[argc++] = "4";
+	}
 	argv[argc] = NULL;
 
 	posix_spawn_file_actions_init(&fa);
@@ -272,9 +320,12 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears CLOEXEC */
+	if (w->page != NULL)
+		posix_spawn_file_actions_adddup2(&fa, w->page_fd, PROTO_PAGE_FD);
 	/* Nothing else the daemon holds or inherited (its parent's pipes, a
-	 * listening socket without CLOEXEC) reaches the worker. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+	 * listening socket without CLOEXEC) reaches the worker: only the
+	 * protocol socket and, for a fork server, its progress page. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, w->page != NULL ? PROTO_PAGE_FD + 1 : 4);
 	pid_t pid;
 	/* posix_spawn's argv and envp are not const for historical reasons only. */
 	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, (char *const *)envp);
@@ -502,8 +553,53 @@ void worker_release(struct worker *w)
 		worker_reap(w, REAP_GRACE, NULL);
 	}
 	w->state = WORKER_STOPPED;
+	if (w->page != NULL) {
+		munmap(w->page, sizeof(struct proto_page));
+		close(w->page_fd);
+		w->page = NULL;
+		w->page_fd = -1;
+	}
 	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_destroy(&w->lock);
+}
+
+/* "killed by signal 6 (SIGABRT)", then what the worker said, as r's failure. */
+static void result_add_stderr(struct result *r, const char *why, const struct stderr_text *err)
+{
+	if (err->total == 0)
+		return;
+	size_t size = strlen(why) + STDERR_KEEP + 256;
+	char *text = malloc(size);
+	if (text) {
+		int n = snprintf(text, size, "%s\nworker stderr (%zu bytes):\n", why, err->total);
+		stderr_format(err, text + n, size - (size_t)n);
+		free(r->failure);
+		r->failure = text;
+	}
+}
+
+/*
+ * A fork server's child died while idle (killed from outside): its
+ * PROTO_DIED is waiting on the socket before any reply.  Read those; 0, or
+ * -1 when the worker itself is gone or out of step (reaped here).
+ */
+static int worker_drain(struct worker *w)
+{
+	struct pollfd p = { .fd = w->fd, .events = POLLIN };
+	while (poll(&p, 1, 0) == 1) {
+		struct proto_msg m;
+		int rc = proto_recv(w->fd, &m, 100);
+		if (rc == 1 && m.type == PROTO_DIED && proto_get(&m, TAG_RETIRE) == NULL) {
+			proto_msg_release(&m);
+			w->restarts++;
+			continue;
+		}
+		if (rc == 1)
+			proto_msg_release(&m);
+		worker_reap(w, REAP_KILL, NULL);
+		return -1;
+	}
+	return 0;
 }
 
 int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const struct proto_buf *req,
@@ -513,6 +609,8 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 
 	result_init(r);
 	pthread_mutex_lock(&w->lock);
+	if (w->pid > 0 && w->page != NULL && worker_drain(w) < 0)
+		w->consecutive_deaths++;
 	if (w->pid < 0)
 		worker_backoff(w); /* another call may have started it meanwhile */
 	if (w->pid < 0) {
@@ -532,9 +630,42 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	double t0 = clock_ms();
 	int r_send = proto_send(w->fd, type, req);
 	int r_recv = r_send < 0 ? -1 : proto_recv(w->fd, reply, timeout_ms);
+	/* A fork server's child that died idle, before it read this request:
+	 * the next child answers it. */
+	while (r_recv == 1 && reply->type == PROTO_DIED && !proto_get_int(reply, TAG_DIED_BUSY, 1) &&
+	    proto_get(reply, TAG_RETIRE) == NULL) {
+		proto_msg_release(reply);
+		w->restarts++;
+		int left = timeout_ms < 0 ? -1 : timeout_ms - (int)(clock_ms() - t0);
+		r_recv = proto_recv(w->fd, reply, left < 0 && timeout_ms >= 0 ? 0 : left);
+	}
 	int timed_out = r_recv < 0 && errno == ETIMEDOUT;
 	r->wall_ms = clock_ms() - t0;
 	w->cases_run++;
+	if (r_recv == 1 && reply->type == PROTO_DIED) {
+		/* The child died on this request; its parent forks another. */
+		int status = (int)proto_get_int(reply, TAG_DIED_STATUS, -1);
+		int retired = proto_get(reply, TAG_RETIRE) != NULL;
+		char dwhy[128];
+		struct stderr_text derr = { .nhead = 0 };
+		proto_msg_release(reply);
+		describe_exit(status, dwhy, sizeof(dwhy));
+		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		worker_read_stderr(w, &derr); /* what the child wrote */
+		result_failed(r, STATUS_CRASH, "%s", dwhy);
+		result_add_stderr(r, dwhy, &derr);
+		snprintf(w->last_failure, sizeof(w->last_failure), "%s", dwhy);
+		w->restarts++;
+		w->consecutive_deaths++;
+		w->state = WORKER_READY;
+		if (retired) {
+			/* Its folder could not be emptied: replaced, the folder removed. */
+			worker_reap(w, REAP_KILL, NULL);
+			w->state = WORKER_STOPPED;
+		}
+		ret = 0;
+		goto out;
+	}
 	if (r_recv == 1) {
 		w->consecutive_deaths = 0;
 		w->state = WORKER_READY;
@@ -552,8 +683,31 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	struct stderr_text err = { .nhead = 0 };
 	char why[128];
 	if (timed_out) {
-		worker_reap(w, REAP_KILL, &err);
+		int kept = 0;
+		/* A fork server: kill the child only, its parent says when it is gone. */
+		pid_t child = w->page != NULL ? (pid_t)w->page->child_pid : 0;
+		if (child > 0 && child != w->pid && kill(child, SIGKILL) == 0) {
+			struct proto_msg m;
+			if (proto_recv(w->fd, &m, 2000) == 1) {
+				kept = m.type == PROTO_DIED && proto_get_int(&m, TAG_DIED_BUSY, 0) &&
+				    proto_get(&m, TAG_RETIRE) == NULL;
+				proto_msg_release(&m);
+			}
+		}
 		snprintf(why, sizeof(why), "timed out after %d ms; worker killed", timeout_ms);
+		if (kept) {
+			w->restarts++;
+			worker_read_stderr(w, &err); /* what the child wrote */
+			result_failed(r, STATUS_TIMEOUT, "%s", why);
+			result_add_stderr(r, why, &err);
+			snprintf(w->last_failure, sizeof(w->last_failure), "request timed out after %d ms",
+			    timeout_ms);
+			w->consecutive_deaths++;
+			w->state = WORKER_READY;
+			ret = 0;
+			goto out;
+		}
+		worker_reap(w, REAP_KILL, &err);
 		snprintf(
 		    w->last_failure, sizeof(w->last_failure), "request timed out after %d ms", timeout_ms);
 	} else {
@@ -565,17 +719,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		snprintf(w->last_failure, sizeof(w->last_failure), "%s", why);
 	}
 	result_failed(r, timed_out ? STATUS_TIMEOUT : STATUS_CRASH, "%s", why);
-	if (err.total > 0) {
-		/* "killed by signal 6 (SIGABRT)", then what the worker said. */
-		size_t size = sizeof(why) + STDERR_KEEP + 256;
-		char *text = malloc(size);
-		if (text) {
-			int n = snprintf(text, size, "%s\nworker stderr (%zu bytes):\n", why, err.total);
-			stderr_format(&err, text + n, size - (size_t)n);
-			free(r->failure);
-			r->failure = text;
-		}
-	}
+	result_add_stderr(r, why, &err);
 	w->consecutive_deaths++;
 	w->state = WORKER_STOPPED;
 	ret = 0;

@@ -14,15 +14,30 @@
  *       runs one case with no daemon and prints json_encode's output: for
  *       debugging a build, and for measuring by hand under callgrind.
  *
+ * Given a progress page (--page-fd, proto.h), the loader is a fork server:
+ * it starts PHP once, applies the sandbox layers that allow fork (netns,
+ * landlock, caps), then forks the child that serves frames, which applies
+ * the rest (seccomp, which forbids fork, and rlimits) and says hello.  A
+ * child that dies of a signal is reported to the daemon (PROTO_DIED) and a
+ * fresh one forked from the initialised parent at once: a crashing case
+ * costs a fork, not a new process that loads and starts PHP.  The child
+ * dies with the parent (PR_SET_PDEATHSIG); a child that exits, exits the
+ * parent too (the daemon closed the socket, or the child could not start).
+ *
  * stdin, stdout and stderr are the daemon's business (it points them at
  * /dev/null): a case writing to php://stdout can't corrupt the protocol.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <valgrind/valgrind.h>
 
 #include "core.h"
 #include "sandbox.h"
@@ -85,6 +100,115 @@ static int eval_case(const struct core_api *api, const char *code, int64_t flags
 	return status == PROTO_STATUS_OK ? 0 : 1;
 }
 
+/* Serve frames on PROTO_FD until the daemon closes it. */
+static void serve(const struct core_api *api, struct sandbox *sb, struct proto_page *page)
+{
+	struct proto_buf out;
+	proto_buf_init(&out);
+	for (;;) {
+		struct proto_msg req;
+		int r = proto_recv(PROTO_FD, &req, -1);
+		if (r <= 0)
+			break; /* the daemon closed the socket (or sent garbage): done */
+		if (page != NULL)
+			page->busy = 1;
+		proto_buf_release(&out);
+		int type = PROTO_RESULT;
+		sandbox_case_begin(sb);
+		if (req.type == PROTO_CASE)
+			api->run_case(&req, &out);
+		else if ((type = api->handle(&req, &out)) == 0) {
+			type = PROTO_FAIL;
+			proto_buf_add_str(&out, TAG_MESSAGE, "unexpected message type");
+		}
+		/* A folder that cannot be emptied would hand this case's files to
+		 * the next: say so and exit; the daemon starts another worker and
+		 * removes the folder.  (In a fork server the child's exit, not a
+		 * signal, exits the parent too.) */
+		int retire = sandbox_case_end(sb) < 0;
+		if (retire)
+			proto_buf_add_int(&out, TAG_RETIRE, 1);
+		proto_msg_release(&req);
+		int sent = proto_send(PROTO_FD, out.failed ? PROTO_FAIL : type, &out);
+		if (page != NULL)
+			page->busy = 0;
+		if (sent < 0 || retire)
+			break;
+	}
+	proto_buf_release(&out);
+}
+
+static void say_hello(const struct core_api *api, struct sandbox *sb)
+{
+	struct proto_buf out;
+	proto_buf_init(&out);
+	api->hello(&out);
+	proto_buf_add_str(&out, TAG_SANDBOX, sb->report);
+	if (proto_send(PROTO_FD, PROTO_HELLO, &out) < 0)
+		_exit(1);
+	proto_buf_release(&out);
+}
+
+/* The fork server's child: the rest of the sandbox, then frames. */
+static void fork_child(const struct core_api *api, struct sandbox *sb, struct proto_page *page, pid_t parent)
+{
+	char err[512] = "";
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	page->child_pid = (int32_t)getpid();
+	if (sandbox_apply_deferred(sb, err, sizeof(err)) < 0)
+		fail("%s", err);
+	if (!page->hello) {
+		if (sandbox_selftest(sb, api, err, sizeof(err)) < 0)
+			fail("%s", err);
+		say_hello(api, sb);
+		page->hello = 1;
+	}
+	serve(api, sb, page);
+	api->shutdown();
+	exit(0);
+}
+
+static int fork_server(const struct core_api *api, struct sandbox *sb, struct proto_page *page)
+{
+	pid_t self = getpid();
+	for (;;) {
+		int status;
+		page->busy = 0;
+		pid_t pid = fork();
+		if (pid < 0)
+			fail("fork server: fork: %s", strerror(errno));
+		if (pid == 0)
+			fork_child(api, sb, page, self);
+		page->child_pid = (int32_t)pid;
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				fail("fork server: waitpid: %s", strerror(errno));
+		page->child_pid = 0;
+		/* The first child could not start (it said why), or a child exited:
+		 * the daemon closed the socket. */
+		if (!page->hello || !WIFSIGNALED(status))
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+		/* The child died mid-case (crash, timeout): what it left in the
+		 * private folder must not reach the next child's cases.  A folder
+		 * that cannot be emptied retires the worker (TAG_RETIRE): the
+		 * daemon reaps it and removes the folder. */
+		int retire = sandbox_case_end(sb) < 0;
+		struct proto_buf b;
+		proto_buf_init(&b);
+		proto_buf_add_int(&b, TAG_DIED_STATUS, status);
+		proto_buf_add_int(&b, TAG_DIED_BUSY, page->busy);
+		proto_buf_add_int(&b, TAG_DIED_PID, pid);
+		if (retire)
+			proto_buf_add_int(&b, TAG_RETIRE, 1);
+		int rc = proto_send(PROTO_FD, PROTO_DIED, &b);
+		proto_buf_release(&b);
+		if (rc < 0 || retire)
+			_exit(1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *lib = NULL, *core = NULL, *eval = NULL;
@@ -92,6 +216,7 @@ int main(int argc, char **argv)
 	struct core_options opts = { .memory_limit = "128M" };
 	struct sandbox sb;
 	char **exec_argv = NULL;
+	int page_fd = -1;
 
 	sandbox_init(&sb);
 
@@ -111,6 +236,8 @@ int main(int argc, char **argv)
 			depth = strtoll(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--dump-prefix") && val)
 			opts.dump_prefix = argv[++i];
+		else if (!strcmp(argv[i], "--page-fd") && val)
+			page_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--ini") && val && opts.nini < CORE_MAX_INI)
 			opts.ini[opts.nini++] = argv[++i];
 		else if (!strcmp(argv[i], "--")) {
@@ -160,49 +287,42 @@ int main(int argc, char **argv)
 	char err[512] = "";
 	if (sandbox_php_ini(&sb, &opts, err, sizeof(err)) < 0)
 		fail("%s", err);
+	/* The progress page; a fork server only where it can fork (not under
+	 * valgrind, which measures one process, nor for --eval). */
+	struct proto_page *page = NULL;
+	if (page_fd >= 0) {
+		void *p = mmap(
+		    NULL, sizeof(struct proto_page), PROT_READ | PROT_WRITE, MAP_SHARED, page_fd, 0);
+		close(page_fd);
+		if (p == MAP_FAILED)
+			fail("cannot map the progress page: %s", strerror(errno));
+		page = p;
+		if (page->magic != PROTO_PAGE_MAGIC)
+			fail("the progress page is not one%s", NULL);
+		page->hello = 0;
+		page->child_pid = 0;
+	}
+	opts.page = page;
+	int forking = page != NULL && !eval && !opts.dump_prefix && !RUNNING_ON_VALGRIND;
+	if (forking)
+		sb.deferred = SANDBOX_SECCOMP | SANDBOX_RLIMITS;
 	if (api->init(&opts, err, sizeof(err)) < 0)
 		fail("PHP failed to start: %s", err);
 	/* PHP is up: from here on a case computes and prints, nothing more. */
-	if (sandbox_apply(&sb, err, sizeof(err)) < 0 || sandbox_selftest(&sb, api, err, sizeof(err)) < 0)
+	if (sandbox_apply(&sb, err, sizeof(err)) < 0)
+		fail("%s", err);
+	if (forking)
+		return fork_server(api, &sb, page);
+	if (sandbox_selftest(&sb, api, err, sizeof(err)) < 0)
 		fail("%s", err);
 
-	struct proto_buf out;
-	proto_buf_init(&out);
 	if (eval) {
 		if (sb.layers)
 			fprintf(stderr, "phpcmp-worker: sandbox: %s\n", sb.report);
 		return eval_case(api, eval, flags, depth);
 	}
-	api->hello(&out);
-	proto_buf_add_str(&out, TAG_SANDBOX, sb.report);
-	if (proto_send(PROTO_FD, PROTO_HELLO, &out) < 0)
-		_exit(1);
-
-	for (;;) {
-		struct proto_msg req;
-		int r = proto_recv(PROTO_FD, &req, -1);
-		if (r <= 0)
-			break; /* the daemon closed the socket (or sent garbage): done */
-		proto_buf_release(&out);
-		int type = PROTO_RESULT;
-		sandbox_case_begin(&sb);
-		if (req.type == PROTO_CASE)
-			api->run_case(&req, &out);
-		else if ((type = api->handle(&req, &out)) == 0) {
-			type = PROTO_FAIL;
-			proto_buf_add_str(&out, TAG_MESSAGE, "unexpected message type");
-		}
-		/* A folder that cannot be emptied would hand this case's files to
-		 * the next: say so and exit; the daemon starts another worker and
-		 * removes the folder. */
-		int retire = sandbox_case_end(&sb) < 0;
-		if (retire)
-			proto_buf_add_int(&out, TAG_RETIRE, 1);
-		proto_msg_release(&req);
-		if (proto_send(PROTO_FD, out.failed ? PROTO_FAIL : type, &out) < 0 || retire)
-			break;
-	}
-	proto_buf_release(&out);
+	say_hello(api, &sb);
+	serve(api, &sb, page);
 	api->shutdown();
 	return 0;
 }

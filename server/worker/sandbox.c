@@ -686,14 +686,18 @@ static int sandbox_layers(struct sandbox *sb, unsigned layers, int for_exec, cha
 		return -1;
 	if (layers & SANDBOX_NETNS)
 		sandbox_netns(sb);
-	if ((layers & SANDBOX_LANDLOCK) && (ll = sandbox_landlock(sb, for_exec, err, errsize)) < 0)
-		return -1;
+	if (layers & SANDBOX_LANDLOCK) {
+		if ((ll = sandbox_landlock(sb, for_exec, err, errsize)) < 0)
+			return -1;
+		sb->landlock_off = ll == 1;
+	}
 	if ((layers & SANDBOX_CAPS) && sandbox_caps(sb, err, errsize) < 0)
 		return -1;
 	/* Landlock asked for but missing: seccomp keeps the files read-only
-	 * instead -- except under valgrind, which writes callgrind's dumps. */
-	sb->files_readonly = (layers & SANDBOX_SECCOMP) && (layers & SANDBOX_LANDLOCK) && ll == 1 &&
-	    !sb->valgrind;
+	 * instead -- except under valgrind, which writes callgrind's dumps.
+	 * (Landlock may have been applied by an earlier call: a fork server's.) */
+	if (layers & SANDBOX_SECCOMP)
+		sb->files_readonly = (sb->layers & SANDBOX_LANDLOCK) && sb->landlock_off && !sb->valgrind;
 	if ((layers & SANDBOX_SECCOMP) && sandbox_seccomp(sb, sb->files_readonly, err, errsize) < 0)
 		return -1;
 	if ((layers & SANDBOX_RLIMITS) && sandbox_rlimits(sb, err, errsize) < 0)
@@ -703,7 +707,7 @@ static int sandbox_layers(struct sandbox *sb, unsigned layers, int for_exec, cha
 
 int sandbox_apply(struct sandbox *sb, char *err, size_t errsize)
 {
-	unsigned layers = sb->layers & ~sb->inherited & ~(unsigned)SANDBOX_PHP;
+	unsigned layers = sb->layers & ~sb->inherited & ~(unsigned)SANDBOX_PHP & ~sb->deferred;
 
 	sb->valgrind = RUNNING_ON_VALGRIND ? 1 : 0;
 	sb->report[0] = '\0';
@@ -722,13 +726,36 @@ int sandbox_apply(struct sandbox *sb, char *err, size_t errsize)
 		return -1;
 	if (sb->layers & SANDBOX_PHP) {
 		sb->applied |= SANDBOX_PHP;
-		sandbox_note(sb, "php", "", "");
+		/* Named last, after the layers a fork server's child adds. */
+		if (!(sb->deferred & sb->layers & ~sb->inherited & ~(unsigned)SANDBOX_PHP))
+			sandbox_note(sb, "php", "", "");
 	}
 	size_t n = strlen(sb->report);
 	while (n > 0 && sb->report[n - 1] == ' ')
 		sb->report[--n] = '\0';
 	if (!sb->layers)
 		snprintf(sb->report, sizeof(sb->report), "none");
+	return 0;
+}
+
+int sandbox_apply_deferred(struct sandbox *sb, char *err, size_t errsize)
+{
+	unsigned layers = sb->deferred & sb->layers & ~sb->inherited & ~(unsigned)SANDBOX_PHP;
+	size_t n = strlen(sb->report);
+
+	if (!layers)
+		return 0;
+	if (n > 0 && n + 1 < sizeof(sb->report)) {
+		sb->report[n++] = ' ';
+		sb->report[n] = '\0';
+	}
+	if (sandbox_layers(sb, layers, 0, err, errsize) < 0)
+		return -1;
+	if (sb->layers & SANDBOX_PHP)
+		sandbox_note(sb, "php", "", "");
+	n = strlen(sb->report);
+	while (n > 0 && sb->report[n - 1] == ' ')
+		sb->report[--n] = '\0';
 	return 0;
 }
 

@@ -44,12 +44,15 @@ struct sandbox {
 	const char *rw[SANDBOX_MAX_PATHS];
 	const char *ro[SANDBOX_MAX_PATHS];
 	int nrw, nro;
-	int valgrind;    /* layers for a loader that runs under valgrind */
-	int no_landlock; /* tests: act as if the kernel had no landlock */
+	int valgrind;      /* layers for a loader that runs under valgrind */
+	int no_landlock;   /* tests: act as if the kernel had no landlock */
+	unsigned deferred; /* layers sandbox_apply leaves to sandbox_apply_deferred (a fork
+	                    * server's children: seccomp forbids fork, rlimits count processes) */
 	/* State once applied. */
 	unsigned applied;
 	int landlock_abi;
 	int files_readonly; /* no landlock: seccomp refuses every write */
+	int landlock_off;   /* landlock was asked for and is not in force */
 	int dirfd;
 	struct stat dirst;
 	char dir_real[4096];
@@ -70,6 +73,8 @@ int sandbox_php_ini(struct sandbox *, struct core_options *opts, char *err, size
 int sandbox_apply(struct sandbox *, char *err, size_t errsize);
 /* Before exec (a measuring worker's valgrind): apply the before_exec layers
  * and exec argv; returns only on failure, with err. */
+/* In a fork server's child: the layers sandbox_apply deferred. */
+int sandbox_apply_deferred(struct sandbox *, char *err, size_t errsize);
 int sandbox_exec(struct sandbox *, char **argv, char *err, size_t errsize);
 /* Run a probe case under the sandbox; -1 with what went wrong. */
 int sandbox_selftest(struct sandbox *, const struct core_api *, char *err, size_t errsize);

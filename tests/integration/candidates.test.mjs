@@ -114,6 +114,32 @@ test('a generated run sends each batch to every build: one corpus hash, mismatch
 	assert.ok(s.builds.cand2.mismatches > 0, JSON.stringify(s.builds.cand2));
 	assert.equal(s.mismatches >= s.builds.cand2.mismatches, true);
 	assert.equal(run.counts.differ, s.mismatches);
+	// Every mismatch listed in bulk, once per case, with the candidates
+	// that differ and every build's digest (issue 14).
+	const q = (sql) => execFileSync('sqlite3', ['-readonly', d.db, sql], { encoding: 'utf8' }).trim();
+	const where = `FROM generated_mismatches WHERE run_id = ${run.id}`;
+	assert.equal(Number(q(`SELECT count(*) ${where}`)), s.mismatches);
+	assert.equal(Number(q(`SELECT count(*) ${where} AND length(digests) != 4 * 32`)), 0);
+	for (const [role, name] of [['head', 'head'], ['cand2', 'twin'], ['cand3', 'same']]) {
+		const n = Number(q(`SELECT count(*) ${where} AND instr(',' || candidates || ',', ',${role},') > 0`));
+		assert.equal(n, s.builds[role].mismatches, `${name}'s mismatches listed`);
+	}
+	// Signatures: the first candidate's part unnamed (as with two builds), a later one's by its role.
+	assert.ok(s.signatures.length > 0);
+	let total = 0;
+	for (const x of s.signatures) {
+		total += x.mismatches;
+		for (const part of x.signature.split(';')) assert.match(part, /^(cand2:)?[a-z_,]+\|[a-z]+,\d+,\d+\|[a-z]+,\d+,\d+$/, x.signature);
+	}
+	assert.equal(total + s.other_signatures, s.mismatches);
+	assert.ok(s.signatures.some((x) => x.signature.startsWith('cand2:')), JSON.stringify(s.signatures));
+	// A mismatch made again on demand holds every build's result.
+	const page = (await d.get(`/api/runs/${run.id}/cases?verdict=differ&limit=3`)).json;
+	assert.equal(page.cases.length, 3);
+	for (const c of page.cases) {
+		const full = (await d.get(`/api/cases/${c.id}?comparison=${c.comparison_id}`)).json;
+		assert.deepEqual(Object.keys(full.results).sort(), ['base', 'cand2', 'cand3', 'head']);
+	}
 });
 
 test('measurements: a column per candidate; the same library is 0.0 % everywhere', async () => {

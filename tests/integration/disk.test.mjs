@@ -88,6 +88,25 @@ for ($i = 0; $i < 6; $i++) @file_put_contents("$t/f$i", str_repeat("x", 8 << 20)
 	assert.ok(during < 1 << 20, `the host's disk holds ${during} bytes of the workers' folders while the case runs`);
 	const r = await pending;
 	assert.equal(r.json.results.base.status, 'timeout');
+	// A fork server's timeout kills only the child serving cases (the
+	// worker, and so its folder, stay): the next case starts from an
+	// empty folder all the same.
+	const next = await d.runCase({ code: 'return scandir(sys_get_temp_dir());' });
+	for (const b of ['base', 'head']) assert.equal(next.results[b].output, '[".",".."]', b);
+	assert.ok(usage(sandboxDir) < 1 << 20);
+	// The folder goes with the worker: kill the workers from outside; the
+	// next case starts others and the old folders are removed.
+	// (Health names the process serving cases: a fork server's child, whose
+	// parent is the worker when that is a phpcmp-worker too.)
+	const workers = (await d.get('/api/health')).json.builds.map((b) => b.worker.pid).filter((p) => p > 0)
+		.map((pid) => {
+			const ppid = Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^PPid:\s*(\d+)/m)[1]);
+			return /phpcmp-worker/.test(fs.readFileSync(`/proc/${ppid}/cmdline`, 'utf8')) ? ppid : pid;
+		});
+	for (const pid of workers) process.kill(pid, 'SIGKILL');
+	await sleep(200);
+	const again = await d.runCase({ code: 'return 1;' });
+	for (const b of ['base', 'head']) assert.equal(again.results[b].status, 'ok', b);
 	const now = fs.readdirSync(sandboxDir).sort();
 	for (const f of before) assert.ok(!now.includes(f), `${f}: the reaped worker's folder is removed`);
 	assert.ok(usage(sandboxDir) < 1 << 20);

@@ -196,7 +196,16 @@ test('mismatches on real builds: serialize_precision=17 on the head only', async
 	assert.equal(run.summary.unconfirmed, 0, 'every digest mismatch is a real one when run alone');
 	assert.equal(run.summary.mismatch_list.length, Math.min(differ, 20));
 
-	// Every mismatch is a stored case with both results in full.
+	// Counted and listed by signature; only a bounded sample per signature
+	// stored in full during the run.
+	const sigs = run.summary.signatures;
+	assert.equal(sigs.reduce((n, x) => n + x.mismatches, 0) + run.summary.other_signatures, differ);
+	assert.ok(sigs.every((x) => x.samples.length === Math.min(x.mismatches, 8)), JSON.stringify(sigs));
+	assert.ok(run.summary.stored_in_full <= sigs.length * 8 + 20);
+	assert.ok(Number(sql(db, 'SELECT count(*) FROM generated_cases')) < differ);
+	assert.equal(Number(sql(db, 'SELECT count(*) FROM generated_mismatches')), differ);
+
+	// Listed, every mismatch is a stored case with both results in full.
 	const cases = await d.listAll(`/api/runs/${run.id}/cases?verdict=differ&limit=500`);
 	assert.equal(cases.length, differ);
 	assert.equal(Number(sql(db, 'SELECT count(*) FROM generated_cases')), differ);
@@ -329,6 +338,15 @@ test('a generated run resumes where it stopped, even after the daemon was killed
 	assert.equal(run.summary.corpus_hash, ref.summary.corpus_hash);
 	assert.ok(run.summary.resumed_past > 0);
 	assert.deepEqual(run.summary.coverage, ref.summary.coverage);
+	// Every mismatch listed once; a bounded sample stored in full during
+	// the run, the rest when the run's cases are listed -- none twice.
+	assert.equal(sql(db, `SELECT count(*) FROM generated_mismatches WHERE run_id = ${run.id}`),
+		String(ref.counts.differ), 'no mismatch listed twice');
+	assert.ok(Number(sql(db, `SELECT count(*) FROM comparisons WHERE run_id = ${run.id}`)) < ref.counts.differ,
+		'not every mismatch stored in full during the run');
+	const listed = await d.listAll(`/api/runs/${run.id}/cases?verdict=differ&limit=500`);
+	assert.equal(listed.length, ref.counts.differ);
+	assert.equal(new Set(listed.map((c) => c.id)).size, ref.counts.differ, 'each a case of its own');
 	assert.equal(sql(db, `SELECT count(*) FROM comparisons WHERE run_id = ${run.id}`), String(ref.counts.differ),
 		'no mismatch stored twice');
 	assert.equal(sql(db, `SELECT sum(count) FROM generated_batches WHERE run_id = ${run.id}`), '40000');
@@ -345,7 +363,7 @@ test('the digest and the verdict agree on what is the same, both ways', async ()
 	assert.equal(run.status, 'done');
 	assert.ok(run.counts.differ > 0 && run.counts.same > 0, JSON.stringify(run.counts));
 	assert.equal(run.summary.unconfirmed, 0, 'digest mismatch => verdict mismatch');
-	const differ = new Set(sql(db, 'SELECT idx FROM generated_cases WHERE seed = 7').split('\n').filter(Boolean).map(Number));
+	const differ = new Set(sql(db, 'SELECT idx FROM generated_mismatches WHERE seed = 7').split('\n').filter(Boolean).map(Number));
 	assert.equal(differ.size, run.counts.differ);
 	let same = 0, checkedDiffer = 0;
 	for (let i = 0; i < 1500 && (same < 25 || checkedDiffer < 5); i += 7) {

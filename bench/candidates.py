@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Generated runs on candidates with planted bugs (issue 14): phpcmp against
+the hand method, side by side in one run.
+
+Builds: the from-source 8.2.32 (builds/src-8.2.32, `make src-builds`) as the
+base, and as the head the same build (identical) or one built with a fixture
+patch of tests/fixtures/patches/ (one planted bug each).
+
+phpcmp: a daemon on a free port with a fresh database, POST /api/runs
+{"suite":"generated","seeds":[1,2,3],"count":200000}, timed from the POST to
+the run's end (every mismatch counted and listed, a sample per signature
+stored in full, every result hash in SQLite).
+
+The hand method: bench/lean.php (the lean script a reviewer writes) run with
+each build's own bin/php, both builds at once, seed after seed, then diff;
+its "mismatches" are diff's differing line pairs.  A build that crashes
+kills its script at the first crash: the hand method then "finishes" early
+with what it printed so far.
+
+Rounds are interleaved (each round: every candidate, phpcmp then the hand
+method) and medians compared; the load average is printed per round.
+
+    python3 bench/candidates.py [--count 200000] [--seeds 1,2,3] [--repeat 3]
+        [--candidates identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte]
+"""
+import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generated import ROOT, free_port, request, rss_kb, proc_cpu  # noqa: E402
+
+BASE = "src-8.2.32"
+
+
+def prefix(name):
+    p = os.path.join(ROOT, "builds", name)
+    if not os.path.exists(os.path.join(p, "lib/libphp.so")):
+        sys.exit(f"bench: {p} is missing: make src-builds")
+    return p
+
+
+def head_of(cand):
+    return prefix(BASE if cand == "identical" else f"{BASE}-{cand}")
+
+
+def phpcmp(bindir, cand, seeds, count, tmp):
+    port = free_port()
+    db = os.path.join(tmp, f"{cand}-{port}.db")
+    log = open(os.path.join(tmp, f"daemon-{cand}.log"), "w")
+    args = [os.path.join(bindir, "phpcmp"), "serve", "--port", str(port), "--db", db,
+            "--state", os.path.join(bindir, "bench-state"), "--worker", os.path.join(bindir, "phpcmp-worker"),
+            "--build", "base=" + prefix(BASE), "--build", "head=" + head_of(cand),
+            "--cases", os.path.join(ROOT, "cases"), "--web", os.path.join(ROOT, "web")]
+    daemon = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    t_start = time.monotonic()
+    try:
+        while True:
+            try:
+                if request(port, "GET", "/api/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if daemon.poll() is not None or time.monotonic() - t_start > 180:
+                sys.exit("bench: the daemon did not start; see " + log.name)
+            time.sleep(0.05)
+        cpu0 = proc_cpu(daemon.pid)
+        t0 = time.monotonic()
+        status, run = request(port, "POST", "/api/runs", {"suite": "generated", "seeds": seeds, "count": count})
+        if status != 202:
+            sys.exit(f"bench: POST /api/runs answered {status}: {run}")
+        while True:
+            status, run = request(port, "GET", f"/api/runs/{run['id']}")
+            if run["status"] not in ("queued", "running"):
+                break
+            time.sleep(0.02)
+        wall = time.monotonic() - t0
+        cpu = proc_cpu(daemon.pid) - cpu0
+        peak = rss_kb(daemon.pid, "VmHWM")
+        if run["status"] != "done":
+            sys.exit(f"bench: {cand}: the run ended {run['status']}: {run['error']}")
+    finally:
+        daemon.terminate()
+        daemon.wait()
+        log.close()
+    s = run["summary"]
+    return {"wall": wall, "cpu": cpu, "mismatches": run["counts"]["differ"], "done": run["done"],
+            "crashes": s["builds"]["head"]["statuses"]["crash"], "peak_kb": peak,
+            "details_s": s["daemon"]["mismatch_details_s"], "stored_in_full": s.get("stored_in_full")}
+
+
+def hand(cand, seeds, count, tmp):
+    php = {"base": os.path.join(prefix(BASE), "bin/php"), "head": os.path.join(head_of(cand), "bin/php")}
+    t0 = time.monotonic()
+    died = False
+    for seed in seeds:
+        procs = []
+        for build in ("base", "head"):
+            out = open(os.path.join(tmp, f"{build}-{seed}.txt"), "w")
+            p = subprocess.Popen([php[build], "-n", os.path.join(ROOT, "bench/lean.php"), str(seed), str(count)],
+                                 stdout=out, stderr=subprocess.DEVNULL)
+            procs.append((p, out))
+        for p, out in procs:
+            p.wait()
+            out.close()
+            died = died or p.returncode != 0
+    lines = 0
+    for seed in seeds:
+        d = subprocess.run(["diff", os.path.join(tmp, f"base-{seed}.txt"), os.path.join(tmp, f"head-{seed}.txt")],
+                           stdout=subprocess.PIPE)
+        lines += sum(1 for x in d.stdout.split(b"\n") if x.startswith(b"<"))
+    return {"wall": time.monotonic() - t0, "lines": lines, "died": died}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=200000)
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--candidates", default="identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build"))
+    args = ap.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    cands = args.candidates.split(",")
+    tmp = tempfile.mkdtemp(prefix="phpcmp-cands-")
+    ours = {c: [] for c in cands}
+    theirs = {c: [] for c in cands}
+    loads = []
+    try:
+        print(f"{args.count * len(seeds)} cases ({len(seeds)} seeds x {args.count}); base {BASE}; "
+              f"{os.cpu_count()} CPUs; {args.repeat} rounds, interleaved")
+        for r in range(args.repeat):
+            for c in cands:
+                loads.append(os.getloadavg()[0])
+                ours[c].append(phpcmp(args.bin, c, seeds, args.count, tmp))
+                theirs[c].append(hand(c, seeds, args.count, tmp))
+                print(f"  round {r + 1} {c}: phpcmp {ours[c][-1]['wall']:.2f} s "
+                      f"({ours[c][-1]['mismatches']} mismatches), hand {theirs[c][-1]['wall']:.2f} s "
+                      f"(load {loads[-1]:.1f})", flush=True)
+        med = lambda xs, k: statistics.median(x[k] for x in xs)
+        clean = med(ours[cands[0]], "wall")
+        print()
+        print("| candidate | mismatches (phpcmp) | crashes | hand method's diff lines | phpcmp wall | "
+              "hand method wall (both builds at once + diff) | phpcmp / hand | phpcmp / clean run | daemon peak RSS |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for c in cands:
+            o, t = ours[c], theirs[c]
+            wall, hw = med(o, "wall"), med(t, "wall")
+            died = " (died at the first crash)" if any(x["died"] for x in t) else ""
+            print(f"| {c} | {o[0]['mismatches']:,} | {o[0]['crashes']:,} | {t[0]['lines']:,}{died} | "
+                  f"{wall:.2f} s | {hw:.2f} s | {wall / hw:.2f} | {wall / clean:.2f} | "
+                  f"{max(x['peak_kb'] for x in o) // 1024} MB |")
+        print(f"(medians of {args.repeat} interleaved rounds; load average {min(loads):.1f}-{max(loads):.1f} "
+              f"from other jobs during the rounds; every run finished all {ours[cands[0]][0]['done']:,} cases)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
