@@ -137,13 +137,14 @@ start=$(date +%s)
 tmp=$(mktemp -d)
 cid=
 cleanup() {
-	[ -n "$cid" ] && podman rm -f -v "$cid" >/dev/null 2>&1 || true
+	if [ -n "$cid" ]; then podman rm -f -v "$cid" >/dev/null 2>&1 || true; fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if [ "${PHPCMP_DOCKER_REBASE:-0}" = 1 ] || ! podman image exists "$base"; then
+	old_base=$(podman image inspect -f '{{.Id}}' "$base" 2>/dev/null || true)
 	sources > "$tmp/debian.sources"
 	[ -s "$tmp/debian.sources" ] || die "no $suite entries in $apt_dir's sources"
 	log "mmdebstrap $suite (variant apt) from $(grep -c '^Types:' "$tmp/debian.sources") apt entries of $apt_dir"
@@ -156,7 +157,8 @@ if [ "${PHPCMP_DOCKER_REBASE:-0}" = 1 ] || ! podman image exists "$base"; then
 		--dpkgopt='path-exclude=/usr/share/locale/*' \
 		"$suite" "$tmp/rootfs.tar" "$tmp/debian.sources"
 	log "podman import -> $base ($(du -m "$tmp/rootfs.tar" | cut -f1) MiB tarball)"
-	podman import --change 'CMD ["/bin/bash"]' "$tmp/rootfs.tar" "$base" >/dev/null
+	podman import --change 'CMD ["/bin/bash"]' "$tmp/rootfs.tar" "$base" >"$tmp/import.log" 2>&1 ||
+		{ cat "$tmp/import.log" >&2; die "podman import failed"; }
 	rm -f "$tmp/rootfs.tar"
 else
 	log "base image $base exists (PHPCMP_DOCKER_REBASE=1 remakes it)"
@@ -183,6 +185,9 @@ log "podman build -f docker/Dockerfile --build-arg BASE=$base -t $image (log: $b
 # --network=host: apt inside the build reaches the same repositories the
 # host does.  --format docker: the OCI format has no HEALTHCHECK.
 # shellcheck disable=SC2086
+# The image this build replaces, removed after it (no dangling copies of
+# ~1 GB piling up, one per build).
+old_image=$(podman image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)
 nocache=
 [ "${PHPCMP_DOCKER_NOCACHE:-0}" = 1 ] && nocache=--no-cache
 # shellcheck disable=SC2086
@@ -192,6 +197,14 @@ if ! podman build $nocache --format docker --network=host $ulimits --volume "$we
 	die "podman build failed (all of it in $blog)"
 fi
 built=$(date +%s)
+new_image=$(podman image inspect -f '{{.Id}}' "$image")
+if [ -n "$old_image" ] && [ "$old_image" != "$new_image" ]; then
+	podman rmi "$old_image" >/dev/null 2>&1 || true
+fi
+# A replaced base goes too, now that no image is built on it.
+if [ -n "${old_base:-}" ]; then
+	podman rmi "$old_base" >/dev/null 2>&1 || true
+fi
 log "image $image built in $((built - start)) s"
 [ "$cmd" = check ] || exit 0
 
