@@ -33,6 +33,7 @@ import argparse, http.client, json, os, shutil, socket, statistics, subprocess, 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
 import builds as buildphp  # noqa: E402  (bench/builds.py: build(), nonce_patch())
 BUILDS = {
     "base": "builds/base",
