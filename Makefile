@@ -56,6 +56,16 @@ php-build:
 src-builds:
 	scripts/src-builds.sh
 
+# docker/Dockerfile built for real with podman on a bookworm base image
+# that mmdebstrap makes from this machine's apt sources (no registry);
+# docker-check also runs it and waits for /api/health with both default
+# builds (docs/docker.md).  Root; a few minutes.
+.PHONY: docker-image docker-check
+docker-image:
+	scripts/docker-image.sh image
+docker-check:
+	scripts/docker-image.sh check
+
 # libphp 8.2.32 from source in each flavour (release, debug, coverage) for
 # tests/integration/flavours.test.mjs, through scripts/build-php.sh.
 .PHONY: flavour-builds

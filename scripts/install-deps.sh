@@ -42,6 +42,11 @@ esac
 run_pkgs="build-essential gcc make pkg-config dpkg-dev ca-certificates xz-utils
 	libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
 	libssl-dev libseccomp-dev libpcre2-dev valgrind curl sqlite3"
+# The shared libraries Debian's libphp8.2-embed links to (objdump -p: its
+# NEEDED entries): the default builds are unpacked with dpkg -x, not
+# installed, so nothing else brings them (a bare Debian image has none of
+# libxml2, libargon2, libsodium).
+run_pkgs="$run_pkgs libargon2-1 libsodium23 libxml2 libssl3 libpcre2-8-0 zlib1g"
 # Building libphp from a php-src source (scripts/build-php.sh,
 # docs/builds.md): patch, re2c and bison (a patch to a .re or .y file is
 # silently not rebuilt without them: configure must find them), autoconf
