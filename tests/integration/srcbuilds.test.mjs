@@ -157,8 +157,8 @@ test('phpt suite: ext/json/tests on base + escape-del + error-not-set + flag-ign
 	const { jsonTestsDir, runPhpt } = await import('./phpt-helper.mjs');
 	const d = await Daemon.start({
 		name: 'srcbuilds-phpt',
-		buildList: [[BASE, prefixOf(BASE)], ['escape-del', prefixOf(cand('escape-del'))], ['error-not-set', prefixOf(cand('error-not-set'))],
-			['flag-ignored', prefixOf(cand('flag-ignored'))]],
+		buildList: [[BASE, srcBuild(BASE)], ['escape-del', srcBuild(cand('escape-del'))], ['error-not-set', srcBuild(cand('error-not-set'))],
+			['flag-ignored', srcBuild(cand('flag-ignored'))]],
 	});
 	daemons.push(d);
 	const run = await runPhpt(d, { dir: jsonTestsDir() });
