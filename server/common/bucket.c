@@ -327,7 +327,7 @@ static int bucket_errorish(const struct result *r)
 	    r->exc_class != NULL;
 }
 
-char *bucket_key(long flags, const struct result res[2], unsigned diff)
+static char *bucket_build(long flags, const struct result res[2], unsigned diff, int with_flags)
 {
 	const struct result *a = &res[ROLE_BASE], *b = &res[ROLE_HEAD];
 	char fields[128], shapes[2][BUCKET_SHAPE_MAX + 2], *p, *q, *text = NULL;
@@ -382,14 +382,31 @@ char *bucket_key(long flags, const struct result res[2], unsigned diff)
 	if ((diff & (DIFF_STATUS | DIFF_ERROR_CODE | DIFF_ERROR_MSG | DIFF_EXCEPTION)) ||
 	    bucket_errorish(a) || bucket_errorish(b))
 		mask |= F_ERRORS;
-	if ((fl = json_object()) == NULL)
-		goto out;
-	for (i = 0; (name = flags_name_at(i, &bit)) != NULL; i++)
-		if (mask & bit)
-			json_object_set_new(fl, name, json_boolean((flags & bit) != 0));
-	json_object_set_new(key, "flags", fl);
+	if (with_flags) {
+		if ((fl = json_object()) == NULL)
+			goto out;
+		for (i = 0; (name = flags_name_at(i, &bit)) != NULL; i++)
+			if (mask & bit)
+				json_object_set_new(fl, name, json_boolean((flags & bit) != 0));
+		json_object_set_new(key, "flags", fl);
+	}
 	text = json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS);
 out:
 	json_decref(key);
 	return text;
+}
+
+char *bucket_key(long flags, const struct result res[2], unsigned diff)
+{
+	return bucket_build(flags, res, diff, 1);
+}
+
+/*
+ * The mismatch signature a reduction must keep: the key without its flags
+ * (which flags happened to be set is what a reduction takes away; the
+ * reduced case's own flags are in its root-cause key, reduce.c).
+ */
+char *bucket_signature(const struct result res[2], unsigned diff)
+{
+	return bucket_build(0, res, diff, 0);
 }

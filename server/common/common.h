@@ -183,6 +183,8 @@ void base64url_encode(const void *data, size_t len, char *out, size_t outsize);
 #define BUCKET_SHAPE_MAX 24 /* characters of a difference's shape, per side */
 /* The bucket key of a mismatch (diff != 0): canonical JSON text, malloc'd; NULL when out of memory. */
 char *bucket_key(long flags, const struct result res[2], unsigned diff);
+/* The same without the flags: the signature a reduced case must keep (reduce.c). */
+char *bucket_signature(const struct result res[2], unsigned diff);
 /*
  * The shape of the first difference between two outputs, into outa and outb
  * (each outsize >= BUCKET_SHAPE_MAX + 2); the flags controlling those bytes

@@ -314,15 +314,37 @@ static int db_exec_text(
 	return 0;
 }
 
+/* Is migration step recorded as applied (schema_steps)?  1, 0, or -1. */
+static int db_step_applied(struct db *db, int step, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->conn, "SELECT 1 FROM schema_steps WHERE step = ?1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return db_fail(db, "schema steps", err, errsize);
+	sqlite3_bind_int(st, 1, step);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, "schema steps", err, errsize);
+	return rc == SQLITE_ROW;
+}
+
 /*
  * Apply schema.sql: the preamble every time, then each '-- @migration N'
- * step above the database's user_version, each in its own transaction.
+ * step not applied yet, each in its own transaction.  Steps go up but may
+ * leave gaps (branches number theirs apart and merge in any order): which
+ * steps a database has is kept in schema_steps, so a step that arrives
+ * later with a lower number than one applied (9 after 10) is still
+ * applied.  A database from before schema_steps had every step up to its
+ * user_version.  user_version ends as the highest step applied.
  */
 static int db_migrate(struct db *db, char *err, size_t errsize)
 {
 	const char *p = schema_sql, *mark, *next, *end = schema_sql + strlen(schema_sql);
-	int version, step, last = 0;
-	char what[64];
+	int version, step, last = 0, applied, highest;
+	char what[96];
 
 	mark = strstr(p, MIGRATION_MARK);
 	if (db_exec_text(db, p, (size_t)((mark != NULL ? mark : end) - p), "schema preamble", err, errsize) <
@@ -330,16 +352,33 @@ static int db_migrate(struct db *db, char *err, size_t errsize)
 		return -1;
 	if (db_user_version(db, &version, err, errsize) < 0)
 		return -1;
+	if (sqlite3_exec(db->conn, "CREATE TABLE IF NOT EXISTS schema_steps (step INTEGER PRIMARY KEY)", NULL,
+	        NULL, NULL) != SQLITE_OK)
+		return db_fail(db, "schema steps", err, errsize);
+	/* A database from before schema_steps: every step up to its version. */
+	if (version > 0 && (applied = db_step_applied(db, version, err, errsize)) <= 0) {
+		if (applied < 0)
+			return -1;
+		for (step = 1; step <= version; step++) {
+			snprintf(
+			    what, sizeof what, "INSERT OR IGNORE INTO schema_steps (step) VALUES (%d)", step);
+			if (sqlite3_exec(db->conn, what, NULL, NULL, NULL) != SQLITE_OK)
+				return db_fail(db, "schema steps", err, errsize);
+		}
+	}
+	highest = version;
 	while (mark != NULL) {
 		mark += 1; /* at "-- @migration N" */
 		step = atoi(mark + strlen(MIGRATION_MARK) - 1);
 		next = strstr(mark, MIGRATION_MARK);
-		if (step != last + 1) {
+		if (step <= last) {
 			db_seterr(err, errsize, "schema.sql: migration %d follows %d", step, last);
 			return -1;
 		}
 		last = step;
-		if (step > version) {
+		if ((applied = db_step_applied(db, step, err, errsize)) < 0)
+			return -1;
+		if (!applied) {
 			snprintf(what, sizeof what, "schema migration %d", step);
 			if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 				return db_fail(db, what, err, errsize);
@@ -355,16 +394,22 @@ static int db_migrate(struct db *db, char *err, size_t errsize)
 				    err, errsize, "schema.sql: migration %d does not set user_version", step);
 				return -1;
 			}
-			if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+			if (step > highest)
+				highest = step;
+			snprintf(what, sizeof what,
+			    "INSERT INTO schema_steps (step) VALUES (%d); PRAGMA user_version = %d", step,
+			    highest);
+			if (sqlite3_exec(db->conn, what, NULL, NULL, NULL) != SQLITE_OK ||
+			    sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 				sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
 				return db_fail(db, what, err, errsize);
 			}
 		}
 		mark = next;
 	}
-	if (version > last) {
+	if (highest > last) {
 		db_seterr(err, errsize, "database schema version %d is newer than this phpcmp's (%d)",
-		    version, last);
+		    highest, last);
 		return -1;
 	}
 	return 0;
@@ -520,7 +565,7 @@ static void db_hash_field(uint64_t *h, const char *s, int present)
 		*h = (*h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
 }
 
-static void db_case_hash(const struct case_spec *c, char out[17])
+void db_case_hash(const struct case_spec *c, char out[17])
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	char num[64];
