@@ -199,12 +199,28 @@ static int is_container(uint8_t kind)
 	return kind == GEN_LIST || kind == GEN_MAP || kind == GEN_STDCLASS || kind == GEN_OBJECT;
 }
 
-/* Byte chunks of a string of n bytes: all of it, halves, quarters ... single bytes. */
-static void add_chunks(struct cands *s, uint32_t node, uint32_t entry, uint32_t n)
+/*
+ * Chunks of a string's n bytes p: all of it, halves, quarters ...; then
+ * each whole UTF-8 character (a chunk may cut one, making the string invalid
+ * UTF-8, a different error); then single bytes.
+ */
+static void add_chunks(struct cands *s, uint32_t node, uint32_t entry, const char *p, uint32_t n)
 {
-	for (uint32_t size = n; size >= 1; size = size == 1 ? 0 : size / 2)
+	uint32_t cp;
+	size_t len;
+
+	for (uint32_t size = n; size >= 2; size /= 2)
 		for (uint32_t at = 0; at < n; at += size)
 			add(s, SHRINK_BYTES, node, entry, at, at + size < n ? at + size : n, 0, 0);
+	for (uint32_t at = 0; at < n; at += (uint32_t)len) {
+		len = utf8_seq((const unsigned char *)p + at, n - at, &cp);
+		if (len <= 1)
+			len = 1;
+		else
+			add(s, SHRINK_BYTES, node, entry, at, at + (uint32_t)len, 0, 0);
+	}
+	for (uint32_t at = 0; at < n; at++)
+		add(s, SHRINK_BYTES, node, entry, at, at + 1, 0, 0);
 }
 
 /* A float's rank: candidates only move to a lower one (0.0 < 1.0 < others < negatives). */
@@ -270,13 +286,13 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind == GEN_STRING && n->n > 0)
-			add_chunks(&s, order[q], SHRINK_NONE, n->n);
+			add_chunks(&s, order[q], SHRINK_NONE, c->bytes + n->first, n->n);
 		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT)
 			continue;
 		for (uint32_t x = 0; x < n->n; x++) {
 			const struct gen_entry *en = &c->ents[n->first + x];
 			if (en->key_type == GEN_KEY_STR && en->key_len > 0)
-				add_chunks(&s, order[q], n->first + x, en->key_len);
+				add_chunks(&s, order[q], n->first + x, c->bytes + en->key_off, en->key_len);
 		}
 	}
 	/* Numbers toward 0 and 1; keys toward 0; other scalars to null; kinds simpler. */
