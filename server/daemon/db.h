@@ -252,10 +252,18 @@ struct db_reduction {
 	double seconds;
 	int complete;
 	const char *confirmation; /* NULL, "confirmed", "flaky", "state-dependent" */
+	int64_t explained_by;     /* > 0: a root bucket whose minimal case is a part of this one */
 };
 /* Store it; a representative's root key joins its bucket to the oldest bucket of that root. */
 int db_reduce_store(
     struct db *, const struct db_reduce_job *, const struct db_reduction *, char *err, size_t errsize);
+/*
+ * The root bucket (its root_id followed) whose representative reduced to
+ * exactly this case (code, setup, flags, depth) for this candidate: its id,
+ * 0 none, -1.
+ */
+int64_t db_reduce_find_root(
+    struct db *, const char *candidate, const struct case_spec *c, char *err, size_t errsize);
 /* A bucket's reductions as JSON: {"minimal": {...} or null, "root_id", "joined", "samples": [...]}. */
 struct json_t *db_reduce_bucket(struct db *, int64_t bucket_id, char *err, size_t errsize);
 /*

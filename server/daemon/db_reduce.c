@@ -131,12 +131,14 @@ static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *a
 int db_reduce_next(struct db *db, int sample, int (*role_of)(void *, const char *), void *arg,
     struct db_reduce_job *job, char *err, size_t errsize)
 {
-	/* Representatives first, oldest bucket first; then one more member of a
+	/* Representatives first, biggest bucket first (a root's minimal case is
+	 * then known before the buckets it explains, reduce_explained); then one more member of a
 	 * bucket sampled so far less than 1 + sample times (spread over the
 	 * bucket: the member whose id hashes lowest). */
 	static const char *const sql[2] = {
 		"SELECT b.id, b.first_comparison_id, b.candidate FROM buckets b WHERE NOT EXISTS "
-		"(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id) ORDER BY b.id LIMIT 1",
+		"(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id) "
+		"ORDER BY b.mismatches DESC, b.id LIMIT 1",
 		"SELECT b.id, (SELECT m.id FROM comparisons m WHERE m.bucket_id = b.id AND NOT EXISTS "
 		"(SELECT 1 FROM reductions r WHERE r.comparison_id = m.id) ORDER BY (m.id * 2654435761) % 4294967291 "
 		"LIMIT 1) AS cid, b.candidate FROM buckets b "
@@ -290,6 +292,9 @@ int db_reduce_store(
 		if (sqlite3_step(st) == SQLITE_ROW)
 			root = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
+		/* No older bucket of this very root: one whose minimal case is a part of this one. */
+		if ((root <= 0 || root == j->bucket_id) && r->explained_by > 0)
+			root = r->explained_by;
 		if (root > 0 && root != j->bucket_id) {
 			if (dbr_prepare(
 			        db, "UPDATE buckets SET root_id = ?2 WHERE id = ?1", &st, err, errsize) < 0)
@@ -310,6 +315,37 @@ fail:
 	db_rollback(db);
 	pthread_mutex_unlock(&db->lock);
 	return -1;
+}
+
+int64_t db_reduce_find_root(
+    struct db *db, const char *candidate, const struct case_spec *c, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	if (dbr_prepare(db,
+	        "SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "
+	        "WHERE r.representative = 1 AND r.state = 'done' AND r.code = ?1 AND r.setup IS ?2 AND "
+	        "r.flags = ?3 AND r.depth = ?4 AND coalesce(b.candidate, '') = ?5 ORDER BY b.id LIMIT 1",
+	        &st, err, errsize) < 0) {
+		pthread_mutex_unlock(&db->lock);
+		return -1;
+	}
+	db_bind_text(st, 1, c->code);
+	db_bind_text(st, 2, c->setup);
+	sqlite3_bind_int64(st, 3, c->flags);
+	sqlite3_bind_int64(st, 4, c->depth);
+	db_bind_text(st, 5, candidate);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, "find root", err, errsize);
+	return id;
 }
 
 /* The columns of a reduction as read by dbr_json. */

@@ -211,6 +211,35 @@ static int reduce_role_of(void *arg, const char *name)
 	return -1;
 }
 
+/*
+ * A reduced plan may hold the minimal case of an older root next to what
+ * changes its signature (INF next to an invalid string: the candidate
+ * reports the string's error instead of none).  That root's bucket when one
+ * of the plan's parts, alone with the same flags and depth, is that root's
+ * minimal case; 0 none.  No case is run: the root's was confirmed.
+ */
+static int64_t reduce_explained(struct reducer *rd, const char *candidate, const struct gen_case *plan)
+{
+	struct gen_case *part = malloc(sizeof *part);
+	struct case_spec c;
+	char err[512];
+	int64_t found = 0;
+
+	if (part == NULL)
+		return 0;
+	for (uint32_t i = 0; i < plan->nnodes && found == 0; i++) {
+		struct shrink_edit e = { SHRINK_REPLACE, plan->root, i, 0, 0, 0, 0 };
+		if (i == plan->root || shrink_apply(plan, &e, part) < 0 || reduce_spec(part, &c) < 0)
+			continue;
+		found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+		if (found < 0)
+			found = 0;
+		case_release(&c);
+	}
+	free(part);
+	return found;
+}
+
 /* Reduce one mismatch and store what came of it. */
 static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 {
@@ -303,6 +332,9 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 		fresh_ok = s != NULL && strcmp(s, target) == 0;
 		free(s);
 	}
+	/* Explained by an older root: one of its parts (with its flags and depth) is that root's minimal case. */
+	if (best != NULL && cur == &reduced && job->representative)
+		out.explained_by = reduce_explained(rd, job->candidate, best);
 	out.confirmation = again && fresh_ok ? "confirmed" : again ? "state-dependent" : "flaky";
 	out.state = "done";
 	out.reduced = cur;
