@@ -593,7 +593,7 @@ static void db_bind_case(sqlite3_stmt *st, const struct case_spec *c, const char
 	sqlite3_bind_int64(st, 9, c->iterations > 0 ? c->iterations : 0);
 }
 
-static int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
+int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
     const struct result *r, const struct result *base, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = db_stmt(db, S_RESULT_INSERT);

@@ -253,6 +253,10 @@ struct db_reduction {
 	int complete;
 	const char *confirmation; /* NULL, "confirmed", "flaky", "state-dependent" */
 	int64_t explained_by;     /* > 0: a root bucket whose minimal case is a part of this one */
+	/* The reduced case's confirmed results, stored as its comparison (in the bucket, not counted) */
+	const struct result *results; /* [0] base, [1] the candidate; NULL: none */
+	const struct build *builds[2];
+	int role; /* the candidate's */
 };
 /* Store it; a representative's root key joins its bucket to the oldest bucket of that root. */
 int db_reduce_store(

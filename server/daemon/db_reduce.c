@@ -250,6 +250,33 @@ int db_reduce_store(
 			case_id = sqlite3_last_insert_rowid(db->conn);
 		}
 	}
+	if (case_id > 0 && r->results != NULL) {
+		/* Its results as a comparison of its own, so its page and .phpt export
+		 * work like any case's; in the bucket it reproduces, but not counted in
+		 * its mismatches (bucket_id set: the startup backfill leaves it alone). */
+		unsigned diff = verdict_compare(&r->results[0], &r->results[1]);
+		char differs[128];
+		int64_t cmp;
+		verdict_fields(diff, differs, sizeof differs);
+		if (dbr_prepare(db,
+		        "INSERT INTO comparisons (case_id, verdict, differs, bucket_id) VALUES (?1, ?2, ?3, ?4)",
+		        &st, err, errsize) < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, case_id);
+		db_bind_text(st, 2, diff == 0 ? "same" : "differ");
+		db_bind_text(st, 3, differs);
+		sqlite3_bind_int64(st, 4, j->bucket_id);
+		rc = db_exec(db, st, "store reduced comparison", err, errsize);
+		sqlite3_finalize(st);
+		if (rc < 0)
+			goto fail;
+		cmp = sqlite3_last_insert_rowid(db->conn);
+		if (db_store_result(db, cmp, ROLE_BASE, r->builds[0], &r->results[0], NULL, err, errsize) <
+		        0 ||
+		    db_store_result(
+		        db, cmp, r->role, r->builds[1], &r->results[1], &r->results[0], err, errsize) < 0)
+			goto fail;
+	}
 	if (dbr_prepare(db,
 	        "INSERT OR REPLACE INTO reductions (bucket_id, comparison_id, representative, state, found_as, "
 	        "signature, root_key, case_id, code, setup, flags, depth, outputs, steps, executions, seconds, "
@@ -281,11 +308,12 @@ int db_reduce_store(
 	sqlite3_finalize(st);
 	if (rc < 0)
 		goto fail;
-	/* One bucket per root cause: a representative landing on an older bucket's root joins it. */
+	/* One bucket per root cause: a representative landing on a root reduced before joins it
+	 * (the first reduction of that root key: its bucket's root). */
 	if (j->representative && r->root_key != NULL && strcmp(r->state, "done") == 0) {
 		if (dbr_prepare(db,
-		        "SELECT min(bucket_id) FROM reductions WHERE root_key = ?1 AND representative = 1 AND "
-		        "state = 'done'",
+		        "SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "
+		        "WHERE r.root_key = ?1 AND r.representative = 1 AND r.state = 'done' ORDER BY r.id LIMIT 1",
 		        &st, err, errsize) < 0)
 			goto fail;
 		db_bind_text(st, 1, r->root_key);

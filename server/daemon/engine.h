@@ -70,7 +70,7 @@ struct config {
 	/* The background reducer (reduce.c, docs/triage.md) */
 	int reduce_budget_ms;      /* wall time per reduction; default 2000 */
 	int reduce_max_executions; /* cases run per reduction; default 400; 0: reduction off */
-	int reduce_sample;         /* members reduced per bucket besides its representative; default 2 */
+	int reduce_sample;         /* members reduced per bucket besides its representative; default 1 */
 	int nbuilds;
 	struct build builds[MAX_BUILDS];
 };

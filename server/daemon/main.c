@@ -112,7 +112,7 @@ static void main_usage(FILE *f)
 	      "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
 	      "  --reduce-budget-ms N  wall time to reduce one mismatch (2000)\n"
 	      "  --reduce-max-executions N  cases run to reduce one mismatch; 0: off (400)\n"
-	      "  --reduce-sample N     members reduced per bucket besides its first (2)\n"
+	      "  --reduce-sample N     members reduced per bucket besides its first (1)\n"
 	      "  --db-max-size N[KMG]  cap on the database file; 0 for none (4G)\n"
 	      "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
 	      "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
@@ -467,7 +467,7 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->max_queued_runs = 16;
 	c->reduce_budget_ms = 2000;
 	c->reduce_max_executions = 400;
-	c->reduce_sample = 2;
+	c->reduce_sample = 1;
 	confine_defaults(&c->sandbox);
 
 	/* The file first, so that flags override it. */

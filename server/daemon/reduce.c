@@ -360,6 +360,10 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	outputs = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	out.outputs = outputs;
+	out.results = fresh_ok ? fresh : a.last;
+	out.builds[0] = &app->config->builds[ROLE_BASE];
+	out.builds[1] = &app->config->builds[role];
+	out.role = role;
 store:
 	out.steps = st.accepted;
 	out.executions = a.executions;
