@@ -348,10 +348,14 @@ CREATE TABLE IF NOT EXISTS reductions (
 	seconds       REAL NOT NULL DEFAULT 0,
 	complete      INTEGER NOT NULL DEFAULT 0,    -- 1: a fixpoint, 0: the budget ran out
 	confirmation  TEXT CHECK (confirmation IN ('confirmed', 'flaky', 'state-dependent')),
+	-- the reduced case's confirmed results: a comparison in no bucket
+	reduced_comparison_id INTEGER REFERENCES comparisons (id),
 	created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 );
 CREATE INDEX IF NOT EXISTS reductions_bucket ON reductions (bucket_id, id);
 CREATE INDEX IF NOT EXISTS reductions_root ON reductions (root_key, bucket_id);
+CREATE INDEX IF NOT EXISTS reductions_reduced ON reductions (reduced_comparison_id)
+	WHERE reduced_comparison_id IS NOT NULL;
 -- One bucket per root cause: a bucket whose representative reduced to the
 -- same root key as an older bucket's joins it (root_id = that bucket; NULL:
 -- a root of its own, or not reduced yet).  Its rows, mismatches and triage

@@ -200,7 +200,7 @@ int db_reduce_store(
     struct db *db, const struct db_reduce_job *j, const struct db_reduction *r, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t case_id = 0, root = 0;
+	int64_t case_id = 0, root = 0, reduced_cmp = 0;
 	char hash[17];
 	int rc;
 
@@ -252,8 +252,8 @@ int db_reduce_store(
 	}
 	if (case_id > 0 && r->results != NULL) {
 		/* Its results as a comparison of its own, so its page and .phpt export
-		 * work like any case's; in the bucket it reproduces, but not counted in
-		 * its mismatches (bucket_id set: the startup backfill leaves it alone). */
+		 * work like any case's; in no bucket (not one of the mismatches found:
+		 * the startup backfill leaves it alone, reductions.reduced_comparison_id). */
 		unsigned diff = verdict_compare(&r->results[0], &r->results[1]);
 		char differs[128];
 		int64_t cmp;
@@ -265,12 +265,12 @@ int db_reduce_store(
 		sqlite3_bind_int64(st, 1, case_id);
 		db_bind_text(st, 2, diff == 0 ? "same" : "differ");
 		db_bind_text(st, 3, differs);
-		sqlite3_bind_int64(st, 4, j->bucket_id);
 		rc = db_exec(db, st, "store reduced comparison", err, errsize);
 		sqlite3_finalize(st);
 		if (rc < 0)
 			goto fail;
 		cmp = sqlite3_last_insert_rowid(db->conn);
+		reduced_cmp = cmp;
 		if (db_store_result(db, cmp, ROLE_BASE, r->builds[0], &r->results[0], NULL, err, errsize) <
 		        0 ||
 		    db_store_result(
@@ -280,8 +280,8 @@ int db_reduce_store(
 	if (dbr_prepare(db,
 	        "INSERT OR REPLACE INTO reductions (bucket_id, comparison_id, representative, state, found_as, "
 	        "signature, root_key, case_id, code, setup, flags, depth, outputs, steps, executions, seconds, "
-	        "complete, confirmation) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-	        "?15, ?16, ?17, ?18)",
+	        "complete, confirmation, reduced_comparison_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	        "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	        &st, err, errsize) < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, j->bucket_id);
@@ -304,6 +304,7 @@ int db_reduce_store(
 	sqlite3_bind_double(st, 16, r->seconds);
 	sqlite3_bind_int(st, 17, r->complete);
 	db_bind_text(st, 18, r->confirmation);
+	db_bind_id(st, 19, reduced_cmp);
 	rc = db_exec(db, st, "store reduction", err, errsize);
 	sqlite3_finalize(st);
 	if (rc < 0)

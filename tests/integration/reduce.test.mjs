@@ -33,6 +33,7 @@ after(async () => {
 async function start(head, name) {
 	const d = await Daemon.start({
 		name: `reduce-${name}`,
+		reduce: true,
 		builds: { base: prefixOf(BASE), head: prefixOf(head) },
 		extraArgs: ['--reduce-budget-ms', String(BUDGET_MS), '--reduce-max-executions', String(MAX_EXEC),
 			'--reduce-sample', '1'],
