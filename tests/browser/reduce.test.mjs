@@ -55,5 +55,6 @@ test('the bucket page: the minimal case, its outputs with the difference marked,
 	assert.ok(order);
 	fs.mkdirSync(SHOTS, { recursive: true });
 	await page.screenshot({ path: path.join(SHOTS, 'reduce-bucket.png'), fullPage: true });
+	assert.doesNotMatch(await page.textContent('main'), /^null$/m, 'no stray "null" text');
 	assert.deepEqual(errors, []);
 });
