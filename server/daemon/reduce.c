@@ -255,6 +255,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	char *target = diff != 0 ? bucket_signature(job->res, diff) : NULL;
 	int again, fresh_ok, role = reduce_role_of(app->config, job->candidate);
 	json_t *o;
+	double t_start;
 
 	memset(&a, 0, sizeof a);
 	memset(&out, 0, sizeof out);
@@ -266,7 +267,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	a.rd = rd;
 	a.role = role;
 	a.target = target;
-	a.t0 = clock_ms();
+	a.t0 = t_start = clock_ms();
 	out.state = "unsupported";
 	if (target == NULL || role <= 0)
 		goto store;
@@ -277,6 +278,9 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 		goto store;
 	}
 	out.signature = target;
+	/* The budget is the search's: the original's own run (a big case that
+	 * crashes a worker can take a second) does not eat it. */
+	a.t0 = clock_ms();
 	if (job->generated && job->version == GEN_VERSION && (start = malloc(sizeof *start)) != NULL &&
 	    (best = malloc(sizeof *best)) != NULL) {
 		gen_case_make(start, job->seed, job->index);
@@ -367,7 +371,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 store:
 	out.steps = st.accepted;
 	out.executions = a.executions;
-	out.seconds = (clock_ms() - a.t0) / 1e3;
+	out.seconds = (clock_ms() - t_start) / 1e3;
 	out.complete = st.complete;
 	if (db_reduce_store(app->db, job, &out, err, sizeof err) < 0)
 		fprintf(stderr, "phpcmp: reduce bucket %" PRId64 ": %s\n", job->bucket_id, err);
