@@ -186,7 +186,7 @@ memcheck: all builds src-builds
 load: all builds
 	python3 bench/load.py --clients 50 --duration 60
 
-browser-test: all builds web-deps
+browser-test: all builds src-builds web-deps
 	scripts/run-tests.sh browser
 
 # The page's unit tests: its pure modules (web/js/) under node --test, no daemon.
