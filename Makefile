@@ -135,6 +135,11 @@ UNIT_TESTS += $(B)/tests/test_sandbox
 # fuzz/fuzz.mk: `make fuzz`, and the replay of fuzz inputs as unit tests.
 include fuzz/fuzz.mk
 
+# Reducing a generated case (server/common/shrink.c).
+UNIT_TESTS += $(B)/tests/test_shrink
+$(B)/tests/test_shrink: tests/unit/test_shrink.c $(B)/obj/shrink.o $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/bytes.o $(B)/obj/buf.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm -lpthread
+
 # The bucket key of a mismatch (server/common/bucket.c).
 UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests

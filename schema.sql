@@ -398,3 +398,52 @@ INSERT OR IGNORE INTO generated_mismatches (run_id, seed, idx, case_id)
 	JOIN comparisons m ON m.case_id = g.case_id WHERE m.run_id IS NOT NULL ORDER BY m.id;
 
 PRAGMA user_version = 11;
+
+-- @migration 12: reduction of mismatches to minimal reproducers (server/daemon/reduce.c, docs/triage.md)
+-- One row per mismatch reduced: a bucket's
+-- representative and a bounded sample of its other members.  state:
+-- done (reduced; the case in case_id), not_reproduced (its case run again
+-- did not show the same signature), unsupported (nothing to reduce with).
+-- signature: the bucket key without flags (server/common/bucket.c), what
+-- every accepted step kept; root_key: signature + the reduced case's
+-- canonical form (value source, flags by name, depth): mismatches whose
+-- reduction lands on the same minimal case share it.  confirmation: the
+-- reduced case run again in a new request and on newly started workers of
+-- both builds: confirmed (the same signature both times), flaky (not
+-- every time), state-dependent (only in the reducer's long-lived workers).
+-- outputs: JSON, per build role, what the reduced case gave.
+CREATE TABLE IF NOT EXISTS reductions (
+	id            INTEGER PRIMARY KEY,
+	bucket_id     INTEGER NOT NULL REFERENCES buckets (id),
+	comparison_id INTEGER NOT NULL UNIQUE REFERENCES comparisons (id),
+	representative INTEGER NOT NULL DEFAULT 0,   -- the bucket's first mismatch
+	state         TEXT NOT NULL CHECK (state IN ('done', 'not_reproduced', 'unsupported')),
+	found_as      TEXT NOT NULL DEFAULT '',      -- the original's title ("generated v1 seed 1 #132")
+	signature     TEXT,
+	root_key      TEXT,
+	case_id       INTEGER REFERENCES cases (id),
+	code          TEXT,
+	setup         TEXT,
+	flags         INTEGER,
+	depth         INTEGER,
+	outputs       TEXT,
+	steps         INTEGER NOT NULL DEFAULT 0,    -- simplifications accepted
+	executions    INTEGER NOT NULL DEFAULT 0,    -- cases run (each on both builds)
+	seconds       REAL NOT NULL DEFAULT 0,
+	complete      INTEGER NOT NULL DEFAULT 0,    -- 1: a fixpoint, 0: the budget ran out
+	confirmation  TEXT CHECK (confirmation IN ('confirmed', 'flaky', 'state-dependent')),
+	-- the reduced case's confirmed results: a comparison in no bucket
+	reduced_comparison_id INTEGER REFERENCES comparisons (id),
+	created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX IF NOT EXISTS reductions_bucket ON reductions (bucket_id, id);
+CREATE INDEX IF NOT EXISTS reductions_root ON reductions (root_key, bucket_id);
+CREATE INDEX IF NOT EXISTS reductions_reduced ON reductions (reduced_comparison_id)
+	WHERE reduced_comparison_id IS NOT NULL;
+-- One bucket per root cause: a bucket whose representative reduced to the
+-- same root key as an older bucket's joins it (root_id = that bucket; NULL:
+-- a root of its own, or not reduced yet).  Its rows, mismatches and triage
+-- stay; listings show the root with its joined buckets' mismatches.
+ALTER TABLE buckets ADD COLUMN root_id INTEGER REFERENCES buckets (id);
+
+PRAGMA user_version = 12;

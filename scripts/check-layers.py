@@ -25,7 +25,7 @@ but a listed use that is gone fails too, so the list only shrinks.
 The layers, bottom up (README, Architecture):
   1 common    the leaf library, server/common/*.c
   2 storage   db, db_* (all SQL), schema_sql
-  3 engine    build, worker, confine, runs, genrun, phptrun, coverage
+  3 engine    build, worker, confine, runs, genrun, phptrun, coverage, reduce
   4 services  triage, measure, profile, export, auth, svc
   5 http      http, api, api_*
   6 commands  main
@@ -42,7 +42,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LAYERS = ["", "common", "storage", "engine", "services", "http", "commands"]
-ENGINE = {"build", "worker", "confine", "runs", "genrun", "phptrun", "coverage"}
+ENGINE = {"build", "worker", "confine", "runs", "genrun", "phptrun", "coverage", "reduce"}
 SERVICES = {"triage", "measure", "profile", "export", "auth", "svc"}
 
 # Static functions whose names are ordinary words, not shared helpers.

@@ -310,6 +310,21 @@ static json_t *bucket_class(const char *cls)
 	return json_string(buf);
 }
 
+/* A signature's shape: a run of one escape ("\\u\\u\\u") as one, like a run of one class. */
+static void bucket_collapse_escapes(char *sh)
+{
+	size_t r = 0, w = 0, n = strlen(sh);
+
+	while (r < n) {
+		if (sh[r] == '\\' && r + 1 < n && w >= 2 && sh[w - 2] == '\\' && sh[w - 1] == sh[r + 1]) {
+			r += 2;
+			continue;
+		}
+		sh[w++] = sh[r++];
+	}
+	sh[w] = '\0';
+}
+
 static json_t *bucket_status(const struct result *r)
 {
 	char buf[32];
@@ -327,7 +342,7 @@ static int bucket_errorish(const struct result *r)
 	    r->exc_class != NULL;
 }
 
-char *bucket_key(long flags, const struct result res[2], unsigned diff)
+static char *bucket_build(long flags, const struct result res[2], unsigned diff, int with_flags)
 {
 	const struct result *a = &res[ROLE_BASE], *b = &res[ROLE_HEAD];
 	char fields[128], shapes[2][BUCKET_SHAPE_MAX + 2], *p, *q, *text = NULL;
@@ -348,11 +363,16 @@ char *bucket_key(long flags, const struct result res[2], unsigned diff)
 	}
 	json_object_set_new(key, "v", json_integer(BUCKET_KEY_VERSION));
 	json_object_set_new(key, "differs", list);
-	json_object_set_new(key, "status", json_pack("[o o]", bucket_status(a), bucket_status(b)));
-	json_object_set_new(
-	    key, "error_code", json_pack("[I I]", (json_int_t)a->error_code, (json_int_t)b->error_code));
-	json_object_set_new(
-	    key, "exception", json_pack("[o o]", bucket_class(a->exc_class), bucket_class(b->exc_class)));
+	/* A signature keeps what differs only: what both sides share (an error
+	 * code 5 on both, say) is the case's context, which a reduction may drop. */
+	if (with_flags || (diff & DIFF_STATUS) || a->status != STATUS_OK || b->status != STATUS_OK)
+		json_object_set_new(key, "status", json_pack("[o o]", bucket_status(a), bucket_status(b)));
+	if (with_flags || (diff & DIFF_ERROR_CODE))
+		json_object_set_new(key, "error_code",
+		    json_pack("[I I]", (json_int_t)a->error_code, (json_int_t)b->error_code));
+	if (with_flags || (diff & DIFF_EXCEPTION))
+		json_object_set_new(key, "exception",
+		    json_pack("[o o]", bucket_class(a->exc_class), bucket_class(b->exc_class)));
 	if (diff & DIFF_OUTPUT) {
 		int whole[2];
 		for (role = 0; role < 2; role++) {
@@ -375,19 +395,24 @@ char *bucket_key(long flags, const struct result res[2], unsigned diff)
 					snprintf(shapes[role], sizeof shapes[role], "string");
 		if ((out = json_array()) == NULL)
 			goto out;
-		for (role = 0; role < 2; role++)
+		for (role = 0; role < 2; role++) {
+			if (!with_flags)
+				bucket_collapse_escapes(shapes[role]);
 			json_array_append_new(out, json_string(shapes[role]));
+		}
 		json_object_set_new(key, "output", out);
 	}
 	if ((diff & (DIFF_STATUS | DIFF_ERROR_CODE | DIFF_ERROR_MSG | DIFF_EXCEPTION)) ||
 	    bucket_errorish(a) || bucket_errorish(b))
 		mask |= F_ERRORS;
-	if ((fl = json_object()) == NULL)
-		goto out;
-	for (i = 0; (name = flags_name_at(i, &bit)) != NULL; i++)
-		if (mask & bit)
-			json_object_set_new(fl, name, json_boolean((flags & bit) != 0));
-	json_object_set_new(key, "flags", fl);
+	if (with_flags) {
+		if ((fl = json_object()) == NULL)
+			goto out;
+		for (i = 0; (name = flags_name_at(i, &bit)) != NULL; i++)
+			if (mask & bit)
+				json_object_set_new(fl, name, json_boolean((flags & bit) != 0));
+		json_object_set_new(key, "flags", fl);
+	}
 	text = json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS);
 out:
 	json_decref(key);
@@ -408,4 +433,21 @@ char *bucket_phpt_key(
 	char *text = key != NULL ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(key);
 	return text;
+}
+
+char *bucket_key(long flags, const struct result res[2], unsigned diff)
+{
+	return bucket_build(flags, res, diff, 1);
+}
+
+/*
+ * The mismatch signature a reduction must keep: the key without its flags
+ * (which flags happened to be set is what a reduction takes away; the
+ * reduced case's own flags are in its root-cause key, reduce.c), and with
+ * the statuses, error codes and exceptions only where they differ (or a
+ * side did not run to its end).
+ */
+char *bucket_signature(const struct result res[2], unsigned diff)
+{
+	return bucket_build(0, res, diff, 0);
 }

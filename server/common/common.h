@@ -189,6 +189,8 @@ char *bucket_key(long flags, const struct result res[2], unsigned diff);
 /* A phpt test's regression or improvement on a candidate: its key, malloc'd; NULL when out of memory. */
 char *bucket_phpt_key(
     const char *candidate, const char *test, const char *base_status, const char *cand_status);
+/* The same without the flags: the signature a reduced case must keep (reduce.c). */
+char *bucket_signature(const struct result res[2], unsigned diff);
 /*
  * The shape of the first difference between two outputs, into outa and outb
  * (each outsize >= BUCKET_SHAPE_MAX + 2); the flags controlling those bytes

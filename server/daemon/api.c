@@ -70,6 +70,7 @@ static const struct api_route {
 	{ M_GET, "/api/buckets/:id/mismatches", api_route_bucket_mismatches, "bucket", 0 },
 	{ M_POST, "/api/buckets/:id/triage", api_route_bucket_triage, "bucket", 0 },
 	{ M_GET, "/api/triage/events", api_route_triage_events, NULL, 0 },
+	{ M_GET, "/api/roots", api_route_roots, NULL, 0 },
 };
 #define API_NROUTES (sizeof(api_routes) / sizeof(api_routes[0]))
 

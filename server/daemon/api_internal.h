@@ -42,6 +42,9 @@ api_handler api_route_health;
 api_handler api_route_flags;
 /* api_triage.c */
 api_handler api_route_buckets;
+api_handler api_route_roots;
+/* api_reduce.c: a bucket's JSON (consumed) led by its minimal case and root (a new object). */
+struct json_t *api_reduce_lead(struct app *, struct json_t *bucket);
 api_handler api_route_buckets_triage;
 api_handler api_route_bucket;
 api_handler api_route_bucket_mismatches;

@@ -128,6 +128,9 @@ static void triage_buckets(struct app *app, const struct http_request *req, stru
 		api_fail(resp, err);
 		return;
 	}
+	/* Each bucket led by its minimal case (api_reduce.c). */
+	for (size_t i = 0; i < json_array_size(list); i++)
+		json_array_set_new(list, i, api_reduce_lead(app, json_incref(json_array_get(list, i))));
 	snprintf(next, sizeof next, "/api/buckets?");
 	/* The state filter as given: checked above to be names and commas only. */
 	if (http_query(req, "state") != NULL && *http_query(req, "state") != '\0')
@@ -164,7 +167,7 @@ static void triage_bucket(struct app *app, int64_t id, struct http_response *res
 		json_object_set_new(o, "phpt_tests", tests);
 	}
 	if (rc > 0)
-		api_json(resp, 200, o);
+		api_json(resp, 200, api_reduce_lead(app, o));
 	else if (rc == 0)
 		api_error(resp, 404, "not_found", "no bucket %" PRId64, id);
 	else

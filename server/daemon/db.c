@@ -553,7 +553,7 @@ static void db_hash_field(uint64_t *h, const char *s, int present)
 		*h = (*h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
 }
 
-static void db_case_hash(const struct case_spec *c, char out[17])
+void db_case_hash(const struct case_spec *c, char out[17])
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	char num[64];
@@ -581,7 +581,7 @@ static void db_bind_case(sqlite3_stmt *st, const struct case_spec *c, const char
 	sqlite3_bind_int64(st, 9, c->iterations > 0 ? c->iterations : 0);
 }
 
-static int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
+int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
     const struct result *r, const struct result *base, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = db_stmt(db, S_RESULT_INSERT);

@@ -260,6 +260,63 @@ struct db_triage_change {
 int db_triage_change(struct db *, const int64_t *ids, size_t n, const struct db_triage_change *, int full,
     int *changed, int64_t *missing, struct json_t **out, char *err, size_t errsize);
 
+/* ---- db_reduce.c: reductions of mismatches (reductions, buckets.root_id) ---- */
+/* A mismatch to reduce: its bucket, its case, both results (the base's and its candidate's). */
+struct db_reduce_job {
+	int64_t bucket_id, comparison_id, case_id;
+	int representative;
+	char candidate[64]; /* the bucket's candidate build name ("" : the first candidate) */
+	struct case_spec c; /* title, code, setup, flags, depth */
+	int generated;      /* c is generated case (seed, index) of this generator version */
+	uint64_t seed, index;
+	int version;
+	struct result res[2]; /* as stored: [0] base, [1] the candidate (by role name cand_role) */
+};
+/*
+ * The next mismatch to reduce: a bucket's representative not reduced yet,
+ * else (sample > 0) another member of a bucket with fewer than 1 + sample
+ * reductions.  role_of(name) maps a candidate's build name to its role now
+ * (-1: not configured; that mismatch is recorded as unsupported and skipped).
+ * 1 with *job (release with db_reduce_job_release), 0 none, -1.
+ */
+int db_reduce_next(struct db *, int sample, int (*role_of)(void *, const char *), void *arg,
+    struct db_reduce_job *job, char *err, size_t errsize);
+void db_reduce_job_release(struct db_reduce_job *);
+/* What a reduction found (reduce.c), stored with the reduced case in one transaction. */
+struct db_reduction {
+	const char *state; /* "done", "not_reproduced", "unsupported" */
+	const char *signature, *root_key;
+	const struct case_spec *reduced; /* NULL unless done: stored as an ordinary case */
+	const char *outputs;             /* JSON text */
+	int64_t steps, executions;
+	double seconds;
+	int complete;
+	const char *confirmation; /* NULL, "confirmed", "flaky", "state-dependent" */
+	int64_t explained_by;     /* > 0: a root bucket whose minimal case is a part of this one */
+	/* The reduced case's confirmed results, stored as its comparison (in the bucket, not counted) */
+	const struct result *results; /* [0] base, [1] the candidate; NULL: none */
+	const struct build *builds[2];
+	int role; /* the candidate's */
+};
+/* Store it; a representative's root key joins its bucket to the oldest bucket of that root. */
+int db_reduce_store(
+    struct db *, const struct db_reduce_job *, const struct db_reduction *, char *err, size_t errsize);
+/*
+ * The root bucket (its root_id followed) whose representative reduced to
+ * exactly this case (code, setup, flags, depth) for this candidate: its id,
+ * 0 none, -1.
+ */
+int64_t db_reduce_find_root(
+    struct db *, const char *candidate, const struct case_spec *c, char *err, size_t errsize);
+/* A bucket's reductions as JSON: {"minimal": {...} or null, "root_id", "joined", "samples": [...]}. */
+struct json_t *db_reduce_bucket(struct db *, int64_t bucket_id, char *err, size_t errsize);
+/*
+ * The root causes of a run's mismatches (run -1: of all): one entry per
+ * root bucket, with its minimal case, the buckets that joined it and their
+ * mismatches, plus the reduction totals.  0 with *out, -1.
+ */
+int db_reduce_roots(struct db *, int64_t run, struct json_t **out, char *err, size_t errsize);
+
 /* ---- db_phpt.c: the phpt suite's results (phpt_tests, phpt_results) ---- */
 struct db_phpt_result {
 	const char *status; /* "PASS", "FAIL", ... "crash", "timeout" */

@@ -51,6 +51,11 @@ void db_rollback(struct db *);
 void db_bind_text(sqlite3_stmt *, int i, const char *s);
 /* id > 0 binds it, else SQL NULL. */
 void db_bind_id(sqlite3_stmt *, int i, int64_t id);
+/* db.c: the content hash a case is found by (cases.content_hash). */
+void db_case_hash(const struct case_spec *c, char out[17]);
+/* db.c: one build's result row of a comparison (base: the base's result, for an output stored once). */
+int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
+    const struct result *r, const struct result *base, char *err, size_t errsize);
 /* db_triage.c, called by db.c: prepared after the migrations, closed with the connection. */
 struct db_triage *db_triage_open(struct db *, char *err, size_t errsize);
 void db_triage_close(struct db_triage *);

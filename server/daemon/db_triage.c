@@ -104,7 +104,10 @@ static const char *const tstmt_sql[T_COUNT] = {
 	/* Mismatches stored before buckets existed (the partial index finds them). */
 	[T_UNBUCKETED] =
 	    "SELECT m.id, m.run_id, c.flags FROM comparisons m JOIN cases c ON c.id = m.case_id "
-	    "WHERE m.verdict = 'differ' AND m.bucket_id IS NULL AND m.id > ?1 ORDER BY m.id LIMIT ?2",
+	    "WHERE m.verdict = 'differ' AND m.bucket_id IS NULL AND m.id > ?1 "
+	    /* a reduced case's own results (reduce.c) are not a mismatch found */
+	    "AND NOT EXISTS (SELECT 1 FROM reductions r WHERE r.reduced_comparison_id = m.id) "
+	    "ORDER BY m.id LIMIT ?2",
 	[T_RESULTS] =
 	    "SELECT r.role, r.status, r.signal, " RESULT_OUTPUT_SQL ", r.output_is_false, r.error_code, "
 	    "r.error_msg, r.exc_class, r.exc_msg FROM results r WHERE r.comparison_id = ?1",

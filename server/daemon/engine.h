@@ -75,6 +75,10 @@ struct config {
 	int nhosts;
 	const char *hosts[MAX_HOSTS];
 	struct sandbox_config sandbox;
+	/* The background reducer (reduce.c, docs/triage.md) */
+	int reduce_budget_ms;      /* wall time per reduction; default 2000 */
+	int reduce_max_executions; /* cases run per reduction; default 400; 0: reduction off */
+	int reduce_sample;         /* members reduced per bucket besides its representative; default 1 */
 	int nbuilds;
 	struct build builds[MAX_BUILDS];
 };
@@ -149,12 +153,14 @@ int confine_prepare(struct worker *, const struct config *, struct confine_args 
 void confine_release(struct worker *);
 
 struct runs;
+struct reducer;
 
 /* The daemon's shared state, owned by main.c and handed to each module. */
 struct app {
 	struct config *config;
 	struct db *db;
 	struct runs *runs;
+	struct reducer *reducer;           /* reduce.c */
 	struct worker workers[MAX_BUILDS]; /* workers[i] runs config->builds[i] */
 	/* A coverage run's own workers for its coverage builds (coverage.c),
 	 * NULL otherwise: the run thread's cases go there, nothing else does. */
@@ -226,6 +232,16 @@ int genrun_cases_list(
 /* One listed mismatch of a run in full: 1 (*case_id), 0 not here (other builds), -1. */
 int genrun_materialise(
     struct app *, int64_t run_id, uint64_t seed, int64_t index, int64_t *case_id, char *err, size_t errsize);
+
+/* ---- reduce.c: mismatches reduced to minimal reproducers in the background ---- */
+/* Start its thread (none when --reduce-max-executions is 0); NULL with err. */
+struct reducer *reduce_start(struct app *, char *err, size_t errsize);
+/* Look for work now rather than at its next poll. */
+void reduce_wake(struct reducer *);
+/* Stop after the current candidate; its workers stopped. */
+void reduce_stop(struct reducer *);
+/* {"enabled","reductions","executions","seconds","busy_bucket_id"} since the daemon started. */
+struct json_t *reduce_status(struct reducer *);
 
 /* ---- phptrun.c: php-src's .phpt tests (docs/phpt.md) ---- */
 extern const char *const phptrun_params[]; /* body fields: dir, files */

@@ -110,6 +110,9 @@ static void main_usage(FILE *f)
 	      "  --max-client-connections N  connections open from one address (256)\n"
 	      "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
 	      "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
+	      "  --reduce-budget-ms N  wall time to reduce one mismatch (2000)\n"
+	      "  --reduce-max-executions N  cases run to reduce one mismatch; 0: off (400)\n"
+	      "  --reduce-sample N     members reduced per bucket besides its first (1)\n"
 	      "  --db-max-size N[KMG]  cap on the database file; 0 for none (4G)\n"
 	      "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
 	      "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
@@ -328,6 +331,18 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
 		c->max_case_requests = (int)n;
+	} else if (strcmp(key, "reduce-budget-ms") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
+			return -1;
+		c->reduce_budget_ms = (int)n;
+	} else if (strcmp(key, "reduce-max-executions") == 0) {
+		if (main_parse_int(key, value, 0, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->reduce_max_executions = (int)n;
+	} else if (strcmp(key, "reduce-sample") == 0) {
+		if (main_parse_int(key, value, 0, 100, &n) < 0)
+			return -1;
+		c->reduce_sample = (int)n;
 	} else if (strcmp(key, "max-queued-runs") == 0) {
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
@@ -450,6 +465,9 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->db_max_bytes = MAIN_DEFAULT_DB_MAX;
 	c->max_case_requests = 64;
 	c->max_queued_runs = 16;
+	c->reduce_budget_ms = 2000;
+	c->reduce_max_executions = 400;
+	c->reduce_sample = 1;
 	confine_defaults(&c->sandbox);
 
 	/* The file first, so that flags override it. */
@@ -681,6 +699,10 @@ static int main_serve(int argc, char **argv)
 		main_error("%s", err);
 		goto out;
 	}
+	if ((app.reducer = reduce_start(&app, err, sizeof err)) == NULL) {
+		main_error("%s", err);
+		goto out;
+	}
 	if (o.cfg.run_stored) {
 		/* The page opens with every stored case's verdict. */
 		json_t *body = json_pack("{s:s}", "suite", "stored");
@@ -708,6 +730,7 @@ out:
 	/* Reverse order: no new requests, then no runs, then no workers. */
 	http_stop(http);
 	runs_stop(app.runs);
+	reduce_stop(app.reducer);
 	if (app.db != NULL && db_runs_interrupt(app.db, err, sizeof err) < 0)
 		main_error("%s", err);
 	for (i = 0; i < nworkers; i++)

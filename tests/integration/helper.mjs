@@ -130,6 +130,9 @@ export class Daemon {
 			'--worker', WORKER,
 		];
 		if (o.timeoutMs) a.push('--timeout-ms', String(o.timeoutMs));
+		// The background reducer (docs/triage.md) writes and runs cases of its
+		// own: off unless a test asks for it (reduce.test.mjs).
+		if (!o.reduce) a.push('--reduce-max-executions', '0');
 		if (o.extraArgs) a.push(...o.extraArgs);
 		return a;
 	}

@@ -145,6 +145,12 @@ int main(void)
 	    "\"JSON_THROW_ON_ERROR\":false},\"output\":[\"string\",\"false\"],\"status\":[\"ok\",\"ok\"],\"v\":1}",
 	    "an error on head: codes, false output, the error-handling flags");
 	free(k1);
+	k1 = bucket_signature(res, verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]));
+	is_str(k1,
+	    "{\"differs\":[\"output\",\"error_code\",\"error_msg\"],\"error_code\":[0,5],"
+	    "\"output\":[\"string\",\"false\"],\"v\":1}",
+	    "the signature a reduction keeps: no flags, only the fields that differ");
+	free(k1);
 	result_release(&res[ROLE_HEAD]);
 
 	/* A crash on head, a JsonException on base. */

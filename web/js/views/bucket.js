@@ -13,6 +13,39 @@ import { errorBox, loading, timeEl } from '../components/ui.js';
 import { auditTrail, keySummary, keyTable, stateBadge, triageForm } from '../components/buckets.js';
 import { resultsGrid } from '../components/results.js';
 
+// Two outputs with what follows their common prefix marked (the difference).
+function markedOutputs(outputs) {
+	const roles = Object.keys(outputs || {});
+	const text = (o) => (o.status !== 'ok' ? `(${o.status}${o.signal ? ` ${o.signal}` : ''})` : o.output_is_false ? 'false' : o.output);
+	const base = outputs && outputs.base ? text(outputs.base) : '';
+	return h('table', { class: 'list', 'data-testid': 'minimal-outputs' },
+		h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Build'), h('th', { scope: 'col' }, 'json_encode'),
+			h('th', { scope: 'col', class: 'num' }, 'json_last_error()'), h('th', { scope: 'col' }, 'Exception'))),
+		h('tbody', null, roles.map((role) => {
+			const o = outputs[role], t = text(o);
+			let p = 0;
+			while (p < t.length && p < base.length && t[p] === base[p]) p++;
+			const same = role === 'base' ? null : t === base;
+			return h('tr', null, h('td', null, role),
+				h('td', null, h('code', null, role === 'base' || same ? t : [t.slice(0, p), h('mark', null, t.slice(p))])),
+				h('td', { class: 'num' }, String(o.error_code)), h('td', null, o.exception || ''));
+		})));
+}
+
+// The bucket's minimal reproducer first: code, flags, outputs, how it was found.
+function minimalPanel(m) {
+	if (!m) return h('section', { class: 'panel', 'data-testid': 'minimal' }, h('h2', null, 'Minimal case'), h('p', { class: 'empty' }, 'Not reduced yet.'));
+	if (m.state !== 'done') return h('section', { class: 'panel', 'data-testid': 'minimal' }, h('h2', null, 'Minimal case'), h('p', null, `Not reduced: ${m.state}.`));
+	return h('section', { class: 'panel', 'aria-labelledby': 'h-minimal', 'data-testid': 'minimal' },
+		h('h2', { id: 'h-minimal' }, 'Minimal case ', h('span', { class: 'badge' }, m.confirmation || '')),
+		h('pre', { 'data-testid': 'minimal-code' }, `json_encode(${m.code}${m.flags.length ? `, ${m.flags.join(' | ')}` : ''}${m.depth !== 512 ? `${m.flags.length ? '' : ', 0'}, ${m.depth}` : ''})`),
+		m.setup ? h('details', null, h('summary', null, 'setup'), h('pre', null, m.setup)) : null,
+		markedOutputs(m.outputs),
+		h('p', { class: 'meta' }, 'Found as ', m.found_as && m.found_as.case_id ? h('a', { href: comparisonHref(m.found_as.case_id, m.found_as.comparison_id) }, m.found_as.title) : '—',
+			`, reduced in ${fmtInt(m.steps)} ${plural(m.steps, 'step')} (${fmtInt(m.executions)} ${plural(m.executions, 'execution')}, ${m.seconds.toFixed(2)} s${m.complete ? '' : ', budget reached'})`,
+			m.case_id ? [' · ', h('a', { href: `#/cases/${m.case_id}` }, 'the case'), ' · ', h('a', { href: m.phpt_url }, '.phpt')] : null));
+}
+
 const runLink = (runId) => h('a', { href: `#/runs/${runId}` }, `run #${runId}`);
 const comparisonHref = (caseId, comparisonId) => `#/cases/${caseId}?comparison=${comparisonId}`;
 
@@ -33,10 +66,15 @@ export function bucketView(ctx, params, query) {
 				h('div', { class: 'verdict-line' }, stateBadge(b), ' ', `${fmtInt(b.mismatches)} ${plural(b.mismatches, 'mismatch', 'mismatches')}`,
 					` in ${runs.length} ${plural(runs.length, 'run')} (or submitted)`,
 					b.assignee ? [' · assigned to ', h('strong', { 'data-testid': 'bucket-assignee' }, b.assignee)] : null)),
+			minimalPanel(b.minimal),
+			h('div', { 'data-testid': 'root-cause' },
+				b.root_id ? h('p', { class: 'notice' }, 'The same root cause as ', h('a', { href: `#/buckets/${b.root_id}` }, `bucket #${b.root_id}`), '.') : null,
+				b.joined && b.joined.length ? h('p', { class: 'meta' }, `${b.joined.length} more ${plural(b.joined.length, 'bucket')} of this root cause: `,
+				b.joined.slice(0, 20).map((j, i) => [i ? ', ' : '', h('a', { href: `#/buckets/${j.id}` }, `#${j.id}`)])) : null),
 			b.reappeared ? h('div', { class: 'notice error', role: 'alert', 'data-testid': 'reappeared-notice' },
 				h('strong', null, 'Fixed, but seen again: '), 'a mismatch of this bucket was stored ',
 				b.reappeared.run_id ? ['in ', runLink(b.reappeared.run_id)] : 'from a submitted case',
-				' ', timeEl(b.reappeared.at), ' after it was marked fixed. Set a state to answer it.') : null,
+				' ', timeEl(b.reappeared.at), ' after it was marked fixed. Set a state to answer it.') : '',
 			h('div', { class: 'two-col' },
 				h('section', { class: 'panel', 'aria-labelledby': 'h-key' }, h('h2', { id: 'h-key' }, 'How these mismatches differ'), keyTable(b.key),
 					h('p', { class: 'meta' }, 'First seen ', timeEl(b.first_seen && b.first_seen.at),

@@ -1,0 +1,462 @@
+/*
+ * Shrinking a generated case toward a minimal one (shrink.h): the
+ * candidates of a plan in order, and a plan rebuilt with one applied.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "shrink.h"
+
+/* ---- applying an edit: the plan copied from its root, compactly ---- */
+
+struct copy {
+	const struct gen_case *in;
+	const struct shrink_edit *e;
+	struct gen_case *out;
+	int fail;
+};
+
+static uint32_t copy_bytes(struct copy *k, const char *s, uint32_t n, uint32_t lo, uint32_t hi)
+{
+	struct gen_case *o = k->out;
+	uint32_t off = o->nbytes, keep = n - (hi - lo);
+
+	if ((size_t)o->nbytes + keep > GEN_MAX_BYTES) {
+		k->fail = 1;
+		return off;
+	}
+	memcpy(o->bytes + o->nbytes, s, lo);
+	memcpy(o->bytes + o->nbytes + lo, s + hi, n - hi);
+	o->nbytes += keep;
+	return off;
+}
+
+static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
+{
+	const struct gen_case *in = k->in;
+	const struct shrink_edit *e = k->e;
+	struct gen_case *o = k->out;
+	const struct gen_node *n;
+	uint32_t j, lo = 0, hi = 0, first, cnt;
+	uint8_t kind;
+
+	if (e != NULL && e->op == SHRINK_REPLACE && i == e->a)
+		i = e->b;
+	if (i >= in->nnodes || o->nnodes >= GEN_MAX_NODES || level > 64) {
+		k->fail = 1;
+		return 0;
+	}
+	n = &in->nodes[i];
+	j = o->nnodes++;
+	if (e != NULL && e->op == SHRINK_KEY_VALUE && e->a == i) {
+		/* The container gives way to one of its keys, as a string value. */
+		const struct gen_entry *en = &in->ents[e->b];
+		const char *key = in->bytes + en->key_off;
+		uint32_t len = en->key_len;
+		if (en->key_type == GEN_KEY_PROP) {
+			key = gen_class_at(n->cls)->props[en->key_int].name;
+			len = gen_class_at(n->cls)->props[en->key_int].len;
+		}
+		memset(&o->nodes[j], 0, sizeof o->nodes[j]);
+		o->nodes[j].kind = GEN_STRING;
+		o->kinds |= 1u << GEN_STRING;
+		o->nodes[j].first = copy_bytes(k, key, len, 0, 0);
+		o->nodes[j].n = len;
+		return j;
+	}
+	o->nodes[j] = *n;
+	kind = n->kind;
+	if (e != NULL && e->a == i) {
+		if (e->op == SHRINK_INT && kind == GEN_INT)
+			o->nodes[j].v.i = e->v;
+		else if (e->op == SHRINK_FLOAT && kind == GEN_FLOAT)
+			o->nodes[j].v.d = e->d;
+		else if (e->op == SHRINK_TO_NULL)
+			kind = GEN_NULL;
+		else if (e->op == SHRINK_KIND)
+			kind = (uint8_t)e->lo;
+		else if (e->op == SHRINK_DROP)
+			lo = e->lo, hi = e->hi;
+	}
+	o->nodes[j].kind = kind;
+	o->kinds |= 1u << kind;
+	if (kind == GEN_STRING) {
+		uint32_t blo = 0, bhi = 0;
+		if (e != NULL && e->op == SHRINK_BYTES && e->a == i && e->b == SHRINK_NONE)
+			blo = e->lo, bhi = e->hi;
+		o->nodes[j].first = copy_bytes(k, in->bytes + n->first, n->n, blo, bhi);
+		o->nodes[j].n = n->n - (bhi - blo);
+		return j;
+	}
+	if (kind == GEN_ENUM)
+		o->enums |= 1u << n->cls;
+	if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS && kind != GEN_OBJECT)
+		return j;
+	if (kind == GEN_OBJECT)
+		o->classes |= 1ull << n->cls;
+	cnt = n->n - (hi - lo);
+	if (o->nents + cnt > GEN_MAX_ENTRIES) {
+		k->fail = 1;
+		return j;
+	}
+	first = o->nents;
+	o->nents += cnt;
+	o->nodes[j].first = first;
+	o->nodes[j].n = cnt;
+	for (uint32_t x = 0, y = 0; x < n->n && !k->fail; x++) {
+		uint32_t ei = n->first + x;
+		const struct gen_entry *src = &in->ents[ei];
+		struct gen_entry *dst;
+		uint32_t v;
+		if (x >= lo && x < hi)
+			continue;
+		dst = &o->ents[first + y++];
+		*dst = *src;
+		if (kind == GEN_LIST) {
+			dst->key_type = GEN_KEY_NONE;
+		} else if (src->key_type == GEN_KEY_PROP && kind != GEN_OBJECT) {
+			/* A declared property becomes a plain key of the same name. */
+			const struct gen_prop *p = &gen_class_at(n->cls)->props[src->key_int];
+			dst->key_type = GEN_KEY_STR;
+			dst->key_off = copy_bytes(k, p->name, p->len, 0, 0);
+			dst->key_len = p->len;
+		} else if (src->key_type == GEN_KEY_STR) {
+			uint32_t blo = 0, bhi = 0;
+			if (e != NULL && e->op == SHRINK_BYTES && e->b == ei)
+				blo = e->lo, bhi = e->hi;
+			if (e != NULL && e->op == SHRINK_KEY_INT && e->b == ei && kind == GEN_MAP) {
+				dst->key_type = GEN_KEY_INT;
+				dst->key_int = e->v;
+			} else {
+				dst->key_off = copy_bytes(
+				    k, in->bytes + src->key_off, src->key_len, blo, bhi);
+				dst->key_len = src->key_len - (bhi - blo);
+			}
+		} else if (src->key_type == GEN_KEY_INT && e != NULL && e->op == SHRINK_KEY_INT &&
+		    e->b == ei) {
+			dst->key_int = e->v;
+		}
+		v = copy_node(k, src->value, level + 1);
+		o->ents[first + y - 1].value = v;
+	}
+	return j;
+}
+
+int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct gen_case *out)
+{
+	struct copy k = { c, e, out, 0 };
+
+	out->seed = c->seed;
+	out->index = c->index;
+	out->flags = c->flags;
+	out->depth = c->depth;
+	out->nnodes = out->nents = out->nbytes = 0;
+	out->nesting = c->nesting; /* not recomputed: only the rendering uses a reduced plan */
+	out->pieces = c->pieces;
+	out->shapes = c->shapes;
+	out->features = c->features;
+	out->kinds = 0;
+	out->classes = 0;
+	out->enums = 0;
+	out->rng = c->rng;
+	if (e != NULL && e->op == SHRINK_FLAG)
+		out->flags &= ~((int64_t)1 << e->lo);
+	if (e != NULL && e->op == SHRINK_DEPTH)
+		out->depth = 512;
+	out->root = copy_node(&k, c->root, 0);
+	return k.fail ? -1 : 0;
+}
+
+/* ---- the candidates ---- */
+
+struct cands {
+	struct shrink_edit *out;
+	size_t n, max;
+};
+
+static void add(
+    struct cands *s, uint8_t op, uint32_t a, uint32_t b, uint32_t lo, uint32_t hi, int64_t v, double d)
+{
+	struct shrink_edit *x;
+
+	if (s->n >= s->max)
+		return;
+	x = &s->out[s->n++];
+	x->op = op;
+	x->a = a;
+	x->b = b;
+	x->lo = lo;
+	x->hi = hi;
+	x->v = v;
+	x->d = d;
+}
+
+static int is_container(uint8_t kind)
+{
+	return kind == GEN_LIST || kind == GEN_MAP || kind == GEN_STDCLASS || kind == GEN_OBJECT;
+}
+
+/*
+ * Chunks of a string's n bytes p: all of it, halves, quarters ...; then
+ * each whole UTF-8 character (a chunk may cut one, making the string invalid
+ * UTF-8, a different error); then single bytes.
+ */
+static void add_chunks(struct cands *s, uint32_t node, uint32_t entry, const char *p, uint32_t n)
+{
+	uint32_t cp;
+	size_t len;
+
+	for (uint32_t size = n; size >= 2; size /= 2)
+		for (uint32_t at = 0; at < n; at += size)
+			add(s, SHRINK_BYTES, node, entry, at, at + size < n ? at + size : n, 0, 0);
+	for (uint32_t at = 0; at < n; at += (uint32_t)len) {
+		len = utf8_seq((const unsigned char *)p + at, n - at, &cp);
+		if (len <= 1)
+			len = 1;
+		else
+			add(s, SHRINK_BYTES, node, entry, at, at + (uint32_t)len, 0, 0);
+	}
+	for (uint32_t at = 0; at < n; at++)
+		add(s, SHRINK_BYTES, node, entry, at, at + 1, 0, 0);
+}
+
+/* A float's rank: candidates only move to a lower one (0.0 < 1.0 < others < negatives). */
+static int float_rank(double d)
+{
+	if (d == 0.0 && !signbit(d))
+		return 0;
+	if (d == 1.0)
+		return 1;
+	if (isnan(d) || !signbit(d))
+		return 2;
+	return 3;
+}
+
+size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size_t max)
+{
+	struct cands s = { out, 0, max };
+	uint32_t order[GEN_MAX_NODES], head = 0, tail = 0;
+	const struct gen_node *r = &c->nodes[c->root];
+
+	/* Breadth first: the biggest parts of the tree come first. */
+	order[tail++] = c->root;
+	while (head < tail) {
+		const struct gen_node *n = &c->nodes[order[head++]];
+		if (!is_container(n->kind))
+			continue;
+		for (uint32_t x = 0; x < n->n && tail < GEN_MAX_NODES; x++)
+			order[tail++] = c->ents[n->first + x].value;
+	}
+	/* The root replaced by one of its children. */
+	if (is_container(r->kind))
+		for (uint32_t x = 0; x < r->n; x++)
+			add(&s, SHRINK_REPLACE, c->root, c->ents[r->first + x].value, 0, 0, 0, 0);
+	/* Entries dropped: all, then halves ... one at a time. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (!is_container(n->kind) || n->n == 0)
+			continue;
+		for (uint32_t size = n->n; size >= 1; size = size == 1 ? 0 : size / 2)
+			for (uint32_t at = 0; at < n->n; at += size)
+				add(&s, SHRINK_DROP, order[q], 0, at, at + size < n->n ? at + size : n->n, 0,
+				    0);
+	}
+	/* A container replaced by one of its children. */
+	for (uint32_t q = 1; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (is_container(n->kind))
+			for (uint32_t x = 0; x < n->n; x++)
+				add(&s, SHRINK_REPLACE, order[q], c->ents[n->first + x].value, 0, 0, 0, 0);
+	}
+	/* A container replaced by one of its keys (a key may be what matters). */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			const struct gen_entry *en = &c->ents[n->first + x];
+			if ((en->key_type == GEN_KEY_STR && en->key_len > 0) || en->key_type == GEN_KEY_PROP)
+				add(&s, SHRINK_KEY_VALUE, order[q], n->first + x, 0, 0, 0, 0);
+		}
+	}
+	/* Strings and string keys shortened. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind == GEN_STRING && n->n > 0)
+			add_chunks(&s, order[q], SHRINK_NONE, c->bytes + n->first, n->n);
+		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			const struct gen_entry *en = &c->ents[n->first + x];
+			if (en->key_type == GEN_KEY_STR && en->key_len > 0)
+				add_chunks(&s, order[q], n->first + x, c->bytes + en->key_off, en->key_len);
+		}
+	}
+	/* Numbers toward 0 and 1; keys toward 0; other scalars to null; kinds simpler. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		switch (n->kind) {
+		case GEN_INT:
+			if (n->v.i != 0)
+				add(&s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
+			if (n->v.i != 0 && n->v.i != 1)
+				add(&s, SHRINK_INT, order[q], 0, 0, 0, 1, 0);
+			break;
+		case GEN_FLOAT: {
+			int rank = float_rank(n->v.d);
+			if (rank > 0)
+				add(&s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 0.0);
+			if (rank > 1)
+				add(&s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 1.0);
+			if (rank == 3)
+				add(&s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, -n->v.d);
+			break;
+		}
+		case GEN_TRUE:
+		case GEN_FALSE:
+		case GEN_ENUM:
+		case GEN_RESOURCE:
+			add(&s, SHRINK_TO_NULL, order[q], 0, 0, 0, 0, 0);
+			break;
+		case GEN_OBJECT:
+			add(&s, SHRINK_KIND, order[q], 0, GEN_STDCLASS, 0, 0, 0);
+			break;
+		case GEN_STDCLASS:
+			add(&s, SHRINK_KIND, order[q], 0, GEN_MAP, 0, 0, 0);
+			break;
+		case GEN_MAP:
+			if (n->n > 0) /* an empty one is [] either way */
+				add(&s, SHRINK_KIND, order[q], 0, GEN_LIST, 0, 0, 0);
+			for (uint32_t x = 0; x < n->n; x++) {
+				const struct gen_entry *en = &c->ents[n->first + x];
+				/* An int key other than 0, or a string key: 0 (a string key only when empty, after shortening). */
+				if ((en->key_type == GEN_KEY_INT && en->key_int != 0) ||
+				    (en->key_type == GEN_KEY_STR && en->key_len == 0))
+					add(&s, SHRINK_KEY_INT, order[q], n->first + x, 0, 0, 0, 0);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	for (unsigned bit = 0; bit < 23; bit++)
+		if (c->flags & ((int64_t)1 << bit))
+			add(&s, SHRINK_FLAG, 0, 0, bit, 0, 0, 0);
+	if (c->depth != 512)
+		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, 0, 0);
+	return s.n;
+}
+
+#define SHRINK_MAX_CANDIDATES 16384
+
+int shrink_run(const struct gen_case *start, struct gen_case *best,
+    int (*accept)(void *arg, const struct gen_case *candidate), void *arg, struct shrink_stats *st)
+{
+	struct shrink_edit *edits = malloc(SHRINK_MAX_CANDIDATES * sizeof *edits);
+	struct gen_case *cand = malloc(sizeof *cand);
+	size_t i = 0, n;
+	int progress = 0, r;
+
+	memset(st, 0, sizeof *st);
+	if (edits == NULL || cand == NULL || shrink_apply(start, NULL, best) < 0) {
+		free(edits);
+		free(cand);
+		return -1;
+	}
+	for (;;) {
+		n = shrink_candidates(best, edits, SHRINK_MAX_CANDIDATES);
+		if (i >= n) {
+			if (!progress) {
+				st->complete = 1;
+				break;
+			}
+			i = 0;
+			progress = 0;
+			continue;
+		}
+		if (shrink_apply(best, &edits[i], cand) < 0) {
+			i++;
+			continue;
+		}
+		st->tried++;
+		r = accept(arg, cand);
+		if (r < 0)
+			break;
+		if (r > 0) {
+			memcpy(best, cand, sizeof *best);
+			st->accepted++;
+			progress = 1;
+		} else {
+			i++;
+		}
+	}
+	free(edits);
+	free(cand);
+	return 0;
+}
+
+void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
+{
+	switch (e->op) {
+	case SHRINK_REPLACE:
+		snprintf(buf, size, "node %u replaced by its part %u", e->a, e->b);
+		break;
+	case SHRINK_DROP:
+		snprintf(buf, size, "entries %u..%u of node %u dropped", e->lo, e->hi - 1, e->a);
+		break;
+	case SHRINK_BYTES:
+		if (e->b == SHRINK_NONE)
+			snprintf(buf, size, "bytes %u..%u of string %u dropped", e->lo, e->hi - 1, e->a);
+		else
+			snprintf(buf, size, "bytes %u..%u of key %u dropped", e->lo, e->hi - 1, e->b);
+		break;
+	case SHRINK_INT:
+		snprintf(buf, size, "int %u := %lld", e->a, (long long)e->v);
+		break;
+	case SHRINK_FLOAT:
+		snprintf(buf, size, "float %u := %g", e->a, e->d);
+		break;
+	case SHRINK_KIND:
+		snprintf(buf, size, "node %u made kind %u", e->a, e->lo);
+		break;
+	case SHRINK_KEY_INT:
+		snprintf(buf, size, "key %u := %lld", e->b, (long long)e->v);
+		break;
+	case SHRINK_FLAG:
+		snprintf(
+		    buf, size, "flag %s dropped", flags_name(1L << e->lo) ? flags_name(1L << e->lo) : "?");
+		break;
+	case SHRINK_DEPTH:
+		snprintf(buf, size, "depth := 512");
+		break;
+	case SHRINK_TO_NULL:
+		snprintf(buf, size, "node %u := null", e->a);
+		break;
+	case SHRINK_KEY_VALUE:
+		snprintf(buf, size, "node %u replaced by key %u", e->a, e->b);
+		break;
+	default:
+		snprintf(buf, size, "?");
+	}
+}
+
+char *shrink_canonical(const struct gen_case *c)
+{
+	struct gen_buf v = { 0 };
+	char flags[512], *out;
+	size_t n;
+
+	if (gen_render_value(c, &v) < 0) {
+		gen_buf_release(&v);
+		return NULL;
+	}
+	flags_format((long)c->flags, flags, sizeof flags);
+	n = v.len + strlen(flags) + 32;
+	if ((out = malloc(n)) != NULL)
+		snprintf(out, n, "%s\n%s\n%lld", v.data, flags, (long long)c->depth);
+	gen_buf_release(&v);
+	return out;
+}

@@ -1,0 +1,87 @@
+/*
+ * Shrinking a generated case (server/common/gen.h's plan) toward a minimal
+ * one: pure C, no PHP, no I/O, so the daemon's reducer (reduce.c) and the
+ * unit test share it.
+ *
+ * The reducer works on the tree the generator built, not on text: it asks
+ * for the simplification candidates of the current plan, in order, and tries
+ * each (the candidate is run on both builds and kept only if it shows the
+ * same mismatch signature).  A candidate is an edit of the plan; applying it
+ * rebuilds the plan compactly (only what the root reaches), so an accepted
+ * candidate is a plan like any other, smaller in some way.
+ *
+ * The order (biggest cuts first): the root replaced by one of its children;
+ * each container's entries dropped in chunks (halves, quarters ... one at a
+ * time, ddmin style); any container replaced by one of its children;
+ * strings and string keys shortened (chunks, then single bytes); numbers
+ * moved toward 0 or 1 (INF for -INF, 1.0 for other floats); declared-class
+ * a container replaced by one of its keys as a string; objects made stdClass, stdClass made arrays, arrays made lists; each flag
+ * bit dropped; the depth restored to 512.
+ */
+#ifndef PHPCMP_SHRINK_H
+#define PHPCMP_SHRINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gen.h"
+
+enum shrink_op {
+	SHRINK_REPLACE,   /* node a replaced by node b (a descendant) */
+	SHRINK_DROP,      /* container a: entries [lo, hi) dropped */
+	SHRINK_BYTES,     /* string node a (or key of entry b when b != none): bytes [lo, hi) dropped */
+	SHRINK_INT,       /* int node a := v */
+	SHRINK_FLOAT,     /* float node a := d */
+	SHRINK_KIND,      /* container a becomes kind lo */
+	SHRINK_KEY_INT,   /* entry b's key becomes the int v */
+	SHRINK_FLAG,      /* flag bit lo dropped */
+	SHRINK_DEPTH,     /* depth := 512 */
+	SHRINK_TO_NULL,   /* node a (an enum case, a resource, a bool) := null */
+	SHRINK_KEY_VALUE, /* container a replaced by the string of entry b's key */
+};
+
+#define SHRINK_NONE UINT32_MAX
+
+struct shrink_edit {
+	uint8_t op;
+	uint32_t a, b, lo, hi;
+	int64_t v;
+	double d;
+};
+
+/*
+ * The candidates of plan c, in order, into out (at most max): their count.
+ * Every candidate makes the plan strictly smaller in one measure (nodes,
+ * bytes, flag bits, a number's size or a kind's rank), so accepting
+ * candidates always ends.
+ */
+size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size_t max);
+/* Plan c with edit e applied (e NULL: just compacted) into out; -1 if e does not apply. */
+int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct gen_case *out);
+/* What a candidate does, for logs and tests ("drop 2 entries of node 3"...). */
+void shrink_describe(const struct shrink_edit *e, char *buf, size_t size);
+
+/*
+ * Greedy reduction to a fixpoint: from plan start, try the candidates in
+ * order; accept(arg, candidate) answers 1 (it keeps the mismatch: it becomes
+ * the current plan, and the next candidates are its own, from the same
+ * position), 0 (rejected: the next candidate) or -1 (out of budget: stop).
+ * Ends when a whole pass over the candidates accepts none.  The smallest
+ * plan found into best; -1 only when out of memory.
+ */
+struct shrink_stats {
+	int64_t tried, accepted;
+	int complete; /* a fixpoint was reached (not stopped by the budget) */
+};
+int shrink_run(const struct gen_case *start, struct gen_case *best,
+    int (*accept)(void *arg, const struct gen_case *candidate), void *arg, struct shrink_stats *st);
+
+/*
+ * The canonical form of a (reduced) plan, the part of a root-cause key the
+ * reproducer gives: its value source, flags by name and depth, as
+ * "value\nflags\ndepth" (malloc'd, NULL when out of memory).  Two plans with
+ * the same canonical form are the same PHP case.
+ */
+char *shrink_canonical(const struct gen_case *c);
+
+#endif

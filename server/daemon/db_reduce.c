@@ -1,0 +1,575 @@
+/*
+ * Storage of reductions (layer 2): the reductions table and buckets.root_id
+ * of schema.sql (migration 10), behind db_reduce_* (db.h).  Used by the
+ * background reducer (reduce.c) and the triage API; few calls per bucket,
+ * so its statements are prepared per call, under db.c's lock.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "db_internal.h"
+
+static char *dbr_strdup_col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	return s != NULL ? strdup((const char *)s) : NULL;
+}
+
+static int dbr_prepare(struct db *db, const char *sql, sqlite3_stmt **st, char *err, size_t errsize)
+{
+	if (sqlite3_prepare_v2(db->conn, sql, -1, st, NULL) != SQLITE_OK)
+		return db_fail(db, "reductions", err, errsize);
+	return 0;
+}
+
+void db_reduce_job_release(struct db_reduce_job *j)
+{
+	case_release(&j->c);
+	result_release(&j->res[0]);
+	result_release(&j->res[1]);
+}
+
+/* One stored result (role) of a comparison into r; 1 found, 0 not, -1. */
+static int dbr_result(
+    struct db *db, int64_t comparison_id, const char *role, struct result *r, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc, s;
+
+	if (dbr_prepare(db,
+	        "SELECT r.status, r.signal, " RESULT_OUTPUT_SQL ", r.output_is_false, r.error_code, "
+	        "r.error_msg, r.exc_class, r.exc_msg FROM results r WHERE r.comparison_id = ?1 AND r.role = ?2",
+	        &st, err, errsize) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, comparison_id);
+	sqlite3_bind_text(st, 2, role, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		s = result_status_parse((const char *)sqlite3_column_text(st, 0));
+		r->status = s >= 0 ? (enum result_status)s : STATUS_ERROR;
+		r->signal = sqlite3_column_int(st, 1);
+		r->output_is_false = sqlite3_column_int(st, 3);
+		if (!r->output_is_false && sqlite3_column_type(st, 2) != SQLITE_NULL)
+			bytes_set(
+			    &r->output, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2));
+		r->error_code = (long)sqlite3_column_int64(st, 4);
+		r->error_msg = dbr_strdup_col(st, 5);
+		r->exc_class = dbr_strdup_col(st, 6);
+		r->exc_msg = dbr_strdup_col(st, 7);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, "read result", err, errsize);
+	return rc == SQLITE_ROW;
+}
+
+/* A mismatch that cannot be reduced: recorded so that it is not picked again. */
+static int dbr_unsupported(
+    struct db *db, int64_t bucket_id, int64_t comparison_id, int representative, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	if (dbr_prepare(db,
+	        "INSERT OR IGNORE INTO reductions (bucket_id, comparison_id, representative, state) "
+	        "VALUES (?1, ?2, ?3, 'unsupported')",
+	        &st, err, errsize) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, bucket_id);
+	sqlite3_bind_int64(st, 2, comparison_id);
+	sqlite3_bind_int(st, 3, representative);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(db, "reductions", err, errsize);
+}
+
+/* The job's case and results; 1, 0 (unsupported: recorded), -1. */
+static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *arg, struct db_reduce_job *j,
+    char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc, role;
+
+	if (dbr_prepare(db,
+	        "SELECT c.id, c.title, c.code, c.setup, c.flags, c.depth, g.version, g.seed, g.idx "
+	        "FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	        "LEFT JOIN generated_cases g ON g.case_id = c.id WHERE m.id = ?1",
+	        &st, err, errsize) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, j->comparison_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		j->case_id = sqlite3_column_int64(st, 0);
+		j->c.title = dbr_strdup_col(st, 1);
+		j->c.code = dbr_strdup_col(st, 2);
+		j->c.setup = dbr_strdup_col(st, 3);
+		j->c.flags = (long)sqlite3_column_int64(st, 4);
+		j->c.depth = (long)sqlite3_column_int64(st, 5);
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
+			j->generated = 1;
+			j->version = sqlite3_column_int(st, 6);
+			j->seed = (uint64_t)sqlite3_column_int64(st, 7);
+			j->index = (uint64_t)sqlite3_column_int64(st, 8);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, "read case", err, errsize);
+	role = rc == SQLITE_ROW ? role_of(arg, j->candidate) : -1;
+	if (role <= 0 || dbr_result(db, j->comparison_id, "base", &j->res[0], err, errsize) <= 0 ||
+	    dbr_result(db, j->comparison_id, role_name(role), &j->res[1], err, errsize) <= 0)
+		return dbr_unsupported(db, j->bucket_id, j->comparison_id, j->representative, err, errsize) <
+		        0
+		    ? -1
+		    : 0;
+	return 1;
+}
+
+int db_reduce_next(struct db *db, int sample, int (*role_of)(void *, const char *), void *arg,
+    struct db_reduce_job *job, char *err, size_t errsize)
+{
+	/* Representatives first, biggest bucket first (a root's minimal case is
+	 * then known before the buckets it explains, reduce_explained); then one more member of a
+	 * bucket sampled so far less than 1 + sample times (spread over the
+	 * bucket: the member whose id hashes lowest). */
+	static const char *const sql[2] = {
+		/* A phpt bucket (first_comparison_id 0) has no case to reduce. */
+		"SELECT b.id, b.first_comparison_id, b.candidate FROM buckets b "
+		"WHERE b.first_comparison_id > 0 AND NOT EXISTS "
+		"(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id) "
+		"ORDER BY b.mismatches DESC, b.id LIMIT 1",
+		"SELECT b.id, (SELECT m.id FROM comparisons m WHERE m.bucket_id = b.id AND NOT EXISTS "
+		"(SELECT 1 FROM reductions r WHERE r.comparison_id = m.id) ORDER BY (m.id * 2654435761) % 4294967291 "
+		"LIMIT 1) AS cid, b.candidate FROM buckets b "
+		"WHERE (SELECT count(*) FROM reductions r WHERE r.bucket_id = b.id) < ?1 AND b.mismatches > "
+		"(SELECT count(*) FROM reductions r WHERE r.bucket_id = b.id) AND cid IS NOT NULL "
+		"ORDER BY b.id LIMIT 1",
+	};
+	sqlite3_stmt *st;
+	int pass, rc, got = 0;
+
+	memset(job, 0, sizeof *job);
+	case_init(&job->c);
+	result_init(&job->res[0]);
+	result_init(&job->res[1]);
+	pthread_mutex_lock(&db->lock);
+	for (pass = 0; pass < 2 && !got; pass++) {
+		if (pass == 1 && sample <= 0)
+			break;
+		for (;;) {
+			if (dbr_prepare(db, sql[pass], &st, err, errsize) < 0)
+				goto fail;
+			sqlite3_bind_int(st, 1, 1 + sample);
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW) {
+				const unsigned char *cand = sqlite3_column_text(st, 2);
+				job->bucket_id = sqlite3_column_int64(st, 0);
+				job->comparison_id = sqlite3_column_int64(st, 1);
+				job->representative = pass == 0;
+				snprintf(job->candidate, sizeof job->candidate, "%s",
+				    cand != NULL ? (const char *)cand : "");
+			}
+			sqlite3_finalize(st);
+			if (rc == SQLITE_DONE)
+				break;
+			if (rc != SQLITE_ROW) {
+				db_fail(db, "next reduction", err, errsize);
+				goto fail;
+			}
+			if ((rc = dbr_load(db, role_of, arg, job, err, errsize)) < 0)
+				goto fail;
+			if (rc > 0) {
+				got = 1;
+				break;
+			}
+			db_reduce_job_release(job);
+			case_init(&job->c);
+			result_init(&job->res[0]);
+			result_init(&job->res[1]);
+		}
+	}
+	pthread_mutex_unlock(&db->lock);
+	return got;
+fail:
+	pthread_mutex_unlock(&db->lock);
+	return -1;
+}
+
+int db_reduce_store(
+    struct db *db, const struct db_reduce_job *j, const struct db_reduction *r, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t case_id = 0, root = 0, reduced_cmp = 0;
+	char hash[17];
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	if (db_begin(db, err, errsize) < 0) {
+		pthread_mutex_unlock(&db->lock);
+		return -1;
+	}
+	if (r->reduced != NULL) {
+		/* An ordinary case (found again by its content if stored before). */
+		db_case_hash(r->reduced, hash);
+		if (dbr_prepare(db,
+		        "SELECT id FROM cases WHERE content_hash = ?1 AND source IS NULL AND title = ?2 AND "
+		        "code = ?3 AND setup IS ?4 AND flags = ?5 AND depth = ?6 AND iterations = 0",
+		        &st, err, errsize) < 0)
+			goto fail;
+		sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
+		db_bind_text(st, 2, r->reduced->title);
+		db_bind_text(st, 3, r->reduced->code);
+		db_bind_text(st, 4, r->reduced->setup);
+		sqlite3_bind_int64(st, 5, r->reduced->flags);
+		sqlite3_bind_int64(st, 6, r->reduced->depth);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			case_id = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			db_fail(db, "find case", err, errsize);
+			goto fail;
+		}
+		if (case_id == 0) {
+			if (dbr_prepare(db,
+			        "INSERT INTO cases (content_hash, title, code, setup, flags, depth) "
+			        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+			        &st, err, errsize) < 0)
+				goto fail;
+			sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
+			db_bind_text(st, 2, r->reduced->title);
+			db_bind_text(st, 3, r->reduced->code);
+			db_bind_text(st, 4, r->reduced->setup);
+			sqlite3_bind_int64(st, 5, r->reduced->flags);
+			sqlite3_bind_int64(st, 6, r->reduced->depth);
+			rc = db_exec(db, st, "store reduced case", err, errsize);
+			sqlite3_finalize(st);
+			if (rc < 0)
+				goto fail;
+			case_id = sqlite3_last_insert_rowid(db->conn);
+		}
+	}
+	if (case_id > 0 && r->results != NULL) {
+		/* Its results as a comparison of its own, so its page and .phpt export
+		 * work like any case's; in no bucket (not one of the mismatches found:
+		 * the startup backfill leaves it alone, reductions.reduced_comparison_id). */
+		unsigned diff = verdict_compare(&r->results[0], &r->results[1]);
+		char differs[128];
+		int64_t cmp;
+		verdict_fields(diff, differs, sizeof differs);
+		if (dbr_prepare(db,
+		        "INSERT INTO comparisons (case_id, verdict, differs, bucket_id) VALUES (?1, ?2, ?3, ?4)",
+		        &st, err, errsize) < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, case_id);
+		db_bind_text(st, 2, diff == 0 ? "same" : "differ");
+		db_bind_text(st, 3, differs);
+		rc = db_exec(db, st, "store reduced comparison", err, errsize);
+		sqlite3_finalize(st);
+		if (rc < 0)
+			goto fail;
+		cmp = sqlite3_last_insert_rowid(db->conn);
+		reduced_cmp = cmp;
+		if (db_store_result(db, cmp, ROLE_BASE, r->builds[0], &r->results[0], NULL, err, errsize) <
+		        0 ||
+		    db_store_result(
+		        db, cmp, r->role, r->builds[1], &r->results[1], &r->results[0], err, errsize) < 0)
+			goto fail;
+	}
+	if (dbr_prepare(db,
+	        "INSERT OR REPLACE INTO reductions (bucket_id, comparison_id, representative, state, found_as, "
+	        "signature, root_key, case_id, code, setup, flags, depth, outputs, steps, executions, seconds, "
+	        "complete, confirmation, reduced_comparison_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	        "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+	        &st, err, errsize) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, j->bucket_id);
+	sqlite3_bind_int64(st, 2, j->comparison_id);
+	sqlite3_bind_int(st, 3, j->representative);
+	db_bind_text(st, 4, r->state);
+	db_bind_text(st, 5, j->c.title != NULL ? j->c.title : "");
+	db_bind_text(st, 6, r->signature);
+	db_bind_text(st, 7, r->root_key);
+	db_bind_id(st, 8, case_id);
+	if (r->reduced != NULL) {
+		db_bind_text(st, 9, r->reduced->code);
+		db_bind_text(st, 10, r->reduced->setup);
+		sqlite3_bind_int64(st, 11, r->reduced->flags);
+		sqlite3_bind_int64(st, 12, r->reduced->depth);
+	}
+	db_bind_text(st, 13, r->outputs);
+	sqlite3_bind_int64(st, 14, r->steps);
+	sqlite3_bind_int64(st, 15, r->executions);
+	sqlite3_bind_double(st, 16, r->seconds);
+	sqlite3_bind_int(st, 17, r->complete);
+	db_bind_text(st, 18, r->confirmation);
+	db_bind_id(st, 19, reduced_cmp);
+	rc = db_exec(db, st, "store reduction", err, errsize);
+	sqlite3_finalize(st);
+	if (rc < 0)
+		goto fail;
+	/* One bucket per root cause: a representative landing on a root reduced before joins it
+	 * (the first reduction of that root key: its bucket's root). */
+	if (j->representative && r->root_key != NULL && strcmp(r->state, "done") == 0) {
+		if (dbr_prepare(db,
+		        "SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "
+		        "WHERE r.root_key = ?1 AND r.representative = 1 AND r.state = 'done' ORDER BY r.id LIMIT 1",
+		        &st, err, errsize) < 0)
+			goto fail;
+		db_bind_text(st, 1, r->root_key);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			root = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		/* No older bucket of this very root: one whose minimal case is a part of this one. */
+		if ((root <= 0 || root == j->bucket_id) && r->explained_by > 0)
+			root = r->explained_by;
+		if (root > 0 && root != j->bucket_id) {
+			if (dbr_prepare(
+			        db, "UPDATE buckets SET root_id = ?2 WHERE id = ?1", &st, err, errsize) < 0)
+				goto fail;
+			sqlite3_bind_int64(st, 1, j->bucket_id);
+			sqlite3_bind_int64(st, 2, root);
+			rc = db_exec(db, st, "join root bucket", err, errsize);
+			sqlite3_finalize(st);
+			if (rc < 0)
+				goto fail;
+		}
+	}
+	if (db_commit(db, err, errsize) < 0)
+		goto fail;
+	pthread_mutex_unlock(&db->lock);
+	return 0;
+fail:
+	db_rollback(db);
+	pthread_mutex_unlock(&db->lock);
+	return -1;
+}
+
+int64_t db_reduce_find_root(
+    struct db *db, const char *candidate, const struct case_spec *c, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	if (dbr_prepare(db,
+	        "SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "
+	        "WHERE r.representative = 1 AND r.state = 'done' AND r.code = ?1 AND r.setup IS ?2 AND "
+	        "r.flags = ?3 AND r.depth = ?4 AND coalesce(b.candidate, '') = ?5 ORDER BY b.id LIMIT 1",
+	        &st, err, errsize) < 0) {
+		pthread_mutex_unlock(&db->lock);
+		return -1;
+	}
+	db_bind_text(st, 1, c->code);
+	db_bind_text(st, 2, c->setup);
+	sqlite3_bind_int64(st, 3, c->flags);
+	sqlite3_bind_int64(st, 4, c->depth);
+	db_bind_text(st, 5, candidate);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, "find root", err, errsize);
+	return id;
+}
+
+/* The columns of a reduction as read by dbr_json. */
+#define DBR_COLUMNS                                                                                    \
+	"r.id, r.bucket_id, r.comparison_id, r.representative, r.state, r.found_as, r.signature, "     \
+	"r.root_key, r.case_id, r.code, r.setup, r.flags, r.depth, r.outputs, r.steps, r.executions, " \
+	"r.seconds, r.complete, r.confirmation, m.case_id "
+
+static json_t *dbr_col(sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return json_null();
+	if (sqlite3_column_type(st, i) == SQLITE_INTEGER)
+		return json_integer((json_int_t)sqlite3_column_int64(st, i));
+	return json_string((const char *)sqlite3_column_text(st, i));
+}
+
+static json_t *dbr_json(sqlite3_stmt *st)
+{
+	json_t *o = json_object(), *flags = json_array(), *out;
+	const unsigned char *outputs = sqlite3_column_text(st, 13);
+	long f = (long)sqlite3_column_int64(st, 11), bit;
+	const char *name, *code = (const char *)sqlite3_column_text(st, 9);
+	char url[64];
+	size_t i;
+
+	for (i = 0; (name = flags_name_at(i, &bit)) != NULL; i++)
+		if (bit != 0 && (f & bit) == bit)
+			json_array_append_new(flags, json_string(name));
+	json_object_set_new(o, "state", dbr_col(st, 4));
+	json_object_set_new(o, "code", dbr_col(st, 9));
+	json_object_set_new(o, "setup", dbr_col(st, 10));
+	json_object_set_new(o, "flags", flags);
+	json_object_set_new(o, "flags_value", dbr_col(st, 11));
+	json_object_set_new(o, "depth", dbr_col(st, 12));
+	json_object_set_new(o, "value_bytes", json_integer(code != NULL ? (json_int_t)strlen(code) : 0));
+	out = outputs != NULL ? json_loads((const char *)outputs, 0, NULL) : NULL;
+	json_object_set_new(o, "outputs", out != NULL ? out : json_null());
+	json_object_set_new(o, "case_id", dbr_col(st, 8));
+	if (sqlite3_column_type(st, 8) != SQLITE_NULL) {
+		snprintf(url, sizeof url, "/#/cases/%" PRId64, (int64_t)sqlite3_column_int64(st, 8));
+		json_object_set_new(o, "url", json_string(url));
+		snprintf(
+		    url, sizeof url, "/api/cases/%" PRId64 "/phpt", (int64_t)sqlite3_column_int64(st, 8));
+		json_object_set_new(o, "phpt_url", json_string(url));
+	}
+	json_object_set_new(o, "confirmation", dbr_col(st, 18));
+	json_object_set_new(o, "steps", dbr_col(st, 14));
+	json_object_set_new(o, "executions", dbr_col(st, 15));
+	json_object_set_new(o, "seconds", json_real(sqlite3_column_double(st, 16)));
+	json_object_set_new(o, "complete", json_boolean(sqlite3_column_int(st, 17)));
+	json_object_set_new(o, "found_as",
+	    json_pack("{s:o s:o s:o}", "title", dbr_col(st, 5), "case_id", dbr_col(st, 19), "comparison_id",
+	        dbr_col(st, 2)));
+	json_object_set_new(o, "signature", dbr_col(st, 6));
+	json_object_set_new(o, "root_key", dbr_col(st, 7));
+	return o;
+}
+
+json_t *db_reduce_bucket(struct db *db, int64_t bucket_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	json_t *o = json_object(), *samples = json_array(), *joined = json_array(), *minimal = json_null();
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	if (dbr_prepare(db,
+	        "SELECT " DBR_COLUMNS "FROM reductions r JOIN comparisons m ON m.id = r.comparison_id "
+	        "WHERE r.bucket_id = ?1 ORDER BY r.representative DESC, r.id",
+	        &st, err, errsize) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, bucket_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *x = dbr_json(st);
+		if (sqlite3_column_int(st, 3) && json_is_null(minimal))
+			minimal = x;
+		else
+			json_array_append_new(samples, x);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_fail(db, "read reductions", err, errsize);
+		goto fail;
+	}
+	json_object_set_new(o, "minimal", minimal);
+	json_object_set_new(o, "samples", samples);
+	if (dbr_prepare(db, "SELECT root_id FROM buckets WHERE id = ?1", &st, err, errsize) < 0)
+		goto fail2;
+	sqlite3_bind_int64(st, 1, bucket_id);
+	json_object_set_new(o, "root_id", sqlite3_step(st) == SQLITE_ROW ? dbr_col(st, 0) : json_null());
+	sqlite3_finalize(st);
+	if (dbr_prepare(db, "SELECT id, mismatches FROM buckets WHERE root_id = ?1 ORDER BY id", &st, err,
+	        errsize) < 0)
+		goto fail2;
+	sqlite3_bind_int64(st, 1, bucket_id);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(joined,
+		    json_pack("{s:I s:I}", "id", (json_int_t)sqlite3_column_int64(st, 0), "mismatches",
+		        (json_int_t)sqlite3_column_int64(st, 1)));
+	sqlite3_finalize(st);
+	json_object_set_new(o, "joined", joined);
+	pthread_mutex_unlock(&db->lock);
+	return o;
+fail:
+	json_decref(minimal);
+	json_decref(samples);
+fail2:
+	json_decref(joined);
+	json_decref(o);
+	pthread_mutex_unlock(&db->lock);
+	return NULL;
+}
+
+int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	json_t *o = json_object(), *roots = json_array();
+	int64_t buckets = 0, pending = 0, reduced = 0, executions = 0;
+	double seconds = 0;
+	int rc;
+
+	*out = NULL;
+	pthread_mutex_lock(&db->lock);
+	/* A run's buckets (run -1: every bucket) grouped by their root. */
+	if (dbr_prepare(db,
+	        "WITH rb AS (SELECT b.id, coalesce(b.root_id, b.id) AS root, "
+	        "CASE WHEN ?1 < 0 THEN b.mismatches ELSE br.mismatches END AS n FROM buckets b "
+	        "LEFT JOIN bucket_runs br ON br.bucket_id = b.id AND br.run_id = ?1 "
+	        "WHERE ?1 < 0 OR br.run_id IS NOT NULL) "
+	        "SELECT root, count(*), sum(n), group_concat(id) FROM rb GROUP BY root ORDER BY sum(n) DESC, root",
+	        &st, err, errsize) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, run);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *ids = json_array();
+		const char *list = (const char *)sqlite3_column_text(st, 3);
+		for (const char *p = list; p != NULL && *p != '\0';) {
+			json_array_append_new(ids, json_integer(strtoll(p, NULL, 10)));
+			p = strchr(p, ',');
+			p = p != NULL ? p + 1 : NULL;
+		}
+		json_array_append_new(roots,
+		    json_pack("{s:I s:I s:I s:o}", "bucket_id", (json_int_t)sqlite3_column_int64(st, 0),
+		        "buckets", (json_int_t)sqlite3_column_int64(st, 1), "mismatches",
+		        (json_int_t)sqlite3_column_int64(st, 2), "bucket_ids", ids));
+		buckets += sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_fail(db, "root causes", err, errsize);
+		goto fail;
+	}
+	/* Each root's minimal case (its representative's reduction). */
+	for (size_t i = 0; i < json_array_size(roots); i++) {
+		json_t *r = json_array_get(roots, i);
+		if (dbr_prepare(db,
+		        "SELECT " DBR_COLUMNS
+		        "FROM reductions r JOIN comparisons m ON m.id = r.comparison_id "
+		        "WHERE r.bucket_id = ?1 AND r.representative = 1",
+		        &st, err, errsize) < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, json_integer_value(json_object_get(r, "bucket_id")));
+		json_object_set_new(
+		    r, "minimal", sqlite3_step(st) == SQLITE_ROW ? dbr_json(st) : json_null());
+		sqlite3_finalize(st);
+	}
+	/* The reduction's progress and cost over those buckets. */
+	if (dbr_prepare(db,
+	        "SELECT count(DISTINCT b.id) - count(DISTINCT r.bucket_id), count(r.id), "
+	        "coalesce(sum(r.executions), 0), coalesce(sum(r.seconds), 0) FROM buckets b "
+	        "LEFT JOIN reductions r ON r.bucket_id = b.id "
+	        "WHERE ?1 < 0 OR EXISTS (SELECT 1 FROM bucket_runs br WHERE br.bucket_id = b.id AND br.run_id = ?1)",
+	        &st, err, errsize) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		pending = sqlite3_column_int64(st, 0);
+		reduced = sqlite3_column_int64(st, 1);
+		executions = sqlite3_column_int64(st, 2);
+		seconds = sqlite3_column_double(st, 3);
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	json_object_set_new(o, "roots", roots);
+	json_object_set_new(o, "buckets", json_integer(buckets));
+	json_object_set_new(o, "reduction",
+	    json_pack("{s:I s:I s:I s:f}", "buckets_pending", (json_int_t)pending, "reductions",
+	        (json_int_t)reduced, "executions", (json_int_t)executions, "seconds", seconds));
+	*out = o;
+	return 0;
+fail:
+	pthread_mutex_unlock(&db->lock);
+	json_decref(roots);
+	json_decref(o);
+	return -1;
+}

@@ -1,0 +1,503 @@
+/*
+ * The background reducer (docs/triage.md, "Reduction"): every bucket's
+ * representative, then a bounded sample of its other members, reduced to a
+ * minimal case that shows the same mismatch signature, confirmed on fresh
+ * workers, stored as an ordinary case linked to its original.
+ *
+ * It has its own thread and its own workers (one per build it needs,
+ * started on first use), so a run's results never wait for it: a run's
+ * workers are not shared, only the CPU.  It finds its work in the database
+ * (db_reduce_next: buckets without a reduction), so nothing in the runs has
+ * to hand it anything; a run's storing of mismatches wakes it sooner
+ * (reduce_wake), and a daemon restarted goes on where the last one stopped.
+ *
+ * A generated case is reduced as the tree the generator built
+ * (server/common/shrink.c), each candidate rendered to PHP and run like any
+ * submitted case on the base and the bucket's candidate; a candidate is
+ * accepted only when its signature (bucket_signature: which fields differ,
+ * each side's status, error code and exception, the shape of the output
+ * difference) is the original's.  Another case (submitted, stored) has its
+ * flags and depth reduced.  Each reduction has a budget: --reduce-budget-ms
+ * of wall time and --reduce-max-executions cases.
+ *
+ * Confirmation: the reduced case once more in a new request on the
+ * reducer's workers, and once on newly started workers of both builds:
+ * confirmed when both show the signature; state-dependent when only the
+ * long-lived workers (after the other candidates) do; flaky otherwise.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "engine.h"
+#include "gen.h"
+#include "shrink.h"
+
+#define REDUCE_IDLE_MS 500 /* how often an idle reducer looks for work */
+
+struct reducer {
+	struct app *app;
+	pthread_t thread;
+	int started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop, woken;
+	struct worker workers[MAX_BUILDS]; /* its own, started on first use */
+	int inited[MAX_BUILDS];
+	/* progress (under lock) */
+	int64_t reductions, executions, busy_bucket;
+	double seconds;
+};
+
+/* One reduction in progress. */
+struct attempt {
+	struct reducer *rd;
+	int role; /* the candidate's */
+	const char *target;
+	int64_t executions;
+	double t0;
+	struct result last[2]; /* the last accepted candidate's results */
+};
+
+static struct worker *reduce_worker(struct reducer *rd, int role)
+{
+	if (!rd->inited[role]) {
+		worker_init(&rd->workers[role], &rd->app->config->builds[role]);
+		rd->inited[role] = 1;
+	}
+	return &rd->workers[role];
+}
+
+struct pair_job {
+	struct worker *w;
+	const struct config *cfg;
+	const struct case_spec *c;
+	struct result *r;
+};
+
+static void *reduce_pair_thread(void *arg)
+{
+	struct pair_job *j = arg;
+	worker_run_case(j->w, j->cfg, j->c, j->r);
+	return NULL;
+}
+
+/* The case on two workers at once (the base's here, the candidate's on a thread). */
+static void reduce_pair(const struct config *cfg, struct worker *wb, struct worker *wc,
+    const struct case_spec *c, struct result res[2])
+{
+	struct pair_job jb = { wb, cfg, c, &res[0] }, jc = { wc, cfg, c, &res[1] };
+	pthread_t t;
+	int threaded = pthread_create(&t, NULL, reduce_pair_thread, &jc) == 0;
+
+	reduce_pair_thread(&jb);
+	if (threaded)
+		pthread_join(t, NULL);
+	else
+		reduce_pair_thread(&jc);
+}
+
+/* The signature of a pair of results (NULL when they agree). */
+static char *reduce_signature(const struct result res[2])
+{
+	unsigned diff = verdict_compare(&res[0], &res[1]);
+	return diff != 0 ? bucket_signature(res, diff) : NULL;
+}
+
+/* Run c on the reducer's workers: does it show the target signature?  res kept when it does. */
+static int reduce_try(struct attempt *a, const struct case_spec *c, int keep)
+{
+	struct result res[2];
+	char *sig;
+	int same;
+
+	result_init(&res[0]);
+	result_init(&res[1]);
+	reduce_pair(
+	    a->rd->app->config, reduce_worker(a->rd, ROLE_BASE), reduce_worker(a->rd, a->role), c, res);
+	a->executions++;
+	sig = reduce_signature(res);
+	same = sig != NULL && strcmp(sig, a->target) == 0;
+	free(sig);
+	if (same && keep) {
+		result_release(&a->last[0]);
+		result_release(&a->last[1]);
+		a->last[0] = res[0];
+		a->last[1] = res[1];
+	} else {
+		result_release(&res[0]);
+		result_release(&res[1]);
+	}
+	return same;
+}
+
+static int reduce_over_budget(const struct attempt *a)
+{
+	const struct config *cfg = a->rd->app->config;
+	int stopping;
+
+	pthread_mutex_lock(&a->rd->lock);
+	stopping = a->rd->stop;
+	pthread_mutex_unlock(&a->rd->lock);
+	return stopping || a->executions >= cfg->reduce_max_executions ||
+	    clock_ms() - a->t0 >= cfg->reduce_budget_ms;
+}
+
+/* A plan as a case to run. */
+static int reduce_spec(const struct gen_case *g, struct case_spec *c)
+{
+	struct gen_buf code = { 0 }, setup = { 0 };
+
+	case_init(c);
+	if (gen_render_value(g, &code) < 0 || gen_render_setup(g, &setup) < 0) {
+		gen_buf_release(&code);
+		gen_buf_release(&setup);
+		return -1;
+	}
+	c->code = code.data;
+	if (setup.len > 0)
+		c->setup = setup.data;
+	else
+		gen_buf_release(&setup);
+	c->flags = (long)g->flags;
+	c->depth = (long)g->depth;
+	return 0;
+}
+
+static int reduce_accept(void *arg, const struct gen_case *cand)
+{
+	struct attempt *a = arg;
+	struct case_spec c;
+	int same;
+
+	if (reduce_over_budget(a))
+		return -1;
+	if (reduce_spec(cand, &c) < 0)
+		return 0;
+	same = reduce_try(a, &c, 1);
+	case_release(&c);
+	return same;
+}
+
+static json_t *reduce_result_json(const struct result *r)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "status", json_string(result_status_name(r->status)));
+	if (r->status == STATUS_CRASH)
+		json_object_set_new(o, "signal", json_integer(r->signal));
+	json_object_set_new(o, "output",
+	    r->output_is_false || r->output.data == NULL ? json_null()
+	                                                 : text_display(r->output.data, r->output.len));
+	json_object_set_new(o, "output_is_false", json_boolean(r->output_is_false || r->output.data == NULL));
+	json_object_set_new(o, "error_code", json_integer(r->error_code));
+	json_object_set_new(o, "error_msg", text_json(r->error_msg));
+	json_object_set_new(o, "exception", text_json(r->exc_class));
+	return o;
+}
+
+static int reduce_role_of(void *arg, const char *name)
+{
+	const struct config *cfg = arg;
+	if (name[0] == '\0')
+		return cfg->nbuilds > ROLE_HEAD ? ROLE_HEAD : -1;
+	for (int i = 1; i < cfg->nbuilds; i++)
+		if (strcmp(cfg->builds[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * A reduced plan may hold the minimal case of an older root next to what
+ * changes its signature (INF next to an invalid string: the candidate
+ * reports the string's error instead of none).  That root's bucket when one
+ * of the plan's parts, alone with the same flags and depth, is that root's
+ * minimal case; 0 none.  No case is run: the root's was confirmed.
+ */
+static int64_t reduce_explained(struct reducer *rd, const char *candidate, const struct gen_case *plan)
+{
+	struct gen_case *part = malloc(sizeof *part);
+	struct case_spec c;
+	char err[512];
+	int64_t found = 0;
+
+	if (part == NULL)
+		return 0;
+	for (uint32_t i = 0; i < plan->nnodes && found == 0; i++) {
+		struct shrink_edit e = { SHRINK_REPLACE, plan->root, i, 0, 0, 0, 0 };
+		if (i == plan->root || shrink_apply(plan, &e, part) < 0 || reduce_spec(part, &c) < 0)
+			continue;
+		found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+		if (found < 0)
+			found = 0;
+		case_release(&c);
+	}
+	free(part);
+	return found;
+}
+
+/* Reduce one mismatch and store what came of it. */
+static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
+{
+	struct app *app = rd->app;
+	struct attempt a;
+	struct db_reduction out;
+	struct case_spec reduced, *cur = &job->c;
+	struct gen_case *start = NULL, *best = NULL;
+	struct shrink_stats st = { 0, 0, 0 };
+	struct result fresh[2];
+	char *sig0 = NULL, *canon = NULL, *root = NULL, *outputs = NULL, title[MAX_TITLE_SIZE], err[512];
+	unsigned diff = verdict_compare(&job->res[0], &job->res[1]);
+	char *target = diff != 0 ? bucket_signature(job->res, diff) : NULL;
+	int again, fresh_ok, role = reduce_role_of(app->config, job->candidate);
+	json_t *o;
+	double t_start;
+
+	memset(&a, 0, sizeof a);
+	memset(&out, 0, sizeof out);
+	case_init(&reduced);
+	result_init(&a.last[0]);
+	result_init(&a.last[1]);
+	result_init(&fresh[0]);
+	result_init(&fresh[1]);
+	a.rd = rd;
+	a.role = role;
+	a.target = target;
+	a.t0 = t_start = clock_ms();
+	out.state = "unsupported";
+	if (target == NULL || role <= 0)
+		goto store;
+	/* The original first: its source must show the same signature. */
+	if (!reduce_try(&a, &job->c, 1)) {
+		out.state = "not_reproduced";
+		out.signature = target;
+		goto store;
+	}
+	out.signature = target;
+	/* The budget is the search's: the original's own run (a big case that
+	 * crashes a worker can take a second) does not eat it. */
+	a.t0 = clock_ms();
+	if (job->generated && job->version == GEN_VERSION && (start = malloc(sizeof *start)) != NULL &&
+	    (best = malloc(sizeof *best)) != NULL) {
+		gen_case_make(start, job->seed, job->index);
+		if (shrink_run(start, best, reduce_accept, &a, &st) == 0 && reduce_spec(best, &reduced) == 0)
+			cur = &reduced;
+	} else {
+		/* Not a plan: its flags one bit at a time, then the default depth. */
+		reduced.code = strdup(job->c.code != NULL ? job->c.code : "null");
+		reduced.setup = job->c.setup != NULL ? strdup(job->c.setup) : NULL;
+		reduced.flags = job->c.flags;
+		reduced.depth = job->c.depth;
+		st.complete = 1;
+		for (int bit = 0; bit < 23 && st.complete; bit++) {
+			if (!(reduced.flags & (1L << bit)))
+				continue;
+			if (reduce_over_budget(&a)) {
+				st.complete = 0;
+				break;
+			}
+			reduced.flags &= ~(1L << bit);
+			st.tried++;
+			if (reduce_try(&a, &reduced, 1))
+				st.accepted++;
+			else
+				reduced.flags |= 1L << bit;
+		}
+		if (st.complete && reduced.depth != 512 && !reduce_over_budget(&a)) {
+			long d = reduced.depth;
+			reduced.depth = 512;
+			st.tried++;
+			if (reduce_try(&a, &reduced, 1))
+				st.accepted++;
+			else
+				reduced.depth = d;
+		}
+		cur = &reduced;
+	}
+	snprintf(title, sizeof title, "minimal: %.400s, reduced in %" PRId64 " steps",
+	    job->c.title ? job->c.title : "?", st.accepted);
+	free(cur->title);
+	cur->title = strdup(title);
+	/* Confirmation: a new request here, then newly started workers of both builds. */
+	again = reduce_try(&a, cur, 0);
+	{
+		struct worker wb, wc;
+		worker_init(&wb, &app->config->builds[ROLE_BASE]);
+		worker_init(&wc, &app->config->builds[role]);
+		reduce_pair(app->config, &wb, &wc, cur, fresh);
+		worker_release(&wb);
+		worker_release(&wc);
+		a.executions++;
+		char *s = reduce_signature(fresh);
+		fresh_ok = s != NULL && strcmp(s, target) == 0;
+		free(s);
+	}
+	/* Explained by an older root: one of its parts (with its flags and depth) is that root's minimal case. */
+	if (best != NULL && cur == &reduced && job->representative)
+		out.explained_by = reduce_explained(rd, job->candidate, best);
+	out.confirmation = again && fresh_ok ? "confirmed" : again ? "state-dependent" : "flaky";
+	out.state = "done";
+	out.reduced = cur;
+	canon = best != NULL && cur == &reduced ? shrink_canonical(best) : NULL;
+	if (canon == NULL) {
+		char flags[512];
+		size_t n;
+		flags_format(cur->flags, flags, sizeof flags);
+		n = strlen(cur->code) + (cur->setup ? strlen(cur->setup) : 0) + strlen(flags) + 64;
+		if ((canon = malloc(n)) != NULL)
+			snprintf(canon, n, "%s\n%s\n%ld\n%s", cur->code, flags, cur->depth,
+			    cur->setup ? cur->setup : "");
+	}
+	if (canon != NULL) {
+		size_t n = strlen(job->candidate) + strlen(target) + strlen(canon) + 4;
+		if ((root = malloc(n)) != NULL)
+			snprintf(root, n, "%s\n%s\n%s", job->candidate, target, canon);
+	}
+	out.root_key = root;
+	o = json_object();
+	json_object_set_new(o, "base", reduce_result_json(fresh_ok ? &fresh[0] : &a.last[0]));
+	json_object_set_new(o, role_name(role), reduce_result_json(fresh_ok ? &fresh[1] : &a.last[1]));
+	outputs = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	out.outputs = outputs;
+	out.results = fresh_ok ? fresh : a.last;
+	out.builds[0] = &app->config->builds[ROLE_BASE];
+	out.builds[1] = &app->config->builds[role];
+	out.role = role;
+store:
+	out.steps = st.accepted;
+	out.executions = a.executions;
+	out.seconds = (clock_ms() - t_start) / 1e3;
+	out.complete = st.complete;
+	if (db_reduce_store(app->db, job, &out, err, sizeof err) < 0)
+		fprintf(stderr, "phpcmp: reduce bucket %" PRId64 ": %s\n", job->bucket_id, err);
+	pthread_mutex_lock(&rd->lock);
+	rd->reductions++;
+	rd->executions += a.executions;
+	rd->seconds += out.seconds;
+	pthread_mutex_unlock(&rd->lock);
+	free(sig0);
+	free(canon);
+	free(root);
+	free(outputs);
+	free(target);
+	free(start);
+	free(best);
+	case_release(&reduced);
+	result_release(&a.last[0]);
+	result_release(&a.last[1]);
+	result_release(&fresh[0]);
+	result_release(&fresh[1]);
+}
+
+static void *reduce_main(void *arg)
+{
+	struct reducer *rd = arg;
+	struct db_reduce_job job;
+	char err[512];
+
+	for (;;) {
+		int rc;
+		pthread_mutex_lock(&rd->lock);
+		if (rd->stop) {
+			pthread_mutex_unlock(&rd->lock);
+			break;
+		}
+		pthread_mutex_unlock(&rd->lock);
+		rc = db_reduce_next(rd->app->db, rd->app->config->reduce_sample, reduce_role_of,
+		    rd->app->config, &job, err, sizeof err);
+		if (rc > 0) {
+			pthread_mutex_lock(&rd->lock);
+			rd->busy_bucket = job.bucket_id;
+			pthread_mutex_unlock(&rd->lock);
+			reduce_job(rd, &job);
+			db_reduce_job_release(&job);
+			pthread_mutex_lock(&rd->lock);
+			rd->busy_bucket = 0;
+			pthread_mutex_unlock(&rd->lock);
+			continue;
+		}
+		if (rc < 0)
+			fprintf(stderr, "phpcmp: reducer: %s\n", err);
+		/* Idle: until woken or a while has passed. */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += (long)REDUCE_IDLE_MS * 1000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_mutex_lock(&rd->lock);
+		while (!rd->stop && !rd->woken)
+			if (pthread_cond_timedwait(&rd->cond, &rd->lock, &ts) == ETIMEDOUT)
+				break;
+		rd->woken = 0;
+		pthread_mutex_unlock(&rd->lock);
+	}
+	return NULL;
+}
+
+struct reducer *reduce_start(struct app *app, char *err, size_t errsize)
+{
+	struct reducer *rd = calloc(1, sizeof *rd);
+
+	if (rd == NULL) {
+		snprintf(err, errsize, "reducer: out of memory");
+		return NULL;
+	}
+	rd->app = app;
+	pthread_mutex_init(&rd->lock, NULL);
+	pthread_cond_init(&rd->cond, NULL);
+	if (app->config->reduce_max_executions <= 0)
+		return rd; /* reduction off */
+	if (pthread_create(&rd->thread, NULL, reduce_main, rd) != 0) {
+		snprintf(err, errsize, "reducer: cannot start its thread");
+		free(rd);
+		return NULL;
+	}
+	rd->started = 1;
+	return rd;
+}
+
+void reduce_wake(struct reducer *rd)
+{
+	if (rd == NULL)
+		return;
+	pthread_mutex_lock(&rd->lock);
+	rd->woken = 1;
+	pthread_cond_signal(&rd->cond);
+	pthread_mutex_unlock(&rd->lock);
+}
+
+void reduce_stop(struct reducer *rd)
+{
+	if (rd == NULL)
+		return;
+	pthread_mutex_lock(&rd->lock);
+	rd->stop = 1;
+	pthread_cond_signal(&rd->cond);
+	pthread_mutex_unlock(&rd->lock);
+	if (rd->started)
+		pthread_join(rd->thread, NULL);
+	for (int i = 0; i < MAX_BUILDS; i++)
+		if (rd->inited[i])
+			worker_release(&rd->workers[i]);
+	pthread_cond_destroy(&rd->cond);
+	pthread_mutex_destroy(&rd->lock);
+	free(rd);
+}
+
+json_t *reduce_status(struct reducer *rd)
+{
+	json_t *o;
+	if (rd == NULL)
+		return json_null();
+	pthread_mutex_lock(&rd->lock);
+	o = json_pack("{s:b s:I s:I s:f s:o}", "enabled", rd->started, "reductions",
+	    (json_int_t)rd->reductions, "executions", (json_int_t)rd->executions, "seconds", rd->seconds,
+	    "busy_bucket_id", rd->busy_bucket > 0 ? json_integer(rd->busy_bucket) : json_null());
+	pthread_mutex_unlock(&rd->lock);
+	return o;
+}

@@ -1,0 +1,60 @@
+// The bucket page leads with its minimal case (docs/triage.md), in headless
+// Chromium: base = the from-source 8.2.32, head = its escape-del build; a
+// small generated run, its biggest bucket's page after reduction.
+// Screenshot: tests/artifacts/screenshots/reduce-bucket.png.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { BUILDS, Daemon, ROOT } from '../integration/helper.mjs';
+
+const CHROMIUM = process.env.PHPCMP_CHROMIUM || '/usr/bin/chromium';
+const SHOTS = path.resolve(ROOT, process.env.PHPCMP_SCREENSHOTS || 'tests/artifacts/screenshots');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let d, browser;
+after(async () => {
+	if (browser) await browser.close();
+	if (d) await d.stopClean();
+});
+
+test('the bucket page: the minimal case, its outputs with the difference marked, found as, .phpt', async () => {
+	d = await Daemon.start({
+		name: 'browser-reduce', reduce: true,
+		builds: { base: path.join(BUILDS, 'src-8.2.32'), head: path.join(BUILDS, 'src-8.2.32-escape-del') },
+		extraArgs: ['--reduce-sample', '0'],
+	});
+	const post = await d.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count: 3000 } });
+	assert.equal(post.status, 202);
+	let roots;
+	for (const deadline = Date.now() + 300_000; ;) {
+		const run = (await d.get(`/api/runs/${post.json.id}`)).json;
+		roots = (await d.get(`/api/roots?run=${post.json.id}`)).json;
+		if (run.status === 'done' && roots.reduction.buckets_pending === 0 && roots.roots.length > 0 && roots.roots[0].minimal) break;
+		assert.ok(Date.now() < deadline);
+		await sleep(500);
+	}
+	const id = roots.roots[0].bucket_id;
+	browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+	const page = await browser.newPage();
+	const errors = [];
+	page.on('pageerror', (e) => errors.push(e.message));
+	await page.goto(`${d.url}/#/buckets/${id}`);
+	await page.waitForSelector('[data-testid=minimal-code]');
+	assert.equal(await page.textContent('[data-testid=minimal-code]'), 'json_encode("\\x7F")');
+	const marked = await page.textContent('[data-testid=minimal-outputs] mark');
+	assert.equal(marked, '\\u007f"');
+	assert.ok(await page.isVisible('[data-testid=minimal] a[href$="/phpt"]'));
+	assert.match(await page.textContent('[data-testid=minimal]'), /Found as generated v1 seed 1 #\d+, reduced in \d+ steps/);
+	assert.match(await page.textContent('[data-testid=minimal]'), /confirmed/);
+	// The minimal case comes right under the title, before the bucket's key and triage.
+	const order = await page.evaluate(() => {
+		const m = document.querySelector('[data-testid=minimal]'), head = document.getElementById('h-key');
+		return Boolean(m.compareDocumentPosition(head) & Node.DOCUMENT_POSITION_FOLLOWING);
+	});
+	assert.ok(order);
+	fs.mkdirSync(SHOTS, { recursive: true });
+	await page.screenshot({ path: path.join(SHOTS, 'reduce-bucket.png'), fullPage: true });
+	assert.doesNotMatch(await page.textContent('main'), /^null$/m, 'no stray "null" text');
+	assert.deepEqual(errors, []);
+});

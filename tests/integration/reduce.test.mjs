@@ -1,0 +1,178 @@
+// Reduction of mismatches to minimal reproducers (server/daemon/reduce.c,
+// docs/triage.md): the real daemon, base = the from-source 8.2.32, head = a
+// planted-bug build of tests/fixtures/patches/, a generated run, then the
+// background reducer's work read back through GET /api/roots and
+// GET /api/buckets/{id}.  The builds are made by `make src-builds`; this
+// file fails, not skips, when they are missing.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { BUILDS, Daemon } from './helper.mjs';
+
+const BASE = 'src-8.2.32';
+const COUNT = Number(process.env.PHPCMP_REDUCE_COUNT || 20000);
+const BUDGET_MS = 2000;
+const MAX_EXEC = 400;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function prefixOf(name) {
+	const p = path.join(BUILDS, name);
+	if (!fs.existsSync(path.join(p, 'lib/libphp.so'))) {
+		throw new Error(`${p}/lib/libphp.so is missing: run \`make src-builds\` first`);
+	}
+	return p;
+}
+
+const daemons = [];
+after(async () => {
+	for (const d of daemons) await d.stopClean();
+});
+
+async function start(head, name) {
+	const d = await Daemon.start({
+		name: `reduce-${name}`,
+		reduce: true,
+		builds: { base: prefixOf(BASE), head: prefixOf(head) },
+		extraArgs: ['--reduce-budget-ms', String(BUDGET_MS), '--reduce-max-executions', String(MAX_EXEC),
+			'--reduce-sample', '1'],
+	});
+	daemons.push(d);
+	return d;
+}
+
+// A generated run to its end, then the reducer to its end (nothing pending,
+// the count of reductions still for two polls).
+async function runAndReduce(d, count = COUNT) {
+	const post = await d.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count } });
+	assert.equal(post.status, 202, post.text);
+	const id = post.json.id;
+	let run;
+	for (const deadline = Date.now() + 600_000; ;) {
+		run = (await d.get(`/api/runs/${id}`)).json;
+		if (!['queued', 'running'].includes(run.status)) break;
+		assert.ok(Date.now() < deadline, 'run still going');
+		await sleep(200);
+	}
+	assert.equal(run.status, 'done', run.error);
+	let last = -1, still = 0, roots;
+	for (const deadline = Date.now() + 900_000; ;) {
+		roots = (await d.get(`/api/roots?run=${id}`)).json;
+		const red = roots.reduction;
+		if (red.buckets_pending === 0 && red.reductions === last) still++;
+		else still = 0;
+		if (still >= 2) break;
+		last = red.reductions;
+		assert.ok(Date.now() < deadline, `reduction still going: ${JSON.stringify(red)}`);
+		await sleep(1000);
+	}
+	return { run, roots, id };
+}
+
+function checkCost(roots) {
+	for (const r of roots.roots) {
+		const m = r.minimal;
+		assert.ok(m, `root bucket ${r.bucket_id} has its minimal case`);
+		assert.ok(m.executions <= MAX_EXEC + 3, `executions ${m.executions}`);
+		// The budget bounds the search; the original's run and the two confirmations come on top.
+		assert.ok(m.seconds <= BUDGET_MS / 1000 + 3, `seconds ${m.seconds}`);
+	}
+}
+
+function describe(roots) {
+	return roots.roots.map((r) => `${r.buckets} buckets ${r.mismatches} mismatches: ${r.minimal?.code} ${r.minimal?.flags?.join('|')}`).join('\n');
+}
+
+test('escape-del: every bucket reduces to json_encode("\\x7F"), no flags, confirmed: one root', async () => {
+	const d = await start(`${BASE}-escape-del`, 'escape-del');
+	const { run, roots } = await runAndReduce(d);
+	console.log(`escape-del: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}\n${JSON.stringify(roots.reduction)}`);
+	assert.ok(run.summary.mismatches > 1000, 'the planted bug is found');
+	assert.ok(roots.buckets > 50, `the buckets before reduction: ${roots.buckets}`);
+	assert.ok(roots.roots.length <= 3, describe(roots));
+	const top = roots.roots[0];
+	assert.equal(top.minimal.code, '"\\x7F"');
+	assert.deepEqual(top.minimal.flags, []);
+	assert.equal(top.minimal.depth, 512);
+	assert.equal(top.minimal.confirmation, 'confirmed');
+	assert.equal(top.minimal.state, 'done');
+	assert.ok(top.minimal.value_bytes <= 40);
+	assert.equal(top.minimal.outputs.base.output, '"\x7f"');
+	assert.equal(top.minimal.outputs.head.output, '"\\u007f"');
+	assert.ok(top.mismatches >= run.summary.mismatches * 0.9, 'the root holds (nearly) every mismatch');
+	checkCost(roots);
+
+	// The bucket leads with its minimal case; the joined buckets name their root.
+	const b = await d.get(`/api/buckets/${top.bucket_id}`);
+	assert.equal(b.status, 200);
+	assert.equal(Object.keys(b.json)[0], 'minimal');
+	assert.equal(b.json.minimal.code, '"\\x7F"');
+	assert.match(b.json.minimal.found_as.title, /^generated v1 seed 1 #\d+$/);
+	assert.ok(b.json.joined.length >= top.buckets - 1);
+	const other = await d.get(`/api/buckets/${top.bucket_ids.find((x) => x !== top.bucket_id)}`);
+	assert.equal(other.json.root_id, top.bucket_id);
+	// The reduced case is an ordinary case, linked to its original by its title.
+	const c = await d.get(`/api/cases/${b.json.minimal.case_id}`);
+	assert.equal(c.status, 200, c.text);
+	assert.equal(c.json.code ?? c.json.case?.code, '"\\x7F"');
+	const phpt = await d.get(b.json.minimal.phpt_url);
+	assert.equal(phpt.status, 200);
+	assert.match(phpt.text, /json_encode/);
+	// The buckets listing shows the minimal case inline.
+	const list = await d.get('/api/buckets?limit=5');
+	assert.ok(list.json.buckets.every((x) => Object.keys(x)[0] === 'minimal'));
+
+});
+
+test('flag-ignored: [0.0] with JSON_PRESERVE_ZERO_FRACTION', async () => {
+	const d = await start(`${BASE}-flag-ignored`, 'flag-ignored');
+	const { run, roots } = await runAndReduce(d);
+	console.log(`flag-ignored: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}`);
+	assert.ok(roots.roots.length <= 3, describe(roots));
+	const top = roots.roots[0];
+	assert.equal(top.minimal.code, '[0.0]');
+	assert.deepEqual(top.minimal.flags, ['JSON_PRESERVE_ZERO_FRACTION']);
+	assert.equal(top.minimal.confirmation, 'confirmed');
+	assert.equal(top.minimal.outputs.base.output, '[0.0]');
+	assert.equal(top.minimal.outputs.head.output, '[0]');
+	for (const r of roots.roots) {
+		assert.ok(r.minimal.value_bytes <= 40 && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
+		assert.equal(r.minimal.confirmation, 'confirmed');
+	}
+	checkCost(roots);
+});
+
+test('error-not-set: INF, once per error-handling mode (none, partial output, throw)', async () => {
+	const d = await start(`${BASE}-error-not-set`, 'error-not-set');
+	const { run, roots } = await runAndReduce(d);
+	console.log(`error-not-set: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}`);
+	const inf = roots.roots.filter((r) => r.minimal.code === 'INF');
+	assert.deepEqual(inf.map((r) => r.minimal.flags.join('|')).sort(),
+		['', 'JSON_PARTIAL_OUTPUT_ON_ERROR', 'JSON_THROW_ON_ERROR']);
+	for (const r of inf) assert.equal(r.minimal.confirmation, 'confirmed');
+	const plain = inf.find((r) => r.minimal.flags.length === 0).minimal;
+	assert.equal(plain.outputs.base.output_is_false, true);
+	assert.equal(plain.outputs.base.error_code, 7);
+	assert.equal(plain.outputs.head.output, '0');
+	assert.equal(plain.outputs.head.error_code, 0);
+	const held = inf.reduce((n, r) => n + r.mismatches, 0);
+	assert.ok(held >= run.summary.mismatches * 0.9, `the three INF roots hold ${held} of ${run.summary.mismatches}`);
+	for (const r of roots.roots) assert.ok(r.minimal.value_bytes <= 40 && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
+	checkCost(roots);
+});
+
+test('a correct candidate (keys-fastpath) gives 0 buckets and nothing to reduce', async () => {
+	const d = await start(`${BASE}-keys-fastpath`, 'keys-fastpath');
+	const { run, roots } = await runAndReduce(d);
+	assert.equal(run.summary.mismatches, 0);
+	assert.equal(roots.buckets, 0);
+	assert.deepEqual(roots.roots, []);
+	assert.equal(roots.reduction.reductions, 0);
+	// Malformed input: precise errors.
+	const bad = await d.get('/api/roots?run=abc');
+	assert.equal(bad.status, 400);
+	assert.equal(bad.json.error.code, 'bad_request');
+	assert.match(bad.json.error.message, /run/);
+	const none = await d.get('/api/roots?run=999999');
+	assert.equal(none.status, 404);
+});

@@ -1,0 +1,187 @@
+/* Unit tests for server/common/shrink.c (reducing a generated case), printing TAP. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "shrink.h"
+
+static int tap_n, tap_failed;
+
+static void ok(int cond, const char *what)
+{
+	tap_n++;
+	if (!cond)
+		tap_failed++;
+	printf("%sok %d - %s\n", cond ? "" : "not ", tap_n, what);
+}
+
+static struct gen_case a, b, best;
+
+static char *render(const struct gen_case *c)
+{
+	struct gen_buf v = { 0 };
+	gen_render_value(c, &v);
+	return v.data;
+}
+
+/* Oracles standing in for a planted bug: does the candidate still show it? */
+struct oracle {
+	int (*bug)(const struct gen_case *);
+	int64_t calls, budget;
+};
+
+static int has_byte(const struct gen_case *c, unsigned char byte)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_STRING &&
+		    memchr(c->bytes + c->nodes[i].first, byte, c->nodes[i].n))
+			return 1;
+	for (uint32_t i = 0; i < c->nents; i++)
+		if (c->ents[i].key_type == GEN_KEY_STR &&
+		    memchr(c->bytes + c->ents[i].key_off, byte, c->ents[i].key_len))
+			return 1;
+	return 0;
+}
+
+static int bug_del(const struct gen_case *c)
+{
+	return has_byte(c, 0x7f);
+}
+
+static int bug_inf(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_FLOAT && isinf(c->nodes[i].v.d))
+			return 1;
+	return 0;
+}
+
+/* A whole double directly in a list, with JSON_PRESERVE_ZERO_FRACTION (1 << 10). */
+static int bug_zero_fraction(const struct gen_case *c)
+{
+	if (!(c->flags & (1 << 10)))
+		return 0;
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		if (n->kind != GEN_LIST)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			const struct gen_node *v = &c->nodes[c->ents[n->first + x].value];
+			if (v->kind == GEN_FLOAT && isfinite(v->v.d) && v->v.d == floor(v->v.d))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int accept(void *arg, const struct gen_case *cand)
+{
+	struct oracle *o = arg;
+	if (o->budget > 0 && o->calls >= o->budget)
+		return -1;
+	o->calls++;
+	return o->bug(cand);
+}
+
+/* The first case of seed 1 with the bug, reduced: its value source and flags. */
+static void reduce_first(
+    int (*bug)(const struct gen_case *), const char *want, long want_flags, const char *what)
+{
+	struct oracle o = { bug, 0, 0 };
+	struct shrink_stats st;
+	char msg[256], *src;
+	uint64_t i;
+
+	for (i = 0; i < 100000; i++) {
+		gen_case_make(&a, 1, i);
+		if (bug(&a))
+			break;
+	}
+	ok(i < 100000, "a case with the bug exists");
+	ok(shrink_run(&a, &best, accept, &o, &st) == 0 && st.complete, "reduction reaches a fixpoint");
+	src = render(&best);
+	snprintf(msg, sizeof msg, "%s: #%llu reduced to %s flags %lld depth %lld in %lld steps, %lld tries",
+	    what, (unsigned long long)i, src, (long long)best.flags, (long long)best.depth,
+	    (long long)st.accepted, (long long)st.tried);
+	ok(strcmp(src, want) == 0 && best.flags == want_flags && best.depth == 512, msg);
+	ok(bug(&best), "the reduced case still has the bug");
+	free(src);
+}
+
+int main(void)
+{
+	struct shrink_edit *edits = malloc(16384 * sizeof *edits);
+	int same = 1, smaller = 1;
+
+	/* Compacting changes nothing: the same source, the same setup. */
+	for (uint64_t i = 0; i < 2000; i++) {
+		char *x, *y;
+		gen_case_make(&a, 7, i);
+		if (shrink_apply(&a, NULL, &b) < 0) {
+			same = 0;
+			break;
+		}
+		x = render(&a), y = render(&b);
+		same &= strcmp(x, y) == 0 && a.classes == b.classes && a.enums == b.enums &&
+		    a.flags == b.flags;
+		free(x), free(y);
+	}
+	ok(same, "a plan compacted renders the same value, classes and enums (2,000 cases)");
+
+	/* Every candidate applies and makes the canonical form different. */
+	for (uint64_t i = 0; i < 200 && smaller; i++) {
+		gen_case_make(&a, 3, i);
+		char *ca = shrink_canonical(&a);
+		size_t n = shrink_candidates(&a, edits, 16384);
+		for (size_t k = 0; k < n && smaller; k++) {
+			char *cb;
+			if (shrink_apply(&a, &edits[k], &b) < 0)
+				continue;
+			cb = shrink_canonical(&b);
+			if (strcmp(ca, cb) == 0) {
+				char d[128];
+				shrink_describe(&edits[k], d, sizeof d);
+				printf("# no change: case %llu, %s\n", (unsigned long long)i, d);
+				smaller = 0;
+			}
+			free(cb);
+		}
+		free(ca);
+	}
+	ok(smaller, "every candidate changes the case (200 cases)");
+
+	reduce_first(bug_del, "\"\\x7F\"", 0, "DEL anywhere");
+	reduce_first(bug_inf, "INF", 0, "INF anywhere");
+	reduce_first(
+	    bug_zero_fraction, "[0.0]", 1 << 10, "a whole double in a list with PRESERVE_ZERO_FRACTION");
+
+	/* The budget stops it, keeping the best so far. */
+	{
+		struct oracle o = { bug_del, 0, 3 };
+		struct shrink_stats st;
+		for (uint64_t i = 0;; i++) {
+			gen_case_make(&a, 1, i);
+			if (bug_del(&a))
+				break;
+		}
+		shrink_run(&a, &best, accept, &o, &st);
+		ok(!st.complete && st.tried == 4 && o.calls == 3 && bug_del(&best),
+		    "a budget of 3 stops after 3 runs, the best kept");
+	}
+	{
+		char *c;
+		gen_case_make(&a, 1, 0);
+		shrink_apply(&a, NULL, &b);
+		b.flags = (1 << 0) | (1 << 10);
+		b.depth = 3;
+		c = shrink_canonical(&b);
+		ok(c != NULL && strstr(c, "\nJSON_HEX_TAG|JSON_PRESERVE_ZERO_FRACTION\n3") != NULL,
+		    "canonical: value, flags by name, depth");
+		free(c);
+	}
+	free(edits);
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
