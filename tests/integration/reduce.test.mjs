@@ -88,7 +88,9 @@ test('escape-del: every bucket reduces to json_encode("\\x7F"), no flags, confir
 	const { run, roots } = await runAndReduce(d);
 	console.log(`escape-del: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}\n${JSON.stringify(roots.reduction)}`);
 	assert.ok(run.summary.mismatches > 1000, 'the planted bug is found');
-	assert.ok(roots.buckets > 50, `the buckets before reduction: ${roots.buckets}`);
+	// Buckets hold the mismatches a generated run stores in full (a sample of
+	// each signature, docs/generated.md): still dozens before reduction.
+	assert.ok(roots.buckets >= 20, `the buckets before reduction: ${roots.buckets}`);
 	assert.ok(roots.roots.length <= 3, describe(roots));
 	const top = roots.roots[0];
 	assert.equal(top.minimal.code, '"\\x7F"');
@@ -99,7 +101,7 @@ test('escape-del: every bucket reduces to json_encode("\\x7F"), no flags, confir
 	assert.ok(top.minimal.value_bytes <= 40);
 	assert.equal(top.minimal.outputs.base.output, '"\x7f"');
 	assert.equal(top.minimal.outputs.head.output, '"\\u007f"');
-	assert.ok(top.mismatches >= run.summary.mismatches * 0.9, 'the root holds (nearly) every mismatch');
+	assert.ok(top.mismatches >= run.summary.stored_in_full * 0.9, 'the root holds (nearly) every bucketed mismatch');
 	checkCost(roots);
 
 	// The bucket leads with its minimal case; the joined buckets name their root.
@@ -156,7 +158,7 @@ test('error-not-set: INF, once per error-handling mode (none, partial output, th
 	assert.equal(plain.outputs.head.output, '0');
 	assert.equal(plain.outputs.head.error_code, 0);
 	const held = inf.reduce((n, r) => n + r.mismatches, 0);
-	assert.ok(held >= run.summary.mismatches * 0.9, `the three INF roots hold ${held} of ${run.summary.mismatches}`);
+	assert.ok(held >= run.summary.stored_in_full * 0.9, `the three INF roots hold ${held} of ${run.summary.stored_in_full} bucketed`);
 	for (const r of roots.roots) assert.ok(r.minimal.value_bytes <= 40 && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
 	checkCost(roots);
 });
