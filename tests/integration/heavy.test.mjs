@@ -15,7 +15,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { BUILDS, Daemon, ROOT, tmpDir } from './helper.mjs';
+import { BUILDS, Daemon, INSTRUMENTED, ROOT, tmpDir } from './helper.mjs';
+
+// The daemon's memory is the plain build's figure: under ASan or valgrind
+// the process holds the tool's shadow memory too (asserted in the plain pass).
+const flatMemory = (kb) => INSTRUMENTED || kb < 64 * 1024;
 
 function sql(db, query) {
 	return execFileSync('sqlite3', ['-readonly', db, query], { encoding: 'utf8', maxBuffer: 1 << 26 }).trim();
@@ -131,7 +135,7 @@ test('mismatch-heavy: escape-del on 60,000 cases, every mismatch counted and lis
 		assert.match(full1.results.head.output, /\\u007f/, c.title);
 		assert.doesNotMatch(full1.results.base.output ?? '', /\\u007f/);
 	}
-	assert.ok(r.summary.daemon.peak_rss_kb < 64 * 1024, `daemon peak ${r.summary.daemon.peak_rss_kb} KiB`);
+	assert.ok(flatMemory(r.summary.daemon.peak_rss_kb), `daemon peak ${r.summary.daemon.peak_rss_kb} KiB`);
 });
 
 test('crash-heavy: crash-byte on 20,000 cases finishes every case, each crash counted and listed, exactly the hand method\'s', async () => {
@@ -243,5 +247,5 @@ test('several candidates at once: escape-del and crash-byte in one run, each can
 	const crashParts = s.signatures.filter((x) => /(^|;)cand2:status[^|]*\|ok,\d+,\d+\|crash,/.test(x.signature))
 		.reduce((n, x) => n + x.mismatches, 0);
 	assert.equal(crashParts, crashed.size);
-	assert.ok(s.daemon.peak_rss_kb < 64 * 1024, `daemon peak ${s.daemon.peak_rss_kb} KiB`);
+	assert.ok(flatMemory(s.daemon.peak_rss_kb), `daemon peak ${s.daemon.peak_rss_kb} KiB`);
 });
