@@ -26,7 +26,8 @@ method) and medians compared; the load average is printed per round.
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generated import ROOT, free_port, request, rss_kb, proc_cpu  # noqa: E402
+from benchlib import free_port, proc_cpu, request, rss_kb  # noqa: E402
+from generated import ROOT  # noqa: E402
 
 BASE = "src-8.2.32"
 

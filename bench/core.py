@@ -10,13 +10,11 @@ measures the real thing: HTTP parsing, both workers, the SQLite writes.
 """
 import argparse, http.client, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
+from benchlib import free_port, pct  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def request(conn, method, path, body=None):
@@ -25,12 +23,6 @@ def request(conn, method, path, body=None):
     r = conn.getresponse()
     data = r.read()
     return r.status, json.loads(data) if data else None
-
-
-def pct(values, p):
-    values = sorted(values)
-    k = max(0, min(len(values) - 1, int(round(p / 100 * len(values) + 0.5)) - 1))
-    return values[k]
 
 
 def main():

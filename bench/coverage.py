@@ -21,25 +21,17 @@ and its unreached branches per function.
 """
 import argparse, http.client, json, os, socket, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
+import benchlib  # noqa: E402
+from benchlib import free_port  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NO_LANDLOCK = "netns,caps,seccomp,rlimits,php"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def request(port, method, path, body=None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-    headers = {"Content-Type": "application/json"} if body is not None else {}
-    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-    r = conn.getresponse()
-    data = r.read()
-    conn.close()
-    return r.status, json.loads(data) if data else None
-
+    return benchlib.request(port, method, path, body, timeout=120)  # a coverage run's report takes a while
 
 class Daemon:
     def __init__(self, binary, head, tmp, name):

@@ -26,59 +26,11 @@ what else runs.
 """
 import argparse, http.client, json, os, resource, shutil, socket, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
+from benchlib import children_cpu, free_port, proc_cpu, request, rss_kb  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def request(port, method, path, body=None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"Content-Type": "application/json"} if body is not None else {}
-    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-    r = conn.getresponse()
-    data = r.read()
-    conn.close()
-    return r.status, json.loads(data) if data else None
-
-
-def rss_kb(pid, field):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return -1
-
-
-def children_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
-def proc_cpu(pid):
-    """CPU seconds of a process and its live children (the daemon and its workers)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    pids = [pid]
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            pids += [int(x) for x in f.read().split()]
-    except OSError:
-        pass
-    for p in pids:
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
-        except OSError:
-            pass
-    return total
 
 
 def handmade(php, seeds, count, tmp, parallel):

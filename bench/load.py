@@ -25,23 +25,13 @@ compete with a run for the workers.
 """
 import argparse, http.client, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
+from benchlib import free_port, pct  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOST = "127.0.0.1"   # loopback only, by design
 MAX_CLIENTS, MAX_DURATION = 200, 600
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def pct(values, p):
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    k = max(0, min(len(values) - 1, int(round(p / 100 * len(values) + 0.5)) - 1))
-    return values[k]
 
 
 def rss_kb(pid):
@@ -188,7 +178,7 @@ def main():
         sys.exit("--clients 1..%d, --duration 1..%d" % (MAX_CLIENTS, MAX_DURATION))
 
     tmp = tempfile.mkdtemp(prefix="phpcmp-load-")
-    port = free_port()
+    port = free_port(HOST)
     log = open(os.path.join(tmp, "daemon.log"), "w+")
     daemon = subprocess.Popen(
         [args.bin, "serve", "--listen", HOST, "--port", str(port), "--db", os.path.join(tmp, "load.db"),

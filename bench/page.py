@@ -14,14 +14,12 @@ worst time of each, and the database size.
 """
 import argparse, http.client, json, os, shutil, socket, sqlite3, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
+from benchlib import free_port  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUCKETS = 40
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start(db, port, log):

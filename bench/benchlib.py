@@ -1,0 +1,68 @@
+"""What the benchmarks share: a free loopback port, one JSON request to a
+daemon, a process's memory and CPU from /proc, percentiles.  Imported by
+the scripts beside it (python3 bench/NAME.py puts bench/ on sys.path)."""
+import http.client, json, os, resource, socket
+
+
+def free_port(host="127.0.0.1"):
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def request(port, method, path, body=None, timeout=30):
+    """One request to the daemon on 127.0.0.1:port: (status, parsed JSON or None)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    return r.status, json.loads(data) if data else None
+
+
+def rss_kb(pid, field):
+    """A /proc/PID/status memory field (VmRSS, VmHWM) in kB; -1 when gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
+
+
+def children_cpu():
+    """CPU seconds of this process's waited-for children."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def proc_cpu(pid):
+    """CPU seconds of a process and its live children (the daemon and its workers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    pids = [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            pids += [int(x) for x in f.read().split()]
+    except OSError:
+        pass
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except OSError:
+            pass
+    return total
+
+
+def pct(values, p):
+    """The p-th percentile (nearest rank) of values; NaN for none."""
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    k = max(0, min(len(values) - 1, int(round(p / 100 * len(values) + 0.5)) - 1))
+    return values[k]
