@@ -1,7 +1,7 @@
 """What the benchmarks share: a free loopback port, one JSON request to a
 daemon, a process's memory and CPU from /proc, percentiles.  Imported by
 the scripts beside it (python3 bench/NAME.py puts bench/ on sys.path)."""
-import http.client, json, os, resource, socket
+import http.client, json, os, resource, socket, sys, time
 
 
 def free_port(host="127.0.0.1"):
@@ -66,3 +66,30 @@ def pct(values, p):
     values = sorted(values)
     k = max(0, min(len(values) - 1, int(round(p / 100 * len(values) + 0.5)) - 1))
     return values[k]
+
+
+def wait_health(port, daemon, limit_s, log_name):
+    """Poll /api/health until it answers 200; exit when the daemon dies or
+    limit_s passes (see the log)."""
+    t_start = time.monotonic()
+    while True:
+        try:
+            if request(port, "GET", "/api/health")[0] == 200:
+                return
+        except OSError:
+            pass
+        if daemon.poll() is not None or time.monotonic() - t_start > limit_s:
+            sys.exit("bench: the daemon did not start; see " + log_name)
+        time.sleep(0.05)
+
+
+def run_to_end(port, body, poll_s=0.02):
+    """POST /api/runs (must be 202) and poll until the run has ended; the run."""
+    status, run = request(port, "POST", "/api/runs", body)
+    if status != 202:
+        sys.exit(f"bench: POST /api/runs answered {status}: {run}")
+    while True:
+        status, run = request(port, "GET", f"/api/runs/{run['id']}")
+        if run["status"] not in ("queued", "running"):
+            return run
+        time.sleep(poll_s)

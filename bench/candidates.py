@@ -26,7 +26,7 @@ method) and medians compared; the load average is printed per round.
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import free_port, proc_cpu, request, rss_kb  # noqa: E402
+from benchlib import free_port, proc_cpu, rss_kb, run_to_end, wait_health  # noqa: E402
 from generated import ROOT  # noqa: E402
 
 BASE = "src-8.2.32"
@@ -52,27 +52,11 @@ def phpcmp(bindir, cand, seeds, count, tmp):
             "--build", "base=" + prefix(BASE), "--build", "head=" + head_of(cand),
             "--cases", os.path.join(ROOT, "cases"), "--web", os.path.join(ROOT, "web")]
     daemon = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-    t_start = time.monotonic()
     try:
-        while True:
-            try:
-                if request(port, "GET", "/api/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if daemon.poll() is not None or time.monotonic() - t_start > 180:
-                sys.exit("bench: the daemon did not start; see " + log.name)
-            time.sleep(0.05)
+        wait_health(port, daemon, 180, log.name)
         cpu0 = proc_cpu(daemon.pid)
         t0 = time.monotonic()
-        status, run = request(port, "POST", "/api/runs", {"suite": "generated", "seeds": seeds, "count": count})
-        if status != 202:
-            sys.exit(f"bench: POST /api/runs answered {status}: {run}")
-        while True:
-            status, run = request(port, "GET", f"/api/runs/{run['id']}")
-            if run["status"] not in ("queued", "running"):
-                break
-            time.sleep(0.02)
+        run = run_to_end(port, {"suite": "generated", "seeds": seeds, "count": count})
         wall = time.monotonic() - t0
         cpu = proc_cpu(daemon.pid) - cpu0
         peak = rss_kb(daemon.pid, "VmHWM")

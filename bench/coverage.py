@@ -58,17 +58,10 @@ class Daemon:
 
     def run(self, body):
         t0 = time.monotonic()
-        status, r = request(self.port, "POST", "/api/runs", body)
-        if status != 202:
-            raise SystemExit(f"POST /api/runs {body}: {status} {r}")
-        while True:
-            _, run = request(self.port, "GET", f"/api/runs/{r['id']}")
-            if run["status"] not in ("queued", "running"):
-                break
-            time.sleep(0.05)
+        run = benchlib.run_to_end(self.port, body, poll_s=0.05)
         wall = time.monotonic() - t0
         if run["status"] != "done" or run["counts"].get("differ", 0) != 0:
-            raise SystemExit(f"run {r['id']}: {run['status']} {run['counts']} {run.get('error')}")
+            raise SystemExit(f"run {run['id']}: {run['status']} {run['counts']} {run.get('error')}")
         return wall, run
 
     def stop(self):

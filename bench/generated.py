@@ -28,7 +28,7 @@ import argparse, http.client, json, os, resource, shutil, socket, statistics, su
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
-from benchlib import children_cpu, free_port, proc_cpu, request, rss_kb  # noqa: E402
+from benchlib import children_cpu, free_port, proc_cpu, run_to_end, rss_kb, wait_health  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -70,27 +70,12 @@ def phpcmp(bindir, seeds, count, tmp, port):
     t_start = time.monotonic()
     daemon = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     try:
-        while True:
-            try:
-                if request(port, "GET", "/api/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if daemon.poll() is not None or time.monotonic() - t_start > 120:
-                sys.exit("bench: the daemon did not start; see " + log.name)
-            time.sleep(0.05)
+        wait_health(port, daemon, 120, log.name)
         startup = time.monotonic() - t_start
         rss_before = rss_kb(daemon.pid, "VmRSS")
         cpu0 = proc_cpu(daemon.pid)
         t0 = time.monotonic()
-        status, run = request(port, "POST", "/api/runs", {"suite": "generated", "seeds": seeds, "count": count})
-        if status != 202:
-            sys.exit(f"bench: POST /api/runs answered {status}: {run}")
-        while True:
-            status, run = request(port, "GET", f"/api/runs/{run['id']}")
-            if run["status"] not in ("queued", "running"):
-                break
-            time.sleep(0.02)
+        run = run_to_end(port, {"suite": "generated", "seeds": seeds, "count": count})
         wall = time.monotonic() - t0
         cpu = proc_cpu(daemon.pid) - cpu0
         peak = rss_kb(daemon.pid, "VmHWM")

@@ -33,7 +33,7 @@ import argparse, http.client, json, os, shutil, socket, statistics, subprocess, 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
-from benchlib import free_port, proc_cpu, request  # noqa: E402
+from benchlib import free_port, proc_cpu, request, run_to_end  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -116,14 +116,7 @@ def generated(bindir, tmp, names, state, seeds, count):
     try:
         cpu0 = proc_cpu(d.proc.pid)
         t0 = time.monotonic()
-        status, run = request(d.port, "POST", "/api/runs", {"suite": "generated", "seeds": seeds, "count": count})
-        if status != 202:
-            sys.exit(f"bench: POST /api/runs answered {status}: {run}")
-        while True:
-            status, run = request(d.port, "GET", f"/api/runs/{run['id']}")
-            if run["status"] not in ("queued", "running"):
-                break
-            time.sleep(0.02)
+        run = run_to_end(d.port, {"suite": "generated", "seeds": seeds, "count": count})
         wall = time.monotonic() - t0
         cpu = proc_cpu(d.proc.pid) - cpu0
         if run["status"] != "done":
