@@ -29,15 +29,21 @@ struct cg_id {
 };
 
 /* One recursion level of a function, and the merged function it belongs to. */
+/* What both hash tables below are keyed by: interned pointers, so equal
+ * pointers are equal strings.  fn NULL: an empty slot. */
+struct cg_key {
+	const char *ob, *fl, *fn;
+};
+
 struct cg_inst {
-	const char *ob, *fl, *fn; /* fn NULL: empty slot */
+	struct cg_key k;
 	int64_t self, calls;
 	size_t func;
 };
 
 struct cg_fkey {
-	const char *ob, *fl, *fn;
-	size_t func; /* index + 1; 0: empty slot */
+	struct cg_key k;
+	size_t func; /* index */
 };
 
 struct cg_state {
@@ -157,31 +163,51 @@ static const char *cg_merged_name(struct cg_state *st, const char *fn)
 	return cg_intern(st, fn, i - 1);
 }
 
+/*
+ * The slot of key k in an open-addressing table (*tab, *cap slots of elem
+ * bytes, each beginning with a struct cg_key), first grown to stay at most
+ * half full with one more than used entries.  *found: k is in that slot;
+ * else the slot is empty, for the caller to fill.  NULL out of memory.
+ */
+static void *cg_slot(void **tab, size_t *cap, size_t used, size_t elem, const struct cg_key *k, int *found)
+{
+	if (used * 2 >= *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		char *t = calloc(nc, elem);
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < *cap; i++) {
+			const struct cg_key *e = (const struct cg_key *)((char *)*tab + i * elem);
+			if (!e->fn)
+				continue;
+			size_t j = cg_hash_ptrs(e->ob, e->fl, e->fn) & (nc - 1);
+			while (((struct cg_key *)(t + j * elem))->fn)
+				j = (j + 1) & (nc - 1);
+			memcpy(t + j * elem, e, elem);
+		}
+		free(*tab);
+		*tab = t;
+		*cap = nc;
+	}
+	for (size_t j = cg_hash_ptrs(k->ob, k->fl, k->fn) & (*cap - 1);; j = (j + 1) & (*cap - 1)) {
+		struct cg_key *e = (struct cg_key *)((char *)*tab + j * elem);
+		*found = e->fn != NULL;
+		if (!e->fn || (e->ob == k->ob && e->fl == k->fl && e->fn == k->fn))
+			return e;
+	}
+}
+
 /* The merged function (object, file, name); its index, or (size_t)-1 out of memory. */
 static size_t cg_func_of(
     struct cg_state *st, struct cg_profile *p, const char *ob, const char *fl, const char *fn)
 {
-	if (p->n * 2 >= st->capfkeys) {
-		size_t nc = st->capfkeys ? st->capfkeys * 2 : 256;
-		struct cg_fkey *t = calloc(nc, sizeof(*t));
-		if (!t)
-			return (size_t)-1;
-		for (size_t i = 0; i < st->capfkeys; i++) {
-			if (!st->fkeys[i].func)
-				continue;
-			size_t j = cg_hash_ptrs(st->fkeys[i].ob, st->fkeys[i].fl, st->fkeys[i].fn) & (nc - 1);
-			while (t[j].func)
-				j = (j + 1) & (nc - 1);
-			t[j] = st->fkeys[i];
-		}
-		free(st->fkeys);
-		st->fkeys = t;
-		st->capfkeys = nc;
-	}
-	size_t j = cg_hash_ptrs(ob, fl, fn) & (st->capfkeys - 1);
-	for (; st->fkeys[j].func; j = (j + 1) & (st->capfkeys - 1))
-		if (st->fkeys[j].ob == ob && st->fkeys[j].fl == fl && st->fkeys[j].fn == fn)
-			return st->fkeys[j].func - 1;
+	struct cg_key k = { ob, fl, fn };
+	int found;
+	struct cg_fkey *slot = cg_slot((void **)&st->fkeys, &st->capfkeys, p->n, sizeof(*slot), &k, &found);
+	if (!slot)
+		return (size_t)-1;
+	if (found)
+		return slot->func;
 	if (p->n == st->capfuncs) {
 		size_t nc = st->capfuncs ? st->capfuncs * 2 : 64;
 		struct cg_func *f = realloc(p->funcs, nc * sizeof(*f));
@@ -191,7 +217,7 @@ static size_t cg_func_of(
 		st->capfuncs = nc;
 	}
 	p->funcs[p->n] = (struct cg_func){ fn, fl && strcmp(fl, "???") != 0 ? fl : NULL, ob, 0, 0 };
-	st->fkeys[j] = (struct cg_fkey){ ob, fl, fn, p->n + 1 };
+	*slot = (struct cg_fkey){ k, p->n };
 	return p->n++;
 }
 
@@ -199,36 +225,21 @@ static size_t cg_func_of(
 static struct cg_inst *cg_inst_of(
     struct cg_state *st, struct cg_profile *p, const char *ob, const char *fl, const char *fn)
 {
-	if (st->ninsts * 2 >= st->capinsts) {
-		size_t nc = st->capinsts ? st->capinsts * 2 : 256;
-		struct cg_inst *t = calloc(nc, sizeof(*t));
-		if (!t)
-			return NULL;
-		for (size_t i = 0; i < st->capinsts; i++) {
-			if (!st->insts[i].fn)
-				continue;
-			size_t j = cg_hash_ptrs(st->insts[i].ob, st->insts[i].fl, st->insts[i].fn) & (nc - 1);
-			while (t[j].fn)
-				j = (j + 1) & (nc - 1);
-			t[j] = st->insts[i];
-		}
-		free(st->insts);
-		st->insts = t;
-		st->capinsts = nc;
-	}
-	size_t j = cg_hash_ptrs(ob, fl, fn) & (st->capinsts - 1);
-	for (; st->insts[j].fn; j = (j + 1) & (st->capinsts - 1))
-		if (st->insts[j].ob == ob && st->insts[j].fl == fl && st->insts[j].fn == fn)
-			return &st->insts[j];
+	struct cg_key k = { ob, fl, fn };
+	int found;
+	struct cg_inst *slot = cg_slot(
+	    (void **)&st->insts, &st->capinsts, st->ninsts, sizeof(*slot), &k, &found);
+	if (!slot || found)
+		return slot;
 	const char *merged = cg_merged_name(st, fn);
 	if (!merged)
 		return NULL;
 	size_t func = cg_func_of(st, p, ob, fl, merged);
 	if (func == (size_t)-1)
 		return NULL;
-	st->insts[j] = (struct cg_inst){ ob, fl, fn, 0, 0, func };
+	*slot = (struct cg_inst){ k, 0, 0, func };
 	st->ninsts++;
-	return &st->insts[j];
+	return slot;
 }
 
 /* ---- lines ---- */
@@ -551,13 +562,13 @@ int cg_parse(const char *text, size_t len, struct cg_profile *p, char *err, size
 	}
 	for (size_t i = 0; i < st->capinsts; i++) {
 		struct cg_inst *in = &st->insts[i];
-		if (!in->fn)
+		if (!in->k.fn)
 			continue;
 		struct cg_func *f = &p->funcs[in->func];
 		int64_t incl = cg_add(in->self, in->calls);
 		f->self = cg_add(f->self, in->self);
 		p->self_sum = cg_add(p->self_sum, in->self);
-		if (in->fn == f->name) {
+		if (in->k.fn == f->name) {
 			f->inclusive = incl;
 			outer[in->func] = 1;
 		} else if (!outer[in->func] && incl > f->inclusive) {
