@@ -553,7 +553,7 @@ static void db_hash_field(uint64_t *h, const char *s, int present)
 		*h = (*h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
 }
 
-void db_case_hash(const struct case_spec *c, char out[17])
+static void db_case_hash(const struct case_spec *c, char out[17])
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	char num[64];
@@ -619,16 +619,39 @@ int db_store_result(struct db *db, int64_t comparison_id, int role, const struct
 	return db_exec(db, st, "store result", err, errsize);
 }
 
+int db_case_put(struct db *db, const struct case_spec *c, int64_t *case_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = db_stmt(db, S_CASE_FIND);
+	char hash[17];
+	int rc;
+
+	db_case_hash(c, hash);
+	db_bind_case(st, c, hash);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*case_id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc != SQLITE_DONE)
+		return db_fail(db, "find case", err, errsize);
+	st = db_stmt(db, S_CASE_INSERT);
+	db_bind_case(st, c, hash);
+	if (db_exec(db, st, "store case", err, errsize) < 0)
+		return -1;
+	*case_id = sqlite3_last_insert_rowid(db->conn);
+	return 0;
+}
+
 static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t run_id,
     struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff, int counted,
     int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	char hash[17], differs[128];
+	char differs[128];
 	const char *names[MAX_BUILDS];
-	int rc, role;
+	int role;
 
-	db_case_hash(c, hash);
 	verdict_fields(diff, differs, sizeof differs);
 	pthread_mutex_lock(&db->lock);
 	if (db_begin(db, err, errsize) < 0) {
@@ -636,24 +659,8 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 		return -1;
 	}
 
-	st = db_stmt(db, S_CASE_FIND);
-	db_bind_case(st, c, hash);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*case_id = sqlite3_column_int64(st, 0);
-		sqlite3_reset(st);
-	} else if (rc == SQLITE_DONE) {
-		sqlite3_reset(st);
-		st = db_stmt(db, S_CASE_INSERT);
-		db_bind_case(st, c, hash);
-		if (db_exec(db, st, "store case", err, errsize) < 0)
-			goto fail;
-		*case_id = sqlite3_last_insert_rowid(db->conn);
-	} else {
-		sqlite3_reset(st);
-		db_fail(db, "find case", err, errsize);
+	if (db_case_put(db, c, case_id, err, errsize) < 0)
 		goto fail;
-	}
 
 	st = db_stmt(db, S_COMPARISON_INSERT);
 	sqlite3_bind_int64(st, 1, *case_id);

@@ -52,7 +52,9 @@ void db_bind_text(sqlite3_stmt *, int i, const char *s);
 /* id > 0 binds it, else SQL NULL. */
 void db_bind_id(sqlite3_stmt *, int i, int64_t id);
 /* db.c: the content hash a case is found by (cases.content_hash). */
-void db_case_hash(const struct case_spec *c, char out[17]);
+/* The id of the case with c's content, stored first if there is none; the
+ * caller holds db->lock in a transaction.  0, or -1 with err set. */
+int db_case_put(struct db *db, const struct case_spec *c, int64_t *case_id, char *err, size_t errsize);
 /* db.c: one build's result row of a comparison (base: the base's result, for an output stored once). */
 int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
     const struct result *r, const struct result *base, char *err, size_t errsize);

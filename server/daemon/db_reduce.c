@@ -203,7 +203,6 @@ int db_reduce_store(
 {
 	sqlite3_stmt *st = NULL;
 	int64_t case_id = 0, root = 0, reduced_cmp = 0;
-	char hash[17];
 	int rc;
 
 	pthread_mutex_lock(&db->lock);
@@ -213,44 +212,8 @@ int db_reduce_store(
 	}
 	if (r->reduced != NULL) {
 		/* An ordinary case (found again by its content if stored before). */
-		db_case_hash(r->reduced, hash);
-		if (dbr_prepare(db,
-		        "SELECT id FROM cases WHERE content_hash = ?1 AND source IS NULL AND title = ?2 AND "
-		        "code = ?3 AND setup IS ?4 AND flags = ?5 AND depth = ?6 AND iterations = 0",
-		        &st, err, errsize) < 0)
+		if (db_case_put(db, r->reduced, &case_id, err, errsize) < 0)
 			goto fail;
-		sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
-		db_bind_text(st, 2, r->reduced->title);
-		db_bind_text(st, 3, r->reduced->code);
-		db_bind_text(st, 4, r->reduced->setup);
-		sqlite3_bind_int64(st, 5, r->reduced->flags);
-		sqlite3_bind_int64(st, 6, r->reduced->depth);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			case_id = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-			db_fail(db, "find case", err, errsize);
-			goto fail;
-		}
-		if (case_id == 0) {
-			if (dbr_prepare(db,
-			        "INSERT INTO cases (content_hash, title, code, setup, flags, depth) "
-			        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-			        &st, err, errsize) < 0)
-				goto fail;
-			sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
-			db_bind_text(st, 2, r->reduced->title);
-			db_bind_text(st, 3, r->reduced->code);
-			db_bind_text(st, 4, r->reduced->setup);
-			sqlite3_bind_int64(st, 5, r->reduced->flags);
-			sqlite3_bind_int64(st, 6, r->reduced->depth);
-			rc = db_exec(db, st, "store reduced case", err, errsize);
-			sqlite3_finalize(st);
-			if (rc < 0)
-				goto fail;
-			case_id = sqlite3_last_insert_rowid(db->conn);
-		}
 	}
 	if (case_id > 0 && r->results != NULL) {
 		/* Its results as a comparison of its own, so its page and .phpt export
