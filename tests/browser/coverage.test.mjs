@@ -10,13 +10,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { Daemon, ROOT, srcBuild } from '../integration/helper.mjs';
+import { openPage } from './browser.mjs';
 
-const CHROMIUM = process.env.PHPCMP_CHROMIUM || '/usr/bin/chromium';
 const SHOTS = path.resolve(ROOT, process.env.PHPCMP_SCREENSHOTS || 'tests/artifacts/screenshots');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-	'--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let d, browser, page;
 const pageErrors = [];
@@ -27,12 +24,7 @@ before(async () => {
 		builds: { base: srcBuild('src-8.2.32', 'src-builds'), head: srcBuild('src-8.2.32-coverage', 'flavour-builds') },
 		extraArgs: ['--sandbox', 'netns,caps,seccomp,rlimits,php'],
 	});
-	browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-	const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-	page = await context.newPage();
-	page.setDefaultTimeout(30_000);
-	page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-	page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
+	({ browser, page } = await openPage(pageErrors));
 });
 
 after(async () => {

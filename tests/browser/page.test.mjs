@@ -17,12 +17,10 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { Daemon, ROOT, tmpDir } from '../integration/helper.mjs';
+import { CHROMIUM, CHROMIUM_ARGS } from './browser.mjs';
 
-const CHROMIUM = process.env.PHPCMP_CHROMIUM || '/usr/bin/chromium';
 const SHOTS = path.resolve(ROOT, process.env.PHPCMP_SCREENSHOTS || 'tests/artifacts/screenshots');
 // The flags this machine needs (closed network: no background connections).
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-	'--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const WORKLOADS = ['01-jsonobj.phpt', '10-a-slash-b.phpt'];
 
 let d, browser, context, page, casesDir;

@@ -9,14 +9,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { BASE_VERSION, BUILDS, Daemon, HEAD_VERSION, ROOT, tmpDir } from '../integration/helper.mjs';
+import { openPage } from './browser.mjs';
 import { runPhpt } from '../integration/phpt-helper.mjs';
 
-const CHROMIUM = process.env.PHPCMP_CHROMIUM || '/usr/bin/chromium';
 const SHOTS = path.resolve(ROOT, process.env.PHPCMP_SCREENSHOTS || 'tests/artifacts/screenshots');
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-	'--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let d, browser, page, run;
 const pageErrors = [];
@@ -42,12 +39,7 @@ before(async () => {
 	put('bork.phpt', '--TEST--\nno expectation\n--FILE--\n<?php echo 1;\n');
 	run = await runPhpt(d, { dir });
 	assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 1000));
-	browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-	const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-	page = await context.newPage();
-	page.setDefaultTimeout(30_000);
-	page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-	page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
+	({ browser, page } = await openPage(pageErrors));
 });
 
 after(async () => {
