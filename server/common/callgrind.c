@@ -616,6 +616,20 @@ int cg_file_matches(const char *file, const char *suffix)
 	return fl == sl || file[fl - sl - 1] == '/' || suffix[0] == '/';
 }
 
+const char *cg_source_key(const char *file)
+{
+	static const char *const tops[] = { "/Zend/", "/ext/", "/main/", "/sapi/", "/TSRM/" };
+	const char *best = NULL;
+
+	if (!file)
+		return NULL;
+	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++)
+		for (const char *at = strstr(file, tops[i]); at; at = strstr(at + 1, tops[i]))
+			if (!best || at > best)
+				best = at;
+	return best ? best + 1 : file;
+}
+
 int64_t cg_file_self(const struct cg_profile *p, const char *suffix)
 {
 	int64_t sum = -1;

@@ -48,6 +48,14 @@ void cg_release(struct cg_profile *p);
 /* Does file name `file` end with `suffix` at a path boundary ("ext/json/json_encoder.c")? */
 int cg_file_matches(const char *file, const char *suffix);
 
+/*
+ * A source file as the builds share it: php-src's files from their top
+ * folder on ("ext/json/json_encoder.c"), wherever each build's tree is;
+ * other files as callgrind named them. The last top folder in the name
+ * counts, so a tree under a checkout called ".../main/" keys right.
+ */
+const char *cg_source_key(const char *file);
+
 /* The self cost of the functions whose file matches suffix; -1 if no function's does. */
 int64_t cg_file_self(const struct cg_profile *p, const char *suffix);
 

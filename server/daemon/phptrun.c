@@ -1227,8 +1227,10 @@ char *phptrun_report_line(const struct db_run *run)
 	const char *dir = json_string_value(json_object_get(sum, "dir"));
 	char label[512];
 	if (dir) {
-		/* the folder from "ext/" (or the last three parts) on */
-		const char *e = strstr(dir, "/ext/");
+		/* the folder from its last "ext/" on, wherever the tree is */
+		const char *e = NULL;
+		for (const char *at = strstr(dir, "/ext/"); at; at = strstr(at + 1, "/ext/"))
+			e = at;
 		snprintf(label, sizeof(label), "%s", e ? e + 1 : dir);
 	} else {
 		snprintf(label, sizeof(label), "files");

@@ -86,28 +86,8 @@ int profile_file_cost(
 	return 0;
 }
 
-/*
- * A source file as the builds share it: php-src's files from their
- * top folder on ("ext/json/json_encoder.c"), wherever each build's tree
- * is; other files as callgrind named them.
- */
-static const char *profile_file_key(const char *file)
-{
-	static const char *const tops[] = { "/Zend/", "/ext/", "/main/", "/sapi/", "/TSRM/" };
-	const char *best = NULL;
-
-	if (!file)
-		return NULL;
-	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]); i++) {
-		const char *at = strstr(file, tops[i]);
-		if (at && (!best || at < best))
-			best = at;
-	}
-	return best ? best + 1 : file;
-}
-
 struct profile_fn {
-	const char *name, *file, *object; /* file: profile_file_key's */
+	const char *name, *file, *object; /* file: cg_source_key's */
 	int64_t self, inclusive;
 };
 
@@ -132,7 +112,7 @@ static struct profile_fn *profile_keyed(const struct cg_profile *p, size_t *n)
 		return NULL;
 	for (size_t i = 0; i < p->n; i++) {
 		const char *obj = p->funcs[i].object ? strrchr(p->funcs[i].object, '/') : NULL;
-		v[i] = (struct profile_fn){ p->funcs[i].name, profile_file_key(p->funcs[i].file),
+		v[i] = (struct profile_fn){ p->funcs[i].name, cg_source_key(p->funcs[i].file),
 			obj ? obj + 1 : p->funcs[i].object, p->funcs[i].self, p->funcs[i].inclusive };
 	}
 	qsort(v, p->n, sizeof(*v), profile_fn_cmp);
