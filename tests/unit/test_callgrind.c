@@ -126,7 +126,7 @@ static void spec_examples(void)
 	        !cg_file_matches(NULL, "json_encoder.c"),
 	    "cg_file_matches: at a path boundary only");
 	ok(strcmp(cg_source_key("/check/work/main/.cache/php/trees/a5/src/ext/json/json_encoder.c"),
-	           "ext/json/json_encoder.c") == 0 &&
+	       "ext/json/json_encoder.c") == 0 &&
 	        strcmp(cg_source_key("/home/me/php-src/main/main.c"), "main/main.c") == 0 &&
 	        strcmp(cg_source_key("/work/main/src/Zend/zend_hash.c"), "Zend/zend_hash.c") == 0 &&
 	        strcmp(cg_source_key("???"), "???") == 0 && cg_source_key(NULL) == NULL,
