@@ -116,11 +116,16 @@ static int reduce_try(struct attempt *a, const struct case_spec *c, int keep)
 	char *sig;
 	int same;
 
+	double tt0 = clock_ms();
 	result_init(&res[0]);
 	result_init(&res[1]);
 	reduce_pair(
 	    a->rd->app->config, reduce_worker(a->rd, ROLE_BASE), reduce_worker(a->rd, a->role), c, res);
 	a->executions++;
+	if (getenv("PHPCMP_REDUCE_TRACE"))
+		fprintf(stderr, "TRACE try %.1f ms base %s %.1f head %s %.1f code %zu\n", clock_ms() - tt0,
+		    result_status_name(res[0].status), res[0].wall_ms, result_status_name(res[1].status),
+		    res[1].wall_ms, c->code ? strlen(c->code) : 0);
 	sig = reduce_signature(res);
 	same = sig != NULL && strcmp(sig, a->target) == 0;
 	free(sig);
