@@ -178,3 +178,66 @@ test('a correct candidate (keys-fastpath) gives 0 buckets and nothing to reduce'
 	const none = await d.get('/api/roots?run=999999');
 	assert.equal(none.status, 404);
 });
+
+// Re-homing: three submitted cases on escape-del.  "\x7F" (no flags) is
+// bucket A's; "a\x7F" and "\x7F" with JSON_UNESCAPED_UNICODE share bucket B
+// by their key (the flag matters to the escape), but the second reduces
+// (its flag dropped) to A's minimal case: it moves into A, with its
+// reduction and counts; B keeps its triage and its own member.
+test('re-homing: a sampled member reducing to another root\'s minimal case joins that root\'s bucket; triage keeps working', async () => {
+	const d = await start(`${BASE}-escape-del`, 'rehome');
+	const put = async (code, flags) => {
+		const r = await d.request('POST', '/api/cases', { body: { code, flags } });
+		assert.equal(r.status, 201, r.text);
+		assert.equal(r.json.verdict, 'differ');
+		return r.json;
+	};
+	const a = await put('"\\x7F"', 0);
+	const b = await put('"a\\x7F"', 256);
+	const A = a.bucket?.id ?? (await d.get(`/api/cases/${a.case.id}`)).json.bucket.id;
+	const B = (await d.get(`/api/cases/${b.case.id}`)).json.bucket.id;
+	assert.notEqual(A, B, 'the flag that matters keys another bucket');
+	const tri = await d.request('POST', `/api/buckets/${B}/triage`,
+		{ body: { by: 'alice', state: 'confirmed', assignee: 'bob', notes: 'the a-prefixed DEL' } });
+	assert.equal(tri.status, 200, tri.text);
+	const c = await put('"\\x7F"', 256);
+	assert.equal((await d.get(`/api/cases/${c.case.id}`)).json.bucket.id, B, 'placed by its signature first');
+	assert.equal((await d.get(`/api/buckets/${B}`)).json.mismatches, 2);
+	// The reducer: both representatives, then B's sample (c).
+	let bb;
+	for (const deadline = Date.now() + 60_000; ;) {
+		bb = (await d.get(`/api/buckets/${A}`)).json;
+		if (bb.samples.length > 0) break;
+		assert.ok(Date.now() < deadline, `c not re-homed: ${JSON.stringify(bb)}`);
+		await sleep(300);
+	}
+	assert.equal(bb.minimal.code, '"\\x7F"');
+	assert.deepEqual(bb.samples.map((s) => [s.code, s.flags, s.found_as.comparison_id]),
+		[['"\\x7F"', [], c.comparison_id]], 'c\'s reduction is A\'s sample now');
+	assert.equal(bb.mismatches, 2);
+	const ab = (await d.get(`/api/cases/${c.case.id}`)).json.bucket;
+	assert.equal(ab.id, A, 'c\'s comparison is in A');
+	const am = (await d.get(`/api/buckets/${A}/mismatches`)).json.mismatches.map((m) => m.comparison_id).sort();
+	assert.deepEqual(am, [a.comparison_id, c.comparison_id].sort());
+	const bj = (await d.get(`/api/buckets/${B}`)).json;
+	assert.equal(bj.mismatches, 1);
+	assert.deepEqual(bj.runs.map((r) => r.mismatches), [1], 'B\'s per-run count follows');
+	assert.deepEqual((await d.get(`/api/buckets/${B}/mismatches`)).json.mismatches.map((m) => m.comparison_id), [b.comparison_id]);
+	assert.equal(bj.minimal.code, '"a\\x7F"', 'B is its own root: its minimal case is another');
+	assert.equal(bj.root_id, null);
+	assert.deepEqual(bj.samples, []);
+	// B's triage and audit are untouched; A's work as before, reappearance too.
+	assert.equal(bj.state, 'confirmed');
+	assert.equal(bj.assignee, 'bob');
+	assert.equal(bj.notes, 'the a-prefixed DEL');
+	assert.equal(bj.events.length, 1);
+	const fix = await d.request('POST', `/api/buckets/${A}/triage`, { body: { by: 'alice', state: 'fixed' } });
+	assert.equal(fix.status, 200, fix.text);
+	assert.equal(fix.json.reappeared, null);
+	await put('"\\x7F"', 0);
+	const again = (await d.get(`/api/buckets/${A}`)).json;
+	assert.equal(again.mismatches, 3);
+	assert.ok(again.reappeared, `a fixed root seen again reappears: ${JSON.stringify(again.reappeared)}`);
+	const roots = (await d.get('/api/roots')).json;
+	assert.deepEqual(roots.roots.map((r) => [r.bucket_id, r.mismatches]), [[A, 3], [B, 1]]);
+});
