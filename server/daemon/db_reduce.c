@@ -529,8 +529,8 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 {
 	sqlite3_stmt *st;
 	json_t *o = json_object(), *roots = json_array();
-	int64_t buckets = 0, pending = 0, reduced = 0, executions = 0;
-	double seconds = 0;
+	int64_t buckets = 0, pending = 0, reduced = 0, executions = 0, most_executions = 0;
+	double seconds = 0, most_seconds = 0;
 	int rc;
 
 	*out = NULL;
@@ -581,7 +581,8 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 	/* The reduction's progress and cost over those buckets. */
 	if (dbr_prepare(db,
 	        "SELECT count(DISTINCT b.id) - count(DISTINCT r.bucket_id), count(r.id), "
-	        "coalesce(sum(r.executions), 0), coalesce(sum(r.seconds), 0) FROM buckets b "
+	        "coalesce(sum(r.executions), 0), coalesce(sum(r.seconds), 0), coalesce(max(r.executions), 0), "
+	        "coalesce(max(r.seconds), 0) FROM buckets b "
 	        "LEFT JOIN reductions r ON r.bucket_id = b.id "
 	        "WHERE ?1 < 0 OR EXISTS (SELECT 1 FROM bucket_runs br WHERE br.bucket_id = b.id AND br.run_id = ?1)",
 	        &st, err, errsize) < 0)
@@ -592,14 +593,17 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 		reduced = sqlite3_column_int64(st, 1);
 		executions = sqlite3_column_int64(st, 2);
 		seconds = sqlite3_column_double(st, 3);
+		most_executions = sqlite3_column_int64(st, 4);
+		most_seconds = sqlite3_column_double(st, 5);
 	}
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
 	json_object_set_new(o, "roots", roots);
 	json_object_set_new(o, "buckets", json_integer(buckets));
 	json_object_set_new(o, "reduction",
-	    json_pack("{s:I s:I s:I s:f}", "buckets_pending", (json_int_t)pending, "reductions",
-	        (json_int_t)reduced, "executions", (json_int_t)executions, "seconds", seconds));
+	    json_pack("{s:I s:I s:I s:f s:I s:f}", "buckets_pending", (json_int_t)pending, "reductions",
+	        (json_int_t)reduced, "executions", (json_int_t)executions, "seconds", seconds,
+	        "most_executions", (json_int_t)most_executions, "most_seconds", most_seconds));
 	*out = o;
 	return 0;
 fail:

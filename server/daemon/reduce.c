@@ -116,16 +116,11 @@ static int reduce_try(struct attempt *a, const struct case_spec *c, int keep)
 	char *sig;
 	int same;
 
-	double tt0 = clock_ms();
 	result_init(&res[0]);
 	result_init(&res[1]);
 	reduce_pair(
 	    a->rd->app->config, reduce_worker(a->rd, ROLE_BASE), reduce_worker(a->rd, a->role), c, res);
 	a->executions++;
-	if (getenv("PHPCMP_REDUCE_TRACE"))
-		fprintf(stderr, "TRACE try %.1f ms base %s %.1f head %s %.1f code %zu\n", clock_ms() - tt0,
-		    result_status_name(res[0].status), res[0].wall_ms, result_status_name(res[1].status),
-		    res[1].wall_ms, c->code ? strlen(c->code) : 0);
 	sig = reduce_signature(res);
 	same = sig != NULL && strcmp(sig, a->target) == 0;
 	free(sig);
@@ -220,8 +215,9 @@ static int reduce_role_of(void *arg, const char *name)
  * A reduced plan may hold the minimal case of an older root next to what
  * changes its signature (INF next to an invalid string: the candidate
  * reports the string's error instead of none).  That root's bucket when one
- * of the plan's parts, alone with the same flags and depth, is that root's
- * minimal case; 0 none.  No case is run: the root's was confirmed.
+ * of the plan's parts, alone with the same flags and the same (or the
+ * default) depth, is that root's minimal case; 0 none.  No case is run:
+ * the root's was confirmed.
  */
 static int64_t reduce_explained(struct reducer *rd, const char *candidate, const struct gen_case *plan)
 {
@@ -237,6 +233,12 @@ static int64_t reduce_explained(struct reducer *rd, const char *candidate, const
 		if (i == plan->root || shrink_apply(plan, &e, part) < 0 || reduce_spec(part, &c) < 0)
 			continue;
 		found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+		/* A depth error beside it ([[], INF] at depth 1: head reports the
+		 * depth, base the INF): the part at the default depth too. */
+		if (found <= 0 && c.depth != 512) {
+			c.depth = 512;
+			found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+		}
 		if (found < 0)
 			found = 0;
 		case_release(&c);

@@ -11,7 +11,9 @@ import { after, test } from 'node:test';
 import { BUILDS, Daemon } from './helper.mjs';
 
 const BASE = 'src-8.2.32';
-const COUNT = Number(process.env.PHPCMP_REDUCE_COUNT || 20000);
+// The issue's size: 200,000 cases per planted bug (≈ 20 s each here, the
+// reduction included: docs/triage.md, "Measured").
+const COUNT = Number(process.env.PHPCMP_REDUCE_COUNT || 200000);
 const BUDGET_MS = 2000;
 const MAX_EXEC = 400;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -66,6 +68,21 @@ async function runAndReduce(d, count = COUNT) {
 		assert.ok(Date.now() < deadline, `reduction still going: ${JSON.stringify(red)}`);
 		await sleep(1000);
 	}
+	// The run's summary carries the reduction's cost and outcome, within its budget.
+	run = (await d.get(`/api/runs/${id}`)).json;
+	const sr = run.summary.reduction;
+	assert.ok(sr, `the run summary has its reduction: ${JSON.stringify(Object.keys(run.summary))}`);
+	assert.equal(sr.roots, roots.roots.length);
+	assert.equal(sr.buckets, roots.buckets);
+	assert.equal(sr.buckets_pending, 0);
+	assert.equal(sr.reductions, roots.reduction.reductions);
+	assert.equal(sr.executions, roots.reduction.executions);
+	assert.ok(Math.abs(sr.seconds - roots.reduction.seconds) < 1e-6);
+	assert.deepEqual(sr.budget, { ms: BUDGET_MS, executions: MAX_EXEC });
+	assert.equal(sr.enabled, true);
+	// The original's run and the two confirmations come on top of the search's budget.
+	assert.ok(sr.most_executions <= MAX_EXEC + 3, `most executions ${sr.most_executions}`);
+	assert.ok(sr.most_seconds <= BUDGET_MS / 1000 + 3, `most seconds ${sr.most_seconds}`);
 	return { run, roots, id };
 }
 
@@ -148,6 +165,7 @@ test('error-not-set: INF, once per error-handling mode (none, partial output, th
 	const d = await start(`${BASE}-error-not-set`, 'error-not-set');
 	const { run, roots } = await runAndReduce(d);
 	console.log(`error-not-set: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}`);
+	assert.ok(roots.roots.length <= 3, describe(roots));
 	const inf = roots.roots.filter((r) => r.minimal.code === 'INF');
 	assert.deepEqual(inf.map((r) => r.minimal.flags.join('|')).sort(),
 		['', 'JSON_PARTIAL_OUTPUT_ON_ERROR', 'JSON_THROW_ON_ERROR']);
@@ -161,6 +179,33 @@ test('error-not-set: INF, once per error-handling mode (none, partial output, th
 	assert.ok(held >= run.summary.stored_in_full * 0.9, `the three INF roots hold ${held} of ${run.summary.stored_in_full} bucketed`);
 	for (const r of roots.roots) assert.ok(r.minimal.value_bytes <= 40 && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
 	checkCost(roots);
+});
+
+test('crash-byte: every crash reduces to json_encode("\\x1E"), no flags, confirmed: one root', async () => {
+	const d = await start(`${BASE}-crash-byte`, 'crash-byte');
+	const { run, roots } = await runAndReduce(d);
+	console.log(`crash-byte: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}\n${JSON.stringify(run.summary.reduction)}`);
+	assert.ok(run.summary.mismatches > 1000, 'the planted bug is found');
+	assert.equal(run.summary.builds.head.statuses.crash, run.summary.mismatches, 'every mismatch is a crash');
+	// Crashes keep the other side's unrelated errors in their bucket keys: dozens of buckets.
+	assert.ok(roots.buckets >= 20, `the buckets before reduction: ${roots.buckets}`);
+	assert.ok(roots.roots.length <= 3, describe(roots));
+	const top = roots.roots[0];
+	assert.equal(top.minimal.code, '"\\x1E"');
+	assert.deepEqual(top.minimal.flags, []);
+	assert.equal(top.minimal.depth, 512);
+	assert.equal(top.minimal.confirmation, 'confirmed');
+	assert.equal(top.minimal.complete, true);
+	assert.equal(top.minimal.outputs.base.status, 'ok');
+	assert.equal(top.minimal.outputs.base.output, '"\\u001e"');
+	assert.equal(top.minimal.outputs.head.status, 'crash');
+	assert.equal(top.minimal.outputs.head.signal, 11);
+	assert.ok(top.mismatches >= run.summary.stored_in_full * 0.9, 'the root holds (nearly) every bucketed mismatch');
+	for (const r of roots.roots) assert.ok(r.minimal.value_bytes <= 40 && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
+	checkCost(roots);
+	// Crashes cost milliseconds (the fork server's fresh child): a reduction
+	// of dozens of crashing steps well under a second on average.
+	assert.ok(roots.reduction.seconds / roots.reduction.reductions < 1, JSON.stringify(roots.reduction));
 });
 
 test('a correct candidate (keys-fastpath) gives 0 buckets and nothing to reduce', async () => {
