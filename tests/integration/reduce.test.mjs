@@ -146,7 +146,7 @@ test('escape-del: every bucket reduces to json_encode("\\x7F"), no flags, confir
 test('flag-ignored: [0.0] with JSON_PRESERVE_ZERO_FRACTION', async () => {
 	const d = await start(`${BASE}-flag-ignored`, 'flag-ignored');
 	const { run, roots } = await runAndReduce(d);
-	console.log(`flag-ignored: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}`);
+	console.log(`flag-ignored: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}\n${JSON.stringify(run.summary.reduction)}`);
 	assert.ok(roots.roots.length <= 3, describe(roots));
 	const top = roots.roots[0];
 	assert.equal(top.minimal.code, '[0.0]');
@@ -164,7 +164,7 @@ test('flag-ignored: [0.0] with JSON_PRESERVE_ZERO_FRACTION', async () => {
 test('error-not-set: INF, once per error-handling mode (none, partial output, throw)', async () => {
 	const d = await start(`${BASE}-error-not-set`, 'error-not-set');
 	const { run, roots } = await runAndReduce(d);
-	console.log(`error-not-set: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}`);
+	console.log(`error-not-set: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}\n${JSON.stringify(run.summary.reduction)}`);
 	assert.ok(roots.roots.length <= 3, describe(roots));
 	const inf = roots.roots.filter((r) => r.minimal.code === 'INF');
 	assert.deepEqual(inf.map((r) => r.minimal.flags.join('|')).sort(),
