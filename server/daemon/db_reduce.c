@@ -578,13 +578,15 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 		    r, "minimal", sqlite3_step(st) == SQLITE_ROW ? dbr_json(st) : json_null());
 		sqlite3_finalize(st);
 	}
-	/* The reduction's progress and cost over those buckets. */
+	/* The reduction's progress and cost over those buckets (a phpt bucket,
+	 * first_comparison_id 0, has no case to reduce: never pending). */
 	if (dbr_prepare(db,
 	        "SELECT count(DISTINCT b.id) - count(DISTINCT r.bucket_id), count(r.id), "
 	        "coalesce(sum(r.executions), 0), coalesce(sum(r.seconds), 0), coalesce(max(r.executions), 0), "
 	        "coalesce(max(r.seconds), 0) FROM buckets b "
 	        "LEFT JOIN reductions r ON r.bucket_id = b.id "
-	        "WHERE ?1 < 0 OR EXISTS (SELECT 1 FROM bucket_runs br WHERE br.bucket_id = b.id AND br.run_id = ?1)",
+	        "WHERE b.first_comparison_id > 0 AND (?1 < 0 OR EXISTS "
+	        "(SELECT 1 FROM bucket_runs br WHERE br.bucket_id = b.id AND br.run_id = ?1))",
 	        &st, err, errsize) < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, run);
