@@ -444,10 +444,26 @@ char *bucket_key(long flags, const struct result res[2], unsigned diff)
  * The mismatch signature a reduction must keep: the key without its flags
  * (which flags happened to be set is what a reduction takes away; the
  * reduced case's own flags are in its root-cause key, reduce.c), and with
- * the statuses, error codes and exceptions only where they differ (or a
- * side did not run to its end).
+ * the statuses, error codes and exceptions only where they differ; when a
+ * side did not run to its end, the statuses only.
  */
 char *bucket_signature(const struct result res[2], unsigned diff)
 {
-	return bucket_build(0, res, diff, 0);
+	const struct result *a = &res[ROLE_BASE], *b = &res[ROLE_HEAD];
+	char *text = NULL;
+	json_t *key;
+
+	if (a->status == STATUS_OK && b->status == STATUS_OK)
+		return bucket_build(0, res, diff, 0);
+	/* A side that did not run to its end (a crash, a timeout) has no output,
+	 * error code or exception to compare: what the other side returned (an
+	 * error 5 for a bad byte beside the one that crashes) is context, and
+	 * the statuses alone are the mismatch.  Otherwise each crash would keep
+	 * its case's unrelated errors and reduce to a root of its own. */
+	key = json_pack("{s:i s:[s] s:[o o]}", "v", BUCKET_KEY_VERSION, "differs", "status", "status",
+	    bucket_status(a), bucket_status(b));
+	if (key != NULL)
+		text = json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(key);
+	return text;
 }

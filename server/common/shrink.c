@@ -165,7 +165,7 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	if (e != NULL && e->op == SHRINK_FLAG)
 		out->flags &= ~((int64_t)1 << e->lo);
 	if (e != NULL && e->op == SHRINK_DEPTH)
-		out->depth = 512;
+		out->depth = e->v > 0 ? e->v : 512;
 	out->root = copy_node(&k, c->root, 0);
 	return k.fail ? -1 : 0;
 }
@@ -345,8 +345,14 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 	for (unsigned bit = 0; bit < 23; bit++)
 		if (c->flags & ((int64_t)1 << bit))
 			add(&s, SHRINK_FLAG, 0, 0, bit, 0, 0, 0);
+	/* The default depth first; else one less: members of one bug found at
+	 * depths 2, 3 … (a depth error beside it) meet at the least depth that
+	 * still shows it, with the nesting ddmin can then drop.  (512 ranks
+	 * below any other depth, a lower depth below a higher: it ends.) */
 	if (c->depth != 512)
-		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, 0, 0);
+		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, 512, 0);
+	if (c->depth > 1 && c->depth < 512)
+		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, c->depth - 1, 0);
 	return s.n;
 }
 
@@ -430,7 +436,7 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		    buf, size, "flag %s dropped", flags_name(1L << e->lo) ? flags_name(1L << e->lo) : "?");
 		break;
 	case SHRINK_DEPTH:
-		snprintf(buf, size, "depth := 512");
+		snprintf(buf, size, "depth := %lld", (long long)(e->v > 0 ? e->v : 512));
 		break;
 	case SHRINK_TO_NULL:
 		snprintf(buf, size, "node %u := null", e->a);

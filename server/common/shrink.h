@@ -35,7 +35,7 @@ enum shrink_op {
 	SHRINK_KIND,      /* container a becomes kind lo */
 	SHRINK_KEY_INT,   /* entry b's key becomes the int v */
 	SHRINK_FLAG,      /* flag bit lo dropped */
-	SHRINK_DEPTH,     /* depth := 512 */
+	SHRINK_DEPTH,     /* depth := v (512 when v <= 0) */
 	SHRINK_TO_NULL,   /* node a (an enum case, a resource, a bool) := null */
 	SHRINK_KEY_VALUE, /* container a replaced by the string of entry b's key */
 };

@@ -52,6 +52,35 @@ static json_t *api_run_json(const struct db_run *r)
 
 /* ---- responses ---- */
 
+/*
+ * The reduction's cost and outcome for the run's buckets, in its summary
+ * (docs/triage.md): roots, buckets, pending, reductions, executions,
+ * seconds, the largest single reduction and the budget it had.  Read when
+ * asked (the reducer works after the run has ended), one run at a time.
+ * Not for a phpt run: its buckets have no case to reduce.
+ */
+static void api_run_reduction(struct app *app, int64_t id, json_t *o)
+{
+	json_t *summary = json_object_get(o, "summary"), *roots = NULL, *red;
+	char err[512];
+
+	if (!json_is_object(summary) || strcmp(json_string_value(json_object_get(o, "suite")), "phpt") == 0 ||
+	    db_reduce_roots(app->db, id, &roots, err, sizeof err) < 0)
+		return;
+	red = json_deep_copy(json_object_get(roots, "reduction"));
+	if (red != NULL) {
+		json_object_set_new(
+		    red, "roots", json_integer((json_int_t)json_array_size(json_object_get(roots, "roots"))));
+		json_object_set(red, "buckets", json_object_get(roots, "buckets"));
+		json_object_set_new(red, "enabled", json_boolean(app->config->reduce_max_executions > 0));
+		json_object_set_new(red, "budget",
+		    json_pack("{s:i s:i}", "ms", app->config->reduce_budget_ms, "executions",
+		        app->config->reduce_max_executions));
+		json_object_set_new(summary, "reduction", red);
+	}
+	json_decref(roots);
+}
+
 static void api_run_reply(struct app *app, int64_t id, int status, struct http_response *resp)
 {
 	struct db_run run;
@@ -67,7 +96,9 @@ static void api_run_reply(struct app *app, int64_t id, int status, struct http_r
 	}
 	if (status == 202)
 		snprintf(resp->location, sizeof resp->location, "/api/runs/%" PRId64, id);
-	api_json(resp, status, api_run_json(&run));
+	json_t *o = api_run_json(&run);
+	api_run_reduction(app, id, o);
+	api_json(resp, status, o);
 	db_run_release(&run);
 }
 
@@ -101,6 +132,11 @@ static void api_runs_list(struct app *app, const struct http_request *req, struc
 		json_decref(ctx.items);
 		api_fail(resp, err);
 		return;
+	}
+	/* Each run as GET /api/runs/{id} gives it (read here: the rows come under the database's lock). */
+	for (size_t i = 0; i < json_array_size(ctx.items); i++) {
+		json_t *item = json_array_get(ctx.items, i);
+		api_run_reduction(app, json_integer_value(json_object_get(item, "id")), item);
 	}
 	snprintf(next, sizeof next, "/api/runs?limit=%d&before=%" PRId64, limit, ctx.last_id);
 	api_json(resp, 200,

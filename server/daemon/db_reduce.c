@@ -198,6 +198,74 @@ fail:
 	return -1;
 }
 
+/*
+ * A sampled member (not its bucket's representative) whose reduction has
+ * the root key of another root's minimal case is that root's bug, placed
+ * elsewhere only by its signature: the comparison, its reduction and its
+ * counts (buckets.mismatches, bucket_runs) move into the root's bucket.
+ * Triage (state, notes, assignee, audit) stays with the buckets; members
+ * not reduced stay where their signature put them.  Under db->lock, in
+ * db_reduce_store's transaction.
+ */
+static int dbr_rehome(
+    struct db *db, const struct db_reduce_job *j, const char *root_key, char *err, size_t errsize)
+{
+	static const char *const moves[] = {
+		"UPDATE comparisons SET bucket_id = ?2 WHERE id = ?3",
+		"UPDATE reductions SET bucket_id = ?2 WHERE comparison_id = ?3",
+		"UPDATE buckets SET mismatches = mismatches - 1 WHERE id = ?1",
+		"UPDATE buckets SET mismatches = mismatches + 1, last_comparison_id = "
+		"max(last_comparison_id, ?3) WHERE id = ?2",
+		"UPDATE bucket_runs SET mismatches = mismatches - 1 WHERE bucket_id = ?1 AND run_id = ?4",
+		"DELETE FROM bucket_runs WHERE bucket_id = ?1 AND run_id = ?4 AND mismatches <= 0",
+		/* The run's representative in the old bucket: its first mismatch left there. */
+		"UPDATE bucket_runs SET first_comparison_id = (SELECT min(m.id) FROM comparisons m "
+		"WHERE m.bucket_id = ?1 AND coalesce(m.run_id, 0) = ?4) WHERE bucket_id = ?1 AND run_id = ?4 "
+		"AND first_comparison_id = ?3",
+		"INSERT INTO bucket_runs (run_id, bucket_id, mismatches, first_comparison_id) "
+		"VALUES (?4, ?2, 1, ?3) ON CONFLICT (run_id, bucket_id) DO UPDATE SET "
+		"mismatches = mismatches + 1, first_comparison_id = min(first_comparison_id, ?3)",
+	};
+	sqlite3_stmt *st;
+	int64_t root = 0, own = 0, run = 0;
+	int rc;
+
+	if (dbr_prepare(db,
+	        "SELECT (SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = "
+	        "r.bucket_id WHERE r.root_key = ?1 AND r.representative = 1 AND r.state = 'done' "
+	        "ORDER BY r.id LIMIT 1), (SELECT coalesce(root_id, id) FROM buckets WHERE id = ?2), "
+	        "(SELECT coalesce(run_id, 0) FROM comparisons WHERE id = ?3)",
+	        &st, err, errsize) < 0)
+		return -1;
+	db_bind_text(st, 1, root_key);
+	sqlite3_bind_int64(st, 2, j->bucket_id);
+	sqlite3_bind_int64(st, 3, j->comparison_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		root = sqlite3_column_int64(st, 0);
+		own = sqlite3_column_int64(st, 1);
+		run = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return db_fail(db, "re-home", err, errsize);
+	if (root <= 0 || root == own)
+		return 0; /* its own root's case, or a root of no one yet: stays (a sample) */
+	for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++) {
+		if (dbr_prepare(db, moves[i], &st, err, errsize) < 0)
+			return -1;
+		sqlite3_bind_int64(st, 1, j->bucket_id);
+		sqlite3_bind_int64(st, 2, root);
+		sqlite3_bind_int64(st, 3, j->comparison_id);
+		sqlite3_bind_int64(st, 4, run);
+		rc = db_exec(db, st, "re-home", err, errsize);
+		sqlite3_finalize(st);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int db_reduce_store(
     struct db *db, const struct db_reduce_job *j, const struct db_reduction *r, char *err, size_t errsize)
 {
@@ -301,6 +369,10 @@ int db_reduce_store(
 				goto fail;
 		}
 	}
+	/* Re-homing: a sampled member landing on another root's minimal case moves into that root. */
+	if (!j->representative && r->root_key != NULL && strcmp(r->state, "done") == 0 &&
+	    dbr_rehome(db, j, r->root_key, err, errsize) < 0)
+		goto fail;
 	if (db_commit(db, err, errsize) < 0)
 		goto fail;
 	pthread_mutex_unlock(&db->lock);
@@ -457,8 +529,8 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 {
 	sqlite3_stmt *st;
 	json_t *o = json_object(), *roots = json_array();
-	int64_t buckets = 0, pending = 0, reduced = 0, executions = 0;
-	double seconds = 0;
+	int64_t buckets = 0, pending = 0, reduced = 0, executions = 0, most_executions = 0;
+	double seconds = 0, most_seconds = 0;
 	int rc;
 
 	*out = NULL;
@@ -506,12 +578,15 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 		    r, "minimal", sqlite3_step(st) == SQLITE_ROW ? dbr_json(st) : json_null());
 		sqlite3_finalize(st);
 	}
-	/* The reduction's progress and cost over those buckets. */
+	/* The reduction's progress and cost over those buckets (a phpt bucket,
+	 * first_comparison_id 0, has no case to reduce: never pending). */
 	if (dbr_prepare(db,
 	        "SELECT count(DISTINCT b.id) - count(DISTINCT r.bucket_id), count(r.id), "
-	        "coalesce(sum(r.executions), 0), coalesce(sum(r.seconds), 0) FROM buckets b "
+	        "coalesce(sum(r.executions), 0), coalesce(sum(r.seconds), 0), coalesce(max(r.executions), 0), "
+	        "coalesce(max(r.seconds), 0) FROM buckets b "
 	        "LEFT JOIN reductions r ON r.bucket_id = b.id "
-	        "WHERE ?1 < 0 OR EXISTS (SELECT 1 FROM bucket_runs br WHERE br.bucket_id = b.id AND br.run_id = ?1)",
+	        "WHERE b.first_comparison_id > 0 AND (?1 < 0 OR EXISTS "
+	        "(SELECT 1 FROM bucket_runs br WHERE br.bucket_id = b.id AND br.run_id = ?1))",
 	        &st, err, errsize) < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, run);
@@ -520,14 +595,17 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 		reduced = sqlite3_column_int64(st, 1);
 		executions = sqlite3_column_int64(st, 2);
 		seconds = sqlite3_column_double(st, 3);
+		most_executions = sqlite3_column_int64(st, 4);
+		most_seconds = sqlite3_column_double(st, 5);
 	}
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
 	json_object_set_new(o, "roots", roots);
 	json_object_set_new(o, "buckets", json_integer(buckets));
 	json_object_set_new(o, "reduction",
-	    json_pack("{s:I s:I s:I s:f}", "buckets_pending", (json_int_t)pending, "reductions",
-	        (json_int_t)reduced, "executions", (json_int_t)executions, "seconds", seconds));
+	    json_pack("{s:I s:I s:I s:f s:I s:f}", "buckets_pending", (json_int_t)pending, "reductions",
+	        (json_int_t)reduced, "executions", (json_int_t)executions, "seconds", seconds,
+	        "most_executions", (json_int_t)most_executions, "most_seconds", most_seconds));
 	*out = o;
 	return 0;
 fail:

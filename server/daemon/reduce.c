@@ -215,8 +215,9 @@ static int reduce_role_of(void *arg, const char *name)
  * A reduced plan may hold the minimal case of an older root next to what
  * changes its signature (INF next to an invalid string: the candidate
  * reports the string's error instead of none).  That root's bucket when one
- * of the plan's parts, alone with the same flags and depth, is that root's
- * minimal case; 0 none.  No case is run: the root's was confirmed.
+ * of the plan's parts, alone with the same flags and the same (or the
+ * default) depth, is that root's minimal case; 0 none.  No case is run:
+ * the root's was confirmed.
  */
 static int64_t reduce_explained(struct reducer *rd, const char *candidate, const struct gen_case *plan)
 {
@@ -232,6 +233,12 @@ static int64_t reduce_explained(struct reducer *rd, const char *candidate, const
 		if (i == plan->root || shrink_apply(plan, &e, part) < 0 || reduce_spec(part, &c) < 0)
 			continue;
 		found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+		/* A depth error beside it ([[], INF] at depth 1: head reports the
+		 * depth, base the INF): the part at the default depth too. */
+		if (found <= 0 && c.depth != 512) {
+			c.depth = 512;
+			found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+		}
 		if (found < 0)
 			found = 0;
 		case_release(&c);

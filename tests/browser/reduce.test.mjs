@@ -8,13 +8,15 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { BUILDS, Daemon, ROOT } from '../integration/helper.mjs';
+import { openPage } from './browser.mjs';
 
 const CHROMIUM = process.env.PHPCMP_CHROMIUM || '/usr/bin/chromium';
 const SHOTS = path.resolve(ROOT, process.env.PHPCMP_SCREENSHOTS || 'tests/artifacts/screenshots');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-let d, browser;
+let d, browser, browser2;
 after(async () => {
 	if (browser) await browser.close();
+	if (browser2) await browser2.close();
 	if (d) await d.stopClean();
 });
 
@@ -56,5 +58,36 @@ test('the bucket page: the minimal case, its outputs with the difference marked,
 	fs.mkdirSync(SHOTS, { recursive: true });
 	await page.screenshot({ path: path.join(SHOTS, 'reduce-bucket.png'), fullPage: true });
 	assert.doesNotMatch(await page.textContent('main'), /^null$/m, 'no stray "null" text');
+	assert.deepEqual(errors, []);
+});
+
+// The overview's bucket list shows each bucket's minimal case inline (the
+// same daemon: every bucket of the run above is reduced).
+test('the overview: each open bucket shows its minimal case inline', async () => {
+	assert.ok(d, 'the daemon of the test above');
+	const errors = [];
+	const opened = await openPage(errors);
+	browser2 = opened.browser;
+	const page = opened.page;
+	await page.goto(`${d.url}/#/`);
+	await page.waitForSelector('[data-testid=bucket-list] [data-testid=bucket-minimal-code]');
+	const rows = await page.$$eval('[data-testid=bucket-list] [data-testid=bucket-row]', (trs) => trs.map((tr) => ({
+		id: Number(tr.dataset.bucketId),
+		code: tr.querySelector('[data-testid=bucket-minimal-code]')?.textContent ?? null,
+		confirmation: tr.querySelector('[data-testid=bucket-minimal-confirmation]')?.textContent ?? null,
+		root: tr.querySelector('[data-testid=bucket-root]')?.textContent ?? null,
+	})));
+	const api = (await d.get('/api/buckets?state=open&limit=10')).json.buckets;
+	assert.equal(rows.length, api.length);
+	assert.ok(rows.length >= 2, `several buckets listed: ${rows.length}`);
+	for (const r of rows) {
+		assert.equal(r.code, 'json_encode("\\x7F")', `bucket #${r.id}`);
+		assert.equal(r.confirmation, 'confirmed');
+		const b = api.find((x) => x.id === r.id);
+		assert.equal(r.root, b.root_id ? `#${b.root_id}` : null, 'a joined bucket names its root');
+	}
+	assert.ok(rows.some((r) => r.root !== null), 'joined buckets link their root');
+	fs.mkdirSync(SHOTS, { recursive: true });
+	await page.screenshot({ path: path.join(SHOTS, 'reduce-overview.png'), fullPage: true });
 	assert.deepEqual(errors, []);
 });

@@ -11,7 +11,9 @@ import { after, test } from 'node:test';
 import { BUILDS, Daemon } from './helper.mjs';
 
 const BASE = 'src-8.2.32';
-const COUNT = Number(process.env.PHPCMP_REDUCE_COUNT || 20000);
+// The issue's size: 200,000 cases per planted bug (≈ 20 s each here, the
+// reduction included: docs/triage.md, "Measured").
+const COUNT = Number(process.env.PHPCMP_REDUCE_COUNT || 200000);
 const BUDGET_MS = 2000;
 const MAX_EXEC = 400;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -66,6 +68,21 @@ async function runAndReduce(d, count = COUNT) {
 		assert.ok(Date.now() < deadline, `reduction still going: ${JSON.stringify(red)}`);
 		await sleep(1000);
 	}
+	// The run's summary carries the reduction's cost and outcome, within its budget.
+	run = (await d.get(`/api/runs/${id}`)).json;
+	const sr = run.summary.reduction;
+	assert.ok(sr, `the run summary has its reduction: ${JSON.stringify(Object.keys(run.summary))}`);
+	assert.equal(sr.roots, roots.roots.length);
+	assert.equal(sr.buckets, roots.buckets);
+	assert.equal(sr.buckets_pending, 0);
+	assert.equal(sr.reductions, roots.reduction.reductions);
+	assert.equal(sr.executions, roots.reduction.executions);
+	assert.ok(Math.abs(sr.seconds - roots.reduction.seconds) < 1e-6);
+	assert.deepEqual(sr.budget, { ms: BUDGET_MS, executions: MAX_EXEC });
+	assert.equal(sr.enabled, true);
+	// The original's run and the two confirmations come on top of the search's budget.
+	assert.ok(sr.most_executions <= MAX_EXEC + 3, `most executions ${sr.most_executions}`);
+	assert.ok(sr.most_seconds <= BUDGET_MS / 1000 + 3, `most seconds ${sr.most_seconds}`);
 	return { run, roots, id };
 }
 
@@ -129,7 +146,7 @@ test('escape-del: every bucket reduces to json_encode("\\x7F"), no flags, confir
 test('flag-ignored: [0.0] with JSON_PRESERVE_ZERO_FRACTION', async () => {
 	const d = await start(`${BASE}-flag-ignored`, 'flag-ignored');
 	const { run, roots } = await runAndReduce(d);
-	console.log(`flag-ignored: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}`);
+	console.log(`flag-ignored: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}\n${JSON.stringify(run.summary.reduction)}`);
 	assert.ok(roots.roots.length <= 3, describe(roots));
 	const top = roots.roots[0];
 	assert.equal(top.minimal.code, '[0.0]');
@@ -147,7 +164,8 @@ test('flag-ignored: [0.0] with JSON_PRESERVE_ZERO_FRACTION', async () => {
 test('error-not-set: INF, once per error-handling mode (none, partial output, throw)', async () => {
 	const d = await start(`${BASE}-error-not-set`, 'error-not-set');
 	const { run, roots } = await runAndReduce(d);
-	console.log(`error-not-set: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}`);
+	console.log(`error-not-set: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}\n${JSON.stringify(run.summary.reduction)}`);
+	assert.ok(roots.roots.length <= 3, describe(roots));
 	const inf = roots.roots.filter((r) => r.minimal.code === 'INF');
 	assert.deepEqual(inf.map((r) => r.minimal.flags.join('|')).sort(),
 		['', 'JSON_PARTIAL_OUTPUT_ON_ERROR', 'JSON_THROW_ON_ERROR']);
@@ -161,6 +179,33 @@ test('error-not-set: INF, once per error-handling mode (none, partial output, th
 	assert.ok(held >= run.summary.stored_in_full * 0.9, `the three INF roots hold ${held} of ${run.summary.stored_in_full} bucketed`);
 	for (const r of roots.roots) assert.ok(r.minimal.value_bytes <= 40 && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
 	checkCost(roots);
+});
+
+test('crash-byte: every crash reduces to json_encode("\\x1E"), no flags, confirmed: one root', async () => {
+	const d = await start(`${BASE}-crash-byte`, 'crash-byte');
+	const { run, roots } = await runAndReduce(d);
+	console.log(`crash-byte: ${run.summary.mismatches} mismatches, ${roots.buckets} buckets, ${roots.roots.length} roots\n${describe(roots)}\n${JSON.stringify(run.summary.reduction)}`);
+	assert.ok(run.summary.mismatches > 1000, 'the planted bug is found');
+	assert.equal(run.summary.builds.head.statuses.crash, run.summary.mismatches, 'every mismatch is a crash');
+	// Crashes keep the other side's unrelated errors in their bucket keys: dozens of buckets.
+	assert.ok(roots.buckets >= 20, `the buckets before reduction: ${roots.buckets}`);
+	assert.ok(roots.roots.length <= 3, describe(roots));
+	const top = roots.roots[0];
+	assert.equal(top.minimal.code, '"\\x1E"');
+	assert.deepEqual(top.minimal.flags, []);
+	assert.equal(top.minimal.depth, 512);
+	assert.equal(top.minimal.confirmation, 'confirmed');
+	assert.equal(top.minimal.complete, true);
+	assert.equal(top.minimal.outputs.base.status, 'ok');
+	assert.equal(top.minimal.outputs.base.output, '"\\u001e"');
+	assert.equal(top.minimal.outputs.head.status, 'crash');
+	assert.equal(top.minimal.outputs.head.signal, 11);
+	assert.ok(top.mismatches >= run.summary.stored_in_full * 0.9, 'the root holds (nearly) every bucketed mismatch');
+	for (const r of roots.roots) assert.ok(r.minimal.value_bytes <= 40 && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
+	checkCost(roots);
+	// Crashes cost milliseconds (the fork server's fresh child): a reduction
+	// of dozens of crashing steps well under a second on average.
+	assert.ok(roots.reduction.seconds / roots.reduction.reductions < 1, JSON.stringify(roots.reduction));
 });
 
 test('a correct candidate (keys-fastpath) gives 0 buckets and nothing to reduce', async () => {
@@ -177,4 +222,67 @@ test('a correct candidate (keys-fastpath) gives 0 buckets and nothing to reduce'
 	assert.match(bad.json.error.message, /run/);
 	const none = await d.get('/api/roots?run=999999');
 	assert.equal(none.status, 404);
+});
+
+// Re-homing: three submitted cases on escape-del.  "\x7F" (no flags) is
+// bucket A's; "a\x7F" and "\x7F" with JSON_UNESCAPED_UNICODE share bucket B
+// by their key (the flag matters to the escape), but the second reduces
+// (its flag dropped) to A's minimal case: it moves into A, with its
+// reduction and counts; B keeps its triage and its own member.
+test('re-homing: a sampled member reducing to another root\'s minimal case joins that root\'s bucket; triage keeps working', async () => {
+	const d = await start(`${BASE}-escape-del`, 'rehome');
+	const put = async (code, flags) => {
+		const r = await d.request('POST', '/api/cases', { body: { code, flags } });
+		assert.equal(r.status, 201, r.text);
+		assert.equal(r.json.verdict, 'differ');
+		return r.json;
+	};
+	const a = await put('"\\x7F"', 0);
+	const b = await put('"a\\x7F"', 256);
+	const A = a.bucket?.id ?? (await d.get(`/api/cases/${a.case.id}`)).json.bucket.id;
+	const B = (await d.get(`/api/cases/${b.case.id}`)).json.bucket.id;
+	assert.notEqual(A, B, 'the flag that matters keys another bucket');
+	const tri = await d.request('POST', `/api/buckets/${B}/triage`,
+		{ body: { by: 'alice', state: 'confirmed', assignee: 'bob', notes: 'the a-prefixed DEL' } });
+	assert.equal(tri.status, 200, tri.text);
+	const c = await put('"\\x7F"', 256);
+	assert.equal((await d.get(`/api/cases/${c.case.id}`)).json.bucket.id, B, 'placed by its signature first');
+	assert.equal((await d.get(`/api/buckets/${B}`)).json.mismatches, 2);
+	// The reducer: both representatives, then B's sample (c).
+	let bb;
+	for (const deadline = Date.now() + 60_000; ;) {
+		bb = (await d.get(`/api/buckets/${A}`)).json;
+		if (bb.samples.length > 0) break;
+		assert.ok(Date.now() < deadline, `c not re-homed: ${JSON.stringify(bb)}`);
+		await sleep(300);
+	}
+	assert.equal(bb.minimal.code, '"\\x7F"');
+	assert.deepEqual(bb.samples.map((s) => [s.code, s.flags, s.found_as.comparison_id]),
+		[['"\\x7F"', [], c.comparison_id]], 'c\'s reduction is A\'s sample now');
+	assert.equal(bb.mismatches, 2);
+	const ab = (await d.get(`/api/cases/${c.case.id}`)).json.bucket;
+	assert.equal(ab.id, A, 'c\'s comparison is in A');
+	const am = (await d.get(`/api/buckets/${A}/mismatches`)).json.mismatches.map((m) => m.comparison_id).sort();
+	assert.deepEqual(am, [a.comparison_id, c.comparison_id].sort());
+	const bj = (await d.get(`/api/buckets/${B}`)).json;
+	assert.equal(bj.mismatches, 1);
+	assert.deepEqual(bj.runs.map((r) => r.mismatches), [1], 'B\'s per-run count follows');
+	assert.deepEqual((await d.get(`/api/buckets/${B}/mismatches`)).json.mismatches.map((m) => m.comparison_id), [b.comparison_id]);
+	assert.equal(bj.minimal.code, '"a\\x7F"', 'B is its own root: its minimal case is another');
+	assert.equal(bj.root_id, null);
+	assert.deepEqual(bj.samples, []);
+	// B's triage and audit are untouched; A's work as before, reappearance too.
+	assert.equal(bj.state, 'confirmed');
+	assert.equal(bj.assignee, 'bob');
+	assert.equal(bj.notes, 'the a-prefixed DEL');
+	assert.equal(bj.events.length, 1);
+	const fix = await d.request('POST', `/api/buckets/${A}/triage`, { body: { by: 'alice', state: 'fixed' } });
+	assert.equal(fix.status, 200, fix.text);
+	assert.equal(fix.json.reappeared, null);
+	await put('"\\x7F"', 0);
+	const again = (await d.get(`/api/buckets/${A}`)).json;
+	assert.equal(again.mismatches, 3);
+	assert.ok(again.reappeared, `a fixed root seen again reappears: ${JSON.stringify(again.reappeared)}`);
+	const roots = (await d.get('/api/roots')).json;
+	assert.deepEqual(roots.roots.map((r) => [r.bucket_id, r.mismatches]), [[A, 3], [B, 1]]);
 });

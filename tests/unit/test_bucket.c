@@ -167,6 +167,12 @@ int main(void)
 	ok(k1 != NULL && strstr(k1, "\"JSON_THROW_ON_ERROR\":true") != NULL,
 	    "THROW_ON_ERROR matters, and is on");
 	free(k1);
+	/* The signature of a crash: the statuses only (base's exception is context). */
+	res[ROLE_BASE].error_code = 5;
+	k1 = bucket_signature(res, verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]));
+	is_str(k1, "{\"differs\":[\"status\"],\"status\":[\"ok\",\"crash:11\"],\"v\":1}",
+	    "a crash's signature: the statuses, not what the other side returned");
+	free(k1);
 	result_release(&res[ROLE_BASE]);
 	result_release(&res[ROLE_HEAD]);
 

@@ -181,6 +181,28 @@ int main(void)
 		    "canonical: value, flags by name, depth");
 		free(c);
 	}
+	/* A depth other than 512: the default first, then one less (never below 1). */
+	{
+		size_t n;
+		int64_t seen[2] = { 0, 0 };
+		int k = 0;
+		gen_case_make(&a, 1, 0);
+		shrink_apply(&a, NULL, &b);
+		b.depth = 3;
+		n = shrink_candidates(&b, edits, 16384);
+		for (size_t x = 0; x < n; x++)
+			if (edits[x].op == SHRINK_DEPTH && k < 2)
+				seen[k++] = edits[x].v;
+		ok(k == 2 && seen[0] == 512 && seen[1] == 2, "depth 3: candidates depth 512, then depth 2");
+		shrink_apply(&b, &edits[n - 1], &a);
+		ok(edits[n - 1].op == SHRINK_DEPTH && a.depth == 2, "the edit lowers the depth");
+		b.depth = 1;
+		n = shrink_candidates(&b, edits, 16384);
+		k = 0;
+		for (size_t x = 0; x < n; x++)
+			k += edits[x].op == SHRINK_DEPTH;
+		ok(k == 1 && edits[n - 1].v == 512, "depth 1: only back to 512");
+	}
 	free(edits);
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;

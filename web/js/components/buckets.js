@@ -53,6 +53,24 @@ export function keySummary(key) {
 	return h('span', { class: 'key-summary', 'data-testid': 'key-summary' }, parts, shortFlags(key.flags));
 }
 
+/* A reduced case as the call it stands for: json_encode(code, flags, depth). */
+export function minimalCall(m) {
+	const flags = m.flags || [];
+	return `json_encode(${m.code}${flags.length ? `, ${flags.join(' | ')}` : ''}${m.depth !== 512 ? `${flags.length ? '' : ', 0'}, ${m.depth}` : ''})`;
+}
+
+/* A bucket's minimal case on one line of a list (docs/triage.md): the call, confirmation, the root it joined. */
+function minimalInline(b) {
+	const m = b.minimal;
+	if (b.key && b.key.suite === 'phpt') return null;
+	if (!m) return h('div', { class: 'minimal-inline dim small-text', 'data-testid': 'bucket-minimal', 'data-state': 'pending' }, 'not reduced yet');
+	if (m.state !== 'done') return h('div', { class: 'minimal-inline dim small-text', 'data-testid': 'bucket-minimal', 'data-state': m.state }, `not reduced: ${m.state}`);
+	return h('div', { class: 'minimal-inline small-text', 'data-testid': 'bucket-minimal', 'data-state': m.state },
+		h('code', { 'data-testid': 'bucket-minimal-code', title: 'the minimal case this bucket reduces to' }, minimalCall(m)),
+		m.confirmation ? [' ', h('span', { class: 'badge', 'data-testid': 'bucket-minimal-confirmation' }, m.confirmation)] : null,
+		b.root_id ? [' ', h('span', { class: 'dim' }, 'joined ', h('a', { href: `#/buckets/${b.root_id}`, 'data-testid': 'bucket-root' }, `#${b.root_id}`))] : null);
+}
+
 /* The full key as a definition list (bucket page). */
 export function keyTable(key) {
 	if (!key) return h('p', { class: 'dim' }, 'No key.');
@@ -209,7 +227,7 @@ export function bucketTable(ctx, opts) {
 			h('td', { class: 'nowrap' }, stateBadge(b)),
 			h('td', { class: 'num', 'data-testid': 'bucket-count' }, fmtInt(runScoped && b.run ? b.run.mismatches : b.mismatches),
 				runScoped ? h('div', { class: 'dim small-text' }, `of ${fmtInt(b.mismatches)}`) : null),
-			h('td', null, h('a', { href, class: 'plain' }, keySummary(b.key))),
+			h('td', null, h('a', { href, class: 'plain' }, keySummary(b.key)), minimalInline(b)),
 			h('td', { class: 'hide-narrow title' }, phptRep(b, runScoped ? opts.run : null) || (rep && rep.case_id ?
 				h('a', { href: `#/cases/${rep.case_id}?comparison=${rep.comparison_id}` }, rep.title || `case #${rep.case_id}`) : '—')),
 			h('td', { class: 'hide-narrow small-text' }, seen),

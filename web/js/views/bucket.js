@@ -10,7 +10,7 @@ import { fmtInt, plural } from '../format.js';
 import { hashFor } from '../router.js';
 import { flagsText } from '../session.js';
 import { errorBox, loading, timeEl } from '../components/ui.js';
-import { auditTrail, keySummary, keyTable, stateBadge, triageForm } from '../components/buckets.js';
+import { auditTrail, keySummary, keyTable, minimalCall, stateBadge, triageForm } from '../components/buckets.js';
 import { resultsGrid } from '../components/results.js';
 
 // Two outputs with what follows their common prefix marked (the difference).
@@ -38,7 +38,7 @@ function minimalPanel(m) {
 	if (m.state !== 'done') return h('section', { class: 'panel', 'data-testid': 'minimal' }, h('h2', null, 'Minimal case'), h('p', null, `Not reduced: ${m.state}.`));
 	return h('section', { class: 'panel', 'aria-labelledby': 'h-minimal', 'data-testid': 'minimal' },
 		h('h2', { id: 'h-minimal' }, 'Minimal case ', h('span', { class: 'badge' }, m.confirmation || '')),
-		h('pre', { 'data-testid': 'minimal-code' }, `json_encode(${m.code}${m.flags.length ? `, ${m.flags.join(' | ')}` : ''}${m.depth !== 512 ? `${m.flags.length ? '' : ', 0'}, ${m.depth}` : ''})`),
+		h('pre', { 'data-testid': 'minimal-code' }, minimalCall(m)),
 		m.setup ? h('details', null, h('summary', null, 'setup'), h('pre', null, m.setup)) : null,
 		markedOutputs(m.outputs),
 		h('p', { class: 'meta' }, 'Found as ', m.found_as && m.found_as.case_id ? h('a', { href: comparisonHref(m.found_as.case_id, m.found_as.comparison_id) }, m.found_as.title) : '—',
