@@ -27,7 +27,9 @@
 # PHPCMP_TEST_ARTIFACTS (default tests/artifacts),
 # PHPCMP_BUILDS (see tests/integration/helper.mjs), PHPCMP_CHROMIUM (default
 # /usr/bin/chromium), TEST_TIMEOUT (seconds for each node suite, default 900),
-# WEB_TEST_TIMEOUT (milliseconds for each page unit test, default 10000).
+# WEB_TEST_TIMEOUT (milliseconds for each page unit test, default 10000),
+# PHPCMP_TEST_LIGHT=1 (the instrumented passes: the whole integration suite
+# but the heavy files below, which it names; see docs/testing.md).
 #
 # Prints one line per suite and a closing "tests: N passed, M failed";
 # exits non-zero if anything failed or could not run.
@@ -187,11 +189,32 @@ run_web() {
 	node_args=()
 }
 
+# Integration files whose runs take minutes (hundreds of thousands of
+# generated cases): PHPCMP_TEST_LIGHT=1 leaves them out of the whole-suite
+# run, for the sanitizer pass and memcheck, where the same daemon paths are
+# run by the smaller tests (generated, triage, hazards, srcbuilds...).  The
+# summary names them: not run is not passed.  Named on the command line,
+# they run.
+heavy_files=(tests/integration/story.test.mjs tests/integration/heavy.test.mjs)
+
 run_integration() {
+	local f h keep left=()
 	echo "== integration tests: node --test tests/integration"
 	node_suite_ready integration || return
 	if [ ${#files[@]} -eq 0 ]; then
 		files=(tests/integration/*.test.mjs)
+		if [ "${PHPCMP_TEST_LIGHT:-}" = 1 ]; then
+			keep=()
+			for f in "${files[@]}"; do
+				for h in "${heavy_files[@]}"; do
+					[ "$f" = "$h" ] && { left+=("$f"); continue 2; }
+				done
+				keep+=("$f")
+			done
+			files=("${keep[@]}")
+			echo "   left out (PHPCMP_TEST_LIGHT=1, heavy): ${left[*]}"
+			summary+=("$(printf '%-12s %s' "not run:" "${left[*]##*/} (PHPCMP_TEST_LIGHT=1)")")
+		fi
 	fi
 	run_node_suite integration "$artifacts/integration.tap" "${files[@]}"
 	echo "   daemon logs and the TAP report: tests/artifacts/"

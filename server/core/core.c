@@ -510,6 +510,22 @@ static void output_too_large(struct outcome *o)
 	o->status = PROTO_STATUS_ERROR;
 }
 
+void core_put_outcome(struct proto_buf *out, int status, const zval *output, long error_code,
+    const zend_string *error_msg, const char *exc_class, const zend_string *exc_msg)
+{
+	proto_buf_add_int(out, TAG_STATUS, status);
+	if (status == PROTO_STATUS_OK && Z_TYPE_P(output) == IS_STRING)
+		proto_buf_add(out, TAG_OUTPUT, Z_STRVAL_P(output), Z_STRLEN_P(output));
+	proto_buf_add_int(out, TAG_ERROR_CODE, error_code);
+	if (error_msg)
+		proto_buf_add(out, TAG_ERROR_MSG, ZSTR_VAL(error_msg), ZSTR_LEN(error_msg));
+	if (exc_class[0]) {
+		proto_buf_add_str(out, TAG_EXC_CLASS, exc_class);
+		if (exc_msg)
+			proto_buf_add(out, TAG_EXC_MSG, ZSTR_VAL(exc_msg), ZSTR_LEN(exc_msg));
+	}
+}
+
 static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 {
 	struct outcome o;
@@ -546,17 +562,7 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 	if (o.status == PROTO_STATUS_OK && Z_TYPE(o.output) == IS_STRING &&
 	    Z_STRLEN(o.output) > PROTO_MAX_OUTPUT)
 		output_too_large(&o);
-	proto_buf_add_int(out, TAG_STATUS, o.status);
-	if (o.status == PROTO_STATUS_OK && Z_TYPE(o.output) == IS_STRING)
-		proto_buf_add(out, TAG_OUTPUT, Z_STRVAL(o.output), Z_STRLEN(o.output));
-	proto_buf_add_int(out, TAG_ERROR_CODE, o.error_code);
-	if (o.error_msg)
-		proto_buf_add(out, TAG_ERROR_MSG, ZSTR_VAL(o.error_msg), ZSTR_LEN(o.error_msg));
-	if (o.exc_class[0]) {
-		proto_buf_add_str(out, TAG_EXC_CLASS, o.exc_class);
-		if (o.exc_msg)
-			proto_buf_add(out, TAG_EXC_MSG, ZSTR_VAL(o.exc_msg), ZSTR_LEN(o.exc_msg));
-	}
+	core_put_outcome(out, o.status, &o.output, o.error_code, o.error_msg, o.exc_class, o.exc_msg);
 	emit_capture(out, TAG_PRINTED, &printed, PROTO_CUT_PRINTED);
 	emit_capture(out, TAG_WARNINGS, &warnings, PROTO_CUT_WARNINGS);
 	if (o.status != PROTO_STATUS_OK)

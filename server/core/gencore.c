@@ -564,17 +564,9 @@ static int gencore_detail(const struct proto_msg *req, struct proto_buf *out)
 	gencore_encode(&gencore_case, &o, NULL, 0);
 	gencore_result_hash(&o, &d);
 
-	proto_buf_add_int(out, TAG_STATUS, o.status);
-	if (o.status == PROTO_STATUS_OK && Z_TYPE(o.output) == IS_STRING)
-		proto_buf_add(out, TAG_OUTPUT, Z_STRVAL(o.output), Z_STRLEN(o.output));
-	proto_buf_add_int(out, TAG_ERROR_CODE, o.error_code);
-	if (o.error_msg)
-		proto_buf_add(out, TAG_ERROR_MSG, ZSTR_VAL(o.error_msg), ZSTR_LEN(o.error_msg));
-	if (o.exc_class[0]) {
-		proto_buf_add_str(out, TAG_EXC_CLASS, o.exc_class);
-		proto_buf_add(out, TAG_EXC_MSG, o.exc_msg ? ZSTR_VAL(o.exc_msg) : "",
-		    o.exc_msg ? ZSTR_LEN(o.exc_msg) : 0);
-	}
+	/* An exception's message is always sent here, empty when it had none. */
+	core_put_outcome(out, o.status, &o.output, o.error_code, o.error_msg, o.exc_class,
+	    o.exc_msg ? o.exc_msg : ZSTR_EMPTY_ALLOC());
 	proto_buf_add(out, TAG_PRINTED, "", 0);
 	proto_buf_add(out, TAG_WARNINGS, "", 0);
 	if (o.status != PROTO_STATUS_OK)

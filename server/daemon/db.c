@@ -878,6 +878,30 @@ static int db_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, v
 	return rc;
 }
 
+/*
+ * The common part of the many one-statement functions bound to integers
+ * only: under the lock, v[0..n) bound to ?1..?n, then each row to row()
+ * (db_each's answer) or, with row NULL, a write (db_exec's).  DB_INTS(a, b)
+ * passes the values and their count.
+ */
+static int db_locked_ints(struct db *db, enum stmt s, const int64_t *v, int n,
+    int (*row)(sqlite3_stmt *, void *), void *arg, const char *what, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, s);
+	for (int i = 0; i < n; i++)
+		sqlite3_bind_int64(st, i + 1, v[i]);
+	rc = row != NULL ? db_each(db, st, row, arg, what, err, errsize)
+	                 : db_exec(db, st, what, err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+#define DB_INTS(...) \
+	(const int64_t[]){ __VA_ARGS__ }, (int)(sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t))
+
 /* A listing's callback and its argument, as db_each's row readers get them. */
 struct db_fn_arg {
 	void *fn;
@@ -903,16 +927,9 @@ static int db_history_row_read(sqlite3_stmt *st, void *p)
 int db_case_history(struct db *db, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_fn_arg a = { (void *)fn, arg, case_id };
-	sqlite3_stmt *st;
-	int rc;
 
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_CASE_HISTORY);
-	sqlite3_bind_int64(st, 1, case_id);
-	sqlite3_bind_int(st, 2, DB_HISTORY_MAX);
-	rc = db_each(db, st, db_history_row_read, &a, "case history", err, errsize);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
+	return db_locked_ints(db, S_CASE_HISTORY, DB_INTS(case_id, DB_HISTORY_MAX), db_history_row_read, &a,
+	    "case history", err, errsize);
 }
 
 static int db_case_row_read(sqlite3_stmt *st, void *p)
@@ -1368,14 +1385,9 @@ int db_run_measurements(
     struct db *db, int64_t run_id, db_measurement_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_fn_arg a = { (void *)fn, arg, 0 };
-	int rc;
 
-	pthread_mutex_lock(&db->lock);
-	sqlite3_stmt *st = db_stmt(db, S_RUN_MEASUREMENTS);
-	sqlite3_bind_int64(st, 1, run_id);
-	rc = db_each(db, st, db_measurement_row, &a, "run measurements", err, errsize);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
+	return db_locked_ints(db, S_RUN_MEASUREMENTS, DB_INTS(run_id), db_measurement_row, &a,
+	    "run measurements", err, errsize);
 }
 
 static int db_history_row(sqlite3_stmt *st, void *p)
@@ -1535,17 +1547,9 @@ int db_generated_mismatches(struct db *db, int64_t run_id, int64_t before, int l
     void *arg, char *err, size_t errsize)
 {
 	struct db_fn_arg a = { (void *)fn, arg, 0 };
-	sqlite3_stmt *st;
-	int rc;
 
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_GEN_MISMATCHES);
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, before > 0 ? before : INT64_MAX);
-	sqlite3_bind_int(st, 3, limit);
-	rc = db_each(db, st, db_gen_mismatch_read, &a, "list generated mismatches", err, errsize);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
+	return db_locked_ints(db, S_GEN_MISMATCHES, DB_INTS(run_id, before > 0 ? before : INT64_MAX, limit),
+	    db_gen_mismatch_read, &a, "list generated mismatches", err, errsize);
 }
 
 int db_generated_signature(struct db *db, int64_t run_id, const char *signature, int limit,
@@ -1568,18 +1572,8 @@ int db_generated_signature(struct db *db, int64_t run_id, const char *signature,
 int db_generated_link(
     struct db *db, int64_t run_id, uint64_t seed, int64_t index, int64_t case_id, char *err, size_t errsize)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_GEN_LINK);
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, (int64_t)seed);
-	sqlite3_bind_int64(st, 3, index);
-	sqlite3_bind_int64(st, 4, case_id);
-	rc = db_exec(db, st, "link generated mismatch", err, errsize);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
+	return db_locked_ints(db, S_GEN_LINK, DB_INTS(run_id, (int64_t)seed, index, case_id), NULL, NULL,
+	    "link generated mismatch", err, errsize);
 }
 
 int db_run_generated_case(struct db *db, int64_t run_id, int version, uint64_t seed, int64_t index,
@@ -1610,16 +1604,9 @@ int db_run_case_row(
     struct db *db, int64_t run_id, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_fn_arg a = { (void *)fn, arg, 0 };
-	sqlite3_stmt *st;
-	int rc;
 
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_RUN_CASE_ROW);
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, case_id);
-	rc = db_each(db, st, db_case_row_read, &a, "run case", err, errsize);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
+	return db_locked_ints(
+	    db, S_RUN_CASE_ROW, DB_INTS(run_id, case_id), db_case_row_read, &a, "run case", err, errsize);
 }
 
 int db_run_builds(struct db *db, int64_t run_id, int64_t ids[MAX_BUILDS], char *err, size_t errsize)
@@ -1666,16 +1653,6 @@ int64_t db_generated_batch_stored(
 int db_generated_case(
     struct db *db, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_GEN_CASE);
-	sqlite3_bind_int64(st, 1, case_id);
-	sqlite3_bind_int(st, 2, version);
-	sqlite3_bind_int64(st, 3, (int64_t)seed);
-	sqlite3_bind_int64(st, 4, (int64_t)index);
-	rc = db_exec(db, st, "store generated case", err, errsize);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
+	return db_locked_ints(db, S_GEN_CASE, DB_INTS(case_id, version, (int64_t)seed, (int64_t)index), NULL,
+	    NULL, "store generated case", err, errsize);
 }

@@ -754,12 +754,74 @@ static int dbt_run_exists(struct db *db, int64_t run, char *err, size_t errsize)
 	return db_fail(db, "find run", err, errsize);
 }
 
+/*
+ * One keyset page of a listing: st asks for limit + 1 rows; each of the
+ * first limit becomes row()'s object in list, the one more only sets *more.
+ * 0, or -1 with err (row() out of memory, or the statement failed: what
+ * names it).  st is reset either way.
+ */
+static int dbt_page(struct db *db, sqlite3_stmt *st, int limit, json_t *(*row)(sqlite3_stmt *, void *),
+    void *arg, json_t *list, int *more, const char *what, char *err, size_t errsize)
+{
+	int rc, n = 0;
+	json_t *o;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == limit)
+			break;
+		if ((o = row(st, arg)) == NULL) {
+			sqlite3_reset(st);
+			db_seterr(err, errsize, "out of memory");
+			return -1;
+		}
+		json_array_append_new(list, o);
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, what, err, errsize);
+	*more = rc == SQLITE_ROW;
+	return 0;
+}
+
+/* A bucket listing's row, and the page's cursor after it. */
+struct dbt_bucket_page {
+	const struct db_bucket_filter *f;
+	int has_run;
+	char *cursor;
+	size_t cursorsize;
+};
+
+static json_t *dbt_bucket_row(sqlite3_stmt *st, void *arg)
+{
+	struct dbt_bucket_page *pg = arg;
+	json_t *o;
+
+	if ((o = dbt_bucket_json(st)) == NULL)
+		return NULL;
+	if (pg->has_run) {
+		int k = NBUCKET_COLUMNS;
+		json_object_set_new(o, "run",
+		    json_pack("{s:o s:I s:o}", "id", pg->f->run > 0 ? json_integer(pg->f->run) : json_null(),
+		        "mismatches", (json_int_t)sqlite3_column_int64(st, k), "representative",
+		        json_pack("{s:o s:I s:o}", "case_id", dbt_col_id(st, k + 2), "comparison_id",
+		            (json_int_t)sqlite3_column_int64(st, k + 1), "title", dbt_col_text(st, k + 3))));
+		json_object_set_new(o, "earlier_runs", json_integer(sqlite3_column_int64(st, k + 4)));
+		snprintf(pg->cursor, pg->cursorsize, "%" PRId64 ".%" PRId64,
+		    (int64_t)sqlite3_column_int64(st, k), (int64_t)sqlite3_column_int64(st, 0));
+	} else {
+		snprintf(pg->cursor, pg->cursorsize, "%" PRId64 ".%" PRId64,
+		    (int64_t)sqlite3_column_int64(st, 7), (int64_t)sqlite3_column_int64(st, 0));
+	}
+	return o;
+}
+
 int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **list, json_t **counts,
     char *cursor, size_t cursorsize, int *more, char *err, size_t errsize)
 {
-	int has_run = f->run >= 0, rc, n = 0;
+	int has_run = f->run >= 0, rc;
+	struct dbt_bucket_page pg = { f, has_run, cursor, cursorsize };
 	sqlite3_stmt *st;
-	json_t *o;
 
 	*list = *counts = NULL;
 	*more = 0;
@@ -786,37 +848,8 @@ int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **li
 	sqlite3_bind_text(st, 9, f->states, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 10, f->special);
 	db_bind_text(st, 11, f->candidate);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == f->limit)
-			break;
-		if ((o = dbt_bucket_json(st)) == NULL) {
-			sqlite3_reset(st);
-			goto oom;
-		}
-		if (has_run) {
-			int k = NBUCKET_COLUMNS;
-			json_object_set_new(o, "run",
-			    json_pack("{s:o s:I s:o}", "id", f->run > 0 ? json_integer(f->run) : json_null(),
-			        "mismatches", (json_int_t)sqlite3_column_int64(st, k), "representative",
-			        json_pack("{s:o s:I s:o}", "case_id", dbt_col_id(st, k + 2), "comparison_id",
-			            (json_int_t)sqlite3_column_int64(st, k + 1), "title",
-			            dbt_col_text(st, k + 3))));
-			json_object_set_new(o, "earlier_runs", json_integer(sqlite3_column_int64(st, k + 4)));
-			snprintf(cursor, cursorsize, "%" PRId64 ".%" PRId64,
-			    (int64_t)sqlite3_column_int64(st, k), (int64_t)sqlite3_column_int64(st, 0));
-		} else {
-			snprintf(cursor, cursorsize, "%" PRId64 ".%" PRId64,
-			    (int64_t)sqlite3_column_int64(st, 7), (int64_t)sqlite3_column_int64(st, 0));
-		}
-		json_array_append_new(*list, o);
-		n++;
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		db_fail(db, "list buckets", err, errsize);
+	if (dbt_page(db, st, f->limit, dbt_bucket_row, &pg, *list, more, "list buckets", err, errsize) < 0)
 		goto fail;
-	}
-	*more = rc == SQLITE_ROW;
 	if ((*counts = dbt_counts(db, has_run ? f->run : -1, err, errsize)) == NULL)
 		goto fail;
 	pthread_mutex_unlock(&db->lock);
@@ -843,12 +876,39 @@ int db_bucket_get(struct db *db, int64_t id, json_t **out, char *err, size_t err
 	return !found && err[0] == '\0' ? 0 : -1;
 }
 
+/* A bucket's mismatch, *last (the page's cursor) its comparison id. */
+static json_t *dbt_mismatch_row(sqlite3_stmt *st, void *arg)
+{
+	int64_t *last = arg;
+	long flags = (long)sqlite3_column_int64(st, 6);
+	char url[64];
+	json_t *b;
+
+	*last = sqlite3_column_int64(st, 0);
+	snprintf(url, sizeof url, "/#/cases/%" PRId64 "?comparison=%" PRId64,
+	    (int64_t)sqlite3_column_int64(st, 1), *last);
+	b = json_pack("{s:I s:I s:o s:o s:o s:o s:I s:o s:o s:s}", "comparison_id", (json_int_t)*last,
+	    "case_id", (json_int_t)sqlite3_column_int64(st, 1), "run_id", dbt_col_id(st, 2), "differs",
+	    dbt_col_text(st, 3), "created_at", dbt_col_text(st, 4), "title", dbt_col_text(st, 5), "flags",
+	    (json_int_t)flags, "flag_names", dbt_flag_names(flags), "file", dbt_col_text(st, 7), "url", url);
+	if (b == NULL)
+		return NULL;
+	/* differs as a list, like the case listings */
+	json_t *d = json_object_get(b, "differs"), *dl = json_array();
+	const char *p = json_is_string(d) ? json_string_value(d) : "", *q;
+	for (; dl != NULL && *p != '\0'; p = *q != '\0' ? q + 1 : q) {
+		q = p + strcspn(p, ",");
+		json_array_append_new(dl, json_stringn(p, (size_t)(q - p)));
+	}
+	json_object_set_new(b, "differs", dl != NULL ? dl : json_array());
+	return b;
+}
+
 int db_bucket_mismatches(struct db *db, int64_t id, int64_t run, int64_t before, int limit, json_t **list,
     int64_t *last, int *more, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	int rc, n = 0;
-	json_t *b;
+	int rc;
 
 	*list = NULL;
 	*last = 0;
@@ -877,40 +937,8 @@ int db_bucket_mismatches(struct db *db, int64_t id, int64_t run, int64_t before,
 	sqlite3_bind_int(st, 3, limit + 1);
 	if (run >= 0)
 		db_bind_id(st, 4, run);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == limit)
-			break;
-		long flags = (long)sqlite3_column_int64(st, 6);
-		char url[64];
-		*last = sqlite3_column_int64(st, 0);
-		snprintf(url, sizeof url, "/#/cases/%" PRId64 "?comparison=%" PRId64,
-		    (int64_t)sqlite3_column_int64(st, 1), *last);
-		b = json_pack("{s:I s:I s:o s:o s:o s:o s:I s:o s:o s:s}", "comparison_id", (json_int_t)*last,
-		    "case_id", (json_int_t)sqlite3_column_int64(st, 1), "run_id", dbt_col_id(st, 2),
-		    "differs", dbt_col_text(st, 3), "created_at", dbt_col_text(st, 4), "title",
-		    dbt_col_text(st, 5), "flags", (json_int_t)flags, "flag_names", dbt_flag_names(flags),
-		    "file", dbt_col_text(st, 7), "url", url);
-		if (b == NULL) {
-			sqlite3_reset(st);
-			goto oom;
-		}
-		/* differs as a list, like the case listings */
-		json_t *d = json_object_get(b, "differs"), *dl = json_array();
-		const char *p = json_is_string(d) ? json_string_value(d) : "", *q;
-		for (; dl != NULL && *p != '\0'; p = *q != '\0' ? q + 1 : q) {
-			q = p + strcspn(p, ",");
-			json_array_append_new(dl, json_stringn(p, (size_t)(q - p)));
-		}
-		json_object_set_new(b, "differs", dl != NULL ? dl : json_array());
-		json_array_append_new(*list, b);
-		n++;
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		db_fail(db, "list mismatches", err, errsize);
+	if (dbt_page(db, st, limit, dbt_mismatch_row, last, *list, more, "list mismatches", err, errsize) < 0)
 		goto fail;
-	}
-	*more = rc == SQLITE_ROW;
 	pthread_mutex_unlock(&db->lock);
 	return 1;
 oom:

@@ -2,6 +2,7 @@
 // connections (503), each with Retry-After and a message naming the limit;
 // past each, the daemon answers as before.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net from 'node:net';
 import { after, test } from 'node:test';
 import { Daemon, slowCases, slowCode } from './helper.mjs';
@@ -77,6 +78,26 @@ test('case requests in progress are bounded: 503 busy with Retry-After', async (
 	assert.equal((await slow2).status, 201);
 });
 
+// A case that sleeps (usleep) rather than spins: two spinning workers on two
+// shared cores starve the daemon's threads, and under valgrind a request may
+// not even be accepted for hundreds of ms.
+const napCode = (ms) => `usleep(${ms * 1000}); return 1;`;
+
+// GET on one kept-alive connection: the next request starts only after the
+// daemon has completed the previous one, so a poll never counts itself twice.
+function getKept(d, agent, urlPath) {
+	return new Promise((resolve, reject) => {
+		http.get({ host: '127.0.0.1', port: d.port, path: urlPath, agent }, (res) => {
+			const chunks = [];
+			res.on('data', (c) => chunks.push(c));
+			res.on('end', () => {
+				const text = Buffer.concat(chunks).toString('utf8');
+				resolve({ status: res.statusCode, headers: res.headers, text, json: JSON.parse(text) });
+			});
+		}).on('error', reject);
+	});
+}
+
 test('requests served at once are bounded: 503 busy and closed, then served again', async () => {
 	const d = await start({ name: 'bounds-conns', extraArgs: ['--max-connections', '2'] });
 	assert.equal(d.health.limits.max_connections, 2);
@@ -89,11 +110,42 @@ test('requests served at once are bounded: 503 busy and closed, then served agai
 		idle.push(s);
 	}
 	await sleep(200);
-	assert.equal((await d.get('/api/health')).status, 200);
-	// Two requests being served fill it.
-	const slow = [d.postCase({ code: slowCode(1500) }), d.postCase({ code: slowCode(1500) })];
-	await sleep(300);
-	const r = await d.get('/api/health');
+	// No fixed wait: each step polls until the daemon shows it (on a loaded
+	// machine or under valgrind a request may reach it seconds late).
+	const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+	assert.equal((await getKept(d, agent, '/api/health')).status, 200);
+	const settled = [false, false];
+	const track = (i, p) => { settled[i] = false; return p.then((x) => { settled[i] = true; return x; }); };
+	// One request served plus the poll: 2, within the bound.
+	const slow = [track(0, d.postCase({ code: napCode(3000) }))];
+	for (const deadline = Date.now() + 60_000; ;) {
+		const h = await getKept(d, agent, '/api/health');
+		assert.equal(h.status, 200, `one case request and the poll are within max-connections 2: ${h.text}`);
+		if (h.json.limits.case_requests === 1) break;
+		assert.ok(Date.now() < deadline && !settled[0], 'the slow case request never showed in /api/health');
+		await sleep(20);
+	}
+	// A second one fills it: the poll is refused from the moment the daemon
+	// reads that request's headers, and a 200 before then must not count it.
+	// Its headers may come while a poll is served: then it is the third and
+	// refused itself (honestly), and it is sent again.
+	let r;
+	for (let attempt = 1; ; attempt++) {
+		slow[1] = track(1, d.postCase({ code: napCode(3000) }));
+		for (;;) {
+			r = await getKept(d, agent, '/api/health');
+			if (r.status !== 200 || settled[1]) break;
+			assert.equal(r.json.limits.case_requests, 1, `a 200 while both case requests were served: ${r.text}`);
+			assert.ok(!settled[0], 'the first case request ended and the second never filled max-connections');
+			await sleep(20);
+		}
+		if (r.status !== 200) break;
+		const refused = await slow[1];
+		assert.equal(refused.status, 503, `the second case request ended at once: ${refused.text}`);
+		assert.match(refused.json.error.message, /max-connections/);
+		assert.ok(attempt < 10, 'the second case request was refused 10 times');
+	}
+	agent.destroy();
 	assert.equal(r.status, 503, r.text);
 	assert.equal(r.json.error.code, 'busy');
 	assert.match(r.json.error.message, /max-connections/);

@@ -1,6 +1,7 @@
 #!/bin/bash
 # scripts/run-tests.sh counts only what ran: a unit-test run that printed no
-# counts is a failure (it used to be "1 passed"), a failing one fails.
+# counts is a failure (it used to be "1 passed"), a failing one fails;
+# PHPCMP_TEST_LIGHT=1 leaves the heavy integration files out and says so.
 # Drives it with a stand-in for make (MAKE=...).  Prints TAP.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,5 +42,44 @@ ok $? "prove's counts: 7 passed"
 fake broken 'Files=1, Tests=3, 0 wallclock secs\nResult: FAIL\n' 2
 run broken
 ok $((status == 0)) "make unit-test exits 2: run-tests fails"
+# PHPCMP_TEST_LIGHT=1: the integration suite without its heavy files, named
+# in the summary as not run.  A stand-in node records the files it is given
+# and reports one pass in the TAP file.
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/node" <<'SH'
+#!/bin/bash
+[ "$1" = -e ] && exit 0
+tap=
+for a in "$@"; do
+	case $a in
+	--test-reporter-destination=stdout) ;;
+	--test-reporter-destination=*) tap=${a#*=} ;;
+	*.mjs) echo "$a" >>"$NODE_ARGS" ;;
+	esac
+done
+printf '# pass 1\n# fail 0\n' >"$tap"
+SH
+chmod +x "$tmp/bin/node"
+integration() { # label env... -- files...
+	local label=$1
+	shift
+	rm -f "$tmp/args-$label"
+	out=$(env PATH="$tmp/bin:$PATH" NODE_ARGS="$tmp/args-$label" PHPCMP_BIN=/bin/true \
+		PHPCMP_TEST_ARTIFACTS="$tmp/artifacts-$label" "$@" 2>&1)
+	status=$?
+}
+all=$(cd "$root" && ls tests/integration/*.test.mjs | wc -l)
+integration light PHPCMP_TEST_LIGHT=1 "$root/scripts/run-tests.sh" integration
+ok "$status" "light: run-tests passes"
+! grep -qE 'story|heavy' "$tmp/args-light" && [ "$(wc -l <"$tmp/args-light")" -eq $((all - 2)) ]
+ok $? "light: every integration file but story and heavy given to node"
+grep -qE 'not run: +heavy.test.mjs story.test.mjs \(PHPCMP_TEST_LIGHT=1\)' <<<"$out"
+ok $? "light: the summary names what did not run"
+integration full "$root/scripts/run-tests.sh" integration
+[ "$(wc -l <"$tmp/args-full")" -eq "$all" ] && grep -q story "$tmp/args-full" && ! grep -q 'not run' <<<"$out"
+ok $? "not light: every integration file, nothing said not run"
+integration named PHPCMP_TEST_LIGHT=1 "$root/scripts/run-tests.sh" tests/integration/story.test.mjs
+[ "$(cat "$tmp/args-named")" = tests/integration/story.test.mjs ]
+ok $? "light: a heavy file named on the command line runs"
 echo "1..$n"
 [ "$failed" = 0 ]
