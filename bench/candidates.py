@@ -69,7 +69,8 @@ def phpcmp(bindir, cand, seeds, count, tmp):
     s = run["summary"]
     return {"wall": wall, "cpu": cpu, "mismatches": run["counts"]["differ"], "done": run["done"],
             "crashes": s["builds"]["head"]["statuses"]["crash"], "peak_kb": peak,
-            "details_s": s["daemon"]["mismatch_details_s"], "stored_in_full": s.get("stored_in_full")}
+            "details_s": s["daemon"]["mismatch_details_s"], "stored_in_full": s.get("stored_in_full"),
+            "summary": s}
 
 
 def hand(cand, seeds, count, tmp):
@@ -133,6 +134,16 @@ def main():
             print(f"| {c} | {o[0]['mismatches']:,} | {o[0]['crashes']:,} | {t[0]['lines']:,}{died} | "
                   f"{wall:.2f} s | {hw:.2f} s | {wall / hw:.2f} | {wall / clean:.2f} | "
                   f"{max(x['peak_kb'] for x in o) // 1024} MB |")
+        # Where the clean run's time went, in its median round (the summary's own breakdown).
+        o = sorted(ours[cands[0]], key=lambda x: x["wall"])[len(ours[cands[0]]) // 2]
+        s = o["summary"]
+        print(f"\n{cands[0]}, median round: {o['wall']:.2f} s wall, {o['cpu']:.2f} s CPU (daemon + workers)")
+        for role in ("base", "head"):
+            b = s["builds"][role]
+            print(f"  {role} worker: busy {b['busy_s']:.2f} s; " + ", ".join(f"{k} {v:.2f} s" for k, v in b["time_s"].items()))
+        d = s["daemon"]
+        print(f"  daemon: compare {d['compare_s']:.2f} s, mismatch details {d['mismatch_details_s']:.2f} s, "
+              f"database {d['database_s']:.2f} s")
         print(f"(medians of {args.repeat} interleaved rounds; load average {min(loads):.1f}-{max(loads):.1f} "
               f"from other jobs during the rounds; every run finished all {ours[cands[0]][0]['done']:,} cases)")
     finally:
