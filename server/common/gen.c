@@ -561,11 +561,14 @@ static void gen_long_string(struct gen_case *c)
 	if (c->nbytes + len <= GEN_MAX_BYTES) {
 		/* Room for all of it: written straight, ten per draw, no bound per byte. */
 		char *out = c->bytes + c->nbytes;
-		for (i = 0; i < len; i += 10) {
+		for (i = 0; i + 10 <= len; i += 10) {
 			bits = gen_next(r);
-			for (unsigned k = 0; k < 10 && i + k < len; k++, bits >>= 6)
+			for (unsigned k = 0; k < 10; k++, bits >>= 6)
 				out[i + k] = alphabet[bits & 63];
 		}
+		if (i < len)
+			for (bits = gen_next(r); i < len; i++, bits >>= 6)
+				out[i] = alphabet[bits & 63];
 		c->nbytes += len;
 	} else {
 		for (i = 0; i < len; i++, bits >>= 6) {
