@@ -81,27 +81,31 @@ def main():
             sys.exit(f"bench: the run ended {run['status']}: {run.get('error')}")
         print(f"{args.count} cases, seed {args.seed}, base src-8.2.32 vs {args.head}: "
               f"{run['counts']['differ']} mismatches, corpus hash {run['summary']['corpus_hash']}")
-        print("| phase | instructions per case (base worker) | share of the batch |")
-        print("|---|---:|---:|")
-        # The worker that ran the base's batches: the first profile with gencore_batch.
+        # One profile per worker (the fork server's child); each named by its core (cores/ROLE-HASH.so).
+        cols = []
         for path in sorted(glob.glob(os.path.join(tmp, "cg.*"))):
             f = inclusive(path)
-            total = f.get("gencore_batch", 0)
-            if total == 0:
+            if f.get("gencore_batch", 0) == 0:
                 continue
-            n = args.count
-            rest = total
-            for name, fns in PHASES:
-                v = sum(f.get(x, 0) for x in fns)
-                rest -= v
-                print(f"| {name} | {v / n:,.0f} | {100 * v / total:.1f} % |")
-            enc = f.get("gencore_encode", 0)
-            free = enc - f.get("gencore_build", 0) - f.get("core_encode", 0) - f.get("core_last_error_msg", 0)
-            rest -= free
-            print(f"| freeing the value, resetting json globals (gencore_encode's own) | {free / n:,.0f} | {100 * free / total:.1f} % |")
-            print(f"| the rest (the loop, progress page, outcome release) | {rest / n:,.0f} | {100 * rest / total:.1f} % |")
-            print(f"| **batch total (gencore_batch)** | **{total / n:,.0f}** | 100 % |")
-            break
+            with open(path, errors="replace") as fh:
+                m = re.search(r"/cores/([A-Za-z0-9_]+)-[0-9a-f]+\.so", fh.read())
+            cols.append((m.group(1) if m else os.path.basename(path), f))
+        cols.sort()
+        n = args.count
+        print("| phase | " + " | ".join(f"{name}: instructions per case | share" for name, _ in cols) + " |")
+        print("|---|" + "---:|---:|" * len(cols))
+        rows = []
+        for name, fns in PHASES:
+            rows.append((name, [sum(f.get(x, 0) for x in fns) for _, f in cols]))
+        free = [f.get("gencore_encode", 0) - f.get("gencore_build", 0) - f.get("core_encode", 0)
+                - f.get("core_last_error_msg", 0) for _, f in cols]
+        rows.append(("freeing the value, resetting json globals (gencore_encode's own)", free))
+        totals = [f.get("gencore_batch", 0) for _, f in cols]
+        rest = [t - sum(r[1][i] for r in rows) for i, t in enumerate(totals)]
+        rows.append(("the rest (the loop, progress page, outcome release)", rest))
+        for name, vals in rows:
+            print(f"| {name} | " + " | ".join(f"{v / n:,.0f} | {100 * v / t:.1f} %" for v, t in zip(vals, totals)) + " |")
+        print("| **batch total (gencore_batch)** | " + " | ".join(f"**{t / n:,.0f}** | 100 %" for t in totals) + " |")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
