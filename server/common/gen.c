@@ -182,15 +182,15 @@ static unsigned gen_pick_piece(struct gen_rng *r)
  * Table words' lengths, measured once (gen_init): a word is then one memcpy,
  * not a strlen and a memcpy, in the generator's most frequent copy.
  */
-static uint8_t gen_ascii_lens[GEN_NELEMS(gen_ascii_words)];
-static uint8_t gen_text_lens[GEN_NELEMS(gen_text_words)];
-static uint8_t gen_numeric_lens[GEN_NELEMS(gen_numeric_strings)];
+static uint32_t gen_ascii_lens[GEN_NELEMS(gen_ascii_words)];
+static uint32_t gen_text_lens[GEN_NELEMS(gen_text_words)];
+static uint32_t gen_numeric_lens[GEN_NELEMS(gen_numeric_strings)];
 static uint64_t gen_flag_allowed; /* the flags a case's draw may set (gen_init) */
 
-static void gen_measure(const char *const *words, uint8_t *lens, size_t n)
+static void gen_measure(const char *const *words, uint32_t *lens, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		lens[i] = (uint8_t)strlen(words[i]);
+		lens[i] = (uint32_t)strlen(words[i]);
 }
 
 /* ---- declared classes ---- */
