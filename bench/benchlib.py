@@ -40,15 +40,19 @@ def children_cpu():
 
 
 def proc_cpu(pid):
-    """CPU seconds of a process and its live children (the daemon and its workers)."""
+    """CPU seconds of a process and its live descendants (the daemon, its
+    workers and their fork servers' children, which serve the cases)."""
     tick = os.sysconf("SC_CLK_TCK")
     total = 0.0
-    pids = [pid]
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            pids += [int(x) for x in f.read().split()]
-    except OSError:
-        pass
+    pids, i = [pid], 0
+    while i < len(pids):
+        try:
+            for task in os.listdir(f"/proc/{pids[i]}/task"):
+                with open(f"/proc/{pids[i]}/task/{task}/children") as f:
+                    pids += [int(x) for x in f.read().split() if int(x) not in pids]
+        except OSError:
+            pass
+        i += 1
     for p in pids:
         try:
             with open(f"/proc/{p}/stat") as f:

@@ -26,7 +26,7 @@ method) and medians compared; the load average is printed per round.
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import free_port, proc_cpu, rss_kb, run_to_end, wait_health  # noqa: E402
+from benchlib import children_cpu, free_port, proc_cpu, rss_kb, run_to_end, wait_health  # noqa: E402
 from generated import ROOT  # noqa: E402
 
 BASE = "src-8.2.32"
@@ -69,11 +69,13 @@ def phpcmp(bindir, cand, seeds, count, tmp):
     s = run["summary"]
     return {"wall": wall, "cpu": cpu, "mismatches": run["counts"]["differ"], "done": run["done"],
             "crashes": s["builds"]["head"]["statuses"]["crash"], "peak_kb": peak,
-            "details_s": s["daemon"]["mismatch_details_s"], "stored_in_full": s.get("stored_in_full")}
+            "details_s": s["daemon"]["mismatch_details_s"], "stored_in_full": s.get("stored_in_full"),
+            "summary": s}
 
 
 def hand(cand, seeds, count, tmp):
     php = {"base": os.path.join(prefix(BASE), "bin/php"), "head": os.path.join(head_of(cand), "bin/php")}
+    cpu0 = children_cpu()
     t0 = time.monotonic()
     died = False
     for seed in seeds:
@@ -92,7 +94,7 @@ def hand(cand, seeds, count, tmp):
         d = subprocess.run(["diff", os.path.join(tmp, f"base-{seed}.txt"), os.path.join(tmp, f"head-{seed}.txt")],
                            stdout=subprocess.PIPE)
         lines += sum(1 for x in d.stdout.split(b"\n") if x.startswith(b"<"))
-    return {"wall": time.monotonic() - t0, "lines": lines, "died": died}
+    return {"wall": time.monotonic() - t0, "lines": lines, "died": died, "cpu": children_cpu() - cpu0}
 
 
 def main():
@@ -133,6 +135,19 @@ def main():
             print(f"| {c} | {o[0]['mismatches']:,} | {o[0]['crashes']:,} | {t[0]['lines']:,}{died} | "
                   f"{wall:.2f} s | {hw:.2f} s | {wall / hw:.2f} | {wall / clean:.2f} | "
                   f"{max(x['peak_kb'] for x in o) // 1024} MB |")
+        # Where the clean run's time went, in its median round (the summary's own breakdown).
+        o = sorted(ours[cands[0]], key=lambda x: x["wall"])[len(ours[cands[0]]) // 2]
+        s = o["summary"]
+        print(f"\n{cands[0]}, median round: {o['wall']:.2f} s wall, {o['cpu']:.2f} s CPU (daemon + workers)")
+        # CPU seconds hardly depend on the other jobs on a shared machine; wall times do.
+        pc, hc = med(ours[cands[0]], "cpu"), med(theirs[cands[0]], "cpu")
+        print(f"  CPU, medians: phpcmp {pc:.2f} s, hand method {hc:.2f} s (both PHP processes + diff): {pc / hc:.2f}")
+        for role in ("base", "head"):
+            b = s["builds"][role]
+            print(f"  {role} worker: busy {b['busy_s']:.2f} s; " + ", ".join(f"{k} {v:.2f} s" for k, v in b["time_s"].items()))
+        d = s["daemon"]
+        print(f"  daemon: compare {d['compare_s']:.2f} s, mismatch details {d['mismatch_details_s']:.2f} s, "
+              f"database {d['database_s']:.2f} s")
         print(f"(medians of {args.repeat} interleaved rounds; load average {min(loads):.1f}-{max(loads):.1f} "
               f"from other jobs during the rounds; every run finished all {ours[cands[0]][0]['done']:,} cases)")
     finally:

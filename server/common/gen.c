@@ -178,6 +178,21 @@ static unsigned gen_pick_piece(struct gen_rng *r)
 #define GEN_NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define GEN_THROW_BIT 22
 
+/*
+ * Table words' lengths, measured once (gen_init): a word is then one memcpy,
+ * not a strlen and a memcpy, in the generator's most frequent copy.
+ */
+static uint32_t gen_ascii_lens[GEN_NELEMS(gen_ascii_words)];
+static uint32_t gen_text_lens[GEN_NELEMS(gen_text_words)];
+static uint32_t gen_numeric_lens[GEN_NELEMS(gen_numeric_strings)];
+static uint64_t gen_flag_allowed; /* the flags a case's draw may set (gen_init) */
+
+static void gen_measure(const char *const *words, uint32_t *lens, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		lens[i] = (uint32_t)strlen(words[i]);
+}
+
 /* ---- declared classes ---- */
 
 static struct gen_class gen_classes[GEN_NCLASSES];
@@ -272,6 +287,12 @@ static void gen_init(void)
 {
 	struct gen_rng r;
 	struct gen_buf b = { 0 };
+	gen_measure(gen_ascii_words, gen_ascii_lens, GEN_NELEMS(gen_ascii_words));
+	gen_measure(gen_text_words, gen_text_lens, GEN_NELEMS(gen_text_words));
+	gen_measure(gen_numeric_strings, gen_numeric_lens, GEN_NELEMS(gen_numeric_strings));
+	for (int f = 0; f < 23; f++)
+		if (gen_flag_names[f] != NULL && f != GEN_THROW_BIT)
+			gen_flag_allowed |= 1ull << f;
 	for (unsigned p = 0, at = 0; p < GEN_P_COUNT; p++)
 		for (unsigned k = 0; k < gen_piece_weights[p] && at < 256; k++)
 			gen_piece_table[at++] = (uint8_t)p;
@@ -407,12 +428,12 @@ static unsigned char gen_cont(struct gen_rng *r)
 static void gen_piece(struct gen_case *c, unsigned p)
 {
 	struct gen_rng *r = &c->rng;
-	const char *w;
+	unsigned k;
 	c->pieces |= 1ull << p;
 	switch (p) {
 	case GEN_P_ASCII:
-		w = gen_ascii_words[gen_below(r, GEN_NELEMS(gen_ascii_words))];
-		gen_bytes(c, w, strlen(w));
+		k = gen_below(r, GEN_NELEMS(gen_ascii_words));
+		gen_bytes(c, gen_ascii_words[k], gen_ascii_lens[k]);
 		break;
 	case GEN_P_QUOTE:
 		gen_byte(c, '"');
@@ -517,8 +538,8 @@ static void gen_piece(struct gen_case *c, unsigned p)
 		}
 		break;
 	default:
-		w = gen_text_words[gen_below(r, GEN_NELEMS(gen_text_words))];
-		gen_bytes(c, w, strlen(w));
+		k = gen_below(r, GEN_NELEMS(gen_text_words));
+		gen_bytes(c, gen_text_words[k], gen_text_lens[k]);
 		break;
 	}
 }
@@ -537,10 +558,24 @@ static void gen_long_string(struct gen_case *c)
 	/* Ten characters per draw: 6 bits each from a 64-letter alphabet. */
 	static const char alphabet[64] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -";
 	uint64_t bits = 0;
-	for (i = 0; i < len; i++, bits >>= 6) {
-		if (i % 10 == 0)
+	if (c->nbytes + len <= GEN_MAX_BYTES) {
+		/* Room for all of it: written straight, ten per draw, no bound per byte. */
+		char *out = c->bytes + c->nbytes;
+		for (i = 0; i + 10 <= len; i += 10) {
 			bits = gen_next(r);
-		gen_byte(c, (unsigned char)alphabet[bits & 63]);
+			for (unsigned k = 0; k < 10; k++, bits >>= 6)
+				out[i + k] = alphabet[bits & 63];
+		}
+		if (i < len)
+			for (bits = gen_next(r); i < len; i++, bits >>= 6)
+				out[i] = alphabet[bits & 63];
+		c->nbytes += len;
+	} else {
+		for (i = 0; i < len; i++, bits >>= 6) {
+			if (i % 10 == 0)
+				bits = gen_next(r);
+			gen_byte(c, (unsigned char)alphabet[bits & 63]);
+		}
 	}
 	if (variant == 1 && c->nbytes > start)
 		c->bytes[start] = '"';
@@ -559,9 +594,9 @@ static uint32_t gen_string_bytes(struct gen_case *c, int key, uint32_t *len)
 	if (s < 4) {
 		c->shapes |= 1u << GEN_S_EMPTY;
 	} else if (s < 12) {
-		const char *v = gen_numeric_strings[gen_below(r, GEN_NELEMS(gen_numeric_strings))];
+		unsigned k = gen_below(r, GEN_NELEMS(gen_numeric_strings));
 		c->shapes |= 1u << GEN_S_NUMERIC;
-		gen_bytes(c, v, strlen(v));
+		gen_bytes(c, gen_numeric_strings[k], gen_numeric_lens[k]);
 	} else if (s < 15 && !key) {
 		c->shapes |= 1u << GEN_S_LONG;
 		gen_long_string(c);
@@ -666,8 +701,7 @@ static uint32_t gen_container(struct gen_case *c, uint8_t kind, uint32_t n)
 	c->nodes[i].first = c->nents;
 	c->nodes[i].n = n;
 	c->nents += n;
-	for (uint32_t e = 0; e < n; e++)
-		memset(&c->ents[c->nodes[i].first + e], 0, sizeof(struct gen_entry));
+	memset(&c->ents[c->nodes[i].first], 0, n * sizeof(struct gen_entry));
 	return i;
 }
 
@@ -679,6 +713,24 @@ static uint32_t gen_size(struct gen_case *c, unsigned level)
 	while (n > 0 && !gen_room(c, 4 * n + 8, 64 * n + 512))
 		n /= 2;
 	return n;
+}
+
+/* v in decimal, as "%lld" prints it (without snprintf's cost per key); its length. */
+static uint32_t gen_decimal(char out[32], int64_t v)
+{
+	char tmp[24];
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	uint32_t n = 0, len = 0;
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u > 0);
+	if (v < 0)
+		out[len++] = '-';
+	while (n > 0)
+		out[len++] = tmp[--n];
+	out[len] = '\0';
+	return len;
 }
 
 /* A key for a map or a stdClass property. */
@@ -700,22 +752,21 @@ static void gen_key(struct gen_case *c, struct gen_entry *e, int object)
 		c->features |= 1u << GEN_F_INT_KEY;
 		if (object) {
 			/* A property name is a string even when it spells a number. */
-			snprintf(num, sizeof(num), "%lld", (long long)v);
 			e->key_type = GEN_KEY_STR;
 			e->key_off = c->nbytes;
-			e->key_len = (uint32_t)strlen(num);
+			e->key_len = gen_decimal(num, v);
 			gen_bytes(c, num, e->key_len);
 		} else {
 			e->key_type = GEN_KEY_INT;
 			e->key_int = v;
 		}
 	} else if (k < 57) {
-		const char *s = gen_numeric_strings[gen_below(r, 12)];
+		unsigned w = gen_below(r, 12);
 		c->features |= 1u << GEN_F_NUMERIC_KEY;
 		e->key_type = GEN_KEY_STR;
 		e->key_off = c->nbytes;
-		e->key_len = (uint32_t)strlen(s);
-		gen_bytes(c, s, e->key_len);
+		e->key_len = gen_numeric_lens[w];
+		gen_bytes(c, gen_numeric_strings[w], e->key_len);
 	} else if (k < 61) {
 		c->features |= 1u << GEN_F_EMPTY_KEY;
 		e->key_type = GEN_KEY_STR;
@@ -908,6 +959,22 @@ static uint32_t gen_value(struct gen_case *c, unsigned level, uint32_t *nesting)
 	return i;
 }
 
+/*
+ * Flag b is set when bits 2b..2b+1 of the draw are both 0 (b < 23, a named
+ * flag, not JSON_THROW_ON_ERROR): the 23-step loop this replaced, done with
+ * a few word operations -- the pairs that are 00, each squeezed to one bit.
+ */
+static uint64_t gen_flag_draw(uint64_t bits)
+{
+	uint64_t x = ~(bits | bits >> 1) & 0x5555555555555555ull;
+	x = (x | x >> 1) & 0x3333333333333333ull;
+	x = (x | x >> 2) & 0x0f0f0f0f0f0f0f0full;
+	x = (x | x >> 4) & 0x00ff00ff00ff00ffull;
+	x = (x | x >> 8) & 0x0000ffff0000ffffull;
+	x = (x | x >> 16) & 0x00000000ffffffffull;
+	return x & gen_flag_allowed;
+}
+
 void gen_case_make(struct gen_case *c, uint64_t seed, uint64_t index)
 {
 	struct gen_rng *r;
@@ -923,11 +990,7 @@ void gen_case_make(struct gen_case *c, uint64_t seed, uint64_t index)
 
 	/* Each of the 14 output-shaping flags with probability 1/4; throwing
 	 * instead of returning false, 1/16. */
-	c->flags = 0;
-	uint64_t bits = gen_next(r);
-	for (int b = 0; b < 23; b++, bits >>= 2)
-		if (gen_flag_names[b] != NULL && b != GEN_THROW_BIT && (bits & 3) == 0)
-			c->flags |= (int64_t)1 << b;
+	c->flags = (int64_t)gen_flag_draw(gen_next(r));
 	if (gen_one_in(r, 16)) {
 		c->flags |= (int64_t)1 << GEN_THROW_BIT;
 		c->features |= 1u << GEN_F_THROW_FLAG;
