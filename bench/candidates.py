@@ -21,7 +21,7 @@ Rounds are interleaved (each round: every candidate, phpcmp then the hand
 method) and medians compared; the load average is printed per round.
 
     python3 bench/candidates.py [--count 200000] [--seeds 1,2,3] [--repeat 3]
-        [--candidates identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte]
+        [--candidates identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte,crash-control]
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -33,10 +33,13 @@ BASE = "src-8.2.32"
 
 
 def prefix(name):
-    p = os.path.join(ROOT, "builds", name)
-    if not os.path.exists(os.path.join(p, "lib/libphp.so")):
-        sys.exit(f"bench: {p} is missing: make src-builds")
-    return p
+    # builds/, or a folder of PHPCMP_SRC_BUILDS (scripts/build-php.sh --builds DIR)
+    dirs = [os.path.join(ROOT, "builds")] + [d for d in os.environ.get("PHPCMP_SRC_BUILDS", "").split(":") if d]
+    for d in dirs:
+        p = os.path.join(d, name)
+        if os.path.exists(os.path.join(p, "lib/libphp.so")):
+            return p
+    sys.exit(f"bench: {name} is in none of {', '.join(dirs)}: make src-builds")
 
 
 def head_of(cand):
@@ -100,7 +103,8 @@ def main():
     ap.add_argument("--count", type=int, default=200000)
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--candidates", default="identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte")
+    ap.add_argument("--candidates",
+                    default="identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte,crash-control")
     ap.add_argument("--bin", default=os.path.join(ROOT, "build"))
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]

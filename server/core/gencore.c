@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "core.h"
 #include "gen.h"
 #include "gencore.h"
@@ -496,6 +497,8 @@ static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 		return PROTO_FAIL;
 	}
 	times[T_DECLARE] = gencore_now_ns() - times[T_TOTAL];
+	if (pg != NULL)
+		pg->declared_ms = clock_ms();
 	for (int64_t i = 0; i < count; i++) {
 		struct gen_digest d;
 		/* Every 16th case timed phase by phase; scaled up below. */

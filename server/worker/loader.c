@@ -39,6 +39,7 @@
 #include <unistd.h>
 #include <valgrind/valgrind.h>
 
+#include "clock.h"
 #include "core.h"
 #include "sandbox.h"
 
@@ -159,6 +160,7 @@ static void fork_child(const struct core_api *api, struct sandbox *sb, struct pr
 	page->child_pid = (int32_t)getpid();
 	if (sandbox_apply_deferred(sb, err, sizeof(err)) < 0)
 		fail("%s", err);
+	page->ready_ms = clock_ms();
 	if (!page->hello) {
 		if (sandbox_selftest(sb, api, err, sizeof(err)) < 0)
 			fail("%s", err);
@@ -185,6 +187,7 @@ static int fork_server(const struct core_api *api, struct sandbox *sb, struct pr
 		while (waitpid(pid, &status, 0) < 0)
 			if (errno != EINTR)
 				fail("fork server: waitpid: %s", strerror(errno));
+		page->died_ms = clock_ms();
 		page->child_pid = 0;
 		/* The first child could not start (it said why), or a child exited:
 		 * the daemon closed the socket. */
