@@ -152,6 +152,7 @@ struct proto_page {
 	 * server saw its child die, the next child was ready to read a
 	 * request, and its batch had declared the generator's classes. */
 	volatile double died_ms, ready_ms, declared_ms;
+	volatile double died_ready_ms;          /* the ready_ms of the child that died last */
 	uint64_t counters[PROTO_PAGE_COUNTERS]; /* coverage of the batch so far */
 	unsigned char records[PROTO_PAGE_RECORDS][PROTO_PAGE_RECORD_SIZE];
 };

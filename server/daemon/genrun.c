@@ -508,10 +508,12 @@ static void *genrun_side_run(void *arg)
 		    s, s->start + at, s->count - at, s->records + (size_t)at * GEN_DIGEST_SIZE, &r);
 		pg = s->worker->page;
 		/* The crash before this request: its phases, once the child resumed. */
-		if (noticed > 0 && pg != NULL && pg->declared_ms > 0 && pg->ready_ms >= died) {
+		/* Died again: the spare after it may have started (ready_ms). */
+		double ready = pg == NULL ? 0 : rc == 0 ? pg->died_ready_ms : pg->ready_ms;
+		if (noticed > 0 && pg != NULL && pg->declared_ms > 0 && ready >= died) {
 			s->crash_ms[GC_NOTICE] += noticed - died;
 			s->crash_ms[GC_DAEMON] += sent - noticed;
-			s->crash_ms[GC_REPLACE] += pg->ready_ms - died;
+			s->crash_ms[GC_REPLACE] += ready - died;
 			s->crash_ms[GC_RESUME] += pg->declared_ms - died;
 			s->crashes_timed++;
 		}
