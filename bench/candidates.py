@@ -72,7 +72,8 @@ def phpcmp(bindir, cand, seeds, count, tmp):
     s = run["summary"]
     return {"wall": wall, "cpu": cpu, "mismatches": run["counts"]["differ"], "done": run["done"],
             "crashes": s["builds"]["head"]["statuses"]["crash"], "peak_kb": peak,
-            "details_s": s["daemon"]["mismatch_details_s"], "stored_in_full": s.get("stored_in_full")}
+            "details_s": s["daemon"]["mismatch_details_s"], "stored_in_full": s.get("stored_in_full"),
+            "crash_ms": s["builds"]["head"].get("crash_ms")}
 
 
 def hand(cand, seeds, count, tmp):
@@ -137,6 +138,12 @@ def main():
             print(f"| {c} | {o[0]['mismatches']:,} | {o[0]['crashes']:,} | {t[0]['lines']:,}{died} | "
                   f"{wall:.2f} s | {hw:.2f} s | {wall / hw:.2f} | {wall / clean:.2f} | "
                   f"{max(x['peak_kb'] for x in o) // 1024} MB |")
+        for c in cands:
+            timed = [x["crash_ms"] for x in ours[c] if x["crash_ms"]]
+            if timed:
+                print(f"{c}: a crash, mean ms (median of rounds): " + ", ".join(
+                    f"{k} {statistics.median(t[k] for t in timed):.2f}" for k in
+                    ("died_to_noticed", "noticed_to_resent", "died_to_child_ready", "died_to_resumed")))
         print(f"(medians of {args.repeat} interleaved rounds; load average {min(loads):.1f}-{max(loads):.1f} "
               f"from other jobs during the rounds; every run finished all {ours[cands[0]][0]['done']:,} cases)")
     finally:
