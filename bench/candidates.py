@@ -21,7 +21,7 @@ Rounds are interleaved (each round: every candidate, phpcmp then the hand
 method) and medians compared; the load average is printed per round.
 
     python3 bench/candidates.py [--count 200000] [--seeds 1,2,3] [--repeat 3]
-        [--candidates identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte]
+        [--candidates identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte,crash-control]
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -33,10 +33,13 @@ BASE = "src-8.2.32"
 
 
 def prefix(name):
-    p = os.path.join(ROOT, "builds", name)
-    if not os.path.exists(os.path.join(p, "lib/libphp.so")):
-        sys.exit(f"bench: {p} is missing: make src-builds")
-    return p
+    # builds/, or a folder of PHPCMP_SRC_BUILDS (scripts/build-php.sh --builds DIR)
+    dirs = [os.path.join(ROOT, "builds")] + [d for d in os.environ.get("PHPCMP_SRC_BUILDS", "").split(":") if d]
+    for d in dirs:
+        p = os.path.join(d, name)
+        if os.path.exists(os.path.join(p, "lib/libphp.so")):
+            return p
+    sys.exit(f"bench: {name} is in none of {', '.join(dirs)}: make src-builds")
 
 
 def head_of(cand):
@@ -70,7 +73,7 @@ def phpcmp(bindir, cand, seeds, count, tmp):
     return {"wall": wall, "cpu": cpu, "mismatches": run["counts"]["differ"], "done": run["done"],
             "crashes": s["builds"]["head"]["statuses"]["crash"], "peak_kb": peak,
             "details_s": s["daemon"]["mismatch_details_s"], "stored_in_full": s.get("stored_in_full"),
-            "summary": s}
+            "summary": s, "crash_ms": s["builds"]["head"].get("crash_ms")}
 
 
 def hand(cand, seeds, count, tmp):
@@ -102,7 +105,8 @@ def main():
     ap.add_argument("--count", type=int, default=200000)
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--candidates", default="identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte")
+    ap.add_argument("--candidates",
+                    default="identical,escape-del,keys-fastpath-wrong,error-not-set,crash-byte,crash-control")
     ap.add_argument("--bin", default=os.path.join(ROOT, "build"))
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -148,6 +152,12 @@ def main():
         d = s["daemon"]
         print(f"  daemon: compare {d['compare_s']:.2f} s, mismatch details {d['mismatch_details_s']:.2f} s, "
               f"database {d['database_s']:.2f} s")
+        for c in cands:
+            timed = [x["crash_ms"] for x in ours[c] if x["crash_ms"]]
+            if timed:
+                print(f"{c}: a crash, mean ms (median of rounds): " + ", ".join(
+                    f"{k} {statistics.median(t[k] for t in timed):.2f}" for k in
+                    ("died_to_noticed", "noticed_to_resent", "died_to_child_ready", "died_to_resumed")))
         print(f"(medians of {args.repeat} interleaved rounds; load average {min(loads):.1f}-{max(loads):.1f} "
               f"from other jobs during the rounds; every run finished all {ours[cands[0]][0]['done']:,} cases)")
     finally:

@@ -17,6 +17,6 @@ build=scripts/build-php.sh
 patches=tests/fixtures/patches
 
 "$build" --name src-8.2.32
-for p in keys-fastpath keys-fastpath-wrong escape-del flag-ignored error-not-set crash-byte; do
+for p in keys-fastpath keys-fastpath-wrong escape-del flag-ignored error-not-set crash-byte crash-control; do
 	"$build" --name "src-8.2.32-$p" --patch "$patches/$p.patch"
 done

@@ -142,12 +142,17 @@ enum proto_tag {
 
 struct proto_page {
 	uint32_t magic;
-	volatile int32_t child_pid;             /* the fork server's current child, 0: none */
-	volatile int32_t busy;                  /* the child read a request it has not answered */
-	volatile int32_t hello;                 /* the first child sent PROTO_HELLO */
-	volatile int64_t batch_start;           /* the PROTO_GEN_BATCH being run; -1: none */
-	volatile int64_t done;                  /* of it: cases finished, records[0..done) */
-	volatile int64_t current;               /* the index being run */
+	volatile int32_t child_pid;   /* the fork server's current child, 0: none */
+	volatile int32_t busy;        /* the child read a request it has not answered */
+	volatile int32_t hello;       /* the first child sent PROTO_HELLO */
+	volatile int64_t batch_start; /* the PROTO_GEN_BATCH being run; -1: none */
+	volatile int64_t done;        /* of it: cases finished, records[0..done) */
+	volatile int64_t current;     /* the index being run */
+	/* What a crash costs (clock_ms, set where each happens): the fork
+	 * server saw its child die, the next child was ready to read a
+	 * request, and its batch had declared the generator's classes. */
+	volatile double died_ms, ready_ms, declared_ms;
+	volatile double died_ready_ms;          /* the ready_ms of the child that died last */
 	uint64_t counters[PROTO_PAGE_COUNTERS]; /* coverage of the batch so far */
 	unsigned char records[PROTO_PAGE_RECORDS][PROTO_PAGE_RECORD_SIZE];
 };

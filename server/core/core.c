@@ -535,6 +535,7 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 	capture_reset(&printed);
 	capture_reset(&warnings);
 	capture_reset(&failure);
+	gencore_leave();
 
 	zend_try
 	{
@@ -667,6 +668,7 @@ static int core_handle(const struct proto_msg *req, struct proto_buf *out)
 	case PROTO_GEN_DETAIL:
 		return gencore_handle(req, out);
 	case PROTO_PHPT:
+		gencore_leave();
 		return phptcore_handle(req, out);
 	default:
 		return 0;
@@ -681,6 +683,7 @@ static const struct core_api api = {
 	.run_case = core_run_case,
 	.handle = core_handle,
 	.shutdown = core_shutdown,
+	.prefork = gencore_prefork,
 };
 /* clang-format on */
 

@@ -11,7 +11,7 @@
 
 #include "proto.h"
 
-#define CORE_ABI 3
+#define CORE_ABI 4
 #define CORE_MAX_INI 32
 
 struct core_options {
@@ -34,6 +34,10 @@ struct core_api {
 	 * reply's type, or 0 for a type the core does not know. */
 	int (*handle)(const struct proto_msg *req, struct proto_buf *out);
 	void (*shutdown)(void);
+	/* A fork server's parent, once, before its children: make now what
+	 * each child's first request would make again (the generator's
+	 * classes), so a crash's fresh child starts where it left. */
+	void (*prefork)(void);
 };
 
 const struct core_api *phpcmp_core_api(void);

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "core.h"
 #include "gen.h"
 #include "gencore.h"
@@ -440,6 +441,19 @@ static void gencore_put_u64s(struct proto_buf *out, uint16_t tag, const uint64_t
 	proto_buf_add(out, tag, buf, 8 * n);
 }
 
+void gencore_prefork(void)
+{
+	char err[256];
+	if (gencore_declare(err, sizeof(err)) < 0)
+		gencore_request_restart(); /* a clean request: the first batch says why */
+}
+
+void gencore_leave(void)
+{
+	if (gencore_declared)
+		gencore_request_restart();
+}
+
 void gencore_set_page(struct proto_page *page)
 {
 	gencore_page = page != NULL && page->magic == PROTO_PAGE_MAGIC ? page : NULL;
@@ -496,6 +510,8 @@ static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 		return PROTO_FAIL;
 	}
 	times[T_DECLARE] = gencore_now_ns() - times[T_TOTAL];
+	if (pg != NULL)
+		pg->declared_ms = clock_ms();
 	for (int64_t i = 0; i < count; i++) {
 		struct gen_digest d;
 		/* Every 16th case timed phase by phase; scaled up below. */

@@ -15,6 +15,12 @@ void gencore_set_page(struct proto_page *page);
 
 /* Answer a PROTO_GEN_BATCH or PROTO_GEN_DETAIL: fills out, returns the reply type. */
 int gencore_handle(const struct proto_msg *req, struct proto_buf *out);
+/* The fork server's parent: declare the generator's classes for its
+ * children's first batch (core_api.prefork). */
+void gencore_prefork(void);
+/* Before any other message: a request with the classes declared (a fresh
+ * fork server child's) is restarted, so no normal case sees them. */
+void gencore_leave(void);
 
 /*
  * json_encode from a real PHP frame (core.c): core_encoder_declare() once

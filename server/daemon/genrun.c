@@ -64,6 +64,17 @@ static const char *const genrun_error_names[] = {
 /* clang-format on */
 #define GENRUN_NERRORS (sizeof(genrun_error_names) / sizeof(genrun_error_names[0]))
 
+/*
+ * Where a crash's time goes, from the progress page's clocks (proto.h):
+ * the fork server saw its child die -> the daemon had the PROTO_DIED ->
+ * it sent the rest of the batch; meanwhile the fork server forked the next
+ * child (died -> ready), which then declared the generator's classes and
+ * resumed the batch (died -> resumed: the whole gap).
+ */
+enum { GC_NOTICE, GC_DAEMON, GC_REPLACE, GC_RESUME, GENRUN_CRASH_PHASES };
+static const char *const genrun_crash_phases[GENRUN_CRASH_PHASES] = { "died_to_noticed", "noticed_to_resent",
+	"died_to_child_ready", "died_to_resumed" };
+
 /* A case that crashed or timed out on one build, with its result. */
 struct genrun_failure {
 	int64_t index;
@@ -98,8 +109,10 @@ struct genrun_side {
 	double wall_ms;
 	struct genrun_failure *failures;
 	size_t nfailures, capfailures;
-	struct gen_case *scratch; /* to describe a case the worker died on */
-	int rc;                   /* 0 ok, -1 fatal (err) */
+	struct gen_case *scratch;             /* to describe a case the worker died on */
+	double crash_ms[GENRUN_CRASH_PHASES]; /* this batch's crashes, summed (genrun_crash_time) */
+	int64_t crashes_timed;
+	int rc; /* 0 ok, -1 fatal (err) */
 	char err[512];
 };
 
@@ -126,6 +139,8 @@ struct genrun {
 	int seeds_done;
 	uint64_t times[MAX_BUILDS][T_COUNT];
 	double busy_ms[MAX_BUILDS];
+	double crash_ms[MAX_BUILDS][GENRUN_CRASH_PHASES];
+	int64_t crashes_timed[MAX_BUILDS];
 	double compare_ms, mismatch_ms, db_ms, started_ms, last_summary_ms;
 	json_t *listed; /* the first GENRUN_LIST mismatches */
 	struct genrun_sig *sigs;
@@ -474,22 +489,43 @@ static void *genrun_side_run(void *arg)
 	double t0 = clock_ms();
 	int64_t at = 0;
 
+	double noticed = 0, died = 0;
+
 	s->rc = 0;
 	memset(s->coverage, 0, sizeof s->coverage);
+	memset(s->crash_ms, 0, sizeof s->crash_ms);
+	s->crashes_timed = 0;
 	while (at < s->count && s->rc == 0) {
 		struct result r;
 		struct proto_page *pg = s->worker->page;
 		if (pg != NULL) {
 			pg->batch_start = -1;
 			pg->done = 0;
+			pg->declared_ms = 0;
 		}
+		double sent = clock_ms();
 		int rc = genrun_call(
 		    s, s->start + at, s->count - at, s->records + (size_t)at * GEN_DIGEST_SIZE, &r);
+		pg = s->worker->page;
+		/* The crash before this request: its phases, once the child resumed. */
+		/* Died again: the spare after it may have started (ready_ms). */
+		double ready = pg == NULL ? 0 : rc == 0 ? pg->died_ready_ms : pg->ready_ms;
+		if (noticed > 0 && pg != NULL && pg->declared_ms > 0 && ready >= died) {
+			s->crash_ms[GC_NOTICE] += noticed - died;
+			s->crash_ms[GC_DAEMON] += sent - noticed;
+			s->crash_ms[GC_REPLACE] += ready - died;
+			s->crash_ms[GC_RESUME] += pg->declared_ms - died;
+			s->crashes_timed++;
+		}
+		noticed = 0;
 		if (rc != 0) {
 			result_release(&r);
 			break;
 		}
-		pg = s->worker->page;
+		if (pg != NULL) {
+			noticed = clock_ms();
+			died = pg->died_ms;
+		}
 		int64_t k = pg != NULL && pg->batch_start == s->start + at ? pg->done : -1;
 		if (k < 0 || k >= s->count - at) {
 			/* No page to read (or it says nothing): the old way. */
@@ -622,6 +658,17 @@ static json_t *genrun_summary(struct genrun *g, int final)
 		        "busy_s", genrun_seconds(g->busy_ms[b]), "failures", (json_int_t)g->failures[b],
 		        "exceptions", (json_int_t)g->exceptions[b], "statuses", st, "error_codes", errs,
 		        "time_s", t));
+		/* A crash's cost, mean per crash (the crashes the page timed). */
+		if (g->crashes_timed[b] > 0) {
+			json_t *cc = json_object();
+			json_object_set_new(cc, "crashes", json_integer((json_int_t)g->crashes_timed[b]));
+			for (int k = 0; k < GENRUN_CRASH_PHASES; k++)
+				json_object_set_new(cc, genrun_crash_phases[k],
+				    json_real((double)(int64_t)(1000 * g->crash_ms[b][k] /
+				                  (double)g->crashes_timed[b]) /
+				        1000));
+			json_object_set_new(json_object_get(builds, role_name(b)), "crash_ms", cc);
+		}
 		/* A candidate's own count of cases that differ from the base. */
 		if (b != ROLE_BASE)
 			json_object_set_new(json_object_get(builds, role_name(b)), "mismatches",
@@ -1087,6 +1134,9 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 					end = GENRUN_FAILED;
 				}
 				g->busy_ms[b] += s->wall_ms;
+				for (int k = 0; k < GENRUN_CRASH_PHASES; k++)
+					g->crash_ms[b][k] += s->crash_ms[k];
+				g->crashes_timed[b] += s->crashes_timed;
 				for (int k = 0; k < T_COUNT; k++)
 					g->times[b][k] += s->times[k];
 				g->failures[b] += (int64_t)s->nfailures;

@@ -39,6 +39,7 @@
 #include <unistd.h>
 #include <valgrind/valgrind.h>
 
+#include "clock.h"
 #include "core.h"
 #include "sandbox.h"
 
@@ -149,16 +150,25 @@ static void say_hello(const struct core_api *api, struct sandbox *sb)
 	proto_buf_release(&out);
 }
 
-/* The fork server's child: the rest of the sandbox, then frames. */
-static void fork_child(const struct core_api *api, struct sandbox *sb, struct proto_page *page, pid_t parent)
+/*
+ * The fork server's child: the rest of the sandbox, then it waits on `go`
+ * (a spare, forked before it is needed), then frames.
+ */
+static void fork_child(
+    const struct core_api *api, struct sandbox *sb, struct proto_page *page, pid_t parent, int go)
 {
-	char err[512] = "";
+	char err[512] = "", byte;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
-	page->child_pid = (int32_t)getpid();
 	if (sandbox_apply_deferred(sb, err, sizeof(err)) < 0)
 		fail("%s", err);
+	/* The parent's go (or its end: then PDEATHSIG is on its way). */
+	while (read(go, &byte, 1) < 0 && errno == EINTR)
+		;
+	close(go);
+	page->child_pid = (int32_t)getpid();
+	page->ready_ms = clock_ms();
 	if (!page->hello) {
 		if (sandbox_selftest(sb, api, err, sizeof(err)) < 0)
 			fail("%s", err);
@@ -170,26 +180,72 @@ static void fork_child(const struct core_api *api, struct sandbox *sb, struct pr
 	exit(0);
 }
 
+/* A spare child, forked now, waiting for the byte the parent writes on go[1] (it keeps
+ * go[0] open until it wrote: a spare that died makes no SIGPIPE). */
+static pid_t fork_spare(const struct core_api *api, struct sandbox *sb, struct proto_page *page, int go[2])
+{
+	int *p = go;
+	if (pipe(p) < 0)
+		fail("fork server: pipe: %s", strerror(errno));
+	pid_t self = getpid(), pid = fork();
+	if (pid < 0)
+		fail("fork server: fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(p[1]);
+		fork_child(api, sb, page, self, p[0]);
+	}
+	return pid;
+}
+
+/* Let the spare go: it is the child now. */
+static pid_t fork_go(struct proto_page *page, pid_t spare, int go[2])
+{
+	/* A spare that died waiting: the next waitpid says so at once. */
+	if (write(go[1], "g", 1) < 0)
+		fail("fork server: cannot start a child: %s", strerror(errno));
+	close(go[0]);
+	close(go[1]);
+	page->child_pid = (int32_t)spare;
+	return spare;
+}
+
+/*
+ * The next child is forked while the current one serves (a spare): when
+ * one dies, the spare takes over at once -- its fork, sandbox and page
+ * faults are off the crash's path -- and the next spare is forked once
+ * the daemon has the PROTO_DIED.  The reducer's crashes and a generated
+ * run's both come through here.
+ */
 static int fork_server(const struct core_api *api, struct sandbox *sb, struct proto_page *page)
 {
-	pid_t self = getpid();
+	int go[2];
+	api->prefork();
+	pid_t pid = fork_go(page, fork_spare(api, sb, page, go), go), spare = -1;
 	for (;;) {
 		int status;
-		page->busy = 0;
-		pid_t pid = fork();
-		if (pid < 0)
-			fail("fork server: fork: %s", strerror(errno));
-		if (pid == 0)
-			fork_child(api, sb, page, self);
-		page->child_pid = (int32_t)pid;
+		/* The first child says hello before a spare is made: a child that
+		 * cannot start costs no second fork. */
+		if (spare < 0 && page->hello)
+			spare = fork_spare(api, sb, page, go);
 		while (waitpid(pid, &status, 0) < 0)
 			if (errno != EINTR)
 				fail("fork server: waitpid: %s", strerror(errno));
+		page->died_ms = clock_ms();
+		page->died_ready_ms = page->ready_ms;
 		page->child_pid = 0;
 		/* The first child could not start (it said why), or a child exited:
 		 * the daemon closed the socket. */
 		if (!page->hello || !WIFSIGNALED(status))
 			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+		int busy = page->busy;
+		page->busy = 0;
+		pid_t dead = pid;
+		if (spare < 0)
+			spare = fork_spare(api, sb, page, go);
+		/* The spare may wake now: it reads no request before the
+		 * PROTO_DIED below, which the daemon waits for. */
+		pid = fork_go(page, spare, go);
+		spare = -1;
 		/* The child died mid-case (crash, timeout): what it left in the
 		 * private folder must not reach the next child's cases.  A folder
 		 * that cannot be emptied retires the worker (TAG_RETIRE): the
@@ -198,8 +254,8 @@ static int fork_server(const struct core_api *api, struct sandbox *sb, struct pr
 		struct proto_buf b;
 		proto_buf_init(&b);
 		proto_buf_add_int(&b, TAG_DIED_STATUS, status);
-		proto_buf_add_int(&b, TAG_DIED_BUSY, page->busy);
-		proto_buf_add_int(&b, TAG_DIED_PID, pid);
+		proto_buf_add_int(&b, TAG_DIED_BUSY, busy);
+		proto_buf_add_int(&b, TAG_DIED_PID, dead);
 		if (retire)
 			proto_buf_add_int(&b, TAG_RETIRE, 1);
 		int rc = proto_send(PROTO_FD, PROTO_DIED, &b);

@@ -598,7 +598,17 @@ static int seccomp_deny(
 	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, n, cmp);
 }
 
-static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, char *err, size_t errsize)
+/*
+ * The filter's parts: SECCOMP_SHARED, what is the same for every process
+ * (a fork server's parent installs it once and each child inherits it:
+ * the kernel's filter checks and JIT, and libseccomp's compile, cost
+ * ~0.5 ms a process), and SECCOMP_OWN, what names this process or must
+ * not bind the fork server itself (no new processes, signals to itself
+ * only, read-only files), a small filter each child adds.
+ */
+enum { SECCOMP_SHARED = 1, SECCOMP_OWN = 2, SECCOMP_ALL = 3 };
+
+static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, int part, char *err, size_t errsize)
 {
 	scmp_filter_ctx ctx;
 	const uint32_t self = (uint32_t)getpid();
@@ -611,21 +621,23 @@ static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, char *err, size_
 	}
 	/* Foreign system call ABIs (int 0x80, x32) get no second chance. */
 	seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	for (k = 0; rc == 0 && k < sizeof(seccomp_denied) / sizeof(seccomp_denied[0]); k++)
+	for (k = 0;
+	     rc == 0 && (part & SECCOMP_SHARED) && k < sizeof(seccomp_denied) / sizeof(seccomp_denied[0]);
+	     k++)
 		rc = seccomp_deny(ctx, seccomp_denied[k], EPERM, 0, NULL);
 	/* Threads may be made, processes not; clone3 hides its flags in
 	 * memory, so it is "not implemented" and glibc falls back to clone. */
 	struct scmp_arg_cmp no_thread = SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
-	if (rc == 0)
+	if (rc == 0 && (part & SECCOMP_OWN))
 		rc = seccomp_deny(ctx, "clone", EPERM, 1, &no_thread);
-	if (rc == 0)
+	if (rc == 0 && (part & SECCOMP_SHARED))
 		rc = seccomp_deny(ctx, "clone3", ENOSYS, 0, NULL);
 	/* Signals to this process only: kill(0) and kill(-1) would reach the
 	 * daemon (same process group, same user). */
 	struct scmp_arg_cmp other = SCMP_A0_32(SCMP_CMP_NE, self);
 	static const char *const signalling[] = { "kill", "tkill", "tgkill", "rt_sigqueueinfo",
 		"rt_tgsigqueueinfo" };
-	for (k = 0; rc == 0 && k < sizeof(signalling) / sizeof(signalling[0]); k++)
+	for (k = 0; rc == 0 && (part & SECCOMP_OWN) && k < sizeof(signalling) / sizeof(signalling[0]); k++)
 		rc = seccomp_deny(ctx, signalling[k], EPERM, 1, &other);
 	/* Limits and scheduling of this process only (pid 0). */
 	struct scmp_arg_cmp a0_other = SCMP_A0_32(SCMP_CMP_NE, 0);
@@ -636,15 +648,16 @@ static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, char *err, size_
 		"sched_setattr", "migrate_pages", "move_pages",
 	};
 	/* clang-format on */
-	for (k = 0; rc == 0 && k < sizeof(self_only) / sizeof(self_only[0]); k++)
+	for (k = 0; rc == 0 && (part & SECCOMP_SHARED) && k < sizeof(self_only) / sizeof(self_only[0]); k++)
 		rc = seccomp_deny(ctx, self_only[k], EPERM, 1, &a0_other);
-	if (rc == 0)
+	if (rc == 0 && (part & SECCOMP_SHARED))
 		rc = seccomp_deny(ctx, "setpriority", EPERM, 1, &a1_other);
 	/* Typing into a terminal someone else reads. */
 	struct scmp_arg_cmp sti = SCMP_A1_32(SCMP_CMP_EQ, TIOCSTI);
-	if (rc == 0)
+	if (rc == 0 && (part & SECCOMP_SHARED))
 		rc = seccomp_deny(ctx, "ioctl", EPERM, 1, &sti);
-	if (fs_readonly) {
+	/* The fork server empties the private folder after a crash. */
+	if (fs_readonly && (part & SECCOMP_OWN)) {
 		static const struct {
 			const char *name;
 			unsigned arg;
@@ -670,6 +683,10 @@ static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, char *err, size_
 	if (rc < 0) {
 		snprintf(err, errsize, "sandbox: seccomp: %s", strerror(-rc));
 		return -1;
+	}
+	if (part == SECCOMP_SHARED) {
+		sb->seccomp_shared = 1;
+		return 0;
 	}
 	sb->applied |= SANDBOX_SECCOMP;
 	sandbox_note(sb, fs_readonly ? "seccomp(+read-only files) " : "seccomp ", "", "");
@@ -698,7 +715,9 @@ static int sandbox_layers(struct sandbox *sb, unsigned layers, int for_exec, cha
 	 * (Landlock may have been applied by an earlier call: a fork server's.) */
 	if (layers & SANDBOX_SECCOMP)
 		sb->files_readonly = (sb->layers & SANDBOX_LANDLOCK) && sb->landlock_off && !sb->valgrind;
-	if ((layers & SANDBOX_SECCOMP) && sandbox_seccomp(sb, sb->files_readonly, err, errsize) < 0)
+	if ((layers & SANDBOX_SECCOMP) &&
+	    sandbox_seccomp(
+	        sb, sb->files_readonly, sb->seccomp_shared ? SECCOMP_OWN : SECCOMP_ALL, err, errsize) < 0)
 		return -1;
 	if ((layers & SANDBOX_RLIMITS) && sandbox_rlimits(sb, err, errsize) < 0)
 		return -1;
@@ -724,6 +743,12 @@ int sandbox_apply(struct sandbox *sb, char *err, size_t errsize)
 	}
 	if (sandbox_layers(sb, layers, 0, err, errsize) < 0)
 		return -1;
+	/* A fork server: the shared part of seccomp now, once for every child. */
+	if (sb->deferred & sb->layers & ~sb->inherited & SANDBOX_SECCOMP) {
+		sb->files_readonly = (sb->layers & SANDBOX_LANDLOCK) && sb->landlock_off && !sb->valgrind;
+		if (sandbox_seccomp(sb, sb->files_readonly, SECCOMP_SHARED, err, errsize) < 0)
+			return -1;
+	}
 	if (sb->layers & SANDBOX_PHP) {
 		sb->applied |= SANDBOX_PHP;
 		/* Named last, after the layers a fork server's child adds. */

@@ -52,6 +52,7 @@ struct sandbox {
 	unsigned applied;
 	int landlock_abi;
 	int files_readonly; /* no landlock: seccomp refuses every write */
+	int seccomp_shared; /* a fork server's parent installed seccomp's shared part */
 	int landlock_off;   /* landlock was asked for and is not in force */
 	int dirfd;
 	struct stat dirst;

@@ -9,7 +9,8 @@
 // kills its script; the script goes on from the case after the last line
 // printed, and the case it died on is a crash.  A third run has both bugs
 // as candidates of one base: each candidate's counts exact, each case listed
-// once with the candidates that differ on it.
+// once with the candidates that differ on it.  Another runs crash-control
+// (~8 % of cases crash): every crash counted, listed and timed.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,12 +31,15 @@ const GENPHP = path.join(process.env.PHPCMP_BIN ? path.dirname(process.env.PHPCM
 	'tests/genphp');
 const CHUNK = 2000;
 
+// builds/NAME, or NAME in a folder of PHPCMP_SRC_BUILDS (colon-separated;
+// scripts/build-php.sh --builds DIR puts a build there).
 function prefixOf(name) {
-	const p = path.join(BUILDS, name);
-	if (!fs.existsSync(path.join(p, 'lib/libphp.so')) || !fs.existsSync(path.join(p, 'bin/php'))) {
-		throw new Error(`${p} is missing: run \`make src-builds\` (scripts/src-builds.sh) first`);
+	const dirs = [BUILDS, ...(process.env.PHPCMP_SRC_BUILDS || '').split(':').filter(Boolean)];
+	for (const dir of dirs) {
+		const p = path.join(dir, name);
+		if (fs.existsSync(path.join(p, 'lib/libphp.so')) && fs.existsSync(path.join(p, 'bin/php'))) return p;
 	}
-	return p;
+	throw new Error(`${name} is in none of ${dirs.join(', ')}: run \`make src-builds\` (scripts/src-builds.sh) first`);
 }
 
 const daemons = [];
@@ -44,11 +48,12 @@ after(async () => {
 });
 
 // The hand method on one build: index -> line, and the indexes it died on.
-function hand(php, seed, count, dir) {
+// (A smaller chunk: a crash-heavy build restarts its script often.)
+function hand(php, seed, count, dir, chunk = CHUNK) {
 	const lines = new Map();
 	const crashed = [];
-	for (let start = 0; start < count; start += CHUNK) {
-		const n = Math.min(CHUNK, count - start);
+	for (let start = 0; start < count; start += chunk) {
+		const n = Math.min(chunk, count - start);
 		const script = path.join(dir, `s${seed}-${start}.php`);
 		if (!fs.existsSync(script)) {
 			const g = spawnSync(GENPHP, [String(seed), String(start), String(n)], { maxBuffer: 1 << 28 });
@@ -191,6 +196,42 @@ test('crash-heavy: crash-byte on 20,000 cases finishes every case, each crash co
 	assert.equal(capped.status, 'failed');
 	assert.match(capped.error, /more than 10 generated cases \(max_failures\)/);
 	assert.ok(capped.done < count);
+});
+
+test('crash-heavy: crash-control (~8 % of cases crash) on 5,000 cases finishes every case, each crash counted and listed, exactly the hand method\'s', async () => {
+	const seed = 4, count = 5000;
+	const db = path.join(tmpDir(), 'phpcmp.db');
+	const d = await daemonFor('crash-control', db);
+	const r = await run(d, { suite: 'generated', seed, count });
+	assert.equal(r.status, 'done', r.error);
+	assert.equal(r.done, count);
+
+	const dir = tmpDir();
+	const head = hand(path.join(prefixOf(`${BASE}-crash-control`), 'bin/php'), seed, count, dir, 200);
+	assert.ok(head.crashed.length > count * 0.06 && head.crashed.length < count * 0.10,
+		`~8 % crash: ${head.crashed.length} of ${count}`);
+	const h = r.summary.builds.head;
+	assert.equal(h.statuses.crash, head.crashed.length);
+	assert.equal(h.failures, head.crashed.length);
+	assert.equal(r.summary.builds.base.statuses.crash, 0);
+	// Every crash listed at its index, a crash signature each, no other.
+	const listed = sql(db, `SELECT idx FROM generated_mismatches WHERE run_id = ${r.id} AND signature LIKE 'status%|ok,%|crash,%' ORDER BY idx`)
+		.split('\n').filter(Boolean).map(Number);
+	assert.deepEqual(listed, head.crashed.sort((a, b) => a - b));
+	const crashSigs = r.summary.signatures.filter((x) => /\|crash,/.test(x.signature));
+	assert.equal(crashSigs.reduce((n, x) => n + x.mismatches, 0), head.crashed.length);
+	// Each crash replaced by a fork server's spare child, timed on the
+	// progress page: the child was ready before the batch resumed on it.
+	const cc = h.crash_ms;
+	assert.ok(cc && cc.crashes > head.crashed.length / 2, JSON.stringify(cc));
+	for (const k of ['died_to_noticed', 'noticed_to_resent', 'died_to_child_ready', 'died_to_resumed']) {
+		assert.ok(cc[k] >= 0, `${k} ${cc[k]}`);
+	}
+	assert.ok(cc.died_to_child_ready <= cc.died_to_resumed, JSON.stringify(cc));
+	const health = (await d.get('/api/health')).json.builds[1].worker;
+	assert.equal(health.state, 'ready');
+	assert.ok(health.restarts >= head.crashed.length, `restarts ${health.restarts}`);
+	assert.ok(flatMemory(r.summary.daemon.peak_rss_kb), `daemon peak ${r.summary.daemon.peak_rss_kb} KiB`);
 });
 
 test('several candidates at once: escape-del and crash-byte in one run, each candidate\'s mismatches and crashes exact', async () => {

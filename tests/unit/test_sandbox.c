@@ -45,6 +45,7 @@ struct check {
 	int (*try)(int);  /* under it: the errno it got, 0 if allowed */
 	long long cpu_s, as, fsize, nofile, nproc;
 	int no_landlock;
+	int fork_server; /* seccomp and rlimits deferred: try() runs in a child of the sandboxed process */
 };
 
 /* Exit status of the child (its errno), or 1000 + signal. */
@@ -64,9 +65,32 @@ static int run(const struct check *c)
 		sb.nofile = c->nofile ? c->nofile : SANDBOX_UNLIMITED;
 		sb.nproc = c->nproc ? c->nproc : SANDBOX_UNLIMITED;
 		sb.no_landlock = c->no_landlock;
+		if (c->fork_server)
+			sb.deferred = SANDBOX_SECCOMP | SANDBOX_RLIMITS;
 		if (sandbox_apply(&sb, err, sizeof(err)) < 0) {
 			fprintf(stderr, "# %s\n", err);
 			_exit(200);
+		}
+		if (c->fork_server) {
+			/* Like loader.c's fork server: the parent (seccomp's shared
+			 * part in force) forks, the child adds its own part. */
+			int st;
+			pid_t child = fork();
+			if (child < 0)
+				_exit(201);
+			if (child == 0) {
+				if (sandbox_apply_deferred(&sb, err, sizeof(err)) < 0) {
+					fprintf(stderr, "# %s\n", err);
+					_exit(200);
+				}
+				sandbox_case_begin(&sb);
+				_exit(c->try(pre));
+			}
+			while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+				;
+			if (WIFSIGNALED(st))
+				raise(WTERMSIG(st));
+			_exit(WEXITSTATUS(st));
 		}
 		sandbox_case_begin(&sb);
 		_exit(c->try(pre));
@@ -357,6 +381,28 @@ static void test_rlimits(void)
 }
 
 /* Each layer without the others. */
+/* A fork server's child: the shared seccomp part inherited, its own added. */
+static void test_fork_server(void)
+{
+	struct check c = { .layers = SANDBOX_ALL & ~(unsigned)SANDBOX_PHP, .fork_server = 1 };
+
+	c.try = try_fork;
+	expect(&c, EPERM, "fork server: its child's fork() is refused (the parent's worked)");
+	c.try = try_socket_inet;
+	expect(&c, EPERM, "fork server: its child's socket() is refused (inherited part)");
+	c.try = try_execve;
+	expect(&c, EPERM, "fork server: its child's execve() is refused (inherited part)");
+	c.try = try_kill_parent;
+	expect(&c, EPERM, "fork server: its child's kill(fork server) is refused (its own part)");
+	c.try = try_write_outside;
+	expect(&c, EACCES, "fork server: its child writes nothing outside the private folder");
+	c.no_landlock = 1;
+	expect(&c, EACCES, "fork server without landlock: its child's files are read-only (its own part)");
+	c.try = try_write_inside;
+	c.no_landlock = 0;
+	expect(&c, 0, "fork server: its child writes in the private folder");
+}
+
 static void test_layers_alone(void)
 {
 	struct check c = { 0 };
@@ -474,6 +520,7 @@ int main(void)
 	printf("# landlock ABI %d, network namespace %s\n", landlock_abi, netns_ok ? "yes" : "no");
 
 	test_all_layers();
+	test_fork_server();
 	test_rlimits();
 	test_layers_alone();
 	test_rmtree();
