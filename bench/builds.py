@@ -4,6 +4,8 @@
   python3 bench/builds.py                 all three figures
   python3 bench/builds.py --no-full       skip the full build (minutes)
   python3 bench/builds.py --rounds 5      rounds of the cheap figures (median)
+  python3 bench/builds.py --no-full --compare scripts/old-build-php.sh
+                                          this script's candidate vs another's, interleaved
 
 - full base build: 8.2.32 release from the tarball in a fresh, temporary
   cache (the tarball itself is taken from the normal cache: no download);
@@ -39,9 +41,9 @@ def cpu_children():
     return r.ru_utime + r.ru_stime
 
 
-def build(args, env=None):
+def build(args, env=None, script=None):
     t, c = time.monotonic(), cpu_children()
-    p = subprocess.run(['bash', SCRIPT] + args, cwd=ROOT, env=env, capture_output=True, text=True)
+    p = subprocess.run(['bash', script or SCRIPT] + args, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.monotonic() - t
     cpu = cpu_children() - c
     if p.returncode != 0:
@@ -81,6 +83,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--rounds', type=int, default=3)
     ap.add_argument('--no-full', action='store_true')
+    ap.add_argument('--compare', metavar='SCRIPT',
+                    help='another build-php.sh (e.g. an older one, copied into scripts/): its one-file '
+                         'candidate rebuilds interleaved with this one\'s, medians of both')
     opt = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix='phpcmp-bench-builds-')
@@ -98,12 +103,19 @@ def main():
             show('full base build (release)', [build(['--name', 'full', '--builds', links], env)])
             shutil.rmtree(cache, ignore_errors=True)
         show('cached re-request', [build(['--name', 'bench-base', '--builds', links]) for _ in range(opt.rounds)])
-        runs = []
+        runs, other = [], []
         for i in range(opt.rounds):
             r = build(['--name', f'bench-cand-{i}', '--builds', links, '--patch', nonce_patch(base_tree, tmp)])
             made.append(r['tree'])
             runs.append(r)
+            if opt.compare:
+                r = build(['--name', f'bench-other-{i}', '--builds', links, '--patch', nonce_patch(base_tree, tmp)],
+                          script=opt.compare)
+                made.append(r['tree'])
+                other.append(r)
         show('one-file candidate rebuild', runs)
+        if opt.compare:
+            show(f'the same, {os.path.basename(opt.compare)}', other)
         print(f'load average at the end: {os.getloadavg()[0]:.2f}')
     finally:
         for t in made:

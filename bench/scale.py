@@ -15,8 +15,10 @@ phpcmp's cost grows with the number of builds.
   (status ok, every build's worker ready) with 2 builds (base, head: Debian's
   8.2.32 and 8.2.36) and with 4 (those and two from-source builds,
   builds/src-8.2.32 and builds/src-8.2.32-keys-fastpath).  Cold: a fresh
-  state folder, so every build's worker core is compiled first (one gcc
-  per build); warm: the cores already compiled (a daemon's usual restart).
+  state folder each time, so every build's worker core is compiled first
+  (one gcc per build), once with PHPCMP_CORE_JOBS=1 (one compiler after
+  another, how it was before) and once by default (side by side, one per
+  CPU); warm: the cores already compiled (a daemon's usual restart).
 - generated: a generated run of --seeds x --count cases (600,000 by
   default), POST /api/runs to done, with 2 builds (base, head) and with 3
   (and builds/src-8.2.32).  Wall seconds, and CPU seconds of the daemon and
@@ -51,8 +53,13 @@ class Daemon:
     """phpcmp serve on a free port with the named builds; start() returns
     the seconds to the first good /api/health."""
 
-    def __init__(self, bindir, tmp, names, state):
+    def __init__(self, bindir, tmp, names, state, core_jobs=None):
         self.port = free_port()
+        # PHPCMP_CORE_JOBS=1: the cores compiled one after another, as before
+        # they were compiled side by side (the "before" figure, same binary).
+        self.env = dict(os.environ)
+        if core_jobs is not None:
+            self.env["PHPCMP_CORE_JOBS"] = str(core_jobs)
         self.names = names
         self.db = os.path.join(tmp, f"scale-{self.port}.db")
         self.logname = os.path.join(tmp, f"daemon-{self.port}.log")
@@ -76,7 +83,8 @@ class Daemon:
     def start(self):
         self.log = open(self.logname, "w")
         t0 = time.monotonic()
-        self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT)
+        self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT,
+                                     env=self.env)
         while not self.good():
             if self.proc.poll() is not None or time.monotonic() - t0 > 180:
                 self.stop()
@@ -97,10 +105,10 @@ class Daemon:
                 pass
 
 
-def startup(bindir, tmp, names, warm_state):
+def startup(bindir, tmp, names, warm_state, core_jobs=None):
     """(cold seconds, warm seconds) for these builds."""
     cold_state = tempfile.mkdtemp(prefix="state-", dir=tmp)
-    d = Daemon(bindir, tmp, names, cold_state)
+    d = Daemon(bindir, tmp, names, cold_state, core_jobs)
     cold = d.start()
     d.stop()
     shutil.rmtree(cold_state, ignore_errors=True)
@@ -188,22 +196,32 @@ def main():
             print(f"(rounds: {rounds_str(x['wall'] for x in runs)} s wall)")
             print(flush=True)
         if args.only in (None, "startup"):
-            res = {2: [], 4: []}
+            # Cold starts with the cores compiled one after another
+            # (PHPCMP_CORE_JOBS=1, as before) and side by side (the default:
+            # one compiler per CPU), interleaved; warm starts once per round.
+            res = {(n, j): [] for n in (2, 4) for j in ("serial", "parallel")}
             for r in range(args.rounds):
                 load = os.getloadavg()[0]
                 for n, names in ((2, two), (4, four)):
-                    res[n].append(startup(args.bin, tmp, names, state))
-                print(f"  startup round {r + 1} (load {load:.2f}): 2 builds cold {res[2][-1][0]:.2f} s, "
-                      f"warm {res[2][-1][1]:.2f} s; 4 builds cold {res[4][-1][0]:.2f} s, warm {res[4][-1][1]:.2f} s",
-                      flush=True)
+                    for j, jobs in (("serial", 1), ("parallel", None)):
+                        res[(n, j)].append(startup(args.bin, tmp, names, state, jobs))
+                print(f"  startup round {r + 1} (load {load:.2f}): "
+                      + "; ".join(f"{n} builds {j} cold {res[(n, j)][-1][0]:.2f} s, warm {res[(n, j)][-1][1]:.2f} s"
+                                  for n in (2, 4) for j in ("serial", "parallel")), flush=True)
             print()
             print("| serve start -> first good /api/health (median) | 2 builds | 4 builds | 4 / 2 |")
             print("|---|---|---|---|")
-            for i, what in ((0, "cold (worker cores compiled)"), (1, "warm (cores cached in state/)")):
-                a, b = med(x[i] for x in res[2]), med(x[i] for x in res[4])
+            for j in ("serial", "parallel"):
+                a, b = med(x[0] for x in res[(2, j)]), med(x[0] for x in res[(4, j)])
+                what = ("cold, cores compiled one after another (PHPCMP_CORE_JOBS=1)" if j == "serial"
+                        else f"cold, cores compiled side by side ({os.cpu_count()} at a time)")
                 print(f"| {what} | {a:.2f} s | {b:.2f} s | {b / a:.2f} |")
-            print(f"(rounds, 2 builds cold: {rounds_str(x[0] for x in res[2])}; warm: {rounds_str(x[1] for x in res[2])}; "
-                  f"4 builds cold: {rounds_str(x[0] for x in res[4])}; warm: {rounds_str(x[1] for x in res[4])})")
+            a = med(x[1] for j in ("serial", "parallel") for x in res[(2, j)])
+            b = med(x[1] for j in ("serial", "parallel") for x in res[(4, j)])
+            print(f"| warm (cores cached in state/) | {a:.2f} s | {b:.2f} s | {b / a:.2f} |")
+            for n in (2, 4):
+                for j in ("serial", "parallel"):
+                    print(f"(rounds, {n} builds {j} cold: {rounds_str(x[0] for x in res[(n, j)])} s)")
             print(flush=True)
         if args.only in (None, "generated"):
             total = len(seeds) * args.count

@@ -153,7 +153,7 @@ esac
 
 if [ "$action" = overlay ]; then
 	# Environment: TREE (the candidate's), DONOR (the donor's tree),
-	# INSTALL (fast or full), LOGF.  Patches are in "${patches[@]}".
+	# INSTALL (fast or full), LOGF, RECIPES (the donor's link recipes).  Patches are in "${patches[@]}".
 	# Exit status 3: no overlay here (the caller then builds in full).
 	mount -t overlay overlay -o "lowerdir=$DONOR,upperdir=$TREE/upper,workdir=$TREE/work" "$DONOR" \
 		>>"$LOGF" 2>&1 || exit 3
@@ -163,7 +163,11 @@ if [ "$action" = overlay ]; then
 	done
 	echo "make" >> "$TREE/steps"
 	t0=$(date +%s.%N)
-	make -C "$DONOR/obj" -j"$jobs" >>"$LOGF" 2>&1 || die "make failed (log: $LOGF)"
+	# libtool's links replayed where a candidate over this donor recorded
+	# them (scripts/libtool-replay.sh): seconds of shell saved per link.
+	REAL_LIBTOOL=$DONOR/obj/libtool LINK_RECIPES=$RECIPES \
+		make -C "$DONOR/obj" -j"$jobs" LIBTOOL="$BASH $root/scripts/libtool-replay.sh" >>"$LOGF" 2>&1 ||
+		die "make failed (log: $LOGF)"
 	echo "build-php: make took $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s" >>"$LOGF"
 	if [ "$INSTALL" = full ]; then
 		echo "make install" >> "$TREE/steps"
@@ -420,7 +424,7 @@ fi
 inner=(--_overlay --flavour "$flavour" --jobs "$jobs")
 for p in "${patches[@]}"; do inner+=(--patch "$p"); done
 status=0
-TREE=$tree DONOR=$donor INSTALL=$install LOGF=$logf \
+TREE=$tree DONOR=$donor INSTALL=$install LOGF=$logf RECIPES=$donor.links \
 	unshare "${ns[@]}" "$BASH" "$self" "${inner[@]}" || status=$?
 if [ "$status" -eq 3 ]; then
 	# The kernel refused the overlay: build in full instead.

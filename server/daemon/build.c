@@ -154,12 +154,11 @@ static int newer_than(const char *src, const struct stat *out)
 	return stat(src, &st) == 0 && st.st_mtim.tv_sec >= out->st_mtim.tv_sec;
 }
 
-/* Run argv, waiting for it; its stderr goes to errfile.  Exit status or -1. */
-static int run_command(const char *const argv[], const char *errfile)
+/* Start argv with its stdout and stderr to errfile.  The pid, or -1. */
+static pid_t spawn_command(const char *const argv[], const char *errfile)
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
-	int status;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -171,9 +170,12 @@ static int run_command(const char *const argv[], const char *errfile)
 		errno = rc;
 		return -1;
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+	return pid;
+}
+
+/* A wait status as an exit status (128 + signal when killed). */
+static int exit_code(int status)
+{
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -206,7 +208,14 @@ static int build_sources(const char *core_src, char *store, size_t storesize,
 	return n;
 }
 
-int build_compile_core(struct build *b, const struct config *cfg, char *err, size_t errsize)
+/*
+ * Start compiling b's worker core unless the cached one is fresh: the
+ * compiler's pid, 0 when nothing is to do, -1 on error.  The compiler
+ * writes a temporary file (its name has this daemon's pid) that
+ * core_finish renames into place: a second daemon on the same state folder
+ * compiling the same core never sees half a file.
+ */
+static pid_t core_start(struct build *b, const struct config *cfg, char *err, size_t errsize)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX + 16], log[PATH_MAX + 16];
 	char inc[6][PATH_MAX + 2], core_inc[PATH_MAX + 16], common_inc[PATH_MAX + 16], libdir[PATH_MAX + 2];
@@ -279,11 +288,23 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 	argv[argc++] = libdir;
 	argv[argc++] = libname;
 	argv[argc] = NULL;
-	int rc = run_command(argv, log);
-	if (rc != 0) {
+	pid_t pid = spawn_command(argv, log);
+	if (pid < 0)
+		snprintf(
+		    err, errsize, "build %s: cannot run %s: %s; see %s", b->name, cc, strerror(errno), log);
+	return pid;
+}
+
+/* The compiler of b's core ended with this wait status: rename its output. */
+static int core_finish(struct build *b, int status, char *err, size_t errsize)
+{
+	char tmp[PATH_MAX + 16], log[PATH_MAX + 16];
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", b->core_path, (int)getpid());
+	snprintf(log, sizeof(log), "%s.log", b->core_path);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		unlink(tmp);
-		snprintf(err, errsize, "build %s: compiling the worker core failed (%s %d); see %s", b->name,
-		    rc < 0 ? "error" : "exit", rc < 0 ? errno : rc, log);
+		snprintf(err, errsize, "build %s: compiling the worker core failed (exit %d); see %s",
+		    b->name, exit_code(status), log);
 		return -1;
 	}
 	if (rename(tmp, b->core_path) < 0) {
@@ -292,6 +313,65 @@ int build_compile_core(struct build *b, const struct config *cfg, char *err, siz
 		return -1;
 	}
 	return 0;
+}
+
+/* How many compilers run at once: the CPUs online (PHPCMP_CORE_JOBS overrides). */
+static int core_jobs(int n)
+{
+	const char *env = getenv("PHPCMP_CORE_JOBS");
+	long jobs = env != NULL ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	if (jobs < 1)
+		jobs = 1;
+	return jobs < n ? (int)jobs : n;
+}
+
+int build_compile_cores(
+    struct build *const bs[], int n, const struct config *cfg, int *failed, char *err, size_t errsize)
+{
+	pid_t pids[MAX_BUILDS];
+	int first = 0, next = 0, jobs;
+	char one[3 * PATH_MAX]; /* any one message in full: copied to err when it is the first */
+
+	*failed = -1;
+	if (n > MAX_BUILDS) {
+		snprintf(err, errsize, "at most %d builds", MAX_BUILDS);
+		return -1;
+	}
+	jobs = core_jobs(n);
+	/*
+	 * Up to jobs compilers at a time, waited for in the order started (only
+	 * our own pids: waitpid(-1) could reap a child that is not ours).  A
+	 * failure starts no more, but the running ones are waited for: no
+	 * compiler outlives this call.
+	 */
+	while (first < next || (next < n && *failed < 0)) {
+		while (next - first < jobs && next < n && *failed < 0) {
+			pids[next] = core_start(bs[next], cfg, one, sizeof(one));
+			if (pids[next] < 0) {
+				*failed = next;
+				snprintf(err, errsize, "%s", one);
+			}
+			next++;
+		}
+		for (; first < next && pids[first] <= 0; first++)
+			;
+		if (first == next)
+			continue;
+		int status;
+		while (waitpid(pids[first], &status, 0) < 0) {
+			if (errno == EINTR)
+				continue;
+			status = 127 << 8; /* ECHILD: reaped elsewhere, so unknown: failed */
+			break;
+		}
+		pids[first] = 0;
+		if (core_finish(bs[first], status, one, sizeof(one)) < 0 && *failed < 0) {
+			*failed = first;
+			snprintf(err, errsize, "%s", one);
+		}
+		first++;
+	}
+	return *failed < 0 ? 0 : -1;
 }
 
 int build_list(struct config *cfg, struct build *builds[MAX_BUILDS])

@@ -88,8 +88,11 @@ struct config {
 int build_discover(struct build *, const char *name, const char *prefix, char *err, size_t errsize);
 /* The configured builds by role into builds[] (NULL after the last): their count. */
 int build_list(struct config *, struct build *builds[MAX_BUILDS]);
-/* Compile the worker core for this build if missing or stale. */
-int build_compile_core(struct build *, const struct config *, char *err, size_t errsize);
+/* Compile the worker cores of these builds where missing or stale, up to one
+ * compiler per CPU at a time (docs/builds.md).
+ * 0, or -1 with *failed the index of the build that failed (-1: none did). */
+int build_compile_cores(
+    struct build *const bs[], int n, const struct config *, int *failed, char *err, size_t errsize);
 
 /* ---- worker.c ---- */
 int worker_init(struct worker *, struct build *);

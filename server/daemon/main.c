@@ -627,15 +627,32 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 			snprintf(b->ini[b->nini++], sizeof b->ini[0], "%s", o->ini_args[j] + n + 1);
 		}
 		c->nbuilds = i + 1;
+	}
+	/* Every build's worker core, compiled side by side (a cold start with
+	 * several builds waited for one compiler after another). */
+	struct build *compile[MAX_BUILDS];
+	int ncompile = 0, failed;
+	for (i = 0; i < o->nbuild_args; i++) {
+		struct build *b = &c->builds[i];
 		/* The same library under another name: the core compiled for it serves. */
+		for (j = 0; j < i; j++)
+			if (strcmp(c->builds[j].sha256, b->sha256) == 0 &&
+			    strcmp(c->builds[j].prefix, b->prefix) == 0)
+				break;
+		if (j == i)
+			compile[ncompile++] = b;
+	}
+	if (build_compile_cores(compile, ncompile, c, &failed, err, sizeof err) < 0)
+		return main_error(
+		    "build %s: worker core: %s", failed >= 0 ? compile[failed]->name : "?", err);
+	for (i = 0; i < o->nbuild_args; i++) {
+		struct build *b = &c->builds[i];
 		for (j = 0; j < i; j++)
 			if (strcmp(c->builds[j].sha256, b->sha256) == 0 &&
 			    strcmp(c->builds[j].prefix, b->prefix) == 0)
 				break;
 		if (j < i)
 			snprintf(b->core_path, sizeof b->core_path, "%s", c->builds[j].core_path);
-		else if (build_compile_core(b, c, err, sizeof err) < 0)
-			return main_error("build %s: worker core: %s", b->name, err);
 		if (worker_init(&app->workers[i], b) < 0)
 			return main_error("build %s: worker: cannot initialise", b->name);
 		if (coverage_idle(&app->workers[i], c, err, sizeof err) < 0)
