@@ -41,6 +41,7 @@
 
 #include "core.h"
 #include "sandbox.h"
+#include "sanitizer.h"
 
 #define PROTO_FD 3
 
@@ -100,9 +101,12 @@ static int eval_case(const struct core_api *api, const char *code, int64_t flags
 	return status == PROTO_STATUS_OK ? 0 : 1;
 }
 
-/* Serve frames on PROTO_FD until the daemon closes it. */
-static void serve(const struct core_api *api, struct sandbox *sb, struct proto_page *page)
+/* Serve frames on PROTO_FD until the daemon closes it: 0, or 1 when a
+ * sanitizer reported during the last request (the process is not to be
+ * trusted any more: a fresh one takes over). */
+static int serve(const struct core_api *api, struct sandbox *sb, struct proto_page *page)
 {
+	int poisoned = 0;
 	struct proto_buf out;
 	proto_buf_init(&out);
 	for (;;) {
@@ -128,14 +132,17 @@ static void serve(const struct core_api *api, struct sandbox *sb, struct proto_p
 		int retire = sandbox_case_end(sb) < 0;
 		if (retire)
 			proto_buf_add_int(&out, TAG_RETIRE, 1);
+		/* A memory error, even with the right output, is the answer's too. */
+		poisoned = sanitizer_take(&out);
 		proto_msg_release(&req);
 		int sent = proto_send(PROTO_FD, out.failed ? PROTO_FAIL : type, &out);
 		if (page != NULL)
 			page->busy = 0;
-		if (sent < 0 || retire)
+		if (sent < 0 || retire || poisoned)
 			break;
 	}
 	proto_buf_release(&out);
+	return poisoned;
 }
 
 static void say_hello(const struct core_api *api, struct sandbox *sb)
@@ -157,6 +164,7 @@ static void fork_child(const struct core_api *api, struct sandbox *sb, struct pr
 	if (getppid() != parent)
 		_exit(1);
 	page->child_pid = (int32_t)getpid();
+	sanitizer_child();
 	if (sandbox_apply_deferred(sb, err, sizeof(err)) < 0)
 		fail("%s", err);
 	if (!page->hello) {
@@ -165,7 +173,8 @@ static void fork_child(const struct core_api *api, struct sandbox *sb, struct pr
 		say_hello(api, sb);
 		page->hello = 1;
 	}
-	serve(api, sb, page);
+	if (serve(api, sb, page))
+		_exit(PROTO_EXIT_REPLACE); /* answered; no shutdown in a heap ASan found broken */
 	api->shutdown();
 	exit(0);
 }
@@ -186,9 +195,16 @@ static int fork_server(const struct core_api *api, struct sandbox *sb, struct pr
 			if (errno != EINTR)
 				fail("fork server: waitpid: %s", strerror(errno));
 		page->child_pid = 0;
+		/* A child that answered despite a sanitizer's report: replaced,
+		 * nothing to say (its reply said it). */
+		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		if (page->hello && code == PROTO_EXIT_REPLACE)
+			continue;
 		/* The first child could not start (it said why), or a child exited:
-		 * the daemon closed the socket. */
-		if (!page->hello || !WIFSIGNALED(status))
+		 * the daemon closed the socket.  A sanitizer that ended a child
+		 * (exitcode PROTO_EXIT_SANITIZER, a report waiting) is a death. */
+		if (!page->hello ||
+		    (!WIFSIGNALED(status) && !(code == PROTO_EXIT_SANITIZER && sanitizer_pending())))
 			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 		/* The child died mid-case (crash, timeout): what it left in the
 		 * private folder must not reach the next child's cases.  A folder
@@ -200,6 +216,7 @@ static int fork_server(const struct core_api *api, struct sandbox *sb, struct pr
 		proto_buf_add_int(&b, TAG_DIED_STATUS, status);
 		proto_buf_add_int(&b, TAG_DIED_BUSY, page->busy);
 		proto_buf_add_int(&b, TAG_DIED_PID, pid);
+		sanitizer_take(&b);
 		if (retire)
 			proto_buf_add_int(&b, TAG_RETIRE, 1);
 		int rc = proto_send(PROTO_FD, PROTO_DIED, &b);
@@ -271,7 +288,8 @@ int main(int argc, char **argv)
 	if (!lib || !core)
 		fail("usage: phpcmp-worker --lib LIBPHP.so --core CORE.so%s", NULL);
 
-	if (!dlopen(lib, RTLD_NOW | RTLD_LOCAL))
+	void *libh = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!libh)
 		fail("cannot load the PHP library: %s", dlerror());
 	void *handle = dlopen(core, RTLD_NOW | RTLD_LOCAL);
 	if (!handle)
@@ -308,6 +326,15 @@ int main(int argc, char **argv)
 		sb.deferred = SANDBOX_SECCOMP | SANDBOX_RLIMITS;
 	if (api->init(&opts, err, sizeof(err)) < 0)
 		fail("PHP failed to start: %s", err);
+	/* A sanitizer build: its reports into a buffer of ours, read back
+	 * after each request (a fork server's children only). */
+	long long reserved = 0;
+	int sanitized = forking ? sanitizer_setup(libh, page, &reserved, err, sizeof(err)) : 0;
+	if (sanitized < 0)
+		fail("%s", err);
+	/* limit-as bounds what the cases use, on top of the shadow memory. */
+	if (sanitized > 0 && sb.as != SANDBOX_UNLIMITED)
+		sb.as += reserved;
 	/* PHP is up: from here on a case computes and prints, nothing more. */
 	if (sandbox_apply(&sb, err, sizeof(err)) < 0)
 		fail("%s", err);
