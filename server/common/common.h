@@ -103,7 +103,7 @@ struct build {
 	/* A sanitizer build (its libphp needs libasan): the runtimes the
 	 * worker preloads, "libasan.so.8 libubsan.so.1"; "" for any other
 	 * build (server/daemon/sanitize.c). */
-	char sanitizer_preload[128];
+	char sanitizer_preload[512];
 };
 
 /* ---- roles (result.c) ---- */

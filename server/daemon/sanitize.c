@@ -2,9 +2,13 @@
  * Sanitizer builds (docs/sandbox.md, "Sanitizer builds"): a libphp built
  * with AddressSanitizer and UBSan (scripts/build-php.sh --flavour asan)
  * needs their runtimes first in the process, and the worker loader is no
- * sanitized program.  Such a build is known by its library's DT_NEEDED
- * entries (libasan.so.N, libubsan.so.N), read here from the ELF file: the
- * worker then starts with them in LD_PRELOAD and the options below.
+ * sanitized program.  Such a build is known from its library's ELF file:
+ * its DT_NEEDED entries (libasan.so.N, libubsan.so.N) where it was linked
+ * with them, else the sanitizers' symbols it uses (__asan_init,
+ * __ubsan_handle_*: PHP's libtool drops -fsanitize from the link, so
+ * 8.2's libphp.so names no runtime), whose libraries the C compiler
+ * names (cc -print-file-name=libasan.so: the compiler that built it).
+ * The worker then starts with them in LD_PRELOAD and the options below.
  *
  * The options, each for a reason:
  *   halt_on_error=0   with -fsanitize-recover=address (the flavour's
@@ -32,13 +36,16 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "engine.h"
 
-#define SANITIZE_MAX_DYN 512 /* dynamic entries read */
+#define SANITIZE_MAX_DYN 512           /* dynamic entries read */
+#define SANITIZE_MAX_DYNSTR (8u << 20) /* the dynamic string table, at most */
 
 /* clang-format off */
 static const char *const sanitize_envp[] = {
@@ -73,8 +80,41 @@ static off_t vaddr_offset(const Elf64_Phdr *ph, int n, uint64_t vaddr)
 	return -1;
 }
 
+/* The path of a runtime as the compiler knows it, resolved; 0, or -1. */
+static int runtime_path(const char *lib, char *out, size_t size)
+{
+	char cmd[128], line[PATH_MAX];
+	snprintf(cmd, sizeof cmd, "${CC:-cc} -print-file-name=%s 2>/dev/null", lib);
+	FILE *p = popen(cmd, "r");
+	if (p == NULL)
+		return -1;
+	int ok = fgets(line, sizeof line, p) != NULL;
+	pclose(p);
+	if (!ok)
+		return -1;
+	line[strcspn(line, "\n")] = '\0';
+	char real[PATH_MAX];
+	if (line[0] != '/' || realpath(line, real) == NULL)
+		return -1; /* the compiler has no such runtime: it answers the bare name */
+	if (strlen(real) >= size)
+		return -1;
+	memcpy(out, real, strlen(real) + 1);
+	return 0;
+}
+
+/* Whether the dynamic string table names a symbol starting with prefix. */
+static int dynstr_has(const char *tab, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	for (size_t i = 0; i + n <= len; i += strlen(tab + i) + 1)
+		if (memcmp(tab + i, prefix, n) == 0)
+			return 1;
+	return 0;
+}
+
 int sanitize_detect(struct build *b, char *err, size_t errsize)
 {
+	uint64_t strsz = 0;
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph[64];
 	Elf64_Dyn dyn[SANITIZE_MAX_DYN];
@@ -103,6 +143,8 @@ int sanitize_detect(struct build *b, char *err, size_t errsize)
 	for (int i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
 		if (dyn[i].d_tag == DT_STRTAB)
 			strtab = dyn[i].d_un.d_ptr;
+		else if (dyn[i].d_tag == DT_STRSZ)
+			strsz = dyn[i].d_un.d_val;
 		else if (dyn[i].d_tag == DT_NEEDED && nneeded < 32)
 			needed[nneeded++] = dyn[i].d_un.d_val;
 	}
@@ -117,6 +159,32 @@ int sanitize_detect(struct build *b, char *err, size_t errsize)
 			memcpy(asan, name, sizeof asan);
 		else if (strncmp(name, "libubsan.so", 11) == 0)
 			memcpy(ubsan, name, sizeof ubsan);
+	}
+	/* Not linked with them: the symbols it uses, the compiler's runtimes. */
+	if (asan[0] == '\0' && base >= 0 && strsz > 0 && strsz <= SANITIZE_MAX_DYNSTR) {
+		char *tab = malloc(strsz + 1);
+		if (tab != NULL && read_at(fd, tab, strsz, base) == 0) {
+			tab[strsz] = '\0';
+			int uses_asan = dynstr_has(tab, strsz, "__asan_init");
+			int uses_ubsan = dynstr_has(tab, strsz, "__ubsan_handle_");
+			char pa[240], pu[240] = "";
+			if (uses_asan && runtime_path("libasan.so", pa, sizeof pa) < 0) {
+				snprintf(err, errsize,
+				    "build %s: its library uses AddressSanitizer but the C compiler names "
+				    "no libasan.so to preload (${CC:-cc} -print-file-name=libasan.so)",
+				    b->name);
+				free(tab);
+				close(fd);
+				return -1;
+			}
+			if (uses_ubsan && runtime_path("libubsan.so", pu, sizeof pu) < 0)
+				pu[0] = '\0';
+			if (uses_asan)
+				snprintf(b->sanitizer_preload, sizeof b->sanitizer_preload, "%.239s%s%.239s",
+				    pa, pu[0] ? " " : "", pu);
+		}
+		free(tab);
+		goto out;
 	}
 	/* AddressSanitizer's runtime first (it checks).  UBSan alone needs no
 	 * preload (nothing must come first), nor the report buffer. */

@@ -239,7 +239,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	int argc = 0;
 	/* A fixed, minimal environment: instruction counts and PHP's behaviour
 	 * must not depend on whoever started the daemon. */
-	char gcov_prefix[4200], gcov_strip[64], preload[160];
+	char gcov_prefix[4200], gcov_strip[64], preload[600];
 	const char *envp[16] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TZ=UTC" };
 	int envc = 3;
 	if (w->gcov_prefix[0] != '\0') {
