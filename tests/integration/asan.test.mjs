@@ -1,0 +1,160 @@
+// The memory-error oracle (issue 15, docs/sandbox.md "Sanitizer builds"):
+// libphp 8.2.32 built with AddressSanitizer + UBSan (scripts/build-php.sh
+// --flavour asan), pristine and with tests/fixtures/patches/overread.patch
+// (php_json_escape_string reads a byte 8 past the end of every string of
+// 16 bytes or more; the output never changes).  The real daemon runs three
+// builds: base = the release build, head = the asan build with the planted
+// over-read, cand2 = the pristine asan build.  Only the oracle can see the
+// bug: head's output is the base's byte for byte, and its result is a
+// memory-error with the frame in json_encoder.c; the pristine asan build
+// reports nothing on the same cases, stored suite, generated run or phpt.
+//
+// The builds come from scripts/flavour-builds.sh (`make flavour-builds`,
+// run by `make test` and .ci/run) under builds/ (PHPCMP_ASAN_BUILDS: another
+// folder holding them); without them the file is skipped, saying so.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { BUILDS, Daemon, tmpDir } from './helper.mjs';
+import { runPhpt } from './phpt-helper.mjs';
+
+const ASAN_DIR = path.resolve(process.env.PHPCMP_ASAN_BUILDS || BUILDS);
+const ASAN = path.join(ASAN_DIR, 'src-8.2.32-asan');
+const OVERREAD = path.join(ASAN_DIR, 'src-8.2.32-asan-overread');
+const RELEASE = path.join(BUILDS, 'src-8.2.32');
+const have = (p) => fs.existsSync(path.join(p, 'lib/libphp.so'));
+const skip = have(ASAN) && have(OVERREAD) && have(RELEASE) ? false
+	: `no asan builds (${ASAN}, ${OVERREAD}) or no ${RELEASE}: run \`make flavour-builds\``;
+// Generated cases: an asan build runs several times slower.
+const COUNT = Number(process.env.PHPCMP_ASAN_COUNT || 3000);
+
+let d;
+before(async () => {
+	if (skip) return;
+	d = await Daemon.start({
+		name: 'asan',
+		buildList: [['release', RELEASE], ['overread', OVERREAD], ['asan', ASAN]],
+	});
+});
+after(async () => { await d?.stopClean(); });
+
+// A heap string (literals are interned, in another arena): 20 bytes.
+const LONG = 'str_repeat("a", 20)';
+
+test('asan builds load like any other, with every sandbox layer', { skip }, async () => {
+	const h = (await d.get('/api/health')).json;
+	const byName = Object.fromEntries(h.builds.map((b) => [b.name, b]));
+	for (const name of ['release', 'overread', 'asan']) {
+		assert.ok(byName[name], `build ${name} in ${JSON.stringify(h.builds).slice(0, 500)}`);
+		assert.equal(byName[name].php_version, '8.2.32');
+	}
+	// The same layers as the release build's: nothing loosened for ASan.
+	assert.equal(byName.asan.sandbox, byName.release.sandbox);
+	assert.equal(byName.overread.sandbox, byName.release.sandbox);
+	assert.match(byName.asan.sandbox, /seccomp/);
+	assert.match(byName.asan.sandbox, /rlimits/);
+});
+
+test('POST /api/cases: the planted over-read is a memory-error though the output is the same', { skip }, async () => {
+	const r = await d.postCase({ title: 'asan over-read', code: LONG });
+	assert.equal(r.status, 201, r.text);
+	const { results } = r.json;
+	assert.equal(r.json.verdict, 'differ');
+	assert.deepEqual(r.json.differs, ['status']);
+	assert.equal(results.base.status, 'ok');
+	assert.equal(results.cand2.status, 'ok', results.cand2.failure);
+	assert.equal(results.base.memory_error, null);
+	assert.equal(results.cand2.memory_error, null);
+	const m = results.head;
+	assert.equal(m.status, 'memory-error', JSON.stringify(m).slice(0, 1500));
+	// The answer is whole and right: only the oracle tells.
+	assert.equal(m.output, '"aaaaaaaaaaaaaaaaaaaa"');
+	assert.equal(m.output, results.base.output);
+	assert.equal(m.memory_error.kind, 'heap-buffer-overflow');
+	assert.equal(m.memory_error.access, 'READ of size 1');
+	assert.match(m.memory_error.frames[0], /^php_json_escape_string json_encoder\.c:\d+$/);
+	assert.match(m.memory_error.frames.join('\n'), /zif_json_encode json\.c:\d+/);
+	assert.match(m.failure, /ERROR: AddressSanitizer: heap-buffer-overflow/);
+	assert.ok(m.failure.length < 70000, `report bounded: ${m.failure.length}`);
+});
+
+test('after a report the worker is healthy: the next cases are clean and answered', { skip }, async () => {
+	for (let i = 0; i < 3; i++) {
+		const bad = await d.postCase({ code: `str_repeat("b", ${17 + i})` });
+		assert.equal(bad.json.results.head.status, 'memory-error', bad.text.slice(0, 800));
+		const good = await d.postCase({ code: '["short", 1, 2.5, null]' });
+		assert.equal(good.status, 201, good.text);
+		assert.equal(good.json.verdict, 'same', good.text.slice(0, 1500));
+		for (const role of ['base', 'head', 'cand2']) assert.equal(good.json.results[role].status, 'ok');
+	}
+	const h = (await d.get('/api/health')).json;
+	for (const b of h.builds) assert.notEqual(b.worker?.state, 'failed', JSON.stringify(b));
+});
+
+test('a memory-error is bucketed with its kind and top frame, and shown by the bucket', { skip }, async () => {
+	const r = await d.postCase({ code: 'str_repeat("c", 40)' });
+	assert.equal(r.json.results.head.status, 'memory-error');
+	const list = (await d.get('/api/buckets?limit=50')).json.buckets;
+	const mine = list.filter((b) => b.key.memory_error);
+	assert.ok(mine.length >= 1, JSON.stringify(list.map((b) => b.key)).slice(0, 1500));
+	const key = mine[0].key;
+	assert.deepEqual(key.status, ['ok', 'memory-error']);
+	assert.equal(key.memory_error[0], null);
+	assert.equal(key.memory_error[1], 'heap-buffer-overflow|READ of size 1|php_json_escape_string json_encoder.c');
+	// All the over-read cases so far share one bucket.
+	assert.ok(mine[0].mismatches >= 5, `mismatches ${mine[0].mismatches}`);
+});
+
+test('a generated run: memory-errors on the over-read build only', { skip }, async () => {
+	const gen = await d.runToEnd({ suite: 'generated', seed: 15, count: COUNT });
+	assert.equal(gen.status, 'done', JSON.stringify(gen).slice(0, 1500));
+	assert.equal(gen.done, COUNT);
+	const s = gen.summary;
+	const st = (role) => s.builds[role].statuses;
+	assert.equal(st('base')['memory-error'], 0);
+	assert.equal(st('cand2')['memory-error'], 0, 'the pristine asan build reports nothing');
+	assert.ok(st('head')['memory-error'] > 0, `head: ${JSON.stringify(st('head'))}`);
+	// Every mismatch is a status one, memory-error on head; none on cand2.
+	const sigs = Object.keys(s.signatures || {});
+	assert.ok(sigs.length > 0, JSON.stringify(s).slice(0, 1500));
+	for (const sig of sigs) assert.match(sig, /^status\|ok,\d+,\d+\|memory-error,\d+,\d+$/, sig);
+	const differ = (await d.get(`/api/runs/${gen.id}/cases?verdict=differ&limit=5`)).json;
+	const first = differ.cases?.[0] || differ.items?.[0];
+	assert.ok(first, JSON.stringify(differ).slice(0, 800));
+	const full = (await d.get(`/api/comparisons/${first.comparison_id}`)).json;
+	assert.equal(full.results.head.status, 'memory-error', JSON.stringify(full).slice(0, 1500));
+	assert.equal(full.results.cand2.status, 'ok');
+	assert.equal(full.results.head.output, full.results.base.output, 'the same output');
+	assert.match(full.results.head.memory_error.frames[0], /^php_json_escape_string json_encoder\.c/);
+});
+
+test('the stored suite: the pristine asan build agrees with the release build', { skip }, async () => {
+	const stored = await d.runToEnd({ suite: 'stored' });
+	assert.equal(stored.status, 'done', JSON.stringify(stored).slice(0, 1500));
+	const c2 = stored.summary.builds?.cand2?.statuses;
+	if (c2) assert.equal(c2['memory-error'] || 0, 0);
+	const differ = (await d.get(`/api/runs/${stored.id}/cases?verdict=differ&limit=200`)).json;
+	const rows = differ.cases || differ.items || [];
+	for (const row of rows) {
+		const full = (await d.get(`/api/comparisons/${row.comparison_id}`)).json;
+		assert.equal(full.results.cand2.status, full.results.base.status, JSON.stringify(full.results.cand2).slice(0, 800));
+		assert.equal(full.results.head.status, 'memory-error', JSON.stringify(full.results.head).slice(0, 800));
+	}
+});
+
+test('a phpt run: the over-read test is a memory-error regression, the pristine build passes', { skip }, async () => {
+	const dir = tmpDir('phpcmp-asan-phpt-');
+	fs.writeFileSync(path.join(dir, 'overread.phpt'),
+		'--TEST--\nlong string\n--FILE--\n<?php echo json_encode(str_repeat("a", 20));\n--EXPECT--\n"aaaaaaaaaaaaaaaaaaaa"\n');
+	fs.writeFileSync(path.join(dir, 'short.phpt'),
+		'--TEST--\nshort string\n--FILE--\n<?php echo json_encode("short");\n--EXPECT--\n"short"\n');
+	const run = await runPhpt(d, { dir });
+	assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 1500));
+	const t = Object.fromEntries(run.summary.tests.map((x) => [x.test.split('/').pop(), x]));
+	assert.equal(t['overread.phpt'].base.status, 'PASS');
+	assert.equal(t['overread.phpt'].cand2.status, 'PASS');
+	assert.equal(t['overread.phpt'].head.status, 'memory-error', JSON.stringify(t['overread.phpt']).slice(0, 1500));
+	for (const role of ['base', 'head', 'cand2']) assert.equal(t['short.phpt'][role].status, 'PASS');
+	assert.deepEqual(run.summary.regressions, ['overread.phpt']);
+});
