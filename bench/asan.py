@@ -17,7 +17,7 @@ import argparse, os, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
-from benchlib import free_port, proc_cpu, run_to_end, wait_health  # noqa: E402
+from benchlib import free_port, run_to_end, wait_health  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,14 +36,14 @@ def start(bindir, prefix, tmp, name):
 
 
 def timed(daemon, port, body):
-    cpu0, t0 = proc_cpu(daemon.pid), time.monotonic()
+    t0 = time.monotonic()
     run = run_to_end(port, body, poll_s=0.05)
-    wall, cpu = time.monotonic() - t0, proc_cpu(daemon.pid) - cpu0
+    wall = time.monotonic() - t0
     if run["status"] != "done":
         sys.exit(f"bench: run {body} ended {run['status']}: {str(run)[:800]}")
     if run.get("counts", {}).get("differ"):
         sys.exit(f"bench: {run['counts']['differ']} mismatches of a build with itself: {str(run)[:800]}")
-    return run["total"] if "total" in run else run["done"], wall, cpu
+    return run["total"] if "total" in run else run["done"], wall
 
 
 def main():
@@ -66,14 +66,13 @@ def main():
                 res[(name, "generated")].append(
                     timed(daemon, port, {"suite": "generated", "seed": a.seed, "count": a.count}))
                 res[(name, "stored")].append(timed(daemon, port, {"suite": "stored"}))
-        print(f"{'':10} {'startup s':>10} {'suite':>10} {'cases':>7} {'median s':>9} {'cases/s':>9} {'cpu s':>7}")
+        print(f"{'':10} {'startup s':>10} {'suite':>10} {'cases':>7} {'median s':>9} {'cases/s':>9}")
         rate = {}
         for (name, suite), rows in res.items():
             n = rows[0][0]
             wall = statistics.median(r[1] for r in rows)
-            cpu = statistics.median(r[2] for r in rows)
             rate[(name, suite)] = n / wall
-            print(f"{name:10} {daemons[name][2]:10.1f} {suite:>10} {n:7} {wall:9.2f} {n / wall:9.0f} {cpu:7.1f}")
+            print(f"{name:10} {daemons[name][2]:10.1f} {suite:>10} {n:7} {wall:9.2f} {n / wall:9.0f}")
         for suite in ("generated", "stored"):
             print(f"asan slowdown, {suite}: {rate[('release', suite)] / rate[('asan', suite)]:.1f}x "
                   f"(median of {a.rounds} rounds)")

@@ -384,7 +384,10 @@ static int genrun_call(
 	struct proto_buf req;
 	struct proto_msg reply;
 	const struct proto_field *rec, *cov, *tim;
-	int rc, timeout = s->cfg->case_timeout_ms + (int)(count * GENRUN_MS_PER_CASE);
+	/* A sanitizer build runs several times slower, and each report costs
+	 * its symbolized stacks: ten times the time per case. */
+	int per_case = GENRUN_MS_PER_CASE * (s->worker->build->sanitizer_preload[0] != '\0' ? 10 : 1);
+	int rc, timeout = s->cfg->case_timeout_ms + (int)(count * per_case);
 
 	proto_buf_init(&req);
 	proto_buf_add_int(&req, TAG_GEN_VERSION, GEN_VERSION);
