@@ -99,7 +99,7 @@ $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
 # SIGSEGV of a crashing case into its own report and exit 1, and valgrind,
 # which runs the measuring workers, cannot run an ASan binary.
 # The sandbox (server/worker/sandbox.c, docs/sandbox.md) is part of it.
-WORKER_SRC = server/worker/loader.c server/worker/sandbox.c server/common/proto.c server/common/rmtree.c \
+WORKER_SRC = server/worker/loader.c server/worker/sandbox.c server/worker/sanitizer.c server/common/proto.c server/common/rmtree.c \
              server/common/buf.c server/common/clock.c server/common/layers.c
 $(B)/phpcmp-worker: $(WORKER_SRC) $(HEADERS) | $(B)
 	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ $(WORKER_SRC) -ldl -lseccomp
@@ -142,8 +142,14 @@ $(B)/tests/test_shrink: tests/unit/test_shrink.c $(B)/obj/shrink.o $(B)/obj/gen.
 
 # The bucket key of a mismatch (server/common/bucket.c).
 UNIT_TESTS += $(B)/tests/test_bucket
-$(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o | $(B)/tests
+$(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o \
+    $(B)/obj/sanitizer.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson
+
+# A sanitizer report in brief (server/common/sanitizer.c), on real reports.
+UNIT_TESTS += $(B)/tests/test_sanitizer
+$(B)/tests/test_sanitizer: tests/unit/test_sanitizer.c $(B)/obj/sanitizer.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
 
 # A test tool: generated cases as a PHP CLI script (tests/integration/heavy.test.mjs).
 TOOLS = $(B)/tests/genphp
@@ -165,7 +171,7 @@ $(B)/tests/test_callgrind: tests/unit/test_callgrind.c $(B)/obj/callgrind.o | $(
 
 # The daemon's side of a worker (signals, EPIPE, the backoff without the lock).
 UNIT_TESTS += $(B)/tests/test_worker
-$(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/confine.o $(B)/obj/proto.o \
+$(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/confine.o $(B)/obj/sanitize.o $(B)/obj/proto.o \
     $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/rmtree.o $(B)/obj/layers.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpthread
 

@@ -447,3 +447,59 @@ CREATE INDEX IF NOT EXISTS reductions_reduced ON reductions (reduced_comparison_
 ALTER TABLE buckets ADD COLUMN root_id INTEGER REFERENCES buckets (id);
 
 PRAGMA user_version = 12;
+
+-- @migration 13: memory-error, the status of a sanitizer build's report (docs/sandbox.md)
+-- A case on an AddressSanitizer/UBSan build (scripts/build-php.sh --flavour
+-- asan) whose run had a sanitizer report is a memory-error whatever its
+-- output; the report is its failure (phpt: its reason).  Both status CHECKs
+-- gain it (SQLite cannot change a CHECK: the tables are rebuilt with their rows).
+CREATE TABLE results_new (
+	comparison_id   INTEGER NOT NULL REFERENCES comparisons (id),
+	role            TEXT NOT NULL CHECK (role = 'base' OR role = 'head' OR role GLOB 'cand[2-7]'),
+	build_id        INTEGER NOT NULL REFERENCES builds (id),
+	status          TEXT NOT NULL CHECK (status IN ('ok', 'error', 'crash', 'timeout', 'memory-error')),
+	signal          INTEGER,
+	output          BLOB,
+	output_is_false INTEGER NOT NULL DEFAULT 0,
+	error_code      INTEGER NOT NULL DEFAULT 0,
+	error_msg       TEXT,
+	exc_class       TEXT,
+	exc_msg         TEXT,
+	printed         BLOB NOT NULL DEFAULT x'',
+	warnings        TEXT NOT NULL DEFAULT '',
+	failure         TEXT,
+	instructions    INTEGER,
+	wall_ms         REAL,
+	instr_total     INTEGER,
+	dump_file       TEXT,
+	output_same     INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (comparison_id, role)
+) WITHOUT ROWID;
+INSERT INTO results_new SELECT comparison_id, role, build_id, status, signal, output, output_is_false,
+	error_code, error_msg, exc_class, exc_msg, printed, warnings, failure, instructions, wall_ms,
+	instr_total, dump_file, output_same FROM results;
+DROP TABLE results;
+ALTER TABLE results_new RENAME TO results;
+CREATE TABLE phpt_results_new (
+	run_id    INTEGER NOT NULL,
+	test      TEXT NOT NULL,
+	role      TEXT NOT NULL CHECK (role = 'base' OR role = 'head' OR role GLOB 'cand[2-7]'),
+	status    TEXT NOT NULL CHECK (status IN ('PASS', 'FAIL', 'SKIP', 'BORK', 'XFAIL', 'XPASS',
+	                                          'crash', 'timeout', 'error', 'memory-error')),
+	reason    TEXT,
+	output    BLOB,
+	diff      TEXT,
+	wall_ms   REAL,
+	signal    INTEGER,
+	verdict   TEXT CHECK (verdict IS NULL OR verdict IN ('same', 'regression', 'improvement', 'differ')),
+	bucket_id INTEGER REFERENCES buckets (id),
+	PRIMARY KEY (run_id, test, role),
+	FOREIGN KEY (run_id, test) REFERENCES phpt_tests (run_id, test)
+) WITHOUT ROWID;
+INSERT INTO phpt_results_new SELECT run_id, test, role, status, reason, output, diff, wall_ms, signal,
+	verdict, bucket_id FROM phpt_results;
+DROP TABLE phpt_results;
+ALTER TABLE phpt_results_new RENAME TO phpt_results;
+CREATE INDEX IF NOT EXISTS phpt_results_bucket ON phpt_results (bucket_id, run_id) WHERE bucket_id IS NOT NULL;
+
+PRAGMA user_version = 13;

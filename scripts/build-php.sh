@@ -19,7 +19,9 @@
 # --disable-phpdbg, the CLI kept (bin/php), out of tree.  Flavours:
 #   release   CFLAGS="-g -O2"                  (default)
 #   debug     --enable-debug                    (engine assertions on, -O0)
-#   asan      --enable-address-sanitizer --enable-undefined-sanitizer, -g -O1
+#   asan      --enable-address-sanitizer --enable-undefined-sanitizer,
+#             -g -O1 -fsanitize-recover=address (a report does not end the
+#             process: phpcmp reads it back after the case, docs/sandbox.md)
 #   coverage  CFLAGS="-g -O2 --coverage" LDFLAGS=--coverage
 #
 # The cache ($PHPCMP_PHP_CACHE, default .cache/php in the repository) holds
@@ -143,7 +145,7 @@ case $flavour in
 release) cflags="-g -O2" ldflags= ;;
 debug) cflags="-g" ldflags=; configure_args+=(--enable-debug) ;;
 asan)
-	cflags="-g -O1 -fno-omit-frame-pointer" ldflags=
+	cflags="-g -O1 -fno-omit-frame-pointer -fsanitize-recover=address" ldflags=
 	configure_args+=(--enable-address-sanitizer --enable-undefined-sanitizer) ;;
 coverage) cflags="-g -O2 --coverage" ldflags="--coverage" ;;
 *) die "unknown flavour '$flavour' (release, debug, asan, coverage)" ;;

@@ -42,7 +42,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LAYERS = ["", "common", "storage", "engine", "services", "http", "commands"]
-ENGINE = {"build", "worker", "confine", "runs", "genrun", "phptrun", "coverage", "reduce"}
+ENGINE = {"build", "worker", "confine", "sanitize", "runs", "genrun", "phptrun", "coverage", "reduce"}
 SERVICES = {"triage", "measure", "profile", "export", "auth", "svc"}
 
 # Static functions whose names are ordinary words, not shared helpers.

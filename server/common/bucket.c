@@ -9,6 +9,10 @@
  *   v           the key's version (BUCKET_KEY_VERSION)
  *   differs     the verdict's differing fields ("output", "error_code", ...)
  *   status      each side's status; "crash:11" for a crash by signal 11
+ *   memory_error (when a side's status is memory-error) each side's
+ *               sanitizer report in brief, "kind|access|function file" of
+ *               its top frame (sanitizer.c), e.g. "heap-buffer-overflow|READ
+ *               of size 1|php_json_escape_string json_encoder.c", or null
  *   error_code  each side's json_last_error()
  *   exception   each side's exception class, or null
  *   output      (when output differs) the shape of the FIRST differing bytes
@@ -336,6 +340,26 @@ static json_t *bucket_status(const struct result *r)
 	return json_string(result_status_name(r->status));
 }
 
+/* A memory error in brief: kind, access, the top frame without its line
+ * (a patch moving the code keeps the bucket); null for any other status. */
+static json_t *bucket_memory_error(const struct result *r)
+{
+	struct sanitizer_summary s;
+	char buf[320];
+
+	if (r->status != STATUS_MEMORY_ERROR)
+		return json_null();
+	if (sanitizer_summarize(r->failure, &s) < 0)
+		return json_string("unknown");
+	if (s.nframes > 0) {
+		char *colon = strrchr(s.frames[0], ':');
+		if (colon != NULL && strchr(colon, ' ') == NULL)
+			*colon = '\0';
+	}
+	snprintf(buf, sizeof buf, "%s|%s|%s", s.kind, s.access, s.nframes > 0 ? s.frames[0] : "");
+	return json_string(buf);
+}
+
 static int bucket_errorish(const struct result *r)
 {
 	return r->status != STATUS_OK || r->output_is_false || r->output.data == NULL || r->error_code != 0 ||
@@ -367,6 +391,9 @@ static char *bucket_build(long flags, const struct result res[2], unsigned diff,
 	 * code 5 on both, say) is the case's context, which a reduction may drop. */
 	if (with_flags || (diff & DIFF_STATUS) || a->status != STATUS_OK || b->status != STATUS_OK)
 		json_object_set_new(key, "status", json_pack("[o o]", bucket_status(a), bucket_status(b)));
+	if (a->status == STATUS_MEMORY_ERROR || b->status == STATUS_MEMORY_ERROR)
+		json_object_set_new(
+		    key, "memory_error", json_pack("[o o]", bucket_memory_error(a), bucket_memory_error(b)));
 	if (with_flags || (diff & DIFF_ERROR_CODE))
 		json_object_set_new(key, "error_code",
 		    json_pack("[I I]", (json_int_t)a->error_code, (json_int_t)b->error_code));

@@ -47,6 +47,9 @@ enum result_status {
 	STATUS_ERROR = 1,   /* the case failed: parse error, fatal, exit... */
 	STATUS_CRASH = 2,   /* the worker died from a signal */
 	STATUS_TIMEOUT = 3, /* the case ran past the time limit */
+	/* A sanitizer build (AddressSanitizer, UBSan) reported a memory error,
+	 * whatever the output: the report is the failure (sanitizer.c). */
+	STATUS_MEMORY_ERROR = 4,
 };
 
 struct result {
@@ -97,6 +100,10 @@ struct build {
 	/* A coverage flavour (phpcmp-build.txt says flavour=coverage): its build
 	 * tree, holding obj/ (the .gcno notes) and src/; "" for any other build. */
 	char coverage_tree[4096];
+	/* A sanitizer build (its libphp needs libasan): the runtimes the
+	 * worker preloads, "libasan.so.8 libubsan.so.1"; "" for any other
+	 * build (server/daemon/sanitize.c). */
+	char sanitizer_preload[512];
 };
 
 /* ---- roles (result.c) ---- */
@@ -180,6 +187,18 @@ struct json_t *text_json(const char *s);
 char *base64_encode(const void *data, size_t len);
 /* The URL-safe alphabet (RFC 4648 §5), no padding, into out (outsize >= 4 * ceil(len / 3) + 1). */
 void base64url_encode(const void *data, size_t len, char *out, size_t outsize);
+
+/* ---- sanitizer.c: what a sanitizer report says ---- */
+#define SANITIZER_FRAMES 3
+struct sanitizer_summary {
+	char kind[64];   /* "heap-buffer-overflow", "undefined-behavior"... */
+	char access[64]; /* "READ of size 1", "" when the report has none */
+	int nframes;     /* the top frames: "php_json_escape_string json_encoder.c:349" */
+	char frames[SANITIZER_FRAMES][160];
+};
+/* Parse an AddressSanitizer or UBSan report (its text as the worker sent
+ * it); 0, or -1 when the text is no report (all fields empty). */
+int sanitizer_summarize(const char *report, struct sanitizer_summary *);
 
 /* ---- bucket.c ---- */
 #define BUCKET_KEY_VERSION 1

@@ -119,7 +119,21 @@ enum proto_tag {
 	TAG_DIED_STATUS = 100, /* int, the child's wait status */
 	TAG_DIED_BUSY = 101,   /* int, 1: it had a request it did not answer */
 	TAG_DIED_PID = 102,    /* int */
+	/* 110..114: sanitizer builds (server/worker/sanitizer.c, docs/sandbox.md) */
+	TAG_SANITIZER = 110,       /* in any reply or PROTO_DIED: what AddressSanitizer or UBSan
+	                            * reported during the request (bounded) */
+	TAG_SANITIZER_INDEX = 111, /* PROTO_GEN_DIGESTS: little-endian u64s, the cases of the
+	                            * batch that had a report */
 };
+
+/*
+ * A fork server child's exit statuses that are not the end of the worker
+ * (server/worker/loader.c): a sanitizer ended it (the daemon sets the
+ * runtimes' exitcode to this), or it answered but had a report, so its
+ * heap is not to be trusted and a fresh child takes over.
+ */
+#define PROTO_EXIT_SANITIZER 86
+#define PROTO_EXIT_REPLACE 87
 
 /* TAG_STATUS values, the same numbers as the daemon's enum result_status. */
 #define PROTO_STATUS_OK 0

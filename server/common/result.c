@@ -12,6 +12,7 @@ static const char *const status_names[] = {
 	[STATUS_ERROR] = "error",
 	[STATUS_CRASH] = "crash",
 	[STATUS_TIMEOUT] = "timeout",
+	[STATUS_MEMORY_ERROR] = "memory-error",
 };
 /* clang-format on */
 

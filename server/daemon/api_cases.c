@@ -246,6 +246,17 @@ static json_t *api_result_json(
 	/* Cut at a cap: said, not left to be guessed from the bytes. */
 	if (o != NULL)
 		json_object_set_new(o, "truncated", api_truncated(r));
+	/* A sanitizer's report in brief; the report itself is "failure". */
+	struct sanitizer_summary ms;
+	if (o != NULL && r->status == STATUS_MEMORY_ERROR && sanitizer_summarize(r->failure, &ms) == 0) {
+		json_t *frames = json_array();
+		for (int i = 0; i < ms.nframes; i++)
+			json_array_append_new(frames, json_string(ms.frames[i]));
+		json_object_set_new(o, "memory_error",
+		    json_pack("{s:s s:s s:o}", "kind", ms.kind, "access", ms.access, "frames", frames));
+	} else if (o != NULL) {
+		json_object_set_new(o, "memory_error", json_null());
+	}
 	if (o != NULL) {
 		json_object_set_new(
 		    o, "output_size", is_false ? json_null() : json_integer((json_int_t)r->output.len));

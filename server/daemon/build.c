@@ -145,6 +145,8 @@ int build_discover(struct build *b, const char *name, const char *prefix, char *
 		return -1;
 	}
 	build_find_coverage(b);
+	if (sanitize_detect(b, err, errsize) < 0)
+		return -1;
 	return 0;
 }
 

@@ -94,6 +94,13 @@ int build_list(struct config *, struct build *builds[MAX_BUILDS]);
 int build_compile_cores(
     struct build *const bs[], int n, const struct config *, int *failed, char *err, size_t errsize);
 
+/* ---- sanitize.c: sanitizer builds (docs/sandbox.md) ---- */
+/* Whether b's libphp needs libasan/libubsan (its DT_NEEDED): fills
+ * b->sanitizer_preload.  0, or -1 when the library cannot be read. */
+int sanitize_detect(struct build *b, char *err, size_t errsize);
+/* The environment a sanitizer build's worker adds (NULL-terminated, static). */
+const char *const *sanitize_env(const struct build *b);
+
 /* ---- worker.c ---- */
 int worker_init(struct worker *, struct build *);
 /* Start the process now (at daemon startup); -1 with w->last_failure set. */

@@ -133,7 +133,7 @@ struct genrun {
 	int64_t cand_mismatches[MAX_BUILDS]; /* by candidate: its digests differ from the base's */
 	uint64_t coverage[GEN_COUNTERS];
 	uint64_t errors[MAX_BUILDS][GENRUN_NERRORS + 1]; /* last: any other code */
-	uint64_t statuses[MAX_BUILDS][4];
+	uint64_t statuses[MAX_BUILDS][5];                /* by enum result_status */
 	uint64_t exceptions[MAX_BUILDS];
 	uint64_t corpus[GENRUN_MAX_SEEDS]; /* per seed, complete when done */
 	int seeds_done;
@@ -368,6 +368,28 @@ static uint64_t genrun_u64(const unsigned char *p)
 }
 
 /*
+ * A sanitizer build's batch: the cases that had a report
+ * (TAG_SANITIZER_INDEX) get the status memory-error in their digests, so
+ * they differ from the base's and are run again alone (PROTO_GEN_DETAIL),
+ * which gives each its own report, even when the output was the same.
+ */
+static void genrun_memory_errors(
+    const struct proto_msg *reply, int64_t start, int64_t count, unsigned char *records)
+{
+	const struct proto_field *f = proto_get(reply, TAG_SANITIZER_INDEX);
+	for (size_t k = 0; f != NULL && k + 8 <= f->len; k += 8) {
+		int64_t i = (int64_t)genrun_u64((const unsigned char *)f->data + k) - start;
+		if (i < 0 || i >= count)
+			continue;
+		struct gen_digest d;
+		unsigned char *rec = records + (size_t)i * GEN_DIGEST_SIZE;
+		gen_digest_unpack(&d, rec);
+		d.status = STATUS_MEMORY_ERROR;
+		gen_digest_pack(&d, rec);
+	}
+}
+
+/*
  * Ask for digests of [start, start+count) into s->records + offset.
  * 1 done, 0 the worker died or timed out (failure in *r), -1 fatal (s->err).
  */
@@ -377,7 +399,10 @@ static int genrun_call(
 	struct proto_buf req;
 	struct proto_msg reply;
 	const struct proto_field *rec, *cov, *tim;
-	int rc, timeout = s->cfg->case_timeout_ms + (int)(count * GENRUN_MS_PER_CASE);
+	/* A sanitizer build runs several times slower, and each report costs
+	 * its symbolized stacks: ten times the time per case. */
+	int per_case = GENRUN_MS_PER_CASE * (s->worker->build->sanitizer_preload[0] != '\0' ? 10 : 1);
+	int rc, timeout = s->cfg->case_timeout_ms + (int)(count * per_case);
 
 	proto_buf_init(&req);
 	proto_buf_add_int(&req, TAG_GEN_VERSION, GEN_VERSION);
@@ -412,6 +437,7 @@ static int genrun_call(
 		return -1;
 	}
 	memcpy(records, rec->data, rec->len);
+	genrun_memory_errors(&reply, start, count, records);
 	for (int i = 0; i < GEN_COUNTERS; i++)
 		s->coverage[i] += genrun_u64((const unsigned char *)cov->data + 8 * i);
 	for (int i = 0; i < T_COUNT; i++)
@@ -630,13 +656,13 @@ static json_t *genrun_summary(struct genrun *g, int final)
 	}
 	for (int b = 0; b < g->nbuilds; b++) {
 		json_t *errs = json_object(), *st = json_object(), *t;
-		static const char *const statuses[] = { "ok", "error", "crash", "timeout" };
+		static const char *const statuses[] = { "ok", "error", "crash", "timeout", "memory-error" };
 		for (size_t e = 0; e <= GENRUN_NERRORS; e++)
 			if (g->errors[b][e] > 0)
 				json_object_set_new(errs,
 				    e < GENRUN_NERRORS ? genrun_error_names[e] : "other",
 				    json_integer((json_int_t)g->errors[b][e]));
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 5; k++)
 			json_object_set_new(st, statuses[k], json_integer((json_int_t)g->statuses[b][k]));
 		uint64_t *tm = g->times[b];
 		double inside = (double)(tm[T_DECLARE] + tm[T_GENERATE] + tm[T_BUILD] + tm[T_ENCODE] +
@@ -821,8 +847,8 @@ static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, const
 
 static const char *genrun_status_name(unsigned s)
 {
-	static const char *const names[] = { "ok", "error", "crash", "timeout" };
-	return s < 4 ? names[s] : "other";
+	static const char *const names[] = { "ok", "error", "crash", "timeout", "memory-error" };
+	return s < 5 ? names[s] : "other";
 }
 
 /* One candidate's part of a signature: "fields|base status,code,exc|candidate's". */
@@ -917,7 +943,7 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 		g->corpus[si] = gen_hash(
 		    &d[ROLE_BASE].plan_hash, sizeof d[ROLE_BASE].plan_hash, g->corpus[si]);
 		for (int b = 0; b < nb; b++) {
-			g->statuses[b][d[b].status & 3]++;
+			g->statuses[b][d[b].status < 5 ? d[b].status : STATUS_ERROR]++;
 			if (d[b].status == PROTO_STATUS_OK)
 				g->errors[b][d[b].error_code < GENRUN_NERRORS ? d[b].error_code
 				                                              : GENRUN_NERRORS]++;

@@ -46,7 +46,8 @@ enum phpt_status {
 	PS_XPASS,
 	PS_CRASH,
 	PS_TIMEOUT,
-	PS_ERROR, /* phpcmp could not run it (a worker that cannot start) */
+	PS_ERROR,        /* phpcmp could not run it (a worker that cannot start) */
+	PS_MEMORY_ERROR, /* a sanitizer build reported a memory error, whatever it printed */
 	PS_COUNT
 };
 
@@ -60,6 +61,7 @@ static const char *const status_names[PS_COUNT] = {
 	"crash",
 	"timeout",
 	"error",
+	"memory-error",
 };
 
 const char *const phptrun_params[] = { "dir", "files", "coverage", NULL };
@@ -510,6 +512,7 @@ struct outcome {
 	char *diff; /* FAIL/XFAIL: run-tests' .diff */
 	double wall_ms;
 	int signal;
+	int memory_error; /* a sanitizer's report came with FILE's answer (in reason) */
 };
 
 static void outcome_release(struct outcome *o)
@@ -555,7 +558,10 @@ static int run_script(struct app *app, int role, const char *file, const char *c
 	proto_buf_release(&req);
 	o->wall_ms += r.wall_ms;
 	if (rc <= 0) {
-		o->status = rc < 0 ? PS_ERROR : r.status == STATUS_TIMEOUT ? PS_TIMEOUT : PS_CRASH;
+		o->status = rc < 0                    ? PS_ERROR
+		    : r.status == STATUS_TIMEOUT      ? PS_TIMEOUT
+		    : r.status == STATUS_MEMORY_ERROR ? PS_MEMORY_ERROR
+		                                      : PS_CRASH;
 		o->signal = r.signal;
 		snprintf(o->reason, sizeof(o->reason), "%s (%s)", r.failure ? r.failure : "the worker failed",
 		    file);
@@ -563,6 +569,12 @@ static int run_script(struct app *app, int role, const char *file, const char *c
 		return rc < 0 ? -1 : 0;
 	}
 	result_release(&r);
+	/* A sanitizer's report: kept for after the judging (run_test). */
+	const struct proto_field *report = proto_get(&reply, TAG_SANITIZER);
+	if (report != NULL) {
+		o->memory_error = 1;
+		snprintf(o->reason, sizeof(o->reason), "%.*s", (int)report->len, report->data);
+	}
 	const struct proto_field *refused = proto_get(&reply, TAG_PHPT_REFUSED);
 	const struct proto_field *failure = proto_get(&reply, TAG_FAILURE);
 	const struct proto_field *out = proto_get(&reply, TAG_PRINTED);
@@ -857,7 +869,14 @@ static void run_test(struct test_job *j)
 	o->output_len = len;
 	out = NULL;
 
+	char report[PHPTRUN_MAX_REASON];
+	snprintf(report, sizeof(report), "%s", o->memory_error ? o->reason : "");
 	judge(j, o->output, o->output_len, xfail, xfail_reason ? xfail_reason : "");
+	/* A memory error, even in a test that passes: the report is the reason. */
+	if (o->memory_error) {
+		o->status = PS_MEMORY_ERROR;
+		snprintf(o->reason, sizeof(o->reason), "%s", report);
+	}
 	/* $clean_output is truthy: not "" and not "0" */
 	if (o->status == PS_PASS && clean_out && clean_len > 0 && !(clean_len == 1 && clean_out[0] == '0')) {
 		o->status = PS_BORK;
@@ -887,7 +906,7 @@ static void *test_thread(void *arg)
 
 static int failing(enum phpt_status s)
 {
-	return s == PS_FAIL || s == PS_CRASH || s == PS_TIMEOUT || s == PS_BORK;
+	return s == PS_FAIL || s == PS_CRASH || s == PS_TIMEOUT || s == PS_BORK || s == PS_MEMORY_ERROR;
 }
 
 /* One candidate (o[c]) against the base (o[0]). */

@@ -239,15 +239,26 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	int argc = 0;
 	/* A fixed, minimal environment: instruction counts and PHP's behaviour
 	 * must not depend on whoever started the daemon. */
-	char gcov_prefix[4200], gcov_strip[64];
-	const char *envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TZ=UTC", NULL, NULL, NULL };
+	char gcov_prefix[4200], gcov_strip[64], preload[600];
+	const char *envp[16] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TZ=UTC" };
+	int envc = 3;
 	if (w->gcov_prefix[0] != '\0') {
 		/* A coverage build's counters: into the folder coverage.c chose. */
 		snprintf(gcov_prefix, sizeof(gcov_prefix), "GCOV_PREFIX=%s", w->gcov_prefix);
 		snprintf(gcov_strip, sizeof(gcov_strip), "GCOV_PREFIX_STRIP=%d", w->gcov_strip);
-		envp[3] = gcov_prefix;
-		envp[4] = gcov_strip;
+		envp[envc++] = gcov_prefix;
+		envp[envc++] = gcov_strip;
 	}
+	/* A sanitizer build: its runtimes first in the worker, and their
+	 * options (sanitize.c).  Never under valgrind, which cannot run them. */
+	const char *const *senv = w->measuring ? NULL : sanitize_env(w->build);
+	if (senv != NULL) {
+		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", w->build->sanitizer_preload);
+		envp[envc++] = preload;
+		for (; *senv != NULL && envc < 15; senv++)
+			envp[envc++] = *senv;
+	}
+	envp[envc] = NULL;
 
 	/* The sandbox (docs/sandbox.md): a private folder, arguments, and for
 	 * a measuring worker a first loader that confines valgrind itself. */
@@ -435,6 +446,29 @@ static char *field_strdup(const struct proto_msg *m, uint16_t tag)
 	return s;
 }
 
+/*
+ * A sanitizer's report during the request (TAG_SANITIZER, server/worker/
+ * sanitizer.c) makes the result a memory-error whatever else it says: the
+ * report is its failure text, followed by what the case's own failure was.
+ */
+static void worker_memory_error(struct result *r, const struct proto_msg *m)
+{
+	const struct proto_field *f = proto_get(m, TAG_SANITIZER);
+	if (f == NULL)
+		return;
+	const char *was = r->failure;
+	size_t wlen = was != NULL ? strlen(was) : 0;
+	char *text = malloc(f->len + wlen + 32);
+	if (text == NULL)
+		return;
+	int n = snprintf(text, f->len + 1, "%.*s", (int)f->len, f->data);
+	if (wlen > 0)
+		snprintf(text + n, wlen + 32, "\n(the case also failed: %s)", was);
+	free(r->failure);
+	r->failure = text;
+	r->status = STATUS_MEMORY_ERROR;
+}
+
 void worker_result_from_msg(struct result *r, const struct proto_msg *m)
 {
 	const struct proto_field *f;
@@ -456,6 +490,7 @@ void worker_result_from_msg(struct result *r, const struct proto_msg *m)
 	r->instructions = proto_get_int(m, TAG_INSTRUCTIONS, -1);
 	r->instr_total = proto_get_int(m, TAG_INSTR_TOTAL, -1);
 	r->dump_file = field_strdup(m, TAG_DUMP_FILE);
+	worker_memory_error(r, m);
 }
 
 static void result_failed(struct result *r, enum result_status status, const char *fmt, const char *arg)
@@ -648,12 +683,14 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		int retired = proto_get(reply, TAG_RETIRE) != NULL;
 		char dwhy[128];
 		struct stderr_text derr = { .nhead = 0 };
-		proto_msg_release(reply);
 		describe_exit(status, dwhy, sizeof(dwhy));
 		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		worker_read_stderr(w, &derr); /* what the child wrote */
 		result_failed(r, STATUS_CRASH, "%s", dwhy);
 		result_add_stderr(r, dwhy, &derr);
+		/* A sanitizer ended it: a memory-error with the report. */
+		worker_memory_error(r, reply);
+		proto_msg_release(reply);
 		snprintf(w->last_failure, sizeof(w->last_failure), "%s", dwhy);
 		w->restarts++;
 		w->consecutive_deaths++;

@@ -42,6 +42,7 @@
 #include "clock.h"
 #include "core.h"
 #include "sandbox.h"
+#include "sanitizer.h"
 
 #define PROTO_FD 3
 
@@ -101,9 +102,12 @@ static int eval_case(const struct core_api *api, const char *code, int64_t flags
 	return status == PROTO_STATUS_OK ? 0 : 1;
 }
 
-/* Serve frames on PROTO_FD until the daemon closes it. */
-static void serve(const struct core_api *api, struct sandbox *sb, struct proto_page *page)
+/* Serve frames on PROTO_FD until the daemon closes it: 0, or 1 when a
+ * sanitizer reported during the last request (the process is not to be
+ * trusted any more: a fresh one takes over). */
+static int serve(const struct core_api *api, struct sandbox *sb, struct proto_page *page)
 {
+	int poisoned = 0;
 	struct proto_buf out;
 	proto_buf_init(&out);
 	for (;;) {
@@ -129,14 +133,17 @@ static void serve(const struct core_api *api, struct sandbox *sb, struct proto_p
 		int retire = sandbox_case_end(sb) < 0;
 		if (retire)
 			proto_buf_add_int(&out, TAG_RETIRE, 1);
+		/* A memory error, even with the right output, is the answer's too. */
+		poisoned = sanitizer_take(&out);
 		proto_msg_release(&req);
 		int sent = proto_send(PROTO_FD, out.failed ? PROTO_FAIL : type, &out);
 		if (page != NULL)
 			page->busy = 0;
-		if (sent < 0 || retire)
+		if (sent < 0 || retire || poisoned)
 			break;
 	}
 	proto_buf_release(&out);
+	return poisoned;
 }
 
 static void say_hello(const struct core_api *api, struct sandbox *sb)
@@ -161,6 +168,7 @@ static void fork_child(
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
+	sanitizer_child();
 	if (sandbox_apply_deferred(sb, err, sizeof(err)) < 0)
 		fail("%s", err);
 	/* The parent's go (or its end: then PDEATHSIG is on its way). */
@@ -175,7 +183,8 @@ static void fork_child(
 		say_hello(api, sb);
 		page->hello = 1;
 	}
-	serve(api, sb, page);
+	if (serve(api, sb, page))
+		_exit(PROTO_EXIT_REPLACE); /* answered; no shutdown in a heap ASan found broken */
 	api->shutdown();
 	exit(0);
 }
@@ -233,9 +242,21 @@ static int fork_server(const struct core_api *api, struct sandbox *sb, struct pr
 		page->died_ms = clock_ms();
 		page->died_ready_ms = page->ready_ms;
 		page->child_pid = 0;
+		/* A child that answered despite a sanitizer's report exits to be
+		 * replaced: the spare takes over, nothing to say (its reply said it). */
+		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		if (page->hello && code == PROTO_EXIT_REPLACE) {
+			if (spare < 0)
+				spare = fork_spare(api, sb, page, go);
+			pid = fork_go(page, spare, go);
+			spare = -1;
+			continue;
+		}
 		/* The first child could not start (it said why), or a child exited:
-		 * the daemon closed the socket. */
-		if (!page->hello || !WIFSIGNALED(status))
+		 * the daemon closed the socket.  A sanitizer that ended a child
+		 * (exitcode PROTO_EXIT_SANITIZER, a report waiting) is a death. */
+		if (!page->hello ||
+		    (!WIFSIGNALED(status) && !(code == PROTO_EXIT_SANITIZER && sanitizer_pending())))
 			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 		int busy = page->busy;
 		page->busy = 0;
@@ -256,6 +277,7 @@ static int fork_server(const struct core_api *api, struct sandbox *sb, struct pr
 		proto_buf_add_int(&b, TAG_DIED_STATUS, status);
 		proto_buf_add_int(&b, TAG_DIED_BUSY, busy);
 		proto_buf_add_int(&b, TAG_DIED_PID, dead);
+		sanitizer_take(&b);
 		if (retire)
 			proto_buf_add_int(&b, TAG_RETIRE, 1);
 		int rc = proto_send(PROTO_FD, PROTO_DIED, &b);
@@ -327,7 +349,8 @@ int main(int argc, char **argv)
 	if (!lib || !core)
 		fail("usage: phpcmp-worker --lib LIBPHP.so --core CORE.so%s", NULL);
 
-	if (!dlopen(lib, RTLD_NOW | RTLD_LOCAL))
+	void *libh = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!libh)
 		fail("cannot load the PHP library: %s", dlerror());
 	void *handle = dlopen(core, RTLD_NOW | RTLD_LOCAL);
 	if (!handle)
@@ -364,6 +387,15 @@ int main(int argc, char **argv)
 		sb.deferred = SANDBOX_SECCOMP | SANDBOX_RLIMITS;
 	if (api->init(&opts, err, sizeof(err)) < 0)
 		fail("PHP failed to start: %s", err);
+	/* A sanitizer build: its reports into a buffer of ours, read back
+	 * after each request (a fork server's children only). */
+	long long reserved = 0;
+	int sanitized = forking ? sanitizer_setup(libh, page, &reserved, err, sizeof(err)) : 0;
+	if (sanitized < 0)
+		fail("%s", err);
+	/* limit-as bounds what the cases use, on top of the shadow memory. */
+	if (sanitized > 0 && sb.as != SANDBOX_UNLIMITED)
+		sb.as += reserved;
 	/* PHP is up: from here on a case computes and prints, nothing more. */
 	if (sandbox_apply(&sb, err, sizeof(err)) < 0)
 		fail("%s", err);

@@ -176,5 +176,23 @@ int main(void)
 	result_release(&res[ROLE_BASE]);
 	result_release(&res[ROLE_HEAD]);
 
+	/* A memory error with the same output: its kind, access and top frame
+	 * (no line) in the key, the same for another case of the same bug. */
+	set_ok(&res[ROLE_BASE], "\"aaaaaaaaaaaaaaaaaaaa\"");
+	set_ok(&res[ROLE_HEAD], "\"aaaaaaaaaaaaaaaaaaaa\"");
+	res[ROLE_HEAD].status = STATUS_MEMORY_ERROR;
+	res[ROLE_HEAD].failure = strdup(
+	    "==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1\n"
+	    "READ of size 1 at 0x1 thread T0\n"
+	    "    #0 0x7f in php_json_escape_string /t/src/ext/json/json_encoder.c:349\n");
+	k1 = bucket_signature(res, verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]));
+	is_str(k1,
+	    "{\"differs\":[\"status\"],\"memory_error\":[null,\"heap-buffer-overflow|READ of size "
+	    "1|php_json_escape_string json_encoder.c\"],\"status\":[\"ok\",\"memory-error\"],\"v\":1}",
+	    "a memory error: only the status differs; kind, access and top frame in the key");
+	free(k1);
+	result_release(&res[ROLE_BASE]);
+	result_release(&res[ROLE_HEAD]);
+
 	return tap_done();
 }

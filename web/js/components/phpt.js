@@ -13,7 +13,7 @@ import { hashFor, withParam } from '../router.js';
 import { badge, errorBox, filterBar, loading } from './ui.js';
 
 export const PHPT_FILTERS = ['', 'regressions', 'improvements', 'failures', 'skips'];
-const FAILING = new Set(['FAIL', 'BORK', 'crash', 'timeout', 'error']);
+const FAILING = new Set(['FAIL', 'BORK', 'crash', 'timeout', 'error', 'memory-error']);
 
 /* The run's roles, base first, from its summary (older summaries: base and head). */
 export function phptRoles(sum) {

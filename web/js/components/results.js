@@ -23,6 +23,16 @@ const FIELD_ROWS = [
 	{ key: 'instructions', label: 'Instructions / call', differs: [] },
 ];
 
+/* A sanitizer's report in brief (docs/sandbox.md): kind, access, top frames;
+ * the whole report is the failure text below it. */
+function memoryError(m, n) {
+	if (!m) return null;
+	return h('div', { class: 'memory-error', 'data-testid': `memory-error-${n}` },
+		h('strong', {}, m.kind || 'memory error'), m.access ? ` · ${m.access}` : '',
+		m.frames && m.frames.length
+			? h('ol', { class: 'frames mono small-text' }, m.frames.map((f) => h('li', {}, f))) : null);
+}
+
 const warningsKey = (r) => JSON.stringify((r && r.warnings) || []);
 
 function diffFlag(title, hidden) {
@@ -60,6 +70,7 @@ export function resultsGrid(names, results, differs, c, perRole) {
 		case 'status':
 			return [badge('status', r.status || 'unknown', { 'data-testid': `status-${n}` }),
 				r.signal ? h('span', { class: 'mono' }, ` signal ${signalText(r.signal)}`) : null,
+				memoryError(r.memory_error, n),
 				r.failure ? h('pre', { class: 'failure', 'data-testid': `failure-${n}` }, r.failure) : null];
 		case 'output': {
 			const b = bytes[idx], side = outSides[idx];

@@ -1,0 +1,25 @@
+/*
+ * A sanitizer build's reports, read back by the worker that had them
+ * (server/worker/sanitizer.c, docs/sandbox.md).  Without a sanitizer
+ * runtime in the process every call does nothing.
+ */
+#ifndef PHPCMP_WORKER_SANITIZER_H
+#define PHPCMP_WORKER_SANITIZER_H
+
+#include "proto.h"
+
+/* In the fork server, PHP started, before the sandbox: 1 with a runtime
+ * (its report buffer made, its symbolizer primed on an address of lib, the
+ * address space it reserved, its shadow memory, in *reserved bytes), 0
+ * without, -1 with err. */
+int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, char *err, size_t errsize);
+/* In each fork-server child, first thing: the reports into the buffer. */
+void sanitizer_child(void);
+/* Whether a report is waiting. */
+int sanitizer_pending(void);
+/* The waiting report(s) as TAG_SANITIZER (and TAG_SANITIZER_INDEX for the
+ * cases of a generated batch that had one) into out, the buffer emptied:
+ * 1, or 0 when there was none. */
+int sanitizer_take(struct proto_buf *out);
+
+#endif

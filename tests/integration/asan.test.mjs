@@ -1,0 +1,201 @@
+// The memory-error oracle (issue 15, docs/sandbox.md "Sanitizer builds"):
+// libphp 8.2.32 built with AddressSanitizer + UBSan (scripts/build-php.sh
+// --flavour asan), pristine and with tests/fixtures/patches/overread.patch
+// (php_json_escape_string reads a byte 8 past the end of every string of
+// 16 bytes or more; the output never changes).  The real daemon runs three
+// builds: base = the release build, head = the asan build with the planted
+// over-read, cand2 = the pristine asan build.  Only the oracle can see the
+// bug: head's output is the base's byte for byte, and its result is a
+// memory-error with the frame in json_encoder.c; the pristine asan build
+// reports nothing on the same cases, stored suite, generated run or phpt.
+//
+// The builds come from scripts/flavour-builds.sh (`make flavour-builds`,
+// run by `make test` and .ci/run) under builds/ (PHPCMP_ASAN_BUILDS: another
+// folder holding them); without them the file is skipped, saying so.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { BUILDS, Daemon, tmpDir } from './helper.mjs';
+import { runPhpt } from './phpt-helper.mjs';
+import { openPage } from '../browser/browser.mjs';
+
+const ASAN_DIR = path.resolve(process.env.PHPCMP_ASAN_BUILDS || BUILDS);
+const ASAN = path.join(ASAN_DIR, 'src-8.2.32-asan');
+const OVERREAD = path.join(ASAN_DIR, 'src-8.2.32-asan-overread');
+const RELEASE = path.join(BUILDS, 'src-8.2.32');
+const have = (p) => fs.existsSync(path.join(p, 'lib/libphp.so'));
+const skip = have(ASAN) && have(OVERREAD) && have(RELEASE) ? false
+	: `no asan builds (${ASAN}, ${OVERREAD}) or no ${RELEASE}: run \`make flavour-builds\``;
+// Generated cases: an asan build runs several times slower.
+const COUNT = Number(process.env.PHPCMP_ASAN_COUNT || 3000);
+
+let d;
+before(async () => {
+	if (skip) return;
+	d = await Daemon.start({
+		name: 'asan',
+		buildList: [['release', RELEASE], ['overread', OVERREAD], ['asan', ASAN]],
+	});
+});
+after(async () => { await d?.stopClean(); });
+
+// A heap string (literals are interned, in another arena): 20 bytes.
+const LONG = 'str_repeat("a", 20)';
+
+test('asan builds load like any other, with every sandbox layer', { skip }, async () => {
+	const h = (await d.get('/api/health')).json;
+	const byName = Object.fromEntries(h.builds.map((b) => [b.name, b]));
+	for (const name of ['release', 'overread', 'asan']) {
+		assert.ok(byName[name], `build ${name} in ${JSON.stringify(h.builds).slice(0, 500)}`);
+		assert.equal(byName[name].php_version, '8.2.32');
+	}
+	// The same layers as the release build's: nothing loosened for ASan.
+	assert.equal(byName.asan.sandbox, byName.release.sandbox);
+	assert.equal(byName.overread.sandbox, byName.release.sandbox);
+	assert.match(byName.asan.sandbox, /seccomp/);
+	assert.match(byName.asan.sandbox, /rlimits/);
+});
+
+test('POST /api/cases: the planted over-read is a memory-error though the output is the same', { skip }, async () => {
+	const r = await d.postCase({ title: 'asan over-read', code: LONG });
+	assert.equal(r.status, 201, r.text);
+	const { results } = r.json;
+	assert.equal(r.json.verdict, 'differ');
+	assert.deepEqual(r.json.differs, ['status']);
+	assert.equal(results.base.status, 'ok');
+	assert.equal(results.cand2.status, 'ok', results.cand2.failure);
+	assert.equal(results.base.memory_error, null);
+	assert.equal(results.cand2.memory_error, null);
+	const m = results.head;
+	assert.equal(m.status, 'memory-error', JSON.stringify(m).slice(0, 1500));
+	// The answer is whole and right: only the oracle tells.
+	assert.equal(m.output, '"aaaaaaaaaaaaaaaaaaaa"');
+	assert.equal(m.output, results.base.output);
+	assert.equal(m.memory_error.kind, 'heap-buffer-overflow');
+	assert.equal(m.memory_error.access, 'READ of size 1');
+	assert.match(m.memory_error.frames[0], /^php_json_escape_string json_encoder\.c:\d+$/);
+	assert.match(m.memory_error.frames.join('\n'), /zif_json_encode json\.c:\d+/);
+	assert.match(m.failure, /ERROR: AddressSanitizer: heap-buffer-overflow/);
+	assert.ok(m.failure.length < 70000, `report bounded: ${m.failure.length}`);
+});
+
+test('the case page shows the memory error: kind, access, top frames, the report', { skip }, async () => {
+	const r = await d.postCase({ title: 'asan page', code: 'str_repeat("p", 33)' });
+	assert.equal(r.json.results.head.status, 'memory-error');
+	const errors = [];
+	const { browser, page } = await openPage(errors);
+	try {
+		await page.goto(`${d.url}/#/cases/${r.json.id}`);
+		await page.getByTestId('status-head').waitFor();
+		assert.equal(await page.getByTestId('status-head').textContent(), 'memory-error');
+		assert.equal(await page.getByTestId('status-base').textContent(), 'ok');
+		const m = await page.getByTestId('memory-error-head').textContent();
+		assert.match(m, /heap-buffer-overflow · READ of size 1/);
+		assert.match(m, /php_json_escape_string json_encoder\.c:\d+/);
+		assert.match(await page.getByTestId('failure-head').textContent(), /ERROR: AddressSanitizer/);
+		assert.equal(await page.getByTestId('memory-error-base').count(), 0);
+		assert.deepEqual(errors, []);
+	} finally {
+		await browser.close();
+	}
+});
+
+test('after a report the worker is healthy: the next cases are clean and answered', { skip }, async () => {
+	for (let i = 0; i < 3; i++) {
+		const bad = await d.postCase({ code: `str_repeat("b", ${17 + i})` });
+		assert.equal(bad.json.results.head.status, 'memory-error', bad.text.slice(0, 800));
+		const good = await d.postCase({ code: '["short", 1, 2.5, null]' });
+		assert.equal(good.status, 201, good.text);
+		assert.equal(good.json.verdict, 'same', good.text.slice(0, 1500));
+		for (const role of ['base', 'head', 'cand2']) assert.equal(good.json.results[role].status, 'ok');
+	}
+	const h = (await d.get('/api/health')).json;
+	for (const b of h.builds) assert.notEqual(b.worker?.state, 'failed', JSON.stringify(b));
+});
+
+test('a memory-error is bucketed with its kind and top frame, and shown by the bucket', { skip }, async () => {
+	const r = await d.postCase({ code: 'str_repeat("c", 40)' });
+	assert.equal(r.json.results.head.status, 'memory-error');
+	const list = (await d.get('/api/buckets?limit=50')).json.buckets;
+	const mine = list.filter((b) => b.key.memory_error);
+	assert.ok(mine.length >= 1, JSON.stringify(list.map((b) => b.key)).slice(0, 1500));
+	const key = mine[0].key;
+	assert.deepEqual(key.status, ['ok', 'memory-error']);
+	assert.equal(key.memory_error[0], null);
+	assert.equal(key.memory_error[1], 'heap-buffer-overflow|READ of size 1|php_json_escape_string json_encoder.c');
+	// All the over-read cases so far share one bucket.
+	assert.ok(mine[0].mismatches >= 5, `mismatches ${mine[0].mismatches}`);
+});
+
+test('a generated run: memory-errors on the over-read build only', { skip }, async () => {
+	const post = await d.request('POST', '/api/runs', { body: { suite: 'generated', seed: 15, count: COUNT } });
+	assert.equal(post.status, 202, post.text);
+	const gen = await d.waitRun(post.json.id, { deadlineMs: 600_000 });
+	assert.equal(gen.status, 'done', JSON.stringify(gen).slice(0, 1500));
+	assert.equal(gen.done, COUNT);
+	const s = gen.summary;
+	const st = (role) => s.builds[role].statuses;
+	assert.equal(st('base')['memory-error'], 0);
+	assert.equal(st('cand2')['memory-error'], 0, 'the pristine asan build reports nothing');
+	assert.ok(st('head')['memory-error'] > 0, `head: ${JSON.stringify(st('head'))}`);
+	const sigs = Object.fromEntries(s.signatures.map((x) => [x.signature, x.mismatches]));
+	const why = JSON.stringify({ sigs, statuses: s.builds, unconfirmed: s.unconfirmed }).slice(0, 2000);
+	// Every case with a report is a mismatch of head's, the status one; none
+	// is cand2's (its signatures would be named "cand2:...").  A batch of the
+	// over-read build reports on every long heap string, each report
+	// symbolized: the odd case runs past its time there (a timeout, head's too).
+	const memSigs = Object.keys(sigs).filter((x) => /\|memory-error,\d+,\d+$/.test(x));
+	assert.equal(memSigs.reduce((n, x) => n + sigs[x], 0), st('head')['memory-error'], why);
+	// Only the status differs (the output is the base's), but where a report
+	// ended the process (exitcode 86: no output left to compare).
+	assert.ok(sigs['status|ok,0,0|memory-error,0,0'] > 0, why);
+	for (const sig of memSigs) assert.match(sig, /^status(,output)?\|ok,(\d+,\d+)\|memory-error,\2$/, why);
+	for (const sig of Object.keys(sigs)) assert.match(sig, /^status[a-z_,]*\|ok,\d+,\d+\|(memory-error|timeout),\d+,\d+$/, why);
+	assert.equal(s.builds.cand2.mismatches, 0, why);
+	assert.equal(s.unconfirmed, 0, `each one has its report again when run alone: ${why}`);
+	let c = null;
+	for (const x of s.mismatch_list) {
+		c = (await d.get(`/api/cases/${x.case_id}`)).json;
+		// One that ran to its end (a report that ended the process left no output).
+		if (c.results.head.status === 'memory-error' && c.differs.length === 1) break;
+	}
+	assert.equal(c.verdict, 'differ');
+	assert.deepEqual(c.differs, ['status']);
+	assert.equal(c.results.head.status, 'memory-error', JSON.stringify(c.results.head).slice(0, 1500));
+	assert.equal(c.results.cand2.status, 'ok');
+	assert.equal(c.results.head.output, c.results.base.output, 'the same output');
+	assert.match(c.results.head.memory_error.frames[0], /^php_json_escape_string json_encoder\.c/);
+});
+
+test('the stored suite: the pristine asan build agrees with the release build', { skip }, async () => {
+	const stored = await d.runToEnd({ suite: 'stored' });
+	assert.equal(stored.status, 'done', JSON.stringify(stored).slice(0, 1500));
+	assert.ok(stored.total >= 90, `stored cases: ${stored.total}`);
+	const list = await d.listAll(`/api/runs/${stored.id}/cases?verdict=differ&limit=200`);
+	for (const row of list) {
+		const one = (await d.get(`/api/cases/${row.id}?comparison=${row.comparison_id}`)).json;
+		assert.equal(one.results.cand2.status, one.results.base.status, JSON.stringify(one.results.cand2).slice(0, 800));
+		// A stored case with thousands of long strings has as many reports: it
+		// may run past its time on the over-read build.
+		assert.ok(['memory-error', 'timeout'].includes(one.results.head.status),
+			JSON.stringify(one.results.head).slice(0, 800));
+	}
+	assert.ok(list.some((row) => row.differs?.includes('status')), 'the over-read shows in the stored suite too');
+});
+
+test('a phpt run: the over-read test is a memory-error regression, the pristine build passes', { skip }, async () => {
+	const dir = tmpDir('phpcmp-asan-phpt-');
+	fs.writeFileSync(path.join(dir, 'overread.phpt'),
+		'--TEST--\nlong string\n--FILE--\n<?php echo json_encode(str_repeat("a", 20));\n--EXPECT--\n"aaaaaaaaaaaaaaaaaaaa"\n');
+	fs.writeFileSync(path.join(dir, 'short.phpt'),
+		'--TEST--\nshort string\n--FILE--\n<?php echo json_encode("short");\n--EXPECT--\n"short"\n');
+	const run = await runPhpt(d, { dir });
+	assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 1500));
+	const t = Object.fromEntries(run.summary.tests.map((x) => [x.test.split('/').pop(), x]));
+	assert.equal(t['overread.phpt'].base.status, 'PASS');
+	assert.equal(t['overread.phpt'].cand2.status, 'PASS');
+	assert.equal(t['overread.phpt'].head.status, 'memory-error', JSON.stringify(t['overread.phpt']).slice(0, 1500));
+	for (const role of ['base', 'head', 'cand2']) assert.equal(t['short.phpt'][role].status, 'PASS');
+	assert.deepEqual(run.summary.regressions, ['overread.phpt']);
+});
