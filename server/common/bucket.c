@@ -480,7 +480,9 @@ char *bucket_signature(const struct result res[2], unsigned diff)
 	char *text = NULL;
 	json_t *key;
 
-	if (a->status == STATUS_OK && b->status == STATUS_OK)
+	/* A memory error ran to its end: its output, codes and report count. */
+	if ((a->status == STATUS_OK || a->status == STATUS_MEMORY_ERROR) &&
+	    (b->status == STATUS_OK || b->status == STATUS_MEMORY_ERROR))
 		return bucket_build(0, res, diff, 0);
 	/* A side that did not run to its end (a crash, a timeout) has no output,
 	 * error code or exception to compare: what the other side returned (an
