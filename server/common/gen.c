@@ -852,8 +852,10 @@ static uint32_t gen_grow(struct gen_case *c, uint32_t *nesting)
 	uint32_t s = gen_node(c, GEN_STRING);
 	c->nodes[s].pad = 1;
 	c->nodes[s].first = c->nbytes;
-	for (uint32_t k = 0; k < pad && c->nbytes < GEN_MAX_BYTES / 2; k++)
-		gen_byte(c, 'x');
+	if (pad > GEN_MAX_BYTES / 2 - c->nbytes)
+		pad = c->nbytes < GEN_MAX_BYTES / 2 ? GEN_MAX_BYTES / 2 - c->nbytes : 0;
+	memset(c->bytes + c->nbytes, 'x', pad);
+	c->nbytes += pad;
 	c->nodes[s].n = c->nbytes - c->nodes[s].first;
 	c->ents[c->nodes[i].first].value = s;
 	gen_path_push(c, i);
