@@ -95,7 +95,7 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	o->nodes[j] = *n;
 	kind = n->kind;
 	if (e != NULL && e->a == i) {
-		if (e->op == SHRINK_INT && kind == GEN_INT)
+		if (e->op == SHRINK_INT && (kind == GEN_INT || kind == GEN_BUILTIN))
 			o->nodes[j].v.i = e->v;
 		else if (e->op == SHRINK_FLOAT && kind == GEN_FLOAT)
 			o->nodes[j].v.d = e->d;
@@ -236,6 +236,12 @@ static int is_container(uint8_t kind)
 	return kind == GEN_LIST || kind == GEN_MAP || kind == GEN_STDCLASS || kind == GEN_OBJECT;
 }
 
+/* A reference to a value, an ArrayObject: one entry, never dropped, replaced by it. */
+static int is_holder(const struct gen_node *n)
+{
+	return (n->kind == GEN_REF || n->kind == GEN_BUILTIN) && n->cls == 0;
+}
+
 /*
  * Chunks of a string's n bytes p: all of it, halves, quarters ...; then
  * each whole UTF-8 character (a chunk may cut one, making the string invalid
@@ -282,13 +288,13 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 	order[tail++] = c->root;
 	while (head < tail) {
 		const struct gen_node *n = &c->nodes[order[head++]];
-		if (!is_container(n->kind))
+		if (!is_container(n->kind) && !is_holder(n))
 			continue;
 		for (uint32_t x = 0; x < n->n && tail < GEN_MAX_NODES; x++)
 			order[tail++] = c->ents[n->first + x].value;
 	}
 	/* The root replaced by one of its children. */
-	if (is_container(r->kind))
+	if (is_container(r->kind) || is_holder(r))
 		for (uint32_t x = 0; x < r->n; x++)
 			add(&s, SHRINK_REPLACE, c->root, c->ents[r->first + x].value, 0, 0, 0, 0);
 	/* Entries dropped: all, then halves ... one at a time. */
@@ -304,7 +310,7 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 	/* A container replaced by one of its children. */
 	for (uint32_t q = 1; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
-		if (is_container(n->kind))
+		if (is_container(n->kind) || is_holder(n))
 			for (uint32_t x = 0; x < n->n; x++)
 				add(&s, SHRINK_REPLACE, order[q], c->ents[n->first + x].value, 0, 0, 0, 0);
 	}
@@ -341,6 +347,11 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 				add(&s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
 			if (n->v.i != 0 && n->v.i != 1)
 				add(&s, SHRINK_INT, order[q], 0, 0, 0, 1, 0);
+			break;
+		case GEN_BUILTIN:
+			/* SplFixedArray(0), DateInterval('P0D'), DateTimeImmutable('@0'). */
+			if (n->cls != 0 && n->cls != 4 && n->v.i != 0)
+				add(&s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
 			break;
 		case GEN_FLOAT: {
 			int rank = float_rank(n->v.d);
