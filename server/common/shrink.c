@@ -17,6 +17,10 @@ struct copy {
 	const struct shrink_edit *e;
 	struct gen_case *out;
 	int fail;
+	/* Plans with references: each container's new index, and whether it is
+	 * being copied (around the node at hand: a back-reference's target). */
+	uint32_t map[GEN_MAX_NODES];
+	unsigned char onstack[GEN_MAX_NODES];
 };
 
 static uint32_t copy_bytes(struct copy *k, const char *s, uint32_t n, uint32_t lo, uint32_t hi)
@@ -51,6 +55,27 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	}
 	n = &in->nodes[i];
 	j = o->nnodes++;
+	if (n->kind == GEN_REF && n->cls == 1) {
+		/* A back-reference names its container's new index, or becomes
+		 * null when an edit took that container away from around it. */
+		uint32_t t = (uint32_t)n->v.i;
+		o->nodes[j] = *n;
+		if (t < GEN_MAX_NODES && k->onstack[t]) {
+			o->nodes[j].v.i = k->map[t];
+			o->nrefs++;
+			o->kinds |= 1u << GEN_REF;
+		} else {
+			memset(&o->nodes[j], 0, sizeof o->nodes[j]);
+			o->kinds |= 1u << GEN_NULL;
+		}
+		return j;
+	}
+	if (in->nrefs > 0 && i < GEN_MAX_NODES) {
+		k->map[i] = j;
+		k->onstack[i] = 1;
+	}
+	if (n->kind == GEN_REF)
+		o->nrefs++;
 	if (e != NULL && e->op == SHRINK_KEY_VALUE && e->a == i) {
 		/* The container gives way to one of its keys, as a string value. */
 		const struct gen_entry *en = &in->ents[e->b];
@@ -70,7 +95,7 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	o->nodes[j] = *n;
 	kind = n->kind;
 	if (e != NULL && e->a == i) {
-		if (e->op == SHRINK_INT && kind == GEN_INT)
+		if (e->op == SHRINK_INT && (kind == GEN_INT || kind == GEN_BUILTIN))
 			o->nodes[j].v.i = e->v;
 		else if (e->op == SHRINK_FLOAT && kind == GEN_FLOAT)
 			o->nodes[j].v.d = e->d;
@@ -93,7 +118,9 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	}
 	if (kind == GEN_ENUM)
 		o->enums |= 1u << n->cls;
-	if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS && kind != GEN_OBJECT)
+	/* A reference to a value and an ArrayObject hold one entry, like a container. */
+	int holder = (kind == GEN_REF || kind == GEN_BUILTIN) && n->cls == 0;
+	if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS && kind != GEN_OBJECT && !holder)
 		return j;
 	if (kind == GEN_OBJECT)
 		o->classes |= 1ull << n->cls;
@@ -142,12 +169,21 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		v = copy_node(k, src->value, level + 1);
 		o->ents[first + y - 1].value = v;
 	}
+	if (in->nrefs > 0 && i < GEN_MAX_NODES)
+		k->onstack[i] = 0;
 	return j;
 }
 
 int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct gen_case *out)
 {
-	struct copy k = { c, e, out, 0 };
+	static __thread struct copy k; /* ~2.5 KB: not on the stack */
+
+	k.in = c;
+	k.e = e;
+	k.out = out;
+	k.fail = 0;
+	if (c->nrefs > 0)
+		memset(k.onstack, 0, sizeof k.onstack);
 
 	out->seed = c->seed;
 	out->index = c->index;
@@ -161,6 +197,7 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	out->kinds = 0;
 	out->classes = 0;
 	out->enums = 0;
+	out->nrefs = out->npath = 0;
 	out->rng = c->rng;
 	if (e != NULL && e->op == SHRINK_FLAG)
 		out->flags &= ~((int64_t)1 << e->lo);
@@ -197,6 +234,12 @@ static void add(
 static int is_container(uint8_t kind)
 {
 	return kind == GEN_LIST || kind == GEN_MAP || kind == GEN_STDCLASS || kind == GEN_OBJECT;
+}
+
+/* A reference to a value, an ArrayObject: one entry, never dropped, replaced by it. */
+static int is_holder(const struct gen_node *n)
+{
+	return (n->kind == GEN_REF || n->kind == GEN_BUILTIN) && n->cls == 0;
 }
 
 /*
@@ -245,13 +288,13 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 	order[tail++] = c->root;
 	while (head < tail) {
 		const struct gen_node *n = &c->nodes[order[head++]];
-		if (!is_container(n->kind))
+		if (!is_container(n->kind) && !is_holder(n))
 			continue;
 		for (uint32_t x = 0; x < n->n && tail < GEN_MAX_NODES; x++)
 			order[tail++] = c->ents[n->first + x].value;
 	}
 	/* The root replaced by one of its children. */
-	if (is_container(r->kind))
+	if (is_container(r->kind) || is_holder(r))
 		for (uint32_t x = 0; x < r->n; x++)
 			add(&s, SHRINK_REPLACE, c->root, c->ents[r->first + x].value, 0, 0, 0, 0);
 	/* Entries dropped: all, then halves ... one at a time. */
@@ -267,7 +310,7 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 	/* A container replaced by one of its children. */
 	for (uint32_t q = 1; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
-		if (is_container(n->kind))
+		if (is_container(n->kind) || is_holder(n))
 			for (uint32_t x = 0; x < n->n; x++)
 				add(&s, SHRINK_REPLACE, order[q], c->ents[n->first + x].value, 0, 0, 0, 0);
 	}
@@ -304,6 +347,11 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 				add(&s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
 			if (n->v.i != 0 && n->v.i != 1)
 				add(&s, SHRINK_INT, order[q], 0, 0, 0, 1, 0);
+			break;
+		case GEN_BUILTIN:
+			/* SplFixedArray(0), DateInterval('P0D'), DateTimeImmutable('@0'). */
+			if (n->cls != 0 && n->cls != 4 && n->v.i != 0)
+				add(&s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
 			break;
 		case GEN_FLOAT: {
 			int rank = float_rank(n->v.d);
