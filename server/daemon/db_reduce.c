@@ -414,6 +414,48 @@ int64_t db_reduce_find_root(
 	return id;
 }
 
+int db_reduce_join_late(struct db *db, int64_t bucket_id, int64_t root, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc, ok = 0;
+
+	if (root <= 0 || root == bucket_id)
+		return 0;
+	pthread_mutex_lock(&db->lock);
+	/* Only a root joins, and only into a root (never one that joined it: no cycle). */
+	if (dbr_prepare(db,
+	        "SELECT 1 FROM buckets a, buckets b WHERE a.id = ?1 AND a.root_id IS NULL AND "
+	        "b.id = ?2 AND b.root_id IS NULL",
+	        &st, err, errsize) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, bucket_id);
+	sqlite3_bind_int64(st, 2, root);
+	rc = sqlite3_step(st);
+	ok = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto dberr;
+	if (ok) {
+		if (dbr_prepare(db, "UPDATE buckets SET root_id = ?2 WHERE id = ?1 OR root_id = ?1", &st, err,
+		        errsize) < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, bucket_id);
+		sqlite3_bind_int64(st, 2, root);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			goto dberr;
+	}
+	pthread_mutex_unlock(&db->lock);
+	return ok;
+dberr:
+	pthread_mutex_unlock(&db->lock);
+	return db_fail(db, "join root late", err, errsize);
+fail:
+	pthread_mutex_unlock(&db->lock);
+	return -1;
+}
+
 /* The columns of a reduction as read by dbr_json. */
 #define DBR_COLUMNS                                                                                    \
 	"r.id, r.bucket_id, r.comparison_id, r.representative, r.state, r.found_as, r.signature, "     \
