@@ -336,6 +336,13 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	if (e != NULL && e->op == SHRINK_DEPTH)
 		out->depth = e->v > 0 ? e->v : 512;
 	out->root = copy_node(&k, c->root, 0);
+	/* The throwing destructor's class is declared (gen_render_setup) only
+	 * while an object whose jsonSerialize() uses it is left: a part without
+	 * one has the setup of the same value made afresh. */
+	out->features &= ~(1u << GEN_F_JSONSER_DTOR);
+	for (unsigned i = 0; i < GEN_NCLASSES; i++)
+		if ((out->classes & 1ull << i) && gen_class_at(i)->type == GEN_CLASS_JSONSER_DTOR)
+			out->features |= 1u << GEN_F_JSONSER_DTOR;
 	return k.fail ? -1 : 0;
 }
 

@@ -255,6 +255,39 @@ int main(void)
 		free(src);
 	}
 
+	/* The throwing destructor's declaration goes with the last object using it. */
+	{
+		struct gen_buf su = { 0 };
+		uint64_t i;
+		int made = 0, before;
+		for (i = 0; i < 100000; i++) {
+			gen_case_make(&a, 1, i);
+			if (a.features & 1u << GEN_F_JSONSER_DTOR)
+				break;
+		}
+		gen_render_setup(&a, &su);
+		before = su.data != NULL && strstr(su.data, "class GenDtorThrow") != NULL;
+		gen_buf_release(&su);
+		shrink_apply(&a, NULL, &b);
+		for (int guard = 0; guard < 64; guard++) {
+			size_t n = shrink_candidates(&b, edits, 16384), x;
+			for (x = 0; x < n; x++)
+				if (edits[x].op == SHRINK_KIND && b.nodes[edits[x].a].kind == GEN_OBJECT &&
+				    gen_class_at(b.nodes[edits[x].a].cls)->type == GEN_CLASS_JSONSER_DTOR)
+					break;
+			if (x == n)
+				break;
+			shrink_apply(&b, &edits[x], &a);
+			memcpy(&b, &a, sizeof b);
+			made++;
+		}
+		gen_render_setup(&b, &su);
+		ok(before && made > 0 && !(b.features & 1u << GEN_F_JSONSER_DTOR) &&
+		        (su.data == NULL || strstr(su.data, "GenDtorThrow") == NULL),
+		    "the destructor's class is no longer declared once no object uses it");
+		gen_buf_release(&su);
+	}
+
 	/* The budget stops it, keeping the best so far. */
 	{
 		struct oracle o = { bug_del, 0, 3 };
