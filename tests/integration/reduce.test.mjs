@@ -176,9 +176,9 @@ test('error-not-set: INF, once per error-handling mode (none, partial output, th
 	assert.equal(plain.outputs.head.output, '0');
 	assert.equal(plain.outputs.head.error_code, 0);
 	const held = inf.reduce((n, r) => n + r.mismatches, 0);
-	// Generator v2 measured 48 of 54 (v1: at least 90 %): the rest, INF beside
-	// a resource or a throwing destructor, keeps another signature.
-	assert.ok(held >= run.summary.stored_in_full * 0.85, `the three INF roots hold ${held} of ${run.summary.stored_in_full} bucketed`);
+	// INF beside a resource, an enum or a back-reference (generator v2) keeps
+	// another signature but is explained by an INF root, even one reduced later.
+	assert.ok(held >= run.summary.stored_in_full * 0.9, `the three INF roots hold ${held} of ${run.summary.stored_in_full} bucketed`);
 	for (const r of roots.roots) assert.ok(r.minimal.value_bytes <= 40 && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
 	checkCost(roots);
 });
