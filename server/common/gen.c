@@ -211,6 +211,11 @@ static const char *const gen_enum_decls[GEN_NENUMS] = {
 };
 /* clang-format on */
 
+/* What GEN_CLASS_JSONSER_DTOR's jsonSerialize() holds in a local. */
+static const char gen_dtor_decl[] =
+    "class GenDtorThrow { public function __destruct() { "
+    "throw new RuntimeException('GenDtorThrow refuses to be destroyed'); } }\n";
+
 static void gen_buf_put(struct gen_buf *, const void *, size_t);
 static void gen_buf_puts(struct gen_buf *, const char *);
 static void gen_render_string(struct gen_buf *, const char *, size_t);
@@ -264,8 +269,11 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 	/* Sets private and protected properties too: it runs in the class scope. */
 	gen_buf_puts(
 	    b, "\tpublic function __construct(array $v = []) { foreach ($v as $k => $x) $this->$k = $x; }\n");
-	if (k->type == GEN_CLASS_JSONSER) {
-		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { return $this->{");
+	if (k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR) {
+		gen_buf_puts(b,
+		    k->type == GEN_CLASS_JSONSER_DTOR
+		        ? "\tpublic function jsonSerialize(): mixed { $guard = new GenDtorThrow(); return $this->{"
+		        : "\tpublic function jsonSerialize(): mixed { return $this->{");
 		gen_render_string(b, k->props[0].name, k->props[0].len);
 		gen_buf_puts(b, "}; }\n");
 	} else if (k->type == GEN_CLASS_JSONSER_THIS) {
@@ -281,7 +289,8 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 /*
  * The class table, the same on every machine: made from a fixed stream.
  * 30 plain classes, 4 with dynamic properties, 4 JsonSerializable returning
- * a property, one returning $this, one that throws.
+ * a property, one returning $this, one that throws, one whose local's
+ * destructor throws after the return value is made.
  */
 static void gen_init(void)
 {
@@ -304,7 +313,8 @@ static void gen_init(void)
 		    : i < 34     ? GEN_CLASS_DYNAMIC
 		    : i < 38     ? GEN_CLASS_JSONSER
 		    : i == 38    ? GEN_CLASS_JSONSER_THIS
-		                 : GEN_CLASS_JSONSER_THROW;
+		    : i == 39    ? GEN_CLASS_JSONSER_THROW
+		                 : GEN_CLASS_JSONSER_DTOR;
 		k->nprops = (uint8_t)(1 + gen_below(&r, GEN_MAX_PROPS));
 		for (int p = 0; p < k->nprops; p++) {
 			struct gen_prop *pr = &k->props[p];
@@ -322,11 +332,12 @@ static void gen_init(void)
 			pr->typed = gen_one_in(&r, 4);
 		}
 		/* JsonSerializable classes return their first property: private, untyped. */
-		if (k->type == GEN_CLASS_JSONSER) {
+		if (k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR) {
 			k->props[0].visibility = GEN_PRIVATE;
 			k->props[0].typed = 0;
 		}
 	}
+	gen_buf_puts(&b, gen_dtor_decl);
 	for (unsigned i = 0; i < GEN_NCLASSES; i++)
 		gen_class_source(&gen_classes[i], &b);
 	for (unsigned i = 0; i < GEN_NENUMS; i++)
@@ -786,6 +797,143 @@ static void gen_key(struct gen_case *c, struct gen_entry *e, int object)
 	}
 }
 
+/* ---- references, recursion, built-in classes, buffer growth (version 2) ---- */
+
+/* The containers being filled, outermost first: what a back-reference may name. */
+static void gen_path_push(struct gen_case *c, uint32_t i)
+{
+	if (c->npath < GEN_NELEMS(c->path))
+		c->path[c->npath] = i;
+	c->npath++;
+}
+
+static void gen_path_pop(struct gen_case *c, uint32_t i)
+{
+	(void)i;
+	c->npath--;
+}
+
+/*
+ * An element of a list, map or stdClass: mostly a value, now and then a
+ * reference to one (&$h) or a reference to a container it sits in (the
+ * value contains itself: JSON_ERROR_RECURSION).  Declared classes' properties
+ * never get one (their constructor copies values, dropping the reference).
+ */
+static uint32_t gen_child(struct gen_case *c, unsigned level, uint32_t *nesting)
+{
+	struct gen_rng *r = &c->rng;
+	unsigned k = gen_below(r, 160); /* 1/160 a back-reference, 2/160 a reference */
+	uint32_t i, in = c->npath < GEN_NELEMS(c->path) ? c->npath : GEN_NELEMS(c->path);
+	if (k >= 3 || !gen_room(c, 24, 1024))
+		return gen_value(c, level, nesting);
+	c->features |= 1u << GEN_F_REFERENCE;
+	c->nrefs++;
+	if (k == 0 && in > 0) {
+		i = gen_node(c, GEN_REF);
+		c->nodes[i].cls = 1;
+		c->nodes[i].v.i = c->path[gen_below(r, in)];
+		c->features |= 1u << GEN_F_RECURSION;
+		*nesting = 0;
+		return i;
+	}
+	i = gen_container(c, GEN_REF, 1);
+	c->ents[c->nodes[i].first].value = gen_value(c, level, nesting);
+	return i;
+}
+
+/* A list or a map of children, itself no back-reference's target (see gen_builtin). */
+static uint32_t gen_array_node(struct gen_case *c, unsigned level, uint32_t *nesting)
+{
+	struct gen_rng *r = &c->rng;
+	uint32_t n = gen_size(c, level), child, deepest = 0, i;
+	int map = gen_one_in(r, 2);
+	i = gen_container(c, map ? GEN_MAP : GEN_LIST, n);
+	for (uint32_t e = 0; e < n; e++) {
+		struct gen_entry *en = &c->ents[c->nodes[i].first + e];
+		if (map)
+			gen_key(c, en, 0);
+		en->value = gen_child(c, level + 1, &child);
+		if (child > deepest)
+			deepest = child;
+	}
+	*nesting = deepest + 1;
+	return i;
+}
+
+/*
+ * Objects whose properties come from a handler: ArrayObject (get_properties_for,
+ * encoded as its storage) and SplFixedArray (its own get_properties).
+ */
+static uint32_t gen_builtin(struct gen_case *c, unsigned level, uint32_t *nesting)
+{
+	struct gen_rng *r = &c->rng;
+	uint32_t i, child;
+	unsigned k = gen_below(r, 8);
+	if (k >= 3) {
+		/* 1 SplFixedArray(n) (JsonSerializable since 8.1), 2 DateInterval('PnD')
+		 * (its own get_properties), 3 DateTimeImmutable('@t') (a fresh table
+		 * per call), 4 WeakMap (no table at all: NULL for JSON). */
+		static const uint8_t which[] = { 1, 2, 3, 4, 4 };
+		i = gen_node(c, GEN_BUILTIN);
+		c->nodes[i].cls = which[k - 3];
+		c->nodes[i].v.i = c->nodes[i].cls == 3 ? (int64_t)gen_below(r, 2000000000) : gen_below(r, 4);
+		*nesting = 1;
+		return i;
+	}
+	i = gen_container(c, GEN_BUILTIN, 1);
+	/* The storage is entry 0's array; the object stands in its place.  It is
+	 * never a back-reference's target: ArrayObject may copy it. */
+	c->ents[c->nodes[i].first].value = gen_array_node(c, level, &child);
+	*nesting = child;
+	return i;
+}
+
+/*
+ * A list whose first element is a run of 'x' long enough that the encoder's
+ * buffer (231 bytes, then 4071) fills up inside the values after it: each
+ * append site's growth arm.  The values are dense strings or any values.
+ */
+static uint32_t gen_grow(struct gen_case *c, uint32_t *nesting)
+{
+	struct gen_rng *r = &c->rng;
+	uint32_t n = 2 + gen_below(r, 4), i, child, deepest = 0, len;
+	uint32_t pad = gen_one_in(r, 4) ? 3840 + gen_below(r, 232) : gen_below(r, 232);
+	c->features |= 1u << GEN_F_GROW;
+	i = gen_container(c, GEN_LIST, n);
+	uint32_t s = gen_node(c, GEN_STRING);
+	c->nodes[s].pad = 1;
+	c->nodes[s].first = c->nbytes;
+	if (pad > GEN_MAX_BYTES / 2 - c->nbytes)
+		pad = c->nbytes < GEN_MAX_BYTES / 2 ? GEN_MAX_BYTES / 2 - c->nbytes : 0;
+	memset(c->bytes + c->nbytes, 'x', pad);
+	c->nbytes += pad;
+	c->nodes[s].n = c->nbytes - c->nodes[s].first;
+	c->ents[c->nodes[i].first].value = s;
+	gen_path_push(c, i);
+	for (uint32_t e = 1; e < n; e++) {
+		uint32_t v;
+		child = 0;
+		if (gen_one_in(r, 2) && gen_room(c, 4, 1024)) {
+			unsigned np = 6 + gen_below(r, 18);
+			v = gen_node(c, GEN_STRING);
+			c->nodes[v].first = c->nbytes;
+			c->shapes |= 1u << GEN_S_PIECES;
+			for (unsigned k = 0; k < np; k++)
+				gen_piece(c, gen_pick_piece(r));
+			len = c->nbytes - c->nodes[v].first;
+			c->nodes[v].n = len;
+		} else {
+			v = gen_child(c, 2, &child);
+		}
+		c->ents[c->nodes[i].first + e].value = v;
+		if (child > deepest)
+			deepest = child;
+	}
+	gen_path_pop(c, i);
+	*nesting = deepest + 1;
+	return i;
+}
+
 static uint32_t gen_object(struct gen_case *c, unsigned level, uint32_t *nesting)
 {
 	struct gen_rng *r = &c->rng;
@@ -800,9 +948,12 @@ static uint32_t gen_object(struct gen_case *c, unsigned level, uint32_t *nesting
 		c->features |= 1u << GEN_F_JSONSER_THIS;
 	else if (k->type == GEN_CLASS_JSONSER_THROW)
 		c->features |= 1u << GEN_F_JSONSER_THROW;
+	else if (k->type == GEN_CLASS_JSONSER_DTOR)
+		c->features |= 1u << GEN_F_JSONSER_DTOR;
+	int returns_prop = k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR;
 	for (uint32_t p = 0; p < k->nprops; p++) {
 		/* A JsonSerializable's value is always set; others now and then left out. */
-		if ((k->type == GEN_CLASS_JSONSER && p == 0) || !gen_one_in(r, 5))
+		if ((returns_prop && p == 0) || !gen_one_in(r, 5))
 			set[nset++] = p;
 		else if (k->props[p].typed)
 			c->features |= 1u << GEN_F_UNINIT;
@@ -813,6 +964,7 @@ static uint32_t gen_object(struct gen_case *c, unsigned level, uint32_t *nesting
 		nset = ndyn = 0;
 	uint32_t i = gen_container(c, GEN_OBJECT, nset + ndyn);
 	c->nodes[i].cls = (uint16_t)ci;
+	gen_path_push(c, i);
 	for (uint32_t e = 0; e < nset; e++) {
 		struct gen_entry *en = &c->ents[c->nodes[i].first + e];
 		en->key_type = GEN_KEY_PROP;
@@ -842,8 +994,9 @@ static uint32_t gen_object(struct gen_case *c, unsigned level, uint32_t *nesting
 		if (child > deepest)
 			deepest = child;
 	}
+	gen_path_pop(c, i);
 	/* A JsonSerializable's value is encoded in its place, not inside an object. */
-	*nesting = k->type == GEN_CLASS_JSONSER ? deepest : deepest + 1;
+	*nesting = returns_prop ? deepest : deepest + 1;
 	return i;
 }
 
@@ -914,6 +1067,8 @@ static uint32_t gen_value(struct gen_case *c, unsigned level, uint32_t *nesting)
 	*nesting = 0;
 	if (!gen_room(c, 16, 1024))
 		return gen_node(c, GEN_NULL);
+	if (level == 1 && gen_one_in(r, 10))
+		return gen_grow(c, nesting);
 	if (gen_below(r, 100) >= pct)
 		return gen_scalar(c);
 	switch (gen_below(r, 20)) {
@@ -924,11 +1079,13 @@ static uint32_t gen_value(struct gen_case *c, unsigned level, uint32_t *nesting)
 	case 4:
 		n = gen_size(c, level);
 		i = gen_container(c, GEN_LIST, n);
+		gen_path_push(c, i);
 		for (uint32_t e = 0; e < n; e++) {
-			c->ents[c->nodes[i].first + e].value = gen_value(c, level + 1, &child);
+			c->ents[c->nodes[i].first + e].value = gen_child(c, level + 1, &child);
 			if (child > deepest)
 				deepest = child;
 		}
+		gen_path_pop(c, i);
 		break;
 	case 5:
 	case 6:
@@ -943,16 +1100,20 @@ static uint32_t gen_value(struct gen_case *c, unsigned level, uint32_t *nesting)
 		int object = gen_below(r, 10) < 4;
 		n = gen_size(c, level);
 		i = gen_container(c, object ? GEN_STDCLASS : GEN_MAP, n);
+		gen_path_push(c, i);
 		for (uint32_t e = 0; e < n; e++) {
 			struct gen_entry *en = &c->ents[c->nodes[i].first + e];
 			gen_key(c, en, object);
-			en->value = gen_value(c, level + 1, &child);
+			en->value = gen_child(c, level + 1, &child);
 			if (child > deepest)
 				deepest = child;
 		}
+		gen_path_pop(c, i);
 		break;
 	}
 	default:
+		if (gen_one_in(r, 8))
+			return gen_builtin(c, level, nesting);
 		return gen_object(c, level, nesting);
 	}
 	*nesting = deepest + 1;
@@ -984,6 +1145,7 @@ void gen_case_make(struct gen_case *c, uint64_t seed, uint64_t index)
 	c->nnodes = c->nents = c->nbytes = 0;
 	c->pieces = 0;
 	c->shapes = c->kinds = c->features = c->enums = 0;
+	c->nrefs = c->npath = 0;
 	c->classes = 0;
 	gen_rng_seed(&c->rng, seed, index);
 	r = &c->rng;
@@ -1019,7 +1181,9 @@ uint64_t gen_case_hash(const struct gen_case *c)
 			memcpy(&v, &n->v.d, sizeof(v));
 		else
 			v = (uint64_t)n->v.i;
-		h = gen_hash_u64(h, (uint64_t)n->kind | (uint64_t)n->cls << 8 | (uint64_t)n->n << 32);
+		h = gen_hash_u64(h,
+		    (uint64_t)n->kind | (uint64_t)n->cls << 8 | (uint64_t)n->pad << 24 |
+		        (uint64_t)n->n << 32);
 		h = gen_hash_u64(h, n->kind == GEN_STRING ? n->first : v);
 	}
 	for (uint32_t i = 0; i < c->nents; i++) {
@@ -1196,10 +1360,65 @@ void gen_format_double(double d, char *buf, size_t size)
 		strncat(buf, ".0", size - strlen(buf) - 1);
 }
 
-static void gen_render_node(const struct gen_case *c, uint32_t i, struct gen_buf *b)
+/*
+ * A case with references renders as a closure called at once: holes &$hN
+ * in the literals, filled after the value is built ($hN = ...; in order),
+ * and each container a back-reference names assigned to $tN where it is
+ * written -- what PHP source needs to make a value that contains itself.
+ */
+struct gen_render_refs {
+	uint32_t queue[GEN_MAX_NODES], head, tail;
+	unsigned char target[GEN_MAX_NODES];
+};
+
+static void gen_render_node(
+    const struct gen_case *c, uint32_t i, struct gen_buf *b, struct gen_render_refs *q);
+
+/* The kinds of version 2 (gen_render_node's other cases). */
+static int gen_render_new_kind(
+    const struct gen_case *c, uint32_t i, struct gen_buf *b, struct gen_render_refs *q)
 {
 	const struct gen_node *n = &c->nodes[i];
 	char num[64];
+	if (n->kind == GEN_STRING && n->pad) {
+		snprintf(num, sizeof(num), "str_repeat('x', %u)", (unsigned)n->n);
+		gen_buf_puts(b, num);
+		return 1;
+	}
+	if (n->kind == GEN_REF) {
+		snprintf(num, sizeof(num), "&$h%u", (unsigned)i);
+		gen_buf_puts(b, num);
+		if (q != NULL && q->tail < GEN_MAX_NODES)
+			q->queue[q->tail++] = i;
+		return 1;
+	}
+	if (n->kind == GEN_BUILTIN) {
+		static const char *const fmt[] = { NULL, "new SplFixedArray(%lld)",
+			"new DateInterval('P%lldD')", "new DateTimeImmutable('@%lld')", "new WeakMap()" };
+		if (n->cls >= 1 && n->cls <= 4) {
+			snprintf(num, sizeof(num), fmt[n->cls], (long long)n->v.i);
+			gen_buf_puts(b, num);
+		} else {
+			gen_buf_puts(b, "new ArrayObject(");
+			gen_render_node(c, c->ents[n->first].value, b, q);
+			gen_buf_puts(b, ")");
+		}
+		return 1;
+	}
+	if (q != NULL && q->target[i]) {
+		snprintf(num, sizeof(num), "$t%u = ", (unsigned)i);
+		gen_buf_puts(b, num);
+	}
+	return 0;
+}
+
+static void gen_render_node(
+    const struct gen_case *c, uint32_t i, struct gen_buf *b, struct gen_render_refs *q)
+{
+	const struct gen_node *n = &c->nodes[i];
+	char num[64];
+	if (gen_render_new_kind(c, i, b, q))
+		return;
 	switch (n->kind) {
 	case GEN_NULL:
 		gen_buf_puts(b, "null");
@@ -1273,15 +1492,46 @@ static void gen_render_node(const struct gen_case *c, uint32_t i, struct gen_buf
 			gen_render_string(b, p->name, p->len);
 			gen_buf_puts(b, " => ");
 		}
-		gen_render_node(c, en->value, b);
+		gen_render_node(c, en->value, b, q);
 	}
 	gen_buf_puts(b, n->kind == GEN_OBJECT ? "])" : "]");
 }
 
 int gen_render_value(const struct gen_case *c, struct gen_buf *b)
 {
-	gen_render_node(c, c->root, b);
-	gen_buf_put(b, "", 0);
+	struct gen_render_refs *q;
+	char num[64];
+	if (c->nrefs == 0) {
+		gen_render_node(c, c->root, b, NULL);
+		gen_buf_put(b, "", 0);
+		return b->failed ? -1 : 0;
+	}
+	q = calloc(1, sizeof(*q));
+	if (q == NULL) {
+		b->failed = 1;
+		return -1;
+	}
+	for (uint32_t k = 0; k < c->nnodes; k++)
+		if (c->nodes[k].kind == GEN_REF && c->nodes[k].cls == 1)
+			q->target[c->nodes[k].v.i] = 1;
+	gen_buf_puts(b, "(function () { $v = ");
+	gen_render_node(c, c->root, b, q);
+	gen_buf_puts(b, ";");
+	while (q->head < q->tail) {
+		uint32_t r = q->queue[q->head++];
+		const struct gen_node *n = &c->nodes[r];
+		snprintf(num, sizeof(num), " $h%u = ", (unsigned)r);
+		gen_buf_puts(b, num);
+		if (n->cls == 1) {
+			snprintf(num, sizeof(num), "$t%u", (unsigned)n->v.i);
+			gen_buf_puts(b, num);
+		} else {
+			gen_render_node(c, c->ents[n->first].value, b, q);
+		}
+		gen_buf_puts(b, ";");
+	}
+	gen_buf_puts(b, " return $v; })()");
+	free(q);
 	return b->failed ? -1 : 0;
 }
 
@@ -1302,6 +1552,8 @@ static int gen_readable(const char *s, size_t n)
 int gen_render_setup(const struct gen_case *c, struct gen_buf *b)
 {
 	gen_buf_put(b, "", 0);
+	if (c->features & 1u << GEN_F_JSONSER_DTOR)
+		gen_buf_puts(b, gen_dtor_decl);
 	for (unsigned i = 0; i < GEN_NCLASSES; i++) {
 		struct gen_buf one = { 0 };
 		if (!(c->classes & 1ull << i))
@@ -1404,7 +1656,7 @@ const char *gen_counter_name(unsigned i, char *buf, size_t size)
 	/* clang-format off */
 	static const char *const kinds[GEN_KIND_COUNT] = {
 		"null", "false", "true", "int", "float", "string", "list", "map", "stdclass",
-		"object", "enum", "resource",
+		"object", "enum", "resource", "reference", "builtin_object",
 	};
 	/* clang-format on */
 	/* clang-format off */
@@ -1412,7 +1664,8 @@ const char *gen_counter_name(unsigned i, char *buf, size_t size)
 		"private_or_protected_set", "typed_uninitialized", "dynamic_properties", "json_serializable",
 		"json_serializable_this", "json_serializable_throws", "nul_property_name", "int_key",
 		"numeric_string_key", "empty_key", "negative_zero", "nan_or_inf", "small_depth",
-		"nested_deeper_than_depth", "throw_on_error",
+		"nested_deeper_than_depth", "throw_on_error", "reference", "recursion", "buffer_growth",
+		"json_serializable_destructor_throws",
 	};
 	/* clang-format on */
 	if (i == GEN_C_CASES)

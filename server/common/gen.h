@@ -24,7 +24,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GEN_VERSION 1
+/*
+ * 2: references (&), self-referencing values (recursion), ArrayObject and
+ * SplFixedArray, output padded to the encoder buffer's growth points, empty
+ * arrays immutable as PHP's [], a jsonSerialize() that returns with an
+ * exception pending (a destructor throws).
+ */
+#define GEN_VERSION 2
 
 /* Bounds of one case (the generator stays well inside them). */
 #define GEN_MAX_NODES 512
@@ -44,6 +50,9 @@ enum gen_kind {
 	GEN_OBJECT,   /* new GenCn([...]): a declared class (gen_class_at) */
 	GEN_ENUM,     /* GenEnumS::A ... (cls = enum, n = case) */
 	GEN_RESOURCE, /* fopen('php://memory', 'r') */
+	GEN_REF,      /* &$hN: one entry (the value), or cls 1: a back-reference to node v.i */
+	GEN_BUILTIN,  /* cls 0: new ArrayObject(entry 0); 1 SplFixedArray(v.i), 2 DateInterval('Pv.iD'),
+	               * 3 DateTimeImmutable('@v.i'), 4 WeakMap() */
 	GEN_KIND_COUNT
 };
 
@@ -93,11 +102,15 @@ enum gen_feature {
 	GEN_F_INT_KEY,       /* an int array key */
 	GEN_F_NUMERIC_KEY,   /* a numeric-string array key (PHP makes it an int) */
 	GEN_F_EMPTY_KEY,
-	GEN_F_NEG_ZERO,    /* -0.0 */
-	GEN_F_NAN_INF,     /* NAN, INF or -INF */
-	GEN_F_SMALL_DEPTH, /* json_encode depth below 512 */
-	GEN_F_DEPTH_HIT,   /* ... and the value is nested deeper than it */
-	GEN_F_THROW_FLAG,  /* JSON_THROW_ON_ERROR */
+	GEN_F_NEG_ZERO,     /* -0.0 */
+	GEN_F_NAN_INF,      /* NAN, INF or -INF */
+	GEN_F_SMALL_DEPTH,  /* json_encode depth below 512 */
+	GEN_F_DEPTH_HIT,    /* ... and the value is nested deeper than it */
+	GEN_F_THROW_FLAG,   /* JSON_THROW_ON_ERROR */
+	GEN_F_REFERENCE,    /* a PHP reference inside an array or object */
+	GEN_F_RECURSION,    /* a value that contains itself (through a reference) */
+	GEN_F_GROW,         /* a padded list: the encoder's buffer grows inside its values */
+	GEN_F_JSONSER_DTOR, /* jsonSerialize() returns while a destructor's exception is pending */
 	GEN_F_COUNT
 };
 
@@ -112,6 +125,7 @@ enum { GEN_KEY_NONE, GEN_KEY_INT, GEN_KEY_STR, GEN_KEY_PROP };
 
 struct gen_node {
 	uint8_t kind;   /* enum gen_kind */
+	uint8_t pad;    /* GEN_STRING: n times 'x', rendered str_repeat('x', n) */
 	uint16_t cls;   /* GEN_OBJECT: class index; GEN_ENUM: enum index */
 	uint32_t n;     /* containers: entries; strings: length; enum: case */
 	uint32_t first; /* containers: first entry; strings: byte offset */
@@ -137,6 +151,9 @@ struct gen_case {
 	uint32_t features; /* bit per enum gen_feature */
 	uint64_t classes;  /* bit per declared class used */
 	uint32_t enums;    /* bit per enum used */
+	uint32_t nrefs;    /* GEN_REF nodes (the renderer's $hN) */
+	uint32_t path[8];  /* containers a back-reference may point to (gen_child) */
+	uint32_t npath;
 	struct gen_rng rng;
 	struct gen_node nodes[GEN_MAX_NODES];
 	struct gen_entry ents[GEN_MAX_ENTRIES];
@@ -151,12 +168,13 @@ enum gen_class_type {
 	GEN_CLASS_JSONSER,       /* jsonSerialize() returns its first property */
 	GEN_CLASS_JSONSER_THIS,  /* jsonSerialize() returns $this */
 	GEN_CLASS_JSONSER_THROW, /* jsonSerialize() throws */
+	GEN_CLASS_JSONSER_DTOR,  /* returns its first property; a local's destructor throws */
 };
 
 enum gen_visibility { GEN_PUBLIC, GEN_PROTECTED, GEN_PRIVATE };
 
 #define GEN_MAX_PROPS 5
-#define GEN_NCLASSES 40
+#define GEN_NCLASSES 41
 #define GEN_NENUMS 3
 
 struct gen_prop {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common.h"
 #include "shrink.h"
@@ -17,6 +18,10 @@ struct copy {
 	const struct shrink_edit *e;
 	struct gen_case *out;
 	int fail;
+	/* Plans with references: each container's new index, and whether it is
+	 * being copied (around the node at hand: a back-reference's target). */
+	uint32_t map[GEN_MAX_NODES];
+	unsigned char onstack[GEN_MAX_NODES];
 };
 
 static uint32_t copy_bytes(struct copy *k, const char *s, uint32_t n, uint32_t lo, uint32_t hi)
@@ -32,6 +37,130 @@ static uint32_t copy_bytes(struct copy *k, const char *s, uint32_t n, uint32_t l
 	memcpy(o->bytes + o->nbytes + lo, s + hi, n - hi);
 	o->nbytes += keep;
 	return off;
+}
+
+/*
+ * A built-in object's JSON-visible properties as 8.2's json_encode shows
+ * them (builds/src-8.2.32/bin/php: DateInterval's f is a float, days and
+ * from_string false; DateTimeImmutable('@t') is in UTC; SplFixedArray(n)
+ * is n nulls; WeakMap none): what its plain stand-in is made of, so the
+ * reducer can swap the object for them ("replace declared-class objects
+ * by stdClass or arrays when the signature holds", built-in ones too).
+ */
+struct bprop {
+	const char *name; /* NULL: a list element */
+	uint8_t kind;     /* GEN_NULL, GEN_FALSE, GEN_INT, GEN_FLOAT, GEN_STRING */
+	int64_t i;
+	double d;
+	char s[96]; /* room for any struct tm -Wformat-truncation can imagine */
+};
+
+#define BPROP_MAX 10
+
+static unsigned builtin_props(const struct gen_node *n, struct bprop *p)
+{
+	static const char *const di[] = { "y", "m", "d", "h", "i", "s", "f", "invert", "days",
+		"from_string" };
+	unsigned np = 0;
+
+	memset(p, 0, BPROP_MAX * sizeof *p);
+	switch (n->cls) {
+	case 1: /* SplFixedArray(n): [null, ...] */
+		for (; np < BPROP_MAX && (int64_t)np < n->v.i; np++)
+			p[np].kind = GEN_NULL;
+		break;
+	case 2: /* DateInterval('PnD') */
+		for (; np < 10; np++) {
+			p[np].name = di[np];
+			p[np].kind = np == 6 ? GEN_FLOAT : np >= 8 ? GEN_FALSE : GEN_INT;
+		}
+		p[2].i = n->v.i;
+		break;
+	case 3: { /* DateTimeImmutable('@t') */
+		time_t t = (time_t)n->v.i;
+		struct tm tm;
+		if (gmtime_r(&t, &tm) == NULL)
+			break;
+		p[0].name = "date";
+		p[0].kind = GEN_STRING;
+		snprintf(p[0].s, sizeof p[0].s, "%04d-%02d-%02d %02d:%02d:%02d.000000", tm.tm_year + 1900,
+		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		p[1].name = "timezone_type";
+		p[1].kind = GEN_INT;
+		p[1].i = 1;
+		p[2].name = "timezone";
+		p[2].kind = GEN_STRING;
+		memcpy(p[2].s, "+00:00", 7);
+		np = 3;
+		break;
+	}
+	default: /* WeakMap: no properties; ArrayObject (cls 0) is a holder instead */
+		break;
+	}
+	return np;
+}
+
+static int bprop_same(const struct bprop *x, const struct bprop *y)
+{
+	return x->kind == y->kind && x->i == y->i && x->d == y->d && strcmp(x->s, y->s) == 0;
+}
+
+/* Node j := property p's value (a scalar). */
+static void put_bprop(struct copy *k, uint32_t j, const struct bprop *p)
+{
+	struct gen_node *x = &k->out->nodes[j];
+
+	memset(x, 0, sizeof *x);
+	x->kind = p->kind;
+	k->out->kinds |= 1u << p->kind;
+	if (p->kind == GEN_INT)
+		x->v.i = p->i;
+	else if (p->kind == GEN_FLOAT)
+		x->v.d = p->d;
+	else if (p->kind == GEN_STRING) {
+		x->n = (uint32_t)strlen(p->s);
+		x->first = copy_bytes(k, p->s, x->n, 0, 0);
+	}
+}
+
+/* Node j, built-in object n, := property `which` alone, or (SHRINK_NONE) all of them. */
+static uint32_t unbox(struct copy *k, const struct gen_node *n, uint32_t j, uint32_t which)
+{
+	struct gen_case *o = k->out;
+	struct bprop p[BPROP_MAX];
+	unsigned np = builtin_props(n, p);
+	uint32_t first;
+
+	if (which != SHRINK_NONE) {
+		if (which >= np)
+			k->fail = 1;
+		else
+			put_bprop(k, j, &p[which]);
+		return j;
+	}
+	memset(&o->nodes[j], 0, sizeof o->nodes[j]);
+	o->nodes[j].kind = n->cls == 1 ? GEN_LIST : GEN_STDCLASS;
+	o->kinds |= 1u << o->nodes[j].kind;
+	if (o->nents + np > GEN_MAX_ENTRIES || o->nnodes + np > GEN_MAX_NODES) {
+		k->fail = 1;
+		return j;
+	}
+	first = o->nents;
+	o->nents += np;
+	o->nodes[j].first = first;
+	o->nodes[j].n = np;
+	for (unsigned x = 0; x < np; x++) {
+		struct gen_entry *en = &o->ents[first + x];
+		memset(en, 0, sizeof *en);
+		if (p[x].name != NULL) {
+			en->key_type = GEN_KEY_STR;
+			en->key_len = (uint32_t)strlen(p[x].name);
+			en->key_off = copy_bytes(k, p[x].name, en->key_len, 0, 0);
+		}
+		en->value = o->nnodes++;
+		put_bprop(k, en->value, &p[x]);
+	}
+	return j;
 }
 
 static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
@@ -51,6 +180,27 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	}
 	n = &in->nodes[i];
 	j = o->nnodes++;
+	if (n->kind == GEN_REF && n->cls == 1) {
+		/* A back-reference names its container's new index, or becomes
+		 * null when an edit took that container away from around it. */
+		uint32_t t = (uint32_t)n->v.i;
+		o->nodes[j] = *n;
+		if (t < GEN_MAX_NODES && k->onstack[t]) {
+			o->nodes[j].v.i = k->map[t];
+			o->nrefs++;
+			o->kinds |= 1u << GEN_REF;
+		} else {
+			memset(&o->nodes[j], 0, sizeof o->nodes[j]);
+			o->kinds |= 1u << GEN_NULL;
+		}
+		return j;
+	}
+	if (in->nrefs > 0 && i < GEN_MAX_NODES) {
+		k->map[i] = j;
+		k->onstack[i] = 1;
+	}
+	if (n->kind == GEN_REF)
+		o->nrefs++;
 	if (e != NULL && e->op == SHRINK_KEY_VALUE && e->a == i) {
 		/* The container gives way to one of its keys, as a string value. */
 		const struct gen_entry *en = &in->ents[e->b];
@@ -67,10 +217,17 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		o->nodes[j].n = len;
 		return j;
 	}
+	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i) {
+		if (n->kind != GEN_BUILTIN || n->cls == 0) {
+			k->fail = 1;
+			return j;
+		}
+		return unbox(k, n, j, e->lo);
+	}
 	o->nodes[j] = *n;
 	kind = n->kind;
 	if (e != NULL && e->a == i) {
-		if (e->op == SHRINK_INT && kind == GEN_INT)
+		if (e->op == SHRINK_INT && (kind == GEN_INT || kind == GEN_BUILTIN))
 			o->nodes[j].v.i = e->v;
 		else if (e->op == SHRINK_FLOAT && kind == GEN_FLOAT)
 			o->nodes[j].v.d = e->d;
@@ -93,7 +250,9 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	}
 	if (kind == GEN_ENUM)
 		o->enums |= 1u << n->cls;
-	if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS && kind != GEN_OBJECT)
+	/* A reference to a value and an ArrayObject hold one entry, like a container. */
+	int holder = (kind == GEN_REF || kind == GEN_BUILTIN) && n->cls == 0;
+	if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS && kind != GEN_OBJECT && !holder)
 		return j;
 	if (kind == GEN_OBJECT)
 		o->classes |= 1ull << n->cls;
@@ -142,12 +301,21 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		v = copy_node(k, src->value, level + 1);
 		o->ents[first + y - 1].value = v;
 	}
+	if (in->nrefs > 0 && i < GEN_MAX_NODES)
+		k->onstack[i] = 0;
 	return j;
 }
 
 int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct gen_case *out)
 {
-	struct copy k = { c, e, out, 0 };
+	static __thread struct copy k; /* ~2.5 KB: not on the stack */
+
+	k.in = c;
+	k.e = e;
+	k.out = out;
+	k.fail = 0;
+	if (c->nrefs > 0)
+		memset(k.onstack, 0, sizeof k.onstack);
 
 	out->seed = c->seed;
 	out->index = c->index;
@@ -161,12 +329,20 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	out->kinds = 0;
 	out->classes = 0;
 	out->enums = 0;
+	out->nrefs = out->npath = 0;
 	out->rng = c->rng;
 	if (e != NULL && e->op == SHRINK_FLAG)
 		out->flags &= ~((int64_t)1 << e->lo);
 	if (e != NULL && e->op == SHRINK_DEPTH)
 		out->depth = e->v > 0 ? e->v : 512;
 	out->root = copy_node(&k, c->root, 0);
+	/* The throwing destructor's class is declared (gen_render_setup) only
+	 * while an object whose jsonSerialize() uses it is left: a part without
+	 * one has the setup of the same value made afresh. */
+	out->features &= ~(1u << GEN_F_JSONSER_DTOR);
+	for (unsigned i = 0; i < GEN_NCLASSES; i++)
+		if ((out->classes & 1ull << i) && gen_class_at(i)->type == GEN_CLASS_JSONSER_DTOR)
+			out->features |= 1u << GEN_F_JSONSER_DTOR;
 	return k.fail ? -1 : 0;
 }
 
@@ -197,6 +373,12 @@ static void add(
 static int is_container(uint8_t kind)
 {
 	return kind == GEN_LIST || kind == GEN_MAP || kind == GEN_STDCLASS || kind == GEN_OBJECT;
+}
+
+/* A reference to a value, an ArrayObject: one entry, never dropped, replaced by it. */
+static int is_holder(const struct gen_node *n)
+{
+	return (n->kind == GEN_REF || n->kind == GEN_BUILTIN) && n->cls == 0;
 }
 
 /*
@@ -245,13 +427,13 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 	order[tail++] = c->root;
 	while (head < tail) {
 		const struct gen_node *n = &c->nodes[order[head++]];
-		if (!is_container(n->kind))
+		if (!is_container(n->kind) && !is_holder(n))
 			continue;
 		for (uint32_t x = 0; x < n->n && tail < GEN_MAX_NODES; x++)
 			order[tail++] = c->ents[n->first + x].value;
 	}
 	/* The root replaced by one of its children. */
-	if (is_container(r->kind))
+	if (is_container(r->kind) || is_holder(r))
 		for (uint32_t x = 0; x < r->n; x++)
 			add(&s, SHRINK_REPLACE, c->root, c->ents[r->first + x].value, 0, 0, 0, 0);
 	/* Entries dropped: all, then halves ... one at a time. */
@@ -267,7 +449,7 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 	/* A container replaced by one of its children. */
 	for (uint32_t q = 1; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
-		if (is_container(n->kind))
+		if (is_container(n->kind) || is_holder(n))
 			for (uint32_t x = 0; x < n->n; x++)
 				add(&s, SHRINK_REPLACE, order[q], c->ents[n->first + x].value, 0, 0, 0, 0);
 	}
@@ -304,6 +486,24 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 				add(&s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
 			if (n->v.i != 0 && n->v.i != 1)
 				add(&s, SHRINK_INT, order[q], 0, 0, 0, 1, 0);
+			break;
+		case GEN_BUILTIN:
+			/* SplFixedArray(0), DateInterval('P0D'), DateTimeImmutable('@0'). */
+			if (n->cls != 0 && n->cls != 4 && n->v.i != 0)
+				add(&s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
+			if (n->cls != 0) {
+				/* One of its properties (each distinct value once), then all of them. */
+				struct bprop p[BPROP_MAX];
+				unsigned np = builtin_props(n, p);
+				for (unsigned x = 0; x < np; x++) {
+					unsigned y = 0;
+					while (y < x && !bprop_same(&p[y], &p[x]))
+						y++;
+					if (y == x)
+						add(&s, SHRINK_UNBOX, order[q], 0, x, 0, 0, 0);
+				}
+				add(&s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
+			}
 			break;
 		case GEN_FLOAT: {
 			int rank = float_rank(n->v.d);
@@ -443,6 +643,12 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		break;
 	case SHRINK_KEY_VALUE:
 		snprintf(buf, size, "node %u replaced by key %u", e->a, e->b);
+		break;
+	case SHRINK_UNBOX:
+		if (e->lo == SHRINK_NONE)
+			snprintf(buf, size, "built-in object %u made plain", e->a);
+		else
+			snprintf(buf, size, "built-in object %u replaced by its property %u", e->a, e->lo);
 		break;
 	default:
 		snprintf(buf, size, "?");

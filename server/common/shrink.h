@@ -15,8 +15,11 @@
  * time, ddmin style); any container replaced by one of its children;
  * strings and string keys shortened (chunks, then single bytes); numbers
  * moved toward 0 or 1 (INF for -INF, 1.0 for other floats); declared-class
- * a container replaced by one of its keys as a string; objects made stdClass, stdClass made arrays, arrays made lists; each flag
- * bit dropped; the depth restored to 512.
+ * a container replaced by one of its keys as a string; a built-in object
+ * (SplFixedArray, DateInterval, DateTimeImmutable, WeakMap) replaced by one
+ * of its JSON-visible properties, or by a stdClass (a list for
+ * SplFixedArray) of them all; objects made stdClass, stdClass made arrays,
+ * arrays made lists; each flag bit dropped; the depth restored to 512.
  */
 #ifndef PHPCMP_SHRINK_H
 #define PHPCMP_SHRINK_H
@@ -38,6 +41,8 @@ enum shrink_op {
 	SHRINK_DEPTH,     /* depth := v (512 when v <= 0) */
 	SHRINK_TO_NULL,   /* node a (an enum case, a resource, a bool) := null */
 	SHRINK_KEY_VALUE, /* container a replaced by the string of entry b's key */
+	SHRINK_UNBOX,     /* built-in object a (cls 1-4) := the plain value of its JSON-visible
+	                   * properties (lo = SHRINK_NONE), or property lo's value alone */
 };
 
 #define SHRINK_NONE UINT32_MAX

@@ -7,9 +7,11 @@
  * A batch runs in one PHP request, not one request per case.  That is safe
  * because a generated case changes nothing that outlives it: the classes it
  * instantiates are declared once per request by this file (never by a
- * case), the values are trees built here and freed after the call (no
- * cycles, no globals, no statics, no output), jsonSerialize() of the
- * declared classes only returns or throws, and the json globals a call
+ * case), the values are built here and freed after the call (no globals,
+ * no statics, no output; a value that contains itself is a cycle the
+ * request's garbage collector frees), jsonSerialize() of the declared
+ * classes only returns or throws (one's local throws from its
+ * destructor), and the json globals a call
  * leaves behind (error code, encoder depth) are reset before every call.
  * A bailout (fatal error) ends the request and a fresh one is started
  * before the next case.  The request is ended after every message, so a
@@ -60,6 +62,18 @@ static int gencore_declared;
 
 static zend_function *gencore_fn_encode, *gencore_fn_last_error_msg;
 static struct gen_case gencore_case; /* ~45 KB: not on the stack */
+
+/* Version 2's kinds: each container built (a back-reference's target), the
+ * back-references to fill once the value is whole, the built-in classes. */
+static zend_refcounted *gencore_built[GEN_MAX_NODES];
+static struct {
+	zend_reference *ref;
+	uint32_t target;
+} gencore_fixups[GEN_MAX_NODES];
+static uint32_t gencore_nfixups;
+static zend_class_entry *gencore_ce_builtin[5]; /* gen.h GEN_BUILTIN's cls */
+static const char *const gencore_builtin_names[5] = { "arrayobject", "splfixedarray", "dateinterval",
+	"datetimeimmutable", "weakmap" };
 static struct proto_page *gencore_page;
 static unsigned char *gencore_records;
 static size_t gencore_records_cap;
@@ -199,6 +213,14 @@ static int gencore_declare(char *err, size_t errsize)
 		gencore_request_restart();
 		return -1;
 	}
+	for (unsigned i = 0; i < 5; i++) {
+		const char *name = gencore_builtin_names[i];
+		gencore_ce_builtin[i] = zend_hash_str_find_ptr(EG(class_table), name, strlen(name));
+		if (gencore_ce_builtin[i] == NULL) {
+			snprintf(err, errsize, "generator: this libphp has no class %s", name);
+			return -1;
+		}
+	}
 	php_stream *st = php_stream_memory_create(TEMP_STREAM_DEFAULT);
 	if (st == NULL) {
 		snprintf(err, errsize, "generator: cannot open php://memory");
@@ -207,6 +229,73 @@ static int gencore_declare(char *err, size_t errsize)
 	php_stream_to_zval(st, &gencore_resource);
 	gencore_declared = 1;
 	return 0;
+}
+
+static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv);
+
+/*
+ * A reference (&$hN): to its own value, or -- a back-reference -- to a
+ * container around it, filled by gencore_fixup once the whole value is
+ * built, as the rendered source assigns $hN = $tM after the literal.
+ */
+static void gencore_build_ref(const struct gen_case *c, const struct gen_node *n, zval *zv)
+{
+	zval inner;
+	if (n->cls == 1) {
+		ZVAL_NULL(&inner);
+		ZVAL_NEW_REF(zv, &inner);
+		if (gencore_nfixups < GEN_MAX_NODES) {
+			/* Held until the fix-up: a later duplicate key may drop it. */
+			GC_ADDREF(Z_REF_P(zv));
+			gencore_fixups[gencore_nfixups].ref = Z_REF_P(zv);
+			gencore_fixups[gencore_nfixups++].target = (uint32_t)n->v.i;
+		}
+		return;
+	}
+	gencore_build(c, c->ents[n->first].value, &inner);
+	ZVAL_NEW_REF(zv, &inner);
+}
+
+/* new ArrayObject(array), new SplFixedArray(n)...: through their constructors. */
+static void gencore_build_builtin(const struct gen_case *c, const struct gen_node *n, zval *zv)
+{
+	zval arg;
+	char s[32];
+	zend_class_entry *ce = gencore_ce_builtin[n->cls < 5 ? n->cls : 4];
+	object_init_ex(zv, ce);
+	if (n->cls == 4 || ce->constructor == NULL)
+		return; /* WeakMap */
+	if (n->cls == 0) {
+		gencore_build(c, c->ents[n->first].value, &arg);
+	} else if (n->cls == 1) {
+		ZVAL_LONG(&arg, (zend_long)n->v.i);
+	} else {
+		snprintf(s, sizeof(s), n->cls == 2 ? "P%lldD" : "@%lld", (long long)n->v.i);
+		ZVAL_STRING(&arg, s);
+	}
+	zend_call_known_instance_method_with_1_params(ce->constructor, Z_OBJ_P(zv), NULL, &arg);
+	zval_ptr_dtor(&arg);
+}
+
+/* Point each back-reference at its container (if a duplicate key has not dropped it). */
+static void gencore_fixup(void)
+{
+	for (uint32_t k = 0; k < gencore_nfixups; k++) {
+		zend_reference *ref = gencore_fixups[k].ref;
+		zval tmp;
+		if (GC_REFCOUNT(ref) > 1) {
+			/* Still in the value, so is every container around it. */
+			zend_refcounted *t = gencore_built[gencore_fixups[k].target];
+			GC_ADDREF(t);
+			if (GC_TYPE(t) == IS_ARRAY)
+				ZVAL_ARR(&ref->val, (zend_array *)t);
+			else
+				ZVAL_OBJ(&ref->val, (zend_object *)t);
+		}
+		ZVAL_REF(&tmp, ref);
+		zval_ptr_dtor(&tmp);
+	}
+	gencore_nfixups = 0;
 }
 
 /* The plan's node i as a zval: what the rendered PHP source would build. */
@@ -241,15 +330,32 @@ static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 	case GEN_RESOURCE:
 		ZVAL_COPY(zv, &gencore_resource);
 		return;
+	case GEN_REF:
+		gencore_build_ref(c, n, zv);
+		return;
+	case GEN_BUILTIN:
+		gencore_build_builtin(c, n, zv);
+		return;
 	case GEN_LIST:
+		/* [] in PHP source is the immutable empty array. */
+		if (n->n == 0) {
+			ZVAL_EMPTY_ARRAY(zv);
+			return;
+		}
 		array_init_size(zv, n->n);
+		gencore_built[i] = Z_COUNTED_P(zv);
 		for (uint32_t e = 0; e < n->n; e++) {
 			gencore_build(c, ents[e].value, &child);
 			zend_hash_next_index_insert_new(Z_ARRVAL_P(zv), &child);
 		}
 		return;
 	case GEN_MAP:
+		if (n->n == 0) {
+			ZVAL_EMPTY_ARRAY(zv);
+			return;
+		}
 		array_init_size(zv, n->n);
+		gencore_built[i] = Z_COUNTED_P(zv);
 		for (uint32_t e = 0; e < n->n; e++) {
 			gencore_build(c, ents[e].value, &child);
 			/* Numeric strings become int keys, as in an array literal. */
@@ -263,6 +369,7 @@ static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 	case GEN_STDCLASS: {
 		/* (object)[...]: every key a property name, numeric or not. */
 		object_init(zv);
+		gencore_built[i] = Z_COUNTED_P(zv);
 		if (n->n == 0)
 			return;
 		HashTable *props = zend_std_get_properties(Z_OBJ_P(zv));
@@ -279,6 +386,7 @@ static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 		zend_object *obj;
 		object_init_ex(zv, k->ce);
 		obj = Z_OBJ_P(zv);
+		gencore_built[i] = Z_COUNTED_P(zv);
 		for (uint32_t e = 0; e < n->n; e++) {
 			gencore_build(c, ents[e].value, &child);
 			if (ents[e].key_type == GEN_KEY_PROP) {
@@ -347,7 +455,9 @@ static void gencore_encode(
 	zend_try
 	{
 		zval args[1], msg;
+		gencore_nfixups = 0;
 		gencore_build(c, c->root, &args[0]);
+		gencore_fixup();
 		if (times)
 			t1 = gencore_now_ns();
 		/* What a fresh request would start with. */

@@ -308,6 +308,12 @@ int db_reduce_store(
  */
 int64_t db_reduce_find_root(
     struct db *, const char *candidate, const struct case_spec *c, char *err, size_t errsize);
+/*
+ * A late explanation: bucket_id, still a root of its own, joins root (and
+ * so do the buckets that joined it).  1 joined, 0 not (no longer a root,
+ * or root is itself), -1.
+ */
+int db_reduce_join_late(struct db *, int64_t bucket_id, int64_t root, char *err, size_t errsize);
 /* A bucket's reductions as JSON: {"minimal": {...} or null, "root_id", "joined", "samples": [...]}. */
 struct json_t *db_reduce_bucket(struct db *, int64_t bucket_id, char *err, size_t errsize);
 /*

@@ -86,7 +86,8 @@ static int dbr_unsupported(
 	return rc == SQLITE_DONE ? 0 : db_fail(db, "reductions", err, errsize);
 }
 
-/* The job's case and results; 1, 0 (unsupported: recorded), -1. */
+/* The job's case and results; 1, 0 (unsupported: recorded), 2 (not yet: a generated
+ * run's case whose (version, seed, index) is stored just after its comparison), -1. */
 static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *arg, struct db_reduce_job *j,
     char *err, size_t errsize)
 {
@@ -94,9 +95,11 @@ static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *a
 	int rc, role;
 
 	if (dbr_prepare(db,
-	        "SELECT c.id, c.title, c.code, c.setup, c.flags, c.depth, g.version, g.seed, g.idx "
+	        "SELECT c.id, c.title, c.code, c.setup, c.flags, c.depth, g.version, g.seed, g.idx, "
+	        "r.suite = 'generated' AND r.status IN ('queued', 'running') "
 	        "FROM comparisons m JOIN cases c ON c.id = m.case_id "
-	        "LEFT JOIN generated_cases g ON g.case_id = c.id WHERE m.id = ?1",
+	        "LEFT JOIN generated_cases g ON g.case_id = c.id LEFT JOIN runs r ON r.id = m.run_id "
+	        "WHERE m.id = ?1",
 	        &st, err, errsize) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, j->comparison_id);
@@ -113,6 +116,10 @@ static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *a
 			j->version = sqlite3_column_int(st, 6);
 			j->seed = (uint64_t)sqlite3_column_int64(st, 7);
 			j->index = (uint64_t)sqlite3_column_int64(st, 8);
+		} else if (sqlite3_column_int(st, 9)) {
+			/* Reduced now it would be a submitted case (its flags only). */
+			sqlite3_finalize(st);
+			return 2;
 		}
 	}
 	sqlite3_finalize(st);
@@ -181,6 +188,11 @@ int db_reduce_next(struct db *db, int sample, int (*role_of)(void *, const char 
 			}
 			if ((rc = dbr_load(db, role_of, arg, job, err, errsize)) < 0)
 				goto fail;
+			if (rc == 2) { /* idle a moment: the run links it at once */
+				db_reduce_job_release(job);
+				pass = 2;
+				break;
+			}
 			if (rc > 0) {
 				got = 1;
 				break;
@@ -412,6 +424,48 @@ int64_t db_reduce_find_root(
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(db, "find root", err, errsize);
 	return id;
+}
+
+int db_reduce_join_late(struct db *db, int64_t bucket_id, int64_t root, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc, ok = 0;
+
+	if (root <= 0 || root == bucket_id)
+		return 0;
+	pthread_mutex_lock(&db->lock);
+	/* Only a root joins, and only into a root (never one that joined it: no cycle). */
+	if (dbr_prepare(db,
+	        "SELECT 1 FROM buckets a, buckets b WHERE a.id = ?1 AND a.root_id IS NULL AND "
+	        "b.id = ?2 AND b.root_id IS NULL",
+	        &st, err, errsize) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, bucket_id);
+	sqlite3_bind_int64(st, 2, root);
+	rc = sqlite3_step(st);
+	ok = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto dberr;
+	if (ok) {
+		if (dbr_prepare(db, "UPDATE buckets SET root_id = ?2 WHERE id = ?1 OR root_id = ?1", &st, err,
+		        errsize) < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, bucket_id);
+		sqlite3_bind_int64(st, 2, root);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			goto dberr;
+	}
+	pthread_mutex_unlock(&db->lock);
+	return ok;
+dberr:
+	pthread_mutex_unlock(&db->lock);
+	return db_fail(db, "join root late", err, errsize);
+fail:
+	pthread_mutex_unlock(&db->lock);
+	return -1;
 }
 
 /* The columns of a reduction as read by dbr_json. */

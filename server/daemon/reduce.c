@@ -38,7 +38,15 @@
 #include "gen.h"
 #include "shrink.h"
 
-#define REDUCE_IDLE_MS 500 /* how often an idle reducer looks for work */
+#define REDUCE_IDLE_MS 500  /* how often an idle reducer looks for work */
+#define REDUCE_LATE_MAX 128 /* roots kept for a late explanation (reduce_late): ~45 KB each */
+
+/* A root no older root explained when it was reduced: its bucket and reduced plan. */
+struct late_root {
+	int64_t bucket_id;
+	char candidate[64];
+	struct gen_case *plan;
+};
 
 struct reducer {
 	struct app *app;
@@ -52,6 +60,9 @@ struct reducer {
 	/* progress (under lock) */
 	int64_t reductions, executions, busy_bucket;
 	double seconds;
+	/* the reducer thread's own */
+	struct late_root late[REDUCE_LATE_MAX];
+	int nlate;
 };
 
 /* One reduction in progress. */
@@ -382,6 +393,15 @@ store:
 	out.complete = st.complete;
 	if (db_reduce_store(app->db, job, &out, err, sizeof err) < 0)
 		fprintf(stderr, "phpcmp: reduce bucket %" PRId64 ": %s\n", job->bucket_id, err);
+	else if (job->representative && out.explained_by == 0 && best != NULL && cur == &reduced &&
+	    rd->nlate < REDUCE_LATE_MAX) {
+		/* Its explaining root may come later (buckets are reduced as the run makes them). */
+		struct late_root *l = &rd->late[rd->nlate++];
+		l->bucket_id = job->bucket_id;
+		snprintf(l->candidate, sizeof l->candidate, "%s", job->candidate);
+		l->plan = best;
+		best = NULL;
+	}
 	pthread_mutex_lock(&rd->lock);
 	rd->reductions++;
 	rd->executions += a.executions;
@@ -399,6 +419,31 @@ store:
 	result_release(&a.last[1]);
 	result_release(&fresh[0]);
 	result_release(&fresh[1]);
+}
+
+/*
+ * Late explanations: a root reduced before the root that explains it
+ * (reduce_explained: INF next to a resource, reduced while the run was
+ * still making INF's buckets) joins that root once it is there.  Checked
+ * after each reduction against the roots known by then; no case is run.
+ */
+static void reduce_late(struct reducer *rd)
+{
+	char err[512];
+
+	for (int i = 0; i < rd->nlate;) {
+		struct late_root *l = &rd->late[i];
+		int64_t root = reduce_explained(rd, l->candidate, l->plan);
+		int r = root > 0 ? db_reduce_join_late(rd->app->db, l->bucket_id, root, err, sizeof err) : 0;
+		if (r < 0)
+			fprintf(stderr, "phpcmp: reducer: bucket %" PRId64 ": %s\n", l->bucket_id, err);
+		if (r > 0) {
+			free(l->plan);
+			rd->late[i] = rd->late[--rd->nlate];
+		} else {
+			i++;
+		}
+	}
 }
 
 static void *reduce_main(void *arg)
@@ -423,6 +468,7 @@ static void *reduce_main(void *arg)
 			pthread_mutex_unlock(&rd->lock);
 			reduce_job(rd, &job);
 			db_reduce_job_release(&job);
+			reduce_late(rd);
 			pthread_mutex_lock(&rd->lock);
 			rd->busy_bucket = 0;
 			pthread_mutex_unlock(&rd->lock);
@@ -491,6 +537,8 @@ void reduce_stop(struct reducer *rd)
 	for (int i = 0; i < MAX_BUILDS; i++)
 		if (rd->inited[i])
 			worker_release(&rd->workers[i]);
+	for (int i = 0; i < rd->nlate; i++)
+		free(rd->late[i].plan);
 	pthread_cond_destroy(&rd->cond);
 	pthread_mutex_destroy(&rd->lock);
 	free(rd);

@@ -774,6 +774,38 @@ int runs_cancel(struct runs *rs, int64_t id, char *err, size_t errsize)
 	return RUNS_CONFLICT;
 }
 
+/*
+ * A generated run made by another generator version (its summary's
+ * generator_version) cannot go on here: the rest of its cases are gone
+ * with that version (the mismatches it stored stay, in full).  1 and err
+ * set when so.
+ */
+static int runs_generator_gone(struct db *db, int64_t id, char *err, size_t errsize)
+{
+	struct db_run run;
+	json_t *sum, *v;
+	int gone = 0;
+	char dberr[256];
+
+	if (db_run_get(db, id, &run, dberr, sizeof dberr) <= 0)
+		return 0; /* said below */
+	if (strcmp(run.suite, "generated") == 0 && run.summary != NULL &&
+	    (sum = json_loads(run.summary, 0, NULL)) != NULL) {
+		v = json_object_get(sum, "generator_version");
+		if (json_is_integer(v) && json_integer_value(v) != genrun_version()) {
+			snprintf(err, errsize,
+			    "run %" PRId64 " was made with generator version %" JSON_INTEGER_FORMAT
+			    ", which is gone: this daemon's generator is version %d; its stored cases stay, "
+			    "start a new run for the rest",
+			    id, json_integer_value(v), genrun_version());
+			gone = 1;
+		}
+		json_decref(sum);
+	}
+	db_run_release(&run);
+	return gone;
+}
+
 int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 {
 	const struct config *cfg = rs->app->config;
@@ -781,6 +813,8 @@ int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 	struct db_run run;
 	int rc, status;
 
+	if (runs_generator_gone(rs->app->db, id, err, errsize))
+		return RUNS_CONFLICT;
 	build_list(rs->app->config, builds);
 	pthread_mutex_lock(&rs->lock);
 	if ((status = runs_queue_room(rs, err, errsize)) == 0) {

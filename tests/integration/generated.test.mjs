@@ -74,7 +74,7 @@ test('bad parameters are a precise 400 and queue nothing', async () => {
 		[{ seed: 1 }, /^index: required/],
 		[{ index: 3 }, /^seed: required/],
 		[{ seed: 1, index: -1 }, /^index: expected an integer/],
-		[{ seed: 1, index: 0, version: 99 }, /^version: this daemon's generator is version 1 only$/],
+		[{ seed: 1, index: 0, version: 99 }, /^version: this daemon's generator is version 2 only$/],
 		[{ seed: 1, index: 0, flags: 3 }, /^unknown field "flags"/],
 	]) {
 		const r = await d.request('POST', '/api/generated', { body });
@@ -105,7 +105,7 @@ test('200,000 generated cases on the default builds: progress, no mismatch, cove
 	assert.ok(midway.every((r) => r.summary && r.summary.rate >= 0 && r.summary.mismatches === 0));
 
 	const s = run.summary;
-	assert.equal(s.generator_version, 1);
+	assert.equal(s.generator_version, 2);
 	assert.equal(s.done, 200000);
 	assert.equal(s.mismatches, 0);
 	assert.equal(s.unconfirmed, 0);
@@ -118,7 +118,7 @@ test('200,000 generated cases on the default builds: progress, no mismatch, cove
 		assert.equal(b.failures, 0);
 		assert.ok(b.cases_per_s > 10000, `${role}: ${b.cases_per_s} cases/s`);
 		for (const e of ['JSON_ERROR_NONE', 'JSON_ERROR_DEPTH', 'JSON_ERROR_UTF8', 'JSON_ERROR_INF_OR_NAN',
-			'JSON_ERROR_UNSUPPORTED_TYPE', 'JSON_ERROR_NON_BACKED_ENUM']) {
+			'JSON_ERROR_UNSUPPORTED_TYPE', 'JSON_ERROR_NON_BACKED_ENUM', 'JSON_ERROR_RECURSION']) {
 			assert.ok(b.error_codes[e] > 0, `${role} reached ${e}: ${JSON.stringify(b.error_codes)}`);
 		}
 		assert.ok(b.exceptions > 0, 'exceptions (JSON_THROW_ON_ERROR, a throwing jsonSerialize) were reached');
@@ -137,7 +137,7 @@ test('200,000 generated cases on the default builds: progress, no mismatch, cove
 		'invalid_surrogate', 'invalid_above_10ffff']) assert.ok(cov.piece[p] > 0, p);
 	assert.equal(Object.keys(cov.flag).length, 15, 'the 14 encode flags and JSON_THROW_ON_ERROR');
 	for (const v of Object.values(cov.flag).slice(0, 14)) assert.ok(Math.abs(v / 200000 - 0.25) < 0.01, 'p = 1/4');
-	assert.equal(Object.keys(cov.class).length, 40);
+	assert.equal(Object.keys(cov.class).length, 41);
 	// The daemon's memory: small, and flat while the cases go by (the
 	// slack is SQLite's page cache and WAL index filling up).
 	// Not measured on an instrumented daemon (ASan, valgrind: helper.mjs).
@@ -211,7 +211,7 @@ test('mismatches on real builds: serialize_precision=17 on the head only', async
 	assert.equal(Number(sql(db, 'SELECT count(*) FROM generated_cases')), differ);
 	const first = run.summary.mismatch_list[0];
 	const c = (await d.get(`/api/cases/${first.case_id}`)).json;
-	assert.equal(c.case.title, `generated v1 seed 5 #${first.index}`);
+	assert.equal(c.case.title, `generated v2 seed 5 #${first.index}`);
 	assert.equal(c.verdict, 'differ');
 	assert.ok(c.differs.includes('output'), c.differs);
 	assert.equal(c.run_id, run.id);
@@ -226,11 +226,11 @@ test('mismatches on real builds: serialize_precision=17 on the head only', async
 	const g = await d.request('POST', '/api/generated', { body: { seed: 5, index: first.index } });
 	assert.equal(g.status, 201, g.text);
 	assert.equal(g.json.verdict, 'differ');
-	assert.deepEqual(g.json.generated, { version: 1, seed: 5, index: first.index, reproduces: { base: true, head: true } });
+	assert.deepEqual(g.json.generated, { version: 2, seed: 5, index: first.index, reproduces: { base: true, head: true } });
 	assert.equal(g.json.id, first.case_id, 'the same case, with another comparison in its history');
 	assert.equal(g.json.run_id, null);
 	assert.equal(g.json.results.head.output, c.results.head.output);
-	assert.match(g.json.phpt, /^--TEST--\ngenerated v1 seed 5 #\d+\n/);
+	assert.match(g.json.phpt, /^--TEST--\ngenerated v2 seed 5 #\d+\n/);
 	assert.match(g.json.phpt, /--VALUE--\n/);
 	const again = await d.request('POST', '/api/generated?fail_on_differ=1', { body: { seed: 5, index: first.index } });
 	assert.equal(again.status, 409);
@@ -248,6 +248,34 @@ test('the PHP source of a generated case reproduces its value on both builds', a
 		checked++;
 	}
 	assert.equal(checked, 150);
+	// Generator version 2's kinds, each rendered as its PHP: a reference
+	// (&$h), a value that contains itself ($t = ...; $h = $t), a padded list,
+	// the destructor that throws after jsonSerialize() returned, and the
+	// built-in classes.  Each index is the first of seed 31337 with it.
+	const kinds = [
+		[16, /&\$h\d+/], [20, /\$t\d+ = .*\$h\d+ = \$t\d+;/], [4, /^\[str_repeat\('x', \d+\), /],
+		[67, /GenC40/, /class GenDtorThrow/], [0, /new WeakMap\(\)/], [13, /new ArrayObject\(.*new DateTimeImmutable\('@\d+'\)/],
+		[19, /new DateInterval\('P\dD'\)/], [197, /new SplFixedArray\(\d\)/],
+	];
+	for (const [i, code, setup] of kinds) {
+		const r = await d.request('POST', '/api/generated', { body: { seed: 31337, index: i } });
+		assert.equal(r.status, 201, r.text);
+		assert.match(r.json.case.code, code, `index ${i}`);
+		if (setup) assert.match(r.json.case.setup, setup, `index ${i}`);
+		assert.deepEqual(r.json.generated.reproduces, { base: true, head: true },
+			`index ${i}: ${r.json.case.code}\n${r.json.case.setup}`);
+		assert.equal(r.json.verdict, 'same');
+	}
+	// Values that contain themselves (seed 31337's first five): recursion
+	// detected (6) unless another error comes first (a resource: 8).
+	const codes = [];
+	for (const i of [20, 23, 82, 84, 86]) {
+		const r = await d.request('POST', '/api/generated', { body: { seed: 31337, index: i } });
+		assert.match(r.json.case.code, /\$h\d+ = \$t\d+;/, `index ${i}`);
+		assert.deepEqual(r.json.generated.reproduces, { base: true, head: true }, `index ${i}: ${r.json.case.code}`);
+		codes.push(r.json.results.base.error_code);
+	}
+	assert.ok(codes.includes(6), `JSON_ERROR_RECURSION among ${codes}`);
 });
 
 test('a crash and a timeout on one build are status mismatches; the run goes on', async () => {
@@ -350,6 +378,29 @@ test('a generated run resumes where it stopped, even after the daemon was killed
 	assert.equal(sql(db, `SELECT count(*) FROM comparisons WHERE run_id = ${run.id}`), String(ref.counts.differ),
 		'no mismatch stored twice');
 	assert.equal(sql(db, `SELECT sum(count) FROM generated_batches WHERE run_id = ${run.id}`), '40000');
+});
+
+// A run made by an older generator (its summary's generator_version) cannot
+// be resumed here: the cases it did not run are gone with that version.
+test('resuming a run of a generator version that is gone is a 409 that says so', async () => {
+	const db = path.join(tmpDir(), 'phpcmp.db');
+	let d = await start({ name: 'gen-gone-1', db });
+	const run = (await waitRun(d, (await postRun(d, { suite: 'generated', seed: 3, count: 2000 })).id)).run;
+	assert.equal(run.status, 'done');
+	assert.equal(run.summary.generator_version, 2);
+	await d.stopClean();
+	daemons.splice(daemons.indexOf(d), 1);
+	// What a run of version 1 left behind: stopped half way.
+	execFileSync('sqlite3', [db, `UPDATE runs SET status = 'interrupted', summary = json_set(summary, '$.generator_version', 1) WHERE id = ${run.id}`]);
+	d = await start({ name: 'gen-gone-2', db });
+	const r = await d.request('POST', `/api/runs/${run.id}/resume`);
+	assert.equal(r.status, 409, r.text);
+	assert.match(r.json.error.message, new RegExp(`^run ${run.id} was made with generator version 1, which is gone: this daemon's generator is version 2`));
+	assert.equal((await d.get(`/api/runs/${run.id}`)).json.status, 'interrupted', 'left as it was');
+	// The single-case endpoint says the same of version 1.
+	const g = await d.request('POST', '/api/generated', { body: { seed: 3, index: 0, version: 1 } });
+	assert.equal(g.status, 400, g.text);
+	assert.match(g.json.error.message, /this daemon's generator is version 2 only/);
 });
 
 // Two definitions of "same" (server/core/gencore.c's result digest, compared

@@ -74,6 +74,31 @@ function hand(php, seed, count, dir, chunk = CHUNK) {
 	return { lines, crashed };
 }
 
+// The base's lines as the crashing build's processes ran them: after each
+// crash the next case starts a fresh CLI process, and a case's line can
+// depend on the cases before it in one process (json_last_error() is left
+// as it was by a JSON_THROW_ON_ERROR call, over more than one case), so the
+// base runs each such stretch -- from the case after a crash to the next
+// crash or the chunk's end -- in a fresh process too: like for like.
+function freshStretches(basePhp, crashes, seed, count, dir, lines) {
+	const crashed = new Set(crashes);
+	const out = new Map(lines);
+	for (const k of crashes) {
+		const i = k + 1;
+		if (i >= count || crashed.has(i)) continue;
+		const chunkEnd = i - (i % CHUNK) + CHUNK;
+		const next = crashes.filter((c) => c > k).reduce((m, c) => Math.min(m, c), chunkEnd);
+		const script = path.join(dir, `s${seed}-${i - (i % CHUNK)}.php`);
+		const r = spawnSync(basePhp, ['-n', script, String(i)], { maxBuffer: 1 << 28 });
+		for (const l of r.stdout.toString('latin1').split('\n').filter(Boolean)) {
+			const x = Number(l.split(' ')[0]);
+			if (x >= next) break;
+			out.set(x, l);
+		}
+	}
+	return out;
+}
+
 async function run(d, body) {
 	const p = await d.request('POST', '/api/runs', { body });
 	assert.equal(p.status, 202, p.text);
@@ -162,13 +187,7 @@ test('crash-heavy: crash-byte on 20,000 cases finishes every case, each crash co
 	// (seen here: a JSON_ERROR_UTF8 that shows only after its predecessor
 	// ran), so compare it with the base's run of it first in a fresh
 	// process too: like for like.
-	for (const k of head.crashed) {
-		const i = k + 1;
-		if (i >= count || crashed.has(i)) continue;
-		const script = path.join(dir, `s${seed}-${i - (i % CHUNK)}.php`);
-		const r = spawnSync(path.join(prefixOf(BASE), 'bin/php'), ['-n', script, String(i)], { maxBuffer: 1 << 28 });
-		base.lines.set(i, r.stdout.toString('latin1').split('\n')[0]);
-	}
+	base.lines = freshStretches(path.join(prefixOf(BASE), 'bin/php'), head.crashed, seed, count, dir, base.lines);
 	const other = [...base.lines.keys()].filter((i) => !crashed.has(i) && head.lines.get(i) !== base.lines.get(i));
 
 	const h = r.summary.builds.head;
@@ -256,14 +275,7 @@ test('several candidates at once: escape-del and crash-byte in one run, each can
 	// The crash build: the case after a crash ran first in a fresh process
 	// (see the crash-heavy test): compared with the base's fresh run of it.
 	const crashed = new Set(cr.crashed);
-	const fresh = new Map(base.lines);
-	for (const k of cr.crashed) {
-		const i = k + 1;
-		if (i >= count || crashed.has(i)) continue;
-		const script = path.join(dir, `s${seed}-${i - (i % CHUNK)}.php`);
-		const x = spawnSync(path.join(prefixOf(BASE), 'bin/php'), ['-n', script, String(i)], { maxBuffer: 1 << 28 });
-		fresh.set(i, x.stdout.toString('latin1').split('\n')[0]);
-	}
+	const fresh = freshStretches(path.join(prefixOf(BASE), 'bin/php'), cr.crashed, seed, count, dir, base.lines);
 	const crDiffer = new Set([...fresh.keys()].filter((i) => crashed.has(i) || cr.lines.get(i) !== fresh.get(i)));
 	const union = new Set([...escDiffer, ...crDiffer]);
 

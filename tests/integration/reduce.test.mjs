@@ -126,7 +126,7 @@ test('escape-del: every bucket reduces to json_encode("\\x7F"), no flags, confir
 	assert.equal(b.status, 200);
 	assert.equal(Object.keys(b.json)[0], 'minimal');
 	assert.equal(b.json.minimal.code, '"\\x7F"');
-	assert.match(b.json.minimal.found_as.title, /^generated v1 seed 1 #\d+$/);
+	assert.match(b.json.minimal.found_as.title, /^generated v2 seed 1 #\d+$/);
 	assert.ok(b.json.joined.length >= top.buckets - 1);
 	const other = await d.get(`/api/buckets/${top.bucket_ids.find((x) => x !== top.bucket_id)}`);
 	assert.equal(other.json.root_id, top.bucket_id);
@@ -176,6 +176,8 @@ test('error-not-set: INF, once per error-handling mode (none, partial output, th
 	assert.equal(plain.outputs.head.output, '0');
 	assert.equal(plain.outputs.head.error_code, 0);
 	const held = inf.reduce((n, r) => n + r.mismatches, 0);
+	// INF beside a resource, an enum or a back-reference (generator v2) keeps
+	// another signature but is explained by an INF root, even one reduced later.
 	assert.ok(held >= run.summary.stored_in_full * 0.9, `the three INF roots hold ${held} of ${run.summary.stored_in_full} bucketed`);
 	for (const r of roots.roots) assert.ok(r.minimal.value_bytes <= 40 && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
 	checkCost(roots);

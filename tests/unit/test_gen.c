@@ -13,8 +13,8 @@
  * GEN_VERSION must change too, or stored (version, seed, index) references
  * would name other values.
  */
-#define PINNED_VERSION 1
-#define PINNED_CORPUS 0x59bc0c7c81f106e5ull
+#define PINNED_VERSION 2
+#define PINNED_CORPUS 0x77401eaf2ea60720ull
 
 static struct gen_case a, b;
 
@@ -166,6 +166,53 @@ static void test_coverage(void)
 	    invalid);
 	double small = (double)c[GEN_C_FEATURE + GEN_F_SMALL_DEPTH] / n;
 	ok(fabs(small - 0.125) < 0.015, "a small depth in 1/8 of the cases (%.4f)", small);
+}
+
+/* Version 2's kinds: each renders the PHP that makes it, and every back-reference names a container around it. */
+static void test_v2_kinds(void)
+{
+	int seen[6] = { 0 }, good = 1, targets = 1;
+	for (int i = 0; i < 5000; i++) {
+		struct gen_buf code = { 0 }, setup = { 0 };
+		gen_case_make(&a, 77, (uint64_t)i);
+		gen_render_value(&a, &code);
+		gen_render_setup(&a, &setup);
+		if (a.features & 1u << GEN_F_RECURSION) {
+			seen[0]++;
+			good &= strstr(code.data, "(function () { $v = ") == code.data &&
+			    strstr(code.data, "$t") != NULL && strstr(code.data, " return $v; })()") != NULL;
+		}
+		if (a.features & 1u << GEN_F_REFERENCE) {
+			seen[1]++;
+			good &= strstr(code.data, "&$h") != NULL;
+		}
+		if (a.features & 1u << GEN_F_GROW) {
+			seen[2]++;
+			good &= strncmp(code.data, "[str_repeat('x', ", 17) == 0 ||
+			    strstr(code.data, "[str_repeat('x', ") != NULL;
+		}
+		if (a.features & 1u << GEN_F_JSONSER_DTOR) {
+			seen[3]++;
+			good &= strstr(setup.data, "class GenDtorThrow") != NULL;
+		}
+		if (strstr(code.data, "new ArrayObject(") != NULL)
+			seen[4]++;
+		if (strstr(code.data, "new WeakMap()") != NULL)
+			seen[5]++;
+		for (uint32_t k = 0; k < a.nnodes; k++)
+			if (a.nodes[k].kind == GEN_REF && a.nodes[k].cls == 1 &&
+			    (uint64_t)a.nodes[k].v.i >= k)
+				targets = 0; /* an ancestor is made before what it contains */
+		gen_buf_release(&code);
+		gen_buf_release(&setup);
+	}
+	ok(good,
+	    "references, recursion, padding and the throwing destructor render as their PHP "
+	    "(%d recursive, %d with references, %d padded, %d destructor cases)",
+	    seen[0], seen[1], seen[2], seen[3]);
+	ok(seen[0] > 50 && seen[1] > 200 && seen[2] > 300 && seen[3] > 20 && seen[4] > 50 && seen[5] > 20,
+	    "5,000 cases have each of them (ArrayObject %d, WeakMap %d)", seen[4], seen[5]);
+	ok(targets, "every back-reference names a node made before it (a container around it)");
 }
 
 static void test_render(void)
@@ -340,6 +387,7 @@ int main(void)
 {
 	test_determinism();
 	test_pinned();
+	test_v2_kinds();
 	test_coverage();
 	test_render();
 	test_render_exact();

@@ -76,6 +76,55 @@ static int bug_zero_fraction(const struct gen_case *c)
 	return 0;
 }
 
+/* The planted bug's reach: a whole double anywhere below a list (a DateInterval's f is 0.0). */
+static int below_list_zero(const struct gen_case *c, uint32_t i, int in_list)
+{
+	const struct gen_node *n = &c->nodes[i];
+	if (in_list && n->kind == GEN_FLOAT && isfinite(n->v.d) && n->v.d == floor(n->v.d))
+		return 1;
+	if (in_list && n->kind == GEN_BUILTIN && n->cls == 2)
+		return 1;
+	if (n->kind != GEN_LIST && n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT &&
+	    !(n->kind == GEN_BUILTIN && n->cls == 0))
+		return 0;
+	for (uint32_t x = 0; x < n->n; x++)
+		if (below_list_zero(c, c->ents[n->first + x].value, in_list || n->kind == GEN_LIST))
+			return 1;
+	return 0;
+}
+
+static int bug_zero_fraction_deep(const struct gen_case *c)
+{
+	return (c->flags & (1 << 10)) && below_list_zero(c, c->root, 0);
+}
+
+/* A hand-made plan: [built-in object cls (v)], with JSON_PRESERVE_ZERO_FRACTION. */
+static void builtin_in_list(struct gen_case *c, uint16_t cls, int64_t v)
+{
+	memset(c, 0, sizeof *c);
+	c->depth = 512;
+	c->flags = 1 << 10;
+	c->nnodes = 2;
+	c->nents = 1;
+	c->nodes[0].kind = GEN_LIST;
+	c->nodes[0].n = 1;
+	c->ents[0].value = 1;
+	c->nodes[1].kind = GEN_BUILTIN;
+	c->nodes[1].cls = cls;
+	c->nodes[1].v.i = v;
+	c->kinds = (1u << GEN_LIST) | (1u << GEN_BUILTIN);
+}
+
+/* Node `node`'s first SHRINK_UNBOX candidate with property lo (SHRINK_NONE: all) applied to c into out. */
+static int apply_unbox(const struct gen_case *c, struct shrink_edit *edits, uint32_t lo, struct gen_case *out)
+{
+	size_t n = shrink_candidates(c, edits, 16384);
+	for (size_t x = 0; x < n; x++)
+		if (edits[x].op == SHRINK_UNBOX && edits[x].lo == lo)
+			return shrink_apply(c, &edits[x], out);
+	return -2;
+}
+
 static int accept(void *arg, const struct gen_case *cand)
 {
 	struct oracle *o = arg;
@@ -156,6 +205,88 @@ int main(void)
 	reduce_first(bug_inf, "INF", 0, "INF anywhere");
 	reduce_first(
 	    bug_zero_fraction, "[0.0]", 1 << 10, "a whole double in a list with PRESERVE_ZERO_FRACTION");
+
+	/* Built-in objects: replaced by their JSON-visible properties, or by one of them. */
+	{
+		struct oracle o = { bug_zero_fraction_deep, 0, 0 };
+		struct shrink_stats st;
+		char *src;
+		int r;
+
+		builtin_in_list(&a, 2, 3);
+		r = apply_unbox(&a, edits, SHRINK_NONE, &b);
+		src = render(&b);
+		printf("# DateInterval('P3D') made plain: %s\n", src);
+		ok(r == 0 && strstr(src, "'d' => 3") && strstr(src, "'f' => 0.0") &&
+		        strstr(src, "'from_string' => false") && strncmp(src, "[(object)", 9) == 0,
+		    "[DateInterval('P3D')] made plain: a stdClass of its ten properties, f a float");
+		free(src);
+		r = apply_unbox(&a, edits, 6, &b);
+		src = render(&b);
+		ok(r == 0 && strcmp(src, "[0.0]") == 0,
+		    "[DateInterval('P3D')] replaced by its property f: [0.0]");
+		free(src);
+		ok(shrink_run(&a, &best, accept, &o, &st) == 0 && st.complete,
+		    "its reduction reaches a fixpoint");
+		src = render(&best);
+		ok(strcmp(src, "[0.0]") == 0 && best.flags == 1 << 10,
+		    "[DateInterval('P3D')] with the zero-fraction bug reduces to [0.0], the flag kept");
+		free(src);
+
+		builtin_in_list(&a, 3, 1234567890);
+		r = apply_unbox(&a, edits, SHRINK_NONE, &b);
+		src = render(&b);
+		printf("# DateTimeImmutable('@1234567890') made plain: %s\n", src);
+		ok(r == 0 && strstr(src, "'2009-02-13 23:31:30.000000'") &&
+		        strstr(src, "'timezone_type' => 1") && strstr(src, "'+00:00'"),
+		    "DateTimeImmutable('@t') made plain: date (UTC), timezone_type 1, timezone +00:00");
+		free(src);
+		builtin_in_list(&a, 1, 2);
+		r = apply_unbox(&a, edits, SHRINK_NONE, &b);
+		src = render(&b);
+		ok(r == 0 && strcmp(src, "[[null, null]]") == 0, "SplFixedArray(2) made plain: [null, null]");
+		free(src);
+		builtin_in_list(&a, 4, 0);
+		r = apply_unbox(&a, edits, SHRINK_NONE, &b);
+		src = render(&b);
+		printf("# WeakMap made plain: %s\n", src);
+		ok(r == 0 && strcmp(src, "[new stdClass]") == 0 && apply_unbox(&a, edits, 0, &b) == -2,
+		    "WeakMap made plain: an empty stdClass (no property to pick)");
+		free(src);
+	}
+
+	/* The throwing destructor's declaration goes with the last object using it. */
+	{
+		struct gen_buf su = { 0 };
+		uint64_t i;
+		int made = 0, before;
+		for (i = 0; i < 100000; i++) {
+			gen_case_make(&a, 1, i);
+			if (a.features & 1u << GEN_F_JSONSER_DTOR)
+				break;
+		}
+		gen_render_setup(&a, &su);
+		before = su.data != NULL && strstr(su.data, "class GenDtorThrow") != NULL;
+		gen_buf_release(&su);
+		shrink_apply(&a, NULL, &b);
+		for (int guard = 0; guard < 64; guard++) {
+			size_t n = shrink_candidates(&b, edits, 16384), x;
+			for (x = 0; x < n; x++)
+				if (edits[x].op == SHRINK_KIND && b.nodes[edits[x].a].kind == GEN_OBJECT &&
+				    gen_class_at(b.nodes[edits[x].a].cls)->type == GEN_CLASS_JSONSER_DTOR)
+					break;
+			if (x == n)
+				break;
+			shrink_apply(&b, &edits[x], &a);
+			memcpy(&b, &a, sizeof b);
+			made++;
+		}
+		gen_render_setup(&b, &su);
+		ok(before && made > 0 && !(b.features & 1u << GEN_F_JSONSER_DTOR) &&
+		        (su.data == NULL || strstr(su.data, "GenDtorThrow") == NULL),
+		    "the destructor's class is no longer declared once no object uses it");
+		gen_buf_release(&su);
+	}
 
 	/* The budget stops it, keeping the best so far. */
 	{
