@@ -195,7 +195,11 @@ run_web() {
 # run by the smaller tests (generated, triage, hazards, srcbuilds...).  The
 # summary names them: not run is not passed.  Named on the command line,
 # they run.
-heavy_files=(tests/integration/story.test.mjs tests/integration/heavy.test.mjs)
+# reduce's five 200,000-case runs reduce against a wall-time budget, which
+# an instrumented daemon would spend differently; asan's workers carry
+# their own sanitizer runtime.
+heavy_files=(tests/integration/story.test.mjs tests/integration/heavy.test.mjs
+	tests/integration/reduce.test.mjs tests/integration/asan.test.mjs)
 
 run_integration() {
 	local f h keep left=()
