@@ -585,6 +585,17 @@ static int main_wait_signal(void)
 	return main_stop_signal;
 }
 
+/* The first build before builds[i] with the same library (i if none). */
+static int same_library_before(const struct config *c, int i)
+{
+	int j;
+	for (j = 0; j < i; j++)
+		if (strcmp(c->builds[j].sha256, c->builds[i].sha256) == 0 &&
+		    strcmp(c->builds[j].prefix, c->builds[i].prefix) == 0)
+			break;
+	return j;
+}
+
 /*
  * Find and compile each build and start its worker now, so a build that
  * cannot load stops the daemon here with the reason, and the PHP version
@@ -633,25 +644,16 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 	struct build *compile[MAX_BUILDS];
 	int ncompile = 0, failed;
 	for (i = 0; i < o->nbuild_args; i++) {
-		struct build *b = &c->builds[i];
 		/* The same library under another name: the core compiled for it serves. */
-		for (j = 0; j < i; j++)
-			if (strcmp(c->builds[j].sha256, b->sha256) == 0 &&
-			    strcmp(c->builds[j].prefix, b->prefix) == 0)
-				break;
-		if (j == i)
-			compile[ncompile++] = b;
+		if (same_library_before(c, i) == i)
+			compile[ncompile++] = &c->builds[i];
 	}
 	if (build_compile_cores(compile, ncompile, c, &failed, err, sizeof err) < 0)
 		return main_error(
 		    "build %s: worker core: %s", failed >= 0 ? compile[failed]->name : "?", err);
 	for (i = 0; i < o->nbuild_args; i++) {
 		struct build *b = &c->builds[i];
-		for (j = 0; j < i; j++)
-			if (strcmp(c->builds[j].sha256, b->sha256) == 0 &&
-			    strcmp(c->builds[j].prefix, b->prefix) == 0)
-				break;
-		if (j < i)
+		if ((j = same_library_before(c, i)) < i)
 			snprintf(b->core_path, sizeof b->core_path, "%s", c->builds[j].core_path);
 		if (worker_init(&app->workers[i], b) < 0)
 			return main_error("build %s: worker: cannot initialise", b->name);
