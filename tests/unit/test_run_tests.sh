@@ -71,9 +71,9 @@ integration() { # label env... -- files...
 all=$(cd "$root" && ls tests/integration/*.test.mjs | wc -l)
 integration light PHPCMP_TEST_LIGHT=1 "$root/scripts/run-tests.sh" integration
 ok "$status" "light: run-tests passes"
-! grep -qE 'story|heavy' "$tmp/args-light" && [ "$(wc -l <"$tmp/args-light")" -eq $((all - 2)) ]
-ok $? "light: every integration file but story and heavy given to node"
-grep -qE 'not run: +heavy.test.mjs story.test.mjs \(PHPCMP_TEST_LIGHT=1\)' <<<"$out"
+! grep -qE '/(story|heavy|reduce|asan)\.test' "$tmp/args-light" && [ "$(wc -l <"$tmp/args-light")" -eq $((all - 4)) ]
+ok $? "light: every integration file but story, heavy, reduce and asan given to node"
+grep -qE 'not run: +asan.test.mjs heavy.test.mjs reduce.test.mjs story.test.mjs \(PHPCMP_TEST_LIGHT=1\)' <<<"$out"
 ok $? "light: the summary names what did not run"
 integration full "$root/scripts/run-tests.sh" integration
 [ "$(wc -l <"$tmp/args-full")" -eq "$all" ] && grep -q story "$tmp/args-full" && ! grep -q 'not run' <<<"$out"
