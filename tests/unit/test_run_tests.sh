@@ -75,7 +75,7 @@ ok "$status" "light: run-tests passes"
 ok $? "light: every integration file but story, heavy, reduce and asan given to node"
 grep -qE 'not run: +asan.test.mjs heavy.test.mjs reduce.test.mjs story.test.mjs \(PHPCMP_TEST_LIGHT=1\)' <<<"$out"
 ok $? "light: the summary names what did not run"
-integration full "$root/scripts/run-tests.sh" integration
+integration full PHPCMP_TEST_LIGHT= "$root/scripts/run-tests.sh" integration
 [ "$(wc -l <"$tmp/args-full")" -eq "$all" ] && grep -q story "$tmp/args-full" && ! grep -q 'not run' <<<"$out"
 ok $? "not light: every integration file, nothing said not run"
 integration named PHPCMP_TEST_LIGHT=1 "$root/scripts/run-tests.sh" tests/integration/story.test.mjs
