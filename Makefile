@@ -202,6 +202,17 @@ test:
 	$(MAKE) --no-print-directory layer-check
 	scripts/run-tests.sh
 
+# The inner loop: the C unit tests, the page's unit tests and the
+# integration files that need only Debian's two builds (no PHP built from
+# source: the files that name no src-8.2.32 build), in a few minutes on a
+# fresh clone (docs/testing.md).
+QUICK_FILES = $(shell grep -L 'srcBuild\|src-8\.2\.32' tests/integration/*.test.mjs)
+.PHONY: test-quick
+test-quick:
+	scripts/install-deps.sh --if-missing
+	$(MAKE) all builds web-deps
+	scripts/run-tests.sh unit web integration $(QUICK_FILES)
+
 integration-test: all builds flavour-builds src-builds
 	scripts/run-tests.sh integration
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { BASE_VERSION, BUILDS, Daemon, HEAD_VERSION, sha256File, srcBuild, tmpDir } from './helper.mjs';
+import { BASE_VERSION, BUILDS, Daemon, HEAD_VERSION, sha256File, tmpDir } from './helper.mjs';
 
 const WORKER_STATES = ['stopped', 'ready', 'busy', 'backoff', 'failed'];
 
@@ -42,28 +42,11 @@ test('health lists both real builds with version, library, sha256 and worker sta
 	assert.notEqual(h.builds[0].sha256, h.builds[1].sha256, 'two different libraries');
 });
 
-test('each build says its kind; a candidate of another kind than the base is warned about', async () => {
+test('each build says its kind (Debian, release); two of one kind: no warning', async () => {
 	const h = (await d.get('/api/health')).json;
 	assert.deepEqual(h.builds.map((b) => b.kind), ['debian release', 'debian release']);
 	assert.ok(h.builds.every((b) => b.warning === undefined), 'no warning between two Debian builds');
 	assert.doesNotMatch(d.output, /counts do not compare/);
-	// A Debian base against from-source release and debug candidates: both
-	// warned (at startup in the log, and in health), the daemon serves all the same.
-	const mixed = await Daemon.start({
-		name: 'health-kinds',
-		buildList: [['base', path.join(BUILDS, 'base')], ['src', srcBuild('src-8.2.32')],
-			['dbg', srcBuild('src-8.2.32-debug', 'flavour-builds')]],
-	});
-	try {
-		const m = (await mixed.get('/api/health')).json;
-		assert.deepEqual(m.builds.map((b) => b.kind), ['debian release', 'source release', 'source debug']);
-		assert.equal(m.builds[0].warning, undefined);
-		assert.match(m.builds[1].warning, /source release build against a debian release base/);
-		assert.match(m.builds[2].warning, /source debug build against a debian release base/);
-		assert.match(mixed.output, /warning: build dbg is a source debug build, the base base a debian release build/);
-	} finally {
-		await mixed.stopClean();
-	}
 });
 
 test('after a case, both workers are ready, have a pid and count the case', async () => {
