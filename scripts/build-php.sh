@@ -4,7 +4,7 @@
 #
 #   scripts/build-php.sh --name NAME [--source TARBALL|DIR] [--patch FILE]...
 #                        [--flavour release|debug|asan|coverage] [--full]
-#                        [--jobs N] [--builds DIR]
+#                        [--no-cli] [--jobs N] [--builds DIR]
 #   scripts/build-php.sh --fetch-source     download + check the default tarball, print its path
 #   scripts/build-php.sh --key ...          print the cache key of a request, build nothing
 #   scripts/build-php.sh --plan ...         say what a request would do (cached, full, reused), build nothing
@@ -114,7 +114,7 @@ fetch_source() {
 
 # ---- the request ------------------------------------------------------------
 
-name= source= flavour=release jobs= full= builds_dir=$root/builds action=build
+name= source= flavour=release jobs= full= no_cli= builds_dir=$root/builds action=build
 patches=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -125,6 +125,7 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=${2:?}; shift 2 ;;
 	--builds) builds_dir=${2:?}; shift 2 ;;
 	--full) full=1; shift ;;
+	--no-cli) no_cli=1; shift ;;
 	--key) action=key; shift ;;
 	--plan) action=plan; shift ;;
 	--fetch-source) action=fetch; shift ;;
@@ -155,6 +156,13 @@ asan)
 coverage) cflags="-g -O2 --coverage" ldflags="--coverage" ;;
 *) die "unknown flavour '$flavour' (release, debug, asan, coverage)" ;;
 esac
+# --no-cli: libphp.so alone, no bin/php (configure --disable-cli).  With no
+# program to link, libtool compiles every file once instead of twice (the
+# coverage flavour's twin compiles differ in their notes' paths, so ccache
+# cannot serve the second): for builds nothing runs run-tests.php with.
+if [ -n "$no_cli" ]; then
+	configure_args+=(--disable-cli)
+fi
 
 # ---- the inner half of a candidate build (inside the mount namespace) -----
 
@@ -480,8 +488,10 @@ if [ "$install" = fast ]; then
 	# What make install would change for a patch to .c/.re/.y files: the
 	# library and the CLI, the candidate's own files (links to upper/, which
 	# is never written again), not the donor's.
-	echo "install lib/libphp.so bin/php" >> "$tree/steps"
-	for pair in libs/libphp.so:lib/libphp.so sapi/cli/php:bin/php; do
+	pairs=(libs/libphp.so:lib/libphp.so)
+	[ -n "$no_cli" ] || pairs+=(sapi/cli/php:bin/php)
+	echo "install ${pairs[*]#*:}" >> "$tree/steps"
+	for pair in "${pairs[@]}"; do
 		from=$tree/upper/obj/${pair%%:*} to=$tree/prefix/${pair#*:}
 		[ -f "$from" ] || die "the candidate's make wrote no ${pair%%:*} (log: $logf)"
 		rm -f "$to"

@@ -7,7 +7,9 @@
 #   src-8.2.32-debug               --enable-debug
 #   src-8.2.32-debug-assert-debug  the same + tests/fixtures/patches/assert-debug.patch
 #                                  (built over the debug tree: seconds)
-#   src-8.2.32-coverage            --coverage (always a full build)
+#   src-8.2.32-coverage            --coverage (always a full build; --no-cli:
+#                                  no test runs its CLI, and without one each
+#                                  file is compiled once)
 #   src-8.2.32-asan                --enable-address-sanitizer --enable-undefined-sanitizer
 #   src-8.2.32-asan-overread       the same + tests/fixtures/patches/overread.patch
 #                                  (built over the asan tree: seconds;
@@ -49,7 +51,7 @@ side_by_side() { # "args" ...
 
 side_by_side "--name src-8.2.32" \
 	"--name src-8.2.32-debug --flavour debug" \
-	"--name src-8.2.32-coverage --flavour coverage" \
+	"--name src-8.2.32-coverage --flavour coverage --no-cli" \
 	"--name src-8.2.32-asan --flavour asan"
 side_by_side "--name src-8.2.32-debug-assert-debug --flavour debug --patch tests/fixtures/patches/assert-debug.patch" \
 	"--name src-8.2.32-asan-overread --flavour asan --patch tests/fixtures/patches/overread.patch"
