@@ -72,6 +72,7 @@ void result_release(struct result *r)
 	free(r->warnings);
 	free(r->failure);
 	free(r->dump_file);
+	free(r->compile_error);
 	result_init(r);
 }
 
@@ -150,4 +151,12 @@ void verdict_fields(unsigned diff, char *buf, size_t bufsize)
 			break;
 		len += (size_t)n;
 	}
+}
+
+int result_case_error(const struct result *res, int n)
+{
+	for (int i = 0; i < n && i < MAX_BUILDS; i++)
+		if (res[i].compile_error != NULL)
+			return i;
+	return -1;
 }
