@@ -746,7 +746,9 @@ static int main_serve(int argc, char **argv)
 	                         : "signal");
 	rc = 0;
 out:
-	/* Reverse order: no new requests, then no runs, then no workers. */
+	/* Reverse order: no new requests, then no runs, then no workers.  A
+	 * request waiting for a run (?wait=) ends first. */
+	__atomic_store_n(&app.stopping, 1, __ATOMIC_SEQ_CST);
 	http_stop(http);
 	runs_stop(app.runs);
 	reduce_stop(app.reducer);
