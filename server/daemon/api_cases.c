@@ -314,10 +314,11 @@ static json_t *api_case_comparison_json(const struct db_case *dc, const struct d
 	    cmp != NULL ? api_list(cmp->differs) : json_array(), "case", api_case_json(dc), "results",
 	    results, "comparison_id", api_id_or_null(cmp != NULL ? cmp->id : 0), "run_id",
 	    api_id_or_null(cmp != NULL ? cmp->run_id : 0), "candidates", candidates);
-	/* The case error (verdict "error"): what did not compile, where in the user's code. */
+	/* The case error (verdict "error"): what did not compile, where in the
+	 * user's code.  Not "error", which names an API error in every answer. */
 	json_t *error = cmp != NULL && cmp->error != NULL ? json_loads(cmp->error, 0, NULL) : NULL;
 	if (o != NULL)
-		json_object_set_new(o, "error", error != NULL ? error : json_null());
+		json_object_set_new(o, "case_error", error != NULL ? error : json_null());
 	else
 		json_decref(error);
 	return o;
