@@ -148,6 +148,13 @@ unsigned verdict_compare(const struct result *a, const struct result *b);
 int result_output_too_large(const struct result *);
 /* The first of n results whose case did not compile (compile_error set), or -1. */
 int result_case_error(const struct result *res, int n);
+/*
+ * What a run's report says after its figures about how the run stands: ""
+ * when done, " (the run is not done yet)" while queued or running, and for
+ * a run that failed, was cancelled or interrupted a paragraph saying so and
+ * why ("\n\n**The run failed:** dir: cannot open ...").  Into buf.
+ */
+const char *run_status_note(const char *status, const char *error, char *buf, size_t bufsize);
 /* "output,error_code"-style list of differing fields, for JSON and SQL. */
 void verdict_fields(unsigned diff, char *buf, size_t bufsize);
 
