@@ -17,15 +17,19 @@ static json_t *api_run_json(const struct db_run *r)
 	snprintf(url, sizeof url, "/#/runs/%" PRId64, r->id);
 	snprintf(api_url, sizeof api_url, "/api/runs/%" PRId64, r->id);
 	params = r->params != NULL ? json_loads(r->params, 0, NULL) : NULL;
-	o = json_pack(
-	    "{s:I s:s s:o s:s s:I s:I s:{s:I s:I s:I} s:{s:s s:s} s:{s:s s:s} s:o s:o s:o s:o s:s s:s}", "id",
-	    (json_int_t)r->id, "suite", r->suite, "params", params != NULL ? params : json_object(), "status",
-	    r->status, "total", (json_int_t)r->total, "done", (json_int_t)r->done, "counts", "same",
-	    (json_int_t)r->same, "differ", (json_int_t)r->differ, "error", (json_int_t)r->errors, "builds",
-	    "base", r->build_versions[ROLE_BASE], "head", r->build_versions[ROLE_HEAD], "build_names", "base",
+	o = json_pack("{s:I s:s s:o s:s s:I s:I s:{s:I s:I} s:{s:s s:s} s:{s:s s:s} s:o s:o s:o s:o s:s s:s}",
+	    "id", (json_int_t)r->id, "suite", r->suite, "params", params != NULL ? params : json_object(),
+	    "status", r->status, "total", (json_int_t)r->total, "done", (json_int_t)r->done, "counts", "same",
+	    (json_int_t)r->same, "differ", (json_int_t)r->differ, "builds", "base",
+	    r->build_versions[ROLE_BASE], "head", r->build_versions[ROLE_HEAD], "build_names", "base",
 	    r->build_names[ROLE_BASE], "head", r->build_names[ROLE_HEAD], "created_at",
 	    api_time(r->created_at), "started_at", api_time(r->started_at), "finished_at",
 	    api_time(r->finished_at), "error", text_json(r->error), "url", url, "api_url", api_url);
+	/* Cases that did not compile (verdict "error"): counted only when there
+	 * are some, as no generated or phpt case can be one. */
+	if (o != NULL && r->errors > 0)
+		json_object_set_new(
+		    json_object_get(o, "counts"), "error", json_integer((json_int_t)r->errors));
 	/* Every build of the run in order (base first), and the later
 	 * candidates in builds/build_names by role ("cand2"...). */
 	if (o != NULL) {
