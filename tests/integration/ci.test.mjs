@@ -114,8 +114,11 @@ test('a failed run\'s report.md says it failed and why; fail_on_differ fails it'
 });
 
 test('a request waiting for a run does not hold up the daemon\'s stop', async () => {
-	const long = s.request('POST', '/api/runs?wait=600', { body: { suite: 'stored' } }).catch((e) => ({ error: e }));
+	let settled = false;
+	const long = s.request('POST', '/api/runs?wait=600', { body: { suite: 'stored' } })
+		.catch((e) => ({ error: e })).finally(() => { settled = true; });
 	await new Promise((r) => setTimeout(r, 500));
+	assert.equal(settled, false, 'the request is waiting for the run (~3 s of cases)');
 	const t0 = Date.now();
 	await s.stopClean();
 	const took = Date.now() - t0;
