@@ -503,3 +503,14 @@ ALTER TABLE phpt_results_new RENAME TO phpt_results;
 CREATE INDEX IF NOT EXISTS phpt_results_bucket ON phpt_results (bucket_id, run_id) WHERE bucket_id IS NOT NULL;
 
 PRAGMA user_version = 13;
+
+-- @migration 14: case errors, a case whose own code does not compile (docs/cases.md)
+-- error: the case error as JSON ({"message","section","line","column","role","build"},
+-- lines and columns the user's own), NULL for a case that compiled on every
+-- build.  Such a comparison's verdict reads "error" whatever `verdict` holds
+-- (the builds' comparison, kept), it joins no bucket, and a run counts it in
+-- `errors`, not in same or differ.
+ALTER TABLE comparisons ADD COLUMN error TEXT;
+ALTER TABLE runs ADD COLUMN errors INTEGER NOT NULL DEFAULT 0;
+
+PRAGMA user_version = 14;

@@ -67,6 +67,12 @@ struct result {
 	int64_t instr_total;  /* exact count over all measured calls, -1 */
 	char *dump_file;      /* the callgrind dump holding instr_total */
 	double wall_ms;
+	/* The case's own code did not compile on this build (or its value
+	 * statements have no return): a case error, whatever the other builds
+	 * say.  NULL otherwise; lines and columns are the user's, 0 unknown. */
+	char *compile_error;
+	char compile_section[8]; /* "setup" / "value" */
+	long compile_line, compile_column;
 };
 
 /* ---- verdict ---- */
@@ -145,6 +151,15 @@ int result_status_parse(const char *name); /* -1 if unknown */
 unsigned verdict_compare(const struct result *a, const struct result *b);
 /* The worker did not keep json_encode's output: over PROTO_MAX_OUTPUT. */
 int result_output_too_large(const struct result *);
+/* The first of n results whose case did not compile (compile_error set), or -1. */
+int result_case_error(const struct result *res, int n);
+/*
+ * What a run's report says after its figures about how the run stands: ""
+ * when done, " (the run is not done yet)" while queued or running, and for
+ * a run that failed, was cancelled or interrupted a paragraph saying so and
+ * why ("\n\n**The run failed:** dir: cannot open ...").  Into buf.
+ */
+const char *run_status_note(const char *status, const char *error, char *buf, size_t bufsize);
 /* "output,error_code"-style list of differing fields, for JSON and SQL. */
 void verdict_fields(unsigned diff, char *buf, size_t bufsize);
 

@@ -75,6 +75,14 @@ enum proto_tag {
 	TAG_WARNINGS = 27,     /* diagnostics, one per line */
 	TAG_FAILURE = 28,      /* why status is error: parse error, fatal... */
 	TAG_INSTRUCTIONS = 29, /* int, instructions per call, rounded (TAG_INSTR_TOTAL is exact) */
+	/* 30..34: the case's own code did not compile (or its value statements
+	 * have no return): a case error, not a result to compare.  Lines and
+	 * columns are the user's (the core's wrapper taken off), 1-based, 0
+	 * when unknown. */
+	TAG_COMPILE_ERROR = 30,   /* the message, e.g. "Unclosed '['" */
+	TAG_COMPILE_SECTION = 31, /* "setup" or "value" */
+	TAG_COMPILE_LINE = 32,    /* int */
+	TAG_COMPILE_COLUMN = 33,  /* int */
 	/* PROTO_FAIL */
 	TAG_MESSAGE = 40,
 	/* 50..69: generated runs */

@@ -72,6 +72,7 @@ void result_release(struct result *r)
 	free(r->warnings);
 	free(r->failure);
 	free(r->dump_file);
+	free(r->compile_error);
 	result_init(r);
 }
 
@@ -150,4 +151,37 @@ void verdict_fields(unsigned diff, char *buf, size_t bufsize)
 			break;
 		len += (size_t)n;
 	}
+}
+
+int result_case_error(const struct result *res, int n)
+{
+	for (int i = 0; i < n && i < MAX_BUILDS; i++)
+		if (res[i].compile_error != NULL)
+			return i;
+	return -1;
+}
+
+const char *run_status_note(const char *status, const char *error, char *buf, size_t bufsize)
+{
+	const char *what = NULL;
+
+	if (bufsize == 0)
+		return "";
+	buf[0] = '\0';
+	if (status == NULL || strcmp(status, "done") == 0)
+		return buf;
+	if (strcmp(status, "queued") == 0 || strcmp(status, "running") == 0) {
+		snprintf(buf, bufsize, " (the run is not done yet)");
+		return buf;
+	}
+	what = strcmp(status, "failed") == 0     ? "The run failed"
+	    : strcmp(status, "cancelled") == 0   ? "The run was cancelled"
+	    : strcmp(status, "interrupted") == 0 ? "The run was interrupted"
+	                                         : "The run did not finish";
+	if (error != NULL && *error != '\0')
+		snprintf(buf, bufsize, "\n\n**%s:** %s", what, error);
+	else
+		snprintf(buf, bufsize, "\n\n**%s**%s", what,
+		    strcmp(status, "failed") == 0 ? " (no reason was recorded)" : "");
+	return buf;
 }

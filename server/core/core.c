@@ -46,6 +46,22 @@ static void (*php_error_cb_orig)(int, zend_string *, const uint32_t, zend_string
 static zend_function *fn_json_encode, *fn_json_last_error_msg;
 static zend_function *fn_openssl_error_string; /* NULL: no openssl, or disabled */
 
+/*
+ * The case's own code did not compile: what, where in the user's code
+ * (the wrapper taken off).  Set by run_code and by the error callback for
+ * an E_COMPILE_ERROR raised while compiling it (which bails out).
+ */
+static struct {
+	const char *section;         /* "setup" / "value" while compiling it, else NULL */
+	size_t prefix;               /* wrapper bytes before the user's code on its line 1 */
+	long lines;                  /* lines of the user's code */
+	long scan_line, scan_column; /* the scanner's place when a ParseError was thrown */
+	int set;
+	char where[8];
+	char message[1024];
+	long line, column;
+} compile;
+
 static void capture_reset(struct capture *c)
 {
 	c->len = 0;
@@ -176,6 +192,16 @@ const char *core_error_label(int type)
 static void core_error_cb(int type, zend_string *file, const uint32_t line, zend_string *message)
 {
 	int fatal = (type & CORE_FATAL_ERRORS) != 0;
+	if (type == E_COMPILE_ERROR && compile.section != NULL && !compile.set) {
+		compile.set = 1;
+		snprintf(compile.where, sizeof(compile.where), "%s", compile.section);
+		snprintf(compile.message, sizeof(compile.message), "%s", ZSTR_VAL(message));
+		compile.line = (long)line >= 1 && (long)line <= compile.lines ? (long)line : compile.lines;
+		compile.column = 0;
+		capture_reset(&failure);
+		capture_printf(&failure, "PHP Fatal error: %s in %s on line %ld\n", ZSTR_VAL(message),
+		    compile.section, compile.line);
+	}
 	if (fatal || (EG(error_reporting) & type)) {
 		struct capture *c = fatal ? &failure : &warnings;
 		capture_printf(c, "PHP %s: %s in %s on line %u\n", core_error_label(type), ZSTR_VAL(message),
@@ -232,32 +258,203 @@ static int take_exception(struct outcome *o, const char *where)
 }
 
 /*
+ * Where the scanner was when a ParseError was made while compiling a case's
+ * code: its line and column in the compiled source (PHP's own message has
+ * the line only).  Caught as the exception object is created: compile
+ * errors are thrown with no PHP frame, where zend_throw_exception_hook is
+ * not called, and the scanner's state is gone once the compile returns.
+ */
+static zend_object *(*parse_error_new_orig)(zend_class_entry *);
+
+static zend_object *core_parse_error_new(zend_class_entry *ce)
+{
+	if (compile.section != NULL && LANG_SCNG(yy_start) != NULL &&
+	    LANG_SCNG(yy_text) >= LANG_SCNG(yy_start) && LANG_SCNG(yy_text) <= LANG_SCNG(yy_limit)) {
+		const unsigned char *p = LANG_SCNG(yy_start), *bol = p;
+		long line = 1;
+		for (; p < LANG_SCNG(yy_text); p++)
+			if (*p == '\n') {
+				line++;
+				bol = p + 1;
+			}
+		compile.scan_line = line;
+		compile.scan_column = (long)(LANG_SCNG(yy_text) - bol) + 1;
+	}
+	return parse_error_new_orig(ce);
+}
+
+/* Compile src (prefix bytes of wrapper before the user's code on line 1);
+ * NULL when it does not, the ParseError pending. */
+static zend_op_array *compile_user(zend_string *src, const char *name, size_t prefix)
+{
+	compile.section = name;
+	compile.prefix = prefix;
+	compile.scan_line = compile.scan_column = 0;
+	parse_error_new_orig = zend_ce_parse_error->create_object;
+	zend_ce_parse_error->create_object = core_parse_error_new;
+	zend_op_array *op = zend_compile_string(src, name, ZEND_COMPILE_POSITION_AFTER_OPEN_TAG);
+	zend_ce_parse_error->create_object = parse_error_new_orig;
+	compile.section = NULL;
+	return op;
+}
+
+/* The pending ParseError's message and line (in the compiled source), cleared. */
+static void parse_error_take(char *msg, size_t msgsize, long *line)
+{
+	zend_object *ex = EG(exception);
+	zval rv, lrv;
+	zval *m = zend_read_property(ex->ce, ex, "message", sizeof("message") - 1, 1, &rv);
+	zval *l = zend_read_property(ex->ce, ex, "line", sizeof("line") - 1, 1, &lrv);
+	snprintf(msg, msgsize, "%s", m != NULL && Z_TYPE_P(m) == IS_STRING ? Z_STRVAL_P(m) : "syntax error");
+	*line = l != NULL && Z_TYPE_P(l) == IS_LONG ? (long)Z_LVAL_P(l) : 0;
+	zend_clear_exception();
+}
+
+/* The column in the user's code of the scanner's place, when it is on line (else 0). */
+static long user_column(long line, size_t prefix)
+{
+	if (compile.scan_line != line || compile.scan_column <= 0)
+		return 0;
+	long col = compile.scan_column - (line == 1 ? (long)prefix : 0);
+	return col >= 1 ? col : 1;
+}
+
+static void compile_error_set(const char *name, const char *msg, long line, long column)
+{
+	compile.set = 1;
+	snprintf(compile.where, sizeof(compile.where), "%s", name);
+	snprintf(compile.message, sizeof(compile.message), "%s", msg);
+	compile.line = line;
+	compile.column = column;
+	capture_reset(&failure);
+	capture_printf(&failure, "PHP Parse error: %s in %s on line %ld\n", msg, name, line);
+}
+
+/* Length of the user's last line plus one: the column just past its end. */
+static long end_column(const char *code, size_t len)
+{
+	size_t i = len;
+	while (i > 0 && code[i - 1] != '\n')
+		i--;
+	return (long)(len - i) + 1;
+}
+
+/*
+ * A ParseError in the user's code.  Its line is the user's; on line 1 the
+ * column loses the wrapper's prefix.  An error in the wrapper's own tail
+ * (past the user's last line: the code ended inside an expression, so
+ * PHP's message names the wrapper's ')') is found again by compiling the
+ * code with a bare "return " in front and nothing after, whose message is
+ * about the user's code alone.
+ */
+static void parse_error_map(const char *code, size_t len, const char *name, size_t prefix)
+{
+	char msg[1024];
+	long line;
+	parse_error_take(msg, sizeof(msg), &line);
+	if (line >= 1 && line <= compile.lines) {
+		compile_error_set(name, msg, line, user_column(line, prefix));
+		return;
+	}
+	zend_string *src = zend_string_alloc(len + 7, 0);
+	memcpy(ZSTR_VAL(src), "return ", 7);
+	memcpy(ZSTR_VAL(src) + 7, code, len);
+	ZSTR_VAL(src)[len + 7] = '\0';
+	zend_op_array *op = compile_user(src, name, 7);
+	zend_string_release(src);
+	if (op == NULL && EG(exception) != NULL &&
+	    instanceof_function(EG(exception)->ce, zend_ce_parse_error)) {
+		char msg2[1024];
+		long line2;
+		parse_error_take(msg2, sizeof(msg2), &line2);
+		if (line2 >= 1 && line2 <= compile.lines) {
+			long col = user_column(line2, 7);
+			if (col == 0 && line2 == compile.lines &&
+			    (strstr(msg2, "end of file") != NULL || strncmp(msg2, "Unclosed", 8) == 0))
+				col = end_column(code, len);
+			compile_error_set(name, msg2, line2, col);
+			return;
+		}
+	}
+	if (op != NULL) {
+		destroy_op_array(op);
+		efree(op);
+	}
+	if (EG(exception))
+		zend_clear_exception();
+	compile_error_set(name, msg, compile.lines, end_column(code, len));
+}
+
+/* Does the compiled code leave other than by falling off its end (a return
+ * of its own, a throw, exit)?  The last opline is the implicit final return. */
+static int has_way_out(const zend_op_array *op)
+{
+	for (uint32_t i = 0; i + 1 < op->last; i++)
+		switch (op->opcodes[i].opcode) {
+		case ZEND_RETURN:
+		case ZEND_RETURN_BY_REF:
+		case ZEND_GENERATOR_RETURN:
+		case ZEND_THROW:
+		case ZEND_EXIT:
+			return 1;
+		}
+	return 0;
+}
+
+/*
  * Compile and run code in the global scope.  Value code that does not end in
- * ';' is an expression, wrapped as `return (expr);`; setup code is always
- * statements.  0 on success, -1 when it threw or did not compile (the
- * exception is recorded).
+ * ';' is an expression, wrapped as `return (expr);` (the user's line N is
+ * still line N); setup code is always statements.  0 on success, -1 when it
+ * threw or did not compile (the exception is recorded; a compile error also
+ * in `compile`, against the user's own lines and columns).  Value
+ * statements with no return of their own would encode null: a compile
+ * error too.
  */
 static int run_code(
     const char *code, size_t len, const char *name, int statements, zval *ret, struct outcome *o)
 {
 	while (len > 0 && strchr(" \t\r\n", code[len - 1]))
 		len--;
-	if (len > 0 && code[len - 1] == ';')
+	int value_statements = !statements && len > 0 && code[len - 1] == ';';
+	if (value_statements)
 		statements = 1;
+	compile.lines = 1;
+	for (size_t i = 0; i < len; i++)
+		compile.lines += code[i] == '\n';
 	zend_string *src;
+	size_t prefix = 0;
 	if (statements) {
 		src = zend_string_init(code, len, 0);
 	} else {
+		prefix = 8;
 		src = zend_string_alloc(len + sizeof("return (\n);") - 1, 0);
 		memcpy(ZSTR_VAL(src), "return (", 8);
 		memcpy(ZSTR_VAL(src) + 8, code, len);
 		memcpy(ZSTR_VAL(src) + 8 + len, "\n);", 4);
 	}
-	zend_op_array *op = zend_compile_string(src, name, ZEND_COMPILE_POSITION_AFTER_OPEN_TAG);
+	zend_op_array *op = compile_user(src, name, prefix);
 	zend_string_release(src);
 	if (!op) {
-		if (EG(exception))
+		if (EG(exception) && instanceof_function(EG(exception)->ce, zend_ce_parse_error)) {
+			parse_error_map(code, len, name, prefix);
+			snprintf(o->exc_class, sizeof(o->exc_class), "ParseError");
+			if (o->exc_msg)
+				zend_string_release(o->exc_msg);
+			o->exc_msg = zend_string_init(compile.message, strlen(compile.message), 0);
+		} else if (EG(exception)) {
 			take_exception(o, name);
+		}
+		return -1;
+	}
+	if (value_statements && !has_way_out(op)) {
+		destroy_op_array(op);
+		efree(op);
+		compile_error_set(name,
+		    "no return: the value's statements end without `return EXPR;`, so json_encode would "
+		    "encode null (return the value, or write an expression with no `;` at the end)",
+		    compile.lines, 0);
+		capture_reset(&failure);
+		capture_printf(&failure, "phpcmp: %s: %s\n", name, compile.message);
 		return -1;
 	}
 	ZVAL_UNDEF(ret);
@@ -535,6 +732,7 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 	capture_reset(&printed);
 	capture_reset(&warnings);
 	capture_reset(&failure);
+	memset(&compile, 0, sizeof(compile));
 	gencore_leave();
 
 	zend_try
@@ -546,6 +744,10 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 		/* Whatever o points to may be half-built: drop it, the request's
 		 * shutdown frees the memory. */
 		bailed = 1;
+		/* A compile error bails out of compile_user() before it restores these. */
+		if (zend_ce_parse_error->create_object == core_parse_error_new)
+			zend_ce_parse_error->create_object = parse_error_new_orig;
+		compile.section = NULL;
 		o.status = PROTO_STATUS_ERROR;
 		ZVAL_UNDEF(&o.output);
 		o.error_msg = NULL;
@@ -568,6 +770,12 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 	emit_capture(out, TAG_WARNINGS, &warnings, PROTO_CUT_WARNINGS);
 	if (o.status != PROTO_STATUS_OK)
 		emit_capture(out, TAG_FAILURE, &failure, PROTO_CUT_FAILURE);
+	if (compile.set) {
+		proto_buf_add_str(out, TAG_COMPILE_ERROR, compile.message);
+		proto_buf_add_str(out, TAG_COMPILE_SECTION, compile.where);
+		proto_buf_add_int(out, TAG_COMPILE_LINE, compile.line);
+		proto_buf_add_int(out, TAG_COMPILE_COLUMN, compile.column);
+	}
 
 	/* Everything is copied out: end this request, open the next one now
 	 * so the next case does not wait for it. */

@@ -31,7 +31,9 @@ enum api_method { M_GET = 1 << 0, M_POST = 1 << 1 };
  * one is a 404 naming the "what") or ":role".  Rows with the same pattern
  * make its Allow header; a literal row must come before a ":id" row that
  * would also match its path (/api/buckets/triage before /api/buckets/:id).
- * "open": readable without a token even with --read-auth.
+ * "open": readable without a token even with --read-auth.  "query": the
+ * query parameters a write accepts (space-separated); any other one on a
+ * POST is refused with 400, not silently ignored.
  */
 static const struct api_route {
 	unsigned method;
@@ -39,38 +41,39 @@ static const struct api_route {
 	api_handler *handler;
 	const char *what; /* the resource ":id" names */
 	int open;
+	const char *query; /* POST: the query parameters accepted, NULL for none */
 } api_routes[] = {
-	{ M_GET, "/api/health", api_route_health, NULL, 1 },
-	{ M_GET, "/api/flags", api_route_flags, NULL, 0 },
-	{ M_GET, "/api/cases", api_route_cases, NULL, 0 },
-	{ M_POST, "/api/cases", api_route_case_post, NULL, 0 },
-	{ M_GET, "/api/cases/:id", api_route_case, "case", 0 },
-	{ M_GET, "/api/cases/:id/phpt", api_route_case_phpt, "case", 0 },
-	{ M_GET, "/api/cases/:id/casefile", api_route_case_casefile, "case", 0 },
-	{ M_GET, "/api/runs", api_route_runs, NULL, 0 },
-	{ M_POST, "/api/runs", api_route_run_post, NULL, 0 },
-	{ M_GET, "/api/runs/:id", api_route_run, "run", 0 },
-	{ M_GET, "/api/runs/:id/cases", api_route_run_cases, "run", 0 },
-	{ M_POST, "/api/runs/:id/cancel", api_route_run_cancel, "run", 0 },
-	{ M_POST, "/api/runs/:id/resume", api_route_run_resume, "run", 0 },
-	{ M_GET, "/api/runs/:id/measurements", api_route_run_measurements, "run", 0 },
-	{ M_GET, "/api/runs/:id/report.md", api_route_run_report, "run", 0 },
-	{ M_GET, "/api/runs/:id/phpt", api_route_run_phpt, "run", 0 },
-	{ M_GET, "/api/runs/:id/coverage", api_route_run_coverage, "run", 0 },
-	{ M_GET, "/api/runs/:id/coverage/:role/:file", api_route_run_coverage_file, "run", 0 },
-	{ M_GET, "/api/workloads/history", api_route_workload_history, NULL, 0 },
-	{ M_GET, "/api/comparisons/:id/callgrind/:role", api_route_callgrind, "comparison", 0 },
-	{ M_GET, "/api/comparisons/:id/functions", api_route_functions, "comparison", 0 },
-	{ M_GET, "/api/comparisons/:id/output/:role", api_route_result_output, "comparison", 0 },
-	{ M_GET, "/api/comparisons/:id/printed/:role", api_route_result_printed, "comparison", 0 },
-	{ M_POST, "/api/generated", api_route_generated, NULL, 0 },
-	{ M_GET, "/api/buckets", api_route_buckets, NULL, 0 },
-	{ M_POST, "/api/buckets/triage", api_route_buckets_triage, NULL, 0 },
-	{ M_GET, "/api/buckets/:id", api_route_bucket, "bucket", 0 },
-	{ M_GET, "/api/buckets/:id/mismatches", api_route_bucket_mismatches, "bucket", 0 },
-	{ M_POST, "/api/buckets/:id/triage", api_route_bucket_triage, "bucket", 0 },
-	{ M_GET, "/api/triage/events", api_route_triage_events, NULL, 0 },
-	{ M_GET, "/api/roots", api_route_roots, NULL, 0 },
+	{ M_GET, "/api/health", api_route_health, NULL, 1, NULL },
+	{ M_GET, "/api/flags", api_route_flags, NULL, 0, NULL },
+	{ M_GET, "/api/cases", api_route_cases, NULL, 0, NULL },
+	{ M_POST, "/api/cases", api_route_case_post, NULL, 0, "fail_on_differ" },
+	{ M_GET, "/api/cases/:id", api_route_case, "case", 0, NULL },
+	{ M_GET, "/api/cases/:id/phpt", api_route_case_phpt, "case", 0, NULL },
+	{ M_GET, "/api/cases/:id/casefile", api_route_case_casefile, "case", 0, NULL },
+	{ M_GET, "/api/runs", api_route_runs, NULL, 0, NULL },
+	{ M_POST, "/api/runs", api_route_run_post, NULL, 0, "wait fail_on_differ" },
+	{ M_GET, "/api/runs/:id", api_route_run, "run", 0, NULL },
+	{ M_GET, "/api/runs/:id/cases", api_route_run_cases, "run", 0, NULL },
+	{ M_POST, "/api/runs/:id/cancel", api_route_run_cancel, "run", 0, NULL },
+	{ M_POST, "/api/runs/:id/resume", api_route_run_resume, "run", 0, NULL },
+	{ M_GET, "/api/runs/:id/measurements", api_route_run_measurements, "run", 0, NULL },
+	{ M_GET, "/api/runs/:id/report.md", api_route_run_report, "run", 0, NULL },
+	{ M_GET, "/api/runs/:id/phpt", api_route_run_phpt, "run", 0, NULL },
+	{ M_GET, "/api/runs/:id/coverage", api_route_run_coverage, "run", 0, NULL },
+	{ M_GET, "/api/runs/:id/coverage/:role/:file", api_route_run_coverage_file, "run", 0, NULL },
+	{ M_GET, "/api/workloads/history", api_route_workload_history, NULL, 0, NULL },
+	{ M_GET, "/api/comparisons/:id/callgrind/:role", api_route_callgrind, "comparison", 0, NULL },
+	{ M_GET, "/api/comparisons/:id/functions", api_route_functions, "comparison", 0, NULL },
+	{ M_GET, "/api/comparisons/:id/output/:role", api_route_result_output, "comparison", 0, NULL },
+	{ M_GET, "/api/comparisons/:id/printed/:role", api_route_result_printed, "comparison", 0, NULL },
+	{ M_POST, "/api/generated", api_route_generated, NULL, 0, "fail_on_differ" },
+	{ M_GET, "/api/buckets", api_route_buckets, NULL, 0, NULL },
+	{ M_POST, "/api/buckets/triage", api_route_buckets_triage, NULL, 0, NULL },
+	{ M_GET, "/api/buckets/:id", api_route_bucket, "bucket", 0, NULL },
+	{ M_GET, "/api/buckets/:id/mismatches", api_route_bucket_mismatches, "bucket", 0, NULL },
+	{ M_POST, "/api/buckets/:id/triage", api_route_bucket_triage, "bucket", 0, NULL },
+	{ M_GET, "/api/triage/events", api_route_triage_events, NULL, 0, NULL },
+	{ M_GET, "/api/roots", api_route_roots, NULL, 0, NULL },
 };
 #define API_NROUTES (sizeof(api_routes) / sizeof(api_routes[0]))
 
@@ -103,6 +106,21 @@ static int api_match(const char *pattern, const char *path, struct api_args *a)
 		p += pl;
 		q += ql;
 	}
+}
+
+/* Is key one of the space-separated names in list? */
+static int api_query_listed(const char *list, const char *key)
+{
+	size_t n = strlen(key);
+
+	while (list != NULL && *list != '\0') {
+		size_t len = strcspn(list, " ");
+		if (len == n && n > 0 && memcmp(list, key, n) == 0)
+			return 1;
+		list += len;
+		list += strspn(list, " ");
+	}
+	return 0;
 }
 
 void api_handle(struct app *app, const struct http_request *req, struct http_response *resp)
@@ -149,6 +167,21 @@ void api_handle(struct app *app, const struct http_request *req, struct http_res
 		api_error(resp, 400, "bad_request", "too many query parameters: at most %d", HTTP_MAX_QUERY);
 		return;
 	}
+	/* A write's query parameters are its options: one it does not know
+	 * would otherwise be ignored without a word (fail_on_differ on a run). */
+	if (method == M_POST)
+		for (i = 0; i < req->nquery; i++)
+			if (!api_query_listed(r->query, req->query[i].key)) {
+				if (r->query != NULL)
+					api_error(resp, 400, "bad_request",
+					    "unknown query parameter %.64s on POST %s (accepted: %s)",
+					    req->query[i].key, r->pattern, r->query);
+				else
+					api_error(resp, 400, "bad_request",
+					    "unknown query parameter %.64s: POST %s takes none",
+					    req->query[i].key, r->pattern);
+				return;
+			}
 	/* Every write is checked here, so an endpoint added later is covered
 	 * without a call of its own; handlers find the sender in req->who. */
 	if (method == M_POST) {

@@ -137,19 +137,6 @@ static int api_opt_int(json_t *obj, const char *field, json_int_t min, json_int_
 	return 0;
 }
 
-/* A boolean query switch: 1, 0, or -1 with resp filled. */
-static int api_query_bool(const struct http_request *req, const char *key, struct http_response *resp)
-{
-	const char *v = http_query(req, key);
-
-	if (v == NULL || strcmp(v, "0") == 0 || strcmp(v, "false") == 0)
-		return 0;
-	if (*v == '\0' || strcmp(v, "1") == 0 || strcmp(v, "true") == 0)
-		return 1;
-	api_error(resp, 400, "bad_request", "%s: expected 1 or 0", key);
-	return -1;
-}
-
 /* ---- endpoints ---- */
 
 static json_t *api_base64(const char *data, size_t len)
@@ -317,13 +304,23 @@ static json_t *api_case_comparison_json(const struct db_case *dc, const struct d
 			verdict_fields(diff, fields, sizeof fields);
 			json_object_set_new(candidates, cmp->build_names[role],
 			    json_pack("{s:s s:s s:o}", "role", role_name(role), "verdict",
-			        diff == 0 ? "same" : "differ", "differs", api_list(fields)));
+			        cmp->error != NULL ? "error"
+			            : diff == 0    ? "same"
+			                           : "differ",
+			        "differs", api_list(fields)));
 		}
 	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "url", url,
 	    "api_url", api_url, "verdict", cmp != NULL ? json_string(cmp->verdict) : json_null(), "differs",
 	    cmp != NULL ? api_list(cmp->differs) : json_array(), "case", api_case_json(dc), "results",
 	    results, "comparison_id", api_id_or_null(cmp != NULL ? cmp->id : 0), "run_id",
 	    api_id_or_null(cmp != NULL ? cmp->run_id : 0), "candidates", candidates);
+	/* The case error (verdict "error"): what did not compile, where in the
+	 * user's code.  Not "error", which names an API error in every answer. */
+	json_t *error = cmp != NULL && cmp->error != NULL ? json_loads(cmp->error, 0, NULL) : NULL;
+	if (o != NULL)
+		json_object_set_new(o, "case_error", error != NULL ? error : json_null());
+	else
+		json_decref(error);
 	return o;
 }
 
@@ -570,6 +567,46 @@ fail:
 	db_case_release(&dc);
 }
 
+/*
+ * 422 case_error: the case's code did not compile on some build (or its
+ * value statements have no return), said against the user's own lines:
+ * {"error":{"code":"case_error","message":"value, line 1, column 9: ...",
+ * "section","line","column","role","build","detail"}}.
+ */
+static void api_case_error(
+    const struct result *res, int n, struct build *const builds[MAX_BUILDS], struct http_response *resp)
+{
+	const char *names[MAX_BUILDS] = { NULL };
+	for (int i = 0; i < n && i < MAX_BUILDS && builds[i] != NULL; i++)
+		names[i] = builds[i]->name;
+	char *text = db_case_error_json(res, n, names);
+	json_t *e = text != NULL ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	if (e == NULL) {
+		api_fail(resp, "out of memory");
+		return;
+	}
+	char where[96];
+	json_t *line = json_object_get(e, "line"), *col = json_object_get(e, "column");
+	snprintf(where, sizeof where, "%s", json_string_value(json_object_get(e, "section")));
+	if (json_is_integer(line))
+		snprintf(where + strlen(where), sizeof where - strlen(where), ", line %" JSON_INTEGER_FORMAT,
+		    json_integer_value(line));
+	if (json_is_integer(col))
+		snprintf(where + strlen(where), sizeof where - strlen(where),
+		    ", column %" JSON_INTEGER_FORMAT, json_integer_value(col));
+	json_t *msg = json_object_get(e, "message");
+	char *full = NULL;
+	if (asprintf(&full, "the case does not compile: %s: %s", where,
+	        json_is_string(msg) ? json_string_value(msg) : "") < 0)
+		full = NULL;
+	json_object_set(e, "detail", msg);
+	json_object_set_new(e, "message", json_string(full != NULL ? full : "the case does not compile"));
+	free(full);
+	json_object_set_new(e, "code", json_string("case_error"));
+	api_json(resp, 422, json_pack("{s:o}", "error", e));
+}
+
 static void api_case_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	struct build *builds[MAX_BUILDS];
@@ -606,6 +643,11 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 	}
 	diff = verdict_compare_all(res, app->config->nbuilds, NULL);
 	build_list(app->config, builds);
+	/* A case whose code does not compile is the sender's error: nothing stored. */
+	if (result_case_error(res, app->config->nbuilds) >= 0) {
+		api_case_error(res, app->config->nbuilds, builds, resp);
+		goto out;
+	}
 	if (db_comparison_store(
 	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0) {
 		api_fail(resp, err);
@@ -657,8 +699,8 @@ void api_cases_list(
 	memset(&f, 0, sizeof f);
 	f.run_id = run_id;
 	if ((v = http_query(req, "verdict")) != NULL) {
-		if (strcmp(v, "same") != 0 && strcmp(v, "differ") != 0) {
-			api_error(resp, 400, "bad_request", "verdict: expected same or differ");
+		if (strcmp(v, "same") != 0 && strcmp(v, "differ") != 0 && strcmp(v, "error") != 0) {
+			api_error(resp, 400, "bad_request", "verdict: expected same, differ or error");
 			return;
 		}
 		f.verdict = v;

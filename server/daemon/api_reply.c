@@ -118,6 +118,19 @@ const char *http_query(const struct http_request *req, const char *key)
 	return NULL;
 }
 
+/* A boolean query switch: 1, 0, or -1 with resp filled. */
+int api_query_bool(const struct http_request *req, const char *key, struct http_response *resp)
+{
+	const char *v = http_query(req, key);
+
+	if (v == NULL || strcmp(v, "0") == 0 || strcmp(v, "false") == 0)
+		return 0;
+	if (*v == '\0' || strcmp(v, "1") == 0 || strcmp(v, "true") == 0)
+		return 1;
+	api_error(resp, 400, "bad_request", "%s: expected 1 or 0", key);
+	return -1;
+}
+
 /* JSON body check and parse; NULL with resp filled on error. */
 json_t *api_body(const struct http_request *req, struct http_response *resp)
 {

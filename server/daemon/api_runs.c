@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -24,6 +25,11 @@ static json_t *api_run_json(const struct db_run *r)
 	    r->build_names[ROLE_BASE], "head", r->build_names[ROLE_HEAD], "created_at",
 	    api_time(r->created_at), "started_at", api_time(r->started_at), "finished_at",
 	    api_time(r->finished_at), "error", text_json(r->error), "url", url, "api_url", api_url);
+	/* Cases that did not compile (verdict "error"): counted only when there
+	 * are some, as no generated or phpt case can be one. */
+	if (o != NULL && r->errors > 0)
+		json_object_set_new(
+		    json_object_get(o, "counts"), "error", json_integer((json_int_t)r->errors));
 	/* Every build of the run in order (base first), and the later
 	 * candidates in builds/build_names by role ("cand2"...). */
 	if (o != NULL) {
@@ -166,21 +172,110 @@ static void api_runs_refused(struct http_response *resp, int status, const char 
 	}
 }
 
+#define API_MAX_WAIT_S 600
+
+/*
+ * ?wait=SECONDS (0 .. API_MAX_WAIT_S): the answer waits for the run's end
+ * (or the wait's).  1 with *seconds, 0 when not asked, -1 with resp filled.
+ */
+static int api_run_wait_param(const struct http_request *req, int *seconds, struct http_response *resp)
+{
+	const char *v = http_query(req, "wait");
+	int64_t n;
+
+	*seconds = 0;
+	if (v == NULL)
+		return 0;
+	n = strcmp(v, "0") == 0 ? 0 : id_parse(v, strlen(v));
+	if ((n < 1 && strcmp(v, "0") != 0) || n > API_MAX_WAIT_S) {
+		api_error(resp, 400, "bad_request", "wait: expected whole seconds 0 .. %d", API_MAX_WAIT_S);
+		return -1;
+	}
+	*seconds = (int)n;
+	return 1;
+}
+
+/* Wait until run id is no longer queued or running, the deadline passes or
+ * the daemon stops: 1 ended, 0 still going, -1 with resp filled. */
+static int api_run_wait(struct app *app, int64_t id, int seconds, struct http_response *resp)
+{
+	int64_t deadline = clock_ms() + (int64_t)seconds * 1000;
+	struct db_run run;
+	char err[512];
+	int rc, ended;
+
+	for (;;) {
+		if ((rc = db_run_get(app->db, id, &run, err, sizeof err)) <= 0) {
+			if (rc < 0)
+				api_fail(resp, err);
+			else
+				api_error(resp, 404, "not_found", "no run %" PRId64, id);
+			return -1;
+		}
+		ended = strcmp(run.status, "queued") != 0 && strcmp(run.status, "running") != 0;
+		db_run_release(&run);
+		if (ended)
+			return 1;
+		if (clock_ms() >= deadline || __atomic_load_n(&app->stopping, __ATOMIC_SEQ_CST))
+			return 0;
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * POST /api/runs[?wait=S[&fail_on_differ=1]]: 202 with the queued run; with
+ * wait, the run as it ended (200), or still going when the wait is over
+ * (202); with fail_on_differ, a run that ended with a mismatch, a case
+ * error or not done (failed, cancelled, interrupted) is a 409 with the run.
+ */
 static void api_run_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	char err[512];
 	int64_t id;
 	json_t *body;
-	int status;
+	int status, seconds, waiting, fail_on_differ, ended;
 
+	if ((waiting = api_run_wait_param(req, &seconds, resp)) < 0 ||
+	    (fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0)
+		return;
+	if (fail_on_differ && !waiting) {
+		api_error(resp, 400, "bad_request",
+		    "fail_on_differ: needs wait=SECONDS (the run's verdict is known only when it ends)");
+		return;
+	}
 	if ((body = api_body(req, resp)) == NULL)
 		return;
 	status = runs_create(app->runs, body, &id, err, sizeof err);
 	json_decref(body);
-	if (status != 0)
+	if (status != 0) {
 		api_runs_refused(resp, status, err);
-	else
+		return;
+	}
+	if (!waiting) {
 		api_run_reply(app, id, 202, resp);
+		return;
+	}
+	if ((ended = api_run_wait(app, id, seconds, resp)) < 0)
+		return;
+	if (!ended) {
+		api_run_reply(app, id, 202, resp);
+		return;
+	}
+	api_run_reply(app, id, 200, resp);
+	if (fail_on_differ && resp->status == 200) {
+		json_t *o = json_loadb(resp->body, resp->body_len, 0, NULL);
+		json_t *counts = json_object_get(o, "counts");
+		const char *st = json_string_value(json_object_get(o, "status"));
+		if (o != NULL &&
+		    (st == NULL || strcmp(st, "done") != 0 ||
+		        json_integer_value(json_object_get(counts, "differ")) > 0 ||
+		        json_integer_value(json_object_get(counts, "error")) > 0))
+			resp->status = 409;
+		json_decref(o);
+	}
+	if (resp->status == 200 || resp->status == 409)
+		snprintf(resp->location, sizeof resp->location, "/api/runs/%" PRId64, id);
 }
 
 static void api_run_cancel(struct app *app, int64_t id, struct http_response *resp)

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "db_internal.h"
@@ -90,15 +91,18 @@ enum stmt {
 #define RUN_COLUMNS                                                              \
 	"r.id, r.suite, r.params, r.status, r.total, r.done, r.same, r.differ, " \
 	"r.created_at, r.started_at, r.finished_at, r.error, "                   \
-	"b.name, b.php_version, h.name, h.php_version, r.summary, "              \
+	"b.name, b.php_version, h.name, h.php_version, r.summary, r.errors, "    \
 	"(SELECT group_concat(x, char(10)) FROM (SELECT rb.name || char(9) || "  \
 	"rb.php_version AS x FROM json_each(r.builds) j JOIN builds rb "         \
 	"ON rb.id = j.value ORDER BY j.key)) "                                   \
 	"FROM runs r LEFT JOIN builds b ON b.id = r.base_build_id "              \
 	"LEFT JOIN builds h ON h.id = r.head_build_id "
 
+/* A comparison's verdict as shown: "error" when the case did not compile (migration 14). */
+#define VERDICT_SQL "CASE WHEN m.error IS NOT NULL THEN 'error' ELSE m.verdict END"
+
 #define CASE_ROW_COLUMNS \
-	"c.id, c.title, c.flags, c.created_at, c.source, m.id, m.run_id, m.verdict, m.differs "
+	"c.id, c.title, c.flags, c.created_at, c.source, m.id, m.run_id, " VERDICT_SQL ", m.differs "
 
 /* A role's measurement columns (status, instr_total) of comparison m. */
 #define MEASURE_COLS(role)                                                                \
@@ -134,22 +138,23 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "INSERT INTO cases (content_hash, source, title, code, setup, flags, depth, expect, iterations) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[S_COMPARISON_INSERT] =
-	    "INSERT INTO comparisons (case_id, run_id, verdict, differs) VALUES (?1, ?2, ?3, ?4)",
+	    "INSERT INTO comparisons (case_id, run_id, verdict, differs, error) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_RESULT_INSERT] =
 	    "INSERT INTO results (comparison_id, role, build_id, status, signal, output, "
 	    "output_is_false, error_code, error_msg, exc_class, exc_msg, printed, warnings, "
 	    "failure, instructions, wall_ms, instr_total, dump_file, output_same) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	[S_RUN_PROGRESS] =
-	    "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3 WHERE id = ?1",
+	    "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3, "
+	    "errors = errors + ?4 WHERE id = ?1",
 	[S_CASE_GET] =
 	    "SELECT id, title, code, setup, flags, depth, expect, iterations, source, created_at "
 	    "FROM cases WHERE id = ?1",
 	[S_COMPARISON_LATEST] =
-	    "SELECT id, case_id, run_id, verdict, differs, created_at FROM comparisons "
+	    "SELECT id, case_id, run_id, " VERDICT_SQL ", differs, created_at, error FROM comparisons m "
 	    "WHERE case_id = ?1 ORDER BY id DESC LIMIT 1",
 	[S_COMPARISON_GET] =
-	    "SELECT id, case_id, run_id, verdict, differs, created_at FROM comparisons "
+	    "SELECT id, case_id, run_id, " VERDICT_SQL ", differs, created_at, error FROM comparisons m "
 	    "WHERE id = ?1 AND (?2 = 0 OR case_id = ?2)",
 	[S_RESULTS_GET] =
 	    "SELECT r.role, b.name, r.status, r.signal, " RESULT_OUTPUT_SQL ", r.output_is_false, "
@@ -157,13 +162,13 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "r.failure, r.instructions, r.wall_ms, r.instr_total, r.dump_file "
 	    "FROM results r JOIN builds b ON b.id = r.build_id WHERE r.comparison_id = ?1",
 	[S_CASE_HISTORY] =
-	    "SELECT id, run_id, verdict, differs, created_at FROM comparisons "
+	    "SELECT id, run_id, " VERDICT_SQL ", differs, created_at FROM comparisons m "
 	    "WHERE case_id = ?1 ORDER BY id DESC LIMIT ?2",
 	/* ?1 before (exclusive), ?2 verdict or NULL, ?3 source filter, ?4 limit, ?5 run */
 	[S_CASES_LIST] =
 	    "SELECT " CASE_ROW_COLUMNS "FROM cases c LEFT JOIN comparisons m "
 	    "ON m.id = (SELECT max(id) FROM comparisons WHERE case_id = c.id) "
-	    "WHERE c.id < ?1 AND (?2 IS NULL OR m.verdict = ?2) "
+	    "WHERE c.id < ?1 AND (?2 IS NULL OR " VERDICT_SQL " = ?2) "
 	    "AND (?3 = 0 OR (?3 = 1) = (c.source IS NOT NULL)) "
 	    "ORDER BY c.id DESC LIMIT ?4",
 	[S_RUN_CASES_LIST] =
@@ -174,7 +179,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* A statement of its own so the (run_id, verdict, case_id) index serves it. */
 	[S_RUN_CASES_LIST_VERDICT] =
 	    "SELECT " CASE_ROW_COLUMNS "FROM comparisons m JOIN cases c ON c.id = m.case_id "
-	    "WHERE m.run_id = ?5 AND m.verdict = ?2 AND m.case_id < ?1 "
+	    "WHERE m.run_id = ?5 AND (m.verdict = ?2 OR ?2 = 'error') AND " VERDICT_SQL " = ?2 "
+	    "AND m.case_id < ?1 "
 	    "AND (?3 = 0 OR (?3 = 1) = (c.source IS NOT NULL)) "
 	    "ORDER BY m.case_id DESC LIMIT ?4",
 	[S_RUN_INSERT] =
@@ -643,6 +649,22 @@ int db_case_put(struct db *db, const struct case_spec *c, int64_t *case_id, char
 	return 0;
 }
 
+/* The first build's case error (result_case_error) as JSON text, malloc'd; NULL when none. */
+char *db_case_error_json(const struct result *res, int n, const char *const names[])
+{
+	int i = result_case_error(res, n);
+	if (i < 0)
+		return NULL;
+	const struct result *r = &res[i];
+	json_t *o = json_pack("{s:o s:s s:o s:o s:s s:s}", "message", text_json(r->compile_error), "section",
+	    r->compile_section, "line", r->compile_line > 0 ? json_integer(r->compile_line) : json_null(),
+	    "column", r->compile_column > 0 ? json_integer(r->compile_column) : json_null(), "role",
+	    role_name(i), "build", names != NULL && names[i] != NULL ? names[i] : role_name(i));
+	char *text = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	return text;
+}
+
 static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t run_id,
     struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff, int counted,
     int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize)
@@ -653,9 +675,13 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 	int role;
 
 	verdict_fields(diff, differs, sizeof differs);
+	for (role = 0; role < MAX_BUILDS && builds[role] != NULL; role++)
+		names[role] = builds[role]->name;
+	char *case_error = db_case_error_json(res, role, names);
 	pthread_mutex_lock(&db->lock);
 	if (db_begin(db, err, errsize) < 0) {
 		pthread_mutex_unlock(&db->lock);
+		free(case_error);
 		return -1;
 	}
 
@@ -668,6 +694,7 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 		sqlite3_bind_int64(st, 2, run_id);
 	db_bind_text(st, 3, diff == 0 ? "same" : "differ");
 	db_bind_text(st, 4, differs);
+	db_bind_text(st, 5, case_error);
 	if (db_exec(db, st, "store comparison", err, errsize) < 0)
 		goto fail;
 	*comparison_id = sqlite3_last_insert_rowid(db->conn);
@@ -678,26 +705,30 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 		        role == ROLE_BASE ? NULL : &res[ROLE_BASE], err, errsize) < 0)
 			goto fail;
 	}
-	/* A mismatch joins its buckets with it, one per differing candidate (db_triage.c). */
-	if (diff != 0 &&
+	/* A mismatch joins its buckets with it, one per differing candidate
+	 * (db_triage.c); a case error is no mismatch. */
+	if (diff != 0 && case_error == NULL &&
 	    db_triage_record(db, c->flags, res, role, names, run_id, *comparison_id, err, errsize) < 0)
 		goto fail;
 
 	if (run_id > 0 && counted) {
 		st = db_stmt(db, S_RUN_PROGRESS);
 		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_int(st, 2, diff == 0);
-		sqlite3_bind_int(st, 3, diff != 0);
+		sqlite3_bind_int(st, 2, case_error == NULL && diff == 0);
+		sqlite3_bind_int(st, 3, case_error == NULL && diff != 0);
+		sqlite3_bind_int(st, 4, case_error != NULL);
 		if (db_exec(db, st, "run progress", err, errsize) < 0)
 			goto fail;
 	}
 	if (db_commit(db, err, errsize) < 0)
 		goto fail;
 	pthread_mutex_unlock(&db->lock);
+	free(case_error);
 	return 0;
 fail:
 	db_rollback(db);
 	pthread_mutex_unlock(&db->lock);
+	free(case_error);
 	return -1;
 }
 
@@ -829,6 +860,7 @@ int db_comparison_get(struct db *db, int64_t case_id, int64_t comparison_id, str
 	db_col_copy(st, 3, out->verdict, sizeof out->verdict);
 	db_col_copy(st, 4, out->differs, sizeof out->differs);
 	db_col_copy(st, 5, out->created_at, sizeof out->created_at);
+	out->error = db_col_strdup(st, 6);
 	sqlite3_reset(st);
 
 	st = db_stmt(db, S_RESULTS_GET);
@@ -857,6 +889,8 @@ void db_comparison_release(struct db_comparison *c)
 
 	for (role = 0; role < MAX_BUILDS; role++)
 		result_release(&c->results[role]);
+	free(c->error);
+	c->error = NULL;
 }
 
 /* Step a listing statement, calling fn per row; rows, or -1.  Runs under the lock. */
@@ -1033,10 +1067,11 @@ static int db_read_run(sqlite3_stmt *st, struct db_run *r)
 	db_col_copy(st, 14, r->build_names[ROLE_HEAD], sizeof r->build_names[ROLE_HEAD]);
 	db_col_copy(st, 15, r->build_versions[ROLE_HEAD], sizeof r->build_versions[ROLE_HEAD]);
 	r->summary = db_col_strdup(st, 16);
+	r->errors = sqlite3_column_int64(st, 17);
 	r->nbuilds = 2;
 	/* Every build of the run, "name\tversion" lines in order (NULL: an old run, base and head). */
-	if (sqlite3_column_type(st, 17) != SQLITE_NULL) {
-		const char *p = (const char *)sqlite3_column_text(st, 17), *tab, *nl;
+	if (sqlite3_column_type(st, 18) != SQLITE_NULL) {
+		const char *p = (const char *)sqlite3_column_text(st, 18), *tab, *nl;
 		int i = 0;
 
 		while (p != NULL && *p != '\0' && i < MAX_BUILDS) {

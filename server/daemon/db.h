@@ -18,8 +18,9 @@ struct db_case {
 struct db_comparison {
 	int64_t id, case_id;
 	int64_t run_id;    /* 0 for a submitted case */
-	char verdict[8];   /* "same" / "differ" */
+	char verdict[8];   /* "same" / "differ" / "error" (the case did not compile) */
 	char differs[128]; /* verdict_fields() list */
+	char *error;       /* the case error as JSON text (db_case_error_json), NULL when none */
 	char created_at[32];
 	int nbuilds;                       /* results stored: base and nbuilds - 1 candidates */
 	char build_names[MAX_BUILDS][64];  /* by role */
@@ -48,7 +49,7 @@ struct db_gen_mismatch {
 typedef int (*db_gen_mismatch_fn)(void *arg, const struct db_gen_mismatch *);
 
 struct db_case_filter {
-	const char *verdict; /* "same" / "differ", NULL for any */
+	const char *verdict; /* "same" / "differ" / "error", NULL for any */
 	int source;          /* 0 any, 1 stored, 2 submitted */
 	int64_t run_id;      /* > 0: the comparisons of this run */
 	int64_t before;      /* > 0: ids below this one (keyset pagination) */
@@ -64,6 +65,7 @@ struct db_run {
 	char build_names[MAX_BUILDS][64];
 	char build_versions[MAX_BUILDS][64];
 	int64_t total, done, same, differ;
+	int64_t errors; /* cases that did not compile (verdict "error") */
 	char created_at[32], started_at[32], finished_at[32]; /* "" when unset */
 	char *error;                                          /* NULL when none, malloc'd */
 	char *summary; /* the suite's JSON summary, NULL when none, malloc'd */
@@ -92,6 +94,9 @@ int db_comparison_store(struct db *, const struct case_spec *, int64_t run_id,
 int db_comparison_store_uncounted(struct db *, const struct case_spec *, int64_t run_id,
     struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
     int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize);
+/* The first build's case error among res[0..n-1] as JSON text
+ * ({"message","section","line","column","role","build"}), malloc'd; NULL when none. */
+char *db_case_error_json(const struct result *res, int n, const char *const names[]);
 /* Getters answer 1 found, 0 not found, -1 error. */
 int db_case_get(struct db *, int64_t id, struct db_case *out, char *err, size_t errsize);
 void db_case_release(struct db_case *);

@@ -105,6 +105,8 @@ static const char *const tstmt_sql[T_COUNT] = {
 	[T_UNBUCKETED] =
 	    "SELECT m.id, m.run_id, c.flags FROM comparisons m JOIN cases c ON c.id = m.case_id "
 	    "WHERE m.verdict = 'differ' AND m.bucket_id IS NULL AND m.id > ?1 "
+	    /* a case error (migration 14) is no mismatch */
+	    "AND m.error IS NULL "
 	    /* a reduced case's own results (reduce.c) are not a mismatch found */
 	    "AND NOT EXISTS (SELECT 1 FROM reductions r WHERE r.reduced_comparison_id = m.id) "
 	    "ORDER BY m.id LIMIT ?2",

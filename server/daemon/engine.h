@@ -177,6 +177,7 @@ struct app {
 	struct worker *run_workers[MAX_BUILDS];
 	int64_t started_ms; /* CLOCK_MONOTONIC, for uptime */
 	int case_requests;  /* POST /api/cases in progress (atomic) */
+	int stopping;       /* set (atomic) before the HTTP server stops: waits end */
 };
 
 /* ---- runs.c ---- */

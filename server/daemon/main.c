@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <curl/curl.h>
 #include <jansson.h>
 
@@ -75,9 +77,10 @@ static int main_error(const char *fmt, ...)
 static void main_usage(FILE *f)
 {
 	fputs("usage: phpcmp serve [options]      run the daemon\n"
-	      "       phpcmp submit [--url URL] FILE.phpt\n"
-	      "                                   run a case file on the daemon's builds;\n"
-	      "                                   exit 0 same, 1 differ, 2 error\n"
+	      "       phpcmp submit [--url URL] PATH...\n"
+	      "                                   run case files (or folders of them) on the\n"
+	      "                                   daemon's builds; exit 0 all same, 1 any\n"
+	      "                                   differ, 2 any error (phpcmp submit --help)\n"
 	      "       phpcmp token add NAME | list | revoke NAME|ID  [--db PATH]\n"
 	      "                                   API tokens (see docs/hardening.md)\n"
 	      "       phpcmp help\n"
@@ -753,7 +756,9 @@ static int main_serve(int argc, char **argv)
 	                         : "signal");
 	rc = 0;
 out:
-	/* Reverse order: no new requests, then no runs, then no workers. */
+	/* Reverse order: no new requests, then no runs, then no workers.  A
+	 * request waiting for a run (?wait=) ends first. */
+	__atomic_store_n(&app.stopping, 1, __ATOMIC_SEQ_CST);
 	http_stop(http);
 	runs_stop(app.runs);
 	reduce_stop(app.reducer);
@@ -840,44 +845,140 @@ static void main_print_output(const char *role, json_t *r)
 	putchar('\n');
 }
 
-static int main_submit(int argc, char **argv)
+/* The case files to submit: each path a file, or a folder's *.phpt (searched
+ * recursively, in name order).  0, or -1 with a message. */
+struct main_files {
+	char **path;
+	size_t n, cap;
+};
+
+static int main_files_add(struct main_files *f, const char *path)
 {
-	const char *url = getenv("PHPCMP_URL"), *file = NULL, *verdict, *caseurl;
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 16;
+		char **p = realloc(f->path, cap * sizeof *p);
+		if (p == NULL)
+			return -1;
+		f->path = p;
+		f->cap = cap;
+	}
+	if ((f->path[f->n] = strdup(path)) == NULL)
+		return -1;
+	f->n++;
+	return 0;
+}
+
+static int main_str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int main_files_dir(struct main_files *f, const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+	char path[PATH_MAX];
+	size_t first = f->n;
+	int rc = 0;
+
+	if (d == NULL) {
+		main_error("submit: %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		if (de->d_name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
+			continue;
+		if (stat(path, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 16)
+			rc = main_files_dir(f, path, depth + 1);
+		else if (S_ISREG(st.st_mode) && len > 5 && strcmp(de->d_name + len - 5, ".phpt") == 0)
+			rc = main_files_add(f, path);
+	}
+	closedir(d);
+	if (rc == 0 && depth == 0 && f->n == first) {
+		main_error("submit: %s: no *.phpt case file in it", dir);
+		return -1;
+	}
+	if (depth == 0)
+		qsort(f->path + first, f->n - first, sizeof *f->path, main_str_cmp);
+	return rc;
+}
+
+/* The line of the file where a section's text starts ("--VALUE--" + 1), or 0. */
+static long main_section_line(const char *text, size_t len, const char *section)
+{
+	char header[32];
+	long line = 1;
+	size_t hl, i = 0;
+
+	snprintf(header, sizeof header, "--%s--", section);
+	for (char *u = header; *u; u++)
+		*u = (char)(*u >= 'a' && *u <= 'z' ? *u - 'a' + 'A' : *u);
+	hl = strlen(header);
+	while (i < len) {
+		if (len - i >= hl && memcmp(text + i, header, hl) == 0 &&
+		    (i + hl == len || text[i + hl] == '\n' || text[i + hl] == '\r'))
+			return line + 1;
+		while (i < len && text[i] != '\n')
+			i++;
+		i++;
+		line++;
+	}
+	return 0;
+}
+
+/*
+ * A case error (422 case_error) as a compiler would say it, against the
+ * case file's own lines: "FILE:LINE:COLUMN: error: MESSAGE (--VALUE-- line
+ * 1, column 6)".
+ */
+static void main_case_error(const char *file, const char *text, size_t len, json_t *e)
+{
+	const char *section = json_string_value(json_object_get(e, "section"));
+	const char *detail = json_string_value(json_object_get(e, "detail"));
+	json_int_t line = json_integer_value(json_object_get(e, "line"));
+	json_int_t col = json_integer_value(json_object_get(e, "column"));
+	long start = section != NULL ? main_section_line(text, len, section) : 0;
+	char where[96] = "";
+
+	if (section != NULL) {
+		snprintf(where, sizeof where, " (--%s-- line %" JSON_INTEGER_FORMAT, section, line);
+		for (char *u = where + 4; *u && *u != '-'; u++)
+			*u = (char)(*u >= 'a' && *u <= 'z' ? *u - 'a' + 'A' : *u);
+		if (col > 0)
+			snprintf(where + strlen(where), sizeof where - strlen(where),
+			    ", column %" JSON_INTEGER_FORMAT, col);
+		snprintf(where + strlen(where), sizeof where - strlen(where), ")");
+	}
+	if (start > 0 && line > 0 && col > 0)
+		printf("error: %s:%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT ": %s%s\n", file,
+		    start + line - 1, col, detail != NULL ? detail : "does not compile", where);
+	else if (start > 0 && line > 0)
+		printf("error: %s:%" JSON_INTEGER_FORMAT ": %s%s\n", file, start + line - 1,
+		    detail != NULL ? detail : "does not compile", where);
+	else
+		printf("error: %s: %s%s\n", file, detail != NULL ? detail : "does not compile", where);
+}
+
+/* Submit one case file: 0 same, 1 differ, 2 error (said on stderr or stdout). */
+static int main_submit_one(CURL *curl, const char *endpoint, const char *url, size_t ulen, const char *file)
+{
+	const char *verdict, *caseurl;
 	struct buf resp = BUF_INIT;
-	struct curl_slist *headers = NULL;
 	struct case_spec c;
-	char err[512], endpoint[2048], *text = NULL, *body = NULL, curlerr[CURL_ERROR_SIZE];
-	char authorization[400];
-	const char *token;
+	char err[512], *text = NULL, *body = NULL, curlerr[CURL_ERROR_SIZE];
 	json_t *j = NULL, *differs, *e;
 	json_error_t jerr;
 	long status = 0;
-	size_t len, i, ulen;
-	CURL *curl = NULL;
+	size_t len, i;
 	int rc = 2;
 
 	case_init(&c);
-	if (url == NULL || *url == '\0')
-		url = MAIN_DEFAULT_URL;
-	for (i = 0; i < (size_t)argc; i++) {
-		if (strcmp(argv[i], "--url") == 0 && i + 1 < (size_t)argc)
-			url = argv[++i];
-		else if (strncmp(argv[i], "--url=", 6) == 0)
-			url = argv[i] + 6;
-		else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			main_error("submit: unknown option %s", argv[i]);
-			goto usage;
-		} else if (file == NULL)
-			file = argv[i];
-		else {
-			main_error("submit: one case file at a time");
-			goto usage;
-		}
-	}
-	if (file == NULL) {
-		main_error("submit: which case file?");
-		goto usage;
-	}
 	if ((text = bytes_read_file(file, MAX_BODY_SIZE, &len, err, sizeof err)) == NULL) {
 		main_error("%s: %s", file, err);
 		goto out;
@@ -888,33 +989,12 @@ static int main_submit(int argc, char **argv)
 	}
 	if ((body = main_case_body(&c, file)) == NULL)
 		goto out;
-	ulen = strlen(url);
-	while (ulen > 0 && url[ulen - 1] == '/')
-		ulen--;
-	snprintf(endpoint, sizeof endpoint, "%.*s/api/cases", (int)ulen, url);
-
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (curl = curl_easy_init()) == NULL) {
-		main_error("cannot initialise libcurl");
-		goto out;
-	}
-	headers = curl_slist_append(headers, "Content-Type: application/json");
-	headers = curl_slist_append(headers, "Expect:");
-	/* The daemon wants a token where writes are closed (docs/hardening.md). */
-	if ((token = getenv("PHPCMP_TOKEN")) != NULL && *token != '\0') {
-		snprintf(authorization, sizeof authorization, "Authorization: Bearer %.300s", token);
-		headers = curl_slist_append(headers, authorization);
-	}
 	curlerr[0] = '\0';
 	curl_easy_setopt(curl, CURLOPT_URL, endpoint);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, main_curl_write);
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp);
 	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curlerr);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, (long)MAIN_SUBMIT_TIMEOUT_S);
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, "phpcmp-submit/" PHPCMP_VERSION);
 	if (curl_easy_perform(curl) != CURLE_OK) {
 		main_error("%s: %s", endpoint, curlerr[0] != '\0' ? curlerr : "request failed");
 		goto out;
@@ -924,10 +1004,14 @@ static int main_submit(int argc, char **argv)
 		main_error("%s: HTTP %ld with a body that is not JSON", endpoint, status);
 		goto out;
 	}
-	if ((e = json_object_get(j, "error")) != NULL) {
+	if (json_is_object(e = json_object_get(j, "error"))) {
 		verdict = json_string_value(json_object_get(e, "code"));
 		caseurl = json_string_value(json_object_get(e, "message"));
-		main_error("%s: HTTP %ld %s: %s", endpoint, status, verdict != NULL ? verdict : "error",
+		if (status == 422 && verdict != NULL && strcmp(verdict, "case_error") == 0) {
+			main_case_error(file, text, len, e);
+			fflush(stdout);
+		}
+		main_error("%s: HTTP %ld %s: %s", file, status, verdict != NULL ? verdict : "error",
 		    caseurl != NULL ? caseurl : "");
 		goto out;
 	}
@@ -947,21 +1031,120 @@ static int main_submit(int argc, char **argv)
 		main_print_output("head", json_object_get(json_object_get(j, "results"), "head"));
 	}
 	printf("case: %.*s%s\n", (int)ulen, url, caseurl != NULL ? caseurl : "");
-	rc = strcmp(verdict, "same") == 0 ? 0 : 1;
-	goto out;
-usage:
-	main_usage(stderr);
+	rc = strcmp(verdict, "same") == 0 ? 0 : strcmp(verdict, "differ") == 0 ? 1 : 2;
 out:
+	fflush(stdout);
 	json_decref(j);
 	free(resp.data);
+	free(body);
+	free(text);
+	case_release(&c);
+	return rc;
+}
+
+static void main_submit_usage(FILE *f)
+{
+	fputs("usage: phpcmp submit [--url URL] PATH...\n"
+	      "\n"
+	      "Run stored-format case files (docs/cases.md) on the daemon's builds, one\n"
+	      "POST /api/cases each.  A PATH is a case file or a folder, whose *.phpt\n"
+	      "files (searched recursively) are submitted in name order.\n"
+	      "\n"
+	      "  --url URL     the daemon ($PHPCMP_URL or " MAIN_DEFAULT_URL ")\n"
+	      "  -h, --help    this text\n"
+	      "  $PHPCMP_TOKEN sent as \"Authorization: Bearer ...\" when set\n"
+	      "\n"
+	      "Prints each case's verdict (same, differ, or an error: a case that does\n"
+	      "not compile is reported as FILE:LINE:COLUMN against the case file).\n"
+	      "Exit status: 0 every case same, 1 some case differs, 2 any error (a case\n"
+	      "that does not compile, a file that cannot be read, the daemon not\n"
+	      "answering, bad usage).\n",
+	    f);
+}
+
+static int main_submit(int argc, char **argv)
+{
+	const char *url = getenv("PHPCMP_URL");
+	struct curl_slist *headers = NULL;
+	struct main_files files = { NULL, 0, 0 };
+	struct stat st;
+	char endpoint[2048], authorization[400];
+	const char *token;
+	size_t i, ulen, counts[3] = { 0, 0, 0 };
+	CURL *curl = NULL;
+	int rc = 2, one, options_done = 0;
+
+	if (url == NULL || *url == '\0')
+		url = MAIN_DEFAULT_URL;
+	for (i = 0; i < (size_t)argc; i++) {
+		if (!options_done && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)) {
+			main_submit_usage(stdout);
+			rc = 0;
+			goto out;
+		} else if (!options_done && strcmp(argv[i], "--") == 0)
+			options_done = 1;
+		else if (!options_done && strcmp(argv[i], "--url") == 0 && i + 1 < (size_t)argc)
+			url = argv[++i];
+		else if (!options_done && strncmp(argv[i], "--url=", 6) == 0)
+			url = argv[i] + 6;
+		else if (!options_done && argv[i][0] == '-' && argv[i][1] != '\0') {
+			main_error("submit: unknown option %s", argv[i]);
+			goto usage;
+		} else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (main_files_dir(&files, argv[i], 0) < 0)
+				goto out;
+		} else if (main_files_add(&files, argv[i]) < 0) {
+			main_error("out of memory");
+			goto out;
+		}
+	}
+	if (files.n == 0) {
+		main_error("submit: which case files? (a file or a folder of *.phpt)");
+		goto usage;
+	}
+	ulen = strlen(url);
+	while (ulen > 0 && url[ulen - 1] == '/')
+		ulen--;
+	snprintf(endpoint, sizeof endpoint, "%.*s/api/cases", (int)ulen, url);
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (curl = curl_easy_init()) == NULL) {
+		main_error("cannot initialise libcurl");
+		goto out;
+	}
+	headers = curl_slist_append(headers, "Content-Type: application/json");
+	headers = curl_slist_append(headers, "Expect:");
+	/* The daemon wants a token where writes are closed (docs/hardening.md). */
+	if ((token = getenv("PHPCMP_TOKEN")) != NULL && *token != '\0') {
+		snprintf(authorization, sizeof authorization, "Authorization: Bearer %.300s", token);
+		headers = curl_slist_append(headers, authorization);
+	}
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, main_curl_write);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, (long)MAIN_SUBMIT_TIMEOUT_S);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, "phpcmp-submit/" PHPCMP_VERSION);
+	rc = 0;
+	for (i = 0; i < files.n; i++) {
+		one = main_submit_one(curl, endpoint, url, ulen, files.path[i]);
+		counts[one]++;
+		if (one > rc)
+			rc = one;
+	}
+	if (files.n > 1)
+		printf("%zu cases: %zu same, %zu differ, %zu errors\n", files.n, counts[0], counts[1],
+		    counts[2]);
+	goto out;
+usage:
+	main_submit_usage(stderr);
+out:
 	curl_slist_free_all(headers);
 	if (curl != NULL) {
 		curl_easy_cleanup(curl);
 		curl_global_cleanup();
 	}
-	free(body);
-	free(text);
-	case_release(&c);
+	for (i = 0; i < files.n; i++)
+		free(files.path[i]);
+	free(files.path);
 	return rc;
 }
 

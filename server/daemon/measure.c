@@ -416,8 +416,11 @@ static void measure_report_candidates(
 			    "- %s: json_encoder.c unavailable (n/a): its callgrind files name no source files "
 			    "(a stripped library, such as Debian's; build from source to keep them)\n",
 			    run->build_names[role]);
-	if (strcmp(run->status, "done") != 0)
-		buf_addf(out, "\n(the run is not done yet)\n");
+	if (strcmp(run->status, "done") != 0) {
+		char note[1200];
+		run_status_note(run->status, run->error, note, sizeof note);
+		buf_addf(out, "%s%s\n", note[0] == ' ' ? "\n" : "", note[0] == ' ' ? note + 1 : note);
+	}
 }
 
 int measure_report_md(struct app *app, int64_t run_id, const char *threshold, const char *columns,
@@ -491,7 +494,8 @@ int measure_report_md(struct app *app, int64_t run_id, const char *threshold, co
 	    t.regressions == 1 ? "" : "s", t.improvements, t.improvements == 1 ? "" : "s", t.unchanged);
 	if (t.unmeasured)
 		buf_addf(&out, ", %d not measured (see the run's cases)", t.unmeasured);
-	buf_addf(&out, ".%s\n", strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
+	char note[1200];
+	buf_addf(&out, ".%s\n", run_status_note(run.status, run.error, note, sizeof note));
 done:
 	db_run_release(&run);
 	measure_table_release(&t);

@@ -490,6 +490,11 @@ void worker_result_from_msg(struct result *r, const struct proto_msg *m)
 	r->instructions = proto_get_int(m, TAG_INSTRUCTIONS, -1);
 	r->instr_total = proto_get_int(m, TAG_INSTR_TOTAL, -1);
 	r->dump_file = field_strdup(m, TAG_DUMP_FILE);
+	r->compile_error = field_strdup(m, TAG_COMPILE_ERROR);
+	if ((f = proto_get(m, TAG_COMPILE_SECTION)) != NULL)
+		snprintf(r->compile_section, sizeof r->compile_section, "%.*s", (int)f->len, f->data);
+	r->compile_line = (long)proto_get_int(m, TAG_COMPILE_LINE, 0);
+	r->compile_column = (long)proto_get_int(m, TAG_COMPILE_COLUMN, 0);
 	worker_memory_error(r, m);
 }
 

@@ -199,9 +199,15 @@ test('unknown path -> 404 not_found', async () => {
 	await rejects('GET', '/api', {}, 404, 'not_found');
 });
 
-test('a PHP parse error is a result (201), not a request error', async () => {
-	const r = await d.postCase({ code: '((' });
-	assert.equal(r.status, 201, r.text);
-	assert.equal(r.json.results.base.status, 'error');
-	assert.equal(r.json.results.head.status, 'error');
+test('a PHP parse error is a case error (422 case_error at the user\'s line and column), nothing stored', async () => {
+	const r = await rejects('POST', '/api/cases', json({ code: '((' }), 422, 'case_error',
+		/^the case does not compile: value, line 1, column 3: Unclosed '\('$/);
+	assert.deepEqual([r.json.error.section, r.json.error.line, r.json.error.column], ['value', 1, 3]);
+});
+
+test('an unknown query parameter on a write -> 400 bad_request, nothing written', async () => {
+	await rejects('POST', '/api/cases?fail_on_difer=1', json({ code: '1' }), 400, 'bad_request',
+		/^unknown query parameter fail_on_difer on POST \/api\/cases \(accepted: fail_on_differ\)$/);
+	await rejects('POST', '/api/runs?fail_on_differ=1', json({ suite: 'stored' }), 400, 'bad_request',
+		/^fail_on_differ: needs wait=SECONDS/);
 });

@@ -111,3 +111,61 @@ test('bad usage -> exit 2', async () => {
 	const r = await runCli(['submit']);
 	assert.equal(r.code, 2, show(r));
 });
+
+test('a case that does not compile -> exit 2, FILE:LINE:COLUMN against the case file, nothing stored', async () => {
+	const before = await newestSubmitted();
+	// --VALUE-- is line 5: the value's line 2 is the file's line 7.
+	const f = caseFile('broken.phpt', '--TEST--\nclient: broken\n--FLAGS--\n0\n--VALUE--\n[1,\n 2 3]\n');
+	const r = await runCli(['submit', '--url', d.url, f]);
+	assert.equal(r.code, 2, show(r));
+	assert.ok(r.stdout.includes(`error: ${f}:7:4: syntax error, unexpected integer "3", expecting "]" (--VALUE-- line 2, column 4)\n`), show(r));
+	assert.match(r.stderr, /HTTP 422 case_error: the case does not compile: value, line 2, column 4/, show(r));
+	assert.doesNotMatch(r.stdout, /^same/m, show(r));
+	const setup = caseFile('broken-setup.phpt', '--TEST--\nclient: broken setup\n--SETUP--\nfunction f() {}\nfunction f() {}\n--VALUE--\n1\n');
+	const s = await runCli(['submit', '--url', d.url, setup]);
+	assert.equal(s.code, 2, show(s));
+	assert.ok(s.stdout.includes(`error: ${setup}:5: Cannot redeclare f() (previously declared in setup:1) (--SETUP-- line 2)\n`), show(s));
+	const noReturn = caseFile('no-return.phpt', '--TEST--\nclient: no return\n--VALUE--\n$a = [1];\n$a[] = 2;\n');
+	const n = await runCli(['submit', '--url', d.url, noReturn]);
+	assert.equal(n.code, 2, show(n));
+	assert.match(n.stdout, /: no return: /, show(n));
+	assert.deepEqual(await newestSubmitted(), before);
+});
+
+test('several files and folders: each case once, in order; exit 0 all same, 1 any differ, 2 any error', async () => {
+	const folder = path.join(dir, 'many');
+	fs.mkdirSync(path.join(folder, 'sub'), { recursive: true });
+	fs.writeFileSync(path.join(folder, 'b.phpt'), '--TEST--\nmany: b\n--VALUE--\n[2]\n');
+	fs.writeFileSync(path.join(folder, 'sub', 'a.phpt'), '--TEST--\nmany: sub/a\n--VALUE--\n[1]\n');
+	fs.writeFileSync(path.join(folder, 'notes.txt'), 'not a case');
+	const one = caseFile('many-one.phpt', '--TEST--\nmany: one\n--VALUE--\n1\n');
+	const same = await runCli(['submit', '--url', d.url, folder, one]);
+	assert.equal(same.code, 0, show(same));
+	assert.deepEqual(same.stdout.split('\n').filter((l) => /^(same|differ|error)/.test(l)),
+		['same: many: b', 'same: many: sub/a', 'same: many: one']);
+	assert.match(same.stdout, /^3 cases: 3 same, 0 differ, 0 errors$/m, show(same));
+	const differ = caseFile('many-differ.phpt', '--TEST--\nmany: differ\n--VALUE--\nPHP_VERSION\n');
+	const r1 = await runCli(['submit', '--url', d.url, one, differ, folder]);
+	assert.equal(r1.code, 1, show(r1));
+	assert.match(r1.stdout, /^4 cases: 3 same, 1 differ, 0 errors$/m, show(r1));
+	const broken = caseFile('many-broken.phpt', '--TEST--\nmany: broken\n--VALUE--\n[1, 2\n');
+	const r2 = await runCli(['submit', '--url', d.url, broken, differ, folder]);
+	assert.equal(r2.code, 2, show(r2));
+	assert.match(r2.stdout, /^4 cases: 2 same, 1 differ, 1 errors$/m, show(r2));
+	// An empty folder is an error, not "nothing differs".
+	const empty = path.join(dir, 'empty');
+	fs.mkdirSync(empty, { recursive: true });
+	const e = await runCli(['submit', '--url', d.url, empty]);
+	assert.equal(e.code, 2, show(e));
+	assert.match(e.stderr, /no \*\.phpt case file/, show(e));
+});
+
+test('--help: usage on stdout, exit 0', async () => {
+	for (const flag of ['--help', '-h']) {
+		const r = await runCli(['submit', flag]);
+		assert.equal(r.code, 0, show(r));
+		assert.match(r.stdout, /^usage: phpcmp submit \[--url URL\] PATH\.\.\./, show(r));
+		assert.match(r.stdout, /Exit status: 0 every case same, 1 some case differs, 2 any error/, show(r));
+		assert.equal(r.stderr, '');
+	}
+});

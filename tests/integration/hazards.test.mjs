@@ -89,23 +89,21 @@ test(`timeout: while (true); is stopped after --timeout-ms ${TIMEOUT_MS}`, async
 	await stillWorks();
 });
 
-test('parse error in the code: status error on both builds, not a server error', async () => {
-	const res = await d.runCase({ code: "['a' => 1" });
-	both(res, (x, name) => {
-		assert.equal(x.status, 'error', `${name}: ${JSON.stringify(x)}`);
-		assert.match(x.failure, /Parse error|syntax error/i);
-		assert.equal(x.output, false);
-	});
-	assert.equal(res.verdict, 'same');
+test('parse error in the code: a case error (422), not a verdict, not a server error', async () => {
+	const r = await d.postCase({ code: "['a' => 1" });
+	assert.equal(r.status, 422, r.text);
+	assert.equal(r.json.error.code, 'case_error');
+	assert.deepEqual([r.json.error.section, r.json.error.line, r.json.error.column], ['value', 1, 10]);
+	assert.match(r.json.error.detail, /Unclosed '\['/);
 	await stillWorks();
 });
 
-test('parse error in the setup code: status error', async () => {
-	const res = await d.runCase({ setup: 'class {', code: '1' });
-	both(res, (x, name) => {
-		assert.equal(x.status, 'error', `${name}: ${JSON.stringify(x)}`);
-		assert.match(x.failure, /Parse error|syntax error/i);
-	});
+test('parse error in the setup code: a case error (422)', async () => {
+	const r = await d.postCase({ setup: 'class {', code: '1' });
+	assert.equal(r.status, 422, r.text);
+	assert.equal(r.json.error.code, 'case_error');
+	assert.equal(r.json.error.section, 'setup');
+	assert.match(r.json.error.detail, /syntax error/);
 	await stillWorks();
 });
 

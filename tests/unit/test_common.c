@@ -167,6 +167,44 @@ static void test_roles(void)
 	    "role_name: base and head");
 }
 
+/* A case error on any build; what a run's report says of how the run stands. */
+static void test_case_error_and_status_note(void)
+{
+	struct result r[3];
+	char note[256];
+
+	for (int i = 0; i < 3; i++)
+		result_init(&r[i]);
+	ok(result_case_error(r, 3) == -1, "result_case_error: none when every build compiled");
+	r[2].compile_error = strdup("Unclosed '['");
+	ok(result_case_error(r, 3) == 2, "result_case_error: the build that did not compile");
+	ok(result_case_error(r, 2) == -1, "result_case_error: only the first n builds");
+	r[1].compile_error = strdup("Unclosed '['");
+	ok(result_case_error(r, 3) == 1, "result_case_error: the first of several");
+	for (int i = 0; i < 3; i++)
+		result_release(&r[i]);
+	ok(r[1].compile_error == NULL, "result_release: frees the case error");
+
+	ok(strcmp(run_status_note("done", NULL, note, sizeof note), "") == 0,
+	    "run_status_note: done, nothing");
+	ok(strcmp(run_status_note("running", NULL, note, sizeof note), " (the run is not done yet)") == 0,
+	    "run_status_note: running");
+	ok(strcmp(run_status_note("queued", "x", note, sizeof note), " (the run is not done yet)") == 0,
+	    "run_status_note: queued");
+	ok(strcmp(run_status_note("failed", "dir: cannot open x", note, sizeof note),
+	       "\n\n**The run failed:** dir: cannot open x") == 0,
+	    "run_status_note: failed, and why");
+	ok(strcmp(run_status_note("failed", NULL, note, sizeof note),
+	       "\n\n**The run failed** (no reason was recorded)") == 0,
+	    "run_status_note: failed with no reason");
+	ok(strcmp(run_status_note("cancelled", NULL, note, sizeof note), "\n\n**The run was cancelled**") ==
+	        0,
+	    "run_status_note: cancelled");
+	ok(strcmp(run_status_note("interrupted", "the daemon stopped", note, sizeof note),
+	       "\n\n**The run was interrupted:** the daemon stopped") == 0,
+	    "run_status_note: interrupted, and why");
+}
+
 int main(void)
 {
 	test_buf();
@@ -175,5 +213,6 @@ int main(void)
 	test_base64();
 	test_verdict();
 	test_roles();
+	test_case_error_and_status_note();
 	return tap_done();
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-	buildsText, duration, flagNames, flagsText, fmtInt, fmtNum, isActive, localTime, pctChange, plainPct,
+	buildsText, caseErrorText, duration, flagNames, flagsText, fmtInt, fmtNum, isActive, localTime, pctChange, plainPct,
 	plural, relTime, shortFlag, signalText, signedPct, tail,
 } from '../../web/js/format.js';
 
@@ -94,4 +94,13 @@ test('signals, builds, plurals, tails, run states', () => {
 	assert.equal(tail('abc', 4), 'abc');
 	assert.ok(isActive('running') && isActive('queued'));
 	assert.ok(!isActive('done') && !isActive('interrupted'));
+});
+
+test('caseErrorText: a case error against the user\'s own line and column, the build it failed on', () => {
+	assert.equal(caseErrorText({ message: 'Unclosed \'[\'', section: 'value', line: 1, column: 10, role: 'base', build: 'base' }),
+		'value, line 1, column 10: Unclosed \'[\' (on base)');
+	assert.equal(caseErrorText({ message: 'Cannot redeclare f()', section: 'setup', line: 2, column: null, build: 'head' }),
+		'setup, line 2: Cannot redeclare f() (on head)');
+	assert.equal(caseErrorText({ detail: 'no return', section: 'value', line: null, column: null }), 'value: no return');
+	assert.equal(caseErrorText(null), '');
 });

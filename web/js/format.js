@@ -109,3 +109,17 @@ export function buildsText(builds, names) {
 }
 
 export const isActive = (status) => status === 'running' || status === 'queued';
+
+/*
+ * A case error (GET /api/cases/ID's case_error: the case's code did not
+ * compile, or its value statements have no return) in words, against the
+ * user's own lines: "value, line 2, column 4: syntax error, ...".
+ */
+export function caseErrorText(e) {
+	if (!e) return '';
+	const where = [e.section || 'code'];
+	if (Number.isInteger(e.line)) where.push(`line ${e.line}`);
+	if (Number.isInteger(e.column)) where.push(`column ${e.column}`);
+	const on = e.build ? ` (on ${e.build})` : '';
+	return `${where.join(', ')}: ${e.message || e.detail || 'does not compile'}${on}`;
+}

@@ -8,6 +8,7 @@ import { clear, h, replace, setTitle } from '../dom.js';
 import { fetchText, isAbort } from '../api.js';
 import { candidateVerdicts, rolesOf, shownRoles } from '../builds.js';
 import { caseBody, curlFor } from '../export.js';
+import { caseErrorText } from '../format.js';
 import { navigate } from '../router.js';
 import { flagNames, getFlags, haveHealth, refreshHealth } from '../session.js';
 import { codeBlock, copyButton, differsList, errorBox, lazyText, loading, timeEl, verdictBadge } from '../components/ui.js';
@@ -74,7 +75,10 @@ function renderCase(ctx, d, reload, vs) {
 			h('div', { class: 'verdict-line' }, verdictBadge(verdict), ' ',
 				differs.length ? ['differs in ', differsList(differs)] :
 					(verdict === 'same' ? (roles.length > 2 ? 'every build agrees' : 'both builds agree') : null)),
-			candidatesBar(id, d.comparison_id, cands, shown, shown.length < roles.length)),
+			candidatesBar(id, d.comparison_id, cands, shown, shown.length < roles.length),
+			/* A case error: nothing to compare, the case itself is wrong. */
+			verdict === 'error' && d.case_error ? h('div', { class: 'notice error case-error', role: 'alert', 'data-testid': 'case-error' },
+				h('strong', null, 'The case does not compile: '), caseErrorText(d.case_error)) : null),
 		h('section', { class: 'panel case-spec', 'aria-labelledby': 'h-spec' },
 			h('h2', { id: 'h-spec', class: 'visually-hidden' }, 'The case'),
 			h('div', { class: 'spec-side' }, h('dl', { class: 'spec' },

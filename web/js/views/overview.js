@@ -82,7 +82,7 @@ export function overviewView(ctx, params, query) {
 
 	const applyQuery = (q) => {
 		replace(filters, [
-			filterBar('Verdict', 'verdict', ['', 'differ', 'same'], '/', q),
+			filterBar('Verdict', 'verdict', ['', 'differ', 'error', 'same'], '/', q),
 			filterBar('Source', 'source', ['', 'stored', 'submitted'], '/', q),
 		]);
 		const api = new URLSearchParams();
