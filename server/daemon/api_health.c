@@ -9,6 +9,30 @@
 #include "api_internal.h"
 #include "proto.h"
 
+/*
+ * Under --read-auth, without read rights (no token, or one that is not
+ * valid): that the daemon is up and its builds' names, nothing else (no
+ * worker pids, paths, versions or limits to aim an attack with).
+ */
+static void api_health_public(struct app *app, struct http_response *resp)
+{
+	const struct config *cfg = app->config;
+	json_t *builds = json_array();
+	char err[512];
+	int i, closed;
+
+	for (i = 0; i < cfg->nbuilds && builds != NULL; i++)
+		json_array_append_new(builds,
+		    json_pack("{s:o s:s}", "name", text_json(cfg->builds[i].name), "role", role_name(i)));
+	closed = auth_writes_closed(app, err, sizeof err);
+	api_json(resp, 200,
+	    json_pack("{s:s s:o s:{s:s s:s}}", "status", "ok", "builds", builds, "auth", "writes",
+	        closed < 0   ? "unknown"
+	            : closed ? "token"
+	                     : "open",
+	        "reads", "token"));
+}
+
 static void api_health(struct app *app, struct http_response *resp)
 {
 	const struct config *cfg = app->config;
@@ -104,8 +128,14 @@ static void api_flags_list(struct http_response *resp)
 void api_route_health(
     struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
 {
-	(void)req, (void)a;
-	api_health(app, resp);
+	struct svc_error e;
+
+	(void)a;
+	if (app->config->read_auth &&
+	    (req->authorization == NULL || auth_read(app, req->authorization, &e) < 0))
+		api_health_public(app, resp);
+	else
+		api_health(app, resp);
 }
 
 void api_route_flags(

@@ -129,6 +129,21 @@ static enum MHD_Result http_collect_query(
 	return MHD_YES;
 }
 
+/*
+ * On every answer, the page's and the API's alike: no other origin may
+ * frame it (a page on another site cannot put #/buckets/1 under a
+ * transparent button), scripts only from the daemon itself (an injected
+ * <script> or inline handler does not run), no MIME sniffing.
+ */
+#define HTTP_CSP "frame-ancestors 'none'; script-src 'self'; object-src 'none'; base-uri 'self'"
+
+static void http_secure(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "Content-Security-Policy", HTTP_CSP);
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+}
+
 /* Queue resp (its body handed over to MHD) and release it. */
 static enum MHD_Result http_send(struct MHD_Connection *conn, struct http_response *resp)
 {
@@ -141,6 +156,7 @@ static enum MHD_Result http_send(struct MHD_Connection *conn, struct http_respon
 		return MHD_NO;
 	}
 	resp->body = NULL;
+	http_secure(r);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 	    resp->content_type != NULL ? resp->content_type : "application/json");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -198,6 +214,7 @@ static enum MHD_Result http_send_busy(struct MHD_Connection *conn, int max)
 		free(resp.body);
 		return MHD_NO;
 	}
+	http_secure(r);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -305,6 +322,7 @@ static enum MHD_Result http_static(
 		r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 		if (r == NULL)
 			return MHD_NO;
+		http_secure(r);
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
 		ret = MHD_queue_response(conn, MHD_HTTP_NOT_MODIFIED, r);
 		MHD_destroy_response(r);
@@ -319,7 +337,7 @@ static enum MHD_Result http_static(
 	MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
 	/* Revalidate each time: assets change with the checkout, not the URL. */
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	http_secure(r);
 	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -361,31 +379,12 @@ static void *http_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	return c;
 }
 
-/* Is name (a Host header without its port) one this daemon answers for? */
-static int http_host_ok(const struct config *cfg, const char *host)
+/* Is name (a Host header's name, without its port) one this daemon answers for? */
+static int http_host_ok(const struct config *cfg, const char *name)
 {
-	char name[256], addr[16];
-	const char *colon;
-	size_t n;
+	char addr[16];
 	int i;
 
-	if (host[0] == '[') { /* [v6]:port */
-		if ((colon = strchr(host, ']')) == NULL)
-			return 0;
-		n = (size_t)(colon - host - 1);
-		host++;
-		if (colon[1] != '\0' && colon[1] != ':')
-			return 0;
-	} else {
-		colon = strchr(host, ':');
-		n = colon != NULL ? (size_t)(colon - host) : strlen(host);
-		if (colon != NULL && strchr(colon + 1, ':') != NULL)
-			return 0;
-	}
-	if (n == 0 || n >= sizeof name)
-		return 0;
-	memcpy(name, host, n);
-	name[n] = '\0';
 	if (strcasecmp(name, "localhost") == 0 || strcasecmp(name, cfg->listen_addr) == 0)
 		return 1;
 	for (i = 0; i < cfg->nhosts; i++)
@@ -396,6 +395,70 @@ static int http_host_ok(const struct config *cfg, const char *host)
 	if (strcmp(cfg->listen_addr, "0.0.0.0") == 0 || strcmp(cfg->listen_addr, "::") == 0)
 		return inet_pton(AF_INET, name, addr) == 1 || inet_pton(AF_INET6, name, addr) == 1;
 	return 0;
+}
+
+/*
+ * Split a Host header into its name and port: "name", "name:port",
+ * "[v6]" or "[v6]:port".  The port, when there is one, must be decimal
+ * digits only (no "localhost:abc", no "127.0.0.1:1@evil.com").  0 with
+ * name and *port (-1 when absent), or -1 with why set.
+ */
+static int http_host_split(const char *host, char *name, size_t namesize, long *port, const char **why)
+{
+	const char *end, *p;
+	size_t n;
+
+	*port = -1;
+	if (host[0] == '[') {
+		if ((end = strchr(host, ']')) == NULL) {
+			*why = "an IPv6 address without its closing ']'";
+			return -1;
+		}
+		host++;
+		n = (size_t)(end - host);
+		p = end + 1;
+	} else {
+		n = strcspn(host, ":");
+		p = host + n;
+	}
+	if (n == 0 || n >= namesize) {
+		*why = n == 0 ? "no name" : "a name over 255 bytes";
+		return -1;
+	}
+	if (*p != '\0' && *p != ':') {
+		*why = "bytes after the name that are not a port";
+		return -1;
+	}
+	if (*p == ':') {
+		p++;
+		if (*p == '\0' || strspn(p, "0123456789") != strlen(p) || strlen(p) > 5) {
+			*why = "a port that is not a number";
+			return -1;
+		}
+		*port = strtol(p, NULL, 10);
+	}
+	memcpy(name, host, n);
+	name[n] = '\0';
+	return 0;
+}
+
+/* How many times each header a request must not repeat was sent. */
+struct http_once {
+	int host, origin, content_type;
+};
+
+static enum MHD_Result http_count_once(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct http_once *o = cls;
+
+	(void)kind, (void)value;
+	if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+		o->host++;
+	else if (strcasecmp(key, "Origin") == 0)
+		o->origin++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_TYPE) == 0)
+		o->content_type++;
+	return MHD_YES;
 }
 
 struct http_lengths {
@@ -424,9 +487,10 @@ static enum MHD_Result http_count_lengths(
 
 /*
  * Checks every request passes before anything else looks at it
- * (docs/hardening.md, "Who may write"): a Host the daemon answers for (a
- * page on a name rebound to 127.0.0.1 sends its own), no NUL in the path or
- * query, one Content-Length and not both it and chunked; and for a write,
+ * (docs/hardening.md, "Who may write"): one Host, Origin and Content-Type
+ * header at most; a Host, always, that the daemon answers for (a page on a
+ * name rebound to 127.0.0.1 sends its own), with no port or the daemon's
+ * own (digits only); no NUL in the path or query, one Content-Length and not both it and chunked; and for a write,
  * no foreign Origin or cross-site Sec-Fetch-Site (what a browser sends for
  * another site's fetch, form or beacon) and Content-Type application/json
  * (which another site can only send after a CORS preflight the daemon never
@@ -438,16 +502,47 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 	const struct config *cfg = h->app->config;
 	const char *host, *origin, *site, *ct;
 	struct http_lengths lengths = { 0, 0, 0, NULL };
-	char own[300];
+	struct http_once once = { 0, 0, 0 };
+	char own[300], name[256];
+	const char *why = "";
+	long port;
 	size_t n;
 
+	/* One of each: with two, this check and the handler could read different ones. */
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, http_count_once, &once);
+	if (once.host > 1 || once.origin > 1 || once.content_type > 1) {
+		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request", "%d %s headers: send one",
+		    once.host > 1         ? once.host
+		        : once.origin > 1 ? once.origin
+		                          : once.content_type,
+		    once.host > 1         ? "Host"
+		        : once.origin > 1 ? "Origin"
+		                          : "Content-Type");
+		return MHD_HTTP_BAD_REQUEST;
+	}
 	host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-	if (host != NULL && !http_host_ok(cfg, host)) {
+	if (host == NULL) {
+		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		    "no Host header: send the daemon's name and port (Host: %s:%d)", cfg->listen_addr,
+		    h->port);
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (http_host_split(host, name, sizeof name, &port, &why) < 0) {
+		*ret = http_send_error(
+		    conn, MHD_HTTP_BAD_REQUEST, "bad_request", "Host %.100s: %s", host, why);
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (!http_host_ok(cfg, name)) {
 		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "host_not_allowed",
 		    "Host %.100s is not a name this daemon answers for (its address %s, localhost, "
 		    "or a name given with --host)",
 		    host, cfg->listen_addr);
 		return MHD_HTTP_FORBIDDEN;
+	}
+	if (port >= 0 && h->port > 0 && port != h->port) {
+		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		    "Host %.100s: port %ld is not this daemon's (%d)", host, port, h->port);
+		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (c->nul) {
 		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
@@ -465,8 +560,8 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 		return 0;
 	origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
 	site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
-	snprintf(own, sizeof own, "http://%.280s", host != NULL ? host : "");
-	if (origin != NULL && (host == NULL || strcasecmp(origin, own) != 0)) {
+	snprintf(own, sizeof own, "http://%.280s", host);
+	if (origin != NULL && strcasecmp(origin, own) != 0) {
 		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "cross_origin",
 		    "a write from another origin (%.100s) is refused: only the daemon's own page "
 		    "(%.100s) and clients that send no Origin may write",
