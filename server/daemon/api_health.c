@@ -98,18 +98,19 @@ static void api_health(struct app *app, struct http_response *resp)
 	}
 	closed = auth_writes_closed(app, err, sizeof err);
 	api_json(resp, 200,
-	    json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:i s:I s:I s:I s:I s:I s:i}}",
+	    json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:i s:i s:I s:I s:I s:I s:I s:i}}",
 	        "status", "ok", "version", PHPCMP_VERSION, "db", text_json(cfg->db_path), "uptime_s",
 	        (json_int_t)((clock_ms() - app->started_ms) / 1000), "builds", builds, "auth", "writes",
 	        closed < 0   ? "unknown"
 	            : closed ? "token"
 	                     : "open",
 	        "reads", cfg->read_auth ? "token" : "open", "limits", "max_connections", cfg->max_connections,
-	        "max_client_connections", cfg->max_client_connections, "max_case_requests",
-	        cfg->max_case_requests, "max_queued_runs", cfg->max_queued_runs, "max_body_bytes",
-	        (json_int_t)MAX_BODY_SIZE, "max_code_bytes", (json_int_t)MAX_CODE_SIZE, "max_output_bytes",
-	        (json_int_t)PROTO_MAX_OUTPUT, "max_printed_bytes", (json_int_t)PROTO_MAX_PRINTED,
-	        "db_max_bytes", (json_int_t)cfg->db_max_bytes, "case_requests",
+	        "max_client_connections", cfg->max_client_connections, "max_client_uploads",
+	        cfg->max_client_uploads, "max_case_requests", cfg->max_case_requests, "max_queued_runs",
+	        cfg->max_queued_runs, "max_body_bytes", (json_int_t)MAX_BODY_SIZE, "max_code_bytes",
+	        (json_int_t)MAX_CODE_SIZE, "max_output_bytes", (json_int_t)PROTO_MAX_OUTPUT,
+	        "max_printed_bytes", (json_int_t)PROTO_MAX_PRINTED, "db_max_bytes",
+	        (json_int_t)cfg->db_max_bytes, "case_requests",
 	        __atomic_load_n(&app->case_requests, __ATOMIC_RELAXED)));
 }
 

@@ -67,6 +67,7 @@ struct config {
 	int read_auth;              /* GET /api/... needs a token too; default 0 */
 	int max_connections;        /* HTTP requests served at once; over it 503; default 128 */
 	int max_client_connections; /* connections open from one address; default 256 */
+	int max_client_uploads;     /* bodies one address sends past the grace at once; default 16 */
 	int max_case_requests;      /* POST /api/cases running at once; over it 503; default 64 */
 	int max_queued_runs;        /* runs waiting to start; over it 429; default 16 */
 	int64_t db_max_bytes;       /* database size cap (SQLite max_page_count); 0: none */

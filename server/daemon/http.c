@@ -9,10 +9,12 @@
  * elsewhere, without a hand-rolled queue.  Clients are a browser, CI and the
  * submit command: tens of connections.  Over --max-connections requests
  * being served, a new one gets a 503 with Retry-After and is closed.
- * Connections still sending their headers do not count toward that: a
- * watchdog thread cuts one whose headers are 10 s overdue (its body 30 s),
- * one address may hold --max-client-connections, and MHD refuses beyond
- * HTTP_OPEN_FACTOR x max-connections open sockets (docs/hardening.md).
+ * Connections still sending their headers or body do not count toward
+ * that: a watchdog thread cuts one whose headers are 10 s overdue (its body
+ * 30 s), a body slower than HTTP_MIN_BODY_RATE after a grace, and one
+ * address's slow bodies beyond --max-client-uploads; one address may hold
+ * --max-client-connections, and MHD refuses beyond HTTP_OPEN_FACTOR x
+ * max-connections open sockets (docs/hardening.md).
  *
  * Every request passes http_front_door() first: Host, NUL, Content-Length,
  * and for writes Origin / Sec-Fetch-Site and Content-Type.
@@ -47,6 +49,14 @@
  * line every few seconds never trips the idle timeout above. */
 #define HTTP_HEADER_DEADLINE_MS 10000
 #define HTTP_BODY_DEADLINE_MS 30000
+/* A body still arriving after HTTP_BODY_GRACE_MS must have come at
+ * HTTP_MIN_BODY_RATE bytes a second on average, and one address may have
+ * --max-client-uploads such bodies at once: a client dribbling a byte
+ * every 2 s is cut after the grace, and one address cannot hold many
+ * threads with bodies just fast enough.  A body that arrives at once (any
+ * real client's) is never either. */
+#define HTTP_BODY_GRACE_MS 2000
+#define HTTP_MIN_BODY_RATE 4096
 /* Connections open at once, slow ones included: this many times
  * max-connections (which counts requests being served), at least 1024. */
 #define HTTP_OPEN_FACTOR 8
@@ -62,6 +72,10 @@ struct http_sock {
 	int fd;
 	enum http_phase phase;
 	double since_ms;
+	size_t body_bytes;      /* of the request in PHASE_BODY so far */
+	int family;             /* the client's address (AF_INET, AF_INET6, 0: unknown) */
+	unsigned char addr[16]; /* ... its bytes, for the per-address upload count */
+	int over;               /* scratch: the watchdog's per-address count */
 };
 
 struct http {
@@ -606,8 +620,69 @@ static void http_phase(struct http *h, struct MHD_Connection *conn, enum http_ph
 	if (s->phase != PHASE_CUT) {
 		s->phase = phase;
 		s->since_ms = http_now_ms();
+		s->body_bytes = 0;
 	}
 	pthread_mutex_unlock(&h->lock);
+}
+
+/* Bytes of conn's body arrived (the watchdog's rate). */
+static void http_body_progress(struct http *h, struct MHD_Connection *conn, size_t n)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+	    conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct http_sock *s = ci != NULL ? ci->socket_context : NULL;
+
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&h->lock);
+	s->body_bytes += n;
+	pthread_mutex_unlock(&h->lock);
+}
+
+static int http_same_addr(const struct http_sock *a, const struct http_sock *b)
+{
+	return a->family != 0 && a->family == b->family &&
+	    memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16) == 0;
+}
+
+static void http_cut(struct http_sock *s)
+{
+	shutdown(s->fd, SHUT_RDWR);
+	s->phase = PHASE_CUT;
+}
+
+/*
+ * Bodies past their grace: too slow on average, cut; then, per address,
+ * those beyond --max-client-uploads (the newest first, so the ones nearly
+ * done finish).  Under h->lock.
+ */
+static void http_watch_bodies(struct http *h, double now)
+{
+	int max = h->app->config->max_client_uploads;
+	struct http_sock *s, *t;
+
+	for (s = h->socks.next; s != &h->socks; s = s->next) {
+		s->over = 0;
+		if (s->phase != PHASE_BODY || now - s->since_ms <= HTTP_BODY_GRACE_MS)
+			continue;
+		if ((double)s->body_bytes < (now - s->since_ms) / 1000.0 * HTTP_MIN_BODY_RATE) {
+			http_cut(s);
+			continue;
+		}
+		s->over = 1;
+	}
+	/* The list is newest first: a socket with max older slow bodies from
+	 * its address behind it is over the limit. */
+	for (s = h->socks.next; s != &h->socks; s = s->next) {
+		int older = 0;
+		if (!s->over)
+			continue;
+		for (t = s->next; t != &h->socks && older < max; t = t->next)
+			if (t->over && t->phase == PHASE_BODY && http_same_addr(s, t))
+				older++;
+		if (older >= max)
+			http_cut(s);
+	}
 }
 
 /*
@@ -628,11 +703,10 @@ static void *http_watchdog(void *arg)
 		pthread_mutex_lock(&h->lock);
 		for (s = h->socks.next; s != &h->socks; s = s->next) {
 			if ((s->phase == PHASE_HEADERS && now - s->since_ms > HTTP_HEADER_DEADLINE_MS) ||
-			    (s->phase == PHASE_BODY && now - s->since_ms > HTTP_BODY_DEADLINE_MS)) {
-				shutdown(s->fd, SHUT_RDWR);
-				s->phase = PHASE_CUT;
-			}
+			    (s->phase == PHASE_BODY && now - s->since_ms > HTTP_BODY_DEADLINE_MS))
+				http_cut(s);
 		}
+		http_watch_bodies(h, now);
 		pthread_mutex_unlock(&h->lock);
 	}
 	return NULL;
@@ -665,12 +739,6 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 		enum MHD_Result ret;
 		c->checked = 1;
 		http_phase(h, conn, PHASE_BODY);
-		/* Requests being served, not connections open: a slow client
-		 * still sending its headers holds no place (the deadlines and the
-		 * per-client limit bound those). */
-		c->counted = 1;
-		if (__atomic_add_fetch(&h->requests, 1, __ATOMIC_RELAXED) > h->app->config->max_connections)
-			return http_send_busy(conn, h->app->config->max_connections);
 		if (http_front_door(h, conn, c, url, method, &ret) != 0)
 			return ret;
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -690,12 +758,20 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 		return MHD_YES;
 	}
 	if (*upload_data_size != 0) {
+		http_body_progress(h, conn, *upload_data_size);
 		if (http_body_append(c, upload_data, *upload_data_size) < 0)
 			return MHD_NO; /* out of memory, or an endless oversize body */
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
 	http_phase(h, conn, PHASE_SERVING);
+	/* Requests being served, not connections open: a client still sending
+	 * its headers or its body holds no place (the deadlines, the minimum
+	 * body rate and the per-client limits bound those), so /api/health is
+	 * never behind them. */
+	c->counted = 1;
+	if (__atomic_add_fetch(&h->requests, 1, __ATOMIC_RELAXED) > h->app->config->max_connections)
+		return http_send_busy(conn, h->app->config->max_connections);
 	if (c->too_large)
 		return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
 		    "request body is over the %u byte limit", MAX_BODY_SIZE);
@@ -749,6 +825,18 @@ static void http_notify(
 			return; /* no deadline for this one; MHD's idle timeout remains */
 		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		s->fd = ci != NULL ? ci->connect_fd : -1;
+		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		if (ci != NULL && ci->client_addr != NULL) {
+			const struct sockaddr *sa = ci->client_addr;
+			if (sa->sa_family == AF_INET) {
+				s->family = AF_INET;
+				memcpy(s->addr, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+			} else if (sa->sa_family == AF_INET6) {
+				s->family = AF_INET6;
+				memcpy(
+				    s->addr, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+			}
+		}
 		s->phase = s->fd >= 0 ? PHASE_HEADERS : PHASE_CUT;
 		s->since_ms = http_now_ms();
 		pthread_mutex_lock(&h->lock);

@@ -108,6 +108,7 @@ static void main_usage(FILE *f)
 	      "                        are refused (DNS rebinding)\n"
 	      "  --max-connections N   HTTP requests served at once; beyond, 503 (128)\n"
 	      "  --max-client-connections N  connections open from one address (256)\n"
+	      "  --max-client-uploads N  request bodies one address may send slowly at once (16)\n"
 	      "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
 	      "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
 	      "  --reduce-budget-ms N  wall time to reduce one mismatch (2000)\n"
@@ -327,6 +328,10 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
 		c->max_client_connections = (int)n;
+	} else if (strcmp(key, "max-client-uploads") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_client_uploads = (int)n;
 	} else if (strcmp(key, "max-case-requests") == 0) {
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
@@ -462,6 +467,7 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->memory_limit = "128M";
 	c->max_connections = 128;
 	c->max_client_connections = 256;
+	c->max_client_uploads = 16;
 	c->db_max_bytes = MAIN_DEFAULT_DB_MAX;
 	c->max_case_requests = 64;
 	c->max_queued_runs = 16;
