@@ -18,13 +18,12 @@ static void api_health_public(struct app *app, struct http_response *resp)
 {
 	const struct config *cfg = app->config;
 	json_t *builds = json_array();
-	char err[512];
 	int i, closed;
 
 	for (i = 0; i < cfg->nbuilds && builds != NULL; i++)
 		json_array_append_new(builds,
 		    json_pack("{s:o s:s}", "name", text_json(cfg->builds[i].name), "role", role_name(i)));
-	closed = auth_writes_closed(app, err, sizeof err);
+	closed = auth_writes_closed_nowait(app);
 	api_json(resp, 200,
 	    json_pack("{s:s s:o s:{s:s s:s}}", "status", "ok", "builds", builds, "auth", "writes",
 	        closed < 0   ? "unknown"
@@ -43,7 +42,6 @@ static void api_health(struct app *app, struct http_response *resp)
 	pid_t pid;
 	int64_t restarts, cases_run;
 	char last_failure[sizeof wk->last_failure];
-	char err[512];
 	int closed;
 
 	for (i = 0; i < cfg->nbuilds && builds != NULL; i++) {
@@ -96,7 +94,7 @@ static void api_health(struct app *app, struct http_response *resp)
 		}
 		json_array_append_new(builds, b);
 	}
-	closed = auth_writes_closed(app, err, sizeof err);
+	closed = auth_writes_closed_nowait(app);
 	api_json(resp, 200,
 	    json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:i s:i s:I s:I s:I s:I s:I s:i}}",
 	        "status", "ok", "version", PHPCMP_VERSION, "db", text_json(cfg->db_path), "uptime_s",

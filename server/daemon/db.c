@@ -79,6 +79,8 @@ enum stmt {
 	S_RUN_GEN_CASE,
 	S_RUN_CASE_ROW,
 	S_RUN_BUILDS,
+	S_RESULT_OUTPUT,
+	S_RESULT_PRINTED,
 	S_COUNT
 };
 
@@ -275,6 +277,12 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RUN_BUILDS] =
 	    "SELECT j.value FROM runs r, json_each(coalesce(r.builds, "
 	    "json_array(r.base_build_id, r.head_build_id))) j WHERE r.id = ?1 ORDER BY j.key",
+	/* One result's bytes alone, for a download (not the whole comparison). */
+	[S_RESULT_OUTPUT] =
+	    "SELECT " RESULT_OUTPUT_SQL ", r.output_is_false FROM results r "
+	    "WHERE r.comparison_id = ?1 AND r.role = ?2",
+	[S_RESULT_PRINTED] =
+	    "SELECT r.printed, 0 FROM results r WHERE r.comparison_id = ?1 AND r.role = ?2",
 };
 /* clang-format on */
 
@@ -414,6 +422,7 @@ struct db *db_open(const char *path, char *err, size_t errsize)
 		return NULL;
 	}
 	pthread_mutex_init(&db->lock, NULL);
+	db->tokens_seen = -1;
 	/* NOMUTEX: db->lock already serialises every use of the connection. */
 	if (sqlite3_open_v2(path, &db->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 	        NULL) != SQLITE_OK) {
@@ -1307,7 +1316,67 @@ int db_token_find(struct db *db, const char *hash, db_token_fn fn, void *arg, ch
 
 int db_tokens_active(struct db *db, char *err, size_t errsize)
 {
-	return db_count(db, S_TOKENS_ACTIVE, "count tokens", err, errsize);
+	int n = db_count(db, S_TOKENS_ACTIVE, "count tokens", err, errsize);
+
+	if (n >= 0)
+		__atomic_store_n(&db->tokens_seen, n, __ATOMIC_RELAXED);
+	return n;
+}
+
+int db_tokens_active_nowait(struct db *db)
+{
+	sqlite3_stmt *st;
+	int n;
+
+	if (pthread_mutex_trylock(&db->lock) != 0)
+		return __atomic_load_n(&db->tokens_seen, __ATOMIC_RELAXED);
+	st = db_stmt(db, S_TOKENS_ACTIVE);
+	n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	if (n >= 0)
+		__atomic_store_n(&db->tokens_seen, n, __ATOMIC_RELAXED);
+	else
+		n = __atomic_load_n(&db->tokens_seen, __ATOMIC_RELAXED);
+	return n;
+}
+
+int db_result_bytes(struct db *db, int64_t comparison_id, const char *role, int printed, char **data,
+    size_t *len, int *is_false, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	const void *p;
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	*is_false = 0;
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, printed ? S_RESULT_PRINTED : S_RESULT_OUTPUT);
+	sqlite3_bind_int64(st, 1, comparison_id);
+	db_bind_text(st, 2, role);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		rc = 1;
+		*is_false = sqlite3_column_int(st, 1) != 0;
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			p = sqlite3_column_blob(st, 0);
+			*len = (size_t)sqlite3_column_bytes(st, 0);
+			if ((*data = malloc(*len + 1)) == NULL) {
+				db_seterr(err, errsize, "out of memory");
+				rc = -1;
+			} else {
+				if (*len > 0)
+					memcpy(*data, p, *len);
+				(*data)[*len] = '\0';
+			}
+		}
+	} else {
+		rc = rc == SQLITE_DONE ? 0 : db_fail(db, "read a result", err, errsize);
+	}
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
 }
 
 int db_tokens_list(struct db *db, db_token_fn fn, void *arg, char *err, size_t errsize)

@@ -164,10 +164,23 @@ static enum MHD_Result http_send(struct MHD_Connection *conn, struct http_respon
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(resp->body_len, resp->body, MHD_RESPMEM_MUST_FREE);
-	if (r == NULL) {
+	if (resp->release != NULL) {
+		/* A buffer shared with other answers (a download): sent from
+		 * where it is, released when MHD is done with it. */
+		r = MHD_create_response_from_buffer_with_free_callback_cls(
+		    resp->shared_len, (void *)resp->shared, resp->release, resp->release_arg);
+		if (r == NULL) {
+			resp->release(resp->release_arg);
+			free(resp->body);
+			return MHD_NO;
+		}
 		free(resp->body);
-		return MHD_NO;
+	} else {
+		r = MHD_create_response_from_buffer(resp->body_len, resp->body, MHD_RESPMEM_MUST_FREE);
+		if (r == NULL) {
+			free(resp->body);
+			return MHD_NO;
+		}
 	}
 	resp->body = NULL;
 	http_secure(r);
@@ -712,6 +725,20 @@ static void *http_watchdog(void *arg)
 	return NULL;
 }
 
+/*
+ * Its answer is queued: the request no longer counts toward
+ * --max-connections.  Sending it is MHD's from here; a client that reads
+ * it slowly (or never) holds its own connection, not a place others need.
+ */
+static enum MHD_Result http_answered(struct http *h, struct http_conn *c, enum MHD_Result ret)
+{
+	if (c->counted) {
+		__atomic_sub_fetch(&h->requests, 1, __ATOMIC_RELAXED);
+		c->counted = 0;
+	}
+	return ret;
+}
+
 static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
     void **con_cls)
@@ -777,7 +804,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 		    "request body is over the %u byte limit", MAX_BODY_SIZE);
 
 	if (strcmp(url, "/api") != 0 && strncmp(url, "/api/", 5) != 0)
-		return http_static(h, conn, method, url);
+		return http_answered(h, c, http_static(h, conn, method, url));
 
 	memset(&req, 0, sizeof req);
 	memset(&resp, 0, sizeof resp);
@@ -792,7 +819,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 	if (resp.status >= 500)
 		fprintf(stderr, "phpcmp: %s %s: %d %.*s\n", method, url, resp.status,
 		    (int)(resp.body_len < 300 ? resp.body_len : 300), resp.body != NULL ? resp.body : "");
-	return http_send(conn, &resp);
+	return http_answered(h, c, http_send(conn, &resp));
 }
 
 static void http_completed(
