@@ -608,9 +608,13 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 	build_list(app->config, builds);
 	if (db_comparison_store(
 	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0) {
+		for (i = 0; i < MAX_BUILDS; i++)
+			runs_drop_dump(app, res[i].dump_file);
 		api_fail(resp, err);
 		goto out;
 	}
+	if (c.iterations > 0)
+		runs_prune_dumps(app);
 	/* Answer from what was stored, so POST and GET show the same thing. */
 	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
 	api_case_reply(

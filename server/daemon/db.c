@@ -81,6 +81,8 @@ enum stmt {
 	S_RUN_BUILDS,
 	S_RESULT_OUTPUT,
 	S_RESULT_PRINTED,
+	S_DUMPS_BEYOND,
+	S_DUMP_CLEAR,
 	S_COUNT
 };
 
@@ -283,6 +285,12 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "WHERE r.comparison_id = ?1 AND r.role = ?2",
 	[S_RESULT_PRINTED] =
 	    "SELECT r.printed, 0 FROM results r WHERE r.comparison_id = ?1 AND r.role = ?2",
+	/* Callgrind files past the newest ?1, oldest first, ?2 at a time. */
+	[S_DUMPS_BEYOND] =
+	    "SELECT comparison_id, role, dump_file FROM results WHERE dump_file IS NOT NULL "
+	    "ORDER BY comparison_id DESC, role LIMIT ?2 OFFSET ?1",
+	[S_DUMP_CLEAR] =
+	    "UPDATE results SET dump_file = NULL WHERE comparison_id = ?1 AND role = ?2",
 };
 /* clang-format on */
 
@@ -1339,6 +1347,57 @@ int db_tokens_active_nowait(struct db *db)
 	else
 		n = __atomic_load_n(&db->tokens_seen, __ATOMIC_RELAXED);
 	return n;
+}
+
+int db_dumps_beyond(
+    struct db *db, int keep, void (*fn)(void *, const char *path), void *arg, char *err, size_t errsize)
+{
+	struct {
+		int64_t id;
+		char role[16];
+		char path[4200];
+	} *rows = NULL;
+	int n = 0, rc = 0, cap = 64;
+	sqlite3_stmt *st;
+
+	if ((rows = calloc((size_t)cap, sizeof *rows)) == NULL) {
+		db_seterr(err, errsize, "out of memory");
+		return -1;
+	}
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_DUMPS_BEYOND);
+	sqlite3_bind_int(st, 1, keep);
+	sqlite3_bind_int(st, 2, cap);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < cap) {
+		rows[n].id = sqlite3_column_int64(st, 0);
+		db_col_copy(st, 1, rows[n].role, sizeof rows[n].role);
+		db_col_copy(st, 2, rows[n].path, sizeof rows[n].path);
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		rc = db_fail(db, "list callgrind files", err, errsize);
+	} else if (n > 0 && (rc = db_begin(db, err, errsize)) == 0) {
+		for (int i = 0; i < n && rc == 0; i++) {
+			st = db_stmt(db, S_DUMP_CLEAR);
+			sqlite3_bind_int64(st, 1, rows[i].id);
+			db_bind_text(st, 2, rows[i].role);
+			rc = db_exec(db, st, "forget a callgrind file", err, errsize);
+		}
+		if (rc == 0)
+			rc = db_commit(db, err, errsize);
+		else
+			db_rollback(db);
+	} else {
+		rc = n > 0 ? -1 : 0;
+	}
+	pthread_mutex_unlock(&db->lock);
+	/* Forgotten by the database first: a file is never named and gone. */
+	if (rc == 0)
+		for (int i = 0; i < n; i++)
+			fn(arg, rows[i].path);
+	free(rows);
+	return rc < 0 ? -1 : n;
 }
 
 int db_result_bytes(struct db *db, int64_t comparison_id, const char *role, int printed, char **data,
