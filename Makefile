@@ -175,6 +175,12 @@ $(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/conf
     $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/rmtree.o $(B)/obj/layers.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpthread
 
+# Removing a tree others can write into (server/common/rmtree.c): a link
+# swapped in while it is emptied, folders of other users left alone.
+UNIT_TESTS += $(B)/tests/test_rmtree
+$(B)/tests/test_rmtree: tests/unit/test_rmtree.c $(B)/obj/rmtree.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
+
 # The leaf library's small helpers (buf, clock, id, base64, roles).
 UNIT_TESTS += $(B)/tests/test_common
 $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/id.o $(B)/obj/base64.o $(B)/obj/result.o $(B)/obj/bytes.o | $(B)/tests

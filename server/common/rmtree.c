@@ -19,17 +19,44 @@ struct rmtree_walk {
 };
 
 /*
- * A directory a case made without read, write or search rights for its
- * owner (mkdir($d, 0300)) cannot be listed or emptied: give its owner
- * those rights back first.  Only a directory, never through a link.
+ * Open the directory name under parent for emptying, never through a link
+ * (O_NOFOLLOW: a link, or a directory swapped for one, is ELOOP/ENOTDIR),
+ * and when it is ours, give it back the owner's rights a case took away
+ * (mkdir($d, 0300), 0): by fchmod on the descriptor opened, so the mode
+ * change lands on exactly that directory, never where a link points.  A
+ * mode-0 directory cannot be opened for reading by its owner (root can):
+ * then it is opened O_PATH, its mode fixed through /proc/self/fd (the
+ * opened inode, not a name), and reopened through that descriptor.  A
+ * directory of another user is never chmodded (a root daemon needs no
+ * rights to remove it).  The descriptor, or -1 with errno.
  */
-static void rmtree_make_usable(int parent, const char *name)
+static int rmtree_open_dir(int parent, const char *name)
 {
 	struct stat st;
+	char proc[64];
+	int fd, pfd, saved;
 
-	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
-	    (st.st_mode & 0700) != 0700)
-		fchmodat(parent, name, (st.st_mode & 07777) | 0700, 0);
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 0700) != 0700)
+			fchmod(fd, (st.st_mode & 07777) | 0700);
+		return fd;
+	}
+	if (errno != EACCES)
+		return -1;
+	if ((pfd = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	fd = -1;
+	errno = EACCES;
+	if (fstat(pfd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", pfd);
+		if (chmod(proc, (st.st_mode & 07777) | 0700) == 0)
+			fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	saved = errno;
+	close(pfd);
+	errno = saved;
+	return fd;
 }
 
 /* Empty the directory open on fd, which this call owns and closes: one
@@ -59,8 +86,12 @@ static int rmtree_fd(int fd, int depth, struct rmtree_walk *w)
 			rc = -1;
 			continue;
 		}
-		rmtree_make_usable(fd, e->d_name);
+		/* A directory: opened without following links (and its owner's
+		 * rights given back), then moved up or emptied and removed. */
+		sub = rmtree_open_dir(fd, e->d_name);
 		if (depth + 1 >= RMTREE_MAX_DEPTH) {
+			if (sub >= 0)
+				close(sub);
 			snprintf(name, sizeof name, ".rmtree-%u", w->seq++);
 			if (renameat(fd, e->d_name, w->rootfd, name) == 0)
 				w->moved++;
@@ -68,9 +99,6 @@ static int rmtree_fd(int fd, int depth, struct rmtree_walk *w)
 				rc = -1;
 			continue;
 		}
-		/* A directory: empty it through a descriptor opened without
-		 * following links, then remove it. */
-		sub = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0 || rmtree_fd(sub, depth + 1, w) < 0)
 			rc = -1;
 		if (unlinkat(fd, e->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT)
@@ -101,15 +129,33 @@ int rmtree_contents(int dirfd)
 	return rc;
 }
 
+int rmtree_owned_at(int parent, const char *name)
+{
+	struct stat st;
+	int fd, rc, saved;
+
+	if ((fd = rmtree_open_dir(parent, name)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		saved = st.st_uid != geteuid() ? EPERM : errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	rc = rmtree_contents(fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		rc = -1;
+	return rc;
+}
+
 int rmtree(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+	int fd, rc;
 
-	if (fd < 0 && errno == EACCES) {
-		chmod(path, 0700);
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0)
+	if ((fd = rmtree_open_dir(AT_FDCWD, path)) < 0)
 		return errno == ENOENT ? 0 : -1;
 	rc = rmtree_contents(fd);
 	close(fd);

@@ -799,10 +799,16 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
  *   Startup: ..." instead of "hex2bin(): ..." as php-cli prints it.
  * - OpenSSL's error queue, and the openssl extension's copy of it
  *   (process-wide globals): openssl_error_string() drains both.
+ * - The response code: sapi_activate() resets the headers and the status
+ *   line but not SG(sapi_headers).http_response_code, so a case's
+ *   http_response_code(418) or header("Location: ...") (302) would show in
+ *   every later case's http_response_code().  0 is what the embed SAPI
+ *   starts with (http_response_code() returns false).
  */
 void core_request_ready(void)
 {
 	PG(during_request_startup) = 0;
+	SG(sapi_headers).http_response_code = 0;
 	if (fn_openssl_error_string != NULL) {
 		zval rv;
 		for (int i = 0; i < 256; i++) {

@@ -650,9 +650,13 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 	}
 	if (db_comparison_store(
 	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0) {
+		for (i = 0; i < MAX_BUILDS; i++)
+			runs_drop_dump(app, res[i].dump_file);
 		api_fail(resp, err);
 		goto out;
 	}
+	if (c.iterations > 0)
+		runs_prune_dumps(app);
 	/* Answer from what was stored, so POST and GET show the same thing. */
 	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
 	api_case_reply(
@@ -878,46 +882,143 @@ void api_route_generated(
 	api_generated_post(app, req, resp);
 }
 
-/* GET /api/comparisons/{id}/output/{role} and .../printed/{role}: the exact bytes. */
+/*
+ * GET /api/comparisons/{id}/output/{role} and .../printed/{role}: the exact
+ * bytes (up to 16 MiB).  One copy per stored value however many clients
+ * download it at once: the bytes are read once (that result's column alone,
+ * not the whole comparison) and every answer sends from that copy, which
+ * goes when the last of them is sent.  At most API_MAX_DOWNLOADS answers
+ * at once and API_DOWNLOAD_BYTES held; beyond, 503 busy.  A client reading
+ * slowly holds its connection and its share of the copy, not a place
+ * among --max-connections (http.c) nor the database.
+ */
+#define API_MAX_DOWNLOADS 16
+#define API_DOWNLOAD_BYTES (64u << 20)
+
+struct api_download {
+	int64_t comparison_id;
+	int role, printed;
+	char *data;
+	size_t len;
+	int refs;    /* answers sending it or waiting for it; 0: a free slot */
+	int loading; /* the first answer is reading it from the database */
+	int failed;  /* ...and could not: the others answer 503 */
+};
+
+static struct api_download api_downloads[API_MAX_DOWNLOADS];
+static int api_downloads_active; /* answers holding a place */
+static size_t api_downloads_bytes;
+static pthread_mutex_t api_downloads_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t api_downloads_loaded = PTHREAD_COND_INITIALIZER;
+
+/* Drop one answer's reference (and its place); under api_downloads_lock. */
+static void api_download_unref(struct api_download *d)
+{
+	api_downloads_active--;
+	if (--d->refs == 0) {
+		api_downloads_bytes -= d->len;
+		free(d->data);
+		memset(d, 0, sizeof *d);
+	}
+}
+
+static void api_download_release(void *arg)
+{
+	pthread_mutex_lock(&api_downloads_lock);
+	api_download_unref(arg);
+	pthread_mutex_unlock(&api_downloads_lock);
+}
+
+static void api_download_busy(struct http_response *resp, const char *why)
+{
+	api_error(resp, 503, "busy", "%s; retry in 1 s", why);
+	resp->retry_after = 1;
+}
+
 static void api_result_bytes(
     struct app *app, int64_t comparison_id, int printed, const char *role, struct http_response *resp)
 {
-	struct db_comparison cmp;
-	const struct bytes *b;
-	char err[512];
-	int r = !strcmp(role, "base") ? ROLE_BASE : !strcmp(role, "head") ? ROLE_HEAD : -1, rc;
+	struct api_download *d = NULL;
+	char err[512], *data;
+	size_t len;
+	int r = !strcmp(role, "base") ? ROLE_BASE : !strcmp(role, "head") ? ROLE_HEAD : -1, rc, is_false, i;
+	int no_output;
 
 	if (r < 0) {
 		api_error(resp, 404, "not_found", "no build role \"%.16s\" (base or head)", role);
 		return;
 	}
-	if ((rc = db_comparison_get(app->db, 0, comparison_id, &cmp, err, sizeof err)) <= 0) {
-		if (rc < 0)
-			api_fail(resp, err);
-		else
-			api_error(resp, 404, "not_found", "no comparison %" PRId64, comparison_id);
-		db_comparison_release(&cmp);
+	pthread_mutex_lock(&api_downloads_lock);
+	if (api_downloads_active >= API_MAX_DOWNLOADS) {
+		pthread_mutex_unlock(&api_downloads_lock);
+		api_download_busy(resp, "the daemon is sending 16 downloads, its limit");
 		return;
 	}
-	b = printed ? &cmp.results[r].printed : &cmp.results[r].output;
-	if (!printed && (cmp.results[r].output_is_false || b->data == NULL)) {
-		api_error(
-		    resp, 404, "not_found", "json_encode() returned false on %s: there is no output", role);
-		db_comparison_release(&cmp);
-		return;
-	}
-	if ((resp->body = malloc(b->len + 1)) == NULL) {
-		api_fail(resp, "out of memory");
+	api_downloads_active++; /* this answer's place, held until MHD is done */
+	for (i = 0; i < API_MAX_DOWNLOADS && d == NULL; i++)
+		if (api_downloads[i].refs > 0 && api_downloads[i].comparison_id == comparison_id &&
+		    api_downloads[i].role == r && api_downloads[i].printed == printed)
+			d = &api_downloads[i];
+	if (d != NULL) {
+		/* Being sent already, or being read: wait for the one copy. */
+		d->refs++;
+		while (d->loading)
+			pthread_cond_wait(&api_downloads_loaded, &api_downloads_lock);
+		if (d->failed) {
+			api_download_unref(d);
+			pthread_mutex_unlock(&api_downloads_lock);
+			api_download_busy(resp, "these bytes could not be read just now");
+			return;
+		}
+		pthread_mutex_unlock(&api_downloads_lock);
 	} else {
-		memcpy(resp->body, b->data != NULL ? b->data : "", b->len);
-		resp->status = 200;
-		resp->body_len = b->len;
-		resp->content_type = "application/octet-stream";
-		snprintf(resp->disposition, sizeof resp->disposition,
-		    "inline; filename=\"phpcmp-%" PRId64 "-%s.%s\"", comparison_id, role,
-		    printed ? "printed" : "json");
+		/* A free slot exists: every used one holds a place, and this
+		 * answer holds one with none yet. */
+		for (i = 0; i < API_MAX_DOWNLOADS && d == NULL; i++)
+			if (api_downloads[i].refs == 0)
+				d = &api_downloads[i];
+		d->comparison_id = comparison_id;
+		d->role = r;
+		d->printed = printed;
+		d->refs = 1;
+		d->loading = 1;
+		pthread_mutex_unlock(&api_downloads_lock);
+		rc = db_result_bytes(
+		    app->db, comparison_id, role, printed, &data, &len, &is_false, err, sizeof err);
+		no_output = rc > 0 && !printed && (is_false || data == NULL);
+		pthread_mutex_lock(&api_downloads_lock);
+		d->loading = 0;
+		if (rc <= 0 || no_output || api_downloads_bytes + len > API_DOWNLOAD_BYTES) {
+			d->failed = 1;
+			pthread_cond_broadcast(&api_downloads_loaded);
+			api_download_unref(d);
+			pthread_mutex_unlock(&api_downloads_lock);
+			free(data);
+			if (rc < 0)
+				api_fail(resp, err);
+			else if (rc == 0)
+				api_error(resp, 404, "not_found", "no comparison %" PRId64, comparison_id);
+			else if (no_output)
+				api_error(resp, 404, "not_found",
+				    "json_encode() returned false on %s: there is no output", role);
+			else
+				api_download_busy(resp, "the daemon holds 64 MiB of downloads, its limit");
+			return;
+		}
+		d->data = data;
+		d->len = len;
+		api_downloads_bytes += len;
+		pthread_cond_broadcast(&api_downloads_loaded);
+		pthread_mutex_unlock(&api_downloads_lock);
 	}
-	db_comparison_release(&cmp);
+	resp->status = 200;
+	resp->shared = d->data;
+	resp->shared_len = d->len;
+	resp->release = api_download_release;
+	resp->release_arg = d;
+	resp->content_type = "application/octet-stream";
+	snprintf(resp->disposition, sizeof resp->disposition, "inline; filename=\"phpcmp-%" PRId64 "-%s.%s\"",
+	    comparison_id, role, printed ? "printed" : "json");
 }
 
 void api_route_result_output(

@@ -9,6 +9,29 @@
 #include "api_internal.h"
 #include "proto.h"
 
+/*
+ * Under --read-auth, without read rights (no token, or one that is not
+ * valid): that the daemon is up and its builds' names, nothing else (no
+ * worker pids, paths, versions or limits to aim an attack with).
+ */
+static void api_health_public(struct app *app, struct http_response *resp)
+{
+	const struct config *cfg = app->config;
+	json_t *builds = json_array();
+	int i, closed;
+
+	for (i = 0; i < cfg->nbuilds && builds != NULL; i++)
+		json_array_append_new(builds,
+		    json_pack("{s:o s:s}", "name", text_json(cfg->builds[i].name), "role", role_name(i)));
+	closed = auth_writes_closed_nowait(app);
+	api_json(resp, 200,
+	    json_pack("{s:s s:o s:{s:s s:s}}", "status", "ok", "builds", builds, "auth", "writes",
+	        closed < 0   ? "unknown"
+	            : closed ? "token"
+	                     : "open",
+	        "reads", "token"));
+}
+
 static void api_health(struct app *app, struct http_response *resp)
 {
 	const struct config *cfg = app->config;
@@ -19,7 +42,6 @@ static void api_health(struct app *app, struct http_response *resp)
 	pid_t pid;
 	int64_t restarts, cases_run;
 	char last_failure[sizeof wk->last_failure];
-	char err[512];
 	int closed;
 
 	for (i = 0; i < cfg->nbuilds && builds != NULL; i++) {
@@ -82,20 +104,21 @@ static void api_health(struct app *app, struct http_response *resp)
 		}
 		json_array_append_new(builds, b);
 	}
-	closed = auth_writes_closed(app, err, sizeof err);
+	closed = auth_writes_closed_nowait(app);
 	api_json(resp, 200,
-	    json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:i s:I s:I s:I s:I s:I s:i}}",
+	    json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:i s:i s:I s:I s:I s:I s:I s:i}}",
 	        "status", "ok", "version", PHPCMP_VERSION, "db", text_json(cfg->db_path), "uptime_s",
 	        (json_int_t)((clock_ms() - app->started_ms) / 1000), "builds", builds, "auth", "writes",
 	        closed < 0   ? "unknown"
 	            : closed ? "token"
 	                     : "open",
 	        "reads", cfg->read_auth ? "token" : "open", "limits", "max_connections", cfg->max_connections,
-	        "max_client_connections", cfg->max_client_connections, "max_case_requests",
-	        cfg->max_case_requests, "max_queued_runs", cfg->max_queued_runs, "max_body_bytes",
-	        (json_int_t)MAX_BODY_SIZE, "max_code_bytes", (json_int_t)MAX_CODE_SIZE, "max_output_bytes",
-	        (json_int_t)PROTO_MAX_OUTPUT, "max_printed_bytes", (json_int_t)PROTO_MAX_PRINTED,
-	        "db_max_bytes", (json_int_t)cfg->db_max_bytes, "case_requests",
+	        "max_client_connections", cfg->max_client_connections, "max_client_uploads",
+	        cfg->max_client_uploads, "max_case_requests", cfg->max_case_requests, "max_queued_runs",
+	        cfg->max_queued_runs, "max_body_bytes", (json_int_t)MAX_BODY_SIZE, "max_code_bytes",
+	        (json_int_t)MAX_CODE_SIZE, "max_output_bytes", (json_int_t)PROTO_MAX_OUTPUT,
+	        "max_printed_bytes", (json_int_t)PROTO_MAX_PRINTED, "db_max_bytes",
+	        (json_int_t)cfg->db_max_bytes, "case_requests",
 	        __atomic_load_n(&app->case_requests, __ATOMIC_RELAXED)));
 }
 
@@ -114,8 +137,14 @@ static void api_flags_list(struct http_response *resp)
 void api_route_health(
     struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
 {
-	(void)req, (void)a;
-	api_health(app, resp);
+	struct svc_error e;
+
+	(void)a;
+	if (app->config->read_auth &&
+	    (req->authorization == NULL || auth_read(app, req->authorization, &e) < 0))
+		api_health_public(app, resp);
+	else
+		api_health(app, resp);
 }
 
 void api_route_flags(

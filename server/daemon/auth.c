@@ -161,6 +161,17 @@ int auth_writes_closed(struct app *app, char *err, size_t errsize)
 	return n > 0;
 }
 
+int auth_writes_closed_nowait(struct app *app)
+{
+	int n;
+
+	if (!auth_is_loopback(app->config->listen_addr))
+		return 1;
+	if ((n = db_tokens_active_nowait(app->db)) < 0)
+		return -1;
+	return n > 0;
+}
+
 int auth_identity(struct app *app, const char *authorization, struct auth_who *who, struct svc_error *e)
 {
 	char err[512];

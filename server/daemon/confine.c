@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -200,15 +201,25 @@ int confine_check(const struct config *cfg, char *err, size_t errsize)
 	return 0;
 }
 
-/* Folders "phpcmp-PID-..." of daemons that are gone (killed, say). */
+/*
+ * Folders "phpcmp-PID-..." of daemons that are gone (killed, say).  The
+ * sandbox folder may be shared (/tmp): another user can plant folders and
+ * links under such names.  Only a directory owned by this daemon's user is
+ * removed, and every step is relative to a descriptor opened without
+ * following links (rmtree_owned_at): a link swapped in never redirects a
+ * chmod or an unlink.
+ */
 static void confine_sweep(const char *base)
 {
-	DIR *d = opendir(base);
+	int basefd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = basefd >= 0 ? fdopendir(basefd) : NULL;
 	struct dirent *e;
-	char path[PATH_MAX];
 
-	if (!d)
+	if (!d) {
+		if (basefd >= 0)
+			close(basefd);
 		return;
+	}
 	while ((e = readdir(d)) != NULL) {
 		long pid;
 		char *end;
@@ -219,14 +230,19 @@ static void confine_sweep(const char *base)
 			continue;
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", base, e->d_name);
-		if (rmtree(path) == 0)
+		if (rmtree_owned_at(basefd, e->d_name) == 0)
 			fprintf(stderr,
-			    "phpcmp: removed %s: the private folder of a worker of daemon %ld, which is gone\n",
-			    path, pid);
+			    "phpcmp: removed %s/%s: the private folder of a worker of daemon %ld, which is gone\n",
+			    base, e->d_name, pid);
+		else if (errno == EPERM || errno == ELOOP || errno == ENOTDIR)
+			fprintf(stderr,
+			    "phpcmp: left %s/%s alone: named like a folder of daemon %ld but %s\n", base,
+			    e->d_name, pid,
+			    errno == EPERM ? "owned by another user" : "not a directory (a link?)");
 		else
-			fprintf(stderr, "phpcmp: cannot remove %s (left by daemon %ld, which is gone): %s\n",
-			    path, pid, strerror(errno));
+			fprintf(stderr,
+			    "phpcmp: cannot remove %s/%s (left by daemon %ld, which is gone): %s\n", base,
+			    e->d_name, pid, strerror(errno));
 	}
 	closedir(d);
 }

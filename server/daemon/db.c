@@ -80,6 +80,10 @@ enum stmt {
 	S_RUN_GEN_CASE,
 	S_RUN_CASE_ROW,
 	S_RUN_BUILDS,
+	S_RESULT_OUTPUT,
+	S_RESULT_PRINTED,
+	S_DUMPS_BEYOND,
+	S_DUMP_CLEAR,
 	S_COUNT
 };
 
@@ -281,6 +285,18 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RUN_BUILDS] =
 	    "SELECT j.value FROM runs r, json_each(coalesce(r.builds, "
 	    "json_array(r.base_build_id, r.head_build_id))) j WHERE r.id = ?1 ORDER BY j.key",
+	/* One result's bytes alone, for a download (not the whole comparison). */
+	[S_RESULT_OUTPUT] =
+	    "SELECT " RESULT_OUTPUT_SQL ", r.output_is_false FROM results r "
+	    "WHERE r.comparison_id = ?1 AND r.role = ?2",
+	[S_RESULT_PRINTED] =
+	    "SELECT r.printed, 0 FROM results r WHERE r.comparison_id = ?1 AND r.role = ?2",
+	/* Callgrind files past the newest ?1, oldest first, ?2 at a time. */
+	[S_DUMPS_BEYOND] =
+	    "SELECT comparison_id, role, dump_file FROM results WHERE dump_file IS NOT NULL "
+	    "ORDER BY comparison_id DESC, role LIMIT ?2 OFFSET ?1",
+	[S_DUMP_CLEAR] =
+	    "UPDATE results SET dump_file = NULL WHERE comparison_id = ?1 AND role = ?2",
 };
 /* clang-format on */
 
@@ -420,6 +436,7 @@ struct db *db_open(const char *path, char *err, size_t errsize)
 		return NULL;
 	}
 	pthread_mutex_init(&db->lock, NULL);
+	db->tokens_seen = -1;
 	/* NOMUTEX: db->lock already serialises every use of the connection. */
 	if (sqlite3_open_v2(path, &db->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 	        NULL) != SQLITE_OK) {
@@ -1342,7 +1359,118 @@ int db_token_find(struct db *db, const char *hash, db_token_fn fn, void *arg, ch
 
 int db_tokens_active(struct db *db, char *err, size_t errsize)
 {
-	return db_count(db, S_TOKENS_ACTIVE, "count tokens", err, errsize);
+	int n = db_count(db, S_TOKENS_ACTIVE, "count tokens", err, errsize);
+
+	if (n >= 0)
+		__atomic_store_n(&db->tokens_seen, n, __ATOMIC_RELAXED);
+	return n;
+}
+
+int db_tokens_active_nowait(struct db *db)
+{
+	sqlite3_stmt *st;
+	int n;
+
+	if (pthread_mutex_trylock(&db->lock) != 0)
+		return __atomic_load_n(&db->tokens_seen, __ATOMIC_RELAXED);
+	st = db_stmt(db, S_TOKENS_ACTIVE);
+	n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	if (n >= 0)
+		__atomic_store_n(&db->tokens_seen, n, __ATOMIC_RELAXED);
+	else
+		n = __atomic_load_n(&db->tokens_seen, __ATOMIC_RELAXED);
+	return n;
+}
+
+int db_dumps_beyond(
+    struct db *db, int keep, void (*fn)(void *, const char *path), void *arg, char *err, size_t errsize)
+{
+	struct {
+		int64_t id;
+		char role[16];
+		char path[4200];
+	} *rows = NULL;
+	int n = 0, rc = 0, cap = 64;
+	sqlite3_stmt *st;
+
+	if ((rows = calloc((size_t)cap, sizeof *rows)) == NULL) {
+		db_seterr(err, errsize, "out of memory");
+		return -1;
+	}
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_DUMPS_BEYOND);
+	sqlite3_bind_int(st, 1, keep);
+	sqlite3_bind_int(st, 2, cap);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < cap) {
+		rows[n].id = sqlite3_column_int64(st, 0);
+		db_col_copy(st, 1, rows[n].role, sizeof rows[n].role);
+		db_col_copy(st, 2, rows[n].path, sizeof rows[n].path);
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		rc = db_fail(db, "list callgrind files", err, errsize);
+	} else if (n > 0 && (rc = db_begin(db, err, errsize)) == 0) {
+		for (int i = 0; i < n && rc == 0; i++) {
+			st = db_stmt(db, S_DUMP_CLEAR);
+			sqlite3_bind_int64(st, 1, rows[i].id);
+			db_bind_text(st, 2, rows[i].role);
+			rc = db_exec(db, st, "forget a callgrind file", err, errsize);
+		}
+		if (rc == 0)
+			rc = db_commit(db, err, errsize);
+		else
+			db_rollback(db);
+	} else {
+		rc = n > 0 ? -1 : 0;
+	}
+	pthread_mutex_unlock(&db->lock);
+	/* Forgotten by the database first: a file is never named and gone. */
+	if (rc == 0)
+		for (int i = 0; i < n; i++)
+			fn(arg, rows[i].path);
+	free(rows);
+	return rc < 0 ? -1 : n;
+}
+
+int db_result_bytes(struct db *db, int64_t comparison_id, const char *role, int printed, char **data,
+    size_t *len, int *is_false, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	const void *p;
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	*is_false = 0;
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, printed ? S_RESULT_PRINTED : S_RESULT_OUTPUT);
+	sqlite3_bind_int64(st, 1, comparison_id);
+	db_bind_text(st, 2, role);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		rc = 1;
+		*is_false = sqlite3_column_int(st, 1) != 0;
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			p = sqlite3_column_blob(st, 0);
+			*len = (size_t)sqlite3_column_bytes(st, 0);
+			if ((*data = malloc(*len + 1)) == NULL) {
+				db_seterr(err, errsize, "out of memory");
+				rc = -1;
+			} else {
+				if (*len > 0)
+					memcpy(*data, p, *len);
+				(*data)[*len] = '\0';
+			}
+		}
+	} else {
+		rc = rc == SQLITE_DONE ? 0 : db_fail(db, "read a result", err, errsize);
+	}
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
 }
 
 int db_tokens_list(struct db *db, db_token_fn fn, void *arg, char *err, size_t errsize)

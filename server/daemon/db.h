@@ -184,6 +184,19 @@ int db_token_add(struct db *, const char *name, const char *hash, int64_t *id, c
 int db_token_find(struct db *, const char *hash, db_token_fn fn, void *arg, char *err, size_t errsize);
 /* Tokens not revoked: the count, or -1. */
 int db_tokens_active(struct db *, char *err, size_t errsize);
+/* Forget the callgrind files of measured results past the newest keep
+ * (up to 64 a call, oldest first): dump_file set to NULL, then fn(arg,
+ * path) for each.  How many, or -1 with err. */
+int db_dumps_beyond(
+    struct db *, int keep, void (*fn)(void *, const char *path), void *arg, char *err, size_t errsize);
+/* The same without waiting for the connection: counted now if it is free,
+ * else the last count (-1 if none yet).  For /api/health. */
+int db_tokens_active_nowait(struct db *);
+/* One result's output (printed: its printed bytes), in a malloc'd copy
+ * (NULL when the output is SQL NULL) with is_false: 1, 0 when there is no
+ * such result, or -1 with err. */
+int db_result_bytes(struct db *, int64_t comparison_id, const char *role, int printed, char **data,
+    size_t *len, int *is_false, char *err, size_t errsize);
 int db_tokens_list(struct db *, db_token_fn fn, void *arg, char *err, size_t errsize);
 /* Revoke the active token with this id (id > 0) or name: 1, 0 none such, -1. */
 int db_token_revoke(struct db *, int64_t id, const char *name, char *err, size_t errsize);

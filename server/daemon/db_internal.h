@@ -28,6 +28,7 @@ struct db {
 	sqlite3_stmt *tx[DB_TX_COUNT]; /* db_core.c: BEGIN IMMEDIATE, COMMIT, ROLLBACK */
 	sqlite3_stmt **stmt;           /* db.c's statements */
 	struct db_triage *triage;      /* db_triage.c's statements on this connection */
+	int tokens_seen;               /* active tokens at the last count (-1: never counted) */
 };
 
 /* SQLite's extended code of this thread's last failed call, for db_error_status(). */

@@ -29,6 +29,7 @@ struct worker {
 	int measuring;           /* runs under callgrind, counts instructions */
 	struct worker *measurer; /* this build's measuring worker, started lazily */
 	char sandbox_dir[4096];  /* its private folder while it runs (confine.c), else "" */
+	char final_dump[4200];   /* a measuring worker: callgrind's dump at its exit (never kept) */
 	/* A coverage build's worker: where its counters go when it exits
 	 * (GCOV_PREFIX, with GCOV_PREFIX_STRIP leading folders of the paths
 	 * compiled in taken off), never the shared build tree; "" for others. */
@@ -67,6 +68,8 @@ struct config {
 	int read_auth;              /* GET /api/... needs a token too; default 0 */
 	int max_connections;        /* HTTP requests served at once; over it 503; default 128 */
 	int max_client_connections; /* connections open from one address; default 256 */
+	int max_client_uploads;     /* bodies one address sends past the grace at once; default 16 */
+	int max_callgrind_dumps;    /* measured results' callgrind files kept; older ones deleted; 1000 */
 	int max_case_requests;      /* POST /api/cases running at once; over it 503; default 64 */
 	int max_queued_runs;        /* runs waiting to start; over it 429; default 16 */
 	int64_t db_max_bytes;       /* database size cap (SQLite max_page_count); 0: none */
@@ -186,6 +189,11 @@ struct json_t;
 struct runs *runs_start(struct app *, char *err, size_t errsize);
 /* Stop after the current case; the run in progress is marked interrupted. */
 void runs_stop(struct runs *);
+/* Keep the callgrind files of the newest --max-callgrind-dumps measured
+ * results; older ones are deleted (their /functions then say "gone"). */
+void runs_prune_dumps(struct app *);
+/* A measured result's callgrind file that will not be stored: deleted. */
+void runs_drop_dump(struct app *, const char *path);
 /*
  * Run one case on every build at once (one thread per build), filling
  * res[0..config->nbuilds-1]

@@ -9,10 +9,12 @@
  * elsewhere, without a hand-rolled queue.  Clients are a browser, CI and the
  * submit command: tens of connections.  Over --max-connections requests
  * being served, a new one gets a 503 with Retry-After and is closed.
- * Connections still sending their headers do not count toward that: a
- * watchdog thread cuts one whose headers are 10 s overdue (its body 30 s),
- * one address may hold --max-client-connections, and MHD refuses beyond
- * HTTP_OPEN_FACTOR x max-connections open sockets (docs/hardening.md).
+ * Connections still sending their headers or body do not count toward
+ * that: a watchdog thread cuts one whose headers are 10 s overdue (its body
+ * 30 s), a body slower than HTTP_MIN_BODY_RATE after a grace, and one
+ * address's slow bodies beyond --max-client-uploads; one address may hold
+ * --max-client-connections, and MHD refuses beyond HTTP_OPEN_FACTOR x
+ * max-connections open sockets (docs/hardening.md).
  *
  * Every request passes http_front_door() first: Host, NUL, Content-Length,
  * and for writes Origin / Sec-Fetch-Site and Content-Type.
@@ -47,6 +49,14 @@
  * line every few seconds never trips the idle timeout above. */
 #define HTTP_HEADER_DEADLINE_MS 10000
 #define HTTP_BODY_DEADLINE_MS 30000
+/* A body still arriving after HTTP_BODY_GRACE_MS must have come at
+ * HTTP_MIN_BODY_RATE bytes a second on average, and one address may have
+ * --max-client-uploads such bodies at once: a client dribbling a byte
+ * every 2 s is cut after the grace, and one address cannot hold many
+ * threads with bodies just fast enough.  A body that arrives at once (any
+ * real client's) is never either. */
+#define HTTP_BODY_GRACE_MS 2000
+#define HTTP_MIN_BODY_RATE 4096
 /* Connections open at once, slow ones included: this many times
  * max-connections (which counts requests being served), at least 1024. */
 #define HTTP_OPEN_FACTOR 8
@@ -62,6 +72,10 @@ struct http_sock {
 	int fd;
 	enum http_phase phase;
 	double since_ms;
+	size_t body_bytes;      /* of the request in PHASE_BODY so far */
+	int family;             /* the client's address (AF_INET, AF_INET6, 0: unknown) */
+	unsigned char addr[16]; /* ... its bytes, for the per-address upload count */
+	int over;               /* scratch: the watchdog's per-address count */
 };
 
 struct http {
@@ -129,18 +143,47 @@ static enum MHD_Result http_collect_query(
 	return MHD_YES;
 }
 
+/*
+ * On every answer, the page's and the API's alike: no other origin may
+ * frame it (a page on another site cannot put #/buckets/1 under a
+ * transparent button), scripts only from the daemon itself (an injected
+ * <script> or inline handler does not run), no MIME sniffing.
+ */
+#define HTTP_CSP "frame-ancestors 'none'; script-src 'self'; object-src 'none'; base-uri 'self'"
+
+static void http_secure(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "Content-Security-Policy", HTTP_CSP);
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+}
+
 /* Queue resp (its body handed over to MHD) and release it. */
 static enum MHD_Result http_send(struct MHD_Connection *conn, struct http_response *resp)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(resp->body_len, resp->body, MHD_RESPMEM_MUST_FREE);
-	if (r == NULL) {
+	if (resp->release != NULL) {
+		/* A buffer shared with other answers (a download): sent from
+		 * where it is, released when MHD is done with it. */
+		r = MHD_create_response_from_buffer_with_free_callback_cls(
+		    resp->shared_len, (void *)resp->shared, resp->release, resp->release_arg);
+		if (r == NULL) {
+			resp->release(resp->release_arg);
+			free(resp->body);
+			return MHD_NO;
+		}
 		free(resp->body);
-		return MHD_NO;
+	} else {
+		r = MHD_create_response_from_buffer(resp->body_len, resp->body, MHD_RESPMEM_MUST_FREE);
+		if (r == NULL) {
+			free(resp->body);
+			return MHD_NO;
+		}
 	}
 	resp->body = NULL;
+	http_secure(r);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 	    resp->content_type != NULL ? resp->content_type : "application/json");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -198,6 +241,7 @@ static enum MHD_Result http_send_busy(struct MHD_Connection *conn, int max)
 		free(resp.body);
 		return MHD_NO;
 	}
+	http_secure(r);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, secs);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -305,6 +349,7 @@ static enum MHD_Result http_static(
 		r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 		if (r == NULL)
 			return MHD_NO;
+		http_secure(r);
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
 		ret = MHD_queue_response(conn, MHD_HTTP_NOT_MODIFIED, r);
 		MHD_destroy_response(r);
@@ -319,7 +364,7 @@ static enum MHD_Result http_static(
 	MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
 	/* Revalidate each time: assets change with the checkout, not the URL. */
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	http_secure(r);
 	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -361,31 +406,12 @@ static void *http_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	return c;
 }
 
-/* Is name (a Host header without its port) one this daemon answers for? */
-static int http_host_ok(const struct config *cfg, const char *host)
+/* Is name (a Host header's name, without its port) one this daemon answers for? */
+static int http_host_ok(const struct config *cfg, const char *name)
 {
-	char name[256], addr[16];
-	const char *colon;
-	size_t n;
+	char addr[16];
 	int i;
 
-	if (host[0] == '[') { /* [v6]:port */
-		if ((colon = strchr(host, ']')) == NULL)
-			return 0;
-		n = (size_t)(colon - host - 1);
-		host++;
-		if (colon[1] != '\0' && colon[1] != ':')
-			return 0;
-	} else {
-		colon = strchr(host, ':');
-		n = colon != NULL ? (size_t)(colon - host) : strlen(host);
-		if (colon != NULL && strchr(colon + 1, ':') != NULL)
-			return 0;
-	}
-	if (n == 0 || n >= sizeof name)
-		return 0;
-	memcpy(name, host, n);
-	name[n] = '\0';
 	if (strcasecmp(name, "localhost") == 0 || strcasecmp(name, cfg->listen_addr) == 0)
 		return 1;
 	for (i = 0; i < cfg->nhosts; i++)
@@ -396,6 +422,70 @@ static int http_host_ok(const struct config *cfg, const char *host)
 	if (strcmp(cfg->listen_addr, "0.0.0.0") == 0 || strcmp(cfg->listen_addr, "::") == 0)
 		return inet_pton(AF_INET, name, addr) == 1 || inet_pton(AF_INET6, name, addr) == 1;
 	return 0;
+}
+
+/*
+ * Split a Host header into its name and port: "name", "name:port",
+ * "[v6]" or "[v6]:port".  The port, when there is one, must be decimal
+ * digits only (no "localhost:abc", no "127.0.0.1:1@evil.com").  0 with
+ * name and *port (-1 when absent), or -1 with why set.
+ */
+static int http_host_split(const char *host, char *name, size_t namesize, long *port, const char **why)
+{
+	const char *end, *p;
+	size_t n;
+
+	*port = -1;
+	if (host[0] == '[') {
+		if ((end = strchr(host, ']')) == NULL) {
+			*why = "an IPv6 address without its closing ']'";
+			return -1;
+		}
+		host++;
+		n = (size_t)(end - host);
+		p = end + 1;
+	} else {
+		n = strcspn(host, ":");
+		p = host + n;
+	}
+	if (n == 0 || n >= namesize) {
+		*why = n == 0 ? "no name" : "a name over 255 bytes";
+		return -1;
+	}
+	if (*p != '\0' && *p != ':') {
+		*why = "bytes after the name that are not a port";
+		return -1;
+	}
+	if (*p == ':') {
+		p++;
+		if (*p == '\0' || strspn(p, "0123456789") != strlen(p) || strlen(p) > 5) {
+			*why = "a port that is not a number";
+			return -1;
+		}
+		*port = strtol(p, NULL, 10);
+	}
+	memcpy(name, host, n);
+	name[n] = '\0';
+	return 0;
+}
+
+/* How many times each header a request must not repeat was sent. */
+struct http_once {
+	int host, origin, content_type;
+};
+
+static enum MHD_Result http_count_once(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct http_once *o = cls;
+
+	(void)kind, (void)value;
+	if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+		o->host++;
+	else if (strcasecmp(key, "Origin") == 0)
+		o->origin++;
+	else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_TYPE) == 0)
+		o->content_type++;
+	return MHD_YES;
 }
 
 struct http_lengths {
@@ -424,9 +514,10 @@ static enum MHD_Result http_count_lengths(
 
 /*
  * Checks every request passes before anything else looks at it
- * (docs/hardening.md, "Who may write"): a Host the daemon answers for (a
- * page on a name rebound to 127.0.0.1 sends its own), no NUL in the path or
- * query, one Content-Length and not both it and chunked; and for a write,
+ * (docs/hardening.md, "Who may write"): one Host, Origin and Content-Type
+ * header at most; a Host, always, that the daemon answers for (a page on a
+ * name rebound to 127.0.0.1 sends its own), with no port or the daemon's
+ * own (digits only); no NUL in the path or query, one Content-Length and not both it and chunked; and for a write,
  * no foreign Origin or cross-site Sec-Fetch-Site (what a browser sends for
  * another site's fetch, form or beacon) and Content-Type application/json
  * (which another site can only send after a CORS preflight the daemon never
@@ -438,16 +529,47 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 	const struct config *cfg = h->app->config;
 	const char *host, *origin, *site, *ct;
 	struct http_lengths lengths = { 0, 0, 0, NULL };
-	char own[300];
+	struct http_once once = { 0, 0, 0 };
+	char own[300], name[256];
+	const char *why = "";
+	long port;
 	size_t n;
 
+	/* One of each: with two, this check and the handler could read different ones. */
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, http_count_once, &once);
+	if (once.host > 1 || once.origin > 1 || once.content_type > 1) {
+		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request", "%d %s headers: send one",
+		    once.host > 1         ? once.host
+		        : once.origin > 1 ? once.origin
+		                          : once.content_type,
+		    once.host > 1         ? "Host"
+		        : once.origin > 1 ? "Origin"
+		                          : "Content-Type");
+		return MHD_HTTP_BAD_REQUEST;
+	}
 	host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-	if (host != NULL && !http_host_ok(cfg, host)) {
+	if (host == NULL) {
+		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		    "no Host header: send the daemon's name and port (Host: %s:%d)", cfg->listen_addr,
+		    h->port);
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (http_host_split(host, name, sizeof name, &port, &why) < 0) {
+		*ret = http_send_error(
+		    conn, MHD_HTTP_BAD_REQUEST, "bad_request", "Host %.100s: %s", host, why);
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (!http_host_ok(cfg, name)) {
 		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "host_not_allowed",
 		    "Host %.100s is not a name this daemon answers for (its address %s, localhost, "
 		    "or a name given with --host)",
 		    host, cfg->listen_addr);
 		return MHD_HTTP_FORBIDDEN;
+	}
+	if (port >= 0 && h->port > 0 && port != h->port) {
+		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		    "Host %.100s: port %ld is not this daemon's (%d)", host, port, h->port);
+		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (c->nul) {
 		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
@@ -465,8 +587,8 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 		return 0;
 	origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
 	site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
-	snprintf(own, sizeof own, "http://%.280s", host != NULL ? host : "");
-	if (origin != NULL && (host == NULL || strcasecmp(origin, own) != 0)) {
+	snprintf(own, sizeof own, "http://%.280s", host);
+	if (origin != NULL && strcasecmp(origin, own) != 0) {
 		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "cross_origin",
 		    "a write from another origin (%.100s) is refused: only the daemon's own page "
 		    "(%.100s) and clients that send no Origin may write",
@@ -511,8 +633,69 @@ static void http_phase(struct http *h, struct MHD_Connection *conn, enum http_ph
 	if (s->phase != PHASE_CUT) {
 		s->phase = phase;
 		s->since_ms = http_now_ms();
+		s->body_bytes = 0;
 	}
 	pthread_mutex_unlock(&h->lock);
+}
+
+/* Bytes of conn's body arrived (the watchdog's rate). */
+static void http_body_progress(struct http *h, struct MHD_Connection *conn, size_t n)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+	    conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct http_sock *s = ci != NULL ? ci->socket_context : NULL;
+
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&h->lock);
+	s->body_bytes += n;
+	pthread_mutex_unlock(&h->lock);
+}
+
+static int http_same_addr(const struct http_sock *a, const struct http_sock *b)
+{
+	return a->family != 0 && a->family == b->family &&
+	    memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16) == 0;
+}
+
+static void http_cut(struct http_sock *s)
+{
+	shutdown(s->fd, SHUT_RDWR);
+	s->phase = PHASE_CUT;
+}
+
+/*
+ * Bodies past their grace: too slow on average, cut; then, per address,
+ * those beyond --max-client-uploads (the newest first, so the ones nearly
+ * done finish).  Under h->lock.
+ */
+static void http_watch_bodies(struct http *h, double now)
+{
+	int max = h->app->config->max_client_uploads;
+	struct http_sock *s, *t;
+
+	for (s = h->socks.next; s != &h->socks; s = s->next) {
+		s->over = 0;
+		if (s->phase != PHASE_BODY || now - s->since_ms <= HTTP_BODY_GRACE_MS)
+			continue;
+		if ((double)s->body_bytes < (now - s->since_ms) / 1000.0 * HTTP_MIN_BODY_RATE) {
+			http_cut(s);
+			continue;
+		}
+		s->over = 1;
+	}
+	/* The list is newest first: a socket with max older slow bodies from
+	 * its address behind it is over the limit. */
+	for (s = h->socks.next; s != &h->socks; s = s->next) {
+		int older = 0;
+		if (!s->over)
+			continue;
+		for (t = s->next; t != &h->socks && older < max; t = t->next)
+			if (t->over && t->phase == PHASE_BODY && http_same_addr(s, t))
+				older++;
+		if (older >= max)
+			http_cut(s);
+	}
 }
 
 /*
@@ -533,14 +716,27 @@ static void *http_watchdog(void *arg)
 		pthread_mutex_lock(&h->lock);
 		for (s = h->socks.next; s != &h->socks; s = s->next) {
 			if ((s->phase == PHASE_HEADERS && now - s->since_ms > HTTP_HEADER_DEADLINE_MS) ||
-			    (s->phase == PHASE_BODY && now - s->since_ms > HTTP_BODY_DEADLINE_MS)) {
-				shutdown(s->fd, SHUT_RDWR);
-				s->phase = PHASE_CUT;
-			}
+			    (s->phase == PHASE_BODY && now - s->since_ms > HTTP_BODY_DEADLINE_MS))
+				http_cut(s);
 		}
+		http_watch_bodies(h, now);
 		pthread_mutex_unlock(&h->lock);
 	}
 	return NULL;
+}
+
+/*
+ * Its answer is queued: the request no longer counts toward
+ * --max-connections.  Sending it is MHD's from here; a client that reads
+ * it slowly (or never) holds its own connection, not a place others need.
+ */
+static enum MHD_Result http_answered(struct http *h, struct http_conn *c, enum MHD_Result ret)
+{
+	if (c->counted) {
+		__atomic_sub_fetch(&h->requests, 1, __ATOMIC_RELAXED);
+		c->counted = 0;
+	}
+	return ret;
 }
 
 static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
@@ -570,12 +766,6 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 		enum MHD_Result ret;
 		c->checked = 1;
 		http_phase(h, conn, PHASE_BODY);
-		/* Requests being served, not connections open: a slow client
-		 * still sending its headers holds no place (the deadlines and the
-		 * per-client limit bound those). */
-		c->counted = 1;
-		if (__atomic_add_fetch(&h->requests, 1, __ATOMIC_RELAXED) > h->app->config->max_connections)
-			return http_send_busy(conn, h->app->config->max_connections);
 		if (http_front_door(h, conn, c, url, method, &ret) != 0)
 			return ret;
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -595,18 +785,26 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 		return MHD_YES;
 	}
 	if (*upload_data_size != 0) {
+		http_body_progress(h, conn, *upload_data_size);
 		if (http_body_append(c, upload_data, *upload_data_size) < 0)
 			return MHD_NO; /* out of memory, or an endless oversize body */
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
 	http_phase(h, conn, PHASE_SERVING);
+	/* Requests being served, not connections open: a client still sending
+	 * its headers or its body holds no place (the deadlines, the minimum
+	 * body rate and the per-client limits bound those), so /api/health is
+	 * never behind them. */
+	c->counted = 1;
+	if (__atomic_add_fetch(&h->requests, 1, __ATOMIC_RELAXED) > h->app->config->max_connections)
+		return http_send_busy(conn, h->app->config->max_connections);
 	if (c->too_large)
 		return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
 		    "request body is over the %u byte limit", MAX_BODY_SIZE);
 
 	if (strcmp(url, "/api") != 0 && strncmp(url, "/api/", 5) != 0)
-		return http_static(h, conn, method, url);
+		return http_answered(h, c, http_static(h, conn, method, url));
 
 	memset(&req, 0, sizeof req);
 	memset(&resp, 0, sizeof resp);
@@ -621,7 +819,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 	if (resp.status >= 500)
 		fprintf(stderr, "phpcmp: %s %s: %d %.*s\n", method, url, resp.status,
 		    (int)(resp.body_len < 300 ? resp.body_len : 300), resp.body != NULL ? resp.body : "");
-	return http_send(conn, &resp);
+	return http_answered(h, c, http_send(conn, &resp));
 }
 
 static void http_completed(
@@ -654,6 +852,18 @@ static void http_notify(
 			return; /* no deadline for this one; MHD's idle timeout remains */
 		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		s->fd = ci != NULL ? ci->connect_fd : -1;
+		ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		if (ci != NULL && ci->client_addr != NULL) {
+			const struct sockaddr *sa = ci->client_addr;
+			if (sa->sa_family == AF_INET) {
+				s->family = AF_INET;
+				memcpy(s->addr, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+			} else if (sa->sa_family == AF_INET6) {
+				s->family = AF_INET6;
+				memcpy(
+				    s->addr, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+			}
+		}
 		s->phase = s->fd >= 0 ? PHASE_HEADERS : PHASE_CUT;
 		s->since_ms = http_now_ms();
 		pthread_mutex_lock(&h->lock);

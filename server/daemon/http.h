@@ -35,6 +35,12 @@ struct http_response {
 	char disposition[160];        /* Content-Disposition when not empty */
 	int retry_after;              /* Retry-After seconds when > 0 (429, 503) */
 	const char *www_authenticate; /* WWW-Authenticate header for 401 */
+	/* Instead of body: bytes shared with other answers, not copied; sent
+	 * as they are, then release(release_arg) once MHD is done with them. */
+	const char *shared;
+	size_t shared_len;
+	void (*release)(void *);
+	void *release_arg;
 };
 
 struct http;

@@ -111,6 +111,8 @@ static void main_usage(FILE *f)
 	      "                        are refused (DNS rebinding)\n"
 	      "  --max-connections N   HTTP requests served at once; beyond, 503 (128)\n"
 	      "  --max-client-connections N  connections open from one address (256)\n"
+	      "  --max-client-uploads N  request bodies one address may send slowly at once (16)\n"
+	      "  --max-callgrind-dumps N  measured results' callgrind files kept, the newest (1000)\n"
 	      "  --max-case-requests N POST /api/cases running at once; beyond, 503 (64)\n"
 	      "  --max-queued-runs N   runs waiting to start; beyond, 429 (16)\n"
 	      "  --reduce-budget-ms N  wall time to reduce one mismatch (2000)\n"
@@ -330,6 +332,14 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
 		c->max_client_connections = (int)n;
+	} else if (strcmp(key, "max-callgrind-dumps") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_callgrind_dumps = (int)n;
+	} else if (strcmp(key, "max-client-uploads") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->max_client_uploads = (int)n;
 	} else if (strcmp(key, "max-case-requests") == 0) {
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
@@ -465,6 +475,8 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->memory_limit = "128M";
 	c->max_connections = 128;
 	c->max_client_connections = 256;
+	c->max_client_uploads = 16;
+	c->max_callgrind_dumps = 1000;
 	c->db_max_bytes = MAIN_DEFAULT_DB_MAX;
 	c->max_case_requests = 64;
 	c->max_queued_runs = 16;
@@ -722,6 +734,8 @@ static int main_serve(int argc, char **argv)
 	if (n > 0)
 		fprintf(
 		    stderr, "phpcmp: %d run(s) left unfinished by the last daemon marked interrupted\n", n);
+	/* Callgrind files past the bound (a lower --max-callgrind-dumps). */
+	runs_prune_dumps(&app);
 	if (main_builds(&app, &o, &nworkers) < 0)
 		goto out;
 	if ((app.runs = runs_start(&app, err, sizeof err)) == NULL) {

@@ -368,6 +368,42 @@ static void *runs_pair_thread(void *arg)
 	return NULL;
 }
 
+/* A forgotten callgrind file: removed if it is a name directly inside our
+ * callgrind folder (unlink never follows a link). */
+static void runs_unlink_dump(void *arg, const char *path)
+{
+	const char *dir = arg;
+	size_t n = strlen(dir);
+
+	if (strncmp(path, dir, n) == 0 && path[n] == '/' && path[n + 1] != '\0' &&
+	    strchr(path + n + 1, '/') == NULL && strcmp(path + n + 1, "..") != 0)
+		unlink(path);
+}
+
+void runs_drop_dump(struct app *app, const char *path)
+{
+	char dir[PATH_MAX];
+
+	if (path == NULL)
+		return;
+	snprintf(dir, sizeof dir, "%s/callgrind", app->config->state_dir);
+	runs_unlink_dump(dir, path);
+}
+
+void runs_prune_dumps(struct app *app)
+{
+	char dir[PATH_MAX], err[512];
+	int n;
+
+	snprintf(dir, sizeof dir, "%s/callgrind", app->config->state_dir);
+	do
+		n = db_dumps_beyond(
+		    app->db, app->config->max_callgrind_dumps, runs_unlink_dump, dir, err, sizeof err);
+	while (n == 64);
+	if (n < 0)
+		fprintf(stderr, "phpcmp: cannot bound the callgrind files: %s\n", err);
+}
+
 /* run_workers: the run thread's pairs, on a coverage run's own workers (coverage.c). */
 static int runs_pair_on(
     struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS], int run_workers)
@@ -547,6 +583,8 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 		               verdict_compare_all(res, app->config->nbuilds, NULL), &case_id, &comparison_id,
 		               err, sizeof err) < 0) {
 			end = END_FAILED;
+		} else if (c.iterations > 0) {
+			runs_prune_dumps(app);
 		}
 		for (i = 0; i < MAX_BUILDS; i++)
 			result_release(&res[i]);

@@ -55,6 +55,9 @@ int auth_startup(struct app *, char *err, size_t errsize);
 int auth_identity(struct app *, const char *authorization, struct auth_who *, struct svc_error *e);
 /* Do writes need a token now (not loopback, or a token exists)?  1, 0, -1 with err. */
 int auth_writes_closed(struct app *, char *err, size_t errsize);
+/* The same for /api/health, which never waits for the database: the last
+ * count when the connection is busy. */
+int auth_writes_closed_nowait(struct app *);
 /* May a request read?  Open unless --read-auth; 0, or -1 with e. */
 int auth_read(struct app *, const char *authorization, struct svc_error *e);
 /* `phpcmp token add|list|revoke ...`: an exit status. */

@@ -178,6 +178,11 @@ static int worker_reap(struct worker *w, enum reap how, struct stderr_text *t)
 		if (got < 0)
 			status = -1;
 	}
+	if (w->measuring && w->final_dump[0] != '\0' && w->pid > 0) {
+		char path[sizeof w->final_dump + 16];
+		snprintf(path, sizeof path, "%s%d", w->final_dump, (int)w->pid);
+		unlink(path);
+	}
 	w->pid = -1;
 	worker_read_stderr(w, t);
 	if (w->errfd >= 0)
@@ -287,6 +292,9 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		argv[argc++] = toggle;
 		snprintf(outopt, sizeof(outopt), "--callgrind-out-file=%s", outfile);
 		argv[argc++] = outopt;
+		/* The dump callgrind writes as the worker exits: counters after
+		 * the last measured case, which nothing keeps (worker_reap). */
+		snprintf(w->final_dump, sizeof(w->final_dump), "%s/%s.", dumpdir, w->build->name);
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		snprintf(w->last_failure, sizeof(w->last_failure), "socketpair: %s", strerror(errno));
@@ -530,6 +538,31 @@ static struct worker *worker_measurer(struct worker *w)
 }
 
 /* Under callgrind a case runs ~50x slower, and valgrind itself starts first. */
+/*
+ * A measured case leaves two callgrind dumps: "<build>.<pid>.<N-1>", the
+ * warm-up the core throws away (but a sandboxed worker may not delete), and
+ * "<build>.<pid>.<N>", the one stored.  The warm-up goes here.
+ */
+static void worker_drop_warmup(const struct worker *w, const char *dump)
+{
+	char prefix[sizeof w->final_dump + 32], path[sizeof prefix + 32];
+	size_t n;
+	long k;
+	char *end;
+
+	if (dump == NULL || w->final_dump[0] == '\0')
+		return;
+	snprintf(prefix, sizeof prefix, "%s%d.", w->final_dump, (int)w->pid);
+	n = strlen(prefix);
+	if (strncmp(dump, prefix, n) != 0)
+		return;
+	k = strtol(dump + n, &end, 10);
+	if (end == dump + n || *end != '\0' || k < 2)
+		return;
+	snprintf(path, sizeof path, "%s%ld", prefix, k - 1);
+	unlink(path);
+}
+
 static int case_timeout(const struct worker *w, const struct config *cfg)
 {
 	if (!w->measuring)
@@ -566,6 +599,8 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 	if (rc == 1) {
 		if (reply.type == PROTO_RESULT) {
 			worker_result_from_msg(r, &reply);
+			if (w->measuring)
+				worker_drop_warmup(w, r->dump_file);
 		} else {
 			/* The worker is fine but could not frame its result. */
 			const struct proto_field *m = proto_get(&reply, TAG_MESSAGE);

@@ -166,7 +166,7 @@ test('requests served at once are bounded: 503 busy and closed, then served agai
 test('defaults are reported by /api/health', async () => {
 	const d = await start({ name: 'bounds-defaults' });
 	assert.deepEqual(d.health.limits, {
-		max_connections: 128, max_client_connections: 256, max_case_requests: 64, max_queued_runs: 16,
+		max_connections: 128, max_client_connections: 256, max_client_uploads: 16, max_case_requests: 64, max_queued_runs: 16,
 		max_body_bytes: 1 << 20, max_code_bytes: 256 << 10, max_output_bytes: 16 << 20,
 		max_printed_bytes: 1 << 20, db_max_bytes: 4 * 2 ** 30, case_requests: 0,
 	});
