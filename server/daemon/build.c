@@ -91,7 +91,8 @@ static void build_find_kind(struct build *b)
 	FILE *f = fopen(path, "r");
 	if (f == NULL) {
 		snprintf(path, sizeof(path), "%s/main/php_config.h", b->include_dir);
-		snprintf(b->kind, sizeof(b->kind), "%s %s", strstr(b->lib_path, "/usr/lib/") ? "debian" : "prefix",
+		snprintf(b->kind, sizeof(b->kind), "%s %s",
+		    strstr(b->lib_path, "/usr/lib/") ? "debian" : "prefix",
 		    header_defines(path, "ZEND_DEBUG") ? "debug" : "release");
 		return;
 	}

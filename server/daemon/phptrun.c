@@ -183,7 +183,8 @@ static const char *default_dir(void)
 	else if (xdg && *xdg)
 		snprintf(dir, sizeof(dir), "%s/phpcmp/php/%s", xdg, PHPTRUN_DEFAULT_DIR);
 	else
-		snprintf(dir, sizeof(dir), "%s/.cache/phpcmp/php/%s", home && *home ? home : "", PHPTRUN_DEFAULT_DIR);
+		snprintf(dir, sizeof(dir), "%s/.cache/phpcmp/php/%s", home && *home ? home : "",
+		    PHPTRUN_DEFAULT_DIR);
 	return dir;
 }
 
