@@ -209,3 +209,31 @@ test('--phpt-dir at startup: a missing folder, /proc and / stop the daemon with 
 		await assert.rejects(Daemon.start({ name: 'phpt-confine-bad', phptDirs: [dir] }), why);
 	}
 });
+
+test('a run is confined again when it starts: resumed on a daemon that no longer serves its folder, it fails', async () => {
+	const own = tmpDir('phpcmp-phpt-once-served-');
+	const dir = fs.mkdtempSync(path.join(own, 'tests-'));
+	for (let i = 0; i < 30; i++)
+		fs.writeFileSync(path.join(dir, `slow-${String(i).padStart(2, '0')}.phpt`), '--TEST--\nslow\n--FILE--\n<?php usleep(100000); echo 1;\n--EXPECT--\n1\n');
+	const first = await Daemon.start({ name: 'phpt-confine-first', phptDirs: [own] });
+	let second;
+	try {
+		const post = await first.request('POST', '/api/runs', { body: { suite: 'phpt', dir } });
+		assert.equal(post.status, 202, post.text);
+		await first.waitRun(post.json.id, { done: (r) => r.done >= 2 || !['queued', 'running'].includes(r.status) });
+		assert.equal((await first.request('POST', `/api/runs/${post.json.id}/cancel`)).status, 200);
+		assert.equal((await first.waitRun(post.json.id)).status, 'cancelled');
+		await first.stop();
+		// the same database, without that folder
+		second = await Daemon.start({ name: 'phpt-confine-second', db: first.db });
+		const res = await second.request('POST', `/api/runs/${post.json.id}/resume`);
+		assert.equal(res.status, 202, res.text);
+		const run = await second.waitRun(post.json.id);
+		assert.equal(run.status, 'failed', JSON.stringify(run).slice(0, 500));
+		assert.match(run.error, /^dir: not in a folder this daemon serves/);
+		assert.ok(!run.error.includes(own), run.error);
+	} finally {
+		await first.stop();
+		await second?.stop();
+	}
+});
