@@ -31,16 +31,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-#include <linux/openat2.h>
 
 #include <jansson.h>
 
 #include "engine.h"
 #include "phpt.h"
 #include "phptini.h"
+#include "beneath.h"
 #include "proto.h"
 
 #define PHPTRUN_MAX_TESTS 20000
@@ -262,82 +260,6 @@ static int served_fd(int root)
 	return fd;
 }
 
-/* A file or folder at rel beneath the folder rootfd, no symbolic link and
- * no ".." on the way: openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or
- * (a kernel before 5.6) one component at a time with O_NOFOLLOW. */
-static int open_beneath(int rootfd, const char *rel, int flags)
-{
-	struct open_how how = { .flags = (uint64_t)(flags | O_CLOEXEC),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	int fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
-	if (fd >= 0 || errno != ENOSYS)
-		return fd;
-	char path[PATH_MAX], *save = NULL;
-	snprintf(path, sizeof(path), "%s", rel);
-	int cur = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	char *c = strtok_r(path, "/", &save);
-	while (cur >= 0) {
-		while (c && strcmp(c, ".") == 0)
-			c = strtok_r(NULL, "/", &save);
-		if (c && strcmp(c, "..") == 0) {
-			close(cur);
-			errno = EXDEV;
-			return -1;
-		}
-		char *next = c ? strtok_r(NULL, "/", &save) : NULL;
-		while (next && strcmp(next, ".") == 0)
-			next = strtok_r(NULL, "/", &save);
-		int nfd = !c ? openat(cur, ".", flags | O_CLOEXEC)
-		    : next   ? openat(cur, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-		             : openat(cur, c, flags | O_NOFOLLOW | O_CLOEXEC);
-		close(cur);
-		if (!c || !next)
-			return nfd;
-		cur = nfd;
-		c = next;
-	}
-	return -1;
-}
-
-/* A regular file name beside dirfd (no '/'), not through a symbolic link,
- * at most max bytes; never blocks on a FIFO or a device.  NULL with why. */
-static char *read_at(int dirfd, const char *name, size_t max, size_t *len, char *why, size_t whysize)
-{
-	struct stat st;
-	int fd = strchr(name, '/') || !*name
-	    ? (errno = EINVAL, -1)
-	    : openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, whysize, "%s", errno == ELOOP ? "a symbolic link (refused)" : strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		snprintf(why, whysize, "%s",
-		    !S_ISREG(st.st_mode) ? "not a regular file (refused)" : "too large (refused)");
-		close(fd);
-		errno = EINVAL;
-		return NULL;
-	}
-	char *buf = malloc((size_t)st.st_size + 1);
-	size_t got = 0;
-	while (buf && got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	if (!buf) {
-		snprintf(why, whysize, "out of memory");
-		return NULL;
-	}
-	buf[got] = '\0';
-	*len = got;
-	return buf;
-}
-
 /* ---- the tests of a run ---- */
 
 struct phptrun_state {
@@ -416,7 +338,7 @@ static int by_name(const void *a, const void *b)
  * read through its descriptor beneath the served folder root. */
 static int state_scan(struct phptrun_state *s, int root, const char *reldir, char *err, size_t errsize)
 {
-	int fd = open_beneath(served_fd(root), reldir, O_RDONLY | O_DIRECTORY);
+	int fd = beneath_open(served_fd(root), reldir, O_RDONLY | O_DIRECTORY);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	char **names = NULL;
@@ -619,7 +541,7 @@ static int load_external(void *arg, const char *name, char **data, size_t *len)
 		snprintf(l->why, sizeof(l->why), "%.100s: not a file name beside the test", name);
 		return -1;
 	}
-	if ((*data = read_at(l->dirfd, name, PHPT_MAX_FILE, len, why, sizeof(why))) == NULL) {
+	if ((*data = beneath_read(l->dirfd, name, PHPT_MAX_FILE, len, why, sizeof(why))) == NULL) {
 		snprintf(l->why, sizeof(l->why), "%.40s: %s", name, why);
 		return -1;
 	}
@@ -814,7 +736,7 @@ static void aux_collect(struct aux *a, const struct phpt *t, int dirfd)
 			        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", nm[i]))
 				goto next;
 		/* beside the test, no symbolic link, a regular file: else left out */
-		char *data = read_at(dirfd, nm, 1u << 20, &len, why, sizeof(why));
+		char *data = beneath_read(dirfd, nm, 1u << 20, &len, why, sizeof(why));
 		if (!data || total + len > PHPTRUN_MAX_AUX_BYTES) {
 			free(data);
 			continue;
@@ -1485,12 +1407,12 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 			*slash = '\0';
 		else
 			snprintf(reldir, sizeof(reldir), ".");
-		l.dirfd = open_beneath(served_fd(s->root[i]), reldir, O_PATH | O_DIRECTORY);
+		l.dirfd = beneath_open(served_fd(s->root[i]), reldir, O_PATH | O_DIRECTORY);
 		if (l.dirfd < 0)
 			snprintf(why, sizeof(why), "its folder: %s",
 			    errno == ELOOP || errno == EXDEV ? "a symbolic link on the way (refused)"
 			                                     : strerror(errno));
-		char *text = l.dirfd >= 0 ? read_at(l.dirfd, base, PHPT_MAX_FILE, &len, why, sizeof(why))
+		char *text = l.dirfd >= 0 ? beneath_read(l.dirfd, base, PHPT_MAX_FILE, &len, why, sizeof(why))
 		                          : NULL;
 		int parsed = text ? phpt_parse(&t, text, len, load_external, &l) : -1;
 		if (!text)
