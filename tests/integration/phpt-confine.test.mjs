@@ -22,7 +22,10 @@ before(async () => {
 	process.env.PHPCMP_PHPT_DIR = jsonDir; // the daemon's default folder
 	d = await Daemon.start({ name: 'phpt-confine', timeoutMs: 2000, phptDirs: [servedRoot()] });
 });
-after(async () => { if (d) await d.stopClean(); });
+after(async () => {
+	if (d) await d.stopClean();
+	fs.rmSync(servedRoot(), { recursive: true, force: true });
+});
 
 const byTest = (run) => Object.fromEntries(run.summary.tests.map((t) => [t.test.split('/').pop(), t]));
 const post = (body) => d.request('POST', '/api/runs', { body: { suite: 'phpt', ...body } });
