@@ -44,7 +44,7 @@ builds:
 	scripts/fetch-default-builds.sh builds
 
 # libphp built from a php-src source with patches (docs/builds.md), cached
-# in $$PHPCMP_PHP_CACHE (default .cache/php):
+# in $$PHPCMP_PHP_CACHE (default ~/.cache/phpcmp/php):
 #   make php-build NAME=pr-1234 PATCHES="a.patch b.patch" [SOURCE=php-src/] [FLAVOUR=debug]
 # makes builds/NAME; src-builds: the from-source builds the tests use.
 FLAVOUR ?= release
@@ -207,12 +207,23 @@ run:
 
 test:
 	scripts/install-deps.sh --if-missing
-	$(MAKE) all builds src-builds flavour-builds web-deps
+	$(MAKE) all builds flavour-builds src-builds web-deps
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory layer-check
 	scripts/run-tests.sh
 
-integration-test: all builds src-builds flavour-builds
+# The inner loop: the C unit tests, the page's unit tests and the
+# integration files that need only Debian's two builds (no PHP built from
+# source: the files that name no src-8.2.32 build), in a few minutes on a
+# fresh clone (docs/testing.md).
+QUICK_FILES = $(shell grep -L 'srcBuild\|src-8\.2\.32' tests/integration/*.test.mjs)
+.PHONY: test-quick
+test-quick:
+	scripts/install-deps.sh --if-missing
+	$(MAKE) all builds web-deps
+	scripts/run-tests.sh unit web integration $(QUICK_FILES)
+
+integration-test: all builds flavour-builds src-builds
 	scripts/run-tests.sh integration
 
 # The integration suite with every daemon under valgrind memcheck (the
@@ -230,7 +241,7 @@ load: all builds
 	python3 bench/load.py --clients 50 --duration 60
 
 # coverage.test.mjs needs the from-source release and coverage builds.
-browser-test: all builds src-builds flavour-builds web-deps
+browser-test: all builds flavour-builds src-builds web-deps
 	scripts/run-tests.sh browser
 
 # The page's unit tests: its pure modules (web/js/) under node --test, no daemon.

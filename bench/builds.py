@@ -30,7 +30,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, 'scripts', 'build-php.sh')
-CACHE = os.path.abspath(os.environ.get('PHPCMP_PHP_CACHE', os.path.join(ROOT, '.cache', 'php')))
+CACHE = os.path.abspath(os.environ.get('PHPCMP_PHP_CACHE') or os.path.join(
+    os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'phpcmp', 'php'))
 TARBALL = 'php8.2_8.2.32.orig.tar.xz'
 ENCODER = 'ext/json/json_encoder.c'
 RESULT = re.compile(r'^build-php: (\S+) = (\S+) -> (\S+)/prefix \((cached|full|reused), ([\d.]+) s\)$', re.M)

@@ -3,6 +3,8 @@
 #
 #   fuzz/run.sh BUILD_DIR SECONDS NAME...
 #
+# Harnesses run side by side, one per CPU (FUZZ_JOBS overrides): each is
+# one process on one core, so each still gets its SECONDS of a whole core.
 # Each harness BUILD_DIR/fuzz_NAME runs SECONDS seconds over a working
 # corpus (BUILD_DIR/corpus/NAME, kept between runs) and the committed seeds
 # (fuzz/corpus/NAME, read only), with fuzz/NAME.dict when there is one.
@@ -18,18 +20,17 @@ fb=$1 seconds=$2
 shift 2
 
 mkdir -p "$fb/crashes" "$fb/logs"
-failed=0
-printf '%-10s %10s %9s %7s %7s %6s  %s\n' harness execs exec/s cov ft corpus result
-for name in "$@"; do
-	bin=$fb/fuzz_$name
-	work=$fb/corpus/$name
-	log=$fb/logs/$name.log
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+
+# One harness, its line into $fb/logs/NAME.line; exit status 1 if it failed.
+fuzz_one() { # name
+	local name=$1 bin=$fb/fuzz_$1 work=$fb/corpus/$1 log=$fb/logs/$1.log status dict=()
 	mkdir -p "$work"
-	dict=()
 	[ -f "fuzz/$name.dict" ] && dict=(-dict="fuzz/$name.dict")
 	"$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$fb/crashes/$name-" "${dict[@]}" "$work" "fuzz/corpus/$name" >"$log" 2>&1
 	status=$?
+	local execs rate last cov ft corpus result
 	execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -1)
 	rate=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+)/\1/p' "$log" | tail -1)
 	last=$(grep -E '^#[0-9]+' "$log" | tail -1)
@@ -40,8 +41,26 @@ for name in "$@"; do
 		result=ok
 	else
 		result="FAILED (exit $status): $(grep -m1 -E 'ERROR|SUMMARY|==[0-9]+==' "$log" | cut -c1-120); see $log"
-		failed=1
 	fi
-	printf '%-10s %10s %9s %7s %7s %6s  %s\n' "$name" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$corpus" "$result"
+	printf '%-10s %10s %9s %7s %7s %6s  %s\n' "$name" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$corpus" \
+		"$result" >"$fb/logs/$name.line"
+	[ "$status" -eq 0 ]
+}
+
+# The verdict comes from each harness's line (a status reaped by wait -n
+# is not asked for twice).
+failed=0
+rm -f "$fb"/logs/*.line
+for name in "$@"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+	done
+	fuzz_one "$name" &
+done
+wait
+printf '%-10s %10s %9s %7s %7s %6s  %s\n' harness execs exec/s cov ft corpus result
+for name in "$@"; do
+	cat "$fb/logs/$name.line" 2>/dev/null || { echo "$name: no result"; failed=1; }
+	grep -q ' ok$' "$fb/logs/$name.line" 2>/dev/null || failed=1
 done
 exit "$failed"

@@ -4,7 +4,7 @@
 #
 #   scripts/build-php.sh --name NAME [--source TARBALL|DIR] [--patch FILE]...
 #                        [--flavour release|debug|asan|coverage] [--full]
-#                        [--jobs N] [--builds DIR]
+#                        [--no-cli] [--jobs N] [--builds DIR]
 #   scripts/build-php.sh --fetch-source     download + check the default tarball, print its path
 #   scripts/build-php.sh --key ...          print the cache key of a request, build nothing
 #   scripts/build-php.sh --plan ...         say what a request would do (cached, full, reused), build nothing
@@ -16,7 +16,7 @@
 # top folder, in the order given.
 #
 # Configure: --enable-embed=shared --disable-all --disable-cgi
-# --disable-phpdbg, the CLI kept (bin/php), out of tree.  Flavours:
+# --disable-phpdbg --with-pic, the CLI kept (bin/php), out of tree.  Flavours:
 #   release   CFLAGS="-g -O2"                  (default)
 #   debug     --enable-debug                    (engine assertions on, -O0)
 #   asan      --enable-address-sanitizer --enable-undefined-sanitizer,
@@ -24,7 +24,8 @@
 #             process: phpcmp reads it back after the case, docs/sandbox.md)
 #   coverage  CFLAGS="-g -O2 --coverage" LDFLAGS=--coverage
 #
-# The cache ($PHPCMP_PHP_CACHE, default .cache/php in the repository) holds
+# The cache ($PHPCMP_PHP_CACHE, default ~/.cache/phpcmp/php: outside the
+# clone, so a second clone or a CI run on a warm machine finds its builds) holds
 # one tree per key = sha256(source's sha256, patches' contents in order,
 # flavour, configure line, compiler version):
 #   trees/KEY/src, obj, prefix     a full build, in place (never changed once done)
@@ -55,7 +56,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 self=$root/scripts/build-php.sh
-cache=${PHPCMP_PHP_CACHE:-$root/.cache/php}
+cache=${PHPCMP_PHP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/phpcmp/php}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 
@@ -113,7 +114,7 @@ fetch_source() {
 
 # ---- the request ------------------------------------------------------------
 
-name= source= flavour=release jobs= full= builds_dir=$root/builds action=build
+name= source= flavour=release jobs= full= no_cli= builds_dir=$root/builds action=build
 patches=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -124,6 +125,7 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=${2:?}; shift 2 ;;
 	--builds) builds_dir=${2:?}; shift 2 ;;
 	--full) full=1; shift ;;
+	--no-cli) no_cli=1; shift ;;
 	--key) action=key; shift ;;
 	--plan) action=plan; shift ;;
 	--fetch-source) action=fetch; shift ;;
@@ -140,7 +142,11 @@ fi
 
 jobs=${jobs:-$(nproc 2>/dev/null || echo 2)}
 
-configure_args=(--enable-embed=shared --disable-all --disable-cgi --disable-phpdbg)
+# --with-pic: libtool compiles every file twice (.libs/x.o for libphp.so,
+# x.o for bin/php); by default the second without -fPIC.  With it both
+# compiles are the same command, so ccache (below) answers the second from
+# the first: half a full build's compiling, on a fresh machine too.
+configure_args=(--enable-embed=shared --disable-all --disable-cgi --disable-phpdbg --with-pic)
 case $flavour in
 release) cflags="-g -O2" ldflags= ;;
 debug) cflags="-g" ldflags=; configure_args+=(--enable-debug) ;;
@@ -150,6 +156,13 @@ asan)
 coverage) cflags="-g -O2 --coverage" ldflags="--coverage" ;;
 *) die "unknown flavour '$flavour' (release, debug, asan, coverage)" ;;
 esac
+# --no-cli: libphp.so alone, no bin/php (configure --disable-cli).  With no
+# program to link, libtool compiles every file once instead of twice (the
+# coverage flavour's twin compiles differ in their notes' paths, so ccache
+# cannot serve the second): for builds nothing runs run-tests.php with.
+if [ -n "$no_cli" ]; then
+	configure_args+=(--disable-cli)
+fi
 
 # ---- the inner half of a candidate build (inside the mount namespace) -----
 
@@ -206,6 +219,14 @@ for i in "${!patches[@]}"; do
 done
 
 cc_version=$(${CC:-cc} --version 2>/dev/null | head -1)
+# ccache (Debian's), when installed, under the compiler: a tree rebuilt at
+# the same path (a cache emptied, a RECIPE bump) compiles in seconds.  Its
+# store is ccache's own default (~/.cache/ccache or $CCACHE_DIR), outside
+# the clone.  PHPCMP_CCACHE=0 turns it off.  Not part of the key: ccache
+# gives the compiler's own output.
+if [ "${PHPCMP_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1; then
+	export CC="ccache ${CC:-cc}"
+fi
 
 key_of() { # patch files...
 	{
@@ -231,6 +252,14 @@ if [ "$action" = build ]; then
 	case $name in
 	*/* | .* | '') die "bad build name '$name'" ;;
 	esac
+	# Every check before the build starts: a build of many minutes must not
+	# be lost to a name that is already taken (make run's Debian builds are
+	# builds/base and builds/head).
+	if [ -e "$builds_dir/$name" ] && [ ! -L "$builds_dir/$name" ]; then
+		die "$builds_dir/$name exists and is not a link made by build-php: choose another --name (make run's Debian builds are base and head; e.g. --name src-$name), nothing was built"
+	fi
+	mkdir -p "$builds_dir" 2>/dev/null && [ -w "$builds_dir" ] ||
+		die "cannot write $builds_dir (--builds DIR), nothing was built"
 fi
 
 trees=$cache/trees
@@ -258,6 +287,18 @@ write_info() { # tree mode donor seconds
 		echo "cc=$cc_version"
 	} > "$t/build-info"
 	cp "$t/build-info" "$t/prefix/phpcmp-build.txt"
+}
+
+# While make runs: every 30 s (PHPCMP_BUILD_PROGRESS seconds) a line with
+# the objects compiled so far out of the Makefile's, the elapsed time and
+# the log, so a build of minutes is never silent.
+progress() { # tree start
+	local t=$1 s=$2 total done_n every=${PHPCMP_BUILD_PROGRESS:-30}
+	total=$(grep -c '^[^ \t#].*\.lo: ' "$t/obj/Makefile" 2>/dev/null || echo '?')
+	while sleep "$every"; do
+		done_n=$(find "$t/obj" -name '*.lo' 2>/dev/null | wc -l)
+		log "${name:-$(basename "$t")}: make, $done_n/$total objects, $(elapsed "$s") s (log: $t/build.log)"
+	done
 }
 
 # A full build of the current source, flavour and the given patches into
@@ -297,7 +338,11 @@ build_full() { # key patches...
 		--prefix="$t/prefix" "${configure_args[@]}") >>"$logf" 2>&1 ||
 		die "configure failed (log: $logf)"
 	echo "make" >> "$t/steps"
-	make -C "$t/obj" -j"$jobs" >>"$logf" 2>&1 || die "make failed (log: $logf)"
+	progress "$t" "$start" &
+	local ticker=$!
+	make -C "$t/obj" -j"$jobs" >>"$logf" 2>&1 || { kill "$ticker" 2>/dev/null; die "make failed (log: $logf)"; }
+	kill "$ticker" 2>/dev/null || true
+	wait "$ticker" 2>/dev/null || true
 	echo "make install" >> "$t/steps"
 	make -C "$t/obj" install >>"$logf" 2>&1 || die "make install failed (log: $logf)"
 	write_info "$t" full "" "$(elapsed "$start")"
@@ -348,7 +393,7 @@ link_build() { # tree mode seconds
 	local link=$builds_dir/$name
 	mkdir -p "$builds_dir"
 	if [ -e "$link" ] && [ ! -L "$link" ]; then
-		die "$link exists and is not a link made by build-php (remove it first)"
+		die "$link exists and is not a link made by build-php: the build is kept in $1, link it under another --name"
 	fi
 	ln -sfn "$1/prefix" "$link.tmp.$$"
 	mv -T "$link.tmp.$$" "$link"
@@ -443,8 +488,10 @@ if [ "$install" = fast ]; then
 	# What make install would change for a patch to .c/.re/.y files: the
 	# library and the CLI, the candidate's own files (links to upper/, which
 	# is never written again), not the donor's.
-	echo "install lib/libphp.so bin/php" >> "$tree/steps"
-	for pair in libs/libphp.so:lib/libphp.so sapi/cli/php:bin/php; do
+	pairs=(libs/libphp.so:lib/libphp.so)
+	[ -n "$no_cli" ] || pairs+=(sapi/cli/php:bin/php)
+	echo "install ${pairs[*]#*:}" >> "$tree/steps"
+	for pair in "${pairs[@]}"; do
 		from=$tree/upper/obj/${pair%%:*} to=$tree/prefix/${pair#*:}
 		[ -f "$from" ] || die "the candidate's make wrote no ${pair%%:*} (log: $logf)"
 		rm -f "$to"

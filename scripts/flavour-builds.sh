@@ -7,15 +7,20 @@
 #   src-8.2.32-debug               --enable-debug
 #   src-8.2.32-debug-assert-debug  the same + tests/fixtures/patches/assert-debug.patch
 #                                  (built over the debug tree: seconds)
-#   src-8.2.32-coverage            --coverage (always a full build)
+#   src-8.2.32-coverage            --coverage (always a full build; --no-cli:
+#                                  no test runs its CLI, and without one each
+#                                  file is compiled once)
 #   src-8.2.32-asan                --enable-address-sanitizer --enable-undefined-sanitizer
 #   src-8.2.32-asan-overread       the same + tests/fixtures/patches/overread.patch
 #                                  (built over the asan tree: seconds;
 #                                  tests/integration/asan.test.mjs)
 #
-# `make flavour-builds` runs it; `make test` runs that first.  Three full
-# builds the first time (about four minutes each on two idle cores), every
-# later request cached.  Without scripts/build-php.sh (a checkout from before
+# `make flavour-builds` runs it; `make test` runs that first.  The four full
+# builds (release, debug, coverage, asan) run side by side, each with
+# make -j$(nproc): while one configures (one core) or links, the others
+# compile, so the two cores stay busy; then the candidates over them, two
+# at a time.  Every later request is cached (~/.cache/phpcmp/php, outside
+# the clone: docs/builds.md).  Without scripts/build-php.sh (a checkout from before
 # the builds-from-source machinery) it says so and does nothing; the test
 # file then skips.
 set -eu
@@ -26,9 +31,27 @@ if [ ! -x "$build" ]; then
 	echo "flavour-builds: no $build in this checkout: nothing built (tests/integration/flavours.test.mjs skips)" >&2
 	exit 0
 fi
-"$build" --name src-8.2.32
-"$build" --name src-8.2.32-debug --flavour debug
-"$build" --name src-8.2.32-debug-assert-debug --flavour debug --patch tests/fixtures/patches/assert-debug.patch
-"$build" --name src-8.2.32-coverage --flavour coverage
-"$build" --name src-8.2.32-asan --flavour asan
-"$build" --name src-8.2.32-asan-overread --flavour asan --patch tests/fixtures/patches/overread.patch
+# The source first (one download, before the builds share it).
+"$build" --fetch-source >/dev/null
+
+# Run each request of a group side by side; fail if any failed.
+side_by_side() { # "args" ...
+	pids=
+	for req in "$@"; do
+		# shellcheck disable=SC2086
+		"$build" $req &
+		pids="$pids $!"
+	done
+	status=0
+	for pid in $pids; do
+		wait "$pid" || status=1
+	done
+	return $status
+}
+
+side_by_side "--name src-8.2.32" \
+	"--name src-8.2.32-debug --flavour debug" \
+	"--name src-8.2.32-coverage --flavour coverage --no-cli" \
+	"--name src-8.2.32-asan --flavour asan"
+side_by_side "--name src-8.2.32-debug-assert-debug --flavour debug --patch tests/fixtures/patches/assert-debug.patch" \
+	"--name src-8.2.32-asan-overread --flavour asan --patch tests/fixtures/patches/overread.patch"

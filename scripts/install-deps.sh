@@ -51,8 +51,9 @@ run_pkgs="$run_pkgs libargon2-1 libsodium23 libxml2 libssl3 libpcre2-8-0 zlib1g"
 # docs/builds.md): patch, re2c and bison (a patch to a .re or .y file is
 # silently not rebuilt without them: configure must find them), autoconf
 # for a checkout that has no configure yet (buildconf).  --disable-all
-# needs no library headers.
-run_pkgs="$run_pkgs patch re2c bison autoconf"
+# needs no library headers.  ccache: a PHP tree rebuilt at the same path
+# compiles from its cache (scripts/build-php.sh).
+run_pkgs="$run_pkgs patch re2c bison autoconf ccache"
 # Coverage runs (docs/coverage.md): gcovr reads a coverage build's counters
 # and writes the report (HTML, Cobertura XML, JSON) the daemon serves.
 run_pkgs="$run_pkgs gcovr"

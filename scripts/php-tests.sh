@@ -3,7 +3,7 @@
 # (8.2.32): prints the folder holding run-tests.php and ext/json/tests,
 # extracting them from the source tarball on first use (cached).
 #
-#   scripts/php-tests.sh        print the folder, e.g. .cache/php/tests/php-8.2.32
+#   scripts/php-tests.sh        print the folder, e.g. ~/.cache/phpcmp/php/tests/php-8.2.32
 #
 # The tarball, first found of:
 #   $PHPCMP_PHP_TARBALL                   a php-8.2.32 tarball of your own
@@ -12,12 +12,12 @@
 #   $cache/dist/php8.2_8.2.32.orig.tar.xz the same file, where that script keeps it
 #   apt-get source --download-only php8.2=8.2.32-1~deb12u1 (needs a deb-src
 #                                         entry: scripts/apt-deb-src.sh), checked
-# The cache is $PHPCMP_PHP_CACHE (default .cache/php in the repository),
+# The cache is $PHPCMP_PHP_CACHE (default ~/.cache/phpcmp/php),
 # shared with scripts/build-php.sh; the tests go to $cache/tests/php-8.2.32.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache=${PHPCMP_PHP_CACHE:-$root/.cache/php}
+cache=${PHPCMP_PHP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/phpcmp/php}
 version=8.2.32
 deb_version=8.2.32-1~deb12u1
 tarball_name=php8.2_8.2.32.orig.tar.xz

@@ -104,6 +104,11 @@ struct build {
 	 * worker preloads, "libasan.so.8 libubsan.so.1"; "" for any other
 	 * build (server/daemon/sanitize.c). */
 	char sanitizer_preload[512];
+	/* Where it comes from and how it was compiled, "debian release",
+	 * "source debug", "prefix release"...: a base and a candidate of
+	 * different kinds have instruction counts that do not compare
+	 * (build.c, build_kind). */
+	char kind[64];
 };
 
 /* ---- roles (result.c) ---- */

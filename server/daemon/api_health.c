@@ -69,6 +69,16 @@ static void api_health(struct app *app, struct http_response *resp)
 			json_object_set_new(b, "json_encode_offset", text_json(offset));
 			/* The layers its worker put in place (docs/sandbox.md). */
 			json_object_set_new(b, "sandbox", text_json(info.sandbox));
+			/* "debian release", "source debug"...; a candidate of another
+			 * kind than the base says so (its counts do not compare). */
+			json_object_set_new(b, "kind", text_json(cfg->builds[i].kind));
+			if (i > 0 && strcmp(cfg->builds[i].kind, cfg->builds[0].kind) != 0) {
+				char warn[256];
+				snprintf(warn, sizeof warn,
+				    "a %s build against a %s base: instruction counts do not compare",
+				    cfg->builds[i].kind, cfg->builds[0].kind);
+				json_object_set_new(b, "warning", text_json(warn));
+			}
 		}
 		json_array_append_new(builds, b);
 	}

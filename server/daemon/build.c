@@ -58,23 +58,52 @@ static int sha256_file(const char *path, char out[65])
 	return 0;
 }
 
+/* Whether the header defines `name` as 1 (php_config.h's ZEND_DEBUG). */
+static int header_defines(const char *path, const char *name)
+{
+	char line[512], want[128];
+	int found = 0;
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	snprintf(want, sizeof(want), "#define %s 1", name);
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = strncmp(line, want, strlen(want)) == 0;
+	fclose(f);
+	return found;
+}
+
 /*
+ * The build's kind: its origin (scripts/build-php.sh writes
+ * phpcmp-build.txt into a prefix it makes: "source"; Debian's layout:
+ * "debian"; any other make install: "prefix") and its flavour (from
+ * phpcmp-build.txt, else debug when its php_config.h says ZEND_DEBUG).
+ *
  * A coverage flavour of scripts/build-php.sh (docs/builds.md): its prefix's
  * phpcmp-build.txt says flavour=coverage and the tree above the prefix holds
  * ext/json's notes.  Coverage runs (coverage.c) need that tree.
  */
-static void build_find_coverage(struct build *b)
+static void build_find_kind(struct build *b)
 {
-	char path[PATH_MAX + 64], line[512];
+	char path[PATH_MAX + 64], line[512], flavour[32] = "";
 	int coverage = 0;
 	snprintf(path, sizeof(path), "%s/phpcmp-build.txt", b->prefix);
 	FILE *f = fopen(path, "r");
-	if (f == NULL)
+	if (f == NULL) {
+		snprintf(path, sizeof(path), "%s/main/php_config.h", b->include_dir);
+		snprintf(b->kind, sizeof(b->kind), "%s %s",
+		    strstr(b->lib_path, "/usr/lib/") ? "debian" : "prefix",
+		    header_defines(path, "ZEND_DEBUG") ? "debug" : "release");
 		return;
-	while (fgets(line, sizeof(line), f) != NULL)
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
 		if (strcmp(line, "flavour=coverage\n") == 0)
 			coverage = 1;
+		if (strncmp(line, "flavour=", 8) == 0)
+			snprintf(flavour, sizeof(flavour), "%.*s", (int)strcspn(line + 8, "\n"), line + 8);
+	}
 	fclose(f);
+	snprintf(b->kind, sizeof(b->kind), "source %s", flavour[0] ? flavour : "release");
 	char *slash = strrchr(b->prefix, '/');
 	if (!coverage || slash == NULL || slash == b->prefix)
 		return;
@@ -144,7 +173,7 @@ int build_discover(struct build *b, const char *name, const char *prefix, char *
 		snprintf(err, errsize, "build %s: cannot read %s: %s", name, b->lib_path, strerror(errno));
 		return -1;
 	}
-	build_find_coverage(b);
+	build_find_kind(b);
 	if (sanitize_detect(b, err, errsize) < 0)
 		return -1;
 	return 0;

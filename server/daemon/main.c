@@ -646,6 +646,13 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 			snprintf(b->ini[b->nini++], sizeof b->ini[0], "%s", o->ini_args[j] + n + 1);
 		}
 		c->nbuilds = i + 1;
+		/* Said, not refused: comparing outputs across kinds is fine, only
+		 * their instruction counts do not compare (docs/builds.md). */
+		if (i > 0 && strcmp(b->kind, c->builds[0].kind) != 0)
+			fprintf(stderr,
+			    "phpcmp: warning: build %s is a %s build, the base %s a %s build: "
+			    "their instruction counts do not compare\n",
+			    b->name, b->kind, c->builds[0].name, c->builds[0].kind);
 	}
 	/* Every build's worker core, compiled side by side (a cold start with
 	 * several builds waited for one compiler after another). */

@@ -87,14 +87,21 @@ static int nserved;
 static pthread_mutex_t served_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* $PHPCMP_PHPT_DIR, else where scripts/php-tests.sh extracts the 8.2.32
- * source's tests: ${PHPCMP_PHP_CACHE:-.cache/php}/tests/... */
+ * source's tests: ${PHPCMP_PHP_CACHE:-${XDG_CACHE_HOME:-~/.cache}/phpcmp/php}/tests/... */
 static const char *default_dir(void)
 {
 	static char dir[PATH_MAX];
 	const char *d = getenv("PHPCMP_PHPT_DIR"), *cache = getenv("PHPCMP_PHP_CACHE");
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	if (d && *d)
 		return d;
-	snprintf(dir, sizeof(dir), "%s/%s", cache && *cache ? cache : ".cache/php", PHPTRUN_DEFAULT_DIR);
+	if (cache && *cache)
+		snprintf(dir, sizeof(dir), "%s/%s", cache, PHPTRUN_DEFAULT_DIR);
+	else if (xdg && *xdg)
+		snprintf(dir, sizeof(dir), "%s/phpcmp/php/%s", xdg, PHPTRUN_DEFAULT_DIR);
+	else
+		snprintf(dir, sizeof(dir), "%s/.cache/phpcmp/php/%s", home && *home ? home : "",
+		    PHPTRUN_DEFAULT_DIR);
 	return dir;
 }
 

@@ -7,12 +7,14 @@ import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { BUILDS, ROOT, sha256File, tmpDir } from './helper.mjs';
 
 const SCRIPT = path.join(ROOT, 'scripts/build-php.sh');
-const CACHE = path.resolve(ROOT, process.env.PHPCMP_PHP_CACHE || '.cache/php');
+const CACHE = path.resolve(ROOT, process.env.PHPCMP_PHP_CACHE ||
+    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'phpcmp', 'php'));
 const BASE = path.join(BUILDS, 'src-8.2.32');
 const ENCODER = 'ext/json/json_encoder.c';
 

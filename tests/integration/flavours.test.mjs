@@ -169,3 +169,24 @@ test('coverage build (--coverage) vs release: 0 mismatches; its counters are wri
 	// method: 79.7 % of its lines).
 	assert.ok(Number(m[1]) > 70, `json_encoder.c lines executed ${m[1]} %`);
 });
+
+// Build kinds (docs/builds.md): a Debian base against from-source release
+// and debug candidates is served, and each candidate of another kind is
+// warned about, at startup in the log and in health: their instruction
+// counts do not compare.
+test('a candidate of another kind than the base is warned about', { skip }, async () => {
+	const mixed = await Daemon.start({
+		name: 'flavours-kinds',
+		buildList: [['base', path.join(BUILDS, 'base')], ['src', srcBuild('src-8.2.32', 'flavour-builds')],
+			['dbg', srcBuild('src-8.2.32-debug', 'flavour-builds')]],
+	});
+	daemons.push(mixed);
+	const m = (await mixed.get('/api/health')).json;
+	assert.deepEqual(m.builds.map((b) => b.kind), ['debian release', 'source release', 'source debug']);
+	assert.equal(m.builds[0].warning, undefined);
+	assert.match(m.builds[1].warning, /source release build against a debian release base/);
+	assert.match(m.builds[2].warning, /source debug build against a debian release base/);
+	assert.match(mixed.output, /warning: build dbg is a source debug build, the base base a debian release build/);
+	const r = await mixed.runCase({ code: '[1, "a"]' });
+	assert.equal(r.verdict, 'same');
+});

@@ -42,6 +42,13 @@ test('health lists both real builds with version, library, sha256 and worker sta
 	assert.notEqual(h.builds[0].sha256, h.builds[1].sha256, 'two different libraries');
 });
 
+test('each build says its kind (Debian, release); two of one kind: no warning', async () => {
+	const h = (await d.get('/api/health')).json;
+	assert.deepEqual(h.builds.map((b) => b.kind), ['debian release', 'debian release']);
+	assert.ok(h.builds.every((b) => b.warning === undefined), 'no warning between two Debian builds');
+	assert.doesNotMatch(d.output, /counts do not compare/);
+});
+
 test('after a case, both workers are ready, have a pid and count the case', async () => {
 	const before = (await d.get('/api/health')).json;
 	const res = await d.runCase({ code: '1 + 1' });
