@@ -99,6 +99,31 @@ test('/proc/<pid>/root/...: refused, even where it leads back into a served fold
 	assert.equal(byTest(run)['x.phpt'].base.status, 'PASS');
 });
 
+test('the issue\'s attack: a case writes x.phpt in its private folder; running it through /proc/<pid>/root is refused', async () => {
+	const h = await d.get('/api/health');
+	const worker = h.json.builds.find((b) => b.name === 'base').worker.pid;
+	const text = '--TEST--\\nwritten by a case\\n--INI--\\nerror_log=/tmp/phpcmp-pwned\\n--FILE--\\n<?php error_log(PHP_VERSION);\\n--EXPECT--\\n';
+	// the case writes the test, then waits while the run is asked for
+	const pending = d.postCase({ code: `(function () { file_put_contents(sys_get_temp_dir() . "/x.phpt", "${text}"); usleep(1500000); return sys_get_temp_dir(); })()` });
+	let folder = null;
+	const deadline = Date.now() + 1200;
+	while (!folder && Date.now() < deadline) {
+		folder = fs.readdirSync('/tmp').map((n) => path.join('/tmp', n))
+			.find((p) => p.startsWith(`/tmp/phpcmp-${d.proc.pid}-base-`) && fs.existsSync(`/proc/${worker}/root${p}/x.phpt`)) || null;
+		if (!folder) await new Promise((r) => setTimeout(r, 50));
+	}
+	if (process.getuid() === 0) assert.ok(folder, 'the test file is there, through /proc/<worker>/root');
+	folder ||= `/tmp/phpcmp-${d.proc.pid}-base-x`;
+	for (const body of [{ files: [`/proc/${worker}/root${folder}/x.phpt`] }, { dir: `/proc/${worker}/root${folder}` }, { files: [`${folder}/x.phpt`] }]) {
+		const r = await post(body);
+		assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+		assert.equal(r.json.error.code, 'phpt_dir_not_served');
+	}
+	const c = await pending;
+	assert.equal(c.status, 201, c.text);
+	assert.equal(fs.existsSync('/tmp/phpcmp-pwned'), false);
+});
+
 test('--INI-- that names files is refused: error_log writes nothing, browscap reads nothing', async () => {
 	const dir = servedDir('ini-');
 	const out = tmpDir('phpcmp-phpt-ini-target-');
