@@ -163,6 +163,16 @@ UNIT_TESTS += $(B)/tests/test_phpt
 $(B)/tests/test_phpt: tests/unit/test_phpt.c $(B)/obj/phpt.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpcre2-8
 
+# Files opened beneath a folder, no link followed (server/common/beneath.c).
+UNIT_TESTS += $(B)/tests/test_beneath
+$(B)/tests/test_beneath: tests/unit/test_beneath.c $(B)/obj/beneath.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
+
+# Which --INI-- settings a .phpt test may make (server/common/phptini.c).
+UNIT_TESTS += $(B)/tests/test_phptini
+$(B)/tests/test_phptini: tests/unit/test_phptini.c $(B)/obj/phptini.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
+
 # Callgrind dumps read for per-function costs (server/common/callgrind.c),
 # with three real dumps in tests/fixtures/callgrind/.
 UNIT_TESTS += $(B)/tests/test_callgrind

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "phptcore.h"
+#include "phptini.h"
 
 #define PHPT_MAX_SETTINGS 128
 
@@ -348,6 +349,13 @@ static void settings_apply(struct settings *st)
 		struct setting *s = &st->s[i];
 		if (!strcmp(s->name, "extension") || !strcmp(s->name, "zend_extension")) {
 			refuse(st, s->name, "loads an extension: only at startup");
+			return;
+		}
+		/* The allow-list again, on the names PHP's parser gave (the
+		 * daemon checked its own reading of the lines: phptini.h). */
+		char why[300];
+		if (phptini_check(s->name, s->value, why, sizeof(why)) == PHPTINI_REFUSED) {
+			refuse(st, s->name, why[0] ? why : "refused");
 			return;
 		}
 		zend_ini_entry *e = zend_hash_str_find_ptr(EG(ini_directives), s->name, strlen(s->name));

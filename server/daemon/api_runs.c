@@ -156,6 +156,9 @@ static void api_runs_refused(struct http_response *resp, int status, const char 
 	case RUNS_BAD_REQUEST:
 		api_error(resp, 400, "bad_request", "%s", err);
 		break;
+	case RUNS_NOT_SERVED:
+		api_error(resp, 400, "phpt_dir_not_served", "%s", err);
+		break;
 	case RUNS_NOT_FOUND:
 		api_error(resp, 404, "not_found", "%s", err);
 		break;

@@ -49,6 +49,7 @@ struct sandbox_config {
 };
 
 #define MAX_HOSTS 8
+#define MAX_PHPT_DIRS 16
 
 struct config {
 	const char *listen_addr;  /* default 127.0.0.1 */
@@ -77,6 +78,10 @@ struct config {
 	 * localhost (--host, repeatable): any other Host header is refused. */
 	int nhosts;
 	const char *hosts[MAX_HOSTS];
+	/* Folders of .phpt tests a phpt run may read besides the default one
+	 * (--phpt-dir, repeatable; phptrun_serve resolves them at startup). */
+	int nphpt_dirs;
+	const char *phpt_dirs[MAX_PHPT_DIRS];
 	struct sandbox_config sandbox;
 	/* The background reducer (reduce.c, docs/triage.md) */
 	int reduce_budget_ms;      /* wall time per reduction; default 2000 */
@@ -206,9 +211,10 @@ enum runs_refusal {
 	RUNS_OK = 0,
 	RUNS_BAD_REQUEST, /* the body's suite or parameters */
 	RUNS_NOT_FOUND,
-	RUNS_CONFLICT, /* not in a state for it, or made with other builds */
-	RUNS_TOO_MANY, /* --max-queued-runs are waiting */
-	RUNS_FAILED,   /* storage (db_error_status says how) or out of memory */
+	RUNS_CONFLICT,   /* not in a state for it, or made with other builds */
+	RUNS_TOO_MANY,   /* --max-queued-runs are waiting */
+	RUNS_FAILED,     /* storage (db_error_status says how) or out of memory */
+	RUNS_NOT_SERVED, /* a phpt run's dir or files outside the served folders (400) */
 };
 /* Queue a run from a request body; RUNS_OK with *id, else a refusal and err. */
 int runs_create(struct runs *, struct json_t *body, int64_t *id, char *err, size_t errsize);
@@ -264,7 +270,14 @@ struct json_t *reduce_status(struct reducer *);
 
 /* ---- phptrun.c: php-src's .phpt tests (docs/phpt.md) ---- */
 extern const char *const phptrun_params[]; /* body fields: dir, files */
+/* 0, -1 with err for a malformed body, -2 with err (naming the served
+ * folders, never whether the path exists) for dir or files outside them. */
 int phptrun_check(struct json_t *body, char *err, size_t errsize);
+/* At startup: the default folder (when it exists) and every --phpt-dir,
+ * each resolved once (realpath) and held open; -1 with err for a
+ * --phpt-dir that is missing, not a folder, /, or under /proc, /sys, /dev. */
+int phptrun_serve(const struct config *, char *err, size_t errsize);
+void phptrun_unserve(void);
 /* The run's tests (its parameters as JSON text): the state, *total set; NULL with err. */
 void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize);
 void phptrun_close(void *state);

@@ -106,6 +106,8 @@ static void main_usage(FILE *f)
 	      "  --read-auth on|off    reading the API needs a token too (off)\n"
 	      "  --run-stored on|off   queue a run of the stored cases at startup (off;\n"
 	      "                        `make run` turns it on)\n"
+	      "  --phpt-dir DIR        a folder of .phpt tests a phpt run may read, besides\n"
+	      "                        the default ext/json/tests (repeatable)\n"
 	      "  --host NAME           a host name the daemon answers for besides its listen\n"
 	      "                        address and localhost (repeatable); other Host headers\n"
 	      "                        are refused (DNS rebinding)\n"
@@ -371,7 +373,13 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		c->valgrind_bin = value;
 	else if (strcmp(key, "ini") == 0)
 		return main_add_ini(o, value);
-	else if (strcmp(key, "host") == 0) {
+	else if (strcmp(key, "phpt-dir") == 0) {
+		if (c->nphpt_dirs >= MAX_PHPT_DIRS)
+			return main_error("phpt-dir: at most %d folders", MAX_PHPT_DIRS);
+		if (value[0] == '\0')
+			return main_error("phpt-dir: a folder's path");
+		c->phpt_dirs[c->nphpt_dirs++] = value;
+	} else if (strcmp(key, "host") == 0) {
 		if (c->nhosts >= MAX_HOSTS)
 			return main_error("host: at most %d names", MAX_HOSTS);
 		if (value[strspn(
@@ -736,6 +744,10 @@ static int main_serve(int argc, char **argv)
 		    stderr, "phpcmp: %d run(s) left unfinished by the last daemon marked interrupted\n", n);
 	/* Callgrind files past the bound (a lower --max-callgrind-dumps). */
 	runs_prune_dumps(&app);
+	if (phptrun_serve(&o.cfg, err, sizeof err) < 0) {
+		main_error("%s", err);
+		goto out;
+	}
 	if (main_builds(&app, &o, &nworkers) < 0)
 		goto out;
 	if ((app.runs = runs_start(&app, err, sizeof err)) == NULL) {
@@ -781,6 +793,7 @@ out:
 	for (i = 0; i < nworkers; i++)
 		worker_release(&app.workers[i]);
 	db_close(app.db);
+	phptrun_unserve();
 	main_opts_release(&o);
 	return rc;
 }

@@ -3,7 +3,12 @@
  * runs them (docs/phpt.md).  POST /api/runs {"suite":"phpt"} with "dir"
  * (a folder of .phpt files; default $PHPCMP_PHPT_DIR or the 8.2.32
  * source's ext/json/tests that scripts/php-tests.sh extracts) or "files"
- * (a list of .phpt paths).
+ * (a list of .phpt paths).  Only tests in the folders the daemon serves
+ * are read: the default one and each --phpt-dir, resolved once at startup
+ * and held open; a request's folder must resolve (realpath) into one of
+ * them, and every file is then opened beneath that folder's descriptor
+ * without following a symbolic link (openat2 RESOLVE_BENEATH), regular
+ * files only, size-bounded (docs/phpt.md, "Which tests a run reads").
  *
  * Each test is read and validated here (server/common/phpt.c), then on
  * each build at once (a thread per build) its SKIPIF, FILE and CLEAN run
@@ -17,6 +22,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -25,11 +31,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "engine.h"
 #include "phpt.h"
+#include "phptini.h"
+#include "beneath.h"
 #include "proto.h"
 
 #define PHPTRUN_MAX_TESTS 20000
@@ -66,12 +75,206 @@ static const char *const status_names[PS_COUNT] = {
 
 const char *const phptrun_params[] = { "dir", "files", "coverage", NULL };
 
+/* ---- the folders a run may read (docs/phpt.md, "Which tests a run reads") ---- */
+
+#define PHPTRUN_MAX_SERVED (MAX_PHPT_DIRS + 1)
+
+static struct served {
+	char path[PATH_MAX]; /* realpath'd at startup */
+	int fd;              /* O_PATH, held for the daemon's life */
+} served[PHPTRUN_MAX_SERVED];
+static int nserved;
+static pthread_mutex_t served_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* $PHPCMP_PHPT_DIR, else where scripts/php-tests.sh extracts the 8.2.32
+ * source's tests: ${PHPCMP_PHP_CACHE:-${XDG_CACHE_HOME:-~/.cache}/phpcmp/php}/tests/... */
+static const char *default_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *d = getenv("PHPCMP_PHPT_DIR"), *cache = getenv("PHPCMP_PHP_CACHE");
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (d && *d)
+		return d;
+	if (cache && *cache)
+		snprintf(dir, sizeof(dir), "%s/%s", cache, PHPTRUN_DEFAULT_DIR);
+	else if (xdg && *xdg)
+		snprintf(dir, sizeof(dir), "%s/phpcmp/php/%s", xdg, PHPTRUN_DEFAULT_DIR);
+	else
+		snprintf(dir, sizeof(dir), "%s/.cache/phpcmp/php/%s", home && *home ? home : "",
+		    PHPTRUN_DEFAULT_DIR);
+	return dir;
+}
+
+/* Folders never served: the kernel's views of processes and devices. */
+static int forbidden(const char *real)
+{
+	static const char *const roots[] = { "/proc", "/sys", "/dev" };
+	if (strcmp(real, "/") == 0)
+		return 1;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		size_t n = strlen(roots[i]);
+		if (strncmp(real, roots[i], n) == 0 && (real[n] == '\0' || real[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Under served_lock: add a folder (resolved here); 0, or -1 with err. */
+static int served_add(const char *given, char *err, size_t errsize)
+{
+	char *real = realpath(given, NULL);
+	struct stat st;
+	if (!real) {
+		snprintf(err, errsize, "phpt-dir %.300s: %s", given, strerror(errno));
+		return -1;
+	}
+	if (forbidden(real)) {
+		snprintf(err, errsize, "phpt-dir %.300s: %.300s cannot be served (/, /proc, /sys, /dev)",
+		    given, real);
+		free(real);
+		return -1;
+	}
+	for (int i = 0; i < nserved; i++)
+		if (strcmp(served[i].path, real) == 0) {
+			free(real);
+			return 0;
+		}
+	int fd = open(real, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || strlen(real) >= PATH_MAX ||
+	    nserved == PHPTRUN_MAX_SERVED) {
+		snprintf(err, errsize, "phpt-dir %.300s: %s", given,
+		    fd < 0 ? strerror(errno) : "not a folder, or too many folders");
+		if (fd >= 0)
+			close(fd);
+		free(real);
+		return -1;
+	}
+	snprintf(served[nserved].path, sizeof(served[nserved].path), "%s", real);
+	served[nserved++].fd = fd;
+	free(real);
+	return 0;
+}
+
+int phptrun_serve(const struct config *c, char *err, size_t errsize)
+{
+	char ignored[512];
+	pthread_mutex_lock(&served_lock);
+	/* The default folder when it is there (a run that names no folder
+	 * looks again: scripts/php-tests.sh may extract it later). */
+	served_add(default_dir(), ignored, sizeof(ignored));
+	for (int i = 0; i < c->nphpt_dirs; i++) {
+		if (served_add(c->phpt_dirs[i], err, errsize) < 0) {
+			pthread_mutex_unlock(&served_lock);
+			return -1;
+		}
+	}
+	pthread_mutex_unlock(&served_lock);
+	return 0;
+}
+
+void phptrun_unserve(void)
+{
+	pthread_mutex_lock(&served_lock);
+	for (int i = 0; i < nserved; i++)
+		close(served[i].fd);
+	nserved = 0;
+	pthread_mutex_unlock(&served_lock);
+}
+
+/* The one refusal for any path outside the served folders: it names them
+ * and says nothing of the path (whether it exists, what it is). */
+static void not_served(const char *field, char *err, size_t errsize)
+{
+	size_t len = (size_t)snprintf(
+	    err, errsize, "%s: not in a folder this daemon serves (phpcmp serve --phpt-dir); served:", field);
+	pthread_mutex_lock(&served_lock);
+	for (int i = 0; i < nserved && len < errsize; i++)
+		len += (size_t)snprintf(err + len, errsize - len, "%s %s", i ? "," : "", served[i].path);
+	if (nserved == 0 && len < errsize)
+		snprintf(err + len, errsize - len, " none");
+	pthread_mutex_unlock(&served_lock);
+}
+
+/*
+ * A folder a request names, within a served one: 0 with *root and rel
+ * (its path below that folder, "." for the folder itself), -1 for
+ * anything else, whatever the reason.  realpath resolves it (symbolic
+ * links inside a served folder that stay inside are followed); nothing
+ * under /proc is looked at.
+ */
+/* The path with ".", ".." and repeated slashes taken away as text (from
+ * the working directory when relative): does it name /proc, /sys or /dev?
+ * So realpath never walks /proc/<pid>/root of another mount namespace. */
+static int lexically_forbidden(const char *path)
+{
+	char buf[2 * PATH_MAX + 2], cwd[PATH_MAX], *comp[PATH_MAX / 2], *save = NULL;
+	size_t n = 0;
+	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return 1;
+	if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", path[0] == '/' ? "" : cwd, path) >= sizeof(buf))
+		return 1;
+	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			n -= n > 0;
+			continue;
+		}
+		if (n == sizeof(comp) / sizeof(comp[0]))
+			return 1;
+		comp[n++] = c;
+	}
+	return n > 0 && (!strcmp(comp[0], "proc") || !strcmp(comp[0], "sys") || !strcmp(comp[0], "dev"));
+}
+
+static int served_find(const char *path, int *root, char *rel, size_t relsize)
+{
+	if (lexically_forbidden(path))
+		return -1;
+	char *real = realpath(path, NULL);
+	int found = -1;
+	if (!real)
+		return -1;
+	pthread_mutex_lock(&served_lock);
+	for (int i = 0; i < nserved && found < 0 && !forbidden(real); i++) {
+		size_t n = strlen(served[i].path);
+		if (strncmp(real, served[i].path, n) == 0 && (real[n] == '\0' || real[n] == '/') &&
+		    (size_t)snprintf(rel, relsize, "%s", real[n] ? real + n + 1 : ".") < relsize) {
+			*root = i;
+			found = 0;
+		}
+	}
+	pthread_mutex_unlock(&served_lock);
+	free(real);
+	return found;
+}
+
+/* The default folder, served when it is there (looked for again here). */
+static int served_default(int *root, char *rel, size_t relsize)
+{
+	char ignored[512];
+	pthread_mutex_lock(&served_lock);
+	served_add(default_dir(), ignored, sizeof(ignored));
+	pthread_mutex_unlock(&served_lock);
+	return served_find(default_dir(), root, rel, relsize);
+}
+
+static int served_fd(int root)
+{
+	pthread_mutex_lock(&served_lock);
+	int fd = root >= 0 && root < nserved ? served[root].fd : -1;
+	pthread_mutex_unlock(&served_lock);
+	return fd;
+}
+
 /* ---- the tests of a run ---- */
 
 struct phptrun_state {
-	char dir[PATH_MAX]; /* "" when the run names files */
-	char **files;       /* absolute paths, sorted (dir) or as given */
+	char dir[PATH_MAX]; /* "" when the run names files; else the folder, resolved */
+	char **files;       /* each test's path, for reasons and the worker's file names */
 	char **names;       /* what the test is called in results: relative to dir, or the path */
+	char **rel;         /* its path beneath its served folder */
+	int *root;          /* which served folder */
 	size_t n;
 };
 
@@ -82,9 +285,12 @@ static void state_free(struct phptrun_state *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->files[i]);
 		free(s->names[i]);
+		free(s->rel[i]);
 	}
 	free(s->files);
 	free(s->names);
+	free(s->rel);
+	free(s->root);
 	free(s);
 }
 
@@ -94,7 +300,7 @@ static int ends_with_phpt(const char *s)
 	return n > 5 && strcmp(s + n - 5, ".phpt") == 0;
 }
 
-static int state_add(struct phptrun_state *s, const char *path, const char *name)
+static int state_add(struct phptrun_state *s, const char *path, const char *name, int root, const char *rel)
 {
 	if (s->n == PHPTRUN_MAX_TESTS)
 		return -1;
@@ -107,12 +313,23 @@ static int state_add(struct phptrun_state *s, const char *path, const char *name
 		if (!nm)
 			return -1;
 		s->names = nm;
+		char **r = realloc(s->rel, (s->n + 64) * sizeof(*r));
+		if (!r)
+			return -1;
+		s->rel = r;
+		int *ro = realloc(s->root, (s->n + 64) * sizeof(*ro));
+		if (!ro)
+			return -1;
+		s->root = ro;
 	}
 	s->files[s->n] = strdup(path);
 	s->names[s->n] = strdup(name);
-	if (!s->files[s->n] || !s->names[s->n]) {
+	s->rel[s->n] = strdup(rel);
+	s->root[s->n] = root;
+	if (!s->files[s->n] || !s->names[s->n] || !s->rel[s->n]) {
 		free(s->files[s->n]);
 		free(s->names[s->n]);
+		free(s->rel[s->n]);
 		return -1;
 	}
 	s->n++;
@@ -124,17 +341,20 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The folder's *.phpt (not its subfolders: run-tests' own order, by name). */
-static int state_scan(struct phptrun_state *s, char *err, size_t errsize)
+/* The folder's *.phpt (not its subfolders: run-tests' own order, by name),
+ * read through its descriptor beneath the served folder root. */
+static int state_scan(struct phptrun_state *s, int root, const char *reldir, char *err, size_t errsize)
 {
-	DIR *d = opendir(s->dir);
+	int fd = beneath_open(served_fd(root), reldir, O_RDONLY | O_DIRECTORY);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	char **names = NULL;
 	size_t n = 0;
 
 	if (!d) {
-		snprintf(err, errsize, "dir: cannot open %.300s: %s%s", s->dir, strerror(errno),
-		    errno == ENOENT ? " (scripts/php-tests.sh extracts the 8.2.32 source's tests)" : "");
+		snprintf(err, errsize, "dir: cannot open %.300s: %s", s->dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	while ((e = readdir(d)) != NULL) {
@@ -157,9 +377,10 @@ static int state_scan(struct phptrun_state *s, char *err, size_t errsize)
 	qsort(names, n, sizeof(*names), by_name);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
-		char path[PATH_MAX + 256];
+		char path[PATH_MAX + 256], rel[PATH_MAX + 256];
 		snprintf(path, sizeof(path), "%s/%s", s->dir, names[i]);
-		if (rc == 0 && state_add(s, path, names[i]) < 0) {
+		snprintf(rel, sizeof(rel), "%s/%s", reldir, names[i]);
+		if (rc == 0 && state_add(s, path, names[i], root, rel) < 0) {
 			snprintf(err, errsize, "out of memory");
 			rc = -1;
 		}
@@ -169,23 +390,20 @@ static int state_scan(struct phptrun_state *s, char *err, size_t errsize)
 	return rc;
 }
 
-/* $PHPCMP_PHPT_DIR, else where scripts/php-tests.sh extracts the 8.2.32
- * source's tests: ${PHPCMP_PHP_CACHE:-${XDG_CACHE_HOME:-~/.cache}/phpcmp/php}/tests/... */
-static const char *default_dir(void)
+/* A .phpt path a request names: its folder within a served one (0 with
+ * *root and rel, the file's path beneath it), else -1. */
+static int served_file(const char *path, int *root, char *rel, size_t relsize)
 {
-	static char dir[PATH_MAX];
-	const char *d = getenv("PHPCMP_PHPT_DIR"), *cache = getenv("PHPCMP_PHP_CACHE");
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	if (d && *d)
-		return d;
-	if (cache && *cache)
-		snprintf(dir, sizeof(dir), "%s/%s", cache, PHPTRUN_DEFAULT_DIR);
-	else if (xdg && *xdg)
-		snprintf(dir, sizeof(dir), "%s/phpcmp/php/%s", xdg, PHPTRUN_DEFAULT_DIR);
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	else
-		snprintf(dir, sizeof(dir), "%s/.cache/phpcmp/php/%s", home && *home ? home : "",
-		    PHPTRUN_DEFAULT_DIR);
-	return dir;
+		snprintf(dir, sizeof(dir), ".");
+	if (!ends_with_phpt(base) || served_find(dir, root, rel, relsize) < 0)
+		return -1;
+	size_t n = strlen(rel);
+	return (size_t)snprintf(rel + n, relsize - n, "/%s", base) < relsize - n ? 0 : -1;
 }
 
 int phptrun_check(json_t *body, char *err, size_t errsize)
@@ -193,13 +411,16 @@ int phptrun_check(json_t *body, char *err, size_t errsize)
 	json_t *dir = json_object_get(body, "dir"), *files = json_object_get(body, "files");
 	size_t i;
 	json_t *v;
+	char rel[PATH_MAX];
+	int root;
 
 	if (dir && files) {
 		snprintf(err, errsize, "dir and files: give one of them");
 		return -1;
 	}
 	if (dir &&
-	    (!json_is_string(dir) || json_string_length(dir) == 0 || json_string_length(dir) >= PATH_MAX)) {
+	    (!json_is_string(dir) || json_string_length(dir) == 0 || json_string_length(dir) >= PATH_MAX ||
+	        strlen(json_string_value(dir)) != json_string_length(dir))) {
 		snprintf(err, errsize, "dir: a folder's path");
 		return -1;
 	}
@@ -218,15 +439,32 @@ int phptrun_check(json_t *body, char *err, size_t errsize)
 				return -1;
 			}
 		}
+		json_array_foreach(files, i, v)
+		{
+			if (served_file(json_string_value(v), &root, rel, sizeof(rel)) < 0) {
+				char field[32];
+				snprintf(field, sizeof(field), "files[%zu]", i);
+				not_served(field, err, errsize);
+				return -2;
+			}
+		}
+	}
+	if (dir && served_find(json_string_value(dir), &root, rel, sizeof(rel)) < 0) {
+		not_served("dir", err, errsize);
+		return -2;
 	}
 	return 0;
 }
 
+/* The run's tests, confined again (a queued or resumed run's parameters
+ * were checked by another daemon, or another configuration). */
 void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize)
 {
 	struct phptrun_state *s = calloc(1, sizeof(*s));
 	json_t *p = params ? json_loads(params, 0, NULL) : NULL;
 	json_t *files = p ? json_object_get(p, "files") : NULL, *dir = p ? json_object_get(p, "dir") : NULL;
+	char rel[PATH_MAX];
+	int root;
 
 	if (!s) {
 		snprintf(err, errsize, "out of memory");
@@ -239,15 +477,40 @@ void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize
 		json_array_foreach(files, i, v)
 		{
 			const char *f = json_string_value(v);
-			if (f && state_add(s, f, f) < 0) {
+			if (!f || served_file(f, &root, rel, sizeof(rel)) < 0) {
+				char field[32];
+				snprintf(field, sizeof(field), "files[%zu]", i);
+				not_served(field, err, errsize);
+				goto fail;
+			}
+			if (state_add(s, f, f, root, rel) < 0) {
 				snprintf(err, errsize, "out of memory");
 				goto fail;
 			}
 		}
 	} else {
-		snprintf(s->dir, sizeof(s->dir), "%s",
-		    dir && json_is_string(dir) ? json_string_value(dir) : default_dir());
-		if (state_scan(s, err, errsize) < 0)
+		const char *d = dir && json_is_string(dir) ? json_string_value(dir) : NULL;
+		if (d ? served_find(d, &root, rel, sizeof(rel)) < 0
+		      : served_default(&root, rel, sizeof(rel)) < 0) {
+			if (d)
+				not_served("dir", err, errsize);
+			else
+				snprintf(err, errsize,
+				    "dir: cannot open the default folder %.300s (scripts/php-tests.sh "
+				    "extracts the 8.2.32 source's tests)",
+				    default_dir());
+			goto fail;
+		}
+		pthread_mutex_lock(&served_lock);
+		int long_path = snprintf(s->dir, sizeof(s->dir), "%s%s%s", served[root].path,
+		                    strcmp(rel, ".") ? "/" : "",
+		                    strcmp(rel, ".") ? rel : "") >= (int)sizeof(s->dir);
+		pthread_mutex_unlock(&served_lock);
+		if (long_path) {
+			not_served("dir", err, errsize);
+			goto fail;
+		}
+		if (state_scan(s, root, rel, err, errsize) < 0)
 			goto fail;
 		if (s->n == 0) {
 			snprintf(err, errsize, "dir: no .phpt files in %.300s", s->dir);
@@ -271,40 +534,25 @@ void phptrun_close(void *state)
 /* ---- one test ---- */
 
 struct loader_ctx {
-	char dir[PATH_MAX];
+	int dirfd; /* the test's folder, beneath its served one */
+	char why[256];
 };
 
-static char *read_file(const char *path, size_t max, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	if (!f)
-		return NULL;
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		fclose(f);
-		errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
-		return NULL;
-	}
-	char *buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		fclose(f);
-		return NULL;
-	}
-	*len = fread(buf, 1, (size_t)st.st_size, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* *_EXTERNAL: the file next to the test (phpt.c has removed ".." already). */
+/* *_EXTERNAL: the file next to the test (phpt.c has removed ".." already),
+ * opened beneath its folder, no symbolic link, a regular file. */
 static int load_external(void *arg, const char *name, char **data, size_t *len)
 {
 	struct loader_ctx *l = arg;
-	char path[PATH_MAX * 2];
-	if (strchr(name, '/') || !*name)
+	char why[200];
+	if (strchr(name, '/') || !*name || !strcmp(name, ".") || !strcmp(name, "..")) {
+		snprintf(l->why, sizeof(l->why), "%.100s: not a file name beside the test", name);
 		return -1;
-	snprintf(path, sizeof(path), "%s/%s", l->dir, name);
-	return (*data = read_file(path, PHPT_MAX_FILE, len)) ? 0 : -1;
+	}
+	if ((*data = beneath_read(l->dirfd, name, PHPT_MAX_FILE, len, why, sizeof(why))) == NULL) {
+		snprintf(l->why, sizeof(l->why), "%.40s: %s", name, why);
+		return -1;
+	}
+	return 0;
 }
 
 /* run-tests.php's $ini_overwrites, less what the sandbox holds
@@ -473,13 +721,18 @@ static int names_file(const struct phpt *t, const char *name)
 	return 0;
 }
 
-static void aux_collect(struct aux *a, const struct phpt *t, const char *dir)
+static void aux_collect(struct aux *a, const struct phpt *t, int dirfd)
 {
-	DIR *d = opendir(dir);
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	size_t total = 0;
-	if (!d)
+	char why[200];
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	while ((e = readdir(d)) != NULL && a->n < PHPTRUN_MAX_AUX) {
 		const char *nm = e->d_name;
 		size_t n = strlen(nm), len;
@@ -489,9 +742,8 @@ static void aux_collect(struct aux *a, const struct phpt *t, const char *dir)
 			if (!strchr(
 			        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", nm[i]))
 				goto next;
-		char path[PATH_MAX + 256];
-		snprintf(path, sizeof(path), "%s/%s", dir, nm);
-		char *data = read_file(path, 1u << 20, &len);
+		/* beside the test, no symbolic link, a regular file: else left out */
+		char *data = beneath_read(dirfd, nm, 1u << 20, &len, why, sizeof(why));
 		if (!data || total + len > PHPTRUN_MAX_AUX_BYTES) {
 			free(data);
 			continue;
@@ -766,6 +1018,26 @@ static void run_test(struct test_job *j)
 		o->status = PS_SKIP;
 		snprintf(o->reason, sizeof(o->reason), "%s", why);
 		goto out;
+	}
+	/* Settings that could name a file or widen access: the test is
+	 * refused before anything of it runs (phptini.h). */
+	if (phpt_has(t, PHPT_INI)) {
+		struct ini own = { 0 };
+		if (ini_add_lines(&own, t->sec[PHPT_INI].data, t->sec[PHPT_INI].len) < 0) {
+			ini_release(&own);
+			goto oom;
+		}
+		for (size_t k = 0; k < own.n; k++) {
+			char refused[300];
+			if (phptini_check(own.name[k], own.value[k], refused, sizeof(refused)) !=
+			    PHPTINI_REFUSED)
+				continue;
+			o->status = PS_BORK;
+			snprintf(o->reason, sizeof(o->reason), "INI %.100s: %s", own.name[k], refused);
+			ini_release(&own);
+			goto out;
+		}
+		ini_release(&own);
 	}
 	if (phpt_has(t, PHPT_EXTENSIONS)) {
 		const char *have = extensions_of(j->app, j->role, j->facts);
@@ -1131,20 +1403,33 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 		char *name = NULL;
 
 		memset(jobs, 0, sizeof(jobs));
-		snprintf(l.dir, sizeof(l.dir), "%s", s->files[i]);
-		char *slash = strrchr(l.dir, '/');
+		memset(&l, 0, sizeof(l));
+		/* The test's folder beneath its served one, then the test and
+		 * what it names beside it, each through that descriptor. */
+		char reldir[PATH_MAX], why[256] = "";
+		snprintf(reldir, sizeof(reldir), "%s", s->rel[i]);
+		char *slash = strrchr(reldir, '/');
+		const char *base = slash ? s->rel[i] + (slash - reldir) + 1 : s->rel[i];
 		if (slash)
 			*slash = '\0';
 		else
-			snprintf(l.dir, sizeof(l.dir), ".");
-		char *text = read_file(s->files[i], PHPT_MAX_FILE, &len);
+			snprintf(reldir, sizeof(reldir), ".");
+		l.dirfd = beneath_open(served_fd(s->root[i]), reldir, O_PATH | O_DIRECTORY);
+		if (l.dirfd < 0)
+			snprintf(why, sizeof(why), "its folder: %s",
+			    errno == ELOOP || errno == EXDEV ? "a symbolic link on the way (refused)"
+			                                     : strerror(errno));
+		char *text = l.dirfd >= 0 ? beneath_read(l.dirfd, base, PHPT_MAX_FILE, &len, why, sizeof(why))
+		                          : NULL;
 		int parsed = text ? phpt_parse(&t, text, len, load_external, &l) : -1;
 		if (!text)
 			memset(&t, 0, sizeof(t));
 		name = parsed == 0 ? phpt_name(&t) : strdup("");
 		struct aux aux = { .n = 0 };
 		if (parsed == 0)
-			aux_collect(&aux, &t, l.dir);
+			aux_collect(&aux, &t, l.dirfd);
+		if (l.dirfd >= 0)
+			close(l.dirfd);
 		for (int role = 0; role < nb; role++) {
 			jobs[role] = (struct test_job){ .app = app,
 				.role = role,
@@ -1155,11 +1440,11 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 			if (!text) {
 				jobs[role].o.status = PS_BORK;
 				snprintf(jobs[role].o.reason, sizeof(jobs[role].o.reason),
-				    "cannot read %s: %s", s->files[i], strerror(errno));
+				    "cannot read %s: %s", s->files[i], why);
 			} else if (parsed < 0) {
 				jobs[role].o.status = PS_BORK;
-				snprintf(jobs[role].o.reason, sizeof(jobs[role].o.reason), "%s",
-				    t.bork[0] ? t.bork : "out of memory");
+				snprintf(jobs[role].o.reason, sizeof(jobs[role].o.reason), "%s%s%s",
+				    t.bork[0] ? t.bork : "out of memory", l.why[0] ? ": " : "", l.why);
 			}
 		}
 		if (parsed == 0) {
@@ -1334,23 +1619,21 @@ int phptrun_report_md(struct app *app, int64_t run_id, char **md)
 	}
 	char *line = phptrun_report_line(&run);
 	if (!line)
-		line = strdup(strcmp(run.status, "queued") == 0 || strcmp(run.status, "running") == 0
-		        ? "(no results yet)"
-		        : "(no test ran)");
+		line = strdup("(no results yet)");
 	/* "base: a (PHP 8.2.32), head: b (PHP 8.2.32), cand2: c (...)" */
 	char builds[MAX_BUILDS * 160] = "";
 	size_t bl = 0;
 	for (int role = 0; role < run.nbuilds && role < MAX_BUILDS; role++)
 		bl += (size_t)snprintf(builds + bl, sizeof(builds) - bl, "%s%s: %s (PHP %s)",
 		    role ? ", " : "", role_name(role), run.build_names[role], run.build_versions[role]);
-	char note[1200];
-	size_t cap = (line ? strlen(line) : 0) + sizeof(builds) + sizeof(note) + 1024;
+	size_t cap = (line ? strlen(line) : 0) + sizeof(builds) + 1024;
 	if (line && (*md = malloc(cap)) != NULL)
 		snprintf(*md, cap,
 		    "### phpcmp run %" PRId64 ": php-src's .phpt tests\n\n"
 		    "%s; run-tests.php's statuses through the embed SAPI.\n\n"
 		    "%s%s\n",
-		    run.id, builds, line, run_status_note(run.status, run.error, note, sizeof note));
+		    run.id, builds, line,
+		    strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
 	free(line);
 	db_run_release(&run);
 	return *md ? 1 : -1;

@@ -751,8 +751,13 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 			return RUNS_BAD_REQUEST;
 		}
 	}
-	if (suite->check != NULL && suite->check(body, err, errsize) < 0)
-		return RUNS_BAD_REQUEST;
+	if (suite->check != NULL) {
+		int checked = suite->check(body, err, errsize);
+		if (checked == -2)
+			return RUNS_NOT_SERVED; /* one error, whether the path exists or not */
+		if (checked < 0)
+			return RUNS_BAD_REQUEST;
+	}
 	switch (coverage_check(rs->app->config, body, err, errsize)) {
 	case -1:
 		return RUNS_BAD_REQUEST;

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { BASE_VERSION, BUILDS, Daemon, HEAD_VERSION, ROOT, tmpDir } from '../integration/helper.mjs';
+import { BASE_VERSION, BUILDS, Daemon, HEAD_VERSION, ROOT } from '../integration/helper.mjs';
 import { openPage } from './browser.mjs';
-import { runPhpt } from '../integration/phpt-helper.mjs';
+import { runPhpt, servedDir, servedRoot } from '../integration/phpt-helper.mjs';
 
 const SHOTS = path.resolve(ROOT, process.env.PHPCMP_SCREENSHOTS || 'tests/artifacts/screenshots');
 
@@ -29,8 +29,9 @@ before(async () => {
 	d = await Daemon.start({
 		name: 'browser-phpt', timeoutMs: 2000,
 		buildList: [['base', path.join(BUILDS, 'base')], ['head', path.join(BUILDS, 'head')], ['twin', path.join(BUILDS, 'base')]],
+		phptDirs: [servedRoot()],
 	});
-	const dir = tmpDir('phpcmp-browser-phpt-');
+	const dir = servedDir('phpcmp-browser-phpt-');
 	const put = (name, text) => fs.writeFileSync(path.join(dir, name), text);
 	put('is-base.phpt', `--TEST--\nthe base version\n--FILE--\n<?php echo PHP_VERSION, "\\n<b>not markup</b>";\n--EXPECT--\n${BASE_VERSION}\n<b>not markup</b>\n`);
 	put('is-head.phpt', `--TEST--\nthe head version\n--FILE--\n<?php echo PHP_VERSION;\n--EXPECT--\n${HEAD_VERSION}\n`);

@@ -16,8 +16,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { BUILDS, Daemon, tmpDir } from './helper.mjs';
-import { runPhpt } from './phpt-helper.mjs';
+import { BUILDS, Daemon } from './helper.mjs';
+import { runPhpt, servedDir, servedRoot } from './phpt-helper.mjs';
 import { openPage } from '../browser/browser.mjs';
 
 const ASAN_DIR = path.resolve(process.env.PHPCMP_ASAN_BUILDS || BUILDS);
@@ -36,6 +36,7 @@ before(async () => {
 	d = await Daemon.start({
 		name: 'asan',
 		buildList: [['release', RELEASE], ['overread', OVERREAD], ['asan', ASAN]],
+		phptDirs: [servedRoot()],
 	});
 });
 after(async () => { await d?.stopClean(); });
@@ -185,7 +186,7 @@ test('the stored suite: the pristine asan build agrees with the release build', 
 });
 
 test('a phpt run: the over-read test is a memory-error regression, the pristine build passes', { skip }, async () => {
-	const dir = tmpDir('phpcmp-asan-phpt-');
+	const dir = servedDir('phpcmp-asan-phpt-');
 	fs.writeFileSync(path.join(dir, 'overread.phpt'),
 		'--TEST--\nlong string\n--FILE--\n<?php echo json_encode(str_repeat("a", 20));\n--EXPECT--\n"aaaaaaaaaaaaaaaaaaaa"\n');
 	fs.writeFileSync(path.join(dir, 'short.phpt'),

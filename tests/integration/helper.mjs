@@ -131,6 +131,8 @@ export class Daemon {
 			'--worker', WORKER,
 		];
 		if (o.timeoutMs) a.push('--timeout-ms', String(o.timeoutMs));
+		// Folders of .phpt tests a phpt run may read besides the default one.
+		for (const dir of o.phptDirs || []) a.push('--phpt-dir', dir);
 		// The background reducer (docs/triage.md) writes and runs cases of its
 		// own: off unless a test asks for it (reduce.test.mjs).
 		if (!o.reduce) a.push('--reduce-max-executions', '0');

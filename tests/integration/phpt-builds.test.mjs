@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { BASE_VERSION, BUILDS, Daemon, HEAD_VERSION, tmpDir } from './helper.mjs';
-import { runPhpt } from './phpt-helper.mjs';
+import { runPhpt, servedDir, servedRoot } from './phpt-helper.mjs';
 
 const BASE = path.join(BUILDS, 'base');
 const HEAD = path.join(BUILDS, 'head');
@@ -23,6 +23,7 @@ before(async () => {
 		name: 'phpt-builds',
 		timeoutMs: 2000,
 		buildList: [['base', BASE], ['head', HEAD], ['twin', BASE], ['late', HEAD]],
+		phptDirs: [servedRoot()],
 	});
 });
 after(async () => { if (d) await d.stopClean(); });
@@ -31,7 +32,7 @@ const sql = (q) => execFileSync('sqlite3', [d.db, q], { encoding: 'utf8' }).trim
 const byTest = (run) => Object.fromEntries(run.summary.tests.map((t) => [t.test.split('/').pop(), t]));
 
 function versionTests() {
-	const dir = tmpDir('phpcmp-phpt-builds-');
+	const dir = servedDir('phpcmp-phpt-builds-');
 	const put = (name, text) => fs.writeFileSync(path.join(dir, name), text);
 	put('is-base.phpt', `--TEST--\nthe base version\n--FILE--\n<?php echo PHP_VERSION;\n--EXPECT--\n${BASE_VERSION}\n`);
 	put('is-head.phpt', `--TEST--\nthe head version\n--FILE--\n<?php echo PHP_VERSION;\n--EXPECT--\n${HEAD_VERSION}\n`);
@@ -149,7 +150,7 @@ test('a bucket\'s exported .phpt runs by "files": PASS on the base, the regressi
 	assert.ok(mine.representative.case_id > 0, JSON.stringify(mine));
 	const e = await d.get(`/api/cases/${mine.representative.case_id}/phpt?comparison=${mine.representative.comparison_id}`);
 	assert.equal(e.status, 200, e.text);
-	const file = path.join(tmpDir('phpcmp-phpt-export-'), 'bucket.phpt');
+	const file = path.join(servedDir('phpcmp-phpt-export-'), 'bucket.phpt');
 	fs.writeFileSync(file, e.text);
 	const run = await runPhpt(d, { files: [file] });
 	assert.equal(run.status, 'done');
@@ -161,7 +162,7 @@ test('a bucket\'s exported .phpt runs by "files": PASS on the base, the regressi
 });
 
 test('hostile .phpt files: BORK or their status on every build, nothing more', async () => {
-	const dir = tmpDir('phpcmp-phpt-hostile-');
+	const dir = servedDir('phpcmp-phpt-hostile-');
 	const canary = path.join(tmpDir('phpcmp-phpt-canary-'), 'canary');
 	fs.writeFileSync(canary, 'still here');
 	const put = (name, text) => fs.writeFileSync(path.join(dir, name), text);
@@ -240,7 +241,7 @@ test('GET /api/runs/{id}/phpt?test=: one test on every build, its sections as ru
 });
 
 test('a cancelled phpt run resumed starts over: its buckets count each regression once', async () => {
-	const dir = tmpDir('phpcmp-phpt-resume-');
+	const dir = servedDir('phpcmp-phpt-resume-');
 	fs.writeFileSync(path.join(dir, 'aa-regress.phpt'), `--TEST--\nregresses\n--FILE--\n<?php echo PHP_VERSION;\n--EXPECT--\n${BASE_VERSION}\n`);
 	for (let i = 0; i < 40; i++)
 		fs.writeFileSync(path.join(dir, `slow-${String(i).padStart(2, '0')}.phpt`), '--TEST--\nslow\n--FILE--\n<?php usleep(100000); echo 1;\n--EXPECT--\n1\n');

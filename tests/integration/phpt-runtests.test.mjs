@@ -63,7 +63,7 @@ function runTests(php, srcTop) {
 
 test('run-tests.php and the phpt suite agree on ext/json/tests, test by test', async (t) => {
 	const dir = jsonTestsDir();
-	d = await Daemon.start({ name: 'phpt-runtests' });
+	d = await Daemon.start({ name: 'phpt-runtests', phptDirs: [dir] });
 	const ref = reference(d.health);
 	if (!ref) {
 		t.skip('no php-cli of either build\'s version (install php8.2-cli, or build from source)');

@@ -9,14 +9,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Daemon, tmpDir } from './helper.mjs';
-import { jsonTestsDir, runPhpt } from './phpt-helper.mjs';
+import { jsonTestsDir, runPhpt, servedDir, servedRoot } from './phpt-helper.mjs';
 
 let d;
 let jsonDir;
 before(async () => {
 	jsonDir = jsonTestsDir();
 	process.env.PHPCMP_PHPT_DIR = jsonDir; // the daemon's default folder
-	d = await Daemon.start({ name: 'phpt', timeoutMs: 2000 });
+	d = await Daemon.start({ name: 'phpt', timeoutMs: 2000, phptDirs: [servedRoot()] });
 });
 after(async () => { if (d) await d.stopClean(); });
 
@@ -402,7 +402,7 @@ fine
 };
 
 test('every status and section rule on hand-made tests, hostile ones in the sandbox', async () => {
-	const dir = tmpDir('phpcmp-phpt-');
+	const dir = servedDir('phpcmp-phpt-');
 	for (const [name, [text]] of Object.entries(cases)) fs.writeFileSync(path.join(dir, name), text);
 	fs.writeFileSync(path.join(dir, 'helper.inc'), '<?php function helper() { return "from helper.inc"; }');
 	fs.writeFileSync(path.join(dir, 'skipif.inc'), '<?php if (!function_exists("json_encode")) die("skip no json");');
@@ -442,7 +442,7 @@ test('every status and section rule on hand-made tests, hostile ones in the sand
 });
 
 test('verdicts across builds: PASS on base and FAIL on head is a regression, the reverse an improvement', async () => {
-	const dir = tmpDir('phpcmp-phpt-verdicts-');
+	const dir = servedDir('phpcmp-phpt-verdicts-');
 	const put = (name, text) => fs.writeFileSync(path.join(dir, name), text);
 	put('is-base.phpt', '--TEST--\nthe base version\n--FILE--\n<?php echo PHP_VERSION;\n--EXPECT--\n8.2.32\n');
 	put('is-head.phpt', '--TEST--\nthe head version\n--FILE--\n<?php echo PHP_VERSION;\n--EXPECT--\n8.2.36\n');
@@ -480,9 +480,10 @@ test('"files": any list of .phpt paths; bad requests are 400', async () => {
 		const r = await d.request('POST', '/api/runs', { body: { suite: 'phpt', ...body } });
 		assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
 	}
-	const missing = await runPhpt(d, { dir: path.join(tmpDir(), 'nothing-here') });
-	assert.equal(missing.status, 'failed');
-	assert.match(missing.error, /cannot open/);
+	// a folder that is not there, even beneath a served one: the one refusal
+	const missing = await d.request('POST', '/api/runs', { body: { suite: 'phpt', dir: path.join(servedRoot(), 'nothing-here') } });
+	assert.equal(missing.status, 400, missing.text);
+	assert.equal(missing.json.error.code, 'phpt_dir_not_served');
 });
 
 test('a case exported as .phpt runs in the suite and passes on the base', async () => {
@@ -490,7 +491,7 @@ test('a case exported as .phpt runs in the suite and passes on the base', async 
 	assert.equal(c.status, 201, c.text);
 	const e = await d.get(`/api/cases/${c.json.id}/phpt`);
 	assert.equal(e.status, 200, e.text);
-	const file = path.join(tmpDir(), 'exported.phpt');
+	const file = path.join(servedDir('export-'), 'exported.phpt');
 	fs.writeFileSync(file, e.text);
 	const run = await runPhpt(d, { files: [file] });
 	assert.equal(run.status, 'done');

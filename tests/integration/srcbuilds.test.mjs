@@ -159,6 +159,7 @@ test('phpt suite: ext/json/tests on base + escape-del + error-not-set + flag-ign
 		name: 'srcbuilds-phpt',
 		buildList: [[BASE, srcBuild(BASE)], ['escape-del', srcBuild(cand('escape-del'))], ['error-not-set', srcBuild(cand('error-not-set'))],
 			['flag-ignored', srcBuild(cand('flag-ignored'))]],
+		phptDirs: [jsonTestsDir()],
 	});
 	daemons.push(d);
 	const run = await runPhpt(d, { dir: jsonTestsDir() });
