@@ -1619,21 +1619,23 @@ int phptrun_report_md(struct app *app, int64_t run_id, char **md)
 	}
 	char *line = phptrun_report_line(&run);
 	if (!line)
-		line = strdup("(no results yet)");
+		line = strdup(strcmp(run.status, "queued") == 0 || strcmp(run.status, "running") == 0
+		        ? "(no results yet)"
+		        : "(no test ran)");
 	/* "base: a (PHP 8.2.32), head: b (PHP 8.2.32), cand2: c (...)" */
 	char builds[MAX_BUILDS * 160] = "";
 	size_t bl = 0;
 	for (int role = 0; role < run.nbuilds && role < MAX_BUILDS; role++)
 		bl += (size_t)snprintf(builds + bl, sizeof(builds) - bl, "%s%s: %s (PHP %s)",
 		    role ? ", " : "", role_name(role), run.build_names[role], run.build_versions[role]);
-	size_t cap = (line ? strlen(line) : 0) + sizeof(builds) + 1024;
+	char note[1200];
+	size_t cap = (line ? strlen(line) : 0) + sizeof(builds) + sizeof(note) + 1024;
 	if (line && (*md = malloc(cap)) != NULL)
 		snprintf(*md, cap,
 		    "### phpcmp run %" PRId64 ": php-src's .phpt tests\n\n"
 		    "%s; run-tests.php's statuses through the embed SAPI.\n\n"
 		    "%s%s\n",
-		    run.id, builds, line,
-		    strcmp(run.status, "done") == 0 ? "" : " (the run is not done yet)");
+		    run.id, builds, line, run_status_note(run.status, run.error, note, sizeof note));
 	free(line);
 	db_run_release(&run);
 	return *md ? 1 : -1;

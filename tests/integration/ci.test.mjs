@@ -15,7 +15,8 @@ fs.writeFileSync(path.join(slow, 'zz-differ.phpt'), '--TEST--\nthe version\n--VA
 
 let d, s;
 before(async () => {
-	d = await Daemon.start({ name: 'ci' }); // the stored cases: every one the same
+	// The stored cases (every one the same); slow's folder served to phpt runs.
+	d = await Daemon.start({ name: 'ci', phptDirs: [slow] });
 	s = await Daemon.start({ name: 'ci-slow', cases: slow });
 });
 after(async () => { await d?.stopClean(); await s?.stopClean(); });
@@ -89,11 +90,13 @@ test('wait: a run still going when the wait is over is 202 with its progress; th
 });
 
 test('a failed run\'s report.md says it failed and why; fail_on_differ fails it', async () => {
-	const missing = path.join(slow, 'no-such-folder');
-	const r = await d.request('POST', '/api/runs?wait=60&fail_on_differ=1', { body: { suite: 'phpt', dir: missing } });
+	// A file of a served folder named as the run's folder: accepted (it is
+	// beneath a served one), and the run fails when it opens it.
+	const notDir = path.join(slow, 'slow-000.phpt');
+	const r = await d.request('POST', '/api/runs?wait=60&fail_on_differ=1', { body: { suite: 'phpt', dir: notDir } });
 	assert.equal(r.status, 409, r.text);
 	assert.equal(r.json.status, 'failed');
-	assert.match(r.json.error, /^dir: cannot open .*no-such-folder: No such file or directory/);
+	assert.match(r.json.error, /^dir: .*slow-000\.phpt.*[Nn]ot a directory/);
 	const md = await d.get(`/api/runs/${r.json.id}/report.md`);
 	assert.equal(md.status, 200);
 	assert.doesNotMatch(md.text, /not done yet|no results yet/);
