@@ -39,6 +39,72 @@ static uint32_t copy_bytes(struct copy *k, const char *s, uint32_t n, uint32_t l
 	return off;
 }
 
+/* A string's n bytes s with [lo, hi) replaced by the rlen bytes rep (the normal form's lower character). */
+static uint32_t copy_bytes_with(
+    struct copy *k, const char *s, uint32_t n, uint32_t lo, uint32_t hi, const char *rep, uint32_t rlen)
+{
+	struct gen_case *o = k->out;
+	uint32_t off = o->nbytes, keep = n - (hi - lo) + rlen;
+
+	if ((size_t)o->nbytes + keep > GEN_MAX_BYTES) {
+		k->fail = 1;
+		return off;
+	}
+	memcpy(o->bytes + o->nbytes, s, lo);
+	memcpy(o->bytes + o->nbytes + lo, rep, rlen);
+	memcpy(o->bytes + o->nbytes + lo + rlen, s + hi, n - hi);
+	o->nbytes += keep;
+	return off;
+}
+
+/* Edit e's replacement character (SHRINK_CHAR) into rep: its length. */
+static uint32_t char_of(const struct shrink_edit *e, char rep[4])
+{
+	uint32_t len = (uint32_t)((uint64_t)e->v >> 32);
+	for (uint32_t x = 0; x < 4; x++)
+		rep[x] = (char)((uint64_t)e->v >> (8 * x) & 0xff);
+	return len > 4 ? 4 : len;
+}
+
+/* A string (or key) copied, with edit e's change to it when e is about it. */
+static uint32_t copy_string(struct copy *k, const char *s, uint32_t n, int mine, uint32_t *len)
+{
+	const struct shrink_edit *e = k->e;
+	char rep[4];
+	uint32_t rlen;
+
+	if (mine && e->op == SHRINK_BYTES) {
+		*len = n - (e->hi - e->lo);
+		return copy_bytes(k, s, n, e->lo, e->hi);
+	}
+	if (mine && e->op == SHRINK_CHAR && e->hi <= n && e->lo < e->hi) {
+		rlen = char_of(e, rep);
+		*len = n - (e->hi - e->lo) + rlen;
+		return copy_bytes_with(k, s, n, e->lo, e->hi, rep, rlen);
+	}
+	*len = n;
+	return copy_bytes(k, s, n, 0, 0);
+}
+
+/* Node j := the basic value b (SHRINK_SET). */
+static void put_basic(struct copy *k, uint32_t j, uint32_t b)
+{
+	static const uint8_t kind[SHRINK_B_COUNT] = { GEN_NULL, GEN_FALSE, GEN_TRUE, GEN_INT, GEN_FLOAT,
+		GEN_STRING, GEN_LIST };
+	struct gen_node *x = &k->out->nodes[j];
+
+	memset(x, 0, sizeof *x);
+	if (b >= SHRINK_B_COUNT) {
+		k->fail = 1;
+		return;
+	}
+	x->kind = kind[b];
+	x->first = k->out->nbytes; /* "" and []: no bytes, no entries */
+	if (x->kind == GEN_LIST)
+		x->first = k->out->nents;
+	k->out->kinds |= 1u << x->kind;
+}
+
 /*
  * A built-in object's JSON-visible properties as 8.2's json_encode shows
  * them (builds/src-8.2.32/bin/php: DateInterval's f is a float, days and
@@ -180,6 +246,10 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	}
 	n = &in->nodes[i];
 	j = o->nnodes++;
+	if (e != NULL && e->op == SHRINK_SET && e->a == i) {
+		put_basic(k, j, e->lo);
+		return j;
+	}
 	if (n->kind == GEN_REF && n->cls == 1) {
 		/* A back-reference names its container's new index, or becomes
 		 * null when an edit took that container away from around it. */
@@ -241,11 +311,10 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	o->nodes[j].kind = kind;
 	o->kinds |= 1u << kind;
 	if (kind == GEN_STRING) {
-		uint32_t blo = 0, bhi = 0;
-		if (e != NULL && e->op == SHRINK_BYTES && e->a == i && e->b == SHRINK_NONE)
-			blo = e->lo, bhi = e->hi;
-		o->nodes[j].first = copy_bytes(k, in->bytes + n->first, n->n, blo, bhi);
-		o->nodes[j].n = n->n - (bhi - blo);
+		uint32_t len;
+		o->nodes[j].first = copy_string(
+		    k, in->bytes + n->first, n->n, e != NULL && e->a == i && e->b == SHRINK_NONE, &len);
+		o->nodes[j].n = len;
 		return j;
 	}
 	if (kind == GEN_ENUM)
@@ -254,8 +323,15 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	int holder = (kind == GEN_REF || kind == GEN_BUILTIN) && n->cls == 0;
 	if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS && kind != GEN_OBJECT && !holder)
 		return j;
+	if (kind == GEN_OBJECT && e != NULL && e->op == SHRINK_CLASS && e->a == i) {
+		if (n->kind != GEN_OBJECT || e->lo >= GEN_NCLASSES) {
+			k->fail = 1;
+			return j;
+		}
+		o->nodes[j].cls = (uint16_t)e->lo;
+	}
 	if (kind == GEN_OBJECT)
-		o->classes |= 1ull << n->cls;
+		o->classes |= 1ull << o->nodes[j].cls;
 	cnt = n->n - (hi - lo);
 	if (o->nents + cnt > GEN_MAX_ENTRIES) {
 		k->fail = 1;
@@ -282,17 +358,16 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 			dst->key_type = GEN_KEY_STR;
 			dst->key_off = copy_bytes(k, p->name, p->len, 0, 0);
 			dst->key_len = p->len;
+		} else if (src->key_type == GEN_KEY_PROP && e != NULL && e->op == SHRINK_CLASS && e->a == i) {
+			/* The same property's place in the new class. */
+			dst->key_int = (int64_t)((uint64_t)e->v >> (3 * src->key_int) & 7);
 		} else if (src->key_type == GEN_KEY_STR) {
-			uint32_t blo = 0, bhi = 0;
-			if (e != NULL && e->op == SHRINK_BYTES && e->b == ei)
-				blo = e->lo, bhi = e->hi;
 			if (e != NULL && e->op == SHRINK_KEY_INT && e->b == ei && kind == GEN_MAP) {
 				dst->key_type = GEN_KEY_INT;
 				dst->key_int = e->v;
 			} else {
-				dst->key_off = copy_bytes(
-				    k, in->bytes + src->key_off, src->key_len, blo, bhi);
-				dst->key_len = src->key_len - (bhi - blo);
+				dst->key_off = copy_string(k, in->bytes + src->key_off, src->key_len,
+				    e != NULL && e->b == ei && e->a == i, &dst->key_len);
 			}
 		} else if (src->key_type == GEN_KEY_INT && e != NULL && e->op == SHRINK_KEY_INT &&
 		    e->b == ei) {
@@ -333,6 +408,8 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	out->rng = c->rng;
 	if (e != NULL && e->op == SHRINK_FLAG)
 		out->flags &= ~((int64_t)1 << e->lo);
+	if (e != NULL && e->op == SHRINK_FLAG_LOWER)
+		out->flags = (out->flags & ~((int64_t)1 << e->lo)) | (int64_t)1 << e->hi;
 	if (e != NULL && e->op == SHRINK_DEPTH)
 		out->depth = e->v > 0 ? e->v : 512;
 	out->root = copy_node(&k, c->root, 0);
@@ -415,6 +492,229 @@ static int float_rank(double d)
 	if (isnan(d) || !signbit(d))
 		return 2;
 	return 3;
+}
+
+/* ---- the normal form's candidates: every leaf, character, class and flag lowered ---- */
+
+/*
+ * A node's place in the order of values: null < false < true < 0 < 0.0 <
+ * "" < [] < other ints < other floats < other strings < everything else
+ * (lists, maps, objects, enum cases ...).  SHRINK_SET only moves down.
+ */
+static uint32_t value_rank(const struct gen_node *n)
+{
+	switch (n->kind) {
+	case GEN_NULL:
+		return SHRINK_B_NULL;
+	case GEN_FALSE:
+		return SHRINK_B_FALSE;
+	case GEN_TRUE:
+		return SHRINK_B_TRUE;
+	case GEN_INT:
+		return n->v.i == 0 ? SHRINK_B_ZERO : SHRINK_B_COUNT;
+	case GEN_FLOAT:
+		return n->v.d == 0.0 && !signbit(n->v.d) ? SHRINK_B_ZERO_FLOAT : SHRINK_B_COUNT + 1;
+	case GEN_STRING:
+		return n->n == 0 ? SHRINK_B_EMPTY : SHRINK_B_COUNT + 2;
+	case GEN_LIST:
+	case GEN_MAP:
+		return n->n == 0 ? SHRINK_B_LIST : SHRINK_B_COUNT + 3;
+	default:
+		return SHRINK_B_COUNT + 3;
+	}
+}
+
+/*
+ * A byte's place in the order of characters: 'a', then '0', then every
+ * other byte by value (so a filler becomes 'a', any ASCII byte is below any
+ * byte >= 0x80, and a valid character's bytes order as its code point).
+ */
+static unsigned byte_rank(unsigned char b)
+{
+	return b == 'a' ? 0 : b == '0' ? 1 : 2u + b;
+}
+
+static void add_char(struct cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len,
+    const unsigned char *rep, uint32_t rlen)
+{
+	uint64_t v = (uint64_t)rlen << 32;
+	for (uint32_t x = 0; x < rlen; x++)
+		v |= (uint64_t)rep[x] << (8 * x);
+	add(s, SHRINK_CHAR, node, entry, at, at + len, (int64_t)v, 0);
+}
+
+/*
+ * Each character of a string lowered to a smaller one of a small canonical
+ * set, smallest first, so that the members of one class of bytes meet at its
+ * least one: an ASCII byte to 'a', '0', NUL, \b (the least short escape) or
+ * a space; a byte that is no UTF-8 character (a lone continuation, a lead cut
+ * short, 0xF8..0xFF) to 'a', NUL, or the least byte at a UTF-8 class
+ * boundary below it (0x80 0x90 0xA0 0xC0 0xC2 0xE0 0xED 0xF0 0xF4 0xF5 0xF8);
+ * a valid multi-byte character to 'a', NUL, or the least character of its
+ * length or a shorter one (U+0080, U+0800, U+2028 for U+2029, U+10000).
+ * Every candidate leaves the string shorter, or the same length and lower
+ * in byte_rank's order at the first byte it changes.
+ */
+static void add_lower_chars(struct cands *s, uint32_t node, uint32_t entry, const char *p, uint32_t n)
+{
+	static const unsigned char ascii[] = { 'a', '0', 0x00, 0x08, ' ' };
+	static const unsigned char high[] = { 0x80, 0x90, 0xa0, 0xc0, 0xc2, 0xe0, 0xed, 0xf0, 0xf4, 0xf5,
+		0xf8 };
+	static const unsigned char u80[] = { 0xc2, 0x80 }, u800[] = { 0xe0, 0xa0, 0x80 },
+	                           u2028[] = { 0xe2, 0x80, 0xa8 }, u10000[] = { 0xf0, 0x90, 0x80, 0x80 };
+	const unsigned char *u = (const unsigned char *)p;
+	uint32_t cp, len;
+
+	for (uint32_t at = 0; at < n; at += len) {
+		unsigned char b = u[at];
+		len = (uint32_t)utf8_seq(u + at, n - at, &cp);
+		if (len <= 1) {
+			len = 1;
+			for (size_t x = 0; x < sizeof ascii; x++)
+				if (byte_rank(ascii[x]) < byte_rank(b) && (b < 0x80 || x == 0 || x == 2))
+					add_char(s, node, entry, at, 1, &ascii[x], 1);
+			for (size_t x = 0; x < sizeof high && high[x] < b; x++)
+				add_char(s, node, entry, at, 1, &high[x], 1);
+			continue;
+		}
+		add_char(s, node, entry, at, len, &ascii[0], 1);
+		add_char(s, node, entry, at, len, &ascii[2], 1);
+		if (len > 2 || cp > 0x80)
+			add_char(s, node, entry, at, len, u80, 2);
+		if (len > 3 || (len == 3 && cp > 0x800))
+			add_char(s, node, entry, at, len, u800, 3);
+		if (cp == 0x2029)
+			add_char(s, node, entry, at, len, u2028, 3);
+		if (len == 4 && cp > 0x10000)
+			add_char(s, node, entry, at, len, u10000, 4);
+	}
+}
+
+/* A declared class's place: fewer properties, fewer non-public, fewer typed, shorter names, index. */
+static uint64_t class_rank(unsigned i)
+{
+	const struct gen_class *k = gen_class_at(i);
+	uint64_t nonpub = 0, typed = 0, names = 0;
+
+	for (unsigned p = 0; p < k->nprops; p++) {
+		nonpub += k->props[p].visibility != GEN_PUBLIC;
+		typed += k->props[p].typed;
+		names += k->props[p].len;
+	}
+	return (uint64_t)k->nprops << 40 | nonpub << 32 | typed << 24 | names << 8 | i;
+}
+
+/*
+ * Object n's set properties placed in class to (the first free property of
+ * the same visibility each): the packed map (3 bits a property), -1 when
+ * one has no place.
+ */
+static int64_t class_map(const struct gen_case *c, const struct gen_node *n, unsigned to)
+{
+	const struct gen_class *from = gen_class_at(n->cls), *k = gen_class_at(to);
+	unsigned used = 0;
+	uint64_t map = 0;
+
+	for (uint32_t x = 0; x < n->n; x++) {
+		const struct gen_entry *en = &c->ents[n->first + x];
+		unsigned p, q;
+		if (en->key_type != GEN_KEY_PROP)
+			continue;
+		p = (unsigned)en->key_int;
+		for (q = 0; q < k->nprops; q++)
+			if (!(used & 1u << q) && k->props[q].visibility == from->props[p].visibility)
+				break;
+		if (q == k->nprops)
+			return -1;
+		used |= 1u << q;
+		map |= (uint64_t)q << (3 * p);
+	}
+	return (int64_t)map;
+}
+
+#define SHRINK_CLASS_TRIES 12
+
+/* Object n: the classes of its type ranked below its own it fits, lowest first (at most 12). */
+static void add_lower_classes(struct cands *s, const struct gen_case *c, uint32_t node)
+{
+	const struct gen_node *n = &c->nodes[node];
+	uint64_t mine = class_rank(n->cls), last = 0;
+	unsigned type = gen_class_at(n->cls)->type;
+
+	for (int tries = 0; tries < SHRINK_CLASS_TRIES; tries++) {
+		uint64_t best = mine;
+		unsigned pick = GEN_NCLASSES;
+		int64_t map = -1;
+		for (unsigned i = 0; i < GEN_NCLASSES; i++) {
+			uint64_t r = class_rank(i);
+			int64_t m;
+			if (gen_class_at(i)->type != type || r >= best || (tries > 0 && r <= last))
+				continue;
+			if ((m = class_map(c, n, i)) < 0)
+				continue;
+			best = r, pick = i, map = m;
+		}
+		if (pick == GEN_NCLASSES)
+			return;
+		add(s, SHRINK_CLASS, node, 0, pick, 0, map, 0);
+		last = best;
+	}
+}
+
+static void add_normal_form(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
+	/* Each value replaced by a basic one below it (the value beside the key that matters: null). */
+	for (uint32_t q = 0; q < tail; q++) {
+		uint32_t rank = value_rank(&c->nodes[order[q]]);
+		for (uint32_t b = 0; b < SHRINK_B_COUNT && b < rank; b++)
+			add(s, SHRINK_SET, order[q], 0, b, 0, 0, 0);
+	}
+	/* Characters of strings and string keys lowered. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind == GEN_STRING && n->n > 0 && !n->pad)
+			add_lower_chars(s, order[q], SHRINK_NONE, c->bytes + n->first, n->n);
+		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			const struct gen_entry *en = &c->ents[n->first + x];
+			if (en->key_type == GEN_KEY_STR && en->key_len > 0)
+				add_lower_chars(
+				    s, order[q], n->first + x, c->bytes + en->key_off, en->key_len);
+		}
+	}
+	/* Declared-class objects: a lower class of the same kind. */
+	for (uint32_t q = 0; q < tail; q++)
+		if (c->nodes[order[q]].kind == GEN_OBJECT)
+			add_lower_classes(s, c, order[q]);
+	/* Each flag replaced by a lower one not set. */
+	for (unsigned bit = 1; bit < 23; bit++) {
+		if (!(c->flags & ((int64_t)1 << bit)))
+			continue;
+		for (unsigned to = 0; to < bit; to++)
+			if (!(c->flags & ((int64_t)1 << to)) && flags_name(1L << to) != NULL)
+				add(s, SHRINK_FLAG_LOWER, 0, 0, bit, to, 0, 0);
+	}
+	/* Ints by size (|v|, then the positive first): -1, |v|, then for each set bit,
+	 * highest first, the largest int below v's bits above it (the bit cleared,
+	 * every lower bit set): a bug of every int from T up meets at T. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		uint64_t mag;
+		if (n->kind != GEN_INT || n->v.i == 0 || n->v.i == 1 || n->v.i == -1)
+			continue;
+		mag = n->v.i < 0 ? (uint64_t)0 - (uint64_t)n->v.i : (uint64_t)n->v.i;
+		add(s, SHRINK_INT, order[q], 0, 0, 0, -1, 0);
+		if (n->v.i < 0 && mag <= (uint64_t)INT64_MAX)
+			add(s, SHRINK_INT, order[q], 0, 0, 0, (int64_t)mag, 0);
+		for (int bit = 63; bit >= 0; bit--) {
+			uint64_t low = ((uint64_t)1 << bit) - 1,
+			         m = (mag & ~low & ~((uint64_t)1 << bit)) | low;
+			if (!(mag & (uint64_t)1 << bit) || m <= 1 || m == mag || m > (uint64_t)INT64_MAX)
+				continue;
+			add(s, SHRINK_INT, order[q], 0, 0, 0, n->v.i < 0 ? -(int64_t)m : (int64_t)m, 0);
+		}
+	}
 }
 
 size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size_t max)
@@ -553,25 +853,60 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, 512, 0);
 	if (c->depth > 1 && c->depth < 512)
 		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, c->depth - 1, 0);
+	add_normal_form(&s, c, order, tail);
 	return s.n;
 }
 
 #define SHRINK_MAX_CANDIDATES 16384
+#define SHRINK_SEEN (1u << 14) /* plans remembered per reduction (a budget is far below) */
+
+/*
+ * The plans a reduction has already run (or started from): a candidate
+ * that rebuilds one of them (another edit to the same plan: "drop every
+ * entry" and "replace by []", a later pass's retry of a place nothing has
+ * changed around) is skipped, not run again; and no step can bring back a
+ * plan it left, so the search never goes round in a circle.
+ */
+struct seen {
+	uint64_t *h;
+	uint32_t n;
+};
+
+/* 1 when hash h was there already; else it is added (while there is room). */
+static int seen_check(struct seen *t, uint64_t h)
+{
+	uint32_t at;
+
+	if (t->h == NULL)
+		return 0;
+	h |= 1; /* 0 marks a free slot */
+	for (at = (uint32_t)(h >> 17) & (SHRINK_SEEN - 1); t->h[at] != 0; at = (at + 1) & (SHRINK_SEEN - 1))
+		if (t->h[at] == h)
+			return 1;
+	if (t->n >= SHRINK_SEEN / 2)
+		return 0;
+	t->h[at] = h;
+	t->n++;
+	return 0;
+}
 
 int shrink_run(const struct gen_case *start, struct gen_case *best,
     int (*accept)(void *arg, const struct gen_case *candidate), void *arg, struct shrink_stats *st)
 {
 	struct shrink_edit *edits = malloc(SHRINK_MAX_CANDIDATES * sizeof *edits);
 	struct gen_case *cand = malloc(sizeof *cand);
+	struct seen seen = { calloc(SHRINK_SEEN, sizeof(uint64_t)), 0 };
 	size_t i = 0, n;
 	int progress = 0, r;
 
 	memset(st, 0, sizeof *st);
-	if (edits == NULL || cand == NULL || shrink_apply(start, NULL, best) < 0) {
+	if (edits == NULL || cand == NULL || seen.h == NULL || shrink_apply(start, NULL, best) < 0) {
 		free(edits);
 		free(cand);
+		free(seen.h);
 		return -1;
 	}
+	seen_check(&seen, gen_case_hash(best));
 	for (;;) {
 		n = shrink_candidates(best, edits, SHRINK_MAX_CANDIDATES);
 		if (i >= n) {
@@ -584,6 +919,11 @@ int shrink_run(const struct gen_case *start, struct gen_case *best,
 			continue;
 		}
 		if (shrink_apply(best, &edits[i], cand) < 0) {
+			i++;
+			continue;
+		}
+		if (seen_check(&seen, gen_case_hash(cand))) {
+			st->seen++;
 			i++;
 			continue;
 		}
@@ -601,6 +941,7 @@ int shrink_run(const struct gen_case *start, struct gen_case *best,
 	}
 	free(edits);
 	free(cand);
+	free(seen.h);
 	return 0;
 }
 
@@ -643,6 +984,25 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		break;
 	case SHRINK_KEY_VALUE:
 		snprintf(buf, size, "node %u replaced by key %u", e->a, e->b);
+		break;
+	case SHRINK_SET: {
+		static const char *const basic[SHRINK_B_COUNT] = { "null", "false", "true", "0", "0.0",
+			"\"\"", "[]" };
+		snprintf(buf, size, "node %u := %s", e->a, e->lo < SHRINK_B_COUNT ? basic[e->lo] : "?");
+		break;
+	}
+	case SHRINK_CHAR:
+		snprintf(buf, size, "bytes %u..%u of %s %u := %u bytes %llx", e->lo, e->hi - 1,
+		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
+		    (unsigned)((uint64_t)e->v >> 32), (unsigned long long)((uint64_t)e->v & 0xffffffffu));
+		break;
+	case SHRINK_CLASS:
+		snprintf(buf, size, "object %u made class %u", e->a, e->lo);
+		break;
+	case SHRINK_FLAG_LOWER:
+		snprintf(buf, size, "flag %s made %s",
+		    flags_name(1L << e->lo) ? flags_name(1L << e->lo) : "?",
+		    flags_name(1L << e->hi) ? flags_name(1L << e->hi) : "?");
 		break;
 	case SHRINK_UNBOX:
 		if (e->lo == SHRINK_NONE)
