@@ -550,7 +550,7 @@ static void add_char(struct cands *s, uint32_t node, uint32_t entry, uint32_t at
  * a space; a byte that is no UTF-8 character (a lone continuation, a lead cut
  * short, 0xF8..0xFF) to 'a', NUL, or the least byte at a UTF-8 class
  * boundary below it (0x80 0x90 0xA0 0xC0 0xC2 0xE0 0xED 0xF0 0xF4 0xF5 0xF8);
- * a valid multi-byte character to 'a', NUL, or the least character of its
+ * a valid multi-byte character to 'a', NUL, as many 'a' as its bytes, or the least character of its
  * length or a shorter one (U+0080, U+0800, U+2028 for U+2029, U+10000).
  * Every candidate leaves the string shorter, or the same length and lower
  * in byte_rank's order at the first byte it changes.
@@ -579,6 +579,8 @@ static void add_lower_chars(struct cands *s, uint32_t node, uint32_t entry, cons
 		}
 		add_char(s, node, entry, at, len, &ascii[0], 1);
 		add_char(s, node, entry, at, len, &ascii[2], 1);
+		/* The same length in 'a' (a bug that needs the length, not the character). */
+		add_char(s, node, entry, at, len, (const unsigned char *)"aaaa", len);
 		if (len > 2 || cp > 0x80)
 			add_char(s, node, entry, at, len, u80, 2);
 		if (len > 3 || (len == 3 && cp > 0x800))
@@ -687,8 +689,9 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 	for (uint32_t q = 0; q < tail; q++)
 		if (c->nodes[order[q]].kind == GEN_OBJECT)
 			add_lower_classes(s, c, order[q]);
-	/* Each flag replaced by a lower one not set. */
-	for (unsigned bit = 1; bit < 23; bit++) {
+	/* Each flag replaced by a lower one not set (not JSON_THROW_ON_ERROR, bit 22: a
+	 * mode of its own, never kept unless the error's form matters). */
+	for (unsigned bit = 1; bit < 22; bit++) {
 		if (!(c->flags & ((int64_t)1 << bit)))
 			continue;
 		for (unsigned to = 0; to < bit; to++)

@@ -418,6 +418,24 @@ static uint64_t class_rank_of(unsigned cls)
 	return (uint64_t)k->nprops << 40 | nonpub << 32 | typed << 24 | names << 8 | cls;
 }
 
+/* A string of at least 16 bytes ending in '"' (a bug at the encoder's 16-byte block). */
+static int long_quoted(const unsigned char *p, uint32_t n)
+{
+	return n >= 16 && p[n - 1] == '"';
+}
+
+static int bug_block(const struct gen_case *c)
+{
+	return any_string(c, 0, 1, long_quoted);
+}
+
+static void make_block(unsigned i)
+{
+	static const char *const s[] = { "0123456789abcdefghij\"", "\"xyz \xc3\xa9 xyz/xyz<>xyz xyz\"",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"" };
+	plan_string(&a, s[i], strlen(s[i]));
+}
+
 static void make_protected(unsigned i)
 {
 	unsigned found = 0;
@@ -618,6 +636,21 @@ int main(void)
 	same_normal_form("a key with a slash", bug_key_slash, make_key_slash, 4, 10, "['/' => null]\n0\n512");
 	same_normal_form(
 	    "JSON_HEX_AMP, _APOS or _QUOT", bug_hex_flag, make_hex, 3, 0, "null\nJSON_HEX_AMP\n512");
+	{
+		char *src;
+		plan_string(&a, "xaaaaaaaay'aaaaaaaaaaaa", 23);
+		src = render(&a);
+		ok(strcmp(src, "'x' . str_repeat('a', 8) . \"y'\" . str_repeat('a', 12)") == 0,
+		    "runs of 8 or more 'a' render as str_repeat(): 'x' . str_repeat('a', 8) . \"y'\" . str_repeat('a', 12)");
+		printf("# rendered %s\n", src);
+		free(src);
+		plan_string(&a, "aaaaaaa", 7);
+		src = render(&a);
+		ok(strcmp(src, "'aaaaaaa'") == 0, "7 'a' stay a literal");
+		free(src);
+	}
+	same_normal_form("a 16-byte string ending in a quote", bug_block, make_block, 3, 3,
+	    "str_repeat('a', 15) . '\"'\n0\n512");
 	same_normal_form("an int of at least 1000", bug_big_int, make_int, 5, 5, "1000\n0\n512");
 	{
 		unsigned lowest = GEN_NCLASSES;
