@@ -634,6 +634,34 @@ static int64_t class_map(const struct gen_case *c, const struct gen_node *n, uns
 	return (int64_t)map;
 }
 
+/*
+ * The families of flags that can stand in for each other (a bug shown with
+ * one of them may show with another): the HEX_ escapes; the UNESCAPED_
+ * ones; what to do on an error (PARTIAL_OUTPUT_ON_ERROR, INVALID_UTF8_
+ * IGNORE and SUBSTITUTE).  0: a flag of its own (FORCE_OBJECT,
+ * NUMERIC_CHECK, PRETTY_PRINT, PRESERVE_ZERO_FRACTION, THROW_ON_ERROR).
+ */
+static int flag_family(unsigned bit)
+{
+	switch (bit) {
+	case 0: /* JSON_HEX_TAG */
+	case 1: /* JSON_HEX_AMP */
+	case 2: /* JSON_HEX_APOS */
+	case 3: /* JSON_HEX_QUOT */
+		return 1;
+	case 6:  /* JSON_UNESCAPED_SLASHES */
+	case 8:  /* JSON_UNESCAPED_UNICODE */
+	case 11: /* JSON_UNESCAPED_LINE_TERMINATORS */
+		return 2;
+	case 9:  /* JSON_PARTIAL_OUTPUT_ON_ERROR */
+	case 20: /* JSON_INVALID_UTF8_IGNORE */
+	case 21: /* JSON_INVALID_UTF8_SUBSTITUTE */
+		return 3;
+	default:
+		return 0;
+	}
+}
+
 #define SHRINK_CLASS_TRIES 12
 
 /* Object n: the classes of its type ranked below its own it fits, lowest first (at most 12). */
@@ -689,13 +717,13 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 	for (uint32_t q = 0; q < tail; q++)
 		if (c->nodes[order[q]].kind == GEN_OBJECT)
 			add_lower_classes(s, c, order[q]);
-	/* Each flag replaced by a lower one not set (not JSON_THROW_ON_ERROR, bit 22: a
-	 * mode of its own, never kept unless the error's form matters). */
-	for (unsigned bit = 1; bit < 22; bit++) {
+	/* Each flag replaced by the lower ones of its family not set. */
+	for (unsigned bit = 1; bit < 23; bit++) {
 		if (!(c->flags & ((int64_t)1 << bit)))
 			continue;
 		for (unsigned to = 0; to < bit; to++)
-			if (!(c->flags & ((int64_t)1 << to)) && flags_name(1L << to) != NULL)
+			if (!(c->flags & ((int64_t)1 << to)) && flag_family(to) != 0 &&
+			    flag_family(to) == flag_family(bit))
 				add(s, SHRINK_FLAG_LOWER, 0, 0, bit, to, 0, 0);
 	}
 	/* Ints by size (|v|, then the positive first): -1, |v|, then for each set bit,
@@ -720,7 +748,8 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 	}
 }
 
-size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size_t max)
+/* The candidates; the normal form's too when normal. */
+static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size_t max, int normal)
 {
 	struct cands s = { out, 0, max };
 	uint32_t order[GEN_MAX_NODES], head = 0, tail = 0;
@@ -856,8 +885,14 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, 512, 0);
 	if (c->depth > 1 && c->depth < 512)
 		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, c->depth - 1, 0);
-	add_normal_form(&s, c, order, tail);
+	if (normal)
+		add_normal_form(&s, c, order, tail);
 	return s.n;
+}
+
+size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size_t max)
+{
+	return candidates(c, out, max, 1);
 }
 
 #define SHRINK_MAX_CANDIDATES 16384
@@ -900,7 +935,7 @@ int shrink_run(const struct gen_case *start, struct gen_case *best,
 	struct gen_case *cand = malloc(sizeof *cand);
 	struct seen seen = { calloc(SHRINK_SEEN, sizeof(uint64_t)), 0 };
 	size_t i = 0, n;
-	int progress = 0, r;
+	int progress = 0, r, normal = 0;
 
 	memset(st, 0, sizeof *st);
 	if (edits == NULL || cand == NULL || seen.h == NULL || shrink_apply(start, NULL, best) < 0) {
@@ -911,8 +946,15 @@ int shrink_run(const struct gen_case *start, struct gen_case *best,
 	}
 	seen_check(&seen, gen_case_hash(best));
 	for (;;) {
-		n = shrink_candidates(best, edits, SHRINK_MAX_CANDIDATES);
+		n = candidates(best, edits, SHRINK_MAX_CANDIDATES, normal);
 		if (i >= n) {
+			/* The deletion steps to their fixpoint first, then all of them
+			 * with the normal form's (the first's retries are remembered). */
+			if (!progress && !normal) {
+				normal = 1;
+				i = 0;
+				continue;
+			}
 			if (!progress) {
 				st->complete = 1;
 				break;
