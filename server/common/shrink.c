@@ -343,6 +343,9 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	o->nodes[j].n = cnt;
 	for (uint32_t x = 0, y = 0; x < n->n && !k->fail; x++) {
 		uint32_t ei = n->first + x;
+		if (e != NULL && e->op == SHRINK_SWAP && e->a == i && e->lo + 1 < n->n &&
+		    (x == e->lo || x == e->lo + 1))
+			ei = n->first + (x == e->lo ? e->lo + 1 : e->lo);
 		const struct gen_entry *src = &in->ents[ei];
 		struct gen_entry *dst;
 		uint32_t v;
@@ -592,6 +595,70 @@ static void add_lower_chars(struct cands *s, uint32_t node, uint32_t entry, cons
 	}
 }
 
+/* The nodes of the subtree at i (a back-reference counts one). */
+static uint32_t subtree_nodes(const struct gen_case *c, uint32_t i, unsigned level)
+{
+	const struct gen_node *n = &c->nodes[i];
+	uint32_t total = 1;
+
+	if (level > 64 || (n->kind == GEN_REF && n->cls == 1))
+		return total;
+	if (is_container(n->kind) || is_holder(n))
+		for (uint32_t x = 0; x < n->n; x++)
+			total += subtree_nodes(c, c->ents[n->first + x].value, level + 1);
+	return total;
+}
+
+static int cmp_u64(uint64_t x, uint64_t y)
+{
+	return x < y ? -1 : x > y;
+}
+
+/* Two strings in the order of characters: shorter first, then byte_rank's order. */
+static int cmp_bytes(const char *p, uint32_t n, const char *q, uint32_t m)
+{
+	if (n != m)
+		return n < m ? -1 : 1;
+	for (uint32_t x = 0; x < n; x++)
+		if (p[x] != q[x])
+			return byte_rank((unsigned char)p[x]) < byte_rank((unsigned char)q[x]) ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Two entries of one container in the normal form's order: the value's
+ * rank, kind, size (nodes, then its length or entries), its scalar, then
+ * the key.  Entries are swapped (SHRINK_SWAP) only when the second is
+ * strictly below the first, so members whose parts came in another order
+ * meet too.
+ */
+static int cmp_entries(const struct gen_case *c, const struct gen_entry *x, const struct gen_entry *y)
+{
+	const struct gen_node *a = &c->nodes[x->value], *b = &c->nodes[y->value];
+	int r;
+
+	if ((r = cmp_u64(value_rank(a), value_rank(b))) != 0 || (r = cmp_u64(a->kind, b->kind)) != 0 ||
+	    (r = cmp_u64(subtree_nodes(c, x->value, 0), subtree_nodes(c, y->value, 0))) != 0)
+		return r;
+	if (a->kind == GEN_STRING &&
+	    (r = cmp_bytes(c->bytes + a->first, a->n, c->bytes + b->first, b->n)) != 0)
+		return r;
+	if ((r = cmp_u64(a->n, b->n)) != 0 || (r = cmp_u64(a->cls, b->cls)) != 0)
+		return r;
+	if (a->kind == GEN_INT || a->kind == GEN_FLOAT || a->kind == GEN_BUILTIN) {
+		uint64_t u, v;
+		memcpy(&u, &a->v, sizeof u);
+		memcpy(&v, &b->v, sizeof v);
+		if ((r = cmp_u64(u, v)) != 0)
+			return r;
+	}
+	if ((r = cmp_u64(x->key_type, y->key_type)) != 0)
+		return r;
+	if (x->key_type == GEN_KEY_STR)
+		return cmp_bytes(c->bytes + x->key_off, x->key_len, c->bytes + y->key_off, y->key_len);
+	return cmp_u64((uint64_t)x->key_int, (uint64_t)y->key_int);
+}
+
 /* A declared class's place: fewer properties, fewer non-public, fewer typed, shorter names, index. */
 static uint64_t class_rank(unsigned i)
 {
@@ -712,6 +779,15 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 				add_lower_chars(
 				    s, order[q], n->first + x, c->bytes + en->key_off, en->key_len);
 		}
+	}
+	/* Entries in order: each pair of neighbours the wrong way round swapped. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (!is_container(n->kind))
+			continue;
+		for (uint32_t x = 0; x + 1 < n->n; x++)
+			if (cmp_entries(c, &c->ents[n->first + x + 1], &c->ents[n->first + x]) < 0)
+				add(s, SHRINK_SWAP, order[q], 0, x, 0, 0, 0);
 	}
 	/* Declared-class objects: a lower class of the same kind. */
 	for (uint32_t q = 0; q < tail; q++)
@@ -1043,6 +1119,9 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		break;
 	case SHRINK_CLASS:
 		snprintf(buf, size, "object %u made class %u", e->a, e->lo);
+		break;
+	case SHRINK_SWAP:
+		snprintf(buf, size, "entries %u and %u of node %u swapped", e->lo, e->lo + 1, e->a);
 		break;
 	case SHRINK_FLAG_LOWER:
 		snprintf(buf, size, "flag %s made %s",

@@ -57,12 +57,13 @@ enum shrink_op {
 	SHRINK_UNBOX,     /* built-in object a (cls 1-4) := the plain value of its JSON-visible
 	                   * properties (lo = SHRINK_NONE), or property lo's value alone */
 	/* The normal form's steps (after all of the above): */
-	SHRINK_SET,       /* node a := the basic value lo (enum shrink_basic) */
-	SHRINK_CHAR,      /* string a (or key of entry b when b != none): bytes [lo, hi) := the
+	SHRINK_SET,        /* node a := the basic value lo (enum shrink_basic) */
+	SHRINK_CHAR,       /* string a (or key of entry b when b != none): bytes [lo, hi) := the
 	                   * v >> 32 bytes of v (little endian): a lower character */
-	SHRINK_CLASS,     /* declared-class object a: class := lo, property i becoming
+	SHRINK_CLASS,      /* declared-class object a: class := lo, property i becoming
 	                   * property (v >> 3i) & 7 */
-	SHRINK_FLAG_LOWER /* flag bit lo replaced by the lower bit hi */
+	SHRINK_FLAG_LOWER, /* flag bit lo replaced by the lower bit hi */
+	SHRINK_SWAP        /* container a: entries lo and lo + 1 swapped (the lower first) */
 };
 
 /* The basic values, in the normal form's order (SHRINK_SET's lo). */

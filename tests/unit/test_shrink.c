@@ -436,6 +436,38 @@ static void make_block(unsigned i)
 	plan_string(&a, s[i], strlen(s[i]));
 }
 
+/* INF and a DEL in one value, whichever comes first (an error beside an escape). */
+static int bug_pair(const struct gen_case *c)
+{
+	return bug_inf(c) && bug_del(c);
+}
+
+/* [INF, "\x7F"] or the other way round, or inside more. */
+static void make_pair(unsigned i)
+{
+	memset(&a, 0, sizeof a);
+	a.depth = 512;
+	a.nnodes = 4;
+	a.nents = 3;
+	a.nodes[0].kind = GEN_LIST;
+	a.nodes[0].n = 3;
+	for (uint32_t x = 0; x < 3; x++)
+		a.ents[x].value = x + 1;
+	a.nodes[1].kind = GEN_STRING;
+	a.nodes[1].n = 2;
+	memcpy(a.bytes, i == 0 ? "\x7fz" : "z\x7f", 2);
+	a.nbytes = 2;
+	a.nodes[2].kind = GEN_INT;
+	a.nodes[2].v.i = 5;
+	a.nodes[3].kind = GEN_FLOAT;
+	a.nodes[3].v.d = i == 0 ? INFINITY : -INFINITY;
+	if (i == 1) { /* INF first */
+		a.ents[0].value = 3;
+		a.ents[2].value = 1;
+	}
+	a.kinds = 1u << GEN_LIST | 1u << GEN_STRING | 1u << GEN_INT | 1u << GEN_FLOAT;
+}
+
 static void make_protected(unsigned i)
 {
 	unsigned found = 0;
@@ -651,6 +683,8 @@ int main(void)
 	}
 	same_normal_form("a 16-byte string ending in a quote", bug_block, make_block, 3, 3,
 	    "str_repeat('a', 15) . '\"'\n0\n512");
+	same_normal_form(
+	    "INF and DEL together, either first", bug_pair, make_pair, 2, 0, "[INF, \"\\x7F\"]\n0\n512");
 	same_normal_form("an int of at least 1000", bug_big_int, make_int, 5, 5, "1000\n0\n512");
 	{
 		unsigned lowest = GEN_NCLASSES;
