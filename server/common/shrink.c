@@ -802,6 +802,49 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 			    flag_family(to) == flag_family(bit))
 				add(s, SHRINK_FLAG_LOWER, 0, 0, bit, to, 0, 0);
 	}
+	/* Floats by simplicity (whole before not, then |d|, the positive first):
+	 * |d|, the whole part, then a whole one like an int (below 2^53) or a
+	 * power of ten: the one just below |d|, then its exponent lowered like
+	 * an int's bits (a bug of every float from 1e20 up meets at 1.0E+20). */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		double d, m, w;
+		if (n->kind != GEN_FLOAT || !isfinite(n->v.d) || float_rank(n->v.d) < 2)
+			continue;
+		d = n->v.d;
+		m = fabs(d);
+		w = trunc(m);
+		if (signbit(d))
+			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, m);
+		if (w != m) {
+			if (w >= 1.0)
+				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, w);
+			else if (m > 0.5)
+				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 0.5);
+			continue;
+		}
+		if (m <= 9007199254740992.0) {
+			uint64_t mag = (uint64_t)m;
+			for (int bit = 53; bit >= 0; bit--) {
+				uint64_t low = ((uint64_t)1 << bit) - 1,
+				         x = (mag & ~low & ~((uint64_t)1 << bit)) | low;
+				if ((mag & (uint64_t)1 << bit) && x > 1 && x != mag)
+					add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, (double)x);
+			}
+			continue;
+		}
+		{
+			/* 10^e just below |d|, then the exponent lowered like an int's bits. */
+			int e = (int)floor(log10(m));
+			if (pow(10.0, e) < m)
+				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, e));
+			for (int bit = 8; bit >= 0; bit--) {
+				int low = (1 << bit) - 1, x = (e & ~low & ~(1 << bit)) | low;
+				if ((e & 1 << bit) && x >= 1 && x != e)
+					add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, x));
+			}
+		}
+	}
 	/* Ints by size (|v|, then the positive first): -1, |v|, then for each set bit,
 	 * highest first, the largest int below v's bits above it (the bit cleared,
 	 * every lower bit set): a bug of every int from T up meets at T. */

@@ -468,6 +468,22 @@ static void make_pair(unsigned i)
 	a.kinds = 1u << GEN_LIST | 1u << GEN_STRING | 1u << GEN_INT | 1u << GEN_FLOAT;
 }
 
+/* A finite float of at least 1e20 (written in exponent notation). */
+static int bug_big_float(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_FLOAT && isfinite(c->nodes[i].v.d) &&
+		    fabs(c->nodes[i].v.d) >= 1e20)
+			return 1;
+	return 0;
+}
+
+static void make_big_float(unsigned i)
+{
+	static const double v[] = { 3.5e300, -1.7976931348623157e308, 123456789012345678901234.0, 1e20 };
+	plan_keyed(&a, "k", GEN_FLOAT, v[i]);
+}
+
 static void make_protected(unsigned i)
 {
 	unsigned found = 0;
@@ -685,6 +701,7 @@ int main(void)
 	    "str_repeat('a', 15) . '\"'\n0\n512");
 	same_normal_form(
 	    "INF and DEL together, either first", bug_pair, make_pair, 2, 0, "[INF, \"\\x7F\"]\n0\n512");
+	same_normal_form("a float of at least 1e20", bug_big_float, make_big_float, 4, 0, "1E+20\n0\n512");
 	same_normal_form("an int of at least 1000", bug_big_int, make_int, 5, 5, "1000\n0\n512");
 	{
 		unsigned lowest = GEN_NCLASSES;
