@@ -299,6 +299,9 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	if (e != NULL && e->a == i) {
 		if (e->op == SHRINK_INT && (kind == GEN_INT || kind == GEN_BUILTIN))
 			o->nodes[j].v.i = e->v;
+		else if (e->op == SHRINK_INT && kind == GEN_ENUM && e->v >= 0 &&
+		    e->v < (int64_t)gen_enum_cases(n->cls))
+			o->nodes[j].n = (uint32_t)e->v; /* an earlier case of the same enum */
 		else if (e->op == SHRINK_FLOAT && kind == GEN_FLOAT)
 			o->nodes[j].v.d = e->d;
 		else if (e->op == SHRINK_TO_NULL)
@@ -844,6 +847,13 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 					add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, x));
 			}
 		}
+	}
+	/* Enum cases: an earlier case of the same enum. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind == GEN_ENUM)
+			for (uint32_t x = 0; x < n->n; x++)
+				add(s, SHRINK_INT, order[q], 0, 0, 0, x, 0);
 	}
 	/* Ints by size (|v|, then the positive first): -1, |v|, then for each set bit,
 	 * highest first, the largest int below v's bits above it (the bit cleared,

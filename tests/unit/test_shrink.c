@@ -484,6 +484,15 @@ static void make_big_float(unsigned i)
 	plan_keyed(&a, "k", GEN_FLOAT, v[i]);
 }
 
+/* A case of the unbacked enum GenEnumU (json_encode refuses it). */
+static int bug_enum_u(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_ENUM && c->nodes[i].cls == 2)
+			return 1;
+	return 0;
+}
+
 static void make_protected(unsigned i)
 {
 	unsigned found = 0;
@@ -702,6 +711,7 @@ int main(void)
 	same_normal_form(
 	    "INF and DEL together, either first", bug_pair, make_pair, 2, 0, "[INF, \"\\x7F\"]\n0\n512");
 	same_normal_form("a float of at least 1e20", bug_big_float, make_big_float, 4, 0, "1E+20\n0\n512");
+	same_normal_form("a case of GenEnumU", bug_enum_u, NULL, 0, 8, "GenEnumU::A\n0\n512");
 	same_normal_form("an int of at least 1000", bug_big_int, make_int, 5, 5, "1000\n0\n512");
 	{
 		unsigned lowest = GEN_NCLASSES;
