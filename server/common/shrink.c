@@ -229,6 +229,89 @@ static uint32_t unbox(struct copy *k, const struct gen_node *n, uint32_t j, uint
 	return j;
 }
 
+static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level);
+
+/*
+ * Node j, declared-class object n (in's node i), := a stdClass of what
+ * json_encode shows of it: its public properties in declaration order (a
+ * set one with its value, an unset untyped one null, an unset typed one
+ * left out), then its dynamic ones.
+ */
+static uint32_t plain_object(struct copy *k, const struct gen_node *n, uint32_t i, uint32_t j, unsigned level)
+{
+	const struct gen_case *in = k->in;
+	struct gen_case *o = k->out;
+	const struct gen_class *cl = gen_class_at(n->cls);
+	uint32_t set[GEN_MAX_PROPS], cnt = 0, first;
+
+	for (unsigned p = 0; p < GEN_MAX_PROPS; p++)
+		set[p] = SHRINK_NONE;
+	for (uint32_t x = 0; x < n->n; x++) {
+		const struct gen_entry *en = &in->ents[n->first + x];
+		if (en->key_type == GEN_KEY_PROP && en->key_int >= 0 && en->key_int < cl->nprops)
+			set[en->key_int] = n->first + x;
+		else if (en->key_type == GEN_KEY_STR)
+			cnt++;
+	}
+	for (unsigned p = 0; p < cl->nprops; p++)
+		cnt += cl->props[p].visibility == GEN_PUBLIC &&
+		    (set[p] != SHRINK_NONE || !cl->props[p].typed);
+	memset(&o->nodes[j], 0, sizeof o->nodes[j]);
+	o->nodes[j].kind = GEN_STDCLASS;
+	o->kinds |= 1u << GEN_STDCLASS;
+	if (o->nents + cnt > GEN_MAX_ENTRIES) {
+		k->fail = 1;
+		return j;
+	}
+	first = o->nents;
+	o->nents += cnt;
+	o->nodes[j].first = first;
+	o->nodes[j].n = cnt;
+	for (unsigned p = 0, y = 0; p < cl->nprops && !k->fail; p++) {
+		struct gen_entry *dst;
+		if (cl->props[p].visibility != GEN_PUBLIC || (set[p] == SHRINK_NONE && cl->props[p].typed))
+			continue;
+		dst = &o->ents[first + y++];
+		memset(dst, 0, sizeof *dst);
+		dst->key_type = GEN_KEY_STR;
+		dst->key_len = cl->props[p].len;
+		dst->key_off = copy_bytes(k, cl->props[p].name, cl->props[p].len, 0, 0);
+		if (set[p] != SHRINK_NONE) {
+			uint32_t v = copy_node(k, in->ents[set[p]].value, level + 1);
+			o->ents[first + y - 1].value = v;
+		} else if (o->nnodes < GEN_MAX_NODES) {
+			uint32_t v = o->nnodes++;
+			memset(&o->nodes[v], 0, sizeof o->nodes[v]);
+			o->kinds |= 1u << GEN_NULL;
+			o->ents[first + y - 1].value = v;
+		} else {
+			k->fail = 1;
+		}
+	}
+	{
+		/* The dynamic properties, after the declared ones, in their order. */
+		uint32_t y = 0;
+		for (unsigned p = 0; p < cl->nprops; p++)
+			y += cl->props[p].visibility == GEN_PUBLIC &&
+			    (set[p] != SHRINK_NONE || !cl->props[p].typed);
+		for (uint32_t x = 0; x < n->n && !k->fail; x++) {
+			const struct gen_entry *en = &in->ents[n->first + x];
+			uint32_t v;
+			if (en->key_type != GEN_KEY_STR)
+				continue;
+			o->ents[first + y] = *en;
+			o->ents[first + y].key_off = copy_bytes(
+			    k, in->bytes + en->key_off, en->key_len, 0, 0);
+			v = copy_node(k, en->value, level + 1);
+			o->ents[first + y].value = v;
+			y++;
+		}
+	}
+	if (in->nrefs > 0 && i < GEN_MAX_NODES)
+		k->onstack[i] = 0;
+	return j;
+}
+
 static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 {
 	const struct gen_case *in = k->in;
@@ -286,6 +369,13 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		o->nodes[j].first = copy_bytes(k, key, len, 0, 0);
 		o->nodes[j].n = len;
 		return j;
+	}
+	if (e != NULL && e->op == SHRINK_KIND && e->a == i && e->hi == 1) {
+		if (n->kind != GEN_OBJECT) {
+			k->fail = 1;
+			return j;
+		}
+		return plain_object(k, n, i, j, level);
 	}
 	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i) {
 		if (n->kind != GEN_BUILTIN || n->cls == 0) {
@@ -796,6 +886,17 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 	for (uint32_t q = 0; q < tail; q++)
 		if (c->nodes[order[q]].kind == GEN_OBJECT)
 			add_lower_classes(s, c, order[q]);
+	/* A declared-class object (plain, dynamic, or returning $this) made the
+	 * stdClass json_encode shows of it: its public properties, set or null. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		unsigned type;
+		if (n->kind != GEN_OBJECT)
+			continue;
+		type = gen_class_at(n->cls)->type;
+		if (type == GEN_CLASS_PLAIN || type == GEN_CLASS_DYNAMIC || type == GEN_CLASS_JSONSER_THIS)
+			add(s, SHRINK_KIND, order[q], 0, GEN_STDCLASS, 1, 0, 0);
+	}
 	/* Each flag replaced by the lower ones of its family not set. */
 	for (unsigned bit = 1; bit < 23; bit++) {
 		if (!(c->flags & ((int64_t)1 << bit)))

@@ -493,6 +493,38 @@ static int bug_enum_u(const struct gen_case *c)
 	return 0;
 }
 
+/* An astral character in a string, a key, or the name of a property json_encode shows of an object. */
+static int bug_astral_shown(const struct gen_case *c)
+{
+	if (bug_astral(c))
+		return 1;
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_class *k;
+		if (c->nodes[i].kind != GEN_OBJECT)
+			continue;
+		k = gen_class_at(c->nodes[i].cls);
+		if (k->type != GEN_CLASS_PLAIN && k->type != GEN_CLASS_DYNAMIC &&
+		    k->type != GEN_CLASS_JSONSER_THIS)
+			continue;
+		for (unsigned p = 0; p < k->nprops; p++)
+			if (k->props[p].visibility == GEN_PUBLIC && !k->props[p].typed &&
+			    astral((const unsigned char *)k->props[p].name, k->props[p].len))
+				return 1;
+	}
+	return 0;
+}
+
+/* new GenC<n>() for the i-th class whose shown property names hold an astral character. */
+static void make_astral_object(unsigned i)
+{
+	unsigned found = 0;
+	for (unsigned cls = 0; cls < GEN_NCLASSES; cls++) {
+		plan_object(&a, cls);
+		if (bug_astral_shown(&a) && found++ == i)
+			return;
+	}
+}
+
 static void make_protected(unsigned i)
 {
 	unsigned found = 0;
@@ -712,6 +744,16 @@ int main(void)
 	    "INF and DEL together, either first", bug_pair, make_pair, 2, 0, "[INF, \"\\x7F\"]\n0\n512");
 	same_normal_form("a float of at least 1e20", bug_big_float, make_big_float, 4, 0, "1E+20\n0\n512");
 	same_normal_form("a case of GenEnumU", bug_enum_u, NULL, 0, 8, "GenEnumU::A\n0\n512");
+	{
+		unsigned nobj = 0;
+		for (unsigned cls = 0; cls < GEN_NCLASSES; cls++) {
+			plan_object(&a, cls);
+			nobj += bug_astral_shown(&a);
+		}
+		printf("# %u classes show an astral property name\n", nobj);
+		same_normal_form("an astral character, in a property name too", bug_astral_shown,
+		    make_astral_object, nobj, 4, "\"\xf0\x90\x80\x80\"\n0\n512");
+	}
 	same_normal_form("an int of at least 1000", bug_big_int, make_int, 5, 5, "1000\n0\n512");
 	{
 		unsigned lowest = GEN_NCLASSES;
