@@ -232,6 +232,31 @@ static uint32_t unbox(struct copy *k, const struct gen_node *n, uint32_t j, uint
 static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level);
 
 /*
+ * Node j, a case of a backed enum, := its value, which json_encode writes
+ * for it (gen.c's GenEnumS and GenEnumI: keep the two in step).
+ */
+static void unbox_enum(struct copy *k, const struct gen_node *n, uint32_t j)
+{
+	static const char *const str[4] = { "plain", "<a href=\"/x\">&'</a>", "\xe2\x80\xa8\xc3\xa9/",
+		"\xff\xfe" };
+	static const int64_t num[3] = { 0, -1, INT64_MAX };
+	struct gen_node *x = &k->out->nodes[j];
+
+	memset(x, 0, sizeof *x);
+	if (n->cls == 0 && n->n < 4) {
+		x->kind = GEN_STRING;
+		x->n = (uint32_t)strlen(str[n->n]);
+		x->first = copy_bytes(k, str[n->n], x->n, 0, 0);
+	} else if (n->cls == 1 && n->n < 3) {
+		x->kind = GEN_INT;
+		x->v.i = num[n->n];
+	} else {
+		k->fail = 1;
+	}
+	k->out->kinds |= 1u << x->kind;
+}
+
+/*
  * Node j, declared-class object n (in's node i), := a stdClass of what
  * json_encode shows of it: its public properties in declaration order (a
  * set one with its value, an unset untyped one null, an unset typed one
@@ -376,6 +401,10 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 			return j;
 		}
 		return plain_object(k, n, i, j, level);
+	}
+	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i && n->kind == GEN_ENUM) {
+		unbox_enum(k, n, j);
+		return j;
 	}
 	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i) {
 		if (n->kind != GEN_BUILTIN || n->cls == 0) {
@@ -949,12 +978,15 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 			}
 		}
 	}
-	/* Enum cases: an earlier case of the same enum. */
+	/* Enum cases: an earlier case of the same enum; a backed one its value. */
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
-		if (n->kind == GEN_ENUM)
-			for (uint32_t x = 0; x < n->n; x++)
-				add(s, SHRINK_INT, order[q], 0, 0, 0, x, 0);
+		if (n->kind != GEN_ENUM)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++)
+			add(s, SHRINK_INT, order[q], 0, 0, 0, x, 0);
+		if (n->cls <= 1)
+			add(s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
 	}
 	/* Ints by size (|v|, then the positive first): -1, |v|, then for each set bit,
 	 * highest first, the largest int below v's bits above it (the bit cleared,

@@ -525,6 +525,32 @@ static void make_astral_object(unsigned i)
 	}
 }
 
+/* Bytes that are no UTF-8 character, in a string or in a backed enum's value (GenEnumS::D is "\xff\xfe"). */
+static int invalid_utf8(const unsigned char *p, uint32_t n)
+{
+	return !utf8_valid((const char *)p, n);
+}
+
+static int bug_invalid(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_ENUM && c->nodes[i].cls == 0 && c->nodes[i].n == 3)
+			return 1;
+	return any_string(c, 1, 1, invalid_utf8);
+}
+
+static void make_enum_d(unsigned i)
+{
+	memset(&a, 0, sizeof a);
+	a.depth = 512;
+	a.nnodes = 1;
+	a.nodes[0].kind = GEN_ENUM;
+	a.nodes[0].cls = 0;
+	a.nodes[0].n = 3 - i; /* GenEnumS::D */
+	a.enums = 1;
+	a.kinds = 1u << GEN_ENUM;
+}
+
 static void make_protected(unsigned i)
 {
 	unsigned found = 0;
@@ -754,6 +780,8 @@ int main(void)
 		same_normal_form("an astral character, in a property name too", bug_astral_shown,
 		    make_astral_object, nobj, 4, "\"\xf0\x90\x80\x80\"\n0\n512");
 	}
+	same_normal_form("invalid UTF-8, in a backed enum's value too", bug_invalid, make_enum_d, 1, 6,
+	    "\"\\x80\"\n0\n512");
 	same_normal_form("an int of at least 1000", bug_big_int, make_int, 5, 5, "1000\n0\n512");
 	{
 		unsigned lowest = GEN_NCLASSES;
