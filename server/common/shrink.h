@@ -29,8 +29,11 @@
  * string or key lowered to the least one of a small canonical set that
  * keeps it ('a' < '0' < every other byte by value: a lone continuation byte
  * to 0x80, an astral character to U+10000 ...); a declared-class object
- * given a lower class of its kind (fewer properties, fewer non-public ...);
- * each flag replaced by a lower one; ints lowered by size.  shrink_run
+ * given a lower class of its kind (fewer properties, fewer non-public ...),
+ * or made the stdClass json_encode shows of it; neighbouring entries put in
+ * order; enum cases lowered, backed ones made their value; each flag
+ * replaced by a lower one of its family; floats and ints lowered by size.
+ * The deletion steps reach their fixpoint first.  shrink_run
  * remembers the plans it tried, so no plan is run twice and no step undoes
  * another.
  */
