@@ -1260,12 +1260,57 @@ static int gen_invisible(uint32_t cp)
 }
 
 /*
+ * A string's PHP source: its literal, but a run of GEN_RUN_MIN or more 'a'
+ * (the filler a reduced case's unimportant characters become, docs/triage.md
+ * "Normal form") as str_repeat('a', n), joined to the rest with " . ", so a
+ * case whose bug needs a length stays short: str_repeat('a', 15) . '"'.
+ */
+#define GEN_RUN_MIN 8
+
+static void gen_render_literal(struct gen_buf *, const char *, size_t);
+
+static void gen_render_string(struct gen_buf *b, const char *s, size_t n)
+{
+	size_t at = 0, i = 0;
+	int sep = 0;
+	char num[48];
+
+	while (i < n) {
+		size_t run = 0;
+		while (i + run < n && s[i + run] == 'a')
+			run++;
+		if (run < GEN_RUN_MIN) {
+			i += run > 0 ? run : 1;
+			continue;
+		}
+		if (i > at) {
+			if (sep)
+				gen_buf_puts(b, " . ");
+			gen_render_literal(b, s + at, i - at);
+			sep = 1;
+		}
+		if (sep)
+			gen_buf_puts(b, " . ");
+		snprintf(num, sizeof(num), "str_repeat('a', %zu)", run);
+		gen_buf_puts(b, num);
+		sep = 1;
+		i += run;
+		at = i;
+	}
+	if (at < n || !sep) {
+		if (sep)
+			gen_buf_puts(b, " . ");
+		gen_render_literal(b, s + at, n - at);
+	}
+}
+
+/*
  * A PHP string literal for any bytes: single-quoted when that is plain
  * printable ASCII, else double-quoted with escapes -- control bytes, DEL
  * and invalid UTF-8 as \xNN, invisible characters (U+2028...) as \u{...};
  * other UTF-8 stays as it is, so the source is readable UTF-8 text.
  */
-static void gen_render_string(struct gen_buf *b, const char *s, size_t n)
+static void gen_render_literal(struct gen_buf *b, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i;

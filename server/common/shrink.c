@@ -39,6 +39,72 @@ static uint32_t copy_bytes(struct copy *k, const char *s, uint32_t n, uint32_t l
 	return off;
 }
 
+/* A string's n bytes s with [lo, hi) replaced by the rlen bytes rep (the normal form's lower character). */
+static uint32_t copy_bytes_with(
+    struct copy *k, const char *s, uint32_t n, uint32_t lo, uint32_t hi, const char *rep, uint32_t rlen)
+{
+	struct gen_case *o = k->out;
+	uint32_t off = o->nbytes, keep = n - (hi - lo) + rlen;
+
+	if ((size_t)o->nbytes + keep > GEN_MAX_BYTES) {
+		k->fail = 1;
+		return off;
+	}
+	memcpy(o->bytes + o->nbytes, s, lo);
+	memcpy(o->bytes + o->nbytes + lo, rep, rlen);
+	memcpy(o->bytes + o->nbytes + lo + rlen, s + hi, n - hi);
+	o->nbytes += keep;
+	return off;
+}
+
+/* Edit e's replacement character (SHRINK_CHAR) into rep: its length. */
+static uint32_t char_of(const struct shrink_edit *e, char rep[4])
+{
+	uint32_t len = (uint32_t)((uint64_t)e->v >> 32);
+	for (uint32_t x = 0; x < 4; x++)
+		rep[x] = (char)((uint64_t)e->v >> (8 * x) & 0xff);
+	return len > 4 ? 4 : len;
+}
+
+/* A string (or key) copied, with edit e's change to it when e is about it. */
+static uint32_t copy_string(struct copy *k, const char *s, uint32_t n, int mine, uint32_t *len)
+{
+	const struct shrink_edit *e = k->e;
+	char rep[4];
+	uint32_t rlen;
+
+	if (mine && e->op == SHRINK_BYTES) {
+		*len = n - (e->hi - e->lo);
+		return copy_bytes(k, s, n, e->lo, e->hi);
+	}
+	if (mine && e->op == SHRINK_CHAR && e->hi <= n && e->lo < e->hi) {
+		rlen = char_of(e, rep);
+		*len = n - (e->hi - e->lo) + rlen;
+		return copy_bytes_with(k, s, n, e->lo, e->hi, rep, rlen);
+	}
+	*len = n;
+	return copy_bytes(k, s, n, 0, 0);
+}
+
+/* Node j := the basic value b (SHRINK_SET). */
+static void put_basic(struct copy *k, uint32_t j, uint32_t b)
+{
+	static const uint8_t kind[SHRINK_B_COUNT] = { GEN_NULL, GEN_FALSE, GEN_TRUE, GEN_INT, GEN_FLOAT,
+		GEN_STRING, GEN_LIST };
+	struct gen_node *x = &k->out->nodes[j];
+
+	memset(x, 0, sizeof *x);
+	if (b >= SHRINK_B_COUNT) {
+		k->fail = 1;
+		return;
+	}
+	x->kind = kind[b];
+	x->first = k->out->nbytes; /* "" and []: no bytes, no entries */
+	if (x->kind == GEN_LIST)
+		x->first = k->out->nents;
+	k->out->kinds |= 1u << x->kind;
+}
+
 /*
  * A built-in object's JSON-visible properties as 8.2's json_encode shows
  * them (builds/src-8.2.32/bin/php: DateInterval's f is a float, days and
@@ -163,6 +229,114 @@ static uint32_t unbox(struct copy *k, const struct gen_node *n, uint32_t j, uint
 	return j;
 }
 
+static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level);
+
+/*
+ * Node j, a case of a backed enum, := its value, which json_encode writes
+ * for it (gen.c's GenEnumS and GenEnumI: keep the two in step).
+ */
+static void unbox_enum(struct copy *k, const struct gen_node *n, uint32_t j)
+{
+	static const char *const str[4] = { "plain", "<a href=\"/x\">&'</a>", "\xe2\x80\xa8\xc3\xa9/",
+		"\xff\xfe" };
+	static const int64_t num[3] = { 0, -1, INT64_MAX };
+	struct gen_node *x = &k->out->nodes[j];
+
+	memset(x, 0, sizeof *x);
+	if (n->cls == 0 && n->n < 4) {
+		x->kind = GEN_STRING;
+		x->n = (uint32_t)strlen(str[n->n]);
+		x->first = copy_bytes(k, str[n->n], x->n, 0, 0);
+	} else if (n->cls == 1 && n->n < 3) {
+		x->kind = GEN_INT;
+		x->v.i = num[n->n];
+	} else {
+		k->fail = 1;
+	}
+	k->out->kinds |= 1u << x->kind;
+}
+
+/*
+ * Node j, declared-class object n (in's node i), := a stdClass of what
+ * json_encode shows of it: its public properties in declaration order (a
+ * set one with its value, an unset untyped one null, an unset typed one
+ * left out), then its dynamic ones.
+ */
+static uint32_t plain_object(struct copy *k, const struct gen_node *n, uint32_t i, uint32_t j, unsigned level)
+{
+	const struct gen_case *in = k->in;
+	struct gen_case *o = k->out;
+	const struct gen_class *cl = gen_class_at(n->cls);
+	uint32_t set[GEN_MAX_PROPS], cnt = 0, first;
+
+	for (unsigned p = 0; p < GEN_MAX_PROPS; p++)
+		set[p] = SHRINK_NONE;
+	for (uint32_t x = 0; x < n->n; x++) {
+		const struct gen_entry *en = &in->ents[n->first + x];
+		if (en->key_type == GEN_KEY_PROP && en->key_int >= 0 && en->key_int < cl->nprops)
+			set[en->key_int] = n->first + x;
+		else if (en->key_type == GEN_KEY_STR)
+			cnt++;
+	}
+	for (unsigned p = 0; p < cl->nprops; p++)
+		cnt += cl->props[p].visibility == GEN_PUBLIC &&
+		    (set[p] != SHRINK_NONE || !cl->props[p].typed);
+	memset(&o->nodes[j], 0, sizeof o->nodes[j]);
+	o->nodes[j].kind = GEN_STDCLASS;
+	o->kinds |= 1u << GEN_STDCLASS;
+	if (o->nents + cnt > GEN_MAX_ENTRIES) {
+		k->fail = 1;
+		return j;
+	}
+	first = o->nents;
+	o->nents += cnt;
+	o->nodes[j].first = first;
+	o->nodes[j].n = cnt;
+	for (unsigned p = 0, y = 0; p < cl->nprops && !k->fail; p++) {
+		struct gen_entry *dst;
+		if (cl->props[p].visibility != GEN_PUBLIC || (set[p] == SHRINK_NONE && cl->props[p].typed))
+			continue;
+		dst = &o->ents[first + y++];
+		memset(dst, 0, sizeof *dst);
+		dst->key_type = GEN_KEY_STR;
+		dst->key_len = cl->props[p].len;
+		dst->key_off = copy_bytes(k, cl->props[p].name, cl->props[p].len, 0, 0);
+		if (set[p] != SHRINK_NONE) {
+			uint32_t v = copy_node(k, in->ents[set[p]].value, level + 1);
+			o->ents[first + y - 1].value = v;
+		} else if (o->nnodes < GEN_MAX_NODES) {
+			uint32_t v = o->nnodes++;
+			memset(&o->nodes[v], 0, sizeof o->nodes[v]);
+			o->kinds |= 1u << GEN_NULL;
+			o->ents[first + y - 1].value = v;
+		} else {
+			k->fail = 1;
+		}
+	}
+	{
+		/* The dynamic properties, after the declared ones, in their order. */
+		uint32_t y = 0;
+		for (unsigned p = 0; p < cl->nprops; p++)
+			y += cl->props[p].visibility == GEN_PUBLIC &&
+			    (set[p] != SHRINK_NONE || !cl->props[p].typed);
+		for (uint32_t x = 0; x < n->n && !k->fail; x++) {
+			const struct gen_entry *en = &in->ents[n->first + x];
+			uint32_t v;
+			if (en->key_type != GEN_KEY_STR)
+				continue;
+			o->ents[first + y] = *en;
+			o->ents[first + y].key_off = copy_bytes(
+			    k, in->bytes + en->key_off, en->key_len, 0, 0);
+			v = copy_node(k, en->value, level + 1);
+			o->ents[first + y].value = v;
+			y++;
+		}
+	}
+	if (in->nrefs > 0 && i < GEN_MAX_NODES)
+		k->onstack[i] = 0;
+	return j;
+}
+
 static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 {
 	const struct gen_case *in = k->in;
@@ -180,6 +354,10 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	}
 	n = &in->nodes[i];
 	j = o->nnodes++;
+	if (e != NULL && e->op == SHRINK_SET && e->a == i) {
+		put_basic(k, j, e->lo);
+		return j;
+	}
 	if (n->kind == GEN_REF && n->cls == 1) {
 		/* A back-reference names its container's new index, or becomes
 		 * null when an edit took that container away from around it. */
@@ -217,6 +395,17 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		o->nodes[j].n = len;
 		return j;
 	}
+	if (e != NULL && e->op == SHRINK_KIND && e->a == i && e->hi == 1) {
+		if (n->kind != GEN_OBJECT) {
+			k->fail = 1;
+			return j;
+		}
+		return plain_object(k, n, i, j, level);
+	}
+	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i && n->kind == GEN_ENUM) {
+		unbox_enum(k, n, j);
+		return j;
+	}
 	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i) {
 		if (n->kind != GEN_BUILTIN || n->cls == 0) {
 			k->fail = 1;
@@ -229,6 +418,9 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	if (e != NULL && e->a == i) {
 		if (e->op == SHRINK_INT && (kind == GEN_INT || kind == GEN_BUILTIN))
 			o->nodes[j].v.i = e->v;
+		else if (e->op == SHRINK_INT && kind == GEN_ENUM && e->v >= 0 &&
+		    e->v < (int64_t)gen_enum_cases(n->cls))
+			o->nodes[j].n = (uint32_t)e->v; /* an earlier case of the same enum */
 		else if (e->op == SHRINK_FLOAT && kind == GEN_FLOAT)
 			o->nodes[j].v.d = e->d;
 		else if (e->op == SHRINK_TO_NULL)
@@ -241,11 +433,10 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	o->nodes[j].kind = kind;
 	o->kinds |= 1u << kind;
 	if (kind == GEN_STRING) {
-		uint32_t blo = 0, bhi = 0;
-		if (e != NULL && e->op == SHRINK_BYTES && e->a == i && e->b == SHRINK_NONE)
-			blo = e->lo, bhi = e->hi;
-		o->nodes[j].first = copy_bytes(k, in->bytes + n->first, n->n, blo, bhi);
-		o->nodes[j].n = n->n - (bhi - blo);
+		uint32_t len;
+		o->nodes[j].first = copy_string(
+		    k, in->bytes + n->first, n->n, e != NULL && e->a == i && e->b == SHRINK_NONE, &len);
+		o->nodes[j].n = len;
 		return j;
 	}
 	if (kind == GEN_ENUM)
@@ -254,8 +445,15 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	int holder = (kind == GEN_REF || kind == GEN_BUILTIN) && n->cls == 0;
 	if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS && kind != GEN_OBJECT && !holder)
 		return j;
+	if (kind == GEN_OBJECT && e != NULL && e->op == SHRINK_CLASS && e->a == i) {
+		if (n->kind != GEN_OBJECT || e->lo >= GEN_NCLASSES) {
+			k->fail = 1;
+			return j;
+		}
+		o->nodes[j].cls = (uint16_t)e->lo;
+	}
 	if (kind == GEN_OBJECT)
-		o->classes |= 1ull << n->cls;
+		o->classes |= 1ull << o->nodes[j].cls;
 	cnt = n->n - (hi - lo);
 	if (o->nents + cnt > GEN_MAX_ENTRIES) {
 		k->fail = 1;
@@ -267,6 +465,9 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	o->nodes[j].n = cnt;
 	for (uint32_t x = 0, y = 0; x < n->n && !k->fail; x++) {
 		uint32_t ei = n->first + x;
+		if (e != NULL && e->op == SHRINK_SWAP && e->a == i && e->lo + 1 < n->n &&
+		    (x == e->lo || x == e->lo + 1))
+			ei = n->first + (x == e->lo ? e->lo + 1 : e->lo);
 		const struct gen_entry *src = &in->ents[ei];
 		struct gen_entry *dst;
 		uint32_t v;
@@ -282,17 +483,16 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 			dst->key_type = GEN_KEY_STR;
 			dst->key_off = copy_bytes(k, p->name, p->len, 0, 0);
 			dst->key_len = p->len;
+		} else if (src->key_type == GEN_KEY_PROP && e != NULL && e->op == SHRINK_CLASS && e->a == i) {
+			/* The same property's place in the new class. */
+			dst->key_int = (int64_t)((uint64_t)e->v >> (3 * src->key_int) & 7);
 		} else if (src->key_type == GEN_KEY_STR) {
-			uint32_t blo = 0, bhi = 0;
-			if (e != NULL && e->op == SHRINK_BYTES && e->b == ei)
-				blo = e->lo, bhi = e->hi;
 			if (e != NULL && e->op == SHRINK_KEY_INT && e->b == ei && kind == GEN_MAP) {
 				dst->key_type = GEN_KEY_INT;
 				dst->key_int = e->v;
 			} else {
-				dst->key_off = copy_bytes(
-				    k, in->bytes + src->key_off, src->key_len, blo, bhi);
-				dst->key_len = src->key_len - (bhi - blo);
+				dst->key_off = copy_string(k, in->bytes + src->key_off, src->key_len,
+				    e != NULL && e->b == ei && e->a == i, &dst->key_len);
 			}
 		} else if (src->key_type == GEN_KEY_INT && e != NULL && e->op == SHRINK_KEY_INT &&
 		    e->b == ei) {
@@ -333,6 +533,8 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	out->rng = c->rng;
 	if (e != NULL && e->op == SHRINK_FLAG)
 		out->flags &= ~((int64_t)1 << e->lo);
+	if (e != NULL && e->op == SHRINK_FLAG_LOWER)
+		out->flags = (out->flags & ~((int64_t)1 << e->lo)) | (int64_t)1 << e->hi;
 	if (e != NULL && e->op == SHRINK_DEPTH)
 		out->depth = e->v > 0 ? e->v : 512;
 	out->root = copy_node(&k, c->root, 0);
@@ -417,7 +619,399 @@ static int float_rank(double d)
 	return 3;
 }
 
-size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size_t max)
+/* ---- the normal form's candidates: every leaf, character, class and flag lowered ---- */
+
+/*
+ * A node's place in the order of values: null < false < true < 0 < 0.0 <
+ * "" < [] < other ints < other floats < other strings < everything else
+ * (lists, maps, objects, enum cases ...).  SHRINK_SET only moves down.
+ */
+static uint32_t value_rank(const struct gen_node *n)
+{
+	switch (n->kind) {
+	case GEN_NULL:
+		return SHRINK_B_NULL;
+	case GEN_FALSE:
+		return SHRINK_B_FALSE;
+	case GEN_TRUE:
+		return SHRINK_B_TRUE;
+	case GEN_INT:
+		return n->v.i == 0 ? SHRINK_B_ZERO : SHRINK_B_COUNT;
+	case GEN_FLOAT:
+		return n->v.d == 0.0 && !signbit(n->v.d) ? SHRINK_B_ZERO_FLOAT : SHRINK_B_COUNT + 1;
+	case GEN_STRING:
+		return n->n == 0 ? SHRINK_B_EMPTY : SHRINK_B_COUNT + 2;
+	case GEN_LIST:
+	case GEN_MAP:
+		return n->n == 0 ? SHRINK_B_LIST : SHRINK_B_COUNT + 3;
+	default:
+		return SHRINK_B_COUNT + 3;
+	}
+}
+
+/*
+ * A byte's place in the order of characters: 'a', then '0', then every
+ * other byte by value (so a filler becomes 'a', any ASCII byte is below any
+ * byte >= 0x80, and a valid character's bytes order as its code point).
+ */
+static unsigned byte_rank(unsigned char b)
+{
+	return b == 'a' ? 0 : b == '0' ? 1 : 2u + b;
+}
+
+static void add_char(struct cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len,
+    const unsigned char *rep, uint32_t rlen)
+{
+	uint64_t v = (uint64_t)rlen << 32;
+	for (uint32_t x = 0; x < rlen; x++)
+		v |= (uint64_t)rep[x] << (8 * x);
+	add(s, SHRINK_CHAR, node, entry, at, at + len, (int64_t)v, 0);
+}
+
+/*
+ * Each character of a string lowered to a smaller one of a small canonical
+ * set, smallest first, so that the members of one class of bytes meet at its
+ * least one: an ASCII byte to 'a', '0', NUL, \b (the least short escape) or
+ * a space; a byte that is no UTF-8 character (a lone continuation, a lead cut
+ * short, 0xF8..0xFF) to 'a', NUL, or the least byte at a UTF-8 class
+ * boundary below it (0x80 0x90 0xA0 0xC0 0xC2 0xE0 0xED 0xF0 0xF4 0xF5 0xF8);
+ * a valid multi-byte character to 'a', NUL, as many 'a' as its bytes, or the least character of its
+ * length or a shorter one (U+0080, U+0800, U+2028 for U+2029, U+10000).
+ * Every candidate leaves the string shorter, or the same length and lower
+ * in byte_rank's order at the first byte it changes.
+ */
+static void add_lower_chars(struct cands *s, uint32_t node, uint32_t entry, const char *p, uint32_t n)
+{
+	static const unsigned char ascii[] = { 'a', '0', 0x00, 0x08, ' ' };
+	static const unsigned char high[] = { 0x80, 0x90, 0xa0, 0xc0, 0xc2, 0xe0, 0xed, 0xf0, 0xf4, 0xf5,
+		0xf8 };
+	static const unsigned char u80[] = { 0xc2, 0x80 }, u800[] = { 0xe0, 0xa0, 0x80 },
+	                           u2028[] = { 0xe2, 0x80, 0xa8 }, u10000[] = { 0xf0, 0x90, 0x80, 0x80 };
+	const unsigned char *u = (const unsigned char *)p;
+	uint32_t cp, len;
+
+	for (uint32_t at = 0; at < n; at += len) {
+		unsigned char b = u[at];
+		len = (uint32_t)utf8_seq(u + at, n - at, &cp);
+		if (len <= 1) {
+			len = 1;
+			for (size_t x = 0; x < sizeof ascii; x++)
+				if (byte_rank(ascii[x]) < byte_rank(b) && (b < 0x80 || x == 0 || x == 2))
+					add_char(s, node, entry, at, 1, &ascii[x], 1);
+			for (size_t x = 0; x < sizeof high && high[x] < b; x++)
+				add_char(s, node, entry, at, 1, &high[x], 1);
+			continue;
+		}
+		add_char(s, node, entry, at, len, &ascii[0], 1);
+		add_char(s, node, entry, at, len, &ascii[2], 1);
+		/* The same length in 'a' (a bug that needs the length, not the character). */
+		add_char(s, node, entry, at, len, (const unsigned char *)"aaaa", len);
+		if (len > 2 || cp > 0x80)
+			add_char(s, node, entry, at, len, u80, 2);
+		if (len > 3 || (len == 3 && cp > 0x800))
+			add_char(s, node, entry, at, len, u800, 3);
+		if (cp == 0x2029)
+			add_char(s, node, entry, at, len, u2028, 3);
+		if (len == 4 && cp > 0x10000)
+			add_char(s, node, entry, at, len, u10000, 4);
+	}
+}
+
+/* The nodes of the subtree at i (a back-reference counts one). */
+static uint32_t subtree_nodes(const struct gen_case *c, uint32_t i, unsigned level)
+{
+	const struct gen_node *n = &c->nodes[i];
+	uint32_t total = 1;
+
+	if (level > 64 || (n->kind == GEN_REF && n->cls == 1))
+		return total;
+	if (is_container(n->kind) || is_holder(n))
+		for (uint32_t x = 0; x < n->n; x++)
+			total += subtree_nodes(c, c->ents[n->first + x].value, level + 1);
+	return total;
+}
+
+static int cmp_u64(uint64_t x, uint64_t y)
+{
+	return x < y ? -1 : x > y;
+}
+
+/* Two strings in the order of characters: shorter first, then byte_rank's order. */
+static int cmp_bytes(const char *p, uint32_t n, const char *q, uint32_t m)
+{
+	if (n != m)
+		return n < m ? -1 : 1;
+	for (uint32_t x = 0; x < n; x++)
+		if (p[x] != q[x])
+			return byte_rank((unsigned char)p[x]) < byte_rank((unsigned char)q[x]) ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Two entries of one container in the normal form's order: the value's
+ * rank, kind, size (nodes, then its length or entries), its scalar, then
+ * the key.  Entries are swapped (SHRINK_SWAP) only when the second is
+ * strictly below the first, so members whose parts came in another order
+ * meet too.
+ */
+static int cmp_entries(const struct gen_case *c, const struct gen_entry *x, const struct gen_entry *y)
+{
+	const struct gen_node *a = &c->nodes[x->value], *b = &c->nodes[y->value];
+	int r;
+
+	if ((r = cmp_u64(value_rank(a), value_rank(b))) != 0 || (r = cmp_u64(a->kind, b->kind)) != 0 ||
+	    (r = cmp_u64(subtree_nodes(c, x->value, 0), subtree_nodes(c, y->value, 0))) != 0)
+		return r;
+	if (a->kind == GEN_STRING &&
+	    (r = cmp_bytes(c->bytes + a->first, a->n, c->bytes + b->first, b->n)) != 0)
+		return r;
+	if ((r = cmp_u64(a->n, b->n)) != 0 || (r = cmp_u64(a->cls, b->cls)) != 0)
+		return r;
+	if (a->kind == GEN_INT || a->kind == GEN_FLOAT || a->kind == GEN_BUILTIN) {
+		uint64_t u, v;
+		memcpy(&u, &a->v, sizeof u);
+		memcpy(&v, &b->v, sizeof v);
+		if ((r = cmp_u64(u, v)) != 0)
+			return r;
+	}
+	if ((r = cmp_u64(x->key_type, y->key_type)) != 0)
+		return r;
+	if (x->key_type == GEN_KEY_STR)
+		return cmp_bytes(c->bytes + x->key_off, x->key_len, c->bytes + y->key_off, y->key_len);
+	return cmp_u64((uint64_t)x->key_int, (uint64_t)y->key_int);
+}
+
+/* A declared class's place: fewer properties, fewer non-public, fewer typed, shorter names, index. */
+static uint64_t class_rank(unsigned i)
+{
+	const struct gen_class *k = gen_class_at(i);
+	uint64_t nonpub = 0, typed = 0, names = 0;
+
+	for (unsigned p = 0; p < k->nprops; p++) {
+		nonpub += k->props[p].visibility != GEN_PUBLIC;
+		typed += k->props[p].typed;
+		names += k->props[p].len;
+	}
+	return (uint64_t)k->nprops << 40 | nonpub << 32 | typed << 24 | names << 8 | i;
+}
+
+/*
+ * Object n's set properties placed in class to (the first free property of
+ * the same visibility each): the packed map (3 bits a property), -1 when
+ * one has no place.
+ */
+static int64_t class_map(const struct gen_case *c, const struct gen_node *n, unsigned to)
+{
+	const struct gen_class *from = gen_class_at(n->cls), *k = gen_class_at(to);
+	unsigned used = 0;
+	uint64_t map = 0;
+
+	for (uint32_t x = 0; x < n->n; x++) {
+		const struct gen_entry *en = &c->ents[n->first + x];
+		unsigned p, q;
+		if (en->key_type != GEN_KEY_PROP)
+			continue;
+		p = (unsigned)en->key_int;
+		for (q = 0; q < k->nprops; q++)
+			if (!(used & 1u << q) && k->props[q].visibility == from->props[p].visibility)
+				break;
+		if (q == k->nprops)
+			return -1;
+		used |= 1u << q;
+		map |= (uint64_t)q << (3 * p);
+	}
+	return (int64_t)map;
+}
+
+/*
+ * The families of flags that can stand in for each other (a bug shown with
+ * one of them may show with another): the HEX_ escapes; the UNESCAPED_
+ * ones; what to do on an error (PARTIAL_OUTPUT_ON_ERROR, INVALID_UTF8_
+ * IGNORE and SUBSTITUTE).  0: a flag of its own (FORCE_OBJECT,
+ * NUMERIC_CHECK, PRETTY_PRINT, PRESERVE_ZERO_FRACTION, THROW_ON_ERROR).
+ */
+static int flag_family(unsigned bit)
+{
+	switch (bit) {
+	case 0: /* JSON_HEX_TAG */
+	case 1: /* JSON_HEX_AMP */
+	case 2: /* JSON_HEX_APOS */
+	case 3: /* JSON_HEX_QUOT */
+		return 1;
+	case 6:  /* JSON_UNESCAPED_SLASHES */
+	case 8:  /* JSON_UNESCAPED_UNICODE */
+	case 11: /* JSON_UNESCAPED_LINE_TERMINATORS */
+		return 2;
+	case 9:  /* JSON_PARTIAL_OUTPUT_ON_ERROR */
+	case 20: /* JSON_INVALID_UTF8_IGNORE */
+	case 21: /* JSON_INVALID_UTF8_SUBSTITUTE */
+		return 3;
+	default:
+		return 0;
+	}
+}
+
+#define SHRINK_CLASS_TRIES 12
+
+/* Object n: the classes of its type ranked below its own it fits, lowest first (at most 12). */
+static void add_lower_classes(struct cands *s, const struct gen_case *c, uint32_t node)
+{
+	const struct gen_node *n = &c->nodes[node];
+	uint64_t mine = class_rank(n->cls), last = 0;
+	unsigned type = gen_class_at(n->cls)->type;
+
+	for (int tries = 0; tries < SHRINK_CLASS_TRIES; tries++) {
+		uint64_t best = mine;
+		unsigned pick = GEN_NCLASSES;
+		int64_t map = -1;
+		for (unsigned i = 0; i < GEN_NCLASSES; i++) {
+			uint64_t r = class_rank(i);
+			int64_t m;
+			if (gen_class_at(i)->type != type || r >= best || (tries > 0 && r <= last))
+				continue;
+			if ((m = class_map(c, n, i)) < 0)
+				continue;
+			best = r, pick = i, map = m;
+		}
+		if (pick == GEN_NCLASSES)
+			return;
+		add(s, SHRINK_CLASS, node, 0, pick, 0, map, 0);
+		last = best;
+	}
+}
+
+static void add_normal_form(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
+	/* Each value replaced by a basic one below it (the value beside the key that matters: null). */
+	for (uint32_t q = 0; q < tail; q++) {
+		uint32_t rank = value_rank(&c->nodes[order[q]]);
+		for (uint32_t b = 0; b < SHRINK_B_COUNT && b < rank; b++)
+			add(s, SHRINK_SET, order[q], 0, b, 0, 0, 0);
+	}
+	/* Characters of strings and string keys lowered. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind == GEN_STRING && n->n > 0 && !n->pad)
+			add_lower_chars(s, order[q], SHRINK_NONE, c->bytes + n->first, n->n);
+		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			const struct gen_entry *en = &c->ents[n->first + x];
+			if (en->key_type == GEN_KEY_STR && en->key_len > 0)
+				add_lower_chars(
+				    s, order[q], n->first + x, c->bytes + en->key_off, en->key_len);
+		}
+	}
+	/* Entries in order: each pair of neighbours the wrong way round swapped. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (!is_container(n->kind))
+			continue;
+		for (uint32_t x = 0; x + 1 < n->n; x++)
+			if (cmp_entries(c, &c->ents[n->first + x + 1], &c->ents[n->first + x]) < 0)
+				add(s, SHRINK_SWAP, order[q], 0, x, 0, 0, 0);
+	}
+	/* Declared-class objects: a lower class of the same kind. */
+	for (uint32_t q = 0; q < tail; q++)
+		if (c->nodes[order[q]].kind == GEN_OBJECT)
+			add_lower_classes(s, c, order[q]);
+	/* A declared-class object (plain, dynamic, or returning $this) made the
+	 * stdClass json_encode shows of it: its public properties, set or null. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		unsigned type;
+		if (n->kind != GEN_OBJECT)
+			continue;
+		type = gen_class_at(n->cls)->type;
+		if (type == GEN_CLASS_PLAIN || type == GEN_CLASS_DYNAMIC || type == GEN_CLASS_JSONSER_THIS)
+			add(s, SHRINK_KIND, order[q], 0, GEN_STDCLASS, 1, 0, 0);
+	}
+	/* Each flag replaced by the lower ones of its family not set. */
+	for (unsigned bit = 1; bit < 23; bit++) {
+		if (!(c->flags & ((int64_t)1 << bit)))
+			continue;
+		for (unsigned to = 0; to < bit; to++)
+			if (!(c->flags & ((int64_t)1 << to)) && flag_family(to) != 0 &&
+			    flag_family(to) == flag_family(bit))
+				add(s, SHRINK_FLAG_LOWER, 0, 0, bit, to, 0, 0);
+	}
+	/* Floats by simplicity (whole before not, then |d|, the positive first):
+	 * |d|, the whole part, then a whole one like an int (below 2^53) or a
+	 * power of ten: the one just below |d|, then its exponent lowered like
+	 * an int's bits (a bug of every float from 1e20 up meets at 1.0E+20). */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		double d, m, w;
+		if (n->kind != GEN_FLOAT || !isfinite(n->v.d) || float_rank(n->v.d) < 2)
+			continue;
+		d = n->v.d;
+		m = fabs(d);
+		w = trunc(m);
+		if (signbit(d))
+			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, m);
+		if (w != m) {
+			if (w >= 1.0)
+				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, w);
+			else if (m > 0.5)
+				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 0.5);
+			continue;
+		}
+		if (m <= 9007199254740992.0) {
+			uint64_t mag = (uint64_t)m;
+			for (int bit = 53; bit >= 0; bit--) {
+				uint64_t low = ((uint64_t)1 << bit) - 1,
+				         x = (mag & ~low & ~((uint64_t)1 << bit)) | low;
+				if ((mag & (uint64_t)1 << bit) && x > 1 && x != mag)
+					add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, (double)x);
+			}
+			continue;
+		}
+		{
+			/* 10^e just below |d|, then the exponent lowered like an int's bits. */
+			int e = (int)floor(log10(m));
+			if (pow(10.0, e) < m)
+				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, e));
+			for (int bit = 8; bit >= 0; bit--) {
+				int low = (1 << bit) - 1, x = (e & ~low & ~(1 << bit)) | low;
+				if ((e & 1 << bit) && x >= 1 && x != e)
+					add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, x));
+			}
+		}
+	}
+	/* Enum cases: an earlier case of the same enum; a backed one its value. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind != GEN_ENUM)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++)
+			add(s, SHRINK_INT, order[q], 0, 0, 0, x, 0);
+		if (n->cls <= 1)
+			add(s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
+	}
+	/* Ints by size (|v|, then the positive first): -1, |v|, then for each set bit,
+	 * highest first, the largest int below v's bits above it (the bit cleared,
+	 * every lower bit set): a bug of every int from T up meets at T. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		uint64_t mag;
+		if (n->kind != GEN_INT || n->v.i == 0 || n->v.i == 1 || n->v.i == -1)
+			continue;
+		mag = n->v.i < 0 ? (uint64_t)0 - (uint64_t)n->v.i : (uint64_t)n->v.i;
+		add(s, SHRINK_INT, order[q], 0, 0, 0, -1, 0);
+		if (n->v.i < 0 && mag <= (uint64_t)INT64_MAX)
+			add(s, SHRINK_INT, order[q], 0, 0, 0, (int64_t)mag, 0);
+		for (int bit = 63; bit >= 0; bit--) {
+			uint64_t low = ((uint64_t)1 << bit) - 1,
+			         m = (mag & ~low & ~((uint64_t)1 << bit)) | low;
+			if (!(mag & (uint64_t)1 << bit) || m <= 1 || m == mag || m > (uint64_t)INT64_MAX)
+				continue;
+			add(s, SHRINK_INT, order[q], 0, 0, 0, n->v.i < 0 ? -(int64_t)m : (int64_t)m, 0);
+		}
+	}
+}
+
+/* The candidates; the normal form's too when normal. */
+static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size_t max, int normal)
 {
 	struct cands s = { out, 0, max };
 	uint32_t order[GEN_MAX_NODES], head = 0, tail = 0;
@@ -553,28 +1147,76 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
 		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, 512, 0);
 	if (c->depth > 1 && c->depth < 512)
 		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, c->depth - 1, 0);
+	if (normal)
+		add_normal_form(&s, c, order, tail);
 	return s.n;
 }
 
+size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size_t max)
+{
+	return candidates(c, out, max, 1);
+}
+
 #define SHRINK_MAX_CANDIDATES 16384
+#define SHRINK_SEEN (1u << 14) /* plans remembered per reduction (a budget is far below) */
+
+/*
+ * The plans a reduction has already run (or started from): a candidate
+ * that rebuilds one of them (another edit to the same plan: "drop every
+ * entry" and "replace by []", a later pass's retry of a place nothing has
+ * changed around) is skipped, not run again; and no step can bring back a
+ * plan it left, so the search never goes round in a circle.
+ */
+struct seen {
+	uint64_t *h;
+	uint32_t n;
+};
+
+/* 1 when hash h was there already; else it is added (while there is room). */
+static int seen_check(struct seen *t, uint64_t h)
+{
+	uint32_t at;
+
+	if (t->h == NULL)
+		return 0;
+	h |= 1; /* 0 marks a free slot */
+	for (at = (uint32_t)(h >> 17) & (SHRINK_SEEN - 1); t->h[at] != 0; at = (at + 1) & (SHRINK_SEEN - 1))
+		if (t->h[at] == h)
+			return 1;
+	if (t->n >= SHRINK_SEEN / 2)
+		return 0;
+	t->h[at] = h;
+	t->n++;
+	return 0;
+}
 
 int shrink_run(const struct gen_case *start, struct gen_case *best,
     int (*accept)(void *arg, const struct gen_case *candidate), void *arg, struct shrink_stats *st)
 {
 	struct shrink_edit *edits = malloc(SHRINK_MAX_CANDIDATES * sizeof *edits);
 	struct gen_case *cand = malloc(sizeof *cand);
+	struct seen seen = { calloc(SHRINK_SEEN, sizeof(uint64_t)), 0 };
 	size_t i = 0, n;
-	int progress = 0, r;
+	int progress = 0, r, normal = 0;
 
 	memset(st, 0, sizeof *st);
-	if (edits == NULL || cand == NULL || shrink_apply(start, NULL, best) < 0) {
+	if (edits == NULL || cand == NULL || seen.h == NULL || shrink_apply(start, NULL, best) < 0) {
 		free(edits);
 		free(cand);
+		free(seen.h);
 		return -1;
 	}
+	seen_check(&seen, gen_case_hash(best));
 	for (;;) {
-		n = shrink_candidates(best, edits, SHRINK_MAX_CANDIDATES);
+		n = candidates(best, edits, SHRINK_MAX_CANDIDATES, normal);
 		if (i >= n) {
+			/* The deletion steps to their fixpoint first, then all of them
+			 * with the normal form's (the first's retries are remembered). */
+			if (!progress && !normal) {
+				normal = 1;
+				i = 0;
+				continue;
+			}
 			if (!progress) {
 				st->complete = 1;
 				break;
@@ -584,6 +1226,11 @@ int shrink_run(const struct gen_case *start, struct gen_case *best,
 			continue;
 		}
 		if (shrink_apply(best, &edits[i], cand) < 0) {
+			i++;
+			continue;
+		}
+		if (seen_check(&seen, gen_case_hash(cand))) {
+			st->seen++;
 			i++;
 			continue;
 		}
@@ -601,6 +1248,7 @@ int shrink_run(const struct gen_case *start, struct gen_case *best,
 	}
 	free(edits);
 	free(cand);
+	free(seen.h);
 	return 0;
 }
 
@@ -643,6 +1291,28 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		break;
 	case SHRINK_KEY_VALUE:
 		snprintf(buf, size, "node %u replaced by key %u", e->a, e->b);
+		break;
+	case SHRINK_SET: {
+		static const char *const basic[SHRINK_B_COUNT] = { "null", "false", "true", "0", "0.0",
+			"\"\"", "[]" };
+		snprintf(buf, size, "node %u := %s", e->a, e->lo < SHRINK_B_COUNT ? basic[e->lo] : "?");
+		break;
+	}
+	case SHRINK_CHAR:
+		snprintf(buf, size, "bytes %u..%u of %s %u := %u bytes %llx", e->lo, e->hi - 1,
+		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
+		    (unsigned)((uint64_t)e->v >> 32), (unsigned long long)((uint64_t)e->v & 0xffffffffu));
+		break;
+	case SHRINK_CLASS:
+		snprintf(buf, size, "object %u made class %u", e->a, e->lo);
+		break;
+	case SHRINK_SWAP:
+		snprintf(buf, size, "entries %u and %u of node %u swapped", e->lo, e->lo + 1, e->a);
+		break;
+	case SHRINK_FLAG_LOWER:
+		snprintf(buf, size, "flag %s made %s",
+		    flags_name(1L << e->lo) ? flags_name(1L << e->lo) : "?",
+		    flags_name(1L << e->hi) ? flags_name(1L << e->hi) : "?");
 		break;
 	case SHRINK_UNBOX:
 		if (e->lo == SHRINK_NONE)

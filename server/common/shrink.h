@@ -20,6 +20,22 @@
  * of its JSON-visible properties, or by a stdClass (a list for
  * SplFixedArray) of them all; objects made stdClass, stdClass made arrays,
  * arrays made lists; each flag bit dropped; the depth restored to 512.
+ *
+ * Then the normal form's steps, so that every member of one bug reduces to
+ * the same case, not to the first local minimum it meets (Hypothesis's
+ * shortlex idea, docs/triage.md "Normal form"): every value replaced by a
+ * basic one below it in the order null < false < true < 0 < 0.0 < "" < [] <
+ * other ints < other floats < other strings < the rest; each character of a
+ * string or key lowered to the least one of a small canonical set that
+ * keeps it ('a' < '0' < every other byte by value: a lone continuation byte
+ * to 0x80, an astral character to U+10000 ...); a declared-class object
+ * given a lower class of its kind (fewer properties, fewer non-public ...),
+ * or made the stdClass json_encode shows of it; neighbouring entries put in
+ * order; enum cases lowered, backed ones made their value; each flag
+ * replaced by a lower one of its family; floats and ints lowered by size.
+ * The deletion steps reach their fixpoint first.  shrink_run
+ * remembers the plans it tried, so no plan is run twice and no step undoes
+ * another.
  */
 #ifndef PHPCMP_SHRINK_H
 #define PHPCMP_SHRINK_H
@@ -43,6 +59,26 @@ enum shrink_op {
 	SHRINK_KEY_VALUE, /* container a replaced by the string of entry b's key */
 	SHRINK_UNBOX,     /* built-in object a (cls 1-4) := the plain value of its JSON-visible
 	                   * properties (lo = SHRINK_NONE), or property lo's value alone */
+	/* The normal form's steps (after all of the above): */
+	SHRINK_SET,        /* node a := the basic value lo (enum shrink_basic) */
+	SHRINK_CHAR,       /* string a (or key of entry b when b != none): bytes [lo, hi) := the
+	                   * v >> 32 bytes of v (little endian): a lower character */
+	SHRINK_CLASS,      /* declared-class object a: class := lo, property i becoming
+	                   * property (v >> 3i) & 7 */
+	SHRINK_FLAG_LOWER, /* flag bit lo replaced by the lower bit hi */
+	SHRINK_SWAP        /* container a: entries lo and lo + 1 swapped (the lower first) */
+};
+
+/* The basic values, in the normal form's order (SHRINK_SET's lo). */
+enum shrink_basic {
+	SHRINK_B_NULL,
+	SHRINK_B_FALSE,
+	SHRINK_B_TRUE,
+	SHRINK_B_ZERO,       /* 0 */
+	SHRINK_B_ZERO_FLOAT, /* 0.0 */
+	SHRINK_B_EMPTY,      /* "" */
+	SHRINK_B_LIST,       /* [] */
+	SHRINK_B_COUNT
 };
 
 #define SHRINK_NONE UINT32_MAX
@@ -76,6 +112,7 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size);
  */
 struct shrink_stats {
 	int64_t tried, accepted;
+	int64_t seen; /* candidates skipped: a plan already tried (or the current one's past) */
 	int complete; /* a fixpoint was reached (not stopped by the budget) */
 };
 int shrink_run(const struct gen_case *start, struct gen_case *best,

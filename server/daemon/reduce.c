@@ -266,7 +266,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	struct db_reduction out;
 	struct case_spec reduced, *cur = &job->c;
 	struct gen_case *start = NULL, *best = NULL;
-	struct shrink_stats st = { 0, 0, 0 };
+	struct shrink_stats st = { 0 };
 	struct result fresh[2];
 	char *sig0 = NULL, *canon = NULL, *root = NULL, *outputs = NULL, title[MAX_TITLE_SIZE], err[512];
 	unsigned diff = verdict_compare(&job->res[0], &job->res[1]);

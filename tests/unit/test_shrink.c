@@ -159,6 +159,408 @@ static void reduce_first(
 	free(src);
 }
 
+/* ---- the normal form: members of one bug reduce to the same case ---- */
+
+/* Each string value and string key of c, to f: 1 stops. */
+static int any_string(
+    const struct gen_case *c, int keys, int values, int (*f)(const unsigned char *, uint32_t))
+{
+	for (uint32_t i = 0; values && i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_STRING &&
+		    f((const unsigned char *)c->bytes + c->nodes[i].first, c->nodes[i].n))
+			return 1;
+	for (uint32_t i = 0; keys && i < c->nents; i++)
+		if (c->ents[i].key_type == GEN_KEY_STR &&
+		    f((const unsigned char *)c->bytes + c->ents[i].key_off, c->ents[i].key_len))
+			return 1;
+	return 0;
+}
+
+/* A byte 0x80..0xBF that is no part of a valid UTF-8 character (a lone continuation). */
+static int lone_continuation(const unsigned char *p, uint32_t n)
+{
+	for (uint32_t at = 0; at < n;) {
+		size_t len = utf8_seq(p + at, n - at, NULL);
+		if (len == 0 && p[at] >= 0x80 && p[at] <= 0xbf)
+			return 1;
+		at += len ? (uint32_t)len : 1;
+	}
+	return 0;
+}
+
+static int bug_lone(const struct gen_case *c)
+{
+	return any_string(c, 1, 1, lone_continuation);
+}
+
+/* A valid character above U+FFFF (json_encode writes it as a surrogate pair). */
+static int astral(const unsigned char *p, uint32_t n)
+{
+	for (uint32_t at = 0; at < n;) {
+		size_t len = utf8_seq(p + at, n - at, NULL);
+		if (len == 4)
+			return 1;
+		at += len ? (uint32_t)len : 1;
+	}
+	return 0;
+}
+
+static int bug_astral(const struct gen_case *c)
+{
+	return any_string(c, 1, 1, astral);
+}
+
+static int slash(const unsigned char *p, uint32_t n)
+{
+	return memchr(p, '/', n) != NULL;
+}
+
+/* A key with '/' in it (keys are escaped by another path). */
+static int bug_key_slash(const struct gen_case *c)
+{
+	return any_string(c, 1, 0, slash);
+}
+
+/* JSON_HEX_AMP, _APOS or _QUOT (1 << 1, 2, 3) set: any of them shows it. */
+static int bug_hex_flag(const struct gen_case *c)
+{
+	return (c->flags & 0xe) != 0 && c->nnodes > 0;
+}
+
+/* An int of at least 1000 anywhere. */
+static int bug_big_int(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_INT && c->nodes[i].v.i >= 1000)
+			return 1;
+	return 0;
+}
+
+/* An object of a plain declared class that declares a protected property. */
+static int bug_protected(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_class *k;
+		if (c->nodes[i].kind != GEN_OBJECT)
+			continue;
+		k = gen_class_at(c->nodes[i].cls);
+		for (unsigned p = 0; k->type == GEN_CLASS_PLAIN && p < k->nprops; p++)
+			if (k->props[p].visibility == GEN_PROTECTED)
+				return 1;
+	}
+	return 0;
+}
+
+/* A plan of one string (or, key != NULL, [key => value kind]), flags 0. */
+static void plan_string(struct gen_case *c, const char *s, size_t n)
+{
+	memset(c, 0, sizeof *c);
+	c->depth = 512;
+	c->nnodes = 1;
+	c->nodes[0].kind = GEN_STRING;
+	c->nodes[0].n = (uint32_t)n;
+	memcpy(c->bytes, s, n);
+	c->nbytes = (uint32_t)n;
+	c->kinds = 1u << GEN_STRING;
+}
+
+static void plan_keyed(struct gen_case *c, const char *key, uint8_t kind, double d)
+{
+	memset(c, 0, sizeof *c);
+	c->depth = 512;
+	c->nnodes = 2;
+	c->nents = 1;
+	c->nodes[0].kind = GEN_MAP;
+	c->nodes[0].n = 1;
+	c->ents[0].key_type = GEN_KEY_STR;
+	c->ents[0].key_len = (uint32_t)strlen(key);
+	memcpy(c->bytes, key, strlen(key));
+	c->nbytes = (uint32_t)strlen(key);
+	c->ents[0].value = 1;
+	c->nodes[1].kind = kind;
+	c->nodes[1].first = c->nbytes;
+	if (kind == GEN_FLOAT)
+		c->nodes[1].v.d = d;
+	else if (kind == GEN_INT)
+		c->nodes[1].v.i = (int64_t)d;
+	c->kinds = 1u << GEN_MAP | 1u << kind;
+}
+
+/* new GenC<cls>() alone. */
+static void plan_object(struct gen_case *c, unsigned cls)
+{
+	memset(c, 0, sizeof *c);
+	c->depth = 512;
+	c->nnodes = 1;
+	c->nodes[0].kind = GEN_OBJECT;
+	c->nodes[0].cls = (uint16_t)cls;
+	c->classes = 1ull << cls;
+	c->kinds = 1u << GEN_OBJECT;
+}
+
+/* Plan p reduced under bug: its canonical form (value, flags, depth), malloc'd. */
+static char *normal_form(int (*bug)(const struct gen_case *), const struct gen_case *p, int64_t *tries)
+{
+	struct oracle o = { bug, 0, 0 };
+	struct shrink_stats st;
+
+	if (shrink_run(p, &best, accept, &o, &st) != 0 || !st.complete || !bug(&best))
+		return strdup("(no fixpoint)");
+	if (tries != NULL)
+		*tries += st.tried;
+	return shrink_canonical(&best);
+}
+
+/*
+ * Starting values one by one (made by make(i) into a, i < nstart), then the
+ * first ngen generated cases of seed 1 with the bug: all must reach the same
+ * normal form, want.
+ */
+static void same_normal_form(const char *what, int (*bug)(const struct gen_case *), void (*make)(unsigned),
+    unsigned nstart, unsigned ngen, const char *want)
+{
+	char *first = NULL, msg[512];
+	unsigned n = 0, same = 0;
+	int64_t tries = 0;
+
+	for (unsigned i = 0; i < nstart; i++) {
+		char *f;
+		make(i);
+		if (!bug(&a))
+			continue;
+		f = normal_form(bug, &a, &tries);
+		if (first == NULL)
+			first = strdup(f);
+		if (strcmp(f, first) == 0)
+			same++;
+		else
+			printf("# %s: start %u reduced to %s\n", what, i, f);
+		n++;
+		free(f);
+	}
+	for (uint64_t i = 0, found = 0; i < 100000 && found < ngen; i++) {
+		char *f;
+		gen_case_make(&a, 1, i);
+		if (!bug(&a))
+			continue;
+		found++;
+		f = normal_form(bug, &a, &tries);
+		if (first == NULL)
+			first = strdup(f);
+		if (strcmp(f, first) == 0)
+			same++;
+		else
+			printf("# %s: generated #%llu reduced to %s\n", what, (unsigned long long)i, f);
+		n++;
+		free(f);
+	}
+	snprintf(msg, sizeof msg, "%s: %u of %u starts reach %s (%lld tries in all)", what, same, n,
+	    first ? first : "-", (long long)tries);
+	for (char *x = msg; *x; x++)
+		if (*x == '\n')
+			*x = ' ';
+	ok(n == nstart + ngen && same == n && first != NULL && strcmp(first, want) == 0, msg);
+	free(first);
+}
+
+static void make_lone(unsigned i)
+{
+	static const char *const s[] = { "\x88", "\x9f", "ab\xbf",
+		"\xe9\x9f" /* a lead cut short, a lone byte */, "x\xc3\xa9\xb0" };
+	if (i < 5)
+		plan_string(&a, s[i], strlen(s[i]));
+	else
+		plan_keyed(&a, "\xa5k", GEN_FLOAT, 2.5);
+}
+
+static void make_astral(unsigned i)
+{
+	static const char *const s[] = { "\xf3\xb7\x87\x8c" /* U+F71CC */, "\xf0\xbf\x9e\x80" /* U+3F780 */,
+		"\xf0\xab\xb8\xbf" /* U+2BE3F */, "a\xf4\x8f\xbf\xbfz" /* U+10FFFF */ };
+	plan_string(&a, s[i], strlen(s[i]));
+}
+
+static void make_key_slash(unsigned i)
+{
+	if (i == 0)
+		plan_keyed(&a, "/", GEN_FLOAT, 0.0);
+	else if (i == 1)
+		plan_keyed(&a, "//", GEN_NULL, 0);
+	else if (i == 2)
+		plan_keyed(&a, "a/b", GEN_STRING, 0);
+	else
+		plan_keyed(&a, "/", GEN_INT, 77);
+}
+
+static void make_hex(unsigned i)
+{
+	plan_string(&a, "'\"&", 3);
+	a.flags = i == 0 ? 1 << 3 : i == 1 ? 1 << 2 : (1 << 3) | (1 << 0) | (1 << 6);
+}
+
+static void make_int(unsigned i)
+{
+	static const int64_t v[] = { 5000, 123456, 1000, INT64_MAX, 1001 };
+	plan_keyed(&a, "k", GEN_INT, 0);
+	a.nodes[1].v.i = v[i];
+}
+
+/* The order of classes the normal form uses: properties, non-public ones, typed ones, name bytes, index. */
+static uint64_t class_rank_of(unsigned cls)
+{
+	const struct gen_class *k = gen_class_at(cls);
+	uint64_t nonpub = 0, typed = 0, names = 0;
+	for (unsigned p = 0; p < k->nprops; p++) {
+		nonpub += k->props[p].visibility != GEN_PUBLIC;
+		typed += k->props[p].typed;
+		names += k->props[p].len;
+	}
+	return (uint64_t)k->nprops << 40 | nonpub << 32 | typed << 24 | names << 8 | cls;
+}
+
+/* A string of at least 16 bytes ending in '"' (a bug at the encoder's 16-byte block). */
+static int long_quoted(const unsigned char *p, uint32_t n)
+{
+	return n >= 16 && p[n - 1] == '"';
+}
+
+static int bug_block(const struct gen_case *c)
+{
+	return any_string(c, 0, 1, long_quoted);
+}
+
+static void make_block(unsigned i)
+{
+	static const char *const s[] = { "0123456789abcdefghij\"", "\"xyz \xc3\xa9 xyz/xyz<>xyz xyz\"",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"" };
+	plan_string(&a, s[i], strlen(s[i]));
+}
+
+/* INF and a DEL in one value, whichever comes first (an error beside an escape). */
+static int bug_pair(const struct gen_case *c)
+{
+	return bug_inf(c) && bug_del(c);
+}
+
+/* [INF, "\x7F"] or the other way round, or inside more. */
+static void make_pair(unsigned i)
+{
+	memset(&a, 0, sizeof a);
+	a.depth = 512;
+	a.nnodes = 4;
+	a.nents = 3;
+	a.nodes[0].kind = GEN_LIST;
+	a.nodes[0].n = 3;
+	for (uint32_t x = 0; x < 3; x++)
+		a.ents[x].value = x + 1;
+	a.nodes[1].kind = GEN_STRING;
+	a.nodes[1].n = 2;
+	memcpy(a.bytes, i == 0 ? "\x7fz" : "z\x7f", 2);
+	a.nbytes = 2;
+	a.nodes[2].kind = GEN_INT;
+	a.nodes[2].v.i = 5;
+	a.nodes[3].kind = GEN_FLOAT;
+	a.nodes[3].v.d = i == 0 ? INFINITY : -INFINITY;
+	if (i == 1) { /* INF first */
+		a.ents[0].value = 3;
+		a.ents[2].value = 1;
+	}
+	a.kinds = 1u << GEN_LIST | 1u << GEN_STRING | 1u << GEN_INT | 1u << GEN_FLOAT;
+}
+
+/* A finite float of at least 1e20 (written in exponent notation). */
+static int bug_big_float(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_FLOAT && isfinite(c->nodes[i].v.d) &&
+		    fabs(c->nodes[i].v.d) >= 1e20)
+			return 1;
+	return 0;
+}
+
+static void make_big_float(unsigned i)
+{
+	static const double v[] = { 3.5e300, -1.7976931348623157e308, 123456789012345678901234.0, 1e20 };
+	plan_keyed(&a, "k", GEN_FLOAT, v[i]);
+}
+
+/* A case of the unbacked enum GenEnumU (json_encode refuses it). */
+static int bug_enum_u(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_ENUM && c->nodes[i].cls == 2)
+			return 1;
+	return 0;
+}
+
+/* An astral character in a string, a key, or the name of a property json_encode shows of an object. */
+static int bug_astral_shown(const struct gen_case *c)
+{
+	if (bug_astral(c))
+		return 1;
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_class *k;
+		if (c->nodes[i].kind != GEN_OBJECT)
+			continue;
+		k = gen_class_at(c->nodes[i].cls);
+		if (k->type != GEN_CLASS_PLAIN && k->type != GEN_CLASS_DYNAMIC &&
+		    k->type != GEN_CLASS_JSONSER_THIS)
+			continue;
+		for (unsigned p = 0; p < k->nprops; p++)
+			if (k->props[p].visibility == GEN_PUBLIC && !k->props[p].typed &&
+			    astral((const unsigned char *)k->props[p].name, k->props[p].len))
+				return 1;
+	}
+	return 0;
+}
+
+/* new GenC<n>() for the i-th class whose shown property names hold an astral character. */
+static void make_astral_object(unsigned i)
+{
+	unsigned found = 0;
+	for (unsigned cls = 0; cls < GEN_NCLASSES; cls++) {
+		plan_object(&a, cls);
+		if (bug_astral_shown(&a) && found++ == i)
+			return;
+	}
+}
+
+/* Bytes that are no UTF-8 character, in a string or in a backed enum's value (GenEnumS::D is "\xff\xfe"). */
+static int invalid_utf8(const unsigned char *p, uint32_t n)
+{
+	return !utf8_valid((const char *)p, n);
+}
+
+static int bug_invalid(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_ENUM && c->nodes[i].cls == 0 && c->nodes[i].n == 3)
+			return 1;
+	return any_string(c, 1, 1, invalid_utf8);
+}
+
+static void make_enum_d(unsigned i)
+{
+	memset(&a, 0, sizeof a);
+	a.depth = 512;
+	a.nnodes = 1;
+	a.nodes[0].kind = GEN_ENUM;
+	a.nodes[0].cls = 0;
+	a.nodes[0].n = 3 - i; /* GenEnumS::D */
+	a.enums = 1;
+	a.kinds = 1u << GEN_ENUM;
+}
+
+static void make_protected(unsigned i)
+{
+	unsigned found = 0;
+	for (unsigned cls = GEN_NCLASSES; cls-- > 0;) {
+		plan_object(&a, cls);
+		if (bug_protected(&a) && found++ == i)
+			return;
+	}
+}
+
 int main(void)
 {
 	struct shrink_edit *edits = malloc(16384 * sizeof *edits);
@@ -325,14 +727,74 @@ int main(void)
 			if (edits[x].op == SHRINK_DEPTH && k < 2)
 				seen[k++] = edits[x].v;
 		ok(k == 2 && seen[0] == 512 && seen[1] == 2, "depth 3: candidates depth 512, then depth 2");
-		shrink_apply(&b, &edits[n - 1], &a);
-		ok(edits[n - 1].op == SHRINK_DEPTH && a.depth == 2, "the edit lowers the depth");
+		{
+			size_t last = 0;
+			for (size_t x = 0; x < n; x++)
+				if (edits[x].op == SHRINK_DEPTH)
+					last = x;
+			shrink_apply(&b, &edits[last], &a);
+			ok(edits[last].op == SHRINK_DEPTH && a.depth == 2, "the edit lowers the depth");
+		}
 		b.depth = 1;
 		n = shrink_candidates(&b, edits, 16384);
 		k = 0;
 		for (size_t x = 0; x < n; x++)
-			k += edits[x].op == SHRINK_DEPTH;
-		ok(k == 1 && edits[n - 1].v == 512, "depth 1: only back to 512");
+			if (edits[x].op == SHRINK_DEPTH)
+				k++, seen[0] = edits[x].v;
+		ok(k == 1 && seen[0] == 512, "depth 1: only back to 512");
+	}
+
+	/* The normal form: one bug, one minimal case, whichever member it starts from. */
+	same_normal_form("a lone continuation byte", bug_lone, make_lone, 6, 10, "\"\\x80\"\n0\n512");
+	same_normal_form(
+	    "a character above U+FFFF", bug_astral, make_astral, 4, 10, "\"\xf0\x90\x80\x80\"\n0\n512");
+	same_normal_form("a key with a slash", bug_key_slash, make_key_slash, 4, 10, "['/' => null]\n0\n512");
+	same_normal_form(
+	    "JSON_HEX_AMP, _APOS or _QUOT", bug_hex_flag, make_hex, 3, 0, "null\nJSON_HEX_AMP\n512");
+	{
+		char *src;
+		plan_string(&a, "xaaaaaaaay'aaaaaaaaaaaa", 23);
+		src = render(&a);
+		ok(strcmp(src, "'x' . str_repeat('a', 8) . \"y'\" . str_repeat('a', 12)") == 0,
+		    "runs of 8 or more 'a' render as str_repeat(): 'x' . str_repeat('a', 8) . \"y'\" . str_repeat('a', 12)");
+		printf("# rendered %s\n", src);
+		free(src);
+		plan_string(&a, "aaaaaaa", 7);
+		src = render(&a);
+		ok(strcmp(src, "'aaaaaaa'") == 0, "7 'a' stay a literal");
+		free(src);
+	}
+	same_normal_form("a 16-byte string ending in a quote", bug_block, make_block, 3, 3,
+	    "str_repeat('a', 15) . '\"'\n0\n512");
+	same_normal_form(
+	    "INF and DEL together, either first", bug_pair, make_pair, 2, 0, "[INF, \"\\x7F\"]\n0\n512");
+	same_normal_form("a float of at least 1e20", bug_big_float, make_big_float, 4, 0, "1E+20\n0\n512");
+	same_normal_form("a case of GenEnumU", bug_enum_u, NULL, 0, 8, "GenEnumU::A\n0\n512");
+	{
+		unsigned nobj = 0;
+		for (unsigned cls = 0; cls < GEN_NCLASSES; cls++) {
+			plan_object(&a, cls);
+			nobj += bug_astral_shown(&a);
+		}
+		printf("# %u classes show an astral property name\n", nobj);
+		same_normal_form("an astral character, in a property name too", bug_astral_shown,
+		    make_astral_object, nobj, 4, "\"\xf0\x90\x80\x80\"\n0\n512");
+	}
+	same_normal_form("invalid UTF-8, in a backed enum's value too", bug_invalid, make_enum_d, 1, 6,
+	    "\"\\x80\"\n0\n512");
+	same_normal_form("an int of at least 1000", bug_big_int, make_int, 5, 5, "1000\n0\n512");
+	{
+		unsigned lowest = GEN_NCLASSES;
+		char want[64];
+		for (unsigned cls = 0; cls < GEN_NCLASSES; cls++) {
+			plan_object(&a, cls);
+			if (bug_protected(&a) &&
+			    (lowest == GEN_NCLASSES || class_rank_of(cls) < class_rank_of(lowest)))
+				lowest = cls;
+		}
+		snprintf(want, sizeof want, "new %s()\n0\n512", gen_class_at(lowest)->name);
+		same_normal_form("a plain class declaring a protected property", bug_protected,
+		    make_protected, 4, 5, want);
 	}
 	free(edits);
 	printf("1..%d\n", tap_n);
