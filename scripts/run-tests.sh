@@ -29,7 +29,11 @@
 # /usr/bin/chromium), TEST_TIMEOUT (seconds for each node suite, default 900),
 # WEB_TEST_TIMEOUT (milliseconds for each page unit test, default 10000),
 # PHPCMP_TEST_LIGHT=1 (the instrumented passes: the whole integration suite
-# but the heavy files below, which it names; see docs/testing.md).
+# but the heavy files below, which it names; see docs/testing.md),
+# PHPCMP_TEST_INSTRUMENTED=1 (the instrumented passes too: the whole suite but
+# the files tests/instrumented.txt lists, whose daemon coverage other files
+# give; it names them), PHPCMP_TEST_INSTRUMENTED_LIST (default
+# tests/instrumented.txt).
 #
 # Prints one line per suite and a closing "tests: N passed, M failed";
 # exits non-zero if anything failed or could not run.
@@ -201,6 +205,34 @@ run_web() {
 heavy_files=(tests/integration/story.test.mjs tests/integration/heavy.test.mjs
 	tests/integration/reduce.test.mjs tests/integration/asan.test.mjs)
 
+# tests/instrumented.txt: integration files whose every daemon line and
+# branch other files cover (measured by scripts/daemon-coverage.py).  The
+# instrumented passes (PHPCMP_TEST_INSTRUMENTED=1) skip them and the summary
+# names them: not run is not passed.  Named on the command line, they run.
+skip_duplicates() {
+	local list=${PHPCMP_TEST_INSTRUMENTED_LIST:-tests/instrumented.txt} f d line keep=() dup=() skip=()
+	if [ ! -f "$list" ]; then
+		echo "   $list is missing: every integration file runs"
+		return
+	fi
+	while IFS= read -r line; do
+		line=${line%%#*}
+		read -r d _ <<<"$line"
+		[ -n "$d" ] && skip+=("$d")
+	done <"$list"
+	for f in "${files[@]}"; do
+		for d in "${skip[@]}"; do
+			[ "$f" = "$d" ] && { dup+=("$f"); continue 2; }
+		done
+		keep+=("$f")
+	done
+	files=("${keep[@]}")
+	if [ ${#dup[@]} -gt 0 ]; then
+		echo "   left out (PHPCMP_TEST_INSTRUMENTED=1, duplicate coverage): ${dup[*]}"
+		summary+=("$(printf '%-12s %s' "not run:" "${dup[*]##*/} (duplicate coverage: see $list)")")
+	fi
+}
+
 run_integration() {
 	local f h keep left=()
 	echo "== integration tests: node --test tests/integration"
@@ -218,6 +250,9 @@ run_integration() {
 			files=("${keep[@]}")
 			echo "   left out (PHPCMP_TEST_LIGHT=1, heavy): ${left[*]}"
 			summary+=("$(printf '%-12s %s' "not run:" "${left[*]##*/} (PHPCMP_TEST_LIGHT=1)")")
+		fi
+		if [ "${PHPCMP_TEST_INSTRUMENTED:-}" = 1 ]; then
+			skip_duplicates
 		fi
 	fi
 	run_node_suite integration "$artifacts/integration.tap" "${files[@]}"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # scripts/run-tests.sh counts only what ran: a unit-test run that printed no
 # counts is a failure (it used to be "1 passed"), a failing one fails;
-# PHPCMP_TEST_LIGHT=1 leaves the heavy integration files out and says so.
+# PHPCMP_TEST_LIGHT=1 leaves the heavy integration files out and says so;
+# PHPCMP_TEST_INSTRUMENTED=1 those tests/instrumented.txt lists.
 # Drives it with a stand-in for make (MAKE=...).  Prints TAP.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -69,17 +70,44 @@ integration() { # label env... -- files...
 	status=$?
 }
 all=$(cd "$root" && ls tests/integration/*.test.mjs | wc -l)
-integration light PHPCMP_TEST_LIGHT=1 "$root/scripts/run-tests.sh" integration
+integration light PHPCMP_TEST_LIGHT=1 PHPCMP_TEST_INSTRUMENTED= "$root/scripts/run-tests.sh" integration
 ok "$status" "light: run-tests passes"
 ! grep -qE '/(story|heavy|reduce|asan)\.test' "$tmp/args-light" && [ "$(wc -l <"$tmp/args-light")" -eq $((all - 4)) ]
 ok $? "light: every integration file but story, heavy, reduce and asan given to node"
 grep -qE 'not run: +asan.test.mjs heavy.test.mjs reduce.test.mjs story.test.mjs \(PHPCMP_TEST_LIGHT=1\)' <<<"$out"
 ok $? "light: the summary names what did not run"
-integration full PHPCMP_TEST_LIGHT= "$root/scripts/run-tests.sh" integration
+integration full PHPCMP_TEST_LIGHT= PHPCMP_TEST_INSTRUMENTED= "$root/scripts/run-tests.sh" integration
 [ "$(wc -l <"$tmp/args-full")" -eq "$all" ] && grep -q story "$tmp/args-full" && ! grep -q 'not run' <<<"$out"
 ok $? "not light: every integration file, nothing said not run"
-integration named PHPCMP_TEST_LIGHT=1 "$root/scripts/run-tests.sh" tests/integration/story.test.mjs
+integration named PHPCMP_TEST_LIGHT=1 PHPCMP_TEST_INSTRUMENTED= "$root/scripts/run-tests.sh" tests/integration/story.test.mjs
 [ "$(cat "$tmp/args-named")" = tests/integration/story.test.mjs ]
 ok $? "light: a heavy file named on the command line runs"
+# PHPCMP_TEST_INSTRUMENTED=1: the files tests/instrumented.txt lists (their
+# daemon coverage is other files') are not given to node, and the summary
+# names them as not run; named on the command line they run.
+printf '# a comment\n\ntests/integration/health.test.mjs  # covered by: x\ntests/integration/cases.test.mjs\n' >"$tmp/dups.txt"
+integration dup PHPCMP_TEST_INSTRUMENTED=1 PHPCMP_TEST_INSTRUMENTED_LIST="$tmp/dups.txt" PHPCMP_TEST_LIGHT=1 \
+	"$root/scripts/run-tests.sh" integration
+ok "$status" "instrumented: run-tests passes"
+! grep -qE '/(health|cases|story|heavy|reduce|asan)\.test' "$tmp/args-dup" && [ "$(wc -l <"$tmp/args-dup")" -eq $((all - 6)) ]
+ok $? "instrumented: every integration file but the listed and the heavy ones given to node"
+grep -qE "not run: +cases.test.mjs health.test.mjs \(duplicate coverage: see $tmp/dups.txt\)" <<<"$out" &&
+	grep -qE 'integration: +1 passed, +0 failed' <<<"$out"
+ok $? "instrumented: the summary names the duplicates as not run, not as passed"
+integration dupnamed PHPCMP_TEST_INSTRUMENTED=1 PHPCMP_TEST_INSTRUMENTED_LIST="$tmp/dups.txt" \
+	"$root/scripts/run-tests.sh" tests/integration/health.test.mjs
+[ "$(cat "$tmp/args-dupnamed")" = tests/integration/health.test.mjs ]
+ok $? "instrumented: a listed file named on the command line runs"
+integration duplist PHPCMP_TEST_INSTRUMENTED=1 PHPCMP_TEST_LIGHT= "$root/scripts/run-tests.sh" integration
+listed=$(cd "$root" && sed -e 's/#.*//' tests/instrumented.txt | awk 'NF { print $1 }' | sort)
+given=$(sort "$tmp/args-duplist")
+[ -n "$listed" ] && [ -z "$(comm -12 <(echo "$listed") <(echo "$given"))" ] &&
+	[ "$(wc -l <"$tmp/args-duplist")" -eq $((all - $(wc -l <<<"$listed"))) ] &&
+	(cd "$root" && for f in $listed; do [ -f "$f" ] || exit 1; done)
+ok $? "instrumented: tests/instrumented.txt names existing files, none of them given to node"
+integration notinstr PHPCMP_TEST_INSTRUMENTED= PHPCMP_TEST_LIGHT= PHPCMP_TEST_INSTRUMENTED_LIST="$tmp/dups.txt" \
+	"$root/scripts/run-tests.sh" integration
+[ "$(wc -l <"$tmp/args-notinstr")" -eq "$all" ] && ! grep -q 'not run' <<<"$out"
+ok $? "not instrumented: every integration file, nothing said not run"
 echo "1..$n"
 [ "$failed" = 0 ]
