@@ -240,7 +240,8 @@ integration-test: all builds flavour-builds src-builds
 .PHONY: memcheck load
 MEMCHECK = valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --quiet
 memcheck: all builds src-builds
-	PHPCMP_DAEMON_WRAPPER="$(MEMCHECK)" PHPCMP_TEST_LIGHT=1 TEST_TIMEOUT=3000 scripts/run-tests.sh integration
+	PHPCMP_DAEMON_WRAPPER="$(MEMCHECK)" PHPCMP_TEST_LIGHT=1 PHPCMP_TEST_INSTRUMENTED=1 TEST_TIMEOUT=3000 \
+	    scripts/run-tests.sh integration
 
 # 50 clients POSTing cases for 60 s while a run is in progress (docs/hardening.md).
 load: all builds

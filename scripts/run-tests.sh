@@ -26,7 +26,7 @@
 # Environment: MAKE (default make), PHPCMP_BIN, PHPCMP_TEST_STATE,
 # PHPCMP_TEST_ARTIFACTS (default tests/artifacts),
 # PHPCMP_BUILDS (see tests/integration/helper.mjs), PHPCMP_CHROMIUM (default
-# /usr/bin/chromium), TEST_TIMEOUT (seconds for each node suite, default 900),
+# /usr/bin/chromium), TEST_TIMEOUT (seconds for each node suite, default 1800),
 # WEB_TEST_TIMEOUT (milliseconds for each page unit test, default 10000),
 # PHPCMP_TEST_LIGHT=1 (the instrumented passes: the whole integration suite
 # but the heavy files below, which it names; see docs/testing.md),
@@ -136,7 +136,7 @@ run_node_suite() { # name tap-file files...
 	if node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=10)?0:1)'; then
 		conc=(--test-concurrency=1)
 	fi
-	timeout --kill-after=30 "${TEST_TIMEOUT:-900}" \
+	timeout --kill-after=30 "${TEST_TIMEOUT:-1800}" \
 		node --test "${conc[@]}" "${node_args[@]}" \
 		--test-reporter=spec --test-reporter-destination=stdout \
 		--test-reporter=tap --test-reporter-destination="$tap" \
@@ -147,7 +147,7 @@ run_node_suite() { # name tap-file files...
 	c=$(sed -nE 's/^# cancelled ([0-9]+)$/\1/p' "$tap" | tail -1)
 	p=${p:-0} f=$(( ${f:-0} + ${c:-0} ))
 	if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-		record "$name" "$p" $((f + 1)) "timed out after ${TEST_TIMEOUT:-900} s"
+		record "$name" "$p" $((f + 1)) "timed out after ${TEST_TIMEOUT:-1800} s"
 	elif [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
 		record "$name" "$p" 1 "node --test exited $status"
 	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
@@ -282,13 +282,16 @@ run_browser() {
 }
 
 start=$(date +%s)
+times=()
 for s in "${suites[@]}"; do
+	t0=$(date +%s)
 	"run_$s"
+	times+=("$s $(($(date +%s) - t0)) s")
 done
 elapsed=$(($(date +%s) - start))
 
 echo
-echo "== summary (${elapsed} s)"
+echo "== summary (${elapsed} s: $(IFS=,; echo "${times[*]}" | sed 's/,/, /g'))"
 for line in "${summary[@]}"; do echo "   $line"; done
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
