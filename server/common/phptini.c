@@ -6,9 +6,10 @@
 #include "phptini.h"
 
 /* Left to the worker core, as before the allow-list: the sandbox's own
- * settings (a test may name them only with the value in force) and the
- * startup-only extension loaders (SKIP with the reason). */
-static const char *const worker_decides[] = {
+ * settings (server/worker/sandbox.c: a test may name them only with the
+ * value in force) and the startup-only extension loaders (SKIP with the
+ * reason). */
+static const char *const sandbox_held[] = {
 	"open_basedir",
 	"disable_functions",
 	"disable_classes",
@@ -19,6 +20,8 @@ static const char *const worker_decides[] = {
 	"sys_temp_dir",
 	"upload_tmp_dir",
 	"session.save_path",
+};
+static const char *const startup_only[] = {
 	"extension",
 	"zend_extension",
 };
@@ -98,7 +101,7 @@ static const char *const allowed[] = {
 /* Families of settings none of which names a file. */
 static const char *const allowed_prefixes[] = {
 	"zend.", "assert.", "date.", "mbstring.", "iconv.", "intl.", "pcre.", "highlight.",
-	"session.", /* but session.save_path: worker_decides */
+	"session.", /* but session.save_path: sandbox_held */
 };
 
 /* Only with an empty value (run-tests.php clears them). */
@@ -147,9 +150,14 @@ static int memory_limit_ok(const char *v)
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
+int phptini_sandbox_held(const char *name)
+{
+	return in(name, sandbox_held, N(sandbox_held));
+}
+
 enum phptini_verdict phptini_check(const char *name, const char *value, char *why, size_t whysize)
 {
-	if (in(name, worker_decides, N(worker_decides)))
+	if (in(name, sandbox_held, N(sandbox_held)) || in(name, startup_only, N(startup_only)))
 		return PHPTINI_WORKER;
 	if (strcmp(name, "memory_limit") == 0) {
 		if (memory_limit_ok(value))

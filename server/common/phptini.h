@@ -22,5 +22,8 @@ enum phptini_verdict {
 
 /* name and value as trimmed: the verdict; why (without the name) filled when REFUSED. */
 enum phptini_verdict phptini_check(const char *name, const char *value, char *why, size_t whysize);
+/* Whether the sandbox makes this setting (server/worker/sandbox.c): a test
+ * may name it only with the value already in force (phptcore.c checks). */
+int phptini_sandbox_held(const char *name);
 
 #endif

@@ -221,24 +221,9 @@ static void register_stdio(void)
 
 /* ---- settings ---- */
 
-/*
- * Settings phpcmp's sandbox makes (server/worker/sandbox.c): a test may
- * name them only with the value already in force.  run-tests.php itself
- * clears open_basedir and disable_functions; phpcmp keeps them.
- */
-static const char *const held[] = {
-	"open_basedir",
-	"disable_functions",
-	"disable_classes",
-	"allow_url_fopen",
-	"allow_url_include",
-	"enable_dl",
-	"ffi.enable",
-	"sys_temp_dir",
-	"upload_tmp_dir",
-	"session.save_path",
-};
-
+/* Settings phpcmp's sandbox makes (phptini_sandbox_held) a test may name
+ * only with the value already in force.  run-tests.php itself clears
+ * open_basedir and disable_functions; phpcmp keeps them. */
 struct setting {
 	char *name, *value;
 	size_t value_len;
@@ -359,13 +344,10 @@ static void settings_apply(struct settings *st)
 			return;
 		}
 		zend_ini_entry *e = zend_hash_str_find_ptr(EG(ini_directives), s->name, strlen(s->name));
-		for (size_t k = 0; k < sizeof(held) / sizeof(held[0]); k++) {
-			if (strcmp(s->name, held[k]))
-				continue;
-			if (!e || !e->value || strcmp(ZSTR_VAL(e->value), s->value)) {
-				refuse(st, s->name, "held by phpcmp's sandbox");
-				return;
-			}
+		if (phptini_sandbox_held(s->name) &&
+		    (!e || !e->value || strcmp(ZSTR_VAL(e->value), s->value))) {
+			refuse(st, s->name, "held by phpcmp's sandbox");
+			return;
 		}
 		if (!e)
 			continue; /* php -d accepts unknown names too, to no effect */
