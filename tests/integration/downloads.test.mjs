@@ -11,20 +11,17 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { Daemon } from './helper.mjs';
+import { Daemon, socketPool } from './helper.mjs';
 
 const underValgrind = Boolean(process.env.PHPCMP_DAEMON_WRAPPER) &&
 	'the daemon runs under a wrapper: its memory and latency are the wrapper\'s (asserted in the plain pass)';
 
 let d;
-const sockets = [];
+const { sockets, stopAll, release } = socketPool();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const stopAll = () => { for (const s of sockets) s.destroy(); };
-const guard = setTimeout(stopAll, 60_000);
-guard.unref();
 
 before(async () => { d = await Daemon.start({ name: 'downloads' }); });
-after(async () => { stopAll(); clearTimeout(guard); await d?.stopClean(); });
+after(async () => { release(); await d?.stopClean(); });
 
 const rssKiB = (field = 'VmRSS') => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${d.proc.pid}/status`, 'utf8'))[1]);
 

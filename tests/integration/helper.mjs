@@ -465,3 +465,15 @@ export function slowCases(n, ms) {
 	}
 	return dir;
 }
+
+// The raw sockets of a test that holds many connections open (slow
+// clients, slow bodies, unread downloads): every one destroyed by
+// stopAll(), and at the latest after boundMs, so a test that fails midway
+// never leaves them to the next file.
+export function socketPool(boundMs = 60_000) {
+	const sockets = [];
+	const stopAll = () => { for (const s of sockets) s.destroy(); };
+	const guard = setTimeout(stopAll, boundMs);
+	guard.unref();
+	return { sockets, stopAll, release: () => { stopAll(); clearTimeout(guard); } };
+}

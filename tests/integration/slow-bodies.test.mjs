@@ -9,20 +9,17 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { Daemon } from './helper.mjs';
+import { Daemon, socketPool } from './helper.mjs';
 
 const underValgrind = Boolean(process.env.PHPCMP_DAEMON_WRAPPER) &&
 	'the daemon runs under valgrind: its threads are serialised (asserted in the plain and ASan passes)';
 
 let d;
-const sockets = [];
+const { sockets, release } = socketPool();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const stopAll = () => { for (const s of sockets) s.destroy(); };
-const guard = setTimeout(stopAll, 60_000);
-guard.unref();
 
 before(async () => { d = await Daemon.start({ name: 'slow-bodies' }); });
-after(async () => { stopAll(); clearTimeout(guard); await d?.stopClean(); });
+after(async () => { release(); await d?.stopClean(); });
 
 // A connection that sends its headers at once, then its body `bytes` at a
 // time every `everyMs`.

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { Daemon } from './helper.mjs';
+import { Daemon, socketPool } from './helper.mjs';
 
 // Latency and connection counting against a plain daemon: under valgrind
 // (make memcheck) the daemon's 500 connection threads run one at a time, so
@@ -16,14 +16,11 @@ const underValgrind = Boolean(process.env.PHPCMP_DAEMON_WRAPPER) &&
 	'the daemon runs under valgrind: its threads are serialised (asserted in the plain and ASan passes)';
 
 let d;
-const sockets = [];
+const { sockets, release } = socketPool();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const stopAll = () => { for (const s of sockets) s.destroy(); };
-const guard = setTimeout(stopAll, 60_000);
-guard.unref();
 
 before(async () => { d = await Daemon.start({ name: 'slow-clients', extraArgs: ['--max-client-connections', '300'] }); });
-after(async () => { stopAll(); clearTimeout(guard); await d?.stopClean(); });
+after(async () => { release(); await d?.stopClean(); });
 
 // A slowloris connection: the request line, then a header line every 5 s.
 function slow(localAddress) {
