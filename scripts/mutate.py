@@ -317,6 +317,8 @@ def sites_of(tag, text):
         if before and before[-1] not in ";{}:)" and not before.endswith("else"):
             continue
         words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", st)
+        if not re.match(r"[A-Za-z_(*+-]", st):
+            continue  # "} WHILE_END();" and the like: not a statement of its own
         if st in ("break;", "continue;"):
             op = "delete"
         elif not words or words[0] in STMT_KEYWORDS or words[0] in DECL_WORDS or NO_DELETE.match(st):
