@@ -97,7 +97,7 @@ def build_one(script, site_id, src, builds, work):
     return "built", secs, plan_s.split()[0]
 
 
-def daemon_round(bindir, base, cands, seeds, count, tmp, settle_limit_s):
+def daemon_round(bindir, base, cands, seeds, count, tmp, settle_limit_s, extra_args=()):
     """One daemon: base + cands [(site_id, prefix)], a generated run, the
     reducer settled.  {site_id: result} and the run's figures."""
     port = free_port()
@@ -108,6 +108,7 @@ def daemon_round(bindir, base, cands, seeds, count, tmp, settle_limit_s):
             "--build", "base=" + base, "--cases", os.path.join(ROOT, "cases"), "--web", os.path.join(ROOT, "web")]
     for sid, prefix in cands:
         args += ["--build", f"{sid}={prefix}"]
+    args += list(extra_args)
     daemon = subprocess.Popen(args, stdout=logf, stderr=subprocess.STDOUT, cwd=ROOT)
     try:
         wait_health(port, daemon, 180, logf.name)
