@@ -97,21 +97,21 @@ def build_one(script, site_id, src, builds, work):
     return "built", secs, plan_s.split()[0]
 
 
-def daemon_round(bindir, base, cands, seeds, count, tmp, settle_limit_s, extra_args=()):
+def daemon_round(bindir, base, cands, seeds, count, tmp, settle_limit_s, extra_args=(), state=None):
     """One daemon: base + cands [(site_id, prefix)], a generated run, the
     reducer settled.  {site_id: result} and the run's figures."""
     port = free_port()
     db = os.path.join(tmp, f"mutants-{port}.db")
     logf = open(os.path.join(tmp, f"daemon-{port}.log"), "w")
     args = [os.path.join(bindir, "phpcmp"), "serve", "--listen", "127.0.0.1", "--port", str(port), "--db", db,
-            "--state", os.path.join(tmp, "state"), "--worker", os.path.join(bindir, "phpcmp-worker"),
+            "--state", state or os.path.join(tmp, "state"), "--worker", os.path.join(bindir, "phpcmp-worker"),
             "--build", "base=" + base, "--cases", os.path.join(ROOT, "cases"), "--web", os.path.join(ROOT, "web")]
     for sid, prefix in cands:
         args += ["--build", f"{sid}={prefix}"]
     args += list(extra_args)
     daemon = subprocess.Popen(args, stdout=logf, stderr=subprocess.STDOUT, cwd=ROOT)
     try:
-        wait_health(port, daemon, 180, logf.name)
+        wait_health(port, daemon, 900, logf.name)  # new builds compile their worker cores first
         t0 = time.monotonic()
         status, run = request(port, "POST", "/api/runs", {"suite": "generated", "seeds": seeds, "count": count})
         if status != 202:
@@ -222,7 +222,9 @@ def main():
         group = builds[i:i + args.per_daemon]
         cands = [(sid, os.path.realpath(os.path.join(args.builds, f"mut-{sid}"))) for sid in group]
         log(f"bench: daemon {i // args.per_daemon + 1}: {', '.join(group)}")
-        res, fig = daemon_round(args.bin, base, cands, seeds, args.count, tmp, args.settle_limit)
+        # The worker cores (one per build, compiled at the daemon's start) kept beside the builds.
+        state = os.path.join(os.path.dirname(os.path.abspath(args.builds)), "state")
+        res, fig = daemon_round(args.bin, base, cands, seeds, args.count, tmp, args.settle_limit, state=state)
         results.update(res)
         runs.append(fig)
         log(f"bench:   run {fig['run_wall_s']:.1f} s, {fig['mismatches']} mismatches; reducer settled after "
