@@ -4,7 +4,7 @@ generated run detects (the mutation score) and how well the reducer
 explains each detected one (roots, lead-case size).
 
     python3 bench/mutants.py --sample N --seed S [--count 50000] [--seeds 1,2,3]
-        [--ids ID,ID...] [--builds DIR] [--per-daemon 7] [--json]
+        [--ids ID,ID...] [--builds DIR] [--per-daemon 7] [--json] [--json-out FILE]
 
 1. scripts/mutate.py draws N mutation sites of ext/json/json_encoder.c and
    json.c (the encoder's half) at random (random.Random(S) over the sorted
@@ -192,6 +192,7 @@ def main():
     ap.add_argument("--settle-limit", type=int, default=1800, help="seconds to wait for the reducer per run")
     ap.add_argument("--bin", default=os.path.join(ROOT, "build"))
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--json-out", metavar="FILE", help="also write the --json object to FILE")
     args = ap.parse_args()
     if not 1 <= args.per_daemon <= 7:
         ap.error("--per-daemon: 1 .. 7")
@@ -256,6 +257,9 @@ def main():
         "mutants_detail": {s: {"site": sites[s], **({"status": "compile_failure"} if s in failed else
                                                       {"status": "built", **results[s]})} for s in ids},
     }
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            json.dump(summary, f, indent=1)
     if args.json:
         json.dump(summary, sys.stdout, indent=1)
         print()
