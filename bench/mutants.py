@@ -304,6 +304,16 @@ def main():
               f"{x['roots']} | {'`' + code + '`' if lead else '—'} | "
               f"{', '.join(lead['flags']) if lead else ''} |")
     print()
+    print("By kind:")
+    print()
+    print("| kind | built | detected | undetected | roots per detected: median / max | ≤ 3 roots |")
+    print("|---|---:|---:|---:|---|---:|")
+    for kind in sorted({sites[s]["kind"] for s in builds}):
+        b = [s for s in builds if sites[s]["kind"] == kind]
+        d = [results[s]["roots"] for s in b if s in detected]
+        print(f"| {kind} | {len(b)} | {len(d)} | {len(b) - len(d)} | "
+              f"{statistics.median(d) if d else '-'} / {max(d) if d else '-'} | {sum(1 for x in d if x <= 3)} |")
+    print()
     print("Undetected (equivalent on the corpus): " + (", ".join(equivalent) or "none"))
     for s in equivalent:
         print(f"  {s}: {fmt_site(sites[s])}")
