@@ -39,10 +39,10 @@ instead.
 Environment: PHPCMP_BUILD_PHP (the build script, default
 scripts/build-php.sh), PHPCMP_PHP_CACHE (the build cache, as build-php.sh).
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import free_port, pct, request, wait_health  # noqa: E402
+from benchlib import free_port, pct, request  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASE = "src-8.2.32"
@@ -111,7 +111,33 @@ def daemon_round(bindir, base, cands, seeds, count, tmp, settle_limit_s, extra_a
     args += list(extra_args)
     daemon = subprocess.Popen(args, stdout=logf, stderr=subprocess.STDOUT, cwd=ROOT)
     try:
-        wait_health(port, daemon, 900, logf.name)  # new builds compile their worker cores first
+        # New builds compile their worker cores first.  A mutant whose worker
+        # dies on the probe case (docs/sandbox.md) stops the daemon: it is
+        # detected at start (no run, no roots), and the others go on without it.
+        t_start = time.monotonic()
+        while True:
+            try:
+                if request(port, "GET", "/api/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if daemon.poll() is not None:
+                logf.flush()
+                with open(logf.name) as f:
+                    dead = re.findall(r"build (\S+): the worker cannot start", f.read())
+                if not dead or dead[0] not in dict(cands):
+                    sys.exit("bench: the daemon did not start; see " + logf.name)
+                logf.close()
+                rest = [c for c in cands if c[0] != dead[0]]
+                log(f"bench:   {dead[0]}: its worker cannot start (the probe case crashes): detected at start")
+                out, fig = daemon_round(bindir, base, rest, seeds, count, tmp, settle_limit_s, extra_args, state) \
+                    if rest else ({}, None)
+                out[dead[0]] = {"mismatches": None, "start_crash": True, "crashes": None, "buckets": 0, "roots": 0,
+                                "lead": None, "unreduced_roots": 0}
+                return out, fig
+            if time.monotonic() - t_start > 900:
+                sys.exit("bench: the daemon did not start; see " + logf.name)
+            time.sleep(0.1)
         t0 = time.monotonic()
         status, run = request(port, "POST", "/api/runs", {"suite": "generated", "seeds": seeds, "count": count})
         if status != 202:
@@ -227,14 +253,19 @@ def main():
         state = os.path.join(os.path.dirname(os.path.abspath(args.builds)), "state")
         res, fig = daemon_round(args.bin, base, cands, seeds, args.count, tmp, args.settle_limit, state=state)
         results.update(res)
+        if fig is None:
+            continue
         runs.append(fig)
         log(f"bench:   run {fig['run_wall_s']:.1f} s, {fig['mismatches']} mismatches; reducer settled after "
             f"{fig['settle_wall_s']:.1f} s ({fig['reduction'].get('reductions')} reductions, "
             f"{fig['reduction'].get('seconds', 0):.1f} s)")
-    detected = [s for s in builds if results[s]["mismatches"] > 0]
-    equivalent = [s for s in builds if results[s]["mismatches"] == 0]
-    roots = [results[s]["roots"] for s in detected]
-    leads = [results[s]["lead"] for s in detected if results[s]["lead"]]
+    start_crash = [s for s in builds if results[s].get("start_crash")]
+    in_run = [s for s in builds if s not in start_crash]
+    detected_run = [s for s in in_run if results[s]["mismatches"] > 0]
+    detected = start_crash + detected_run
+    equivalent = [s for s in in_run if results[s]["mismatches"] == 0]
+    roots = [results[s]["roots"] for s in detected_run]
+    leads = [results[s]["lead"] for s in detected_run if results[s]["lead"]]
     lead_bytes = [x["value_bytes"] for x in leads]
     lead_flags = [len(x["flags"]) for x in leads]
     summary = {
@@ -242,7 +273,7 @@ def main():
         "sample": None if args.ids else args.sample, "seed": None if args.ids else args.seed,
         "seeds": seeds, "count": args.count, "ids": ids,
         "mutants": len(ids), "built": len(builds), "compile_failures": len(failed), "equivalent": len(equivalent),
-        "detected": len(detected), "score": len(detected) / len(builds) if builds else None,
+        "detected": len(detected), "start_crashes": len(start_crash), "score": len(detected) / len(builds) if builds else None,
         "roots": {"median": statistics.median(roots) if roots else None, "p90": pct(roots, 90) if roots else None,
                   "max": max(roots) if roots else None,
                   "le3": sum(1 for r in roots if r <= 3), "eq1": sum(1 for r in roots if r == 1)},
@@ -272,11 +303,11 @@ def main():
     print()
     r, lb, lf = summary["roots"], summary["lead_bytes"], summary["lead_flags"]
     score = f"{100 * summary['score']:.0f} %" if builds else "-"
-    print("| mutants | built | compile failures | equivalent on the corpus | detected (score) | "
+    print("| mutants | built | compile failures | equivalent on the corpus | detected (score; of them: crash at the daemon's start) | "
           "roots per detected: median / p90 / max | ≤ 3 roots | lead bytes: median / p90 / max | ≤ 40 bytes | "
           "lead flags: median / max |")
     print("|---:|---:|---:|---:|---:|---|---:|---|---:|---|")
-    print(f"| {len(ids)} | {len(builds)} | {len(failed)} | {len(equivalent)} | {len(detected)} ({score}) | "
+    print(f"| {len(ids)} | {len(builds)} | {len(failed)} | {len(equivalent)} | {len(detected)} ({score}; {len(start_crash)}) | "
           f"{r['median']} / {r['p90']} / {r['max']} | {r['le3']} of {len(roots)} | "
           f"{lb['median']} / {lb['p90']} / {lb['max']} | {lb['le40']} of {len(leads)} | "
           f"{lf['median']} / {lf['max']} |")
@@ -293,7 +324,7 @@ def main():
     print()
     print("| mutant | site | mismatches | buckets | roots | lead (value source) | flags |")
     print("|---|---|---:|---:|---:|---|---|")
-    order = sorted(builds, key=lambda s: (-results[s]["roots"], -results[s]["mismatches"], s))
+    order = sorted(in_run, key=lambda s: (-results[s]["roots"], -results[s]["mismatches"], s))
     for s in order:
         x = results[s]
         lead = x["lead"]
@@ -310,13 +341,17 @@ def main():
     print("|---|---:|---:|---:|---|---:|")
     for kind in sorted({sites[s]["kind"] for s in builds}):
         b = [s for s in builds if sites[s]["kind"] == kind]
-        d = [results[s]["roots"] for s in b if s in detected]
-        print(f"| {kind} | {len(b)} | {len(d)} | {len(b) - len(d)} | "
+        d = [results[s]["roots"] for s in b if s in detected_run]
+        nd = sum(1 for s in b if s in detected)
+        print(f"| {kind} | {len(b)} | {nd} | {len(b) - nd} | "
               f"{statistics.median(d) if d else '-'} / {max(d) if d else '-'} | {sum(1 for x in d if x <= 3)} |")
     print()
     print("Undetected (equivalent on the corpus): " + (", ".join(equivalent) or "none"))
     for s in equivalent:
         print(f"  {s}: {fmt_site(sites[s])}")
+    if start_crash:
+        print("Crash at the daemon's start (the worker dies on the probe case; detected, no run): " +
+              ", ".join(f"{s} ({fmt_site(sites[s])})" for s in start_crash))
     worst = [s for s in order if s in detected][:5]
     print("Worst explained: " + ", ".join(f"{s} ({results[s]['roots']} roots)" for s in worst))
     if failed:
