@@ -105,9 +105,14 @@ async function runGroup(group, base) {
 	for (const deadline = Date.now() + SETTLE_MS; ;) {
 		roots = (await d.get(`/api/roots?run=${id}`)).json;
 		const red = roots.reduction;
-		if (red.buckets_pending === 0 && red.reductions === last) still++;
+		// Settled: nothing pending, or the reducer idle (buckets_pending stays
+		// above 0 once members were re-homed: their bucket's first comparison
+		// is reduced under another bucket); the count of reductions still for
+		// 5 polls 1 s apart.
+		const idle = red.buckets_pending === 0 || !red.reducer?.busy_bucket_id;
+		if (idle && red.reductions === last) still++;
 		else still = 0;
-		if (still >= 2) {
+		if (still >= 5) {
 			settled = true;
 			break;
 		}
