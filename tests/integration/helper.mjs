@@ -164,7 +164,10 @@ export class Daemon {
 				resolve(this.exit);
 			});
 		});
-		const deadline = Date.now() + START_DEADLINE_MS;
+		// startDeadlineMs: a daemon whose new builds each compile a worker
+		// core first (mutants.test.mjs: five at once) may ask for longer.
+		const startMs = Math.max(START_DEADLINE_MS, this.opts.startDeadlineMs || 0);
+		const deadline = Date.now() + startMs;
 		while (Date.now() < deadline) {
 			if (this.exit) {
 				throw new Error(`daemon exited during startup (${JSON.stringify(this.exit)}); output:\n${this.output}`);
@@ -188,7 +191,7 @@ export class Daemon {
 			}
 			await sleep(50);
 		}
-		throw new Error(`daemon not healthy within ${START_DEADLINE_MS} ms; output:\n${this.output}`);
+		throw new Error(`daemon not healthy within ${startMs} ms; output:\n${this.output}`);
 	}
 
 	// SIGTERM, then SIGKILL after a deadline.  Resolves to {code, signal, killed}.
