@@ -56,6 +56,17 @@ php-build:
 src-builds:
 	scripts/src-builds.sh
 
+# Every from-source build the tests use: the flavours (scripts/flavour-builds.sh)
+# and the release candidates and mutants (scripts/src-builds.sh) side by
+# side; the candidates wait for the release base (a lock), then build while
+# the other flavours still compile.
+.PHONY: php-builds
+php-builds:
+	@scripts/flavour-builds.sh & flavours=$$!; \
+	scripts/src-builds.sh; src=$$?; \
+	wait $$flavours; flv=$$?; \
+	[ $$src -eq 0 ] && [ $$flv -eq 0 ] || { echo "php-builds: src-builds exit $$src, flavour-builds exit $$flv" >&2; exit 1; }
+
 # docker/Dockerfile built for real with podman on a bookworm base image
 # that mmdebstrap makes from this machine's apt sources (no registry);
 # docker-check also runs it and waits for /api/health with both default
@@ -213,7 +224,7 @@ run:
 
 test:
 	scripts/install-deps.sh --if-missing
-	$(MAKE) all builds flavour-builds src-builds web-deps
+	$(MAKE) all builds php-builds web-deps
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory layer-check
 	scripts/run-tests.sh
@@ -229,7 +240,7 @@ test-quick:
 	$(MAKE) all builds web-deps
 	scripts/run-tests.sh unit web integration $(QUICK_FILES)
 
-integration-test: all builds flavour-builds src-builds
+integration-test: all builds php-builds
 	scripts/run-tests.sh integration
 
 # The integration suite with every daemon under valgrind memcheck (the
@@ -239,7 +250,7 @@ integration-test: all builds flavour-builds src-builds
 # sanitizer pass.
 .PHONY: memcheck load
 MEMCHECK = valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --quiet
-memcheck: all builds src-builds
+memcheck: all builds php-builds
 	PHPCMP_DAEMON_WRAPPER="$(MEMCHECK)" PHPCMP_TEST_LIGHT=1 PHPCMP_TEST_INSTRUMENTED=1 TEST_TIMEOUT=3000 \
 	    scripts/run-tests.sh integration
 
@@ -248,7 +259,7 @@ load: all builds
 	python3 bench/load.py --clients 50 --duration 60
 
 # coverage.test.mjs needs the from-source release and coverage builds.
-browser-test: all builds flavour-builds src-builds web-deps
+browser-test: all builds php-builds web-deps
 	scripts/run-tests.sh browser
 
 # The page's unit tests: its pure modules (web/js/) under node --test, no daemon.

@@ -202,8 +202,9 @@ run_web() {
 # reduce's five 200,000-case runs reduce against a wall-time budget, which
 # an instrumented daemon would spend differently; asan's workers carry
 # their own sanitizer runtime.
+# mutants' ten mutants reduce against the same wall-time budget.
 heavy_files=(tests/integration/story.test.mjs tests/integration/heavy.test.mjs
-	tests/integration/reduce.test.mjs tests/integration/asan.test.mjs)
+	tests/integration/reduce.test.mjs tests/integration/asan.test.mjs tests/integration/mutants.test.mjs)
 
 # tests/instrumented.txt: integration files whose every daemon line and
 # branch other files cover (measured by scripts/daemon-coverage.py).  The

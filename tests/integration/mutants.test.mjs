@@ -33,19 +33,10 @@ const SCRIPT = process.env.PHPCMP_BUILD_PHP || path.join(ROOT, 'scripts/build-ph
 const STRICT = process.env.PHPCMP_MUTANTS_STRICT === '1';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// id (scripts/mutate.py --list) → the kind of bug it plants.
-const MUTANTS = [
-	['e274.6.delete', 'keys: a numeric key loses its closing quote'],
-	['e168.50.rel-ne', 'declared-property names: "" for every name under PARTIAL_OUTPUT_ON_ERROR'],
-	['e381.20.flag-next', 'invalid UTF-8: INVALID_UTF8_SUBSTITUTE ignores, INVALID_UTF8_IGNORE errs'],
-	['e383.27.flag-prev', 'invalid UTF-8: INVALID_UTF8_SUBSTITUTE alone gives error 5'],
-	['j216.43.logic-and', 'error precedence: an error throws unless PARTIAL_OUTPUT_ON_ERROR'],
-	['e292.21.rel-ge', 'depth: an array at exactly the depth limit is an error'],
-	['e62.35.const-m1', 'pretty print: three spaces of indent'],
-	['e90.16.flag-prev', 'numbers: ".0" under PARTIAL_OUTPUT_ON_ERROR, not PRESERVE_ZERO_FRACTION'],
-	['e159.5.delete', 'deleted statement: no comma between declared properties'],
-	['e394.39.const-p1', 'invalid UTF-8 + PARTIAL_OUTPUT_ON_ERROR: "null" and a NUL byte'],
-];
+// id (scripts/mutate.py --list) → the kind of bug it plants, from
+// tests/fixtures/mutants.txt (shared with scripts/src-builds.sh).
+const MUTANTS = fs.readFileSync(path.join(ROOT, 'tests/fixtures/mutants.txt'), 'utf8').split('\n')
+	.filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'));
 // Mutants whose roots/lead checks fail on today's reducer (docs/triage.md,
 // "Mutation analysis": the first five measured with 24-135 roots each at
 // 20,000 cases; the other five not measured to the end, the reduction of
