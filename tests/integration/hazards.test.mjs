@@ -5,11 +5,21 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Daemon } from './helper.mjs';
 
+// The timeout test's bound; every other case gets CRASH_TIMEOUT_MS, so a
+// 200,000-deep array has time to be built and crash on a busy machine (at
+// load ~10 it took over a second: a timeout, not the crash under test).
 const TIMEOUT_MS = 1000;
+const CRASH_TIMEOUT_MS = 15000;
 
-let d;
-before(async () => { d = await Daemon.start({ name: 'hazards', timeoutMs: TIMEOUT_MS }); });
-after(async () => { await d?.stopClean(); });
+let d, short;
+before(async () => {
+	d = await Daemon.start({ name: 'hazards', timeoutMs: CRASH_TIMEOUT_MS });
+	short = await Daemon.start({ name: 'hazards-timeout', timeoutMs: TIMEOUT_MS });
+});
+after(async () => {
+	await d?.stopClean();
+	await short?.stopClean();
+});
 
 async function health() {
 	const r = await d.get('/api/health');
@@ -18,8 +28,8 @@ async function health() {
 }
 
 // The ordinary case every hazard is followed by.
-async function stillWorks() {
-	const res = await d.runCase({ code: "['a' => 1, 'b' => [1, 2, 3]]" });
+async function stillWorks(daemon = d) {
+	const res = await daemon.runCase({ code: "['a' => 1, 'b' => [1, 2, 3]]" });
 	assert.equal(res.verdict, 'same', 'the next case is same');
 	for (const name of ['base', 'head']) {
 		const x = res.results[name];
@@ -76,7 +86,7 @@ test('crash: what the worker wrote to stderr during the case is in the failure t
 
 test(`timeout: while (true); is stopped after --timeout-ms ${TIMEOUT_MS}`, async () => {
 	const t0 = Date.now();
-	const res = await d.runCase({ code: 'while (true); return 1;' });
+	const res = await short.runCase({ code: 'while (true); return 1;' });
 	const elapsed = Date.now() - t0;
 	both(res, (x, name) => {
 		assert.equal(x.status, 'timeout', `${name}: ${JSON.stringify(x)}`);
@@ -86,7 +96,7 @@ test(`timeout: while (true); is stopped after --timeout-ms ${TIMEOUT_MS}`, async
 	});
 	assert.ok(elapsed >= TIMEOUT_MS, `took ${elapsed} ms`);
 	assert.ok(elapsed < TIMEOUT_MS * 2 + 8000, `took ${elapsed} ms: the builds should time out side by side, promptly`);
-	await stillWorks();
+	await stillWorks(short);
 });
 
 test('parse error in the code: a case error (422), not a verdict, not a server error', async () => {
