@@ -82,7 +82,7 @@ return [$n, $i];` });
 test('a case that fills its folder and hangs: the host sees nothing, the folder goes with the worker', async () => {
 	const before = fs.readdirSync(sandboxDir).sort();
 	const pending = d.postCase({ code: `$t = sys_get_temp_dir(); mkdir("$t/x", 0300); @mkdir($t . str_repeat("/d", 100), 0700, true);
-for ($i = 0; $i < 6; $i++) @file_put_contents("$t/f$i", str_repeat("x", 8 << 20)); while (true);` });
+for ($i = 0; $i < 6; $i++) @file_put_contents("$t/f$i", str_repeat("x", 8 << 20)); while (true); return 1;` });
 	await sleep(2500);
 	const during = usage(sandboxDir);
 	assert.ok(during < 1 << 20, `the host's disk holds ${during} bytes of the workers' folders while the case runs`);
