@@ -620,12 +620,18 @@ static double http_now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Move conn's socket to phase (the watchdog's clock restarts). */
-static void http_phase(struct http *h, struct MHD_Connection *conn, enum http_phase phase)
+/* The watchdog's record of conn's socket, or NULL. */
+static struct http_sock *http_sock_of(struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
 	    conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	struct http_sock *s = ci != NULL ? ci->socket_context : NULL;
+	return ci != NULL ? ci->socket_context : NULL;
+}
+
+/* Move conn's socket to phase (the watchdog's clock restarts). */
+static void http_phase(struct http *h, struct MHD_Connection *conn, enum http_phase phase)
+{
+	struct http_sock *s = http_sock_of(conn);
 
 	if (s == NULL)
 		return;
@@ -641,9 +647,7 @@ static void http_phase(struct http *h, struct MHD_Connection *conn, enum http_ph
 /* Bytes of conn's body arrived (the watchdog's rate). */
 static void http_body_progress(struct http *h, struct MHD_Connection *conn, size_t n)
 {
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
-	    conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	struct http_sock *s = ci != NULL ? ci->socket_context : NULL;
+	struct http_sock *s = http_sock_of(conn);
 
 	if (s == NULL)
 		return;
