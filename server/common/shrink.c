@@ -24,6 +24,22 @@ struct copy {
 	unsigned char onstack[GEN_MAX_NODES];
 };
 
+/* Room for node j's cnt entries at the end of the copy's entries: 0 with
+ * *first, or -1 (k->fail set) when they do not fit. */
+static int reserve_entries(struct copy *k, uint32_t j, uint32_t cnt, uint32_t *first)
+{
+	struct gen_case *o = k->out;
+	if (o->nents + cnt > GEN_MAX_ENTRIES) {
+		k->fail = 1;
+		return -1;
+	}
+	*first = o->nents;
+	o->nents += cnt;
+	o->nodes[j].first = *first;
+	o->nodes[j].n = cnt;
+	return 0;
+}
+
 static uint32_t copy_bytes(struct copy *k, const char *s, uint32_t n, uint32_t lo, uint32_t hi)
 {
 	struct gen_case *o = k->out;
@@ -207,14 +223,12 @@ static uint32_t unbox(struct copy *k, const struct gen_node *n, uint32_t j, uint
 	memset(&o->nodes[j], 0, sizeof o->nodes[j]);
 	o->nodes[j].kind = n->cls == 1 ? GEN_LIST : GEN_STDCLASS;
 	o->kinds |= 1u << o->nodes[j].kind;
-	if (o->nents + np > GEN_MAX_ENTRIES || o->nnodes + np > GEN_MAX_NODES) {
+	if (o->nnodes + np > GEN_MAX_NODES) {
 		k->fail = 1;
 		return j;
 	}
-	first = o->nents;
-	o->nents += np;
-	o->nodes[j].first = first;
-	o->nodes[j].n = np;
+	if (reserve_entries(k, j, np, &first) < 0)
+		return j;
 	for (unsigned x = 0; x < np; x++) {
 		struct gen_entry *en = &o->ents[first + x];
 		memset(en, 0, sizeof *en);
@@ -284,14 +298,8 @@ static uint32_t plain_object(struct copy *k, const struct gen_node *n, uint32_t 
 	memset(&o->nodes[j], 0, sizeof o->nodes[j]);
 	o->nodes[j].kind = GEN_STDCLASS;
 	o->kinds |= 1u << GEN_STDCLASS;
-	if (o->nents + cnt > GEN_MAX_ENTRIES) {
-		k->fail = 1;
+	if (reserve_entries(k, j, cnt, &first) < 0)
 		return j;
-	}
-	first = o->nents;
-	o->nents += cnt;
-	o->nodes[j].first = first;
-	o->nodes[j].n = cnt;
 	for (unsigned p = 0, y = 0; p < cl->nprops && !k->fail; p++) {
 		struct gen_entry *dst;
 		if (cl->props[p].visibility != GEN_PUBLIC || (set[p] == SHRINK_NONE && cl->props[p].typed))
@@ -455,14 +463,8 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	if (kind == GEN_OBJECT)
 		o->classes |= 1ull << o->nodes[j].cls;
 	cnt = n->n - (hi - lo);
-	if (o->nents + cnt > GEN_MAX_ENTRIES) {
-		k->fail = 1;
+	if (reserve_entries(k, j, cnt, &first) < 0)
 		return j;
-	}
-	first = o->nents;
-	o->nents += cnt;
-	o->nodes[j].first = first;
-	o->nodes[j].n = cnt;
 	for (uint32_t x = 0, y = 0; x < n->n && !k->fail; x++) {
 		uint32_t ei = n->first + x;
 		if (e != NULL && e->op == SHRINK_SWAP && e->a == i && e->lo + 1 < n->n &&
