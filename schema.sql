@@ -514,3 +514,51 @@ ALTER TABLE comparisons ADD COLUMN error TEXT;
 ALTER TABLE runs ADD COLUMN errors INTEGER NOT NULL DEFAULT 0;
 
 PRAGMA user_version = 14;
+
+-- @migration 15: a reduction per mismatch and candidate (server/daemon/reduce.c, docs/triage.md)
+-- One case may differ on several candidates, each mismatch in that
+-- candidate's bucket: each is reduced on its own candidate.  A reduction was
+-- unique by comparison alone, so the first candidate's reduction stood for
+-- every other's (their buckets showed another build's minimal case, and
+-- stayed pending).  candidate: the bucket's candidate build name ('' for a
+-- database from before candidates had names).  signature is now the reduced
+-- case's own (what its root is keyed by); the reduction keeps the kind of
+-- mismatch (bucket_reduction_target), no longer its shape.
+CREATE TABLE reductions_new (
+	id            INTEGER PRIMARY KEY,
+	bucket_id     INTEGER NOT NULL REFERENCES buckets (id),
+	comparison_id INTEGER NOT NULL REFERENCES comparisons (id),
+	candidate     TEXT NOT NULL DEFAULT '',
+	representative INTEGER NOT NULL DEFAULT 0,
+	state         TEXT NOT NULL CHECK (state IN ('done', 'not_reproduced', 'unsupported')),
+	found_as      TEXT NOT NULL DEFAULT '',
+	signature     TEXT,
+	root_key      TEXT,
+	case_id       INTEGER REFERENCES cases (id),
+	code          TEXT,
+	setup         TEXT,
+	flags         INTEGER,
+	depth         INTEGER,
+	outputs       TEXT,
+	steps         INTEGER NOT NULL DEFAULT 0,
+	executions    INTEGER NOT NULL DEFAULT 0,
+	seconds       REAL NOT NULL DEFAULT 0,
+	complete      INTEGER NOT NULL DEFAULT 0,
+	confirmation  TEXT CHECK (confirmation IN ('confirmed', 'flaky', 'state-dependent')),
+	reduced_comparison_id INTEGER REFERENCES comparisons (id),
+	created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	UNIQUE (comparison_id, candidate)
+);
+INSERT INTO reductions_new SELECT r.id, r.bucket_id, r.comparison_id,
+	coalesce((SELECT b.candidate FROM buckets b WHERE b.id = r.bucket_id), ''), r.representative,
+	r.state, r.found_as, r.signature, r.root_key, r.case_id, r.code, r.setup, r.flags, r.depth,
+	r.outputs, r.steps, r.executions, r.seconds, r.complete, r.confirmation,
+	r.reduced_comparison_id, r.created_at FROM reductions r;
+DROP TABLE reductions;
+ALTER TABLE reductions_new RENAME TO reductions;
+CREATE INDEX IF NOT EXISTS reductions_bucket ON reductions (bucket_id, id);
+CREATE INDEX IF NOT EXISTS reductions_root ON reductions (root_key, bucket_id);
+CREATE INDEX IF NOT EXISTS reductions_reduced ON reductions (reduced_comparison_id)
+	WHERE reduced_comparison_id IS NOT NULL;
+
+PRAGMA user_version = 15;

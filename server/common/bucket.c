@@ -496,3 +496,53 @@ char *bucket_signature(const struct result res[2], unsigned diff)
 	json_decref(key);
 	return text;
 }
+
+/* What one side returned, in a reduction's target: "false" or "string". */
+static json_t *bucket_output_kind(const struct result *r)
+{
+	return json_string(r->output_is_false || r->output.data == NULL ? "false" : "string");
+}
+
+/*
+ * What a reduction must keep (reduce.c): the kind of the mismatch, not the
+ * shape of its difference.  Every member of one bug then meets at one
+ * normal form, whatever its bytes made of the first difference (a key's
+ * escape split one key bug by the value beside it; a property name's
+ * characters split one declared-class bug into the classes of their
+ * bytes).  It holds each side's status (and memory error in brief); when
+ * both ran to their end, the candidate's error code when the codes differ
+ * and its exception class when the exceptions do (the base's is the case's
+ * context: another error the candidate never reaches); and when neither
+ * differs, which of the output and the error message differ, each side's
+ * output "false" or "string".  The root a reduced case makes is keyed by
+ * its own signature (bucket_signature), so two bugs that differ the same
+ * way in kind but not in shape still end in two roots.
+ */
+char *bucket_reduction_target(const struct result res[2], unsigned diff)
+{
+	const struct result *a = &res[ROLE_BASE], *b = &res[ROLE_HEAD];
+	char *text = NULL;
+	json_t *key = json_pack("{s:i s:[o o]}", "v", BUCKET_KEY_VERSION, "status", bucket_status(a),
+	    bucket_status(b));
+
+	if (key == NULL)
+		return NULL;
+	if (a->status == STATUS_MEMORY_ERROR || b->status == STATUS_MEMORY_ERROR)
+		json_object_set_new(
+		    key, "memory_error", json_pack("[o o]", bucket_memory_error(a), bucket_memory_error(b)));
+	if ((a->status == STATUS_OK || a->status == STATUS_MEMORY_ERROR) &&
+	    (b->status == STATUS_OK || b->status == STATUS_MEMORY_ERROR)) {
+		if (diff & DIFF_ERROR_CODE)
+			json_object_set_new(key, "error_code", json_integer((json_int_t)b->error_code));
+		if (diff & DIFF_EXCEPTION)
+			json_object_set_new(key, "exception", bucket_class(b->exc_class));
+		if (!(diff & (DIFF_STATUS | DIFF_ERROR_CODE | DIFF_EXCEPTION))) {
+			json_object_set_new(key, "output_differs", json_boolean((diff & DIFF_OUTPUT) != 0));
+			json_object_set_new(key, "message_differs", json_boolean((diff & DIFF_ERROR_MSG) != 0));
+			json_object_set_new(key, "output", json_pack("[o o]", bucket_output_kind(a), bucket_output_kind(b)));
+		}
+	}
+	text = json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(key);
+	return text;
+}

@@ -230,6 +230,8 @@ char *bucket_phpt_key(
     const char *candidate, const char *test, const char *base_status, const char *cand_status);
 /* The same without the flags: the signature a reduced case must keep (reduce.c). */
 char *bucket_signature(const struct result res[2], unsigned diff);
+/* The kind of a mismatch, which a reduction keeps while its shape may change (reduce.c). */
+char *bucket_reduction_target(const struct result res[2], unsigned diff);
 /*
  * The shape of the first difference between two outputs, into outa and outb
  * (each outsize >= BUCKET_SHAPE_MAX + 2); the flags controlling those bytes

@@ -351,7 +351,7 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	const struct shrink_edit *e = k->e;
 	struct gen_case *o = k->out;
 	const struct gen_node *n;
-	uint32_t j, lo = 0, hi = 0, first, cnt;
+	uint32_t j, lo = 0, hi = 0, first, cnt, keep = SHRINK_NONE;
 	uint8_t kind;
 
 	if (e != NULL && e->op == SHRINK_REPLACE && i == e->a)
@@ -437,6 +437,9 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 			kind = (uint8_t)e->lo;
 		else if (e->op == SHRINK_DROP)
 			lo = e->lo, hi = e->hi;
+		else if (e->op == SHRINK_KEEP_ONE && kind == GEN_MAP && e->b >= n->first &&
+		    e->b < n->first + n->n)
+			keep = e->b;
 	}
 	o->nodes[j].kind = kind;
 	o->kinds |= 1u << kind;
@@ -462,7 +465,7 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	}
 	if (kind == GEN_OBJECT)
 		o->classes |= 1ull << o->nodes[j].cls;
-	cnt = n->n - (hi - lo);
+	cnt = keep != SHRINK_NONE ? 1 : n->n - (hi - lo);
 	if (reserve_entries(k, j, cnt, &first) < 0)
 		return j;
 	for (uint32_t x = 0, y = 0; x < n->n && !k->fail; x++) {
@@ -473,10 +476,14 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		const struct gen_entry *src = &in->ents[ei];
 		struct gen_entry *dst;
 		uint32_t v;
-		if (x >= lo && x < hi)
+		if ((x >= lo && x < hi) || (keep != SHRINK_NONE && ei != keep))
 			continue;
 		dst = &o->ents[first + y++];
 		*dst = *src;
+		if (keep != SHRINK_NONE) {
+			dst->key_type = GEN_KEY_INT;
+			dst->key_int = e->v;
+		}
 		if (kind == GEN_LIST) {
 			dst->key_type = GEN_KEY_NONE;
 		} else if (src->key_type == GEN_KEY_PROP && kind != GEN_OBJECT) {
@@ -539,6 +546,8 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 		out->flags = (out->flags & ~((int64_t)1 << e->lo)) | (int64_t)1 << e->hi;
 	if (e != NULL && e->op == SHRINK_DEPTH)
 		out->depth = e->v > 0 ? e->v : 512;
+	if (e != NULL && e->op == SHRINK_KIND && e->hi == 2)
+		out->flags |= 16; /* JSON_FORCE_OBJECT: the list is still encoded as an object */
 	out->root = copy_node(&k, c->root, 0);
 	/* The throwing destructor's class is declared (gen_render_setup) only
 	 * while an object whose jsonSerialize() uses it is left: a part without
@@ -882,6 +891,65 @@ static void add_lower_classes(struct cands *s, const struct gen_case *c, uint32_
 	}
 }
 
+/*
+ * Int v's lower values by size (|v|, then the positive first), as edits op
+ * of (a, b): -1, |v|, then for each set bit, highest first, the largest int
+ * below v's bits above it (the bit cleared, every lower bit set): a bug of
+ * every int from T up meets at T.  Nothing for 0, 1 and -1.
+ */
+static void add_lower_ints(struct cands *s, enum shrink_op op, uint32_t a, uint32_t b, int64_t v)
+{
+	uint64_t mag;
+
+	if (v == 0 || v == 1 || v == -1)
+		return;
+	mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	add(s, op, a, b, 0, 0, -1, 0);
+	if (v < 0 && mag <= (uint64_t)INT64_MAX)
+		add(s, op, a, b, 0, 0, (int64_t)mag, 0);
+	for (int bit = 63; bit >= 0; bit--) {
+		uint64_t low = ((uint64_t)1 << bit) - 1, m = (mag & ~low & ~((uint64_t)1 << bit)) | low;
+		if (!(mag & (uint64_t)1 << bit) || m <= 1 || m == mag || m > (uint64_t)INT64_MAX)
+			continue;
+		add(s, op, a, b, 0, 0, v < 0 ? -(int64_t)m : (int64_t)m, 0);
+	}
+}
+
+/* Is the n bytes p a key PHP stores as an int ("1", "-5"; not "01", "+1", "-0", " 1")?  Its value in *v. */
+static int decimal_key(const char *p, uint32_t n, int64_t *v)
+{
+	uint32_t at = p[0] == '-' ? 1 : 0;
+	uint64_t mag = 0;
+
+	if (n == 0 || n > 20 || at == n || (p[at] == '0' && n > at + 1) || (at == 1 && p[1] == '0'))
+		return 0;
+	for (uint32_t x = at; x < n; x++) {
+		if (p[x] < '0' || p[x] > '9' || mag > (UINT64_MAX - 9) / 10)
+			return 0;
+		mag = mag * 10 + (uint64_t)(p[x] - '0');
+	}
+	if (at == 0 ? mag > (uint64_t)INT64_MAX : mag > (uint64_t)INT64_MAX + 1)
+		return 0;
+	*v = at == 0 ? (int64_t)mag : (int64_t)(0 - mag);
+	return 1;
+}
+
+/* Does map n hold the int key v (or a string key PHP makes v) besides at entry x0? */
+static int map_has_int_key(const struct gen_case *c, const struct gen_node *n, uint32_t x0, int64_t v)
+{
+	for (uint32_t x = 0; x < n->n; x++) {
+		const struct gen_entry *en = &c->ents[n->first + x];
+		int64_t w;
+		if (x == x0)
+			continue;
+		if ((en->key_type == GEN_KEY_INT && en->key_int == v) ||
+		    (en->key_type == GEN_KEY_STR && decimal_key(c->bytes + en->key_off, en->key_len, &w) &&
+		        w == v))
+			return 1;
+	}
+	return 0;
+}
+
 static void add_normal_form(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	/* Each value replaced by a basic one below it (the value beside the key that matters: null). */
@@ -990,25 +1058,42 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		if (n->cls <= 1)
 			add(s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
 	}
-	/* Ints by size (|v|, then the positive first): -1, |v|, then for each set bit,
-	 * highest first, the largest int below v's bits above it (the bit cleared,
-	 * every lower bit set): a bug of every int from T up meets at T. */
+	/* Ints by size. */
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
-		uint64_t mag;
-		if (n->kind != GEN_INT || n->v.i == 0 || n->v.i == 1 || n->v.i == -1)
+		if (n->kind == GEN_INT)
+			add_lower_ints(s, SHRINK_INT, order[q], 0, n->v.i);
+	}
+	/* Map keys: a decimal string key made the int key PHP makes of it (one
+	 * bug's members then meet whether their key was written '1' or 1), an
+	 * int key lowered like an int, 1 first (a key bug of every key of a map
+	 * that is no list meets at [1 => …]); never onto a key the map holds. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind != GEN_MAP)
 			continue;
-		mag = n->v.i < 0 ? (uint64_t)0 - (uint64_t)n->v.i : (uint64_t)n->v.i;
-		add(s, SHRINK_INT, order[q], 0, 0, 0, -1, 0);
-		if (n->v.i < 0 && mag <= (uint64_t)INT64_MAX)
-			add(s, SHRINK_INT, order[q], 0, 0, 0, (int64_t)mag, 0);
-		for (int bit = 63; bit >= 0; bit--) {
-			uint64_t low = ((uint64_t)1 << bit) - 1,
-			         m = (mag & ~low & ~((uint64_t)1 << bit)) | low;
-			if (!(mag & (uint64_t)1 << bit) || m <= 1 || m == mag || m > (uint64_t)INT64_MAX)
+		for (uint32_t x = 0; x < n->n; x++) {
+			const struct gen_entry *en = &c->ents[n->first + x];
+			int64_t v;
+			if (en->key_type == GEN_KEY_STR &&
+			    decimal_key(c->bytes + en->key_off, en->key_len, &v) &&
+			    !map_has_int_key(c, n, x, v))
+				add(s, SHRINK_KEY_INT, order[q], n->first + x, 0, 0, v, 0);
+			if (en->key_type != GEN_KEY_INT || en->key_int == 0)
 				continue;
-			add(s, SHRINK_INT, order[q], 0, 0, 0, n->v.i < 0 ? -(int64_t)m : (int64_t)m, 0);
+			if (en->key_int != 1 && !map_has_int_key(c, n, x, 1))
+				add(s, SHRINK_KEY_INT, order[q], n->first + x, 0, 0, 1, 0);
+			add_lower_ints(s, SHRINK_KEY_INT, order[q], n->first + x, en->key_int);
 		}
+		/* One entry alone under key 1, the least key of a map that is no
+		 * list ([0 => null, '' => null] and ['1' => null] meet at [1 => null]);
+		 * then a one-entry map the list JSON_FORCE_OBJECT shows the same way
+		 * ([1 => null] and [null] with it meet at the latter: a list is the
+		 * simpler kind). */
+		for (uint32_t x = 0; x < n->n && n->n > 1; x++)
+			add(s, SHRINK_KEEP_ONE, order[q], n->first + x, 0, 0, 1, 0);
+		if (!(c->flags & 16) && n->n > 0)
+			add(s, SHRINK_KIND, order[q], 0, GEN_LIST, 2, 0, 0);
 	}
 }
 
@@ -1310,6 +1395,9 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		break;
 	case SHRINK_SWAP:
 		snprintf(buf, size, "entries %u and %u of node %u swapped", e->lo, e->lo + 1, e->a);
+		break;
+	case SHRINK_KEEP_ONE:
+		snprintf(buf, size, "map %u made entry %u alone, key %lld", e->a, e->b, (long long)e->v);
 		break;
 	case SHRINK_FLAG_LOWER:
 		snprintf(buf, size, "flag %s made %s",

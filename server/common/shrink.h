@@ -51,7 +51,8 @@ enum shrink_op {
 	SHRINK_BYTES,     /* string node a (or key of entry b when b != none): bytes [lo, hi) dropped */
 	SHRINK_INT,       /* int node a := v */
 	SHRINK_FLOAT,     /* float node a := d */
-	SHRINK_KIND,      /* container a becomes kind lo */
+	SHRINK_KIND,      /* container a becomes kind lo (hi 1: a declared-class object the stdClass
+	                   * json_encode shows of it; hi 2: a map a list, with JSON_FORCE_OBJECT) */
 	SHRINK_KEY_INT,   /* entry b's key becomes the int v */
 	SHRINK_FLAG,      /* flag bit lo dropped */
 	SHRINK_DEPTH,     /* depth := v (512 when v <= 0) */
@@ -66,7 +67,8 @@ enum shrink_op {
 	SHRINK_CLASS,      /* declared-class object a: class := lo, property i becoming
 	                   * property (v >> 3i) & 7 */
 	SHRINK_FLAG_LOWER, /* flag bit lo replaced by the lower bit hi */
-	SHRINK_SWAP        /* container a: entries lo and lo + 1 swapped (the lower first) */
+	SHRINK_SWAP,       /* container a: entries lo and lo + 1 swapped (the lower first) */
+	SHRINK_KEEP_ONE    /* map a: entry b alone, its key := the int v */
 };
 
 /* The basic values, in the normal form's order (SHRINK_SET's lo). */

@@ -69,18 +69,18 @@ static int dbr_result(
 }
 
 /* A mismatch that cannot be reduced: recorded so that it is not picked again. */
-static int dbr_unsupported(
-    struct db *db, int64_t bucket_id, int64_t comparison_id, int representative, char *err, size_t errsize)
+static int dbr_unsupported(struct db *db, const struct db_reduce_job *j, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	if (dbr_prepare(db,
-	        "INSERT OR IGNORE INTO reductions (bucket_id, comparison_id, representative, state) "
-	        "VALUES (?1, ?2, ?3, 'unsupported')",
+	        "INSERT OR IGNORE INTO reductions (bucket_id, comparison_id, candidate, representative, state) "
+	        "VALUES (?1, ?2, ?3, ?4, 'unsupported')",
 	        &st, err, errsize) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, bucket_id);
-	sqlite3_bind_int64(st, 2, comparison_id);
-	sqlite3_bind_int(st, 3, representative);
+	sqlite3_bind_int64(st, 1, j->bucket_id);
+	sqlite3_bind_int64(st, 2, j->comparison_id);
+	db_bind_text(st, 3, j->candidate);
+	sqlite3_bind_int(st, 4, j->representative);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_fail(db, "reductions", err, errsize);
@@ -128,10 +128,7 @@ static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *a
 	role = rc == SQLITE_ROW ? role_of(arg, j->candidate) : -1;
 	if (role <= 0 || dbr_result(db, j->comparison_id, "base", &j->res[0], err, errsize) <= 0 ||
 	    dbr_result(db, j->comparison_id, role_name(role), &j->res[1], err, errsize) <= 0)
-		return dbr_unsupported(db, j->bucket_id, j->comparison_id, j->representative, err, errsize) <
-		        0
-		    ? -1
-		    : 0;
+		return dbr_unsupported(db, j, err, errsize) < 0 ? -1 : 0;
 	return 1;
 }
 
@@ -146,10 +143,12 @@ int db_reduce_next(struct db *db, int sample, int (*role_of)(void *, const char 
 		/* A phpt bucket (first_comparison_id 0) has no case to reduce. */
 		"SELECT b.id, b.first_comparison_id, b.candidate FROM buckets b "
 		"WHERE b.first_comparison_id > 0 AND NOT EXISTS "
-		"(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id) "
+		"(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id "
+		"AND r.candidate = coalesce(b.candidate, '')) "
 		"ORDER BY b.mismatches DESC, b.id LIMIT 1",
 		"SELECT b.id, (SELECT m.id FROM comparisons m WHERE m.bucket_id = b.id AND NOT EXISTS "
-		"(SELECT 1 FROM reductions r WHERE r.comparison_id = m.id) ORDER BY (m.id * 2654435761) % 4294967291 "
+		"(SELECT 1 FROM reductions r WHERE r.comparison_id = m.id AND r.candidate = coalesce(b.candidate, '')) "
+		"ORDER BY (m.id * 2654435761) % 4294967291 "
 		"LIMIT 1) AS cid, b.candidate FROM buckets b "
 		"WHERE (SELECT count(*) FROM reductions r WHERE r.bucket_id = b.id) < ?1 AND b.mismatches > "
 		"(SELECT count(*) FROM reductions r WHERE r.bucket_id = b.id) AND cid IS NOT NULL "
@@ -224,7 +223,7 @@ static int dbr_rehome(
 {
 	static const char *const moves[] = {
 		"UPDATE comparisons SET bucket_id = ?2 WHERE id = ?3",
-		"UPDATE reductions SET bucket_id = ?2 WHERE comparison_id = ?3",
+		"UPDATE reductions SET bucket_id = ?2 WHERE comparison_id = ?3 AND candidate = ?5",
 		"UPDATE buckets SET mismatches = mismatches - 1 WHERE id = ?1",
 		"UPDATE buckets SET mismatches = mismatches + 1, last_comparison_id = "
 		"max(last_comparison_id, ?3) WHERE id = ?2",
@@ -270,6 +269,7 @@ static int dbr_rehome(
 		sqlite3_bind_int64(st, 2, root);
 		sqlite3_bind_int64(st, 3, j->comparison_id);
 		sqlite3_bind_int64(st, 4, run);
+		db_bind_text(st, 5, j->candidate); /* only the reductions' statement names ?5 */
 		rc = db_exec(db, st, "re-home", err, errsize);
 		sqlite3_finalize(st);
 		if (rc < 0)
@@ -325,8 +325,8 @@ int db_reduce_store(
 	if (dbr_prepare(db,
 	        "INSERT OR REPLACE INTO reductions (bucket_id, comparison_id, representative, state, found_as, "
 	        "signature, root_key, case_id, code, setup, flags, depth, outputs, steps, executions, seconds, "
-	        "complete, confirmation, reduced_comparison_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-	        "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+	        "complete, confirmation, reduced_comparison_id, candidate) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+	        "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 	        &st, err, errsize) < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, j->bucket_id);
@@ -350,6 +350,7 @@ int db_reduce_store(
 	sqlite3_bind_int(st, 17, r->complete);
 	db_bind_text(st, 18, r->confirmation);
 	db_bind_id(st, 19, reduced_cmp);
+	db_bind_text(st, 20, j->candidate);
 	rc = db_exec(db, st, "store reduction", err, errsize);
 	sqlite3_finalize(st);
 	if (rc < 0)
@@ -635,10 +636,14 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 	/* The reduction's progress and cost over those buckets (a phpt bucket,
 	 * first_comparison_id 0, has no case to reduce: never pending). */
 	if (dbr_prepare(db,
-	        "SELECT count(DISTINCT b.id) - count(DISTINCT r.bucket_id), count(r.id), "
+	        /* pending: a bucket whose first mismatch has no reduction on its candidate (a
+	         * re-homed sample's reduction moves to its root's bucket: not counted by bucket) */
+	        "SELECT count(DISTINCT b.id) - count(DISTINCT CASE WHEN r.comparison_id = "
+	        "b.first_comparison_id THEN b.id END), count(r.id), "
 	        "coalesce(sum(r.executions), 0), coalesce(sum(r.seconds), 0), coalesce(max(r.executions), 0), "
 	        "coalesce(max(r.seconds), 0) FROM buckets b "
-	        "LEFT JOIN reductions r ON r.bucket_id = b.id "
+	        "LEFT JOIN reductions r ON r.bucket_id = b.id OR (r.comparison_id = b.first_comparison_id "
+	        "AND r.candidate = coalesce(b.candidate, '')) "
 	        "WHERE b.first_comparison_id > 0 AND (?1 < 0 OR EXISTS "
 	        "(SELECT 1 FROM bucket_runs br WHERE br.bucket_id = b.id AND br.run_id = ?1))",
 	        &st, err, errsize) < 0)

@@ -113,14 +113,21 @@ static void reduce_pair(const struct config *cfg, struct worker *wb, struct work
 		reduce_pair_thread(&jc);
 }
 
-/* The signature of a pair of results (NULL when they agree). */
+/* The kind of mismatch a pair of results shows (NULL when they agree): what a reduction keeps. */
+static char *reduce_target(const struct result res[2])
+{
+	unsigned diff = verdict_compare(&res[0], &res[1]);
+	return diff != 0 ? bucket_reduction_target(res, diff) : NULL;
+}
+
+/* The signature of a pair of results (NULL when they agree): what its root is keyed by. */
 static char *reduce_signature(const struct result res[2])
 {
 	unsigned diff = verdict_compare(&res[0], &res[1]);
 	return diff != 0 ? bucket_signature(res, diff) : NULL;
 }
 
-/* Run c on the reducer's workers: does it show the target signature?  res kept when it does. */
+/* Run c on the reducer's workers: does it show the target kind of mismatch?  res kept when it does. */
 static int reduce_try(struct attempt *a, const struct case_spec *c, int keep)
 {
 	struct result res[2];
@@ -132,7 +139,7 @@ static int reduce_try(struct attempt *a, const struct case_spec *c, int keep)
 	reduce_pair(
 	    a->rd->app->config, reduce_worker(a->rd, ROLE_BASE), reduce_worker(a->rd, a->role), c, res);
 	a->executions++;
-	sig = reduce_signature(res);
+	sig = reduce_target(res);
 	same = sig != NULL && strcmp(sig, a->target) == 0;
 	free(sig);
 	if (same && keep) {
@@ -250,6 +257,15 @@ static int64_t reduce_explained(struct reducer *rd, const char *candidate, const
 			c.depth = 512;
 			found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
 		}
+		/* A flag the part's bug shows through but does not need (an invalid
+		 * string next to INF under PARTIAL_OUTPUT_ON_ERROR: both sides report
+		 * the INF, the outputs differ by the string): the part with one flag fewer. */
+		for (unsigned bit = 0; bit < 23 && found <= 0; bit++) {
+			if (!(plan->flags & ((int64_t)1 << bit)))
+				continue;
+			c.flags = (long)(plan->flags & ~((int64_t)1 << bit));
+			found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+		}
 		if (found < 0)
 			found = 0;
 		case_release(&c);
@@ -270,7 +286,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	struct result fresh[2];
 	char *sig0 = NULL, *canon = NULL, *root = NULL, *outputs = NULL, title[MAX_TITLE_SIZE], err[512];
 	unsigned diff = verdict_compare(&job->res[0], &job->res[1]);
-	char *target = diff != 0 ? bucket_signature(job->res, diff) : NULL;
+	char *target = diff != 0 ? bucket_reduction_target(job->res, diff) : NULL;
 	int again, fresh_ok, role = reduce_role_of(app->config, job->candidate);
 	json_t *o;
 	double t_start;
@@ -292,10 +308,9 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	/* The original first: its source must show the same signature. */
 	if (!reduce_try(&a, &job->c, 1)) {
 		out.state = "not_reproduced";
-		out.signature = target;
+		out.signature = sig0 = bucket_signature(job->res, diff);
 		goto store;
 	}
-	out.signature = target;
 	/* The budget is the search's: the original's own run (a big case that
 	 * crashes a worker can take a second) does not eat it. */
 	a.t0 = clock_ms();
@@ -350,7 +365,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 		worker_release(&wb);
 		worker_release(&wc);
 		a.executions++;
-		char *s = reduce_signature(fresh);
+		char *s = reduce_target(fresh);
 		fresh_ok = s != NULL && strcmp(s, target) == 0;
 		free(s);
 	}
@@ -370,10 +385,12 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 			snprintf(canon, n, "%s\n%s\n%ld\n%s", cur->code, flags, cur->depth,
 			    cur->setup ? cur->setup : "");
 	}
-	if (canon != NULL) {
-		size_t n = strlen(job->candidate) + strlen(target) + strlen(canon) + 4;
+	/* The reduced case's own signature: what it shows, with its normal form, is its root. */
+	out.signature = sig0 = reduce_signature(fresh_ok ? fresh : a.last);
+	if (canon != NULL && sig0 != NULL) {
+		size_t n = strlen(job->candidate) + strlen(sig0) + strlen(canon) + 4;
 		if ((root = malloc(n)) != NULL)
-			snprintf(root, n, "%s\n%s\n%s", job->candidate, target, canon);
+			snprintf(root, n, "%s\n%s\n%s", job->candidate, sig0, canon);
 	}
 	out.root_key = root;
 	o = json_object();
