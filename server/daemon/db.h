@@ -326,6 +326,8 @@ int db_reduce_store(
  */
 int64_t db_reduce_find_root(
     struct db *, const char *candidate, const struct case_spec *c, char *err, size_t errsize);
+/* The root bucket whose representative's reduction has this root key: its id, 0 none, -1. */
+int64_t db_reduce_find_root_key(struct db *, const char *root_key, char *err, size_t errsize);
 /*
  * A late explanation: bucket_id, still a root of its own, joins root (and
  * so do the buckets that joined it).  1 joined, 0 not (no longer a root,

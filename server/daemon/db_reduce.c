@@ -396,6 +396,31 @@ fail:
 	return -1;
 }
 
+int64_t db_reduce_find_root_key(struct db *db, const char *root_key, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	if (dbr_prepare(db,
+	        "SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "
+	        "WHERE r.root_key = ?1 AND r.representative = 1 AND r.state = 'done' ORDER BY r.id LIMIT 1",
+	        &st, err, errsize) < 0) {
+		pthread_mutex_unlock(&db->lock);
+		return -1;
+	}
+	db_bind_text(st, 1, root_key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, "find root key", err, errsize);
+	return id;
+}
+
 int64_t db_reduce_find_root(
     struct db *db, const char *candidate, const struct case_spec *c, char *err, size_t errsize)
 {

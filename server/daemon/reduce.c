@@ -229,48 +229,177 @@ static int reduce_role_of(void *arg, const char *name)
 	return -1;
 }
 
+/* A root key: the candidate, the reduced case's signature and its canonical form (malloc'd). */
+static char *reduce_root_key(const char *candidate, const char *sig, const char *canon)
+{
+	size_t n;
+	char *key;
+
+	if (sig == NULL || canon == NULL)
+		return NULL;
+	n = strlen(candidate) + strlen(sig) + strlen(canon) + 4;
+	if ((key = malloc(n)) != NULL)
+		snprintf(key, n, "%s\n%s\n%s", candidate, sig, canon);
+	return key;
+}
+
 /*
  * A reduced plan may hold the minimal case of an older root next to what
  * changes its signature (INF next to an invalid string: the candidate
- * reports the string's error instead of none).  That root's bucket when one
- * of the plan's parts, alone with the same flags and the same (or the
- * default) depth, is that root's minimal case; 0 none.  No case is run:
- * the root's was confirmed.
+ * reports the string's error instead of none; an invalid key beside a depth
+ * error both sides report, under PARTIAL_OUTPUT_ON_ERROR).  Its parts are
+ * its values and its keys (each as a string), each alone.
  */
-static int64_t reduce_explained(struct reducer *rd, const char *candidate, const struct gen_case *plan)
+typedef int64_t (*part_check)(struct reducer *, const char *candidate, struct gen_case *part, struct attempt *);
+
+static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const struct gen_case *plan,
+    struct attempt *a, part_check check)
 {
-	struct gen_case *part = malloc(sizeof *part);
-	struct case_spec c;
-	char err[512];
+	struct gen_case *part = malloc(sizeof *part), *key = malloc(sizeof *key);
 	int64_t found = 0;
 
-	if (part == NULL)
+	if (part == NULL || key == NULL) {
+		free(part);
+		free(key);
 		return 0;
+	}
 	for (uint32_t i = 0; i < plan->nnodes && found == 0; i++) {
+		const struct gen_node *n;
 		struct shrink_edit e = { SHRINK_REPLACE, plan->root, i, 0, 0, 0, 0 };
-		if (i == plan->root || shrink_apply(plan, &e, part) < 0 || reduce_spec(part, &c) < 0)
+		if (shrink_apply(plan, i == plan->root ? NULL : &e, part) < 0)
 			continue;
-		found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
-		/* A depth error beside it ([[], INF] at depth 1: head reports the
-		 * depth, base the INF): the part at the default depth too. */
-		if (found <= 0 && c.depth != 512) {
-			c.depth = 512;
-			found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+		if (i != plan->root)
+			found = check(rd, candidate, part, a);
+		n = &part->nodes[part->root];
+		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT)
+			continue;
+		for (uint32_t x = 0; x < n->n && found == 0; x++) {
+			struct shrink_edit k = { SHRINK_KEY_VALUE, part->root, n->first + x, 0, 0, 0, 0 };
+			uint8_t type = part->ents[n->first + x].key_type;
+			if ((type == GEN_KEY_STR || type == GEN_KEY_PROP) && shrink_apply(part, &k, key) == 0)
+				found = check(rd, candidate, key, a);
 		}
-		/* A flag the part's bug shows through but does not need (an invalid
-		 * string next to INF under PARTIAL_OUTPUT_ON_ERROR: both sides report
-		 * the INF, the outputs differ by the string): the part with one flag fewer. */
-		for (unsigned bit = 0; bit < 23 && found <= 0; bit++) {
-			if (!(plan->flags & ((int64_t)1 << bit)))
-				continue;
-			c.flags = (long)(plan->flags & ~((int64_t)1 << bit));
-			found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
-		}
-		if (found < 0)
-			found = 0;
-		case_release(&c);
 	}
 	free(part);
+	free(key);
+	return found;
+}
+
+/*
+ * A part that is an older root's minimal case as it stands: with the same
+ * flags (or one fewer: a flag the part's bug shows through but does not
+ * need, PARTIAL_OUTPUT_ON_ERROR beside INF) and the same (or the default)
+ * depth.  That root's bucket, 0 none.  No case is run.
+ */
+static int64_t reduce_part_root(struct reducer *rd, const char *candidate, struct gen_case *part, struct attempt *a)
+{
+	struct case_spec c;
+	char err[512];
+	int64_t found, flags = part->flags;
+
+	(void)a;
+	if (reduce_spec(part, &c) < 0)
+		return 0;
+	found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+	/* A depth error beside it ([[], INF] at depth 1: head reports the
+	 * depth, base the INF): the part at the default depth too. */
+	if (found <= 0 && c.depth != 512) {
+		c.depth = 512;
+		found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+	}
+	for (unsigned bit = 0; bit < 23 && found <= 0; bit++) {
+		if (!(flags & ((int64_t)1 << bit)))
+			continue;
+		c.flags = (long)(flags & ~((int64_t)1 << bit));
+		found = db_reduce_find_root(rd->app->db, candidate, &c, err, sizeof err);
+	}
+	case_release(&c);
+	return found > 0 ? found : 0;
+}
+
+/* Part p run alone and, when it shows a mismatch, reduced to its normal form: the root that is, 0 none. */
+static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, const struct gen_case *p)
+{
+	struct reducer *rd = a->rd;
+	struct attempt s;
+	struct case_spec c;
+	struct gen_case *best;
+	struct shrink_stats st;
+	char *sig, *canon, *key, err[512];
+	int64_t found = 0;
+
+	memset(&s, 0, sizeof s);
+	s.rd = rd;
+	s.role = a->role;
+	s.t0 = a->t0;
+	s.executions = a->executions;
+	result_init(&s.last[0]);
+	result_init(&s.last[1]);
+	if (reduce_spec(p, &c) < 0)
+		return 0;
+	reduce_pair(rd->app->config, reduce_worker(rd, ROLE_BASE), reduce_worker(rd, a->role), &c, s.last);
+	case_release(&c);
+	s.executions++;
+	s.target = reduce_target(s.last);
+	if (s.target != NULL && (best = malloc(sizeof *best)) != NULL) {
+		if (shrink_run(p, best, reduce_accept, &s, &st) == 0) {
+			sig = reduce_signature(s.last);
+			canon = shrink_canonical(best);
+			key = reduce_root_key(candidate, sig, canon);
+			if (key != NULL && (found = db_reduce_find_root_key(rd->app->db, key, err, sizeof err)) < 0)
+				found = 0;
+			free(sig);
+			free(canon);
+			free(key);
+		}
+		free(best);
+	}
+	free((char *)s.target);
+	result_release(&s.last[0]);
+	result_release(&s.last[1]);
+	a->executions = s.executions;
+	return found;
+}
+
+/*
+ * A part that shows a mismatch of its own, alone, with the same flags or
+ * one fewer, at the default depth, and reduces to an older root's minimal
+ * case (["a\x80" => null] inside a list at depth 1, under INVALID_UTF8_IGNORE
+ * and PARTIAL_OUTPUT_ON_ERROR: the key alone under INVALID_UTF8_IGNORE
+ * reduces to the root "\x80").  Within the reduction's budget.
+ */
+static int64_t reduce_part_run(struct reducer *rd, const char *candidate, struct gen_case *part, struct attempt *a)
+{
+	struct gen_case *p = malloc(sizeof *p);
+	int64_t found = 0;
+
+	(void)rd;
+	if (p == NULL)
+		return 0;
+	for (int bit = -1; bit < 23 && found == 0 && !reduce_over_budget(a); bit++) {
+		if (bit >= 0 && !(part->flags & ((int64_t)1 << bit)))
+			continue;
+		memcpy(p, part, sizeof *p);
+		if (bit >= 0)
+			p->flags &= ~((int64_t)1 << bit);
+		p->depth = 512;
+		found = reduce_part_shrink(a, candidate, p);
+	}
+	free(p);
+	return found;
+}
+
+/*
+ * The older root that explains a reduced plan: a part of it that is that
+ * root's minimal case (no case run); else, given a (the reduction, its
+ * budget), a part that reduces to it.  0 none.
+ */
+static int64_t reduce_explained(
+    struct reducer *rd, const char *candidate, const struct gen_case *plan, struct attempt *a)
+{
+	int64_t found = reduce_each_part(rd, candidate, plan, NULL, reduce_part_root);
+	if (found == 0 && a != NULL)
+		found = reduce_each_part(rd, candidate, plan, a, reduce_part_run);
 	return found;
 }
 
@@ -371,7 +500,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	}
 	/* Explained by an older root: one of its parts (with its flags and depth) is that root's minimal case. */
 	if (best != NULL && cur == &reduced && job->representative)
-		out.explained_by = reduce_explained(rd, job->candidate, best);
+		out.explained_by = reduce_explained(rd, job->candidate, best, &a);
 	out.confirmation = again && fresh_ok ? "confirmed" : again ? "state-dependent" : "flaky";
 	out.state = "done";
 	out.reduced = cur;
@@ -387,11 +516,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	}
 	/* The reduced case's own signature: what it shows, with its normal form, is its root. */
 	out.signature = sig0 = reduce_signature(fresh_ok ? fresh : a.last);
-	if (canon != NULL && sig0 != NULL) {
-		size_t n = strlen(job->candidate) + strlen(sig0) + strlen(canon) + 4;
-		if ((root = malloc(n)) != NULL)
-			snprintf(root, n, "%s\n%s\n%s", job->candidate, sig0, canon);
-	}
+	root = reduce_root_key(job->candidate, sig0, canon);
 	out.root_key = root;
 	o = json_object();
 	json_object_set_new(o, "base", reduce_result_json(fresh_ok ? &fresh[0] : &a.last[0]));
@@ -450,7 +575,7 @@ static void reduce_late(struct reducer *rd)
 
 	for (int i = 0; i < rd->nlate;) {
 		struct late_root *l = &rd->late[i];
-		int64_t root = reduce_explained(rd, l->candidate, l->plan);
+		int64_t root = reduce_explained(rd, l->candidate, l->plan, NULL);
 		int r = root > 0 ? db_reduce_join_late(rd->app->db, l->bucket_id, root, err, sizeof err) : 0;
 		if (r < 0)
 			fprintf(stderr, "phpcmp: reducer: bucket %" PRId64 ": %s\n", l->bucket_id, err);
