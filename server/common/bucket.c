@@ -522,8 +522,8 @@ char *bucket_reduction_target(const struct result res[2], unsigned diff)
 {
 	const struct result *a = &res[ROLE_BASE], *b = &res[ROLE_HEAD];
 	char *text = NULL;
-	json_t *key = json_pack("{s:i s:[o o]}", "v", BUCKET_KEY_VERSION, "status", bucket_status(a),
-	    bucket_status(b));
+	json_t *key = json_pack(
+	    "{s:i s:[o o]}", "v", BUCKET_KEY_VERSION, "status", bucket_status(a), bucket_status(b));
 
 	if (key == NULL)
 		return NULL;
@@ -538,8 +538,10 @@ char *bucket_reduction_target(const struct result res[2], unsigned diff)
 			json_object_set_new(key, "exception", bucket_class(b->exc_class));
 		if (!(diff & (DIFF_STATUS | DIFF_ERROR_CODE | DIFF_EXCEPTION))) {
 			json_object_set_new(key, "output_differs", json_boolean((diff & DIFF_OUTPUT) != 0));
-			json_object_set_new(key, "message_differs", json_boolean((diff & DIFF_ERROR_MSG) != 0));
-			json_object_set_new(key, "output", json_pack("[o o]", bucket_output_kind(a), bucket_output_kind(b)));
+			json_object_set_new(
+			    key, "message_differs", json_boolean((diff & DIFF_ERROR_MSG) != 0));
+			json_object_set_new(
+			    key, "output", json_pack("[o o]", bucket_output_kind(a), bucket_output_kind(b)));
 		}
 	}
 	text = json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS);

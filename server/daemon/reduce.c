@@ -250,7 +250,8 @@ static char *reduce_root_key(const char *candidate, const char *sig, const char 
  * error both sides report, under PARTIAL_OUTPUT_ON_ERROR).  Its parts are
  * its values and its keys (each as a string), each alone.
  */
-typedef int64_t (*part_check)(struct reducer *, const char *candidate, struct gen_case *part, struct attempt *);
+typedef int64_t (*part_check)(
+    struct reducer *, const char *candidate, struct gen_case *part, struct attempt *);
 
 static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const struct gen_case *plan,
     struct attempt *a, part_check check)
@@ -291,7 +292,8 @@ static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const
  * need, PARTIAL_OUTPUT_ON_ERROR beside INF) and the same (or the default)
  * depth.  That root's bucket, 0 none.  No case is run.
  */
-static int64_t reduce_part_root(struct reducer *rd, const char *candidate, struct gen_case *part, struct attempt *a)
+static int64_t reduce_part_root(
+    struct reducer *rd, const char *candidate, struct gen_case *part, struct attempt *a)
 {
 	struct case_spec c;
 	char err[512];
@@ -346,7 +348,8 @@ static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, cons
 			sig = reduce_signature(s.last);
 			canon = shrink_canonical(best);
 			key = reduce_root_key(candidate, sig, canon);
-			if (key != NULL && (found = db_reduce_find_root_key(rd->app->db, key, err, sizeof err)) < 0)
+			if (key != NULL &&
+			    (found = db_reduce_find_root_key(rd->app->db, key, err, sizeof err)) < 0)
 				found = 0;
 			free(sig);
 			free(canon);
@@ -368,7 +371,8 @@ static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, cons
  * and PARTIAL_OUTPUT_ON_ERROR: the key alone under INVALID_UTF8_IGNORE
  * reduces to the root "\x80").  Within the reduction's budget.
  */
-static int64_t reduce_part_run(struct reducer *rd, const char *candidate, struct gen_case *part, struct attempt *a)
+static int64_t reduce_part_run(
+    struct reducer *rd, const char *candidate, struct gen_case *part, struct attempt *a)
 {
 	struct gen_case *p = malloc(sizeof *p);
 	int64_t found = 0;

@@ -149,9 +149,32 @@ int main(void)
 	is_str(k1,
 	    "{\"differs\":[\"output\",\"error_code\",\"error_msg\"],\"error_code\":[0,5],"
 	    "\"output\":[\"string\",\"false\"],\"v\":1}",
-	    "the signature a reduction keeps: no flags, only the fields that differ");
+	    "a reduced case's signature: no flags, only the fields that differ");
+	free(k1);
+	k1 = bucket_reduction_target(res, verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]));
+	is_str(k1, "{\"error_code\":5,\"status\":[\"ok\",\"ok\"],\"v\":1}",
+	    "what a reduction keeps when the codes differ: the candidate's code, not the shape");
 	free(k1);
 	result_release(&res[ROLE_HEAD]);
+	/* Output alone differs: the same target whatever the first differing bytes. */
+	{
+		char *t2;
+		set_ok(&res[ROLE_HEAD], "{\"\":null}");
+		result_release(&res[ROLE_BASE]);
+		set_ok(&res[ROLE_BASE], "{\"a\":null}");
+		k1 = bucket_reduction_target(res, verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]));
+		result_release(&res[ROLE_BASE]);
+		set_ok(&res[ROLE_BASE], "{\"\\u00e9\":null}");
+		t2 = bucket_reduction_target(res, verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]));
+		is_str(k1,
+		    "{\"message_differs\":false,\"output\":[\"string\",\"string\"],\"output_differs\":true,"
+		    "\"status\":[\"ok\",\"ok\"],\"v\":1}",
+		    "output alone: which fields differ and each side's output kind");
+		is_str(t2, k1, "a name of letters and one of an escape lost alike: one target");
+		free(k1);
+		free(t2);
+		result_release(&res[ROLE_HEAD]);
+	}
 
 	/* A crash on head, a JsonException on base. */
 	result_init(&res[ROLE_HEAD]);

@@ -561,6 +561,80 @@ static void make_protected(unsigned i)
 	}
 }
 
+/* A key PHP stores as an int: its value in *v. */
+static int int_key(const struct gen_case *c, const struct gen_entry *en, int64_t *v)
+{
+	char buf[32];
+	if (en->key_type == GEN_KEY_INT) {
+		*v = en->key_int;
+		return 1;
+	}
+	if (en->key_type != GEN_KEY_STR || en->key_len == 0 || en->key_len >= sizeof buf)
+		return 0;
+	memcpy(buf, c->bytes + en->key_off, en->key_len);
+	buf[en->key_len] = '\0';
+	{
+		char *end, back[32];
+		long long x = strtoll(buf, &end, 10);
+		snprintf(back, sizeof back, "%lld", x);
+		if (*end != '\0' || strcmp(back, buf) != 0)
+			return 0;
+		*v = x;
+		return 1;
+	}
+}
+
+/* Stand-in for a numeric key's bug (e274.6.delete): some array json_encode shows as an object with a numeric key. */
+static int bug_numeric_key(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		int numeric = 0, list = 1;
+		if (n->kind == GEN_LIST && n->n > 0 && (c->flags & 16))
+			return 1;
+		if (n->kind != GEN_MAP)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			int64_t v;
+			int is_int = int_key(c, &c->ents[n->first + x], &v);
+			numeric |= is_int;
+			if (!is_int || v != (int64_t)x)
+				list = 0;
+		}
+		if (numeric && (!list || (c->flags & 16)))
+			return 1;
+	}
+	return 0;
+}
+
+static void make_numeric_key(unsigned i)
+{
+	static const char *const keys[] = { "7", "-3", "12" };
+	if (i < 3) {
+		plan_keyed(&a, keys[i], i == 0 ? GEN_FLOAT : GEN_NULL, 2.5);
+		return;
+	}
+	/* [0 => null, '' => null], [4 => 'x'], [null] with JSON_FORCE_OBJECT */
+	plan_keyed(&a, "", GEN_NULL, 0);
+	if (i == 3) {
+		a.nodes[0].n = 2;
+		a.ents[1] = a.ents[0];
+		a.ents[1].value = 2;
+		a.nodes[2].kind = GEN_NULL;
+		a.nnodes = 3;
+		a.ents[0].key_type = GEN_KEY_INT;
+		a.ents[0].key_int = 0;
+		a.nents = 2;
+	} else if (i == 4) {
+		a.ents[0].key_type = GEN_KEY_INT;
+		a.ents[0].key_int = 4;
+	} else {
+		a.nodes[0].kind = GEN_LIST;
+		a.ents[0].key_type = GEN_KEY_NONE;
+		a.flags = 16;
+	}
+}
+
 int main(void)
 {
 	struct shrink_edit *edits = malloc(16384 * sizeof *edits);
@@ -783,6 +857,8 @@ int main(void)
 	same_normal_form("invalid UTF-8, in a backed enum's value too", bug_invalid, make_enum_d, 1, 6,
 	    "\"\\x80\"\n0\n512");
 	same_normal_form("an int of at least 1000", bug_big_int, make_int, 5, 5, "1000\n0\n512");
+	same_normal_form("a numeric key of an array shown as an object", bug_numeric_key, make_numeric_key, 6,
+	    8, "[null]\nJSON_FORCE_OBJECT\n512");
 	{
 		unsigned lowest = GEN_NCLASSES;
 		char want[64];
