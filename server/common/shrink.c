@@ -546,6 +546,8 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 		out->flags = (out->flags & ~((int64_t)1 << e->lo)) | (int64_t)1 << e->hi;
 	if (e != NULL && e->op == SHRINK_DEPTH)
 		out->depth = e->v > 0 ? e->v : 512;
+	if (e != NULL && e->op == SHRINK_REPLACE && e->v > 0)
+		out->depth = e->v; /* one nesting level fewer, one depth less */
 	if (e != NULL && e->op == SHRINK_KIND && e->hi == 2)
 		out->flags |= 16; /* JSON_FORCE_OBJECT: the list is still encoded as an object */
 	out->root = copy_node(&k, c->root, 0);
@@ -1234,6 +1236,11 @@ static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size
 		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, 512, 0);
 	if (c->depth > 1 && c->depth < 512)
 		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, c->depth - 1, 0);
+	/* Both at once: the root replaced by a child and the depth one less (a
+	 * bug at the depth limit: [[]] at depth 2 and [] at depth 1 meet). */
+	if (c->depth > 1 && c->depth < 512 && (is_container(r->kind) || is_holder(r)))
+		for (uint32_t x = 0; x < r->n; x++)
+			add(&s, SHRINK_REPLACE, c->root, c->ents[r->first + x].value, 0, 0, c->depth - 1, 0);
 	if (normal)
 		add_normal_form(&s, c, order, tail);
 	return s.n;
@@ -1343,7 +1350,11 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 {
 	switch (e->op) {
 	case SHRINK_REPLACE:
-		snprintf(buf, size, "node %u replaced by its part %u", e->a, e->b);
+		if (e->v > 0)
+			snprintf(buf, size, "node %u replaced by its part %u, depth := %lld", e->a, e->b,
+			    (long long)e->v);
+		else
+			snprintf(buf, size, "node %u replaced by its part %u", e->a, e->b);
 		break;
 	case SHRINK_DROP:
 		snprintf(buf, size, "entries %u..%u of node %u dropped", e->lo, e->hi - 1, e->a);

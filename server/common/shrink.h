@@ -46,7 +46,7 @@
 #include "gen.h"
 
 enum shrink_op {
-	SHRINK_REPLACE,   /* node a replaced by node b (a descendant) */
+	SHRINK_REPLACE,   /* node a replaced by node b (a descendant); v > 0: depth := v too */
 	SHRINK_DROP,      /* container a: entries [lo, hi) dropped */
 	SHRINK_BYTES,     /* string node a (or key of entry b when b != none): bytes [lo, hi) dropped */
 	SHRINK_INT,       /* int node a := v */

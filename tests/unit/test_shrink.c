@@ -635,6 +635,44 @@ static void make_numeric_key(unsigned i)
 	}
 }
 
+/* The deepest nesting of arrays at node i (an array holding nothing more is 1). */
+static unsigned nesting_at(const struct gen_case *c, uint32_t i)
+{
+	const struct gen_node *n = &c->nodes[i];
+	unsigned most = 0;
+	if (n->kind != GEN_LIST && n->kind != GEN_MAP)
+		return 0;
+	for (uint32_t x = 0; x < n->n; x++) {
+		unsigned d = nesting_at(c, c->ents[n->first + x].value);
+		if (d > most)
+			most = d;
+	}
+	return most + 1;
+}
+
+/* Stand-in for e292.21.rel-ge: an array nested exactly as deep as the depth limit is an error. */
+static int bug_depth_limit(const struct gen_case *c)
+{
+	return c->depth < 512 && nesting_at(c, c->root) == (unsigned)c->depth;
+}
+
+/* [], [[]], [[[]]] ... i + 1 deep, at depth i + 1. */
+static void make_depth_limit(unsigned i)
+{
+	memset(&a, 0, sizeof a);
+	a.nnodes = i + 1;
+	a.nents = i;
+	for (unsigned x = 0; x <= i; x++) {
+		a.nodes[x].kind = GEN_LIST;
+		a.nodes[x].n = x < i ? 1 : 0;
+		a.nodes[x].first = x < i ? x : i;
+		if (x < i)
+			a.ents[x].value = x + 1;
+	}
+	a.depth = i + 1;
+	a.kinds = 1u << GEN_LIST;
+}
+
 int main(void)
 {
 	struct shrink_edit *edits = malloc(16384 * sizeof *edits);
@@ -857,6 +895,8 @@ int main(void)
 	same_normal_form("invalid UTF-8, in a backed enum's value too", bug_invalid, make_enum_d, 1, 6,
 	    "\"\\x80\"\n0\n512");
 	same_normal_form("an int of at least 1000", bug_big_int, make_int, 5, 5, "1000\n0\n512");
+	same_normal_form("an array exactly as deep as the depth limit", bug_depth_limit, make_depth_limit, 4,
+	    0, "[]\n0\n1");
 	same_normal_form("a numeric key of an array shown as an object", bug_numeric_key, make_numeric_key, 6,
 	    8, "[null]\nJSON_FORCE_OBJECT\n512");
 	{
