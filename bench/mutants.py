@@ -156,13 +156,11 @@ def daemon_round(bindir, base, cands, seeds, count, tmp, settle_limit_s, extra_a
         while True:
             _, roots = request(port, "GET", f"/api/roots?run={rid}", timeout=120)
             red = roots["reduction"]
-            # Settled: nothing pending, or (buckets_pending stays above 0 once
-            # members were re-homed: their bucket's first comparison is reduced
-            # under another bucket) the reducer idle; the count of reductions
-            # still for 5 polls 1 s apart.
-            idle = red["buckets_pending"] == 0 or not (red.get("reducer") or {}).get("busy_bucket_id")
-            still = still + 1 if idle and red["reductions"] == last else 0
-            if still >= 5:
+            # Settled: every bucket's representative reduced (the roots are made
+            # of those; sampled members reduced later only re-home), the count
+            # of reductions read twice.
+            still = still + 1 if red["buckets_pending"] == 0 and red["reductions"] == last else 0
+            if still >= 1:
                 break
             last = red["reductions"]
             if time.monotonic() - t1 > settle_limit_s:
