@@ -258,7 +258,12 @@ test('bucket page: triage form, audit trail, a fixed bucket that reappears is fl
 	assert.deepEqual(await page.locator('[data-testid=bucket-row]').evaluateAll((r) => r.map((x) => Number(x.dataset.bucketId))), [version.id]);
 	await open('#/buckets?state=confirmed');
 	await page.locator('[data-testid=filter-state-confirmed][aria-current=true]').waitFor();
-	await page.locator('[data-testid=bucket-row]').first().waitFor();
+	// The list is drawn after the filter: wait for a list of confirmed rows
+	// only (the reappeared list's row may still be there on a slow daemon).
+	await page.waitForFunction(() => {
+		const rows = [...document.querySelectorAll('[data-testid=bucket-row]')];
+		return rows.length > 0 && rows.every((x) => x.dataset.state === 'confirmed');
+	}, null, { timeout: 15_000 }).catch(() => {});
 	assert.ok((await page.locator('[data-testid=bucket-row]').evaluateAll((r) => r.map((x) => x.dataset.state))).every((s) => s === 'confirmed'));
 	await page.locator('[data-testid=audit-trail]').waitFor();
 	await shot('triage');

@@ -146,7 +146,9 @@ export class Daemon {
 		const args = this.args();
 		const cmd = WRAPPER.length ? [...WRAPPER, BIN, ...args] : [BIN, ...args];
 		fs.writeFileSync(this.logFile, `$ ${cmd.join(' ')}\n`);
-		this.proc = spawn(cmd[0], cmd.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+		// opts.env: variables added to the daemon's environment (and its workers').
+		this.proc = spawn(cmd[0], cmd.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+			env: this.opts.env ? { ...process.env, ...this.opts.env } : process.env });
 		const onData = (chunk) => {
 			this.output += chunk.toString('utf8');
 			fs.appendFileSync(this.logFile, chunk);
