@@ -14,6 +14,11 @@
 
 #include "db_internal.h"
 
+/* The root bucket of the first representative reduced to root key ?1. */
+#define DBR_ROOT_OF_KEY                                                                            \
+	"SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id " \
+	"WHERE r.root_key = ?1 AND r.representative = 1 AND r.state = 'done' ORDER BY r.id LIMIT 1"
+
 static char *dbr_strdup_col(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
@@ -242,9 +247,7 @@ static int dbr_rehome(
 	int rc;
 
 	if (dbr_prepare(db,
-	        "SELECT (SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = "
-	        "r.bucket_id WHERE r.root_key = ?1 AND r.representative = 1 AND r.state = 'done' "
-	        "ORDER BY r.id LIMIT 1), (SELECT coalesce(root_id, id) FROM buckets WHERE id = ?2), "
+	        "SELECT (" DBR_ROOT_OF_KEY "), (SELECT coalesce(root_id, id) FROM buckets WHERE id = ?2), "
 	        "(SELECT coalesce(run_id, 0) FROM comparisons WHERE id = ?3)",
 	        &st, err, errsize) < 0)
 		return -1;
@@ -358,10 +361,7 @@ int db_reduce_store(
 	/* One bucket per root cause: a representative landing on a root reduced before joins it
 	 * (the first reduction of that root key: its bucket's root). */
 	if (j->representative && r->root_key != NULL && strcmp(r->state, "done") == 0) {
-		if (dbr_prepare(db,
-		        "SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "
-		        "WHERE r.root_key = ?1 AND r.representative = 1 AND r.state = 'done' ORDER BY r.id LIMIT 1",
-		        &st, err, errsize) < 0)
+		if (dbr_prepare(db, DBR_ROOT_OF_KEY, &st, err, errsize) < 0)
 			goto fail;
 		db_bind_text(st, 1, r->root_key);
 		if (sqlite3_step(st) == SQLITE_ROW)
@@ -396,28 +396,29 @@ fail:
 	return -1;
 }
 
-int64_t db_reduce_find_root_key(struct db *db, const char *root_key, char *err, size_t errsize)
+/* The id in the first column of st's first row (0: no row), st finalized; under db->lock. */
+static int64_t dbr_first_id(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
 {
-	sqlite3_stmt *st;
 	int64_t id = 0;
-	int rc;
+	int rc = sqlite3_step(st);
 
-	pthread_mutex_lock(&db->lock);
-	if (dbr_prepare(db,
-	        "SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "
-	        "WHERE r.root_key = ?1 AND r.representative = 1 AND r.state = 'done' ORDER BY r.id LIMIT 1",
-	        &st, err, errsize) < 0) {
-		pthread_mutex_unlock(&db->lock);
-		return -1;
-	}
-	db_bind_text(st, 1, root_key);
-	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? id : db_fail(db, what, err, errsize);
+}
+
+int64_t db_reduce_find_root_key(struct db *db, const char *root_key, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int64_t id = -1;
+
+	pthread_mutex_lock(&db->lock);
+	if (dbr_prepare(db, DBR_ROOT_OF_KEY, &st, err, errsize) == 0) {
+		db_bind_text(st, 1, root_key);
+		id = dbr_first_id(db, st, "find root key", err, errsize);
+	}
 	pthread_mutex_unlock(&db->lock);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "find root key", err, errsize);
 	return id;
 }
 
@@ -425,30 +426,22 @@ int64_t db_reduce_find_root(
     struct db *db, const char *candidate, const struct case_spec *c, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	int64_t id = 0;
-	int rc;
+	int64_t id = -1;
 
 	pthread_mutex_lock(&db->lock);
 	if (dbr_prepare(db,
 	        "SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "
 	        "WHERE r.representative = 1 AND r.state = 'done' AND r.code = ?1 AND r.setup IS ?2 AND "
 	        "r.flags = ?3 AND r.depth = ?4 AND coalesce(b.candidate, '') = ?5 ORDER BY b.id LIMIT 1",
-	        &st, err, errsize) < 0) {
-		pthread_mutex_unlock(&db->lock);
-		return -1;
+	        &st, err, errsize) == 0) {
+		db_bind_text(st, 1, c->code);
+		db_bind_text(st, 2, c->setup);
+		sqlite3_bind_int64(st, 3, c->flags);
+		sqlite3_bind_int64(st, 4, c->depth);
+		db_bind_text(st, 5, candidate);
+		id = dbr_first_id(db, st, "find root", err, errsize);
 	}
-	db_bind_text(st, 1, c->code);
-	db_bind_text(st, 2, c->setup);
-	sqlite3_bind_int64(st, 3, c->flags);
-	sqlite3_bind_int64(st, 4, c->depth);
-	db_bind_text(st, 5, candidate);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "find root", err, errsize);
 	return id;
 }
 
