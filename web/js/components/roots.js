@@ -106,7 +106,7 @@ export function rootsTable(ctx, run, opts = {}) {
 		replace(el, [
 			pendingNote(d.reduction),
 			all.length ? h('p', { class: 'meta', 'data-testid': 'roots-summary' },
-				`${fmtInt(all.length)} ${plural(all.length, 'root cause')} explain ${fmtInt(total)} ${plural(total, 'mismatch', 'mismatches')} in ${fmtInt(d.buckets)} ${plural(d.buckets, 'bucket')}.`) : null,
+				`${fmtInt(all.length)} ${plural(all.length, 'root cause explains', 'root causes explain')} ${fmtInt(total)} ${plural(total, 'mismatch', 'mismatches')} in ${fmtInt(d.buckets)} ${plural(d.buckets, 'bucket')}.`) : null,
 			all.length ? h('div', { class: 'scroll-x' }, h('table', { class: 'list roots', 'data-testid': 'root-list' },
 				h('thead', null, h('tr', null,
 					h('th', { scope: 'col' }, 'Minimal case'),
