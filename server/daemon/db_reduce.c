@@ -614,7 +614,8 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 	        "CASE WHEN ?1 < 0 THEN b.mismatches ELSE br.mismatches END AS n FROM buckets b "
 	        "LEFT JOIN bucket_runs br ON br.bucket_id = b.id AND br.run_id = ?1 "
 	        "WHERE ?1 < 0 OR br.run_id IS NOT NULL) "
-	        "SELECT root, count(*), sum(n), group_concat(id) FROM rb GROUP BY root ORDER BY sum(n) DESC, root",
+	        "SELECT root, count(*), sum(n), group_concat(id), "
+	        "(SELECT candidate FROM buckets WHERE id = root) FROM rb GROUP BY root ORDER BY sum(n) DESC, root",
 	        &st, err, errsize) < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, run);
@@ -627,9 +628,10 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 			p = p != NULL ? p + 1 : NULL;
 		}
 		json_array_append_new(roots,
-		    json_pack("{s:I s:I s:I s:o}", "bucket_id", (json_int_t)sqlite3_column_int64(st, 0),
-		        "buckets", (json_int_t)sqlite3_column_int64(st, 1), "mismatches",
-		        (json_int_t)sqlite3_column_int64(st, 2), "bucket_ids", ids));
+		    json_pack("{s:I s:o s:I s:I s:o}", "bucket_id", (json_int_t)sqlite3_column_int64(st, 0),
+		        /* the candidate build its mismatches are of (null: stored before candidates) */
+		        "candidate", dbr_col(st, 4), "buckets", (json_int_t)sqlite3_column_int64(st, 1),
+		        "mismatches", (json_int_t)sqlite3_column_int64(st, 2), "bucket_ids", ids));
 		buckets += sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);

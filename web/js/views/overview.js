@@ -1,5 +1,6 @@
 /*
- * #/ — builds and their workers, recent runs with live progress, open
+ * #/ — builds and their workers, recent runs with live progress, the root
+ * causes of the latest run with mismatches (its first few: roots.js), open
  * mismatch buckets, the latest measurement's biggest changes, recent cases
  * (?verdict=&source=).
  */
@@ -11,7 +12,13 @@ import { getFlags, refreshHealth } from '../session.js';
 import { badge, countsView, errorBox, filterBar, loading, progressBar, timeEl } from '../components/ui.js';
 import { caseTable } from '../components/cases.js';
 import { bucketTable } from '../components/buckets.js';
+import { rootsTable } from '../components/roots.js';
 
+/* How many root causes the overview shows; the rest are on the run's page. */
+const ROOTS_SHOWN = 3;
+
+/* A run whose buckets have root causes: it has mismatches and is not a phpt run (nothing to reduce). */
+const hasRoots = (r) => r.suite !== 'phpt' && r.counts && r.counts.differ > 0;
 /* A button that starts a run of suite and goes to its page. */
 function startButton(ctx, suite, label, attrs, msgBox, before) {
 	const btn = h('button', { type: 'button', ...attrs }, label);
@@ -41,6 +48,11 @@ export function overviewView(ctx, params, query) {
 	const cases = caseTable(ctx, 'No cases match. Submit one, or run the stored suite.');
 	const bucketsBox = bucketTable(ctx, { empty: 'No open buckets: every mismatch found so far is triaged (or there are none).' });
 	const measureBox = h('div', { 'data-testid': 'latest-measurement' }, loading('the latest measurement'));
+	const rootsBox = h('div');
+	const rootsRun = h('span', { class: 'dim' });
+	const rootsPanel = h('section', { class: 'panel', 'aria-labelledby': 'h-roots', 'data-testid': 'overview-roots', hidden: true },
+		h('div', { class: 'panel-head' }, h('h2', { id: 'h-roots' }, 'Root causes', rootsRun)), rootsBox);
+	let roots = null, rootsOf = null, rootsPolls = 0, rootsActive = false;
 
 	ctx.main.append(
 		h('h1', { class: 'visually-hidden' }, 'Overview'),
@@ -49,6 +61,7 @@ export function overviewView(ctx, params, query) {
 		h('section', { class: 'panel', 'aria-labelledby': 'h-runs' },
 			h('div', { class: 'panel-head' }, h('h2', { id: 'h-runs' }, 'Recent runs'), h('span', { class: 'buttons' }, measureBtn, startBtn)),
 			startMsg, runsBox),
+		rootsPanel,
 		h('div', { class: 'two-col wide-first' },
 			h('section', { class: 'panel', 'aria-labelledby': 'h-open' },
 				h('div', { class: 'panel-head' }, h('h2', { id: 'h-open' }, 'Open mismatch buckets'),
@@ -69,13 +82,31 @@ export function overviewView(ctx, params, query) {
 		const runs = d.runs || [];
 		replace(runsBox, runs.length ? runsTable(runs) :
 			h('p', { class: 'empty', 'data-testid': 'empty' }, 'No runs yet. “Run stored suite” runs every case under cases/ on both builds.'));
+		const withRoots = runs.find(hasRoots);
+		if (withRoots) showRoots(withRoots);
 		return runs.some((r) => isActive(r.status));
 	}, (e) => {
 		if (!isAbort(e)) replace(runsBox, errorBox(e, loadRuns));
 		return false;
 	});
+	/* The root causes of run r (the latest with mismatches): again now and then while it runs. */
+	const showRoots = (r) => {
+		if (rootsOf !== r.id) {
+			rootsOf = r.id;
+			roots = rootsTable(ctx, r.id, { limit: ROOTS_SHOWN, empty: 'No root causes yet.' });
+			replace(rootsRun, [' of ', h('a', { href: `#/runs/${r.id}`, 'data-testid': 'roots-run' }, `run #${r.id}`)]);
+			replace(rootsBox, roots.el);
+			rootsPanel.hidden = false;
+			roots.reload();
+		} else if (isActive(r.status) ? ++rootsPolls % 5 === 0 : rootsActive) {
+			roots.reload();
+		}
+		rootsActive = isActive(r.status);
+	};
 	loadRuns().then((active) => {
 		if (active) ctx.poll(1000, loadRuns);
+		/* None of the last 10 runs has mismatches: look further back. */
+		if (rootsOf === null) findRun(ctx, hasRoots).then((r) => { if (r && rootsOf === null && ctx.alive) showRoots(r); }, () => {});
 	});
 	bucketsBox.reload('/api/buckets?state=open&limit=10');
 	latestMeasurement(ctx, measureBox);
@@ -142,15 +173,20 @@ function runsTable(runs) {
 			h('td', { class: 'nowrap hide-narrow' }, timeEl(r.started_at || r.created_at)))))));
 }
 
-/* The latest measurement's biggest changes (a measure run, done or running, within 500 runs). */
-function latestMeasurement(ctx, box) {
+/* The latest run that `want` picks, within 500 runs (null if none). */
+function findRun(ctx, want) {
 	const find = (url, pages) => ctx.api(url).then((d) => {
-		const r = (d.runs || []).find((x) => x.suite === 'measure' && (x.status === 'done' || x.status === 'running'));
+		const r = (d.runs || []).find(want);
 		if (r) return r;
 		if (d.next && pages < 5) return find(d.next, pages + 1);
 		return null;
 	});
-	return find('/api/runs?limit=100', 0).then((run) => {
+	return find('/api/runs?limit=100', 0);
+}
+
+/* The latest measurement's biggest changes (a measure run, done or running, within 500 runs). */
+function latestMeasurement(ctx, box) {
+	return findRun(ctx, (x) => x.suite === 'measure' && (x.status === 'done' || x.status === 'running')).then((run) => {
 		if (!run) {
 			replace(box, h('p', { class: 'empty', 'data-testid': 'no-measurement' }, 'No measurement yet. “Measure workloads” runs the 11 workloads under callgrind on both builds.'));
 			return;

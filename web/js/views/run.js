@@ -1,8 +1,9 @@
 /*
- * #/runs/ID — one run: live progress, counts by verdict, its mismatches in
- * buckets (with bulk triage), its cases (?verdict=), and what its suite
- * adds: the measure suite's counts, a generated run's summary and coverage,
- * a phpt run's tests with a status per build (?phpt=, ?test=: phpt.js).
+ * #/runs/ID — one run: live progress, counts by verdict, its root causes
+ * (each root's minimal case and outputs: roots.js), its mismatches in
+ * buckets (with bulk triage), what its suite adds (the measure suite's
+ * counts, a generated run's summary and coverage, a phpt run's tests with a
+ * status per build: ?phpt=, ?test=, phpt.js), its cases (?verdict=).
  */
 import { h, replace, setTitle } from '../dom.js';
 import { isAbort } from '../api.js';
@@ -14,6 +15,7 @@ import { caseTable } from '../components/cases.js';
 import { bucketTable } from '../components/buckets.js';
 import { phptPanel } from '../components/phpt.js';
 import { codeCoverage } from '../components/codecov.js';
+import { rootsTable } from '../components/roots.js';
 
 export function runView(ctx, params, query) {
 	const id = params[0];
@@ -25,7 +27,14 @@ export function runView(ctx, params, query) {
 	const actionMsg = h('div', { 'aria-live': 'polite' });
 	let lastRun = null, q = query, cancelling = false, polls = 0, codeCov = null;
 	const buckets = bucketTable(ctx, { run: id, selectable: true, empty: 'No mismatches in this run (so far): nothing to triage.' });
-	const extraBox = h('div');
+	/* A phpt run's tests and a measure run's counts lead; a generated run's
+	 * coverage report comes after its root causes and mismatches. */
+	const extraBox = h('div'), reportBox = h('div');
+	const roots = rootsTable(ctx, id, { onData: (d) => { rootsPanel.hidden = !(d.roots || []).length && !(d.reduction || {}).buckets_pending; } });
+	const rootsPanel = h('section', { class: 'panel', 'aria-labelledby': 'h-run-roots', 'data-testid': 'run-roots', hidden: true },
+		h('h2', { id: 'h-run-roots' }, 'Root causes'),
+		h('p', { class: 'hint' }, 'Buckets whose mismatches reduce to the same minimal case are one root cause; most mismatches first.'),
+		roots.el);
 	const phpt = phptPanel(ctx, id, `/runs/${id}`);
 	const casesPanel = h('section', { class: 'panel', 'aria-labelledby': 'h-run-cases' },
 		h('h2', { id: 'h-run-cases' }, 'Cases'), filters, cases.el);
@@ -33,11 +42,13 @@ export function runView(ctx, params, query) {
 		h('h1', null, `Run #${id}`, suiteEl),
 		h('section', { class: 'panel', 'aria-labelledby': 'h-run-status' },
 			h('h2', { id: 'h-run-status', class: 'visually-hidden' }, 'Status'), headBox, actionMsg),
+		rootsPanel,
 		extraBox,
-		h('section', { class: 'panel', 'aria-labelledby': 'h-run-buckets' },
+		h('section', { class: 'panel', 'aria-labelledby': 'h-run-buckets', 'data-testid': 'run-buckets' },
 			h('h2', { id: 'h-run-buckets' }, 'Mismatches, in buckets'),
 			h('p', { class: 'hint' }, 'Mismatches that differ the same way are one bucket; a bucket seen in earlier runs keeps its triage.'),
 			buckets.el),
+		reportBox,
 		casesPanel);
 	const bucketsUrl = `/api/buckets?run=${id}&limit=50`;
 
@@ -53,6 +64,7 @@ export function runView(ctx, params, query) {
 			replace(extraBox, [phpt.el, codeCov]);
 			return;
 		}
+		const report = [];
 		if (r.suite === 'measure')
 			parts.push(h('section', { class: 'panel' }, h('h2', null, 'Instruction counts'),
 				h('p', null, h('a', { href: `#/runs/${id}/counts`, class: 'button', 'data-testid': 'counts-link' }, 'Instruction counts table'),
@@ -60,13 +72,19 @@ export function runView(ctx, params, query) {
 		/* Seeds, rate, corpus hash and error codes are in the run's head (generatedSummary). */
 		if (sum && typeof sum === 'object') {
 			const cov = sum.coverage ? coverageView(sum.coverage) : null;
-			parts.push(h('section', { class: 'panel', 'data-testid': 'run-summary' },
+			report.push(h('section', { class: 'panel', 'data-testid': 'run-summary' },
 				h('h2', null, 'Coverage', sum.coverage && sum.coverage.cases !== undefined ? h('span', { class: 'dim' }, ` of ${fmtInt(sum.coverage.cases)} cases`) : null),
 				cov || h('p', { class: 'empty' }, 'This run reported no coverage.'),
 				h('details', null, h('summary', null, 'Everything the run reported (JSON)'), h('pre', { class: 'code' }, JSON.stringify(sum, null, 2)))));
 		}
-		parts.push(codeCov);
+		report.push(codeCov);
 		replace(extraBox, parts);
+		replace(reportBox, report);
+	};
+
+	/* A phpt run's buckets are not reduced (they have no case): no roots. */
+	const reloadRoots = () => {
+		if (lastRun && lastRun.suite !== 'phpt') roots.reload();
 	};
 
 	const casesUrl = () => {
@@ -92,7 +110,10 @@ export function runView(ctx, params, query) {
 		 * (unless the reader has paged further); once more at the end. */
 		polls++;
 		if ((wasActive && !active) || (active && polls % 3 === 0 && cases.pages() <= 50)) cases.reload(casesUrl());
-		if ((wasActive && !active) || (active && polls % 3 === 0)) buckets.reload(bucketsUrl);
+		if ((wasActive && !active) || (active && polls % 3 === 0)) {
+			buckets.reload(bucketsUrl);
+			reloadRoots();
+		}
 		return active;
 	}, (e) => {
 		if (isAbort(e)) return false;
@@ -123,6 +144,7 @@ export function runView(ctx, params, query) {
 		if (lastRun) {
 			cases.reload(casesUrl());
 			buckets.reload(bucketsUrl);
+			reloadRoots();
 		}
 		startPolling(active);
 	});

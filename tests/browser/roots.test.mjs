@@ -1,0 +1,188 @@
+// The page leads with root causes (issue 23, item 5), in headless Chromium:
+// base = the from-source 8.2.32, head = its escape-del build (DEL escaped as
+// \u007f); a small generated run, reduced.  The run page: "Root causes"
+// first under the run's head (minimal case, both outputs byte by byte, how
+// many mismatches and buckets, the candidate, a link to the bucket), then
+// "Mismatches", then the coverage.  The overview leads with the same roots.
+// Then the same daemon's page with /api/roots answered by the test (page.route):
+// the reducer at work, "N more", and hostile strings shown as text and chips.
+// Screenshots: tests/artifacts/screenshots/roots-run.png, roots-overview.png
+// (and -section.png: the roots sections alone).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { BUILDS, Daemon, ROOT } from '../integration/helper.mjs';
+import { openPage } from './browser.mjs';
+
+const SHOTS = path.resolve(ROOT, process.env.PHPCMP_SCREENSHOTS || 'tests/artifacts/screenshots');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let d, browser, page, runId, roots;
+const errors = [];
+
+before(async () => {
+	d = await Daemon.start({
+		name: 'browser-roots', reduce: true,
+		builds: { base: path.join(BUILDS, 'src-8.2.32'), head: path.join(BUILDS, 'src-8.2.32-escape-del') },
+		extraArgs: ['--reduce-sample', '0'],
+	});
+	const post = await d.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count: 3000 } });
+	assert.equal(post.status, 202);
+	runId = post.json.id;
+	await reduced();
+	// The run page lists the run's first 50 cases, which stores their
+	// mismatches in full (docs/api.md): new buckets, reduced in turn.  List
+	// them first, so that the page shows what the API gave.
+	assert.equal((await d.get(`/api/runs/${runId}/cases?limit=50`)).status, 200);
+	await reduced();
+	({ browser, page } = await openPage(errors));
+});
+after(async () => {
+	if (browser) await browser.close();
+	if (d) await d.stopClean();
+});
+
+// Until the run is done and every bucket of it reduced.
+async function reduced() {
+	for (const deadline = Date.now() + 300_000; ;) {
+		const run = (await d.get(`/api/runs/${runId}`)).json;
+		roots = (await d.get(`/api/roots?run=${runId}`)).json;
+		if (run.status === 'done' && roots.reduction.buckets_pending === 0 && roots.roots.length > 0 &&
+			roots.reduction.reducer.busy_bucket_id === null && roots.roots.every((r) => r.minimal)) return;
+		assert.ok(Date.now() < deadline, 'the run is reduced within 5 minutes');
+		await sleep(500);
+	}
+}
+
+const top = (sel) => page.locator(sel).first().boundingBox().then((b) => b.y);
+
+test('the run page: root causes first, each with its minimal case, outputs, counts and bucket; mismatches above coverage', async () => {
+	const first = roots.roots[0];
+	assert.equal(first.candidate, 'head', 'GET /api/roots names each root\'s candidate');
+	assert.ok(roots.buckets > roots.roots.length, `several buckets (${roots.buckets}) under fewer roots (${roots.roots.length})`);
+	await page.goto(`${d.url}/#/runs/${runId}`);
+	await page.locator('[data-testid=run-roots] [data-testid=root]').first().waitFor();
+	await page.locator('[data-testid=run-summary]').waitFor();
+
+	// First under the run's head: the sections of the page in order.
+	const order = await page.$$eval('main > section.panel, main > div > section.panel', (els) =>
+		els.filter((e) => !e.hidden).map((e) => e.dataset.testid || e.getAttribute('aria-labelledby')));
+	assert.equal(order[0], 'h-run-status');
+	assert.equal(order[1], 'run-roots', `roots right under the run's head: ${order.join(', ')}`);
+	assert.equal(await page.textContent('#h-run-roots'), 'Root causes');
+
+	// One row per root, most mismatches first, as the API gives them.
+	const rows = await page.$$eval('[data-testid=run-roots] [data-testid=root]', (trs) => trs.map((tr) => ({
+		id: Number(tr.dataset.bucketId), mismatches: Number(tr.dataset.mismatches),
+		code: tr.querySelector('[data-testid=root-code]')?.textContent ?? null,
+		count: tr.querySelector('[data-testid=root-mismatches]').firstChild.textContent,
+		buckets: tr.querySelector('[data-testid=root-buckets]').textContent,
+		candidate: tr.querySelector('[data-testid=root-candidate]').textContent,
+		href: tr.querySelector('[data-testid=root-link]').getAttribute('href'),
+	})));
+	assert.deepEqual(rows.map((r) => r.id), roots.roots.map((r) => r.bucket_id));
+	for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].mismatches >= rows[i].mismatches, 'most mismatches first');
+	assert.equal(rows[0].code, 'json_encode("\\x7F")');
+	assert.equal(rows[0].count, first.mismatches.toLocaleString('en-US'));
+	assert.equal(rows[0].buckets, `${first.buckets} bucket${first.buckets === 1 ? '' : 's'}`);
+	assert.equal(rows[0].candidate, 'head');
+	assert.equal(rows[0].href, `#/buckets/${first.bucket_id}`);
+	assert.match(await page.textContent('[data-testid=roots-summary]'),
+		new RegExp(`explains? ${roots.roots.reduce((n, r) => n + r.mismatches, 0).toLocaleString('en-US')} mismatches in ${roots.buckets} buckets`));
+	assert.equal(await page.locator('[data-testid=run-roots] [data-testid=roots-pending]').count(), 0, 'nothing pending once reduced');
+
+	// The outputs of the minimal case: the base's DEL is a \x7f chip, not a raw byte; the candidate's escape is marked.
+	const row = page.locator(`[data-testid=root][data-bucket-id="${first.bucket_id}"]`);
+	assert.equal(await row.locator('[data-testid=root-output-base] .chip.ctl').textContent(), '\\x7f');
+	assert.equal(await row.locator('[data-testid=root-output-base] [data-testid=root-output-bytes]').textContent(), '"\\x7f"');
+	assert.equal(await row.locator('[data-testid=root-output-candidate] [data-testid=root-output-bytes]').textContent(), '"\\u007f"');
+	assert.equal(await row.locator('[data-testid=root-output-candidate] mark.diff').textContent(), '\\u007f"');
+	assert.equal(await row.locator('[data-testid=root-confirmation]').textContent(), 'confirmed');
+
+	// Mismatches (the buckets) above the coverage.
+	const yRoots = await top('[data-testid=run-roots]'), yBuckets = await top('[data-testid=run-buckets]');
+	const yCoverage = await top('[data-testid=run-summary]');
+	assert.ok(yRoots < yBuckets && yBuckets < yCoverage, `roots ${yRoots} < mismatches ${yBuckets} < coverage ${yCoverage}`);
+	assert.ok(yBuckets < 900, `the mismatches start within the first screen (${yBuckets} px)`);
+
+	fs.mkdirSync(SHOTS, { recursive: true });
+	await page.screenshot({ path: path.join(SHOTS, 'roots-run.png'), fullPage: true });
+	await page.locator('[data-testid=run-roots]').screenshot({ path: path.join(SHOTS, 'roots-run-section.png') });
+
+	// The link opens the root's bucket page.
+	await row.locator('[data-testid=root-link]').click();
+	await page.waitForURL(new RegExp(`#/buckets/${first.bucket_id}$`));
+	assert.equal(await page.textContent('[data-testid=minimal-code]'), 'json_encode("\\x7F")');
+	assert.deepEqual(errors, []);
+});
+
+test('the overview leads with the root causes of the latest run with mismatches', async () => {
+	await page.goto(`${d.url}/#/`);
+	await page.locator('[data-testid=overview-roots] [data-testid=root]').first().waitFor();
+	await page.locator('[data-testid=bucket-list] [data-testid=bucket-row]').first().waitFor();
+	assert.equal(await page.getAttribute('[data-testid=roots-run]', 'href'), `#/runs/${runId}`);
+	const ids = await page.$$eval('[data-testid=overview-roots] [data-testid=root]', (trs) => trs.map((tr) => Number(tr.dataset.bucketId)));
+	assert.deepEqual(ids, roots.roots.slice(0, 3).map((r) => r.bucket_id));
+	assert.equal(await page.locator('[data-testid=overview-roots] [data-testid=root-code]').first().textContent(), 'json_encode("\\x7F")');
+	assert.equal(await page.locator('[data-testid=overview-roots] [data-testid=root-link]').first().getAttribute('href'), `#/buckets/${ids[0]}`);
+	// Before the open buckets (which are still there).
+	const yRoots = await top('[data-testid=overview-roots]'), yBuckets = await top('[data-testid=bucket-list]');
+	assert.ok(yRoots < yBuckets, `roots ${yRoots} above the open buckets ${yBuckets}`);
+	fs.mkdirSync(SHOTS, { recursive: true });
+	await page.screenshot({ path: path.join(SHOTS, 'roots-overview.png'), fullPage: true });
+	await page.locator('[data-testid=overview-roots]').screenshot({ path: path.join(SHOTS, 'roots-overview-section.png') });
+	assert.deepEqual(errors, []);
+});
+
+test('roots as the page shows them while reducing, "N more", and hostile strings as text', async () => {
+	const hostile = '"<img src=x onerror=window.pwned=1>\u0001"';
+	const fake = (i, minimal) => ({ bucket_id: 900 + i, candidate: i === 0 ? '<b>cand</b>' : 'head', buckets: 2, mismatches: 50 - i, bucket_ids: [900 + i], minimal });
+	const answer = {
+		roots: [
+			fake(0, {
+				state: 'done', code: hostile, setup: null, flags: ['JSON_PRETTY_PRINT'], depth: 512, confirmation: 'confirmed',
+				outputs: {
+					base: { status: 'ok', output: '"<script>window.pwned=2</script>\u0001"', output_is_false: false, error_code: 0, exception: null },
+					'<b>cand</b>': { status: 'ok', output: null, output_is_false: true, error_code: 5, error_msg: 'Malformed', exception: null },
+				},
+			}),
+			fake(1, null), fake(2, null), fake(3, null), fake(4, null),
+		],
+		buckets: 10,
+		reduction: { buckets_pending: 4, reductions: 1, executions: 3, seconds: 0.1, reducer: { enabled: true } },
+	};
+	await page.route(/\/api\/roots\?/, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(answer) }));
+	try {
+		await page.goto('about:blank'); // a fresh page (the last test left it on #/)
+		await page.goto(`${d.url}/#/`);
+		const box = page.locator('[data-testid=overview-roots]');
+		await box.locator('[data-testid=root]').first().waitFor();
+		assert.equal(await box.locator('[data-testid=roots-pending]').textContent(), 'reducing: 4 buckets pending');
+		assert.equal(await box.locator('[data-testid=root]').count(), 3, 'the first three');
+		assert.equal(await box.locator('[data-testid=roots-more]').textContent(), `2 more root causes in run #${runId}`);
+		assert.equal(await box.locator('[data-testid=roots-more]').getAttribute('href'), `#/runs/${runId}`);
+		assert.equal(await box.locator('[data-testid=root-minimal][data-state=pending]').first().textContent(), 'not reduced yet');
+		// Hostile code and outputs are text; the control byte is a chip.
+		const r0 = box.locator('[data-testid=root]').first();
+		assert.equal(await r0.locator('[data-testid=root-code]').textContent(),
+			'json_encode("<img src=x onerror=window.pwned=1>\\x01", JSON_PRETTY_PRINT)');
+		assert.equal(await r0.locator('[data-testid=root-code] .chip.ctl').textContent(), '\\x01');
+		assert.equal(await r0.locator('[data-testid=root-candidate]').textContent(), '<b>cand</b>');
+		assert.equal(await r0.locator('[data-testid=root-output-candidate] [data-testid=root-output-bytes]').textContent(), 'false');
+		assert.match(await r0.locator('[data-testid=root-output-candidate]').textContent(), /json_last_error\(\) 5/);
+		assert.equal(await page.locator('main img, main script, main b').count(), 0, 'no markup from the data');
+		assert.equal(await page.evaluate(() => window.pwned), undefined);
+
+		// The run page lists every root, and says the reducer is at work.
+		await page.goto(`${d.url}/#/runs/${runId}`);
+		const run = page.locator('[data-testid=run-roots]');
+		await run.locator('[data-testid=root]').first().waitFor();
+		assert.equal(await run.locator('[data-testid=root]').count(), 5);
+		assert.equal(await run.locator('[data-testid=roots-pending]').textContent(), 'reducing: 4 buckets pending');
+		assert.equal(await run.locator('[data-testid=roots-more]').count(), 0);
+		assert.equal(await page.evaluate(() => window.pwned), undefined);
+	} finally {
+		await page.unroute(/\/api\/roots\?/);
+	}
+	assert.deepEqual(errors, []);
+});

@@ -1,0 +1,148 @@
+/*
+ * A run's root causes (GET /api/roots?run=ID, docs/triage.md): one row per
+ * root, most mismatches first — its minimal case, the base's and the
+ * candidate's outputs of it, how many mismatches and buckets it explains,
+ * its candidate, its bucket — and the reducer's progress.  Every string of
+ * a case or an output is shown byte by byte (renderBytes: control bytes as
+ * \xNN chips), never parsed as HTML.  The run page shows every root, the
+ * overview the first few of the latest run with mismatches.
+ */
+import { h, replace } from '../dom.js';
+import { isAbort } from '../api.js';
+import { orderRoles } from '../builds.js';
+import { fmtInt, plural } from '../format.js';
+import { errorBox, loading } from './ui.js';
+import { minimalCall } from './buckets.js';
+import { renderBytes } from './bytesview.js';
+
+const utf8 = (s) => new TextEncoder().encode(s);
+
+/* A string as the page's byte view shows it; bytes from `marked` on are the difference. */
+function bytesEl(s, testid, marked) {
+	const b = utf8(s);
+	const side = marked !== undefined && marked < b.length ? { ranges: [{ start: marked, end: b.length }] } : null;
+	return h('pre', { class: 'bytes root-bytes', 'data-testid': testid }, renderBytes(b, 0, b.length, side));
+}
+
+/* What json_encode gave, as text: its output, `false`, or the status of a run that did not finish. */
+function outputText(o) {
+	if (!o) return '';
+	if (o.status && o.status !== 'ok') return `(${o.status}${o.signal ? ` ${o.signal}` : ''})`;
+	return o.output_is_false || o.output === null || o.output === undefined ? 'false' : String(o.output);
+}
+
+/* One build's result of the minimal case; what differs from the base's is marked. */
+function outputCell(role, o, base) {
+	if (!o) return h('td', { class: 'dim', 'data-testid': `root-output-${role === 'base' ? 'base' : 'candidate'}` }, '—');
+	const t = outputText(o), bt = base ? outputText(base) : t;
+	let marked;
+	if (role !== 'base' && t !== bt) {
+		const a = utf8(t), b = utf8(bt);
+		marked = 0;
+		while (marked < a.length && marked < b.length && a[marked] === b[marked]) marked++;
+	}
+	const extra = [];
+	const errDiff = base && o.error_code !== base.error_code, excDiff = base && (o.exception || null) !== (base.exception || null);
+	if (o.error_code || errDiff)
+		extra.push(h('span', { class: errDiff && role !== 'base' ? 'bad-text' : null, title: o.error_msg || '' }, `json_last_error() ${o.error_code}`));
+	if (o.exception || excDiff)
+		extra.push(h('span', { class: excDiff && role !== 'base' ? 'bad-text' : null }, `exception ${o.exception || 'none'}`));
+	return h('td', { class: 'root-output', 'data-testid': `root-output-${role === 'base' ? 'base' : 'candidate'}`, 'data-role': role },
+		bytesEl(t, 'root-output-bytes', marked),
+		extra.length ? h('div', { class: 'small-text dim' }, extra.map((e, i) => [i ? ' · ' : null, e])) : null);
+}
+
+/* One root: its minimal case, both outputs, what it explains, its candidate and bucket. */
+function rootRow(r) {
+	const m = r.minimal;
+	const roles = m && m.outputs ? orderRoles(Object.keys(m.outputs)) : [];
+	const cand = r.candidate || roles.find((x) => x !== 'base') || null;
+	const href = `#/buckets/${r.bucket_id}`;
+	let caseCell, outputs;
+	if (!m) {
+		caseCell = h('td', { class: 'dim', 'data-testid': 'root-minimal', 'data-state': 'pending' }, 'not reduced yet');
+		outputs = [h('td', { class: 'dim' }, '—'), h('td', { class: 'dim' }, '—')];
+	} else if (m.state !== 'done') {
+		caseCell = h('td', { class: 'dim', 'data-testid': 'root-minimal', 'data-state': m.state }, `not reduced: ${m.state}`);
+		outputs = [h('td', { class: 'dim' }, '—'), h('td', { class: 'dim' }, '—')];
+	} else {
+		caseCell = h('td', { class: 'root-case', 'data-testid': 'root-minimal', 'data-state': m.state },
+			bytesEl(minimalCall(m), 'root-code'),
+			m.setup ? h('details', { class: 'small-text' }, h('summary', null, 'setup'), bytesEl(m.setup, 'root-setup')) : null,
+			m.confirmation ? h('span', { class: 'badge', 'data-testid': 'root-confirmation', title: 'the minimal case run again on both builds' }, m.confirmation) : null);
+		const o = m.outputs || {};
+		outputs = [outputCell('base', o.base, null), outputCell(cand, cand ? o[cand] : null, o.base)];
+	}
+	return h('tr', { 'data-testid': 'root', 'data-bucket-id': r.bucket_id, 'data-mismatches': r.mismatches, 'data-buckets': r.buckets },
+		caseCell, ...outputs,
+		h('td', { class: 'num', 'data-testid': 'root-mismatches' }, fmtInt(r.mismatches),
+			h('div', { class: 'dim small-text', 'data-testid': 'root-buckets' }, `${fmtInt(r.buckets)} ${plural(r.buckets, 'bucket')}`)),
+		h('td', { class: 'mono', 'data-testid': 'root-candidate' }, cand || h('span', { class: 'dim' }, '—')),
+		h('td', null, h('a', { href, 'data-testid': 'root-link' }, `bucket #${r.bucket_id}`)));
+}
+
+/* "reducing: N buckets pending" while the reducer has work left for these buckets. */
+function pendingNote(red) {
+	const n = red ? red.buckets_pending : 0;
+	if (!n) return null;
+	const off = red.reducer && red.reducer.enabled === false;
+	return h('p', { class: off ? 'notice warning' : 'loading', 'data-testid': 'roots-pending', 'data-pending': n, 'aria-busy': off ? null : 'true' },
+		off ? `not reducing (the reducer is off): ${fmtInt(n)} ${plural(n, 'bucket')} pending` : `reducing: ${fmtInt(n)} ${plural(n, 'bucket')} pending`);
+}
+
+/*
+ * The roots of run `run` as a table.  opts: { limit (show the first N, then
+ * "N more" linking to the run page), empty (text when there is no root),
+ * onData(d) }.  Returns { el, reload() }; reload resolves to the number of
+ * buckets pending (and polls itself every 2 s while some are).
+ */
+export function rootsTable(ctx, run, opts = {}) {
+	const el = h('div', { class: 'roots', 'data-testid': 'roots', 'data-run-id': run }, loading('root causes'));
+	let gen = 0, polling = false;
+	const draw = (d) => {
+		const all = d.roots || [];
+		const shown = opts.limit ? all.slice(0, opts.limit) : all;
+		const total = all.reduce((n, r) => n + (r.mismatches || 0), 0);
+		replace(el, [
+			pendingNote(d.reduction),
+			all.length ? h('p', { class: 'meta', 'data-testid': 'roots-summary' },
+				`${fmtInt(all.length)} ${plural(all.length, 'root cause explains', 'root causes explain')} ${fmtInt(total)} ${plural(total, 'mismatch', 'mismatches')} in ${fmtInt(d.buckets)} ${plural(d.buckets, 'bucket')}.`) : null,
+			all.length ? h('div', { class: 'scroll-x' }, h('table', { class: 'list roots', 'data-testid': 'root-list' },
+				h('thead', null, h('tr', null,
+					h('th', { scope: 'col' }, 'Minimal case'),
+					h('th', { scope: 'col' }, 'Base gives'),
+					h('th', { scope: 'col' }, 'Candidate gives'),
+					h('th', { scope: 'col', class: 'num' }, 'Mismatches'),
+					h('th', { scope: 'col' }, 'Candidate'),
+					h('th', { scope: 'col' }, 'Bucket'))),
+				h('tbody', null, shown.map(rootRow)))) : h('p', { class: 'empty', 'data-testid': 'roots-empty' }, opts.empty || 'No root causes: no mismatches.'),
+			all.length > shown.length ? h('p', { class: 'more' }, h('a', { href: `#/runs/${run}`, 'data-testid': 'roots-more' },
+				`${fmtInt(all.length - shown.length)} more ${plural(all.length - shown.length, 'root cause')} in run #${run}`)) : null,
+		]);
+		if (opts.onData) opts.onData(d);
+	};
+	const load = () => {
+		const my = ++gen;
+		return ctx.api(`/api/roots?run=${encodeURIComponent(run)}`).then((d) => {
+			if (my !== gen) return 0;
+			draw(d);
+			const red = d.reduction || {};
+			/* With the reducer off nothing will change: no polling. */
+			return red.reducer && red.reducer.enabled === false ? 0 : red.buckets_pending || 0;
+		}, (e) => {
+			if (!isAbort(e) && my === gen) replace(el, errorBox(e, load));
+			return 0;
+		});
+	};
+	const reload = () => load().then((pending) => {
+		if (pending && !polling) {
+			polling = true;
+			ctx.poll(2000, () => load().then((p) => {
+				if (!p) polling = false;
+				return p > 0;
+			}));
+		}
+		return pending;
+	});
+	return { el, reload };
+}
