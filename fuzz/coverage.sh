@@ -37,7 +37,7 @@ for name in "$@"; do
 	extra=()
 	if [ "$name" = body ]; then
 		# api_cases.c needs the daemon below the commands (all but main.c).
-		for f in server/common/*.c server/daemon/*.c; do
+		for f in server/common/*.c server/daemon/*.c server/daemon/*/*.c; do
 			case " $srcs " in *" $f "*) continue ;; esac
 			[ "$f" = server/daemon/main.c ] && continue
 			extra+=("$f")
