@@ -107,7 +107,7 @@ $(B)/obj/%.o: %.c $(HEADERS) | $(B)/obj
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 # schema.sql is compiled into the daemon with the assembler's .incbin.
-$(B)/obj/schema_sql.o: server/daemon/schema_sql.S schema.sql | $(B)/obj
+$(B)/obj/schema_sql.o: server/daemon/store/schema_sql.S schema.sql | $(B)/obj
 	$(CC) -c -o $@ $<
 
 $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o

@@ -267,7 +267,7 @@ PRAGMA user_version = 6;
 -- @migration 7: identical outputs of the builds stored once
 -- output_same = 1: this result's output is the base result's (same
 -- comparison), byte for byte; output is then NULL.  Readers take it with
--- RESULT_OUTPUT_SQL (server/daemon/db_internal.h).
+-- RESULT_OUTPUT_SQL (server/daemon/store/db_internal.h).
 ALTER TABLE results ADD COLUMN output_same INTEGER NOT NULL DEFAULT 0;
 
 PRAGMA user_version = 7;

@@ -42,7 +42,7 @@ for name in "$@"; do
 			[ "$f" = server/daemon/main.c ] && continue
 			extra+=("$f")
 		done
-		$cc -c -o "$out/schema_sql.o" server/daemon/schema_sql.S
+		$cc -c -o "$out/schema_sql.o" server/daemon/store/schema_sql.S
 		extra+=("$out/schema_sql.o")
 	fi
 	# shellcheck disable=SC2086
