@@ -25,7 +25,7 @@ B = build
 #            (scripts/check-layers.py: a file's layer is its folder)
 #   worker/  phpcmp-worker, the loader that dlopens a build and its core
 #   core/    the per-build core, compiled at run time against each build's
-#            own headers (server/daemon/build.c), never by this Makefile
+#            own headers (server/daemon/engine/build.c), never by this Makefile
 DAEMON_DIRS = server/daemon/store server/daemon/engine server/daemon/service server/daemon/http server/daemon
 INC     = -Iserver/common $(DAEMON_DIRS:%=-I%) -Iserver/core -Iserver/worker
 CFLAGS  += $(INC)
