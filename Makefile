@@ -94,7 +94,7 @@ docker-check:
 flavour-builds:
 	scripts/flavour-builds.sh
 
-# The page's libraries (diff, uPlot: served under /vendor/ by server/daemon/http.c)
+# The page's libraries (diff, uPlot: served under /vendor/ by server/daemon/http/http.c)
 # and the browser tests' driver (playwright-core), exactly as
 # package-lock.json pins them, into node_modules/ (git-ignored).
 web-deps: node_modules/.package-lock.json

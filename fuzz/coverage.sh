@@ -22,7 +22,7 @@ declare -A files=(
 	[proto]="server/common/proto.c server/common/buf.c server/common/clock.c"
 	[flags]="server/common/flags.c"
 	[casefile]="server/common/casefile.c server/common/flags.c server/common/buf.c"
-	[body]="server/daemon/api_cases.c server/daemon/api_reply.c server/common/flags.c server/common/casefile.c"
+	[body]="server/daemon/http/api_cases.c server/daemon/http/api_reply.c server/common/flags.c server/common/casefile.c"
 	[callgrind]="server/common/callgrind.c"
 )
 # The functions each harness is about (api_cases.c and proto.c hold more).
