@@ -20,17 +20,28 @@ B = build
 # server/ holds one folder per link unit (README, "Architecture"):
 #   common/  the leaf library: linked into the daemon, the worker loader and
 #            each build's core
-#   daemon/  phpcmp itself (never loads PHP)
+#   daemon/  phpcmp itself (never loads PHP): a folder per layer, bottom
+#            up store/, engine/, service/, http/, and main.c above them
+#            (scripts/check-layers.py: a file's layer is its folder)
 #   worker/  phpcmp-worker, the loader that dlopens a build and its core
 #   core/    the per-build core, compiled at run time against each build's
-#            own headers (server/daemon/build.c), never by this Makefile
-INC     = -Iserver/common -Iserver/daemon -Iserver/core -Iserver/worker
+#            own headers (server/daemon/engine/build.c), never by this Makefile
+DAEMON_DIRS = server/daemon/store server/daemon/engine server/daemon/service server/daemon/http server/daemon
+INC     = -Iserver/common $(DAEMON_DIRS:%=-I%) -Iserver/core -Iserver/worker
 CFLAGS  += $(INC)
 COMMON_SRC = $(wildcard server/common/*.c)
-DAEMON_SRC = $(wildcard server/daemon/*.c)
-COMMON_OBJ = $(COMMON_SRC:server/common/%.c=$(B)/obj/%.o)
-DAEMON_OBJ = $(DAEMON_SRC:server/daemon/%.c=$(B)/obj/%.o) $(COMMON_OBJ)
-HEADERS = $(wildcard server/*/*.h)
+DAEMON_SRC = $(foreach d,$(DAEMON_DIRS),$(wildcard $(d)/*.c))
+# Every object is $(B)/obj/NAME.o, whatever its folder (the unit tests and
+# scripts/check-layers.py name modules so), and make finds NAME.c in the
+# folders: two sources of one name would be one object, so they are refused.
+vpath %.c server/common $(DAEMON_DIRS)
+SAME_NAME = $(shell printf '%s\n' $(notdir $(COMMON_SRC) $(DAEMON_SRC)) | sort | uniq -d)
+ifneq ($(SAME_NAME),)
+$(error two sources named $(SAME_NAME) in server/common and server/daemon: one object each, rename one)
+endif
+COMMON_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(notdir $(COMMON_SRC)))
+DAEMON_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(notdir $(DAEMON_SRC))) $(COMMON_OBJ)
+HEADERS = $(wildcard server/*/*.h server/daemon/*/*.h)
 DAEMON_LIBS = -lmicrohttpd -ljansson -lsqlite3 -lcurl -lcrypto -lpcre2-8 -lm -lpthread
 
 .PHONY: all run test unit-test web-test integration-test browser-test builds clean deps bench web-deps
@@ -83,7 +94,7 @@ docker-check:
 flavour-builds:
 	scripts/flavour-builds.sh
 
-# The page's libraries (diff, uPlot: served under /vendor/ by server/daemon/http.c)
+# The page's libraries (diff, uPlot: served under /vendor/ by server/daemon/http/http.c)
 # and the browser tests' driver (playwright-core), exactly as
 # package-lock.json pins them, into node_modules/ (git-ignored).
 web-deps: node_modules/.package-lock.json
@@ -92,13 +103,11 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-$(B)/obj/%.o: server/common/%.c $(HEADERS) | $(B)/obj
-	$(CC) $(CFLAGS) -c -o $@ $<
-$(B)/obj/%.o: server/daemon/%.c $(HEADERS) | $(B)/obj
+$(B)/obj/%.o: %.c $(HEADERS) | $(B)/obj
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 # schema.sql is compiled into the daemon with the assembler's .incbin.
-$(B)/obj/schema_sql.o: server/daemon/schema_sql.S schema.sql | $(B)/obj
+$(B)/obj/schema_sql.o: server/daemon/store/schema_sql.S schema.sql | $(B)/obj
 	$(CC) -c -o $@ $<
 
 $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
@@ -279,7 +288,7 @@ layer-check: $(B)/phpcmp
 # One C style (.clang-format, Debian's clang-format): `make format` applies
 # it, `make format-check` (run by `make test` and CI) fails on any file it
 # would change.
-C_FILES = $(wildcard server/*/*.[ch] tests/unit/*.[ch] tests/tools/*.[ch] fuzz/*.[ch])
+C_FILES = $(wildcard server/*/*.[ch] server/daemon/*/*.[ch] tests/unit/*.[ch] tests/tools/*.[ch] fuzz/*.[ch])
 .PHONY: format format-check
 format:
 	clang-format -i $(C_FILES)

@@ -228,7 +228,7 @@ CREATE INDEX IF NOT EXISTS triage_events_bucket ON triage_events (bucket_id, id)
 
 PRAGMA user_version = 5;
 
--- @migration 6: php-src's .phpt tests (server/daemon/phptrun.c, docs/phpt.md)
+-- @migration 6: php-src's .phpt tests (server/daemon/engine/phptrun.c, docs/phpt.md)
 -- One row per test of a phpt run: its --TEST-- name and the verdict between
 -- the builds (regression: PASS on the base, FAIL/BORK/crash/timeout on the
 -- head; improvement: the reverse; differ: other different statuses, or
@@ -267,7 +267,7 @@ PRAGMA user_version = 6;
 -- @migration 7: identical outputs of the builds stored once
 -- output_same = 1: this result's output is the base result's (same
 -- comparison), byte for byte; output is then NULL.  Readers take it with
--- RESULT_OUTPUT_SQL (server/daemon/db_internal.h).
+-- RESULT_OUTPUT_SQL (server/daemon/store/db_internal.h).
 ALTER TABLE results ADD COLUMN output_same INTEGER NOT NULL DEFAULT 0;
 
 PRAGMA user_version = 7;
@@ -371,7 +371,7 @@ PRAGMA user_version = 10;
 -- per mismatching case, written with its batch in one transaction.
 -- candidates: the roles whose digests differ from the base's ("head",
 -- "head,cand3", ...).  signature is what the digests say
--- (server/daemon/genrun.c: per differing candidate, the fields that differ
+-- (server/daemon/engine/genrun.c: per differing candidate, the fields that differ
 -- and the base's and candidate's status, error code, exception), the key
 -- of the bounded sample stored in full during the run; digests: every
 -- build's 32-byte record, base first, in the run's build order.  case_id:
@@ -399,7 +399,7 @@ INSERT OR IGNORE INTO generated_mismatches (run_id, seed, idx, case_id)
 
 PRAGMA user_version = 11;
 
--- @migration 12: reduction of mismatches to minimal reproducers (server/daemon/reduce.c, docs/triage.md)
+-- @migration 12: reduction of mismatches to minimal reproducers (server/daemon/engine/reduce.c, docs/triage.md)
 -- One row per mismatch reduced: a bucket's
 -- representative and a bounded sample of its other members.  state:
 -- done (reduced; the case in case_id), not_reproduced (its case run again
@@ -515,7 +515,7 @@ ALTER TABLE runs ADD COLUMN errors INTEGER NOT NULL DEFAULT 0;
 
 PRAGMA user_version = 14;
 
--- @migration 15: a reduction per mismatch and candidate (server/daemon/reduce.c, docs/triage.md)
+-- @migration 15: a reduction per mismatch and candidate (server/daemon/engine/reduce.c, docs/triage.md)
 -- One case may differ on several candidates, each mismatch in that
 -- candidate's bucket: each is reduced on its own candidate.  A reduction was
 -- unique by comparison alone, so the first candidate's reduction stood for

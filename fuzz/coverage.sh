@@ -22,7 +22,7 @@ declare -A files=(
 	[proto]="server/common/proto.c server/common/buf.c server/common/clock.c"
 	[flags]="server/common/flags.c"
 	[casefile]="server/common/casefile.c server/common/flags.c server/common/buf.c"
-	[body]="server/daemon/api_cases.c server/daemon/api_reply.c server/common/flags.c server/common/casefile.c"
+	[body]="server/daemon/http/api_cases.c server/daemon/http/api_reply.c server/common/flags.c server/common/casefile.c"
 	[callgrind]="server/common/callgrind.c"
 )
 # The functions each harness is about (api_cases.c and proto.c hold more).
@@ -37,12 +37,12 @@ for name in "$@"; do
 	extra=()
 	if [ "$name" = body ]; then
 		# api_cases.c needs the daemon below the commands (all but main.c).
-		for f in server/common/*.c server/daemon/*.c; do
+		for f in server/common/*.c server/daemon/*.c server/daemon/*/*.c; do
 			case " $srcs " in *" $f "*) continue ;; esac
 			[ "$f" = server/daemon/main.c ] && continue
 			extra+=("$f")
 		done
-		$cc -c -o "$out/schema_sql.o" server/daemon/schema_sql.S
+		$cc -c -o "$out/schema_sql.o" server/daemon/store/schema_sql.S
 		extra+=("$out/schema_sql.o")
 	fi
 	# shellcheck disable=SC2086

@@ -28,11 +28,9 @@ fuzz: fuzz-build
 $(FB) $(FB)/obj:
 	mkdir -p $@
 
-$(FB)/obj/%.o: server/daemon/%.c $(HEADERS) | $(FB)/obj
+$(FB)/obj/%.o: %.c $(HEADERS) | $(FB)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
-$(FB)/obj/%.o: server/common/%.c $(HEADERS) | $(FB)/obj
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
-$(FB)/obj/schema_sql.o: server/daemon/schema_sql.S schema.sql | $(FB)/obj
+$(FB)/obj/schema_sql.o: server/daemon/store/schema_sql.S schema.sql | $(FB)/obj
 	$(FUZZ_CC) -c -o $@ $<
 
 $(FB)/fuzz_proto: fuzz/fuzz_proto.c $(FB)/obj/proto.o $(FB)/obj/buf.o $(FB)/obj/clock.o | $(FB)

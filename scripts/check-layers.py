@@ -13,22 +13,24 @@ it, and fails (exit 1) when
     same name is defined in two modules (a copy of a shared helper;
     names in STATIC_OK are ordinary names, not helpers),
 
-and when the sources break the folder rules (server/common includes no
-header from another folder; server/worker and server/core include only
-their own headers and the leaf library's; every file a build's core
-includes is in server/core/SOURCES).
+and when the sources break the folder rules (a daemon folder includes
+headers only of its own layer and the layers below; server/common
+includes no header from another folder; server/worker and server/core
+include only their own headers and the leaf library's; every file a
+build's core includes is in server/core/SOURCES).
 
 An upward use still waiting to be removed is listed in FILE
 (scripts/layers-known.txt: "module -> module" a line); it is tolerated,
 but a listed use that is gone fails too, so the list only shrinks.
 
-The layers, bottom up (README, Architecture):
-  1 common    the leaf library, server/common/*.c
-  2 storage   db, db_* (all SQL), schema_sql
-  3 engine    build, worker, confine, runs, genrun, phptrun, coverage, reduce
-  4 services  triage, measure, profile, export, auth, svc
-  5 http      http, api, api_*
-  6 commands  main
+A module is a source file (NAME.c, or NAME.S) and its object NAME.o; its
+layer is its folder, bottom up (FOLDERS; README, Architecture):
+  1 common    server/common/          the leaf library
+  2 store     server/daemon/store/    all SQL
+  3 engine    server/daemon/engine/   builds, workers, their sandbox, runs
+  4 service   server/daemon/service/  auth, triage, measure, profile, export
+  5 http      server/daemon/http/     libmicrohttpd, the router, the resources
+  6 daemon    server/daemon/          main.c: the commands
 
 Prints the module dependency list (each module, its layer, what it uses).
 """
@@ -41,28 +43,30 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-LAYERS = ["", "common", "storage", "engine", "services", "http", "commands"]
-ENGINE = {"build", "worker", "confine", "sanitize", "runs", "genrun", "phptrun", "coverage", "reduce"}
-SERVICES = {"triage", "measure", "profile", "export", "auth", "svc"}
+# The layers, bottom up: a file's layer is its folder.
+FOLDERS = [
+    ("common", "server/common"),
+    ("store", "server/daemon/store"),
+    ("engine", "server/daemon/engine"),
+    ("service", "server/daemon/service"),
+    ("http", "server/daemon/http"),
+    ("daemon", "server/daemon"),
+]
+LAYERS = [""] + [name for name, _ in FOLDERS]
 
 # Static functions whose names are ordinary words, not shared helpers.
 STATIC_OK = {"usage", "json_decref", "json_incref"}  # and jansson's inline functions, emitted where not inlined
 
 
-def layer_of(module, common):
-    if module in common:
-        return 1
-    if module == "db" or module.startswith("db_") or module == "schema_sql":
-        return 2
-    if module in ENGINE:
-        return 3
-    if module in SERVICES:
-        return 4
-    if module in ("http", "api") or module.startswith("api_"):
-        return 5
-    if module == "main":
-        return 6
-    return None
+def layer_folders(root):
+    """Each module (a NAME.c or NAME.S of a layer's folder) and the layers whose folder holds it."""
+    where = {}
+    for layer, (_, folder) in enumerate(FOLDERS, 1):
+        path = os.path.join(root, folder)
+        for f in sorted(os.listdir(path)) if os.path.isdir(path) else ():
+            if f.endswith((".c", ".S")) and os.path.isfile(os.path.join(path, f)):
+                where.setdefault(f[:-2], []).append(layer)
+    return where
 
 
 def read_symbols(path):
@@ -126,11 +130,14 @@ def check_sources(root, errors):
     server = os.path.join(root, "server")
     if not os.path.isdir(server):
         return
-    folders = {d: set(os.listdir(os.path.join(server, d)))
-               for d in ("common", "daemon", "worker", "core") if os.path.isdir(os.path.join(server, d))}
-    # Which folders' headers each folder may include.
-    allowed = {"common": {"common"}, "daemon": {"daemon", "common"},
-               "worker": {"worker", "common", "core"}, "core": {"core", "common"}}
+    names = ["common", "worker", "core"] + [folder[len("server/"):] for _, folder in FOLDERS[1:]]
+    folders = {d: {f for f in os.listdir(os.path.join(server, d)) if os.path.isfile(os.path.join(server, d, f))}
+               for d in names if os.path.isdir(os.path.join(server, d))}
+    # Which folders' headers each folder may include: a daemon folder its
+    # own layer's and those below.
+    allowed = {"common": {"common"}, "worker": {"worker", "common", "core"}, "core": {"core", "common"}}
+    for i, (_, folder) in enumerate(FOLDERS[1:], 1):
+        allowed[folder[len("server/"):]] = {f[len("server/"):] for _, f in FOLDERS[:i + 1]}
     for d, files in folders.items():
         for f in sorted(files):
             if not f.endswith((".c", ".h")):
@@ -179,14 +186,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--objects", default=os.path.join(ROOT, "build", "obj"))
     ap.add_argument("--known", default=os.path.join(ROOT, "scripts", "layers-known.txt"))
-    ap.add_argument("--common", default=os.path.join(ROOT, "server", "common"),
-                    help="the leaf library's folder: its .c files are layer 1")
-    ap.add_argument("--root", default=ROOT, help="checkout whose server/ sources are checked")
+    ap.add_argument("--root", default=ROOT,
+                    help="checkout whose server/ sources are checked and place each module in its layer")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("files", nargs="*", help="the objects (default: every .o in --objects)")
     args = ap.parse_args()
 
-    common = {f[:-2] for f in os.listdir(args.common) if f.endswith(".c")} if os.path.isdir(args.common) else set()
+    where = layer_folders(args.root)
     if args.files:
         objs = sorted(os.path.abspath(f) for f in args.files)
     else:
@@ -198,11 +204,14 @@ def main():
     modules = {}
     for f in objs:
         m = os.path.basename(f)[:-2]
-        layer = layer_of(m, common)
-        if layer is None:
-            errors.append(f"{m}: not in any layer (scripts/check-layers.py, layer_of)")
+        layers = where.get(m, [])
+        if len(layers) != 1:
+            errors.append(f"{m}: not in any layer (no {m}.c in a layer's folder: scripts/check-layers.py, FOLDERS)"
+                          if not layers else
+                          f"{m}: in {len(layers)} layers' folders ({', '.join(FOLDERS[l - 1][1] for l in layers)}): "
+                          f"one module, one folder")
             continue
-        modules[m] = (layer,) + read_symbols(f)
+        modules[m] = (layers[0],) + read_symbols(f)
 
     owner, statics = {}, {}
     for m, (_, defined, _, st) in sorted(modules.items()):

@@ -12,7 +12,7 @@ PHPCMP_TEST_STATE=build/cov/test-state), the .gcda counters deleted before
 each file.  The daemons stop on SIGTERM and write their counters at exit;
 a daemon a test kills with SIGKILL writes none (its coverage is not
 counted).  After each file, gcov --json-format reads the counters of
-server/daemon/*.c and server/common/*.c: the file's covered lines
+server/daemon/*.c, server/daemon/*/*.c and server/common/*.c: the file's covered lines
 (source:line) and taken branches (source:line:index), and its wall time.
 Written to build/cov/coverage.json after every file (--resume keeps the
 files already there and runs only the others).  FILEs default to every
@@ -67,6 +67,7 @@ def build():
 
 def sources():
     return sorted(glob.glob(os.path.join(ROOT, 'server/daemon/*.c')) +
+                  glob.glob(os.path.join(ROOT, 'server/daemon/*/*.c')) +
                   glob.glob(os.path.join(ROOT, 'server/common/*.c')))
 
 
@@ -87,7 +88,7 @@ def read_counters():
             for fe in data['files']:
                 name = os.path.relpath(os.path.join(ROOT, fe['file']), ROOT) \
                     if not os.path.isabs(fe['file']) else os.path.relpath(fe['file'], ROOT)
-                if not re.match(r'server/(daemon|common)/[^/]+\.c$', name):
+                if not re.match(r'server/(daemon(/[^/]+)?|common)/[^/]+\.c$', name):
                     continue
                 for ln in fe['lines']:
                     n = ln['line_number']
@@ -219,7 +220,7 @@ def cover(args):
     out.append('# Integration files the instrumented passes (the sanitizer pass, make memcheck)')
     out.append('# do not run: PHPCMP_TEST_INSTRUMENTED=1 makes scripts/run-tests.sh skip them and')
     out.append('# name them in its summary.  Each one covers no daemon line or branch')
-    out.append('# (server/daemon/*.c, server/common/*.c, gcc --coverage) that the files after')
+    out.append('# (server/daemon/**/*.c, server/common/*.c, gcc --coverage) that the files after')
     out.append('# "covered by" do not also cover; those run in the instrumented passes.')
     out.append('# A file not listed here (a new file too) runs in them.  `make test` runs all.')
     out.append('#')

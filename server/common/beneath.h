@@ -2,7 +2,7 @@
  * Files opened beneath a folder's descriptor and nowhere else: no symbolic
  * link followed, no "..", regular files only, size-bounded, never blocking
  * on a FIFO or a device.  The phpt runner reads tests and their support
- * files this way as root (server/daemon/phptrun.c, docs/phpt.md).
+ * files this way as root (server/daemon/engine/phptrun.c, docs/phpt.md).
  */
 #ifndef PHPCMP_BENEATH_H
 #define PHPCMP_BENEATH_H

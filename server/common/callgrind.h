@@ -3,7 +3,7 @@
  * per-function self and inclusive cost of one event (Ir) from a dump, with
  * the function's source file and ELF object where callgrind knew them.
  * Pure: no files, the caller passes the text.  The daemon's function diff
- * and json_encoder.c column (server/daemon/measure.c) are built on it.
+ * and json_encoder.c column (server/daemon/service/measure.c) are built on it.
  *
  * Understood: the "key: value" header (events:, positions:, summary:,
  * totals:; others ignored), name compression "spec=(id) name" and "(id)"

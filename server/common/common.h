@@ -108,7 +108,7 @@ struct build {
 	char coverage_tree[4096];
 	/* A sanitizer build (its libphp needs libasan): the runtimes the
 	 * worker preloads, "libasan.so.8 libubsan.so.1"; "" for any other
-	 * build (server/daemon/sanitize.c). */
+	 * build (server/daemon/engine/sanitize.c). */
 	char sanitizer_preload[512];
 	/* Where it comes from and how it was compiled, "debian release",
 	 * "source debug", "prefix release"...: a base and a candidate of

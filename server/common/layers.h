@@ -1,7 +1,7 @@
 /*
  * The workers' sandbox layers (docs/sandbox.md), one list for both sides:
  * the daemon names them in --sandbox and on the loader's command line
- * (server/daemon/confine.c), the loader applies them (server/worker/sandbox.c).
+ * (server/daemon/engine/confine.c), the loader applies them (server/worker/sandbox.c).
  */
 #ifndef PHPCMP_LAYERS_H
 #define PHPCMP_LAYERS_H

@@ -2,7 +2,7 @@
  * A sanitizer build's reports, read back by the worker (docs/sandbox.md).
  *
  * The daemon preloads libasan and libubsan into the worker of a build
- * linked with them (server/daemon/sanitize.c).  Their reports go to a
+ * linked with them (server/daemon/engine/sanitize.c).  Their reports go to a
  * memfd of the worker's own: not stderr, which a case can write to (and so
  * fake a report), nor a file in the private folder, which a case can read,
  * rewrite or delete.  Each fork-server child points both runtimes at it

@@ -1,4 +1,4 @@
-// Reduction of mismatches to minimal reproducers (server/daemon/reduce.c,
+// Reduction of mismatches to minimal reproducers (server/daemon/engine/reduce.c,
 // docs/triage.md): the real daemon, base = the from-source 8.2.32, head = a
 // planted-bug build of tests/fixtures/patches/, a generated run, then the
 // background reducer's work read back through GET /api/roots and

@@ -1,4 +1,4 @@
-// Issue 9, the second security pass: the front door (server/daemon/http.c)
+// Issue 9, the second security pass: the front door (server/daemon/http/http.c)
 // refuses what a browser on another site, a DNS-rebinding page or a
 // smuggling client could send; each refusal writes nothing.
 import assert from 'node:assert/strict';

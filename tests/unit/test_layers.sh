@@ -1,6 +1,7 @@
 #!/bin/bash
 # The layer check can fail: scripts/check-layers.py fed small objects with a
-# use of a higher layer, a cycle, a copied helper, a stale tolerated use.
+# use of a higher layer, a cycle, a copied helper, a stale tolerated use, a
+# module in no layer's folder or in two, an include from a higher folder.
 # Prints TAP (run by prove in `make unit-test`).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,22 +17,44 @@ ok() { # cond description
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
 }
 
-# A case: C sources (name=text ...) compiled into objects; the check's exit
-# status and what it printed.
+# The folder (under server/) of a module's source: its layer.
+folder() { # name
+	case $1 in
+	bytes | flags | buf) echo common ;;
+	db | db_*) echo daemon/store ;;
+	build | worker) echo daemon/engine ;;
+	triage) echo daemon/service ;;
+	http | api | api_*) echo daemon/http ;;
+	main) echo daemon ;;
+	*) echo elsewhere ;;
+	esac
+}
+
+# A case: C sources (name=text ..., each in its layer's folder under
+# root/server; FOLDER/name=text in another; FOLDER/x.h=text a header)
+# compiled into objects; the check's exit status and what it printed.
 run() { # expect-status pattern description name=source...
 	local want=$1 pattern=$2 what=$3 dir
 	shift 3
 	dir=$tmp/case$n
-	mkdir -p "$dir/obj" "$dir/common" "$dir/root"
+	mkdir -p "$dir/obj" "$dir/root/server"
 	: >"$dir/known"
 	for kv in "$@"; do
-		local name=${kv%%=*} src=${kv#*=}
+		local name=${kv%%=*} src=${kv#*=} path
 		if [ "$name" = known ]; then printf '%s\n' "$src" >"$dir/known"; continue; fi
-		printf '%s\n' "$src" >"$dir/$name.c"
-		case $name in bytes | flags | buf) : >"$dir/common/$name.c" ;; esac
-		"$cc" -O0 -c -o "$dir/obj/$name.o" "$dir/$name.c" || { ok 1 "$what (compiles)"; return; }
+		case $name in
+		*.h) path=$dir/root/server/$name ;;
+		*/*) path=$dir/root/server/$name.c ;;
+		*) path=$dir/root/server/$(folder "$name")/$name.c ;;
+		esac
+		mkdir -p "$(dirname "$path")"
+		printf '%s\n' "$src" >"$path"
 	done
-	out=$(python3 "$check" --objects "$dir/obj" --common "$dir/common" --known "$dir/known" --root "$dir/root" 2>&1)
+	for src in $(find "$dir/root/server" -name '*.c'); do
+		"$cc" -O0 $(find "$dir/root/server" -type d -printf '-I%p ') -c -o "$dir/obj/$(basename "$src" .c).o" "$src" ||
+			{ ok 1 "$what (compiles)"; return; }
+	done
+	out=$(python3 "$check" --objects "$dir/obj" --known "$dir/known" --root "$dir/root" 2>&1)
 	status=$?
 	if [ "$status" = "$want" ] && grep -qE "$pattern" <<<"$out"; then
 		ok 0 "$what"
@@ -44,11 +67,11 @@ run() { # expect-status pattern description name=source...
 run 0 'no upward use' 'a lower module used from above passes, and the list is printed' \
 	'bytes=int bytes_len(void) { return 1; }' \
 	'db=int bytes_len(void); int db_open(void) { return bytes_len(); }'
-run 1 'bytes \(common, layer 1\) uses db \(storage, layer 2\), a higher layer: db_open' \
+run 1 'bytes \(common, layer 1\) uses db \(store, layer 2\), a higher layer: db_open' \
 	'the leaf library calling storage fails, naming the symbol' \
 	'bytes=int db_open(void); int bytes_len(void) { return db_open(); }' \
 	'db=int db_open(void) { return 2; }'
-run 1 'db \(storage, layer 2\) uses main \(commands, layer 6\)' 'storage calling the commands fails (app_role_name in main.c, before)' \
+run 1 'db \(store, layer 2\) uses main \(daemon, layer 6\)' 'storage calling the commands fails (app_role_name in main.c, before)' \
 	'db=const char *app_role_name(int); const char *db_x(void) { return app_role_name(0); }' \
 	'main=const char *app_role_name(int r) { return r ? "head" : "base"; } int main(void) { return 0; }'
 run 1 'a cycle between build, worker' 'two modules of one layer using each other fail as a cycle' \
@@ -71,7 +94,20 @@ run 1 'triage -> api is listed in .* but no longer used' 'a tolerated use that i
 	'known=triage -> api' \
 	'triage=int triage_x(void) { return 0; }' \
 	'api=int api_error(void) { return 0; }'
-run 1 'nope: not in any layer' 'a module the check does not place fails' \
+run 1 'nope: not in any layer' 'a module in no folder of a layer fails' \
 	'nope=int nope_x(void) { return 0; }'
+run 1 'db: in 2 layers. folders \(server/daemon/store, server/daemon/http\)' 'one name in two folders fails (one object)' \
+	'db=int db_open(void) { return 2; }' \
+	'daemon/http/db=int db_other(void) { return 3; }'
+run 0 'no upward use' 'a folder may include the headers of its own layer and those below' \
+	'daemon/store/db.h=int db_open(void);' \
+	'db=#include "db.h"
+int db_open(void) { return 2; }' \
+	'api=#include "db.h"
+int api_x(void) { return db_open(); }'
+run 1 'server/daemon/store/db.c includes "http.h" of server/daemon/http/' 'a folder including a header of a higher folder fails' \
+	'daemon/http/http.h=int http_query(void);' \
+	'db=#include "http.h"
+int db_open(void) { return 2; }'
 echo "1..$n"
 [ "$failed" = 0 ]

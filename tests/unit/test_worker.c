@@ -1,5 +1,5 @@
 /*
- * Unit tests for the daemon's side of a worker (server/daemon/worker.c),
+ * Unit tests for the daemon's side of a worker (server/daemon/engine/worker.c),
  * printing TAP: no process-wide signal disposition (SIGPIPE), a write to a
  * worker that is gone is EPIPE, and the restart backoff sleeps without the
  * worker's lock (health and the daemon's stop are not kept waiting).

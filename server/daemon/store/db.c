@@ -25,7 +25,7 @@
 #include "db_internal.h"
 #include "gen.h"
 
-extern const char schema_sql[]; /* server/schema_sql.S: schema.sql + NUL */
+extern const char schema_sql[]; /* server/daemon/store/schema_sql.S: schema.sql + NUL */
 
 #define DB_BUSY_TIMEOUT_MS 5000
 #define DB_HISTORY_MAX 100

@@ -172,7 +172,7 @@ int db_set_max_bytes(struct db *, int64_t max_bytes, char *err, size_t errsize);
  */
 int db_error_status(const char **code, int *retry_after);
 
-/* API tokens (server/daemon/auth.c): only the SHA-256 of a token is stored. */
+/* API tokens (server/daemon/service/auth.c): only the SHA-256 of a token is stored. */
 struct db_token {
 	int64_t id;
 	const char *name, *created_at, *last_used_at, *revoked_at; /* NULL when unset */
