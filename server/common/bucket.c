@@ -447,7 +447,7 @@ out:
 }
 
 /*
- * A phpt regression or improvement (server/daemon/phptrun.c): a bucket per
+ * A phpt regression or improvement (server/daemon/engine/phptrun.c): a bucket per
  * candidate, test and status pair.  {"candidate":..., "status":[base,
  * candidate], "suite":"phpt", "test":..., "v":1}: no run id, so the same
  * test failing the same way in a later run joins the bucket and its triage.
