@@ -484,8 +484,8 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 		}
 		cur = &reduced;
 	}
-	snprintf(title, sizeof title, "minimal: %.400s, reduced in %" PRId64 " steps",
-	    job->c.title ? job->c.title : "?", st.accepted);
+	snprintf(title, sizeof title, "minimal: %.400s, reduced in %" PRId64 " step%s",
+	    job->c.title ? job->c.title : "?", st.accepted, st.accepted == 1 ? "" : "s");
 	free(cur->title);
 	cur->title = strdup(title);
 	/* Confirmation: a new request here, then newly started workers of both builds. */
