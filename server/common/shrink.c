@@ -11,6 +11,8 @@
 #include "common.h"
 #include "shrink.h"
 
+#define FLAG_FORCE_OBJECT ((int64_t)1 << 4) /* JSON_FORCE_OBJECT */
+
 /* ---- applying an edit: the plan copied from its root, compactly ---- */
 
 struct copy {
@@ -549,7 +551,7 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	if (e != NULL && e->op == SHRINK_REPLACE && e->v > 0)
 		out->depth = e->v; /* one nesting level fewer, one depth less */
 	if (e != NULL && e->op == SHRINK_KIND && e->hi == 2)
-		out->flags |= 16; /* JSON_FORCE_OBJECT: the list is still encoded as an object */
+		out->flags |= FLAG_FORCE_OBJECT; /* the list is still encoded as an object */
 	out->root = copy_node(&k, c->root, 0);
 	/* The throwing destructor's class is declared (gen_render_setup) only
 	 * while an object whose jsonSerialize() uses it is left: a part without
@@ -920,10 +922,13 @@ static void add_lower_ints(struct cands *s, enum shrink_op op, uint32_t a, uint3
 /* Is the n bytes p a key PHP stores as an int ("1", "-5"; not "01", "+1", "-0", " 1")?  Its value in *v. */
 static int decimal_key(const char *p, uint32_t n, int64_t *v)
 {
-	uint32_t at = p[0] == '-' ? 1 : 0;
+	uint32_t at;
 	uint64_t mag = 0;
 
-	if (n == 0 || n > 20 || at == n || (p[at] == '0' && n > at + 1) || (at == 1 && p[1] == '0'))
+	if (n == 0 || n > 20)
+		return 0;
+	at = p[0] == '-' ? 1 : 0;
+	if (at == n || (p[at] == '0' && n > at + 1) || (at == 1 && p[1] == '0'))
 		return 0;
 	for (uint32_t x = at; x < n; x++) {
 		if (p[x] < '0' || p[x] > '9' || mag > (UINT64_MAX - 9) / 10)
@@ -1089,12 +1094,12 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		}
 		/* One entry alone under key 1, the least key of a map that is no
 		 * list ([0 => null, '' => null] and ['1' => null] meet at [1 => null]);
-		 * then a one-entry map the list JSON_FORCE_OBJECT shows the same way
-		 * ([1 => null] and [null] with it meet at the latter: a list is the
-		 * simpler kind). */
+		 * then the map made a list with JSON_FORCE_OBJECT, which encodes it
+		 * as an object too ([1 => null] and [null] with the flag meet at the
+		 * latter: a list is the simpler kind). */
 		for (uint32_t x = 0; x < n->n && n->n > 1; x++)
 			add(s, SHRINK_KEEP_ONE, order[q], n->first + x, 0, 0, 1, 0);
-		if (!(c->flags & 16) && n->n > 0)
+		if (!(c->flags & FLAG_FORCE_OBJECT) && n->n > 0)
 			add(s, SHRINK_KIND, order[q], 0, GEN_LIST, 2, 0, 0);
 	}
 }
