@@ -21,12 +21,13 @@ B = build
 #   common/  the leaf library: linked into the daemon, the worker loader and
 #            each build's core
 #   daemon/  phpcmp itself (never loads PHP): a folder per layer, bottom
-#            up store/, engine/, service/, http/, and main.c above them
+#            up store/, engine/, service/, http/, cli/ (the commands that
+#            are clients: review), and main.c above them
 #            (scripts/check-layers.py: a file's layer is its folder)
 #   worker/  phpcmp-worker, the loader that dlopens a build and its core
 #   core/    the per-build core, compiled at run time against each build's
 #            own headers (server/daemon/engine/build.c), never by this Makefile
-DAEMON_DIRS = server/daemon/store server/daemon/engine server/daemon/service server/daemon/http server/daemon
+DAEMON_DIRS = server/daemon/store server/daemon/engine server/daemon/service server/daemon/http server/daemon/cli server/daemon
 INC     = -Iserver/common $(DAEMON_DIRS:%=-I%) -Iserver/core -Iserver/worker
 CFLAGS  += $(INC)
 COMMON_SRC = $(wildcard server/common/*.c)

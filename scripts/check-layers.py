@@ -30,7 +30,8 @@ layer is its folder, bottom up (FOLDERS; README, Architecture):
   3 engine    server/daemon/engine/   builds, workers, their sandbox, runs
   4 service   server/daemon/service/  auth, triage, measure, profile, export
   5 http      server/daemon/http/     libmicrohttpd, the router, the resources
-  6 daemon    server/daemon/          main.c: the commands
+  6 cli       server/daemon/cli/      the commands that are a daemon's clients: review
+  7 daemon    server/daemon/          main.c: the commands
 
 Prints the module dependency list (each module, its layer, what it uses).
 """
@@ -50,6 +51,7 @@ FOLDERS = [
     ("engine", "server/daemon/engine"),
     ("service", "server/daemon/service"),
     ("http", "server/daemon/http"),
+    ("cli", "server/daemon/cli"),
     ("daemon", "server/daemon"),
 ]
 LAYERS = [""] + [name for name, _ in FOLDERS]

@@ -42,7 +42,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = 'build/cov'
-HEAVY = {'story', 'heavy', 'reduce', 'asan'}  # scripts/run-tests.sh heavy_files
+HEAVY = {'story', 'heavy', 'reduce', 'asan', 'mutants', 'review'}  # scripts/run-tests.sh heavy_files
 
 
 def sh(cmd, **kw):

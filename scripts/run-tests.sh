@@ -202,9 +202,12 @@ run_web() {
 # reduce's five 200,000-case runs reduce against a wall-time budget, which
 # an instrumented daemon would spend differently; asan's workers carry
 # their own sanitizer runtime.
-# mutants' ten mutants reduce against the same wall-time budget.
+# mutants' ten mutants reduce against the same wall-time budget.  review
+# builds PHP and serves a daemon of its own (this executable's `serve`, not
+# the wrapped one): under memcheck it would run exactly as in the plain pass.
 heavy_files=(tests/integration/story.test.mjs tests/integration/heavy.test.mjs
-	tests/integration/reduce.test.mjs tests/integration/asan.test.mjs tests/integration/mutants.test.mjs)
+	tests/integration/reduce.test.mjs tests/integration/asan.test.mjs tests/integration/mutants.test.mjs
+	tests/integration/review.test.mjs)
 
 # tests/instrumented.txt: integration files whose every daemon line and
 # branch other files cover (measured by scripts/daemon-coverage.py).  The

@@ -1,5 +1,6 @@
 /*
- * phpcmp: the daemon (`serve`), the CI client (`submit`) and `help`.
+ * phpcmp: the daemon (`serve`), the CI client (`submit`), `review` (cli/review.c),
+ * `token` and `help`.
  *
  * serve: read the configuration (file, then flags), open the database, find
  * and prepare each build and its worker, start the runner and the HTTP
@@ -26,6 +27,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "cli.h"
 #include "http.h"
 #include "services.h"
 
@@ -81,6 +83,10 @@ static void main_usage(FILE *f)
 	      "                                   run case files (or folders of them) on the\n"
 	      "                                   daemon's builds; exit 0 all same, 1 any\n"
 	      "                                   differ, 2 any error (phpcmp submit --help)\n"
+	      "       phpcmp review --base SPEC --candidate NAME=PATCH[,PATCH...]...\n"
+	      "                                   build, run everything on every build, and write\n"
+	      "                                   the verdict as a pull-request comment; exit 0\n"
+	      "                                   same, 1 differences, 2 error (phpcmp review --help)\n"
 	      "       phpcmp token add NAME | list | revoke NAME|ID  [--db PATH]\n"
 	      "                                   API tokens (see docs/hardening.md)\n"
 	      "       phpcmp help\n"
@@ -187,7 +193,8 @@ static int main_build_name_ok(const char *s, size_t n)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		        (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+		        (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-' ||
+		        (s[i] == '@' && i > 0)))
 			return 0;
 	return 1;
 }
@@ -1185,6 +1192,8 @@ int main(int argc, char **argv)
 		return main_serve(argc - 2, argv + 2);
 	if (strcmp(argv[1], "submit") == 0)
 		return main_submit(argc - 2, argv + 2);
+	if (strcmp(argv[1], "review") == 0)
+		return review_command(argc - 2, argv + 2);
 	if (strcmp(argv[1], "token") == 0)
 		return auth_token_command(argc - 2, argv + 2);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

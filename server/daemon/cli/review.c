@@ -1,0 +1,1378 @@
+/*
+ * phpcmp review: a pull request's verdict in one command (docs/review.md).
+ *
+ *   phpcmp review --base 8.2.32 --candidate pr=0001-a.patch,0002-b.patch \
+ *                 --candidate keys-only=keys.patch [--count N] [--out F] [--json]
+ *
+ * 1. builds the base and every candidate with scripts/build-php.sh (cached;
+ *    a series of patches is a build per prefix: pr@1, pr@2 ...), its
+ *    progress on the terminal;
+ * 2. serves them on a daemon of its own (this executable's `serve`, on a
+ *    free loopback port, with a database in the review's work folder);
+ * 3. runs the generated corpus, the stored cases, php-src's ext/json/tests
+ *    and the measure workloads on every build, and waits for the reducer;
+ * 4. runs each root cause's minimal case once more on every build: a
+ *    series' root belongs to the first commit that shows it;
+ * 5. writes one Markdown report shaped as a pull-request comment (or the
+ *    same as JSON) and stops its daemon.
+ *
+ * Exit 0: every candidate gives the base's outputs and test results; 1: a
+ * difference; 2: an error (said on stderr; the work folder is kept).
+ * What it knows of the daemon is its HTTP API, like any client's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "clock.h"
+#include "common.h"
+#include "rmtree.h"
+
+#define REVIEW_MAX_PATCHES 32
+#define REVIEW_MAX_RESPONSE (64u << 20)
+#define REVIEW_DEFAULT_COUNT 200000
+#define REVIEW_DEFAULT_SETTLE_S 600
+#define REVIEW_START_TIMEOUT_S 600 /* a cold start compiles a worker core per build */
+#define REVIEW_SHOW_BYTES 160      /* an output shown in the report, at most */
+
+/* One build of the review: the base, a candidate, or one commit of a series. */
+struct review_build {
+	char name[64]; /* the daemon's build name: base, keys-only, pr@2 */
+	char role[16]; /* the daemon's role for it (base, head, cand2 ...) */
+	const char *patches[REVIEW_MAX_PATCHES];
+	int npatches;             /* every patch up to this commit, in order */
+	const char *given_prefix; /* an existing build prefix, nothing to build */
+	char prefix[PATH_MAX];
+	int candidate; /* index in review.cands; -1 for the base */
+	int commit;    /* 1-based commit of a series, 0 for a single build */
+};
+
+/* A candidate as given: NAME=PATCH[,PATCH...] or NAME=PREFIX. */
+struct review_cand {
+	const char *name;
+	const char *patches[REVIEW_MAX_PATCHES];
+	int npatches;
+	const char *prefix;
+	int first, nbuilds; /* its builds in review.builds */
+};
+
+struct review {
+	const char *base_spec, *out_path, *work_arg, *state, *cases;
+	long count, seed, settle_s;
+	int json;
+	struct review_cand cands[MAX_BUILDS];
+	int ncands;
+	struct review_build builds[MAX_BUILDS];
+	int nbuilds;
+	char root[PATH_MAX], exe[PATH_MAX], work[PATH_MAX], url[128], log_path[PATH_MAX + 16];
+	const char *base_source; /* --source for build-php.sh, NULL for the default 8.2.32 */
+	pid_t daemon;
+	CURL *curl;
+	double t0;
+	/* what the runs said */
+	int64_t run_generated, run_stored, run_phpt, run_measure;
+	json_t *generated, *stored, *phpt, *measure, *measurements, *roots, *health;
+	char *phpt_line, *measure_md;
+};
+
+static double review_now(void)
+{
+	return clock_ms() / 1000.0;
+}
+
+static int review_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int review_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("phpcmp review: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* Progress on the terminal: elapsed seconds since the start, then what. */
+static void review_say(const struct review *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void review_say(const struct review *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "review [%6.1f s] ", review_now() - r->t0);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void review_usage(FILE *f)
+{
+	fputs("usage: phpcmp review --base SPEC --candidate NAME=PATCH[,PATCH...] [options]\n"
+	      "\n"
+	      "Builds the base and each candidate, runs the generated corpus, the stored\n"
+	      "cases, php-src's ext/json/tests and the measure workloads on all of them on a\n"
+	      "daemon of its own, and writes the verdict as a pull-request comment\n"
+	      "(Markdown).  Exit 0: every candidate the same as the base; 1: differences;\n"
+	      "2: an error.  docs/review.md.\n"
+	      "\n"
+	      "  --base SPEC           8.2.32 (php-src 8.2.32, the source scripts/build-php.sh\n"
+	      "                        fetches), a php-src source (tarball or folder), or an\n"
+	      "                        existing build prefix (then candidates are prefixes too)\n"
+	      "  --candidate NAME=P[,P...]  patches applied in order over the base's source\n"
+	      "                        (repeatable); several patches are a series: a build per\n"
+	      "                        commit, NAME@1 .. NAME@k, each root traced to the first\n"
+	      "                        commit that shows it.  NAME=PREFIX: an existing build\n"
+	      "  --count N             generated cases (200000)\n"
+	      "  --seed S              the generated corpus' seed (1)\n"
+	      "  --settle S            seconds to wait for the reducer at most (600)\n"
+	      "  --out FILE            write the report there (default: standard output)\n"
+	      "  --json                the report as JSON instead of Markdown\n"
+	      "  --work DIR            keep the review's folder (database, daemon log, build\n"
+	      "                        links) there; default a temporary one, removed after\n"
+	      "  --state DIR           compiled worker cores, shared with `phpcmp serve` (state)\n"
+	      "  --cases DIR           stored cases (cases)\n"
+	      "At most 8 builds in all (the base, and each candidate's commits).\n",
+	    f);
+}
+
+/* ---- arguments ---- */
+
+static int review_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 40)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		        (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+static int review_is_prefix(const char *path)
+{
+	char lib[PATH_MAX];
+	struct stat st;
+
+	return snprintf(lib, sizeof lib, "%s/lib", path) < (int)sizeof lib && stat(lib, &st) == 0 &&
+	    S_ISDIR(st.st_mode);
+}
+
+static int review_add_candidate(struct review *r, char *spec)
+{
+	char *eq = strchr(spec, '='), *item, *save = NULL;
+	struct review_cand *c;
+	struct stat st;
+
+	if (eq == NULL || !review_name_ok(spec, (size_t)(eq - spec)) || eq[1] == '\0')
+		return review_error("--candidate %s: expected NAME=PATCH[,PATCH...] or NAME=PREFIX "
+		                    "(NAME: letters, digits, . _ -, at most 40)",
+		    spec);
+	if (r->ncands == MAX_BUILDS - 1)
+		return review_error("--candidate: at most %d candidates", MAX_BUILDS - 1);
+	c = &r->cands[r->ncands];
+	*eq = '\0';
+	c->name = spec;
+	for (int i = 0; i < r->ncands; i++)
+		if (strcmp(r->cands[i].name, c->name) == 0)
+			return review_error("--candidate %s: the name is taken", c->name);
+	if (strcmp(c->name, "base") == 0)
+		return review_error("--candidate base: the name is the base's");
+	for (item = strtok_r(eq + 1, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
+		if (stat(item, &st) < 0)
+			return review_error("--candidate %s: %s: %s", c->name, item, strerror(errno));
+		if (S_ISDIR(st.st_mode)) {
+			if (!review_is_prefix(item) || c->npatches > 0 || c->prefix != NULL)
+				return review_error("--candidate %s: %s is a folder but not a build prefix "
+				                    "(lib/libphp.so), or not alone",
+				    c->name, item);
+			c->prefix = item;
+			continue;
+		}
+		if (c->prefix != NULL || c->npatches == REVIEW_MAX_PATCHES)
+			return review_error("--candidate %s: a prefix alone, or at most %d patches", c->name,
+			    REVIEW_MAX_PATCHES);
+		c->patches[c->npatches++] = item;
+	}
+	if (c->npatches == 0 && c->prefix == NULL)
+		return review_error("--candidate %s: no patch", c->name);
+	r->ncands++;
+	return 0;
+}
+
+static int review_parse_long(const char *opt, const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		return review_error("%s: expected an integer %ld .. %ld, got \"%s\"", opt, min, max, s);
+	*out = v;
+	return 0;
+}
+
+static int review_parse(struct review *r, int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			review_usage(stdout);
+			exit(0);
+		} else if (strcmp(a, "--json") == 0) {
+			r->json = 1;
+			continue;
+		} else if (v == NULL) {
+			return review_error(
+			    "%s: unknown option, or its value is missing (phpcmp review --help)", a);
+		} else if (strcmp(a, "--base") == 0) {
+			r->base_spec = v;
+		} else if (strcmp(a, "--candidate") == 0) {
+			if (review_add_candidate(r, argv[i + 1]) < 0)
+				return -1;
+		} else if (strcmp(a, "--count") == 0) {
+			if (review_parse_long(a, v, 1, 10000000, &r->count) < 0)
+				return -1;
+		} else if (strcmp(a, "--seed") == 0) {
+			if (review_parse_long(a, v, 0, LONG_MAX, &r->seed) < 0)
+				return -1;
+		} else if (strcmp(a, "--settle") == 0) {
+			if (review_parse_long(a, v, 0, 86400, &r->settle_s) < 0)
+				return -1;
+		} else if (strcmp(a, "--out") == 0) {
+			r->out_path = v;
+		} else if (strcmp(a, "--work") == 0) {
+			r->work_arg = v;
+		} else if (strcmp(a, "--state") == 0) {
+			r->state = v;
+		} else if (strcmp(a, "--cases") == 0) {
+			r->cases = v;
+		} else if (strcmp(a, "--url") == 0) {
+			return review_error("--url: registering builds with a running daemon is not done yet "
+			                    "(docs/review.md); phpcmp review serves a daemon of its own");
+		} else {
+			return review_error("%s: unknown option (phpcmp review --help)", a);
+		}
+		i++;
+	}
+	if (r->base_spec == NULL)
+		return review_error("--base: required (8.2.32, a php-src source, or a build prefix)");
+	if (r->ncands == 0)
+		return review_error("--candidate: at least one");
+	return 0;
+}
+
+/* The builds: the base, then each candidate's, a series a build per commit. */
+static int review_plan(struct review *r)
+{
+	struct stat st;
+	int base_is_prefix = review_is_prefix(r->base_spec);
+	struct review_build *b = &r->builds[0];
+
+	if (!base_is_prefix && strcmp(r->base_spec, "8.2.32") != 0) {
+		if (stat(r->base_spec, &st) < 0)
+			return review_error("--base %s: neither 8.2.32 (the source this machine fetches), a "
+			                    "php-src source (tarball or folder) nor a build prefix: %s",
+			    r->base_spec, strerror(errno));
+		r->base_source = r->base_spec;
+	}
+	snprintf(b->name, sizeof b->name, "base");
+	b->candidate = -1;
+	b->given_prefix = base_is_prefix ? r->base_spec : NULL;
+	r->nbuilds = 1;
+	for (int c = 0; c < r->ncands; c++) {
+		struct review_cand *k = &r->cands[c];
+		int commits = k->prefix != NULL ? 1 : k->npatches;
+
+		if (base_is_prefix && k->prefix == NULL)
+			return review_error(
+			    "--candidate %s: patches need the base's source, and --base %s is "
+			    "a build prefix (give --base 8.2.32 or a source)",
+			    k->name, r->base_spec);
+		if (r->nbuilds + commits > MAX_BUILDS)
+			return review_error(
+			    "%d builds: at most %d in all (the base and each candidate's commits)",
+			    r->nbuilds + commits, MAX_BUILDS);
+		k->first = r->nbuilds;
+		k->nbuilds = commits;
+		for (int i = 0; i < commits; i++) {
+			b = &r->builds[r->nbuilds++];
+			b->candidate = c;
+			b->given_prefix = k->prefix;
+			b->commit = commits > 1 ? i + 1 : 0;
+			if (commits > 1)
+				snprintf(b->name, sizeof b->name, "%s@%d", k->name, i + 1);
+			else
+				snprintf(b->name, sizeof b->name, "%s", k->name);
+			for (int p = 0; p <= i && k->prefix == NULL; p++)
+				b->patches[b->npatches++] = k->patches[p];
+			if (k->prefix == NULL && commits == 1)
+				b->npatches = k->npatches;
+		}
+	}
+	return 0;
+}
+
+/* ---- processes ---- */
+
+/* Run argv with standard output sent to stderr (the report owns stdout) or
+ * to log; returns the child's pid, or -1. */
+static pid_t review_spawn(char *const argv[], const char *log, char *const envp[])
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		review_error("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		if (log != NULL) {
+			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+				_exit(127);
+		} else if (dup2(2, 1) < 0) {
+			_exit(127);
+		}
+		if (envp != NULL)
+			execve(argv[0], argv, envp);
+		else
+			execv(argv[0], argv);
+		fprintf(stderr, "phpcmp review: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static int review_wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Where this executable and the project's scripts are: build/phpcmp's parent
+ * folder's parent, or $PHPCMP_ROOT. */
+static int review_find_root(struct review *r)
+{
+	char tmp[PATH_MAX], script[PATH_MAX + 32];
+	const char *env = getenv("PHPCMP_ROOT");
+	ssize_t n = readlink("/proc/self/exe", r->exe, sizeof r->exe - 1);
+	struct stat st;
+
+	if (n <= 0)
+		return review_error("/proc/self/exe: %s", strerror(errno));
+	r->exe[n] = '\0';
+	if (env != NULL && *env) {
+		snprintf(r->root, sizeof r->root, "%s", env);
+	} else {
+		/* build/phpcmp or build/sanitize/phpcmp: the first parent with scripts/ */
+		snprintf(tmp, sizeof tmp, "%s", r->exe);
+		for (int up = 0; up < 3; up++) {
+			snprintf(r->root, sizeof r->root, "%s", dirname(tmp));
+			snprintf(tmp, sizeof tmp, "%s", r->root);
+			snprintf(script, sizeof script, "%s/scripts/build-php.sh", r->root);
+			if (stat(script, &st) == 0)
+				break;
+		}
+	}
+	snprintf(script, sizeof script, "%s/scripts/build-php.sh", r->root);
+	if (stat(script, &st) < 0)
+		return review_error("%s: not found (set PHPCMP_ROOT to phpcmp's source folder)", script);
+	return 0;
+}
+
+static int review_make_work(struct review *r)
+{
+	if (r->work_arg != NULL) {
+		if (mkdir(r->work_arg, 0700) < 0 && errno != EEXIST)
+			return review_error("--work %s: %s", r->work_arg, strerror(errno));
+		if (realpath(r->work_arg, r->work) == NULL)
+			return review_error("--work %s: %s", r->work_arg, strerror(errno));
+		return 0;
+	}
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(r->work, sizeof r->work, "%s/phpcmp-review-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (mkdtemp(r->work) == NULL)
+		return review_error("%s: %s", r->work, strerror(errno));
+	return 0;
+}
+
+/* scripts/build-php.sh for one build, its own progress on the terminal. */
+static int review_build_one(struct review *r, struct review_build *b)
+{
+	char script[PATH_MAX + 32], builds[PATH_MAX + 16], link[PATH_MAX + 96];
+	char *argv[8 + 2 * REVIEW_MAX_PATCHES];
+	int n = 0, rc;
+	double t = review_now();
+	pid_t pid;
+
+	if (b->given_prefix != NULL) {
+		if (realpath(b->given_prefix, b->prefix) == NULL)
+			return review_error("%s: %s: %s", b->name, b->given_prefix, strerror(errno));
+		review_say(r, "%s: the build prefix %s", b->name, b->prefix);
+		return 0;
+	}
+	snprintf(script, sizeof script, "%s/scripts/build-php.sh", r->root);
+	snprintf(builds, sizeof builds, "%s/builds", r->work);
+	argv[n++] = (char *)"/bin/bash";
+	argv[n++] = script;
+	argv[n++] = (char *)"--name";
+	argv[n++] = b->name;
+	argv[n++] = (char *)"--builds";
+	argv[n++] = builds;
+	if (r->base_source != NULL) {
+		argv[n++] = (char *)"--source";
+		argv[n++] = (char *)r->base_source;
+	}
+	for (int i = 0; i < b->npatches; i++) {
+		argv[n++] = (char *)"--patch";
+		argv[n++] = (char *)b->patches[i];
+	}
+	argv[n] = NULL;
+	review_say(r, "building %s (%d patch%s)", b->name, b->npatches, b->npatches == 1 ? "" : "es");
+	if ((pid = review_spawn(argv, NULL, NULL)) < 0)
+		return -1;
+	if ((rc = review_wait_child(pid)) != 0)
+		return review_error(
+		    "building %s failed (scripts/build-php.sh exited %d; its output is above)", b->name, rc);
+	snprintf(link, sizeof link, "%s/%s", builds, b->name);
+	if (realpath(link, b->prefix) == NULL)
+		return review_error("%s: %s", link, strerror(errno));
+	review_say(r, "%s built in %.1f s: %s", b->name, review_now() - t, b->prefix);
+	return 0;
+}
+
+/* The folder of ext/json/tests (scripts/php-tests.sh extracts it, cached). */
+static int review_phpt_dir(struct review *r, char *out, size_t size)
+{
+	char cmd[PATH_MAX + 64];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof cmd, "'%s/scripts/php-tests.sh'", r->root);
+	if ((p = popen(cmd, "r")) == NULL)
+		return review_error("scripts/php-tests.sh: %s", strerror(errno));
+	n = fread(out, 1, size - 32, p);
+	if (pclose(p) != 0 || n == 0)
+		return review_error("scripts/php-tests.sh failed: php-src's ext/json/tests are not there");
+	out[n] = '\0';
+	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r'))
+		out[--n] = '\0';
+	strcat(out, "/ext/json/tests");
+	return 0;
+}
+
+/* Start `phpcmp serve` on a free loopback port; its URL from its log. */
+static int review_serve(struct review *r)
+{
+	char db[PATH_MAX + 16], state[PATH_MAX + 16], core[PATH_MAX + 16], worker[PATH_MAX + 16];
+	char web[PATH_MAX + 16], cases[PATH_MAX + 16], exe_dir[PATH_MAX], phpt[PATH_MAX],
+	    phpt_env[PATH_MAX + 32];
+	char builds[MAX_BUILDS][PATH_MAX + 80];
+	char *argv[40 + 2 * MAX_BUILDS];
+	char **envp;
+	int n = 0, nenv = 0;
+	extern char **environ;
+
+	if (review_phpt_dir(r, phpt, sizeof phpt) < 0)
+		return -1;
+	snprintf(exe_dir, sizeof exe_dir, "%s", r->exe);
+	snprintf(db, sizeof db, "%s/phpcmp.db", r->work);
+	snprintf(state, sizeof state, "%s", r->state != NULL ? r->state : "");
+	if (r->state == NULL)
+		snprintf(state, sizeof state, "%s/state", r->root);
+	if (mkdir(state, 0755) < 0 && errno != EEXIST)
+		return review_error("%s: %s", state, strerror(errno));
+	snprintf(core, sizeof core, "%s/server/core", r->root);
+	snprintf(worker, sizeof worker, "%s/phpcmp-worker", dirname(exe_dir));
+	snprintf(web, sizeof web, "%s/web", r->root);
+	if (r->cases != NULL)
+		snprintf(cases, sizeof cases, "%s", r->cases);
+	else
+		snprintf(cases, sizeof cases, "%s/cases", r->root);
+	snprintf(r->log_path, sizeof r->log_path, "%s/daemon.log", r->work);
+	argv[n++] = r->exe;
+	argv[n++] = (char *)"serve";
+	argv[n++] = (char *)"--listen";
+	argv[n++] = (char *)"127.0.0.1";
+	argv[n++] = (char *)"--port";
+	argv[n++] = (char *)"0";
+	argv[n++] = (char *)"--db";
+	argv[n++] = db;
+	argv[n++] = (char *)"--state";
+	argv[n++] = state;
+	argv[n++] = (char *)"--core-src";
+	argv[n++] = core;
+	argv[n++] = (char *)"--worker";
+	argv[n++] = worker;
+	argv[n++] = (char *)"--web";
+	argv[n++] = web;
+	argv[n++] = (char *)"--cases";
+	argv[n++] = cases;
+	for (int i = 0; i < r->nbuilds; i++) {
+		snprintf(builds[i], sizeof builds[i], "%s=%s", r->builds[i].name, r->builds[i].prefix);
+		argv[n++] = (char *)"--build";
+		argv[n++] = builds[i];
+	}
+	argv[n] = NULL;
+	/* the environment, with the phpt folder the daemon serves by default */
+	while (environ[nenv] != NULL)
+		nenv++;
+	if ((envp = calloc((size_t)nenv + 2, sizeof *envp)) == NULL)
+		return review_error("out of memory");
+	snprintf(phpt_env, sizeof phpt_env, "PHPCMP_PHPT_DIR=%s", phpt);
+	n = 0;
+	for (int i = 0; i < nenv; i++)
+		if (strncmp(environ[i], "PHPCMP_PHPT_DIR=", 16) != 0)
+			envp[n++] = environ[i];
+	envp[n++] = phpt_env;
+	envp[n] = NULL;
+	review_say(r, "starting a daemon of %d builds (its log: %s)", r->nbuilds, r->log_path);
+	r->daemon = review_spawn(argv, r->log_path, envp);
+	free(envp);
+	if (r->daemon < 0)
+		return -1;
+	for (double until = review_now() + REVIEW_START_TIMEOUT_S; review_now() < until;) {
+		char line[1024];
+		FILE *f = fopen(r->log_path, "r");
+		int status;
+
+		while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+			char *s = strstr(line, "serving http://");
+			if (s != NULL) {
+				char *end = strchr(s + 8, '/');
+				end = end != NULL ? strchr(end + 2, '/') : NULL;
+				if (end != NULL && end - (s + 8) < (long)sizeof r->url - 1) {
+					snprintf(r->url, sizeof r->url, "%.*s", (int)(end - (s + 8)), s + 8);
+					fclose(f);
+					review_say(r, "daemon ready at %s", r->url);
+					return 0;
+				}
+			}
+		}
+		if (f != NULL)
+			fclose(f);
+		if (waitpid(r->daemon, &status, WNOHANG) == r->daemon) {
+			r->daemon = 0;
+			return review_error("the daemon stopped at its start (its log: %s)", r->log_path);
+		}
+		usleep(100 * 1000);
+	}
+	return review_error(
+	    "the daemon did not start within %d s (its log: %s)", REVIEW_START_TIMEOUT_S, r->log_path);
+}
+
+static void review_stop(struct review *r)
+{
+	if (r->daemon <= 0)
+		return;
+	kill(r->daemon, SIGTERM);
+	for (int i = 0; i < 300; i++) {
+		int status;
+		if (waitpid(r->daemon, &status, WNOHANG) == r->daemon) {
+			r->daemon = 0;
+			return;
+		}
+		usleep(100 * 1000);
+	}
+	kill(r->daemon, SIGKILL);
+	review_wait_child(r->daemon);
+	r->daemon = 0;
+}
+
+/* ---- HTTP ---- */
+
+static size_t review_curl_write(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	struct buf *b = arg;
+	size_t n = size * nmemb;
+
+	if (n > REVIEW_MAX_RESPONSE - b->len)
+		b->failed = 1;
+	buf_add(b, ptr, n);
+	return b->failed ? 0 : n;
+}
+
+/* One request to the review's daemon: the HTTP status (-1 on a transport
+ * error, said), the body in *text (caller frees) when text is not NULL. */
+static long review_request(
+    struct review *r, const char *method, const char *path, const char *body, char **text)
+{
+	struct buf resp = BUF_INIT;
+	struct curl_slist *headers = NULL;
+	char url[512];
+	long status = -1;
+	CURLcode cc;
+
+	snprintf(url, sizeof url, "%s%s", r->url, path);
+	curl_easy_reset(r->curl);
+	curl_easy_setopt(r->curl, CURLOPT_URL, url);
+	curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, review_curl_write);
+	curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &resp);
+	curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, 900L);
+	curl_easy_setopt(r->curl, CURLOPT_NOPROXY, "*");
+	curl_easy_setopt(r->curl, CURLOPT_USERAGENT, "phpcmp-review/" PHPCMP_VERSION);
+	if (body != NULL) {
+		headers = curl_slist_append(headers, "Content-Type: application/json");
+		curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, headers);
+		curl_easy_setopt(r->curl, CURLOPT_POSTFIELDS, body);
+	}
+	curl_easy_setopt(r->curl, CURLOPT_CUSTOMREQUEST, method);
+	if ((cc = curl_easy_perform(r->curl)) != CURLE_OK)
+		review_error("%s %s: %s", method, url, curl_easy_strerror(cc));
+	else
+		curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
+	curl_slist_free_all(headers);
+	if (resp.failed)
+		status = -1;
+	if (text != NULL)
+		*text = status < 0 ? NULL : buf_detach(&resp, NULL);
+	buf_release(&resp);
+	return status;
+}
+
+/* A request whose answer is JSON with an expected status; NULL (said) otherwise. */
+static json_t *review_json(
+    struct review *r, const char *method, const char *path, const char *body, long want, long want2)
+{
+	char *text = NULL;
+	long status = review_request(r, method, path, body, &text);
+	json_error_t je;
+	json_t *j;
+
+	if (status < 0) {
+		free(text);
+		return NULL;
+	}
+	j = text != NULL ? json_loads(text, 0, &je) : NULL;
+	if (status != want && status != want2) {
+		review_error("%s %s: HTTP %ld: %.400s", method, path, status, text != NULL ? text : "");
+		json_decref(j);
+		j = NULL;
+	} else if (j == NULL) {
+		review_error("%s %s: the answer is not JSON", method, path);
+	}
+	free(text);
+	return j;
+}
+
+static const char *review_str(json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+	return s != NULL ? s : "";
+}
+
+/* A member, or JSON null when it is missing (for json_pack's "O"). */
+static json_t *review_get(json_t *j, const char *key)
+{
+	json_t *v = json_object_get(j, key);
+	return v != NULL ? v : json_null();
+}
+
+static json_int_t review_int(json_t *j, const char *key)
+{
+	return json_integer_value(json_object_get(j, key));
+}
+
+/* ---- the runs ---- */
+
+static int64_t review_post_run(struct review *r, const char *body)
+{
+	json_t *run = review_json(r, "POST", "/api/runs", body, 202, 202);
+	int64_t id = run != NULL ? review_int(run, "id") : 0;
+
+	json_decref(run);
+	return id > 0 ? id : -1;
+}
+
+/* Poll a run until it ends; the run as it ended, or NULL (said). */
+static json_t *review_wait_run(struct review *r, int64_t id, const char *what)
+{
+	char path[64];
+	double next_say = review_now() + 15;
+
+	snprintf(path, sizeof path, "/api/runs/%" PRId64, id);
+	for (;;) {
+		json_t *run = review_json(r, "GET", path, NULL, 200, 200);
+		const char *status;
+
+		if (run == NULL)
+			return NULL;
+		status = review_str(run, "status");
+		if (strcmp(status, "queued") != 0 && strcmp(status, "running") != 0) {
+			if (strcmp(status, "done") != 0) {
+				review_error("the %s run (%s) ended %s: %s", what, path, status,
+				    review_str(run, "error"));
+				json_decref(run);
+				return NULL;
+			}
+			review_say(r,
+			    "%s: done, %" JSON_INTEGER_FORMAT " same, %" JSON_INTEGER_FORMAT " differ", what,
+			    review_int(json_object_get(run, "counts"), "same"),
+			    review_int(json_object_get(run, "counts"), "differ"));
+			return run;
+		}
+		if (review_now() >= next_say) {
+			review_say(r, "%s: %s, %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT, what,
+			    status, review_int(run, "done"), review_int(run, "total"));
+			next_say = review_now() + 15;
+		}
+		json_decref(run);
+		usleep(250 * 1000);
+	}
+}
+
+/* The roots of one run, once the reducer is done with its buckets (or the
+ * settle time is over: then the report says how many are pending). */
+static json_t *review_settled_roots(struct review *r, int64_t run, double until)
+{
+	char path[64];
+	double next_say = review_now() + 15;
+
+	snprintf(path, sizeof path, "/api/roots?run=%" PRId64, run);
+	for (;;) {
+		json_t *roots = review_json(r, "GET", path, NULL, 200, 200);
+		json_int_t pending;
+
+		if (roots == NULL)
+			return NULL;
+		pending = review_int(json_object_get(roots, "reduction"), "buckets_pending");
+		if (pending == 0 || review_now() >= until)
+			return roots;
+		if (review_now() >= next_say) {
+			review_say(r, "reducing: %" JSON_INTEGER_FORMAT " buckets pending", pending);
+			next_say = review_now() + 15;
+		}
+		json_decref(roots);
+		sleep(1);
+	}
+}
+
+static const struct review_build *review_build_by_role(const struct review *r, const char *role)
+{
+	for (int i = 0; i < r->nbuilds; i++)
+		if (strcmp(r->builds[i].role, role) == 0)
+			return &r->builds[i];
+	return NULL;
+}
+
+static const struct review_build *review_build_by_name(const struct review *r, const char *name)
+{
+	for (int i = 0; i < r->nbuilds; i++)
+		if (strcmp(r->builds[i].name, name) == 0)
+			return &r->builds[i];
+	return NULL;
+}
+
+/* Each build's role, as the daemon gives it. */
+static int review_roles(struct review *r)
+{
+	json_t *builds, *b;
+	size_t i;
+
+	if ((r->health = review_json(r, "GET", "/api/health", NULL, 200, 200)) == NULL)
+		return -1;
+	builds = json_object_get(r->health, "builds");
+	json_array_foreach(builds, i, b)
+	{
+		struct review_build *rb = (struct review_build *)review_build_by_name(
+		    r, review_str(b, "name"));
+		if (rb != NULL)
+			snprintf(rb->role, sizeof rb->role, "%s", review_str(b, "role"));
+	}
+	for (int k = 0; k < r->nbuilds; k++)
+		if (r->builds[k].role[0] == '\0')
+			return review_error("the daemon does not list build %s", r->builds[k].name);
+	return 0;
+}
+
+/*
+ * A cause's minimal case once more on every build (POST /api/cases):
+ * "results" by build name, "differs_on" (the builds whose answer is not
+ * the base's) and, per series, the first commit that differs:
+ * "first_commits" {"pr": {"commit": 2, "patch": "0002-b.patch"}}.
+ */
+static int review_rerun(struct review *r, json_t *cause)
+{
+	json_t *min = json_object_get(cause, "minimal"), *ans, *results, *cands, *differs, *firsts, *v;
+	json_t *body = json_pack("{s:O,s:O,s:O,s:O}", "code", review_get(min, "code"), "setup",
+	    review_get(min, "setup"), "flags", review_get(min, "flags_value"), "depth",
+	    review_get(min, "depth"));
+	char *text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
+	const char *key;
+
+	json_decref(body);
+	if (text == NULL)
+		return review_error("out of memory");
+	ans = review_json(r, "POST", "/api/cases", text, 201, 201);
+	free(text);
+	if (ans == NULL)
+		return -1;
+	results = json_object();
+	differs = json_array();
+	firsts = json_object();
+	json_object_foreach(json_object_get(ans, "results"), key, v)
+	{
+		const struct review_build *b = review_build_by_role(r, key);
+		if (b != NULL)
+			json_object_set(results, b->name, v);
+	}
+	cands = json_object_get(ans, "candidates");
+	for (int b = 1; b < r->nbuilds; b++) {
+		const struct review_build *rb = &r->builds[b];
+		const struct review_cand *c = &r->cands[rb->candidate];
+		json_t *verdict = json_object_get(cands, rb->name);
+
+		if (verdict == NULL || strcmp(review_str(verdict, "verdict"), "same") == 0)
+			continue;
+		json_array_append_new(differs, json_string(rb->name));
+		/* builds are in commit order: the first that differs is the commit */
+		if (rb->commit > 0 && json_object_get(firsts, c->name) == NULL)
+			json_object_set_new(firsts, c->name,
+			    json_pack(
+			        "{s:i,s:s}", "commit", rb->commit, "patch", c->patches[rb->commit - 1]));
+	}
+	json_object_set_new(cause, "results", results);
+	json_object_set_new(cause, "differs_on", differs);
+	json_object_set_new(cause, "first_commits", firsts);
+	json_decref(ans);
+	return 0;
+}
+
+/* A cause: the builds it was found on, its buckets, its minimal case (or null). */
+static json_t *review_cause_new(json_t *minimal)
+{
+	json_t *cause = json_object();
+
+	json_object_set_new(cause, "builds", json_array());
+	json_object_set_new(cause, "bucket_ids", json_array());
+	json_object_set_new(cause, "buckets", json_integer(0));
+	json_object_set(cause, "minimal", minimal != NULL ? minimal : json_null());
+	return cause;
+}
+
+/*
+ * The review's roots, merged over the generated and stored runs (a bucket
+ * is listed once, with "runs": its mismatches in each), then grouped into
+ * "causes", one per minimal case (review_rerun).
+ */
+static int review_collect_roots(struct review *r)
+{
+	double until = review_now() + (double)r->settle_s;
+	int64_t runs[2] = { r->run_generated, r->run_stored };
+	json_t *all = json_array();
+
+	r->roots = json_object();
+	json_object_set_new(r->roots, "roots", all);
+	for (int k = 0; k < 2; k++) {
+		json_t *got = review_settled_roots(r, runs[k], until), *root;
+		size_t i;
+
+		if (got == NULL)
+			return -1;
+		json_object_set(r->roots, k == 0 ? "generated_reduction" : "stored_reduction",
+		    json_object_get(got, "reduction"));
+		json_array_foreach(json_object_get(got, "roots"), i, root)
+		{
+			json_t *mine = NULL, *o;
+			size_t j;
+			json_array_foreach(all, j,
+			    o) if (review_int(o, "bucket_id") == review_int(root, "bucket_id")) mine = o;
+			if (mine == NULL) {
+				mine = json_deep_copy(root);
+				json_object_set_new(mine, "runs", json_object());
+				json_array_append_new(all, mine);
+			} else {
+				json_object_set_new(mine, "mismatches",
+				    json_integer(
+				        review_int(mine, "mismatches") + review_int(root, "mismatches")));
+			}
+			json_object_set_new(json_object_get(mine, "runs"), k == 0 ? "generated" : "stored",
+			    json_integer(review_int(root, "mismatches")));
+		}
+		json_decref(got);
+	}
+	/* one cause per minimal case: a bug on pr@2 and pr@3 (or on two
+	 * candidates) is one cause, run once more on every build */
+	json_t *causes = json_array();
+	json_object_set_new(r->roots, "causes", causes);
+	for (size_t i = 0; i < json_array_size(all); i++) {
+		json_t *root = json_array_get(all, i), *min = json_object_get(root, "minimal");
+		json_t *cause = NULL, *c;
+		char *key;
+		size_t j;
+
+		if (!json_is_object(min) || !json_is_string(json_object_get(min, "code"))) {
+			/* not reduced (yet): its own cause, with no case to run */
+			cause = review_cause_new(NULL);
+			json_array_append_new(
+			    json_object_get(cause, "builds"), json_string(review_str(root, "candidate")));
+			json_array_append(
+			    json_object_get(cause, "bucket_ids"), json_object_get(root, "bucket_id"));
+			json_object_set(cause, "buckets", json_object_get(root, "buckets"));
+			json_array_append_new(causes, cause);
+			continue;
+		}
+		c = json_pack("[O,O,O,O]", review_get(min, "code"), review_get(min, "setup"),
+		    review_get(min, "flags_value"), review_get(min, "depth"));
+		key = c != NULL ? json_dumps(c, JSON_COMPACT) : NULL;
+		json_decref(c);
+		json_array_foreach(causes, j, c) if (key != NULL && strcmp(review_str(c, "key"), key) == 0)
+		    cause = c;
+		if (cause == NULL) {
+			cause = review_cause_new(min);
+			json_object_set_new(cause, "key", json_string(key != NULL ? key : ""));
+			if (review_rerun(r, cause) < 0) {
+				free(key);
+				json_decref(cause);
+				return -1;
+			}
+			json_array_append_new(causes, cause);
+		}
+		free(key);
+		json_array_append_new(
+		    json_object_get(cause, "builds"), json_string(review_str(root, "candidate")));
+		json_array_append(json_object_get(cause, "bucket_ids"), json_object_get(root, "bucket_id"));
+		json_object_set_new(cause, "buckets",
+		    json_integer(review_int(cause, "buckets") + review_int(root, "buckets")));
+	}
+	for (size_t i = 0; i < json_array_size(causes); i++)
+		json_object_del(json_array_get(causes, i), "key");
+	return 0;
+}
+
+static int review_run_all(struct review *r)
+{
+	char body[160];
+
+	snprintf(
+	    body, sizeof body, "{\"suite\":\"generated\",\"seed\":%ld,\"count\":%ld}", r->seed, r->count);
+	/* queued at once, run one after the other in this order by the daemon */
+	if ((r->run_generated = review_post_run(r, body)) < 0 ||
+	    (r->run_stored = review_post_run(r, "{\"suite\":\"stored\"}")) < 0 ||
+	    (r->run_phpt = review_post_run(r, "{\"suite\":\"phpt\"}")) < 0 ||
+	    (r->run_measure = review_post_run(r, "{\"suite\":\"measure\"}")) < 0)
+		return -1;
+	snprintf(body, sizeof body, "%ld generated cases (seed %ld)", r->count, r->seed);
+	if ((r->generated = review_wait_run(r, r->run_generated, body)) == NULL ||
+	    (r->stored = review_wait_run(r, r->run_stored, "the stored cases")) == NULL ||
+	    (r->phpt = review_wait_run(r, r->run_phpt, "ext/json/tests")) == NULL ||
+	    (r->measure = review_wait_run(r, r->run_measure, "the measure workloads")) == NULL)
+		return -1;
+	char path[96];
+	snprintf(path, sizeof path, "/api/runs/%" PRId64 "/report.md", r->run_phpt);
+	if (review_request(r, "GET", path, NULL, &r->phpt_line) != 200)
+		return review_error("GET %s failed", path);
+	snprintf(path, sizeof path, "/api/runs/%" PRId64 "/measurements", r->run_measure);
+	if ((r->measurements = review_json(r, "GET", path, NULL, 200, 200)) == NULL)
+		return -1;
+	snprintf(path, sizeof path, "/api/runs/%" PRId64 "/report.md?columns=candidates&json_encoder=1",
+	    r->run_measure);
+	if (review_request(r, "GET", path, NULL, &r->measure_md) != 200)
+		return review_error("GET %s failed", path);
+	review_say(r, "waiting for the reducer (at most %ld s)", r->settle_s);
+	if (review_collect_roots(r) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- the report ---- */
+
+/* A text as Markdown inline code: control bytes and backslash-free display,
+ * cut at REVIEW_SHOW_BYTES. */
+static void review_md_code(struct buf *o, const char *s)
+{
+	size_t n = strlen(s), shown = n > REVIEW_SHOW_BYTES ? REVIEW_SHOW_BYTES : n;
+	const char *fence = strchr(s, '`') != NULL ? "`` " : "`";
+
+	buf_adds(o, fence);
+	for (size_t i = 0; i < shown; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			buf_addf(o, "\\x%02X", c);
+		else if (c == '|')
+			buf_adds(o, "\\|");
+		else
+			buf_add(o, &s[i], 1);
+	}
+	if (shown < n)
+		buf_addf(o, "… (%zu bytes)", n);
+	buf_adds(o, fence[1] == '`' ? " ``" : "`");
+}
+
+static void review_md_result(struct buf *o, json_t *res)
+{
+	json_t *out = json_object_get(res, "output"), *exc = json_object_get(res, "exception");
+	const char *status = review_str(res, "status");
+
+	if (strcmp(status, "ok") != 0 && strcmp(status, "error") != 0) {
+		buf_addf(o, "**%s**", status);
+		if (*review_str(res, "failure"))
+			buf_addf(o, " (%.120s)", review_str(res, "failure"));
+	} else if (json_is_string(out)) {
+		review_md_code(o, json_string_value(out));
+	} else {
+		buf_adds(o, "`false`");
+	}
+	buf_addf(o, " | %" JSON_INTEGER_FORMAT, review_int(res, "error_code"));
+	if (json_is_object(exc))
+		buf_addf(o, ", %s", review_str(exc, "class"));
+}
+
+/* The minimal case as PHP a reviewer can paste. */
+static void review_md_case(struct buf *o, json_t *min)
+{
+	json_t *flags = json_object_get(min, "flags"), *f;
+	const char *setup = json_string_value(json_object_get(min, "setup"));
+	size_t i;
+
+	buf_adds(o, "```php\n");
+	if (setup != NULL && *setup)
+		buf_addf(o, "%s\n", setup);
+	buf_addf(o, "json_encode(%s", review_str(min, "code"));
+	if (json_array_size(flags) > 0) {
+		buf_adds(o, ", ");
+		json_array_foreach(flags, i, f) buf_addf(o, "%s%s", i ? " | " : "", json_string_value(f));
+	} else if (review_int(min, "depth") != 512) {
+		buf_adds(o, ", 0");
+	}
+	if (review_int(min, "depth") != 512)
+		buf_addf(o, ", %" JSON_INTEGER_FORMAT, review_int(min, "depth"));
+	buf_adds(o, ");\n```\n");
+}
+
+static void review_md_thousands(struct buf *o, long long v)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof digits, "%lld", v < 0 ? -v : v);
+
+	if (v < 0)
+		buf_adds(o, "−");
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf_adds(o, ",");
+		buf_add(o, &digits[i], 1);
+	}
+}
+
+/* What one build did in the generated and stored runs and ext/json/tests. */
+struct review_tally {
+	long long mismatches, crashes, stored_differ, roots;
+	json_t *regressions; /* phpt, borrowed */
+	long long phpt_differ;
+};
+
+static struct review_tally review_tally_of(const struct review *r, const struct review_build *b)
+{
+	struct review_tally t = { 0 };
+	json_t *gen = json_object_get(
+	    json_object_get(json_object_get(r->generated, "summary"), "builds"), b->role);
+	json_t *cand = json_object_get(
+	    json_object_get(json_object_get(r->phpt, "summary"), "candidates"), b->role);
+	json_t *root, *cause, *name;
+	size_t i, k;
+
+	t.mismatches = review_int(gen, "mismatches");
+	t.crashes = review_int(json_object_get(gen, "statuses"), "crash");
+	t.regressions = json_object_get(cand, "regressions");
+	t.phpt_differ = review_int(cand, "differ");
+	json_array_foreach(json_object_get(r->roots, "roots"), i,
+	    root) if (strcmp(review_str(root, "candidate"), b->name) == 0)
+	    t.stored_differ += review_int(json_object_get(root, "runs"), "stored");
+	json_array_foreach(json_object_get(r->roots, "causes"), i, cause) json_array_foreach(
+	    json_object_get(cause, "builds"), k, name) if (strcmp(json_string_value(name), b->name) == 0)
+	    t.roots++;
+	return t;
+}
+
+static int review_build_differs(const struct review *r, const struct review_build *b)
+{
+	struct review_tally t = review_tally_of(r, b);
+	return t.mismatches > 0 || t.stored_differ > 0 || t.roots > 0 || json_array_size(t.regressions) > 0 ||
+	    t.phpt_differ > 0;
+}
+
+/* 1 when any candidate differs from the base, else 0. */
+static int review_verdict(const struct review *r)
+{
+	for (int i = 1; i < r->nbuilds; i++)
+		if (review_build_differs(r, &r->builds[i]))
+			return 1;
+	return 0;
+}
+
+static const char *review_base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s != NULL ? s + 1 : path;
+}
+
+/* One of the daemon's report.md, without its own heading. */
+static void review_md_body(struct buf *o, const char *md)
+{
+	if (md == NULL)
+		return;
+	if (strncmp(md, "###", 3) == 0 && strchr(md, '\n') != NULL)
+		md = strchr(md, '\n') + 1;
+	while (*md == '\n')
+		md++;
+	buf_adds(o, md);
+}
+
+static char *review_markdown(const struct review *r)
+{
+	struct buf o = BUF_INIT;
+	json_t *causes = json_object_get(r->roots, "causes"), *cause;
+	long long stored_total = review_int(r->stored, "total");
+	long long phpt_total = review_int(r->phpt, "total");
+	size_t i;
+
+	buf_addf(&o, "### phpcmp review: %s\n\n",
+	    review_verdict(r) ? "**differences** from the base" : "every candidate gives the base's outputs");
+	buf_addf(&o, "Base `%s`", r->builds[0].name);
+	buf_addf(&o, " (%s)", r->base_spec);
+	buf_adds(&o, "; candidates:");
+	for (int c = 0; c < r->ncands; c++) {
+		const struct review_cand *k = &r->cands[c];
+		buf_addf(&o, "%s `%s`", c ? ";" : "", k->name);
+		if (k->prefix != NULL) {
+			buf_addf(&o, " (the build %s)", k->prefix);
+		} else if (k->npatches > 1) {
+			buf_addf(&o, ", a series of %d commits:", k->npatches);
+			for (int p = 0; p < k->npatches; p++)
+				buf_addf(&o, "%s `%s@%d` %s", p ? "," : "", k->name, p + 1,
+				    review_base_name(k->patches[p]));
+		} else {
+			buf_addf(&o, " (%s)", review_base_name(k->patches[0]));
+		}
+	}
+	buf_adds(&o, ".\n\n");
+
+	/* the verdict per build */
+	buf_adds(&o,
+	    "| build | generated calls | stored cases | ext/json/tests | root causes |\n"
+	    "|---|---:|---:|---|---:|\n");
+	for (int b = 1; b < r->nbuilds; b++) {
+		const struct review_build *rb = &r->builds[b];
+		struct review_tally t = review_tally_of(r, rb);
+		json_t *reg;
+		size_t k;
+
+		buf_addf(&o, "| `%s` | ", rb->name);
+		if (t.mismatches == 0) {
+			buf_adds(&o, "identical on ");
+			review_md_thousands(&o, r->count);
+		} else {
+			buf_adds(&o, "**");
+			review_md_thousands(&o, t.mismatches);
+			buf_adds(&o, " differ** of ");
+			review_md_thousands(&o, r->count);
+			if (t.crashes > 0) {
+				buf_adds(&o, " (");
+				review_md_thousands(&o, t.crashes);
+				buf_adds(&o, " crashes)");
+			}
+		}
+		buf_adds(&o, " | ");
+		if (t.stored_differ == 0)
+			buf_addf(&o, "identical on %lld", stored_total);
+		else
+			buf_addf(&o, "**%lld differ** of %lld", t.stored_differ, stored_total);
+		buf_adds(&o, " | ");
+		if (json_array_size(t.regressions) == 0 && t.phpt_differ == 0) {
+			buf_addf(&o, "the base's results (%lld tests)", phpt_total);
+		} else {
+			buf_addf(&o, "**%zu regressions**", json_array_size(t.regressions));
+			json_array_foreach(t.regressions, k, reg)
+			    buf_addf(&o, "%s %s", k ? "," : ":", json_string_value(reg));
+		}
+		buf_addf(&o, " | %s%lld%s |\n", t.roots ? "**" : "", t.roots, t.roots ? "**" : "");
+	}
+	buf_addf(&o,
+	    "\nGenerated calls: seed %ld, generator version %" JSON_INTEGER_FORMAT "; every build "
+	    "made the same corpus.\n",
+	    r->seed, review_int(json_object_get(r->generated, "summary"), "generator_version"));
+
+	/* the root causes, one per minimal case */
+	json_array_foreach(causes, i, cause)
+	{
+		json_t *min = json_object_get(cause, "minimal"), *results = json_object_get(cause, "results");
+		json_t *builds = json_object_get(cause, "builds"), *v;
+		const char *series;
+		size_t k;
+
+		buf_addf(&o, "\n#### Root cause %zu", i + 1);
+		json_object_foreach(json_object_get(cause, "first_commits"), series, v)
+		    buf_addf(&o, ", `%s`: first in commit %" JSON_INTEGER_FORMAT " (`%s`)", series,
+		        review_int(v, "commit"), review_base_name(review_str(v, "patch")));
+		buf_adds(&o, "\n\nFound on");
+		json_array_foreach(builds, k, v) buf_addf(&o, "%s `%s`", k ? "," : "", json_string_value(v));
+		buf_addf(&o, ": %" JSON_INTEGER_FORMAT " bucket%s (", review_int(cause, "buckets"),
+		    review_int(cause, "buckets") == 1 ? "" : "s");
+		json_array_foreach(json_object_get(cause, "bucket_ids"), k, v)
+		    buf_addf(&o, "%s#%" JSON_INTEGER_FORMAT, k ? ", " : "", json_integer_value(v));
+		buf_adds(&o, ").\n\n");
+		if (!json_is_object(min)) {
+			buf_addf(
+			    &o, "Not reduced yet: the reducer did not settle within %ld s.\n", r->settle_s);
+			continue;
+		}
+		review_md_case(&o, min);
+		buf_adds(&o, "\n| build | output | json_last_error() |\n|---|---|---|\n");
+		for (int b = 0; b < r->nbuilds; b++) {
+			json_t *res = json_object_get(results, r->builds[b].name);
+			if (res == NULL)
+				continue;
+			buf_addf(&o, "| `%s` | ", r->builds[b].name);
+			review_md_result(&o, res);
+			buf_adds(&o, " |\n");
+		}
+	}
+	json_int_t pending = review_int(json_object_get(r->roots, "generated_reduction"), "buckets_pending") +
+	    review_int(json_object_get(r->roots, "stored_reduction"), "buckets_pending");
+	if (pending > 0)
+		buf_addf(&o,
+		    "\n%" JSON_INTEGER_FORMAT " bucket%s still being reduced when the review ended "
+		    "(--settle %ld).\n",
+		    pending, pending == 1 ? " was" : "s were", r->settle_s);
+
+	buf_adds(&o, "\n#### ext/json/tests\n\n");
+	review_md_body(&o, r->phpt_line);
+	buf_adds(&o, "\n#### Instructions per json_encode() call\n\n");
+	review_md_body(&o, r->measure_md);
+	return buf_detach(&o, NULL);
+}
+
+static char *review_json_report(const struct review *r)
+{
+	json_t *o = json_object(), *builds = json_array(), *causes = json_object_get(r->roots, "causes");
+	char *markdown = review_markdown(r);
+	char *text;
+
+	for (int b = 0; b < r->nbuilds; b++) {
+		const struct review_build *rb = &r->builds[b];
+		json_t *j = json_pack(
+		    "{s:s,s:s,s:s}", "name", rb->name, "role", rb->role, "prefix", rb->prefix);
+		if (rb->candidate >= 0) {
+			struct review_tally t = review_tally_of(r, rb);
+			json_object_set_new(j, "candidate", json_string(r->cands[rb->candidate].name));
+			if (rb->commit > 0)
+				json_object_set_new(j, "commit", json_integer(rb->commit));
+			json_object_set_new(j, "differs", json_boolean(review_build_differs(r, rb)));
+			json_object_set_new(j, "generated_mismatches", json_integer(t.mismatches));
+			json_object_set_new(j, "crashes", json_integer(t.crashes));
+			json_object_set_new(j, "stored_differ", json_integer(t.stored_differ));
+			json_object_set_new(j, "roots", json_integer(t.roots));
+			json_object_set(j, "phpt_regressions", t.regressions ? t.regressions : json_array());
+		}
+		json_array_append_new(builds, j);
+	}
+	json_object_set_new(o, "verdict", json_string(review_verdict(r) ? "differ" : "same"));
+	json_object_set_new(o, "builds", builds);
+	json_object_set(o, "causes", causes);
+	json_object_set_new(o, "runs",
+	    json_pack("{s:I,s:I,s:I,s:I}", "generated", (json_int_t)r->run_generated, "stored",
+	        (json_int_t)r->run_stored, "phpt", (json_int_t)r->run_phpt, "measure",
+	        (json_int_t)r->run_measure));
+	json_object_set(o, "generated", json_object_get(r->generated, "summary"));
+	json_object_set(o, "phpt", json_object_get(r->phpt, "summary"));
+	json_object_set(o, "measurements", r->measurements);
+	json_object_set_new(o, "markdown", json_string(markdown != NULL ? markdown : ""));
+	free(markdown);
+	text = json_dumps(o, JSON_INDENT(1));
+	json_decref(o);
+	return text;
+}
+
+static int review_write(const struct review *r)
+{
+	char *text = r->json ? review_json_report(r) : review_markdown(r);
+	FILE *f = stdout;
+	int rc = 0;
+
+	if (text == NULL)
+		return review_error("out of memory writing the report");
+	if (r->out_path != NULL && (f = fopen(r->out_path, "w")) == NULL) {
+		free(text);
+		return review_error("--out %s: %s", r->out_path, strerror(errno));
+	}
+	if (fputs(text, f) == EOF || (r->json && fputc('\n', f) == EOF))
+		rc = review_error("writing the report: %s", strerror(errno));
+	if (f != stdout && fclose(f) != 0)
+		rc = review_error("--out %s: %s", r->out_path, strerror(errno));
+	else if (f == stdout)
+		fflush(stdout);
+	free(text);
+	return rc;
+}
+
+int review_command(int argc, char **argv)
+{
+	struct review r = { .count = REVIEW_DEFAULT_COUNT, .seed = 1, .settle_s = REVIEW_DEFAULT_SETTLE_S };
+	int rc = 2, verdict;
+
+	r.t0 = review_now();
+	if (review_parse(&r, argc, argv) < 0 || review_plan(&r) < 0)
+		return 2;
+	if (review_find_root(&r) < 0 || review_make_work(&r) < 0)
+		return 2;
+	for (int i = 0; i < r.nbuilds; i++)
+		if (review_build_one(&r, &r.builds[i]) < 0)
+			goto out;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (r.curl = curl_easy_init()) == NULL) {
+		review_error("libcurl failed to start");
+		goto out;
+	}
+	if (review_serve(&r) < 0 || review_roles(&r) < 0 || review_run_all(&r) < 0)
+		goto out;
+	verdict = review_verdict(&r);
+	if (review_write(&r) < 0)
+		goto out;
+	review_say(&r, "verdict: %s (exit %d)", verdict ? "differences" : "the same", verdict);
+	rc = verdict;
+out:
+	review_stop(&r);
+	if (r.curl != NULL) {
+		curl_easy_cleanup(r.curl);
+		curl_global_cleanup();
+	}
+	if (rc == 2 && r.work[0])
+		fprintf(stderr, "phpcmp review: the work folder is kept: %s\n", r.work);
+	else if (r.work_arg == NULL && r.work[0] && rmtree(r.work) < 0)
+		fprintf(stderr, "phpcmp review: %s: cannot remove: %s\n", r.work, strerror(errno));
+	json_decref(r.generated);
+	json_decref(r.stored);
+	json_decref(r.phpt);
+	json_decref(r.measure);
+	json_decref(r.measurements);
+	json_decref(r.roots);
+	json_decref(r.health);
+	free(r.phpt_line);
+	free(r.measure_md);
+	return rc;
+}

@@ -1,0 +1,139 @@
+// `phpcmp review` (issue 25, docs/review.md): from patches to the
+// pull-request comment in one command, on real builds made by
+// scripts/build-php.sh (cached; the series' prefixes are built over the
+// from-source 8.2.32 tree the first time), a daemon of the review's own, the
+// real runs.  The fixture series: commit 1 keys-fastpath.patch (a correct
+// speed-up of keys), commit 2 escape-del.patch (a planted bug: DEL escaped),
+// commit 3 escape-unroll.patch (a correct speed-up of long plain strings);
+// keys-only is keys-fastpath.patch alone, a clean candidate.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { LOGS, ROOT, STATE, runCli, tmpDir } from './helper.mjs';
+
+const patch = (name) => path.join(ROOT, 'tests/fixtures/patches', `${name}.patch`);
+const SERIES = `pr=${patch('keys-fastpath')},${patch('escape-del')},${patch('escape-unroll')}`;
+const CLEAN = `keys-only=${patch('keys-fastpath')}`;
+const show = (r) => `exit ${r.code} signal ${r.signal}\nstdout: ${r.stdout.slice(-3000)}\nstderr: ${r.stderr.slice(-6000)}`;
+const MINUTES = 60_000;
+
+function review(args, timeoutMs = 20 * MINUTES) {
+	return runCli(['review', '--state', STATE, ...args], { timeoutMs });
+}
+
+test('a 3-commit series and a clean candidate: the root is commit 2\'s, per-commit instruction columns, exit 1', async () => {
+	const dir = tmpDir('phpcmp-review-');
+	const out = path.join(dir, 'review.json');
+	const r = await review(['--base', '8.2.32', '--candidate', SERIES, '--candidate', CLEAN,
+		'--count', '20000', '--json', '--out', out, '--work', path.join(dir, 'work')]);
+	fs.writeFileSync(path.join(LOGS, 'review-series.log'), show(r));
+	assert.equal(r.code, 1, show(r));
+	const rep = JSON.parse(fs.readFileSync(out, 'utf8'));
+	fs.copyFileSync(out, path.join(LOGS, 'review-series.json'));
+	assert.equal(rep.verdict, 'differ');
+	// progress on the terminal: each build, the daemon, each run
+	for (const s of ['building pr@2 (2 patches)', 'building pr@3 (3 patches)', 'daemon ready at http://127.0.0.1:',
+		'20000 generated cases (seed 1): done', 'ext/json/tests: done', 'the measure workloads: done', 'verdict: differences (exit 1)']) {
+		assert.ok(r.stderr.includes(s), `stderr says "${s}"\n${show(r)}`);
+	}
+
+	// the builds: base, pr@1..3, keys-only, in that order, each commit numbered
+	assert.deepEqual(rep.builds.map((b) => b.name), ['base', 'pr@1', 'pr@2', 'pr@3', 'keys-only']);
+	const by = Object.fromEntries(rep.builds.map((b) => [b.name, b]));
+	assert.deepEqual([by['pr@1'].commit, by['pr@2'].commit, by['pr@3'].commit], [1, 2, 3]);
+	for (const name of ['pr@1', 'keys-only']) {
+		assert.equal(by[name].differs, false, name);
+		assert.equal(by[name].generated_mismatches, 0, name);
+		assert.equal(by[name].roots, 0, name);
+	}
+	for (const name of ['pr@2', 'pr@3']) {
+		assert.equal(by[name].differs, true, name);
+		assert.ok(by[name].generated_mismatches > 0, name);
+		assert.equal(by[name].roots, 1, `${name}: one root cause`);
+	}
+	assert.equal(by['pr@2'].generated_mismatches, by['pr@3'].generated_mismatches, 'commit 3 adds no mismatch');
+
+	// one cause, found on pr@2 and pr@3, attributed to commit 2
+	assert.equal(rep.causes.length, 1, JSON.stringify(rep.causes, null, 1).slice(0, 3000));
+	const [cause] = rep.causes;
+	assert.equal(cause.minimal.code, '"\\x7F"');
+	assert.deepEqual(cause.minimal.flags, []);
+	assert.deepEqual(cause.builds.sort(), ['pr@2', 'pr@3']);
+	assert.deepEqual(cause.differs_on, ['pr@2', 'pr@3']);
+	assert.equal(cause.first_commits.pr.commit, 2);
+	assert.equal(path.basename(cause.first_commits.pr.patch), 'escape-del.patch');
+	assert.equal(cause.results.base.output, '"\x7F"');
+	assert.equal(cause.results['pr@1'].output, '"\x7F"');
+	assert.equal(cause.results['pr@2'].output, '"\\u007f"');
+	assert.equal(cause.results['keys-only'].output, '"\x7F"');
+
+	// ext/json/tests on every build: the base's 74 passed, 2 skipped each
+	for (const role of ['base', 'head', 'cand2', 'cand3', 'cand4']) {
+		assert.equal(rep.phpt.counts[role].PASS, 74, role);
+		assert.equal(rep.phpt.counts[role].SKIP, 2, role);
+	}
+	assert.deepEqual(rep.phpt.regressions, []);
+
+	// instructions per commit: commit 1's key speed-up stays in 2 and 3;
+	// commit 3 alone makes the long plain strings cheaper
+	const w = (title) => rep.measurements.workloads.find((x) => x.title.includes(title));
+	const delta = (wl, name) => wl.candidates[name].delta_pct;
+	const ascii = w('200 ASCII chars'), rows = w('12 string keys');
+	assert.ok(ascii && rows, 'the workloads are there');
+	assert.equal(delta(ascii, 'pr@1'), 0);
+	assert.equal(delta(ascii, 'pr@2'), 0);
+	assert.ok(delta(ascii, 'pr@3') < -5, `commit 3: ${delta(ascii, 'pr@3')} %`);
+	assert.ok(delta(rows, 'pr@1') < -3, `commit 1 on keys: ${delta(rows, 'pr@1')} %`);
+	assert.equal(delta(rows, 'pr@2'), delta(rows, 'pr@1'), 'commit 2 changes no instruction count of a key workload');
+	assert.equal(delta(rows, 'keys-only'), delta(rows, 'pr@1'), 'the same patch, the same count');
+
+	// the Markdown comment: the verdict table, the root with its commit, the tables
+	const md = rep.markdown;
+	assert.match(md, /^### phpcmp review: \*\*differences\*\* from the base/);
+	assert.match(md, /\| `pr@2` \| \*\*[\d,]+ differ\*\* of 20,000 \|/);
+	assert.match(md, /\| `keys-only` \| identical on 20,000 \| identical on \d+ \| the base's results \(76 tests\) \| 0 \|/);
+	assert.match(md, /#### Root cause 1, `pr`: first in commit 2 \(`escape-del\.patch`\)/);
+	assert.match(md, /json_encode\("\\x7F"\);/);
+	assert.match(md, /ext\/json\/tests: 76 — base 74 passed, 2 skipped; pr@1 74 passed/);
+	assert.match(md, /\| json_encode\(\) of \| base \(instructions\) \| base json_encoder\.c \| pr@1 \| pr@1 json_encoder\.c \| pr@2 /);
+	// the work folder asked for is kept: its database holds the runs
+	assert.ok(fs.existsSync(path.join(dir, 'work/phpcmp.db')));
+});
+
+test('a clean candidate alone: exit 0, "every candidate gives the base\'s outputs", the temporary folder removed', async () => {
+	const dir = tmpDir('phpcmp-review-');
+	const out = path.join(dir, 'review.md');
+	const before = fs.readdirSync(dir);
+	const r = await review(['--base', '8.2.32', '--candidate', CLEAN, '--count', '5000', '--out', out], 10 * MINUTES);
+	fs.writeFileSync(path.join(LOGS, 'review-clean.log'), show(r));
+	assert.equal(r.code, 0, show(r));
+	const md = fs.readFileSync(out, 'utf8');
+	assert.match(md, /^### phpcmp review: every candidate gives the base's outputs/);
+	assert.match(md, /\| `keys-only` \| identical on 5,000 \|/);
+	assert.doesNotMatch(md, /Root cause/);
+	const work = /its log: (\S+)\/daemon\.log/.exec(r.stderr)?.[1];
+	assert.ok(work, r.stderr);
+	assert.equal(fs.existsSync(work), false, `${work} removed`);
+	assert.deepEqual(fs.readdirSync(dir).sort(), [...before, 'review.md'].sort());
+});
+
+test('bad arguments: exit 2 and a precise message, nothing built', async () => {
+	const cases = [
+		[['--candidate', CLEAN], /--base: required/],
+		[['--base', '8.2.32'], /--candidate: at least one/],
+		[['--base', '8.2.32', '--candidate', 'nopatch'], /--candidate nopatch: expected NAME=PATCH/],
+		[['--base', '8.2.32', '--candidate', 'x=/nonexistent.patch'], /--candidate x: \/nonexistent\.patch: No such file/],
+		[['--base', '8.2.32', '--candidate', 'base=' + patch('escape-del')], /the name is the base's/],
+		[['--base', '8.2.32', '--candidate', CLEAN, '--count', '0'], /--count: expected an integer 1 \.\. 10000000/],
+		[['--base', '8.2.32', '--candidate', CLEAN, '--url', 'http://127.0.0.1:8080'], /--url: registering builds with a running daemon is not done yet/],
+		[['--base', '8.2.99', '--candidate', CLEAN], /--base 8\.2\.99: neither 8\.2\.32/],
+		[['--base', '8.2.32', '--candidate', `a=${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')}`], /9 builds: at most 8/],
+	];
+	for (const [args, re] of cases) {
+		const r = await review(args, MINUTES);
+		assert.equal(r.code, 2, `${args.join(' ')}\n${show(r)}`);
+		assert.match(r.stderr, re, args.join(' '));
+		assert.doesNotMatch(r.stderr, /building/, 'nothing built');
+	}
+});
