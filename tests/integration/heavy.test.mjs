@@ -30,6 +30,10 @@ const BASE = 'src-8.2.32';
 const GENPHP = path.join(process.env.PHPCMP_BIN ? path.dirname(process.env.PHPCMP_BIN) : path.join(ROOT, 'build'),
 	'tests/genphp');
 const CHUNK = 2000;
+// A crashing build's script starts again after each crash and PHP parses
+// the whole chunk each time: the crash tests use smaller chunks, every
+// build of one test the same (a chunk's script is shared by its builds).
+const CRASH_CHUNK = 250;
 
 // builds/NAME, or NAME in a folder of PHPCMP_SRC_BUILDS (colon-separated;
 // scripts/build-php.sh --builds DIR puts a build there).
@@ -54,7 +58,7 @@ function hand(php, seed, count, dir, chunk = CHUNK) {
 	const crashed = [];
 	for (let start = 0; start < count; start += chunk) {
 		const n = Math.min(chunk, count - start);
-		const script = path.join(dir, `s${seed}-${start}.php`);
+		const script = path.join(dir, `s${seed}-${start}-${n}.php`);
 		if (!fs.existsSync(script)) {
 			const g = spawnSync(GENPHP, [String(seed), String(start), String(n)], { maxBuffer: 1 << 28 });
 			assert.equal(g.status, 0, `genphp: ${g.stderr}`);
@@ -80,15 +84,15 @@ function hand(php, seed, count, dir, chunk = CHUNK) {
 // as it was by a JSON_THROW_ON_ERROR call, over more than one case), so the
 // base runs each such stretch -- from the case after a crash to the next
 // crash or the chunk's end -- in a fresh process too: like for like.
-function freshStretches(basePhp, crashes, seed, count, dir, lines) {
+function freshStretches(basePhp, crashes, seed, count, dir, lines, chunk) {
 	const crashed = new Set(crashes);
 	const out = new Map(lines);
 	for (const k of crashes) {
 		const i = k + 1;
 		if (i >= count || crashed.has(i)) continue;
-		const chunkEnd = i - (i % CHUNK) + CHUNK;
+		const start = i - (i % chunk), chunkEnd = Math.min(start + chunk, count);
 		const next = crashes.filter((c) => c > k).reduce((m, c) => Math.min(m, c), chunkEnd);
-		const script = path.join(dir, `s${seed}-${i - (i % CHUNK)}.php`);
+		const script = path.join(dir, `s${seed}-${start}-${chunkEnd - start}.php`);
 		const r = spawnSync(basePhp, ['-n', script, String(i)], { maxBuffer: 1 << 28 });
 		for (const l of r.stdout.toString('latin1').split('\n').filter(Boolean)) {
 			const x = Number(l.split(' ')[0]);
@@ -177,8 +181,8 @@ test('crash-heavy: crash-byte on 20,000 cases finishes every case, each crash co
 	assert.equal(r.done, count);
 
 	const dir = tmpDir();
-	const base = hand(path.join(prefixOf(BASE), 'bin/php'), seed, count, dir);
-	const head = hand(path.join(prefixOf(`${BASE}-crash-byte`), 'bin/php'), seed, count, dir);
+	const base = hand(path.join(prefixOf(BASE), 'bin/php'), seed, count, dir, CRASH_CHUNK);
+	const head = hand(path.join(prefixOf(`${BASE}-crash-byte`), 'bin/php'), seed, count, dir, CRASH_CHUNK);
 	assert.deepEqual(base.crashed, []);
 	assert.ok(head.crashed.length > 50, `a crash-heavy candidate: ${head.crashed.length} crashes`);
 	const crashed = new Set(head.crashed);
@@ -187,7 +191,8 @@ test('crash-heavy: crash-byte on 20,000 cases finishes every case, each crash co
 	// (seen here: a JSON_ERROR_UTF8 that shows only after its predecessor
 	// ran), so compare it with the base's run of it first in a fresh
 	// process too: like for like.
-	base.lines = freshStretches(path.join(prefixOf(BASE), 'bin/php'), head.crashed, seed, count, dir, base.lines);
+	base.lines = freshStretches(path.join(prefixOf(BASE), 'bin/php'), head.crashed, seed, count, dir, base.lines,
+		CRASH_CHUNK);
 	const other = [...base.lines.keys()].filter((i) => !crashed.has(i) && head.lines.get(i) !== base.lines.get(i));
 
 	const h = r.summary.builds.head;
@@ -226,7 +231,7 @@ test('crash-heavy: crash-control (~8 % of cases crash) on 5,000 cases finishes e
 	assert.equal(r.done, count);
 
 	const dir = tmpDir();
-	const head = hand(path.join(prefixOf(`${BASE}-crash-control`), 'bin/php'), seed, count, dir, 200);
+	const head = hand(path.join(prefixOf(`${BASE}-crash-control`), 'bin/php'), seed, count, dir, CRASH_CHUNK);
 	assert.ok(head.crashed.length > count * 0.06 && head.crashed.length < count * 0.10,
 		`~8 % crash: ${head.crashed.length} of ${count}`);
 	const h = r.summary.builds.head;
@@ -266,16 +271,17 @@ test('several candidates at once: escape-del and crash-byte in one run, each can
 	assert.equal(r.done, count);
 
 	const dir = tmpDir();
-	const base = hand(path.join(prefixOf(BASE), 'bin/php'), seed, count, dir);
-	const esc = hand(path.join(prefixOf(`${BASE}-escape-del`), 'bin/php'), seed, count, dir);
-	const cr = hand(path.join(prefixOf(`${BASE}-crash-byte`), 'bin/php'), seed, count, dir);
+	const base = hand(path.join(prefixOf(BASE), 'bin/php'), seed, count, dir, CRASH_CHUNK);
+	const esc = hand(path.join(prefixOf(`${BASE}-escape-del`), 'bin/php'), seed, count, dir, CRASH_CHUNK);
+	const cr = hand(path.join(prefixOf(`${BASE}-crash-byte`), 'bin/php'), seed, count, dir, CRASH_CHUNK);
 	assert.deepEqual([base.crashed, esc.crashed], [[], []]);
 	assert.ok(cr.crashed.length > 20, `crashes: ${cr.crashed.length}`);
 	const escDiffer = new Set([...base.lines.keys()].filter((i) => esc.lines.get(i) !== base.lines.get(i)));
 	// The crash build: the case after a crash ran first in a fresh process
 	// (see the crash-heavy test): compared with the base's fresh run of it.
 	const crashed = new Set(cr.crashed);
-	const fresh = freshStretches(path.join(prefixOf(BASE), 'bin/php'), cr.crashed, seed, count, dir, base.lines);
+	const fresh = freshStretches(path.join(prefixOf(BASE), 'bin/php'), cr.crashed, seed, count, dir, base.lines,
+		CRASH_CHUNK);
 	const crDiffer = new Set([...fresh.keys()].filter((i) => crashed.has(i) || cr.lines.get(i) !== fresh.get(i)));
 	const union = new Set([...escDiffer, ...crDiffer]);
 
