@@ -33,9 +33,12 @@ export const WRAPPER = (process.env.PHPCMP_DAEMON_WRAPPER || '').split(/\s+/).fi
 // The daemon is instrumented (built with ASan, or run under valgrind): its
 // resident memory then holds the tool's shadow, quarantine or bookkeeping
 // and says little about the daemon's own.
+// ASan's runtime is linked in by the dynamic symbol __asan_init (the plain
+// daemon holds the name only as text: engine/sanitize.c looks for it in
+// libphp builds, so a search of the file's bytes would find it in both).
 export const INSTRUMENTED = WRAPPER.length > 0 || (() => {
 	try {
-		return fs.readFileSync(BIN).includes('__asan_init');
+		return /\s__asan_init$/m.test(execFileSync('nm', ['-D', BIN], { encoding: 'utf8', maxBuffer: 1 << 26 }));
 	} catch {
 		return false;
 	}
