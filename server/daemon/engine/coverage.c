@@ -305,8 +305,7 @@ static json_t *coverage_file_summary(json_t *file)
 	json_t *ulines = json_array(), *ubranches = json_array(), *l, *f;
 	if (acc == NULL)
 		return NULL;
-	json_array_foreach(fns, i, f)
-	{
+	json_array_foreach (fns, i, f) {
 		acc[i].name = json_string_value(json_object_get(f, "name"));
 		acc[i].line = (long)json_integer_value(json_object_get(f, "lineno"));
 		acc[i].calls = (long)json_integer_value(json_object_get(f, "execution_count"));
@@ -314,8 +313,7 @@ static json_t *coverage_file_summary(json_t *file)
 		acc[i].ubranches = json_array();
 	}
 	qsort(acc, nf, sizeof(*acc), fn_cmp);
-	json_array_foreach(lines, i, l)
-	{
+	json_array_foreach (lines, i, l) {
 		if (json_is_true(json_object_get(l, "gcovr/noncode")) ||
 		    json_is_true(json_object_get(l, "gcovr/excluded")))
 			continue;
@@ -338,8 +336,7 @@ static json_t *coverage_file_summary(json_t *file)
 		}
 		json_t *br, *bs = json_object_get(l, "branches");
 		size_t j;
-		json_array_foreach(bs, j, br)
-		{
+		json_array_foreach (bs, j, br) {
 			btotal++;
 			if (fa)
 				fa->btotal++;
@@ -388,8 +385,7 @@ static int coverage_write_source(const char *tree, json_t *file, const char *dir
 		return -1;
 	json_t *rows = json_array(), *by_line = json_object(), *l;
 	size_t i;
-	json_array_foreach(json_object_get(file, "lines"), i, l)
-	{
+	json_array_foreach (json_object_get(file, "lines"), i, l) {
 		char key[32];
 		snprintf(key, sizeof(key), "%" JSON_INTEGER_FORMAT,
 		    json_integer_value(json_object_get(l, "line_number")));
@@ -406,8 +402,9 @@ static int coverage_write_source(const char *tree, json_t *file, const char *dir
 		snprintf(key, sizeof(key), "%ld", no);
 		json_t *g = json_object_get(by_line, key), *counts = json_array(), *br;
 		size_t j;
-		json_array_foreach(json_object_get(g, "branches"), j, br) json_array_append_new(
-		    counts, json_integer(json_integer_value(json_object_get(br, "count"))));
+		json_array_foreach (json_object_get(g, "branches"), j, br)
+			json_array_append_new(
+			    counts, json_integer(json_integer_value(json_object_get(br, "count"))));
 		json_array_append_new(rows,
 		    json_pack("{s:i, s:s%, s:o, s:o}", "n", (json_int_t)no, "text", line, (size_t)n, "count",
 		        g ? json_integer(json_integer_value(json_object_get(g, "count"))) : json_null(),
@@ -473,8 +470,7 @@ static json_t *coverage_report(const struct build *b, const char *dir, char *err
 	json_t *files = json_array();
 	for (size_t k = 0; k < COVERAGE_NFILES; k++) {
 		size_t i;
-		json_array_foreach(json_object_get(doc, "files"), i, file)
-		{
+		json_array_foreach (json_object_get(doc, "files"), i, file) {
 			const char *name = json_string_value(json_object_get(file, "file"));
 			if (name == NULL || strcmp(name, coverage_files[k]) != 0)
 				continue;
@@ -551,8 +547,7 @@ int coverage_get(struct app *app, int64_t run_id, json_t **out, char *err, size_
 		return -1;
 	}
 	size_t i;
-	json_array_foreach(list, i, c)
-	{
+	json_array_foreach (list, i, c) {
 		const char *role = json_string_value(json_object_get(c, "role"));
 		char url[256];
 		json_t *dl = json_object(), *src = json_object(), *f;
@@ -564,8 +559,7 @@ int coverage_get(struct app *app, int64_t run_id, json_t **out, char *err, size_
 			    kinds[k][1]);
 			json_object_set_new(dl, kinds[k][0], json_string(url));
 		}
-		json_array_foreach(json_object_get(c, "files"), k, f)
-		{
+		json_array_foreach (json_object_get(c, "files"), k, f) {
 			const char *name = json_string_value(json_object_get(f, "file"));
 			const char *slash = name ? strrchr(name, '/') : NULL;
 			snprintf(url, sizeof(url), "/api/runs/%" PRId64 "/coverage/%s/%s.json", run_id, role,
@@ -622,8 +616,7 @@ char *coverage_report_md(struct app *app, int64_t run_id)
 	if (coverage_get(app, run_id, &list, err, sizeof(err)) < 0)
 		return NULL;
 	struct buf out = BUF_INIT;
-	json_array_foreach(list, i, c)
-	{
+	json_array_foreach (list, i, c) {
 		const char *build = json_string_value(json_object_get(c, "build"));
 		const char *error = json_string_value(json_object_get(c, "error"));
 		if (error != NULL) {
@@ -631,8 +624,7 @@ char *coverage_report_md(struct app *app, int64_t run_id)
 			continue;
 		}
 		buf_addf(&out, "\nCoverage of ext/json on %s (gcov):", build ? build : "?");
-		json_array_foreach(json_object_get(c, "files"), k, f)
-		{
+		json_array_foreach (json_object_get(c, "files"), k, f) {
 			json_t *l = json_object_get(f, "lines"), *b = json_object_get(f, "branches");
 			long lh = (long)json_integer_value(json_object_get(l, "hit"));
 			long lt = (long)json_integer_value(json_object_get(l, "total"));

@@ -196,8 +196,7 @@ static int genrun_params(json_t *body, struct genrun *g, char *err, size_t errsi
 			    err, errsize, "seeds: expected an array of 1 .. %d integers", GENRUN_MAX_SEEDS);
 			return -1;
 		}
-		json_array_foreach(seeds, i, v)
-		{
+		json_array_foreach (seeds, i, v) {
 			if (!json_is_integer(v) || json_integer_value(v) < 0) {
 				snprintf(err, errsize, "seeds[%zu]: expected an integer 0 .. %" PRId64, i,
 				    (int64_t)GENRUN_MAX_SEED);
@@ -248,8 +247,7 @@ int genrun_parse_ref(json_t *body, uint64_t *seed, uint64_t *index, char *err, s
 	int64_t x;
 	int present;
 
-	json_object_foreach(body, key, v)
-	{
+	json_object_foreach (body, key, v) {
 		if (strcmp(key, "seed") != 0 && strcmp(key, "index") != 0 && strcmp(key, "version") != 0) {
 			snprintf(err, errsize, "unknown field \"%.64s\" (known: seed, index, version)", key);
 			return -1;

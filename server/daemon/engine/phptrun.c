@@ -430,8 +430,7 @@ int phptrun_check(json_t *body, char *err, size_t errsize)
 			snprintf(err, errsize, "files: a list of 1 to %d .phpt paths", PHPTRUN_MAX_TESTS);
 			return -1;
 		}
-		json_array_foreach(files, i, v)
-		{
+		json_array_foreach (files, i, v) {
 			if (!json_is_string(v) || json_string_length(v) >= PATH_MAX ||
 			    !ends_with_phpt(json_string_value(v)) ||
 			    strlen(json_string_value(v)) != json_string_length(v)) {
@@ -439,8 +438,7 @@ int phptrun_check(json_t *body, char *err, size_t errsize)
 				return -1;
 			}
 		}
-		json_array_foreach(files, i, v)
-		{
+		json_array_foreach (files, i, v) {
 			if (served_file(json_string_value(v), &root, rel, sizeof(rel)) < 0) {
 				char field[32];
 				snprintf(field, sizeof(field), "files[%zu]", i);
@@ -474,8 +472,7 @@ void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize
 	if (files) {
 		size_t i;
 		json_t *v;
-		json_array_foreach(files, i, v)
-		{
+		json_array_foreach (files, i, v) {
 			const char *f = json_string_value(v);
 			if (!f || served_file(f, &root, rel, sizeof(rel)) < 0) {
 				char field[32];
@@ -1575,8 +1572,7 @@ char *phptrun_report_line(const struct db_run *run)
 			json_t *tests = json_object_get(sum, "tests"), *row;
 			size_t i;
 			int listed = 0;
-			json_array_foreach(tests, i, row)
-			{
+			json_array_foreach (tests, i, row) {
 				const char *st = json_string_value(
 				    json_object_get(json_object_get(row, role_name(role)), "status"));
 				if (!st || strcmp(st, words[k].status))

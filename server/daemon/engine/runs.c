@@ -739,8 +739,7 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 		    json_string_value(v));
 		return RUNS_BAD_REQUEST;
 	}
-	json_object_foreach(body, key, v)
-	{
+	json_object_foreach (body, key, v) {
 		if (strcmp(key, "suite") == 0)
 			continue;
 		for (i = 0; suite->params[i] != NULL; i++)

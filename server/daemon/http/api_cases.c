@@ -73,8 +73,7 @@ static int api_known_fields(json_t *obj, const char *const *known, struct http_r
 	json_t *v;
 	size_t i;
 
-	json_object_foreach(obj, key, v)
-	{
+	json_object_foreach (obj, key, v) {
 		for (i = 0; known[i] != NULL; i++)
 			if (strcmp(key, known[i]) == 0)
 				break;
@@ -420,8 +419,7 @@ static int api_flags(json_t *obj, long *flags, struct http_response *resp)
 	if (json_is_string(v))
 		return api_flags_text(v, "flags", flags, resp);
 	if (json_is_array(v)) {
-		json_array_foreach(v, i, item)
-		{
+		json_array_foreach (v, i, item) {
 			snprintf(field, sizeof field, "flags[%zu]", i);
 			if (!json_is_string(item)) {
 				api_error(resp, 400, "bad_request", "%s: expected a flag name", field);

@@ -102,8 +102,7 @@ void api_route_run_phpt(
 		/* each build's name by its role */
 		json_t *b;
 		size_t i;
-		json_array_foreach(json_object_get(o, "builds"), i, b)
-		{
+		json_array_foreach (json_object_get(o, "builds"), i, b) {
 			int role = role_parse(json_string_value(json_object_get(b, "role")));
 			if (role >= 0 && role < run.nbuilds)
 				json_object_set_new(b, "build", json_string(run.build_names[role]));

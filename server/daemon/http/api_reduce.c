@@ -26,8 +26,7 @@ json_t *api_reduce_lead(struct app *app, json_t *bucket)
 	/* minimal first, then the bucket as it was, then the rest of what reduction knows. */
 	o = json_object();
 	json_object_set(o, "minimal", json_object_get(red, "minimal"));
-	json_object_foreach(bucket, key, v)
-	{
+	json_object_foreach (bucket, key, v) {
 		json_object_set(o, key, v);
 	}
 	json_object_set(o, "root_id", json_object_get(red, "root_id"));

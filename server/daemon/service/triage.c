@@ -156,8 +156,7 @@ int triage_parse_change(
 	size_t i;
 
 	memset(ch, 0, sizeof *ch);
-	json_object_foreach(body, key, v)
-	{
+	json_object_foreach (body, key, v) {
 		for (i = 0; known[i] != NULL; i++)
 			if (strcmp(key, known[i]) == 0)
 				break;
@@ -224,8 +223,7 @@ int64_t *triage_ids(json_t *body, size_t *n, struct svc_error *e)
 		svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
 		return NULL;
 	}
-	json_array_foreach(v, i, item)
-	{
+	json_array_foreach (v, i, item) {
 		if (!json_is_integer(item) || json_integer_value(item) < 1) {
 			svc_fail(
 			    e, SVC_BAD_REQUEST, NULL, "ids[%zu]: expected a positive integer bucket id", i);
