@@ -26,7 +26,7 @@ test('a 3-commit series and a clean candidate: the root is commit 2\'s, per-comm
 	const dir = tmpDir('phpcmp-review-');
 	const out = path.join(dir, 'review.json');
 	const r = await review(['--base', '8.2.32', '--candidate', SERIES, '--candidate', CLEAN,
-		'--count', '20000', '--json', '--out', out, '--work', path.join(dir, 'work')]);
+		'--count', '20000', '--json', '--out', out, '--work', path.join(dir, 'work'), '--no-asan']);
 	fs.writeFileSync(path.join(LOGS, 'review-series.log'), show(r));
 	assert.equal(r.code, 1, show(r));
 	const rep = JSON.parse(fs.readFileSync(out, 'utf8'));
@@ -105,17 +105,47 @@ test('a clean candidate alone: exit 0, "every candidate gives the base\'s output
 	const dir = tmpDir('phpcmp-review-');
 	const out = path.join(dir, 'review.md');
 	const before = fs.readdirSync(dir);
-	const r = await review(['--base', '8.2.32', '--candidate', CLEAN, '--count', '5000', '--out', out], 10 * MINUTES);
+	const r = await review(['--base', '8.2.32', '--candidate', CLEAN, '--count', '5000', '--out', out, '--no-asan'],
+		10 * MINUTES);
 	fs.writeFileSync(path.join(LOGS, 'review-clean.log'), show(r));
 	assert.equal(r.code, 0, show(r));
 	const md = fs.readFileSync(out, 'utf8');
 	assert.match(md, /^### phpcmp review: every candidate gives the base's outputs/);
 	assert.match(md, /\| `keys-only` \| identical on 5,000 \|/);
 	assert.doesNotMatch(md, /Root cause/);
+	assert.match(md, /No asan sample: --no-asan\./);
 	const work = /its log: (\S+)\/daemon\.log/.exec(r.stderr)?.[1];
 	assert.ok(work, r.stderr);
 	assert.equal(fs.existsSync(work), false, `${work} removed`);
 	assert.deepEqual(fs.readdirSync(dir).sort(), [...before, 'review.md'].sort());
+});
+
+test('memory errors: a silent over-read is found by the asan sample, the output being right; exit 1', async () => {
+	// overread.patch reads a byte past the string in the escaper and changes
+	// no output: the release builds agree, the asan flavour (src-8.2.32-asan
+	// and -asan-overread, cached by make php-builds) says memory-error.
+	const dir = tmpDir('phpcmp-review-');
+	const out = path.join(dir, 'review.json');
+	const r = await review(['--base', '8.2.32', '--candidate', `over=${patch('overread')}`, '--count', '2000',
+		'--asan-count', '60', '--json', '--out', out]);
+	fs.writeFileSync(path.join(LOGS, 'review-asan.log'), show(r));
+	assert.equal(r.code, 1, show(r));
+	const rep = JSON.parse(fs.readFileSync(out, 'utf8'));
+	const over = rep.builds.find((b) => b.name === 'over');
+	assert.equal(over.generated_mismatches, 0, 'the release builds agree');
+	assert.equal(over.roots, 0);
+	assert.ok(over.asan_memory_errors > 0, `memory errors: ${over.asan_memory_errors}`);
+	assert.equal(over.differs, true);
+	assert.deepEqual(rep.asan.builds, ['base', 'over']);
+	assert.equal(rep.asan.generated.builds.base.statuses['memory-error'] ?? 0, 0, 'none on the base');
+	assert.ok(rep.asan.samples.length > 0 && rep.asan.samples.length <= 3);
+	const sample = rep.asan.samples[0].results;
+	assert.equal(sample.over.status, 'memory-error');
+	assert.equal(sample.over.memory_error.kind, 'heap-buffer-overflow');
+	assert.equal(sample.over.output, sample.base.output, 'the same output');
+	assert.match(rep.markdown, /^### phpcmp review: \*\*differences\*\*/);
+	assert.match(rep.markdown, /`over` \*\*[\d,]+ with a memory error\*\*/);
+	assert.match(rep.markdown, /\*\*memory-error\*\*: heap-buffer-overflow, READ of size 1 in php_json_escape_string json_encoder\.c:\d+/);
 });
 
 test('bad arguments: exit 2 and a precise message, nothing built', async () => {
@@ -126,6 +156,7 @@ test('bad arguments: exit 2 and a precise message, nothing built', async () => {
 		[['--base', '8.2.32', '--candidate', 'x=/nonexistent.patch'], /--candidate x: \/nonexistent\.patch: No such file/],
 		[['--base', '8.2.32', '--candidate', 'base=' + patch('escape-del')], /the name is the base's/],
 		[['--base', '8.2.32', '--candidate', CLEAN, '--count', '0'], /--count: expected an integer 1 \.\. 10000000/],
+		[['--base', '8.2.32', '--candidate', CLEAN, '--asan-count', 'x'], /--asan-count: expected an integer/],
 		[['--base', '8.2.32', '--candidate', CLEAN, '--url', 'http://127.0.0.1:8080'], /--url: registering builds with a running daemon is not done yet/],
 		[['--base', '8.2.99', '--candidate', CLEAN], /--base 8\.2\.99: neither 8\.2\.32/],
 		[['--base', '8.2.32', '--candidate', `a=${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')}`], /9 builds: at most 8/],

@@ -50,6 +50,9 @@
 #define REVIEW_DEFAULT_SETTLE_S 600
 #define REVIEW_START_TIMEOUT_S 600 /* a cold start compiles a worker core per build */
 #define REVIEW_SHOW_BYTES 160      /* an output shown in the report, at most */
+#define REVIEW_ASAN_ENOUGH 50      /* memory errors that end the asan sample early */
+#define REVIEW_SAMPLES 20          /* mismatches of the asan sample read back ... */
+#define REVIEW_SHOWN_SAMPLES 3     /* ... and the shortest shown */
 
 /* One build of the review: the base, a candidate, or one commit of a series. */
 struct review_build {
@@ -72,15 +75,26 @@ struct review_cand {
 	int first, nbuilds; /* its builds in review.builds */
 };
 
-struct review {
-	const char *base_spec, *out_path, *work_arg, *state, *cases;
-	long count, seed, settle_s;
-	int json;
-	struct review_cand cands[MAX_BUILDS];
-	int ncands;
+/* The builds of one daemon and the daemon: the review's release builds, and
+ * the asan flavour of the base and each candidate's last build. */
+struct review_set {
+	const char *what; /* "release", "asan": its builds folder, database and log are named so */
+	int asan;
 	struct review_build builds[MAX_BUILDS];
 	int nbuilds;
-	char root[PATH_MAX], exe[PATH_MAX], work[PATH_MAX], url[128], log_path[PATH_MAX + 16];
+	pid_t daemon;
+	char url[128], log_path[PATH_MAX + 32];
+};
+
+struct review {
+	const char *base_spec, *out_path, *work_arg, *state, *cases;
+	long count, seed, settle_s, asan_count;
+	int json, no_asan;
+	struct review_cand cands[MAX_BUILDS];
+	int ncands;
+	struct review_set rel, asan, *cur; /* cur: the set the daemon calls go to */
+	const char *asan_skipped;          /* why there is no asan sample, or NULL */
+	char root[PATH_MAX], exe[PATH_MAX], work[PATH_MAX];
 	const char *base_source; /* --source for build-php.sh, NULL for the default 8.2.32 */
 	pid_t daemon;
 	CURL *curl;
@@ -88,6 +102,9 @@ struct review {
 	/* what the runs said */
 	int64_t run_generated, run_stored, run_phpt, run_measure;
 	json_t *generated, *stored, *phpt, *measure, *measurements, *roots, *health;
+	json_t *asan_generated, *asan_roots; /* the asan sample's run and roots */
+	json_t *asan_samples;                /* a few of its mismatches as run: [{case, results}] */
+	json_int_t asan_ran;                 /* cases of the asan sample that ran */
 	char *phpt_line, *measure_md;
 };
 
@@ -141,6 +158,9 @@ static void review_usage(FILE *f)
 	      "                        commit that shows it.  NAME=PREFIX: an existing build\n"
 	      "  --count N             generated cases (200000)\n"
 	      "  --seed S              the generated corpus' seed (1)\n"
+	      "  --asan-count N        generated cases on the asan flavour of the base and each\n"
+	      "                        candidate's last build, for memory errors (--count / 10)\n"
+	      "  --no-asan             no asan builds and no memory-error sample\n"
 	      "  --settle S            seconds to wait for the reducer at most (600)\n"
 	      "  --out FILE            write the report there (default: standard output)\n"
 	      "  --json                the report as JSON instead of Markdown\n"
@@ -244,6 +264,9 @@ static int review_parse(struct review *r, int argc, char **argv)
 		} else if (strcmp(a, "--json") == 0) {
 			r->json = 1;
 			continue;
+		} else if (strcmp(a, "--no-asan") == 0) {
+			r->no_asan = 1;
+			continue;
 		} else if (v == NULL) {
 			return review_error(
 			    "%s: unknown option, or its value is missing (phpcmp review --help)", a);
@@ -254,6 +277,9 @@ static int review_parse(struct review *r, int argc, char **argv)
 				return -1;
 		} else if (strcmp(a, "--count") == 0) {
 			if (review_parse_long(a, v, 1, 10000000, &r->count) < 0)
+				return -1;
+		} else if (strcmp(a, "--asan-count") == 0) {
+			if (review_parse_long(a, v, 1, 10000000, &r->asan_count) < 0)
 				return -1;
 		} else if (strcmp(a, "--seed") == 0) {
 			if (review_parse_long(a, v, 0, LONG_MAX, &r->seed) < 0)
@@ -281,6 +307,8 @@ static int review_parse(struct review *r, int argc, char **argv)
 		return review_error("--base: required (8.2.32, a php-src source, or a build prefix)");
 	if (r->ncands == 0)
 		return review_error("--candidate: at least one");
+	if (r->asan_count == 0)
+		r->asan_count = r->count / 10 > 0 ? r->count / 10 : 1;
 	return 0;
 }
 
@@ -289,7 +317,7 @@ static int review_plan(struct review *r)
 {
 	struct stat st;
 	int base_is_prefix = review_is_prefix(r->base_spec);
-	struct review_build *b = &r->builds[0];
+	struct review_build *b = &r->cur->builds[0];
 
 	if (!base_is_prefix && strcmp(r->base_spec, "8.2.32") != 0) {
 		if (stat(r->base_spec, &st) < 0)
@@ -301,7 +329,7 @@ static int review_plan(struct review *r)
 	snprintf(b->name, sizeof b->name, "base");
 	b->candidate = -1;
 	b->given_prefix = base_is_prefix ? r->base_spec : NULL;
-	r->nbuilds = 1;
+	r->cur->nbuilds = 1;
 	for (int c = 0; c < r->ncands; c++) {
 		struct review_cand *k = &r->cands[c];
 		int commits = k->prefix != NULL ? 1 : k->npatches;
@@ -311,14 +339,14 @@ static int review_plan(struct review *r)
 			    "--candidate %s: patches need the base's source, and --base %s is "
 			    "a build prefix (give --base 8.2.32 or a source)",
 			    k->name, r->base_spec);
-		if (r->nbuilds + commits > MAX_BUILDS)
+		if (r->cur->nbuilds + commits > MAX_BUILDS)
 			return review_error(
 			    "%d builds: at most %d in all (the base and each candidate's commits)",
-			    r->nbuilds + commits, MAX_BUILDS);
-		k->first = r->nbuilds;
+			    r->cur->nbuilds + commits, MAX_BUILDS);
+		k->first = r->cur->nbuilds;
 		k->nbuilds = commits;
 		for (int i = 0; i < commits; i++) {
-			b = &r->builds[r->nbuilds++];
+			b = &r->cur->builds[r->cur->nbuilds++];
 			b->candidate = c;
 			b->given_prefix = k->prefix;
 			b->commit = commits > 1 ? i + 1 : 0;
@@ -426,10 +454,11 @@ static int review_make_work(struct review *r)
 static int review_build_one(struct review *r, struct review_build *b)
 {
 	char script[PATH_MAX + 32], builds[PATH_MAX + 16], link[PATH_MAX + 96];
-	char *argv[8 + 2 * REVIEW_MAX_PATCHES];
+	char *argv[10 + 2 * REVIEW_MAX_PATCHES];
 	int n = 0, rc;
 	double t = review_now();
 	pid_t pid;
+	const char *flavour = r->cur->asan ? " (asan)" : "";
 
 	if (b->given_prefix != NULL) {
 		if (realpath(b->given_prefix, b->prefix) == NULL)
@@ -438,7 +467,7 @@ static int review_build_one(struct review *r, struct review_build *b)
 		return 0;
 	}
 	snprintf(script, sizeof script, "%s/scripts/build-php.sh", r->root);
-	snprintf(builds, sizeof builds, "%s/builds", r->work);
+	snprintf(builds, sizeof builds, "%s/builds-%s", r->work, r->cur->what);
 	argv[n++] = (char *)"/bin/bash";
 	argv[n++] = script;
 	argv[n++] = (char *)"--name";
@@ -449,12 +478,17 @@ static int review_build_one(struct review *r, struct review_build *b)
 		argv[n++] = (char *)"--source";
 		argv[n++] = (char *)r->base_source;
 	}
+	if (r->cur->asan) {
+		argv[n++] = (char *)"--flavour";
+		argv[n++] = (char *)"asan";
+	}
 	for (int i = 0; i < b->npatches; i++) {
 		argv[n++] = (char *)"--patch";
 		argv[n++] = (char *)b->patches[i];
 	}
 	argv[n] = NULL;
-	review_say(r, "building %s (%d patch%s)", b->name, b->npatches, b->npatches == 1 ? "" : "es");
+	review_say(
+	    r, "building %s%s (%d patch%s)", b->name, flavour, b->npatches, b->npatches == 1 ? "" : "es");
 	if ((pid = review_spawn(argv, NULL, NULL)) < 0)
 		return -1;
 	if ((rc = review_wait_child(pid)) != 0)
@@ -463,7 +497,7 @@ static int review_build_one(struct review *r, struct review_build *b)
 	snprintf(link, sizeof link, "%s/%s", builds, b->name);
 	if (realpath(link, b->prefix) == NULL)
 		return review_error("%s: %s", link, strerror(errno));
-	review_say(r, "%s built in %.1f s: %s", b->name, review_now() - t, b->prefix);
+	review_say(r, "%s%s built in %.1f s: %s", b->name, flavour, review_now() - t, b->prefix);
 	return 0;
 }
 
@@ -502,7 +536,7 @@ static int review_serve(struct review *r)
 	if (review_phpt_dir(r, phpt, sizeof phpt) < 0)
 		return -1;
 	snprintf(exe_dir, sizeof exe_dir, "%s", r->exe);
-	snprintf(db, sizeof db, "%s/phpcmp.db", r->work);
+	snprintf(db, sizeof db, "%s/%s.db", r->work, r->cur->asan ? "asan" : "phpcmp");
 	snprintf(state, sizeof state, "%s", r->state != NULL ? r->state : "");
 	if (r->state == NULL)
 		snprintf(state, sizeof state, "%s/state", r->root);
@@ -515,7 +549,8 @@ static int review_serve(struct review *r)
 		snprintf(cases, sizeof cases, "%s", r->cases);
 	else
 		snprintf(cases, sizeof cases, "%s/cases", r->root);
-	snprintf(r->log_path, sizeof r->log_path, "%s/daemon.log", r->work);
+	snprintf(r->cur->log_path, sizeof r->cur->log_path, "%s/%sdaemon.log", r->work,
+	    r->cur->asan ? "asan-" : "");
 	argv[n++] = r->exe;
 	argv[n++] = (char *)"serve";
 	argv[n++] = (char *)"--listen";
@@ -534,8 +569,9 @@ static int review_serve(struct review *r)
 	argv[n++] = web;
 	argv[n++] = (char *)"--cases";
 	argv[n++] = cases;
-	for (int i = 0; i < r->nbuilds; i++) {
-		snprintf(builds[i], sizeof builds[i], "%s=%s", r->builds[i].name, r->builds[i].prefix);
+	for (int i = 0; i < r->cur->nbuilds; i++) {
+		snprintf(
+		    builds[i], sizeof builds[i], "%s=%s", r->cur->builds[i].name, r->cur->builds[i].prefix);
 		argv[n++] = (char *)"--build";
 		argv[n++] = builds[i];
 	}
@@ -552,14 +588,15 @@ static int review_serve(struct review *r)
 			envp[n++] = environ[i];
 	envp[n++] = phpt_env;
 	envp[n] = NULL;
-	review_say(r, "starting a daemon of %d builds (its log: %s)", r->nbuilds, r->log_path);
-	r->daemon = review_spawn(argv, r->log_path, envp);
+	review_say(r, "starting a daemon of %d %s builds (its log: %s)", r->cur->nbuilds, r->cur->what,
+	    r->cur->log_path);
+	r->cur->daemon = review_spawn(argv, r->cur->log_path, envp);
 	free(envp);
-	if (r->daemon < 0)
+	if (r->cur->daemon < 0)
 		return -1;
 	for (double until = review_now() + REVIEW_START_TIMEOUT_S; review_now() < until;) {
 		char line[1024];
-		FILE *f = fopen(r->log_path, "r");
+		FILE *f = fopen(r->cur->log_path, "r");
 		int status;
 
 		while (f != NULL && fgets(line, sizeof line, f) != NULL) {
@@ -567,42 +604,44 @@ static int review_serve(struct review *r)
 			if (s != NULL) {
 				char *end = strchr(s + 8, '/');
 				end = end != NULL ? strchr(end + 2, '/') : NULL;
-				if (end != NULL && end - (s + 8) < (long)sizeof r->url - 1) {
-					snprintf(r->url, sizeof r->url, "%.*s", (int)(end - (s + 8)), s + 8);
+				if (end != NULL && end - (s + 8) < (long)sizeof r->cur->url - 1) {
+					snprintf(r->cur->url, sizeof r->cur->url, "%.*s",
+					    (int)(end - (s + 8)), s + 8);
 					fclose(f);
-					review_say(r, "daemon ready at %s", r->url);
+					review_say(r, "daemon ready at %s", r->cur->url);
 					return 0;
 				}
 			}
 		}
 		if (f != NULL)
 			fclose(f);
-		if (waitpid(r->daemon, &status, WNOHANG) == r->daemon) {
-			r->daemon = 0;
-			return review_error("the daemon stopped at its start (its log: %s)", r->log_path);
+		if (waitpid(r->cur->daemon, &status, WNOHANG) == r->cur->daemon) {
+			r->cur->daemon = 0;
+			return review_error(
+			    "the daemon stopped at its start (its log: %s)", r->cur->log_path);
 		}
 		usleep(100 * 1000);
 	}
 	return review_error(
-	    "the daemon did not start within %d s (its log: %s)", REVIEW_START_TIMEOUT_S, r->log_path);
+	    "the daemon did not start within %d s (its log: %s)", REVIEW_START_TIMEOUT_S, r->cur->log_path);
 }
 
 static void review_stop(struct review *r)
 {
-	if (r->daemon <= 0)
+	if (r->cur->daemon <= 0)
 		return;
-	kill(r->daemon, SIGTERM);
+	kill(r->cur->daemon, SIGTERM);
 	for (int i = 0; i < 300; i++) {
 		int status;
-		if (waitpid(r->daemon, &status, WNOHANG) == r->daemon) {
-			r->daemon = 0;
+		if (waitpid(r->cur->daemon, &status, WNOHANG) == r->cur->daemon) {
+			r->cur->daemon = 0;
 			return;
 		}
 		usleep(100 * 1000);
 	}
-	kill(r->daemon, SIGKILL);
-	review_wait_child(r->daemon);
-	r->daemon = 0;
+	kill(r->cur->daemon, SIGKILL);
+	review_wait_child(r->cur->daemon);
+	r->cur->daemon = 0;
 }
 
 /* ---- HTTP ---- */
@@ -629,7 +668,7 @@ static long review_request(
 	long status = -1;
 	CURLcode cc;
 
-	snprintf(url, sizeof url, "%s%s", r->url, path);
+	snprintf(url, sizeof url, "%s%s", r->cur->url, path);
 	curl_easy_reset(r->curl);
 	curl_easy_setopt(r->curl, CURLOPT_URL, url);
 	curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, review_curl_write);
@@ -775,17 +814,17 @@ static json_t *review_settled_roots(struct review *r, int64_t run, double until)
 
 static const struct review_build *review_build_by_role(const struct review *r, const char *role)
 {
-	for (int i = 0; i < r->nbuilds; i++)
-		if (strcmp(r->builds[i].role, role) == 0)
-			return &r->builds[i];
+	for (int i = 0; i < r->cur->nbuilds; i++)
+		if (strcmp(r->cur->builds[i].role, role) == 0)
+			return &r->cur->builds[i];
 	return NULL;
 }
 
 static const struct review_build *review_build_by_name(const struct review *r, const char *name)
 {
-	for (int i = 0; i < r->nbuilds; i++)
-		if (strcmp(r->builds[i].name, name) == 0)
-			return &r->builds[i];
+	for (int i = 0; i < r->cur->nbuilds; i++)
+		if (strcmp(r->cur->builds[i].name, name) == 0)
+			return &r->cur->builds[i];
 	return NULL;
 }
 
@@ -795,19 +834,19 @@ static int review_roles(struct review *r)
 	json_t *builds, *b;
 	size_t i;
 
+	json_decref(r->health);
 	if ((r->health = review_json(r, "GET", "/api/health", NULL, 200, 200)) == NULL)
 		return -1;
 	builds = json_object_get(r->health, "builds");
-	json_array_foreach(builds, i, b)
-	{
+	json_array_foreach (builds, i, b) {
 		struct review_build *rb = (struct review_build *)review_build_by_name(
 		    r, review_str(b, "name"));
 		if (rb != NULL)
 			snprintf(rb->role, sizeof rb->role, "%s", review_str(b, "role"));
 	}
-	for (int k = 0; k < r->nbuilds; k++)
-		if (r->builds[k].role[0] == '\0')
-			return review_error("the daemon does not list build %s", r->builds[k].name);
+	for (int k = 0; k < r->cur->nbuilds; k++)
+		if (r->cur->builds[k].role[0] == '\0')
+			return review_error("the daemon does not list build %s", r->cur->builds[k].name);
 	return 0;
 }
 
@@ -836,15 +875,14 @@ static int review_rerun(struct review *r, json_t *cause)
 	results = json_object();
 	differs = json_array();
 	firsts = json_object();
-	json_object_foreach(json_object_get(ans, "results"), key, v)
-	{
+	json_object_foreach (json_object_get(ans, "results"), key, v) {
 		const struct review_build *b = review_build_by_role(r, key);
 		if (b != NULL)
 			json_object_set(results, b->name, v);
 	}
 	cands = json_object_get(ans, "candidates");
-	for (int b = 1; b < r->nbuilds; b++) {
-		const struct review_build *rb = &r->builds[b];
+	for (int b = 1; b < r->cur->nbuilds; b++) {
+		const struct review_build *rb = &r->cur->builds[b];
 		const struct review_cand *c = &r->cands[rb->candidate];
 		json_t *verdict = json_object_get(cands, rb->name);
 
@@ -881,28 +919,29 @@ static json_t *review_cause_new(json_t *minimal)
  * is listed once, with "runs": its mismatches in each), then grouped into
  * "causes", one per minimal case (review_rerun).
  */
-static int review_collect_roots(struct review *r)
+static int review_collect_roots(
+    struct review *r, const int64_t *runs, const char *const *names, int nruns, json_t **out)
 {
 	double until = review_now() + (double)r->settle_s;
-	int64_t runs[2] = { r->run_generated, r->run_stored };
-	json_t *all = json_array();
+	json_t *all = json_array(), *pending = json_object();
 
-	r->roots = json_object();
-	json_object_set_new(r->roots, "roots", all);
-	for (int k = 0; k < 2; k++) {
+	*out = json_object();
+	json_object_set_new(*out, "roots", all);
+	json_object_set_new(*out, "pending", pending);
+	for (int k = 0; k < nruns; k++) {
 		json_t *got = review_settled_roots(r, runs[k], until), *root;
 		size_t i;
 
 		if (got == NULL)
 			return -1;
-		json_object_set(r->roots, k == 0 ? "generated_reduction" : "stored_reduction",
-		    json_object_get(got, "reduction"));
-		json_array_foreach(json_object_get(got, "roots"), i, root)
-		{
+		json_object_set(
+		    pending, names[k], review_get(json_object_get(got, "reduction"), "buckets_pending"));
+		json_array_foreach (json_object_get(got, "roots"), i, root) {
 			json_t *mine = NULL, *o;
 			size_t j;
-			json_array_foreach(all, j,
-			    o) if (review_int(o, "bucket_id") == review_int(root, "bucket_id")) mine = o;
+			json_array_foreach (all, j, o)
+				if (review_int(o, "bucket_id") == review_int(root, "bucket_id"))
+					mine = o;
 			if (mine == NULL) {
 				mine = json_deep_copy(root);
 				json_object_set_new(mine, "runs", json_object());
@@ -912,7 +951,7 @@ static int review_collect_roots(struct review *r)
 				    json_integer(
 				        review_int(mine, "mismatches") + review_int(root, "mismatches")));
 			}
-			json_object_set_new(json_object_get(mine, "runs"), k == 0 ? "generated" : "stored",
+			json_object_set_new(json_object_get(mine, "runs"), names[k],
 			    json_integer(review_int(root, "mismatches")));
 		}
 		json_decref(got);
@@ -920,7 +959,7 @@ static int review_collect_roots(struct review *r)
 	/* one cause per minimal case: a bug on pr@2 and pr@3 (or on two
 	 * candidates) is one cause, run once more on every build */
 	json_t *causes = json_array();
-	json_object_set_new(r->roots, "causes", causes);
+	json_object_set_new(*out, "causes", causes);
 	for (size_t i = 0; i < json_array_size(all); i++) {
 		json_t *root = json_array_get(all, i), *min = json_object_get(root, "minimal");
 		json_t *cause = NULL, *c;
@@ -942,8 +981,9 @@ static int review_collect_roots(struct review *r)
 		    review_get(min, "flags_value"), review_get(min, "depth"));
 		key = c != NULL ? json_dumps(c, JSON_COMPACT) : NULL;
 		json_decref(c);
-		json_array_foreach(causes, j, c) if (key != NULL && strcmp(review_str(c, "key"), key) == 0)
-		    cause = c;
+		json_array_foreach (causes, j, c)
+			if (key != NULL && strcmp(review_str(c, "key"), key) == 0)
+				cause = c;
 		if (cause == NULL) {
 			cause = review_cause_new(min);
 			json_object_set_new(cause, "key", json_string(key != NULL ? key : ""));
@@ -996,8 +1036,180 @@ static int review_run_all(struct review *r)
 	if (review_request(r, "GET", path, NULL, &r->measure_md) != 200)
 		return review_error("GET %s failed", path);
 	review_say(r, "waiting for the reducer (at most %ld s)", r->settle_s);
-	if (review_collect_roots(r) < 0)
+	const int64_t runs[] = { r->run_generated, r->run_stored };
+	const char *const names[] = { "generated", "stored" };
+	return review_collect_roots(r, runs, names, 2, &r->roots);
+}
+
+/*
+ * Memory errors (issue 22): the asan flavour of the base and of each
+ * candidate's last build, and a sample of the generated corpus on them, on
+ * a daemon of their own.  A read past a buffer or a use after free that
+ * changes no output is a mismatch there (status memory-error), reduced like
+ * any other.
+ */
+static void review_plan_asan(struct review *r)
+{
+	struct review_set *a = &r->asan;
+
+	if (r->no_asan) {
+		r->asan_skipped = "--no-asan";
+		return;
+	}
+	if (r->rel.builds[0].given_prefix != NULL) {
+		r->asan_skipped =
+		    "the base is a build prefix: there is no source to build its asan flavour from";
+		return;
+	}
+	for (int i = 0; i < r->rel.nbuilds; i++) {
+		const struct review_build *b = &r->rel.builds[i];
+		const struct review_cand *c = b->candidate >= 0 ? &r->cands[b->candidate] : NULL;
+
+		if (c != NULL && (c->prefix != NULL || (b->commit > 0 && b->commit < c->npatches)))
+			continue; /* a given prefix has no source; a series' earlier commits */
+		a->builds[a->nbuilds] = *b;
+		a->builds[a->nbuilds].prefix[0] = a->builds[a->nbuilds].role[0] = '\0';
+		a->builds[a->nbuilds].commit = 0; /* one commit of a series: no attribution here */
+		a->nbuilds++;
+	}
+	if (a->nbuilds < 2) {
+		a->nbuilds = 0;
+		r->asan_skipped = "no candidate was built from patches";
+	}
+}
+
+/* The asan sample's run to its end, or stopped once it has shown
+ * REVIEW_ASAN_ENOUGH memory errors: a worker whose case had one starts
+ * again (an ASan process' start is slow), and more of the same say no more. */
+static json_t *review_wait_asan(struct review *r, int64_t id, const char *what)
+{
+	char path[64];
+	double next_say = review_now() + 15;
+	int cancelled = 0;
+
+	snprintf(path, sizeof path, "/api/runs/%" PRId64, id);
+	for (;;) {
+		json_t *run = review_json(r, "GET", path, NULL, 200, 200), *b;
+		json_int_t errors = 0;
+		const char *status, *role;
+
+		if (run == NULL)
+			return NULL;
+		status = review_str(run, "status");
+		json_object_foreach (json_object_get(json_object_get(run, "summary"), "builds"), role, b)
+			if (strcmp(role, "base") != 0)
+				errors += review_int(json_object_get(b, "statuses"), "memory-error");
+		if (strcmp(status, "done") == 0 || (cancelled && strcmp(status, "cancelled") == 0)) {
+			r->asan_ran = review_int(run, "done");
+			review_say(r,
+			    "%s: %s after %" JSON_INTEGER_FORMAT " cases, %" JSON_INTEGER_FORMAT
+			    " with a memory error on a candidate",
+			    what, cancelled ? "stopped" : "done", review_int(run, "done"), errors);
+			return run;
+		}
+		if (strcmp(status, "queued") != 0 && strcmp(status, "running") != 0) {
+			review_error(
+			    "the %s run (%s) ended %s: %s", what, path, status, review_str(run, "error"));
+			json_decref(run);
+			return NULL;
+		}
+		if (!cancelled && errors >= REVIEW_ASAN_ENOUGH) {
+			char cancel[96];
+			json_t *c;
+			snprintf(cancel, sizeof cancel, "%s/cancel", path);
+			if ((c = review_json(r, "POST", cancel, "{}", 200, 409)) == NULL) {
+				json_decref(run);
+				return NULL;
+			}
+			json_decref(c);
+			cancelled = 1;
+		}
+		if (review_now() >= next_say) {
+			review_say(r, "%s: %s, %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT, what,
+			    status, review_int(run, "done"), review_int(run, "total"));
+			next_say = review_now() + 15;
+		}
+		json_decref(run);
+		usleep(250 * 1000);
+	}
+}
+
+/* A memory error often shows only after the cases before it in the same
+ * worker (the heap they left): not reproduced alone, it is not reduced.  The
+ * first few mismatches of the sample are kept as run, with every build's
+ * result. */
+static int review_asan_samples(struct review *r, int64_t run)
+{
+	char path[128];
+	json_t *list, *c;
+	size_t i;
+
+	r->asan_samples = json_array();
+	snprintf(
+	    path, sizeof path, "/api/runs/%" PRId64 "/cases?verdict=differ&limit=%d", run, REVIEW_SAMPLES);
+	if ((list = review_json(r, "GET", path, NULL, 200, 200)) == NULL)
 		return -1;
+	json_array_foreach (json_object_get(list, "cases"), i, c) {
+		json_t *full, *results = json_object(), *v;
+		const char *role;
+
+		snprintf(path, sizeof path,
+		    "/api/cases/%" JSON_INTEGER_FORMAT "?comparison=%" JSON_INTEGER_FORMAT,
+		    review_int(c, "id"), review_int(c, "comparison_id"));
+		if ((full = review_json(r, "GET", path, NULL, 200, 200)) == NULL) {
+			json_decref(results);
+			json_decref(list);
+			return -1;
+		}
+		json_object_foreach (json_object_get(full, "results"), role, v) {
+			const struct review_build *b = review_build_by_role(r, role);
+			if (b != NULL)
+				json_object_set(results, b->name, v);
+		}
+		json_array_append_new(r->asan_samples,
+		    json_pack("{s:O,s:o}", "case", review_get(full, "case"), "results", results));
+		json_decref(full);
+	}
+	json_decref(list);
+	/* the shortest few: the report shows their code */
+	while (json_array_size(r->asan_samples) > REVIEW_SHOWN_SAMPLES) {
+		size_t longest = 0, most = 0;
+		for (i = 0; i < json_array_size(r->asan_samples); i++) {
+			json_t *kept = json_object_get(json_array_get(r->asan_samples, i), "case");
+			size_t len = strlen(review_str(kept, "code")) + strlen(review_str(kept, "setup"));
+			if (len >= most) {
+				most = len;
+				longest = i;
+			}
+		}
+		json_array_remove(r->asan_samples, longest);
+	}
+	return 0;
+}
+
+static int review_run_asan(struct review *r)
+{
+	char body[160], what[96];
+	int64_t id;
+
+	r->cur = &r->asan;
+	for (int i = 0; i < r->asan.nbuilds; i++)
+		if (review_build_one(r, &r->asan.builds[i]) < 0)
+			return -1;
+	if (review_serve(r) < 0 || review_roles(r) < 0)
+		return -1;
+	snprintf(body, sizeof body, "{\"suite\":\"generated\",\"seed\":%ld,\"count\":%ld}", r->seed,
+	    r->asan_count);
+	snprintf(what, sizeof what, "asan: %ld generated cases (seed %ld)", r->asan_count, r->seed);
+	if ((id = review_post_run(r, body)) < 0 ||
+	    (r->asan_generated = review_wait_asan(r, id, what)) == NULL)
+		return -1;
+	review_say(r, "asan: waiting for the reducer (at most %ld s)", r->settle_s);
+	const char *const names[] = { "generated" };
+	if (review_collect_roots(r, &id, names, 1, &r->asan_roots) < 0 || review_asan_samples(r, id) < 0)
+		return -1;
+	review_stop(r);
+	r->cur = &r->rel;
 	return 0;
 }
 
@@ -1030,7 +1242,18 @@ static void review_md_result(struct buf *o, json_t *res)
 	json_t *out = json_object_get(res, "output"), *exc = json_object_get(res, "exception");
 	const char *status = review_str(res, "status");
 
-	if (strcmp(status, "ok") != 0 && strcmp(status, "error") != 0) {
+	if (strcmp(status, "memory-error") == 0) {
+		json_t *me = json_object_get(res, "memory_error");
+		buf_addf(o, "**memory-error**: %s, %s", review_str(me, "kind"), review_str(me, "access"));
+		if (json_array_size(json_object_get(me, "frames")) > 0)
+			buf_addf(
+			    o, " in %s", json_string_value(json_array_get(json_object_get(me, "frames"), 0)));
+		buf_adds(o, "; output ");
+		if (json_is_string(out))
+			review_md_code(o, json_string_value(out));
+		else
+			buf_adds(o, "`false`");
+	} else if (strcmp(status, "ok") != 0 && strcmp(status, "error") != 0) {
 		buf_addf(o, "**%s**", status);
 		if (*review_str(res, "failure"))
 			buf_addf(o, " (%.120s)", review_str(res, "failure"));
@@ -1057,7 +1280,8 @@ static void review_md_case(struct buf *o, json_t *min)
 	buf_addf(o, "json_encode(%s", review_str(min, "code"));
 	if (json_array_size(flags) > 0) {
 		buf_adds(o, ", ");
-		json_array_foreach(flags, i, f) buf_addf(o, "%s%s", i ? " | " : "", json_string_value(f));
+		json_array_foreach (flags, i, f)
+			buf_addf(o, "%s%s", i ? " | " : "", json_string_value(f));
 	} else if (review_int(min, "depth") != 512) {
 		buf_adds(o, ", 0");
 	}
@@ -1101,27 +1325,59 @@ static struct review_tally review_tally_of(const struct review *r, const struct 
 	t.crashes = review_int(json_object_get(gen, "statuses"), "crash");
 	t.regressions = json_object_get(cand, "regressions");
 	t.phpt_differ = review_int(cand, "differ");
-	json_array_foreach(json_object_get(r->roots, "roots"), i,
-	    root) if (strcmp(review_str(root, "candidate"), b->name) == 0)
-	    t.stored_differ += review_int(json_object_get(root, "runs"), "stored");
-	json_array_foreach(json_object_get(r->roots, "causes"), i, cause) json_array_foreach(
-	    json_object_get(cause, "builds"), k, name) if (strcmp(json_string_value(name), b->name) == 0)
-	    t.roots++;
+	json_array_foreach (json_object_get(r->roots, "roots"), i, root)
+		if (strcmp(review_str(root, "candidate"), b->name) == 0)
+			t.stored_differ += review_int(json_object_get(root, "runs"), "stored");
+	json_array_foreach (json_object_get(r->roots, "causes"), i, cause)
+		json_array_foreach (json_object_get(cause, "builds"), k, name)
+			if (strcmp(json_string_value(name), b->name) == 0)
+				t.roots++;
 	return t;
+}
+
+/* The asan sample's causes that are a memory error on build name (its
+ * other causes are output bugs the release builds show already). */
+static int review_memory_causes(const struct review *r, const char *name)
+{
+	json_t *cause;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach (json_object_get(r->asan_roots, "causes"), i, cause) {
+		json_t *res = json_object_get(json_object_get(cause, "results"), name);
+		if (strcmp(review_str(res, "status"), "memory-error") == 0)
+			n++;
+	}
+	return n;
+}
+
+/* Cases of the asan sample with a memory error on build name (its asan
+ * flavour), or -1 when the sample has no such build. */
+static json_int_t review_memory_errors(const struct review *r, const char *name)
+{
+	json_t *builds = json_object_get(json_object_get(r->asan_generated, "summary"), "builds");
+
+	for (int b = 0; b < r->asan.nbuilds; b++)
+		if (strcmp(r->asan.builds[b].name, name) == 0)
+			return review_int(
+			    json_object_get(json_object_get(builds, r->asan.builds[b].role), "statuses"),
+			    "memory-error");
+	return -1;
 }
 
 static int review_build_differs(const struct review *r, const struct review_build *b)
 {
 	struct review_tally t = review_tally_of(r, b);
 	return t.mismatches > 0 || t.stored_differ > 0 || t.roots > 0 || json_array_size(t.regressions) > 0 ||
-	    t.phpt_differ > 0;
+	    t.phpt_differ > 0 || review_memory_causes(r, b->name) > 0 ||
+	    review_memory_errors(r, b->name) > review_memory_errors(r, "base");
 }
 
 /* 1 when any candidate differs from the base, else 0. */
 static int review_verdict(const struct review *r)
 {
-	for (int i = 1; i < r->nbuilds; i++)
-		if (review_build_differs(r, &r->builds[i]))
+	for (int i = 1; i < r->cur->nbuilds; i++)
+		if (review_build_differs(r, &r->cur->builds[i]))
 			return 1;
 	return 0;
 }
@@ -1144,6 +1400,91 @@ static void review_md_body(struct buf *o, const char *md)
 	buf_adds(o, md);
 }
 
+static void review_md_asan_results(const struct review *r, struct buf *o, json_t *results)
+{
+	buf_adds(o, "\n| asan build | result | json_last_error() |\n|---|---|---|\n");
+	for (int b = 0; b < r->asan.nbuilds; b++) {
+		json_t *res = json_object_get(results, r->asan.builds[b].name);
+		if (res == NULL)
+			continue;
+		buf_addf(o, "| `%s` | ", r->asan.builds[b].name);
+		review_md_result(o, res);
+		buf_adds(o, " |\n");
+	}
+}
+
+/* The asan sample: each build's memory errors, then each memory-error cause. */
+static void review_md_asan(const struct review *r, struct buf *o)
+{
+	const struct review_set *a = &r->asan;
+	json_t *builds = json_object_get(json_object_get(r->asan_generated, "summary"), "builds"), *cause;
+	size_t i;
+	int n = 0;
+
+	buf_adds(o, "\n#### Memory errors (AddressSanitizer)\n\n");
+	if (r->asan_skipped != NULL) {
+		buf_addf(o, "No asan sample: %s.\n", r->asan_skipped);
+		return;
+	}
+	buf_adds(o, "The asan flavour of");
+	for (int b = 0; b < a->nbuilds; b++)
+		buf_addf(o, "%s `%s`", b == 0 ? "" : b == a->nbuilds - 1 ? " and" : ",", a->builds[b].name);
+	buf_adds(o, ", ");
+	review_md_thousands(o, r->asan_ran);
+	buf_addf(o, " generated calls (seed %ld, the first of the corpus above", r->seed);
+	if (r->asan_ran < r->asan_count) {
+		buf_addf(o, "; stopped at %d memory errors, of ", REVIEW_ASAN_ENOUGH);
+		review_md_thousands(o, r->asan_count);
+	}
+	buf_adds(o, "):");
+	for (int b = 0; b < a->nbuilds; b++) {
+		json_t *st = json_object_get(json_object_get(builds, a->builds[b].role), "statuses");
+		json_int_t me = review_int(st, "memory-error");
+		buf_addf(o, "%s `%s` %s", b ? ";" : "", a->builds[b].name, me ? "**" : "");
+		review_md_thousands(o, me);
+		buf_addf(o, " with a memory error%s", me ? "**" : "");
+	}
+	buf_adds(o, ".\n");
+	json_array_foreach (json_object_get(r->asan_roots, "causes"), i, cause) {
+		json_t *results = json_object_get(cause, "results"), *v;
+		int memory = 0;
+		size_t k;
+
+		json_array_foreach (json_object_get(cause, "builds"), k, v)
+			if (strcmp(review_str(json_object_get(results, json_string_value(v)), "status"),
+			        "memory-error") == 0)
+				memory = 1;
+		if (!memory)
+			continue; /* an output bug: the release builds' causes above show it */
+		buf_addf(o, "\n##### Memory error %d, found on", ++n);
+		json_array_foreach (json_object_get(cause, "builds"), k, v)
+			buf_addf(o, "%s `%s`", k ? "," : "", json_string_value(v));
+		buf_adds(o, "\n\n");
+		review_md_case(o, json_object_get(cause, "minimal"));
+		review_md_asan_results(r, o, results);
+	}
+	if (n > 0)
+		return;
+	/* memory errors that were not reproduced alone: as the sample ran them */
+	json_array_foreach (r->asan_samples, i, cause) {
+		json_t *c = json_object_get(cause, "case"), *min = json_object();
+
+		if (i == 0)
+			buf_adds(o,
+			    "\nNot reproduced when run alone (such an error depends on what the cases "
+			    "before it left on the heap), so not reduced; the first of them as the sample "
+			    "ran them:\n");
+		json_object_set(min, "code", review_get(c, "code"));
+		json_object_set(min, "setup", review_get(c, "setup"));
+		json_object_set(min, "flags", review_get(c, "flag_names"));
+		json_object_set(min, "depth", review_get(c, "depth"));
+		buf_adds(o, "\n");
+		review_md_case(o, min);
+		json_decref(min);
+		review_md_asan_results(r, o, json_object_get(cause, "results"));
+	}
+}
+
 static char *review_markdown(const struct review *r)
 {
 	struct buf o = BUF_INIT;
@@ -1154,7 +1495,7 @@ static char *review_markdown(const struct review *r)
 
 	buf_addf(&o, "### phpcmp review: %s\n\n",
 	    review_verdict(r) ? "**differences** from the base" : "every candidate gives the base's outputs");
-	buf_addf(&o, "Base `%s`", r->builds[0].name);
+	buf_addf(&o, "Base `%s`", r->cur->builds[0].name);
 	buf_addf(&o, " (%s)", r->base_spec);
 	buf_adds(&o, "; candidates:");
 	for (int c = 0; c < r->ncands; c++) {
@@ -1177,8 +1518,8 @@ static char *review_markdown(const struct review *r)
 	buf_adds(&o,
 	    "| build | generated calls | stored cases | ext/json/tests | root causes |\n"
 	    "|---|---:|---:|---|---:|\n");
-	for (int b = 1; b < r->nbuilds; b++) {
-		const struct review_build *rb = &r->builds[b];
+	for (int b = 1; b < r->cur->nbuilds; b++) {
+		const struct review_build *rb = &r->cur->builds[b];
 		struct review_tally t = review_tally_of(r, rb);
 		json_t *reg;
 		size_t k;
@@ -1208,8 +1549,8 @@ static char *review_markdown(const struct review *r)
 			buf_addf(&o, "the base's results (%lld tests)", phpt_total);
 		} else {
 			buf_addf(&o, "**%zu regressions**", json_array_size(t.regressions));
-			json_array_foreach(t.regressions, k, reg)
-			    buf_addf(&o, "%s %s", k ? "," : ":", json_string_value(reg));
+			json_array_foreach (t.regressions, k, reg)
+				buf_addf(&o, "%s %s", k ? "," : ":", json_string_value(reg));
 		}
 		buf_addf(&o, " | %s%lld%s |\n", t.roots ? "**" : "", t.roots, t.roots ? "**" : "");
 	}
@@ -1219,23 +1560,23 @@ static char *review_markdown(const struct review *r)
 	    r->seed, review_int(json_object_get(r->generated, "summary"), "generator_version"));
 
 	/* the root causes, one per minimal case */
-	json_array_foreach(causes, i, cause)
-	{
+	json_array_foreach (causes, i, cause) {
 		json_t *min = json_object_get(cause, "minimal"), *results = json_object_get(cause, "results");
 		json_t *builds = json_object_get(cause, "builds"), *v;
 		const char *series;
 		size_t k;
 
 		buf_addf(&o, "\n#### Root cause %zu", i + 1);
-		json_object_foreach(json_object_get(cause, "first_commits"), series, v)
-		    buf_addf(&o, ", `%s`: first in commit %" JSON_INTEGER_FORMAT " (`%s`)", series,
-		        review_int(v, "commit"), review_base_name(review_str(v, "patch")));
+		json_object_foreach (json_object_get(cause, "first_commits"), series, v)
+			buf_addf(&o, ", `%s`: first in commit %" JSON_INTEGER_FORMAT " (`%s`)", series,
+			    review_int(v, "commit"), review_base_name(review_str(v, "patch")));
 		buf_adds(&o, "\n\nFound on");
-		json_array_foreach(builds, k, v) buf_addf(&o, "%s `%s`", k ? "," : "", json_string_value(v));
+		json_array_foreach (builds, k, v)
+			buf_addf(&o, "%s `%s`", k ? "," : "", json_string_value(v));
 		buf_addf(&o, ": %" JSON_INTEGER_FORMAT " bucket%s (", review_int(cause, "buckets"),
 		    review_int(cause, "buckets") == 1 ? "" : "s");
-		json_array_foreach(json_object_get(cause, "bucket_ids"), k, v)
-		    buf_addf(&o, "%s#%" JSON_INTEGER_FORMAT, k ? ", " : "", json_integer_value(v));
+		json_array_foreach (json_object_get(cause, "bucket_ids"), k, v)
+			buf_addf(&o, "%s#%" JSON_INTEGER_FORMAT, k ? ", " : "", json_integer_value(v));
 		buf_adds(&o, ").\n\n");
 		if (!json_is_object(min)) {
 			buf_addf(
@@ -1244,23 +1585,24 @@ static char *review_markdown(const struct review *r)
 		}
 		review_md_case(&o, min);
 		buf_adds(&o, "\n| build | output | json_last_error() |\n|---|---|---|\n");
-		for (int b = 0; b < r->nbuilds; b++) {
-			json_t *res = json_object_get(results, r->builds[b].name);
+		for (int b = 0; b < r->cur->nbuilds; b++) {
+			json_t *res = json_object_get(results, r->cur->builds[b].name);
 			if (res == NULL)
 				continue;
-			buf_addf(&o, "| `%s` | ", r->builds[b].name);
+			buf_addf(&o, "| `%s` | ", r->cur->builds[b].name);
 			review_md_result(&o, res);
 			buf_adds(&o, " |\n");
 		}
 	}
-	json_int_t pending = review_int(json_object_get(r->roots, "generated_reduction"), "buckets_pending") +
-	    review_int(json_object_get(r->roots, "stored_reduction"), "buckets_pending");
+	json_int_t pending = review_int(json_object_get(r->roots, "pending"), "generated") +
+	    review_int(json_object_get(r->roots, "pending"), "stored");
 	if (pending > 0)
 		buf_addf(&o,
 		    "\n%" JSON_INTEGER_FORMAT " bucket%s still being reduced when the review ended "
 		    "(--settle %ld).\n",
 		    pending, pending == 1 ? " was" : "s were", r->settle_s);
 
+	review_md_asan(r, &o);
 	buf_adds(&o, "\n#### ext/json/tests\n\n");
 	review_md_body(&o, r->phpt_line);
 	buf_adds(&o, "\n#### Instructions per json_encode() call\n\n");
@@ -1274,8 +1616,8 @@ static char *review_json_report(const struct review *r)
 	char *markdown = review_markdown(r);
 	char *text;
 
-	for (int b = 0; b < r->nbuilds; b++) {
-		const struct review_build *rb = &r->builds[b];
+	for (int b = 0; b < r->cur->nbuilds; b++) {
+		const struct review_build *rb = &r->cur->builds[b];
 		json_t *j = json_pack(
 		    "{s:s,s:s,s:s}", "name", rb->name, "role", rb->role, "prefix", rb->prefix);
 		if (rb->candidate >= 0) {
@@ -1288,6 +1630,9 @@ static char *review_json_report(const struct review *r)
 			json_object_set_new(j, "crashes", json_integer(t.crashes));
 			json_object_set_new(j, "stored_differ", json_integer(t.stored_differ));
 			json_object_set_new(j, "roots", json_integer(t.roots));
+			if (review_memory_errors(r, rb->name) >= 0)
+				json_object_set_new(
+				    j, "asan_memory_errors", json_integer(review_memory_errors(r, rb->name)));
 			json_object_set(j, "phpt_regressions", t.regressions ? t.regressions : json_array());
 		}
 		json_array_append_new(builds, j);
@@ -1302,6 +1647,19 @@ static char *review_json_report(const struct review *r)
 	json_object_set(o, "generated", json_object_get(r->generated, "summary"));
 	json_object_set(o, "phpt", json_object_get(r->phpt, "summary"));
 	json_object_set(o, "measurements", r->measurements);
+	json_t *asan = json_object();
+	json_object_set_new(asan, "skipped", r->asan_skipped ? json_string(r->asan_skipped) : json_null());
+	if (r->asan_skipped == NULL) {
+		json_t *names = json_array();
+		for (int b = 0; b < r->asan.nbuilds; b++)
+			json_array_append_new(names, json_string(r->asan.builds[b].name));
+		json_object_set_new(asan, "builds", names);
+		json_object_set_new(asan, "count", json_integer(r->asan_count));
+		json_object_set(asan, "generated", review_get(r->asan_generated, "summary"));
+		json_object_set(asan, "causes", review_get(r->asan_roots, "causes"));
+		json_object_set(asan, "samples", r->asan_samples ? r->asan_samples : json_null());
+	}
+	json_object_set_new(o, "asan", asan);
 	json_object_set_new(o, "markdown", json_string(markdown != NULL ? markdown : ""));
 	free(markdown);
 	text = json_dumps(o, JSON_INDENT(1));
@@ -1337,12 +1695,17 @@ int review_command(int argc, char **argv)
 	int rc = 2, verdict;
 
 	r.t0 = review_now();
+	r.rel.what = "release";
+	r.asan.what = "asan";
+	r.asan.asan = 1;
+	r.cur = &r.rel;
 	if (review_parse(&r, argc, argv) < 0 || review_plan(&r) < 0)
 		return 2;
+	review_plan_asan(&r);
 	if (review_find_root(&r) < 0 || review_make_work(&r) < 0)
 		return 2;
-	for (int i = 0; i < r.nbuilds; i++)
-		if (review_build_one(&r, &r.builds[i]) < 0)
+	for (int i = 0; i < r.rel.nbuilds; i++)
+		if (review_build_one(&r, &r.rel.builds[i]) < 0)
 			goto out;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (r.curl = curl_easy_init()) == NULL) {
 		review_error("libcurl failed to start");
@@ -1350,12 +1713,18 @@ int review_command(int argc, char **argv)
 	}
 	if (review_serve(&r) < 0 || review_roles(&r) < 0 || review_run_all(&r) < 0)
 		goto out;
+	review_stop(&r); /* everything is read: its cores are for the asan daemon now */
+	if (r.asan.nbuilds > 0 && review_run_asan(&r) < 0)
+		goto out;
 	verdict = review_verdict(&r);
 	if (review_write(&r) < 0)
 		goto out;
 	review_say(&r, "verdict: %s (exit %d)", verdict ? "differences" : "the same", verdict);
 	rc = verdict;
 out:
+	r.cur = &r.asan;
+	review_stop(&r);
+	r.cur = &r.rel;
 	review_stop(&r);
 	if (r.curl != NULL) {
 		curl_easy_cleanup(r.curl);
@@ -1371,6 +1740,9 @@ out:
 	json_decref(r.measure);
 	json_decref(r.measurements);
 	json_decref(r.roots);
+	json_decref(r.asan_generated);
+	json_decref(r.asan_roots);
+	json_decref(r.asan_samples);
 	json_decref(r.health);
 	free(r.phpt_line);
 	free(r.measure_md);
