@@ -1078,6 +1078,20 @@ static void review_plan_asan(struct review *r)
 	}
 }
 
+/* Cases of the asan sample with a memory error on build name (its asan
+ * flavour), or -1 when the sample has no such build. */
+static json_int_t review_memory_errors(const struct review *r, const char *name)
+{
+	json_t *builds = json_object_get(json_object_get(r->asan_generated, "summary"), "builds");
+
+	for (int b = 0; b < r->asan.nbuilds; b++)
+		if (strcmp(r->asan.builds[b].name, name) == 0)
+			return review_int(
+			    json_object_get(json_object_get(builds, r->asan.builds[b].role), "statuses"),
+			    "memory-error");
+	return -1;
+}
+
 /* The asan sample's run to its end, or stopped once it has shown
  * REVIEW_ASAN_ENOUGH memory errors: a worker whose case had one starts
  * again (an ASan process' start is slow), and more of the same say no more. */
@@ -1166,8 +1180,16 @@ static int review_asan_samples(struct review *r, int64_t run)
 			if (b != NULL)
 				json_object_set(results, b->name, v);
 		}
-		json_array_append_new(r->asan_samples,
-		    json_pack("{s:O,s:o}", "case", review_get(full, "case"), "results", results));
+		json_t *res;
+		const char *name;
+		int memory = 0;
+		json_object_foreach (results, name, res)
+			if (strcmp(review_str(res, "status"), "memory-error") == 0)
+				memory = 1;
+		if (memory) /* an output mismatch is the release builds' cause again */
+			json_array_append_new(r->asan_samples,
+			    json_pack("{s:O,s:O}", "case", review_get(full, "case"), "results", results));
+		json_decref(results);
 		json_decref(full);
 	}
 	json_decref(list);
@@ -1204,10 +1226,18 @@ static int review_run_asan(struct review *r)
 	if ((id = review_post_run(r, body)) < 0 ||
 	    (r->asan_generated = review_wait_asan(r, id, what)) == NULL)
 		return -1;
-	review_say(r, "asan: waiting for the reducer (at most %ld s)", r->settle_s);
-	const char *const names[] = { "generated" };
-	if (review_collect_roots(r, &id, names, 1, &r->asan_roots) < 0 || review_asan_samples(r, id) < 0)
-		return -1;
+	/* Its output mismatches are the release builds' causes again: the
+	 * reducer is waited for only when there is a memory error to explain. */
+	json_int_t errors = 0;
+	for (int b = 1; b < r->asan.nbuilds; b++)
+		errors += review_memory_errors(r, r->asan.builds[b].name);
+	if (errors > 0) {
+		review_say(r, "asan: waiting for the reducer (at most %ld s)", r->settle_s);
+		const char *const names[] = { "generated" };
+		if (review_collect_roots(r, &id, names, 1, &r->asan_roots) < 0 ||
+		    review_asan_samples(r, id) < 0)
+			return -1;
+	}
 	review_stop(r);
 	r->cur = &r->rel;
 	return 0;
@@ -1351,20 +1381,6 @@ static int review_memory_causes(const struct review *r, const char *name)
 	return n;
 }
 
-/* Cases of the asan sample with a memory error on build name (its asan
- * flavour), or -1 when the sample has no such build. */
-static json_int_t review_memory_errors(const struct review *r, const char *name)
-{
-	json_t *builds = json_object_get(json_object_get(r->asan_generated, "summary"), "builds");
-
-	for (int b = 0; b < r->asan.nbuilds; b++)
-		if (strcmp(r->asan.builds[b].name, name) == 0)
-			return review_int(
-			    json_object_get(json_object_get(builds, r->asan.builds[b].role), "statuses"),
-			    "memory-error");
-	return -1;
-}
-
 static int review_build_differs(const struct review *r, const struct review_build *b)
 {
 	struct review_tally t = review_tally_of(r, b);
@@ -1466,10 +1482,19 @@ static void review_md_asan(const struct review *r, struct buf *o)
 	if (n > 0)
 		return;
 	/* memory errors that were not reproduced alone: as the sample ran them */
+	int shown = 0;
 	json_array_foreach (r->asan_samples, i, cause) {
-		json_t *c = json_object_get(cause, "case"), *min = json_object();
+		json_t *c = json_object_get(cause, "case"), *min, *res;
+		const char *name;
+		int memory = 0;
 
-		if (i == 0)
+		json_object_foreach (json_object_get(cause, "results"), name, res)
+			if (strcmp(review_str(res, "status"), "memory-error") == 0)
+				memory = 1;
+		if (!memory)
+			continue;
+		min = json_object();
+		if (shown++ == 0)
 			buf_adds(o,
 			    "\nNot reproduced when run alone (such an error depends on what the cases "
 			    "before it left on the heap), so not reduced; the first of them as the sample "
