@@ -230,6 +230,8 @@ unit-test: $(UNIT_TESTS)
 run:
 	scripts/install-deps.sh --if-missing --run
 	$(MAKE) all builds web-deps
+	@# php-src's ext/json/tests, for {"suite":"phpt"} (extracted once, cached)
+	scripts/php-tests.sh >/dev/null || echo "make run: scripts/php-tests.sh failed: phpt runs will say so" >&2
 	$(B)/phpcmp serve --listen $(LISTEN) --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head --run-stored on
 
 test:
