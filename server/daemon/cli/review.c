@@ -749,32 +749,60 @@ static int64_t review_post_run(struct review *r, const char *body)
 	return id > 0 ? id : -1;
 }
 
-/* Poll a run until it ends; the run as it ended, or NULL (said). */
-static json_t *review_wait_run(struct review *r, int64_t id, const char *what)
+/*
+ * Poll a run until it ends; the run as it ended, or NULL (said).  With
+ * stop_at > 0 (the asan sample) the run is cancelled once its candidates
+ * have had that many memory errors: an asan worker starts again after one
+ * (a slow start), and more of the same say no more.
+ */
+static json_t *review_wait_run(struct review *r, int64_t id, const char *what, json_int_t stop_at)
 {
 	char path[64];
 	double next_say = review_now() + 15;
+	int cancelled = 0;
 
 	snprintf(path, sizeof path, "/api/runs/%" PRId64, id);
 	for (;;) {
-		json_t *run = review_json(r, "GET", path, NULL, 200, 200);
-		const char *status;
+		json_t *run = review_json(r, "GET", path, NULL, 200, 200), *b;
+		json_t *counts = json_object_get(run, "counts");
+		json_int_t errors = 0;
+		const char *status, *role;
 
 		if (run == NULL)
 			return NULL;
 		status = review_str(run, "status");
+		json_object_foreach (json_object_get(json_object_get(run, "summary"), "builds"), role, b)
+			if (strcmp(role, "base") != 0)
+				errors += review_int(json_object_get(b, "statuses"), "memory-error");
+		if (strcmp(status, "done") == 0 || (cancelled && strcmp(status, "cancelled") == 0)) {
+			if (stop_at > 0)
+				review_say(r,
+				    "%s: %s after %" JSON_INTEGER_FORMAT " cases, %" JSON_INTEGER_FORMAT
+				    " with a memory error on a candidate",
+				    what, cancelled ? "stopped" : "done", review_int(run, "done"), errors);
+			else
+				review_say(r,
+				    "%s: done, %" JSON_INTEGER_FORMAT " same, %" JSON_INTEGER_FORMAT
+				    " differ",
+				    what, review_int(counts, "same"), review_int(counts, "differ"));
+			return run;
+		}
 		if (strcmp(status, "queued") != 0 && strcmp(status, "running") != 0) {
-			if (strcmp(status, "done") != 0) {
-				review_error("the %s run (%s) ended %s: %s", what, path, status,
-				    review_str(run, "error"));
+			review_error(
+			    "the %s run (%s) ended %s: %s", what, path, status, review_str(run, "error"));
+			json_decref(run);
+			return NULL;
+		}
+		if (stop_at > 0 && !cancelled && errors >= stop_at) {
+			char cancel[96];
+			json_t *c;
+			snprintf(cancel, sizeof cancel, "%s/cancel", path);
+			if ((c = review_json(r, "POST", cancel, "{}", 200, 409)) == NULL) {
 				json_decref(run);
 				return NULL;
 			}
-			review_say(r,
-			    "%s: done, %" JSON_INTEGER_FORMAT " same, %" JSON_INTEGER_FORMAT " differ", what,
-			    review_int(json_object_get(run, "counts"), "same"),
-			    review_int(json_object_get(run, "counts"), "differ"));
-			return run;
+			json_decref(c);
+			cancelled = 1;
 		}
 		if (review_now() >= next_say) {
 			review_say(r, "%s: %s, %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT, what,
@@ -1019,10 +1047,10 @@ static int review_run_all(struct review *r)
 	    (r->run_measure = review_post_run(r, "{\"suite\":\"measure\"}")) < 0)
 		return -1;
 	snprintf(body, sizeof body, "%ld generated cases (seed %ld)", r->count, r->seed);
-	if ((r->generated = review_wait_run(r, r->run_generated, body)) == NULL ||
-	    (r->stored = review_wait_run(r, r->run_stored, "the stored cases")) == NULL ||
-	    (r->phpt = review_wait_run(r, r->run_phpt, "ext/json/tests")) == NULL ||
-	    (r->measure = review_wait_run(r, r->run_measure, "the measure workloads")) == NULL)
+	if ((r->generated = review_wait_run(r, r->run_generated, body, 0)) == NULL ||
+	    (r->stored = review_wait_run(r, r->run_stored, "the stored cases", 0)) == NULL ||
+	    (r->phpt = review_wait_run(r, r->run_phpt, "ext/json/tests", 0)) == NULL ||
+	    (r->measure = review_wait_run(r, r->run_measure, "the measure workloads", 0)) == NULL)
 		return -1;
 	char path[96];
 	snprintf(path, sizeof path, "/api/runs/%" PRId64 "/report.md", r->run_phpt);
@@ -1090,62 +1118,6 @@ static json_int_t review_memory_errors(const struct review *r, const char *name)
 			    json_object_get(json_object_get(builds, r->asan.builds[b].role), "statuses"),
 			    "memory-error");
 	return -1;
-}
-
-/* The asan sample's run to its end, or stopped once it has shown
- * REVIEW_ASAN_ENOUGH memory errors: a worker whose case had one starts
- * again (an ASan process' start is slow), and more of the same say no more. */
-static json_t *review_wait_asan(struct review *r, int64_t id, const char *what)
-{
-	char path[64];
-	double next_say = review_now() + 15;
-	int cancelled = 0;
-
-	snprintf(path, sizeof path, "/api/runs/%" PRId64, id);
-	for (;;) {
-		json_t *run = review_json(r, "GET", path, NULL, 200, 200), *b;
-		json_int_t errors = 0;
-		const char *status, *role;
-
-		if (run == NULL)
-			return NULL;
-		status = review_str(run, "status");
-		json_object_foreach (json_object_get(json_object_get(run, "summary"), "builds"), role, b)
-			if (strcmp(role, "base") != 0)
-				errors += review_int(json_object_get(b, "statuses"), "memory-error");
-		if (strcmp(status, "done") == 0 || (cancelled && strcmp(status, "cancelled") == 0)) {
-			r->asan_ran = review_int(run, "done");
-			review_say(r,
-			    "%s: %s after %" JSON_INTEGER_FORMAT " cases, %" JSON_INTEGER_FORMAT
-			    " with a memory error on a candidate",
-			    what, cancelled ? "stopped" : "done", review_int(run, "done"), errors);
-			return run;
-		}
-		if (strcmp(status, "queued") != 0 && strcmp(status, "running") != 0) {
-			review_error(
-			    "the %s run (%s) ended %s: %s", what, path, status, review_str(run, "error"));
-			json_decref(run);
-			return NULL;
-		}
-		if (!cancelled && errors >= REVIEW_ASAN_ENOUGH) {
-			char cancel[96];
-			json_t *c;
-			snprintf(cancel, sizeof cancel, "%s/cancel", path);
-			if ((c = review_json(r, "POST", cancel, "{}", 200, 409)) == NULL) {
-				json_decref(run);
-				return NULL;
-			}
-			json_decref(c);
-			cancelled = 1;
-		}
-		if (review_now() >= next_say) {
-			review_say(r, "%s: %s, %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT, what,
-			    status, review_int(run, "done"), review_int(run, "total"));
-			next_say = review_now() + 15;
-		}
-		json_decref(run);
-		usleep(250 * 1000);
-	}
 }
 
 /* A memory error often shows only after the cases before it in the same
@@ -1224,7 +1196,7 @@ static int review_run_asan(struct review *r)
 	    r->asan_count);
 	snprintf(what, sizeof what, "asan: %ld generated cases (seed %ld)", r->asan_count, r->seed);
 	if ((id = review_post_run(r, body)) < 0 ||
-	    (r->asan_generated = review_wait_asan(r, id, what)) == NULL)
+	    (r->asan_generated = review_wait_run(r, id, what, REVIEW_ASAN_ENOUGH)) == NULL)
 		return -1;
 	/* Its output mismatches are the release builds' causes again: the
 	 * reducer is waited for only when there is a memory error to explain. */
