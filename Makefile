@@ -120,10 +120,12 @@ $(B)/phpcmp: $(DAEMON_OBJ) $(B)/obj/schema_sql.o
 # SIGSEGV of a crashing case into its own report and exit 1, and valgrind,
 # which runs the measuring workers, cannot run an ASan binary.
 # The sandbox (server/worker/sandbox.c, docs/sandbox.md) is part of it.
+# -z now: its symbols bound once at start, not again by every fork server's
+# child on first call (a crash costs a child; the GOT stays read-only).
 WORKER_SRC = server/worker/loader.c server/worker/sandbox.c server/worker/sanitizer.c server/common/proto.c server/common/rmtree.c \
              server/common/buf.c server/common/clock.c server/common/layers.c
 $(B)/phpcmp-worker: $(WORKER_SRC) $(HEADERS) | $(B)
-	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -o $@ $(WORKER_SRC) -ldl -lseccomp
+	$(CC) $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(CFLAGS)) -Wl,-z,now -o $@ $(WORKER_SRC) -ldl -lseccomp
 
 $(B) $(B)/obj $(B)/tests:
 	mkdir -p $@

@@ -174,7 +174,11 @@ struct proto_page {
 	 * server saw its child die, the next child was ready to read a
 	 * request, and its batch had declared the generator's classes. */
 	volatile double died_ms, ready_ms, declared_ms;
-	volatile double died_ready_ms;          /* the ready_ms of the child that died last */
+	volatile double died_ready_ms; /* the ready_ms of the child that died last */
+	/* A fork server's word of a death (loader.c): a child's crash handler
+	 * sets notice_pid and notice_sig, and the child's or the fork server's
+	 * SIGCHLD handler bumps notice_seq (a futex the fork server waits on). */
+	volatile int32_t notice_seq, notice_pid, notice_sig;
 	uint64_t counters[PROTO_PAGE_COUNTERS]; /* coverage of the batch so far */
 	unsigned char records[PROTO_PAGE_RECORDS][PROTO_PAGE_RECORD_SIZE];
 };

@@ -22,8 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -609,17 +612,15 @@ static int seccomp_deny(
  */
 enum { SECCOMP_SHARED = 1, SECCOMP_OWN = 2, SECCOMP_ALL = 3 };
 
-static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, int part, char *err, size_t errsize)
+/* The filter of `part` for a process whose pid is `self`, in *out (released by the caller). */
+static int seccomp_build(scmp_filter_ctx *out, int fs_readonly, int part, uint32_t self)
 {
 	scmp_filter_ctx ctx;
-	const uint32_t self = (uint32_t)getpid();
 	int rc = 0;
 	size_t k;
 
-	if (!(ctx = seccomp_init(SCMP_ACT_ALLOW))) {
-		snprintf(err, errsize, "sandbox: seccomp: cannot allocate a filter");
-		return -1;
-	}
+	if (!(*out = ctx = seccomp_init(SCMP_ACT_ALLOW)))
+		return -ENOMEM;
 	/* Foreign system call ABIs (int 0x80, x32) get no second chance. */
 	seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	for (k = 0;
@@ -678,7 +679,103 @@ static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, int part, char *
 		if (rc == 0)
 			rc = seccomp_deny(ctx, "openat2", ENOSYS, 0, NULL);
 	}
-	if (rc == 0)
+	return rc;
+}
+
+/*
+ * A fork server's children each add SECCOMP_OWN, which differs between
+ * them only in the pid it compares with.  libseccomp's compile in every
+ * child (its allocations dirty pages the fork shares: a copy each) was
+ * ~3 of the ~12 ms of CPU a crash cost, so the parent compiles it once,
+ * twice with two pids that are no real pid: the instructions where the
+ * two programs differ are the pid's, and a child patches in its own.
+ */
+#define SECCOMP_PID_A 0x7ffffff1u
+#define SECCOMP_PID_B 0x7ffffff2u
+
+/* ctx's BPF program into a malloc'd array; its length, or -1. */
+static long seccomp_program(scmp_filter_ctx ctx, struct sock_filter **prog)
+{
+	int fd = memfd_create("phpcmp-seccomp", MFD_CLOEXEC);
+	off_t size;
+	long n = -1;
+
+	*prog = NULL;
+	if (fd < 0)
+		return -1;
+	if (seccomp_export_bpf(ctx, fd) == 0 && (size = lseek(fd, 0, SEEK_END)) > 0 &&
+	    size % (off_t)sizeof(struct sock_filter) == 0 &&
+	    size / (off_t)sizeof(struct sock_filter) <= BPF_MAXINSNS &&
+	    (*prog = malloc((size_t)size)) != NULL && pread(fd, *prog, (size_t)size, 0) == size)
+		n = (long)(size / (off_t)sizeof(struct sock_filter));
+	close(fd);
+	if (n < 0) {
+		free(*prog);
+		*prog = NULL;
+	}
+	return n;
+}
+
+/* The children's SECCOMP_OWN, compiled here; left NULL (each child compiles its own) on any doubt. */
+static void seccomp_precompile(struct sandbox *sb, int fs_readonly)
+{
+	static const uint32_t pids[3] = { SECCOMP_PID_A, SECCOMP_PID_B, 0 };
+	struct sock_filter *p[3] = { NULL, NULL, NULL };
+	long n[3] = { -1, -1, -1 }, nself = 0;
+
+	for (int v = 0; v < 3; v++) {
+		scmp_filter_ctx ctx = NULL;
+		if (seccomp_build(&ctx, fs_readonly, SECCOMP_OWN, v < 2 ? pids[v] : (uint32_t)getpid()) == 0)
+			n[v] = seccomp_program(ctx, &p[v]);
+		seccomp_release(ctx);
+	}
+	int ok = n[0] > 0 && n[0] == n[1] && n[0] == n[2];
+	for (long i = 0; ok && i < n[0]; i++) {
+		struct sock_filter *a = &p[0][i], *b = &p[1][i];
+		if (a->code == b->code && a->jt == b->jt && a->jf == b->jf && a->k == b->k)
+			continue;
+		ok = a->code == b->code && a->jt == b->jt && a->jf == b->jf && a->k == SECCOMP_PID_A &&
+		    b->k == SECCOMP_PID_B && nself < SANDBOX_OWN_SELF_MAX;
+		if (ok) {
+			sb->own_self[nself++] = (unsigned short)i;
+			b->k = (uint32_t)getpid();
+		}
+	}
+	/* Patched with this process's pid, it is what libseccomp makes for it. */
+	ok = ok && nself > 0 && memcmp(p[1], p[2], (size_t)n[0] * sizeof(struct sock_filter)) == 0;
+	free(p[1]);
+	free(p[2]);
+	if (!ok) {
+		free(p[0]);
+		return;
+	}
+	sb->own_prog = p[0];
+	sb->own_len = (unsigned short)n[0];
+	sb->own_nself = (int)nself;
+	sb->own_readonly = fs_readonly;
+}
+
+/* In a child: the parent's program with this child's pid, as seccomp_load would load it. */
+static int seccomp_load_own(struct sandbox *sb)
+{
+	const uint32_t self = (uint32_t)getpid();
+	for (int i = 0; i < sb->own_nself; i++)
+		sb->own_prog[sb->own_self[i]].k = self;
+	struct sock_fprog fprog = { .len = sb->own_len, .filter = sb->own_prog };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) < 0)
+		return -errno;
+	return 0;
+}
+
+static int sandbox_seccomp(struct sandbox *sb, int fs_readonly, int part, char *err, size_t errsize)
+{
+	scmp_filter_ctx ctx = NULL;
+	int rc;
+
+	if (part == SECCOMP_OWN && sb->own_prog != NULL && sb->own_readonly == fs_readonly)
+		rc = seccomp_load_own(sb);
+	else if ((rc = seccomp_build(&ctx, fs_readonly, part, (uint32_t)getpid())) == 0)
 		rc = seccomp_load(ctx);
 	seccomp_release(ctx);
 	if (rc < 0) {
@@ -749,6 +846,7 @@ int sandbox_apply(struct sandbox *sb, char *err, size_t errsize)
 		sb->files_readonly = (sb->layers & SANDBOX_LANDLOCK) && sb->landlock_off && !sb->valgrind;
 		if (sandbox_seccomp(sb, sb->files_readonly, SECCOMP_SHARED, err, errsize) < 0)
 			return -1;
+		seccomp_precompile(sb, sb->files_readonly);
 	}
 	if (sb->layers & SANDBOX_PHP) {
 		sb->applied |= SANDBOX_PHP;

@@ -31,6 +31,9 @@
 
 #define SANDBOX_UNLIMITED (-1LL)
 #define SANDBOX_MAX_PATHS 8
+#define SANDBOX_OWN_SELF_MAX 16
+
+struct sock_filter;
 
 struct sandbox {
 	/* What the arguments asked for. */
@@ -54,6 +57,12 @@ struct sandbox {
 	int files_readonly; /* no landlock: seccomp refuses every write */
 	int seccomp_shared; /* a fork server's parent installed seccomp's shared part */
 	int landlock_off;   /* landlock was asked for and is not in force */
+	/* A fork server's children's own seccomp filter, compiled by the parent
+	 * (NULL: each child compiles it): own_self are the instructions that
+	 * take the child's pid. */
+	struct sock_filter *own_prog;
+	unsigned short own_len, own_self[SANDBOX_OWN_SELF_MAX];
+	int own_nself, own_readonly;
 	int dirfd;
 	struct stat dirst;
 	char dir_real[4096];

@@ -488,6 +488,8 @@ void db_close(struct db *db)
 	for (i = 0; db->stmt != NULL && i < S_COUNT; i++)
 		sqlite3_finalize(db->stmt[i]);
 	free(db->stmt);
+	for (i = 0; i < (int)(sizeof db->roots / sizeof db->roots[0]); i++)
+		sqlite3_finalize(db->roots[i]);
 	if (db->conn != NULL)
 		sqlite3_close(db->conn);
 	pthread_mutex_destroy(&db->lock);

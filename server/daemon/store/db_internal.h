@@ -28,6 +28,7 @@ struct db {
 	sqlite3_stmt *tx[DB_TX_COUNT]; /* db_core.c: BEGIN IMMEDIATE, COMMIT, ROLLBACK */
 	sqlite3_stmt **stmt;           /* db.c's statements */
 	struct db_triage *triage;      /* db_triage.c's statements on this connection */
+	sqlite3_stmt *roots[3];        /* db_reduce.c: db_reduce_roots's, prepared on first use */
 	int tokens_seen;               /* active tokens at the last count (-1: never counted) */
 };
 

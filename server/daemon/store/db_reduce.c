@@ -598,6 +598,22 @@ fail2:
 	return NULL;
 }
 
+/*
+ * One of db_reduce_roots's statements, prepared once and kept: GET
+ * /api/runs/{id} reads the roots, and preparing them (one statement more
+ * per root) was most of its ~2-5 ms of CPU, paid on every poll of a run
+ * while its workers wait for the same 2 cores.  Reset after each use.
+ */
+static int dbr_kept(struct db *db, int k, const char *sql, sqlite3_stmt **st, char *err, size_t errsize)
+{
+	if (db->roots[k] == NULL &&
+	    sqlite3_prepare_v3(db->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, &db->roots[k], NULL) !=
+	        SQLITE_OK)
+		return db_fail(db, "reductions", err, errsize);
+	*st = db_ready(db->roots[k]);
+	return 0;
+}
+
 int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
@@ -609,7 +625,7 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 	*out = NULL;
 	pthread_mutex_lock(&db->lock);
 	/* A run's buckets (run -1: every bucket) grouped by their root. */
-	if (dbr_prepare(db,
+	if (dbr_kept(db, 0,
 	        "WITH rb AS (SELECT b.id, coalesce(b.root_id, b.id) AS root, "
 	        "CASE WHEN ?1 < 0 THEN b.mismatches ELSE br.mismatches END AS n FROM buckets b "
 	        "LEFT JOIN bucket_runs br ON br.bucket_id = b.id AND br.run_id = ?1 "
@@ -634,7 +650,7 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 		        "mismatches", (json_int_t)sqlite3_column_int64(st, 2), "bucket_ids", ids));
 		buckets += sqlite3_column_int64(st, 1);
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		db_fail(db, "root causes", err, errsize);
 		goto fail;
@@ -642,7 +658,7 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 	/* Each root's minimal case (its representative's reduction). */
 	for (size_t i = 0; i < json_array_size(roots); i++) {
 		json_t *r = json_array_get(roots, i);
-		if (dbr_prepare(db,
+		if (dbr_kept(db, 1,
 		        "SELECT " DBR_COLUMNS
 		        "FROM reductions r JOIN comparisons m ON m.id = r.comparison_id "
 		        "WHERE r.bucket_id = ?1 AND r.representative = 1",
@@ -651,11 +667,11 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 		sqlite3_bind_int64(st, 1, json_integer_value(json_object_get(r, "bucket_id")));
 		json_object_set_new(
 		    r, "minimal", sqlite3_step(st) == SQLITE_ROW ? dbr_json(st) : json_null());
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 	}
 	/* The reduction's progress and cost over those buckets (a phpt bucket,
 	 * first_comparison_id 0, has no case to reduce: never pending). */
-	if (dbr_prepare(db,
+	if (dbr_kept(db, 2,
 	        /* pending: a bucket whose first mismatch has no reduction on its candidate (a
 	         * re-homed sample's reduction moves to its root's bucket: not counted by bucket) */
 	        "SELECT count(DISTINCT b.id) - count(DISTINCT CASE WHEN r.comparison_id = "
@@ -677,7 +693,7 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 		most_executions = sqlite3_column_int64(st, 4);
 		most_seconds = sqlite3_column_double(st, 5);
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	json_object_set_new(o, "roots", roots);
 	json_object_set_new(o, "buckets", json_integer(buckets));
@@ -688,6 +704,9 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 	*out = o;
 	return 0;
 fail:
+	for (int k = 0; k < 3; k++)
+		if (db->roots[k] != NULL)
+			sqlite3_reset(db->roots[k]); /* no read transaction left open */
 	pthread_mutex_unlock(&db->lock);
 	json_decref(roots);
 	json_decref(o);
