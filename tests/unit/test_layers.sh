@@ -71,7 +71,7 @@ run 1 'bytes \(common, layer 1\) uses db \(store, layer 2\), a higher layer: db_
 	'the leaf library calling storage fails, naming the symbol' \
 	'bytes=int db_open(void); int bytes_len(void) { return db_open(); }' \
 	'db=int db_open(void) { return 2; }'
-run 1 'db \(store, layer 2\) uses main \(daemon, layer 6\)' 'storage calling the commands fails (app_role_name in main.c, before)' \
+run 1 'db \(store, layer 2\) uses main \(daemon, layer 7\)' 'storage calling the commands fails (app_role_name in main.c, before)' \
 	'db=const char *app_role_name(int); const char *db_x(void) { return app_role_name(0); }' \
 	'main=const char *app_role_name(int r) { return r ? "head" : "base"; } int main(void) { return 0; }'
 run 1 'a cycle between build, worker' 'two modules of one layer using each other fail as a cycle' \
