@@ -9,7 +9,8 @@ phpcmp: `build/phpcmp review --base 8.2.32 --candidate keys-only=keys-fastpath.p
 tests/integration/review.test.mjs), warm build cache (the builds are
 cached trees: build-php.sh answers in a fraction of a second), --count
 generated cases, the stored cases, ext/json/tests and the 11 workloads,
-the reducer settled.  Its phases come from its own progress lines.
+the reducer settled, then the asan sample (a tenth of --count on the asan
+flavours).  Its phases come from its own progress lines.
 
 The hand method (PRODUCT.md's seed reviewer), each step timed on the same
 two builds: build-php.sh for each (cached, as for phpcmp); the lean
@@ -35,7 +36,7 @@ SERIES = ["--candidate", "pr=" + ",".join(os.path.join(PATCHES, p + ".patch")
 PHASES = [("builds", r"starting a daemon"), ("daemon start", r"daemon ready"),
           ("generated", r"generated cases .*: done"), ("stored", r"the stored cases: done"),
           ("ext/json/tests", r"ext/json/tests: done"), ("measure", r"the measure workloads: done"),
-          ("reducer settled", r"verdict:")]
+          ("reducer settled", r"building base \(asan\)|verdict:"), ("asan sample", r"verdict:")]
 
 
 def review(cands, count, tmp):
@@ -163,7 +164,7 @@ def main():
     rows = [("builds", "builds", "builds"), ("daemon start", None, "daemon start"),
             ("generated + diff", "generated", "generated"), ("stored cases", None, "stored"),
             ("ext/json/tests", "ext/json/tests", "ext/json/tests"), ("11 workloads", "measure", "measure"),
-            ("reducer settled", None, "reducer settled")]
+            ("reducer settled", None, "reducer settled"), ("asan sample (count / 10)", None, "asan sample")]
     for label, hk, rk in rows:
         h = "%.1f s" % med([x[hk] for x in rounds["hand"]]) if hk and rounds["hand"] else "—"
         r = "%.1f s" % med([x["phases"].get(rk, 0) for x in rounds["review"]])
