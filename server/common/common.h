@@ -193,7 +193,7 @@ int64_t id_parse(const char *s, size_t len);
 /* The same for a NUL-terminated string (NULL gives 0). */
 int64_t id_parse_str(const char *s);
 
-/* ---- text.c: any bytes as JSON text ---- */
+/* ---- text.c: any bytes as JSON text, numbers for people ---- */
 struct json_t;
 /* The bytes with each one outside a valid UTF-8 sequence as \xNN. */
 struct json_t *text_display(const char *data, size_t len);
@@ -201,6 +201,9 @@ struct json_t *text_display(const char *data, size_t len);
 struct json_t *text_jsonn(const char *data, size_t len, int *is_utf8);
 /* A C string as JSON text; NULL gives JSON null. */
 struct json_t *text_json(const char *s);
+/* A number's text with its whole part grouped by thousands, for tables a
+ * person reads: "-1234567.50" -> "-1,234,567.50".  Cut to fit size. */
+void text_grouped(const char *number, char *out, size_t size);
 
 /* ---- base64.c (libcrypto's EVP_EncodeBlock) ---- */
 /* Standard base64 with padding, NUL-terminated, malloc'd; NULL when out of memory. */

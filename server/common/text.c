@@ -1,7 +1,8 @@
 /*
  * Text of any bytes as JSON, the one way every endpoint shows it: itself
  * when it is UTF-8, else with each byte that is not part of a valid UTF-8
- * sequence written as \xNN (the page shows those as chips).
+ * sequence written as \xNN (the page shows those as chips).  And numbers
+ * grouped by thousands, the one way every Markdown table shows them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,4 +55,19 @@ json_t *text_jsonn(const char *data, size_t len, int *is_utf8)
 json_t *text_json(const char *s)
 {
 	return s != NULL ? text_jsonn(s, strlen(s), NULL) : json_null();
+}
+
+void text_grouped(const char *number, char *out, size_t size)
+{
+	size_t sign = number[0] == '-', whole = sign + strspn(number + sign, "0123456789"), o = 0;
+
+	if (size == 0)
+		return;
+	for (size_t i = 0; number[i] != '\0' && o + 1 < size; i++) {
+		if (i > sign && i < whole && (whole - i) % 3 == 0)
+			out[o++] = ',';
+		if (o + 1 < size)
+			out[o++] = number[i];
+	}
+	out[o] = '\0';
 }

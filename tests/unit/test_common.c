@@ -1,5 +1,5 @@
 /* Unit tests for the leaf library's small helpers: buf.c, clock.c, id.c,
- * base64.c and roles (result.c), printing TAP. */
+ * base64.c, roles (result.c) and numbers for people (text.c), printing TAP. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +205,30 @@ static void test_case_error_and_status_note(void)
 	    "run_status_note: interrupted, and why");
 }
 
+static void test_grouped(void)
+{
+	static const char *const cases[][2] = {
+		{ "0", "0" },
+		{ "999", "999" },
+		{ "1000", "1,000" },
+		{ "3298.00", "3,298.00" },
+		{ "684066.00", "684,066.00" },
+		{ "1234567", "1,234,567" },
+		{ "-123.00", "-123.00" },
+		{ "-1234.5", "-1,234.5" },
+		{ "nan", "nan" },
+	};
+	char out[32];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		text_grouped(cases[i][0], out, sizeof out);
+		ok(strcmp(out, cases[i][1]) == 0, "text_grouped %s -> %s (got %s)", cases[i][0], cases[i][1],
+		    out);
+	}
+	text_grouped("1234567", out, 6);
+	ok(strcmp(out, "1,234") == 0, "text_grouped cut to fit: %s", out);
+}
+
 int main(void)
 {
 	test_buf();
@@ -214,5 +238,6 @@ int main(void)
 	test_verdict();
 	test_roles();
 	test_case_error_and_status_note();
+	test_grouped();
 	return tap_done();
 }

@@ -356,8 +356,6 @@ static int review_plan(struct review *r)
 				snprintf(b->name, sizeof b->name, "%s", k->name);
 			for (int p = 0; p <= i && k->prefix == NULL; p++)
 				b->patches[b->npatches++] = k->patches[p];
-			if (k->prefix == NULL && commits == 1)
-				b->npatches = k->npatches;
 		}
 	}
 	return 0;
@@ -1294,16 +1292,12 @@ static void review_md_case(struct buf *o, json_t *min)
 
 static void review_md_thousands(struct buf *o, long long v)
 {
-	char digits[32];
-	int n = snprintf(digits, sizeof digits, "%lld", v < 0 ? -v : v);
+	char digits[32], grouped[48];
 
-	if (v < 0)
-		buf_adds(o, "−");
-	for (int i = 0; i < n; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
-			buf_adds(o, ",");
-		buf_add(o, &digits[i], 1);
-	}
+	snprintf(digits, sizeof digits, "%lld", v < 0 ? -v : v);
+	text_grouped(digits, grouped, sizeof grouped);
+	buf_adds(o, v < 0 ? "−" : ""); /* a real minus sign, as the reviewer's table writes it */
+	buf_adds(o, grouped);
 }
 
 /* What one build did in the generated and stored runs and ext/json/tests. */

@@ -297,14 +297,7 @@ static void measure_fmt(double v, char *buf, size_t size)
 	}
 	char raw[64];
 	snprintf(raw, sizeof(raw), "%.2f", v);
-	char *dot = strchr(raw, '.');
-	size_t intlen = (size_t)(dot - raw), o = 0;
-	for (size_t i = 0; i < intlen && o + 2 < size; i++) {
-		if (i > 0 && (intlen - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = raw[i];
-	}
-	snprintf(buf + o, size - o, "%s", dot);
+	text_grouped(raw, buf, size);
 }
 
 /* Table cells must not break the table. */
