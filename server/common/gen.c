@@ -276,6 +276,22 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 		        : "\tpublic function jsonSerialize(): mixed { return $this->{");
 		gen_render_string(b, k->props[0].name, k->props[0].len);
 		gen_buf_puts(b, "}; }\n");
+	} else if (k->type == GEN_CLASS_JSONSER_NESTED) {
+		/* A json_encode() inside the outer one: its own flags, its error
+		 * code left behind for the outer call, its indentation. */
+		static const char *const call[] = {
+			"return json_encode($this->{%}); }\n",
+			"return json_encode($this->{%}, JSON_PRETTY_PRINT); }\n",
+			"return [json_encode($this->{%}, JSON_PRETTY_PRINT | JSON_PARTIAL_OUTPUT_ON_ERROR), "
+			"json_last_error(), $this->{%}]; }\n",
+		};
+		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { ");
+		for (const char *at = call[k->variant % 3]; *at; at++) {
+			if (*at == '%')
+				gen_render_string(b, k->props[0].name, k->props[0].len);
+			else
+				gen_buf_put(b, at, 1);
+		}
 	} else if (k->type == GEN_CLASS_JSONSER_THIS) {
 		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { return $this; }\n");
 	} else if (k->type == GEN_CLASS_JSONSER_THROW) {
@@ -290,7 +306,8 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
  * The class table, the same on every machine: made from a fixed stream.
  * 30 plain classes, 4 with dynamic properties, 4 JsonSerializable returning
  * a property, one returning $this, one that throws, one whose local's
- * destructor throws after the return value is made.
+ * destructor throws after the return value is made, three that call
+ * json_encode() on their property inside the outer call.
  */
 static void gen_init(void)
 {
@@ -314,7 +331,9 @@ static void gen_init(void)
 		    : i < 38     ? GEN_CLASS_JSONSER
 		    : i == 38    ? GEN_CLASS_JSONSER_THIS
 		    : i == 39    ? GEN_CLASS_JSONSER_THROW
-		                 : GEN_CLASS_JSONSER_DTOR;
+		    : i == 40    ? GEN_CLASS_JSONSER_DTOR
+		                 : GEN_CLASS_JSONSER_NESTED;
+		k->variant = (uint8_t)(i > 40 ? i - 41 : 0);
 		k->nprops = (uint8_t)(1 + gen_below(&r, GEN_MAX_PROPS));
 		for (int p = 0; p < k->nprops; p++) {
 			struct gen_prop *pr = &k->props[p];
@@ -332,7 +351,8 @@ static void gen_init(void)
 			pr->typed = gen_one_in(&r, 4);
 		}
 		/* JsonSerializable classes return their first property: private, untyped. */
-		if (k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR) {
+		if (k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR ||
+		    k->type == GEN_CLASS_JSONSER_NESTED) {
 			k->props[0].visibility = GEN_PRIVATE;
 			k->props[0].typed = 0;
 		}
@@ -596,6 +616,96 @@ static void gen_long_string(struct gen_case *c)
 		gen_piece(c, gen_pick_piece(r));
 }
 
+/*
+ * The lengths at which a scanner that works in 16-byte blocks (php-src's
+ * SSE2/NEON escaping) changes path: anything up to 80, a multiple of 16 and
+ * its neighbours, and the 4 KiB and 64 KiB marks give or take a block.
+ */
+static uint32_t gen_block_length(struct gen_rng *r)
+{
+	unsigned s = gen_below(r, 100);
+	if (s < 50)
+		return 1 + gen_below(r, 80);
+	if (s < 85)
+		return 16 * (1 + gen_below(r, 16)) + gen_below(r, 3) - 1;
+	if (s < 97)
+		return 4096 - 16 + gen_below(r, 33);
+	return 65536 - 16 + gen_below(r, 33);
+}
+
+/* Where a special byte goes: the head, the tail, either side of a block edge, anywhere. */
+static uint32_t gen_block_offset(struct gen_rng *r, uint32_t len)
+{
+	uint32_t edge = len < 18 ? len : 18, at;
+	switch (gen_below(r, 4)) {
+	case 0:
+		return gen_below(r, edge);
+	case 1:
+		return len - 1 - gen_below(r, edge);
+	case 2:
+		if (len < 16)
+			return gen_below(r, len);
+		at = 16 * (1 + gen_below(r, len / 16)) + gen_below(r, 3) - 1;
+		return at < len ? at : len - 1;
+	default:
+		return gen_below(r, len);
+	}
+}
+
+/* n bytes of the run's filler: 'a', '/' (escaped unless asked not to) or 'é'. */
+static void gen_block_fill(struct gen_case *c, unsigned fill, uint32_t n)
+{
+	char *out = c->bytes + c->nbytes;
+	if (fill < 2) {
+		memset(out, fill == 0 ? 'a' : '/', n);
+	} else {
+		for (uint32_t i = 0; i + 1 < n; i += 2)
+			memcpy(out + i, "\xc3\xa9", 2);
+		if (n % 2)
+			out[n - 1] = 'a';
+	}
+	c->nbytes += n;
+}
+
+/*
+ * A run of one character with 0-3 special pieces (escapes, controls, UTF-8,
+ * an invalid byte) at block edges: the string's total length is the drawn
+ * one unless a piece overhangs the end.
+ */
+static void gen_block_string(struct gen_case *c)
+{
+	struct gen_rng *r = &c->rng;
+	uint32_t len = gen_block_length(r), at[3], n, cursor = 0;
+	unsigned fill = gen_below(r, 10), draw = gen_below(r, 20);
+	fill = fill < 7 ? 0 : fill < 9 ? 1 : 2;
+	if (c->nbytes + len + 64 >= GEN_MAX_BYTES)
+		len = 1 + len % 80;
+	n = draw < 3 ? 0 : draw < 14 ? 1 : draw < 18 ? 2 : 3;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t v = gen_block_offset(r, len), j = k;
+		for (; j > 0 && at[j - 1] > v; j--)
+			at[j] = at[j - 1];
+		at[j] = v;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		unsigned p;
+		if (at[k] > cursor)
+			gen_block_fill(c, fill, at[k] - cursor);
+		uint32_t before = c->nbytes;
+		if (gen_one_in(r, 8)) {
+			p = GEN_P_BAD_LONE + gen_below(r, 5);
+		} else {
+			do
+				p = gen_pick_piece(r);
+			while (p == GEN_P_ASCII || p == GEN_P_TEXT);
+		}
+		gen_piece(c, p);
+		cursor = (at[k] > cursor ? at[k] : cursor) + (c->nbytes - before);
+	}
+	if (len > cursor)
+		gen_block_fill(c, fill, len - cursor);
+}
+
 /* String bytes at the end of the arena; its offset, length into *len. */
 static uint32_t gen_string_bytes(struct gen_case *c, int key, uint32_t *len)
 {
@@ -611,6 +721,9 @@ static uint32_t gen_string_bytes(struct gen_case *c, int key, uint32_t *len)
 	} else if (s < 15 && !key) {
 		c->shapes |= 1u << GEN_S_LONG;
 		gen_long_string(c);
+	} else if (s < 20 && !key) {
+		c->shapes |= 1u << GEN_S_BLOCK;
+		gen_block_string(c);
 	} else {
 		unsigned n = 1 + gen_below(r, key ? 3 : 6);
 		c->shapes |= 1u << GEN_S_PIECES;
@@ -950,7 +1063,10 @@ static uint32_t gen_object(struct gen_case *c, unsigned level, uint32_t *nesting
 		c->features |= 1u << GEN_F_JSONSER_THROW;
 	else if (k->type == GEN_CLASS_JSONSER_DTOR)
 		c->features |= 1u << GEN_F_JSONSER_DTOR;
-	int returns_prop = k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR;
+	else if (k->type == GEN_CLASS_JSONSER_NESTED)
+		c->features |= 1u << GEN_F_NESTED;
+	int returns_prop = k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR ||
+	    k->type == GEN_CLASS_JSONSER_NESTED;
 	for (uint32_t p = 0; p < k->nprops; p++) {
 		/* A JsonSerializable's value is always set; others now and then left out. */
 		if ((returns_prop && p == 0) || !gen_one_in(r, 5))
@@ -1136,6 +1252,43 @@ static uint64_t gen_flag_draw(uint64_t bits)
 	return x & gen_flag_allowed;
 }
 
+#define GEN_BIT(b) ((int64_t)1 << (b))
+/* JSON_PARTIAL_OUTPUT_ON_ERROR, JSON_INVALID_UTF8_IGNORE and _SUBSTITUTE: without them a call fails. */
+#define GEN_LENIENT (GEN_BIT(9) | GEN_BIT(20) | GEN_BIT(21))
+
+/*
+ * An earlier call of a sequence: mostly the same call made to fail where
+ * the compared one may not (the lenient flags dropped, a smaller depth), so
+ * that what a failed call leaves -- a recursion guard still set, the error
+ * code -- meets the next call; else other flags (pretty printing toggled, a
+ * fresh draw).  Now and then it throws instead of returning false.
+ */
+static void gen_pre_call(struct gen_case *c, uint32_t k)
+{
+	struct gen_rng *r = &c->rng;
+	int64_t f = c->flags & ~GEN_BIT(GEN_THROW_BIT), depth = 512;
+	switch (gen_below(r, 4)) {
+	case 0:
+	case 1:
+		f &= ~GEN_LENIENT;
+		break;
+	case 2:
+		f ^= GEN_BIT(7); /* JSON_PRETTY_PRINT */
+		break;
+	default:
+		f = (int64_t)gen_flag_draw(gen_next(r));
+		break;
+	}
+	if (gen_one_in(r, 8))
+		f |= GEN_BIT(GEN_THROW_BIT);
+	if (gen_one_in(r, 4))
+		depth = 1 + gen_below(r, 3);
+	if (depth < c->depth || (c->flags & GEN_LENIENT & ~f))
+		c->features |= 1u << GEN_F_SEQ_FAIL;
+	c->pre_flags[k] = f;
+	c->pre_depth[k] = depth;
+}
+
 void gen_case_make(struct gen_case *c, uint64_t seed, uint64_t index)
 {
 	struct gen_rng *r;
@@ -1145,7 +1298,7 @@ void gen_case_make(struct gen_case *c, uint64_t seed, uint64_t index)
 	c->nnodes = c->nents = c->nbytes = 0;
 	c->pieces = 0;
 	c->shapes = c->kinds = c->features = c->enums = 0;
-	c->nrefs = c->npath = 0;
+	c->nrefs = c->npath = c->npre = 0;
 	c->classes = 0;
 	gen_rng_seed(&c->rng, seed, index);
 	r = &c->rng;
@@ -1165,6 +1318,13 @@ void gen_case_make(struct gen_case *c, uint64_t seed, uint64_t index)
 	c->root = gen_value(c, 1, &c->nesting);
 	if (c->nesting > (uint64_t)c->depth)
 		c->features |= 1u << GEN_F_DEPTH_HIT;
+	/* One case in eight is a sequence: one earlier call, now and then two. */
+	if (gen_one_in(r, 8)) {
+		c->npre = gen_one_in(r, 4) ? 2 : 1;
+		c->features |= 1u << GEN_F_SEQUENCE;
+		for (uint32_t k = 0; k < c->npre; k++)
+			gen_pre_call(c, k);
+	}
 }
 
 uint64_t gen_case_hash(const struct gen_case *c)
@@ -1174,6 +1334,11 @@ uint64_t gen_case_hash(const struct gen_case *c)
 	h = gen_hash_u64(h, (uint64_t)c->flags);
 	h = gen_hash_u64(h, (uint64_t)c->depth);
 	h = gen_hash_u64(h, c->root);
+	h = gen_hash_u64(h, c->npre);
+	for (uint32_t k = 0; k < c->npre; k++) {
+		h = gen_hash_u64(h, (uint64_t)c->pre_flags[k]);
+		h = gen_hash_u64(h, (uint64_t)c->pre_depth[k]);
+	}
 	for (uint32_t i = 0; i < c->nnodes; i++) {
 		const struct gen_node *n = &c->nodes[i];
 		uint64_t v;
@@ -1262,25 +1427,39 @@ static int gen_invisible(uint32_t cp)
 /*
  * A string's PHP source: its literal, but a run of GEN_RUN_MIN or more 'a'
  * (the filler a reduced case's unimportant characters become, docs/triage.md
- * "Normal form") as str_repeat('a', n), joined to the rest with " . ", so a
- * case whose bug needs a length stays short: str_repeat('a', 15) . '"'.
+ * "Normal form"), or of GEN_RUN_OTHER or more of any other character (a
+ * block string's filler), as str_repeat('a', n), joined to the rest with
+ * " . ", so a case whose bug needs a length stays short:
+ * str_repeat('a', 15) . '"', str_repeat('é', 2048).
  */
 #define GEN_RUN_MIN 8
+#define GEN_RUN_OTHER 32
 
 static void gen_render_literal(struct gen_buf *, const char *, size_t);
 
+/* How many times the character at s[0] repeats from there (its bytes into *unit). */
+static size_t gen_run_at(const char *s, size_t n, size_t *unit)
+{
+	uint32_t cp;
+	size_t u = gen_utf8_len((const unsigned char *)s, n, &cp), run = 1;
+	if (u == 0)
+		u = 1;
+	while ((run + 1) * u <= n && !memcmp(s, s + run * u, u))
+		run++;
+	*unit = u;
+	return run;
+}
+
 static void gen_render_string(struct gen_buf *b, const char *s, size_t n)
 {
-	size_t at = 0, i = 0;
+	size_t at = 0, i = 0, unit;
 	int sep = 0;
 	char num[48];
 
 	while (i < n) {
-		size_t run = 0;
-		while (i + run < n && s[i + run] == 'a')
-			run++;
-		if (run < GEN_RUN_MIN) {
-			i += run > 0 ? run : 1;
+		size_t run = gen_run_at(s + i, n - i, &unit);
+		if (run < (s[i] == 'a' ? GEN_RUN_MIN : GEN_RUN_OTHER)) {
+			i += unit;
 			continue;
 		}
 		if (i > at) {
@@ -1291,10 +1470,12 @@ static void gen_render_string(struct gen_buf *b, const char *s, size_t n)
 		}
 		if (sep)
 			gen_buf_puts(b, " . ");
-		snprintf(num, sizeof(num), "str_repeat('a', %zu)", run);
+		gen_buf_puts(b, "str_repeat(");
+		gen_render_literal(b, s + i, unit);
+		snprintf(num, sizeof(num), ", %zu)", run);
 		gen_buf_puts(b, num);
 		sep = 1;
-		i += run;
+		i += run * unit;
 		at = i;
 	}
 	if (at < n || !sep) {
@@ -1542,7 +1723,54 @@ static void gen_render_node(
 	gen_buf_puts(b, n->kind == GEN_OBJECT ? "])" : "]");
 }
 
+void gen_flags_source(int64_t flags, char *buf, size_t size)
+{
+	size_t len = 0;
+	if (size == 0)
+		return;
+	buf[0] = '\0';
+	for (int f = 0; f < 23; f++) {
+		if (!(flags & GEN_BIT(f)) || gen_flag_names[f] == NULL)
+			continue;
+		int w = snprintf(buf + len, size - len, "%s%s", len ? " | " : "", gen_flag_names[f]);
+		if (w < 0 || (size_t)w >= size - len)
+			break;
+		len += (size_t)w;
+	}
+	if (len == 0)
+		snprintf(buf, size, "0");
+}
+
+static int gen_render_expression(const struct gen_case *c, struct gen_buf *b);
+
+/*
+ * A sequence: the value in $v, each earlier call as a statement that
+ * ignores what it returns or throws (gencore.c makes the same calls on the
+ * same zval), and the value returned for the compared call.
+ */
 int gen_render_value(const struct gen_case *c, struct gen_buf *b)
+{
+	char flags[512], depth[32];
+	if (c->npre == 0)
+		return gen_render_expression(c, b);
+	gen_buf_puts(b, "$v = ");
+	gen_render_expression(c, b);
+	gen_buf_puts(b, ";\n");
+	for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE; k++) {
+		gen_flags_source(c->pre_flags[k], flags, sizeof flags);
+		snprintf(depth, sizeof depth, ", %lld", (long long)c->pre_depth[k]);
+		gen_buf_puts(b, "try { json_encode($v, ");
+		gen_buf_puts(b, flags);
+		if (c->pre_depth[k] != 512)
+			gen_buf_puts(b, depth);
+		gen_buf_puts(b, "); } catch (Throwable) {}\n");
+	}
+	gen_buf_puts(b, "return $v;");
+	gen_buf_put(b, "", 0);
+	return b->failed ? -1 : 0;
+}
+
+static int gen_render_expression(const struct gen_case *c, struct gen_buf *b)
 {
 	struct gen_render_refs *q;
 	char num[64];
@@ -1697,7 +1925,7 @@ const char *gen_counter_name(unsigned i, char *buf, size_t size)
 		"invalid_truncated", "invalid_overlong", "invalid_surrogate", "invalid_above_10ffff", "text",
 	};
 	/* clang-format on */
-	static const char *const shapes[GEN_S_COUNT] = { "pieces", "empty", "numeric", "long" };
+	static const char *const shapes[GEN_S_COUNT] = { "pieces", "empty", "numeric", "long", "block" };
 	/* clang-format off */
 	static const char *const kinds[GEN_KIND_COUNT] = {
 		"null", "false", "true", "int", "float", "string", "list", "map", "stdclass",
@@ -1710,7 +1938,8 @@ const char *gen_counter_name(unsigned i, char *buf, size_t size)
 		"json_serializable_this", "json_serializable_throws", "nul_property_name", "int_key",
 		"numeric_string_key", "empty_key", "negative_zero", "nan_or_inf", "small_depth",
 		"nested_deeper_than_depth", "throw_on_error", "reference", "recursion", "buffer_growth",
-		"json_serializable_destructor_throws",
+		"json_serializable_destructor_throws", "sequence", "sequence_failing_call",
+		"json_serializable_nested_encode",
 	};
 	/* clang-format on */
 	if (i == GEN_C_CASES)

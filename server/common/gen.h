@@ -29,13 +29,19 @@
  * SplFixedArray, output padded to the encoder buffer's growth points, empty
  * arrays immutable as PHP's [], a jsonSerialize() that returns with an
  * exception pending (a destructor throws).
+ * 3: sequences (earlier json_encode calls on the same value in the same
+ * request, so state one call leaves -- recursion guards, the error code --
+ * meets the next), a jsonSerialize() that calls json_encode() itself, and
+ * strings whose lengths and special bytes sit at the boundaries of 16-byte
+ * blocks, of 4 KiB and of 64 KiB.
  */
-#define GEN_VERSION 2
+#define GEN_VERSION 3
 
 /* Bounds of one case (the generator stays well inside them). */
 #define GEN_MAX_NODES 512
 #define GEN_MAX_ENTRIES 512
-#define GEN_MAX_BYTES (16u << 10)
+#define GEN_MAX_BYTES (96u << 10) /* room for one 64 KiB block string */
+#define GEN_MAX_PRE 2             /* earlier calls of a sequence */
 
 enum gen_kind {
 	GEN_NULL,
@@ -87,6 +93,8 @@ enum gen_shape {
 	GEN_S_EMPTY,
 	GEN_S_NUMERIC, /* "123", " 1.5e3", "0x1A", "1e400"... (JSON_NUMERIC_CHECK) */
 	GEN_S_LONG,    /* ~200 bytes: plain, or with a quote first/last, URLs */
+	GEN_S_BLOCK,   /* a run of one character, 1-80 bytes, 16k±1, 4 KiB±16 or 64 KiB±16 long,
+	                * with a few special bytes at block edges (rendered with str_repeat) */
 	GEN_S_COUNT
 };
 
@@ -111,6 +119,9 @@ enum gen_feature {
 	GEN_F_RECURSION,    /* a value that contains itself (through a reference) */
 	GEN_F_GROW,         /* a padded list: the encoder's buffer grows inside its values */
 	GEN_F_JSONSER_DTOR, /* jsonSerialize() returns while a destructor's exception is pending */
+	GEN_F_SEQUENCE,     /* earlier json_encode calls on the value in the same request */
+	GEN_F_SEQ_FAIL,     /* ... one of them asked for a smaller depth or fewer error flags */
+	GEN_F_NESTED,       /* jsonSerialize() calls json_encode() itself */
 	GEN_F_COUNT
 };
 
@@ -154,6 +165,10 @@ struct gen_case {
 	uint32_t nrefs;    /* GEN_REF nodes (the renderer's $hN) */
 	uint32_t path[8];  /* containers a back-reference may point to (gen_child) */
 	uint32_t npath;
+	/* A sequence: npre earlier calls, json_encode($v, pre_flags[k], pre_depth[k]),
+	 * each caught if it throws; the compared call (flags, depth) comes last. */
+	uint32_t npre;
+	int64_t pre_flags[GEN_MAX_PRE], pre_depth[GEN_MAX_PRE];
 	struct gen_rng rng;
 	struct gen_node nodes[GEN_MAX_NODES];
 	struct gen_entry ents[GEN_MAX_ENTRIES];
@@ -169,12 +184,13 @@ enum gen_class_type {
 	GEN_CLASS_JSONSER_THIS,  /* jsonSerialize() returns $this */
 	GEN_CLASS_JSONSER_THROW, /* jsonSerialize() throws */
 	GEN_CLASS_JSONSER_DTOR,  /* returns its first property; a local's destructor throws */
+	GEN_CLASS_JSONSER_NESTED, /* returns json_encode() of its first property (gen_nested_calls) */
 };
 
 enum gen_visibility { GEN_PUBLIC, GEN_PROTECTED, GEN_PRIVATE };
 
 #define GEN_MAX_PROPS 5
-#define GEN_NCLASSES 41
+#define GEN_NCLASSES 44
 #define GEN_NENUMS 3
 
 struct gen_prop {
@@ -187,6 +203,7 @@ struct gen_prop {
 struct gen_class {
 	char name[16]; /* ASCII */
 	uint8_t type;  /* enum gen_class_type */
+	uint8_t variant; /* GEN_CLASS_JSONSER_NESTED: which nested call (gen_class_source) */
 	uint8_t nprops;
 	struct gen_prop props[GEN_MAX_PROPS];
 };
@@ -199,6 +216,9 @@ const char *gen_declarations(size_t *len);
 
 /* ---- making and reading a case ---- */
 
+/* Flags as PHP source: "JSON_HEX_TAG | JSON_PRETTY_PRINT", or "0". */
+void gen_flags_source(int64_t flags, char *buf, size_t size);
+
 void gen_case_make(struct gen_case *, uint64_t seed, uint64_t index);
 /* A hash of everything the case consists of (value, flags, depth). */
 uint64_t gen_case_hash(const struct gen_case *);
@@ -210,7 +230,11 @@ struct gen_buf {
 	int failed; /* out of memory */
 };
 void gen_buf_release(struct gen_buf *);
-/* The value as a PHP expression: valid UTF-8, no NUL, invalid bytes as \xNN. */
+/*
+ * The value as PHP source: valid UTF-8, no NUL, invalid bytes as \xNN, long
+ * runs of one character as str_repeat().  An expression; for a sequence,
+ * statements that make the earlier calls and end with `return $v;`.
+ */
 int gen_render_value(const struct gen_case *, struct gen_buf *);
 /* Setup code declaring the classes and enums the value uses ("" if none). */
 int gen_render_setup(const struct gen_case *, struct gen_buf *);

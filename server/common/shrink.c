@@ -95,6 +95,26 @@ static uint32_t copy_string(struct copy *k, const char *s, uint32_t n, int mine,
 		*len = n - (e->hi - e->lo);
 		return copy_bytes(k, s, n, e->lo, e->hi);
 	}
+	if (mine && e->op == SHRINK_FILL && e->hi <= n && e->lo < e->hi) {
+		struct gen_case *o = k->out;
+		uint32_t off = o->nbytes, at = 0, chars = 0, cp;
+		if ((size_t)o->nbytes + n > GEN_MAX_BYTES) {
+			k->fail = 1;
+			*len = 0;
+			return off;
+		}
+		/* Never longer than the original: a character becomes one byte. */
+		memcpy(o->bytes + off, s, e->lo);
+		for (at = e->lo; at < e->hi; chars++) {
+			size_t l = utf8_seq((const unsigned char *)s + at, e->hi - at, &cp);
+			at += l > 1 && e->v == 0 ? (uint32_t)l : 1;
+		}
+		memset(o->bytes + off + e->lo, 'a', chars);
+		memcpy(o->bytes + off + e->lo + chars, s + e->hi, n - e->hi);
+		*len = n - (e->hi - e->lo) + chars;
+		o->nbytes += *len;
+		return off;
+	}
 	if (mine && e->op == SHRINK_CHAR && e->hi <= n && e->lo < e->hi) {
 		rlen = char_of(e, rep);
 		*len = n - (e->hi - e->lo) + rlen;
@@ -542,6 +562,20 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	out->enums = 0;
 	out->nrefs = out->npath = 0;
 	out->rng = c->rng;
+	out->npre = 0;
+	for (uint32_t p = 0; p < c->npre && p < GEN_MAX_PRE; p++) {
+		if (e != NULL && e->op == SHRINK_PRE_DROP && e->lo == p)
+			continue;
+		out->pre_flags[out->npre] = c->pre_flags[p];
+		out->pre_depth[out->npre] = c->pre_depth[p];
+		if (e != NULL && e->op == SHRINK_PRE_FLAG && e->lo == p)
+			out->pre_flags[out->npre] &= ~((int64_t)1 << e->hi);
+		if (e != NULL && e->op == SHRINK_PRE_DEPTH && e->lo == p)
+			out->pre_depth[out->npre] = e->v;
+		out->npre++;
+	}
+	if (out->npre == 0)
+		out->features &= ~(1u << GEN_F_SEQUENCE | 1u << GEN_F_SEQ_FAIL);
 	if (e != NULL && e->op == SHRINK_FLAG)
 		out->flags &= ~((int64_t)1 << e->lo);
 	if (e != NULL && e->op == SHRINK_FLAG_LOWER)
@@ -598,6 +632,8 @@ static int is_holder(const struct gen_node *n)
 	return (n->kind == GEN_REF || n->kind == GEN_BUILTIN) && n->cls == 0;
 }
 
+#define SHRINK_LONG 1024
+
 /*
  * Chunks of a string's n bytes p: all of it, halves, quarters ...; then
  * each whole UTF-8 character (a chunk may cut one, making the string invalid
@@ -611,6 +647,11 @@ static void add_chunks(struct cands *s, uint32_t node, uint32_t entry, const cha
 	for (uint32_t size = n; size >= 2; size /= 2)
 		for (uint32_t at = 0; at < n; at += size)
 			add(s, SHRINK_BYTES, node, entry, at, at + size < n ? at + size : n, 0, 0);
+	/* A block string of kilobytes: chunks only, its own size or a character
+	 * at a time would fill the candidate table; the next plan, shorter,
+	 * gets the finer ones. */
+	if (n > SHRINK_LONG)
+		return;
 	for (uint32_t at = 0; at < n; at += (uint32_t)len) {
 		len = utf8_seq((const unsigned char *)p + at, n - at, &cp);
 		if (len <= 1)
@@ -703,8 +744,29 @@ static void add_lower_chars(struct cands *s, uint32_t node, uint32_t entry, cons
 	static const unsigned char u80[] = { 0xc2, 0x80 }, u800[] = { 0xe0, 0xa0, 0x80 },
 	                           u2028[] = { 0xe2, 0x80, 0xa8 }, u10000[] = { 0xf0, 0x90, 0x80, 0x80 };
 	const unsigned char *u = (const unsigned char *)p;
-	uint32_t cp, len;
+	uint32_t cp, len, run, unit;
 
+	/* Runs first, all of the string, then each run of one character: a
+	 * block string's filler becomes 'a' in one step, not one per byte. */
+	for (run = 0; run < n && u[run] == 'a'; run++)
+		;
+	if (run < n && n > 1) {
+		add(s, SHRINK_FILL, node, entry, 0, n, 0, 0);
+		add(s, SHRINK_FILL, node, entry, 0, n, 1, 0);
+	}
+	for (uint32_t at = 0; at < n; at += run * unit) {
+		unit = (uint32_t)utf8_seq(u + at, n - at, &cp);
+		unit = unit > 1 ? unit : 1;
+		for (run = 1; at + (run + 1) * unit <= n && !memcmp(u + at, u + at + run * unit, unit); run++)
+			;
+		if (run >= 2 && run * unit < n && u[at] != 'a') {
+			add(s, SHRINK_FILL, node, entry, at, at + run * unit, 0, 0);
+			if (unit > 1)
+				add(s, SHRINK_FILL, node, entry, at, at + run * unit, 1, 0);
+		}
+	}
+	if (n > SHRINK_LONG)
+		return;
 	for (uint32_t at = 0; at < n; at += len) {
 		unsigned char b = u[at];
 		len = (uint32_t)utf8_seq(u + at, n - at, &cp);
@@ -1241,6 +1303,18 @@ static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size
 		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, 512, 0);
 	if (c->depth > 1 && c->depth < 512)
 		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, c->depth - 1, 0);
+	/* A sequence: an earlier call dropped (the case stays one call when
+	 * the bug needs none), else made plainer. */
+	for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE; k++) {
+		add(&s, SHRINK_PRE_DROP, SHRINK_NONE, SHRINK_NONE, k, 0, 0, 0);
+		for (unsigned bit = 0; bit < 23; bit++)
+			if (c->pre_flags[k] & ((int64_t)1 << bit))
+				add(&s, SHRINK_PRE_FLAG, SHRINK_NONE, SHRINK_NONE, k, bit, 0, 0);
+		if (c->pre_depth[k] != 512)
+			add(&s, SHRINK_PRE_DEPTH, SHRINK_NONE, SHRINK_NONE, k, 0, 512, 0);
+		if (c->pre_depth[k] > 1 && c->pre_depth[k] < 512)
+			add(&s, SHRINK_PRE_DEPTH, SHRINK_NONE, SHRINK_NONE, k, 0, c->pre_depth[k] - 1, 0);
+	}
 	/* Both at once: the root replaced by a child and the depth one less (a
 	 * bug at the depth limit: [[]] at depth 2 and [] at depth 1 meet). */
 	if (c->depth > 1 && c->depth < 512 && (is_container(r->kind) || is_holder(r)))
@@ -1419,6 +1493,21 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		snprintf(buf, size, "flag %s made %s",
 		    flags_name(1L << e->lo) ? flags_name(1L << e->lo) : "?",
 		    flags_name(1L << e->hi) ? flags_name(1L << e->hi) : "?");
+		break;
+	case SHRINK_FILL:
+		snprintf(buf, size, "bytes %u..%u of %s %u := 'a' for each %s", e->lo, e->hi - 1,
+		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
+		    e->v ? "byte" : "character");
+		break;
+	case SHRINK_PRE_DROP:
+		snprintf(buf, size, "earlier call %u dropped", e->lo + 1);
+		break;
+	case SHRINK_PRE_FLAG:
+		snprintf(buf, size, "earlier call %u: flag %s dropped", e->lo + 1,
+		    flags_name(1L << e->hi) ? flags_name(1L << e->hi) : "?");
+		break;
+	case SHRINK_PRE_DEPTH:
+		snprintf(buf, size, "earlier call %u: depth := %lld", e->lo + 1, (long long)e->v);
 		break;
 	case SHRINK_UNBOX:
 		if (e->lo == SHRINK_NONE)

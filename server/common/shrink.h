@@ -19,7 +19,9 @@
  * (SplFixedArray, DateInterval, DateTimeImmutable, WeakMap) replaced by one
  * of its JSON-visible properties, or by a stdClass (a list for
  * SplFixedArray) of them all; objects made stdClass, stdClass made arrays,
- * arrays made lists; each flag bit dropped; the depth restored to 512.
+ * arrays made lists; each flag bit dropped; the depth restored to 512; a
+ * sequence's earlier calls dropped, their flag bits dropped, their depth
+ * restored.
  *
  * Then the normal form's steps, so that every member of one bug reduces to
  * the same case, not to the first local minimum it meets (Hypothesis's
@@ -60,6 +62,9 @@ enum shrink_op {
 	SHRINK_KEY_VALUE, /* container a replaced by the string of entry b's key */
 	SHRINK_UNBOX,     /* built-in object a (cls 1-4) := the plain value of its JSON-visible
 	                   * properties (lo = SHRINK_NONE), or property lo's value alone */
+	SHRINK_PRE_DROP,  /* a sequence's earlier call lo dropped */
+	SHRINK_PRE_FLAG,  /* earlier call lo: flag bit hi dropped */
+	SHRINK_PRE_DEPTH, /* earlier call lo: depth := v (512, else one less) */
 	/* The normal form's steps (after all of the above): */
 	SHRINK_SET,        /* node a := the basic value lo (enum shrink_basic) */
 	SHRINK_CHAR,       /* string a (or key of entry b when b != none): bytes [lo, hi) := the
@@ -68,7 +73,10 @@ enum shrink_op {
 	                   * property (v >> 3i) & 7 */
 	SHRINK_FLAG_LOWER, /* flag bit lo replaced by the lower bit hi */
 	SHRINK_SWAP,       /* container a: entries lo and lo + 1 swapped (the lower first) */
-	SHRINK_KEEP_ONE    /* map a: entry b alone, its key := the int v */
+	SHRINK_KEEP_ONE,   /* map a: entry b alone, its key := the int v */
+	SHRINK_FILL        /* string a (or key of entry b when b != none): every character of
+	                    * bytes [lo, hi) := 'a' (v 1: every byte, the length kept): a long
+	                    * run lowered in one step */
 };
 
 /* The basic values, in the normal form's order (SHRINK_SET's lo). */

@@ -463,7 +463,21 @@ static void gencore_encode(
 		/* What a fresh request would start with. */
 		JSON_G(error_code) = PHP_JSON_ERROR_NONE;
 		JSON_G(encoder_depth) = 0;
-		core_encode(&args[0], (zend_long)c->flags, (zend_long)c->depth, &o->output);
+		/* A sequence's earlier calls, on the same zval, each one's result
+		 * and exception dropped (the rendered case's try/catch): what they
+		 * leave in the value and in JSON_G carries over to the last. */
+		int exited = 0;
+		for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE && !exited; k++) {
+			zval dropped;
+			core_encode(&args[0], (zend_long)c->pre_flags[k], (zend_long)c->pre_depth[k], &dropped);
+			zval_ptr_dtor(&dropped);
+			if (EG(exception) && zend_is_unwind_exit(EG(exception)))
+				exited = 1;
+			else if (EG(exception))
+				zend_clear_exception();
+		}
+		if (!exited)
+			core_encode(&args[0], (zend_long)c->flags, (zend_long)c->depth, &o->output);
 		o->error_code = JSON_G(error_code);
 		if (EG(exception))
 			gencore_take_exception(o);

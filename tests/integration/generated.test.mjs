@@ -74,7 +74,7 @@ test('bad parameters are a precise 400 and queue nothing', async () => {
 		[{ seed: 1 }, /^index: required/],
 		[{ index: 3 }, /^seed: required/],
 		[{ seed: 1, index: -1 }, /^index: expected an integer/],
-		[{ seed: 1, index: 0, version: 99 }, /^version: this daemon's generator is version 2 only$/],
+		[{ seed: 1, index: 0, version: 99 }, /^version: this daemon's generator is version 3 only$/],
 		[{ seed: 1, index: 0, flags: 3 }, /^unknown field "flags"/],
 	]) {
 		const r = await d.request('POST', '/api/generated', { body });
@@ -105,7 +105,7 @@ test('200,000 generated cases on the default builds: progress, no mismatch, cove
 	assert.ok(midway.every((r) => r.summary && r.summary.rate >= 0 && r.summary.mismatches === 0));
 
 	const s = run.summary;
-	assert.equal(s.generator_version, 2);
+	assert.equal(s.generator_version, 3);
 	assert.equal(s.done, 200000);
 	assert.equal(s.mismatches, 0);
 	assert.equal(s.unconfirmed, 0);
@@ -137,7 +137,7 @@ test('200,000 generated cases on the default builds: progress, no mismatch, cove
 		'invalid_surrogate', 'invalid_above_10ffff']) assert.ok(cov.piece[p] > 0, p);
 	assert.equal(Object.keys(cov.flag).length, 15, 'the 14 encode flags and JSON_THROW_ON_ERROR');
 	for (const v of Object.values(cov.flag).slice(0, 14)) assert.ok(Math.abs(v / 200000 - 0.25) < 0.01, 'p = 1/4');
-	assert.equal(Object.keys(cov.class).length, 41);
+	assert.equal(Object.keys(cov.class).length, 44);
 	// The daemon's memory: small, and flat while the cases go by (the
 	// slack is SQLite's page cache and WAL index filling up).
 	// Not measured on an instrumented daemon (ASan, valgrind: helper.mjs).
@@ -211,7 +211,7 @@ test('mismatches on real builds: serialize_precision=17 on the head only', async
 	assert.equal(Number(sql(db, 'SELECT count(*) FROM generated_cases')), differ);
 	const first = run.summary.mismatch_list[0];
 	const c = (await d.get(`/api/cases/${first.case_id}`)).json;
-	assert.equal(c.case.title, `generated v2 seed 5 #${first.index}`);
+	assert.equal(c.case.title, `generated v3 seed 5 #${first.index}`);
 	assert.equal(c.verdict, 'differ');
 	assert.ok(c.differs.includes('output'), c.differs);
 	assert.equal(c.run_id, run.id);
@@ -226,11 +226,11 @@ test('mismatches on real builds: serialize_precision=17 on the head only', async
 	const g = await d.request('POST', '/api/generated', { body: { seed: 5, index: first.index } });
 	assert.equal(g.status, 201, g.text);
 	assert.equal(g.json.verdict, 'differ');
-	assert.deepEqual(g.json.generated, { version: 2, seed: 5, index: first.index, reproduces: { base: true, head: true } });
+	assert.deepEqual(g.json.generated, { version: 3, seed: 5, index: first.index, reproduces: { base: true, head: true } });
 	assert.equal(g.json.id, first.case_id, 'the same case, with another comparison in its history');
 	assert.equal(g.json.run_id, null);
 	assert.equal(g.json.results.head.output, c.results.head.output);
-	assert.match(g.json.phpt, /^--TEST--\ngenerated v2 seed 5 #\d+\n/);
+	assert.match(g.json.phpt, /^--TEST--\ngenerated v3 seed 5 #\d+\n/);
 	assert.match(g.json.phpt, /--VALUE--\n/);
 	const again = await d.request('POST', '/api/generated?fail_on_differ=1', { body: { seed: 5, index: first.index } });
 	assert.equal(again.status, 409);
@@ -251,11 +251,17 @@ test('the PHP source of a generated case reproduces its value on both builds', a
 	// Generator version 2's kinds, each rendered as its PHP: a reference
 	// (&$h), a value that contains itself ($t = ...; $h = $t), a padded list,
 	// the destructor that throws after jsonSerialize() returned, and the
-	// built-in classes.  Each index is the first of seed 31337 with it.
+	// built-in classes; version 3's: a sequence (an earlier call, caught,
+	// at depth 3), a jsonSerialize() calling json_encode(), a 64 KiB block
+	// string.  Each index is the first of seed 31337 with it.
 	const kinds = [
-		[16, /&\$h\d+/], [20, /\$t\d+ = .*\$h\d+ = \$t\d+;/], [4, /^\[str_repeat\('x', \d+\), /],
-		[67, /GenC40/, /class GenDtorThrow/], [0, /new WeakMap\(\)/], [13, /new ArrayObject\(.*new DateTimeImmutable\('@\d+'\)/],
-		[19, /new DateInterval\('P\dD'\)/], [197, /new SplFixedArray\(\d\)/],
+		[16, /&\$h\d+/], [16, /\$t\d+ = .*\$h\d+ = \$t\d+;/], [15, /^\[str_repeat\('x', \d+\), /],
+		[170, /GenC40/, /class GenDtorThrow/], [21, /new WeakMap\(\)/], [1, /new ArrayObject\(/],
+		[128, /new DateTimeImmutable\('@\d+'\)/],
+		[47, /new DateInterval\('P\dD'\)/], [39, /new SplFixedArray\(\d\)/],
+		[23, /^\$v = 0;\ntry \{ json_encode\(\$v, JSON_HEX_APOS \| JSON_PARTIAL_OUTPUT_ON_ERROR \| JSON_THROW_ON_ERROR, 3\); \} catch \(Throwable\) \{\}\nreturn \$v;$/],
+		[21, /new GenC42\(/, /GenC42 implements JsonSerializable[\s\S]*jsonSerialize\(\): mixed \{ return json_encode\(/],
+		[177, /str_repeat\('a', 15\) \. "\\u\{2029\}" \. str_repeat\('a', 65533\)/],
 	];
 	for (const [i, code, setup] of kinds) {
 		const r = await d.request('POST', '/api/generated', { body: { seed: 31337, index: i } });
@@ -269,7 +275,7 @@ test('the PHP source of a generated case reproduces its value on both builds', a
 	// Values that contain themselves (seed 31337's first five): recursion
 	// detected (6) unless another error comes first (a resource: 8).
 	const codes = [];
-	for (const i of [20, 23, 82, 84, 86]) {
+	for (const i of [16, 56, 85, 97, 124]) {
 		const r = await d.request('POST', '/api/generated', { body: { seed: 31337, index: i } });
 		assert.match(r.json.case.code, /\$h\d+ = \$t\d+;/, `index ${i}`);
 		assert.deepEqual(r.json.generated.reproduces, { base: true, head: true }, `index ${i}: ${r.json.case.code}`);
@@ -387,7 +393,7 @@ test('resuming a run of a generator version that is gone is a 409 that says so',
 	let d = await start({ name: 'gen-gone-1', db });
 	const run = (await waitRun(d, (await postRun(d, { suite: 'generated', seed: 3, count: 2000 })).id)).run;
 	assert.equal(run.status, 'done');
-	assert.equal(run.summary.generator_version, 2);
+	assert.equal(run.summary.generator_version, 3);
 	await d.stopClean();
 	daemons.splice(daemons.indexOf(d), 1);
 	// What a run of version 1 left behind: stopped half way.
@@ -395,12 +401,12 @@ test('resuming a run of a generator version that is gone is a 409 that says so',
 	d = await start({ name: 'gen-gone-2', db });
 	const r = await d.request('POST', `/api/runs/${run.id}/resume`);
 	assert.equal(r.status, 409, r.text);
-	assert.match(r.json.error.message, new RegExp(`^run ${run.id} was made with generator version 1, which is gone: this daemon's generator is version 2`));
+	assert.match(r.json.error.message, new RegExp(`^run ${run.id} was made with generator version 1, which is gone: this daemon's generator is version 3`));
 	assert.equal((await d.get(`/api/runs/${run.id}`)).json.status, 'interrupted', 'left as it was');
 	// The single-case endpoint says the same of version 1.
 	const g = await d.request('POST', '/api/generated', { body: { seed: 3, index: 0, version: 1 } });
 	assert.equal(g.status, 400, g.text);
-	assert.match(g.json.error.message, /this daemon's generator is version 2 only/);
+	assert.match(g.json.error.message, /this daemon's generator is version 3 only/);
 });
 
 // Two definitions of "same" (server/core/gencore.c's result digest, compared

@@ -126,7 +126,7 @@ test('escape-del: every bucket reduces to json_encode("\\x7F"), no flags, confir
 	assert.equal(b.status, 200);
 	assert.equal(Object.keys(b.json)[0], 'minimal');
 	assert.equal(b.json.minimal.code, '"\\x7F"');
-	assert.match(b.json.minimal.found_as.title, /^generated v2 seed 1 #\d+$/);
+	assert.match(b.json.minimal.found_as.title, /^generated v3 seed 1 #\d+$/);
 	assert.ok(b.json.joined.length >= top.buckets - 1);
 	const other = await d.get(`/api/buckets/${top.bucket_ids.find((x) => x !== top.bucket_id)}`);
 	assert.equal(other.json.root_id, top.bucket_id);

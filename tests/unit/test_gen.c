@@ -13,8 +13,8 @@
  * GEN_VERSION must change too, or stored (version, seed, index) references
  * would name other values.
  */
-#define PINNED_VERSION 2
-#define PINNED_CORPUS 0x77401eaf2ea60720ull
+#define PINNED_VERSION 3
+#define PINNED_CORPUS 0xd48c0a67faf59253ull
 
 static struct gen_case a, b;
 
@@ -138,7 +138,7 @@ static void test_coverage(void)
 	for (unsigned i = 1; i < GEN_COUNTERS; i++) {
 		if (gen_counter_name(i, name, sizeof name) == NULL)
 			continue;
-		if (c[i] == 0) {
+		if (c[i] == 0 || strstr(name, "(null)") != NULL) { /* never reached, or a name missing */
 			all = 0;
 			if (strlen(missing) + strlen(name) + 2 < sizeof missing) {
 				strcat(missing, " ");
@@ -179,7 +179,7 @@ static void test_v2_kinds(void)
 		gen_render_setup(&a, &setup);
 		if (a.features & 1u << GEN_F_RECURSION) {
 			seen[0]++;
-			good &= strstr(code.data, "(function () { $v = ") == code.data &&
+			good &= strstr(code.data, "(function () { $v = ") != NULL &&
 			    strstr(code.data, "$t") != NULL && strstr(code.data, " return $v; })()") != NULL;
 		}
 		if (a.features & 1u << GEN_F_REFERENCE) {
@@ -225,7 +225,11 @@ static void test_render(void)
 			good = 0;
 			break;
 		}
-		if (!readable(code.data, code.len) || memchr(code.data, '\n', code.len) != NULL) {
+		/* One line, but a sequence: a statement per line. */
+		const char *nl = memchr(code.data, '\n', code.len);
+		if (!readable(code.data, code.len) || (a.npre == 0 && nl != NULL) ||
+		    (a.npre > 0 && (strncmp(code.data, "$v = ", 5) != 0 || nl == NULL ||
+		                       memchr(code.data, '\n', (size_t)(nl - code.data)) != NULL))) {
 			if (good)
 				printf("# case %d renders unreadable: %.200s\n", i, code.data);
 			good = 0;
@@ -241,7 +245,9 @@ static void test_render(void)
 		gen_buf_release(&code);
 		gen_buf_release(&setup);
 	}
-	ok(good, "values render as one line of valid UTF-8 without control bytes or raw U+2028");
+	ok(good,
+	    "values render as one line of valid UTF-8 without control bytes or raw U+2028 (a "
+	    "sequence: the value on the first line)");
 	ok(setup_good && nonempty > 100,
 	    "class declarations render as readable UTF-8 (eval() of an "
 	    "escaped string where names are not UTF-8), %d setups",
@@ -383,11 +389,125 @@ static void test_hash_and_digest(void)
 	    "a digest survives pack and unpack");
 }
 
+/*
+ * Version 3: sequences of calls, a jsonSerialize() that calls json_encode(),
+ * strings at block lengths.  Each shows in the source the way gencore.c
+ * runs it, at the rate gen.c draws it.
+ */
+static void test_v3_kinds(void)
+{
+	int n = 20000, seq = 0, two = 0, fail = 0, nested = 0, seq_good = 1, block = 0, edge = 0;
+	int k4 = 0, k64 = 0, long_good = 1;
+	for (int i = 0; i < n; i++) {
+		struct gen_buf code = { 0 }, setup = { 0 };
+		gen_case_make(&a, 3, (uint64_t)i);
+		gen_render_value(&a, &code);
+		gen_render_setup(&a, &setup);
+		if (a.npre > 0) {
+			seq++;
+			two += a.npre == 2;
+			fail += (a.features & 1u << GEN_F_SEQ_FAIL) != 0;
+			/* "$v = …;\n" then one try per earlier call, then "return $v;". */
+			const char *at = strstr(code.data, ";\ntry { json_encode($v, ");
+			int calls = 0;
+			for (const char *t = code.data; (t = strstr(t, "try { json_encode($v, ")) != NULL; t++)
+				calls++;
+			size_t len = strlen(code.data);
+			int this_good = at != NULL && calls == (int)a.npre && len > 10 &&
+			    strcmp(code.data + len - 10, "return $v;") == 0 &&
+			    strstr(code.data, "); } catch (Throwable) {}\n") != NULL;
+			if (!this_good && seq_good)
+				printf("# case %d: %.300s\n", i, code.data + (len > 300 ? len - 300 : 0));
+			seq_good &= this_good;
+			if (a.pre_depth[0] != 512) {
+				char want[64];
+				snprintf(want, sizeof want, ", %lld); } catch", (long long)a.pre_depth[0]);
+				seq_good &= strstr(code.data, want) != NULL;
+			}
+		}
+		if (a.features & 1u << GEN_F_NESTED) {
+			nested++;
+			/* (Escaped inside eval() where a property name is not UTF-8.) */
+			seq_good &= strstr(setup.data, "{ return json_encode(") != NULL ||
+			    strstr(setup.data, "{ return [json_encode(") != NULL;
+		}
+		if (a.shapes & 1u << GEN_S_BLOCK) {
+			block++;
+			for (uint32_t k = 0; k < a.nnodes; k++) {
+				const struct gen_node *x = &a.nodes[k];
+				if (x->kind != GEN_STRING || x->pad)
+					continue;
+				if (x->n >= 4096 - 16 && x->n <= 4096 + 16 + 12)
+					k4++;
+				if (x->n >= 65536 - 16 && x->n <= 65536 + 16 + 12)
+					k64++;
+				if (x->n % 16 == 0 || x->n % 16 == 1 || x->n % 16 == 15)
+					edge++;
+			}
+			/* A long run renders short: no string literal of kilobytes. */
+			long_good &= code.len < 8192;
+		}
+		gen_buf_release(&code);
+		gen_buf_release(&setup);
+	}
+	ok(seq > n / 10 && seq < n / 6 && two > seq / 6 && two < seq / 3 && fail > seq / 2,
+	    "one case in 8 is a sequence (%d of %d; %d of two earlier calls, %d with a failing one)",
+	    seq, n, two, fail);
+	ok(seq_good,
+	    "a sequence renders as the value in $v, one caught json_encode($v, …) per earlier call "
+	    "(its depth when not 512) and return $v; a nested class calls json_encode() in jsonSerialize()");
+	ok(nested > n / 200, "jsonSerialize() calls json_encode() in %d cases", nested);
+	ok(block > n / 50 && edge > 0 && k4 > 0 && k64 > 0 && long_good,
+	    "block strings in %d cases: %d at a block edge, %d around 4 KiB, %d around 64 KiB, "
+	    "all rendered in under 8 KiB of source",
+	    block, edge, k4, k64);
+
+	char flags[256];
+	gen_flags_source(0, flags, sizeof flags);
+	ok(strcmp(flags, "0") == 0, "no flags render as 0");
+	gen_flags_source(128 | 512 | (1 << 22), flags, sizeof flags);
+	ok(strcmp(flags, "JSON_PRETTY_PRINT | JSON_PARTIAL_OUTPUT_ON_ERROR | JSON_THROW_ON_ERROR") == 0,
+	    "flags render by name, joined with | (%s)", flags);
+}
+
+/* A long run of one character renders as str_repeat() of that character, the rest as literals. */
+static void test_render_runs(void)
+{
+	static char s[5000];
+	struct gen_buf out = { 0 }, *bp = &out;
+#define b (*bp)
+	memset(s, '/', 4095);
+	s[4095] = '"';
+	memcpy(s + 4096, "\xc3\xa9\xc3\xa9\xc3\xa9", 6);
+	memset(&a, 0, sizeof a);
+	a.nnodes = 1;
+	a.nodes[0].kind = GEN_STRING;
+	a.nodes[0].n = 4102;
+	memcpy(a.bytes, s, 4102);
+	a.nbytes = 4102;
+	a.flags = 0;
+	a.depth = 512;
+	gen_render_value(&a, &b);
+	ok(b.data && strcmp(b.data, "str_repeat('/', 4095) . \"\\\"ééé\"") == 0,
+	    "4,095 slashes, a quote and 3 'é' render as %s", b.data ? b.data : "(null)");
+	gen_buf_release(&b);
+	memset(a.bytes, 0, 64);
+	for (int i = 0; i < 40; i++)
+		memcpy(a.bytes + 2 * i, "\xc3\xa9", 2);
+	a.nodes[0].n = 80;
+	gen_render_value(&a, &b);
+	ok(b.data && strcmp(b.data, "str_repeat(\"é\", 40)") == 0, "40 'é' render as %s",
+	    b.data ? b.data : "(null)");
+	gen_buf_release(&b);
+}
+
 int main(void)
 {
 	test_determinism();
 	test_pinned();
 	test_v2_kinds();
+	test_v3_kinds();
+	test_render_runs();
 	test_coverage();
 	test_render();
 	test_render_exact();

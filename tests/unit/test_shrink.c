@@ -436,6 +436,40 @@ static void make_block(unsigned i)
 	plan_string(&a, s[i], strlen(s[i]));
 }
 
+/* A string of at least 4 KiB (a bug in a second scan path for long input). */
+static int at_least_4k(const unsigned char *p, uint32_t n)
+{
+	(void)p;
+	return n >= 4096;
+}
+
+static int bug_long(const struct gen_case *c)
+{
+	return any_string(c, 0, 1, at_least_4k);
+}
+
+static void make_long(unsigned i)
+{
+	static char s[70000];
+	size_t n = i == 0 ? 4100 : i == 1 ? 5000 : 65540;
+	if (i == 1)
+		for (size_t k = 0; k < n; k += 2)
+			memcpy(s + k, "\xc3\xa9", 2);
+	else
+		memset(s, i == 0 ? '/' : 'a', n);
+	s[7] = '\n';
+	plan_string(&a, s, n);
+}
+
+/* A sequence whose earlier call fails on its depth, before a last call on an array. */
+static int bug_seq_depth(const struct gen_case *c)
+{
+	int failing = 0;
+	for (uint32_t k = 0; k < c->npre; k++)
+		failing |= c->pre_depth[k] < 512;
+	return failing && (c->nodes[c->root].kind == GEN_LIST || c->nodes[c->root].kind == GEN_MAP);
+}
+
 /* INF and a DEL in one value, whichever comes first (an error beside an escape). */
 static int bug_pair(const struct gen_case *c)
 {
@@ -878,6 +912,10 @@ int main(void)
 	}
 	same_normal_form("a 16-byte string ending in a quote", bug_block, make_block, 3, 3,
 	    "str_repeat('a', 15) . '\"'\n0\n512");
+	same_normal_form("a string of 4 KiB or more", bug_long, make_long, 3, 3,
+	    "str_repeat('a', 4096)\n0\n512");
+	same_normal_form("a sequence whose earlier call fails on its depth", bug_seq_depth, NULL, 0, 6,
+	    "$v = [];\ntry { json_encode($v, 0, 1); } catch (Throwable) {}\nreturn $v;\n0\n512");
 	same_normal_form(
 	    "INF and DEL together, either first", bug_pair, make_pair, 2, 0, "[INF, \"\\x7F\"]\n0\n512");
 	same_normal_form("a float of at least 1e20", bug_big_float, make_big_float, 4, 0, "1E+20\n0\n512");
