@@ -115,6 +115,22 @@ static uint32_t copy_string(struct copy *k, const char *s, uint32_t n, int mine,
 		o->nbytes += *len;
 		return off;
 	}
+	if (mine && e->op == SHRINK_MOVE && e->lo < e->hi && e->hi < (uint64_t)e->v && (uint64_t)e->v <= n) {
+		struct gen_case *o = k->out;
+		uint32_t off = o->nbytes, v = (uint32_t)e->v, w = e->hi - e->lo;
+		if ((size_t)o->nbytes + n > GEN_MAX_BYTES) {
+			k->fail = 1;
+			*len = 0;
+			return off;
+		}
+		memcpy(o->bytes + off, s, e->lo);
+		memcpy(o->bytes + off + e->lo, s + e->hi, v - e->hi);
+		memcpy(o->bytes + off + e->lo + (v - e->hi), s + e->lo, w);
+		memcpy(o->bytes + off + v, s + v, n - v);
+		*len = n;
+		o->nbytes += n;
+		return off;
+	}
 	if (mine && e->op == SHRINK_CHAR && e->hi <= n && e->lo < e->hi) {
 		rlen = char_of(e, rep);
 		*len = n - (e->hi - e->lo) + rlen;
@@ -647,11 +663,20 @@ static void add_chunks(struct cands *s, uint32_t node, uint32_t entry, const cha
 	for (uint32_t size = n; size >= 2; size /= 2)
 		for (uint32_t at = 0; at < n; at += size)
 			add(s, SHRINK_BYTES, node, entry, at, at + size < n ? at + size : n, 0, 0);
-	/* A block string of kilobytes: chunks only, its own size or a character
-	 * at a time would fill the candidate table; the next plan, shorter,
-	 * gets the finer ones. */
-	if (n > SHRINK_LONG)
+	/* A block string of kilobytes: a character at a time would fill the
+	 * candidate table, so the first character of each run of one
+	 * character (a special is a run of its own) is all it gets. */
+	if (n > SHRINK_LONG) {
+		for (uint32_t at = 0, prev = 0, plen = 0; at < n; at += (uint32_t)len) {
+			len = utf8_seq((const unsigned char *)p + at, n - at, &cp);
+			len = len > 1 ? len : 1;
+			if (plen != len || memcmp(p + prev, p + at, len) != 0 || at == 0)
+				add(s, SHRINK_BYTES, node, entry, at, at + (uint32_t)len, 0, 0);
+			prev = at;
+			plen = (uint32_t)len;
+		}
 		return;
+	}
 	for (uint32_t at = 0; at < n; at += (uint32_t)len) {
 		len = utf8_seq((const unsigned char *)p + at, n - at, &cp);
 		if (len <= 1)
@@ -759,11 +784,24 @@ static void add_lower_chars(struct cands *s, uint32_t node, uint32_t entry, cons
 		unit = unit > 1 ? unit : 1;
 		for (run = 1; at + (run + 1) * unit <= n && !memcmp(u + at, u + at + run * unit, unit); run++)
 			;
-		if (run >= 2 && run * unit < n && u[at] != 'a') {
+		/* (A long string's single specials too: it has no per-character steps.) */
+		if ((run >= 2 || n > SHRINK_LONG) && run * unit < n && u[at] != 'a') {
 			add(s, SHRINK_FILL, node, entry, at, at + run * unit, 0, 0);
 			if (unit > 1)
 				add(s, SHRINK_FILL, node, entry, at, at + run * unit, 1, 0);
 		}
+	}
+	/* Each special character past the 'a' after it: shortlex puts 'a' first. */
+	for (uint32_t at = 0; at < n; at += unit) {
+		uint32_t end;
+		unit = (uint32_t)utf8_seq(u + at, n - at, &cp);
+		unit = unit > 1 ? unit : 1;
+		if (u[at] == 'a')
+			continue;
+		for (end = at + unit; end < n && u[end] == 'a'; end++)
+			;
+		if (end > at + unit)
+			add(s, SHRINK_MOVE, node, entry, at, at + unit, end, 0);
 	}
 	if (n > SHRINK_LONG)
 		return;
@@ -1498,6 +1536,11 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		snprintf(buf, size, "bytes %u..%u of %s %u := 'a' for each %s", e->lo, e->hi - 1,
 		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
 		    e->v ? "byte" : "character");
+		break;
+	case SHRINK_MOVE:
+		snprintf(buf, size, "bytes %u..%u of %s %u moved to end at %lld", e->lo, e->hi - 1,
+		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
+		    (long long)e->v);
 		break;
 	case SHRINK_PRE_DROP:
 		snprintf(buf, size, "earlier call %u dropped", e->lo + 1);

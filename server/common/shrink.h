@@ -33,7 +33,9 @@
  * to 0x80, an astral character to U+10000 ...); a declared-class object
  * given a lower class of its kind (fewer properties, fewer non-public ...),
  * or made the stdClass json_encode shows of it; neighbouring entries put in
- * order; enum cases lowered, backed ones made their value; each flag
+ * order; a special character moved past the 'a' run after it (the
+ * specials of a long string gather at its end, in their order); enum
+ * cases lowered, backed ones made their value; each flag
  * replaced by a lower one of its family; floats and ints lowered by size.
  * The deletion steps reach their fixpoint first.  shrink_run
  * remembers the plans it tried, so no plan is run twice and no step undoes
@@ -74,9 +76,11 @@ enum shrink_op {
 	SHRINK_FLAG_LOWER, /* flag bit lo replaced by the lower bit hi */
 	SHRINK_SWAP,       /* container a: entries lo and lo + 1 swapped (the lower first) */
 	SHRINK_KEEP_ONE,   /* map a: entry b alone, its key := the int v */
-	SHRINK_FILL        /* string a (or key of entry b when b != none): every character of
+	SHRINK_FILL,       /* string a (or key of entry b when b != none): every character of
 	                    * bytes [lo, hi) := 'a' (v 1: every byte, the length kept): a long
 	                    * run lowered in one step */
+	SHRINK_MOVE        /* string a (or key of entry b when b != none): the character at bytes
+	                    * [lo, hi) moved past the run of 'a' after it, to end at v */
 };
 
 /* The basic values, in the normal form's order (SHRINK_SET's lo). */

@@ -461,6 +461,27 @@ static void make_long(unsigned i)
 	plan_string(&a, s, n);
 }
 
+/* A string longer than 4 KiB with a slash anywhere (a long-input path that forgets the slash). */
+static int long_slash(const unsigned char *p, uint32_t n)
+{
+	return n > 4096 && memchr(p, '/', n) != NULL;
+}
+
+static int bug_long_slash(const struct gen_case *c)
+{
+	return any_string(c, 0, 1, long_slash);
+}
+
+static void make_long_slash(unsigned i)
+{
+	static char s[70000];
+	size_t n = i == 0 ? 4100 : i == 1 ? 5000 : 65540;
+	memset(s, i == 1 ? 'x' : 'a', n);
+	s[i == 0 ? 3 : i == 1 ? 4999 : 30000] = '/';
+	s[17] = '"';
+	plan_string(&a, s, n);
+}
+
 /* A sequence whose earlier call fails on its depth, before a last call on an array. */
 static int bug_seq_depth(const struct gen_case *c)
 {
@@ -914,6 +935,8 @@ int main(void)
 	    "str_repeat('a', 15) . '\"'\n0\n512");
 	same_normal_form("a string of 4 KiB or more", bug_long, make_long, 3, 3,
 	    "str_repeat('a', 4096)\n0\n512");
+	same_normal_form("a slash in a string over 4 KiB, wherever it is", bug_long_slash, make_long_slash, 3,
+	    0, "str_repeat('a', 4096) . '/'\n0\n512");
 	same_normal_form("a sequence whose earlier call fails on its depth", bug_seq_depth, NULL, 0, 6,
 	    "$v = [];\ntry { json_encode($v, 0, 1); } catch (Throwable) {}\nreturn $v;\n0\n512");
 	same_normal_form(
