@@ -37,7 +37,8 @@ two_at_a_time() {
 
 "$build" --name src-8.2.32
 set --
-for p in keys-fastpath keys-fastpath-wrong escape-del flag-ignored error-not-set crash-byte crash-control; do
+for p in keys-fastpath keys-fastpath-wrong escape-del flag-ignored error-not-set crash-byte crash-control \
+	guard-kept nested-indent long-tail block-edge; do
 	set -- "$@" "src-8.2.32-$p=$patches/$p.patch"
 done
 two_at_a_time "$@"

@@ -660,9 +660,22 @@ static void add_chunks(struct cands *s, uint32_t node, uint32_t entry, const cha
 	uint32_t cp;
 	size_t len;
 
-	for (uint32_t size = n; size >= 2; size /= 2)
+	/* (A string of kilobytes: chunks down to 1/64 of it, no finer: the
+	 * budget would go on chunks that each cut it below a length that
+	 * matters.) */
+	for (uint32_t size = n; size >= 2 && (n <= SHRINK_LONG || size >= n / 64); size /= 2)
 		for (uint32_t at = 0; at < n; at += size)
 			add(s, SHRINK_BYTES, node, entry, at, at + size < n ? at + size : n, 0, 0);
+	/* Runs of one byte cut by whole 16-byte blocks: every byte after keeps
+	 * its offset within a block (a bug at a block edge stays). */
+	for (uint32_t at = 0, run; at < n; at += run) {
+		for (run = 1; at + run < n && p[at + run] == p[at]; run++)
+			;
+		if (run >= 32)
+			add(s, SHRINK_BYTES, node, entry, at, at + run / 16 * 16 - 16, 0, 0);
+		if (run >= 16)
+			add(s, SHRINK_BYTES, node, entry, at, at + 16, 0, 0);
+	}
 	/* A block string of kilobytes: a character at a time would fill the
 	 * candidate table, so the first character of each run of one
 	 * character (a special is a run of its own) is all it gets. */
@@ -790,6 +803,9 @@ static void add_lower_chars(struct cands *s, uint32_t node, uint32_t entry, cons
 			if (unit > 1)
 				add(s, SHRINK_FILL, node, entry, at, at + run * unit, 1, 0);
 		}
+		/* All of a run but its last character (str_repeat('/', 4097): a slash is needed). */
+		if (run >= 2 && u[at] != 'a')
+			add(s, SHRINK_FILL, node, entry, at, at + (run - 1) * unit, 0, 0);
 	}
 	/* Each special character past the 'a' after it: shortlex puts 'a' first. */
 	for (uint32_t at = 0; at < n; at += unit) {

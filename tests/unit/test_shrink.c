@@ -476,10 +476,36 @@ static void make_long_slash(unsigned i)
 {
 	static char s[70000];
 	size_t n = i == 0 ? 4100 : i == 1 ? 5000 : 65540;
-	memset(s, i == 1 ? 'x' : 'a', n);
+	memset(s, i == 1 ? 'x' : 'a', sizeof s);
 	s[i == 0 ? 3 : i == 1 ? 4999 : 30000] = '/';
 	s[17] = '"';
+	if (i == 3)
+		memset(s, '/', n = 4097); /* all slashes */
 	plan_string(&a, s, n);
+}
+
+/* The first byte JSON escapes at offset 15 of a block, more than 16 bytes from the block's start. */
+static int edge_special(const unsigned char *p, uint32_t n)
+{
+	uint32_t i = 0;
+	while (i < n && !(p[i] < 0x20 || p[i] == '"' || p[i] == '\\' || p[i] == '/' || p[i] >= 0x80))
+		i++;
+	return i < n && i % 16 == 15 && n - (i - 15) > 16;
+}
+
+static int bug_edge(const struct gen_case *c)
+{
+	return any_string(c, 0, 1, edge_special);
+}
+
+static void make_edge(unsigned i)
+{
+	static char s[400];
+	static const uint32_t at[] = { 239, 47, 15 }, len[] = { 241, 51, 36 };
+	static const char special[] = { '\0', '"', '\\' };
+	memset(s, 'a', sizeof s);
+	s[at[i]] = special[i];
+	plan_string(&a, s, len[i]);
 }
 
 /* A sequence whose earlier call fails on its depth, before a last call on an array. */
@@ -935,8 +961,10 @@ int main(void)
 	    "str_repeat('a', 15) . '\"'\n0\n512");
 	same_normal_form("a string of 4 KiB or more", bug_long, make_long, 3, 3,
 	    "str_repeat('a', 4096)\n0\n512");
-	same_normal_form("a slash in a string over 4 KiB, wherever it is", bug_long_slash, make_long_slash, 3,
+	same_normal_form("a slash in a string over 4 KiB, wherever it is", bug_long_slash, make_long_slash, 4,
 	    0, "str_repeat('a', 4096) . '/'\n0\n512");
+	same_normal_form("the first special byte at offset 15 of a block", bug_edge, make_edge, 3, 0,
+	    "str_repeat('a', 15) . \"\\x00a\"\n0\n512");
 	same_normal_form("a sequence whose earlier call fails on its depth", bug_seq_depth, NULL, 0, 6,
 	    "$v = [];\ntry { json_encode($v, 0, 1); } catch (Throwable) {}\nreturn $v;\n0\n512");
 	same_normal_form(
