@@ -178,12 +178,12 @@ struct gen_case {
 /* ---- declared classes and enums ---- */
 
 enum gen_class_type {
-	GEN_CLASS_PLAIN,         /* declared properties only */
-	GEN_CLASS_DYNAMIC,       /* #[AllowDynamicProperties] */
-	GEN_CLASS_JSONSER,       /* jsonSerialize() returns its first property */
-	GEN_CLASS_JSONSER_THIS,  /* jsonSerialize() returns $this */
-	GEN_CLASS_JSONSER_THROW, /* jsonSerialize() throws */
-	GEN_CLASS_JSONSER_DTOR,  /* returns its first property; a local's destructor throws */
+	GEN_CLASS_PLAIN,          /* declared properties only */
+	GEN_CLASS_DYNAMIC,        /* #[AllowDynamicProperties] */
+	GEN_CLASS_JSONSER,        /* jsonSerialize() returns its first property */
+	GEN_CLASS_JSONSER_THIS,   /* jsonSerialize() returns $this */
+	GEN_CLASS_JSONSER_THROW,  /* jsonSerialize() throws */
+	GEN_CLASS_JSONSER_DTOR,   /* returns its first property; a local's destructor throws */
 	GEN_CLASS_JSONSER_NESTED, /* returns json_encode() of its first property (gen_nested_calls) */
 };
 
@@ -201,8 +201,8 @@ struct gen_prop {
 };
 
 struct gen_class {
-	char name[16]; /* ASCII */
-	uint8_t type;  /* enum gen_class_type */
+	char name[16];   /* ASCII */
+	uint8_t type;    /* enum gen_class_type */
 	uint8_t variant; /* GEN_CLASS_JSONSER_NESTED: which nested call (gen_class_source) */
 	uint8_t nprops;
 	struct gen_prop props[GEN_MAX_PROPS];

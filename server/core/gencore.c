@@ -469,7 +469,8 @@ static void gencore_encode(
 		int exited = 0;
 		for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE && !exited; k++) {
 			zval dropped;
-			core_encode(&args[0], (zend_long)c->pre_flags[k], (zend_long)c->pre_depth[k], &dropped);
+			core_encode(
+			    &args[0], (zend_long)c->pre_flags[k], (zend_long)c->pre_depth[k], &dropped);
 			zval_ptr_dtor(&dropped);
 			if (EG(exception) && zend_is_unwind_exit(EG(exception)))
 				exited = 1;

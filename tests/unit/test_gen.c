@@ -228,8 +228,9 @@ static void test_render(void)
 		/* One line, but a sequence: a statement per line. */
 		const char *nl = memchr(code.data, '\n', code.len);
 		if (!readable(code.data, code.len) || (a.npre == 0 && nl != NULL) ||
-		    (a.npre > 0 && (strncmp(code.data, "$v = ", 5) != 0 || nl == NULL ||
-		                       memchr(code.data, '\n', (size_t)(nl - code.data)) != NULL))) {
+		    (a.npre > 0 &&
+		        (strncmp(code.data, "$v = ", 5) != 0 || nl == NULL ||
+		            memchr(code.data, '\n', (size_t)(nl - code.data)) != NULL))) {
 			if (good)
 				printf("# case %d renders unreadable: %.200s\n", i, code.data);
 			good = 0;
@@ -410,7 +411,8 @@ static void test_v3_kinds(void)
 			/* "$v = …;\n" then one try per earlier call, then "return $v;". */
 			const char *at = strstr(code.data, ";\ntry { json_encode($v, ");
 			int calls = 0;
-			for (const char *t = code.data; (t = strstr(t, "try { json_encode($v, ")) != NULL; t++)
+			for (const char *t = code.data; (t = strstr(t, "try { json_encode($v, ")) != NULL;
+			     t++)
 				calls++;
 			size_t len = strlen(code.data);
 			int this_good = at != NULL && calls == (int)a.npre && len > 10 &&
@@ -451,8 +453,8 @@ static void test_v3_kinds(void)
 		gen_buf_release(&setup);
 	}
 	ok(seq > n / 10 && seq < n / 6 && two > seq / 6 && two < seq / 3 && fail > seq / 2,
-	    "one case in 8 is a sequence (%d of %d; %d of two earlier calls, %d with a failing one)",
-	    seq, n, two, fail);
+	    "one case in 8 is a sequence (%d of %d; %d of two earlier calls, %d with a failing one)", seq, n,
+	    two, fail);
 	ok(seq_good,
 	    "a sequence renders as the value in $v, one caught json_encode($v, …) per earlier call "
 	    "(its depth when not 512) and return $v; a nested class calls json_encode() in jsonSerialize()");

@@ -72,9 +72,9 @@ integration() { # label env... -- files...
 all=$(cd "$root" && ls tests/integration/*.test.mjs | wc -l)
 integration light PHPCMP_TEST_LIGHT=1 PHPCMP_TEST_INSTRUMENTED= "$root/scripts/run-tests.sh" integration
 ok "$status" "light: run-tests passes"
-! grep -qE '/(story|heavy|reduce|asan|mutants|review)\.test' "$tmp/args-light" && [ "$(wc -l <"$tmp/args-light")" -eq $((all - 6)) ]
-ok $? "light: every integration file but story, heavy, reduce, asan, mutants and review given to node"
-grep -qE 'not run: +asan.test.mjs heavy.test.mjs mutants.test.mjs reduce.test.mjs review.test.mjs story.test.mjs \(PHPCMP_TEST_LIGHT=1\)' <<<"$out"
+! grep -qE '/(story|heavy|reduce|asan|mutants|review|reach)\.test' "$tmp/args-light" && [ "$(wc -l <"$tmp/args-light")" -eq $((all - 7)) ]
+ok $? "light: every integration file but story, heavy, reduce, asan, mutants, review and reach given to node"
+grep -qE 'not run: +asan.test.mjs heavy.test.mjs mutants.test.mjs reach.test.mjs reduce.test.mjs review.test.mjs story.test.mjs \(PHPCMP_TEST_LIGHT=1\)' <<<"$out"
 ok $? "light: the summary names what did not run"
 integration full PHPCMP_TEST_LIGHT= PHPCMP_TEST_INSTRUMENTED= "$root/scripts/run-tests.sh" integration
 [ "$(wc -l <"$tmp/args-full")" -eq "$all" ] && grep -q story "$tmp/args-full" && ! grep -q 'not run' <<<"$out"
@@ -89,7 +89,7 @@ printf '# a comment\n\ntests/integration/health.test.mjs  # covered by: x\ntests
 integration dup PHPCMP_TEST_INSTRUMENTED=1 PHPCMP_TEST_INSTRUMENTED_LIST="$tmp/dups.txt" PHPCMP_TEST_LIGHT=1 \
 	"$root/scripts/run-tests.sh" integration
 ok "$status" "instrumented: run-tests passes"
-! grep -qE '/(health|cases|story|heavy|reduce|asan|mutants|review)\.test' "$tmp/args-dup" && [ "$(wc -l <"$tmp/args-dup")" -eq $((all - 8)) ]
+! grep -qE '/(health|cases|story|heavy|reduce|asan|mutants|review|reach)\.test' "$tmp/args-dup" && [ "$(wc -l <"$tmp/args-dup")" -eq $((all - 9)) ]
 ok $? "instrumented: every integration file but the listed and the heavy ones given to node"
 grep -qE "not run: +cases.test.mjs health.test.mjs \(duplicate coverage: see $tmp/dups.txt\)" <<<"$out" &&
 	grep -qE 'integration: +1 passed, +0 failed' <<<"$out"

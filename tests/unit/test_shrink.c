@@ -959,8 +959,8 @@ int main(void)
 	}
 	same_normal_form("a 16-byte string ending in a quote", bug_block, make_block, 3, 3,
 	    "str_repeat('a', 15) . '\"'\n0\n512");
-	same_normal_form("a string of 4 KiB or more", bug_long, make_long, 3, 3,
-	    "str_repeat('a', 4096)\n0\n512");
+	same_normal_form(
+	    "a string of 4 KiB or more", bug_long, make_long, 3, 3, "str_repeat('a', 4096)\n0\n512");
 	same_normal_form("a slash in a string over 4 KiB, wherever it is", bug_long_slash, make_long_slash, 4,
 	    0, "str_repeat('a', 4096) . '/'\n0\n512");
 	same_normal_form("the first special byte at offset 15 of a block", bug_edge, make_edge, 3, 0,
