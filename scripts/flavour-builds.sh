@@ -14,6 +14,7 @@
 #   src-8.2.32-asan-overread       the same + tests/fixtures/patches/overread.patch
 #                                  (built over the asan tree: seconds;
 #                                  tests/integration/asan.test.mjs)
+#   src-8.2.32-asan-uaf            the same + tests/fixtures/patches/uaf-77843.patch
 #
 # `make flavour-builds` runs it; `make test` runs that first.  The four full
 # builds (release, debug, coverage, asan) run side by side, each with
@@ -54,4 +55,5 @@ side_by_side "--name src-8.2.32" \
 	"--name src-8.2.32-coverage --flavour coverage --no-cli" \
 	"--name src-8.2.32-asan --flavour asan"
 side_by_side "--name src-8.2.32-debug-assert-debug --flavour debug --patch tests/fixtures/patches/assert-debug.patch" \
-	"--name src-8.2.32-asan-overread --flavour asan --patch tests/fixtures/patches/overread.patch"
+	"--name src-8.2.32-asan-overread --flavour asan --patch tests/fixtures/patches/overread.patch" \
+	"--name src-8.2.32-asan-uaf --flavour asan --patch tests/fixtures/patches/uaf-77843.patch"

@@ -267,6 +267,22 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 		gen_buf_puts(b, k->props[i].typed ? ";\n" : " = null;\n");
 	}
 	/* Sets private and protected properties too: it runs in the class scope. */
+	if (k->type == GEN_CLASS_JSONSER_MUTATE) {
+		/* A second argument, by reference, binds the first property to it. */
+		gen_buf_puts(b,
+		    "\tpublic function __construct(array $v = [], &...$r) { foreach ($v as $k => $x) "
+		    "$this->$k = $x; if ($r) $this->{");
+		gen_render_string(b, k->props[0].name, k->props[0].len);
+		gen_buf_puts(b, "} = &$r[0]; }\n");
+		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { $p = &$this->{");
+		gen_render_string(b, k->props[0].name, k->props[0].len);
+		/* Enough appended that the list's storage must grow: moved away
+		 * under an encoder still walking it, unless the encoder holds it. */
+		gen_buf_puts(b,
+		    "}; if (is_array($p) && $p) { unset($p[array_key_first($p)]); "
+		    "for ($i = 0; $i < 16; $i++) $p[] = $i; } return is_array($p) ? count($p) : $p; }\n}\n");
+		return;
+	}
 	gen_buf_puts(
 	    b, "\tpublic function __construct(array $v = []) { foreach ($v as $k => $x) $this->$k = $x; }\n");
 	if (k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR) {
@@ -307,7 +323,8 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
  * 30 plain classes, 4 with dynamic properties, 4 JsonSerializable returning
  * a property, one returning $this, one that throws, one whose local's
  * destructor throws after the return value is made, three that call
- * json_encode() on their property inside the outer call.
+ * json_encode() on their property inside the outer call, one that writes
+ * into its property (bound, in gen_mutating's shape, to the list around it).
  */
 static void gen_init(void)
 {
@@ -332,8 +349,9 @@ static void gen_init(void)
 		    : i == 38    ? GEN_CLASS_JSONSER_THIS
 		    : i == 39    ? GEN_CLASS_JSONSER_THROW
 		    : i == 40    ? GEN_CLASS_JSONSER_DTOR
-		                 : GEN_CLASS_JSONSER_NESTED;
-		k->variant = (uint8_t)(i > 40 ? i - 41 : 0);
+		    : i < 44     ? GEN_CLASS_JSONSER_NESTED
+		                 : GEN_CLASS_JSONSER_MUTATE;
+		k->variant = (uint8_t)(i > 40 && i < 44 ? i - 41 : 0);
 		k->nprops = (uint8_t)(1 + gen_below(&r, GEN_MAX_PROPS));
 		for (int p = 0; p < k->nprops; p++) {
 			struct gen_prop *pr = &k->props[p];
@@ -352,7 +370,7 @@ static void gen_init(void)
 		}
 		/* JsonSerializable classes return their first property: private, untyped. */
 		if (k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR ||
-		    k->type == GEN_CLASS_JSONSER_NESTED) {
+		    k->type == GEN_CLASS_JSONSER_NESTED || k->type == GEN_CLASS_JSONSER_MUTATE) {
 			k->props[0].visibility = GEN_PRIVATE;
 			k->props[0].typed = 0;
 		}
@@ -1047,6 +1065,61 @@ static uint32_t gen_grow(struct gen_case *c, uint32_t *nesting)
 	return i;
 }
 
+/*
+ * [&$h] where $h is a list holding, among a few values, an object whose
+ * first property is bound to $h itself and whose jsonSerialize() removes
+ * an element of it and appends one: the list the encoder is walking is
+ * written to in the middle of the walk (bug #77843's shape; 8.2 holds a
+ * reference to the array while it walks it).  Its PHP:
+ * (function () { $v = [&$h1]; $h1 = [1, new GenC44([], $h1)]; return $v; })()
+ */
+static uint32_t gen_mutating(struct gen_case *c, uint32_t *nesting)
+{
+	struct gen_rng *r = &c->rng;
+	const unsigned ci = GEN_NCLASSES - 1;
+	const struct gen_class *k = &gen_classes[ci];
+	uint32_t n = 1 + gen_below(r, 4), at = gen_below(r, n), child, deepest = 0;
+	uint32_t outer = gen_container(c, GEN_LIST, 1), ref = gen_container(c, GEN_REF, 1), inner;
+	c->features |= 1u << GEN_F_MUTATE | 1u << GEN_F_REFERENCE;
+	c->classes |= 1ull << ci;
+	c->nrefs += 2;
+	c->ents[c->nodes[outer].first].value = ref;
+	inner = gen_container(c, GEN_LIST, n);
+	c->ents[c->nodes[ref].first].value = inner;
+	for (uint32_t e = 0; e < n; e++) {
+		uint32_t v;
+		if (e == at) {
+			uint32_t set[GEN_MAX_PROPS], nset = 1;
+			set[0] = 0;
+			for (uint32_t p = 1; p < k->nprops; p++)
+				if (gen_one_in(r, 2))
+					set[nset++] = p;
+			v = gen_container(c, GEN_OBJECT, nset);
+			c->nodes[v].cls = (uint16_t)ci;
+			for (uint32_t x = 0; x < nset; x++) {
+				struct gen_entry *en = &c->ents[c->nodes[v].first + x];
+				en->key_type = GEN_KEY_PROP;
+				en->key_int = set[x];
+				if (x == 0) {
+					uint32_t back = gen_node(c, GEN_REF);
+					c->nodes[back].cls = 2;
+					c->nodes[back].v.i = ref;
+					en->value = back;
+				} else {
+					en->value = gen_value(c, 4, &child);
+				}
+			}
+		} else {
+			v = gen_value(c, 3, &child);
+			if (child > deepest)
+				deepest = child;
+		}
+		c->ents[c->nodes[inner].first + e].value = v;
+	}
+	*nesting = deepest + 2;
+	return outer;
+}
+
 static uint32_t gen_object(struct gen_case *c, unsigned level, uint32_t *nesting)
 {
 	struct gen_rng *r = &c->rng;
@@ -1065,8 +1138,10 @@ static uint32_t gen_object(struct gen_case *c, unsigned level, uint32_t *nesting
 		c->features |= 1u << GEN_F_JSONSER_DTOR;
 	else if (k->type == GEN_CLASS_JSONSER_NESTED)
 		c->features |= 1u << GEN_F_NESTED;
+	else if (k->type == GEN_CLASS_JSONSER_MUTATE)
+		c->features |= 1u << GEN_F_JSONSER;
 	int returns_prop = k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR ||
-	    k->type == GEN_CLASS_JSONSER_NESTED;
+	    k->type == GEN_CLASS_JSONSER_NESTED || k->type == GEN_CLASS_JSONSER_MUTATE;
 	for (uint32_t p = 0; p < k->nprops; p++) {
 		/* A JsonSerializable's value is always set; others now and then left out. */
 		if ((returns_prop && p == 0) || !gen_one_in(r, 5))
@@ -1185,6 +1260,8 @@ static uint32_t gen_value(struct gen_case *c, unsigned level, uint32_t *nesting)
 		return gen_node(c, GEN_NULL);
 	if (level == 1 && gen_one_in(r, 10))
 		return gen_grow(c, nesting);
+	if (level == 1 && gen_one_in(r, 40) && gen_room(c, 64, 4096))
+		return gen_mutating(c, nesting);
 	if (gen_below(r, 100) >= pct)
 		return gen_scalar(c);
 	switch (gen_below(r, 20)) {
@@ -1611,6 +1688,12 @@ static int gen_render_new_kind(
 		gen_buf_puts(b, num);
 		return 1;
 	}
+	if (n->kind == GEN_REF && n->cls == 2) {
+		/* The same reference as an ancestor's: its variable, no fill of its own. */
+		snprintf(num, sizeof(num), "&$h%u", (unsigned)n->v.i);
+		gen_buf_puts(b, num);
+		return 1;
+	}
 	if (n->kind == GEN_REF) {
 		snprintf(num, sizeof(num), "&$h%u", (unsigned)i);
 		gen_buf_puts(b, num);
@@ -1698,9 +1781,16 @@ static void gen_render_node(
 		break;
 	}
 	gen_buf_puts(b, "[");
-	for (uint32_t e = 0; e < n->n; e++) {
+	uint32_t bound = GEN_MAX_NODES; /* an object's property bound by its constructor's 2nd argument */
+	for (uint32_t e = 0, put = 0; e < n->n; e++) {
 		const struct gen_entry *en = &c->ents[n->first + e];
-		if (e > 0)
+		if (n->kind == GEN_OBJECT && gen_classes[n->cls].type == GEN_CLASS_JSONSER_MUTATE &&
+		    en->key_type == GEN_KEY_PROP && en->key_int == 0 && c->nodes[en->value].kind == GEN_REF &&
+		    c->nodes[en->value].cls == 2) {
+			bound = (uint32_t)c->nodes[en->value].v.i;
+			continue;
+		}
+		if (put++ > 0)
 			gen_buf_puts(b, ", ");
 		if (en->key_type == GEN_KEY_INT) {
 			if (en->key_int == INT64_MIN)
@@ -1719,6 +1809,11 @@ static void gen_render_node(
 			gen_buf_puts(b, " => ");
 		}
 		gen_render_node(c, en->value, b, q);
+	}
+	if (bound != GEN_MAX_NODES) {
+		snprintf(num, sizeof(num), "], $h%u)", (unsigned)bound);
+		gen_buf_puts(b, num);
+		return;
 	}
 	gen_buf_puts(b, n->kind == GEN_OBJECT ? "])" : "]");
 }
@@ -1939,7 +2034,7 @@ const char *gen_counter_name(unsigned i, char *buf, size_t size)
 		"numeric_string_key", "empty_key", "negative_zero", "nan_or_inf", "small_depth",
 		"nested_deeper_than_depth", "throw_on_error", "reference", "recursion", "buffer_growth",
 		"json_serializable_destructor_throws", "sequence", "sequence_failing_call",
-		"json_serializable_nested_encode",
+		"json_serializable_nested_encode", "json_serializable_mutates_list",
 	};
 	/* clang-format on */
 	if (i == GEN_C_CASES)

@@ -31,9 +31,10 @@
  * exception pending (a destructor throws).
  * 3: sequences (earlier json_encode calls on the same value in the same
  * request, so state one call leaves -- recursion guards, the error code --
- * meets the next), a jsonSerialize() that calls json_encode() itself, and
- * strings whose lengths and special bytes sit at the boundaries of 16-byte
- * blocks, of 4 KiB and of 64 KiB.
+ * meets the next), a jsonSerialize() that calls json_encode() itself, one
+ * that writes into the list being encoded through a reference, and strings
+ * whose lengths and special bytes sit at the boundaries of 16-byte blocks,
+ * of 4 KiB and of 64 KiB.
  */
 #define GEN_VERSION 3
 
@@ -56,7 +57,8 @@ enum gen_kind {
 	GEN_OBJECT,   /* new GenCn([...]): a declared class (gen_class_at) */
 	GEN_ENUM,     /* GenEnumS::A ... (cls = enum, n = case) */
 	GEN_RESOURCE, /* fopen('php://memory', 'r') */
-	GEN_REF,      /* &$hN: one entry (the value), or cls 1: a back-reference to node v.i */
+	GEN_REF,      /* &$hN: one entry (the value), or cls 1: a back-reference to node v.i, or
+	               * cls 2: the same PHP reference as GEN_REF node v.i (an ancestor) */
 	GEN_BUILTIN,  /* cls 0: new ArrayObject(entry 0); 1 SplFixedArray(v.i), 2 DateInterval('Pv.iD'),
 	               * 3 DateTimeImmutable('@v.i'), 4 WeakMap() */
 	GEN_KIND_COUNT
@@ -122,6 +124,7 @@ enum gen_feature {
 	GEN_F_SEQUENCE,     /* earlier json_encode calls on the value in the same request */
 	GEN_F_SEQ_FAIL,     /* ... one of them asked for a smaller depth or fewer error flags */
 	GEN_F_NESTED,       /* jsonSerialize() calls json_encode() itself */
+	GEN_F_MUTATE,       /* jsonSerialize() writes into the list being encoded, through a reference */
 	GEN_F_COUNT
 };
 
@@ -185,12 +188,14 @@ enum gen_class_type {
 	GEN_CLASS_JSONSER_THROW,  /* jsonSerialize() throws */
 	GEN_CLASS_JSONSER_DTOR,   /* returns its first property; a local's destructor throws */
 	GEN_CLASS_JSONSER_NESTED, /* returns json_encode() of its first property (gen_nested_calls) */
+	GEN_CLASS_JSONSER_MUTATE, /* writes into its first property, which may be bound to the list
+	                           * being encoded (gen_mutating): bug #77843's shape */
 };
 
 enum gen_visibility { GEN_PUBLIC, GEN_PROTECTED, GEN_PRIVATE };
 
 #define GEN_MAX_PROPS 5
-#define GEN_NCLASSES 44
+#define GEN_NCLASSES 45
 #define GEN_NENUMS 3
 
 struct gen_prop {

@@ -404,9 +404,9 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		put_basic(k, j, e->lo);
 		return j;
 	}
-	if (n->kind == GEN_REF && n->cls == 1) {
-		/* A back-reference names its container's new index, or becomes
-		 * null when an edit took that container away from around it. */
+	if (n->kind == GEN_REF && (n->cls == 1 || n->cls == 2)) {
+		/* A back-reference names its container's (or reference's) new
+		 * index, or becomes null when an edit took it away from around it. */
 		uint32_t t = (uint32_t)n->v.i;
 		o->nodes[j] = *n;
 		if (t < GEN_MAX_NODES && k->onstack[t]) {
@@ -1098,7 +1098,9 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 	/* Entries in order: each pair of neighbours the wrong way round swapped. */
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
-		if (!is_container(n->kind))
+		/* (A declared-class object's properties come out in declaration
+		 * order whatever order it was given them in.) */
+		if (!is_container(n->kind) || n->kind == GEN_OBJECT)
 			continue;
 		for (uint32_t x = 0; x + 1 < n->n; x++)
 			if (cmp_entries(c, &c->ents[n->first + x + 1], &c->ents[n->first + x]) < 0)

@@ -66,6 +66,8 @@ static struct gen_case gencore_case; /* ~45 KB: not on the stack */
 /* Version 2's kinds: each container built (a back-reference's target), the
  * back-references to fill once the value is whole, the built-in classes. */
 static zend_refcounted *gencore_built[GEN_MAX_NODES];
+/* Each GEN_REF node's reference while the value is built (a cls 2 node shares it). */
+static zend_reference *gencore_refs[GEN_MAX_NODES];
 static struct {
 	zend_reference *ref;
 	uint32_t target;
@@ -241,6 +243,17 @@ static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv);
 static void gencore_build_ref(const struct gen_case *c, const struct gen_node *n, zval *zv)
 {
 	zval inner;
+	if (n->cls == 2) {
+		/* An ancestor's own reference, made before its value (below). */
+		zend_reference *ref = (uint64_t)n->v.i < GEN_MAX_NODES ? gencore_refs[n->v.i] : NULL;
+		if (ref == NULL) {
+			ZVAL_NULL(zv);
+			return;
+		}
+		GC_ADDREF(ref);
+		ZVAL_REF(zv, ref);
+		return;
+	}
 	if (n->cls == 1) {
 		ZVAL_NULL(&inner);
 		ZVAL_NEW_REF(zv, &inner);
@@ -252,8 +265,12 @@ static void gencore_build_ref(const struct gen_case *c, const struct gen_node *n
 		}
 		return;
 	}
-	gencore_build(c, c->ents[n->first].value, &inner);
+	/* The reference first, so that a value inside may be bound to it too. */
+	ZVAL_NULL(&inner);
 	ZVAL_NEW_REF(zv, &inner);
+	gencore_refs[n - c->nodes] = Z_REF_P(zv);
+	gencore_build(c, c->ents[n->first].value, &inner);
+	ZVAL_COPY_VALUE(Z_REFVAL_P(zv), &inner);
 }
 
 /* new ArrayObject(array), new SplFixedArray(n)...: through their constructors. */
@@ -456,6 +473,8 @@ static void gencore_encode(
 	{
 		zval args[1], msg;
 		gencore_nfixups = 0;
+		if (c->nrefs > 0)
+			memset(gencore_refs, 0, sizeof gencore_refs);
 		gencore_build(c, c->root, &args[0]);
 		gencore_fixup();
 		if (times)

@@ -23,10 +23,11 @@ import { openPage } from '../browser/browser.mjs';
 const ASAN_DIR = path.resolve(process.env.PHPCMP_ASAN_BUILDS || BUILDS);
 const ASAN = path.join(ASAN_DIR, 'src-8.2.32-asan');
 const OVERREAD = path.join(ASAN_DIR, 'src-8.2.32-asan-overread');
+const UAF = path.join(ASAN_DIR, 'src-8.2.32-asan-uaf');
 const RELEASE = path.join(BUILDS, 'src-8.2.32');
 const have = (p) => fs.existsSync(path.join(p, 'lib/libphp.so'));
-const skip = have(ASAN) && have(OVERREAD) && have(RELEASE) ? false
-	: `no asan builds (${ASAN}, ${OVERREAD}) or no ${RELEASE}: run \`make flavour-builds\``;
+const skip = have(ASAN) && have(OVERREAD) && have(UAF) && have(RELEASE) ? false
+	: `no asan builds (${ASAN}, ${OVERREAD}, ${UAF}) or no ${RELEASE}: run \`make flavour-builds\``;
 // Generated cases: an asan build runs several times slower.
 const COUNT = Number(process.env.PHPCMP_ASAN_COUNT || 3000);
 
@@ -199,4 +200,34 @@ test('a phpt run: the over-read test is a memory-error regression, the pristine 
 	assert.equal(t['overread.phpt'].head.status, 'memory-error', JSON.stringify(t['overread.phpt']).slice(0, 1500));
 	for (const role of ['base', 'head', 'cand2']) assert.equal(t['short.phpt'][role].status, 'PASS');
 	assert.deepEqual(run.summary.regressions, ['overread.phpt']);
+});
+
+// Bug #77843's fix taken out (tests/fixtures/patches/uaf-77843.patch): an
+// array is encoded without a reference held to it.  Generator v3 makes the
+// shape that needs it: a list held by a PHP reference, an element whose
+// jsonSerialize() grows that list through the same reference while the
+// encoder walks it.  The default corpus finds it; the pristine asan build
+// reports nothing on the same cases.
+test('a generated run: the use-after-free of bug #77843 on the build without its fix, from the default corpus', { skip }, async () => {
+	const u = await Daemon.start({ name: 'asan-uaf', buildList: [['asan', ASAN], ['uaf', UAF]] });
+	try {
+		const post = await u.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count: COUNT } });
+		assert.equal(post.status, 202, post.text);
+		const gen = await u.waitRun(post.json.id, { deadlineMs: 600_000 });
+		assert.equal(gen.status, 'done', JSON.stringify(gen).slice(0, 1500));
+		const st = gen.summary.builds;
+		assert.equal(st.base.statuses['memory-error'], 0, 'the pristine asan build reports nothing');
+		assert.ok(st.head.statuses['memory-error'] > 0, JSON.stringify(st.head));
+		let c = null;
+		for (const x of gen.summary.mismatch_list) {
+			c = (await u.get(`/api/cases/${x.case_id}`)).json;
+			if (c.results.head.status === 'memory-error') break;
+		}
+		assert.equal(c.results.head.status, 'memory-error');
+		assert.equal(c.results.head.memory_error.kind, 'heap-use-after-free', JSON.stringify(c.results.head.memory_error).slice(0, 800));
+		assert.match(c.results.head.memory_error.frames.join('\n'), /php_json_encode_array json_encoder\.c/);
+		assert.match(c.case.code, /new GenC44\(\[.*\], \$h\d+\)/);
+	} finally {
+		await u.stopClean();
+	}
 });

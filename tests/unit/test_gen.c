@@ -14,7 +14,7 @@
  * would name other values.
  */
 #define PINNED_VERSION 3
-#define PINNED_CORPUS 0xd48c0a67faf59253ull
+#define PINNED_CORPUS 0x6062ba9542a46883ull
 
 static struct gen_case a, b;
 
@@ -398,7 +398,7 @@ static void test_hash_and_digest(void)
 static void test_v3_kinds(void)
 {
 	int n = 20000, seq = 0, two = 0, fail = 0, nested = 0, seq_good = 1, block = 0, edge = 0;
-	int k4 = 0, k64 = 0, long_good = 1;
+	int k4 = 0, k64 = 0, long_good = 1, mutate = 0, mutate_good = 1;
 	for (int i = 0; i < n; i++) {
 		struct gen_buf code = { 0 }, setup = { 0 };
 		gen_case_make(&a, 3, (uint64_t)i);
@@ -433,6 +433,17 @@ static void test_v3_kinds(void)
 			seq_good &= strstr(setup.data, "{ return json_encode(") != NULL ||
 			    strstr(setup.data, "{ return [json_encode(") != NULL;
 		}
+		if (a.features & 1u << GEN_F_MUTATE) {
+			/* [&$hR] and $hR = [... new GenC44([...], $hR) ...]: one reference, bound by the constructor. */
+			char want[64];
+			mutate++;
+			const char *at = strstr(code.data, "= [&$h");
+			unsigned r = at ? (unsigned)strtoul(at + 6, NULL, 10) : 0;
+			snprintf(want, sizeof want, "], $h%u)", r);
+			mutate_good &= at != NULL && strstr(code.data, want) != NULL &&
+			    strstr(setup.data, "&...") != NULL &&
+			    strstr(setup.data, "array_key_first(") != NULL;
+		}
 		if (a.shapes & 1u << GEN_S_BLOCK) {
 			block++;
 			for (uint32_t k = 0; k < a.nnodes; k++) {
@@ -459,6 +470,10 @@ static void test_v3_kinds(void)
 	    "a sequence renders as the value in $v, one caught json_encode($v, …) per earlier call "
 	    "(its depth when not 512) and return $v; a nested class calls json_encode() in jsonSerialize()");
 	ok(nested > n / 200, "jsonSerialize() calls json_encode() in %d cases", nested);
+	ok(mutate > n / 80 && mutate < n / 20 && mutate_good,
+	    "%d cases hold a list that an element's jsonSerialize() writes into through the list's own "
+	    "reference (bound by the constructor's second argument)",
+	    mutate);
 	ok(block > n / 50 && edge > 0 && k4 > 0 && k64 > 0 && long_good,
 	    "block strings in %d cases: %d at a block edge, %d around 4 KiB, %d around 64 KiB, "
 	    "all rendered in under 8 KiB of source",
