@@ -572,6 +572,12 @@ static int case_timeout(const struct worker *w, const struct config *cfg)
 
 int worker_run_case(struct worker *w, const struct config *cfg, const struct case_spec *c, struct result *r)
 {
+	return worker_run_case_within(w, cfg, c, 0, r);
+}
+
+int worker_run_case_within(
+    struct worker *w, const struct config *cfg, const struct case_spec *c, int timeout_ms, struct result *r)
+{
 	struct proto_buf req;
 	struct proto_msg reply;
 
@@ -582,8 +588,11 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 			result_failed(r, STATUS_ERROR, "%s", "out of memory for a measuring worker");
 			return -1;
 		}
-		return worker_run_case(m, cfg, c, r);
+		return worker_run_case_within(m, cfg, c, timeout_ms, r);
 	}
+	/* A caller's bound only ever shortens the configured one. */
+	if (timeout_ms <= 0 || timeout_ms > case_timeout(w, cfg))
+		timeout_ms = case_timeout(w, cfg);
 	proto_buf_init(&req);
 	proto_buf_add_str(&req, TAG_CODE, c->code ? c->code : "null");
 	if (c->setup)
@@ -592,7 +601,7 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 	proto_buf_add_int(&req, TAG_DEPTH, c->depth);
 	if (c->iterations > 0)
 		proto_buf_add_int(&req, TAG_ITERATIONS, c->iterations);
-	int rc = worker_call(w, cfg, PROTO_CASE, &req, case_timeout(w, cfg), &reply, r);
+	int rc = worker_call(w, cfg, PROTO_CASE, &req, timeout_ms, &reply, r);
 	proto_buf_release(&req);
 	if (rc < 0)
 		return -1;
