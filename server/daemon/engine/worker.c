@@ -497,6 +497,7 @@ void worker_result_from_msg(struct result *r, const struct proto_msg *m)
 	r->failure = field_strdup(m, TAG_FAILURE);
 	r->instructions = proto_get_int(m, TAG_INSTRUCTIONS, -1);
 	r->instr_total = proto_get_int(m, TAG_INSTR_TOTAL, -1);
+	r->iterations = proto_get_int(m, TAG_ITERATIONS_DONE, -1);
 	r->dump_file = field_strdup(m, TAG_DUMP_FILE);
 	r->compile_error = field_strdup(m, TAG_COMPILE_ERROR);
 	if ((f = proto_get(m, TAG_COMPILE_SECTION)) != NULL)
@@ -601,6 +602,8 @@ int worker_run_case_within(
 	proto_buf_add_int(&req, TAG_DEPTH, c->depth);
 	if (c->iterations > 0)
 		proto_buf_add_int(&req, TAG_ITERATIONS, c->iterations);
+	if (c->iterations > 0 && c->measure_budget_ms > 0)
+		proto_buf_add_int(&req, TAG_MEASURE_BUDGET_MS, c->measure_budget_ms);
 	int rc = worker_call(w, cfg, PROTO_CASE, &req, timeout_ms, &reply, r);
 	proto_buf_release(&req);
 	if (rc < 0)
