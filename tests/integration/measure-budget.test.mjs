@@ -4,11 +4,13 @@
 // Now a submitted case's measured calls are capped by their cost
 // (--measure-budget-ms: the warm-up call's time says how many fit, the clock
 // stops the loop), the answer says so (results.<build>.iterations,
-// iterations_capped), and plain cases never wait on the measuring workers.
+// iterations_capped), making the value gets a case's time limit on top
+// (not the measure timeout's minutes), and plain cases never wait on the
+// measuring workers.
 // The real daemon on the default builds, valgrind's callgrind.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Daemon } from './helper.mjs';
+import { Daemon, slowCode } from './helper.mjs';
 
 const BUDGET_MS = 2000;
 const ATTACK = { code: 'str_repeat("a", 1 << 20)', measure: 1000000 };
@@ -72,6 +74,22 @@ test('a victim\'s measure:1 waits seconds behind three attacks, and plain cases 
 	assert.equal(victim.r.json.results.base.iterations, 1);
 	assert.ok(victim.ms < 45_000, `the victim waited ${victim.ms} ms`);
 	for (const a of await Promise.all(attacks)) assert.equal(a.r.status, 201, a.r.text);
+});
+
+test('a measured case slow to make its value is cut at the budget plus a case\'s time limit, not the measure timeout', async () => {
+	// Before: held the measuring workers for the whole 30 s (up to --measure-timeout-ms, 120 s).
+	const { r, ms } = await timed(d.request('POST', '/api/cases',
+		{ body: { code: slowCode(30_000), measure: 1 }, timeoutMs: 60_000 }));
+	assert.equal(r.status, 201, r.text);
+	for (const role of ['base', 'head']) {
+		const x = r.json.results[role];
+		assert.equal(x.status, 'timeout', JSON.stringify(x));
+		assert.match(x.failure, new RegExp(`timed out after ${BUDGET_MS + 5000} ms`));
+	}
+	assert.ok(ms < 20_000, `the answer took ${ms} ms`);
+	// The measuring workers start again for the next one.
+	const n = await d.runCase({ code: '[1]', measure: 2 });
+	assert.equal(n.results.base.iterations, 2);
 });
 
 test('a bad --measure-budget-ms stops the daemon with the reason', async () => {

@@ -594,6 +594,11 @@ int worker_run_case_within(
 	/* A caller's bound only ever shortens the configured one. */
 	if (timeout_ms <= 0 || timeout_ms > case_timeout(w, cfg))
 		timeout_ms = case_timeout(w, cfg);
+	/* A measured case with a cost budget (a submitted one): its calls stop at the budget,
+	 * and making its value gets a case's time on top, not the measure timeout's minutes. */
+	if (w->measuring && c->measure_budget_ms > 0 &&
+	    c->measure_budget_ms + (long)cfg->case_timeout_ms < timeout_ms)
+		timeout_ms = (int)(c->measure_budget_ms + cfg->case_timeout_ms);
 	proto_buf_init(&req);
 	proto_buf_add_str(&req, TAG_CODE, c->code ? c->code : "null");
 	if (c->setup)
