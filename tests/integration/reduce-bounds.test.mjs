@@ -3,10 +3,11 @@
 // build only, each a bucket of its own, each reduction running the slow case
 // again and again past its budget.  Now no case runs longer than
 // --reduce-case-timeout-ms while reducing (such an original is too_slow),
-// a search's case is killed when the budget is spent, and the buckets
-// waiting per run (submitted cases: one) are bounded by --reduce-max-pending.
+// a search's case is killed when the budget is spent, and the buckets of
+// submitted cases waiting are bounded by --reduce-max-pending.
 // Real daemons on the default builds (8.2.32 / 8.2.36), submitted cases.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { Daemon, tmpDir } from './helper.mjs';
@@ -90,7 +91,7 @@ test('the budget holds inside a case: a search\'s case still running when it is 
 	assert.equal(x.executions, 4);
 });
 
-test('buckets waiting for reduction are bounded per run: beyond --reduce-max-pending they are skipped', async () => {
+test('submitted cases\' buckets waiting for reduction are bounded: beyond --reduce-max-pending they are skipped', async () => {
 	const db = path.join(tmpDir(), 'phpcmp.db');
 	// Six buckets made with the reducer off (the helper's default)...
 	let d = await start({ name: 'reduce-bounds-pending-make', db });
@@ -116,4 +117,21 @@ test('buckets waiting for reduction are bounded per run: beyond --reduce-max-pen
 	// A bad bound is refused at startup.
 	await assert.rejects(start({ name: 'reduce-bounds-bad', reduce: true, extraArgs: ['--reduce-max-pending', '0'] }),
 		/reduce-max-pending/);
+});
+
+test('a run\'s buckets are not cut by --reduce-max-pending: every one is reduced', async () => {
+	// Three stored cases, each its own bucket (a new exception class on the head).
+	const cases = tmpDir('phpcmp-reduce-bounds-cases-');
+	for (let i = 0; i < 3; i++) {
+		fs.writeFileSync(path.join(cases, `r${i}.phpt`),
+			`--TEST--\nrun bucket ${i}\n--SETUP--\nclass R${i} extends Exception {}\n--VALUE--\n` +
+			`PHP_VERSION_ID >= 80236 ? throw new R${i}('x') : ${i}\n`);
+	}
+	const d = await start({ name: 'reduce-bounds-run', cases, reduce: true, extraArgs: ['--reduce-max-pending', '1'] });
+	const post = await d.request('POST', '/api/runs?wait=60', { body: { suite: 'stored' } });
+	assert.equal(post.status, 200, post.text);
+	assert.equal(post.json.counts.differ, 3, post.text);
+	await reducerIdle(d, 60_000);
+	const m = await minimals(d);
+	assert.deepEqual(m.map((x) => x.state), ['done', 'done', 'done'], JSON.stringify(m));
 });

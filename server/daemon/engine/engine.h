@@ -88,7 +88,7 @@ struct config {
 	int reduce_max_executions;  /* cases run per reduction; default 400; 0: reduction off */
 	int reduce_sample;          /* members reduced per bucket besides its representative; default 1 */
 	int reduce_case_timeout_ms; /* one case run while reducing, at most; default 1000 */
-	int reduce_max_pending;     /* buckets waiting for reduction per run (submitted cases: one); 64 */
+	int reduce_max_pending;     /* submitted cases' buckets waiting for reduction; default 64 */
 	int measure_budget_ms;      /* a submitted case's measured calls, in all, about; default 5000 */
 	int nbuilds;
 	struct build builds[MAX_BUILDS];

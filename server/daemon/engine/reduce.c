@@ -22,8 +22,8 @@
  * case too: a candidate still running when it is spent is killed (and
  * counts), and no case runs longer than --reduce-case-timeout-ms (far below
  * a run's --timeout-ms: a case made slow on purpose cannot hold the reducer;
- * an original slower than that is stored as too_slow).  Buckets waiting per
- * run (submitted cases: one) are bounded by --reduce-max-pending, the rest
+ * an original slower than that is stored as too_slow).  Buckets of
+ * submitted cases waiting are bounded by --reduce-max-pending, the rest
  * stored as skipped (db_reduce_next): endless distinct exception classes do
  * not make endless work.
  *

@@ -295,8 +295,8 @@ struct db_reduce_job {
  * else (sample > 0) another member of a bucket with fewer than 1 + sample
  * reductions.  role_of(name) maps a candidate's build name to its role now
  * (-1: not configured; that mismatch is recorded as unsupported and skipped).
- * Representatives waiting beyond max_pending per run (submitted cases count
- * as one run; a run still going is not cut) are first stored as skipped.
+ * Submitted cases' representatives waiting beyond max_pending are first
+ * stored as skipped.
  * 1 with *job (release with db_reduce_job_release), 0 none, -1.
  */
 int db_reduce_next(struct db *, int sample, int max_pending, int (*role_of)(void *, const char *), void *arg,

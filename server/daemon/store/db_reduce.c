@@ -138,12 +138,13 @@ static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *a
 }
 
 /*
- * The bound on waiting work: a run's representatives (submitted cases: run
- * 0) waiting for reduction beyond the max_pending biggest are stored as
- * skipped, so a client making endless buckets (a new exception class in
- * each case) makes bounded work.  A run still queued or running is left
- * alone (its small buckets of now may grow); its surplus goes when it ends.
- * Under db->lock.
+ * The bound on waiting work: submitted cases' representatives waiting for
+ * reduction beyond the max_pending biggest (the oldest of equal size) are
+ * stored as skipped, so clients making endless buckets (a new exception
+ * class in each case) make bounded work.  Runs are not cut: their cases
+ * are the generator's or the daemon's own (a client's code makes no run
+ * bucket), and a big run's many buckets are the reviewer's roots to find;
+ * they are bounded by the run's size and --max-queued-runs.  Under db->lock.
  */
 static int dbr_skip_surplus(struct db *db, int max_pending, char *err, size_t errsize)
 {
@@ -155,13 +156,12 @@ static int dbr_skip_surplus(struct db *db, int max_pending, char *err, size_t er
 	if (dbr_prepare(db,
 	        "INSERT OR IGNORE INTO reductions (bucket_id, comparison_id, candidate, representative, "
 	        "state) SELECT id, cid, cand, 1, 'skipped' FROM (SELECT b.id, b.first_comparison_id AS cid, "
-	        "coalesce(b.candidate, '') AS cand, coalesce(u.status IN ('queued', 'running'), 0) AS going, "
-	        "row_number() OVER (PARTITION BY coalesce(m.run_id, 0) "
-	        "ORDER BY b.mismatches DESC, b.id) AS rank "
+	        "coalesce(b.candidate, '') AS cand, "
+	        "row_number() OVER (ORDER BY b.mismatches DESC, b.id) AS rank "
 	        "FROM buckets b JOIN comparisons m ON m.id = b.first_comparison_id "
-	        "LEFT JOIN runs u ON u.id = m.run_id WHERE b.first_comparison_id > 0 AND NOT EXISTS "
+	        "WHERE m.run_id IS NULL AND b.first_comparison_id > 0 AND NOT EXISTS "
 	        "(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id "
-	        "AND r.candidate = coalesce(b.candidate, ''))) WHERE rank > ?1 AND NOT going",
+	        "AND r.candidate = coalesce(b.candidate, ''))) WHERE rank > ?1",
 	        &st, err, errsize) < 0)
 		return -1;
 	sqlite3_bind_int(st, 1, max_pending);
