@@ -562,3 +562,48 @@ CREATE INDEX IF NOT EXISTS reductions_reduced ON reductions (reduced_comparison_
 	WHERE reduced_comparison_id IS NOT NULL;
 
 PRAGMA user_version = 15;
+
+-- @migration 16: bounds on the reducer's and the measurer's work (issue 19, docs/triage.md, docs/api.md)
+-- A reduction may now be skipped (beyond --reduce-max-pending buckets
+-- waiting from one run or from submitted cases) or too_slow (its original
+-- ran past --reduce-case-timeout-ms where the run's own limit let it end).
+-- results.iterations: the calls a measured result really made (a submitted
+-- case's requested count is capped by --measure-budget-ms; NULL: not measured).
+CREATE TABLE reductions_new (
+	id            INTEGER PRIMARY KEY,
+	bucket_id     INTEGER NOT NULL REFERENCES buckets (id),
+	comparison_id INTEGER NOT NULL REFERENCES comparisons (id),
+	candidate     TEXT NOT NULL DEFAULT '',
+	representative INTEGER NOT NULL DEFAULT 0,
+	state         TEXT NOT NULL CHECK (state IN ('done', 'not_reproduced', 'unsupported',
+	                                             'skipped', 'too_slow')),
+	found_as      TEXT NOT NULL DEFAULT '',
+	signature     TEXT,
+	root_key      TEXT,
+	case_id       INTEGER REFERENCES cases (id),
+	code          TEXT,
+	setup         TEXT,
+	flags         INTEGER,
+	depth         INTEGER,
+	outputs       TEXT,
+	steps         INTEGER NOT NULL DEFAULT 0,
+	executions    INTEGER NOT NULL DEFAULT 0,
+	seconds       REAL NOT NULL DEFAULT 0,
+	complete      INTEGER NOT NULL DEFAULT 0,
+	confirmation  TEXT CHECK (confirmation IN ('confirmed', 'flaky', 'state-dependent')),
+	reduced_comparison_id INTEGER REFERENCES comparisons (id),
+	created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	UNIQUE (comparison_id, candidate)
+);
+INSERT INTO reductions_new SELECT id, bucket_id, comparison_id, candidate, representative, state,
+	found_as, signature, root_key, case_id, code, setup, flags, depth, outputs, steps, executions,
+	seconds, complete, confirmation, reduced_comparison_id, created_at FROM reductions;
+DROP TABLE reductions;
+ALTER TABLE reductions_new RENAME TO reductions;
+CREATE INDEX IF NOT EXISTS reductions_bucket ON reductions (bucket_id, id);
+CREATE INDEX IF NOT EXISTS reductions_root ON reductions (root_key, bucket_id);
+CREATE INDEX IF NOT EXISTS reductions_reduced ON reductions (reduced_comparison_id)
+	WHERE reduced_comparison_id IS NOT NULL;
+ALTER TABLE results ADD COLUMN iterations INTEGER;
+
+PRAGMA user_version = 16;

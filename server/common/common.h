@@ -32,13 +32,14 @@ struct bytes {
 /* ---- case ---- */
 struct case_spec {
 	char *title;
-	char *code;      /* expression, or statements ending in `return ...;` */
-	char *setup;     /* optional, may be NULL */
-	long flags;      /* json_encode flags */
-	long depth;      /* json_encode depth, default 512 */
-	char *expect;    /* optional expected output, NULL if none */
-	long iterations; /* > 0: measured workload, instructions per call */
-	char *source;    /* stored case: path under cases/, else NULL */
+	char *code;             /* expression, or statements ending in `return ...;` */
+	char *setup;            /* optional, may be NULL */
+	long flags;             /* json_encode flags */
+	long depth;             /* json_encode depth, default 512 */
+	char *expect;           /* optional expected output, NULL if none */
+	long iterations;        /* > 0: measured workload, instructions per call */
+	long measure_budget_ms; /* > 0: the measured calls stop after about this long (fewer) */
+	char *source;           /* stored case: path under cases/, else NULL */
 };
 
 /* ---- result ---- */
@@ -65,6 +66,7 @@ struct result {
 	char *failure;        /* why status != ok, else NULL */
 	int64_t instructions; /* per call (rounded), -1 when not measured */
 	int64_t instr_total;  /* exact count over all measured calls, -1 */
+	int64_t iterations;   /* the calls measured (a budget may make them fewer), -1 */
 	char *dump_file;      /* the callgrind dump holding instr_total */
 	double wall_ms;
 	/* The case's own code did not compile on this build (or its value

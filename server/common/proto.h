@@ -61,9 +61,10 @@ enum proto_tag {
 	/* PROTO_CASE */
 	TAG_CODE = 10,
 	TAG_SETUP = 11,
-	TAG_FLAGS = 12,      /* int */
-	TAG_DEPTH = 13,      /* int */
-	TAG_ITERATIONS = 14, /* int, > 0: measure instructions over N calls */
+	TAG_FLAGS = 12,             /* int */
+	TAG_DEPTH = 13,             /* int */
+	TAG_ITERATIONS = 14,        /* int, > 0: measure instructions over N calls */
+	TAG_MEASURE_BUDGET_MS = 15, /* int, > 0: stop the measured calls after about this long */
 	/* PROTO_RESULT */
 	TAG_STATUS = 20,     /* int, PROTO_STATUS_OK or PROTO_STATUS_ERROR */
 	TAG_OUTPUT = 21,     /* absent: json_encode returned false */
@@ -98,9 +99,10 @@ enum proto_tag {
 	TAG_GEN_PLAN_HASH = 59,   /* int */
 	TAG_GEN_RESULT_HASH = 60, /* int */
 	/* 70..79: measurement (PROTO_RESULT of a case with TAG_ITERATIONS) */
-	TAG_INSTR_TOTAL = 70,    /* int, instructions of all measured calls */
-	TAG_DUMP_FILE = 71,      /* the callgrind dump holding that count */
-	TAG_HANDLER_OFFSET = 72, /* PROTO_HELLO: zif_json_encode's offset in libphp */
+	TAG_INSTR_TOTAL = 70,     /* int, instructions of all measured calls */
+	TAG_DUMP_FILE = 71,       /* the callgrind dump holding that count */
+	TAG_HANDLER_OFFSET = 72,  /* PROTO_HELLO: zif_json_encode's offset in libphp */
+	TAG_ITERATIONS_DONE = 73, /* int, the calls measured (fewer than asked: the budget) */
 	/* 80..84: the sandbox (server/worker/sandbox.c) */
 	TAG_SANDBOX = 80, /* PROTO_HELLO: the layers in force, e.g. "netns caps seccomp ..." */
 	TAG_RETIRE = 81,  /* int 1, in any reply: the worker could not empty its private

@@ -60,6 +60,7 @@ void result_init(struct result *r)
 	memset(r, 0, sizeof(*r));
 	r->instructions = -1;
 	r->instr_total = -1;
+	r->iterations = -1;
 }
 
 void result_release(struct result *r)

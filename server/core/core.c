@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 #include <ext/standard/md5.h>
@@ -598,23 +599,50 @@ static void dump(const char *event, char *path, size_t pathsize)
  * one more warm-up call: the first calls in a request cost more); the
  * second holds just the n measured calls.
  */
-static void measure(zval *value, zend_long flags, zend_long depth, int64_t n, struct proto_buf *out)
+static int64_t measure_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * budget_ms > 0 (a submitted case's): the n calls are capped so that they
+ * take about budget_ms in all.  The warm-up call's time says how many fit;
+ * the clock, read between calls (outside zif_json_encode: not counted),
+ * stops the loop should later calls cost more.  TAG_ITERATIONS_DONE says
+ * how many were made.
+ */
+static void measure(
+    zval *value, zend_long flags, zend_long depth, int64_t n, int64_t budget_ms, struct proto_buf *out)
 {
 	char path[4200];
 	zval ret;
+	int64_t t0, one, done = 0, budget_ns = budget_ms > 0 ? budget_ms * 1000000 : 0;
 
 	if (!RUNNING_ON_VALGRIND || !options->dump_prefix) {
 		capture_printf(&warnings, "phpcmp: not a measuring worker; instructions not counted\n");
 		return;
 	}
+	t0 = measure_now_ns();
 	core_encode(value, flags, depth, &ret);
 	zval_ptr_dtor(&ret);
+	one = measure_now_ns() - t0;
 	dump("phpcmp-warm-up", path, sizeof(path));
 	unlink(path);
-	for (int64_t i = 0; i < n && !EG(exception); i++) {
+	if (budget_ns > 0 && one > 0 && n > budget_ns / one)
+		n = budget_ns / one > 0 ? budget_ns / one : 1;
+	t0 = measure_now_ns();
+	while (done < n && !EG(exception)) {
 		core_encode(value, flags, depth, &ret);
 		zval_ptr_dtor(&ret);
+		done++;
+		if (budget_ns > 0 && measure_now_ns() - t0 >= budget_ns)
+			break;
 	}
+	proto_buf_add_int(out, TAG_ITERATIONS_DONE, done);
+	if (done > 0)
+		n = done;
 	dump("phpcmp-measured", path, sizeof(path));
 	int64_t total = dump_total(path);
 	if (total < 0) {
@@ -671,7 +699,7 @@ static void run_case_body(const struct proto_msg *req, struct outcome *o, struct
 	zval_ptr_dtor(&msg);
 	int64_t iterations = proto_get_int(req, TAG_ITERATIONS, 0);
 	if (iterations > 0 && o->status == PROTO_STATUS_OK && !o->exc_class[0])
-		measure(&value, flags, depth, iterations, out);
+		measure(&value, flags, depth, iterations, proto_get_int(req, TAG_MEASURE_BUDGET_MS, 0), out);
 	zval_ptr_dtor(&value);
 }
 

@@ -109,6 +109,8 @@ static void main_usage(FILE *f)
 	      "  --ini NAME:KEY=VALUE  a PHP ini setting for build NAME only (repeatable),\n"
 	      "                        e.g. head:serialize_precision=17\n"
 	      "  --measure-timeout-ms N  time limit of a measured case under callgrind (120000)\n"
+	      "  --measure-budget-ms N  a submitted case's measured calls stop after about this\n"
+	      "                        long, the count capped and said so (5000)\n"
 	      "  --read-auth on|off    reading the API needs a token too (off)\n"
 	      "  --run-stored on|off   queue a run of the stored cases at startup (off;\n"
 	      "                        `make run` turns it on)\n"
@@ -126,6 +128,9 @@ static void main_usage(FILE *f)
 	      "  --reduce-budget-ms N  wall time to reduce one mismatch (2000)\n"
 	      "  --reduce-max-executions N  cases run to reduce one mismatch; 0: off (400)\n"
 	      "  --reduce-sample N     members reduced per bucket besides its first (1)\n"
+	      "  --reduce-case-timeout-ms N  time limit of one case run by the reducer (1000)\n"
+	      "  --reduce-max-pending N  buckets of submitted cases waiting for reduction;\n"
+	      "                        the rest are skipped (64)\n"
 	      "  --db-max-size N[KMG]  cap on the database file; 0 for none (4G)\n"
 	      "  --valgrind PATH       valgrind for measuring workers (valgrind, from PATH)\n"
 	      "  --worker PATH         worker loader executable (build/phpcmp-worker)\n"
@@ -361,6 +366,18 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		if (main_parse_int(key, value, 0, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
 		c->reduce_max_executions = (int)n;
+	} else if (strcmp(key, "reduce-case-timeout-ms") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
+			return -1;
+		c->reduce_case_timeout_ms = (int)n;
+	} else if (strcmp(key, "reduce-max-pending") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
+			return -1;
+		c->reduce_max_pending = (int)n;
+	} else if (strcmp(key, "measure-budget-ms") == 0) {
+		if (main_parse_int(key, value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
+			return -1;
+		c->measure_budget_ms = (int)n;
 	} else if (strcmp(key, "reduce-sample") == 0) {
 		if (main_parse_int(key, value, 0, 100, &n) < 0)
 			return -1;
@@ -498,6 +515,9 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 	c->reduce_budget_ms = 2000;
 	c->reduce_max_executions = 400;
 	c->reduce_sample = 1;
+	c->reduce_case_timeout_ms = 1000;
+	c->reduce_max_pending = 64;
+	c->measure_budget_ms = 5000;
 	confine_defaults(&c->sandbox);
 
 	/* The file first, so that flags override it. */

@@ -169,6 +169,7 @@ test('defaults are reported by /api/health', async () => {
 		max_connections: 128, max_client_connections: 256, max_client_uploads: 16, max_case_requests: 64, max_queued_runs: 16,
 		max_body_bytes: 1 << 20, max_code_bytes: 256 << 10, max_output_bytes: 16 << 20,
 		max_printed_bytes: 1 << 20, db_max_bytes: 4 * 2 ** 30, case_requests: 0,
+		measure_budget_ms: 5000, reduce_case_timeout_ms: 1000, reduce_max_pending: 64,
 	});
 });
 

@@ -84,9 +84,12 @@ struct config {
 	const char *phpt_dirs[MAX_PHPT_DIRS];
 	struct sandbox_config sandbox;
 	/* The background reducer (reduce.c, docs/triage.md) */
-	int reduce_budget_ms;      /* wall time per reduction; default 2000 */
-	int reduce_max_executions; /* cases run per reduction; default 400; 0: reduction off */
-	int reduce_sample;         /* members reduced per bucket besides its representative; default 1 */
+	int reduce_budget_ms;       /* wall time per reduction; default 2000 */
+	int reduce_max_executions;  /* cases run per reduction; default 400; 0: reduction off */
+	int reduce_sample;          /* members reduced per bucket besides its representative; default 1 */
+	int reduce_case_timeout_ms; /* one case run while reducing, at most; default 1000 */
+	int reduce_max_pending;     /* submitted cases' buckets waiting for reduction; default 64 */
+	int measure_budget_ms;      /* a submitted case's measured calls, in all, about; default 5000 */
 	int nbuilds;
 	struct build builds[MAX_BUILDS];
 };
@@ -120,6 +123,11 @@ void worker_release(struct worker *);
  * the worker cannot be started at all (r->status = STATUS_ERROR, failure set).
  */
 int worker_run_case(struct worker *, const struct config *, const struct case_spec *, struct result *r);
+/* The same within timeout_ms (> 0) when that is shorter than the configured
+ * limit (the reducer's per-case bound and what is left of its budget): a
+ * case still running then is killed and its result is a timeout. */
+int worker_run_case_within(
+    struct worker *, const struct config *, const struct case_spec *, int timeout_ms, struct result *r);
 /* Measured cases (iterations > 0) go to the build's measuring worker. */
 const char *worker_state_name(enum worker_state);
 /* The process that runs its cases: a fork server's current child, or the worker. */

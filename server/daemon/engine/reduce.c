@@ -18,7 +18,14 @@
  * each side's status, error code and exception, the shape of the output
  * difference) is the original's.  Another case (submitted, stored) has its
  * flags and depth reduced.  Each reduction has a budget: --reduce-budget-ms
- * of wall time and --reduce-max-executions cases.
+ * of wall time and --reduce-max-executions cases.  The budget holds inside a
+ * case too: a candidate still running when it is spent is killed (and
+ * counts), and no case runs longer than --reduce-case-timeout-ms (far below
+ * a run's --timeout-ms: a case made slow on purpose cannot hold the reducer;
+ * an original slower than that is stored as too_slow).  Buckets of
+ * submitted cases waiting are bounded by --reduce-max-pending, the rest
+ * stored as skipped (db_reduce_next): endless distinct exception classes do
+ * not make endless work.
  *
  * Confirmation: the reduced case once more in a new request on the
  * reducer's workers, and once on newly started workers of both builds:
@@ -72,6 +79,9 @@ struct attempt {
 	const char *target;
 	int64_t executions;
 	double t0;
+	int searching;         /* the search: its cases bounded by what is left of the budget */
+	int timed_out;         /* the last case tried timed out on a build */
+	int cut;               /* a case was killed because the budget was spent: not complete */
 	struct result last[2]; /* the last accepted candidate's results */
 };
 
@@ -88,21 +98,23 @@ struct pair_job {
 	struct worker *w;
 	const struct config *cfg;
 	const struct case_spec *c;
+	int timeout_ms;
 	struct result *r;
 };
 
 static void *reduce_pair_thread(void *arg)
 {
 	struct pair_job *j = arg;
-	worker_run_case(j->w, j->cfg, j->c, j->r);
+	worker_run_case_within(j->w, j->cfg, j->c, j->timeout_ms, j->r);
 	return NULL;
 }
 
-/* The case on two workers at once (the base's here, the candidate's on a thread). */
+/* The case on two workers at once (the base's here, the candidate's on a thread), each
+ * killed after timeout_ms. */
 static void reduce_pair(const struct config *cfg, struct worker *wb, struct worker *wc,
-    const struct case_spec *c, struct result res[2])
+    const struct case_spec *c, int timeout_ms, struct result res[2])
 {
-	struct pair_job jb = { wb, cfg, c, &res[0] }, jc = { wc, cfg, c, &res[1] };
+	struct pair_job jb = { wb, cfg, c, timeout_ms, &res[0] }, jc = { wc, cfg, c, timeout_ms, &res[1] };
 	pthread_t t;
 	int threaded = pthread_create(&t, NULL, reduce_pair_thread, &jc) == 0;
 
@@ -127,6 +139,21 @@ static char *reduce_signature(const struct result res[2])
 	return diff != 0 ? bucket_signature(res, diff) : NULL;
 }
 
+/* How long a case may run now: the per-case bound, and in the search no longer than the
+ * budget has left (at least 1 ms: reduce_over_budget stops the search at 0). */
+static int reduce_case_timeout(const struct attempt *a)
+{
+	const struct config *cfg = a->rd->app->config;
+	int ms = cfg->reduce_case_timeout_ms;
+
+	if (a->searching) {
+		double left = cfg->reduce_budget_ms - (clock_ms() - a->t0);
+		if (left < ms)
+			ms = left < 1 ? 1 : (int)left;
+	}
+	return ms;
+}
+
 /* Run c on the reducer's workers: does it show the target kind of mismatch?  res kept when it does. */
 static int reduce_try(struct attempt *a, const struct case_spec *c, int keep)
 {
@@ -134,11 +161,16 @@ static int reduce_try(struct attempt *a, const struct case_spec *c, int keep)
 	char *sig;
 	int same;
 
+	int ms = reduce_case_timeout(a);
+
 	result_init(&res[0]);
 	result_init(&res[1]);
 	reduce_pair(
-	    a->rd->app->config, reduce_worker(a->rd, ROLE_BASE), reduce_worker(a->rd, a->role), c, res);
+	    a->rd->app->config, reduce_worker(a->rd, ROLE_BASE), reduce_worker(a->rd, a->role), c, ms, res);
 	a->executions++;
+	a->timed_out = res[0].status == STATUS_TIMEOUT || res[1].status == STATUS_TIMEOUT;
+	if (a->timed_out && ms < a->rd->app->config->reduce_case_timeout_ms)
+		a->cut = 1;
 	sig = reduce_target(res);
 	same = sig != NULL && strcmp(sig, a->target) == 0;
 	free(sig);
@@ -334,12 +366,14 @@ static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, cons
 	s.rd = rd;
 	s.role = a->role;
 	s.t0 = a->t0;
+	s.searching = 1; /* within the reduction's budget */
 	s.executions = a->executions;
 	result_init(&s.last[0]);
 	result_init(&s.last[1]);
 	if (reduce_spec(p, &c) < 0)
 		return 0;
-	reduce_pair(rd->app->config, reduce_worker(rd, ROLE_BASE), reduce_worker(rd, a->role), &c, s.last);
+	reduce_pair(rd->app->config, reduce_worker(rd, ROLE_BASE), reduce_worker(rd, a->role), &c,
+	    reduce_case_timeout(&s), s.last);
 	case_release(&c);
 	s.executions++;
 	s.target = reduce_target(s.last);
@@ -440,13 +474,18 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 		goto store;
 	/* The original first: its source must show the same signature. */
 	if (!reduce_try(&a, &job->c, 1)) {
-		out.state = "not_reproduced";
+		/* Killed at the per-case bound where the run's own limit let it end: too slow to
+		 * reduce (its own timeout, on the other hand, is its signature). */
+		int slow = a.timed_out && job->res[0].status != STATUS_TIMEOUT &&
+		    job->res[1].status != STATUS_TIMEOUT;
+		out.state = slow ? "too_slow" : "not_reproduced";
 		out.signature = sig0 = bucket_signature(job->res, diff);
 		goto store;
 	}
 	/* The budget is the search's: the original's own run (a big case that
 	 * crashes a worker can take a second) does not eat it. */
 	a.t0 = clock_ms();
+	a.searching = 1;
 	if (job->generated && job->version == GEN_VERSION && (start = malloc(sizeof *start)) != NULL &&
 	    (best = malloc(sizeof *best)) != NULL) {
 		gen_case_make(start, job->seed, job->index);
@@ -484,17 +523,21 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 		}
 		cur = &reduced;
 	}
+	if (a.cut)
+		st.complete = 0;
 	snprintf(title, sizeof title, "minimal: %.400s, reduced in %" PRId64 " step%s",
 	    job->c.title ? job->c.title : "?", st.accepted, st.accepted == 1 ? "" : "s");
 	free(cur->title);
 	cur->title = strdup(title);
-	/* Confirmation: a new request here, then newly started workers of both builds. */
+	/* Confirmation: a new request here, then newly started workers of both builds
+	 * (each case within the per-case bound, the budget being the search's). */
+	a.searching = 0;
 	again = reduce_try(&a, cur, 0);
 	{
 		struct worker wb, wc;
 		worker_init(&wb, &app->config->builds[ROLE_BASE]);
 		worker_init(&wc, &app->config->builds[role]);
-		reduce_pair(app->config, &wb, &wc, cur, fresh);
+		reduce_pair(app->config, &wb, &wc, cur, app->config->reduce_case_timeout_ms, fresh);
 		worker_release(&wb);
 		worker_release(&wc);
 		a.executions++;
@@ -606,8 +649,9 @@ static void *reduce_main(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&rd->lock);
-		rc = db_reduce_next(rd->app->db, rd->app->config->reduce_sample, reduce_role_of,
-		    rd->app->config, &job, err, sizeof err);
+		rc = db_reduce_next(rd->app->db, rd->app->config->reduce_sample,
+		    rd->app->config->reduce_max_pending, reduce_role_of, rd->app->config, &job, err,
+		    sizeof err);
 		if (rc > 0) {
 			pthread_mutex_lock(&rd->lock);
 			rd->busy_bucket = job.bucket_id;

@@ -497,6 +497,7 @@ void worker_result_from_msg(struct result *r, const struct proto_msg *m)
 	r->failure = field_strdup(m, TAG_FAILURE);
 	r->instructions = proto_get_int(m, TAG_INSTRUCTIONS, -1);
 	r->instr_total = proto_get_int(m, TAG_INSTR_TOTAL, -1);
+	r->iterations = proto_get_int(m, TAG_ITERATIONS_DONE, -1);
 	r->dump_file = field_strdup(m, TAG_DUMP_FILE);
 	r->compile_error = field_strdup(m, TAG_COMPILE_ERROR);
 	if ((f = proto_get(m, TAG_COMPILE_SECTION)) != NULL)
@@ -572,6 +573,12 @@ static int case_timeout(const struct worker *w, const struct config *cfg)
 
 int worker_run_case(struct worker *w, const struct config *cfg, const struct case_spec *c, struct result *r)
 {
+	return worker_run_case_within(w, cfg, c, 0, r);
+}
+
+int worker_run_case_within(
+    struct worker *w, const struct config *cfg, const struct case_spec *c, int timeout_ms, struct result *r)
+{
 	struct proto_buf req;
 	struct proto_msg reply;
 
@@ -582,8 +589,16 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 			result_failed(r, STATUS_ERROR, "%s", "out of memory for a measuring worker");
 			return -1;
 		}
-		return worker_run_case(m, cfg, c, r);
+		return worker_run_case_within(m, cfg, c, timeout_ms, r);
 	}
+	/* A caller's bound only ever shortens the configured one. */
+	if (timeout_ms <= 0 || timeout_ms > case_timeout(w, cfg))
+		timeout_ms = case_timeout(w, cfg);
+	/* A measured case with a cost budget (a submitted one): its calls stop at the budget,
+	 * and making its value gets a case's time on top, not the measure timeout's minutes. */
+	if (w->measuring && c->measure_budget_ms > 0 &&
+	    c->measure_budget_ms + (long)cfg->case_timeout_ms < timeout_ms)
+		timeout_ms = (int)(c->measure_budget_ms + cfg->case_timeout_ms);
 	proto_buf_init(&req);
 	proto_buf_add_str(&req, TAG_CODE, c->code ? c->code : "null");
 	if (c->setup)
@@ -592,7 +607,9 @@ int worker_run_case(struct worker *w, const struct config *cfg, const struct cas
 	proto_buf_add_int(&req, TAG_DEPTH, c->depth);
 	if (c->iterations > 0)
 		proto_buf_add_int(&req, TAG_ITERATIONS, c->iterations);
-	int rc = worker_call(w, cfg, PROTO_CASE, &req, case_timeout(w, cfg), &reply, r);
+	if (c->iterations > 0 && c->measure_budget_ms > 0)
+		proto_buf_add_int(&req, TAG_MEASURE_BUDGET_MS, c->measure_budget_ms);
+	int rc = worker_call(w, cfg, PROTO_CASE, &req, timeout_ms, &reply, r);
 	proto_buf_release(&req);
 	if (rc < 0)
 		return -1;

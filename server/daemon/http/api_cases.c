@@ -196,7 +196,7 @@ static json_t *api_md5(const char *data, size_t len)
  * are always there.
  */
 static json_t *api_result_json(
-    const struct result *r, const char *build, int64_t comparison_id, const char *role)
+    const struct result *r, const char *build, int64_t comparison_id, const char *role, long requested)
 {
 	int is_false = r->output_is_false || r->output.data == NULL, utf8 = 1, putf8 = 1;
 	int big_output = !is_false && r->output.len > API_INLINE_MAX;
@@ -229,6 +229,13 @@ static json_t *api_result_json(
 	if (o != NULL)
 		json_object_set_new(o, "instructions_total",
 		    r->instr_total >= 0 ? json_integer(r->instr_total) : json_null());
+	/* The calls measured, fewer than "measure" asked when the cost budget
+	 * (--measure-budget-ms) capped them: said, so the figure is not taken
+	 * for what was asked. */
+	if (o != NULL && r->iterations >= 0) {
+		json_object_set_new(o, "iterations", json_integer(r->iterations));
+		json_object_set_new(o, "iterations_capped", json_boolean(r->iterations < requested));
+	}
 	/* Cut at a cap: said, not left to be guessed from the bytes. */
 	if (o != NULL)
 		json_object_set_new(o, "truncated", api_truncated(r));
@@ -294,8 +301,8 @@ static json_t *api_case_comparison_json(const struct db_case *dc, const struct d
 	if (cmp != NULL)
 		for (role = 0; role < cmp->nbuilds; role++) {
 			json_object_set_new(results, role_name(role),
-			    api_result_json(
-			        &cmp->results[role], cmp->build_names[role], cmp->id, role_name(role)));
+			    api_result_json(&cmp->results[role], cmp->build_names[role], cmp->id,
+			        role_name(role), dc->spec.iterations));
 			if (role == ROLE_BASE)
 				continue;
 			/* Each candidate against the base, by its build's name. */
@@ -626,6 +633,9 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 	if (api_case_slot_take(app, resp) < 0)
 		goto out;
 	slot = 1;
+	/* A submitted case's measured calls are bounded by their cost, not only their count. */
+	if (c.iterations > 0)
+		c.measure_budget_ms = app->config->measure_budget_ms;
 	/* Measured cases run on their own workers, for seconds: not gated. */
 	if (c.iterations <= 0) {
 		api_pipeline_take();

@@ -106,7 +106,8 @@ static void api_health(struct app *app, struct http_response *resp)
 	}
 	closed = auth_writes_closed_nowait(app);
 	api_json(resp, 200,
-	    json_pack("{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:i s:i s:I s:I s:I s:I s:I s:i}}",
+	    json_pack(
+	        "{s:s s:s s:o s:I s:o s:{s:s s:s} s:{s:i s:i s:i s:i s:i s:I s:I s:I s:I s:I s:i s:i s:i s:i}}",
 	        "status", "ok", "version", PHPCMP_VERSION, "db", text_json(cfg->db_path), "uptime_s",
 	        (json_int_t)((clock_ms() - app->started_ms) / 1000), "builds", builds, "auth", "writes",
 	        closed < 0   ? "unknown"
@@ -119,7 +120,9 @@ static void api_health(struct app *app, struct http_response *resp)
 	        (json_int_t)MAX_CODE_SIZE, "max_output_bytes", (json_int_t)PROTO_MAX_OUTPUT,
 	        "max_printed_bytes", (json_int_t)PROTO_MAX_PRINTED, "db_max_bytes",
 	        (json_int_t)cfg->db_max_bytes, "case_requests",
-	        __atomic_load_n(&app->case_requests, __ATOMIC_RELAXED)));
+	        __atomic_load_n(&app->case_requests, __ATOMIC_RELAXED), "measure_budget_ms",
+	        cfg->measure_budget_ms, "reduce_case_timeout_ms", cfg->reduce_case_timeout_ms,
+	        "reduce_max_pending", cfg->reduce_max_pending));
 }
 
 static void api_flags_list(struct http_response *resp)

@@ -146,8 +146,9 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RESULT_INSERT] =
 	    "INSERT INTO results (comparison_id, role, build_id, status, signal, output, "
 	    "output_is_false, error_code, error_msg, exc_class, exc_msg, printed, warnings, "
-	    "failure, instructions, wall_ms, instr_total, dump_file, output_same) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+	    "failure, instructions, wall_ms, instr_total, dump_file, output_same, iterations) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+	    "?20)",
 	[S_RUN_PROGRESS] =
 	    "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3, "
 	    "errors = errors + ?4 WHERE id = ?1",
@@ -163,7 +164,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RESULTS_GET] =
 	    "SELECT r.role, b.name, r.status, r.signal, " RESULT_OUTPUT_SQL ", r.output_is_false, "
 	    "r.error_code, r.error_msg, r.exc_class, r.exc_msg, r.printed, r.warnings, "
-	    "r.failure, r.instructions, r.wall_ms, r.instr_total, r.dump_file "
+	    "r.failure, r.instructions, r.wall_ms, r.instr_total, r.dump_file, r.iterations "
 	    "FROM results r JOIN builds b ON b.id = r.build_id WHERE r.comparison_id = ?1",
 	[S_CASE_HISTORY] =
 	    "SELECT id, run_id, " VERDICT_SQL ", differs, created_at FROM comparisons m "
@@ -641,6 +642,8 @@ int db_store_result(struct db *db, int64_t comparison_id, int role, const struct
 	if (r->instr_total >= 0)
 		sqlite3_bind_int64(st, 17, r->instr_total);
 	db_bind_text(st, 18, r->dump_file);
+	if (r->iterations >= 0)
+		sqlite3_bind_int64(st, 20, r->iterations);
 	return db_exec(db, st, "store result", err, errsize);
 }
 
@@ -844,6 +847,7 @@ static void db_read_result(sqlite3_stmt *st, struct result *r)
 	r->wall_ms = sqlite3_column_double(st, 14);
 	r->instr_total = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 15);
 	r->dump_file = db_col_strdup(st, 16);
+	r->iterations = sqlite3_column_type(st, 17) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 17);
 }
 
 int db_comparison_get(struct db *db, int64_t case_id, int64_t comparison_id, struct db_comparison *out,

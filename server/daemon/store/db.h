@@ -295,9 +295,11 @@ struct db_reduce_job {
  * else (sample > 0) another member of a bucket with fewer than 1 + sample
  * reductions.  role_of(name) maps a candidate's build name to its role now
  * (-1: not configured; that mismatch is recorded as unsupported and skipped).
+ * Submitted cases' representatives waiting beyond max_pending are first
+ * stored as skipped.
  * 1 with *job (release with db_reduce_job_release), 0 none, -1.
  */
-int db_reduce_next(struct db *, int sample, int (*role_of)(void *, const char *), void *arg,
+int db_reduce_next(struct db *, int sample, int max_pending, int (*role_of)(void *, const char *), void *arg,
     struct db_reduce_job *job, char *err, size_t errsize);
 void db_reduce_job_release(struct db_reduce_job *);
 /* What a reduction found (reduce.c), stored with the reduced case in one transaction. */

@@ -137,8 +137,41 @@ static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *a
 	return 1;
 }
 
-int db_reduce_next(struct db *db, int sample, int (*role_of)(void *, const char *), void *arg,
-    struct db_reduce_job *job, char *err, size_t errsize)
+/*
+ * The bound on waiting work: submitted cases' representatives waiting for
+ * reduction beyond the max_pending biggest (the oldest of equal size) are
+ * stored as skipped, so clients making endless buckets (a new exception
+ * class in each case) make bounded work.  Runs are not cut: their cases
+ * are the generator's or the daemon's own (a client's code makes no run
+ * bucket), and a big run's many buckets are the reviewer's roots to find;
+ * they are bounded by the run's size and --max-queued-runs.  Under db->lock.
+ */
+static int dbr_skip_surplus(struct db *db, int max_pending, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (max_pending <= 0)
+		return 0;
+	if (dbr_prepare(db,
+	        "INSERT OR IGNORE INTO reductions (bucket_id, comparison_id, candidate, representative, "
+	        "state) SELECT id, cid, cand, 1, 'skipped' FROM (SELECT b.id, b.first_comparison_id AS cid, "
+	        "coalesce(b.candidate, '') AS cand, "
+	        "row_number() OVER (ORDER BY b.mismatches DESC, b.id) AS rank "
+	        "FROM buckets b JOIN comparisons m ON m.id = b.first_comparison_id "
+	        "WHERE m.run_id IS NULL AND b.first_comparison_id > 0 AND NOT EXISTS "
+	        "(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id "
+	        "AND r.candidate = coalesce(b.candidate, ''))) WHERE rank > ?1",
+	        &st, err, errsize) < 0)
+		return -1;
+	sqlite3_bind_int(st, 1, max_pending);
+	rc = db_exec(db, st, "skip reductions", err, errsize);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_reduce_next(struct db *db, int sample, int max_pending, int (*role_of)(void *, const char *),
+    void *arg, struct db_reduce_job *job, char *err, size_t errsize)
 {
 	/* Representatives first, biggest bucket first (a root's minimal case is
 	 * then known before the buckets it explains, reduce_explained); then one more member of a
@@ -157,6 +190,8 @@ int db_reduce_next(struct db *db, int sample, int (*role_of)(void *, const char 
 		"LIMIT 1) AS cid, b.candidate FROM buckets b "
 		"WHERE (SELECT count(*) FROM reductions r WHERE r.bucket_id = b.id) < ?1 AND b.mismatches > "
 		"(SELECT count(*) FROM reductions r WHERE r.bucket_id = b.id) AND cid IS NOT NULL "
+		/* A bucket skipped by the bound on waiting work has no samples either. */
+		"AND NOT EXISTS (SELECT 1 FROM reductions r WHERE r.bucket_id = b.id AND r.state = 'skipped') "
 		"ORDER BY b.id LIMIT 1",
 	};
 	sqlite3_stmt *st;
@@ -167,6 +202,8 @@ int db_reduce_next(struct db *db, int sample, int (*role_of)(void *, const char 
 	result_init(&job->res[0]);
 	result_init(&job->res[1]);
 	pthread_mutex_lock(&db->lock);
+	if (dbr_skip_surplus(db, max_pending, err, errsize) < 0)
+		goto fail;
 	for (pass = 0; pass < 2 && !got; pass++) {
 		if (pass == 1 && sample <= 0)
 			break;
