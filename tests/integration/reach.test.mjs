@@ -12,30 +12,20 @@
 // The builds come from `make src-builds` (tests/fixtures/patches/); this file
 // fails, not skips, when they are missing.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { BUILDS, Daemon } from './helper.mjs';
+import { Daemon, srcBuild } from './helper.mjs';
 
 const BASE = 'src-8.2.32';
 const PLANTED = ['guard-kept', 'nested-indent', 'long-tail', 'block-edge'];
 const COUNT = Number(process.env.PHPCMP_REACH_COUNT || 20000);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function prefixOf(name) {
-	const p = path.join(BUILDS, name);
-	if (!fs.existsSync(path.join(p, 'lib/libphp.so'))) {
-		throw new Error(`${p}/lib/libphp.so is missing: run \`make src-builds\` first`);
-	}
-	return p;
-}
-
 let d, run, roots;
 before(async () => {
 	d = await Daemon.start({
 		name: 'reach',
 		reduce: true,
-		buildList: [['base', prefixOf(BASE)], ...PLANTED.map((p) => [p, prefixOf(`${BASE}-${p}`)])],
+		buildList: [['base', srcBuild(BASE)], ...PLANTED.map((p) => [p, srcBuild(`${BASE}-${p}`)])],
 		extraArgs: ['--reduce-budget-ms', '3000', '--reduce-max-executions', '400', '--reduce-sample', '1'],
 	});
 	const post = await d.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count: COUNT } });
