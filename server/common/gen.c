@@ -1068,9 +1068,10 @@ static uint32_t gen_grow(struct gen_case *c, uint32_t *nesting)
 /*
  * [&$h] where $h is a list holding, among a few values, an object whose
  * first property is bound to $h itself and whose jsonSerialize() removes
- * an element of it and appends one: the list the encoder is walking is
- * written to in the middle of the walk (bug #77843's shape; 8.2 holds a
- * reference to the array while it walks it).  Its PHP:
+ * an element of it and appends 16, so its storage grows and moves: the
+ * list the encoder is walking is written to in the middle of the walk (bug
+ * #77843's shape; 8.2 holds a reference to the array while it walks it,
+ * so the write separates it).  Its PHP:
  * (function () { $v = [&$h1]; $h1 = [1, new GenC44([], $h1)]; return $v; })()
  */
 static uint32_t gen_mutating(struct gen_case *c, uint32_t *nesting)
