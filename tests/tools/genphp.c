@@ -36,11 +36,14 @@ int main(int argc, char **argv)
 		gen_case_make(&c, seed, i);
 		if (gen_render_value(&c, &code) < 0 || code.failed)
 			return 1;
+		/* A sequence's source is statements ending in `return $v;`: a
+		 * closure called at once makes its earlier calls, then the value. */
 		printf("if ($first <= %llu) {\n"
-		       "\ttry { $j = json_encode(%.*s, %llu, %llu); $e = json_last_error(); }\n"
+		       "\ttry { $j = json_encode(%s%.*s%s, %llu, %llu); $e = json_last_error(); }\n"
 		       "\tcatch (Throwable $x) { $j = get_class($x) . ': ' . $x->getMessage(); $e = 'x'; }\n"
 		       "\techo '%llu ', $e, ' ', md5($j === false ? 'false' : $j), \"\\n\";\n}\n",
-		    (unsigned long long)i, (int)code.len, code.data, (unsigned long long)c.flags,
+		    (unsigned long long)i, c.npre > 0 ? "(function () { " : "", (int)code.len, code.data,
+		    c.npre > 0 ? " })()" : "", (unsigned long long)c.flags,
 		    (unsigned long long)c.depth, (unsigned long long)i);
 		gen_buf_release(&code);
 	}
