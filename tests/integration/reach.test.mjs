@@ -69,7 +69,9 @@ function found(name) {
 test('guard-kept: found only by a sequence, its root an earlier failing call then error 6', () => {
 	const mine = found('guard-kept');
 	for (const r of mine) {
-		assert.match(r.minimal.code, /^\$v = .*;\ntry \{ json_encode\(\$v, [^\n]*\); \} catch \(Throwable\) \{\}\nreturn \$v;$/s,
+		// (Two earlier calls now and then: under JSON_THROW_ON_ERROR json_last_error()
+		// keeps the second's error 6, not the first's, so neither can go.)
+		assert.match(r.minimal.code, /^\$v = .*;\n(try \{ json_encode\(\$v, [^\n]*\); \} catch \(Throwable\) \{\}\n)+return \$v;$/s,
 			'every root is a sequence');
 	}
 	// The leading roots: recursion detected on the compared call (an earlier call that

@@ -184,7 +184,13 @@ test('error-not-set: INF, one root without a thrown exception (partial output or
 	// INF beside a resource, an enum or a back-reference (generator v2) keeps
 	// another signature but is explained by an INF root, even one reduced later.
 	assert.ok(held >= run.summary.stored_in_full * 0.9, `the three INF roots hold ${held} of ${run.summary.stored_in_full} bucketed`);
-	for (const r of roots.roots) assert.ok(r.minimal.value_bytes <= 40 && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
+	// (Generator v3's sequences add a root: `$v = INF; try { json_encode($v, 0); } …` under
+	// JSON_THROW_ON_ERROR, where json_last_error() keeps the earlier call's 7 on the base and
+	// 0 on the candidate: the same bug, another signature.  Its source is statements.)
+	for (const r of roots.roots) {
+		const seq = r.minimal.code.startsWith('$v = ');
+		assert.ok(r.minimal.value_bytes <= (seq ? 80 : 40) && r.minimal.flags.length <= 2, JSON.stringify(r.minimal));
+	}
 	checkCost(roots);
 });
 

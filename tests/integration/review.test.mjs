@@ -50,12 +50,20 @@ test('a 3-commit series and a clean candidate: the root is commit 2\'s, per-comm
 	for (const name of ['pr@2', 'pr@3']) {
 		assert.equal(by[name].differs, true, name);
 		assert.ok(by[name].generated_mismatches > 0, name);
-		assert.equal(by[name].roots, 1, `${name}: one root cause`);
+		// (2: the stored case 006-del.phpt is a root of its own unless a generated member
+		// happens to share its bucket: a stored case has no plan to reduce.)
+		assert.ok(by[name].roots >= 1 && by[name].roots <= 2, `${name}: ${by[name].roots} root causes`);
 	}
 	assert.equal(by['pr@2'].generated_mismatches, by['pr@3'].generated_mismatches, 'commit 3 adds no mismatch');
 
-	// one cause, found on pr@2 and pr@3, attributed to commit 2
-	assert.equal(rep.causes.length, 1, JSON.stringify(rep.causes, null, 1).slice(0, 3000));
+	// one cause, found on pr@2 and pr@3, attributed to commit 2 (and at most the
+	// stored case's own, the same way)
+	assert.ok(rep.causes.length >= 1 && rep.causes.length <= 2, JSON.stringify(rep.causes, null, 1).slice(0, 3000));
+	for (const other of rep.causes.slice(1)) {
+		assert.equal(other.minimal.found_as.title, 'DEL (0x7f) is not a control byte for JSON and passes through raw');
+		assert.deepEqual(other.builds.sort(), ['pr@2', 'pr@3']);
+		assert.equal(other.first_commits.pr.commit, 2);
+	}
 	const [cause] = rep.causes;
 	assert.equal(cause.minimal.code, '"\\x7F"');
 	assert.deepEqual(cause.minimal.flags, []);
