@@ -43,8 +43,8 @@ int main(int argc, char **argv)
 		       "\tcatch (Throwable $x) { $j = get_class($x) . ': ' . $x->getMessage(); $e = 'x'; }\n"
 		       "\techo '%llu ', $e, ' ', md5($j === false ? 'false' : $j), \"\\n\";\n}\n",
 		    (unsigned long long)i, c.npre > 0 ? "(function () { " : "", (int)code.len, code.data,
-		    c.npre > 0 ? " })()" : "", (unsigned long long)c.flags,
-		    (unsigned long long)c.depth, (unsigned long long)i);
+		    c.npre > 0 ? " })()" : "", (unsigned long long)c.flags, (unsigned long long)c.depth,
+		    (unsigned long long)i);
 		gen_buf_release(&code);
 	}
 	return 0;
