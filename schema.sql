@@ -564,8 +564,8 @@ CREATE INDEX IF NOT EXISTS reductions_reduced ON reductions (reduced_comparison_
 PRAGMA user_version = 15;
 
 -- @migration 16: bounds on the reducer's and the measurer's work (issue 19, docs/triage.md, docs/api.md)
--- A reduction may now be skipped (beyond --reduce-max-pending buckets
--- waiting from one run or from submitted cases) or too_slow (its original
+-- A reduction may now be skipped (beyond --reduce-max-pending buckets of
+-- submitted cases waiting; runs' buckets are not cut) or too_slow (its original
 -- ran past --reduce-case-timeout-ms where the run's own limit let it end).
 -- results.iterations: the calls a measured result really made (a submitted
 -- case's requested count is capped by --measure-budget-ms; NULL: not measured).

@@ -490,32 +490,28 @@ static void test_v3_kinds(void)
 /* A long run of one character renders as str_repeat() of that character, the rest as literals. */
 static void test_render_runs(void)
 {
-	static char s[5000];
-	struct gen_buf out = { 0 }, *bp = &out;
-#define b (*bp)
-	memset(s, '/', 4095);
-	s[4095] = '"';
-	memcpy(s + 4096, "\xc3\xa9\xc3\xa9\xc3\xa9", 6);
+	struct gen_buf out = { 0 };
 	memset(&a, 0, sizeof a);
+	memset(a.bytes, '/', 4095);
+	a.bytes[4095] = '"';
+	memcpy(a.bytes + 4096, "\xc3\xa9\xc3\xa9\xc3\xa9", 6);
 	a.nnodes = 1;
 	a.nodes[0].kind = GEN_STRING;
 	a.nodes[0].n = 4102;
-	memcpy(a.bytes, s, 4102);
 	a.nbytes = 4102;
 	a.flags = 0;
 	a.depth = 512;
-	gen_render_value(&a, &b);
-	ok(b.data && strcmp(b.data, "str_repeat('/', 4095) . \"\\\"ééé\"") == 0,
-	    "4,095 slashes, a quote and 3 'é' render as %s", b.data ? b.data : "(null)");
-	gen_buf_release(&b);
-	memset(a.bytes, 0, 64);
+	gen_render_value(&a, &out);
+	ok(out.data && strcmp(out.data, "str_repeat('/', 4095) . \"\\\"ééé\"") == 0,
+	    "4,095 slashes, a quote and 3 'é' render as %s", out.data ? out.data : "(null)");
+	gen_buf_release(&out);
 	for (int i = 0; i < 40; i++)
 		memcpy(a.bytes + 2 * i, "\xc3\xa9", 2);
 	a.nodes[0].n = 80;
-	gen_render_value(&a, &b);
-	ok(b.data && strcmp(b.data, "str_repeat(\"é\", 40)") == 0, "40 'é' render as %s",
-	    b.data ? b.data : "(null)");
-	gen_buf_release(&b);
+	gen_render_value(&a, &out);
+	ok(out.data && strcmp(out.data, "str_repeat(\"é\", 40)") == 0, "40 'é' render as %s",
+	    out.data ? out.data : "(null)");
+	gen_buf_release(&out);
 }
 
 int main(void)
