@@ -88,7 +88,7 @@ test('the run page: root causes first, each with its minimal case, outputs, coun
 	assert.equal(rows[0].candidate, 'head');
 	assert.equal(rows[0].href, `#/buckets/${first.bucket_id}`);
 	assert.match(await page.textContent('[data-testid=roots-summary]'),
-		new RegExp(`explains? ${roots.roots.reduce((n, r) => n + r.mismatches, 0).toLocaleString('en-US')} mismatches in ${roots.buckets} buckets`));
+		new RegExp(`explains? the ${roots.roots.reduce((n, r) => n + r.mismatches, 0).toLocaleString('en-US')} stored mismatches( \\(of [0-9,]+ in the run\\))? in ${roots.buckets} buckets`));
 	assert.equal(await page.locator('[data-testid=run-roots] [data-testid=roots-pending]').count(), 0, 'nothing pending once reduced');
 
 	// The outputs of the minimal case: the base's DEL is a \x7f chip, not a raw byte; the candidate's escape is marked.
@@ -184,5 +184,106 @@ test('roots as the page shows them while reducing, "N more", and hostile strings
 	} finally {
 		await page.unroute(/\/api\/roots\?/);
 	}
+	assert.deepEqual(errors, []);
+});
+
+// Issue 23, item 5: a root's buckets are listed under it (folded), the run's
+// figures add up on screen, and a state set on a root goes to each of its
+// buckets in one request (POST /api/roots/{id}/triage), an audit entry each.
+test('buckets under their root, counts that add up, and triage on a root applies to its buckets', async () => {
+	const run = (await d.get(`/api/runs/${runId}`)).json;
+	roots = (await d.get(`/api/roots?run=${runId}`)).json;
+	const r = roots.roots.find((x) => x.buckets > 1);
+	assert.ok(r, 'a root with several buckets');
+	const member = r.bucket_ids.find((x) => x !== r.bucket_id);
+	assert.deepEqual(r.states, { new: r.buckets }, 'GET /api/roots counts each root\'s buckets by state');
+
+	// The API's refusals: a bucket that joined a root, no such bucket, fields of the bulk form.
+	let res = await d.request('POST', `/api/roots/${member}/triage`, { body: { by: 'ana', state: 'confirmed' } });
+	assert.equal(res.status, 409, res.text);
+	assert.equal(res.json.error.code, 'not_a_root');
+	assert.match(res.json.error.message, new RegExp(`bucket ${member} joined root ${r.bucket_id}`));
+	res = await d.request('POST', '/api/roots/99999/triage', { body: { by: 'ana', state: 'confirmed' } });
+	assert.equal(res.status, 404, res.text);
+	res = await d.request('POST', `/api/roots/${r.bucket_id}/triage`, { body: { by: 'ana', state: 'confirmed', ids: [1] } });
+	assert.equal(res.status, 400, res.text);
+	assert.match(res.json.error.message, /unknown field "ids"/);
+	res = await d.request('POST', '/api/buckets/triage', { body: { by: 'ana', state: 'new', ids: [r.bucket_id], joined: 'yes' } });
+	assert.equal(res.status, 400, res.text);
+	assert.equal((await d.get(`/api/triage/events?bucket=${member}`)).json.events.length, 0, 'nothing changed');
+
+	await page.goto('about:blank');
+	await page.goto(`${d.url}/#/runs/${runId}`);
+	const list = page.locator('[data-testid=run-buckets] [data-testid=bucket-list]');
+	await list.locator('[data-testid=bucket-row]').first().waitFor();
+	await page.locator('[data-testid=run-stored]').waitFor();
+
+	// One visible row per root; the root's other buckets folded under it, those of
+	// later pages ("Load more") too.
+	const rootRow = list.locator(`[data-testid=bucket-row][data-bucket-id="${r.bucket_id}"]`);
+	const toggle = rootRow.locator('[data-testid=bucket-group-toggle]');
+	const members = () => list.locator(`[data-testid=bucket-row][data-root-id="${r.bucket_id}"]`);
+	assert.match(await toggle.textContent(), new RegExp(`^▸ ${await members().count()} more buckets? of this root cause`));
+	for (let more = page.locator('[data-testid=run-buckets] [data-testid=buckets-more]'); await more.count();) {
+		await more.click();
+		await page.waitForFunction(() => !document.querySelector('[data-testid=run-buckets] .more .loading'));
+	}
+	assert.equal(await list.locator('[data-testid=bucket-row]').count(), roots.buckets, 'every bucket loaded');
+	const visible = await list.locator('[data-testid=bucket-row]:visible').evaluateAll((trs) => trs.map((tr) => Number(tr.dataset.bucketId)));
+	assert.deepEqual(visible.slice().sort((a, b) => a - b), roots.roots.map((x) => x.bucket_id).sort((a, b) => a - b),
+		`one row per root cause (${roots.roots.length}), not one per bucket (${roots.buckets})`);
+	assert.match(await toggle.textContent(), new RegExp(`^▸ ${r.buckets - 1} more buckets? of this root cause \\(`));
+	assert.equal(await list.locator(`[data-testid=bucket-row][data-root-id="${r.bucket_id}"]:visible`).count(), 0);
+	await toggle.click();
+	assert.equal(await list.locator(`[data-testid=bucket-row][data-root-id="${r.bucket_id}"]:visible`).count(), r.buckets - 1);
+	// Right under the root.
+	const order = await list.locator('[data-testid=bucket-row]').evaluateAll((trs) => trs.map((tr) => Number(tr.dataset.bucketId)));
+	const at = order.indexOf(r.bucket_id);
+	assert.deepEqual(order.slice(at + 1, at + r.buckets).sort((a, b) => a - b), r.bucket_ids.filter((x) => x !== r.bucket_id).sort((a, b) => a - b));
+	fs.mkdirSync(SHOTS, { recursive: true });
+	await page.locator('[data-testid=run-buckets]').screenshot({ path: path.join(SHOTS, 'roots-buckets-grouped.png') });
+
+	// The run's mismatches, the stored ones and the buckets, in words that add up.
+	const stored = roots.roots.reduce((n, x) => n + x.mismatches, 0);
+	const note = await page.textContent('[data-testid=run-stored]');
+	assert.ok(run.counts.differ > stored, `a sample is stored (${stored} of ${run.counts.differ})`);
+	assert.match(note, new RegExp(`^${run.counts.differ.toLocaleString('en-US')} mismatches in this run; ${stored.toLocaleString('en-US')} of them stored in full .* in ${roots.buckets} buckets\\.`));
+	assert.match(await page.textContent('[data-testid=run-roots] [data-testid=roots-summary]'),
+		new RegExp(`the ${stored.toLocaleString('en-US')} stored mismatches \\(of ${run.counts.differ.toLocaleString('en-US')} in the run\\) in ${roots.buckets} buckets`));
+	assert.equal(await page.textContent('[data-testid=run-buckets] thead th.num:nth-of-type(4)'), 'Stored in this run');
+
+	// Triage on the root: one request, every bucket confirmed, an audit entry each naming the root.
+	await page.locator('[data-testid=me-name]').first().fill('rootie');
+	const rrow = page.locator(`[data-testid=run-roots] [data-testid=root][data-bucket-id="${r.bucket_id}"]`);
+	assert.equal(await rrow.locator('[data-testid=root-states]').textContent(), `${r.buckets} new`);
+	assert.equal(await rrow.locator('[data-testid=root-triage]').textContent(), `Set on ${r.buckets} buckets`);
+	await rrow.locator('[data-testid=root-state]').selectOption('confirmed');
+	const posts = [];
+	page.on('request', (q) => { if (q.method() === 'POST') posts.push(new URL(q.url()).pathname); });
+	await rrow.locator('[data-testid=root-triage]').click();
+	assert.equal(await rrow.locator('[data-testid=root-triage-done]').textContent(), `${r.buckets} buckets changed.`);
+	assert.deepEqual(posts, [`/api/roots/${r.bucket_id}/triage`], 'one request');
+	for (const id of r.bucket_ids) {
+		const b = (await d.get(`/api/buckets/${id}`)).json;
+		assert.equal(b.state, 'confirmed', `bucket ${id}`);
+		assert.equal(b.events.length, 1);
+		assert.equal(b.events[0].by, 'rootie');
+		assert.deepEqual(b.events[0].changes, { state: ['new', 'confirmed'], root: r.bucket_id });
+	}
+	// The page shows it: the root's states, and the buckets' rows (reloaded).
+	await page.locator(`[data-testid=run-roots] [data-testid=root][data-bucket-id="${r.bucket_id}"] [data-testid=root-states]`)
+		.filter({ hasText: `${r.buckets} confirmed` }).waitFor();
+	await list.locator(`[data-testid=bucket-row][data-bucket-id="${r.bucket_id}"][data-state=confirmed]`).waitFor();
+
+	// The bulk form's "joined": the root's row stands for its buckets.
+	res = await d.request('POST', '/api/buckets/triage', { body: { by: 'ana', state: 'expected', ids: [r.bucket_id], joined: true } });
+	assert.equal(res.status, 200, res.text);
+	assert.equal(res.json.changed, r.buckets);
+	assert.deepEqual(res.json.buckets.map((b) => b.state), r.bucket_ids.map(() => 'expected'));
+	res = await d.request('POST', `/api/roots/${r.bucket_id}/triage`, { body: { by: 'ana', state: 'expected' } });
+	assert.equal(res.status, 200, res.text);
+	assert.equal(res.json.root_id, r.bucket_id);
+	assert.equal(res.json.changed, 0, 'nothing differed: nothing recorded');
+	assert.equal(res.json.buckets.length, r.buckets);
 	assert.deepEqual(errors, []);
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { BUCKET_FILTERS, bucketCounts, STATE_HELP, STATES, triageRequest } from '../../web/js/triage.js';
+import { BUCKET_FILTERS, bucketCounts, rootTriageRequest, STATE_HELP, STATES, statesText, storedText, triageRequest } from '../../web/js/triage.js';
 import { caseBody, curlFor, shellQuote } from '../../web/js/export.js';
 
 test('bucketCounts: buckets per filter; open is new + confirmed + reappeared', () => {
@@ -25,6 +25,25 @@ test('triageRequest: one bucket, or several in one request', () => {
 		{ path: '/api/buckets/triage', body: { by: 'ana', assignee: 'bo', ids: [4] } }, 'the bulk bar always uses the bulk endpoint');
 	assert.deepEqual(triageRequest([4], { assignee: null }, ''),
 		{ path: '/api/buckets/4/triage', body: { by: '', assignee: null } }, 'null clears the assignee');
+});
+
+test('rootTriageRequest, joined, statesText: a state set on a root cause goes to its buckets', () => {
+	assert.deepEqual(rootTriageRequest(7, { state: 'confirmed' }, 'ana'),
+		{ path: '/api/roots/7/triage', body: { by: 'ana', state: 'confirmed' } });
+	assert.deepEqual(triageRequest([4], { bulk: true, joined: true, state: 'fixed' }, 'ana'),
+		{ path: '/api/buckets/triage', body: { by: 'ana', state: 'fixed', ids: [4], joined: true } });
+	assert.deepEqual(triageRequest([4], { joined: true, state: 'fixed' }, 'ana').path, '/api/buckets/triage', 'joined: the bulk form');
+	assert.equal(statesText({ confirmed: 1, new: 28, fixed: 0 }), '28 new · 1 confirmed');
+	assert.equal(statesText({ fixed: 2, new: 2 }), '2 new · 2 fixed', 'ties in the states\' order');
+	assert.equal(statesText(undefined), '');
+});
+
+test('storedText: a run\'s mismatches, the stored samples and the buckets add up in words', () => {
+	assert.equal(storedText(31193, 612, 29), '31,193 mismatches in this run; 612 of them stored in full ' +
+		'(a sample of each kind: the others are made again from seed and index when the run\'s cases are listed), in 29 buckets. ' +
+		'A bucket\'s count is of its stored mismatches.');
+	assert.equal(storedText(3, 3, 1), '3 mismatches in 1 bucket.', 'every one stored: nothing to explain');
+	assert.equal(storedText(undefined, 1, 1), '1 mismatch in 1 bucket.');
 });
 
 test('caseBody: the POST body that reproduces a stored case', () => {

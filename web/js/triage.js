@@ -1,6 +1,7 @@
 /*
  * Triage states and bucket counts (docs/api.md, "Triage").  Pure.
  */
+import { fmtInt, plural } from './format.js';
 
 export const STATES = ['new', 'confirmed', 'expected', 'ignored', 'fixed'];
 
@@ -31,12 +32,40 @@ export function bucketCounts(c) {
 
 /*
  * The body of a triage change: POST /api/buckets/ID/triage for one bucket,
- * /api/buckets/triage with ids for several (or when change.bulk is set).
+ * /api/buckets/triage with ids for several (or when change.bulk is set;
+ * change.joined: also every bucket that joined one of them).
  * Returns { path, body }.
  */
 export function triageRequest(ids, change, by) {
-	const { bulk, ...fields } = change;
+	const { bulk, joined, ...fields } = change;
 	const body = { by, ...fields };
-	if (ids.length === 1 && !bulk) return { path: `/api/buckets/${ids[0]}/triage`, body };
-	return { path: '/api/buckets/triage', body: { ...body, ids } };
+	if (ids.length === 1 && !bulk && !joined) return { path: `/api/buckets/${ids[0]}/triage`, body };
+	return { path: '/api/buckets/triage', body: joined ? { ...body, ids, joined: true } : { ...body, ids } };
+}
+
+/* A change to a root cause and every bucket that joined it: POST /api/roots/ID/triage. */
+export function rootTriageRequest(rootId, change, by) {
+	return { path: `/api/roots/${rootId}/triage`, body: { by, ...change } };
+}
+
+/* A root's buckets by state ({ new: 28, confirmed: 1 }) as "28 new · 1 confirmed", most first. */
+export function statesText(states) {
+	return Object.entries(states || {}).filter(([, n]) => n > 0)
+		.sort((a, b) => b[1] - a[1] || STATES.indexOf(a[0]) - STATES.indexOf(b[0]))
+		.map(([s, n]) => `${n} ${s}`).join(' · ');
+}
+
+/*
+ * What a run's buckets hold, in words that add up with the run's own count:
+ * differ mismatches in the run (counts.differ), stored of them kept in full
+ * (a generated run keeps a sample of each kind; the rest are made again
+ * from seed and index when listed), in buckets buckets.
+ */
+export function storedText(differ, stored, buckets) {
+	const inB = `in ${fmtInt(buckets)} ${plural(buckets, 'bucket')}`;
+	if (differ === null || differ === undefined || stored >= differ)
+		return `${fmtInt(stored)} ${plural(stored, 'mismatch', 'mismatches')} ${inB}.`;
+	return `${fmtInt(differ)} ${plural(differ, 'mismatch', 'mismatches')} in this run; ${fmtInt(stored)} of them stored in full ` +
+		`(a sample of each kind: the others are made again from seed and index when the run's cases are listed), ${inB}. ` +
+		'A bucket\'s count is of its stored mismatches.';
 }

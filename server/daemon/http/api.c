@@ -74,6 +74,7 @@ static const struct api_route {
 	{ M_POST, "/api/buckets/:id/triage", api_route_bucket_triage, "bucket", 0, NULL },
 	{ M_GET, "/api/triage/events", api_route_triage_events, NULL, 0, NULL },
 	{ M_GET, "/api/roots", api_route_roots, NULL, 0, NULL },
+	{ M_POST, "/api/roots/:id/triage", api_route_root_triage, "root", 0, NULL },
 };
 #define API_NROUTES (sizeof(api_routes) / sizeof(api_routes[0]))
 

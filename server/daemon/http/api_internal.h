@@ -49,6 +49,7 @@ api_handler api_route_buckets_triage;
 api_handler api_route_bucket;
 api_handler api_route_bucket_mismatches;
 api_handler api_route_bucket_triage;
+api_handler api_route_root_triage;
 api_handler api_route_triage_events;
 /* api_measure.c */
 api_handler api_route_run_measurements;

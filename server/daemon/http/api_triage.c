@@ -234,24 +234,29 @@ static void triage_events(struct app *app, const struct http_request *req, struc
 	    json_pack("{s:o s:o}", "events", list, "next", more ? json_string(next) : json_null()));
 }
 
+/*
+ * A triage change: id > 0 one bucket, 0 the bulk form (body's "ids"), root
+ * > 0 a root cause and every bucket that joined it (POST
+ * /api/roots/{id}/triage).
+ */
 static void triage_post(
-    struct app *app, int64_t id, const struct http_request *req, struct http_response *resp)
+    struct app *app, int64_t id, int64_t root, const struct http_request *req, struct http_response *resp)
 {
 	struct db_triage_change ch;
 	struct svc_error e;
 	char err[512] = "";
-	int64_t *ids = NULL, one = id, missing;
+	int64_t *ids = NULL, one = id > 0 ? id : root, missing;
 	size_t n = 1;
 	int rc, changed;
 	json_t *body, *o;
 
 	if ((body = api_body(req, resp)) == NULL)
 		return;
-	if (triage_parse_change(req->who, body, id == 0, &ch, &e) < 0) {
+	if (triage_parse_change(req->who, body, id == 0 && root == 0, &ch, &e) < 0) {
 		api_svc(resp, &e);
 		goto out;
 	}
-	if (id == 0) {
+	if (id == 0 && root == 0) {
 		if ((ids = triage_ids(body, &n, &e)) == NULL) {
 			api_svc(resp, &e);
 			goto out;
@@ -259,16 +264,29 @@ static void triage_post(
 	} else {
 		ids = &one;
 	}
+	if (root > 0) {
+		ch.root = root;
+		ch.with_joined = 1;
+	}
 	rc = db_triage_change(app->db, ids, n, &ch, id > 0, &changed, &missing, &o, err, sizeof err);
 	if (rc == -2)
 		api_error(resp, 404, "not_found", "no bucket %" PRId64 "%s", missing,
 		    n > 1 ? " (nothing was changed)" : "");
+	else if (rc == -3)
+		api_error(resp, 409, "not_a_root",
+		    "bucket %" PRId64 " joined root %" PRId64 ": triage the root (POST /api/roots/%" PRId64
+		    "/triage)",
+		    root, missing, missing);
 	else if (rc < 0)
 		api_fail(resp, err);
 	else if (id > 0) {
 		json_object_set_new(o, "changed", json_boolean(changed > 0));
 		api_json(resp, 200, o);
-	} else
+	} else if (root > 0)
+		api_json(resp, 200,
+		    json_pack(
+		        "{s:I s:i s:o}", "root_id", (json_int_t)root, "changed", changed, "buckets", o));
+	else
 		api_json(resp, 200, json_pack("{s:i s:o}", "changed", changed, "buckets", o));
 out:
 	if (ids != &one)
@@ -287,7 +305,7 @@ void api_route_buckets_triage(
     struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
 {
 	(void)a;
-	triage_post(app, 0, req, resp);
+	triage_post(app, 0, 0, req, resp);
 }
 
 void api_route_bucket(
@@ -306,7 +324,7 @@ void api_route_bucket_mismatches(
 void api_route_bucket_triage(
     struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
 {
-	triage_post(app, a->id, req, resp);
+	triage_post(app, a->id, 0, req, resp);
 }
 
 void api_route_triage_events(
@@ -314,4 +332,10 @@ void api_route_triage_events(
 {
 	(void)a;
 	triage_events(app, req, resp);
+}
+
+void api_route_root_triage(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	triage_post(app, 0, a->id, req, resp);
 }

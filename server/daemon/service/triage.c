@@ -150,7 +150,7 @@ int triage_who(const struct auth_who *token, json_t *body, char *who, size_t who
 int triage_parse_change(
     const struct auth_who *token, json_t *body, int bulk, struct db_triage_change *ch, struct svc_error *e)
 {
-	static const char *const known[] = { "by", "state", "assignee", "notes", "ids", NULL };
+	static const char *const known[] = { "by", "state", "assignee", "notes", "ids", "joined", NULL };
 	const char *key;
 	json_t *v;
 	size_t i;
@@ -160,10 +160,18 @@ int triage_parse_change(
 		for (i = 0; known[i] != NULL; i++)
 			if (strcmp(key, known[i]) == 0)
 				break;
-		if (known[i] == NULL || (!bulk && strcmp(key, "ids") == 0)) {
+		if (known[i] == NULL || (!bulk && (strcmp(key, "ids") == 0 || strcmp(key, "joined") == 0))) {
 			svc_fail(e, SVC_BAD_REQUEST, NULL, "unknown field \"%.64s\"", key);
 			return -1;
 		}
+	}
+	/* The bulk form's "joined": true also changes every bucket that joined one of ids. */
+	if ((v = json_object_get(body, "joined")) != NULL) {
+		if (!json_is_boolean(v)) {
+			svc_fail(e, SVC_BAD_REQUEST, NULL, "joined: expected true or false");
+			return -1;
+		}
+		ch->with_joined = json_is_true(v);
 	}
 	if (triage_who(token, body, ch->by, sizeof ch->by, e) < 0)
 		return -1;

@@ -268,12 +268,16 @@ struct db_triage_change {
 	char assignee[65]; /* "" clears */
 	const char *notes; /* NULL: unchanged */
 	char by[65];
+	int with_joined; /* also every bucket that joined one of ids (buckets.root_id) */
+	int64_t root;    /* > 0: made on this root cause (ids = {root}); noted in each entry */
 };
 /*
- * Apply a change to every bucket of ids in one transaction, an audit entry
- * for each one changed: 0 with *changed and *out (full: the first bucket in
- * full; else the list of buckets), -2 with *missing when a bucket does not
- * exist (nothing changed), -1.
+ * Apply a change to every bucket of ids (and, with_joined, the buckets that
+ * joined them, read in the same transaction) in one transaction, an audit
+ * entry for each one changed: 0 with *changed and *out (full: the first
+ * bucket in full; else the list of buckets), -2 with *missing when a bucket
+ * does not exist, -3 with *missing its root when ch->root joined another
+ * (nothing changed), -1.
  */
 int db_triage_change(struct db *, const int64_t *ids, size_t n, const struct db_triage_change *, int full,
     int *changed, int64_t *missing, struct json_t **out, char *err, size_t errsize);

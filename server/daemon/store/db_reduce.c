@@ -663,28 +663,42 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 	pthread_mutex_lock(&db->lock);
 	/* A run's buckets (run -1: every bucket) grouped by their root. */
 	if (dbr_kept(db, 0,
-	        "WITH rb AS (SELECT b.id, coalesce(b.root_id, b.id) AS root, "
+	        "WITH rb AS (SELECT b.id, coalesce(b.root_id, b.id) AS root, b.state, "
 	        "CASE WHEN ?1 < 0 THEN b.mismatches ELSE br.mismatches END AS n FROM buckets b "
 	        "LEFT JOIN bucket_runs br ON br.bucket_id = b.id AND br.run_id = ?1 "
 	        "WHERE ?1 < 0 OR br.run_id IS NOT NULL) "
 	        "SELECT root, count(*), sum(n), group_concat(id), "
-	        "(SELECT candidate FROM buckets WHERE id = root) FROM rb GROUP BY root ORDER BY sum(n) DESC, root",
+	        "(SELECT candidate FROM buckets WHERE id = root), group_concat(state) "
+	        "FROM rb GROUP BY root ORDER BY sum(n) DESC, root",
 	        &st, err, errsize) < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, run);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *ids = json_array();
+		json_t *ids = json_array(), *states = json_object();
 		const char *list = (const char *)sqlite3_column_text(st, 3);
 		for (const char *p = list; p != NULL && *p != '\0';) {
 			json_array_append_new(ids, json_integer(strtoll(p, NULL, 10)));
 			p = strchr(p, ',');
 			p = p != NULL ? p + 1 : NULL;
 		}
+		/* How many of its buckets are in each triage state (states are names without commas). */
+		list = (const char *)sqlite3_column_text(st, 5);
+		for (const char *p = list; p != NULL && *p != '\0';) {
+			char name[16];
+			size_t len = strcspn(p, ",");
+			snprintf(
+			    name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+			json_object_set_new(states, name,
+			    json_integer(json_integer_value(json_object_get(states, name)) + 1));
+			p = p[len] == ',' ? p + len + 1 : NULL;
+		}
 		json_array_append_new(roots,
-		    json_pack("{s:I s:o s:I s:I s:o}", "bucket_id", (json_int_t)sqlite3_column_int64(st, 0),
+		    json_pack("{s:I s:o s:I s:I s:o s:o}", "bucket_id",
+		        (json_int_t)sqlite3_column_int64(st, 0),
 		        /* the candidate build its mismatches are of (null: stored before candidates) */
 		        "candidate", dbr_col(st, 4), "buckets", (json_int_t)sqlite3_column_int64(st, 1),
-		        "mismatches", (json_int_t)sqlite3_column_int64(st, 2), "bucket_ids", ids));
+		        "mismatches", (json_int_t)sqlite3_column_int64(st, 2), "bucket_ids", ids, "states",
+		        states));
 		buckets += sqlite3_column_int64(st, 1);
 	}
 	sqlite3_reset(st);

@@ -58,6 +58,8 @@ enum tstmt {
 	T_BUCKET_CURRENT,
 	T_BUCKET_WRITE,
 	T_RUN_EXISTS,
+	T_ROOT_OF,
+	T_JOINED,
 	T_COUNT
 };
 
@@ -171,6 +173,8 @@ static const char *const tstmt_sql[T_COUNT] = {
 	    "reappeared_at = CASE WHEN ?7 THEN NULL ELSE reappeared_at END "
 	    "WHERE id = ?1",
 	[T_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
+	[T_ROOT_OF] = "SELECT root_id FROM buckets WHERE id = ?1",
+	[T_JOINED] = "SELECT id FROM buckets WHERE root_id = ?1 ORDER BY id",
 };
 /* clang-format on */
 
@@ -708,6 +712,9 @@ static int dbt_apply(struct db *db, int64_t id, const struct db_triage_change *c
 		rc = 0;
 		goto out;
 	}
+	/* Made on a root cause (POST /api/roots/{id}/triage): say so in each bucket's trail. */
+	if (ch->root > 0)
+		json_object_set_new(changes, "root", json_integer(ch->root));
 	st = dbt_stmt(db, T_BUCKET_WRITE);
 	sqlite3_bind_int64(st, 1, id);
 	db_bind_text(st, 2, new_state);
@@ -1003,10 +1010,78 @@ json_t *db_bucket_of_comparison(struct db *db, int64_t comparison_id)
 	return o != NULL ? o : json_null();
 }
 
+/* Append id to *list unless it is there: 0, -1 out of memory. */
+static int dbt_ids_add(int64_t **list, size_t *n, size_t *cap, int64_t id)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*list)[i] == id)
+			return 0;
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		int64_t *p = realloc(*list, c * sizeof *p);
+		if (p == NULL)
+			return -1;
+		*list = p;
+		*cap = c;
+	}
+	(*list)[(*n)++] = id;
+	return 0;
+}
+
+/*
+ * The buckets a change goes to, read inside its transaction: ids, then (with
+ * ch->with_joined) every bucket that joined one of them (buckets.root_id).
+ * With ch->root, ids[0] must be a root: -3 with *missing its root when it
+ * joined another.  0, -2 with *missing, -1.
+ */
+static int dbt_targets(struct db *db, const int64_t *ids, size_t n, const struct db_triage_change *ch,
+    int64_t **list, size_t *count, int64_t *missing, char *err, size_t errsize)
+{
+	size_t cap = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	*list = NULL;
+	*count = 0;
+	if (ch->root > 0) {
+		st = dbt_stmt(db, T_ROOT_OF);
+		sqlite3_bind_int64(st, 1, ch->root);
+		rc = sqlite3_step(st);
+		*missing = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : ch->root;
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE)
+			return -2;
+		if (rc != SQLITE_ROW)
+			return db_fail(db, "find root", err, errsize);
+		if (*missing != 0)
+			return -3;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (dbt_ids_add(list, count, &cap, ids[i]) < 0)
+			goto oom;
+	for (size_t i = 0; ch->with_joined && i < n; i++) {
+		st = dbt_stmt(db, T_JOINED);
+		sqlite3_bind_int64(st, 1, ids[i]);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			if (dbt_ids_add(list, count, &cap, sqlite3_column_int64(st, 0)) < 0) {
+				sqlite3_reset(st);
+				goto oom;
+			}
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return db_fail(db, "find joined buckets", err, errsize);
+	}
+	return 0;
+oom:
+	db_seterr(err, errsize, "out of memory");
+	return -1;
+}
+
 int db_triage_change(struct db *db, const int64_t *ids, size_t n, const struct db_triage_change *ch, int full,
     int *changed, int64_t *missing, json_t **out, char *err, size_t errsize)
 {
-	size_t i;
+	int64_t *all = NULL;
+	size_t i = 0, count = 0;
 	int rc = 0, found;
 
 	*changed = 0;
@@ -1017,36 +1092,38 @@ int db_triage_change(struct db *db, const int64_t *ids, size_t n, const struct d
 		pthread_mutex_unlock(&db->lock);
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		if ((rc = dbt_apply(db, ids[i], ch, err, errsize)) < 0)
-			break;
-		*changed += rc;
-	}
+	if ((rc = dbt_targets(db, ids, n, ch, &all, &count, missing, err, errsize)) == 0)
+		for (i = 0; i < count; i++) {
+			if ((rc = dbt_apply(db, all[i], ch, err, errsize)) < 0)
+				break;
+			*changed += rc;
+		}
 	if (rc < 0 || db_commit(db, err, errsize) < 0) {
 		db_rollback(db);
 		pthread_mutex_unlock(&db->lock);
-		if (rc == -2) {
-			*missing = ids[i];
-			return -2;
-		}
-		return -1;
+		if (rc == -2 && all != NULL)
+			*missing = all[i];
+		free(all);
+		return rc == -2 || rc == -3 ? rc : -1;
 	}
 	if (full) {
 		*out = dbt_bucket_full(db, ids[0], &found, err, errsize);
 		pthread_mutex_unlock(&db->lock);
+		free(all);
 		if (*out == NULL && err[0] == '\0')
 			db_seterr(err, errsize, "bucket vanished");
 		return *out != NULL ? 0 : -1;
 	}
 	/* The changed buckets as listed (without runs and trail). */
 	*out = json_array();
-	for (i = 0; *out != NULL && i < n; i++) {
+	for (i = 0; *out != NULL && i < count; i++) {
 		sqlite3_stmt *st = dbt_stmt(db, T_BUCKET_GET);
-		sqlite3_bind_int64(st, 1, ids[i]);
+		sqlite3_bind_int64(st, 1, all[i]);
 		if (sqlite3_step(st) == SQLITE_ROW)
 			json_array_append_new(*out, dbt_bucket_json(st));
 		sqlite3_reset(st);
 	}
 	pthread_mutex_unlock(&db->lock);
+	free(all);
 	return 0;
 }

@@ -201,7 +201,8 @@ export function bucketTable(ctx, opts) {
 			opts.selectable ? h('th', { scope: 'col', class: 'check' }, selectAll) : null,
 			h('th', { scope: 'col', class: 'num' }, '#'),
 			h('th', { scope: 'col' }, 'State'),
-			h('th', { scope: 'col', class: 'num' }, runScoped ? 'In this run' : 'Mismatches'),
+			h('th', { scope: 'col', class: 'num', title: runScoped ? 'mismatches of this bucket stored in full in this run (a sample of each kind), and in every run' : 'mismatches stored in full, in every run' },
+				runScoped ? 'Stored in this run' : 'Stored mismatches'),
 			h('th', { scope: 'col' }, 'How they differ'),
 			h('th', { scope: 'col', class: 'hide-narrow' }, 'Representative'),
 			h('th', { scope: 'col', class: 'hide-narrow' }, 'Seen'),
@@ -211,6 +212,8 @@ export function bucketTable(ctx, opts) {
 	const more = h('div', { class: 'more' });
 	const selected = () => Array.from(tbody.querySelectorAll('input[type=checkbox]:checked'), (x) => Number(x.value));
 	let gen = 0, shown = 0, lastUrl = null;
+	/* Buckets grouped under their root cause (docs/triage.md): root id -> { row, last, members, open, toggle }. */
+	let groups = new Map();
 
 	const row = (b) => {
 		const rep = runScoped && b.run ? b.run.representative : b.representative;
@@ -221,13 +224,13 @@ export function bucketTable(ctx, opts) {
 		if (runScoped && b.earlier_runs)
 			seen.push(h('div', { class: 'small-text', 'data-testid': 'earlier-runs' },
 				`in ${b.earlier_runs} earlier ${plural(b.earlier_runs, 'run')}${b.updated_by ? ` · triaged by ${b.updated_by}` : ''}`));
-		return h('tr', { 'data-testid': 'bucket-row', 'data-bucket-id': b.id, 'data-state': b.state, class: b.reappeared ? 'reappeared' : null },
+		return h('tr', { 'data-testid': 'bucket-row', 'data-bucket-id': b.id, 'data-state': b.state, 'data-root-id': b.root_id || null, class: b.reappeared ? 'reappeared' : null },
 			opts.selectable ? h('td', { class: 'check' }, h('input', { type: 'checkbox', value: b.id, 'aria-label': `Select bucket #${b.id}`, 'data-testid': 'bucket-check' })) : null,
 			h('td', { class: 'num' }, h('a', { href }, b.id)),
 			h('td', { class: 'nowrap' }, stateBadge(b)),
 			h('td', { class: 'num', 'data-testid': 'bucket-count' }, fmtInt(runScoped && b.run ? b.run.mismatches : b.mismatches),
-				runScoped ? h('div', { class: 'dim small-text' }, `of ${fmtInt(b.mismatches)}`) : null),
-			h('td', null, h('a', { href, class: 'plain' }, keySummary(b.key)), minimalInline(b)),
+				runScoped ? h('div', { class: 'dim small-text', 'data-testid': 'bucket-count-all' }, `${fmtInt(b.mismatches)} in every run`) : null),
+			h('td', { class: 'how' }, h('a', { href, class: 'plain' }, keySummary(b.key)), minimalInline(b)),
 			h('td', { class: 'hide-narrow title' }, phptRep(b, runScoped ? opts.run : null) || (rep && rep.case_id ?
 				h('a', { href: `#/cases/${rep.case_id}?comparison=${rep.comparison_id}` }, rep.title || `case #${rep.case_id}`) : '—')),
 			h('td', { class: 'hide-narrow small-text' }, seen),
@@ -248,7 +251,8 @@ export function bucketTable(ctx, opts) {
 			apply.disabled = n === 0;
 		};
 		apply.addEventListener('click', () => {
-			const ids = selected(), change = { bulk: true };
+			/* A root's row stands for its buckets: they change with it. */
+			const ids = selected(), change = { bulk: true, joined: true };
 			if (state.value) change.state = state.value;
 			if (assignee.value.trim()) change.assignee = assignee.value.trim();
 			if (!ids.length) return;
@@ -281,6 +285,49 @@ export function bucketTable(ctx, opts) {
 		return { el: h('div', null, barEl, identityBox()), update };
 	};
 
+	/*
+	 * A bucket's row in its place: a bucket that joined a root shown here goes
+	 * under it (folded until "N more buckets of this root cause" is opened);
+	 * a root takes the buckets shown before it that joined it.
+	 */
+	const drawToggle = (g) => {
+		const n = g.members.length;
+		const total = g.members.reduce((t, tr) => t + Number(tr.dataset.count || 0), 0);
+		g.toggle.textContent = `${g.open ? '▾' : '▸'} ${n} more ${plural(n, 'bucket')} of this root cause (${fmtInt(total)} ${plural(total, 'mismatch', 'mismatches')})`;
+		g.toggle.setAttribute('aria-expanded', g.open ? 'true' : 'false');
+		g.toggle.hidden = n === 0;
+	};
+	const join = (g, tr) => {
+		tr.classList.add('member');
+		tr.hidden = !g.open;
+		g.last.after(tr);
+		g.last = tr;
+		g.members.push(tr);
+	};
+	const place = (b) => {
+		const tr = row(b);
+		tr.dataset.count = String(runScoped && b.run ? b.run.mismatches : b.mismatches);
+		const g = b.root_id ? groups.get(b.root_id) : null;
+		if (g) {
+			join(g, tr);
+			drawToggle(g);
+			return;
+		}
+		tbody.append(tr);
+		if (b.root_id || (b.key && b.key.suite === 'phpt')) return;
+		const ng = { row: tr, last: tr, members: [], open: false };
+		ng.toggle = h('button', { type: 'button', class: 'link group-toggle', 'data-testid': 'bucket-group-toggle', hidden: true,
+			onclick: () => {
+				ng.open = !ng.open;
+				for (const m of ng.members) m.hidden = !ng.open;
+				drawToggle(ng);
+			} });
+		tr.querySelector('td.how').append(h('div', { class: 'small-text' }, ng.toggle));
+		groups.set(b.id, ng);
+		for (const m of Array.from(tbody.querySelectorAll(`tr[data-root-id="${b.id}"]`))) if (!m.classList.contains('member')) join(ng, m);
+		drawToggle(ng);
+	};
+
 	const bar = opts.selectable ? bulkBar() : null;
 	const el = h('div', { class: 'bucket-table' }, bar ? bar.el : null, h('div', { class: 'scroll-x' }, table), status, more);
 
@@ -297,12 +344,13 @@ export function bucketTable(ctx, opts) {
 			if (my !== gen) return d;
 			if (first) {
 				clear(tbody);
+				groups = new Map();
 				shown = 0;
 				if (selectAll) selectAll.checked = false;
 				if (bar) bar.update();
 			}
 			const list = d.buckets || [];
-			for (const b of list) tbody.append(row(b));
+			for (const b of list) place(b);
 			shown += list.length;
 			table.hidden = shown === 0;
 			if (bar) bar.el.hidden = shown === 0;

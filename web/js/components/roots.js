@@ -11,9 +11,12 @@ import { h, replace } from '../dom.js';
 import { isAbort } from '../api.js';
 import { orderRoles } from '../builds.js';
 import { fmtInt, plural } from '../format.js';
+import { me } from '../store.js';
+import { rootTriageRequest, STATE_HELP, STATES, statesText } from '../triage.js';
 import { errorBox, loading } from './ui.js';
 import { minimalCall } from './buckets.js';
 import { renderBytes } from './bytesview.js';
+import { needName } from './identity.js';
 
 const utf8 = (s) => new TextEncoder().encode(s);
 
@@ -52,8 +55,43 @@ function outputCell(role, o, base) {
 		extra.length ? h('div', { class: 'small-text dim' }, extra.map((e, i) => [i ? ' · ' : null, e])) : null);
 }
 
+/*
+ * A root's triage: its buckets by state, and a state to set on all of them
+ * at once (POST /api/roots/ID/triage: one request, an audit entry per bucket).
+ */
+function rootTriage(ctx, r, onSaved) {
+	const msg = h('div', { class: 'small-text', 'aria-live': 'polite' });
+	const sel = h('select', { 'aria-label': `State of root cause #${r.bucket_id} and its buckets`, 'data-testid': 'root-state' },
+		h('option', { value: '' }, 'set state…'), STATES.map((s) => h('option', { value: s, title: STATE_HELP[s] }, s)));
+	const n = r.buckets || 1;
+	const save = h('button', { type: 'button', 'data-testid': 'root-triage', title: 'Set the state of every bucket of this root cause (each bucket\'s audit trail records it)' },
+		n > 1 ? `Set on ${fmtInt(n)} buckets` : 'Set');
+	save.addEventListener('click', () => {
+		if (!sel.value) {
+			replace(msg, h('span', { class: 'hint' }, 'Choose a state.'));
+			return;
+		}
+		if (needName(msg)) return;
+		save.disabled = true;
+		const { path, body } = rootTriageRequest(r.bucket_id, { state: sel.value }, me());
+		ctx.api(path, { method: 'POST', body }).then((d) => {
+			save.disabled = false;
+			replace(msg, h('span', { class: 'ok-text', role: 'status', 'data-testid': 'root-triage-done' },
+				`${fmtInt(d.changed || 0)} ${plural(d.changed, 'bucket')} changed.`));
+			if (onSaved) onSaved(d);
+		}, (e) => {
+			if (isAbort(e)) return;
+			save.disabled = false;
+			replace(msg, errorBox(e));
+		});
+	});
+	return h('td', { class: 'root-triage' },
+		h('div', { class: 'small-text', 'data-testid': 'root-states' }, statesText(r.states)),
+		h('div', { class: 'nowrap' }, sel, ' ', save), msg);
+}
+
 /* One root: its minimal case, both outputs, what it explains, its candidate and bucket. */
-function rootRow(r) {
+function rootRow(ctx, r, onSaved) {
 	const m = r.minimal;
 	const roles = m && m.outputs ? orderRoles(Object.keys(m.outputs)) : [];
 	const cand = r.candidate || roles.find((x) => x !== 'base') || null;
@@ -78,7 +116,8 @@ function rootRow(r) {
 		h('td', { class: 'num', 'data-testid': 'root-mismatches' }, fmtInt(r.mismatches),
 			h('div', { class: 'dim small-text', 'data-testid': 'root-buckets' }, `${fmtInt(r.buckets)} ${plural(r.buckets, 'bucket')}`)),
 		h('td', { class: 'mono', 'data-testid': 'root-candidate' }, cand || h('span', { class: 'dim' }, '—')),
-		h('td', null, h('a', { href, 'data-testid': 'root-link' }, `bucket #${r.bucket_id}`)));
+		h('td', null, h('a', { href, 'data-testid': 'root-link' }, `bucket #${r.bucket_id}`)),
+		rootTriage(ctx, r, onSaved));
 }
 
 /* "reducing: N buckets pending" while the reducer has work left for these buckets. */
@@ -90,10 +129,19 @@ function pendingNote(red) {
 		off ? `not reducing (the reducer is off): ${fmtInt(n)} ${plural(n, 'bucket')} pending` : `reducing: ${fmtInt(n)} ${plural(n, 'bucket')} pending`);
 }
 
+/* "3 root causes explain the 612 stored mismatches (of 31,193 in the run) in 29 buckets." */
+function rootsSummary(n, stored, buckets, differ) {
+	const of = differ !== null && differ !== undefined && differ > stored ? ` (of ${fmtInt(differ)} in the run)` : '';
+	return `${fmtInt(n)} ${plural(n, 'root cause explains', 'root causes explain')} the ${fmtInt(stored)} stored ` +
+		`${plural(stored, 'mismatch', 'mismatches')}${of} in ${fmtInt(buckets)} ${plural(buckets, 'bucket')}.`;
+}
+
 /*
  * The roots of run `run` as a table.  opts: { limit (show the first N, then
  * "N more" linking to the run page), empty (text when there is no root),
- * onData(d) }.  Returns { el, reload() }; reload resolves to the number of
+ * onData(d), onTriaged(answer) after a root's state was set, runDiffer()
+ * the run's count of mismatches when known }.
+ * Returns { el, reload() }; reload resolves to the number of
  * buckets pending (and polls itself every 2 s while some are).
  */
 export function rootsTable(ctx, run, opts = {}) {
@@ -105,8 +153,7 @@ export function rootsTable(ctx, run, opts = {}) {
 		const total = all.reduce((n, r) => n + (r.mismatches || 0), 0);
 		replace(el, [
 			pendingNote(d.reduction),
-			all.length ? h('p', { class: 'meta', 'data-testid': 'roots-summary' },
-				`${fmtInt(all.length)} ${plural(all.length, 'root cause explains', 'root causes explain')} ${fmtInt(total)} ${plural(total, 'mismatch', 'mismatches')} in ${fmtInt(d.buckets)} ${plural(d.buckets, 'bucket')}.`) : null,
+			all.length ? h('p', { class: 'meta', 'data-testid': 'roots-summary' }, rootsSummary(all.length, total, d.buckets, opts.runDiffer ? opts.runDiffer() : null)) : null,
 			all.length ? h('div', { class: 'scroll-x' }, h('table', { class: 'list roots', 'data-testid': 'root-list' },
 				h('thead', null, h('tr', null,
 					h('th', { scope: 'col' }, 'Minimal case'),
@@ -114,8 +161,12 @@ export function rootsTable(ctx, run, opts = {}) {
 					h('th', { scope: 'col' }, 'Candidate gives'),
 					h('th', { scope: 'col', class: 'num' }, 'Mismatches'),
 					h('th', { scope: 'col' }, 'Candidate'),
-					h('th', { scope: 'col' }, 'Bucket'))),
-				h('tbody', null, shown.map(rootRow)))) : h('p', { class: 'empty', 'data-testid': 'roots-empty' }, opts.empty || 'No root causes: no mismatches.'),
+					h('th', { scope: 'col' }, 'Bucket'),
+					h('th', { scope: 'col' }, 'Triage'))),
+				h('tbody', null, shown.map((r) => rootRow(ctx, r, (a) => {
+					load();
+					if (opts.onTriaged) opts.onTriaged(a);
+				}))))) : h('p', { class: 'empty', 'data-testid': 'roots-empty' }, opts.empty || 'No root causes: no mismatches.'),
 			all.length > shown.length ? h('p', { class: 'more' }, h('a', { href: `#/runs/${run}`, 'data-testid': 'roots-more' },
 				`${fmtInt(all.length - shown.length)} more ${plural(all.length - shown.length, 'root cause')} in run #${run}`)) : null,
 		]);

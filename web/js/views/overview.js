@@ -93,7 +93,7 @@ export function overviewView(ctx, params, query) {
 	const showRoots = (r) => {
 		if (rootsOf !== r.id) {
 			rootsOf = r.id;
-			roots = rootsTable(ctx, r.id, { limit: ROOTS_SHOWN, empty: 'No root causes yet.' });
+			roots = rootsTable(ctx, r.id, { limit: ROOTS_SHOWN, empty: 'No root causes yet.', onTriaged: () => bucketsBox.reload() });
 			replace(rootsRun, [' of ', h('a', { href: `#/runs/${r.id}`, 'data-testid': 'roots-run' }, `run #${r.id}`)]);
 			replace(rootsBox, roots.el);
 			rootsPanel.hidden = false;

@@ -16,6 +16,7 @@ import { bucketTable } from '../components/buckets.js';
 import { phptPanel } from '../components/phpt.js';
 import { codeCoverage } from '../components/codecov.js';
 import { rootsTable } from '../components/roots.js';
+import { STATES, storedText } from '../triage.js';
 
 export function runView(ctx, params, query) {
 	const id = params[0];
@@ -26,14 +27,34 @@ export function runView(ctx, params, query) {
 	const cases = caseTable(ctx, 'No cases in this run match.');
 	const actionMsg = h('div', { 'aria-live': 'polite' });
 	let lastRun = null, q = query, cancelling = false, polls = 0, codeCov = null;
-	const buckets = bucketTable(ctx, { run: id, selectable: true, empty: 'No mismatches in this run (so far): nothing to triage.' });
+	/* The run's mismatches, those stored in full, and the buckets, in words that add up. */
+	const bucketsNote = h('p', { class: 'meta', 'data-testid': 'run-stored' });
+	let bucketCountsOf = null;
+	const drawStored = () => {
+		if (!bucketCountsOf) return;
+		let stored = 0, n = 0;
+		for (const k of STATES) {
+			stored += (bucketCountsOf[k] || {}).mismatches || 0;
+			n += (bucketCountsOf[k] || {}).buckets || 0;
+		}
+		replace(bucketsNote, n ? storedText(lastRun && lastRun.counts ? lastRun.counts.differ : null, stored, n) : null);
+	};
+	const buckets = bucketTable(ctx, {
+		run: id, selectable: true, empty: 'No mismatches in this run (so far): nothing to triage.',
+		onCounts: (c) => { bucketCountsOf = c; drawStored(); },
+	});
 	/* A phpt run's tests and a measure run's counts lead; a generated run's
 	 * coverage report comes after its root causes and mismatches. */
 	const extraBox = h('div'), reportBox = h('div');
-	const roots = rootsTable(ctx, id, { onData: (d) => { rootsPanel.hidden = !(d.roots || []).length && !(d.reduction || {}).buckets_pending; } });
+	const roots = rootsTable(ctx, id, {
+		onData: (d) => { rootsPanel.hidden = !(d.roots || []).length && !(d.reduction || {}).buckets_pending; },
+		onTriaged: () => buckets.reload(),
+		runDiffer: () => (lastRun && lastRun.counts ? lastRun.counts.differ : null),
+	});
 	const rootsPanel = h('section', { class: 'panel', 'aria-labelledby': 'h-run-roots', 'data-testid': 'run-roots', hidden: true },
 		h('h2', { id: 'h-run-roots' }, 'Root causes'),
-		h('p', { class: 'hint' }, 'Buckets whose mismatches reduce to the same minimal case are one root cause; most mismatches first.'),
+		h('p', { class: 'hint' }, 'Buckets whose mismatches reduce to the same minimal case are one root cause; most mismatches first. ',
+			'A state set on a root cause is set on each of its buckets.'),
 		roots.el);
 	const phpt = phptPanel(ctx, id, `/runs/${id}`);
 	const casesPanel = h('section', { class: 'panel', 'aria-labelledby': 'h-run-cases' },
@@ -46,8 +67,9 @@ export function runView(ctx, params, query) {
 		extraBox,
 		h('section', { class: 'panel', 'aria-labelledby': 'h-run-buckets', 'data-testid': 'run-buckets' },
 			h('h2', { id: 'h-run-buckets' }, 'Mismatches, in buckets'),
-			h('p', { class: 'hint' }, 'Mismatches that differ the same way are one bucket; a bucket seen in earlier runs keeps its triage.'),
-			buckets.el),
+			h('p', { class: 'hint' }, 'Mismatches that differ the same way are one bucket; a bucket seen in earlier runs keeps its triage; ',
+				'a bucket that joined a root cause is listed under it.'),
+			bucketsNote, buckets.el),
 		reportBox,
 		casesPanel);
 	const bucketsUrl = `/api/buckets?run=${id}&limit=50`;
@@ -100,6 +122,7 @@ export function runView(ctx, params, query) {
 	const loadRun = () => ctx.api(`/api/runs/${id}`).then((r) => {
 		const wasActive = lastRun && isActive(lastRun.status);
 		lastRun = r;
+		drawStored();
 		suiteEl.textContent = ` · ${r.suite || 'run'}`;
 		if (!wasActive || !isActive(r.status) || polls % 5 === 0) drawExtra(r);
 		replace(headBox, runHead(r, (k) => hashFor(`/runs/${id}`, withParam(q, 'verdict', k)),
