@@ -87,6 +87,14 @@ after(async () => {
 	if (casesDir) fs.rmSync(casesDir, { recursive: true, force: true });
 });
 
+/* Text nodes of the page's main that are only "null" (Element.append(null) makes them). */
+const nullTexts = () => page.evaluate(() => {
+	const w = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+	let n = 0;
+	while (w.nextNode()) if (w.currentNode.nodeValue.trim() === 'null') n++;
+	return n;
+});
+
 test('the daemon serves the npm libraries, and nothing else of node_modules', async () => {
 	for (const f of ['/vendor/diff.js', '/vendor/uPlot.js', '/vendor/uPlot.css']) {
 		const r = await d.get(f);
@@ -188,6 +196,8 @@ test('copy as curl, copy as a stored case file, export a .phpt that php-src can 
 		fs.rmSync(dir, { recursive: true, force: true });
 		assert.equal(out.trim(), expect.trim(), `the exported test passes on ${php}`);
 	}
+	// Nothing prints a literal "null" where a section is left out (issue 23).
+	assert.equal(await nullTexts(), 0, 'no "null" on a case page whose verdict is same');
 	await page.locator('details.curl summary', { hasText: 'php-src test' }).click();
 	await page.locator('[data-testid=phpt-text]', { hasText: '--EXPECT--' }).waitFor();
 });
@@ -201,7 +211,7 @@ test('run page: progress, counts, buckets; bulk triage; the state survives a rel
 	assert.equal(await page.locator('[data-testid=run-progress]').getAttribute('data-done'), '15', '10 + 3 cases, 2 workloads');
 	assert.equal(await page.locator('[data-testid=run-counts] .count-item[data-verdict=differ]').getAttribute('data-count'), '10');
 	await page.locator('[data-testid=bucket-row]').first().waitFor();
-	const counts = await page.locator('[data-testid=bucket-row] [data-testid=bucket-count]').allTextContents();
+	const counts = await page.locator('[data-testid=bucket-row] [data-testid=bucket-count]').evaluateAll((tds) => tds.map((td) => td.firstChild.textContent));
 	assert.deepEqual(counts.map((t) => parseInt(t, 10)), [4, 3, 2, 1], 'most mismatches first');
 	assert.equal(await page.locator('[data-testid=earlier-runs]').count(), 4, 'every bucket was seen in the first run too');
 
@@ -237,6 +247,7 @@ test('bucket page: triage form, audit trail, a fixed bucket that reappears is fl
 	await page.locator('[data-testid=triage-form]').waitFor();
 	assert.equal(await page.locator('[data-testid=bucket-key]').count(), 1);
 	await page.locator('[data-testid=results]').waitFor();   // the representative's diff
+	assert.equal(await nullTexts(), 0, 'no "null" on a bucket page');
 	await page.check('[data-testid=triage-state-fixed]');
 	await page.fill('[data-testid=triage-notes]', 'PHP_VERSION differs by design; fixed in the test data');
 	await page.click('[data-testid=triage-save]');
@@ -312,6 +323,16 @@ test('a generated run: live progress, then its coverage report', async () => {
 	const groups = await page.locator('[data-testid=coverage-group]').evaluateAll((g) => g.map((x) => x.dataset.group));
 	const summary = (await api('GET', `/api/runs/${run.id}`)).summary;
 	assert.deepEqual(groups, Object.keys(summary.coverage).filter((k) => typeof summary.coverage[k] === 'object'));
+	// Issue 23: each group's table stays in its card (a long feature name wraps),
+	// and its longest bar has room (the flags' bars were 2-3 px, the features' 0).
+	const sizes = await page.locator('[data-testid=coverage-group]').evaluateAll((gs) => gs.map((g) => ({
+		group: g.dataset.group, card: g.getBoundingClientRect().width, table: g.querySelector('table').getBoundingClientRect().width,
+		bar: Math.max(...[...g.querySelectorAll('.bar')].map((b) => b.getBoundingClientRect().width)) })));
+	for (const x of sizes) {
+		assert.ok(x.table <= x.card + 0.5, `${x.group}: the table (${x.table} px) within its card (${x.card} px)`);
+		assert.ok(x.bar >= 50, `${x.group}: the longest bar is ${x.bar} px`);
+	}
+	assert.equal(await page.locator('[data-testid=coverage-group][data-group=feature] th', { hasText: 'json_serializable_destructor_throws' }).count(), 1);
 	await shot('generated');
 });
 

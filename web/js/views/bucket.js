@@ -3,7 +3,7 @@
  * was seen in, its mismatches (?run=ID or ?run=submitted), and its
  * representative mismatch's results side by side.
  */
-import { clear, h, replace, setTitle } from '../dom.js';
+import { append, clear, h, replace, setTitle } from '../dom.js';
 import { isAbort } from '../api.js';
 import { rolesOf } from '../builds.js';
 import { fmtInt, plural } from '../format.js';
@@ -60,10 +60,12 @@ export function bucketView(ctx, params, query) {
 		const rep = b.representative || {};
 		const runs = b.runs || [];
 		const mism = mismatchTable(ctx, b, runFilter);
-		main.append(
+		/* dom.js's append leaves out the null sections (Element.append would print "null"). */
+		append(main, [
 			h('div', { class: 'case-head' },
 				h('h1', null, h('span', { class: 'dim' }, `Bucket #${b.id} `), keySummary(b.key)),
-				h('div', { class: 'verdict-line' }, stateBadge(b), ' ', `${fmtInt(b.mismatches)} ${plural(b.mismatches, 'mismatch', 'mismatches')}`,
+				h('div', { class: 'verdict-line' }, stateBadge(b), ' ', h('span', { 'data-testid': 'bucket-stored', title: 'mismatches stored in full: a generated run stores a sample of each kind' },
+					`${fmtInt(b.mismatches)} stored ${plural(b.mismatches, 'mismatch', 'mismatches')}`),
 					` in ${runs.length} ${plural(runs.length, 'run')} (or submitted)`,
 					b.assignee ? [' · assigned to ', h('strong', { 'data-testid': 'bucket-assignee' }, b.assignee)] : null)),
 			minimalPanel(b.minimal),
@@ -90,7 +92,7 @@ export function bucketView(ctx, params, query) {
 				repBox),
 			h('section', { class: 'panel', 'aria-labelledby': 'h-bruns' }, h('h2', { id: 'h-bruns' }, 'Runs'),
 				runs.length ? h('table', { class: 'list', 'data-testid': 'bucket-runs' },
-					h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Run'), h('th', { scope: 'col', class: 'num' }, 'Mismatches'), h('th', { scope: 'col' }, 'Started'))),
+					h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Run'), h('th', { scope: 'col', class: 'num', title: 'a generated run stores a sample of each kind in full' }, 'Stored mismatches'), h('th', { scope: 'col' }, 'Started'))),
 					h('tbody', null, runs.map((r) => h('tr', null,
 						h('td', null, r.run_id ? runLink(r.run_id) : 'submitted cases'),
 						h('td', { class: 'num' }, h('a', { href: hashFor(`/buckets/${b.id}`, new URLSearchParams({ run: r.run_id || 'submitted' })) }, fmtInt(r.mismatches))),
@@ -98,7 +100,7 @@ export function bucketView(ctx, params, query) {
 			b.phpt_tests ? null : h('section', { class: 'panel', 'aria-labelledby': 'h-mism' },
 				h('h2', { id: 'h-mism' }, 'Mismatches',
 					runFilter ? h('span', { class: 'dim' }, ` in ${runFilter === 'submitted' ? 'submitted cases' : `run #${runFilter}`} `) : null,
-					runFilter ? h('a', { href: `#/buckets/${b.id}`, class: 'small-text' }, '(all)') : null), mism.el));
+					runFilter ? h('a', { href: `#/buckets/${b.id}`, class: 'small-text' }, '(all)') : null), mism.el)]);
 		setTitle(`Bucket #${b.id} (${b.state})`);
 		if (rep.case_id) {
 			ctx.api(`/api/cases/${rep.case_id}?comparison=${rep.comparison_id}`).then((d) => {

@@ -4,7 +4,7 @@
  * stored case file, .phpt) and its history (?comparison=ID shows an earlier
  * comparison).
  */
-import { clear, h, replace, setTitle } from '../dom.js';
+import { append, clear, h, replace, setTitle } from '../dom.js';
 import { fetchText, isAbort } from '../api.js';
 import { candidateVerdicts, rolesOf, shownRoles } from '../builds.js';
 import { caseBody, curlFor } from '../export.js';
@@ -69,7 +69,8 @@ function renderCase(ctx, d, reload, vs) {
 	const shown = shownRoles(roles, cands, vs);
 	const perRole = Object.fromEntries(cands.map((x) => [x.role, x.differs]));
 
-	ctx.main.append(
+	/* dom.js's append leaves out the null sections (Element.append would print "null"). */
+	append(ctx.main, [
 		h('div', { class: 'case-head' },
 			h('h1', null, h('span', { class: 'dim' }, `Case #${id} `), c.title || 'untitled'),
 			h('div', { class: 'verdict-line' }, verdictBadge(verdict), ' ',
@@ -111,7 +112,7 @@ function renderCase(ctx, d, reload, vs) {
 				lazyText('stored case file', `/api/cases/${id}/casefile`, 'casefile-text'))),
 		d.bucket ? caseBucketPanel(ctx, d.bucket, reload) : null,
 		resultsGrid(shown, results, differs, c, perRole),
-		historySection(d.history || [], d.comparison_id, id));
+		historySection(d.history || [], d.comparison_id, id)]);
 }
 
 function runAgainButton(ctx, c) {

@@ -252,7 +252,9 @@ function coverageView(cov) {
 				const bar = h('span', { class: 'bar', 'data-w': w });
 				/* Widths through CSSOM, not style attributes. */
 				bar.style.width = `${w}%`;
-				return h('tr', { class: v ? null : 'uncovered' }, h('th', { scope: 'row', class: 'mono small-text' }, n),
+				/* A line break allowed after each underscore. */
+				const name = n.split('_').map((p, i, all) => [p, i < all.length - 1 ? ['_', h('wbr')] : null]);
+				return h('tr', { class: v ? null : 'uncovered' }, h('th', { scope: 'row', class: 'mono small-text' }, name),
 					h('td', { class: 'num mono' }, fmtInt(v)),
 					h('td', { class: 'bar-cell' }, bar));
 			}))));
