@@ -202,6 +202,18 @@ test('copy as curl, copy as a stored case file, export a .phpt that php-src can 
 	await page.locator('[data-testid=phpt-text]', { hasText: '--EXPECT--' }).waitFor();
 });
 
+test('control bytes in a case\'s code and setup are \\xNN chips, newlines and tabs kept (issue 23)', async () => {
+	const c = await api('POST', '/api/cases', { title: 'a control byte in the code', setup: 'class K {\n\tpublic $v = "\u0002";\n}', code: '["a\u0001b", (new K)->v, "\u007f"]' });
+	await open(`#/cases/${c.id ?? c.case.id}`);
+	const code = page.locator('[data-testid=case-code]');
+	await code.waitFor();
+	assert.deepEqual(await code.locator('.chip.ctl').allTextContents(), ['\\x01', '\\x7f']);
+	assert.equal(await code.textContent(), '["a\\x01b", (new K)->v, "\\x7f"]');
+	const setup = page.locator('[data-testid=case-setup]');
+	assert.equal(await setup.locator('.chip.ctl').textContent(), '\\x02');
+	assert.equal(await setup.textContent(), 'class K {\n\tpublic $v = "\\x02";\n}', 'newlines and tabs as they are');
+});
+
 test('run page: progress, counts, buckets; bulk triage; the state survives a reload', async () => {
 	await open('#/');
 	await page.click('[data-testid=start-run]');

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { BUILDS, Daemon, ROOT } from '../integration/helper.mjs';
 import { openPage } from './browser.mjs';
+import { shapeWords } from '../../web/js/triage.js';
 
 const SHOTS = path.resolve(ROOT, process.env.PHPCMP_SCREENSHOTS || 'tests/artifacts/screenshots');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -181,6 +182,28 @@ test('roots as the page shows them while reducing, "N more", and hostile strings
 		assert.equal(await run.locator('[data-testid=roots-pending]').textContent(), 'reducing: 4 buckets pending');
 		assert.equal(await run.locator('[data-testid=roots-more]').count(), 0);
 		assert.equal(await page.evaluate(() => window.pwned), undefined);
+
+		// The bucket page of such a root: its minimal case and outputs byte by byte,
+		// control bytes as \xNN chips (not boxes), newlines and tabs of the setup kept.
+		const bucket = {
+			minimal: { ...answer.roots[0].minimal, code: '"a\u0001"', setup: 'class A {\n\tpublic $x = "\u0002";\n}', steps: 1, executions: 3, seconds: 0.01, complete: true,
+				outputs: { base: { status: 'ok', output: '"a\u007f"', error_code: 0, exception: null }, head: { status: 'ok', output: '"a\\u007f"', error_code: 0, exception: null } } },
+			id: 900, key: { v: 1, differs: ['output'], status: ['ok', 'ok'], error_code: [0, 0], exception: [null, null], output: ['C', '\\u'], flags: {} },
+			state: 'new', assignee: null, notes: '', mismatches: 1, representative: {}, runs: [], events: [], root_id: null, joined: [], samples: [],
+		};
+		await page.route(/\/api\/buckets\/900(\/mismatches)?(\?.*)?$/, (route) => route.fulfill({ status: 200, contentType: 'application/json',
+			body: JSON.stringify(/mismatches/.test(route.request().url()) ? { mismatches: [], next: null } : bucket) }));
+		await page.goto(`${d.url}/#/buckets/900`);
+		const code = page.locator('[data-testid=minimal-code]');
+		await code.waitFor();
+		assert.equal(await code.textContent(), 'json_encode("a\\x01", JSON_PRETTY_PRINT)');
+		assert.equal(await code.locator('.chip.ctl').textContent(), '\\x01');
+		assert.equal(await page.locator('[data-testid=minimal-setup]').textContent(), 'class A {\n\tpublic $x = "\\x02";\n}');
+		const base = page.locator('[data-testid=minimal-outputs] tr[data-role=base] [data-testid=minimal-output]');
+		assert.equal(await base.textContent(), '"a\\x7f"');
+		assert.equal(await base.locator('.chip.ctl').textContent(), '\\x7f');
+		assert.equal(await page.locator('[data-testid=minimal-outputs] tr[data-role=head] mark.diff').textContent(), '\\u007f"');
+		await page.unroute(/\/api\/buckets\/900(\/mismatches)?(\?.*)?$/);
 	} finally {
 		await page.unroute(/\/api\/roots\?/);
 	}
@@ -251,6 +274,13 @@ test('buckets under their root, counts that add up, and triage on a root applies
 	assert.match(await page.textContent('[data-testid=run-roots] [data-testid=roots-summary]'),
 		new RegExp(`the ${stored.toLocaleString('en-US')} stored mismatches \\(of ${run.counts.differ.toLocaleString('en-US')} in the run\\) in ${roots.buckets} buckets`));
 	assert.equal(await page.textContent('[data-testid=run-buckets] thead th.num:nth-of-type(4)'), 'Stored in this run');
+	// The notation explained where it is shown: a legend under the list, words on each shape.
+	const legend = page.locator('[data-testid=run-buckets] [data-testid=key-legend]');
+	assert.ok(await legend.isVisible());
+	assert.match(await legend.textContent(), /each part is base → candidate.*C a control byte or DEL.*∅ nothing/);
+	const shape = rootRow.locator('[data-testid=key-summary] code.shape').first();
+	const shown = await shape.textContent();
+	assert.equal(await shape.getAttribute('title'), shapeWords(shown === '∅' ? '' : shown));
 
 	// Triage on the root: one request, every bucket confirmed, an audit entry each naming the root.
 	await page.locator('[data-testid=me-name]').first().fill('rootie');
@@ -274,6 +304,11 @@ test('buckets under their root, counts that add up, and triage on a root applies
 	await page.locator(`[data-testid=run-roots] [data-testid=root][data-bucket-id="${r.bucket_id}"] [data-testid=root-states]`)
 		.filter({ hasText: `${r.buckets} confirmed` }).waitFor();
 	await list.locator(`[data-testid=bucket-row][data-bucket-id="${r.bucket_id}"][data-state=confirmed]`).waitFor();
+
+	// The bucket page says its count is of stored mismatches.
+	await page.goto(`${d.url}/#/buckets/${r.bucket_id}`);
+	const rb = (await d.get(`/api/buckets/${r.bucket_id}`)).json;
+	assert.equal(await page.textContent('[data-testid=bucket-stored]'), `${rb.mismatches} stored mismatch${rb.mismatches === 1 ? '' : 'es'}`);
 
 	// The bulk form's "joined": the root's row stands for its buckets.
 	res = await d.request('POST', '/api/buckets/triage', { body: { by: 'ana', state: 'expected', ids: [r.bucket_id], joined: true } });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { BUCKET_FILTERS, bucketCounts, rootTriageRequest, STATE_HELP, STATES, statesText, storedText, triageRequest } from '../../web/js/triage.js';
+import { BUCKET_FILTERS, bucketCounts, rootTriageRequest, shapeWords, STATE_HELP, STATES, statesText, storedText, triageRequest } from '../../web/js/triage.js';
 import { caseBody, curlFor, shellQuote } from '../../web/js/export.js';
 
 test('bucketCounts: buckets per filter; open is new + confirmed + reappeared', () => {
@@ -44,6 +44,15 @@ test('storedText: a run\'s mismatches, the stored samples and the buckets add up
 		'A bucket\'s count is of its stored mismatches.');
 	assert.equal(storedText(3, 3, 1), '3 mismatches in 1 bucket.', 'every one stored: nothing to explain');
 	assert.equal(storedText(undefined, 1, 1), '1 mismatch in 1 bucket.');
+});
+
+test('shapeWords: a bucket key\'s output shape in words', () => {
+	assert.equal(shapeWords(''), 'nothing');
+	assert.equal(shapeWords('C'), 'a control byte or DEL');
+	assert.equal(shapeWords('0'), 'digits');
+	assert.equal(shapeWords('\\u'), 'a \\uXXXX escape');
+	assert.equal(shapeWords('\\/'), 'the escape \\/');
+	assert.equal(shapeWords('"a0~'), '“"”, letters, digits, … (cut)');
 });
 
 test('caseBody: the POST body that reproduces a stored case', () => {

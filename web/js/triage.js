@@ -69,3 +69,34 @@ export function storedText(differ, stored, buckets) {
 		`(a sample of each kind: the others are made again from seed and index when the run's cases are listed), ${inB}. ` +
 		'A bucket\'s count is of its stored mismatches.';
 }
+
+/* The classes of a bucket key's output shape (docs/api.md, "The bucket key"). */
+export const SHAPE_CLASSES = [
+	['a', 'letters'], ['0', 'digits'], ['_', 'space'], ['N', 'newline'], ['T', 'tab'], ['C', 'a control byte or DEL'],
+	['U', 'a UTF-8 character'], ['L', 'U+2028/U+2029'], ['X', 'a byte that is not UTF-8'], ['\\u', 'a \\uXXXX escape'], ['∅', 'nothing'],
+];
+const SHAPE_WORDS = Object.fromEntries(SHAPE_CLASSES.filter(([c]) => c.length === 1));
+
+/*
+ * A shape in words: "" → "nothing", "0" → "digits", "\\u" → "a \\uXXXX
+ * escape", "\\/" → "the escape \\/", "a0~" → "letters, digits, … (cut)";
+ * other punctuation is itself, quoted.
+ */
+export function shapeWords(s) {
+	if (s === '' || s === null || s === undefined) return 'nothing';
+	const out = [];
+	for (let i = 0; i < s.length; i++) {
+		const c = s[i];
+		if (c === '\\' && s[i + 1] === 'u') {
+			out.push('a \\uXXXX escape');
+			i++;
+		} else if (c === '\\' && i + 1 < s.length) {
+			out.push(`the escape \\${s[++i]}`);
+		} else if (c === '~') {
+			out.push('… (cut)');
+		} else {
+			out.push(SHAPE_WORDS[c] || `“${c}”`);
+		}
+	}
+	return out.join(', ');
+}

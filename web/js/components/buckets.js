@@ -7,9 +7,10 @@ import { clear, h, replace } from '../dom.js';
 import { isAbort } from '../api.js';
 import { fmtInt, JSON_ERRORS, plural, shortFlag } from '../format.js';
 import { me } from '../store.js';
-import { STATE_HELP, STATES, triageRequest } from '../triage.js';
+import { SHAPE_CLASSES, shapeWords, STATE_HELP, STATES, triageRequest } from '../triage.js';
 import { badge, differsList, errorBox, loading, timeEl } from './ui.js';
 import { identityBox, needName } from './identity.js';
+import { codeText } from './bytesview.js';
 
 export function stateBadge(b) {
 	return [badge('state', b.state || 'new', { 'data-testid': 'bucket-state', 'data-state': b.state || '', title: STATE_HELP[b.state] || '' }),
@@ -21,7 +22,17 @@ export function stateBadge(b) {
 
 /* A difference's shape: "" is nothing at all on that side. */
 function shapeEl(s) {
-	return h('code', { class: `shape${s === '' ? ' empty' : ''}` }, s === '' ? '∅' : s);
+	return h('code', { class: `shape${s === '' ? ' empty' : ''}`, title: shapeWords(s) }, s === '' ? '∅' : s);
+}
+
+/* What a bucket's "how they differ" says, in words, under a list of buckets. */
+export function keyLegend() {
+	return h('p', { class: 'hint key-legend', 'data-testid': 'key-legend' },
+		'How they differ: each part is base → candidate. ', h('code', null, 'output'),
+		' shows the first bytes where the outputs differ, as classes: ',
+		SHAPE_CLASSES.map(([c, w], i) => [i ? ' · ' : null, h('code', { class: 'shape' }, c), ` ${w}`]),
+		'; other characters are themselves. ', h('code', null, 'status'), ', ', h('code', null, 'error'), ' (json_last_error()) and ',
+		h('code', null, 'exception'), ' appear when they differ; flags on/off are the flags that matter for it.');
 }
 
 function shortFlags(flags) {
@@ -43,7 +54,9 @@ export function keySummary(key) {
 				h('code', null, (key.status || [])[0]), ' → ', h('code', null, (key.status || [])[1])));
 	const parts = [];
 	const st = key.status || [], ec = key.error_code || [], ex = key.exception || [];
-	if (key.output) parts.push(h('span', { class: 'key-part' }, 'output ', shapeEl(key.output[0]), ' → ', shapeEl(key.output[1])));
+	if (key.output)
+		parts.push(h('span', { class: 'key-part', title: `the first differing bytes: ${shapeWords(key.output[0])} on the base → ${shapeWords(key.output[1])} on the candidate` },
+			'output ', shapeEl(key.output[0]), ' → ', shapeEl(key.output[1])));
 	if (st[0] !== st[1] || st[0] !== 'ok') parts.push(h('span', { class: 'key-part' }, 'status ', h('code', null, st[0]), ' → ', h('code', null, st[1])));
 	if (ec[0] !== ec[1])
 		parts.push(h('span', { class: 'key-part', title: `${JSON_ERRORS[ec[0]] || ''} → ${JSON_ERRORS[ec[1]] || ''}` },
@@ -66,7 +79,7 @@ function minimalInline(b) {
 	if (!m) return h('div', { class: 'minimal-inline dim small-text', 'data-testid': 'bucket-minimal', 'data-state': 'pending' }, 'not reduced yet');
 	if (m.state !== 'done') return h('div', { class: 'minimal-inline dim small-text', 'data-testid': 'bucket-minimal', 'data-state': m.state }, `not reduced: ${m.state}`);
 	return h('div', { class: 'minimal-inline small-text', 'data-testid': 'bucket-minimal', 'data-state': m.state },
-		h('code', { 'data-testid': 'bucket-minimal-code', title: 'the minimal case this bucket reduces to' }, minimalCall(m)),
+		h('code', { 'data-testid': 'bucket-minimal-code', title: 'the minimal case this bucket reduces to' }, codeText(minimalCall(m))),
 		m.confirmation ? [' ', h('span', { class: 'badge', 'data-testid': 'bucket-minimal-confirmation' }, m.confirmation)] : null,
 		b.root_id ? [' ', h('span', { class: 'dim' }, 'joined ', h('a', { href: `#/buckets/${b.root_id}`, 'data-testid': 'bucket-root' }, `#${b.root_id}`))] : null);
 }
@@ -329,7 +342,9 @@ export function bucketTable(ctx, opts) {
 	};
 
 	const bar = opts.selectable ? bulkBar() : null;
-	const el = h('div', { class: 'bucket-table' }, bar ? bar.el : null, h('div', { class: 'scroll-x' }, table), status, more);
+	const legend = keyLegend();
+	legend.hidden = true;
+	const el = h('div', { class: 'bucket-table' }, bar ? bar.el : null, h('div', { class: 'scroll-x' }, table), legend, status, more);
 
 	function load(url, first) {
 		const my = first ? ++gen : gen;
@@ -353,6 +368,7 @@ export function bucketTable(ctx, opts) {
 			for (const b of list) place(b);
 			shown += list.length;
 			table.hidden = shown === 0;
+			legend.hidden = shown === 0;
 			if (bar) bar.el.hidden = shown === 0;
 			replace(status, shown === 0 ? h('p', { class: 'empty', 'data-testid': 'buckets-empty' }, opts.empty) : null);
 			replace(more, d.next ? h('button', { type: 'button', 'data-testid': 'buckets-more', onclick: () => load(d.next, false) }, 'Load more') : null);
@@ -392,5 +408,6 @@ export function caseBucketPanel(ctx, b, onSaved) {
 			stateBadge(b), h('span', { class: 'dim' }, ` · ${fmtInt(b.mismatches)} ${plural(b.mismatches, 'mismatch', 'mismatches')} like this`)),
 		h('p', null, keySummary(b.key), b.assignee ? [' · assigned to ', h('strong', null, b.assignee)] : null,
 			b.notes ? h('div', { class: 'notes' }, b.notes) : null),
+		b.key && b.key.suite !== 'phpt' ? h('details', { class: 'small-text' }, h('summary', null, 'what “output … → …” means'), keyLegend()) : null,
 		h('div', { class: 'actions' }, sel, save, identityBox(), msg));
 }

@@ -25,6 +25,23 @@ export function renderBytes(b, from, to, side) {
 	return root;
 }
 
+/*
+ * Source code (a case's code, setup, a minimal case) as text with the page's
+ * chips for its control bytes, DEL, invalid UTF-8 and invisible characters
+ * (\xNN, never a box); its newlines and tabs stay as they are.
+ */
+export function codeText(s) {
+	const root = document.createDocumentFragment();
+	for (const part of String(s).split(/([\n\t]+)/)) {
+		if (/^[\n\t]+$/.test(part)) root.append(part);
+		else if (part) {
+			const b = new TextEncoder().encode(part);
+			root.append(renderBytes(b, 0, b.length, null));
+		}
+	}
+	return root;
+}
+
 /* Bytes [from, to) as a hex dump, 16 to a row. */
 export function renderHex(b, from, to, side) {
 	const root = document.createDocumentFragment();

@@ -6,6 +6,7 @@ import { h, replace } from '../dom.js';
 import { ApiError, fetchText } from '../api.js';
 import { fmtInt, localTime, relTime } from '../format.js';
 import { hashFor, withParam } from '../router.js';
+import { codeText } from './bytesview.js';
 
 export function loading(what) {
 	return h('p', { class: 'loading', 'aria-busy': 'true' }, `Loading ${what || ''}…`);
@@ -114,7 +115,7 @@ export function copyButton(label, getText, testid) {
 export function codeBlock(label, text, testid) {
 	if (text === null || text === undefined || text === '') return null;
 	return h('div', { class: 'code-block' }, h('div', { class: 'label' }, label),
-		h('pre', { class: 'code', 'data-testid': testid }, text));
+		h('pre', { class: 'code', 'data-testid': testid }, codeText(text)));
 }
 
 /* A <details> whose text is fetched when it is first opened. */

@@ -12,8 +12,11 @@ import { flagsText } from '../session.js';
 import { errorBox, loading, timeEl } from '../components/ui.js';
 import { auditTrail, keySummary, keyTable, minimalCall, stateBadge, triageForm } from '../components/buckets.js';
 import { resultsGrid } from '../components/results.js';
+import { codeText, renderBytes } from '../components/bytesview.js';
 
 // Two outputs with what follows their common prefix marked (the difference).
+const enc = (s) => new TextEncoder().encode(String(s));
+
 function markedOutputs(outputs) {
 	const roles = Object.keys(outputs || {});
 	const text = (o) => (o.status !== 'ok' ? `(${o.status}${o.signal ? ` ${o.signal}` : ''})` : o.output_is_false ? 'false' : o.output);
@@ -22,12 +25,13 @@ function markedOutputs(outputs) {
 		h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Build'), h('th', { scope: 'col' }, 'json_encode'),
 			h('th', { scope: 'col', class: 'num' }, 'json_last_error()'), h('th', { scope: 'col' }, 'Exception'))),
 		h('tbody', null, roles.map((role) => {
-			const o = outputs[role], t = text(o);
+			/* Byte by byte, as the results show them: a DEL is a \x7f chip, not a box. */
+			const o = outputs[role], tb = enc(text(o)), bb = enc(base);
 			let p = 0;
-			while (p < t.length && p < base.length && t[p] === base[p]) p++;
-			const same = role === 'base' ? null : t === base;
-			return h('tr', null, h('td', null, role),
-				h('td', null, h('code', null, role === 'base' || same ? t : [t.slice(0, p), h('mark', null, t.slice(p))])),
+			while (p < tb.length && p < bb.length && tb[p] === bb[p]) p++;
+			const marked = role !== 'base' && text(o) !== base && p < tb.length;
+			return h('tr', { 'data-role': role }, h('td', null, role),
+				h('td', null, h('code', { 'data-testid': 'minimal-output' }, renderBytes(tb, 0, tb.length, marked ? { ranges: [{ start: p, end: tb.length }] } : null))),
 				h('td', { class: 'num' }, String(o.error_code)), h('td', null, o.exception || ''));
 		})));
 }
@@ -38,8 +42,8 @@ function minimalPanel(m) {
 	if (m.state !== 'done') return h('section', { class: 'panel', 'data-testid': 'minimal' }, h('h2', null, 'Minimal case'), h('p', null, `Not reduced: ${m.state}.`));
 	return h('section', { class: 'panel', 'aria-labelledby': 'h-minimal', 'data-testid': 'minimal' },
 		h('h2', { id: 'h-minimal' }, 'Minimal case ', h('span', { class: 'badge' }, m.confirmation || '')),
-		h('pre', { 'data-testid': 'minimal-code' }, minimalCall(m)),
-		m.setup ? h('details', null, h('summary', null, 'setup'), h('pre', null, m.setup)) : null,
+		h('pre', { 'data-testid': 'minimal-code' }, codeText(minimalCall(m))),
+		m.setup ? h('details', null, h('summary', null, 'setup'), h('pre', { 'data-testid': 'minimal-setup' }, codeText(m.setup))) : null,
 		markedOutputs(m.outputs),
 		h('p', { class: 'meta' }, 'Found as ', m.found_as && m.found_as.case_id ? h('a', { href: comparisonHref(m.found_as.case_id, m.found_as.comparison_id) }, m.found_as.title) : '—',
 			`, reduced in ${fmtInt(m.steps)} ${plural(m.steps, 'step')} (${fmtInt(m.executions)} ${plural(m.executions, 'execution')}, ${m.seconds.toFixed(2)} s${m.complete ? '' : ', budget reached'})`,
