@@ -322,3 +322,34 @@ test('buckets under their root, counts that add up, and triage on a root applies
 	assert.equal(res.json.buckets.length, r.buckets);
 	assert.deepEqual(errors, []);
 });
+
+// Issue 23, item 6: the reducer's minimal cases ("minimal: …, reduced in N
+// steps") do not flood the overview's Recent cases; they are source "reduced".
+test('the reducer\'s minimal cases are source "reduced", left out of Recent cases', async () => {
+	const minimal = new Set(roots.roots.map((x) => x.minimal && x.minimal.case_id).filter(Boolean));
+	assert.ok(minimal.size > 0);
+	const reduced = (await d.get('/api/cases?source=reduced&limit=500')).json.cases;
+	assert.ok(reduced.length >= minimal.size);
+	for (const c of reduced) {
+		assert.equal(c.source, 'reduced');
+		assert.match(c.title, /^minimal: .*, reduced in \d+ steps?$/);
+	}
+	for (const id of minimal) assert.ok(reduced.some((c) => c.id === id), `minimal case #${id} listed as reduced`);
+	const others = (await d.get('/api/cases?source=stored,submitted&limit=500')).json.cases;
+	assert.ok(others.length > 0);
+	assert.ok(others.every((c) => c.source !== 'reduced' && !c.title.startsWith('minimal: ')));
+	assert.equal((await d.get('/api/cases?source=reduced,bogus')).status, 400);
+	const page1 = (await d.get('/api/cases?source=stored,submitted&limit=1')).json;
+	assert.match(page1.next, /source=stored,submitted&limit=1&before=/, 'next keeps the filter');
+
+	await page.goto('about:blank');
+	await page.goto(`${d.url}/#/`);
+	const rows = page.locator('[data-testid=case-row]');
+	await rows.first().waitFor();
+	assert.equal(await page.locator('[data-testid=case-row] td.title', { hasText: /^minimal: / }).count(), 0, 'no minimal case in Recent cases');
+	assert.match(await page.textContent('[data-testid=reduced-hidden]'), /minimal cases are not listed here/);
+	await page.click('[data-testid=filter-source-reduced]');
+	await page.locator('[data-testid=case-row] td.title', { hasText: /^minimal: / }).first().waitFor();
+	assert.equal(await rows.count(), Math.min(50, reduced.length));
+	assert.deepEqual(errors, []);
+});

@@ -1274,7 +1274,8 @@ int genrun_cases_list(
 	int rc = 0;
 
 	/* Generated cases are never stored cases, and all of a run's are mismatches. */
-	if (f->source == 1 || (f->verdict != NULL && strcmp(f->verdict, "same") == 0))
+	if ((f->source != 0 && (f->source & 2) == 0) ||
+	    (f->verdict != NULL && strcmp(f->verdict, "same") == 0))
 		return 0;
 	p.cap = f->limit > 0 ? (size_t)f->limit : 1;
 	if ((p.rows = calloc(p.cap, sizeof(*p.rows))) == NULL) {

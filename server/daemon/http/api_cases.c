@@ -693,8 +693,11 @@ static int api_case_row(void *arg, const struct db_case_row *row)
 	        text_json(row->title), "verdict", text_json(row->verdict), "differs",
 	        api_list(row->differs != NULL ? row->differs : ""), "flags", (json_int_t)row->flags,
 	        "flag_names", api_flag_names(row->flags), "created_at", api_time(row->created_at), "source",
-	        row->source != NULL ? "stored" : "submitted", "file", text_json(row->source), "comparison_id",
-	        api_id_or_null(row->comparison_id), "run_id", api_id_or_null(row->run_id)));
+	        row->source != NULL ? "stored"
+	            : row->reduced  ? "reduced"
+	                            : "submitted",
+	        "file", text_json(row->source), "comparison_id", api_id_or_null(row->comparison_id), "run_id",
+	        api_id_or_null(row->run_id)));
 }
 
 /* GET /api/cases and GET /api/runs/{id}/cases. */
@@ -717,14 +720,26 @@ void api_cases_list(
 		}
 		f.verdict = v;
 	}
+	/* ?source=stored,submitted,reduced (one or more): a mask (db_case_filter). */
 	if ((v = http_query(req, "source")) != NULL) {
-		if (strcmp(v, "stored") == 0)
-			f.source = 1;
-		else if (strcmp(v, "submitted") == 0)
-			f.source = 2;
-		else {
-			api_error(resp, 400, "bad_request", "source: expected stored or submitted");
+		static const char *const names[] = { "stored", "submitted", "reduced" };
+		if (strlen(v) > 32) {
+			api_error(resp, 400, "bad_request", "source: at most 32 bytes");
 			return;
+		}
+		for (const char *p = v, *q;; p = q + 1) {
+			size_t n = strcspn(p, ","), i;
+			q = p + n;
+			for (i = 0; i < 3 && !(strlen(names[i]) == n && strncmp(names[i], p, n) == 0); i++)
+				;
+			if (i == 3) {
+				api_error(resp, 400, "bad_request",
+				    "source: expected stored, submitted or reduced (or several, comma-separated)");
+				return;
+			}
+			f.source |= 1 << i;
+			if (*q == '\0')
+				break;
 		}
 	}
 	if (api_page(req, &f.limit, &f.before, resp) < 0)
@@ -757,13 +772,10 @@ void api_cases_list(
 		snprintf(next, sizeof next, "/api/runs/%" PRId64 "/cases?", run_id);
 	else
 		snprintf(next, sizeof next, "/api/cases?");
-	snprintf(next + strlen(next), sizeof next - strlen(next), "%s%s%s%slimit=%d&before=%" PRId64,
+	snprintf(next + strlen(next), sizeof next - strlen(next), "%s%s%s%s%s%slimit=%d&before=%" PRId64,
 	    f.verdict != NULL ? "verdict=" : "", f.verdict != NULL ? f.verdict : "",
-	    f.verdict != NULL ? "&" : "",
-	    f.source == 1       ? "source=stored&"
-	        : f.source == 2 ? "source=submitted&"
-	                        : "",
-	    ctx.limit, ctx.last_id);
+	    f.verdict != NULL ? "&" : "", f.source != 0 ? "source=" : "",
+	    f.source != 0 ? http_query(req, "source") : "", f.source != 0 ? "&" : "", ctx.limit, ctx.last_id);
 	api_json(resp, 200,
 	    json_pack("{s:o s:o}", "cases", ctx.items, "next", ctx.more ? json_string(next) : json_null()));
 }

@@ -105,8 +105,19 @@ enum stmt {
 /* A comparison's verdict as shown: "error" when the case did not compile (migration 14). */
 #define VERDICT_SQL "CASE WHEN m.error IS NOT NULL THEN 'error' ELSE m.verdict END"
 
-#define CASE_ROW_COLUMNS \
-	"c.id, c.title, c.flags, c.created_at, c.source, m.id, m.run_id, " VERDICT_SQL ", m.differs "
+/* A reducer's minimal case: not a stored one, and its first comparison is a reduction's
+ * (reductions_reduced and comparisons_case serve it). */
+#define CASE_REDUCED_SQL                                                                            \
+	"(c.source IS NULL AND EXISTS (SELECT 1 FROM reductions r WHERE r.reduced_comparison_id = " \
+	"(SELECT min(id) FROM comparisons WHERE case_id = c.id)))"
+/* ?3: 0 any, else a mask of 1 stored, 2 submitted, 4 a reducer's minimal case. */
+#define CASE_SOURCE_SQL                                                                 \
+	"(?3 = 0 OR (?3 & CASE WHEN c.source IS NOT NULL THEN 1 WHEN " CASE_REDUCED_SQL \
+	" THEN 4 ELSE 2 END) != 0) "
+
+#define CASE_ROW_COLUMNS                                                               \
+	"c.id, c.title, c.flags, c.created_at, c.source, m.id, m.run_id, " VERDICT_SQL \
+	", m.differs, " CASE_REDUCED_SQL " "
 
 /* A role's measurement columns (status, instr_total) of comparison m. */
 #define MEASURE_COLS(role)                                                                \
@@ -174,19 +185,19 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "SELECT " CASE_ROW_COLUMNS "FROM cases c LEFT JOIN comparisons m "
 	    "ON m.id = (SELECT max(id) FROM comparisons WHERE case_id = c.id) "
 	    "WHERE c.id < ?1 AND (?2 IS NULL OR " VERDICT_SQL " = ?2) "
-	    "AND (?3 = 0 OR (?3 = 1) = (c.source IS NOT NULL)) "
+	    "AND " CASE_SOURCE_SQL
 	    "ORDER BY c.id DESC LIMIT ?4",
 	[S_RUN_CASES_LIST] =
 	    "SELECT " CASE_ROW_COLUMNS "FROM comparisons m JOIN cases c ON c.id = m.case_id "
 	    "WHERE m.run_id = ?5 AND m.case_id < ?1 "
-	    "AND (?3 = 0 OR (?3 = 1) = (c.source IS NOT NULL)) "
+	    "AND " CASE_SOURCE_SQL
 	    "ORDER BY m.case_id DESC LIMIT ?4",
 	/* A statement of its own so the (run_id, verdict, case_id) index serves it. */
 	[S_RUN_CASES_LIST_VERDICT] =
 	    "SELECT " CASE_ROW_COLUMNS "FROM comparisons m JOIN cases c ON c.id = m.case_id "
 	    "WHERE m.run_id = ?5 AND (m.verdict = ?2 OR ?2 = 'error') AND " VERDICT_SQL " = ?2 "
 	    "AND m.case_id < ?1 "
-	    "AND (?3 = 0 OR (?3 = 1) = (c.source IS NOT NULL)) "
+	    "AND " CASE_SOURCE_SQL
 	    "ORDER BY m.case_id DESC LIMIT ?4",
 	[S_RUN_INSERT] =
 	    "INSERT INTO runs (suite, params, base_build_id, head_build_id, builds) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -1004,6 +1015,7 @@ static int db_case_row_read(sqlite3_stmt *st, void *p)
 	row.run_id = sqlite3_column_int64(st, 6);
 	row.verdict = (const char *)sqlite3_column_text(st, 7);
 	row.differs = (const char *)sqlite3_column_text(st, 8);
+	row.reduced = sqlite3_column_int(st, 9);
 	return ((db_case_row_fn)a->fn)(a->arg, &row);
 }
 

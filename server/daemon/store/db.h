@@ -33,6 +33,7 @@ struct db_case_row {
 	const char *title, *verdict, *differs, *created_at, *source;
 	long flags;
 	int64_t cursor; /* > 0: the listing's position for `before` (else id) */
+	int reduced;    /* a reducer's minimal case (source "reduced") */
 };
 
 /* A generated run's mismatch, listed with its batch (generated_mismatches). */
@@ -50,7 +51,7 @@ typedef int (*db_gen_mismatch_fn)(void *arg, const struct db_gen_mismatch *);
 
 struct db_case_filter {
 	const char *verdict; /* "same" / "differ" / "error", NULL for any */
-	int source;          /* 0 any, 1 stored, 2 submitted */
+	int source;          /* 0 any, else a mask: 1 stored, 2 submitted, 4 reduced (the reducer's) */
 	int64_t run_id;      /* > 0: the comparisons of this run */
 	int64_t before;      /* > 0: ids below this one (keyset pagination) */
 	int limit;

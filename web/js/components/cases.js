@@ -25,9 +25,9 @@ export function caseTable(ctx, emptyText) {
 	let gen = 0, shown = 0;
 
 	const row = (c) => {
-		/* source is "stored"/"submitted"; file the stored case's path (older
-		 * daemons put the path in source). */
-		const file = c.file || (c.source && c.source !== 'stored' && c.source !== 'submitted' ? c.source : null);
+		/* source is "stored"/"submitted"/"reduced" (the reducer's minimal case); file the
+		 * stored case's path (older daemons put the path in source). */
+		const file = c.file || (c.source && !['stored', 'submitted', 'reduced'].includes(c.source) ? c.source : null);
 		const src = file ? file.replace(/^cases\//, '') : (c.source || 'submitted');
 		const flags = flagsText(c.flags, c.flag_names);
 		return h('tr', { 'data-testid': 'case-row', 'data-case-id': c.id, 'data-verdict': c.verdict || '' },

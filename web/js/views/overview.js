@@ -114,11 +114,14 @@ export function overviewView(ctx, params, query) {
 	const applyQuery = (q) => {
 		replace(filters, [
 			filterBar('Verdict', 'verdict', ['', 'differ', 'error', 'same'], '/', q),
-			filterBar('Source', 'source', ['', 'stored', 'submitted'], '/', q),
+			filterBar('Source', 'source', ['', 'stored', 'submitted', 'reduced'], '/', q),
+			/* The reducer's minimal cases belong to their root causes, not to the recent cases. */
+			q.get('source') ? null : h('p', { class: 'hint', 'data-testid': 'reduced-hidden' },
+				'The reducer\'s minimal cases are not listed here: they lead their root causes above and their buckets (Source: reduced lists them).'),
 		]);
 		const api = new URLSearchParams();
 		if (q.get('verdict')) api.set('verdict', q.get('verdict'));
-		if (q.get('source')) api.set('source', q.get('source'));
+		api.set('source', q.get('source') || 'stored,submitted');
 		api.set('limit', '50');
 		cases.reload(`/api/cases?${api}`);
 	};
