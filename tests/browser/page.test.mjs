@@ -295,6 +295,19 @@ test('bucket page: triage form, audit trail, a fixed bucket that reappears is fl
 test('instruction counts: the table sorts and filters through the URL; a history chart per build', async () => {
 	const runs = (await api('GET', '/api/runs?limit=50')).runs.filter((r) => r.suite === 'measure');
 	const run = runs[0];
+	// Issue 23: a measure run says its verdict in instructions (regressions...), its
+	// outputs' "differ 0 / same N" only as outputs — on its page and the overview.
+	const m = await api('GET', `/api/runs/${run.id}/measurements`);
+	const words = (c) => `${c.regressions} regression${c.regressions === 1 ? '' : 's'} ${c.improvements} improvement${c.improvements === 1 ? '' : 's'} ${c.unchanged} unchanged${c.unmeasured ? ` ${c.unmeasured} unmeasured` : ''}`;
+	await open(`#/runs/${run.id}`);
+	const head = page.locator('[data-testid=run-head] [data-testid=run-instructions]');
+	await head.waitFor();
+	assert.equal(await head.textContent(), words(m.counts));
+	assert.equal(await head.locator('[data-kind=regression]').getAttribute('href'), `#/runs/${run.id}/counts?show=regressions`);
+	assert.match(await page.textContent('[data-testid=run-head] .run-line'), /outputs: /);
+	await open('#/');
+	await page.locator(`[data-testid=run-row][data-run-id="${run.id}"] [data-testid=run-instructions]`).waitFor();
+	assert.equal(await page.textContent(`[data-testid=run-row][data-run-id="${run.id}"] [data-testid=run-instructions]`), words(m.counts));
 	await open(`#/runs/${run.id}/counts`);
 	await page.locator('[data-testid=count-line]').waitFor();
 	const all = (await api('GET', `/api/runs/${run.id}/measurements`)).workloads;

@@ -46,3 +46,19 @@ export function workloadRows(workloads, { show = 'significant', sort = 'delta', 
 		return (x < y ? -1 : x > y ? 1 : 0) * sign;
 	});
 }
+
+/*
+ * A measure run's verdict in instructions, from GET /api/runs/ID/measurements'
+ * counts: [{ kind, n }] for regressions, improvements, unchanged (and
+ * unmeasured when any), the words a run's head shows instead of "differ 0".
+ */
+export function instructionCounts(counts) {
+	const c = counts || {};
+	const out = [
+		{ kind: 'regression', n: c.regressions || 0, text: (n) => `${n} ${n === 1 ? 'regression' : 'regressions'}` },
+		{ kind: 'improvement', n: c.improvements || 0, text: (n) => `${n} ${n === 1 ? 'improvement' : 'improvements'}` },
+		{ kind: 'unchanged', n: c.unchanged || 0, text: (n) => `${n} unchanged` },
+	];
+	if (c.unmeasured) out.push({ kind: 'unmeasured', n: c.unmeasured, text: (n) => `${n} unmeasured` });
+	return out.map(({ kind, n, text }) => ({ kind, n, text: text(n) }));
+}

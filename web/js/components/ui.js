@@ -7,6 +7,7 @@ import { ApiError, fetchText } from '../api.js';
 import { fmtInt, localTime, relTime } from '../format.js';
 import { hashFor, withParam } from '../router.js';
 import { codeText } from './bytesview.js';
+import { instructionCounts } from '../measure.js';
 
 export function loading(what) {
 	return h('p', { class: 'loading', 'aria-busy': 'true' }, `Loading ${what || ''}…`);
@@ -78,6 +79,17 @@ export function countsView(counts, linkFor) {
 		return h('span', { class: 'count-item', 'data-verdict': k, 'data-count': n },
 			linkFor ? h('a', { href: linkFor(k) }, inner) : inner);
 	}));
+}
+
+/* A measure run's instruction counts: regressions first, linking to the table. */
+export function instructionsView(runId, m) {
+	const c = m && m.counts;
+	if (!c) return null;
+	return h('span', { class: 'counts instr-counts', 'data-testid': 'run-instructions', title: `instructions per call against the base, ±${m.threshold_pct} % is unchanged` },
+		instructionCounts(c).map((x, i) => [i ? ' ' : null, h('a', {
+			href: `#/runs/${runId}/counts${x.kind === 'regression' ? '?show=regressions' : x.kind === 'unchanged' ? '?show=all' : ''}`,
+			class: `count-item instr-${x.kind}${x.n ? '' : ' zero'}`, 'data-kind': x.kind, 'data-count': x.n,
+		}, x.text)]));
 }
 
 /* Put text on the clipboard; falls back to a hidden textarea off secure contexts. */

@@ -9,7 +9,7 @@ import { isAbort } from '../api.js';
 import { buildsText, duration, fmtInt, isActive, signedPct, tail } from '../format.js';
 import { navigate } from '../router.js';
 import { getFlags, refreshHealth } from '../session.js';
-import { badge, countsView, errorBox, filterBar, loading, progressBar, timeEl } from '../components/ui.js';
+import { badge, countsView, errorBox, filterBar, instructionsView, loading, progressBar, timeEl } from '../components/ui.js';
 import { caseTable } from '../components/cases.js';
 import { bucketTable } from '../components/buckets.js';
 import { rootsTable } from '../components/roots.js';
@@ -78,10 +78,20 @@ export function overviewView(ctx, params, query) {
 		if (ctx.alive) replace(buildsBox, buildsTable(d));
 	}, (e) => { if (ctx.alive) replace(buildsBox, errorBox(e)); });
 
+	/* Measure runs' instruction counts by run id (fetched once each has ended). */
+	const measured = new Map();
+	const drawRuns = (runs) => replace(runsBox, runs.length ? runsTable(runs, measured) :
+		h('p', { class: 'empty', 'data-testid': 'empty' }, 'No runs yet. “Run stored suite” runs every case under cases/ on both builds.'));
 	const loadRuns = () => ctx.api('/api/runs?limit=10').then((d) => {
 		const runs = d.runs || [];
-		replace(runsBox, runs.length ? runsTable(runs) :
-			h('p', { class: 'empty', 'data-testid': 'empty' }, 'No runs yet. “Run stored suite” runs every case under cases/ on both builds.'));
+		drawRuns(runs);
+		for (const r of runs.filter((x) => x.suite === 'measure' && x.status === 'done' && !measured.has(x.id))) {
+			measured.set(r.id, null);
+			ctx.api(`/api/runs/${r.id}/measurements`).then((m) => {
+				measured.set(r.id, m);
+				if (ctx.alive) drawRuns(runs);
+			}, () => measured.delete(r.id));
+		}
 		const withRoots = runs.find(hasRoots);
 		if (withRoots) showRoots(withRoots);
 		return runs.some((r) => isActive(r.status));
@@ -158,7 +168,7 @@ function buildsTable(d) {
 			d.uptime_s !== undefined ? ` · up ${duration(new Date(Date.now() - d.uptime_s * 1000).toISOString())}` : ''));
 }
 
-function runsTable(runs) {
+function runsTable(runs, measured) {
 	return h('div', { class: 'scroll-x' }, h('table', { class: 'list runs', 'data-testid': 'run-list' },
 		h('thead', null, h('tr', null,
 			h('th', { scope: 'col', class: 'num' }, '#'), h('th', { scope: 'col', class: 'hide-narrow' }, 'Suite'),
@@ -171,7 +181,10 @@ function runsTable(runs) {
 			h('td', null, badge('run', r.status || 'unknown', { 'data-testid': 'run-status' }),
 				r.error ? h('div', { class: 'failure small-text' }, r.error) : null),
 			h('td', { class: 'progress-cell' }, progressBar(r.done || 0, r.total || 0, r.status)),
-			h('td', null, countsView(r.counts, (k) => `#/runs/${r.id}?verdict=${encodeURIComponent(k)}`)),
+			h('td', null, r.suite === 'measure' && measured.get(r.id) ?
+				[instructionsView(r.id, measured.get(r.id)), h('div', { class: 'dim small-text' }, 'outputs: ',
+					countsView(r.counts, (k) => `#/runs/${r.id}?verdict=${encodeURIComponent(k)}`))] :
+				countsView(r.counts, (k) => `#/runs/${r.id}?verdict=${encodeURIComponent(k)}`)),
 			h('td', { class: 'mono hide-narrow small-text' }, buildsText(r.builds, r.build_names)),
 			h('td', { class: 'nowrap hide-narrow' }, timeEl(r.started_at || r.created_at)))))));
 }

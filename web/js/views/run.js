@@ -10,7 +10,7 @@ import { isAbort } from '../api.js';
 import { orderRoles } from '../builds.js';
 import { buildsText, duration, fmtInt, isActive } from '../format.js';
 import { hashFor, withParam } from '../router.js';
-import { badge, countsView, errorBox, filterBar, loading, progressBar, timeEl } from '../components/ui.js';
+import { badge, countsView, errorBox, filterBar, instructionsView, loading, progressBar, timeEl } from '../components/ui.js';
 import { caseTable } from '../components/cases.js';
 import { bucketTable } from '../components/buckets.js';
 import { phptPanel } from '../components/phpt.js';
@@ -27,6 +27,8 @@ export function runView(ctx, params, query) {
 	const cases = caseTable(ctx, 'No cases in this run match.');
 	const actionMsg = h('div', { 'aria-live': 'polite' });
 	let lastRun = null, q = query, cancelling = false, polls = 0, codeCov = null;
+	/* A measure run's verdict is in instructions (its measurements' counts), fetched once it has ended. */
+	let measured = null, measuring = false;
 	/* The run's mismatches, those stored in full, and the buckets, in words that add up. */
 	const bucketsNote = h('p', { class: 'meta', 'data-testid': 'run-stored' });
 	let bucketCountsOf = null;
@@ -125,8 +127,16 @@ export function runView(ctx, params, query) {
 		drawStored();
 		suiteEl.textContent = ` · ${r.suite || 'run'}`;
 		if (!wasActive || !isActive(r.status) || polls % 5 === 0) drawExtra(r);
-		replace(headBox, runHead(r, (k) => hashFor(`/runs/${id}`, withParam(q, 'verdict', k)),
-			isActive(r.status) ? cancelButton() : null));
+		const drawHead = () => replace(headBox, runHead(r, (k) => hashFor(`/runs/${id}`, withParam(q, 'verdict', k)),
+			isActive(r.status) ? cancelButton() : null, measured));
+		drawHead();
+		if (r.suite === 'measure' && r.status === 'done' && !measured && !measuring) {
+			measuring = true;
+			ctx.api(`/api/runs/${id}/measurements`).then((m) => {
+				measured = m;
+				if (lastRun === r) drawHead();
+			}, () => { measuring = false; });
+		}
 		drawFilters();
 		const active = isActive(r.status);
 		/* While running, refresh the first page of cases now and then
@@ -186,12 +196,15 @@ export function runView(ctx, params, query) {
 	};
 }
 
-function runHead(r, linkFor, action) {
+function runHead(r, linkFor, action, measured) {
 	const dur = duration(r.started_at, r.finished_at);
+	const instr = r.suite === 'measure' ? instructionsView(r.id, measured) : null;
 	return h('div', { class: 'run-head', 'data-testid': 'run-head', 'data-status': r.status },
 		h('div', { class: 'run-line' },
 			badge('run', r.status || 'unknown', { 'data-testid': 'run-status' }),
 			progressBar(r.done || 0, r.total || 0, r.status),
+			/* A measure run: instructions first; its outputs' verdicts said as such. */
+			instr, instr ? h('span', { class: 'dim small-text' }, 'outputs: ') : null,
 			countsView(r.counts, linkFor), action),
 		r.error ? h('div', { class: `notice ${r.status === 'failed' ? 'error' : 'warning'}`, role: 'alert', 'data-testid': 'run-error' },
 			h('strong', null, r.status === 'failed' ? 'Run failed: ' : r.status === 'interrupted' ? 'Interrupted: ' : 'Note: '), r.error) : null,
