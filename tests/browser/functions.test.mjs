@@ -107,6 +107,14 @@ test('a workload row opens its function diff: json_encoder.c\'s two functions, t
 	assert.match(await page.locator('[data-testid=fn-summary]').textContent(), /json_encoder\.c n\/a/);
 	// Offsets where the library has no symbol for a function.
 	assert.ok(await page.locator('[data-testid=function-row][data-name^="0x"]').count() > 0);
+	// Issue 23: no "N functions cost more, N less" of offsets: it says it cannot compare,
+	// and lists nothing as changed (every build's functions under "all").
+	assert.doesNotMatch(await page.locator('[data-testid=fn-summary]').textContent(), /cost(s)? more/);
+	assert.match(await page.locator('[data-testid=fn-uncomparable]').textContent(), /^Cannot compare function by function: deb names its functions by offset/);
+	await page.locator('a[href*="show=changed"]').first().click();
+	await page.locator('[data-testid=functions-empty]').waitFor();
+	assert.equal(await page.locator('[data-testid=function-row]').count(), 0);
+	assert.equal(await page.locator('[data-testid=fn-uncomparable]').count(), 1);
 	assert.deepEqual(pageErrors, []);
 });
 

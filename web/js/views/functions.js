@@ -78,7 +78,9 @@ export function functionsView(ctx, params, query) {
 	const draw = () => {
 		const d = data, n = d.iterations;
 		const show = q.get('show') || 'changed';
-		const rows = functionRows(d, show);
+		/* A stripped side: names are offsets, so "changed" functions are noise (report.md says so too). */
+		const uncomparable = [d.base, d.candidate].filter(stripped).map((x) => x.name).join(' and ') || null;
+		const rows = uncomparable && show === 'changed' ? [] : functionRows(d, show);
 		const vsRole = d.candidate.role;
 		const switcher = h('nav', { class: 'candidates', 'data-testid': 'fn-candidates', 'aria-label': 'Candidate' },
 			'vs ', (d.builds || []).slice(1).map((b) => [h('a', {
@@ -97,7 +99,11 @@ export function functionsView(ctx, params, query) {
 				`${d.base.name}: ${fmtNum(perCall(d.base.total, n))} instructions per call, json_encoder.c ${enc(d.base)}; `,
 				`${d.candidate.name}: ${fmtNum(perCall(d.candidate.total, n))}, json_encoder.c ${enc(d.candidate)}`,
 				h('span', { class: deltaClass(encDelta), 'data-testid': 'fn-enc-delta' }, encDelta === null ? '' : ` (${signedPct(encDelta, 1)} %)`),
-				`. ${d.counts.more} ${plural(d.counts.more, 'function')} cost${d.counts.more === 1 ? 's' : ''} more, ${d.counts.less} less, ${d.counts.same} the same.`),
+				uncomparable ? '.' : `. ${d.counts.more} ${plural(d.counts.more, 'function')} cost${d.counts.more === 1 ? 's' : ''} more, ${d.counts.less} less, ${d.counts.same} the same.`),
+			uncomparable ? h('p', { class: 'notice warning', 'data-testid': 'fn-uncomparable' },
+				`Cannot compare function by function: ${uncomparable} ${uncomparable.includes(' and ') ? 'name their' : 'names its'} functions by offset or exported symbol only, `,
+				'so the same function has another name in each build and the differences listed would be offsets, not costs. ',
+				'Only the totals compare (as report.md says); build both from source to compare functions.') : null,
 			notes,
 			h('h2', null, 'By source file (self cost)'), filesTable(d, n),
 			h('h2', null, 'By function'),
@@ -105,7 +111,8 @@ export function functionsView(ctx, params, query) {
 				{ changed: functionRows(d, 'changed').length, all: (d.functions || []).length }),
 			h('p', { class: 'hint' }, 'Per call. Self: the function itself (inlined helpers included); inclusive: with what it called. Recursion levels merged.'),
 			rows.length ? functionsTable(d, rows, n)
-				: h('p', { class: 'empty', 'data-testid': 'functions-empty' }, 'No function changed: the candidate spends its instructions exactly as the base does.')));
+				: uncomparable ? h('p', { class: 'empty', 'data-testid': 'functions-empty' }, 'Nothing to list as changed: the names do not match across these builds (“all” lists each build\'s functions).')
+					: h('p', { class: 'empty', 'data-testid': 'functions-empty' }, 'No function changed: the candidate spends its instructions exactly as the base does.')));
 	};
 
 	load();
