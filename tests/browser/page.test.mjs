@@ -361,6 +361,25 @@ test('a generated run: live progress, then its coverage report', async () => {
 	await shot('generated');
 });
 
+test('a worker\'s last failure says when it was, and ages out of the overview (issue 23)', async () => {
+	const real = await api('GET', '/api/health');
+	const fake = structuredClone(real);
+	fake.builds[0].worker = { ...fake.builds[0].worker, last_failure: 'request timed out after 1000 ms', last_failure_at: new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, 'Z'), last_failure_age_s: 120 };
+	fake.builds[1].worker = { ...fake.builds[1].worker, last_failure: 'killed by signal 11', last_failure_at: '2026-01-01T00:00:00Z', last_failure_age_s: 7200 };
+	await page.route(/\/api\/health$/, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(fake) }));
+	try {
+		await page.goto('about:blank');
+		await open('#/');
+		const rows = page.locator('[data-testid=build-row]');
+		await rows.first().waitFor();
+		assert.equal(await rows.nth(0).locator('[data-testid=worker-failure]').textContent(), 'last failure 2 min ago: request timed out after 1000 ms');
+		assert.equal(await rows.nth(1).locator('[data-testid=worker-failure]').count(), 0, 'two hours ago: aged out');
+		assert.equal(await rows.nth(1).locator('[data-testid=worker-state]').getAttribute('title'), 'last failure 2 h ago: killed by signal 11');
+	} finally {
+		await page.unroute(/\/api\/health$/);
+	}
+});
+
 test('no script errors on any page', async () => {
 	await open('#/workloads?source=workloads/01-jsonobj.phpt');
 	await page.locator('[data-testid=history-chart] canvas').waitFor();

@@ -59,7 +59,12 @@ test('crash: a 200,000-deep array kills the encoder -> status crash with the sig
 		assert.notEqual(w1[name].pid, w0[name].pid, `${name} worker is a new process`);
 		assert.equal(w1[name].state, 'ready');
 		assert.equal(typeof w1[name].last_failure, 'string');
+		// When it failed (issue 23: the page says so and lets it age out).
+		assert.match(w1[name].last_failure_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+		assert.ok(Math.abs(Date.parse(w1[name].last_failure_at) - Date.now()) < 120_000, w1[name].last_failure_at);
+		assert.ok(w1[name].last_failure_age_s >= 0 && w1[name].last_failure_age_s < 120, String(w1[name].last_failure_age_s));
 	}
+	assert.equal(w0.base.last_failure_at ?? null, w0.base.last_failure ? w0.base.last_failure_at : null);
 });
 
 test('crash: what the worker wrote to stderr during the case is in the failure text, bounded', async () => {

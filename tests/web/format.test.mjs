@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
 	buildsText, caseErrorText, duration, flagNames, flagsText, fmtInt, fmtNum, isActive, localTime, pctChange, plainPct,
-	plural, relTime, shortFlag, signalText, signedPct, tail,
+	plural, relTime, shortFlag, failureNote, FAILURE_FRESH_S, signalText, signedPct, tail,
 } from '../../web/js/format.js';
 
 const FLAGS = [{ name: 'JSON_HEX_TAG', value: 1 }, { name: 'JSON_HEX_AMP', value: 2 },
@@ -103,4 +103,16 @@ test('caseErrorText: a case error against the user\'s own line and column, the b
 		'setup, line 2: Cannot redeclare f() (on head)');
 	assert.equal(caseErrorText({ detail: 'no return', section: 'value', line: null, column: null }), 'value: no return');
 	assert.equal(caseErrorText(null), '');
+});
+
+test('failureNote: a worker\'s last failure says when, and ages out after FAILURE_FRESH_S', () => {
+	const now = Date.parse('2026-12-02T12:00:00Z');
+	assert.equal(failureNote({ last_failure: null }, now), null);
+	assert.deepEqual(failureNote({ last_failure: 'request timed out after 1000 ms', last_failure_at: '2026-12-02T11:58:00Z', last_failure_age_s: 120 }, now),
+		{ recent: true, text: 'last failure 2 min ago: request timed out after 1000 ms' });
+	assert.deepEqual(failureNote({ last_failure: 'killed by signal 11', last_failure_at: '2026-12-02T10:00:00Z', last_failure_age_s: 7200 }, now),
+		{ recent: false, text: 'last failure 2 h ago: killed by signal 11' });
+	assert.equal(failureNote({ last_failure: 'x', last_failure_at: '2026-12-02T11:45:00Z' }, now).recent, false, 'the age from the time when not given');
+	assert.equal(failureNote({ last_failure: 'x', last_failure_at: 'z', last_failure_age_s: FAILURE_FRESH_S - 1 }, now).recent, true);
+	assert.deepEqual(failureNote({ last_failure: 'old daemon' }, now), { recent: true, text: 'last failure: old daemon' });
 });

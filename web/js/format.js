@@ -123,3 +123,21 @@ export function caseErrorText(e) {
 	const on = e.build ? ` (on ${e.build})` : '';
 	return `${where.join(', ')}: ${e.message || e.detail || 'does not compile'}${on}`;
 }
+
+/* How long a worker's last failure stays on the overview (then it ages out). */
+export const FAILURE_FRESH_S = 15 * 60;
+
+/*
+ * A worker's last failure as the overview says it (GET /api/health's
+ * worker: last_failure, last_failure_at, last_failure_age_s): null when
+ * there is none, { recent, text } else — recent while it is younger than
+ * FAILURE_FRESH_S ("last failure 2 min ago: …"); an older daemon that gives
+ * no time: recent, as before.
+ */
+export function failureNote(w, now = Date.now()) {
+	if (!w || !w.last_failure) return null;
+	if (!w.last_failure_at) return { recent: true, text: `last failure: ${w.last_failure}` };
+	const age = typeof w.last_failure_age_s === 'number' ? w.last_failure_age_s : Math.round((now - new Date(w.last_failure_at).getTime()) / 1000);
+	const when = relTime(new Date(now - age * 1000), now);
+	return { recent: age < FAILURE_FRESH_S, text: `last failure ${when}: ${w.last_failure}` };
+}

@@ -7,6 +7,7 @@
 #define PHPCMP_ENGINE_H
 
 #include <pthread.h>
+#include <time.h>
 
 #include "common.h"
 #include "db.h"
@@ -26,6 +27,7 @@ struct worker {
 	int64_t restarts;
 	int64_t cases_run;
 	char last_failure[512];
+	time_t last_failure_at;  /* when last_failure was written (wall clock), 0: never */
 	int measuring;           /* runs under callgrind, counts instructions */
 	struct worker *measurer; /* this build's measuring worker, started lazily */
 	char sandbox_dir[4096];  /* its private folder while it runs (confine.c), else "" */

@@ -267,8 +267,10 @@ static int worker_start(struct worker *w, const struct config *cfg)
 
 	/* The sandbox (docs/sandbox.md): a private folder, arguments, and for
 	 * a measuring worker a first loader that confines valgrind itself. */
-	if (confine_prepare(w, cfg, &sbx, w->last_failure, sizeof(w->last_failure)) < 0)
+	if (confine_prepare(w, cfg, &sbx, w->last_failure, sizeof(w->last_failure)) < 0) {
+		w->last_failure_at = time(NULL);
 		return -1;
+	}
 	for (int i = 0; i < sbx.npre; i++)
 		argv[argc++] = sbx.pre[i];
 	if (w->measuring) {
@@ -278,6 +280,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		if (mkdir(dumpdir, 0755) < 0 && errno != EEXIST) {
 			snprintf(w->last_failure, sizeof(w->last_failure), "cannot create %.400s: %s",
 			    dumpdir, strerror(errno));
+			w->last_failure_at = time(NULL);
 			return -1;
 		}
 		snprintf(toggle, sizeof(toggle), "--toggle-collect=0x%016llx",
@@ -298,12 +301,14 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		snprintf(w->last_failure, sizeof(w->last_failure), "socketpair: %s", strerror(errno));
+		w->last_failure_at = time(NULL);
 		return -1;
 	}
 	/* Its stderr: what an assertion, a sanitizer, zend_mm or PHP outside a
 	 * request prints there goes into a crash's failure text. */
 	if (pipe2(ep, O_CLOEXEC | O_NONBLOCK) < 0) {
 		snprintf(w->last_failure, sizeof(w->last_failure), "pipe: %s", strerror(errno));
+		w->last_failure_at = time(NULL);
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
@@ -356,6 +361,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		close(ep[0]);
 		snprintf(
 		    w->last_failure, sizeof(w->last_failure), "cannot start %s: %s", argv[0], strerror(rc));
+		w->last_failure_at = time(NULL);
 		return -1;
 	}
 	w->pid = pid;
@@ -388,6 +394,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		const struct proto_field *m = proto_get(&hello, TAG_MESSAGE);
 		snprintf(
 		    w->last_failure, sizeof(w->last_failure), "%.*s", m ? (int)m->len : 0, m ? m->data : "");
+		w->last_failure_at = time(NULL);
 		proto_msg_release(&hello);
 		worker_reap(w, REAP_GRACE, NULL); /* it exits by itself */
 		return -1;
@@ -402,6 +409,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	stderr_format(&err, text, sizeof(text));
 	snprintf(w->last_failure, sizeof(w->last_failure), "worker did not start: %s%s%.300s",
 	    timed_out ? "no hello within the startup timeout" : why, text[0] ? "; stderr: " : "", text);
+	w->last_failure_at = time(NULL);
 	return -1;
 }
 
@@ -749,6 +757,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		worker_memory_error(r, reply);
 		proto_msg_release(reply);
 		snprintf(w->last_failure, sizeof(w->last_failure), "%s", dwhy);
+		w->last_failure_at = time(NULL);
 		w->restarts++;
 		w->consecutive_deaths++;
 		w->state = WORKER_READY;
@@ -771,6 +780,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 			w->state = WORKER_STOPPED;
 			snprintf(w->last_failure, sizeof(w->last_failure),
 			    "retired: its private folder could not be emptied");
+			w->last_failure_at = time(NULL);
 		}
 		goto out;
 	}
@@ -796,6 +806,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 			result_add_stderr(r, why, &err);
 			snprintf(w->last_failure, sizeof(w->last_failure), "request timed out after %d ms",
 			    timeout_ms);
+			w->last_failure_at = time(NULL);
 			w->consecutive_deaths++;
 			w->state = WORKER_READY;
 			ret = 0;
@@ -804,6 +815,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		worker_reap(w, REAP_KILL, &err);
 		snprintf(
 		    w->last_failure, sizeof(w->last_failure), "request timed out after %d ms", timeout_ms);
+		w->last_failure_at = time(NULL);
 	} else {
 		/* The socket is closed: the worker is gone or going (a crash, or
 		 * exit() of its own); wait for its real status. */
@@ -811,6 +823,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		describe_exit(status, why, sizeof(why));
 		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		snprintf(w->last_failure, sizeof(w->last_failure), "%s", why);
+		w->last_failure_at = time(NULL);
 	}
 	result_failed(r, timed_out ? STATUS_TIMEOUT : STATUS_CRASH, "%s", why);
 	result_add_stderr(r, why, &err);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -41,7 +42,8 @@ static void api_health(struct app *app, struct http_response *resp)
 	int i, locked;
 	pid_t pid;
 	int64_t restarts, cases_run;
-	char last_failure[sizeof wk->last_failure];
+	char last_failure[sizeof wk->last_failure], failed_at[32];
+	time_t failure_at;
 	int closed;
 
 	for (i = 0; i < cfg->nbuilds && builds != NULL; i++) {
@@ -61,6 +63,7 @@ static void api_health(struct app *app, struct http_response *resp)
 			cases_run = wk->cases_run;
 			memcpy(last_failure, wk->last_failure, sizeof last_failure);
 			last_failure[sizeof last_failure - 1] = '\0';
+			failure_at = wk->last_failure_at;
 			pthread_mutex_unlock(&wk->lock);
 		} else {
 			state = WORKER_BUSY;
@@ -68,11 +71,26 @@ static void api_health(struct app *app, struct http_response *resp)
 			restarts = __atomic_load_n(&wk->restarts, __ATOMIC_RELAXED);
 			cases_run = __atomic_load_n(&wk->cases_run, __ATOMIC_RELAXED);
 			last_failure[0] = '\0';
+			failure_at = 0;
+		}
+		/* When it failed (UTC), so that the page can say so and let it age out. */
+		failed_at[0] = '\0';
+		if (last_failure[0] != '\0' && failure_at > 0) {
+			struct tm tm;
+			if (gmtime_r(&failure_at, &tm) != NULL)
+				strftime(failed_at, sizeof failed_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
 		}
 		w = json_pack("{s:s s:o s:I s:I s:o}", "state", worker_state_name(state), "pid",
 		    pid > 0 ? json_integer(pid) : json_null(), "restarts", (json_int_t)restarts, "cases_run",
 		    (json_int_t)cases_run, "last_failure",
 		    last_failure[0] != '\0' ? text_json(last_failure) : json_null());
+		if (w != NULL) {
+			json_object_set_new(w, "last_failure_at",
+			    failed_at[0] != '\0' ? json_string(failed_at) : json_null());
+			json_object_set_new(w, "last_failure_age_s",
+			    failed_at[0] != '\0' ? json_integer((json_int_t)(time(NULL) - failure_at))
+			                         : json_null());
+		}
 		b = json_pack("{s:o s:s s:o s:o s:o s:o s:o}", "name", text_json(cfg->builds[i].name), "role",
 		    role_name(i), "php_version", text_json(info.php_version), "library",
 		    text_json(cfg->builds[i].lib_path), "sha256", text_json(cfg->builds[i].sha256), "prefix",

@@ -6,7 +6,7 @@
  */
 import { h, replace, setTitle } from '../dom.js';
 import { isAbort } from '../api.js';
-import { buildsText, duration, fmtInt, isActive, signedPct, tail } from '../format.js';
+import { buildsText, duration, failureNote, fmtInt, isActive, signedPct, tail } from '../format.js';
 import { navigate } from '../router.js';
 import { getFlags, refreshHealth } from '../session.js';
 import { badge, countsView, errorBox, filterBar, instructionsView, loading, progressBar, timeEl } from '../components/ui.js';
@@ -153,13 +153,15 @@ function buildsTable(d) {
 				h('th', { scope: 'col', class: 'hide-narrow' }, 'Library'))),
 			h('tbody', null, builds.map((b) => {
 				const w = b.worker || {};
+				/* A failure says when it was, and ages out of sight (kept in the badge's title). */
+				const fail = failureNote(w);
 				return h('tr', { 'data-testid': 'build-row', 'data-build': b.name },
 					h('th', { scope: 'row' }, b.name),
 					h('td', { class: 'mono' }, b.php_version || '—'),
 					h('td', { class: 'mono', title: b.sha256 || '' }, b.sha256 ? b.sha256.slice(0, 12) : '—'),
-					h('td', null, badge('worker', w.state || 'unknown', { 'data-testid': 'worker-state' }),
+					h('td', null, badge('worker', w.state || 'unknown', { 'data-testid': 'worker-state', title: fail ? fail.text : null }),
 						w.pid ? h('span', { class: 'dim pid' }, ` pid ${w.pid}`) : null,
-						w.last_failure ? h('div', { class: 'failure small-text' }, `last failure: ${w.last_failure}`) : null),
+						fail && fail.recent ? h('div', { class: 'failure small-text', 'data-testid': 'worker-failure', title: w.last_failure_at || '' }, fail.text) : null),
 					h('td', { class: 'num hide-narrow' }, fmtInt(w.cases_run)),
 					h('td', { class: 'num hide-narrow' }, fmtInt(w.restarts)),
 					h('td', { class: 'mono hide-narrow path', title: b.library || '' }, tail(b.library || b.prefix || '—', 48)));
