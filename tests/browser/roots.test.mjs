@@ -114,6 +114,13 @@ test('the run page: root causes first, each with its minimal case, outputs, coun
 	await row.locator('[data-testid=root-link]').click();
 	await page.waitForURL(new RegExp(`#/buckets/${first.bucket_id}$`));
 	assert.equal(await page.textContent('[data-testid=minimal-code]'), 'json_encode("\\x7F")');
+	// Issue 23 (d): the flags that matter come from the reduction — DEL differs with no flag —
+	// not from the key's guess; the key's flags are said as what splits the bucket.
+	const ftm = page.locator('[data-testid=flags-that-matter]');
+	assert.equal(await ftm.getAttribute('data-from'), 'reduction');
+	assert.match(await ftm.textContent(), /^none: the minimal case differs with no flag/);
+	assert.equal(await page.locator('h1 [data-testid=needed-flags]').textContent(), 'needs no flag');
+	assert.equal(await page.locator('[data-testid=key-flags]').count(), 1);
 	assert.deepEqual(errors, []);
 });
 
@@ -203,6 +210,9 @@ test('roots as the page shows them while reducing, "N more", and hostile strings
 		assert.equal(await base.textContent(), '"a\\x7f"');
 		assert.equal(await base.locator('.chip.ctl').textContent(), '\\x7f');
 		assert.equal(await page.locator('[data-testid=minimal-outputs] tr[data-role=head] mark.diff').textContent(), '\\u007f"');
+		assert.equal(await page.locator('[data-testid=flags-that-matter] .mono').textContent(), 'JSON_PRETTY_PRINT');
+		assert.match(await page.locator('[data-testid=flags-that-matter]').textContent(), /the minimal case needs each of these/);
+		assert.equal(await page.locator('h1 [data-testid=needed-flags]').textContent(), 'needs PRETTY_PRINT');
 		await page.unroute(/\/api\/buckets\/900(\/mismatches)?(\?.*)?$/);
 	} finally {
 		await page.unroute(/\/api\/roots\?/);
@@ -257,6 +267,11 @@ test('buckets under their root, counts that add up, and triage on a root applies
 		`one row per root cause (${roots.roots.length}), not one per bucket (${roots.buckets})`);
 	assert.match(await toggle.textContent(), new RegExp(`^▸ ${r.buckets - 1} more buckets? of this root cause \\(`));
 	assert.equal(await list.locator(`[data-testid=bucket-row][data-root-id="${r.bucket_id}"]:visible`).count(), 0);
+	// The run page's roots and its buckets grouped under them (folded), in one picture.
+	const abs = (sel) => page.$eval(sel, (e) => e.getBoundingClientRect().top + window.scrollY);
+	const y0 = await abs('[data-testid=run-roots]'), y1 = await abs('[data-testid=run-buckets] [data-testid=bucket-list]');
+	fs.mkdirSync(SHOTS, { recursive: true });
+	await page.screenshot({ path: path.join(SHOTS, 'roots-grouped.png'), fullPage: true, clip: { x: 0, y: y0 - 8, width: 1360, height: y1 - y0 + 260 } });
 	await toggle.click();
 	assert.equal(await list.locator(`[data-testid=bucket-row][data-root-id="${r.bucket_id}"]:visible`).count(), r.buckets - 1);
 	// Right under the root.
@@ -291,7 +306,8 @@ test('buckets under their root, counts that add up, and triage on a root applies
 	const posts = [];
 	page.on('request', (q) => { if (q.method() === 'POST') posts.push(new URL(q.url()).pathname); });
 	await rrow.locator('[data-testid=root-triage]').click();
-	assert.equal(await rrow.locator('[data-testid=root-triage-done]').textContent(), `${r.buckets} buckets changed.`);
+	assert.equal(await page.locator('[data-testid=run-roots] [data-testid=root-triage-done]').textContent(),
+		`Root cause #${r.bucket_id}: ${r.buckets} buckets changed to confirmed.`);
 	assert.deepEqual(posts, [`/api/roots/${r.bucket_id}/triage`], 'one request');
 	for (const id of r.bucket_ids) {
 		const b = (await d.get(`/api/buckets/${id}`)).json;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { BUCKET_FILTERS, bucketCounts, rootTriageRequest, shapeWords, STATE_HELP, STATES, statesText, storedText, triageRequest } from '../../web/js/triage.js';
+import { BUCKET_FILTERS, bucketCounts, rootTriageRequest, shapeWords, flagsThatMatter, STATE_HELP, STATES, statesText, storedText, triageRequest } from '../../web/js/triage.js';
 import { caseBody, curlFor, shellQuote } from '../../web/js/export.js';
 
 test('bucketCounts: buckets per filter; open is new + confirmed + reappeared', () => {
@@ -53,6 +53,16 @@ test('shapeWords: a bucket key\'s output shape in words', () => {
 	assert.equal(shapeWords('\\u'), 'a \\uXXXX escape');
 	assert.equal(shapeWords('\\/'), 'the escape \\/');
 	assert.equal(shapeWords('"a0~'), '“"”, letters, digits, … (cut)');
+});
+
+test('flagsThatMatter: the reduction\'s flags when reduced, else the key\'s guess', () => {
+	const key = { flags: { JSON_UNESCAPED_SLASHES: false } };
+	assert.deepEqual(flagsThatMatter(key, { state: 'done', flags: ['JSON_PRETTY_PRINT'], complete: true }),
+		{ from: 'reduction', flags: ['JSON_PRETTY_PRINT'], complete: true });
+	assert.deepEqual(flagsThatMatter(key, { state: 'done', flags: [], complete: false }), { from: 'reduction', flags: [], complete: false });
+	assert.deepEqual(flagsThatMatter(key, { state: 'too_slow' }), { from: 'key', flags: { JSON_UNESCAPED_SLASHES: false } });
+	assert.deepEqual(flagsThatMatter(key, null), { from: 'key', flags: { JSON_UNESCAPED_SLASHES: false } });
+	assert.deepEqual(flagsThatMatter(null, undefined), { from: 'key', flags: {} });
 });
 
 test('caseBody: the POST body that reproduces a stored case', () => {

@@ -100,3 +100,15 @@ export function shapeWords(s) {
 	}
 	return out.join(', ');
 }
+
+/*
+ * The flags that matter to a bucket: from its reduction when it has one
+ * (the minimal case keeps a flag only when the difference goes without it:
+ * { from: 'reduction', flags: names, complete }), else the bucket key's
+ * guess from the differing bytes ({ from: 'key', flags: { NAME: on } }).
+ */
+export function flagsThatMatter(key, minimal) {
+	if (minimal && minimal.state === 'done' && Array.isArray(minimal.flags))
+		return { from: 'reduction', flags: minimal.flags.slice(), complete: minimal.complete !== false };
+	return { from: 'key', flags: (key && key.flags) || {} };
+}

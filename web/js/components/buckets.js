@@ -7,7 +7,7 @@ import { clear, h, replace } from '../dom.js';
 import { isAbort } from '../api.js';
 import { fmtInt, JSON_ERRORS, plural, shortFlag } from '../format.js';
 import { me } from '../store.js';
-import { SHAPE_CLASSES, shapeWords, STATE_HELP, STATES, triageRequest } from '../triage.js';
+import { flagsThatMatter, SHAPE_CLASSES, shapeWords, STATE_HELP, STATES, triageRequest } from '../triage.js';
 import { badge, differsList, errorBox, loading, timeEl } from './ui.js';
 import { identityBox, needName } from './identity.js';
 import { codeText } from './bytesview.js';
@@ -32,7 +32,7 @@ export function keyLegend() {
 		' shows the first bytes where the outputs differ, as classes: ',
 		SHAPE_CLASSES.map(([c, w], i) => [i ? ' · ' : null, h('code', { class: 'shape' }, c), ` ${w}`]),
 		'; other characters are themselves. ', h('code', null, 'status'), ', ', h('code', null, 'error'), ' (json_last_error()) and ',
-		h('code', null, 'exception'), ' appear when they differ; flags on/off are the flags that matter for it.');
+		h('code', null, 'exception'), ' appear when they differ; “needs …” are the flags its minimal case needs (from the reduction), flags on/off the bucket key\'s split until it is reduced.');
 }
 
 function shortFlags(flags) {
@@ -43,8 +43,14 @@ function shortFlags(flags) {
 			shortFlag(n) + (flags[n] ? ' on' : ' off'))));
 }
 
-/* How the mismatches of a bucket differ, from its key, on one line. */
-export function keySummary(key) {
+/* The flags a reduced bucket's minimal case needs, short: "needs PRETTY_PRINT" / "needs no flag". */
+function neededFlags(names) {
+	return h('span', { class: 'key-flags', 'data-testid': 'needed-flags', title: 'from the reduction: the minimal case needs these flags (without one, the difference goes)' },
+		names.length ? names.map((n, i) => [i ? ' ' : 'needs ', h('span', { class: 'flag-state on' }, shortFlag(n))]) : h('span', { class: 'dim' }, 'needs no flag'));
+}
+
+/* How the mismatches of a bucket differ, from its key, on one line (flags: its reduction's when it has one). */
+export function keySummary(key, minimal) {
 	if (!key) return h('span', { class: 'dim' }, '—');
 	/* a phpt regression or improvement (bucket_phpt_key): test, candidate, status pair */
 	if (key.suite === 'phpt')
@@ -63,7 +69,9 @@ export function keySummary(key) {
 			'error ', h('code', null, String(ec[0])), ' → ', h('code', null, String(ec[1]))));
 	if (ex[0] || ex[1]) parts.push(h('span', { class: 'key-part' }, 'exception ', h('code', null, ex[0] || 'none'), ' → ', h('code', null, ex[1] || 'none')));
 	if (!key.output && !parts.length) parts.push(differsList(key.differs));
-	return h('span', { class: 'key-summary', 'data-testid': 'key-summary' }, parts, shortFlags(key.flags));
+	const fm = flagsThatMatter(key, minimal);
+	return h('span', { class: 'key-summary', 'data-testid': 'key-summary' }, parts,
+		fm.from === 'reduction' ? [' ', neededFlags(fm.flags)] : shortFlags(key.flags));
 }
 
 /* A reduced case as the call it stands for: json_encode(code, flags, depth). */
@@ -84,8 +92,8 @@ function minimalInline(b) {
 		b.root_id ? [' ', h('span', { class: 'dim' }, 'joined ', h('a', { href: `#/buckets/${b.root_id}`, 'data-testid': 'bucket-root' }, `#${b.root_id}`))] : null);
 }
 
-/* The full key as a definition list (bucket page). */
-export function keyTable(key) {
+/* The full key as a definition list (bucket page); the flags that matter from the reduction when there is one. */
+export function keyTable(key, minimal) {
 	if (!key) return h('p', { class: 'dim' }, 'No key.');
 	if (key.suite === 'phpt')
 		return h('dl', { class: 'spec key', 'data-testid': 'bucket-key' },
@@ -105,8 +113,24 @@ export function keyTable(key) {
 		h('dt', null, 'json_last_error()'), h('dd', null, pair(ec),
 			ec[0] !== ec[1] ? h('span', { class: 'dim' }, ` ${JSON_ERRORS[ec[0]] || ''} → ${JSON_ERRORS[ec[1]] || ''}`) : null),
 		h('dt', null, 'Exception'), h('dd', null, pair(key.exception || [null, null])),
-		h('dt', null, 'Flags that matter'), h('dd', null, flags.length ? shortFlags(key.flags) :
-			h('span', { class: 'dim' }, 'none: the case\'s flags do not split this bucket')));
+		flagsRows(key, minimal, flags));
+}
+
+/* "Flags that matter": what the minimal case needs (the reduction), then the key's split. */
+function flagsRows(key, minimal, keyFlags) {
+	const fm = flagsThatMatter(key, minimal);
+	const split = keyFlags.length ? shortFlags(key.flags) : h('span', { class: 'dim' }, 'none: the case\'s flags do not split this bucket');
+	if (fm.from === 'key')
+		return [h('dt', null, 'Flags that matter'), h('dd', { 'data-testid': 'flags-that-matter', 'data-from': 'key' }, split,
+			h('div', { class: 'hint' }, 'guessed from the differing bytes until the bucket is reduced'))];
+	return [
+		h('dt', null, 'Flags that matter'),
+		h('dd', { 'data-testid': 'flags-that-matter', 'data-from': 'reduction' },
+			fm.flags.length ? h('span', { class: 'mono' }, fm.flags.join(' | ')) : h('span', null, 'none: the minimal case differs with no flag'),
+			h('div', { class: 'hint' }, fm.complete ? 'from the reduction: the minimal case needs each of these (without one, the difference goes)'
+				: 'from the reduction, which ran out of budget: it may need fewer')),
+		h('dt', null, 'Bucket split by'), h('dd', { 'data-testid': 'key-flags' }, split),
+	];
 }
 
 /* POST a triage change for the buckets ids; resolves to the daemon's answer. */
@@ -243,7 +267,7 @@ export function bucketTable(ctx, opts) {
 			h('td', { class: 'nowrap' }, stateBadge(b)),
 			h('td', { class: 'num', 'data-testid': 'bucket-count' }, fmtInt(runScoped && b.run ? b.run.mismatches : b.mismatches),
 				runScoped ? h('div', { class: 'dim small-text', 'data-testid': 'bucket-count-all' }, `${fmtInt(b.mismatches)} in every run`) : null),
-			h('td', { class: 'how' }, h('a', { href, class: 'plain' }, keySummary(b.key)), minimalInline(b)),
+			h('td', { class: 'how' }, h('a', { href, class: 'plain' }, keySummary(b.key, b.minimal)), minimalInline(b)),
 			h('td', { class: 'hide-narrow title' }, phptRep(b, runScoped ? opts.run : null) || (rep && rep.case_id ?
 				h('a', { href: `#/cases/${rep.case_id}?comparison=${rep.comparison_id}` }, rep.title || `case #${rep.case_id}`) : '—')),
 			h('td', { class: 'hide-narrow small-text' }, seen),

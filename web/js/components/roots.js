@@ -7,7 +7,7 @@
  * \xNN chips), never parsed as HTML.  The run page shows every root, the
  * overview the first few of the latest run with mismatches.
  */
-import { h, replace } from '../dom.js';
+import { clear, h, replace } from '../dom.js';
 import { isAbort } from '../api.js';
 import { orderRoles } from '../builds.js';
 import { fmtInt, plural } from '../format.js';
@@ -74,11 +74,12 @@ function rootTriage(ctx, r, onSaved) {
 		if (needName(msg)) return;
 		save.disabled = true;
 		const { path, body } = rootTriageRequest(r.bucket_id, { state: sel.value }, me());
+		const state = sel.value;
 		ctx.api(path, { method: 'POST', body }).then((d) => {
 			save.disabled = false;
-			replace(msg, h('span', { class: 'ok-text', role: 'status', 'data-testid': 'root-triage-done' },
-				`${fmtInt(d.changed || 0)} ${plural(d.changed, 'bucket')} changed.`));
-			if (onSaved) onSaved(d);
+			clear(msg);
+			/* Said above the table: the table is drawn again with the new states. */
+			if (onSaved) onSaved(d, state);
 		}, (e) => {
 			if (isAbort(e)) return;
 			save.disabled = false;
@@ -145,13 +146,21 @@ function rootsSummary(n, stored, buckets, differ) {
  * buckets pending (and polls itself every 2 s while some are).
  */
 export function rootsTable(ctx, run, opts = {}) {
-	const el = h('div', { class: 'roots', 'data-testid': 'roots', 'data-run-id': run }, loading('root causes'));
+	const body = h('div', null, loading('root causes'));
+	const note = h('div', { 'aria-live': 'polite' });
+	const el = h('div', { class: 'roots', 'data-testid': 'roots', 'data-run-id': run }, note, body);
 	let gen = 0, polling = false;
+	const saved = (r) => (a, state) => {
+		replace(note, h('p', { class: 'ok-text', role: 'status', 'data-testid': 'root-triage-done', 'data-bucket-id': r.bucket_id },
+			`Root cause #${r.bucket_id}: ${fmtInt(a.changed || 0)} ${plural(a.changed, 'bucket')} changed to ${state}.`));
+		load();
+		if (opts.onTriaged) opts.onTriaged(a);
+	};
 	const draw = (d) => {
 		const all = d.roots || [];
 		const shown = opts.limit ? all.slice(0, opts.limit) : all;
 		const total = all.reduce((n, r) => n + (r.mismatches || 0), 0);
-		replace(el, [
+		replace(body, [
 			pendingNote(d.reduction),
 			all.length ? h('p', { class: 'meta', 'data-testid': 'roots-summary' }, rootsSummary(all.length, total, d.buckets, opts.runDiffer ? opts.runDiffer() : null)) : null,
 			all.length ? h('div', { class: 'scroll-x' }, h('table', { class: 'list roots', 'data-testid': 'root-list' },
@@ -159,14 +168,11 @@ export function rootsTable(ctx, run, opts = {}) {
 					h('th', { scope: 'col' }, 'Minimal case'),
 					h('th', { scope: 'col' }, 'Base gives'),
 					h('th', { scope: 'col' }, 'Candidate gives'),
-					h('th', { scope: 'col', class: 'num' }, 'Mismatches'),
+					h('th', { scope: 'col', class: 'num', title: 'mismatches stored in full in its buckets (a generated run stores a sample of each kind)' }, 'Stored mismatches'),
 					h('th', { scope: 'col' }, 'Candidate'),
 					h('th', { scope: 'col' }, 'Bucket'),
 					h('th', { scope: 'col' }, 'Triage'))),
-				h('tbody', null, shown.map((r) => rootRow(ctx, r, (a) => {
-					load();
-					if (opts.onTriaged) opts.onTriaged(a);
-				}))))) : h('p', { class: 'empty', 'data-testid': 'roots-empty' }, opts.empty || 'No root causes: no mismatches.'),
+				h('tbody', null, shown.map((r) => rootRow(ctx, r, saved(r)))))) : h('p', { class: 'empty', 'data-testid': 'roots-empty' }, opts.empty || 'No root causes: no mismatches.'),
 			all.length > shown.length ? h('p', { class: 'more' }, h('a', { href: `#/runs/${run}`, 'data-testid': 'roots-more' },
 				`${fmtInt(all.length - shown.length)} more ${plural(all.length - shown.length, 'root cause')} in run #${run}`)) : null,
 		]);
@@ -181,7 +187,7 @@ export function rootsTable(ctx, run, opts = {}) {
 			/* With the reducer off nothing will change: no polling. */
 			return red.reducer && red.reducer.enabled === false ? 0 : red.buckets_pending || 0;
 		}, (e) => {
-			if (!isAbort(e) && my === gen) replace(el, errorBox(e, load));
+			if (!isAbort(e) && my === gen) replace(body, errorBox(e, load));
 			return 0;
 		});
 	};

@@ -67,7 +67,7 @@ export function bucketView(ctx, params, query) {
 		/* dom.js's append leaves out the null sections (Element.append would print "null"). */
 		append(main, [
 			h('div', { class: 'case-head' },
-				h('h1', null, h('span', { class: 'dim' }, `Bucket #${b.id} `), keySummary(b.key)),
+				h('h1', null, h('span', { class: 'dim' }, `Bucket #${b.id} `), keySummary(b.key, b.minimal)),
 				h('div', { class: 'verdict-line' }, stateBadge(b), ' ', h('span', { 'data-testid': 'bucket-stored', title: 'mismatches stored in full: a generated run stores a sample of each kind' },
 					`${fmtInt(b.mismatches)} stored ${plural(b.mismatches, 'mismatch', 'mismatches')}`),
 					` in ${runs.length} ${plural(runs.length, 'run')} (or submitted)`,
@@ -82,7 +82,7 @@ export function bucketView(ctx, params, query) {
 				b.reappeared.run_id ? ['in ', runLink(b.reappeared.run_id)] : 'from a submitted case',
 				' ', timeEl(b.reappeared.at), ' after it was marked fixed. Set a state to answer it.') : '',
 			h('div', { class: 'two-col' },
-				h('section', { class: 'panel', 'aria-labelledby': 'h-key' }, h('h2', { id: 'h-key' }, 'How these mismatches differ'), keyTable(b.key),
+				h('section', { class: 'panel', 'aria-labelledby': 'h-key' }, h('h2', { id: 'h-key' }, 'How these mismatches differ'), keyTable(b.key, b.minimal),
 					h('p', { class: 'meta' }, 'First seen ', timeEl(b.first_seen && b.first_seen.at),
 						b.first_seen && b.first_seen.run_id ? [' in ', runLink(b.first_seen.run_id)] : '',
 						' · last seen ', timeEl(b.last_seen && b.last_seen.at),
