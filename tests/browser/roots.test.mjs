@@ -257,6 +257,9 @@ test('buckets under their root, counts that add up, and triage on a root applies
 	const toggle = rootRow.locator('[data-testid=bucket-group-toggle]');
 	const members = () => list.locator(`[data-testid=bucket-row][data-root-id="${r.bucket_id}"]`);
 	assert.match(await toggle.textContent(), new RegExp(`^▸ ${await members().count()} more buckets? of this root cause`));
+	const loaded = await members().count();
+	if (loaded < r.buckets - 1)
+		assert.equal(await rootRow.locator('[data-testid=bucket-group-rest]').textContent(), `${r.buckets - 1 - loaded} more not listed here`);
 	for (let more = page.locator('[data-testid=run-buckets] [data-testid=buckets-more]'); await more.count();) {
 		await more.click();
 		await page.waitForFunction(() => !document.querySelector('[data-testid=run-buckets] .more .loading'));
@@ -266,6 +269,7 @@ test('buckets under their root, counts that add up, and triage on a root applies
 	assert.deepEqual(visible.slice().sort((a, b) => a - b), roots.roots.map((x) => x.bucket_id).sort((a, b) => a - b),
 		`one row per root cause (${roots.roots.length}), not one per bucket (${roots.buckets})`);
 	assert.match(await toggle.textContent(), new RegExp(`^▸ ${r.buckets - 1} more buckets? of this root cause \\(`));
+	assert.ok(await rootRow.locator('[data-testid=bucket-group-rest]').isHidden(), 'every one listed');
 	assert.equal(await list.locator(`[data-testid=bucket-row][data-root-id="${r.bucket_id}"]:visible`).count(), 0);
 	// The run page's roots and its buckets grouped under them (folded), in one picture.
 	const abs = (sel) => page.$eval(sel, (e) => e.getBoundingClientRect().top + window.scrollY);

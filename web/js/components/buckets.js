@@ -333,6 +333,10 @@ export function bucketTable(ctx, opts) {
 		g.toggle.textContent = `${g.open ? '▾' : '▸'} ${n} more ${plural(n, 'bucket')} of this root cause (${fmtInt(total)} ${plural(total, 'mismatch', 'mismatches')})`;
 		g.toggle.setAttribute('aria-expanded', g.open ? 'true' : 'false');
 		g.toggle.hidden = n === 0;
+		/* Buckets that joined it but are not in this list (yet): later pages, other runs, other states. */
+		const rest = g.joined - n;
+		g.rest.textContent = rest > 0 ? `${n ? '' : 'this root cause has '}${fmtInt(rest)} ${n ? 'more' : plural(rest, 'other bucket', 'other buckets')} not listed here` : '';
+		g.rest.hidden = rest <= 0;
 	};
 	const join = (g, tr) => {
 		tr.classList.add('member');
@@ -352,14 +356,15 @@ export function bucketTable(ctx, opts) {
 		}
 		tbody.append(tr);
 		if (b.root_id || (b.key && b.key.suite === 'phpt')) return;
-		const ng = { row: tr, last: tr, members: [], open: false };
+		const ng = { row: tr, last: tr, members: [], open: false, joined: (b.joined || []).length };
+		ng.rest = h('span', { class: 'dim', 'data-testid': 'bucket-group-rest', hidden: true });
 		ng.toggle = h('button', { type: 'button', class: 'link group-toggle', 'data-testid': 'bucket-group-toggle', hidden: true,
 			onclick: () => {
 				ng.open = !ng.open;
 				for (const m of ng.members) m.hidden = !ng.open;
 				drawToggle(ng);
 			} });
-		tr.querySelector('td.how').append(h('div', { class: 'small-text' }, ng.toggle));
+		tr.querySelector('td.how').append(h('div', { class: 'small-text' }, ng.toggle, ' ', ng.rest));
 		groups.set(b.id, ng);
 		for (const m of Array.from(tbody.querySelectorAll(`tr[data-root-id="${b.id}"]`))) if (!m.classList.contains('member')) join(ng, m);
 		drawToggle(ng);
