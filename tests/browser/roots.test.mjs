@@ -329,6 +329,8 @@ test('buckets under their root, counts that add up, and triage on a root applies
 	await page.goto(`${d.url}/#/buckets/${r.bucket_id}`);
 	const rb = (await d.get(`/api/buckets/${r.bucket_id}`)).json;
 	assert.equal(await page.textContent('[data-testid=bucket-stored]'), `${rb.mismatches} stored mismatch${rb.mismatches === 1 ? '' : 'es'}`);
+	await page.goto(`${d.url}/#/buckets/${member}`);
+	assert.equal(await page.textContent('[data-testid=audit-entry][data-by=rootie] [data-testid=audit-root]'), `set on root cause #${r.bucket_id}`);
 
 	// The bulk form's "joined": the root's row stands for its buckets.
 	res = await d.request('POST', '/api/buckets/triage', { body: { by: 'ana', state: 'expected', ids: [r.bucket_id], joined: true } });

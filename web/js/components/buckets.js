@@ -203,6 +203,8 @@ function changeText(ev) {
 			h('details', { class: 'inline' }, h('summary', null, 'changed'),
 				h('div', { class: 'notes-diff' }, h('del', null, c.notes[0] || '(empty)'), h('ins', null, c.notes[1] || '(empty)')))));
 	if (c.reappeared === false) out.push(h('span', { class: 'change' }, 'answered the reappearance'));
+	/* Set on a root cause, for each of its buckets (POST /api/roots/ID/triage). */
+	if (c.root) out.push(h('span', { class: 'change dim', 'data-testid': 'audit-root' }, 'set on ', h('a', { href: `#/buckets/${c.root}` }, `root cause #${c.root}`)));
 	return out;
 }
 
