@@ -762,6 +762,13 @@ static int main_serve(int argc, char **argv)
 		main_error("%s", err);
 		goto out;
 	}
+	/* The port before the rest: one in use (say, by a daemon on this same
+	 * database) stops here, no run marked interrupted, no core compiled,
+	 * no worker started (issue 23). */
+	if ((http = http_bind(&app, err, sizeof err)) == NULL) {
+		main_error("%s", err);
+		goto out;
+	}
 	if ((n = db_runs_interrupt(app.db, err, sizeof err)) < 0) {
 		main_error("%s", err);
 		goto out;
@@ -794,7 +801,7 @@ static int main_serve(int argc, char **argv)
 			    body ? err : "out of memory");
 		json_decref(body);
 	}
-	if ((http = http_start(&app, err, sizeof err)) == NULL) {
+	if (http_start(http, err, sizeof err) < 0) {
 		main_error("%s", err);
 		goto out;
 	}

@@ -44,7 +44,10 @@ struct http_response {
 };
 
 struct http;
-struct http *http_start(struct app *, char *err, size_t errsize);
+/* Bind the listening address (before the workers start: a port in use is
+ * said at once), then serve on it; http_stop after either. */
+struct http *http_bind(struct app *, char *err, size_t errsize);
+int http_start(struct http *, char *err, size_t errsize);
 void http_stop(struct http *);
 /* The port actually bound (for --port 0). */
 int http_port(const struct http *);
