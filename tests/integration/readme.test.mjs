@@ -198,5 +198,14 @@ test('the README\'s instruction table is what a measure run gives (bench/measure
 	const want = m.json.workloads.map((w) => [w.title.replace(/^workload: /, ''),
 		fmt(w.base.instructions), fmt(w.head.instructions),
 		`${w.delta_pct >= 0 ? '+' : ''}${w.delta_pct.toFixed(2)} %`]);
-	assert.deepEqual(rows, want, 'README.md\'s instruction table is stale: `python3 bench/measure.py --readme` prints the rows');
+	// Within 1 % of each count and the same sign of Δ: a count moves a little
+	// with the machine (callgrind counts what glibc's string functions do with
+	// where the heap and the environment put things); a stale row moves more
+	// (the rows this check found stale were 5 % off).
+	const num = (t) => Number(t.replace(/[^0-9.-]/g, ''));
+	const near = (a, b) => Math.abs(num(a) - num(b)) <= 0.01 * num(b);
+	const ok = rows.length === want.length && rows.every((r, i) => r[0] === want[i][0] &&
+		near(r[1], want[i][1]) && near(r[2], want[i][2]) && Math.sign(num(r[3])) === Math.sign(num(want[i][3])));
+	assert.ok(ok, 'README.md\'s instruction table is stale: `python3 bench/measure.py --readme` prints the rows:\n' +
+		want.map((w) => `| ${w.join(' | ')} |`).join('\n'));
 });
