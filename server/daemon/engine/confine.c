@@ -291,6 +291,11 @@ static void confine_common(
 	confine_add(v, n, "--allow-read", w->build->core_path);
 	if (w->measuring)
 		confine_add(v, n, "--allow-write", a->dumpdir);
+	/* A coverage build's counters, in the folder coverage.c chose and made
+	 * (a mirror of the tree's obj/): files created and written there, no
+	 * folder, no link; landlock stays on for everything else. */
+	if (w->gcov_prefix[0] != '\0')
+		confine_add(v, n, "--allow-write", w->gcov_prefix);
 }
 
 int confine_prepare(
