@@ -819,6 +819,7 @@ out:
 		main_error("%s", err);
 	for (i = 0; i < nworkers; i++)
 		worker_release(&app.workers[i]);
+	confine_finish();
 	db_close(app.db);
 	phptrun_unserve();
 	main_opts_release(&o);

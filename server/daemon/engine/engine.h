@@ -177,6 +177,8 @@ int confine_check(const struct config *, char *err, size_t errsize);
 int confine_prepare(struct worker *, const struct config *, struct confine_args *, char *err, size_t errsize);
 /* Remove the worker's private folder (when it has been reaped). */
 void confine_release(struct worker *);
+/* Remove the daemon's folder in the sandbox folder (every worker reaped). */
+void confine_finish(void);
 
 struct runs;
 struct reducer;
