@@ -219,7 +219,8 @@ int confine_check(const struct config *cfg, char *err, size_t errsize)
  * phpcmp-PID-BUILD-XXXXXX) is left alone, logged when it looks like this
  * layout.
  */
-static pthread_once_t confine_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t confine_setup_lock = PTHREAD_MUTEX_INITIALIZER;
+static int confine_swept;
 static const char *confine_base;      /* the sandbox folder */
 static char confine_parent[PATH_MAX]; /* this daemon's folder, or "" */
 static char confine_parent_err[512];  /* why it could not be made */
@@ -304,13 +305,19 @@ static void confine_sweep(const char *base)
 	closedir(d);
 }
 
-/* Sweep, then make this daemon's folder (once, at the first worker). */
-static void confine_setup_once(void)
+/* Sweep (once), then make this daemon's folder (at the first worker, and
+ * again at the next if it could not be made); under confine_setup_lock. */
+static void confine_setup(void)
 {
 	struct stat st;
 	int fd;
 
-	confine_sweep(confine_base);
+	if (!confine_swept) {
+		confine_sweep(confine_base);
+		confine_swept = 1;
+	}
+	if (confine_parent_fd >= 0)
+		return;
 	if (snprintf(confine_parent, sizeof(confine_parent), "%s/phpcmp-%ld-XXXXXX", confine_base,
 	        (long)getpid()) >= (int)sizeof(confine_parent) ||
 	    mkdtemp(confine_parent) == NULL) {
@@ -337,8 +344,11 @@ static void confine_setup_once(void)
 
 void confine_finish(void)
 {
-	if (confine_parent_fd < 0)
+	pthread_mutex_lock(&confine_setup_lock);
+	if (confine_parent_fd < 0) {
+		pthread_mutex_unlock(&confine_setup_lock);
 		return;
+	}
 	/* Every worker is reaped: their folders are gone, or go now. */
 	rmtree_contents(confine_parent_fd);
 	if (rmdir(confine_parent) < 0 && errno != ENOENT)
@@ -346,6 +356,7 @@ void confine_finish(void)
 	close(confine_parent_fd);
 	confine_parent_fd = -1;
 	confine_parent[0] = '\0';
+	pthread_mutex_unlock(&confine_setup_lock);
 }
 
 void confine_release(struct worker *w)
@@ -403,11 +414,14 @@ int confine_prepare(
 	if (!strcmp(s->layers, "none"))
 		return 0;
 	confine_base = s->dir;
-	pthread_once(&confine_once, confine_setup_once);
-	if (confine_parent[0] == '\0') {
+	pthread_mutex_lock(&confine_setup_lock);
+	confine_setup();
+	if (confine_parent_fd < 0) {
 		snprintf(err, errsize, "%s", confine_parent_err);
+		pthread_mutex_unlock(&confine_setup_lock);
 		return -1;
 	}
+	pthread_mutex_unlock(&confine_setup_lock);
 	if (snprintf(w->sandbox_dir, sizeof(w->sandbox_dir), "%s/%s-XXXXXX", confine_parent,
 	        w->build->name) >= (int)sizeof(w->sandbox_dir) ||
 	    !mkdtemp(w->sandbox_dir)) {
