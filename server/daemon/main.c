@@ -737,6 +737,7 @@ static int main_serve(int argc, char **argv)
 	int i, n, nworkers = 0, rc = 1, sig;
 
 	memset(&app, 0, sizeof app);
+	fairq_init(&app.measure_q);
 	/* Results and answers of a few MiB come and go on many threads:
 	 * glibc's mmap threshold would grow to their size and keep freed ones
 	 * in each thread's arena.  Fixed, every buffer over 256 KiB is its own
@@ -826,6 +827,8 @@ out:
 		main_error("%s", err);
 	for (i = 0; i < nworkers; i++)
 		worker_release(&app.workers[i]);
+	confine_finish();
+	fairq_destroy(&app.measure_q);
 	db_close(app.db);
 	phptrun_unserve();
 	main_opts_release(&o);

@@ -641,7 +641,14 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 		api_pipeline_take();
 		piped = 1;
 	}
-	if (runs_pair(app, &c, res) < 0) {
+	/* A measured case waits its turn among the clients': by the token's
+	 * name when one was sent, else by the peer's address. */
+	char client[FAIRQ_KEY];
+	if (req->who != NULL && req->who->name[0] != '\0')
+		snprintf(client, sizeof client, "token %s", req->who->name);
+	else
+		snprintf(client, sizeof client, "address %s", req->peer);
+	if (runs_pair_as(app, &c, res, client) < 0) {
 		for (i = 0; i < MAX_BUILDS; i++)
 			if (res[i].status == STATUS_ERROR && res[i].failure != NULL)
 				break;

@@ -744,6 +744,23 @@ static enum MHD_Result http_answered(struct http *h, struct http_conn *c, enum M
 	return ret;
 }
 
+/* The client's address as text (measured cases' turns are fair between them). */
+static void http_peer(struct MHD_Connection *conn, char *out, size_t size)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+	    conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	out[0] = '\0';
+	if (ci == NULL || ci->client_addr == NULL)
+		return;
+	const struct sockaddr *sa = ci->client_addr;
+	if (sa->sa_family == AF_INET)
+		inet_ntop(
+		    AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out, (socklen_t)size);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out,
+		    (socklen_t)size);
+}
+
 static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
     void **con_cls)
@@ -819,6 +836,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 	req.authorization = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	req.body = c->body != NULL ? c->body : "";
 	req.body_len = c->len;
+	http_peer(conn, req.peer, sizeof req.peer);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_collect_query, &req);
 	api_handle(h->app, &req, &resp);
 	if (resp.status >= 500)

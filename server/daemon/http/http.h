@@ -20,6 +20,7 @@ struct http_request {
 	int query_overflow;         /* more than HTTP_MAX_QUERY parameters were sent */
 	const char *authorization;  /* the Authorization header, NULL when not sent */
 	const struct auth_who *who; /* set by api_handle for writes: who sent it */
+	char peer[48];              /* the client's address ("127.0.0.2", "::1"), "" unknown */
 	struct {
 		const char *key, *value;
 	} query[HTTP_MAX_QUERY];
