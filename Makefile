@@ -214,10 +214,15 @@ UNIT_TESTS += $(B)/tests/test_rmtree
 $(B)/tests/test_rmtree: tests/unit/test_rmtree.c $(B)/obj/rmtree.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
 
+# Measured cases' turns, fair between clients (server/daemon/engine/fairq.c).
+UNIT_TESTS += $(B)/tests/test_fairq
+$(B)/tests/test_fairq: tests/unit/test_fairq.c $(B)/obj/fairq.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpthread
+
 # The leaf library's small helpers (buf, clock, id, base64, roles).
 UNIT_TESTS += $(B)/tests/test_common
 $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/id.o $(B)/obj/base64.o $(B)/obj/result.o $(B)/obj/bytes.o \
-    $(B)/obj/text.o | $(B)/tests
+    $(B)/obj/text.o $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lcrypto -ljansson
 
 # The layer check (scripts/check-layers.py) fed bad objects: it can fail;

@@ -11,6 +11,10 @@ same method with the first call taken out: a loop of N+1 calls minus a loop
 of 1 call (two valgrind runs).  Both figures must be identical.
 
     python3 bench/measure.py
+    python3 bench/measure.py --readme   README.md's instruction table: one
+                                        measure run, no manual method (seconds);
+                                        tests/integration/readme.test.mjs checks
+                                        the README's rows against a run
 """
 import json, os, re, shutil, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
@@ -74,7 +78,22 @@ def manual_inclusive(build, case, calls, tmp):
     raise SystemExit("no zif_json_encode line for %s" % case["TEST"])
 
 
+def readme_table(port, health):
+    """The rows of README.md's instruction table, from one measure run."""
+    run = api(port, "POST", "/api/runs?wait=600", {"suite": "measure"})
+    assert run["status"] == "done", run
+    table = api(port, "GET", "/api/runs/%d/measurements" % run["id"])
+    versions = {b["role"]: b.get("php_version") or b["name"] for b in health["builds"]}
+    print("| json_encode() of | %s | %s | Δ %% |" % (versions["base"], versions["head"]))
+    print("|---|---:|---:|---:|")
+    for w in table["workloads"]:
+        title = re.sub(r"^workload: ", "", w["title"])
+        print("| %s | %s | %s | %+.2f %% |" % (title, "{:,.0f}".format(w["base"]["instructions"]),
+                                             "{:,.0f}".format(w["head"]["instructions"]), w["delta_pct"]))
+
+
 def main():
+    readme = "--readme" in sys.argv[1:]
     tmp = tempfile.mkdtemp(prefix="phpcmp-bench-measure-")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -89,6 +108,9 @@ def main():
                 break
             except OSError:
                 time.sleep(0.1)
+        if readme:
+            readme_table(port, health)
+            return
         builds = {b["role"]: b for b in health["builds"]}
         files = sorted(f for f in os.listdir(os.path.join(ROOT, "cases/workloads")) if f.endswith(".phpt"))
         cases = {f: sections(os.path.join(ROOT, "cases/workloads", f)) for f in files}

@@ -57,6 +57,10 @@ run_pkgs="$run_pkgs patch re2c bison autoconf ccache"
 # Coverage runs (docs/coverage.md): gcovr reads a coverage build's counters
 # and writes the report (HTML, Cobertura XML, JSON) the daemon serves.
 run_pkgs="$run_pkgs gcovr"
+# jq: README.md's examples take ids and fields from the API's answers with
+# it (`run=$(curl … | jq -r .id)`), and tests/integration/readme.test.mjs
+# runs them; `make run` installs only this set.
+run_pkgs="$run_pkgs jq"
 
 # Tests and benchmarks: prove (perl) for TAP unit tests, node's built-in test
 # runner for the integration suite, php-cli for checking the stored cases

@@ -203,6 +203,9 @@ struct json_t *text_display(const char *data, size_t len);
 struct json_t *text_jsonn(const char *data, size_t len, int *is_utf8);
 /* A C string as JSON text; NULL gives JSON null. */
 struct json_t *text_json(const char *s);
+/* The names of the flags set in flags (flags.c's table, in its order) as a
+ * JSON array: every "flag_names" the API shows. */
+struct json_t *text_flag_names(long flags);
 /* A number's text with its whole part grouped by thousands, for tables a
  * person reads: "-1234567.50" -> "-1,234,567.50".  Cut to fit size. */
 void text_grouped(const char *number, char *out, size_t size);

@@ -404,6 +404,19 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		put_basic(k, j, e->lo);
 		return j;
 	}
+	if (e != NULL && e->op == SHRINK_ERROR && e->a == i) {
+		memset(&o->nodes[j], 0, sizeof o->nodes[j]);
+		if (e->lo == 0) {
+			o->nodes[j].kind = GEN_FLOAT;
+			o->nodes[j].v.d = INFINITY;
+		} else {
+			o->nodes[j].kind = GEN_STRING;
+			o->nodes[j].first = copy_bytes(k, "\x80", 1, 0, 0);
+			o->nodes[j].n = 1;
+		}
+		o->kinds |= 1u << o->nodes[j].kind;
+		return j;
+	}
 	if (n->kind == GEN_REF && (n->cls == 1 || n->cls == 2)) {
 		/* A back-reference names its container's (or reference's) new
 		 * index, or becomes null when an edit took it away from around it. */
@@ -744,6 +757,29 @@ static uint32_t value_rank(const struct gen_node *n)
 }
 
 /*
+ * A value json_encode fails on by itself, whatever holds it: a string of
+ * invalid UTF-8 (error 5), NAN (7: INF is the one they all become), a
+ * resource (8), a unit enum case (11), a recursion's back-reference (6).
+ */
+static int fails_alone(const struct gen_case *c, const struct gen_node *n)
+{
+	switch (n->kind) {
+	case GEN_STRING:
+		return n->n > 0 && !utf8_valid(c->bytes + n->first, n->n);
+	case GEN_FLOAT:
+		return isnan(n->v.d);
+	case GEN_RESOURCE:
+		return 1;
+	case GEN_ENUM:
+		return n->cls == 2; /* GenEnumU */
+	case GEN_REF:
+		return n->cls == 1;
+	default:
+		return 0;
+	}
+}
+
+/*
  * A byte's place in the order of characters: 'a', then '0', then every
  * other byte by value (so a filler becomes 'a', any ASCII byte is below any
  * byte >= 0x80, and a valid character's bytes order as its code point).
@@ -1080,6 +1116,24 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		uint32_t rank = value_rank(&c->nodes[order[q]]);
 		for (uint32_t b = 0; b < SHRINK_B_COUNT && b < rank; b++)
 			add(s, SHRINK_SET, order[q], 0, b, 0, 0, 0);
+	}
+	/* A value json_encode fails on by itself, and any container (holding
+	 * one, or too deep), object, enum case or resource, made INF, the
+	 * least of the values it fails on, else "\x80", the least it fails on
+	 * inside an array (INF only sets the error and writes 0: the element
+	 * loop goes on).  The members of a bug of error precedence ("which
+	 * error wins", a throw where false is due, a guard left set by a
+	 * failure) then meet at one case whichever error they met.  Kept only
+	 * when the mismatch holds, so a bug of one error alone (invalid UTF-8
+	 * under INVALID_UTF8_IGNORE) keeps its own. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		/* (Both below "the rest" of value_rank's order: only ever down.) */
+		int rest = value_rank(n) == SHRINK_B_COUNT + 3;
+		if (fails_alone(c, n) || rest)
+			add(s, SHRINK_ERROR, order[q], 0, 0, 0, 0, 0);
+		if (rest)
+			add(s, SHRINK_ERROR, order[q], 0, 1, 0, 0, 0);
 	}
 	/* Characters of strings and string keys lowered. */
 	for (uint32_t q = 0; q < tail; q++) {
@@ -1554,6 +1608,9 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		snprintf(buf, size, "bytes %u..%u of %s %u := 'a' for each %s", e->lo, e->hi - 1,
 		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
 		    e->v ? "byte" : "character");
+		break;
+	case SHRINK_ERROR:
+		snprintf(buf, size, "node %u := %s", e->a, e->lo == 0 ? "INF" : "\"\\x80\"");
 		break;
 	case SHRINK_MOVE:
 		snprintf(buf, size, "bytes %u..%u of %s %u moved to end at %lld", e->lo, e->hi - 1,

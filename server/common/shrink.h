@@ -27,8 +27,13 @@
  * the same case, not to the first local minimum it meets (Hypothesis's
  * shortlex idea, docs/triage.md "Normal form"): every value replaced by a
  * basic one below it in the order null < false < true < 0 < 0.0 < "" < [] <
- * other ints < other floats < other strings < the rest; each character of a
- * string or key lowered to the least one of a small canonical set that
+ * other ints < other floats < other strings < the rest; a value
+ * json_encode fails on by itself (invalid UTF-8, NAN, a resource, a unit
+ * enum case, a recursion), a container and the root replaced by INF, the
+ * least of them, else by "\x80", the least that fails an array's element
+ * loop (an error-precedence bug's members meet whichever error they met,
+ * and a bug of one error alone keeps its own, INF not showing it); each
+ * character of a string or key lowered to the least one of a small canonical set that
  * keeps it ('a' < '0' < every other byte by value: a lone continuation byte
  * to 0x80, an astral character to U+10000 ...); a declared-class object
  * given a lower class of its kind (fewer properties, fewer non-public ...),
@@ -69,6 +74,8 @@ enum shrink_op {
 	SHRINK_PRE_DEPTH, /* earlier call lo: depth := v (512, else one less) */
 	/* The normal form's steps (after all of the above): */
 	SHRINK_SET,        /* node a := the basic value lo (enum shrink_basic) */
+	SHRINK_ERROR,      /* node a (a value json_encode fails on, a container, the root) := INF
+	                    * (lo 0), else "\x80" (lo 1): the least values it fails on */
 	SHRINK_CHAR,       /* string a (or key of entry b when b != none): bytes [lo, hi) := the
 	                   * v >> 32 bytes of v (little endian): a lower character */
 	SHRINK_CLASS,      /* declared-class object a: class := lo, property i becoming

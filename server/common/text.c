@@ -57,6 +57,18 @@ json_t *text_json(const char *s)
 	return s != NULL ? text_jsonn(s, strlen(s), NULL) : json_null();
 }
 
+json_t *text_flag_names(long flags)
+{
+	json_t *a = json_array();
+	const char *name;
+	long value;
+
+	for (size_t i = 0; a != NULL && (name = flags_name_at(i, &value)) != NULL; i++)
+		if (value != 0 && (flags & value) == value)
+			json_array_append_new(a, json_string(name));
+	return a;
+}
+
 void text_grouped(const char *number, char *out, size_t size)
 {
 	size_t sign = number[0] == '-', whole = sign + strspn(number + sign, "0123456789"), o = 0;

@@ -737,6 +737,7 @@ static int main_serve(int argc, char **argv)
 	int i, n, nworkers = 0, rc = 1, sig;
 
 	memset(&app, 0, sizeof app);
+	fairq_init(&app.measure_q);
 	/* Results and answers of a few MiB come and go on many threads:
 	 * glibc's mmap threshold would grow to their size and keep freed ones
 	 * in each thread's arena.  Fixed, every buffer over 256 KiB is its own
@@ -759,6 +760,13 @@ static int main_serve(int argc, char **argv)
 	/* Before the builds: a daemon that would be open to the network stops at once. */
 	if (db_set_max_bytes(app.db, o.cfg.db_max_bytes, err, sizeof err) < 0 ||
 	    auth_startup(&app, err, sizeof err) < 0) {
+		main_error("%s", err);
+		goto out;
+	}
+	/* The port before the rest: one in use (say, by a daemon on this same
+	 * database) stops here, no run marked interrupted, no core compiled,
+	 * no worker started (issue 23). */
+	if ((http = http_bind(&app, err, sizeof err)) == NULL) {
 		main_error("%s", err);
 		goto out;
 	}
@@ -794,7 +802,7 @@ static int main_serve(int argc, char **argv)
 			    body ? err : "out of memory");
 		json_decref(body);
 	}
-	if ((http = http_start(&app, err, sizeof err)) == NULL) {
+	if (http_start(http, err, sizeof err) < 0) {
 		main_error("%s", err);
 		goto out;
 	}
@@ -819,6 +827,8 @@ out:
 		main_error("%s", err);
 	for (i = 0; i < nworkers; i++)
 		worker_release(&app.workers[i]);
+	confine_finish();
+	fairq_destroy(&app.measure_q);
 	db_close(app.db);
 	phptrun_unserve();
 	main_opts_release(&o);

@@ -1,21 +1,22 @@
 // Line and branch coverage of ext/json for a run's corpus (issue 15,
 // docs/coverage.md): the real daemon with base = libphp 8.2.32 built from
-// source (release) and head = the same source built --coverage, without
-// landlock (a coverage build writes its counters).  A generated run of
+// source (release) and head = the same source built --coverage, with the
+// whole sandbox (issue 19: landlock stays on, its rules let a coverage
+// build's worker write files in its counters' folder).  A generated run of
 // seed 1 × 2,000 cases with "coverage": true gives exact figures for
 // json_encoder.c and json.c; a second identical run gives the same ones
 // (the counters are the run's own: single cases in between and the first
 // run's counters do not carry over), and the shared build tree is never
 // written.  The other build's results are unchanged (0 mismatches).  The stored and
 // phpt suites have their own figures; a cancelled and resumed run ends with
-// the uninterrupted one's.
+// the uninterrupted one's.  A case on the coverage build still writes
+// nowhere but its private folder and its counters' folder.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Daemon, srcBuild } from './helper.mjs';
+import { Daemon, STATE, srcBuild } from './helper.mjs';
 
-const NO_LANDLOCK = ['--sandbox', 'netns,caps,seccomp,rlimits,php'];
 // What seed 1 × 2,000 (generator version 3) reaches, measured with gcovr 5.2
 // (version 1: json_encoder.c lines 327, branches 306; json.c 53 and 33;
 // version 2: lines 346, branches 336; json.c 55 and 34).
@@ -45,7 +46,6 @@ before(async () => {
 	d = await Daemon.start({
 		name: 'coverage',
 		builds: { base: srcBuild('src-8.2.32', 'src-builds'), head: srcBuild('src-8.2.32-coverage', 'flavour-builds') },
-		extraArgs: NO_LANDLOCK,
 	});
 	daemons.push(d);
 });
@@ -74,6 +74,11 @@ async function coverageRun(body) {
 }
 
 test('seed 1 × 2,000 with coverage: exact figures, twice the same, 0 mismatches, the build tree untouched', async () => {
+	// The default sandbox: every layer in force on the coverage build's
+	// worker, landlock included (before issue 19: a coverage run was 409).
+	const head = d.health.builds.find((b) => b.name === 'head');
+	for (const layer of ['netns', 'caps', 'seccomp', 'landlock', 'rlimits', 'php'])
+		assert.match(head.sandbox, new RegExp(`\\b${layer}\\b(?!\\(off)`), head.sandbox);
 	const before = treeCounters();
 	const first = await coverageRun({ suite: 'generated', seed: 1, count: 2000, coverage: true });
 	assert.deepEqual(first.run.counts, { same: 2000, differ: 0 }, 'coverage changes no result');
@@ -192,21 +197,70 @@ test('malformed and impossible requests: precise errors', async () => {
 	const plain = await Daemon.start({
 		name: 'coverage-none',
 		builds: { base: srcBuild('src-8.2.32', 'src-builds'), head: srcBuild('src-8.2.32', 'src-builds') },
-		extraArgs: NO_LANDLOCK,
 	});
 	daemons.push(plain);
 	const r = await plain.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count: 10, coverage: true } });
 	assert.equal(r.status, 409);
 	assert.match(r.json.error.message, /no build of this daemon is a coverage flavour/);
-	// With landlock on, a coverage build could not write its counters: refused.
-	const locked = await Daemon.start({
-		name: 'coverage-landlock',
+	// With landlock on (this file's daemons) a coverage run is no longer
+	// refused: the 409 it got before issue 19 is gone.
+	const ok = await d.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count: 10, coverage: true } });
+	assert.equal(ok.status, 202, ok.text);
+	assert.equal((await d.waitRun(ok.json.id)).status, 'done');
+});
+
+// Landlock kept (issue 19, item 1): the counters' folder is the one place
+// besides its private folder where the coverage build's worker may write
+// (files only: no folder, no link); the build tree, the state dir, the
+// coverage folder above its own and /tmp stay out of reach.  The php
+// layer's open_basedir alone already refuses every path outside the
+// private folder, so a second daemon runs without it: what is refused there
+// is refused by landlock.
+test('a case on the coverage build writes nowhere but its private folder and its counters\' folder', async () => {
+	const before = treeCounters();
+	const tag = `pwned-${process.pid}`;
+	const gcno = path.join(tree(), 'obj/ext/json/.libs/json_encoder.gcno');
+	const targets = {
+		tree: path.join(tree(), 'obj', tag),
+		treeGcda: path.join(tree(), 'obj/ext/json/.libs/json_encoder.gcda'),
+		state: path.join(STATE, tag),
+		tmp: path.join('/tmp', tag),
+	};
+	const code = `(function () {
+		$p = getenv('GCOV_PREFIX');
+		$r = ['prefix' => $p];
+		foreach (json_decode('${JSON.stringify(targets)}', true) as $k => $f) $r[$k] = @file_put_contents($f, 'x', FILE_APPEND) !== false;
+		$r['coverage_dir'] = @file_put_contents(dirname($p, 2) . '/${tag}', 'x') !== false;
+		$r['private'] = @file_put_contents(sys_get_temp_dir() . '/ok', 'x') !== false;
+		$r['counters'] = @file_put_contents($p . '/obj/${tag}.gcda', 'x') !== false;
+		$r['counters_dir'] = @mkdir($p . '/obj/${tag}');
+		$r['counters_link'] = function_exists('link') && @link('${gcno}', $p . '/obj/${tag}.link');
+		$r['counters_symlink'] = function_exists('symlink') && @symlink('${gcno}', $p . '/obj/${tag}.sym');
+		return $r;
+	})()`;
+	const refused = { tree: false, treeGcda: false, state: false, tmp: false, coverage_dir: false, counters_dir: false, counters_link: false, counters_symlink: false };
+	const ll = await Daemon.start({
+		name: 'coverage-landlock-alone',
 		builds: { base: srcBuild('src-8.2.32', 'src-builds'), head: srcBuild('src-8.2.32-coverage', 'flavour-builds') },
+		extraArgs: ['--sandbox', 'netns,caps,seccomp,landlock,rlimits'],
 	});
-	daemons.push(locked);
-	const l = await locked.request('POST', '/api/runs', { body: { suite: 'stored', coverage: true } });
-	assert.equal(l.status, 409);
-	assert.match(l.json.error.message, /landlock/);
+	daemons.push(ll);
+	const prefixes = [];
+	// (without the php layer sys_get_temp_dir() is /tmp, not the private folder)
+	for (const [daemon, counters, priv] of [[d, false, true], [ll, true, false]]) {
+		const h = (await daemon.runCase({ code })).results.head;
+		assert.equal(h.status, 'ok', JSON.stringify(h).slice(0, 800));
+		const got = JSON.parse(h.output);
+		assert.match(got.prefix, /\/coverage\/db-[0-9a-f]{8}\/idle\/head$/, got.prefix);
+		prefixes.push(got.prefix);
+		// the default sandbox: open_basedir refuses the counters' folder too;
+		// landlock alone lets a file be written there, and nothing else
+		assert.deepEqual(got, { prefix: got.prefix, ...refused, private: priv, counters }, daemon.name);
+	}
+	for (const f of [targets.tree, targets.state, targets.tmp, ...prefixes.flatMap((p) => [path.join(path.dirname(path.dirname(p)), tag), path.join(p, 'obj', tag), path.join(p, 'obj', `${tag}.link`), path.join(p, 'obj', `${tag}.sym`)])])
+		assert.equal(fs.existsSync(f), false, f);
+	assert.deepEqual(treeCounters(), before, 'the shared build tree is never written');
+	for (const p of prefixes) fs.rmSync(path.join(p, 'obj', `${tag}.gcda`), { force: true });
 });
 
 test('a cancelled and resumed coverage run adds to its counters: the uninterrupted run\'s figures', async () => {

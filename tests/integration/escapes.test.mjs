@@ -81,11 +81,15 @@ test('health shows every sandbox layer in force on both workers', async () => {
 			assert.match(b.sandbox, new RegExp(`\\b${layer}\\b(?!\\(off)`), `${b.name}: ${b.sandbox}`);
 		}
 	}
-	// One private folder per worker, under --sandbox-dir, named after the daemon.
-	const dirs = fs.readdirSync(sandboxDir).sort();
+	// One private folder per worker, in the daemon's own folder (mode 0700)
+	// under --sandbox-dir, named after the daemon.
+	const own = fs.readdirSync(sandboxDir);
+	assert.equal(own.length, 1, JSON.stringify(own));
+	assert.match(own[0], new RegExp(`^phpcmp-${d.proc.pid}-[A-Za-z0-9]{6}$`));
+	const dirs = fs.readdirSync(path.join(sandboxDir, own[0])).sort();
 	assert.equal(dirs.length, 2, JSON.stringify(dirs));
-	assert.match(dirs[0], new RegExp(`^phpcmp-${d.proc.pid}-base-`));
-	assert.match(dirs[1], new RegExp(`^phpcmp-${d.proc.pid}-head-`));
+	assert.match(dirs[0], /^base-/);
+	assert.match(dirs[1], /^head-/);
 });
 
 test('which dangerous functions exist at all: none of them', async () => {
@@ -185,7 +189,9 @@ test(`infinite output: stopped by the time limit (${TIMEOUT_MS} ms), the worker 
 	const h1 = (await d.get('/api/health')).json;
 	for (let i = 0; i < 2; i++) assert.notEqual(h1.builds[i].worker.pid, h0.builds[i].worker.pid);
 	// The killed workers' folders went with them: still one per worker.
-	assert.equal(fs.readdirSync(sandboxDir).length, 2);
+	const own = fs.readdirSync(sandboxDir);
+	assert.equal(own.length, 1, JSON.stringify(own));
+	assert.equal(fs.readdirSync(path.join(sandboxDir, own[0])).length, 2);
 });
 
 test('exit() from the case', async () => {

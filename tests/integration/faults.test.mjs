@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { Daemon, STATE, runCli, slowCases, tableCounts, tmpDir } from './helper.mjs';
+import { BUILDS, Daemon, STATE, runCli, slowCases, tableCounts, tmpDir } from './helper.mjs';
 
 const daemons = [];
 const mounts = [];
@@ -280,4 +281,34 @@ test('a read-only database: the daemon says so at startup instead of starting', 
 	assert.ok(!/serving http/.test(r.stderr));
 	spawnSync('mount', ['-o', 'remount,rw', dir]);
 	assert.equal(sqlite(db, 'PRAGMA integrity_check'), 'ok');
+});
+
+test('a port in use: serve says so at once, before any build core or worker starts (issue 23)', async () => {
+	// Another program listens on the port (here a plain socket of this test).
+	const holder = net.createServer();
+	await new Promise((resolve, reject) => {
+		holder.once('error', reject);
+		holder.listen(0, '127.0.0.1', resolve);
+	});
+	const port = holder.address().port;
+	try {
+		// A fresh state folder: had the daemon gone as far as the builds,
+		// it would compile both worker cores first (seconds each).
+		const state = tmpDir('phpcmp-port-state-');
+		const t0 = Date.now();
+		const r = await runCli(['serve', '--listen', '127.0.0.1', '--port', String(port),
+			'--db', path.join(tmpDir(), 'phpcmp.db'), '--state', state,
+			'--build', `base=${path.join(BUILDS, 'base')}`, '--build', `head=${path.join(BUILDS, 'head')}`],
+		{ timeoutMs: 120_000 });
+		const ms = Date.now() - t0;
+		assert.equal(r.code, 1, r.stderr);
+		assert.match(r.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1 port ${port}: Address already in use`));
+		assert.match(r.stderr, /another --port/);
+		// No build was loaded: no worker's "base: PHP 8.2.32, …" line, no core compiled.
+		assert.doesNotMatch(r.stderr, /PHP \d+\.\d+/);
+		assert.deepEqual(fs.readdirSync(state).filter((f) => f !== 'cores' || fs.readdirSync(path.join(state, f)).length), []);
+		assert.ok(ms < 5000, `${ms} ms`);
+	} finally {
+		await new Promise((resolve) => holder.close(resolve));
+	}
 });

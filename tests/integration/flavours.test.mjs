@@ -139,9 +139,9 @@ test('coverage build (--coverage) vs release: 0 mismatches; its counters are wri
 	assert.equal(srcBuildInfo('src-8.2.32-coverage', 'flavour-builds').mode, 'full');
 	// The counters would land in the build's own (shared) tree; the daemon
 	// points them into its state dir instead (GCOV_PREFIX, docs/coverage.md):
-	// STATE/coverage/db-FNV1A(database path)/idle/BUILD.  Its landlock layer
-	// would keep the worker from writing, so this daemon runs without it
-	// (docs/sandbox.md, "Loosening").
+	// STATE/coverage/db-FNV1A(database path)/idle/BUILD.  This daemon runs
+	// without landlock, the set-up coverage needed before issue 19 (it still
+	// works); coverage.test.mjs runs coverage with the whole sandbox.
 	const tree = path.dirname(fs.realpathSync(prefix));
 	const libs = path.join(tree, 'obj/ext/json/.libs');
 	const treeGcda = path.join(libs, 'json_encoder.gcda');

@@ -224,7 +224,8 @@ export class Daemon {
 	// chunked: send the body with Transfer-Encoding: chunked (no length).
 	// raw: with curl (see rawRequest), for bodies the daemon may refuse
 	// before it has read them.
-	request(method, urlPath, { body, headers = {}, timeoutMs = 60_000, chunked = false, raw = false } = {}) {
+	// localAddress: the address to connect from (127.0.0.2…: another client).
+	request(method, urlPath, { body, headers = {}, timeoutMs = 60_000, chunked = false, raw = false, localAddress } = {}) {
 		if (raw) return this.rawRequest(method, urlPath, { body, headers, timeoutMs, chunked });
 		let data = null;
 		const h = { ...headers };
@@ -241,7 +242,7 @@ export class Daemon {
 		return new Promise((resolve, reject) => {
 			let settled = false;
 			const req = http.request(
-				{ host: '127.0.0.1', port: this.port, method, path: urlPath, headers: h, agent: false },
+				{ host: '127.0.0.1', port: this.port, method, path: urlPath, headers: h, agent: false, ...(localAddress ? { localAddress } : {}) },
 				(res) => {
 					const chunks = [];
 					res.on('data', (c) => chunks.push(c));

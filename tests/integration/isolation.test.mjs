@@ -39,7 +39,10 @@ return [mkdir($p, 0700, true), file_put_contents("$p/f", "secret"), mkdir("$t/d"
 	const next = await d.runCase({ code: `$t = sys_get_temp_dir(); return [@file_get_contents($t . str_repeat("/d", 150) . "/f"), scandir($t)];` });
 	both(next, (r, b) => assert.equal(r.output, '[false,[".",".."]]', `${b}: ${JSON.stringify(r)}`));
 	// Nothing left in the sandbox folder beyond the workers' own folders.
-	for (const f of fs.readdirSync(sandboxDir)) assert.match(f, /^phpcmp-\d+-/, f);
+	for (const f of fs.readdirSync(sandboxDir)) {
+		assert.match(f, /^phpcmp-\d+-[A-Za-z0-9]{6}$/, f);
+		for (const w of fs.readdirSync(path.join(sandboxDir, f))) assert.match(w, /^(base|head)-[A-Za-z0-9]{6}$/, w);
+	}
 });
 
 test('the ini baseline is restored exactly: display_errors, whatever a case set', async () => {

@@ -14,6 +14,7 @@ import { Daemon, slowCode } from './helper.mjs';
 
 const BUDGET_MS = 2000;
 const ATTACK = { code: 'str_repeat("a", 1 << 20)', measure: 1000000 };
+const MANY_CALLS = Number(process.env.MANY_CALLS || 6);
 
 let d;
 before(async () => {
@@ -74,6 +75,26 @@ test('a victim\'s measure:1 waits seconds behind three attacks, and plain cases 
 	assert.equal(victim.r.json.results.base.iterations, 1);
 	assert.ok(victim.ms < 45_000, `the victim waited ${victim.ms} ms`);
 	for (const a of await Promise.all(attacks)) assert.equal(a.r.status, 201, a.r.text);
+});
+
+// Item 5's queue: measured cases take turns on the measuring workers, fair
+// between clients (by token name, else by address): a client's one waits
+// behind one of another's many, not all of them.  Before, they were served
+// as they came: the victim's after all of the attacker's.
+test('measured cases take turns between clients: one client\'s one case is not behind another\'s many', async () => {
+	const A = { code: 'str_repeat("a", 1 << 20)', measure: MANY_CALLS };
+	const finished = [];
+	const send = (who, localAddress, body) => d.request('POST', '/api/cases', { body, timeoutMs: 90_000, localAddress })
+		.then((r) => { finished.push(who); return { who, r }; });
+	const t0 = Date.now();
+	const attacker = [1, 2, 3].map((i) => send(`A${i}`, '127.0.0.2', A));
+	await new Promise((res) => setTimeout(res, 400)); // all three sent and waiting
+	const victim = send('B', '127.0.0.3', { code: '[1]', measure: 1 });
+	const all = await Promise.all([...attacker, victim]);
+	for (const { who, r } of all) assert.equal(r.status, 201, `${who}: ${r.text}`);
+	console.log(`# finished in order ${finished.join(' ')} after ${Date.now() - t0} ms`);
+	// the attacker's first is measuring when the victim arrives; the victim's goes next
+	assert.ok(finished.indexOf('B') <= 1, `the victim finished ${finished.indexOf('B') + 1}th of 4: ${finished.join(' ')}`);
 });
 
 test('a measured case slow to make its value is cut at the budget plus a case\'s time limit, not the measure timeout', async () => {

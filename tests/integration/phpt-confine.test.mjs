@@ -108,12 +108,14 @@ test('the issue\'s attack: a case writes x.phpt in its private folder; running i
 	let folder = null;
 	const deadline = Date.now() + 1200;
 	while (!folder && Date.now() < deadline) {
-		folder = fs.readdirSync('/tmp').map((n) => path.join('/tmp', n))
-			.find((p) => p.startsWith(`/tmp/phpcmp-${d.proc.pid}-base-`) && fs.existsSync(`/proc/${worker}/root${p}/x.phpt`)) || null;
+		// the worker's folder: in the daemon's own one, /tmp/phpcmp-PID-XXXXXX/base-XXXXXX
+		folder = fs.readdirSync('/tmp').filter((n) => n.startsWith(`phpcmp-${d.proc.pid}-`))
+			.flatMap((n) => fs.readdirSync(path.join('/tmp', n)).map((w) => path.join('/tmp', n, w)))
+			.find((p) => path.basename(p).startsWith('base-') && fs.existsSync(`/proc/${worker}/root${p}/x.phpt`)) || null;
 		if (!folder) await new Promise((r) => setTimeout(r, 50));
 	}
 	if (process.getuid() === 0) assert.ok(folder, 'the test file is there, through /proc/<worker>/root');
-	folder ||= `/tmp/phpcmp-${d.proc.pid}-base-x`;
+	folder ||= `/tmp/phpcmp-${d.proc.pid}-xxxxxx/base-x`;
 	for (const body of [{ files: [`/proc/${worker}/root${folder}/x.phpt`] }, { dir: `/proc/${worker}/root${folder}` }, { files: [`${folder}/x.phpt`] }]) {
 		const r = await post(body);
 		assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "common.h"
 #include "tap.h"
 
@@ -229,6 +231,19 @@ static void test_grouped(void)
 	ok(strcmp(out, "1,234") == 0, "text_grouped cut to fit: %s", out);
 }
 
+static void test_flag_names(void)
+{
+	json_t *a = text_flag_names(64 | 256);
+	char *t = json_dumps(a, JSON_COMPACT);
+	ok(strcmp(t, "[\"JSON_UNESCAPED_SLASHES\",\"JSON_UNESCAPED_UNICODE\"]") == 0,
+	    "text_flag_names(320): the names in flags.c's order (got %s)", t);
+	free(t);
+	json_decref(a);
+	a = text_flag_names(0);
+	ok(json_array_size(a) == 0, "text_flag_names(0): []");
+	json_decref(a);
+}
+
 int main(void)
 {
 	test_buf();
@@ -239,5 +254,6 @@ int main(void)
 	test_roles();
 	test_case_error_and_status_note();
 	test_grouped();
+	test_flag_names();
 	return tap_done();
 }

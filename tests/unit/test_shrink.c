@@ -754,6 +754,145 @@ static void make_depth_limit(unsigned i)
 	a.kinds = 1u << GEN_LIST;
 }
 
+/*
+ * Stand-in for j216.43.logic-and (error precedence: every error throws
+ * where false is due): the plan fails on json_encode for any reason —
+ * invalid UTF-8, INF or NAN, a resource, a unit enum case, a recursion,
+ * nesting deeper than its depth.
+ */
+static int bug_any_error(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		if ((n->kind == GEN_STRING &&
+		        invalid_utf8((const unsigned char *)c->bytes + n->first, n->n)) ||
+		    (n->kind == GEN_FLOAT && !isfinite(n->v.d)) || n->kind == GEN_RESOURCE ||
+		    (n->kind == GEN_ENUM && n->cls == 2) || (n->kind == GEN_REF && n->cls == 1))
+			return 1;
+	}
+	return c->depth < 512 && nesting_at(c, c->root) > (unsigned)c->depth;
+}
+
+/* "\x80", NAN, a resource, GenEnumU::B, [5, "a\xff"], [[]] at depth 1. */
+static void make_any_error(unsigned i)
+{
+	memset(&a, 0, sizeof a);
+	a.depth = 512;
+	a.nnodes = 1;
+	switch (i) {
+	case 0:
+		plan_string(&a, "\x80", 1);
+		return;
+	case 1:
+		a.nodes[0].kind = GEN_FLOAT;
+		a.nodes[0].v.d = NAN;
+		break;
+	case 2:
+		a.nodes[0].kind = GEN_RESOURCE;
+		break;
+	case 3:
+		a.nodes[0].kind = GEN_ENUM;
+		a.nodes[0].cls = 2;
+		a.nodes[0].n = 1;
+		a.enums = 1u << 2;
+		break;
+	case 4:
+		a.nnodes = 3;
+		a.nents = 2;
+		a.nodes[0].kind = GEN_LIST;
+		a.nodes[0].n = 2;
+		a.ents[0].value = 1;
+		a.ents[1].value = 2;
+		a.nodes[1].kind = GEN_INT;
+		a.nodes[1].v.i = 5;
+		a.nodes[2].kind = GEN_STRING;
+		a.nodes[2].n = 2;
+		memcpy(a.bytes, "a\xff", 2);
+		a.nbytes = 2;
+		break;
+	default:
+		make_depth_limit(1);
+		a.depth = 1;
+		return;
+	}
+	for (uint32_t x = 0; x < a.nnodes; x++)
+		a.kinds |= 1u << a.nodes[x].kind;
+}
+
+/*
+ * Stand-in for guard-kept (a failure inside an array's element loop leaves
+ * its guard set): a list whose element fails the loop — invalid UTF-8, a
+ * resource, a unit enum case, nesting deeper than the depth; INF and NAN
+ * do not (they set the error, write 0 and go on).
+ */
+static int bug_element_fails(const struct gen_case *c)
+{
+	const struct gen_node *r = &c->nodes[c->root];
+	if (r->kind != GEN_LIST || r->n == 0)
+		return 0;
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		if (i != c->root &&
+		    ((n->kind == GEN_STRING &&
+		         invalid_utf8((const unsigned char *)c->bytes + n->first, n->n)) ||
+		        n->kind == GEN_RESOURCE || (n->kind == GEN_ENUM && n->cls == 2)))
+			return 1;
+	}
+	return c->depth < 512 && nesting_at(c, c->root) > (unsigned)c->depth;
+}
+
+/*
+ * [GenEnumU::B], [fopen(...)], [5, "a\xff"].  ([[5]] at depth 1 ends at
+ * [[]] at depth 1: [] ranks below every string, so it is never made
+ * "\x80" — a depth error stays a case of its own.)
+ */
+static void make_element_fails(unsigned i)
+{
+	memset(&a, 0, sizeof a);
+	a.depth = 512;
+	a.nnodes = 2;
+	a.nents = 1;
+	a.nodes[0].kind = GEN_LIST;
+	a.nodes[0].n = 1;
+	a.ents[0].value = 1;
+	switch (i) {
+	case 0:
+		a.nodes[1].kind = GEN_ENUM;
+		a.nodes[1].cls = 2;
+		a.nodes[1].n = 1;
+		a.enums = 1u << 2;
+		break;
+	case 1:
+		a.nodes[1].kind = GEN_RESOURCE;
+		break;
+	case 2:
+		a.nnodes = 3;
+		a.nents = 2;
+		a.nodes[0].n = 2;
+		a.ents[1].value = 2;
+		a.nodes[1].kind = GEN_INT;
+		a.nodes[1].v.i = 5;
+		a.nodes[2].kind = GEN_STRING;
+		a.nodes[2].n = 2;
+		memcpy(a.bytes, "a\xff", 2);
+		a.nbytes = 2;
+		break;
+	default:
+		a.nnodes = 3;
+		a.nents = 2;
+		a.nodes[1].kind = GEN_LIST;
+		a.nodes[1].n = 1;
+		a.nodes[1].first = 1;
+		a.ents[1].value = 2;
+		a.nodes[2].kind = GEN_INT;
+		a.nodes[2].v.i = 5;
+		a.depth = 1;
+		break;
+	}
+	for (uint32_t x = 0; x < a.nnodes; x++)
+		a.kinds |= 1u << a.nodes[x].kind;
+}
+
 int main(void)
 {
 	struct shrink_edit *edits = malloc(16384 * sizeof *edits);
@@ -986,6 +1125,10 @@ int main(void)
 	same_normal_form("an int of at least 1000", bug_big_int, make_int, 5, 5, "1000\n0\n512");
 	same_normal_form("an array exactly as deep as the depth limit", bug_depth_limit, make_depth_limit, 4,
 	    0, "[]\n0\n1");
+	same_normal_form(
+	    "an error of any kind (error precedence)", bug_any_error, make_any_error, 6, 10, "INF\n0\n512");
+	same_normal_form("a failing element of a list (not INF: guard-kept's stand-in)", bug_element_fails,
+	    make_element_fails, 3, 0, "[\"\\x80\"]\n0\n512");
 	same_normal_form("a numeric key of an array shown as an object", bug_numeric_key, make_numeric_key, 6,
 	    8, "[null]\nJSON_FORCE_OBJECT\n512");
 	{

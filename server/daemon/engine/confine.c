@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -202,13 +203,45 @@ int confine_check(const struct config *cfg, char *err, size_t errsize)
 }
 
 /*
- * Folders "phpcmp-PID-..." of daemons that are gone (killed, say).  The
- * sandbox folder may be shared (/tmp): another user can plant folders and
- * links under such names.  Only a directory owned by this daemon's user is
- * removed, and every step is relative to a descriptor opened without
- * following links (rmtree_owned_at): a link swapped in never redirects a
- * chmod or an unlink.
+ * The daemon's own folder in the sandbox folder (issue 19, item 6):
+ * SANDBOX-DIR/phpcmp-PID-XXXXXX (mkdtemp), mode 0700, owned by the daemon's
+ * user, held open with an exclusive flock for the daemon's life; each
+ * worker's private folder is made in it (BUILD-XXXXXX).  The sandbox folder
+ * may be shared (/tmp), by other users and by other daemons: the startup
+ * sweep removes a folder only if it is of this layout (the name's six
+ * mkdtemp characters after the pid, nothing more), its daemon is gone (no
+ * process of that pid, and no one holds its lock: a daemon in another pid
+ * namespace, or a pid used again, keeps its folder), it is a directory
+ * (opened with O_NOFOLLOW, never a link) owned by this daemon's user, of
+ * mode 0700.  Every step is relative to that descriptor (rmtree_contents):
+ * a link swapped in never redirects a chmod or an unlink.  Anything else
+ * named phpcmp-PID-... (another user's, another mode, the layout before:
+ * phpcmp-PID-BUILD-XXXXXX) is left alone, logged when it looks like this
+ * layout.
  */
+static pthread_mutex_t confine_setup_lock = PTHREAD_MUTEX_INITIALIZER;
+static int confine_swept;
+static const char *confine_base;      /* the sandbox folder */
+static char confine_parent[PATH_MAX]; /* this daemon's folder, or "" */
+static char confine_parent_err[512];  /* why it could not be made */
+static int confine_parent_fd = -1;    /* open, flocked */
+
+/* "phpcmp-PID-XXXXXX" (XXXXXX: mkdtemp's characters): PID, else 0. */
+static long confine_layout_pid(const char *name)
+{
+	char *end;
+	long pid;
+	if (strncmp(name, "phpcmp-", 7) != 0)
+		return 0;
+	pid = strtol(name + 7, &end, 10);
+	if (end == name + 7 || *end != '-' || pid <= 0 || strlen(end + 1) != 6)
+		return 0;
+	for (const char *c = end + 1; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+			return 0;
+	return pid;
+}
+
 static void confine_sweep(const char *base)
 {
 	int basefd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -221,38 +254,109 @@ static void confine_sweep(const char *base)
 		return;
 	}
 	while ((e = readdir(d)) != NULL) {
-		long pid;
-		char *end;
-		if (strncmp(e->d_name, "phpcmp-", 7))
-			continue;
-		pid = strtol(e->d_name + 7, &end, 10);
-		if (end == e->d_name + 7 || *end != '-' || pid <= 0 || pid == (long)getpid())
+		long pid = confine_layout_pid(e->d_name);
+		struct stat st;
+		int fd;
+		if (pid == 0 || pid == (long)getpid())
 			continue;
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
-		if (rmtree_owned_at(basefd, e->d_name) == 0)
+		fd = openat(basefd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ELOOP || errno == ENOTDIR)
+				fprintf(stderr,
+				    "phpcmp: left %s/%s alone: named like the folder of daemon %ld but not a "
+				    "directory (a link?)\n",
+				    base, e->d_name, pid);
+			continue;
+		}
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			continue;
+		}
+		if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0700) {
 			fprintf(stderr,
-			    "phpcmp: removed %s/%s: the private folder of a worker of daemon %ld, which is gone\n",
-			    base, e->d_name, pid);
-		else if (errno == EPERM || errno == ELOOP || errno == ENOTDIR)
-			fprintf(stderr,
-			    "phpcmp: left %s/%s alone: named like a folder of daemon %ld but %s\n", base,
+			    "phpcmp: left %s/%s alone: named like the folder of daemon %ld but %s\n", base,
 			    e->d_name, pid,
-			    errno == EPERM ? "owned by another user" : "not a directory (a link?)");
+			    st.st_uid != geteuid() ? "owned by another user" : "not of mode 0700");
+			close(fd);
+			continue;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			/* its daemon still runs (in another pid namespace) */
+			close(fd);
+			continue;
+		}
+		int rc = rmtree_contents(fd), saved = errno;
+		close(fd);
+		if (rc == 0 && unlinkat(basefd, e->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+			rc = -1;
+			saved = errno;
+		}
+		if (rc == 0)
+			fprintf(stderr,
+			    "phpcmp: removed %s/%s: the folder of the workers of daemon %ld, which is gone\n",
+			    base, e->d_name, pid);
 		else
 			fprintf(stderr,
 			    "phpcmp: cannot remove %s/%s (left by daemon %ld, which is gone): %s\n", base,
-			    e->d_name, pid, strerror(errno));
+			    e->d_name, pid, strerror(saved));
 	}
 	closedir(d);
 }
 
-static pthread_once_t confine_swept = PTHREAD_ONCE_INIT;
-static const char *confine_sweep_base;
-
-static void confine_sweep_once(void)
+/* Sweep (once), then make this daemon's folder (at the first worker, and
+ * again at the next if it could not be made); under confine_setup_lock. */
+static void confine_setup(void)
 {
-	confine_sweep(confine_sweep_base);
+	struct stat st;
+	int fd;
+
+	if (!confine_swept) {
+		confine_sweep(confine_base);
+		confine_swept = 1;
+	}
+	if (confine_parent_fd >= 0)
+		return;
+	if (snprintf(confine_parent, sizeof(confine_parent), "%s/phpcmp-%ld-XXXXXX", confine_base,
+	        (long)getpid()) >= (int)sizeof(confine_parent) ||
+	    mkdtemp(confine_parent) == NULL) {
+		snprintf(confine_parent_err, sizeof(confine_parent_err),
+		    "sandbox: cannot create the daemon's folder in %.300s: %s", confine_base,
+		    strerror(errno));
+		confine_parent[0] = '\0';
+		return;
+	}
+	fd = open(confine_parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* 0700 whatever the umask; the lock says "in use" to other daemons. */
+	if (fd < 0 || fchmod(fd, 0700) < 0 || fstat(fd, &st) < 0 ||
+	    (st.st_uid != geteuid() && (errno = EPERM)) || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(confine_parent_err, sizeof(confine_parent_err),
+		    "sandbox: cannot hold the daemon's folder %.300s: %s", confine_parent, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		rmdir(confine_parent);
+		confine_parent[0] = '\0';
+		return;
+	}
+	confine_parent_fd = fd;
+}
+
+void confine_finish(void)
+{
+	pthread_mutex_lock(&confine_setup_lock);
+	if (confine_parent_fd < 0) {
+		pthread_mutex_unlock(&confine_setup_lock);
+		return;
+	}
+	/* Every worker is reaped: their folders are gone, or go now. */
+	rmtree_contents(confine_parent_fd);
+	if (rmdir(confine_parent) < 0 && errno != ENOENT)
+		fprintf(stderr, "phpcmp: cannot remove %s: %s\n", confine_parent, strerror(errno));
+	close(confine_parent_fd);
+	confine_parent_fd = -1;
+	confine_parent[0] = '\0';
+	pthread_mutex_unlock(&confine_setup_lock);
 }
 
 void confine_release(struct worker *w)
@@ -291,6 +395,11 @@ static void confine_common(
 	confine_add(v, n, "--allow-read", w->build->core_path);
 	if (w->measuring)
 		confine_add(v, n, "--allow-write", a->dumpdir);
+	/* A coverage build's counters, in the folder coverage.c chose and made
+	 * (a mirror of the tree's obj/): files created and written there, no
+	 * folder, no link; landlock stays on for everything else. */
+	if (w->gcov_prefix[0] != '\0')
+		confine_add(v, n, "--allow-write", w->gcov_prefix);
 }
 
 int confine_prepare(
@@ -304,13 +413,20 @@ int confine_prepare(
 	confine_release(w);
 	if (!strcmp(s->layers, "none"))
 		return 0;
-	confine_sweep_base = s->dir;
-	pthread_once(&confine_swept, confine_sweep_once);
-	if (snprintf(w->sandbox_dir, sizeof(w->sandbox_dir), "%s/phpcmp-%ld-%s-XXXXXX", s->dir,
-	        (long)getpid(), w->build->name) >= (int)sizeof(w->sandbox_dir) ||
+	confine_base = s->dir;
+	pthread_mutex_lock(&confine_setup_lock);
+	confine_setup();
+	if (confine_parent_fd < 0) {
+		snprintf(err, errsize, "%s", confine_parent_err);
+		pthread_mutex_unlock(&confine_setup_lock);
+		return -1;
+	}
+	pthread_mutex_unlock(&confine_setup_lock);
+	if (snprintf(w->sandbox_dir, sizeof(w->sandbox_dir), "%s/%s-XXXXXX", confine_parent,
+	        w->build->name) >= (int)sizeof(w->sandbox_dir) ||
 	    !mkdtemp(w->sandbox_dir)) {
-		snprintf(err, errsize, "sandbox: cannot create a private folder in %.300s: %s", s->dir,
-		    strerror(errno));
+		snprintf(err, errsize, "sandbox: cannot create a private folder in %.300s: %s",
+		    confine_parent, strerror(errno));
 		w->sandbox_dir[0] = '\0';
 		return -1;
 	}

@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "db.h"
+#include "fairq.h"
 
 /* ---- worker (daemon side) ---- */
 enum worker_state { WORKER_STOPPED, WORKER_READY, WORKER_BUSY, WORKER_BACKOFF, WORKER_FAILED };
@@ -179,6 +180,8 @@ int confine_check(const struct config *, char *err, size_t errsize);
 int confine_prepare(struct worker *, const struct config *, struct confine_args *, char *err, size_t errsize);
 /* Remove the worker's private folder (when it has been reaped). */
 void confine_release(struct worker *);
+/* Remove the daemon's folder in the sandbox folder (every worker reaped). */
+void confine_finish(void);
 
 struct runs;
 struct reducer;
@@ -195,7 +198,10 @@ struct app {
 	struct worker *run_workers[MAX_BUILDS];
 	int64_t started_ms; /* CLOCK_MONOTONIC, for uptime */
 	int case_requests;  /* POST /api/cases in progress (atomic) */
-	int stopping;       /* set (atomic) before the HTTP server stops: waits end */
+	/* Measured cases take turns on the measuring workers, fair between
+	 * clients (fairq.h, runs_pair_as). */
+	struct fairq measure_q;
+	int stopping; /* set (atomic) before the HTTP server stops: waits end */
 };
 
 /* ---- runs.c ---- */
@@ -216,6 +222,9 @@ void runs_drop_dump(struct app *, const char *path);
  * started at all (res still filled).
  */
 int runs_pair(struct app *, const struct case_spec *, struct result res[MAX_BUILDS]);
+/* The same for a client (a measured case waits its turn among the
+ * clients' on the measuring workers: fairq.h; NULL: a run's own). */
+int runs_pair_as(struct app *, const struct case_spec *, struct result res[MAX_BUILDS], const char *client);
 /* Why runs_create/cancel/resume refused, with err saying it (api_runs.c maps these). */
 enum runs_refusal {
 	RUNS_OK = 0,

@@ -405,7 +405,7 @@ void runs_prune_dumps(struct app *app)
 }
 
 /* run_workers: the run thread's pairs, on a coverage run's own workers (coverage.c). */
-static int runs_pair_on(
+static int runs_pair_now(
     struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS], int run_workers)
 {
 	struct pair_job jobs[MAX_BUILDS];
@@ -436,9 +436,29 @@ static int runs_pair_on(
 	return rc;
 }
 
+/* A measured case (on the measuring workers) waits its turn as client. */
+static int runs_pair_on(struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS],
+    int run_workers, const char *client)
+{
+	if (c->iterations <= 0)
+		return runs_pair_now(app, c, res, run_workers);
+	/* One measured case at a time on the measuring workers, the turns fair
+	 * between clients: a client's many wait behind each other, not others. */
+	fairq_enter(&app->measure_q, client != NULL ? client : "run");
+	int rc = runs_pair_now(app, c, res, run_workers);
+	fairq_leave(&app->measure_q);
+	return rc;
+}
+
+int runs_pair_as(
+    struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS], const char *client)
+{
+	return runs_pair_on(app, c, res, 0, client);
+}
+
 int runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS])
 {
-	return runs_pair_on(app, c, res, 0);
+	return runs_pair_as(app, c, res, NULL);
 }
 
 /* ---- the runner ---- */
@@ -572,7 +592,7 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 		struct case_spec to_run = c;
 		if (!suite->measures)
 			to_run.iterations = 0;
-		if (runs_pair_on(app, &to_run, res, 1) < 0) {
+		if (runs_pair_on(app, &to_run, res, 1, NULL) < 0) {
 			for (i = 0; i < MAX_BUILDS; i++)
 				if (res[i].failure != NULL)
 					break;

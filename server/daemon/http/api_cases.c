@@ -48,19 +48,6 @@ static json_t *api_lines(const char *s)
 	return a;
 }
 
-static json_t *api_flag_names(long flags)
-{
-	json_t *a = json_array();
-	const char *name;
-	long value;
-	size_t i;
-
-	for (i = 0; a != NULL && (name = flags_name_at(i, &value)) != NULL; i++)
-		if ((flags & value) == value && value != 0)
-			json_array_append_new(a, json_string(name));
-	return a;
-}
-
 static json_t *api_id_or_null(int64_t id)
 {
 	return id > 0 ? json_integer(id) : json_null();
@@ -280,7 +267,7 @@ static json_t *api_case_json(const struct db_case *dc)
 
 	return json_pack("{s:I s:o s:o s:o s:I s:o s:I s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "title",
 	    text_json(c->title), "code", text_json(c->code), "setup", text_json(c->setup), "flags",
-	    (json_int_t)c->flags, "flag_names", api_flag_names(c->flags), "depth", (json_int_t)c->depth,
+	    (json_int_t)c->flags, "flag_names", text_flag_names(c->flags), "depth", (json_int_t)c->depth,
 	    "expect", text_json(c->expect), "measure",
 	    c->iterations > 0 ? json_integer(c->iterations) : json_null(), "source", text_json(c->source),
 	    "created_at", api_time(dc->created_at));
@@ -641,7 +628,14 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 		api_pipeline_take();
 		piped = 1;
 	}
-	if (runs_pair(app, &c, res) < 0) {
+	/* A measured case waits its turn among the clients': by the token's
+	 * name when one was sent, else by the peer's address. */
+	char client[FAIRQ_KEY];
+	if (req->who != NULL && req->who->name[0] != '\0')
+		snprintf(client, sizeof client, "token %s", req->who->name);
+	else
+		snprintf(client, sizeof client, "address %s", req->peer);
+	if (runs_pair_as(app, &c, res, client) < 0) {
 		for (i = 0; i < MAX_BUILDS; i++)
 			if (res[i].status == STATUS_ERROR && res[i].failure != NULL)
 				break;
@@ -692,7 +686,7 @@ static int api_case_row(void *arg, const struct db_case_row *row)
 	    json_pack("{s:I s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}", "id", (json_int_t)row->id, "title",
 	        text_json(row->title), "verdict", text_json(row->verdict), "differs",
 	        api_list(row->differs != NULL ? row->differs : ""), "flags", (json_int_t)row->flags,
-	        "flag_names", api_flag_names(row->flags), "created_at", api_time(row->created_at), "source",
+	        "flag_names", text_flag_names(row->flags), "created_at", api_time(row->created_at), "source",
 	        row->source != NULL ? "stored"
 	            : row->reduced  ? "reduced"
 	                            : "submitted",

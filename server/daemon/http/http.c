@@ -84,6 +84,7 @@ struct http {
 	char web_root[PATH_MAX];     /* canonical; "" when the folder is missing */
 	char modules_root[PATH_MAX]; /* node_modules beside it (canonical), or "" */
 	int port;
+	int listen_fd;        /* bound by http_bind until MHD takes it; -1 after */
 	int requests;         /* being served now (atomic): headers read, not yet completed */
 	pthread_mutex_t lock; /* socks */
 	struct http_sock socks;
@@ -743,6 +744,23 @@ static enum MHD_Result http_answered(struct http *h, struct http_conn *c, enum M
 	return ret;
 }
 
+/* The client's address as text (measured cases' turns are fair between them). */
+static void http_peer(struct MHD_Connection *conn, char *out, size_t size)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+	    conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	out[0] = '\0';
+	if (ci == NULL || ci->client_addr == NULL)
+		return;
+	const struct sockaddr *sa = ci->client_addr;
+	if (sa->sa_family == AF_INET)
+		inet_ntop(
+		    AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out, (socklen_t)size);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out,
+		    (socklen_t)size);
+}
+
 static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
     void **con_cls)
@@ -818,6 +836,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 	req.authorization = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	req.body = c->body != NULL ? c->body : "";
 	req.body_len = c->len;
+	http_peer(conn, req.peer, sizeof req.peer);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_collect_query, &req);
 	api_handle(h->app, &req, &resp);
 	if (resp.status >= 500)
@@ -894,15 +913,22 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-struct http *http_start(struct app *app, char *err, size_t errsize)
+/*
+ * The listening address, taken before anything else starts: a port in use
+ * stops `phpcmp serve` at once, before its builds' cores are compiled and
+ * their workers started (it used to say so only after them).  Bound, not
+ * yet listening: a client that connects during the start is refused, as
+ * before, rather than left waiting in the backlog.
+ */
+struct http *http_bind(struct app *app, char *err, size_t errsize)
 {
 	const struct config *cfg = app->config;
 	struct sockaddr_in sin;
 	struct sockaddr_in6 sin6;
+	struct sockaddr_storage got;
 	struct sockaddr *sa;
-	const union MHD_DaemonInfo *info;
-	int open_limit;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
+	socklen_t salen, gotlen = sizeof got;
+	int one = 1, family;
 	struct http *h;
 
 	if ((h = calloc(1, sizeof *h)) == NULL) {
@@ -910,8 +936,70 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 		return NULL;
 	}
 	h->app = app;
+	h->listen_fd = -1;
 	h->socks.next = h->socks.prev = &h->socks;
 	pthread_mutex_init(&h->lock, NULL);
+	if (cfg->port < 0 || cfg->port > 65535) {
+		snprintf(err, errsize, "port %d is out of range", cfg->port);
+		goto fail;
+	}
+	memset(&sin, 0, sizeof sin);
+	memset(&sin6, 0, sizeof sin6);
+	if (inet_pton(AF_INET, cfg->listen_addr, &sin.sin_addr) == 1) {
+		sin.sin_family = AF_INET;
+		sin.sin_port = htons((uint16_t)cfg->port);
+		sa = (struct sockaddr *)&sin;
+		salen = sizeof sin;
+	} else if (inet_pton(AF_INET6, cfg->listen_addr, &sin6.sin6_addr) == 1) {
+		sin6.sin6_family = AF_INET6;
+		sin6.sin6_port = htons((uint16_t)cfg->port);
+		sa = (struct sockaddr *)&sin6;
+		salen = sizeof sin6;
+	} else {
+		snprintf(err, errsize, "listen address %s is not an IPv4 or IPv6 address", cfg->listen_addr);
+		goto fail;
+	}
+	family = sa->sa_family;
+	/* CLOEXEC: the workers never hold the daemon's port. */
+	h->listen_fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (h->listen_fd < 0) {
+		snprintf(err, errsize, "cannot listen on %s port %d: socket: %s", cfg->listen_addr, cfg->port,
+		    strerror(errno));
+		goto fail;
+	}
+	/* As libmicrohttpd does for a socket of its own: a restart does not
+	 * wait for the last daemon's connections in TIME_WAIT; a socket that
+	 * listens on the port still refuses the bind.  An IPv6 address is
+	 * that address alone (no IPv4-mapped twin). */
+	setsockopt(h->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (family == AF_INET6)
+		setsockopt(h->listen_fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+	if (bind(h->listen_fd, sa, salen) < 0) {
+		int e = errno;
+		snprintf(err, errsize, "cannot listen on %s port %d: %s%s", cfg->listen_addr, cfg->port,
+		    strerror(e),
+		    e == EADDRINUSE ? " (another program holds it: stop it, or serve on another "
+		                      "--port; nothing was started)"
+		                    : "");
+		goto fail;
+	}
+	if (getsockname(h->listen_fd, (struct sockaddr *)&got, &gotlen) == 0)
+		h->port = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
+		                                          : ((struct sockaddr_in *)&got)->sin_port);
+	else
+		h->port = cfg->port;
+	return h;
+fail:
+	http_stop(h);
+	return NULL;
+}
+
+int http_start(struct http *h, char *err, size_t errsize)
+{
+	const struct config *cfg = h->app->config;
+	int open_limit;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
+
 	/* A missing web folder is not fatal: the API still works. */
 	if (realpath(cfg->web_dir, h->web_root) == NULL) {
 		fprintf(stderr, "phpcmp: web folder %s: %s (serving the API only)\n", cfg->web_dir,
@@ -926,24 +1014,10 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 			h->modules_root[0] = '\0';
 		}
 	}
-	if (cfg->port < 0 || cfg->port > 65535) {
-		snprintf(err, errsize, "port %d is out of range", cfg->port);
-		goto fail;
-	}
-	memset(&sin, 0, sizeof sin);
-	memset(&sin6, 0, sizeof sin6);
-	if (inet_pton(AF_INET, cfg->listen_addr, &sin.sin_addr) == 1) {
-		sin.sin_family = AF_INET;
-		sin.sin_port = htons((uint16_t)cfg->port);
-		sa = (struct sockaddr *)&sin;
-	} else if (inet_pton(AF_INET6, cfg->listen_addr, &sin6.sin6_addr) == 1) {
-		sin6.sin6_family = AF_INET6;
-		sin6.sin6_port = htons((uint16_t)cfg->port);
-		sa = (struct sockaddr *)&sin6;
-		flags |= MHD_USE_IPv6;
-	} else {
-		snprintf(err, errsize, "listen address %s is not an IPv4 or IPv6 address", cfg->listen_addr);
-		goto fail;
+	if (listen(h->listen_fd, SOMAXCONN) < 0) {
+		snprintf(err, errsize, "cannot listen on %s port %d: %s", cfg->listen_addr, h->port,
+		    strerror(errno));
+		return -1;
 	}
 	/* The logger first, so MHD's own messages about later options use it. */
 	open_limit = cfg->max_connections * HTTP_OPEN_FACTOR;
@@ -951,26 +1025,24 @@ struct http *http_start(struct app *app, char *err, size_t errsize)
 		open_limit = HTTP_MIN_OPEN;
 	if (pthread_create(&h->watchdog, NULL, http_watchdog, h) != 0) {
 		snprintf(err, errsize, "cannot start the connection watchdog");
-		goto fail;
+		return -1;
 	}
 	h->watching = 1;
-	h->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, http_access, h,
-	    MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned)(open_limit + HTTP_SPARE_CONNECTIONS), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned)cfg->max_client_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned)HTTP_IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
-	    MHD_OPTION_NOTIFY_CONNECTION, http_notify, h, MHD_OPTION_URI_LOG_CALLBACK, http_uri, h,
-	    MHD_OPTION_END);
+	h->daemon = MHD_start_daemon(flags, (uint16_t)h->port, NULL, NULL, http_access, h,
+	    MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)(open_limit + HTTP_SPARE_CONNECTIONS),
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->max_client_connections,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED,
+	    http_completed, h, MHD_OPTION_NOTIFY_CONNECTION, http_notify, h, MHD_OPTION_URI_LOG_CALLBACK,
+	    http_uri, h, MHD_OPTION_END);
+	/* The socket is MHD's now (MHD_stop_daemon closes it); after a failed
+	 * start it may have been closed too, so it is not closed again here. */
+	h->listen_fd = -1;
 	if (h->daemon == NULL) {
-		snprintf(err, errsize, "cannot listen on %s port %d (in use?)", cfg->listen_addr, cfg->port);
-		goto fail;
+		snprintf(err, errsize, "cannot serve on %s port %d", cfg->listen_addr, h->port);
+		return -1;
 	}
-	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
-	h->port = info != NULL && info->port != 0 ? info->port : cfg->port;
-	return h;
-fail:
-	http_stop(h);
-	return NULL;
+	return 0;
 }
 
 void http_stop(struct http *h)
@@ -979,6 +1051,8 @@ void http_stop(struct http *h)
 		return;
 	if (h->daemon != NULL)
 		MHD_stop_daemon(h->daemon);
+	if (h->listen_fd >= 0)
+		close(h->listen_fd);
 	if (h->watching) {
 		__atomic_store_n(&h->stopping, 1, __ATOMIC_RELAXED);
 		pthread_join(h->watchdog, NULL);

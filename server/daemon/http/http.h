@@ -20,6 +20,7 @@ struct http_request {
 	int query_overflow;         /* more than HTTP_MAX_QUERY parameters were sent */
 	const char *authorization;  /* the Authorization header, NULL when not sent */
 	const struct auth_who *who; /* set by api_handle for writes: who sent it */
+	char peer[48];              /* the client's address ("127.0.0.2", "::1"), "" unknown */
 	struct {
 		const char *key, *value;
 	} query[HTTP_MAX_QUERY];
@@ -44,7 +45,10 @@ struct http_response {
 };
 
 struct http;
-struct http *http_start(struct app *, char *err, size_t errsize);
+/* Bind the listening address (before the workers start: a port in use is
+ * said at once), then serve on it; http_stop after either. */
+struct http *http_bind(struct app *, char *err, size_t errsize);
+int http_start(struct http *, char *err, size_t errsize);
 void http_stop(struct http *);
 /* The port actually bound (for --port 0). */
 int http_port(const struct http *);

@@ -505,19 +505,6 @@ static json_t *dbt_col_id(sqlite3_stmt *st, int i)
 	    : json_integer(sqlite3_column_int64(st, i));
 }
 
-static json_t *dbt_flag_names(long flags)
-{
-	json_t *a = json_array();
-	const char *name;
-	long value;
-	size_t i;
-
-	for (i = 0; a != NULL && (name = flags_name_at(i, &value)) != NULL; i++)
-		if (value != 0 && (flags & value) == value)
-			json_array_append_new(a, json_string(name));
-	return a;
-}
-
 /* A bucket row (BUCKET_COLUMNS) as JSON. */
 static json_t *dbt_bucket_json(sqlite3_stmt *st)
 {
@@ -899,7 +886,7 @@ static json_t *dbt_mismatch_row(sqlite3_stmt *st, void *arg)
 	b = json_pack("{s:I s:I s:o s:o s:o s:o s:I s:o s:o s:s}", "comparison_id", (json_int_t)*last,
 	    "case_id", (json_int_t)sqlite3_column_int64(st, 1), "run_id", dbt_col_id(st, 2), "differs",
 	    dbt_col_text(st, 3), "created_at", dbt_col_text(st, 4), "title", dbt_col_text(st, 5), "flags",
-	    (json_int_t)flags, "flag_names", dbt_flag_names(flags), "file", dbt_col_text(st, 7), "url", url);
+	    (json_int_t)flags, "flag_names", text_flag_names(flags), "file", dbt_col_text(st, 7), "url", url);
 	if (b == NULL)
 		return NULL;
 	/* differs as a list, like the case listings */
