@@ -779,6 +779,36 @@ static int fails_alone(const struct gen_case *c, const struct gen_node *n)
 	}
 }
 
+/* Node i or a part of it fails alone, or a key in it is invalid UTF-8 (5). */
+static int holds_error(const struct gen_case *c, uint32_t i, unsigned level)
+{
+	const struct gen_node *n = &c->nodes[i];
+
+	if (fails_alone(c, n))
+		return 1;
+	if (level > 64 || (n->kind == GEN_REF && n->cls != 0) || (!is_container(n->kind) && !is_holder(n)))
+		return 0;
+	for (uint32_t x = 0; x < n->n; x++) {
+		const struct gen_entry *en = &c->ents[n->first + x];
+		if (en->key_type == GEN_KEY_STR && !utf8_valid(c->bytes + en->key_off, en->key_len))
+			return 1;
+		if (holds_error(c, en->value, level + 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* A depth below 512, on the compared call or an earlier one (a depth error). */
+static int small_depth(const struct gen_case *c)
+{
+	if (c->depth != 512)
+		return 1;
+	for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE; k++)
+		if (c->pre_depth[k] != 512)
+			return 1;
+	return 0;
+}
+
 /*
  * A byte's place in the order of characters: 'a', then '0', then every
  * other byte by value (so a filler becomes 'a', any ASCII byte is below any
@@ -1128,10 +1158,12 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 	 * under INVALID_UTF8_IGNORE) keeps its own. */
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
-		/* (Both below "the rest" of value_rank's order: only ever down.) */
-		int rest = value_rank(n) == SHRINK_B_COUNT + 3;
-		if (fails_alone(c, n) || rest)
-			add(s, SHRINK_ERROR, order[q], 0, 0, 0, 0, 0);
+		/* (Both below "the rest" of value_rank's order: only ever down.)
+		 * Only where an error can be: a case with none pays nothing. */
+		int rest = value_rank(n) == SHRINK_B_COUNT + 3, alone = fails_alone(c, n);
+		if (!alone && !(rest && (holds_error(c, order[q], 0) || (q == 0 && small_depth(c)))))
+			continue;
+		add(s, SHRINK_ERROR, order[q], 0, 0, 0, 0, 0);
 		if (rest)
 			add(s, SHRINK_ERROR, order[q], 0, 1, 0, 0, 0);
 	}
