@@ -89,8 +89,9 @@ test('guard-kept: found only by a sequence, its root an earlier failing call the
 	// resource, a pure enum ...): one root for all of them, with and without
 	// JSON_THROW_ON_ERROR.  What stays apart: the depth ([[]] at depth 1), a throwing
 	// jsonSerialize() (an exception on the base too), a recursion (docs/triage.md).  Before
-	// the error step: 16–24 roots.
-	assert.ok(mine.length <= 16, `${mine.length} roots: ${mine.map((r) => r.minimal.code).join(' / ')}`);
+	// the error step: 16–24 roots; with it 12–14 (the bound leaves room for a reduction
+	// cut by its time budget on a busy machine).
+	assert.ok(mine.length <= 18, `${mine.length} roots: ${mine.map((r) => r.minimal.code).join(' / ')}`);
 	assert.match(mine[0].minimal.code, /^\$v = \["\\x80"\];/, 'the lead: an element of invalid UTF-8');
 });
 
