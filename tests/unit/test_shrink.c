@@ -773,6 +773,34 @@ static int bug_any_error(const struct gen_case *c)
 	return c->depth < 512 && nesting_at(c, c->root) > (unsigned)c->depth;
 }
 
+/* [5, "a\xff"]: an int, then a string with an invalid byte, into a. */
+static void plan_bad_pair(void)
+{
+	memset(&a, 0, sizeof a);
+	a.depth = 512;
+	a.nnodes = 3;
+	a.nents = 2;
+	a.nodes[0].kind = GEN_LIST;
+	a.nodes[0].n = 2;
+	a.ents[0].value = 1;
+	a.ents[1].value = 2;
+	a.nodes[1].kind = GEN_INT;
+	a.nodes[1].v.i = 5;
+	a.nodes[2].kind = GEN_STRING;
+	a.nodes[2].n = 2;
+	memcpy(a.bytes, "a\xff", 2);
+	a.nbytes = 2;
+}
+
+/* Node x of a := GenEnumU::B (a unit enum case: json_encode's error 11). */
+static void put_enum_u(uint32_t x)
+{
+	a.nodes[x].kind = GEN_ENUM;
+	a.nodes[x].cls = 2;
+	a.nodes[x].n = 1;
+	a.enums = 1u << 2;
+}
+
 /* "\x80", NAN, a resource, GenEnumU::B, [5, "a\xff"], [[]] at depth 1. */
 static void make_any_error(unsigned i)
 {
@@ -791,24 +819,10 @@ static void make_any_error(unsigned i)
 		a.nodes[0].kind = GEN_RESOURCE;
 		break;
 	case 3:
-		a.nodes[0].kind = GEN_ENUM;
-		a.nodes[0].cls = 2;
-		a.nodes[0].n = 1;
-		a.enums = 1u << 2;
+		put_enum_u(0);
 		break;
 	case 4:
-		a.nnodes = 3;
-		a.nents = 2;
-		a.nodes[0].kind = GEN_LIST;
-		a.nodes[0].n = 2;
-		a.ents[0].value = 1;
-		a.ents[1].value = 2;
-		a.nodes[1].kind = GEN_INT;
-		a.nodes[1].v.i = 5;
-		a.nodes[2].kind = GEN_STRING;
-		a.nodes[2].n = 2;
-		memcpy(a.bytes, "a\xff", 2);
-		a.nbytes = 2;
+		plan_bad_pair();
 		break;
 	default:
 		make_depth_limit(1);
@@ -857,36 +871,13 @@ static void make_element_fails(unsigned i)
 	a.ents[0].value = 1;
 	switch (i) {
 	case 0:
-		a.nodes[1].kind = GEN_ENUM;
-		a.nodes[1].cls = 2;
-		a.nodes[1].n = 1;
-		a.enums = 1u << 2;
+		put_enum_u(1);
 		break;
 	case 1:
 		a.nodes[1].kind = GEN_RESOURCE;
 		break;
 	case 2:
-		a.nnodes = 3;
-		a.nents = 2;
-		a.nodes[0].n = 2;
-		a.ents[1].value = 2;
-		a.nodes[1].kind = GEN_INT;
-		a.nodes[1].v.i = 5;
-		a.nodes[2].kind = GEN_STRING;
-		a.nodes[2].n = 2;
-		memcpy(a.bytes, "a\xff", 2);
-		a.nbytes = 2;
-		break;
-	default:
-		a.nnodes = 3;
-		a.nents = 2;
-		a.nodes[1].kind = GEN_LIST;
-		a.nodes[1].n = 1;
-		a.nodes[1].first = 1;
-		a.ents[1].value = 2;
-		a.nodes[2].kind = GEN_INT;
-		a.nodes[2].v.i = 5;
-		a.depth = 1;
+		plan_bad_pair();
 		break;
 	}
 	for (uint32_t x = 0; x < a.nnodes; x++)
