@@ -601,6 +601,8 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 			out->pre_flags[out->npre] &= ~((int64_t)1 << e->hi);
 		if (e != NULL && e->op == SHRINK_PRE_DEPTH && e->lo == p)
 			out->pre_depth[out->npre] = e->v;
+		if (e != NULL && e->op == SHRINK_ERROR && e->hi == 2 + p)
+			out->pre_depth[out->npre] = 512;
 		out->npre++;
 	}
 	if (out->npre == 0)
@@ -611,6 +613,8 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 		out->flags = (out->flags & ~((int64_t)1 << e->lo)) | (int64_t)1 << e->hi;
 	if (e != NULL && e->op == SHRINK_DEPTH)
 		out->depth = e->v > 0 ? e->v : 512;
+	if (e != NULL && e->op == SHRINK_ERROR && e->hi == 1)
+		out->depth = 512;
 	if (e != NULL && e->op == SHRINK_REPLACE && e->v > 0)
 		out->depth = e->v; /* one nesting level fewer, one depth less */
 	if (e != NULL && e->op == SHRINK_KIND && e->hi == 2)
@@ -1167,6 +1171,17 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		if (rest)
 			add(s, SHRINK_ERROR, order[q], 0, 1, 0, 0, 0);
 	}
+	/* A depth error made the same "\x80" in one step, with that call's depth
+	 * made 512 ([[]] at depth 1 → ["\x80"]): the depth falling to 512 is
+	 * what makes it smaller, whatever the node was ([] ranks below any
+	 * string, so no step of the value alone leads there). */
+	for (uint32_t q = 0; q < tail; q++) {
+		if (c->depth != 512)
+			add(s, SHRINK_ERROR, order[q], 0, 1, 1, 0, 0);
+		for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE; k++)
+			if (c->pre_depth[k] != 512)
+				add(s, SHRINK_ERROR, order[q], 0, 1, 2 + k, 0, 0);
+	}
 	/* Characters of strings and string keys lowered. */
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1642,7 +1657,10 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		    e->v ? "byte" : "character");
 		break;
 	case SHRINK_ERROR:
-		snprintf(buf, size, "node %u := %s", e->a, e->lo == 0 ? "INF" : "\"\\x80\"");
+		snprintf(buf, size, "node %u := %s%s", e->a, e->lo == 0 ? "INF" : "\"\\x80\"",
+		    e->hi == 0       ? ""
+		        : e->hi == 1 ? ", depth := 512"
+		                     : ", an earlier call's depth := 512");
 		break;
 	case SHRINK_MOVE:
 		snprintf(buf, size, "bytes %u..%u of %s %u moved to end at %lld", e->lo, e->hi - 1,

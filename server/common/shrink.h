@@ -75,7 +75,9 @@ enum shrink_op {
 	/* The normal form's steps (after all of the above): */
 	SHRINK_SET,        /* node a := the basic value lo (enum shrink_basic) */
 	SHRINK_ERROR,      /* node a (a value json_encode fails on, a container, the root) := INF
-	                    * (lo 0), else "\x80" (lo 1): the least values it fails on */
+	                    * (lo 0), else "\x80" (lo 1): the least values it fails on; hi 1: and
+	                    * depth := 512, hi 2 + k: and earlier call k's depth := 512 (a depth
+	                    * error made that one) */
 	SHRINK_CHAR,       /* string a (or key of entry b when b != none): bytes [lo, hi) := the
 	                   * v >> 32 bytes of v (little endian): a lower character */
 	SHRINK_CLASS,      /* declared-class object a: class := lo, property i becoming
