@@ -47,6 +47,8 @@
 
 #define REDUCE_IDLE_MS 500  /* how often an idle reducer looks for work */
 #define REDUCE_LATE_MAX 128 /* roots kept for a late explanation (reduce_late): ~45 KB each */
+/* The root key's middle line for mismatches not reproduced alone (no signature is this text). */
+#define REDUCE_NOT_REPRODUCED "not reproduced alone"
 
 /* A root no older root explained when it was reduced: its bucket and reduced plan. */
 struct late_root {
@@ -480,6 +482,11 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 		    job->res[1].status != STATUS_TIMEOUT;
 		out.state = slow ? "too_slow" : "not_reproduced";
 		out.signature = sig0 = bucket_signature(job->res, diff);
+		/* Mismatches that do not come back alone (a heap left by the cases
+		 * before, undefined behaviour) have no minimal case to tell them
+		 * apart: one root per candidate holds them (docs/triage.md). */
+		if (!slow)
+			out.root_key = root = reduce_root_key(job->candidate, REDUCE_NOT_REPRODUCED, "");
 		goto store;
 	}
 	/* The budget is the search's: the original's own run (a big case that
