@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "request.h"
 
 static zend_function *fn_json_last_error_msg;
@@ -33,17 +34,9 @@ void request_capture_add(struct request_capture *c, const char *s, size_t n)
 		n = c->max - c->len;
 		c->truncated = 1;
 	}
-	if (c->len + n > c->cap) {
-		size_t cap = c->cap ? c->cap : 1024;
-		while (cap < c->len + n)
-			cap *= 2;
-		char *p = realloc(c->data, cap);
-		if (!p) {
-			c->truncated = 1;
-			return;
-		}
-		c->data = p;
-		c->cap = cap;
+	if (buf_grow(&c->data, &c->cap, c->len + n) < 0) {
+		c->truncated = 1;
+		return;
 	}
 	memcpy(c->data + c->len, s, n);
 	c->len += n;
