@@ -112,22 +112,6 @@ run 1 'server/daemon/store/db.c includes "http.h" of server/daemon/http/' 'a fol
 	'daemon/http/http.h=int http_query(void);' \
 	'db=#include "http.h"
 int db_open(void) { return 2; }'
-run 0 'no upward use' 'core files on floors: each header declares its own file'"'"'s functions' \
-	'bytes=int bytes_len(void) { return 1; }' \
-	'core/request.h=void request_ready(void);' \
-	'core/request=#include "request.h"
-void request_ready(void) { }' \
-	'core/gencore.h=int gencore_handle(void);' \
-	'core/gencore=#include "gencore.h"
-#include "request.h"
-int gencore_handle(void)
-{
-	request_ready();
-	return 0;
-}' \
-	'core/core=#include "gencore.h"
-#include "request.h"
-static int core_handle(void) { request_ready(); return gencore_handle(); }'
 run 1 'server/core/gencore.h declares core_encode, a function of server/core/core.c' \
 	'a core header declaring another file'"'"'s function fails (gencore.h declaring core.c'"'"'s, before)' \
 	'bytes=int bytes_len(void) { return 1; }' \
