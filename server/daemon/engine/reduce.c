@@ -42,6 +42,7 @@
 #include <jansson.h>
 
 #include "engine.h"
+#include "fanout.h"
 #include "gen.h"
 #include "shrink.h"
 
@@ -104,11 +105,10 @@ struct pair_job {
 	struct result *r;
 };
 
-static void *reduce_pair_thread(void *arg)
+static void reduce_pair_job(void *arg)
 {
 	struct pair_job *j = arg;
 	worker_run_case_within(j->w, j->cfg, j->c, j->timeout_ms, j->r);
-	return NULL;
 }
 
 /* The case on two workers at once (the base's here, the candidate's on a thread), each
@@ -116,15 +116,9 @@ static void *reduce_pair_thread(void *arg)
 static void reduce_pair(const struct config *cfg, struct worker *wb, struct worker *wc,
     const struct case_spec *c, int timeout_ms, struct result res[2])
 {
-	struct pair_job jb = { wb, cfg, c, timeout_ms, &res[0] }, jc = { wc, cfg, c, timeout_ms, &res[1] };
-	pthread_t t;
-	int threaded = pthread_create(&t, NULL, reduce_pair_thread, &jc) == 0;
+	struct pair_job j[2] = { { wb, cfg, c, timeout_ms, &res[0] }, { wc, cfg, c, timeout_ms, &res[1] } };
 
-	reduce_pair_thread(&jb);
-	if (threaded)
-		pthread_join(t, NULL);
-	else
-		reduce_pair_thread(&jc);
+	fanout_run(reduce_pair_job, j, sizeof j[0], 2);
 }
 
 /* The kind of mismatch a pair of results shows (NULL when they agree): what a reduction keeps. */
