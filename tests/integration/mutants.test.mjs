@@ -6,7 +6,7 @@
 // over the from-source 8.2.32 tree in `before` (scripts/build-php.sh,
 // seconds each, cached in the build cache after the first time); two
 // daemons of five candidates each (base = src-8.2.32) run 20,000 generated
-// cases (seed 1) and the reducer to its end, side by side.  Each mutant must be detected
+// cases (seed 1) and the reducer to its end.  Each mutant must be detected
 // (≥ 1 mismatch) and explained: ≤ 3 roots, its lead case ≤ 40 bytes of
 // value source and ≤ 2 flags (the reducer's target).
 //
@@ -80,9 +80,9 @@ async function buildMutant(id, src, dir) {
 
 // A generated run to its end, then the reducer to its end (nothing pending,
 // the count of reductions still for two polls).
-async function runGroup(group, base, n) {
+async function runGroup(group, base) {
 	const d = await Daemon.start({
-		name: `mutants-${n}`,
+		name: `mutants-${daemons.length + 1}`,
 		reduce: true,
 		startDeadlineMs: 600_000, // five new worker cores compiled first (then cached in the state folder)
 		buildList: [['base', base], ...group.map(([id, prefix]) => [id, prefix])],
@@ -133,11 +133,7 @@ before(async () => {
 	const dir = tmpDir('phpcmp-mutants-');
 	const built = [];
 	for (const [id] of MUTANTS) built.push([id, await buildMutant(id, src, dir)]);
-	// The two daemons side by side: each reducer is one thread, so one
-	// daemon's reduction overlaps the other's run and reduction.
-	const groups = [];
-	for (let i = 0; i < built.length; i += PER_DAEMON) groups.push(built.slice(i, i + PER_DAEMON));
-	await Promise.all(groups.map((g, i) => runGroup(g, prefix, i + 1)));
+	for (let i = 0; i < built.length; i += PER_DAEMON) await runGroup(built.slice(i, i + PER_DAEMON), prefix);
 }, { timeout: 1_800_000 });
 
 test('mutate.py: 720 sites of eight kinds on 8.2.32, unique ids, a seeded sample, patches that apply', () => {
