@@ -88,8 +88,10 @@ enum shrink_op {
 	SHRINK_FILL,       /* string a (or key of entry b when b != none): every character of
 	                    * bytes [lo, hi) := 'a' (v 1: every byte, the length kept): a long
 	                    * run lowered in one step */
-	SHRINK_MOVE        /* string a (or key of entry b when b != none): the character at bytes
+	SHRINK_MOVE,       /* string a (or key of entry b when b != none): the character at bytes
 	                    * [lo, hi) moved past the run of 'a' after it, to end at v */
+	SHRINK_NUMBER      /* string a (numeric, under JSON_NUMERIC_CHECK) := the number PHP reads
+	                    * from it: the int v (lo 0) or the float d (lo 1) */
 };
 
 /* The basic values, in the normal form's order (SHRINK_SET's lo). */
