@@ -502,6 +502,8 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 			kind = (uint8_t)e->lo;
 		else if (e->op == SHRINK_DROP)
 			lo = e->lo, hi = e->hi;
+		else if (e->op == SHRINK_CLASS && e->hi == 1)
+			lo = 0, hi = n->n; /* a canonical class, its entries dropped */
 		else if (e->op == SHRINK_KEEP_ONE && kind == GEN_MAP && e->b >= n->first &&
 		    e->b < n->first + n->n)
 			keep = e->b;
@@ -1143,6 +1145,23 @@ static void add_lower_classes(struct cands *s, const struct gen_case *c, uint32_
 }
 
 /*
+ * Object n, holding set properties: each canonical class it may become
+ * (gen.h), with none of them set — fewer nodes, whichever class: a bug
+ * shown by a failing value in a property (new GenPubA(['a' => INF])) meets
+ * the same bug shown by a failing name (new GenPubX80()).
+ */
+static void add_canonical_bare(struct cands *s, const struct gen_case *c, uint32_t node)
+{
+	const struct gen_node *n = &c->nodes[node];
+
+	if (n->n == 0)
+		return;
+	for (unsigned i = GEN_NCLASSES; i < GEN_NCLASSES_ALL; i++)
+		if (class_type_fits(c, n, gen_class_at(i)->type))
+			add(s, SHRINK_CLASS, node, 0, i, 1, 0, 0);
+}
+
+/*
  * Int v's lower values by size (|v|, then the positive first), as edits op
  * of (a, b): -1, |v|, then for each set bit, highest first, the largest int
  * below v's bits above it (the bit cleared, every lower bit set): a bug of
@@ -1315,8 +1334,10 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 	}
 	/* Declared-class objects: a lower class of the same kind. */
 	for (uint32_t q = 0; q < tail; q++)
-		if (c->nodes[order[q]].kind == GEN_OBJECT)
+		if (c->nodes[order[q]].kind == GEN_OBJECT) {
 			add_lower_classes(s, c, order[q]);
+			add_canonical_bare(s, c, order[q]);
+		}
 	/* A declared-class object (plain, dynamic, or returning $this) made the
 	 * stdClass json_encode shows of it: its public properties, set or null. */
 	for (uint32_t q = 0; q < tail; q++) {
@@ -1764,7 +1785,8 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		    (unsigned)((uint64_t)e->v >> 32), (unsigned long long)((uint64_t)e->v & 0xffffffffu));
 		break;
 	case SHRINK_CLASS:
-		snprintf(buf, size, "object %u made class %u", e->a, e->lo);
+		snprintf(buf, size, "object %u made class %u%s", e->a, e->lo,
+		    e->hi ? ", its entries dropped" : "");
 		break;
 	case SHRINK_SWAP:
 		snprintf(buf, size, "entries %u and %u of node %u swapped", e->lo, e->lo + 1, e->a);

@@ -1059,6 +1059,69 @@ static void make_throw_hidden(unsigned i)
 		a.features |= 1u << GEN_F_JSONSER_DTOR;
 }
 
+/* A value json_encode fails on by itself: invalid UTF-8, INF or NAN, a resource, a unit enum case. */
+static int fails_itself(const struct gen_case *c, const struct gen_node *v)
+{
+	return (v->kind == GEN_STRING && invalid_utf8((const unsigned char *)c->bytes + v->first, v->n)) ||
+	    (v->kind == GEN_FLOAT && !isfinite(v->v.d)) || v->kind == GEN_RESOURCE ||
+	    (v->kind == GEN_ENUM && v->cls == 2);
+}
+
+/*
+ * Stand-in for e146.7.negate's error roots: json_encode fails on a declared
+ * property the candidate skips — a shown public property named with
+ * invalid UTF-8, or holding a value that fails by itself.
+ */
+static int bug_hidden_error(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		const struct gen_class *k;
+		if (n->kind != GEN_OBJECT || !shows_declared(c, n))
+			continue;
+		k = gen_class_at(n->cls);
+		for (unsigned p = 0; p < k->nprops; p++) {
+			const struct gen_entry *en = NULL;
+			int set = prop_set(c, n, p, &en);
+			if (k->props[p].visibility != GEN_PUBLIC || (k->props[p].typed && !set))
+				continue;
+			if (!utf8_valid(k->props[p].name, k->props[p].len) ||
+			    (set && fails_itself(c, &c->nodes[en->value])))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * new GenC26(), new GenC32() (dynamic), new GenC25(['ØA9' => "\x80"]),
+ * new GenC21(['ЖZЖ' => NAN]), new GenPubA(['a' => NAN]) (no lower class:
+ * it meets GenPubX80 only with its property dropped in the same step).
+ */
+static void make_hidden_error(unsigned i)
+{
+	static const unsigned cls[] = { 26, 32, 25, 21, GEN_NCLASSES };
+	plan_object(&a, cls[i]);
+	if (i < 2)
+		return;
+	a.nodes[0].n = 1;
+	a.nents = 1;
+	a.ents[0].key_type = GEN_KEY_PROP;
+	a.ents[0].key_int = 0;
+	a.ents[0].value = 1;
+	a.nnodes = 2;
+	if (i == 2) {
+		a.nodes[1].kind = GEN_STRING;
+		a.nodes[1].n = 1;
+		a.bytes[0] = (char)0x80;
+		a.nbytes = 1;
+	} else {
+		a.nodes[1].kind = GEN_FLOAT;
+		a.nodes[1].v.d = NAN;
+	}
+	a.kinds |= 1u << a.nodes[1].kind;
+}
+
 int main(void)
 {
 	struct shrink_edit *edits = malloc(16384 * sizeof *edits);
@@ -1304,6 +1367,9 @@ int main(void)
 	    bug_float_dot, make_float_dot, 8, 6, "0.5\nJSON_PRESERVE_ZERO_FRACTION\n512");
 	same_normal_form("a declared public property not shown (e146.7's stand-in)", bug_props_hidden,
 	    make_props_hidden, 5, 8, "new GenPubA()\n0\n512");
+	same_normal_form("json_encode fails on a declared property, by its name or its value (e146.7's "
+	                 "error roots)",
+	    bug_hidden_error, make_hidden_error, 5, 8, "new GenPubX80()\n0\n512");
 	same_normal_form("a throwing jsonSerialize() in a declared property (e146.7's exceptions)",
 	    bug_throw_hidden, make_throw_hidden, 3, 4, "new GenPubA(['a' => new GenC39()])\n0\n512");
 	free(edits);
