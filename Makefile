@@ -208,6 +208,11 @@ $(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/conf
     $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/rmtree.o $(B)/obj/layers.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpthread
 
+# The one fan-out (server/daemon/engine/fanout.c): a function on every build at once.
+UNIT_TESTS += $(B)/tests/test_fanout
+$(B)/tests/test_fanout: tests/unit/test_fanout.c $(B)/obj/fanout.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpthread
+
 # Removing a tree others can write into (server/common/rmtree.c): a link
 # swapped in while it is emptied, folders of other users left alone.
 UNIT_TESTS += $(B)/tests/test_rmtree

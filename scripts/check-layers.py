@@ -17,7 +17,9 @@ and when the sources break the folder rules (a daemon folder includes
 headers only of its own layer and the layers below; server/common
 includes no header from another folder; server/worker and server/core
 include only their own headers and the leaf library's; every file a
-build's core includes is in server/core/SOURCES).
+build's core includes is in server/core/SOURCES; in server/core a header
+declares only its own file's functions, so what a core file includes is
+what it uses, and those uses form no circle).
 
 An upward use still waiting to be removed is listed in FILE
 (scripts/layers-known.txt: "module -> module" a line); it is tolerated,
@@ -182,6 +184,39 @@ def check_sources(root, errors):
         for f in sorted(folders.get("core", ())):
             if f.endswith(".c") and f"core/{f}" not in seen:
                 errors.append(f"server/core/{f} is not in server/core/SOURCES")
+    check_core_floors(server, folders.get("core", set()), errors)
+
+
+# A function declared or defined at the start of a line (its return type
+# first): NAME( ... ); in a header, NAME( ... ) { in a source file.
+DECLARED = re.compile(r"^[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*;", re.M)
+DEFINED = re.compile(r"^[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{", re.M)
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def check_core_floors(server, files, errors):
+    """server/core on floors: X.h declares only X.c's functions; X.c including Y.h uses Y; no circle."""
+    def text(f):
+        return COMMENT.sub(" ", open(os.path.join(server, "core", f), encoding="utf-8", errors="replace").read())
+    home = {}
+    for f in sorted(files):
+        if f.endswith(".c"):
+            for name in DEFINED.findall(text(f)):
+                home.setdefault(name, f)
+    uses = {}
+    for f in sorted(files):
+        if f.endswith(".h"):
+            for name in DECLARED.findall(text(f)):
+                at = home.get(name)
+                if at is not None and at != f[:-2] + ".c":
+                    errors.append(f"server/core/{f} declares {name}, a function of server/core/{at}: "
+                                  f"a header declares only its own file's functions")
+        elif f.endswith(".c"):
+            uses[f[:-2]] = {inc[:-2] for inc in INCLUDE.findall(text(f))
+                            if inc.endswith(".h") and inc != f[:-2] + ".h" and inc[:-2] + ".c" in files}
+    for comp in cycles(uses):
+        edges = [f"{m}.c -> {d}.h" for m in comp for d in sorted(uses[m]) if d in comp]
+        errors.append(f"a circle in server/core between {', '.join(c + '.c' for c in comp)}: {'; '.join(edges)}")
 
 
 def main():

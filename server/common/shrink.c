@@ -848,6 +848,80 @@ static void add_char(struct cands *s, uint32_t node, uint32_t entry, uint32_t at
 	add(s, SHRINK_CHAR, node, entry, at, at + len, (int64_t)v, 0);
 }
 
+/* Code point cp (0x80 and up, no surrogate) as UTF-8 in out: its length. */
+static uint32_t utf8_put(uint32_t cp, unsigned char out[4])
+{
+	if (cp < 0x800) {
+		out[0] = (unsigned char)(0xc0 | cp >> 6);
+		out[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (unsigned char)(0xe0 | cp >> 12);
+		out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		out[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (unsigned char)(0xf0 | cp >> 18);
+	out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+	out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+	out[3] = (unsigned char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* The character at `at` (len bytes) replaced by code point m (>= 0x80, no surrogate). */
+static void add_code_point(
+    struct cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len, uint32_t m)
+{
+	unsigned char rep[4];
+
+	if (m >= 0x80 && (m < 0xd800 || m > 0xdfff))
+		add_char(s, node, entry, at, len, rep, utf8_put(m, rep));
+}
+
+/* Value v with each set bit cleared, highest first, plus `offset`, as lower code points than cp. */
+static void add_bits_cleared(struct cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len,
+    uint32_t cp, uint32_t v, uint32_t offset)
+{
+	for (int bit = 20; bit >= 0; bit--) {
+		uint32_t m = v & ~(UINT32_C(1) << bit);
+		if (m == v)
+			continue;
+		m += offset;
+		if (m < 0x80)
+			m |= 0x80;
+		/* (Powers of two are offered already.) */
+		if (m < cp && (m & (m - 1)) != 0)
+			add_code_point(s, node, entry, at, len, m);
+	}
+}
+
+/*
+ * The character cp (len bytes at `at`) lowered by its bits, for a bug of
+ * some bits of the code point or of the UTF-16 units json_encode writes
+ * as \uXXXX (a mask in an escape's hex digits, a table indexed by them):
+ * each power of two from U+0100 below it (U+0080, U+0800 and U+10000 are
+ * offered already), then cp with each set bit cleared, highest first
+ * (U+0080 set again when that leaves ASCII; no surrogate); a character
+ * above U+FFFF also by the bits above U+10000 and as the BMP characters
+ * its two units' bits make.  Every character with the bits meets at the
+ * least power of two that has them, or at the fewest bits.
+ */
+static void add_lower_code_points(
+    struct cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len, uint32_t cp)
+{
+	for (uint32_t p = 0x100; p < cp; p <<= 1)
+		if (p != 0x800 && p != 0x10000)
+			add_code_point(s, node, entry, at, len, p);
+	add_bits_cleared(s, node, entry, at, len, cp, cp, 0);
+	if (cp >= 0x10000) {
+		uint32_t off = cp - 0x10000;
+		add_bits_cleared(s, node, entry, at, len, cp, off, 0x10000);
+		add_bits_cleared(s, node, entry, at, len, cp, 0xd800 | off >> 10, 0);
+		add_bits_cleared(s, node, entry, at, len, cp, 0xdc00 | (off & 0x3ff), 0);
+	}
+}
+
 /*
  * Each character of a string lowered to a smaller one of a small canonical
  * set, smallest first, so that the members of one class of bytes meet at its
@@ -855,7 +929,7 @@ static void add_char(struct cands *s, uint32_t node, uint32_t entry, uint32_t at
  * a space; a byte that is no UTF-8 character (a lone continuation, a lead cut
  * short, 0xF8..0xFF) to 'a', NUL, or the least byte at a UTF-8 class
  * boundary below it (0x80 0x90 0xA0 0xC0 0xC2 0xE0 0xED 0xF0 0xF4 0xF5 0xF8);
- * a valid multi-byte character to 'a', NUL, as many 'a' as its bytes, or the least character of its
+ * a valid multi-byte character to 'a', NUL, as many 'a' as its bytes, the least character of its
  * length or a shorter one (U+0080, U+0800, U+2028 for U+2029, U+10000).
  * Every candidate leaves the string shorter, or the same length and lower
  * in byte_rank's order at the first byte it changes.
@@ -931,6 +1005,7 @@ static void add_lower_chars(struct cands *s, uint32_t node, uint32_t entry, cons
 			add_char(s, node, entry, at, len, u2028, 3);
 		if (len == 4 && cp > 0x10000)
 			add_char(s, node, entry, at, len, u10000, 4);
+		add_lower_code_points(s, node, entry, at, len, cp);
 	}
 }
 

@@ -28,24 +28,17 @@
 #include "core.h"
 #include "gencore.h"
 #include "phptcore.h"
+#include "request.h"
 
 #define MAX_PRINTED PROTO_MAX_PRINTED /* what a case may echo before we cut it */
 #define MAX_WARNINGS PROTO_MAX_DIAG
 
-/* A capped byte buffer in plain malloc memory, so it outlives the request. */
-struct capture {
-	char *data;
-	size_t len, cap, max;
-	int truncated;
-};
-
-static struct capture printed = { .max = MAX_PRINTED };
-static struct capture warnings = { .max = MAX_WARNINGS };
-static struct capture failure = { .max = MAX_WARNINGS };
+static struct request_capture printed = { .max = MAX_PRINTED };
+static struct request_capture warnings = { .max = MAX_WARNINGS };
+static struct request_capture failure = { .max = MAX_WARNINGS };
 static const struct core_options *options;
 static void (*php_error_cb_orig)(int, zend_string *, const uint32_t, zend_string *);
-static zend_function *fn_json_encode, *fn_json_last_error_msg;
-static zend_function *fn_openssl_error_string; /* NULL: no openssl, or disabled */
+static zend_function *fn_json_encode;
 
 /*
  * The case's own code did not compile: what, where in the user's code
@@ -63,50 +56,11 @@ static struct {
 	long line, column;
 } compile;
 
-static void capture_reset(struct capture *c)
-{
-	c->len = 0;
-	c->truncated = 0;
-}
-
-static void capture_add(struct capture *c, const char *s, size_t n)
-{
-	if (c->len + n > c->max) {
-		n = c->max - c->len;
-		c->truncated = 1;
-	}
-	if (c->len + n > c->cap) {
-		size_t cap = c->cap ? c->cap : 1024;
-		while (cap < c->len + n)
-			cap *= 2;
-		char *p = realloc(c->data, cap);
-		if (!p) {
-			c->truncated = 1;
-			return;
-		}
-		c->data = p;
-		c->cap = cap;
-	}
-	memcpy(c->data + c->len, s, n);
-	c->len += n;
-}
-
-static void capture_printf(struct capture *c, const char *fmt, ...)
-{
-	char buf[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		capture_add(c, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
 /* ---- SAPI hooks ---- */
 
 static size_t core_ub_write(const char *str, size_t len)
 {
-	capture_add(&printed, str, len);
+	request_capture_add(&printed, str, len);
 	return len;
 }
 
@@ -118,7 +72,7 @@ static void core_flush(void *server_context)
 static void core_log_message(const char *message, int syslog_type)
 {
 	(void)syslog_type;
-	capture_printf(&warnings, "%s\n", message);
+	request_capture_printf(&warnings, "%s\n", message);
 }
 
 static void core_ini_set(HashTable *h, const char *name, const char *value)
@@ -156,57 +110,27 @@ static void core_ini_defaults(HashTable *h)
 	}
 }
 
-const char *core_error_label(int type)
-{
-	switch (type) {
-	case E_ERROR:
-	case E_CORE_ERROR:
-	case E_COMPILE_ERROR:
-	case E_USER_ERROR:
-		return "Fatal error";
-	case E_RECOVERABLE_ERROR:
-		return "Recoverable fatal error";
-	case E_WARNING:
-	case E_CORE_WARNING:
-	case E_COMPILE_WARNING:
-	case E_USER_WARNING:
-		return "Warning";
-	case E_PARSE:
-		return "Parse error";
-	case E_NOTICE:
-	case E_USER_NOTICE:
-		return "Notice";
-	case E_STRICT:
-		return "Strict Standards";
-	case E_DEPRECATED:
-	case E_USER_DEPRECATED:
-		return "Deprecated";
-	default:
-		return "Unknown error";
-	}
-}
-
 /*
  * Record every diagnostic; let PHP's own handler deal with fatal ones (it
  * bails out to our zend_try).  display_errors is off, so it prints nothing.
  */
 static void core_error_cb(int type, zend_string *file, const uint32_t line, zend_string *message)
 {
-	int fatal = (type & CORE_FATAL_ERRORS) != 0;
+	int fatal = (type & REQUEST_FATAL_ERRORS) != 0;
 	if (type == E_COMPILE_ERROR && compile.section != NULL && !compile.set) {
 		compile.set = 1;
 		snprintf(compile.where, sizeof(compile.where), "%s", compile.section);
 		snprintf(compile.message, sizeof(compile.message), "%s", ZSTR_VAL(message));
 		compile.line = (long)line >= 1 && (long)line <= compile.lines ? (long)line : compile.lines;
 		compile.column = 0;
-		capture_reset(&failure);
-		capture_printf(&failure, "PHP Fatal error: %s in %s on line %ld\n", ZSTR_VAL(message),
+		request_capture_reset(&failure);
+		request_capture_printf(&failure, "PHP Fatal error: %s in %s on line %ld\n", ZSTR_VAL(message),
 		    compile.section, compile.line);
 	}
 	if (fatal || (EG(error_reporting) & type)) {
-		struct capture *c = fatal ? &failure : &warnings;
-		capture_printf(c, "PHP %s: %s in %s on line %u\n", core_error_label(type), ZSTR_VAL(message),
-		    file ? ZSTR_VAL(file) : "unknown", line);
+		struct request_capture *c = fatal ? &failure : &warnings;
+		request_capture_printf(c, "PHP %s: %s in %s on line %u\n", request_error_label(type),
+		    ZSTR_VAL(message), file ? ZSTR_VAL(file) : "unknown", line);
 	}
 	if (fatal)
 		php_error_cb_orig(type, file, line, message);
@@ -231,7 +155,7 @@ static int take_exception(struct outcome *o, const char *where)
 	if (zend_is_unwind_exit(ex)) {
 		zend_clear_exception();
 		if (failure.len == 0)
-			capture_printf(&failure, "exit() called in %s\n", where);
+			request_capture_printf(&failure, "exit() called in %s\n", where);
 		return 1;
 	}
 	zval rv, obj;
@@ -247,10 +171,11 @@ static int take_exception(struct outcome *o, const char *where)
 	if (failure.len == 0) {
 		/* Worded like PHP's own messages for the same failures. */
 		if (instanceof_function(ex->ce, zend_ce_parse_error))
-			capture_printf(&failure, "PHP Parse error: %s in %s on line " ZEND_LONG_FMT "\n",
-			    ZSTR_VAL(o->exc_msg), where, lineno);
+			request_capture_printf(&failure,
+			    "PHP Parse error: %s in %s on line " ZEND_LONG_FMT "\n", ZSTR_VAL(o->exc_msg),
+			    where, lineno);
 		else
-			capture_printf(&failure,
+			request_capture_printf(&failure,
 			    "PHP Fatal error: Uncaught %s: %s in %s on line " ZEND_LONG_FMT "\n",
 			    ZSTR_VAL(ex->ce->name), ZSTR_VAL(o->exc_msg), where, lineno);
 	}
@@ -327,8 +252,8 @@ static void compile_error_set(const char *name, const char *msg, long line, long
 	snprintf(compile.message, sizeof(compile.message), "%s", msg);
 	compile.line = line;
 	compile.column = column;
-	capture_reset(&failure);
-	capture_printf(&failure, "PHP Parse error: %s in %s on line %ld\n", msg, name, line);
+	request_capture_reset(&failure);
+	request_capture_printf(&failure, "PHP Parse error: %s in %s on line %ld\n", msg, name, line);
 }
 
 /* Length of the user's last line plus one: the column just past its end. */
@@ -454,8 +379,8 @@ static int run_code(
 		    "no return: the value's statements end without `return EXPR;`, so json_encode would "
 		    "encode null (return the value, or write an expression with no `;` at the end)",
 		    compile.lines, 0);
-		capture_reset(&failure);
-		capture_printf(&failure, "phpcmp: %s: %s\n", name, compile.message);
+		request_capture_reset(&failure);
+		request_capture_printf(&failure, "phpcmp: %s: %s\n", name, compile.message);
 		return -1;
 	}
 	ZVAL_UNDEF(ret);
@@ -469,96 +394,6 @@ static int run_code(
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * json_encode is called from PHP code, as in php-cli: from a real user
- * frame, never from C.  The frame is that of a small PHP function compiled
- * into each request before its first encode (a request's functions are gone
- * at its end).  core_encode() pushes the function's frame on the VM stack
- * and runs it the way zend_call_function() runs a user function, minus
- * zend_call_function()'s last step: called with no PHP frame below it, that
- * turns a pending exception into a fatal error.  Here the exception stays
- * in EG(exception), exactly as after a script's top-level code (zend_execute),
- * for the caller to read and clear.  Inside, every frame is a real one:
- * json_encode's own (pushed by the VM's call opcode), jsonSerialize()'s,
- * those of functions it calls, so exceptions, warnings, exit() and nested
- * calls behave as in php-cli, and a debug build's assertions hold.  (A
- * zeroed zend_execute_data under the call, what this used to do, aborted
- * --enable-debug builds and crashed --coverage ones; issue 16.)
- */
-#define ENCODER_NAME "phpcmp\\encode"
-static const char encoder_src[] = "namespace phpcmp;\n"
-                                  "function encode($value, $flags, $depth) {\n"
-                                  "\treturn \\json_encode($value, $flags, $depth);\n"
-                                  "}\n";
-static zend_function *encoder_fn; /* declared in the current request, or NULL */
-
-void core_encoder_forget(void)
-{
-	encoder_fn = NULL;
-}
-
-int core_encoder_declare(void)
-{
-	volatile int compiled = 0;
-	/* Looked up every time, not trusted from an earlier request: the
-	 * phpt runner (phptcore.c) opens requests of its own. */
-	zend_function *have = zend_hash_str_find_ptr(
-	    EG(function_table), ENCODER_NAME, sizeof(ENCODER_NAME) - 1);
-	if (have && have->type == ZEND_USER_FUNCTION && have->op_array.num_args == 3) {
-		encoder_fn = have;
-		return 0;
-	}
-	zend_try
-	{
-		zend_string *src = zend_string_init(encoder_src, sizeof(encoder_src) - 1, 0);
-		zend_op_array *op = zend_compile_string(
-		    src, "phpcmp encoder", ZEND_COMPILE_POSITION_AFTER_OPEN_TAG);
-		zend_string_release(src);
-		/* A top-level function is declared when it is compiled; the
-		 * file's own code does nothing and is not run. */
-		if (op) {
-			destroy_op_array(op);
-			efree(op);
-			compiled = 1;
-		}
-	}
-	zend_end_try();
-	if (!compiled)
-		return -1; /* after a bailout the caller must end the request */
-	zend_function *fn = zend_hash_str_find_ptr(
-	    EG(function_table), ENCODER_NAME, sizeof(ENCODER_NAME) - 1);
-	if (!fn || fn->type != ZEND_USER_FUNCTION || fn->op_array.num_args != 3)
-		return -1;
-	encoder_fn = fn;
-	return 0;
-}
-
-void core_encode(zval *value, zend_long flags, zend_long depth, zval *ret)
-{
-	zend_function *fn = encoder_fn;
-	zend_execute_data *call = zend_vm_stack_push_call_frame(
-	    ZEND_CALL_TOP_FUNCTION | ZEND_CALL_DYNAMIC, fn, 3, NULL);
-	ZVAL_COPY_DEREF(ZEND_CALL_ARG(call, 1), value);
-	ZVAL_LONG(ZEND_CALL_ARG(call, 2), flags);
-	ZVAL_LONG(ZEND_CALL_ARG(call, 3), depth);
-	ZVAL_UNDEF(ret);
-	zend_init_func_execute_data(call, &fn->op_array, ret);
-	ZEND_OBSERVER_FCALL_BEGIN(call);
-	zend_execute_ex(call);
-	zend_vm_stack_free_call_frame(call);
-}
-
-/*
- * json_last_error_msg() from C.  It takes no argument, calls no PHP code and
- * cannot throw, so it needs no frame below it (php-src calls internal
- * functions from C the same way).
- */
-void core_last_error_msg(zval *ret)
-{
-	ZVAL_UNDEF(ret);
-	zend_call_known_function(fn_json_last_error_msg, NULL, NULL, ret, 0, NULL, NULL);
 }
 
 /* ---- measuring instructions (a worker running under callgrind) ---- */
@@ -621,11 +456,12 @@ static void measure(
 	int64_t t0, one, done = 0, budget_ns = budget_ms > 0 ? budget_ms * 1000000 : 0;
 
 	if (!RUNNING_ON_VALGRIND || !options->dump_prefix) {
-		capture_printf(&warnings, "phpcmp: not a measuring worker; instructions not counted\n");
+		request_capture_printf(
+		    &warnings, "phpcmp: not a measuring worker; instructions not counted\n");
 		return;
 	}
 	t0 = measure_now_ns();
-	core_encode(value, flags, depth, &ret);
+	request_encode(value, flags, depth, &ret);
 	zval_ptr_dtor(&ret);
 	one = measure_now_ns() - t0;
 	dump("phpcmp-warm-up", path, sizeof(path));
@@ -634,7 +470,7 @@ static void measure(
 		n = budget_ns / one > 0 ? budget_ns / one : 1;
 	t0 = measure_now_ns();
 	while (done < n && !EG(exception)) {
-		core_encode(value, flags, depth, &ret);
+		request_encode(value, flags, depth, &ret);
 		zval_ptr_dtor(&ret);
 		done++;
 		if (budget_ns > 0 && measure_now_ns() - t0 >= budget_ns)
@@ -646,7 +482,7 @@ static void measure(
 	dump("phpcmp-measured", path, sizeof(path));
 	int64_t total = dump_total(path);
 	if (total < 0) {
-		capture_printf(&warnings, "phpcmp: cannot read the callgrind dump %s\n", path);
+		request_capture_printf(&warnings, "phpcmp: cannot read the callgrind dump %s\n", path);
 		return;
 	}
 	proto_buf_add_int(out, TAG_INSTR_TOTAL, total);
@@ -677,23 +513,24 @@ static void run_case_body(const struct proto_msg *req, struct outcome *o, struct
 	zend_long flags = (zend_long)proto_get_int(req, TAG_FLAGS, 0);
 	zend_long depth = (zend_long)proto_get_int(req, TAG_DEPTH, 512);
 	/* Declared after the case's own code ran: that code never sees it. */
-	if (core_encoder_declare() < 0) {
+	if (request_encoder_declare() < 0) {
 		if (EG(exception))
 			take_exception(o, "phpcmp encoder");
 		if (failure.len == 0)
-			capture_printf(&failure, "phpcmp: cannot declare " ENCODER_NAME "()\n");
+			request_capture_printf(
+			    &failure, "phpcmp: cannot declare " REQUEST_ENCODER_NAME "()\n");
 		zval_ptr_dtor(&value);
 		o->status = PROTO_STATUS_ERROR;
 		return;
 	}
-	core_encode(&value, flags, depth, &o->output);
+	request_encode(&value, flags, depth, &o->output);
 	o->error_code = JSON_G(error_code);
 	if (EG(exception) && take_exception(o, "json_encode")) {
 		/* exit() inside jsonSerialize: the case failed. */
 		o->status = PROTO_STATUS_ERROR;
 	}
 	zval msg;
-	core_last_error_msg(&msg);
+	request_last_error_msg(&msg);
 	if (Z_TYPE(msg) == IS_STRING)
 		o->error_msg = zend_string_copy(Z_STR(msg));
 	zval_ptr_dtor(&msg);
@@ -701,18 +538,6 @@ static void run_case_body(const struct proto_msg *req, struct outcome *o, struct
 	if (iterations > 0 && o->status == PROTO_STATUS_OK && !o->exc_class[0])
 		measure(&value, flags, depth, iterations, proto_get_int(req, TAG_MEASURE_BUDGET_MS, 0), out);
 	zval_ptr_dtor(&value);
-}
-
-static void emit_capture(struct proto_buf *out, uint16_t tag, struct capture *c, const char *note)
-{
-	if (c->truncated) {
-		/* Past the cap itself, so the note is not cut away too. */
-		size_t max = c->max;
-		c->max = c->len + strlen(note);
-		capture_add(c, note, strlen(note));
-		c->max = max;
-	}
-	proto_buf_add(out, tag, c->data ? c->data : "", c->len);
 }
 
 /*
@@ -730,25 +555,10 @@ static void output_too_large(struct outcome *o)
 	PHP_MD5Update(&ctx, Z_STRVAL(o->output), Z_STRLEN(o->output));
 	PHP_MD5Final(digest, &ctx);
 	make_digest_ex(hex, digest, 16);
-	capture_printf(&failure, PROTO_OUTPUT_TOO_LARGE " (%zu bytes, md5 %s, over the %u byte limit)\n",
-	    Z_STRLEN(o->output), hex, PROTO_MAX_OUTPUT);
+	request_capture_printf(&failure,
+	    PROTO_OUTPUT_TOO_LARGE " (%zu bytes, md5 %s, over the %u byte limit)\n", Z_STRLEN(o->output), hex,
+	    PROTO_MAX_OUTPUT);
 	o->status = PROTO_STATUS_ERROR;
-}
-
-void core_put_outcome(struct proto_buf *out, int status, const zval *output, long error_code,
-    const zend_string *error_msg, const char *exc_class, const zend_string *exc_msg)
-{
-	proto_buf_add_int(out, TAG_STATUS, status);
-	if (status == PROTO_STATUS_OK && Z_TYPE_P(output) == IS_STRING)
-		proto_buf_add(out, TAG_OUTPUT, Z_STRVAL_P(output), Z_STRLEN_P(output));
-	proto_buf_add_int(out, TAG_ERROR_CODE, error_code);
-	if (error_msg)
-		proto_buf_add(out, TAG_ERROR_MSG, ZSTR_VAL(error_msg), ZSTR_LEN(error_msg));
-	if (exc_class[0]) {
-		proto_buf_add_str(out, TAG_EXC_CLASS, exc_class);
-		if (exc_msg)
-			proto_buf_add(out, TAG_EXC_MSG, ZSTR_VAL(exc_msg), ZSTR_LEN(exc_msg));
-	}
 }
 
 static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
@@ -757,9 +567,9 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 	volatile int bailed = 0;
 	memset(&o, 0, sizeof(o));
 	ZVAL_UNDEF(&o.output);
-	capture_reset(&printed);
-	capture_reset(&warnings);
-	capture_reset(&failure);
+	request_capture_reset(&printed);
+	request_capture_reset(&warnings);
+	request_capture_reset(&failure);
 	memset(&compile, 0, sizeof(compile));
 	gencore_leave();
 
@@ -781,7 +591,7 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 		o.error_msg = NULL;
 		o.exc_msg = NULL;
 		if (failure.len == 0)
-			capture_printf(&failure, "PHP bailed out\n");
+			request_capture_printf(&failure, "PHP bailed out\n");
 	}
 	zend_end_try();
 	zend_try
@@ -793,11 +603,11 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 	if (o.status == PROTO_STATUS_OK && Z_TYPE(o.output) == IS_STRING &&
 	    Z_STRLEN(o.output) > PROTO_MAX_OUTPUT)
 		output_too_large(&o);
-	core_put_outcome(out, o.status, &o.output, o.error_code, o.error_msg, o.exc_class, o.exc_msg);
-	emit_capture(out, TAG_PRINTED, &printed, PROTO_CUT_PRINTED);
-	emit_capture(out, TAG_WARNINGS, &warnings, PROTO_CUT_WARNINGS);
+	request_put_outcome(out, o.status, &o.output, o.error_code, o.error_msg, o.exc_class, o.exc_msg);
+	request_capture_emit(out, TAG_PRINTED, &printed, PROTO_CUT_PRINTED);
+	request_capture_emit(out, TAG_WARNINGS, &warnings, PROTO_CUT_WARNINGS);
 	if (o.status != PROTO_STATUS_OK)
-		emit_capture(out, TAG_FAILURE, &failure, PROTO_CUT_FAILURE);
+		request_capture_emit(out, TAG_FAILURE, &failure, PROTO_CUT_FAILURE);
 	if (compile.set) {
 		proto_buf_add_str(out, TAG_COMPILE_ERROR, compile.message);
 		proto_buf_add_str(out, TAG_COMPILE_SECTION, compile.where);
@@ -815,41 +625,9 @@ static void core_run_case(const struct proto_msg *req, struct proto_buf *out)
 			zend_string_release(o.exc_msg);
 	}
 	php_request_shutdown(NULL);
-	core_encoder_forget();
+	request_encoder_forget();
 	php_request_startup();
-	core_request_ready();
-}
-
-/*
- * What a request's end does not reset, reset by hand:
- * - PG(during_request_startup): php_execute_script clears it, and the
- *   core never calls that; left set, every warning reads "PHP Request
- *   Startup: ..." instead of "hex2bin(): ..." as php-cli prints it.
- * - OpenSSL's error queue, and the openssl extension's copy of it
- *   (process-wide globals): openssl_error_string() drains both.
- * - The response code: sapi_activate() resets the headers and the status
- *   line but not SG(sapi_headers).http_response_code, so a case's
- *   http_response_code(418) or header("Location: ...") (302) would show in
- *   every later case's http_response_code().  0 is what the embed SAPI
- *   starts with (http_response_code() returns false).
- */
-void core_request_ready(void)
-{
-	PG(during_request_startup) = 0;
-	SG(sapi_headers).http_response_code = 0;
-	if (fn_openssl_error_string != NULL) {
-		zval rv;
-		for (int i = 0; i < 256; i++) {
-			ZVAL_UNDEF(&rv);
-			zend_call_known_function(fn_openssl_error_string, NULL, NULL, &rv, 0, NULL, NULL);
-			int more = Z_TYPE(rv) == IS_STRING;
-			zval_ptr_dtor(&rv);
-			if (!more)
-				break;
-		}
-		if (EG(exception))
-			zend_clear_exception();
-	}
+	request_ready();
 }
 
 static int core_init(const struct core_options *opts, char *err, size_t errsize)
@@ -872,15 +650,11 @@ static int core_init(const struct core_options *opts, char *err, size_t errsize)
 	php_error_cb_orig = zend_error_cb;
 	zend_error_cb = core_error_cb;
 	fn_json_encode = zend_hash_str_find_ptr(CG(function_table), "json_encode", sizeof("json_encode") - 1);
-	fn_json_last_error_msg = zend_hash_str_find_ptr(
-	    CG(function_table), "json_last_error_msg", sizeof("json_last_error_msg") - 1);
-	if (!fn_json_encode || !fn_json_last_error_msg) {
+	if (!fn_json_encode || request_init() < 0) {
 		snprintf(err, errsize, "this libphp has no json_encode");
 		return -1;
 	}
-	fn_openssl_error_string = zend_hash_str_find_ptr(
-	    CG(function_table), "openssl_error_string", sizeof("openssl_error_string") - 1);
-	core_request_ready();
+	request_ready();
 	return 0;
 }
 

@@ -2,7 +2,8 @@
  * Generated runs, the worker's side: turn the generator's plans (gen.c)
  * into zvals directly -- no PHP source is compiled per case -- call
  * json_encode on each, and answer with a compact digest per case, or with
- * one case in full.  Compiled into the per-build core with core.c.
+ * one case in full.  Compiled into the per-build core with core.c and
+ * request.c (the encoder call and the outcome fields it shares with core.c).
  *
  * A batch runs in one PHP request, not one request per case.  That is safe
  * because a generated case changes nothing that outlives it: the classes it
@@ -31,9 +32,9 @@
 #include <time.h>
 
 #include "clock.h"
-#include "core.h"
 #include "gen.h"
 #include "gencore.h"
+#include "request.h"
 
 #define GENCORE_MAX_FAILURE 4096
 #define GENCORE_SAMPLE 16 /* time the phases of every 16th case */
@@ -117,9 +118,7 @@ static uint64_t gencore_now_ns(void)
 /* Keep the first fatal error's text; every diagnostic still goes to core.c. */
 static void gencore_error_cb(int type, zend_string *file, const uint32_t line, zend_string *message)
 {
-	if (gencore_failure_sink != NULL && gencore_failure_sink[0] == '\0' &&
-	    (type &
-	        (E_ERROR | E_CORE_ERROR | E_COMPILE_ERROR | E_USER_ERROR | E_RECOVERABLE_ERROR | E_PARSE)))
+	if (gencore_failure_sink != NULL && gencore_failure_sink[0] == '\0' && (type & REQUEST_FATAL_ERRORS))
 		snprintf(gencore_failure_sink, GENCORE_MAX_FAILURE, "PHP Fatal error: %s in %s on line %u\n",
 		    ZSTR_VAL(message), file ? ZSTR_VAL(file) : "unknown", line);
 	gencore_error_cb_prev(type, file, line, message);
@@ -131,9 +130,9 @@ static void gencore_request_restart(void)
 		zval_ptr_dtor(&gencore_resource);
 	gencore_declared = 0;
 	php_request_shutdown(NULL);
-	core_encoder_forget();
+	request_encoder_forget();
 	php_request_startup();
-	core_request_ready();
+	request_ready();
 }
 
 /* Declare the generator's classes and enums in this request. */
@@ -207,8 +206,8 @@ static int gencore_declare(char *err, size_t errsize)
 			gencore_enum_cases[i][k] = zend_enum_get_case_cstr(ce, cname);
 		}
 	}
-	/* json_encode's caller (core.c), in the same request. */
-	if (core_encoder_declare() < 0) {
+	/* json_encode's caller (request.c), in the same request. */
+	if (request_encoder_declare() < 0) {
 		if (EG(exception))
 			zend_clear_exception();
 		snprintf(err, errsize, "generator: cannot declare the encoder function");
@@ -488,7 +487,7 @@ static void gencore_encode(
 		int exited = 0;
 		for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE && !exited; k++) {
 			zval dropped;
-			core_encode(
+			request_encode(
 			    &args[0], (zend_long)c->pre_flags[k], (zend_long)c->pre_depth[k], &dropped);
 			zval_ptr_dtor(&dropped);
 			if (EG(exception) && zend_is_unwind_exit(EG(exception)))
@@ -497,11 +496,11 @@ static void gencore_encode(
 				zend_clear_exception();
 		}
 		if (!exited)
-			core_encode(&args[0], (zend_long)c->flags, (zend_long)c->depth, &o->output);
+			request_encode(&args[0], (zend_long)c->flags, (zend_long)c->depth, &o->output);
 		o->error_code = JSON_G(error_code);
 		if (EG(exception))
 			gencore_take_exception(o);
-		core_last_error_msg(&msg);
+		request_last_error_msg(&msg);
 		if (Z_TYPE(msg) == IS_STRING)
 			o->error_msg = zend_string_copy(Z_STR(msg));
 		zval_ptr_dtor(&msg);
@@ -725,7 +724,7 @@ static int gencore_detail(const struct proto_msg *req, struct proto_buf *out)
 	gencore_result_hash(&o, &d);
 
 	/* An exception's message is always sent here, empty when it had none. */
-	core_put_outcome(out, o.status, &o.output, o.error_code, o.error_msg, o.exc_class,
+	request_put_outcome(out, o.status, &o.output, o.error_code, o.error_msg, o.exc_class,
 	    o.exc_msg ? o.exc_msg : ZSTR_EMPTY_ALLOC());
 	proto_buf_add(out, TAG_PRINTED, "", 0);
 	proto_buf_add(out, TAG_WARNINGS, "", 0);

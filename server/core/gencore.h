@@ -22,27 +22,4 @@ void gencore_prefork(void);
  * fork server child's) is restarted, so no normal case sees them. */
 void gencore_leave(void);
 
-/*
- * json_encode from a real PHP frame (core.c): core_encoder_declare() once
- * in a request before the first core_encode() (0, or -1: it could not be
- * declared), core_encoder_forget() when a request ends.  core_encode()
- * leaves an exception (or exit()) in EG(exception) and ret undefined; a
- * fatal error bails out.  core_last_error_msg(): json_last_error_msg().
- * Only core.c and gencore.c, which include PHP's headers, call these.
- */
-int core_encoder_declare(void);
-void core_encoder_forget(void);
-void core_encode(zval *value, zend_long flags, zend_long depth, zval *ret);
-void core_last_error_msg(zval *ret);
-
-/* core.c: a PROTO_RESULT's first fields, as core.c and gencore.c send
- * them: status, the output (a string, status ok), the json error code and
- * message, the exception's class and message (exc_msg NULL: not sent). */
-void core_put_outcome(struct proto_buf *out, int status, const zval *output, long error_code,
-    const zend_string *error_msg, const char *exc_class, const zend_string *exc_msg);
-
-/* core.c: a request just opened is made ready for a case (the state no
- * request end resets: see there). */
-void core_request_ready(void);
-
 #endif

@@ -36,41 +36,16 @@
 
 #include "phptcore.h"
 #include "phptini.h"
+#include "request.h"
 
 #define PHPT_MAX_SETTINGS 128
 
 /* What the script printed, in malloc memory so it outlives the request. */
-static struct {
-	char *data;
-	size_t len, cap;
-	int truncated;
-} out_buf;
-
-static void out_add(const char *s, size_t n)
-{
-	if (out_buf.len + n > PROTO_MAX_PRINTED) {
-		n = PROTO_MAX_PRINTED - out_buf.len;
-		out_buf.truncated = 1;
-	}
-	if (out_buf.len + n > out_buf.cap) {
-		size_t cap = out_buf.cap ? out_buf.cap : 8192;
-		while (cap < out_buf.len + n)
-			cap *= 2;
-		char *p = realloc(out_buf.data, cap);
-		if (!p) {
-			out_buf.truncated = 1;
-			return;
-		}
-		out_buf.data = p;
-		out_buf.cap = cap;
-	}
-	memcpy(out_buf.data + out_buf.len, s, n);
-	out_buf.len += n;
-}
+static struct request_capture out_buf = { .max = PROTO_MAX_PRINTED };
 
 static size_t phpt_ub_write(const char *str, size_t len)
 {
-	out_add(str, len);
+	request_capture_add(&out_buf, str, len);
 	return len;
 }
 
@@ -88,7 +63,7 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 	int type = orig_type & E_ALL;
 	int display = 1;
 
-	if (type & CORE_FATAL_ERRORS) {
+	if (type & REQUEST_FATAL_ERRORS) {
 		prev_error_cb(orig_type, file, line, message);
 		return;
 	}
@@ -126,7 +101,7 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 		    (unsigned char *)ZSTR_VAL(message), ZSTR_LEN(message), 0, ENT_COMPAT, NULL);
 		smart_str_appends(&s, prepend ? prepend : "");
 		smart_str_appends(&s, "<br />\n<b>");
-		smart_str_appends(&s, core_error_label(type));
+		smart_str_appends(&s, request_error_label(type));
 		smart_str_appends(&s, "</b>:  ");
 		smart_str_append(&s, esc);
 		smart_str_appends(&s, " in <b>");
@@ -139,7 +114,7 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 	} else {
 		smart_str_appends(&s, prepend ? prepend : "");
 		smart_str_appendc(&s, '\n');
-		smart_str_appends(&s, core_error_label(type));
+		smart_str_appends(&s, request_error_label(type));
 		smart_str_appends(&s, ": ");
 		smart_str_append(&s, message);
 		smart_str_appends(&s, " in ");
@@ -166,7 +141,7 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 static ssize_t stdio_write(php_stream *stream, const char *buf, size_t count)
 {
 	(void)stream;
-	out_add(buf, count);
+	request_capture_add(&out_buf, buf, count);
 	return (ssize_t)count;
 }
 
@@ -427,8 +402,7 @@ static int run_in_request(const char *dir, const char *path, const struct proto_
 
 	if (ini)
 		settings_parse(st, ini->data, ini->len);
-	out_buf.len = 0;
-	out_buf.truncated = 0;
+	request_capture_reset(&out_buf);
 	php_request_shutdown(NULL); /* the request core.c left open */
 	if (!st->refused[0])
 		settings_apply(st);

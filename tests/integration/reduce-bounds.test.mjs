@@ -135,3 +135,28 @@ test('a run\'s buckets are not cut by --reduce-max-pending: every one is reduced
 	const m = await minimals(d);
 	assert.deepEqual(m.map((x) => x.state), ['done', 'done', 'done'], JSON.stringify(m));
 });
+
+test('mismatches not reproduced alone: one execution each, one root per candidate holds them', async () => {
+	// The head's worker child answers in the run; the reducer's own workers
+	// are other processes, so a case keyed to that child's pid differs in
+	// the run and never when the reducer runs it again.
+	const d = await start({ name: 'reduce-bounds-alone', reduce: true });
+	const pid = (await d.runCase({ code: 'getmypid()' })).results.head.output;
+	assert.match(pid, /^[0-9]+$/);
+	const buckets = new Set();
+	for (const v of ["'x'", 'NAN', "throw new RuntimeException('x')"]) {
+		const r = await d.runCase({ code: `getmypid() === ${pid} ? ${v} : 'same'` });
+		assert.equal(r.verdict, 'differ', JSON.stringify(r.results).slice(0, 500));
+		buckets.add(r.bucket?.id ?? (await d.get(`/api/cases/${r.case.id}`)).json.bucket.id);
+	}
+	assert.equal(buckets.size, 3, 'three kinds of difference (output, error code, exception), three buckets');
+	await reducerIdle(d, 60_000);
+	// (getmypid() itself differs on every run: a root of its own, reduced.)
+	const roots = (await d.get('/api/roots')).json.roots.filter((r) => r.bucket_ids.some((b) => buckets.has(b)));
+	assert.equal(roots.length, 1, JSON.stringify(roots).slice(0, 2000));
+	assert.deepEqual([...roots[0].bucket_ids].sort(), [...buckets].sort());
+	assert.equal(roots[0].candidate, 'head');
+	assert.equal(roots[0].minimal.state, 'not_reproduced');
+	assert.equal(roots[0].minimal.executions, 1);
+	assert.equal(roots[0].minimal.root_key, 'head\nnot reproduced alone\n');
+});

@@ -211,6 +211,54 @@ static int bug_astral(const struct gen_case *c)
 	return any_string(c, 1, 1, astral);
 }
 
+/*
+ * The first (or only) UTF-16 unit of each valid multi-byte character, to
+ * f (json_encode's \\u escape writes it as four hex digits).
+ */
+static int any_utf16_unit(const unsigned char *p, uint32_t n, int (*f)(uint32_t unit))
+{
+	for (uint32_t at = 0; at < n;) {
+		uint32_t cp;
+		size_t len = utf8_seq(p + at, n - at, &cp);
+		if (len >= 2 && f(cp >= 0x10000 ? 0xd800 | ((cp - 0x10000) >> 10) : cp))
+			return 1;
+		at += len ? (uint32_t)len : 1;
+	}
+	return 0;
+}
+
+/* A mask bug in the escape's first hex digit (0xe for 0xf): its bit 12 set. */
+static int digit1_odd(uint32_t unit)
+{
+	return (unit >> 12) & 1;
+}
+
+static int mask_high(const unsigned char *p, uint32_t n)
+{
+	return any_utf16_unit(p, n, digit1_odd);
+}
+
+static int bug_mask_high(const struct gen_case *c)
+{
+	return any_string(c, 1, 1, mask_high);
+}
+
+/* ... and in the last one: an odd code point. */
+static int digit4_odd(uint32_t unit)
+{
+	return unit & 1;
+}
+
+static int mask_low(const unsigned char *p, uint32_t n)
+{
+	return any_utf16_unit(p, n, digit4_odd);
+}
+
+static int bug_mask_low(const struct gen_case *c)
+{
+	return any_string(c, 1, 1, mask_low);
+}
+
 static int slash(const unsigned char *p, uint32_t n)
 {
 	return memchr(p, '/', n) != NULL;
@@ -379,6 +427,30 @@ static void make_astral(unsigned i)
 	static const char *const s[] = { "\xf3\xb7\x87\x8c" /* U+F71CC */, "\xf0\xbf\x9e\x80" /* U+3F780 */,
 		"\xf0\xab\xb8\xbf" /* U+2BE3F */, "a\xf4\x8f\xbf\xbfz" /* U+10FFFF */ };
 	plan_string(&a, s[i], strlen(s[i]));
+}
+
+/* Characters with bit 12 of their first UTF-16 unit set, in strings and a key. */
+static void make_mask_high(unsigned i)
+{
+	static const char *const s[] = { "\xe3\xa1\xb2" /* U+3872 */, "\xe1\xb8\xa7" /* U+1E27 */,
+		"\xed\x96\x82" /* U+D582 */, "\xf0\x90\x80\x80" /* U+10000 */, "a\xe5\x9d\xa0z" /* U+5760 */,
+		"\xf3\xb7\x87\x8c" /* U+F71CC */ };
+	if (i < 6)
+		plan_string(&a, s[i], strlen(s[i]));
+	else
+		plan_keyed(&a, "\xe9\xbb\xa0" /* U+9EE0 */, GEN_NULL, 0);
+}
+
+/* Odd code points, and characters above U+FFFF whose first unit is odd (U+40400: \ud8c1\udc00). */
+static void make_mask_low(unsigned i)
+{
+	static const char *const s[] = { "\xe1\xb8\xa7" /* U+1E27 */, "\xc3\xbf" /* U+00FF */,
+		"\xe4\xb8\x81" /* U+4E01 */, "\xf1\x80\x90\x80" /* U+40400 */,
+		"a\xf3\xb7\x97\x8cz" /* U+F75CC: \\udb9d */ };
+	if (i < 5)
+		plan_string(&a, s[i], strlen(s[i]));
+	else
+		plan_keyed(&a, "\xe9\xbb\xa1" /* U+9EE1 */, GEN_NULL, 0);
 }
 
 static void make_key_slash(unsigned i)
@@ -1309,6 +1381,11 @@ int main(void)
 	same_normal_form("a lone continuation byte", bug_lone, make_lone, 6, 10, "\"\\x80\"\n0\n512");
 	same_normal_form(
 	    "a character above U+FFFF", bug_astral, make_astral, 4, 10, "\"\xf0\x90\x80\x80\"\n0\n512");
+	/* A mask in the escape's hex digits: the least power of two with the bit, or the fewest bits. */
+	same_normal_form("bit 12 of a character's UTF-16 unit (an escape's first hex digit masked)",
+	    bug_mask_high, make_mask_high, 7, 10, "\"\xe1\x80\x80\"\n0\n512");
+	same_normal_form("an odd code point (an escape's last hex digit masked)", bug_mask_low, make_mask_low,
+	    6, 10, "\"\\u{81}\"\n0\n512");
 	same_normal_form("a key with a slash", bug_key_slash, make_key_slash, 4, 10, "['/' => null]\n0\n512");
 	same_normal_form(
 	    "JSON_HEX_AMP, _APOS or _QUOT", bug_hex_flag, make_hex, 3, 0, "null\nJSON_HEX_AMP\n512");

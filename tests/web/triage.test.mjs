@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { BUCKET_FILTERS, bucketCounts, rootTriageRequest, shapeWords, flagsThatMatter, STATE_HELP, STATES, statesText, storedText, triageRequest } from '../../web/js/triage.js';
+import { BUCKET_FILTERS, bucketCounts, NOT_REDUCED, notReducedText, rootTriageRequest, shapeWords, flagsThatMatter, STATE_HELP, STATES, statesText, storedText, triageRequest } from '../../web/js/triage.js';
 import { caseBody, curlFor, shellQuote } from '../../web/js/export.js';
 
 test('bucketCounts: buckets per filter; open is new + confirmed + reappeared', () => {
@@ -86,4 +86,12 @@ test('curlFor: flags by name, defaults left out, quoted for a POSIX shell', () =
 	const body = JSON.stringify(caseBody(c)).replace('320', '"JSON_UNESCAPED_SLASHES|JSON_UNESCAPED_UNICODE"').replace(',"depth":512', '');
 	const echoed = execFileSync('sh', ['-c', `printf %s ${cmd.split('--data-binary ')[1].split(' \\\n')[0]}`]).toString();
 	assert.equal(echoed, body);
+});
+
+test('notReducedText: why a bucket has no minimal case, for each state the reducer stores', () => {
+	assert.match(notReducedText('not_reproduced'), /^not reproduced when run alone: it needs the cases run before it/);
+	assert.match(notReducedText('too_slow'), /slower than the reducer's time limit/);
+	assert.equal(notReducedText('gone'), 'not reduced: gone');
+	// Every state of the reductions table but done (schema.sql's CHECK).
+	assert.deepEqual(Object.keys(NOT_REDUCED).sort(), ['not_reproduced', 'skipped', 'too_slow', 'unsupported']);
 });

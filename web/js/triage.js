@@ -49,6 +49,22 @@ export function rootTriageRequest(rootId, change, by) {
 }
 
 /* A root's buckets by state ({ new: 28, confirmed: 1 }) as "28 new · 1 confirmed", most first. */
+/*
+ * Why a bucket has no minimal case, in words (its reduction's state other
+ * than done; docs/triage.md).  Mismatches not reproduced alone share one
+ * root per candidate: nothing tells them apart.
+ */
+export const NOT_REDUCED = {
+	not_reproduced: 'not reproduced when run alone: it needs the cases run before it, or is not deterministic',
+	too_slow: 'not reduced: its case is slower than the reducer\'s time limit of a case',
+	unsupported: 'not reduced: nothing to reduce it to',
+	skipped: 'not reduced: skipped, too many submitted cases were waiting',
+};
+
+export function notReducedText(state) {
+	return NOT_REDUCED[state] || `not reduced: ${state}`;
+}
+
 export function statesText(states) {
 	return Object.entries(states || {}).filter(([, n]) => n > 0)
 		.sort((a, b) => b[1] - a[1] || STATES.indexOf(a[0]) - STATES.indexOf(b[0]))

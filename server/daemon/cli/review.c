@@ -993,8 +993,11 @@ static int review_collect_roots(
 		size_t j;
 
 		if (!json_is_object(min) || !json_is_string(json_object_get(min, "code"))) {
-			/* not reduced (yet): its own cause, with no case to run */
+			/* not reduced (yet, or not reproduced alone: the reducer's state
+			 * says which): its own cause, with no case to run */
 			cause = review_cause_new(NULL);
+			if (json_is_object(min))
+				json_object_set(cause, "not_reduced", json_object_get(min, "state"));
 			json_array_append_new(
 			    json_object_get(cause, "builds"), json_string(review_str(root, "candidate")));
 			json_array_append(
@@ -1570,8 +1573,17 @@ static char *review_markdown(const struct review *r)
 			buf_addf(&o, "%s#%" JSON_INTEGER_FORMAT, k ? ", " : "", json_integer_value(v));
 		buf_adds(&o, ").\n\n");
 		if (!json_is_object(min)) {
-			buf_addf(
-			    &o, "Not reduced yet: the reducer did not settle within %ld s.\n", r->settle_s);
+			const char *why = review_str(cause, "not_reduced");
+			if (strcmp(why, "not_reproduced") == 0)
+				buf_adds(&o,
+				    "Not reproduced when run alone: these mismatches need the cases run "
+				    "before them, or are not deterministic; no minimal case (each bucket "
+				    "shows its own).\n");
+			else if (*why)
+				buf_addf(&o, "Not reduced: %s.\n", why);
+			else
+				buf_addf(&o, "Not reduced yet: the reducer did not settle within %ld s.\n",
+				    r->settle_s);
 			continue;
 		}
 		review_md_case(&o, min);

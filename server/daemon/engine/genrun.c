@@ -39,6 +39,7 @@
 #include <jansson.h>
 
 #include "engine.h"
+#include "fanout.h"
 #include "proto.h"
 #include "gen.h"
 
@@ -507,7 +508,7 @@ static void genrun_singles(struct genrun_side *s, int64_t from)
  * crash (timeout) result and the batch goes on from the next case on the
  * fork server's fresh child: one request more per crash, no bisection.
  */
-static void *genrun_side_run(void *arg)
+static void genrun_side_run(void *arg)
 {
 	struct genrun_side *s = arg;
 	double t0 = clock_ms();
@@ -566,7 +567,6 @@ static void *genrun_side_run(void *arg)
 		at += k + 1;
 	}
 	s->wall_ms = clock_ms() - t0;
-	return NULL;
 }
 
 static void genrun_side_clear(struct genrun_side *s)
@@ -1110,8 +1110,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	for (int si = 0; si < g->nseeds && end == GENRUN_DONE; si++) {
 		g->corpus[si] = GEN_HASH_INIT;
 		for (int64_t off = 0; off < g->count; off += GENRUN_BATCH) {
-			pthread_t thread[MAX_BUILDS];
-			int threaded[MAX_BUILDS], side_failed;
+			int side_failed;
 			double t0;
 
 			if (stop(arg, &cancelled)) {
@@ -1138,16 +1137,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 				memset(s->times, 0, sizeof s->times);
 			}
 			/* Every build at once: each candidate on a thread, the base here. */
-			for (int b = 1; b < g->nbuilds; b++)
-				threaded[b] = pthread_create(
-				                  &thread[b], NULL, genrun_side_run, &g->side[b]) == 0;
-			genrun_side_run(&g->side[ROLE_BASE]);
-			for (int b = 1; b < g->nbuilds; b++) {
-				if (threaded[b])
-					pthread_join(thread[b], NULL);
-				else
-					genrun_side_run(&g->side[b]);
-			}
+			fanout_run(genrun_side_run, g->side, sizeof g->side[0], g->nbuilds);
 			side_failed = 0;
 			for (int b = 0; b < g->nbuilds; b++) {
 				struct genrun_side *s = &g->side[b];

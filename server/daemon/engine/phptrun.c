@@ -36,6 +36,7 @@
 #include <jansson.h>
 
 #include "engine.h"
+#include "fanout.h"
 #include "phpt.h"
 #include "phptini.h"
 #include "beneath.h"
@@ -1172,10 +1173,9 @@ out:
 	ini_release(&ini);
 }
 
-static void *test_thread(void *arg)
+static void test_job_run(void *arg)
 {
 	run_test(arg);
-	return NULL;
 }
 
 /* ---- verdicts ---- */
@@ -1445,18 +1445,8 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 			}
 		}
 		if (parsed == 0) {
-			pthread_t th[MAX_BUILDS];
-			int started[MAX_BUILDS] = { 0 };
-			for (int role = 1; role < nb; role++)
-				started[role] = pthread_create(&th[role], NULL, test_thread, &jobs[role]) ==
-				    0;
-			run_test(&jobs[0]);
-			for (int role = 1; role < nb; role++) {
-				if (started[role])
-					pthread_join(th[role], NULL);
-				else
-					run_test(&jobs[role]);
-			}
+			/* Every build at once: each candidate on a thread, the base here. */
+			fanout_run(test_job_run, jobs, sizeof jobs[0], nb);
 		}
 		for (int role = 0; role < nb; role++)
 			o[role] = jobs[role].o;

@@ -42,11 +42,14 @@
 #include <jansson.h>
 
 #include "engine.h"
+#include "fanout.h"
 #include "gen.h"
 #include "shrink.h"
 
 #define REDUCE_IDLE_MS 500  /* how often an idle reducer looks for work */
 #define REDUCE_LATE_MAX 128 /* roots kept for a late explanation (reduce_late): ~45 KB each */
+/* The root key's middle line for mismatches not reproduced alone (no signature is this text). */
+#define REDUCE_NOT_REPRODUCED "not reproduced alone"
 
 /* A root no older root explained when it was reduced: its bucket and reduced plan. */
 struct late_root {
@@ -102,11 +105,10 @@ struct pair_job {
 	struct result *r;
 };
 
-static void *reduce_pair_thread(void *arg)
+static void reduce_pair_job(void *arg)
 {
 	struct pair_job *j = arg;
 	worker_run_case_within(j->w, j->cfg, j->c, j->timeout_ms, j->r);
-	return NULL;
 }
 
 /* The case on two workers at once (the base's here, the candidate's on a thread), each
@@ -114,15 +116,9 @@ static void *reduce_pair_thread(void *arg)
 static void reduce_pair(const struct config *cfg, struct worker *wb, struct worker *wc,
     const struct case_spec *c, int timeout_ms, struct result res[2])
 {
-	struct pair_job jb = { wb, cfg, c, timeout_ms, &res[0] }, jc = { wc, cfg, c, timeout_ms, &res[1] };
-	pthread_t t;
-	int threaded = pthread_create(&t, NULL, reduce_pair_thread, &jc) == 0;
+	struct pair_job j[2] = { { wb, cfg, c, timeout_ms, &res[0] }, { wc, cfg, c, timeout_ms, &res[1] } };
 
-	reduce_pair_thread(&jb);
-	if (threaded)
-		pthread_join(t, NULL);
-	else
-		reduce_pair_thread(&jc);
+	fanout_run(reduce_pair_job, j, sizeof j[0], 2);
 }
 
 /* The kind of mismatch a pair of results shows (NULL when they agree): what a reduction keeps. */
@@ -480,6 +476,11 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 		    job->res[1].status != STATUS_TIMEOUT;
 		out.state = slow ? "too_slow" : "not_reproduced";
 		out.signature = sig0 = bucket_signature(job->res, diff);
+		/* Mismatches that do not come back alone (a heap left by the cases
+		 * before, undefined behaviour) have no minimal case to tell them
+		 * apart: one root per candidate holds them (docs/triage.md). */
+		if (!slow)
+			out.root_key = root = reduce_root_key(job->candidate, REDUCE_NOT_REPRODUCED, "");
 		goto store;
 	}
 	/* The budget is the search's: the original's own run (a big case that

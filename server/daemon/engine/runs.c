@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "engine.h"
+#include "fanout.h"
 
 #define RUNS_CASE_SUFFIX ".phpt"
 #define RUNS_MAX_CASE_FILES 100000
@@ -360,12 +361,11 @@ struct pair_job {
 	int rc;
 };
 
-static void *runs_pair_thread(void *arg)
+static void runs_pair_job(void *arg)
 {
 	struct pair_job *job = arg;
 
 	job->rc = worker_run_case(job->worker, job->config, job->c, job->r);
-	return NULL;
 }
 
 /* A forgotten callgrind file: removed if it is a name directly inside our
@@ -409,8 +409,6 @@ static int runs_pair_now(
     struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS], int run_workers)
 {
 	struct pair_job jobs[MAX_BUILDS];
-	pthread_t threads[MAX_BUILDS];
-	int started[MAX_BUILDS] = { 0 };
 	int i, rc = 0, n = app->config->nbuilds;
 
 	for (i = 0; i < n; i++) {
@@ -421,15 +419,7 @@ static int runs_pair_now(
 		jobs[i].rc = 0;
 	}
 	/* Every build but the first on its own thread; the first on this one. */
-	for (i = 1; i < n; i++)
-		started[i] = pthread_create(&threads[i], NULL, runs_pair_thread, &jobs[i]) == 0;
-	runs_pair_thread(&jobs[0]);
-	for (i = 1; i < n; i++) {
-		if (started[i])
-			pthread_join(threads[i], NULL);
-		else
-			runs_pair_thread(&jobs[i]); /* no thread: run it here */
-	}
+	fanout_run(runs_pair_job, jobs, sizeof jobs[0], n);
 	for (i = 0; i < n; i++)
 		if (jobs[i].rc < 0)
 			rc = -1;

@@ -15,9 +15,10 @@
 #include "db_internal.h"
 
 /* The root bucket of the first representative reduced to root key ?1. */
-#define DBR_ROOT_OF_KEY                                                                            \
-	"SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id " \
-	"WHERE r.root_key = ?1 AND r.representative = 1 AND r.state = 'done' ORDER BY r.id LIMIT 1"
+#define DBR_ROOT_OF_KEY                                                                             \
+	"SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "  \
+	"WHERE r.root_key = ?1 AND r.representative = 1 AND r.state IN ('done', 'not_reproduced') " \
+	"ORDER BY r.id LIMIT 1"
 
 static char *dbr_strdup_col(sqlite3_stmt *st, int i)
 {
@@ -396,8 +397,10 @@ int db_reduce_store(
 	if (rc < 0)
 		goto fail;
 	/* One bucket per root cause: a representative landing on a root reduced before joins it
-	 * (the first reduction of that root key: its bucket's root). */
-	if (j->representative && r->root_key != NULL && strcmp(r->state, "done") == 0) {
+	 * (the first reduction of that root key: its bucket's root).  Those not reproduced
+	 * alone have a root key of their own per candidate (engine/reduce.c). */
+	if (j->representative && r->root_key != NULL &&
+	    (strcmp(r->state, "done") == 0 || strcmp(r->state, "not_reproduced") == 0)) {
 		if (dbr_prepare(db, DBR_ROOT_OF_KEY, &st, err, errsize) < 0)
 			goto fail;
 		db_bind_text(st, 1, r->root_key);

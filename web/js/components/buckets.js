@@ -7,7 +7,7 @@ import { clear, h, replace } from '../dom.js';
 import { isAbort } from '../api.js';
 import { fmtInt, JSON_ERRORS, plural, shortFlag } from '../format.js';
 import { me } from '../store.js';
-import { flagsThatMatter, SHAPE_CLASSES, shapeWords, STATE_HELP, STATES, triageRequest } from '../triage.js';
+import { flagsThatMatter, notReducedText, SHAPE_CLASSES, shapeWords, STATE_HELP, STATES, triageRequest } from '../triage.js';
 import { badge, differsList, errorBox, loading, timeEl } from './ui.js';
 import { identityBox, needName } from './identity.js';
 import { codeText } from './bytesview.js';
@@ -85,7 +85,7 @@ function minimalInline(b) {
 	const m = b.minimal;
 	if (b.key && b.key.suite === 'phpt') return null;
 	if (!m) return h('div', { class: 'minimal-inline dim small-text', 'data-testid': 'bucket-minimal', 'data-state': 'pending' }, 'not reduced yet');
-	if (m.state !== 'done') return h('div', { class: 'minimal-inline dim small-text', 'data-testid': 'bucket-minimal', 'data-state': m.state }, `not reduced: ${m.state}`);
+	if (m.state !== 'done') return h('div', { class: 'minimal-inline dim small-text', 'data-testid': 'bucket-minimal', 'data-state': m.state }, notReducedText(m.state));
 	return h('div', { class: 'minimal-inline small-text', 'data-testid': 'bucket-minimal', 'data-state': m.state },
 		h('code', { 'data-testid': 'bucket-minimal-code', title: 'the minimal case this bucket reduces to' }, codeText(minimalCall(m))),
 		m.confirmation ? [' ', h('span', { class: 'badge', 'data-testid': 'bucket-minimal-confirmation' }, m.confirmation)] : null,

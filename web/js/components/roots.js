@@ -12,7 +12,7 @@ import { isAbort } from '../api.js';
 import { orderRoles } from '../builds.js';
 import { fmtInt, plural } from '../format.js';
 import { me } from '../store.js';
-import { rootTriageRequest, STATE_HELP, STATES, statesText } from '../triage.js';
+import { notReducedText, rootTriageRequest, STATE_HELP, STATES, statesText } from '../triage.js';
 import { errorBox, loading } from './ui.js';
 import { minimalCall } from './buckets.js';
 import { renderBytes } from './bytesview.js';
@@ -102,7 +102,7 @@ function rootRow(ctx, r, onSaved) {
 		caseCell = h('td', { class: 'dim', 'data-testid': 'root-minimal', 'data-state': 'pending' }, 'not reduced yet');
 		outputs = [h('td', { class: 'dim' }, '—'), h('td', { class: 'dim' }, '—')];
 	} else if (m.state !== 'done') {
-		caseCell = h('td', { class: 'dim', 'data-testid': 'root-minimal', 'data-state': m.state }, `not reduced: ${m.state}`);
+		caseCell = h('td', { class: 'dim', 'data-testid': 'root-minimal', 'data-state': m.state }, notReducedText(m.state));
 		outputs = [h('td', { class: 'dim' }, '—'), h('td', { class: 'dim' }, '—')];
 	} else {
 		caseCell = h('td', { class: 'root-case', 'data-testid': 'root-minimal', 'data-state': m.state },
