@@ -195,7 +195,7 @@ static void gen_measure(const char *const *words, uint32_t *lens, size_t n)
 
 /* ---- declared classes ---- */
 
-static struct gen_class gen_classes[GEN_NCLASSES];
+static struct gen_class gen_classes[GEN_NCLASSES_ALL];
 static char *gen_decl_src;
 static size_t gen_decl_len;
 static pthread_once_t gen_once = PTHREAD_ONCE_INIT;
@@ -375,6 +375,21 @@ static void gen_init(void)
 			k->props[0].typed = 0;
 		}
 	}
+	/* The reducer's canonical classes (gen.h): made, not drawn. */
+	for (unsigned i = 0; i < GEN_NCANON; i++) {
+		static const char *const name[GEN_NCANON] = { "GenPubA", "GenPubX80", "GenTypedA", "GenProtA",
+			"GenPrivA" };
+		static const uint8_t vis[GEN_NCANON] = { GEN_PUBLIC, GEN_PUBLIC, GEN_PUBLIC, GEN_PROTECTED,
+			GEN_PRIVATE };
+		struct gen_class *k = &gen_classes[GEN_NCLASSES + i];
+		snprintf(k->name, sizeof(k->name), "%s", name[i]);
+		k->type = GEN_CLASS_PLAIN;
+		k->nprops = 1;
+		k->props[0].name[0] = i == 1 ? (char)0x80 : 'a';
+		k->props[0].len = 1;
+		k->props[0].visibility = vis[i];
+		k->props[0].typed = i == 2;
+	}
 	gen_buf_puts(&b, gen_dtor_decl);
 	for (unsigned i = 0; i < GEN_NCLASSES; i++)
 		gen_class_source(&gen_classes[i], &b);
@@ -397,7 +412,7 @@ static void gen_ensure_init(void)
 const struct gen_class *gen_class_at(unsigned i)
 {
 	gen_ensure_init();
-	return i < GEN_NCLASSES ? &gen_classes[i] : NULL;
+	return i < GEN_NCLASSES_ALL ? &gen_classes[i] : NULL;
 }
 
 const char *gen_enum_name(unsigned i)
@@ -1923,7 +1938,7 @@ int gen_render_setup(const struct gen_case *c, struct gen_buf *b)
 	gen_buf_put(b, "", 0);
 	if (c->features & 1u << GEN_F_JSONSER_DTOR)
 		gen_buf_puts(b, gen_dtor_decl);
-	for (unsigned i = 0; i < GEN_NCLASSES; i++) {
+	for (unsigned i = 0; i < GEN_NCLASSES_ALL; i++) {
 		struct gen_buf one = { 0 };
 		if (!(c->classes & 1ull << i))
 			continue;
@@ -2008,7 +2023,7 @@ void gen_count(const struct gen_case *c, uint64_t counters[GEN_COUNTERS])
 	gen_count_bits(counters + GEN_C_KIND, c->kinds);
 	gen_count_bits(counters + GEN_C_FEATURE, c->features);
 	gen_count_bits(counters + GEN_C_FLAG, (uint64_t)c->flags & ((1ull << 23) - 1));
-	gen_count_bits(counters + GEN_C_CLASS, c->classes);
+	gen_count_bits(counters + GEN_C_CLASS, c->classes & ((1ull << GEN_NCLASSES) - 1));
 	gen_count_bits(counters + GEN_C_ENUM, c->enums);
 }
 

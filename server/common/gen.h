@@ -195,7 +195,17 @@ enum gen_class_type {
 enum gen_visibility { GEN_PUBLIC, GEN_PROTECTED, GEN_PRIVATE };
 
 #define GEN_MAX_PROPS 5
-#define GEN_NCLASSES 45
+#define GEN_NCLASSES 45 /* the generator's classes, GenC0 ... GenC44 */
+/*
+ * The reducer's canonical classes after them (never generated, not in
+ * gen_declarations(): a reduced case declares them in its setup): the
+ * least class of each shape the normal form lowers a declared-class object
+ * to, one property named 'a' (or "\x80", the least invalid UTF-8 name):
+ * GenPubA (public $a = null), GenPubX80 (public $\x80 = null), GenTypedA
+ * (public mixed $a), GenProtA (protected $a = null), GenPrivA (private $a = null).
+ */
+#define GEN_NCANON 5
+#define GEN_NCLASSES_ALL (GEN_NCLASSES + GEN_NCANON)
 #define GEN_NENUMS 3
 
 struct gen_prop {
@@ -213,7 +223,7 @@ struct gen_class {
 	struct gen_prop props[GEN_MAX_PROPS];
 };
 
-const struct gen_class *gen_class_at(unsigned i); /* i < GEN_NCLASSES */
+const struct gen_class *gen_class_at(unsigned i); /* i < GEN_NCLASSES_ALL */
 const char *gen_enum_name(unsigned i);            /* i < GEN_NENUMS */
 unsigned gen_enum_cases(unsigned i);
 /* PHP source declaring every class and enum, raw bytes (for the worker). */

@@ -2,6 +2,7 @@
  * Shrinking a generated case toward a minimal one (shrink.h): the
  * candidates of a plan in order, and a plan rebuilt with one applied.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,8 @@
 #include "common.h"
 #include "shrink.h"
 
-#define FLAG_FORCE_OBJECT ((int64_t)1 << 4) /* JSON_FORCE_OBJECT */
+#define FLAG_FORCE_OBJECT ((int64_t)1 << 4)  /* JSON_FORCE_OBJECT */
+#define FLAG_NUMERIC_CHECK ((int64_t)1 << 5) /* JSON_NUMERIC_CHECK */
 
 /* ---- applying an edit: the plan copied from its root, compactly ---- */
 
@@ -461,6 +463,18 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		}
 		return plain_object(k, n, i, j, level);
 	}
+	if (e != NULL && e->op == SHRINK_NUMBER && e->a == i) {
+		memset(&o->nodes[j], 0, sizeof o->nodes[j]);
+		if (n->kind != GEN_STRING)
+			k->fail = 1;
+		o->nodes[j].kind = e->lo ? GEN_FLOAT : GEN_INT;
+		if (e->lo)
+			o->nodes[j].v.d = e->d;
+		else
+			o->nodes[j].v.i = e->v;
+		o->kinds |= 1u << o->nodes[j].kind;
+		return j;
+	}
 	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i && n->kind == GEN_ENUM) {
 		unbox_enum(k, n, j);
 		return j;
@@ -488,6 +502,8 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 			kind = (uint8_t)e->lo;
 		else if (e->op == SHRINK_DROP)
 			lo = e->lo, hi = e->hi;
+		else if (e->op == SHRINK_CLASS && e->hi == 1)
+			lo = 0, hi = n->n; /* a canonical class, its entries dropped */
 		else if (e->op == SHRINK_KEEP_ONE && kind == GEN_MAP && e->b >= n->first &&
 		    e->b < n->first + n->n)
 			keep = e->b;
@@ -508,7 +524,7 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS && kind != GEN_OBJECT && !holder)
 		return j;
 	if (kind == GEN_OBJECT && e != NULL && e->op == SHRINK_CLASS && e->a == i) {
-		if (n->kind != GEN_OBJECT || e->lo >= GEN_NCLASSES) {
+		if (n->kind != GEN_OBJECT || e->lo >= GEN_NCLASSES_ALL) {
 			k->fail = 1;
 			return j;
 		}
@@ -624,7 +640,7 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	 * while an object whose jsonSerialize() uses it is left: a part without
 	 * one has the setup of the same value made afresh. */
 	out->features &= ~(1u << GEN_F_JSONSER_DTOR);
-	for (unsigned i = 0; i < GEN_NCLASSES; i++)
+	for (unsigned i = 0; i < GEN_NCLASSES_ALL; i++)
 		if ((out->classes & 1ull << i) && gen_class_at(i)->type == GEN_CLASS_JSONSER_DTOR)
 			out->features |= 1u << GEN_F_JSONSER_DTOR;
 	return k.fail ? -1 : 0;
@@ -1057,18 +1073,38 @@ static int cmp_entries(const struct gen_case *c, const struct gen_entry *x, cons
 	return cmp_u64((uint64_t)x->key_int, (uint64_t)y->key_int);
 }
 
-/* A declared class's place: fewer properties, fewer non-public, fewer typed, shorter names, index. */
-static uint64_t class_rank(unsigned i)
+/*
+ * Two declared classes in the normal form's order: the lower type first
+ * (plain < dynamic < JsonSerializable ...), then fewer properties, fewer
+ * non-public, fewer typed, shorter names, the names by byte_rank's order
+ * (so 'a' first, then "\x80" ...), then the index.  The reducer's
+ * canonical classes (gen.h: GenPubA ...) are the least of their shapes.
+ */
+static int class_cmp(unsigned i, unsigned j)
 {
-	const struct gen_class *k = gen_class_at(i);
-	uint64_t nonpub = 0, typed = 0, names = 0;
+	const struct gen_class *x = gen_class_at(i), *y = gen_class_at(j);
+	uint64_t key[2][4] = { { 0 } };
+	int r;
 
-	for (unsigned p = 0; p < k->nprops; p++) {
-		nonpub += k->props[p].visibility != GEN_PUBLIC;
-		typed += k->props[p].typed;
-		names += k->props[p].len;
+	for (int s = 0; s < 2; s++) {
+		const struct gen_class *k = s ? y : x;
+		key[s][0] = k->nprops;
+		for (unsigned p = 0; p < k->nprops; p++) {
+			key[s][1] += k->props[p].visibility != GEN_PUBLIC;
+			key[s][2] += k->props[p].typed;
+			key[s][3] += k->props[p].len;
+		}
 	}
-	return (uint64_t)k->nprops << 40 | nonpub << 32 | typed << 24 | names << 8 | i;
+	if ((r = cmp_u64(x->type, y->type)) != 0)
+		return r;
+	for (int f = 0; f < 4; f++)
+		if ((r = cmp_u64(key[0][f], key[1][f])) != 0)
+			return r;
+	for (unsigned p = 0; p < x->nprops; p++)
+		if ((r = cmp_bytes(x->props[p].name, x->props[p].len, y->props[p].name, y->props[p].len)) !=
+		    0)
+			return r;
+	return cmp_u64(i, j);
 }
 
 /*
@@ -1129,31 +1165,75 @@ static int flag_family(unsigned bit)
 
 #define SHRINK_CLASS_TRIES 12
 
-/* Object n: the classes of its type ranked below its own it fits, lowest first (at most 12). */
+/* Does object n hold a dynamic property (a key that is no declared property)? */
+static int has_dynamic(const struct gen_case *c, const struct gen_node *n)
+{
+	for (uint32_t x = 0; x < n->n; x++)
+		if (c->ents[n->first + x].key_type != GEN_KEY_PROP)
+			return 1;
+	return 0;
+}
+
+/*
+ * May an object of class `from` become one of class type `to`?  The same
+ * type; a plain class for a dynamic one, or for one whose jsonSerialize()
+ * returns $this, when no dynamic property is set (json_encode sees the
+ * same declared properties); a jsonSerialize() that throws for one whose
+ * local's destructor throws (an exception either way).  Each lower in
+ * class_cmp's order (type first).
+ */
+static int class_type_fits(const struct gen_case *c, const struct gen_node *n, unsigned to)
+{
+	unsigned from = gen_class_at(n->cls)->type;
+
+	if (to == from)
+		return 1;
+	if (to == GEN_CLASS_PLAIN && (from == GEN_CLASS_DYNAMIC || from == GEN_CLASS_JSONSER_THIS))
+		return !has_dynamic(c, n);
+	return to == GEN_CLASS_JSONSER_THROW && from == GEN_CLASS_JSONSER_DTOR;
+}
+
+/* Object n: the classes below its own it fits (its type, or one standing for it), lowest first (at most 12). */
 static void add_lower_classes(struct cands *s, const struct gen_case *c, uint32_t node)
 {
 	const struct gen_node *n = &c->nodes[node];
-	uint64_t mine = class_rank(n->cls), last = 0;
-	unsigned type = gen_class_at(n->cls)->type;
+	unsigned last = GEN_NCLASSES_ALL;
 
 	for (int tries = 0; tries < SHRINK_CLASS_TRIES; tries++) {
-		uint64_t best = mine;
-		unsigned pick = GEN_NCLASSES;
+		unsigned pick = GEN_NCLASSES_ALL;
 		int64_t map = -1;
-		for (unsigned i = 0; i < GEN_NCLASSES; i++) {
-			uint64_t r = class_rank(i);
+		for (unsigned i = 0; i < GEN_NCLASSES_ALL; i++) {
 			int64_t m;
-			if (gen_class_at(i)->type != type || r >= best || (tries > 0 && r <= last))
+			if (class_cmp(i, n->cls) >= 0 ||
+			    (pick != GEN_NCLASSES_ALL && class_cmp(i, pick) >= 0) ||
+			    (last != GEN_NCLASSES_ALL && class_cmp(i, last) <= 0))
 				continue;
-			if ((m = class_map(c, n, i)) < 0)
+			if (!class_type_fits(c, n, gen_class_at(i)->type) || (m = class_map(c, n, i)) < 0)
 				continue;
-			best = r, pick = i, map = m;
+			pick = i, map = m;
 		}
-		if (pick == GEN_NCLASSES)
+		if (pick == GEN_NCLASSES_ALL)
 			return;
 		add(s, SHRINK_CLASS, node, 0, pick, 0, map, 0);
-		last = best;
+		last = pick;
 	}
+}
+
+/*
+ * Object n, holding set properties: each canonical class it may become
+ * (gen.h), with none of them set — fewer nodes, whichever class: a bug
+ * shown by a failing value in a property (new GenPubA(['a' => INF])) meets
+ * the same bug shown by a failing name (new GenPubX80()).
+ */
+static void add_canonical_bare(struct cands *s, const struct gen_case *c, uint32_t node)
+{
+	const struct gen_node *n = &c->nodes[node];
+
+	if (n->n == 0)
+		return;
+	for (unsigned i = GEN_NCLASSES; i < GEN_NCLASSES_ALL; i++)
+		if (class_type_fits(c, n, gen_class_at(i)->type))
+			add(s, SHRINK_CLASS, node, 0, i, 1, 0, 0);
 }
 
 /*
@@ -1216,6 +1296,51 @@ static int map_has_int_key(const struct gen_case *c, const struct gen_node *n, u
 			return 1;
 	}
 	return 0;
+}
+
+/*
+ * Is the n bytes p a numeric string as PHP's is_numeric_string() reads it
+ * (whitespace around it, a sign, digits with a '.' and an exponent; no hex,
+ * nothing else)?  1: an int (*v), 2: a float (*d, an int too big for one
+ * too), 0: not numeric.
+ */
+static int numeric_string(const char *p, uint32_t n, int64_t *v, double *d)
+{
+	char buf[128], *end;
+	uint32_t at = 0, e, digits = 0;
+	int is_int = 1;
+
+	while (at < n && strchr(" \t\n\r\v\f", p[at]) != NULL && p[at] != '\0')
+		at++;
+	for (e = n; e > at && strchr(" \t\n\r\v\f", p[e - 1]) != NULL && p[e - 1] != '\0'; e--)
+		;
+	if (e - at == 0 || e - at >= sizeof buf)
+		return 0;
+	for (uint32_t x = at; x < e; x++) {
+		char ch = p[x];
+		if (ch >= '0' && ch <= '9')
+			digits++;
+		else if ((ch == '+' || ch == '-') && (x == at || p[x - 1] == 'e' || p[x - 1] == 'E'))
+			;
+		else if (ch == '.' || ch == 'e' || ch == 'E')
+			is_int = 0;
+		else
+			return 0;
+	}
+	if (digits == 0)
+		return 0;
+	memcpy(buf, p + at, e - at);
+	buf[e - at] = '\0';
+	if (is_int) {
+		errno = 0;
+		long long x = strtoll(buf, &end, 10);
+		if (*end == '\0' && errno == 0) {
+			*v = x;
+			return 1;
+		}
+	}
+	*d = strtod(buf, &end);
+	return *end == '\0' ? 2 : 0;
 }
 
 static void add_normal_form(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
@@ -1284,8 +1409,10 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 	}
 	/* Declared-class objects: a lower class of the same kind. */
 	for (uint32_t q = 0; q < tail; q++)
-		if (c->nodes[order[q]].kind == GEN_OBJECT)
+		if (c->nodes[order[q]].kind == GEN_OBJECT) {
 			add_lower_classes(s, c, order[q]);
+			add_canonical_bare(s, c, order[q]);
+		}
 	/* A declared-class object (plain, dynamic, or returning $this) made the
 	 * stdClass json_encode shows of it: its public properties, set or null. */
 	for (uint32_t q = 0; q < tail; q++) {
@@ -1318,13 +1445,16 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		d = n->v.d;
 		m = fabs(d);
 		w = trunc(m);
+		/* 0.5 first: the least float after 0.0 and 1.0 (the least that is
+		 * not whole, the least json_encode writes with a '.'): a bug of
+		 * every float written with a fraction or an exponent meets there. */
+		if (d != 0.5)
+			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 0.5);
 		if (signbit(d))
 			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, m);
 		if (w != m) {
 			if (w >= 1.0)
 				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, w);
-			else if (m > 0.5)
-				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 0.5);
 			continue;
 		}
 		if (m <= 9007199254740992.0) {
@@ -1348,6 +1478,23 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 					add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, x));
 			}
 		}
+	}
+	/* Under JSON_NUMERIC_CHECK, a numeric string made the number json_encode
+	 * writes for it (other ints and floats rank below other strings): '.3'
+	 * meets 0.3, then the floats' steps.  A string PHP reads as INF or NAN is
+	 * written as a string: left alone. */
+	for (uint32_t q = 0; q < tail && (c->flags & FLAG_NUMERIC_CHECK); q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		int64_t v;
+		double d;
+		int r;
+		if (n->kind != GEN_STRING || n->pad ||
+		    (r = numeric_string(c->bytes + n->first, n->n, &v, &d)) == 0)
+			continue;
+		if (r == 1)
+			add(s, SHRINK_NUMBER, order[q], 0, 0, 0, v, 0);
+		else if (isfinite(d))
+			add(s, SHRINK_NUMBER, order[q], 0, 1, 0, 0, d);
 	}
 	/* Enum cases: an earlier case of the same enum; a backed one its value. */
 	for (uint32_t q = 0; q < tail; q++) {
@@ -1713,7 +1860,8 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		    (unsigned)((uint64_t)e->v >> 32), (unsigned long long)((uint64_t)e->v & 0xffffffffu));
 		break;
 	case SHRINK_CLASS:
-		snprintf(buf, size, "object %u made class %u", e->a, e->lo);
+		snprintf(buf, size, "object %u made class %u%s", e->a, e->lo,
+		    e->hi ? ", its entries dropped" : "");
 		break;
 	case SHRINK_SWAP:
 		snprintf(buf, size, "entries %u and %u of node %u swapped", e->lo, e->lo + 1, e->a);
@@ -1741,6 +1889,12 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		snprintf(buf, size, "bytes %u..%u of %s %u moved to end at %lld", e->lo, e->hi - 1,
 		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
 		    (long long)e->v);
+		break;
+	case SHRINK_NUMBER:
+		if (e->lo)
+			snprintf(buf, size, "string %u := %g", e->a, e->d);
+		else
+			snprintf(buf, size, "string %u := %lld", e->a, (long long)e->v);
 		break;
 	case SHRINK_PRE_DROP:
 		snprintf(buf, size, "earlier call %u dropped", e->lo + 1);

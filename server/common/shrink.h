@@ -36,12 +36,15 @@
  * character of a string or key lowered to the least one of a small canonical set that
  * keeps it ('a' < '0' < every other byte by value: a lone continuation byte
  * to 0x80, an astral character to U+10000 ...); a declared-class object
- * given a lower class of its kind (fewer properties, fewer non-public ...),
- * or made the stdClass json_encode shows of it; neighbouring entries put in
- * order; a special character moved past the 'a' run after it (the
- * specials of a long string gather at its end, in their order); enum
- * cases lowered, backed ones made their value; each flag
- * replaced by a lower one of its family; floats and ints lowered by size.
+ * given a lower class of its kind or one standing for it (fewer
+ * properties, fewer non-public ..., down to the reducer's canonical classes
+ * of one property 'a': gen.h's GenPubA ...), or made the stdClass
+ * json_encode shows of it; neighbouring entries put in order; a special
+ * character moved past the 'a' run after it (the specials of a long string
+ * gather at its end, in their order); enum cases lowered, backed ones made
+ * their value; each flag replaced by a lower one of its family; under
+ * JSON_NUMERIC_CHECK a numeric string made its number; floats (0.5 the
+ * least after 0.0 and 1.0) and ints lowered by size.
  * The deletion steps reach their fixpoint first.  shrink_run
  * remembers the plans it tried, so no plan is run twice and no step undoes
  * another.
@@ -81,15 +84,17 @@ enum shrink_op {
 	SHRINK_CHAR,       /* string a (or key of entry b when b != none): bytes [lo, hi) := the
 	                   * v >> 32 bytes of v (little endian): a lower character */
 	SHRINK_CLASS,      /* declared-class object a: class := lo, property i becoming
-	                   * property (v >> 3i) & 7 */
+	                   * property (v >> 3i) & 7 (hi 1: none of them set) */
 	SHRINK_FLAG_LOWER, /* flag bit lo replaced by the lower bit hi */
 	SHRINK_SWAP,       /* container a: entries lo and lo + 1 swapped (the lower first) */
 	SHRINK_KEEP_ONE,   /* map a: entry b alone, its key := the int v */
 	SHRINK_FILL,       /* string a (or key of entry b when b != none): every character of
 	                    * bytes [lo, hi) := 'a' (v 1: every byte, the length kept): a long
 	                    * run lowered in one step */
-	SHRINK_MOVE        /* string a (or key of entry b when b != none): the character at bytes
+	SHRINK_MOVE,       /* string a (or key of entry b when b != none): the character at bytes
 	                    * [lo, hi) moved past the run of 'a' after it, to end at v */
+	SHRINK_NUMBER      /* string a (numeric, under JSON_NUMERIC_CHECK) := the number PHP reads
+	                    * from it: the int v (lo 0) or the float d (lo 1) */
 };
 
 /* The basic values, in the normal form's order (SHRINK_SET's lo). */

@@ -1,4 +1,5 @@
 /* Unit tests for server/common/shrink.c (reducing a generated case), printing TAP. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -477,19 +478,6 @@ static void make_int(unsigned i)
 	a.nodes[1].v.i = v[i];
 }
 
-/* The order of classes the normal form uses: properties, non-public ones, typed ones, name bytes, index. */
-static uint64_t class_rank_of(unsigned cls)
-{
-	const struct gen_class *k = gen_class_at(cls);
-	uint64_t nonpub = 0, typed = 0, names = 0;
-	for (unsigned p = 0; p < k->nprops; p++) {
-		nonpub += k->props[p].visibility != GEN_PUBLIC;
-		typed += k->props[p].typed;
-		names += k->props[p].len;
-	}
-	return (uint64_t)k->nprops << 40 | nonpub << 32 | typed << 24 | names << 8 | cls;
-}
-
 /* A string of at least 16 bytes ending in '"' (a bug at the encoder's 16-byte block). */
 static int long_quoted(const unsigned char *p, uint32_t n)
 {
@@ -963,6 +951,249 @@ static void make_element_fails(unsigned i)
 		a.kinds |= 1u << a.nodes[x].kind;
 }
 
+/* JSON_PRESERVE_ZERO_FRACTION (1 << 10), JSON_NUMERIC_CHECK (1 << 5) */
+#define PZF (1 << 10)
+#define NUMERIC (1 << 5)
+
+/* A float json_encode writes with a '.' or an exponent: not whole, or of 1e17 or more. */
+static int dotted(double d)
+{
+	return isfinite(d) && (d != trunc(d) || fabs(d) >= 1e17);
+}
+
+/* A numeric string (digits, a sign, '.', an exponent; no hex, INF or NAN) that reads as a dotted float. */
+static int dotted_string(const unsigned char *p, uint32_t n)
+{
+	char buf[64], *end;
+	double d;
+	if (n == 0 || n >= sizeof buf || strspn((const char *)p, "0123456789+-.eE") < n)
+		return 0;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	d = strtod(buf, &end);
+	if (*end != '\0')
+		return 0;
+	if (strpbrk(buf, ".eE") == NULL) { /* an int, unless too big for one */
+		errno = 0;
+		(void)strtoll(buf, &end, 10);
+		if (errno == 0)
+			return 0;
+	}
+	return dotted(d);
+}
+
+/*
+ * Stand-in for e90.48.logic-or: under JSON_PRESERVE_ZERO_FRACTION a float
+ * written with a '.' or an exponent gets ".0" more (under
+ * JSON_NUMERIC_CHECK a numeric string reading as one too).
+ */
+static int bug_float_dot(const struct gen_case *c)
+{
+	if (!(c->flags & PZF))
+		return 0;
+	for (uint32_t i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].kind == GEN_FLOAT && dotted(c->nodes[i].v.d))
+			return 1;
+	return (c->flags & NUMERIC) && any_string(c, 0, 1, dotted_string);
+}
+
+/* 90.5, 0.1, 5e-324, -2.5, ['k' => 1e17], '.3' and '9223372036854775808' and ' 1.5e3 ' under NUMERIC_CHECK. */
+static void make_float_dot(unsigned i)
+{
+	static const double v[] = { 90.5, 0.1, 5e-324, -2.5, 1e17 };
+	static const char *const str[] = { ".3", "9223372036854775808", "1.5e-3" };
+	if (i < 4) {
+		plan_keyed(&a, "k", GEN_FLOAT, v[i]);
+		memcpy(&a.nodes[0], &a.nodes[1], sizeof a.nodes[0]);
+		a.nnodes = 1;
+		a.nents = 0;
+		a.nbytes = 0;
+		a.kinds = 1u << GEN_FLOAT;
+	} else if (i == 4) {
+		plan_keyed(&a, "k", GEN_FLOAT, v[i]);
+	} else {
+		plan_string(&a, str[i - 5], strlen(str[i - 5]));
+		a.flags = NUMERIC;
+	}
+	a.flags |= PZF;
+}
+
+/* A class json_encode reads declared properties of: plain, or dynamic or returning $this with none set dynamically. */
+static int shows_declared(const struct gen_case *c, const struct gen_node *n)
+{
+	unsigned type = gen_class_at(n->cls)->type;
+	for (uint32_t x = 0; x < n->n; x++)
+		if (c->ents[n->first + x].key_type != GEN_KEY_PROP)
+			return 0;
+	return type == GEN_CLASS_PLAIN || type == GEN_CLASS_DYNAMIC || type == GEN_CLASS_JSONSER_THIS;
+}
+
+/* Is object n's property p set (its entry in *en)? */
+static int prop_set(
+    const struct gen_case *c, const struct gen_node *n, unsigned p, const struct gen_entry **en)
+{
+	for (uint32_t x = 0; x < n->n; x++)
+		if (c->ents[n->first + x].key_type == GEN_KEY_PROP && c->ents[n->first + x].key_int == p) {
+			*en = &c->ents[n->first + x];
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * Stand-in for e146.7.negate's output roots (declared properties skipped):
+ * a declared-class object json_encode reads the declared properties of,
+ * with a public property it shows (set, or untyped) whose name it writes —
+ * valid UTF-8, or any under JSON_INVALID_UTF8_IGNORE / _SUBSTITUTE
+ * (1 << 20, 21).
+ */
+static int bug_props_hidden(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		const struct gen_class *k;
+		const struct gen_entry *en;
+		if (n->kind != GEN_OBJECT || !shows_declared(c, n))
+			continue;
+		k = gen_class_at(n->cls);
+		for (unsigned p = 0; p < k->nprops; p++)
+			if (k->props[p].visibility == GEN_PUBLIC &&
+			    (!k->props[p].typed || prop_set(c, n, p, &en)) &&
+			    (utf8_valid(k->props[p].name, k->props[p].len) || (c->flags & (3 << 20))))
+				return 1;
+	}
+	return 0;
+}
+
+/* new GenC25(), new GenC33() (dynamic), new GenC26() + INVALID_UTF8_IGNORE, new GenC38() (returns $this), [new GenC21()]. */
+static void make_props_hidden(unsigned i)
+{
+	static const unsigned cls[] = { 25, 33, 26, 38, 21 };
+	plan_object(&a, cls[i]);
+	if (i == 2)
+		a.flags = 1 << 20;
+	if (i == 3) { /* GenC38's public property is typed: set it */
+		a.nodes[0].n = 1;
+		a.nents = 1;
+		a.ents[0].key_type = GEN_KEY_PROP;
+		a.ents[0].key_int = 0;
+		a.ents[0].value = 1;
+		a.nnodes = 2;
+		a.kinds |= 1u << GEN_NULL;
+	}
+	if (i == 4) {
+		memmove(&a.nodes[1], &a.nodes[0], sizeof a.nodes[0]);
+		memset(&a.nodes[0], 0, sizeof a.nodes[0]);
+		a.nodes[0].kind = GEN_LIST;
+		a.nodes[0].n = 1;
+		a.ents[0].value = 1;
+		a.nents = 1;
+		a.nnodes = 2;
+		a.kinds |= 1u << GEN_LIST;
+	}
+}
+
+/* Stand-in for e146.7's exception roots: a shown declared property holds an object whose jsonSerialize() throws. */
+static int bug_throw_hidden(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		if (n->kind != GEN_OBJECT || !shows_declared(c, n))
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			const struct gen_entry *en = &c->ents[n->first + x];
+			const struct gen_node *v = &c->nodes[en->value];
+			if (gen_class_at(n->cls)->props[en->key_int].visibility == GEN_PUBLIC &&
+			    v->kind == GEN_OBJECT &&
+			    (gen_class_at(v->cls)->type == GEN_CLASS_JSONSER_THROW ||
+			        gen_class_at(v->cls)->type == GEN_CLASS_JSONSER_DTOR))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* new GenC25(['ØA9' => new GenC40()]), new GenC33(['ñ_' => new GenC39()]), new GenC26(["\xFE" => new GenC40()]). */
+static void make_throw_hidden(unsigned i)
+{
+	static const unsigned outer[] = { 25, 33, 26 }, prop[] = { 0, 0, 0 }, inner[] = { 40, 39, 40 };
+	plan_object(&a, outer[i]);
+	a.nodes[0].n = 1;
+	a.nents = 1;
+	a.ents[0].key_type = GEN_KEY_PROP;
+	a.ents[0].key_int = prop[i];
+	a.ents[0].value = 1;
+	a.nnodes = 2;
+	a.nodes[1].kind = GEN_OBJECT;
+	a.nodes[1].cls = (uint16_t)inner[i];
+	a.classes |= 1ull << inner[i];
+	if (inner[i] == 40)
+		a.features |= 1u << GEN_F_JSONSER_DTOR;
+}
+
+/* A value json_encode fails on by itself: invalid UTF-8, INF or NAN, a resource, a unit enum case. */
+static int fails_itself(const struct gen_case *c, const struct gen_node *v)
+{
+	return (v->kind == GEN_STRING && invalid_utf8((const unsigned char *)c->bytes + v->first, v->n)) ||
+	    (v->kind == GEN_FLOAT && !isfinite(v->v.d)) || v->kind == GEN_RESOURCE ||
+	    (v->kind == GEN_ENUM && v->cls == 2);
+}
+
+/*
+ * Stand-in for e146.7.negate's error roots: json_encode fails on a declared
+ * property the candidate skips — a shown public property named with
+ * invalid UTF-8, or holding a value that fails by itself.
+ */
+static int bug_hidden_error(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		const struct gen_class *k;
+		if (n->kind != GEN_OBJECT || !shows_declared(c, n))
+			continue;
+		k = gen_class_at(n->cls);
+		for (unsigned p = 0; p < k->nprops; p++) {
+			const struct gen_entry *en = NULL;
+			int set = prop_set(c, n, p, &en);
+			if (k->props[p].visibility != GEN_PUBLIC || (k->props[p].typed && !set))
+				continue;
+			if (!utf8_valid(k->props[p].name, k->props[p].len) ||
+			    (set && fails_itself(c, &c->nodes[en->value])))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * new GenC26(), new GenC32() (dynamic), new GenC25(['ØA9' => "\x80"]),
+ * new GenC21(['ЖZЖ' => NAN]), new GenPubA(['a' => NAN]) (no lower class:
+ * it meets GenPubX80 only with its property dropped in the same step).
+ */
+static void make_hidden_error(unsigned i)
+{
+	static const unsigned cls[] = { 26, 32, 25, 21, GEN_NCLASSES };
+	plan_object(&a, cls[i]);
+	if (i < 2)
+		return;
+	a.nodes[0].n = 1;
+	a.nents = 1;
+	a.ents[0].key_type = GEN_KEY_PROP;
+	a.ents[0].key_int = 0;
+	a.ents[0].value = 1;
+	a.nnodes = 2;
+	if (i == 2) {
+		a.nodes[1].kind = GEN_STRING;
+		a.nodes[1].n = 1;
+		a.bytes[0] = (char)0x80;
+		a.nbytes = 1;
+	} else {
+		a.nodes[1].kind = GEN_FLOAT;
+		a.nodes[1].v.d = NAN;
+	}
+	a.kinds |= 1u << a.nodes[1].kind;
+}
+
 int main(void)
 {
 	struct shrink_edit *edits = malloc(16384 * sizeof *edits);
@@ -1206,19 +1437,18 @@ int main(void)
 	    make_element_fails, 4, 0, "[\"\\x80\"]\n0\n512");
 	same_normal_form("a numeric key of an array shown as an object", bug_numeric_key, make_numeric_key, 6,
 	    8, "[null]\nJSON_FORCE_OBJECT\n512");
-	{
-		unsigned lowest = GEN_NCLASSES;
-		char want[64];
-		for (unsigned cls = 0; cls < GEN_NCLASSES; cls++) {
-			plan_object(&a, cls);
-			if (bug_protected(&a) &&
-			    (lowest == GEN_NCLASSES || class_rank_of(cls) < class_rank_of(lowest)))
-				lowest = cls;
-		}
-		snprintf(want, sizeof want, "new %s()\n0\n512", gen_class_at(lowest)->name);
-		same_normal_form("a plain class declaring a protected property", bug_protected,
-		    make_protected, 4, 5, want);
-	}
+	same_normal_form("a plain class declaring a protected property: the canonical GenProtA",
+	    bug_protected, make_protected, 4, 5, "new GenProtA()\n0\n512");
+	same_normal_form("a float written with a fraction or an exponent, under PRESERVE_ZERO_FRACTION "
+	                 "(e90.48's stand-in)",
+	    bug_float_dot, make_float_dot, 8, 6, "0.5\nJSON_PRESERVE_ZERO_FRACTION\n512");
+	same_normal_form("a declared public property not shown (e146.7's stand-in)", bug_props_hidden,
+	    make_props_hidden, 5, 8, "new GenPubA()\n0\n512");
+	same_normal_form("json_encode fails on a declared property, by its name or its value (e146.7's "
+	                 "error roots)",
+	    bug_hidden_error, make_hidden_error, 5, 8, "new GenPubX80()\n0\n512");
+	same_normal_form("a throwing jsonSerialize() in a declared property (e146.7's exceptions)",
+	    bug_throw_hidden, make_throw_hidden, 3, 4, "new GenPubA(['a' => new GenC39()])\n0\n512");
 	free(edits);
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;
