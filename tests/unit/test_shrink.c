@@ -347,6 +347,17 @@ static void plan_object(struct gen_case *c, unsigned cls)
 	c->kinds = 1u << GEN_OBJECT;
 }
 
+/* Object plan c's first declared property set, to node 1 (the caller fills it in). */
+static void set_first_prop(struct gen_case *c)
+{
+	c->nodes[0].n = 1;
+	c->nents = 1;
+	c->ents[0].key_type = GEN_KEY_PROP;
+	c->ents[0].key_int = 0;
+	c->ents[0].value = 1;
+	c->nnodes = 2;
+}
+
 /* Plan p reduced under bug: its canonical form (value, flags, depth), malloc'd. */
 static char *normal_form(int (*bug)(const struct gen_case *), const struct gen_case *p, int64_t *tries)
 {
@@ -1073,12 +1084,7 @@ static void make_props_hidden(unsigned i)
 	if (i == 2)
 		a.flags = 1 << 20;
 	if (i == 3) { /* GenC38's public property is typed: set it */
-		a.nodes[0].n = 1;
-		a.nents = 1;
-		a.ents[0].key_type = GEN_KEY_PROP;
-		a.ents[0].key_int = 0;
-		a.ents[0].value = 1;
-		a.nnodes = 2;
+		set_first_prop(&a);
 		a.kinds |= 1u << GEN_NULL;
 	}
 	if (i == 4) {
@@ -1116,14 +1122,9 @@ static int bug_throw_hidden(const struct gen_case *c)
 /* new GenC25(['ØA9' => new GenC40()]), new GenC33(['ñ_' => new GenC39()]), new GenC26(["\xFE" => new GenC40()]). */
 static void make_throw_hidden(unsigned i)
 {
-	static const unsigned outer[] = { 25, 33, 26 }, prop[] = { 0, 0, 0 }, inner[] = { 40, 39, 40 };
+	static const unsigned outer[] = { 25, 33, 26 }, inner[] = { 40, 39, 40 };
 	plan_object(&a, outer[i]);
-	a.nodes[0].n = 1;
-	a.nents = 1;
-	a.ents[0].key_type = GEN_KEY_PROP;
-	a.ents[0].key_int = prop[i];
-	a.ents[0].value = 1;
-	a.nnodes = 2;
+	set_first_prop(&a);
 	a.nodes[1].kind = GEN_OBJECT;
 	a.nodes[1].cls = (uint16_t)inner[i];
 	a.classes |= 1ull << inner[i];
@@ -1176,12 +1177,7 @@ static void make_hidden_error(unsigned i)
 	plan_object(&a, cls[i]);
 	if (i < 2)
 		return;
-	a.nodes[0].n = 1;
-	a.nents = 1;
-	a.ents[0].key_type = GEN_KEY_PROP;
-	a.ents[0].key_int = 0;
-	a.ents[0].value = 1;
-	a.nnodes = 2;
+	set_first_prop(&a);
 	if (i == 2) {
 		a.nodes[1].kind = GEN_STRING;
 		a.nodes[1].n = 1;
