@@ -465,23 +465,37 @@ static void gen_byte(struct gen_case *c, unsigned char b)
 		c->bytes[c->nbytes++] = (char)b;
 }
 
-static void gen_utf8(struct gen_case *c, uint32_t cp)
+size_t gen_utf8_put(uint32_t cp, unsigned char out[4])
 {
 	if (cp < 0x80) {
-		gen_byte(c, (unsigned char)cp);
-	} else if (cp < 0x800) {
-		gen_byte(c, (unsigned char)(0xc0 | cp >> 6));
-		gen_byte(c, (unsigned char)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		gen_byte(c, (unsigned char)(0xe0 | cp >> 12));
-		gen_byte(c, (unsigned char)(0x80 | (cp >> 6 & 0x3f)));
-		gen_byte(c, (unsigned char)(0x80 | (cp & 0x3f)));
-	} else {
-		gen_byte(c, (unsigned char)(0xf0 | cp >> 18));
-		gen_byte(c, (unsigned char)(0x80 | (cp >> 12 & 0x3f)));
-		gen_byte(c, (unsigned char)(0x80 | (cp >> 6 & 0x3f)));
-		gen_byte(c, (unsigned char)(0x80 | (cp & 0x3f)));
+		out[0] = (unsigned char)cp;
+		return 1;
 	}
+	if (cp < 0x800) {
+		out[0] = (unsigned char)(0xc0 | cp >> 6);
+		out[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (unsigned char)(0xe0 | cp >> 12);
+		out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		out[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (unsigned char)(0xf0 | cp >> 18);
+	out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+	out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+	out[3] = (unsigned char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+static void gen_utf8(struct gen_case *c, uint32_t cp)
+{
+	unsigned char u[4];
+	size_t n = gen_utf8_put(cp, u);
+
+	for (size_t x = 0; x < n; x++)
+		gen_byte(c, u[x]);
 }
 
 static unsigned char gen_cont(struct gen_rng *r)

@@ -223,6 +223,8 @@ struct gen_class {
 	struct gen_prop props[GEN_MAX_PROPS];
 };
 
+/* Code point cp (no surrogate, at most U+10FFFF) as UTF-8 in out: its length, 1 to 4. */
+size_t gen_utf8_put(uint32_t cp, unsigned char out[4]);
 const struct gen_class *gen_class_at(unsigned i); /* i < GEN_NCLASSES_ALL */
 const char *gen_enum_name(unsigned i);            /* i < GEN_NENUMS */
 unsigned gen_enum_cases(unsigned i);

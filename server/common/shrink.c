@@ -848,27 +848,6 @@ static void add_char(struct cands *s, uint32_t node, uint32_t entry, uint32_t at
 	add(s, SHRINK_CHAR, node, entry, at, at + len, (int64_t)v, 0);
 }
 
-/* Code point cp (0x80 and up, no surrogate) as UTF-8 in out: its length. */
-static uint32_t utf8_put(uint32_t cp, unsigned char out[4])
-{
-	if (cp < 0x800) {
-		out[0] = (unsigned char)(0xc0 | cp >> 6);
-		out[1] = (unsigned char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (unsigned char)(0xe0 | cp >> 12);
-		out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		out[2] = (unsigned char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (unsigned char)(0xf0 | cp >> 18);
-	out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-	out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-	out[3] = (unsigned char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 /* The character at `at` (len bytes) replaced by code point m (>= 0x80, no surrogate). */
 static void add_code_point(
     struct cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len, uint32_t m)
@@ -876,7 +855,7 @@ static void add_code_point(
 	unsigned char rep[4];
 
 	if (m >= 0x80 && (m < 0xd800 || m > 0xdfff))
-		add_char(s, node, entry, at, len, rep, utf8_put(m, rep));
+		add_char(s, node, entry, at, len, rep, (uint32_t)gen_utf8_put(m, rep));
 }
 
 /* Value v with each set bit cleared, highest first, plus `offset`, as lower code points than cp. */
