@@ -183,7 +183,7 @@ tools: $(TOOLS)
 # .phpt files as run-tests.php reads and judges them (server/common/phpt.c),
 # tried on the 8.2.32 source's ext/json/tests (scripts/php-tests.sh).
 UNIT_TESTS += $(B)/tests/test_phpt
-$(B)/tests/test_phpt: tests/unit/test_phpt.c $(B)/obj/phpt.o | $(B)/tests
+$(B)/tests/test_phpt: tests/unit/test_phpt.c $(B)/obj/phpt.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpcre2-8
 
 # Files opened beneath a folder, no link followed (server/common/beneath.c).

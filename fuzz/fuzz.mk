@@ -39,7 +39,7 @@ $(FB)/fuzz_flags: fuzz/fuzz_flags.c $(FB)/obj/flags.o | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
 $(FB)/fuzz_casefile: fuzz/fuzz_casefile.c $(FB)/obj/casefile.o $(FB)/obj/flags.o $(FB)/obj/buf.o | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
-$(FB)/fuzz_phpt: fuzz/fuzz_phpt.c $(FB)/obj/phpt.o | $(FB)
+$(FB)/fuzz_phpt: fuzz/fuzz_phpt.c $(FB)/obj/phpt.o $(FB)/obj/buf.o | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^ -lpcre2-8
 $(FB)/fuzz_callgrind: fuzz/fuzz_callgrind.c $(FB)/obj/callgrind.o | $(FB)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LINK) -o $@ $^
@@ -55,7 +55,7 @@ $(B)/tests/replay_%: fuzz/replay.c fuzz/fuzz_%.c | $(B)/tests
 	$(REPLAY_CC) -o $@ $^ $(if $(filter body,$*),$(DAEMON_LIBS)) $(if $(filter phpt,$*),-lpcre2-8)
 $(B)/tests/replay_proto: $(B)/obj/proto.o $(B)/obj/buf.o $(B)/obj/clock.o
 $(B)/tests/replay_flags: $(B)/obj/flags.o
-$(B)/tests/replay_phpt: $(B)/obj/phpt.o
+$(B)/tests/replay_phpt: $(B)/obj/phpt.o $(B)/obj/buf.o
 $(B)/tests/replay_callgrind: $(B)/obj/callgrind.o
 $(B)/tests/replay_casefile: $(B)/obj/casefile.o $(B)/obj/flags.o $(B)/obj/buf.o
 $(B)/tests/replay_body: $(filter-out $(B)/obj/main.o,$(DAEMON_OBJ)) $(B)/obj/schema_sql.o

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "phpt.h"
 
 static const char *const section_names[PHPT_NSECTIONS] = {
@@ -323,63 +324,25 @@ char *phpt_name(const struct phpt *t)
 
 /* ---- EXPECTF ---- */
 
-struct sbuf {
-	char *data;
-	size_t len, cap;
-	int failed;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
+/* A buffer's bytes, "" when nothing was added; NULL only out of memory. */
+static char *buf_text(struct buf *b, size_t *len)
 {
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->data, cap);
-		if (!p) {
-			b->failed = 1;
-			return;
-		}
-		b->data = p;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-static char *sb_finish(struct sbuf *b, size_t *len)
-{
-	if (!b->failed && !b->data)
-		sb_add(b, "", 0);
-	if (b->failed) {
-		free(b->data);
-		return NULL;
-	}
-	if (len)
-		*len = b->len;
-	return b->data;
+	buf_add(b, "", 0);
+	return buf_detach(b, len);
 }
 
 /* preg_quote($s, '/') */
-static void preg_quote(struct sbuf *b, const char *s, size_t n)
+static void preg_quote(struct buf *b, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (c == '\0') {
-			sb_add(b, "\\000", 4);
+			buf_add(b, "\\000", 4);
 			continue;
 		}
 		if (strchr(".\\+*?[^]$(){}=!<>|:-#/", c))
-			sb_add(b, "\\", 1);
-		sb_add(b, &c, 1);
+			buf_add(b, "\\", 1);
+		buf_add(b, &c, 1);
 	}
 }
 
@@ -425,7 +388,7 @@ static const char *find2(const char *s, size_t from, size_t len, const char *two
 
 char *phpt_expectf_regex(const char *w, size_t length, size_t *outlen)
 {
-	struct sbuf q = { 0 }, r = { 0 };
+	struct buf q = BUF_INIT, r = BUF_INIT;
 	size_t off = 0;
 
 	/* preg_quote everything but the %r...%r parts, which become groups */
@@ -445,28 +408,29 @@ char *phpt_expectf_regex(const char *w, size_t length, size_t *outlen)
 		}
 		preg_quote(&q, w + off, start - off);
 		if (end > start) {
-			sb_add(&q, "(", 1);
-			sb_add(&q, w + start + 2, end - start - 2);
-			sb_add(&q, ")", 1);
+			buf_add(&q, "(", 1);
+			buf_add(&q, w + start + 2, end - start - 2);
+			buf_add(&q, ")", 1);
 		}
 		off = end + 2;
 	}
-	char *quoted = sb_finish(&q, &q.len);
+	size_t qlen;
+	char *quoted = buf_text(&q, &qlen);
 	if (!quoted)
 		return NULL;
 	/* strtr() with the placeholders: every key is two bytes, scanned left
 	 * to right, replaced text never rescanned. */
-	for (size_t i = 0; i < q.len; i++) {
-		const char *ph = quoted[i] == '%' && i + 1 < q.len ? placeholder(quoted[i + 1]) : NULL;
+	for (size_t i = 0; i < qlen; i++) {
+		const char *ph = quoted[i] == '%' && i + 1 < qlen ? placeholder(quoted[i + 1]) : NULL;
 		if (ph) {
-			sb_str(&r, ph);
+			buf_adds(&r, ph);
 			i++;
 		} else {
-			sb_add(&r, quoted + i, 1);
+			buf_add(&r, quoted + i, 1);
 		}
 	}
 	free(quoted);
-	return sb_finish(&r, outlen);
+	return buf_text(&r, outlen);
 }
 
 /* ---- preg_match ---- */
@@ -488,12 +452,12 @@ static pcre2_code *regex_compile(const char *re, size_t relen, char *err, size_t
 			return NULL;
 		}
 	}
-	struct sbuf p = { 0 };
-	sb_add(&p, "^", 1);
-	sb_add(&p, re, relen);
-	sb_add(&p, "$", 1);
+	struct buf p = BUF_INIT;
+	buf_add(&p, "^", 1);
+	buf_add(&p, re, relen);
+	buf_add(&p, "$", 1);
 	size_t plen;
-	char *pat = sb_finish(&p, &plen);
+	char *pat = buf_text(&p, &plen);
 	if (!pat)
 		return NULL;
 	int ec;
@@ -719,7 +683,7 @@ static long count_array_diff(const struct differ *d, long idx1, long idx2, long 
 #define CONTEXT_LINES 3
 
 struct diffout {
-	struct sbuf b;
+	struct buf b;
 	int nlines;
 	int width;
 };
@@ -727,8 +691,8 @@ struct diffout {
 static void out_line(struct diffout *o, const char *s, size_t n)
 {
 	if (o->nlines++)
-		sb_add(&o->b, "\n", 1);
-	sb_add(&o->b, s, n);
+		buf_add(&o->b, "\n", 1);
+	buf_add(&o->b, s, n);
 }
 
 static void out_numbered(struct diffout *o, long num, char sign, const char *s, size_t n)
@@ -736,9 +700,9 @@ static void out_numbered(struct diffout *o, long num, char sign, const char *s, 
 	char head[32];
 	int hn = snprintf(head, sizeof(head), "%0*ld%c ", o->width, num, sign);
 	if (o->nlines++)
-		sb_add(&o->b, "\n", 1);
-	sb_add(&o->b, head, (size_t)hn);
-	sb_add(&o->b, s, n);
+		buf_add(&o->b, "\n", 1);
+	buf_add(&o->b, head, (size_t)hn);
+	buf_add(&o->b, s, n);
 }
 
 static void out_context(struct diffout *o, const struct lines *w, long k)
@@ -747,10 +711,10 @@ static void out_context(struct diffout *o, const struct lines *w, long k)
 	int n = o->width + 2 < (int)sizeof(pad) ? o->width + 2 : (int)sizeof(pad) - 1;
 	memset(pad, ' ', (size_t)n);
 	if (o->nlines++)
-		sb_add(&o->b, "\n", 1);
-	sb_add(&o->b, pad, (size_t)n);
+		buf_add(&o->b, "\n", 1);
+	buf_add(&o->b, pad, (size_t)n);
 	if (k >= 0 && (size_t)k < w->count)
-		sb_add(&o->b, w->s[k], w->n[k]);
+		buf_add(&o->b, w->s[k], w->n[k]);
 }
 
 /* $add_context_lines */
@@ -873,8 +837,7 @@ static char *array_diff(const struct differ *d, size_t *difflen)
 		if (CONTEXT_LINES && old_k1 < cnt1 + 1)
 			out_line(&o, "--", 2);
 	}
-	res = sb_finish(&o.b, difflen);
-	o.b.data = NULL;
+	res = buf_text(&o.b, difflen);
 done:
 	free(o.b.data);
 	free(old1);
