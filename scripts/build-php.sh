@@ -79,23 +79,30 @@ expected_sha() { # tarball name
 	awk -v f="$1" '$2 == f { print $1 }' "$root/scripts/php-source.sha256"
 }
 
+# Prints only the tarball's path (callers take it with $(...)); everything
+# else goes to stderr.  Fetches run one at a time (flock on dist/.lock):
+# make php-builds starts several builds at once on a fresh machine, and two
+# fetches would each add the deb-src entries and run apt-get update.
 fetch_source() {
-	local dist=$cache/dist file want tmp
+	local dist=$cache/dist file want tmp lockfd
 	file=$dist/$DEFAULT_TARBALL
 	want=$(expected_sha "$DEFAULT_TARBALL")
 	[ -n "$want" ] || die "no sha256 for $DEFAULT_TARBALL in scripts/php-source.sha256"
+	mkdir -p "$dist"
+	exec {lockfd}>"$dist/.lock"
+	flock "$lockfd"
 	if [ -f "$file" ] && [ "$(sha256sum < "$file" | cut -d' ' -f1)" = "$want" ]; then
+		exec {lockfd}>&-
 		echo "$file"
 		return
 	fi
-	mkdir -p "$dist"
 	tmp=$(mktemp -d "$dist/download.XXXXXX")
 	chmod 755 "$tmp"
 	if ! (cd "$tmp" && apt-get source -q --download-only "php8.2=$DEFAULT_DEB_VERSION") >"$tmp/log" 2>&1; then
 		# No deb-src entry yet (or stale lists): derive one from the
 		# machine's own apt sources, update, try again.
 		log "apt-get source failed; adding deb-src entries (scripts/apt-deb-src.sh)"
-		"$root/scripts/apt-deb-src.sh"
+		"$root/scripts/apt-deb-src.sh" >&2
 		(cd "$tmp" && apt-get source -q --download-only "php8.2=$DEFAULT_DEB_VERSION") >"$tmp/log" 2>&1 ||
 			{ cat "$tmp/log" >&2; rm -rf "$tmp"; die "apt-get source php8.2=$DEFAULT_DEB_VERSION failed"; }
 	fi
@@ -108,6 +115,7 @@ fetch_source() {
 	fi
 	mv -f "$tmp/$DEFAULT_TARBALL" "$file"
 	rm -rf "$tmp"
+	exec {lockfd}>&-
 	log "source: $file (sha256 $want)"
 	echo "$file"
 }
