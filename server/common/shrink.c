@@ -1215,6 +1215,22 @@ static void add_canonical_bare(struct cands *s, const struct gen_case *c, uint32
 			add(s, SHRINK_CLASS, node, 0, i, 1, 0, 0);
 }
 
+size_t shrink_remainders(const struct gen_case *c, struct shrink_edit *out, size_t max)
+{
+	struct cands s = { out, 0, max };
+
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		if (i != c->root && n->kind != GEN_NULL)
+			add(&s, SHRINK_SET, i, 0, SHRINK_B_NULL, 0, 0, 0);
+		if (n->kind == GEN_OBJECT)
+			for (unsigned k = GEN_NCLASSES; k < GEN_NCLASSES_ALL; k++)
+				if (class_cmp(k, n->cls) < 0 && class_type_fits(c, n, gen_class_at(k)->type))
+					add(&s, SHRINK_CLASS, i, 0, k, 1, 0, 0);
+	}
+	return s.n;
+}
+
 /*
  * Int v's lower values by size (|v|, then the positive first), as edits op
  * of (a, b): -1, |v|, then for each set bit, highest first, the largest int

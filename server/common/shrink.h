@@ -125,6 +125,16 @@ struct shrink_edit {
  * candidates always ends.
  */
 size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size_t max);
+/*
+ * What is left of plan c without one of its parts, into out (at most max):
+ * their count.  Each value but the root made null; each object of a
+ * declared class made each canonical class below its own that its type
+ * fits (gen.h: GenPubA ...), its properties unset: each lower in the
+ * normal form's order, so a root joins the lower case, never the reverse.  Not a reduction step (a remainder may show
+ * another kind of mismatch): the reducer asks whether what is left is an
+ * older root's case (engine/reduce.c, reduce_explained).
+ */
+size_t shrink_remainders(const struct gen_case *c, struct shrink_edit *out, size_t max);
 /* Plan c with edit e applied (e NULL: just compacted) into out; -1 if e does not apply. */
 int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct gen_case *out);
 /* What a candidate does, for logs and tests ("drop 2 entries of node 3"...). */

@@ -1190,6 +1190,61 @@ static void make_hidden_error(unsigned i)
 	a.kinds |= 1u << a.nodes[1].kind;
 }
 
+/*
+ * What is left without one part (shrink_remainders, what the reducer's
+ * roots are explained by): new GenProtA(['a' => INF]) leaves
+ * new GenProtA(['a' => null]) and the canonical classes below it; GenPubA
+ * nothing; a generated plain class of two properties each canonical class,
+ * GenPubA first; every remainder of 300 generated plans applies and keeps
+ * the root's kind.
+ */
+static void test_remainders(struct shrink_edit *edits)
+{
+	unsigned plain = GEN_NCLASSES;
+	unsigned left[3] = { 0 };
+	size_t n;
+	char *x;
+	int applies = 1;
+
+	plan_object(&a, GEN_NCLASSES + 3);
+	set_first_prop(&a);
+	a.nodes[1].kind = GEN_FLOAT;
+	a.nodes[1].v.d = INFINITY;
+	a.kinds |= 1u << GEN_FLOAT;
+	n = shrink_remainders(&a, edits, 16);
+	for (size_t k = 0; k < n; k++) {
+		char *y = shrink_apply(&a, &edits[k], &b) == 0 ? render(&b) : NULL;
+		left[0] += y != NULL && strcmp(y, "new GenProtA(['a' => null])") == 0;
+		left[1] += y != NULL && strcmp(y, "new GenPubA()") == 0;
+		left[2] += y == NULL || strcmp(y, "new GenProtA()") == 0;
+		free(y);
+	}
+	ok(n == 4 && left[0] == 1 && left[1] == 1 && left[2] == 0,
+	    "remainders of new GenProtA(['a' => INF]): new GenProtA(['a' => null]) and the 3 "
+	    "canonical classes below it (new GenPubA() ...), not itself");
+	plan_object(&a, GEN_NCLASSES);
+	ok(shrink_remainders(&a, edits, 16) == 0, "new GenPubA(), the least class, leaves nothing");
+
+	for (unsigned k = 0; k < GEN_NCLASSES && plain == GEN_NCLASSES; k++)
+		if (gen_class_at(k)->type == GEN_CLASS_PLAIN && gen_class_at(k)->nprops >= 2)
+			plain = k;
+	plan_object(&a, plain);
+	n = shrink_remainders(&a, edits, 16);
+	x = n == GEN_NCANON && shrink_apply(&a, &edits[0], &b) == 0 ? render(&b) : NULL;
+	ok(x != NULL && strcmp(x, "new GenPubA()") == 0,
+	    "remainders of a generated plain class of two properties: the 5 canonical classes, new GenPubA() first");
+	free(x);
+
+	for (uint64_t i = 0; i < 300 && applies; i++) {
+		gen_case_make(&a, 5, i);
+		n = shrink_remainders(&a, edits, 16384);
+		for (size_t k = 0; k < n && applies; k++)
+			applies = shrink_apply(&a, &edits[k], &b) == 0 &&
+			    b.nodes[b.root].kind == a.nodes[a.root].kind;
+	}
+	ok(applies, "every remainder of 300 generated plans applies and keeps the root's kind");
+}
+
 int main(void)
 {
 	struct shrink_edit *edits = malloc(16384 * sizeof *edits);
@@ -1445,6 +1500,7 @@ int main(void)
 	    bug_hidden_error, make_hidden_error, 5, 8, "new GenPubX80()\n0\n512");
 	same_normal_form("a throwing jsonSerialize() in a declared property (e146.7's exceptions)",
 	    bug_throw_hidden, make_throw_hidden, 3, 4, "new GenPubA(['a' => new GenC39()])\n0\n512");
+	test_remainders(edits);
 	free(edits);
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;

@@ -275,8 +275,14 @@ static char *reduce_root_key(const char *candidate, const char *sig, const char 
  * A reduced plan may hold the minimal case of an older root next to what
  * changes its signature (INF next to an invalid string: the candidate
  * reports the string's error instead of none; an invalid key beside a depth
- * error both sides report, under PARTIAL_OUTPUT_ON_ERROR).  Its parts are
- * its values and its keys (each as a string), each alone.
+ * error both sides report, under PARTIAL_OUTPUT_ON_ERROR), or be that
+ * case with a value that changes its signature inside it (a property the
+ * candidate shows though the base hides it, holding INF: error 7 instead
+ * of a longer output; a flag that turns the error into an exception).  Its
+ * parts are its values and its keys (each as a string), each alone; then
+ * what is left without one part (shrink_remainders: a value made null, an
+ * object made a canonical class); then the plan with one flag fewer.  Only what a bug shows through moves: a part
+ * joins a root only where that root's own case is what is left.
  */
 typedef int64_t (*part_check)(
     struct reducer *, const char *candidate, struct gen_case *part, struct attempt *);
@@ -285,6 +291,8 @@ static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const
     struct attempt *a, part_check check)
 {
 	struct gen_case *part = malloc(sizeof *part), *key = malloc(sizeof *key);
+	struct shrink_edit left[64];
+	size_t nleft;
 	int64_t found = 0;
 
 	if (part == NULL || key == NULL) {
@@ -308,6 +316,18 @@ static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const
 			if ((type == GEN_KEY_STR || type == GEN_KEY_PROP) && shrink_apply(part, &k, key) == 0)
 				found = check(rd, candidate, key, a);
 		}
+	}
+	/* What is left without one part (shrink_remainders). */
+	nleft = shrink_remainders(plan, left, sizeof left / sizeof left[0]);
+	for (size_t i = 0; i < nleft && found == 0; i++)
+		if (shrink_apply(plan, &left[i], part) == 0)
+			found = check(rd, candidate, part, a);
+	/* The plan with one flag fewer (each check tries one more fewer too). */
+	for (unsigned bit = 0; bit < 23 && found == 0; bit++) {
+		if (!(plan->flags & ((uint64_t)1 << bit)) || shrink_apply(plan, NULL, part) < 0)
+			continue;
+		part->flags &= ~((uint64_t)1 << bit);
+		found = check(rd, candidate, part, a);
 	}
 	free(part);
 	free(key);
