@@ -130,9 +130,10 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
  * their count.  Each value but the root made null; each object of a
  * declared class made each canonical class below its own that its type
  * fits (gen.h: GenPubA ...), its properties unset: each lower in the
- * normal form's order, so a root joins the lower case, never the reverse.  Not a reduction step (a remainder may show
- * another kind of mismatch): the reducer asks whether what is left is an
- * older root's case (engine/reduce.c, reduce_explained).
+ * normal form's order, so a root joins the lower case, never the reverse.
+ * Not a reduction step (a remainder may show another kind of mismatch):
+ * the reducer asks whether what is left is an older root's case
+ * (engine/reduce.c, reduce_explained).
  */
 size_t shrink_remainders(const struct gen_case *c, struct shrink_edit *out, size_t max);
 /* Plan c with edit e applied (e NULL: just compacted) into out; -1 if e does not apply. */

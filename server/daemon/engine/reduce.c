@@ -281,8 +281,9 @@ static char *reduce_root_key(const char *candidate, const char *sig, const char 
  * of a longer output; a flag that turns the error into an exception).  Its
  * parts are its values and its keys (each as a string), each alone; then
  * what is left without one part (shrink_remainders: a value made null, an
- * object made a canonical class); then the plan with one flag fewer.  Only what a bug shows through moves: a part
- * joins a root only where that root's own case is what is left.
+ * object made a canonical class); then the plan with one flag fewer.  Only
+ * what a bug shows through moves: a part joins a root only where that
+ * root's own case is what is left.
  */
 typedef int64_t (*part_check)(
     struct reducer *, const char *candidate, struct gen_case *part, struct attempt *);
