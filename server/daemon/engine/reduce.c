@@ -286,7 +286,7 @@ static char *reduce_root_key(const char *candidate, const char *sig, const char 
  * root's own case is what is left.
  */
 typedef int64_t (*part_check)(
-    struct reducer *, const char *candidate, struct gen_case *part, struct attempt *);
+    struct reducer *, const char *candidate, struct gen_case *part, int nested, struct attempt *);
 
 static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const struct gen_case *plan,
     struct attempt *a, part_check check)
@@ -307,7 +307,7 @@ static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const
 		if (shrink_apply(plan, i == plan->root ? NULL : &e, part) < 0)
 			continue;
 		if (i != plan->root)
-			found = check(rd, candidate, part, a);
+			found = check(rd, candidate, part, 0, a);
 		n = &part->nodes[part->root];
 		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT)
 			continue;
@@ -315,20 +315,20 @@ static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const
 			struct shrink_edit k = { SHRINK_KEY_VALUE, part->root, n->first + x, 0, 0, 0, 0 };
 			uint8_t type = part->ents[n->first + x].key_type;
 			if ((type == GEN_KEY_STR || type == GEN_KEY_PROP) && shrink_apply(part, &k, key) == 0)
-				found = check(rd, candidate, key, a);
+				found = check(rd, candidate, key, 0, a);
 		}
 	}
-	/* What is left without one part (shrink_remainders). */
+	/* What is left without one part (shrink_remainders): the plan's nesting kept. */
 	nleft = shrink_remainders(plan, left, sizeof left / sizeof left[0]);
 	for (size_t i = 0; i < nleft && found == 0; i++)
 		if (shrink_apply(plan, &left[i], part) == 0)
-			found = check(rd, candidate, part, a);
+			found = check(rd, candidate, part, 1, a);
 	/* The plan with one flag fewer (each check tries one more fewer too). */
 	for (unsigned bit = 0; bit < 23 && found == 0; bit++) {
 		if (!(plan->flags & ((uint64_t)1 << bit)) || shrink_apply(plan, NULL, part) < 0)
 			continue;
 		part->flags &= ~((uint64_t)1 << bit);
-		found = check(rd, candidate, part, a);
+		found = check(rd, candidate, part, 1, a);
 	}
 	free(part);
 	free(key);
@@ -342,12 +342,13 @@ static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const
  * depth.  That root's bucket, 0 none.  No case is run.
  */
 static int64_t reduce_part_root(
-    struct reducer *rd, const char *candidate, struct gen_case *part, struct attempt *a)
+    struct reducer *rd, const char *candidate, struct gen_case *part, int nested, struct attempt *a)
 {
 	struct case_spec c;
 	char err[512];
 	int64_t found, flags = part->flags;
 
+	(void)nested; /* the part's own depth is tried first in any case */
 	(void)a;
 	if (reduce_spec(part, &c) < 0)
 		return 0;
@@ -420,26 +421,31 @@ static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, cons
  * one fewer, at the default depth, and reduces to an older root's minimal
  * case (["a\x80" => null] inside a list at depth 1, under INVALID_UTF8_IGNORE
  * and PARTIAL_OUTPUT_ON_ERROR: the key alone under INVALID_UTF8_IGNORE
- * reduces to the root "\x80").  Within the reduction's budget.
+ * reduces to the root "\x80").  A nested part (what is left of the whole
+ * plan, its nesting kept) also at the plan's own depth, where a depth bug
+ * still shows: [[[]], null] at depth 2 reduces to the root [] at depth 1.
+ * Within the reduction's budget.
  */
 static int64_t reduce_part_run(
-    struct reducer *rd, const char *candidate, struct gen_case *part, struct attempt *a)
+    struct reducer *rd, const char *candidate, struct gen_case *part, int nested, struct attempt *a)
 {
 	struct gen_case *p = malloc(sizeof *p);
 	int64_t found = 0;
+	int own = nested && part->depth != 512;
 
 	(void)rd;
 	if (p == NULL)
 		return 0;
-	for (int bit = -1; bit < 23 && found == 0 && !reduce_over_budget(a); bit++) {
-		if (bit >= 0 && !(part->flags & ((int64_t)1 << bit)))
-			continue;
-		memcpy(p, part, sizeof *p);
-		if (bit >= 0)
-			p->flags &= ~((int64_t)1 << bit);
-		p->depth = 512;
-		found = reduce_part_shrink(a, candidate, p);
-	}
+	for (int pass = 0; pass <= own && found == 0; pass++)
+		for (int bit = -1; bit < 23 && found == 0 && !reduce_over_budget(a); bit++) {
+			if (bit >= 0 && !(part->flags & ((int64_t)1 << bit)))
+				continue;
+			memcpy(p, part, sizeof *p);
+			if (bit >= 0)
+				p->flags &= ~((int64_t)1 << bit);
+			p->depth = pass == 0 ? 512 : part->depth;
+			found = reduce_part_shrink(a, candidate, p);
+		}
 	free(p);
 	return found;
 }
