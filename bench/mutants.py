@@ -220,6 +220,8 @@ def main():
     ap.add_argument("--per-daemon", type=int, default=7, help="candidates per daemon (1..7)")
     ap.add_argument("--settle-limit", type=int, default=1800, help="seconds to wait for the reducer per run")
     ap.add_argument("--bin", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--daemon-arg", action="append", default=[], metavar="ARG",
+                    help="one more argument to every daemon (repeat: --daemon-arg=--reduce-budget-ms --daemon-arg=8000)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--json-out", metavar="FILE", help="also write the --json object to FILE")
     args = ap.parse_args()
@@ -254,7 +256,8 @@ def main():
         log(f"bench: daemon {i // args.per_daemon + 1}: {', '.join(group)}")
         # The worker cores (one per build, compiled at the daemon's start) kept beside the builds.
         state = os.path.join(os.path.dirname(os.path.abspath(args.builds)), "state")
-        res, fig = daemon_round(args.bin, base, cands, seeds, args.count, tmp, args.settle_limit, state=state)
+        res, fig = daemon_round(args.bin, base, cands, seeds, args.count, tmp, args.settle_limit,
+                                extra_args=tuple(args.daemon_arg), state=state)
         results.update(res)
         if fig is None:
             continue

@@ -85,12 +85,11 @@ test('a victim\'s measure:1 waits seconds behind three attacks, and plain cases 
 // first could end before the victim was sent, and the second be measuring
 // (CI, 2026-12-04: A2 A1 B A3).
 test('measured cases take turns between clients: one client\'s one case is not behind another\'s many', async () => {
-	const A = ATTACK;
 	const finished = [];
 	const send = (who, localAddress, body) => d.request('POST', '/api/cases', { body, timeoutMs: 90_000, localAddress })
 		.then((r) => { finished.push(who); return { who, r }; });
 	const t0 = Date.now();
-	const attacker = [1, 2, 3].map((i) => send(`A${i}`, '127.0.0.2', A));
+	const attacker = [1, 2, 3].map((i) => send(`A${i}`, '127.0.0.2', ATTACK));
 	await new Promise((res) => setTimeout(res, 400)); // all three sent and waiting
 	const victim = send('B', '127.0.0.3', { code: '[1]', measure: 1 });
 	const all = await Promise.all([...attacker, victim]);
