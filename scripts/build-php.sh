@@ -4,7 +4,7 @@
 #
 #   scripts/build-php.sh --name NAME [--source TARBALL|DIR] [--patch FILE]...
 #                        [--flavour release|debug|asan|coverage] [--full]
-#                        [--no-cli] [--jobs N] [--builds DIR]
+#                        [--instrument-all] [--no-cli] [--jobs N] [--builds DIR]
 #   scripts/build-php.sh --fetch-source     download + check the default tarball, print its path
 #   scripts/build-php.sh --key ...          print the cache key of a request, build nothing
 #   scripts/build-php.sh --plan ...         say what a request would do (cached, full, reused), build nothing
@@ -23,6 +23,16 @@
 #             -g -O1 -fsanitize-recover=address (a report does not end the
 #             process: phpcmp reads it back after the case, docs/sandbox.md)
 #   coverage  CFLAGS="-g -O2 --coverage" LDFLAGS=--coverage
+#
+# The two instrumented flavours (asan, coverage) are by default built over
+# the release tree, as a candidate is (below): ext/json and every file the
+# patches touch are compiled again with the flavour's flags, and libphp is
+# linked again with them — a minute instead of a full build of half an
+# hour, and what the daemon reads (memory errors in json_encode's code,
+# coverage of ext/json) is instrumented.  Memory errors in the rest of PHP
+# (the engine, the allocator's callers) are not seen: --instrument-all
+# builds the whole tree in the flavour (configure --enable-address-sanitizer
+# …, a full build once; its candidates over it).
 #
 # The cache ($PHPCMP_PHP_CACHE, default ~/.cache/phpcmp/php: outside the
 # clone, so a second clone or a CI run on a warm machine finds its builds) holds
@@ -44,8 +54,9 @@
 # the candidate's prefix is the donor's (hard links) with its own
 # lib/libphp.so and bin/php.  The donor is never written, and other
 # processes never see the overlay.  Patches to configure, *.m4, Makefiles,
-# build/ or scripts/, patches adding or deleting files, the coverage flavour
-# (its .gcda paths would name the donor's tree), --full, or no mount
+# build/ or scripts/, patches adding or deleting files, a candidate of the
+# whole-tree coverage flavour (--instrument-all: its .gcda paths would name
+# the donor's tree), --full, or no mount
 # namespace or overlay (not root and no user namespaces) give a full build
 # instead.  Headers changed: the
 # candidate's prefix gets a full `make install`.
@@ -122,7 +133,7 @@ fetch_source() {
 
 # ---- the request ------------------------------------------------------------
 
-name= source= flavour=release jobs= full= no_cli= builds_dir=$root/builds action=build
+name= source= flavour=release jobs= full= no_cli= instrument_all= builds_dir=$root/builds action=build
 patches=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -134,6 +145,7 @@ while [ $# -gt 0 ]; do
 	--builds) builds_dir=${2:?}; shift 2 ;;
 	--full) full=1; shift ;;
 	--no-cli) no_cli=1; shift ;;
+	--instrument-all) instrument_all=1; shift ;;
 	--key) action=key; shift ;;
 	--plan) action=plan; shift ;;
 	--fetch-source) action=fetch; shift ;;
@@ -154,23 +166,53 @@ jobs=${jobs:-$(nproc 2>/dev/null || echo 2)}
 # x.o for bin/php); by default the second without -fPIC.  With it both
 # compiles are the same command, so ccache (below) answers the second from
 # the first: half a full build's compiling, on a fresh machine too.
-configure_args=(--enable-embed=shared --disable-all --disable-cgi --disable-phpdbg --with-pic)
-case $flavour in
-release) cflags="-g -O2" ldflags= ;;
-debug) cflags="-g" ldflags=; configure_args+=(--enable-debug) ;;
-asan)
-	cflags="-g -O1 -fno-omit-frame-pointer -fsanitize-recover=address" ldflags=
-	configure_args+=(--enable-address-sanitizer --enable-undefined-sanitizer) ;;
-coverage) cflags="-g -O2 --coverage" ldflags="--coverage" ;;
-*) die "unknown flavour '$flavour' (release, debug, asan, coverage)" ;;
-esac
-# --no-cli: libphp.so alone, no bin/php (configure --disable-cli).  With no
-# program to link, libtool compiles every file once instead of twice (the
-# coverage flavour's twin compiles differ in their notes' paths, so ccache
-# cannot serve the second): for builds nothing runs run-tests.php with.
-if [ -n "$no_cli" ]; then
-	configure_args+=(--disable-cli)
+# The configure line and flags of a flavour built in full.
+flavour_flags() { # flavour
+	configure_args=(--enable-embed=shared --disable-all --disable-cgi --disable-phpdbg --with-pic)
+	case $1 in
+	release) cflags="-g -O2" ldflags= ;;
+	debug) cflags="-g" ldflags=; configure_args+=(--enable-debug) ;;
+	asan)
+		cflags="-g -O1 -fno-omit-frame-pointer -fsanitize-recover=address" ldflags=
+		configure_args+=(--enable-address-sanitizer --enable-undefined-sanitizer) ;;
+	coverage) cflags="-g -O2 --coverage" ldflags="--coverage" ;;
+	*) die "unknown flavour '$1' (release, debug, asan, coverage)" ;;
+	esac
+	# --no-cli: libphp.so alone, no bin/php (configure --disable-cli).  With no
+	# program to link, libtool compiles every file once instead of twice (the
+	# coverage flavour's twin compiles differ in their notes' paths, so ccache
+	# cannot serve the second): for builds nothing runs run-tests.php with.
+	if [ -n "$no_cli" ] && [ -z "$instrument" ]; then
+		configure_args+=(--disable-cli)
+	fi
+}
+
+# An instrumented flavour over the release tree (the default for asan and
+# coverage): the release flags for the donor, and the flavour's own for
+# what is compiled again (inst_cflags; inst_ldflags for the link).  The
+# asan flags are the ones configure --enable-address-sanitizer
+# --enable-undefined-sanitizer adds, less -DZEND_TRACK_ARENA_ALLOC (it
+# changes the arena's inline functions, which the engine's uninstrumented
+# objects share).  The coverage flavour's notes name the candidate's own
+# copy of ext/json's sources (-ffile-prefix-map, added per tree below), and
+# it has no CLI: run outside the daemon, a CLI would write its counters into
+# the donor's tree.
+instrument= inst_cflags= inst_ldflags=
+if [ -z "$instrument_all" ]; then
+	case $flavour in
+	asan)
+		instrument=ext/json
+		inst_cflags="-O1 -fno-omit-frame-pointer -fsanitize=address -fsanitize-recover=address -fsanitize=undefined -fno-sanitize-recover=undefined -fno-sanitize=object-size" ;;
+	coverage)
+		instrument=ext/json no_cli=1
+		inst_cflags="--coverage" inst_ldflags="--coverage" ;;
+	esac
 fi
+# The flavour of a full build here: the donor's, release, for an
+# instrumented one (until a patch to the build system needs a full build of
+# its own: full_flavour becomes the flavour).
+full_flavour=$([ -n "$instrument" ] && echo release || echo "$flavour")
+flavour_flags "$full_flavour"
 
 # ---- the inner half of a candidate build (inside the mount namespace) -----
 
@@ -184,17 +226,33 @@ if [ "$action" = overlay ]; then
 		patch -d "$DONOR/src" -p1 --batch --forward -s < "$p" >>"$LOGF" 2>&1 ||
 			die "patch $p does not apply (log: $LOGF)"
 	done
+	make_vars=()
+	if [ -n "${INSTRUMENT:-}" ]; then
+		# The donor's objects of the instrumented folder hidden (whiteouts
+		# in the overlay): make compiles them again, and what the patches
+		# touched, with the flavour's flags, and links with them.
+		echo "instrument $INSTRUMENT" >> "$TREE/steps"
+		rm -f "$DONOR/obj/$INSTRUMENT"/*.lo "$DONOR/obj/$INSTRUMENT"/*.o "$DONOR/obj/$INSTRUMENT"/.libs/*.o
+		make_vars=(EXTRA_CFLAGS="$INSTRUMENT_CFLAGS" LDFLAGS="$INSTRUMENT_LDFLAGS")
+	fi
 	echo "make" >> "$TREE/steps"
 	t0=$(date +%s.%N)
 	# libtool's links replayed where a candidate over this donor recorded
 	# them (scripts/libtool-replay.sh): seconds of shell saved per link.
 	REAL_LIBTOOL=$DONOR/obj/libtool LINK_RECIPES=$RECIPES \
-		make -C "$DONOR/obj" -j"$jobs" LIBTOOL="$BASH $root/scripts/libtool-replay.sh" >>"$LOGF" 2>&1 ||
+		make -C "$DONOR/obj" -j"$jobs" LIBTOOL="$BASH $root/scripts/libtool-replay.sh" "${make_vars[@]}" >>"$LOGF" 2>&1 ||
 		die "make failed (log: $LOGF)"
+	if [ -n "${INSTRUMENT:-}" ] && compgen -G "$DONOR/obj/$INSTRUMENT/.libs/*.gcno" >/dev/null; then
+		# Coverage: the notes and the sources they name, in this tree
+		# (TREE/obj, TREE/src: where the daemon and gcov look).
+		mkdir -p "$TREE/obj/$INSTRUMENT/.libs" "$TREE/src/$(dirname "$INSTRUMENT")"
+		cp "$DONOR/obj/$INSTRUMENT"/.libs/*.gcno "$TREE/obj/$INSTRUMENT/.libs/"
+		cp -a "$DONOR/src/$INSTRUMENT" "$TREE/src/$(dirname "$INSTRUMENT")/"
+	fi
 	echo "build-php: make took $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s" >>"$LOGF"
 	if [ "$INSTALL" = full ]; then
 		echo "make install" >> "$TREE/steps"
-		make -C "$DONOR/obj" install >>"$LOGF" 2>&1 || die "make install failed (log: $LOGF)"
+		make -C "$DONOR/obj" install "${make_vars[@]}" >>"$LOGF" 2>&1 || die "make install failed (log: $LOGF)"
 		cp -a "$DONOR/prefix/." "$TREE/prefix/"
 	fi
 	exit 0
@@ -236,21 +294,29 @@ if [ "${PHPCMP_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1; then
 	export CC="ccache ${CC:-cc}"
 fi
 
-key_of() { # patch files...
+# The key of this request (request) or of its donor (donor: no patches,
+# and for an instrumented flavour the release tree it is built over).  A
+# release, debug or --instrument-all request's key is what it has always
+# been: caches stay valid.
+key_of() { # request|donor patch files...
+	local kind=$1 p
+	shift
 	{
 		echo "phpcmp build-php recipe $RECIPE"
 		echo "source $source_sha"
-		echo "flavour $flavour"
+		echo "flavour $([ "$kind" = donor ] && echo "$full_flavour" || echo "$flavour")"
 		echo "configure ${configure_args[*]}"
 		echo "cflags $cflags"
 		echo "ldflags $ldflags"
 		echo "cc $cc_version"
-		local p
+		if [ "$kind" = request ] && [ -n "$instrument" ]; then
+			echo "instrument $instrument: $inst_cflags; link $inst_ldflags; cli ${no_cli:-yes}"
+		fi
 		for p in "$@"; do echo "patch $(sha256sum < "$p" | cut -d' ' -f1)"; done
 	} | sha256sum | cut -c1-20
 }
 
-key=$(key_of "${patches[@]}")
+key=$(key_of request "${patches[@]}")
 if [ "$action" = key ]; then
 	echo "$key"
 	exit 0
@@ -277,14 +343,18 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 write_info() { # tree mode donor seconds
-	local t=$1 p
+	local t=$1 p fl=$flavour
+	[ "$2" != full ] || fl=$full_flavour
 	{
 		echo "key=$(basename "$t")"
 		echo "mode=$2"
 		echo "source=$source"
 		echo "source_kind=$source_kind"
 		echo "source_sha256=$source_sha"
-		echo "flavour=$flavour"
+		echo "flavour=$fl"
+		if [ "$2" != full ] && [ -n "$instrument" ]; then
+			echo "instrumented=$instrument CFLAGS='$inst_cflags' LDFLAGS='$inst_ldflags'"
+		fi
 		echo "configure=${configure_args[*]} CFLAGS='$cflags' LDFLAGS='$ldflags'"
 		for p in "${patches[@]}"; do
 			echo "patch=$(basename "$p") $(sha256sum < "$p" | cut -d' ' -f1)"
@@ -325,7 +395,7 @@ build_full() { # key patches...
 	rm -rf "$t"
 	mkdir -p "$t/src" "$t/obj" "$t/prefix"
 	local logf=$t/build.log
-	log "full build $k ($flavour${*:+, $# patch(es)}) in $t; log: $logf"
+	log "full build $k ($full_flavour${*:+, $# patch(es)}) in $t; log: $logf"
 	echo "extract" >> "$t/steps"
 	if [ "$source_kind" = tree ]; then
 		(cd "$source" && tar --exclude=./.git -cf - .) | tar -xf - -C "$t/src"
@@ -369,7 +439,9 @@ reusable() { # donor-src
 	local src=$1 p f
 	why= install=fast
 	[ -z "$full" ] || { why="--full"; return 1; }
-	[ "$flavour" != coverage ] || { why="coverage flavour"; return 1; }
+	# A candidate of the whole-tree coverage flavour: its counters' paths
+	# would name the donor's tree.
+	[ "$flavour" != coverage ] || [ -n "$instrument" ] || { why="coverage flavour"; return 1; }
 	command -v unshare >/dev/null 2>&1 || { why="no unshare"; return 1; }
 	# Root: a mount namespace.  Anyone else: a user namespace mapping them
 	# to root in it, where the kernel allows overlays (Linux >= 5.11).
@@ -416,15 +488,15 @@ if [ "$action" = plan ]; then
 	# What a request would do, without doing it: "cached", "full",
 	# "reused DONORKEY install=fast|full", "full: REASON", or "full donor
 	# DONORKEY first, then decide" when the donor is not built yet.
-	donor_key=$(key_of)
+	donor_key=$(key_of donor)
 	if [ -f "$tree/done" ]; then
 		echo "cached $key"
-	elif [ ${#patches[@]} -eq 0 ]; then
+	elif [ ${#patches[@]} -eq 0 ] && [ -z "$instrument" ]; then
 		echo "full $key"
 	elif [ ! -f "$trees/$donor_key/done" ]; then
 		echo "full donor $donor_key first, then decide"
 	elif reusable "$trees/$donor_key/src"; then
-		echo "reused $donor_key install=$install"
+		echo "reused $donor_key install=$install${instrument:+ instrumented=$instrument}"
 	else
 		echo "full: $why"
 	fi
@@ -436,14 +508,28 @@ if [ -f "$tree/done" ]; then
 	exit 0
 fi
 
-if [ ${#patches[@]} -eq 0 ]; then
+if [ ${#patches[@]} -eq 0 ] && [ -z "$instrument" ]; then
 	build_full "$key"
 	link_build "$tree" full "$(elapsed "$start")"
 	exit 0
 fi
 
-# A candidate: its donor first (the same source and flavour, no patches).
-donor_key=$(key_of)
+# A full build of this request after all (the overlay cannot be used): for
+# an instrumented flavour, the whole tree in the flavour.
+full_instead() {
+	exec {candfd}>&-
+	if [ -n "$instrument" ]; then
+		full_flavour=$flavour instrument=
+		flavour_flags "$flavour"
+	fi
+	build_full "$key" "${patches[@]}"
+	link_build "$tree" full "$(elapsed "$start")"
+	exit 0
+}
+
+# A candidate, or an instrumented flavour: its donor first (the same source
+# and flavour with no patches; the release tree for an instrumented one).
+donor_key=$(key_of donor)
 build_full "$donor_key"
 donor=$trees/$donor_key
 
@@ -456,16 +542,13 @@ fi
 start=$(now)
 if ! reusable "$donor/src"; then
 	log "candidate $key: full build ($why)"
-	exec {candfd}>&-
-	build_full "$key" "${patches[@]}"
-	link_build "$tree" full "$(elapsed "$start")"
-	exit 0
+	full_instead
 fi
 
 rm -rf "$tree"
 mkdir -p "$tree/upper" "$tree/work"
 logf=$tree/build.log
-log "candidate $key over $donor_key (install: $install); log: $logf"
+log "candidate $key over $donor_key (install: $install${instrument:+; $flavour, instrumented: $instrument and the patched files}); log: $logf"
 echo "overlay $donor_key" >> "$tree/steps"
 for p in "${patches[@]}"; do echo "patch $(basename "$p")" >> "$tree/steps"; done
 if [ "$install" = fast ]; then
@@ -479,16 +562,21 @@ fi
 inner=(--_overlay --flavour "$flavour" --jobs "$jobs")
 for p in "${patches[@]}"; do inner+=(--patch "$p"); done
 status=0
-TREE=$tree DONOR=$donor INSTALL=$install LOGF=$logf RECIPES=$donor.links \
+# An instrumented flavour: the flags of what is compiled again (the
+# coverage notes name this tree's own copy of ext/json, made in the
+# overlay; the counters' paths stay the donor's, as the daemon's
+# GCOV_PREFIX_STRIP expects: the two trees are equally deep).
+inst_map=
+[ "$flavour" != coverage ] || [ -z "$instrument" ] ||
+	inst_map=" -ffile-prefix-map=$donor/src/$instrument=$tree/src/$instrument"
+INSTRUMENT=$instrument INSTRUMENT_CFLAGS="$inst_cflags$inst_map" INSTRUMENT_LDFLAGS=$inst_ldflags \
+	TREE=$tree DONOR=$donor INSTALL=$install LOGF=$logf RECIPES=$donor.links \
 	unshare "${ns[@]}" "$BASH" "$self" "${inner[@]}" || status=$?
 if [ "$status" -eq 3 ]; then
 	# The kernel refused the overlay: build in full instead.
 	log "candidate $key: no overlay mount here ($(tail -1 "$logf")); full build"
 	rm -rf "$tree"
-	exec {candfd}>&-
-	build_full "$key" "${patches[@]}"
-	link_build "$tree" full "$(elapsed "$start")"
-	exit 0
+	full_instead
 elif [ "$status" -ne 0 ]; then
 	die "candidate build failed (log: $logf)"
 fi
@@ -506,6 +594,8 @@ if [ "$install" = fast ]; then
 		ln "$from" "$to" 2>/dev/null || cp -p "$from" "$to"
 	done
 fi
+# The donor's CLI is not this build's.
+[ -z "$no_cli" ] || rm -f "$tree/prefix/bin/php"
 # The overlay's work folder is only needed while mounted.
 rm -rf "$tree/work"
 write_info "$tree" reused "$donor_key" "$(elapsed "$start")"

@@ -7,21 +7,21 @@
 #   src-8.2.32-debug               --enable-debug
 #   src-8.2.32-debug-assert-debug  the same + tests/fixtures/patches/assert-debug.patch
 #                                  (built over the debug tree: seconds)
-#   src-8.2.32-coverage            --coverage (always a full build; --no-cli:
-#                                  no test runs its CLI, and without one each
-#                                  file is compiled once)
-#   src-8.2.32-asan                --enable-address-sanitizer --enable-undefined-sanitizer
+#   src-8.2.32-coverage            ext/json compiled again with --coverage over the
+#                                  release tree (seconds; no CLI: docs/builds.md)
+#   src-8.2.32-asan                ext/json compiled again with ASan and UBSan over
+#                                  the release tree (seconds)
 #   src-8.2.32-asan-overread       the same + tests/fixtures/patches/overread.patch
-#                                  (built over the asan tree: seconds;
-#                                  tests/integration/asan.test.mjs)
+#                                  (tests/integration/asan.test.mjs)
 #   src-8.2.32-asan-uaf            the same + tests/fixtures/patches/uaf-77843.patch
 #
-# `make flavour-builds` runs it; `make test` runs that first.  The four full
-# builds (release, debug, coverage, asan) run side by side, each with
-# make -j$(nproc): while one configures (one core) or links, the others
-# compile, so the two cores stay busy; then the candidates over them, two
-# at a time.  Every later request is cached (~/.cache/phpcmp/php, outside
-# the clone: docs/builds.md).  Without scripts/build-php.sh (a checkout from before
+# `make flavour-builds` runs it; `make test` runs that first.  Two full
+# builds (release, debug) run side by side, each with make -j$(nproc): while
+# one configures (one core) or links, the other compiles, so the two cores
+# stay busy; the asan and coverage requests wait for the release tree and
+# are built over it; then the candidates, side by side.  Every later
+# request is cached (~/.cache/phpcmp/php, outside the clone:
+# docs/builds.md).  Without scripts/build-php.sh (a checkout from before
 # the builds-from-source machinery) it says so and does nothing; the test
 # file then skips.
 set -eu
@@ -52,7 +52,7 @@ side_by_side() { # "args" ...
 
 side_by_side "--name src-8.2.32" \
 	"--name src-8.2.32-debug --flavour debug" \
-	"--name src-8.2.32-coverage --flavour coverage --no-cli" \
+	"--name src-8.2.32-coverage --flavour coverage" \
 	"--name src-8.2.32-asan --flavour asan"
 side_by_side "--name src-8.2.32-debug-assert-debug --flavour debug --patch tests/fixtures/patches/assert-debug.patch" \
 	"--name src-8.2.32-asan-overread --flavour asan --patch tests/fixtures/patches/overread.patch" \

@@ -171,9 +171,21 @@ test('--plan: what would be reused and what needs a full build, and why', async 
 	fs.writeFileSync(added, '--- /dev/null\n+++ b/ext/json/json_new.c\n@@ -0,0 +1 @@\n+int json_new;\n');
 	assert.equal(await plan('--patch', added), 'full: new.patch adds ext/json/json_new.c');
 	assert.equal(await plan('--full', '--patch', patchOf('c2', ENCODER, '/* c2 */')), 'full: --full');
-	// Coverage: always full (its donor may not be built yet here).
-	assert.match(await plan('--flavour', 'coverage', '--patch', patchOf('c3', ENCODER, '/* c3 */')),
+	// The instrumented flavours: ext/json (and the patched files) compiled
+	// again over this same release tree; the whole tree instrumented only
+	// when asked (--instrument-all: its own full tree, which may not be built
+	// yet here; a coverage candidate of it is always a full build).
+	for (const flavour of ['asan', 'coverage']) {
+		assert.match(await plan('--flavour', flavour),
+			new RegExp(`^(reused ${donor} install=fast instrumented=ext/json|cached [0-9a-f]{20})$`));
+		assert.equal(await plan('--flavour', flavour, '--patch', patchOf(`${flavour}3`, ENCODER, `/* ${flavour} */`)),
+			`reused ${donor} install=fast instrumented=ext/json`);
+		assert.equal(await plan('--flavour', flavour, '--full', '--patch', patchOf(`${flavour}4`, ENCODER, `/* ${flavour}4 */`)),
+			'full: --full');
+	}
+	assert.match(await plan('--flavour', 'coverage', '--instrument-all', '--patch', patchOf('c3', ENCODER, '/* c3 */')),
 		/^full(: coverage flavour| donor [0-9a-f]{20} first, then decide)$/);
+	assert.match(await plan('--flavour', 'asan', '--instrument-all'), /^(cached|full) [0-9a-f]{20}$/);
 	fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -136,7 +136,14 @@ test('a planted assertion really aborts the debug build: crash, SIGABRT, the ass
 
 test('coverage build (--coverage) vs release: 0 mismatches; its counters are written when its workers stop, into the state dir, and gcov reads them', { skip }, async () => {
 	const prefix = srcBuild('src-8.2.32-coverage', 'flavour-builds');
-	assert.equal(srcBuildInfo('src-8.2.32-coverage', 'flavour-builds').mode, 'full');
+	// ext/json compiled again with --coverage over the release tree
+	// (scripts/build-php.sh): seconds, not a full build.
+	const info = srcBuildInfo('src-8.2.32-coverage', 'flavour-builds');
+	assert.equal(info.mode, 'reused');
+	assert.match(info.instrumented, /^ext\/json CFLAGS='--coverage' LDFLAGS='--coverage'$/);
+	const donorLibs = path.join(path.dirname(fs.realpathSync(path.join(BUILDS, 'src-8.2.32'))), 'obj/ext/json/.libs');
+	const donorGcda = path.join(donorLibs, 'json_encoder.gcda');
+	assert.ok(!fs.existsSync(donorGcda), `${donorGcda}: the release tree it is built over has no counters`);
 	// The counters would land in the build's own (shared) tree; the daemon
 	// points them into its state dir instead (GCOV_PREFIX, docs/coverage.md):
 	// STATE/coverage/db-FNV1A(database path)/idle/BUILD.  This daemon runs
@@ -159,6 +166,7 @@ test('coverage build (--coverage) vs release: 0 mismatches; its counters are wri
 	daemons.splice(daemons.indexOf(d), 1);
 	assert.ok(fs.existsSync(gcda), `${gcda} written at the workers' exit`);
 	assert.equal(fs.existsSync(treeGcda) ? fs.statSync(treeGcda).mtimeMs : null, treeBefore, 'the shared tree is not written');
+	assert.ok(!fs.existsSync(donorGcda), 'nor the release tree it is built over');
 	// gcov -n: the summary only, no .gcov files; the notes from the tree.
 	for (const f of ['json_encoder.gcno']) fs.copyFileSync(path.join(libs, f), path.join(counters, f));
 	const out = execFileSync('gcov', ['-n', '-b', '-o', counters, path.join(tree, 'src/ext/json/json_encoder.c')],
