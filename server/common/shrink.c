@@ -902,6 +902,28 @@ static void add_lower_code_points(
 }
 
 /*
+ * An ASCII byte b (at `at`) lowered by its bits, as a code point is
+ * (add_lower_code_points), for a bug of some bits of the byte (a mask in
+ * the hex digits of its \u00XX escape, a table indexed by it): each power
+ * of two below it, least first, then b with each set bit cleared, highest
+ * first.  Every byte with the bits meets at the least power of two that
+ * has them ("\x06", "\x0F" and "\x1E" of one escape bug at "\x01"), or at
+ * the fewest bits; NUL, 'a' and '0' are offered already.
+ */
+static void add_lower_bytes(struct cands *s, uint32_t node, uint32_t entry, uint32_t at, unsigned char b)
+{
+	unsigned char m;
+
+	for (m = 1; m < b; m <<= 1)
+		add_char(s, node, entry, at, 1, &m, 1);
+	for (int bit = 6; bit >= 0; bit--) {
+		m = (unsigned char)(b & ~(1u << bit));
+		if (m != b && m != 0 && (m & (m - 1)) != 0 && m != 'a' && m != '0')
+			add_char(s, node, entry, at, 1, &m, 1);
+	}
+}
+
+/*
  * Each character of a string lowered to a smaller one of a small canonical
  * set, smallest first, so that the members of one class of bytes meet at its
  * least one: an ASCII byte to 'a', '0', NUL, \b (the least short escape) or
@@ -970,6 +992,8 @@ static void add_lower_chars(struct cands *s, uint32_t node, uint32_t entry, cons
 					add_char(s, node, entry, at, 1, &ascii[x], 1);
 			for (size_t x = 0; x < sizeof high && high[x] < b; x++)
 				add_char(s, node, entry, at, 1, &high[x], 1);
+			if (b < 0x80 && b != 'a')
+				add_lower_bytes(s, node, entry, at, b);
 			continue;
 		}
 		add_char(s, node, entry, at, len, &ascii[0], 1);

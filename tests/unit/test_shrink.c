@@ -259,6 +259,22 @@ static int bug_mask_low(const struct gen_case *c)
 	return any_string(c, 1, 1, mask_low);
 }
 
+/* A control byte json_encode writes as \u00XX whose escape's last hex digit
+ * is masked (digits[us & 0x10] for digits[us & 0xf], a real mutant of
+ * json_encoder.c): every such byte but NUL shows it. */
+static int escaped_control(const unsigned char *p, uint32_t n)
+{
+	for (uint32_t at = 0; at < n; at++)
+		if (p[at] >= 0x01 && p[at] < 0x20 && !strchr("\b\t\n\f\r", p[at]))
+			return 1;
+	return 0;
+}
+
+static int bug_escape_digit(const struct gen_case *c)
+{
+	return any_string(c, 1, 1, escaped_control);
+}
+
 static int slash(const unsigned char *p, uint32_t n)
 {
 	return memchr(p, '/', n) != NULL;
@@ -462,6 +478,16 @@ static void make_mask_low(unsigned i)
 		plan_string(&a, s[i], strlen(s[i]));
 	else
 		plan_keyed(&a, "\xe9\xbb\xa1" /* U+9EE1 */, GEN_NULL, 0);
+}
+
+/* Control bytes of both halves, in strings and a key. */
+static void make_escape_digit(unsigned i)
+{
+	static const char *const s[] = { "\x06", "\x1e", "a\x0f", "\x1b\x1b", "\x10" };
+	if (i < 5)
+		plan_string(&a, s[i], strlen(s[i]));
+	else
+		plan_keyed(&a, "k\x17", GEN_INT, 3);
 }
 
 static void make_key_slash(unsigned i)
@@ -1437,6 +1463,8 @@ int main(void)
 	    bug_mask_high, make_mask_high, 7, 10, "\"\xe1\x80\x80\"\n0\n512");
 	same_normal_form("an odd code point (an escape's last hex digit masked)", bug_mask_low, make_mask_low,
 	    6, 10, "\"\\u{81}\"\n0\n512");
+	same_normal_form("a control byte's \\u00XX escape masked", bug_escape_digit, make_escape_digit, 6, 10,
+	    "\"\\x01\"\n0\n512");
 	same_normal_form("a key with a slash", bug_key_slash, make_key_slash, 4, 10, "['/' => null]\n0\n512");
 	same_normal_form(
 	    "JSON_HEX_AMP, _APOS or _QUOT", bug_hex_flag, make_hex, 3, 0, "null\nJSON_HEX_AMP\n512");
