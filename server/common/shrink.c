@@ -314,9 +314,13 @@ static void unbox_enum(struct copy *k, const struct gen_node *n, uint32_t j)
  * Node j, declared-class object n (in's node i), := a stdClass of what
  * json_encode shows of it: its public properties in declaration order (a
  * set one with its value, an unset untyped one null, an unset typed one
- * left out), then its dynamic ones.
+ * left out), then its dynamic ones.  With `all`, of its whole property
+ * table instead, as (array) names it: a protected property "\0*\0name",
+ * a private one "\0Class\0name" — keys json_encode skips in any object,
+ * so the base shows what it showed, through the same test of the key.
  */
-static uint32_t plain_object(struct copy *k, const struct gen_node *n, uint32_t i, uint32_t j, unsigned level)
+static uint32_t plain_object(
+    struct copy *k, const struct gen_node *n, uint32_t i, uint32_t j, unsigned level, int all)
 {
 	const struct gen_case *in = k->in;
 	struct gen_case *o = k->out;
@@ -333,7 +337,7 @@ static uint32_t plain_object(struct copy *k, const struct gen_node *n, uint32_t 
 			cnt++;
 	}
 	for (unsigned p = 0; p < cl->nprops; p++)
-		cnt += cl->props[p].visibility == GEN_PUBLIC &&
+		cnt += (all || cl->props[p].visibility == GEN_PUBLIC) &&
 		    (set[p] != SHRINK_NONE || !cl->props[p].typed);
 	memset(&o->nodes[j], 0, sizeof o->nodes[j]);
 	o->nodes[j].kind = GEN_STDCLASS;
@@ -341,14 +345,22 @@ static uint32_t plain_object(struct copy *k, const struct gen_node *n, uint32_t 
 	if (reserve_entries(k, j, cnt, &first) < 0)
 		return j;
 	for (unsigned p = 0, y = 0; p < cl->nprops && !k->fail; p++) {
+		const struct gen_prop *pr = &cl->props[p];
 		struct gen_entry *dst;
-		if (cl->props[p].visibility != GEN_PUBLIC || (set[p] == SHRINK_NONE && cl->props[p].typed))
+		char name[48];
+		int len;
+		if ((!all && pr->visibility != GEN_PUBLIC) || (set[p] == SHRINK_NONE && pr->typed))
 			continue;
+		if (pr->visibility == GEN_PUBLIC)
+			len = snprintf(name, sizeof name, "%.*s", (int)pr->len, pr->name);
+		else
+			len = snprintf(name, sizeof name, "%c%s%c%.*s", 0,
+			    pr->visibility == GEN_PRIVATE ? cl->name : "*", 0, (int)pr->len, pr->name);
 		dst = &o->ents[first + y++];
 		memset(dst, 0, sizeof *dst);
 		dst->key_type = GEN_KEY_STR;
-		dst->key_len = cl->props[p].len;
-		dst->key_off = copy_bytes(k, cl->props[p].name, cl->props[p].len, 0, 0);
+		dst->key_len = (uint32_t)len;
+		dst->key_off = copy_bytes(k, name, (uint32_t)len, 0, 0);
 		if (set[p] != SHRINK_NONE) {
 			uint32_t v = copy_node(k, in->ents[set[p]].value, level + 1);
 			o->ents[first + y - 1].value = v;
@@ -365,7 +377,7 @@ static uint32_t plain_object(struct copy *k, const struct gen_node *n, uint32_t 
 		/* The dynamic properties, after the declared ones, in their order. */
 		uint32_t y = 0;
 		for (unsigned p = 0; p < cl->nprops; p++)
-			y += cl->props[p].visibility == GEN_PUBLIC &&
+			y += (all || cl->props[p].visibility == GEN_PUBLIC) &&
 			    (set[p] != SHRINK_NONE || !cl->props[p].typed);
 		for (uint32_t x = 0; x < n->n && !k->fail; x++) {
 			const struct gen_entry *en = &in->ents[n->first + x];
@@ -456,12 +468,12 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		o->nodes[j].n = len;
 		return j;
 	}
-	if (e != NULL && e->op == SHRINK_KIND && e->a == i && e->hi == 1) {
+	if (e != NULL && e->op == SHRINK_KIND && e->a == i && (e->hi == 1 || e->hi == 3)) {
 		if (n->kind != GEN_OBJECT) {
 			k->fail = 1;
 			return j;
 		}
-		return plain_object(k, n, i, j, level);
+		return plain_object(k, n, i, j, level, e->hi == 3);
 	}
 	if (e != NULL && e->op == SHRINK_NUMBER && e->a == i) {
 		memset(&o->nodes[j], 0, sizeof o->nodes[j]);
@@ -1440,8 +1452,19 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		if (n->kind != GEN_OBJECT)
 			continue;
 		type = gen_class_at(n->cls)->type;
-		if (type == GEN_CLASS_PLAIN || type == GEN_CLASS_DYNAMIC || type == GEN_CLASS_JSONSER_THIS)
+		if (type == GEN_CLASS_PLAIN || type == GEN_CLASS_DYNAMIC || type == GEN_CLASS_JSONSER_THIS) {
+			const struct gen_class *cl = gen_class_at(n->cls);
+			int hidden = 0;
 			add(s, SHRINK_KIND, order[q], 0, GEN_STDCLASS, 1, 0, 0);
+			/* A class with protected or private properties: also the
+			 * stdClass of all of them, their names mangled (a bug in how
+			 * json_encode skips them then meets at (object)["\0" => null]
+			 * whatever class it was found with). */
+			for (unsigned p = 0; p < cl->nprops; p++)
+				hidden |= cl->props[p].visibility != GEN_PUBLIC;
+			if (hidden)
+				add(s, SHRINK_KIND, order[q], 0, GEN_STDCLASS, 3, 0, 0);
+		}
 	}
 	/* Each flag replaced by the lower ones of its family not set. */
 	for (unsigned bit = 1; bit < 23; bit++) {

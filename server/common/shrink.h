@@ -64,7 +64,9 @@ enum shrink_op {
 	SHRINK_INT,       /* int node a := v */
 	SHRINK_FLOAT,     /* float node a := d */
 	SHRINK_KIND,      /* container a becomes kind lo (hi 1: a declared-class object the stdClass
-	                   * json_encode shows of it; hi 2: a map a list, with JSON_FORCE_OBJECT) */
+	                   * json_encode shows of it; hi 3: the stdClass of its whole property
+	                   * table, names mangled as (array) has them; hi 2: a map a list, with
+	                   * JSON_FORCE_OBJECT) */
 	SHRINK_KEY_INT,   /* entry b's key becomes the int v */
 	SHRINK_FLAG,      /* flag bit lo dropped */
 	SHRINK_DEPTH,     /* depth := v (512 when v <= 0) */

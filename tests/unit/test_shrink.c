@@ -1078,6 +1078,44 @@ static int prop_set(
 }
 
 /*
+ * Stand-in for e243.7.delete (json_encode no longer skips the mangled names
+ * of an object's protected and private properties): an object json_encode
+ * reads with a key starting with NUL — a stdClass's, or a declared class's
+ * non-public property that is set or untyped.
+ */
+static int bug_mangled_shown(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		const struct gen_entry *en;
+		if (n->kind == GEN_STDCLASS) {
+			for (uint32_t x = 0; x < n->n; x++) {
+				en = &c->ents[n->first + x];
+				if (en->key_type == GEN_KEY_STR && en->key_len > 0 && c->bytes[en->key_off] == '\0')
+					return 1;
+			}
+		} else if (n->kind == GEN_OBJECT && shows_declared(c, n)) {
+			const struct gen_class *k = gen_class_at(n->cls);
+			for (unsigned p = 0; p < k->nprops; p++)
+				if (k->props[p].visibility != GEN_PUBLIC && (!k->props[p].typed || prop_set(c, n, p, &en)))
+					return 1;
+		}
+	}
+	return 0;
+}
+
+/* The generator's classes that show the bug, last first (a private or a protected property). */
+static void make_mangled_shown(unsigned i)
+{
+	unsigned found = 0;
+	for (unsigned cls = GEN_NCLASSES; cls-- > 0;) {
+		plan_object(&a, cls);
+		if (bug_mangled_shown(&a) && found++ == i)
+			return;
+	}
+}
+
+/*
  * Stand-in for e146.7.negate's output roots (declared properties skipped):
  * a declared-class object json_encode reads the declared properties of,
  * with a public property it shows (set, or untyped) whose name it writes —
@@ -1516,6 +1554,8 @@ int main(void)
 	    make_element_fails, 4, 0, "[\"\\x80\"]\n0\n512");
 	same_normal_form("a numeric key of an array shown as an object", bug_numeric_key, make_numeric_key, 6,
 	    8, "[null]\nJSON_FORCE_OBJECT\n512");
+	same_normal_form("an object's mangled property names shown: a stdClass of them, its key NUL",
+	    bug_mangled_shown, make_mangled_shown, 6, 10, "(object)[\"\\x00\" => null]\n0\n512");
 	same_normal_form("a plain class declaring a protected property: the canonical GenProtA",
 	    bug_protected, make_protected, 4, 5, "new GenProtA()\n0\n512");
 	same_normal_form("a float written with a fraction or an exponent, under PRESERVE_ZERO_FRACTION "
