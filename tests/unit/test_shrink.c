@@ -1091,13 +1091,15 @@ static int bug_mangled_shown(const struct gen_case *c)
 		if (n->kind == GEN_STDCLASS) {
 			for (uint32_t x = 0; x < n->n; x++) {
 				en = &c->ents[n->first + x];
-				if (en->key_type == GEN_KEY_STR && en->key_len > 0 && c->bytes[en->key_off] == '\0')
+				if (en->key_type == GEN_KEY_STR && en->key_len > 0 &&
+				    c->bytes[en->key_off] == '\0')
 					return 1;
 			}
 		} else if (n->kind == GEN_OBJECT && shows_declared(c, n)) {
 			const struct gen_class *k = gen_class_at(n->cls);
 			for (unsigned p = 0; p < k->nprops; p++)
-				if (k->props[p].visibility != GEN_PUBLIC && (!k->props[p].typed || prop_set(c, n, p, &en)))
+				if (k->props[p].visibility != GEN_PUBLIC &&
+				    (!k->props[p].typed || prop_set(c, n, p, &en)))
 					return 1;
 		}
 	}
