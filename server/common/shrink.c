@@ -524,9 +524,13 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	o->kinds |= 1u << kind;
 	if (kind == GEN_STRING) {
 		uint32_t len;
-		o->nodes[j].first = copy_string(
-		    k, in->bytes + n->first, n->n, e != NULL && e->a == i && e->b == SHRINK_NONE, &len);
+		int mine = e != NULL && e->a == i && e->b == SHRINK_NONE;
+		o->nodes[j].first = copy_string(k, in->bytes + n->first, n->n, mine, &len);
 		o->nodes[j].n = len;
+		/* A padding string filled is written as its bytes, no longer as
+		 * str_repeat('x', n). */
+		if (mine && e->op == SHRINK_FILL)
+			o->nodes[j].pad = 0;
 		return j;
 	}
 	if (kind == GEN_ENUM)
@@ -846,6 +850,10 @@ static int small_depth(const struct gen_case *c)
  * other byte by value (so a filler becomes 'a', any ASCII byte is below any
  * byte >= 0x80, and a valid character's bytes order as its code point).
  */
+/* The longest padding string written as its bytes ('aaa…') rather than
+ * str_repeat('x', n): where that source is no longer than the call's. */
+#define SHRINK_PAD_PLAIN 16
+
 static unsigned byte_rank(unsigned char b)
 {
 	return b == 'a' ? 0 : b == '0' ? 1 : 2u + b;
@@ -1418,6 +1426,11 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind == GEN_STRING && n->n > 0 && !n->pad)
 			add_lower_chars(s, order[q], SHRINK_NONE, c->bytes + n->first, n->n);
+		/* A short padding string (str_repeat('x', n), longer in source than
+		 * its n bytes) as a plain one of 'a': the string it is, written as
+		 * any other, so it meets the same bug found in a plain string. */
+		if (n->kind == GEN_STRING && n->pad && n->n <= SHRINK_PAD_PLAIN)
+			add(s, SHRINK_FILL, order[q], SHRINK_NONE, 0, n->n, 1, 0);
 		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT)
 			continue;
 		for (uint32_t x = 0; x < n->n; x++) {

@@ -480,6 +480,33 @@ static void make_mask_low(unsigned i)
 		plan_keyed(&a, "\xe9\xbb\xa1" /* U+9EE1 */, GEN_NULL, 0);
 }
 
+/* Stand-in for e326.10.rel-ne (a non-empty string written as ""): any non-empty string. */
+static int nonempty(const unsigned char *p, uint32_t n)
+{
+	(void)p;
+	return n > 0;
+}
+
+static int bug_nonempty(const struct gen_case *c)
+{
+	return any_string(c, 0, 1, nonempty);
+}
+
+/* Padding strings (str_repeat('x', n)) of 1, 5 and 16 bytes, and plain ones. */
+static void make_nonempty(unsigned i)
+{
+	static const uint32_t pad[] = { 1, 5, 16 };
+	static const char *const s[] = { "q", "xyz" };
+	if (i < 3) {
+		char x[16];
+		memset(x, 'x', sizeof x);
+		plan_string(&a, x, pad[i]);
+		a.nodes[0].pad = 1;
+	} else {
+		plan_string(&a, s[i - 3], strlen(s[i - 3]));
+	}
+}
+
 /* Control bytes of both halves, in strings and a key. */
 static void make_escape_digit(unsigned i)
 {
@@ -1503,6 +1530,8 @@ int main(void)
 	    bug_mask_high, make_mask_high, 7, 10, "\"\xe1\x80\x80\"\n0\n512");
 	same_normal_form("an odd code point (an escape's last hex digit masked)", bug_mask_low, make_mask_low,
 	    6, 10, "\"\\u{81}\"\n0\n512");
+	same_normal_form("a non-empty string, padding ones too (str_repeat('x', n) up to 16)", bug_nonempty,
+	    make_nonempty, 5, 10, "'a'\n0\n512");
 	same_normal_form("a control byte's \\u00XX escape masked", bug_escape_digit, make_escape_digit, 6, 10,
 	    "\"\\x01\"\n0\n512");
 	same_normal_form("a key with a slash", bug_key_slash, make_key_slash, 4, 10, "['/' => null]\n0\n512");
