@@ -756,14 +756,20 @@ static void make_enum_d(unsigned i)
 	a.kinds = 1u << GEN_ENUM;
 }
 
-static void make_protected(unsigned i)
+/* new GenC<cls>() of the i-th generated class, last first, whose bare object shows bug. */
+static void plan_nth_class(unsigned i, int (*bug)(const struct gen_case *))
 {
 	unsigned found = 0;
 	for (unsigned cls = GEN_NCLASSES; cls-- > 0;) {
 		plan_object(&a, cls);
-		if (bug_protected(&a) && found++ == i)
+		if (bug(&a) && found++ == i)
 			return;
 	}
+}
+
+static void make_protected(unsigned i)
+{
+	plan_nth_class(i, bug_protected);
 }
 
 /* A key PHP stores as an int: its value in *v. */
@@ -1136,12 +1142,7 @@ static int bug_mangled_shown(const struct gen_case *c)
 /* The generator's classes that show the bug, last first (a private or a protected property). */
 static void make_mangled_shown(unsigned i)
 {
-	unsigned found = 0;
-	for (unsigned cls = GEN_NCLASSES; cls-- > 0;) {
-		plan_object(&a, cls);
-		if (bug_mangled_shown(&a) && found++ == i)
-			return;
-	}
+	plan_nth_class(i, bug_mangled_shown);
 }
 
 /*
