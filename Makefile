@@ -89,8 +89,9 @@ docker-image:
 docker-check:
 	scripts/docker-image.sh check
 
-# libphp 8.2.32 from source in each flavour (release, debug, coverage) for
-# tests/integration/flavours.test.mjs, through scripts/build-php.sh.
+# libphp 8.2.32 from source in each flavour for tests/integration/flavours.test.mjs
+# and asan.test.mjs, through scripts/build-php.sh: release and debug in full,
+# asan and coverage as ext/json instrumented over the release tree.
 .PHONY: flavour-builds
 flavour-builds:
 	scripts/flavour-builds.sh
