@@ -845,15 +845,15 @@ static int small_depth(const struct gen_case *c)
 	return 0;
 }
 
+/* The longest padding string written as its bytes ('aaa…') rather than
+ * str_repeat('x', n): where that source is no longer than the call's. */
+#define SHRINK_PAD_PLAIN 16
+
 /*
  * A byte's place in the order of characters: 'a', then '0', then every
  * other byte by value (so a filler becomes 'a', any ASCII byte is below any
  * byte >= 0x80, and a valid character's bytes order as its code point).
  */
-/* The longest padding string written as its bytes ('aaa…') rather than
- * str_repeat('x', n): where that source is no longer than the call's. */
-#define SHRINK_PAD_PLAIN 16
-
 static unsigned byte_rank(unsigned char b)
 {
 	return b == 'a' ? 0 : b == '0' ? 1 : 2u + b;
@@ -928,14 +928,15 @@ static void add_lower_code_points(
  * of two below it, least first, then b with each set bit cleared, highest
  * first.  Every byte with the bits meets at the least power of two that
  * has them ("\x06", "\x0F" and "\x1E" of one escape bug at "\x01"), or at
- * the fewest bits; NUL, 'a' and '0' are offered already.
+ * the fewest bits; NUL, 'a', '0', \b and space are offered already.
  */
 static void add_lower_bytes(struct cands *s, uint32_t node, uint32_t entry, uint32_t at, unsigned char b)
 {
 	unsigned char m;
 
 	for (m = 1; m < b; m <<= 1)
-		add_char(s, node, entry, at, 1, &m, 1);
+		if (m != 0x08 && m != ' ') /* (offered already) */
+			add_char(s, node, entry, at, 1, &m, 1);
 	for (int bit = 6; bit >= 0; bit--) {
 		m = (unsigned char)(b & ~(1u << bit));
 		if (m != b && m != 0 && (m & (m - 1)) != 0 && m != 'a' && m != '0')
