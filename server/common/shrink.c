@@ -310,6 +310,12 @@ static void unbox_enum(struct copy *k, const struct gen_node *n, uint32_t j)
 	k->out->kinds |= 1u << x->kind;
 }
 
+/* Does plain_object keep declared property p (set, when set[p] names an entry)? */
+static int plain_keeps(const struct gen_prop *pr, uint32_t set, int all)
+{
+	return (all || pr->visibility == GEN_PUBLIC) && (set != SHRINK_NONE || !pr->typed);
+}
+
 /*
  * Node j, declared-class object n (in's node i), := a stdClass of what
  * json_encode shows of it: its public properties in declaration order (a
@@ -325,7 +331,7 @@ static uint32_t plain_object(
 	const struct gen_case *in = k->in;
 	struct gen_case *o = k->out;
 	const struct gen_class *cl = gen_class_at(n->cls);
-	uint32_t set[GEN_MAX_PROPS], cnt = 0, first;
+	uint32_t set[GEN_MAX_PROPS], cnt = 0, first, y = 0;
 
 	for (unsigned p = 0; p < GEN_MAX_PROPS; p++)
 		set[p] = SHRINK_NONE;
@@ -337,19 +343,18 @@ static uint32_t plain_object(
 			cnt++;
 	}
 	for (unsigned p = 0; p < cl->nprops; p++)
-		cnt += (all || cl->props[p].visibility == GEN_PUBLIC) &&
-		    (set[p] != SHRINK_NONE || !cl->props[p].typed);
+		cnt += plain_keeps(&cl->props[p], set[p], all);
 	memset(&o->nodes[j], 0, sizeof o->nodes[j]);
 	o->nodes[j].kind = GEN_STDCLASS;
 	o->kinds |= 1u << GEN_STDCLASS;
 	if (reserve_entries(k, j, cnt, &first) < 0)
 		return j;
-	for (unsigned p = 0, y = 0; p < cl->nprops && !k->fail; p++) {
+	for (unsigned p = 0; p < cl->nprops && !k->fail; p++) {
 		const struct gen_prop *pr = &cl->props[p];
 		struct gen_entry *dst;
 		char name[48];
 		int len;
-		if ((!all && pr->visibility != GEN_PUBLIC) || (set[p] == SHRINK_NONE && pr->typed))
+		if (!plain_keeps(pr, set[p], all))
 			continue;
 		if (pr->visibility == GEN_PUBLIC)
 			len = snprintf(name, sizeof name, "%.*s", (int)pr->len, pr->name);
@@ -373,24 +378,17 @@ static uint32_t plain_object(
 			k->fail = 1;
 		}
 	}
-	{
-		/* The dynamic properties, after the declared ones, in their order. */
-		uint32_t y = 0;
-		for (unsigned p = 0; p < cl->nprops; p++)
-			y += (all || cl->props[p].visibility == GEN_PUBLIC) &&
-			    (set[p] != SHRINK_NONE || !cl->props[p].typed);
-		for (uint32_t x = 0; x < n->n && !k->fail; x++) {
-			const struct gen_entry *en = &in->ents[n->first + x];
-			uint32_t v;
-			if (en->key_type != GEN_KEY_STR)
-				continue;
-			o->ents[first + y] = *en;
-			o->ents[first + y].key_off = copy_bytes(
-			    k, in->bytes + en->key_off, en->key_len, 0, 0);
-			v = copy_node(k, en->value, level + 1);
-			o->ents[first + y].value = v;
-			y++;
-		}
+	/* The dynamic properties, after the declared ones (y of them), in their order. */
+	for (uint32_t x = 0; x < n->n && !k->fail; x++) {
+		const struct gen_entry *en = &in->ents[n->first + x];
+		uint32_t v;
+		if (en->key_type != GEN_KEY_STR)
+			continue;
+		o->ents[first + y] = *en;
+		o->ents[first + y].key_off = copy_bytes(k, in->bytes + en->key_off, en->key_len, 0, 0);
+		v = copy_node(k, en->value, level + 1);
+		o->ents[first + y].value = v;
+		y++;
 	}
 	if (in->nrefs > 0 && i < GEN_MAX_NODES)
 		k->onstack[i] = 0;
