@@ -548,3 +548,22 @@ char *bucket_reduction_target(const struct result res[2], unsigned diff)
 	json_decref(key);
 	return text;
 }
+
+char *bucket_target_recoded(const char *target, unsigned from, int to)
+{
+	json_t *key = json_loads(target, 0, NULL),
+	       *code = key != NULL ? json_object_get(key, "error_code") : NULL;
+	json_t *exc = key != NULL ? json_object_get(key, "exception") : NULL;
+	json_int_t was = json_is_integer(code) ? json_integer_value(code) : -1;
+	int thrown = (from & RECODE_EXCEPTION) && exc != NULL && !json_is_null(exc);
+	char *text = NULL;
+
+	if (thrown || (was >= 0 && was < 31 && (from & (1u << was)) && was != to)) {
+		if (thrown)
+			json_object_del(key, "exception");
+		if (json_object_set_new(key, "error_code", json_integer(to)) == 0)
+			text = json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS);
+	}
+	json_decref(key);
+	return text;
+}

@@ -241,6 +241,15 @@ char *bucket_signature(const struct result res[2], unsigned diff);
 /* The kind of a mismatch, which a reduction keeps while its shape may change (reduce.c). */
 char *bucket_reduction_target(const struct result res[2], unsigned diff);
 /*
+ * Target (bucket_reduction_target's text) with the candidate's error code
+ * made `to`, where it is one of the codes in `from` (1 << code each), or its
+ * exception taken away and its code made `to` where `from` holds
+ * RECODE_EXCEPTION: what an error step of the reducer may change (shrink.h,
+ * struct shrink_recode).  malloc'd; NULL when the target names no such code.
+ */
+#define RECODE_EXCEPTION (1u << 31)
+char *bucket_target_recoded(const char *target, unsigned from, int to);
+/*
  * The shape of the first difference between two outputs, into outa and outb
  * (each outsize >= BUCKET_SHAPE_MAX + 2); the flags controlling those bytes
  * are or'ed into *mask.

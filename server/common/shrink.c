@@ -395,6 +395,23 @@ static uint32_t plain_object(
 	return j;
 }
 
+/* Node j := the least value json_encode fails on: INF (lo 0), else "\x80" (SHRINK_ERROR). */
+static void put_error(struct copy *k, uint32_t j, uint32_t lo)
+{
+	struct gen_node *n = &k->out->nodes[j];
+
+	memset(n, 0, sizeof *n);
+	if (lo == 0) {
+		n->kind = GEN_FLOAT;
+		n->v.d = INFINITY;
+	} else {
+		n->kind = GEN_STRING;
+		n->first = copy_bytes(k, "\x80", 1, 0, 0);
+		n->n = 1;
+	}
+	k->out->kinds |= 1u << n->kind;
+}
+
 static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 {
 	const struct gen_case *in = k->in;
@@ -417,16 +434,7 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		return j;
 	}
 	if (e != NULL && e->op == SHRINK_ERROR && e->a == i) {
-		memset(&o->nodes[j], 0, sizeof o->nodes[j]);
-		if (e->lo == 0) {
-			o->nodes[j].kind = GEN_FLOAT;
-			o->nodes[j].v.d = INFINITY;
-		} else {
-			o->nodes[j].kind = GEN_STRING;
-			o->nodes[j].first = copy_bytes(k, "\x80", 1, 0, 0);
-			o->nodes[j].n = 1;
-		}
-		o->kinds |= 1u << o->nodes[j].kind;
+		put_error(k, j, e->lo);
 		return j;
 	}
 	if (n->kind == GEN_REF && (n->cls == 1 || n->cls == 2)) {
@@ -518,6 +526,13 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		    e->b < n->first + n->n)
 			keep = e->b;
 	}
+	/* A key written twice (SHRINK_DEDUP): the later entry dropped, its value the earlier's. */
+	if (e != NULL && e->op == SHRINK_DEDUP && e->a == i && e->lo < n->n)
+		lo = e->lo, hi = e->lo + 1;
+	/* The container an entry is moved out of (SHRINK_HOIST): without it. */
+	if (e != NULL && e->op == SHRINK_HOIST && e->b < in->nents && in->ents[e->b].value == i &&
+	    e->lo < n->n)
+		lo = e->lo, hi = e->lo + 1;
 	o->nodes[j].kind = kind;
 	o->kinds |= 1u << kind;
 	if (kind == GEN_STRING) {
@@ -547,6 +562,8 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	if (kind == GEN_OBJECT)
 		o->classes |= 1ull << o->nodes[j].cls;
 	cnt = keep != SHRINK_NONE ? 1 : n->n - (hi - lo);
+	if (e != NULL && e->op == SHRINK_HOIST && e->a == i)
+		cnt++;
 	if (reserve_entries(k, j, cnt, &first) < 0)
 		return j;
 	for (uint32_t x = 0, y = 0; x < n->n && !k->fail; x++) {
@@ -588,8 +605,36 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		    e->b == ei) {
 			dst->key_int = e->v;
 		}
-		v = copy_node(k, src->value, level + 1);
+		if (e != NULL && e->op == SHRINK_KEY_ERROR && e->a == i && e->b == ei) {
+			/* The invalid key's error moved to the value: key 'a'. */
+			dst->key_type = GEN_KEY_STR;
+			dst->key_off = copy_bytes(k, "a", 1, 0, 0);
+			dst->key_len = 1;
+			if (o->nnodes >= GEN_MAX_NODES) {
+				k->fail = 1;
+				return 0;
+			}
+			v = o->nnodes++;
+			put_error(k, v, e->lo);
+		} else if (e != NULL && e->op == SHRINK_DEDUP && e->a == i && e->b == ei) {
+			v = copy_node(k, in->ents[n->first + e->lo].value, level + 1);
+		} else {
+			v = copy_node(k, src->value, level + 1);
+		}
 		o->ents[first + y - 1].value = v;
+		if (e != NULL && e->op == SHRINK_HOIST && e->a == i && e->b == ei) {
+			/* The moved entry, after the container it came out of. */
+			const struct gen_node *from = &in->nodes[src->value];
+			if (kind != GEN_LIST || e->lo >= from->n) {
+				k->fail = 1;
+				return j;
+			}
+			dst = &o->ents[first + y++];
+			*dst = in->ents[from->first + e->lo];
+			dst->key_type = GEN_KEY_NONE;
+			v = copy_node(k, in->ents[from->first + e->lo].value, level + 1);
+			o->ents[first + y - 1].value = v;
+		}
 	}
 	if (in->nrefs > 0 && i < GEN_MAX_NODES)
 		k->onstack[i] = 0;
@@ -637,6 +682,10 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	}
 	if (out->npre == 0)
 		out->features &= ~(1u << GEN_F_SEQUENCE | 1u << GEN_F_SEQ_FAIL);
+	if (e != NULL && e->op == SHRINK_PRE_DROP && e->hi == 1 && e->lo + 1 == c->npre) {
+		out->flags = c->pre_flags[e->lo];
+		out->depth = c->pre_depth[e->lo];
+	}
 	if (e != NULL && e->op == SHRINK_FLAG)
 		out->flags &= ~((int64_t)1 << e->lo);
 	if (e != NULL && e->op == SHRINK_FLAG_LOWER)
@@ -793,7 +842,8 @@ static uint32_t value_rank(const struct gen_node *n)
 /*
  * A value json_encode fails on by itself, whatever holds it: a string of
  * invalid UTF-8 (error 5), NAN (7: INF is the one they all become), a
- * resource (8), a unit enum case (11), a recursion's back-reference (6).
+ * resource (8), a unit enum case (11), a recursion's back-reference (6), an
+ * object whose jsonSerialize() throws.
  */
 static int fails_alone(const struct gen_case *c, const struct gen_node *n)
 {
@@ -807,7 +857,9 @@ static int fails_alone(const struct gen_case *c, const struct gen_node *n)
 	case GEN_ENUM:
 		return n->cls == 2; /* GenEnumU */
 	case GEN_REF:
-		return n->cls == 1;
+		return n->cls == 1 || n->cls == 2;
+	case GEN_OBJECT:
+		return gen_class_at(n->cls)->type == GEN_CLASS_JSONSER_THROW;
 	default:
 		return 0;
 	}
@@ -830,6 +882,49 @@ static int holds_error(const struct gen_case *c, uint32_t i, unsigned level)
 			return 1;
 	}
 	return 0;
+}
+
+/* json_encode's error codes (php_json.h) a value may fail on by itself. */
+enum {
+	JSON_E_UTF8 = 5,
+	JSON_E_RECURSION = 6,
+	JSON_E_INF_OR_NAN = 7,
+	JSON_E_UNSUPPORTED = 8,
+	JSON_E_ENUM = 11
+};
+
+/*
+ * The codes json_encode may report for node i and what it holds (1 << code
+ * each): invalid UTF-8 in a string or key, INF or NAN, a resource, a unit
+ * enum case, a recursion; RECODE_EXCEPTION for a jsonSerialize() that throws.  What an error step may change the candidate's
+ * code from (struct shrink_recode).
+ */
+static unsigned error_codes(const struct gen_case *c, uint32_t i, unsigned level)
+{
+	const struct gen_node *n = &c->nodes[i];
+	unsigned codes = 0;
+
+	if (n->kind == GEN_STRING && !utf8_valid(c->bytes + n->first, n->n))
+		codes = 1u << JSON_E_UTF8;
+	else if (n->kind == GEN_FLOAT && !isfinite(n->v.d))
+		codes = 1u << JSON_E_INF_OR_NAN;
+	else if (n->kind == GEN_RESOURCE)
+		codes = 1u << JSON_E_UNSUPPORTED;
+	else if (n->kind == GEN_ENUM && n->cls == 2) /* GenEnumU */
+		codes = 1u << JSON_E_ENUM;
+	else if (n->kind == GEN_REF && n->cls != 0)
+		codes = 1u << JSON_E_RECURSION;
+	else if (n->kind == GEN_OBJECT && gen_class_at(n->cls)->type == GEN_CLASS_JSONSER_THROW)
+		codes = RECODE_EXCEPTION;
+	if (level > 64 || (n->kind == GEN_REF && n->cls != 0) || (!is_container(n->kind) && !is_holder(n)))
+		return codes;
+	for (uint32_t x = 0; x < n->n; x++) {
+		const struct gen_entry *en = &c->ents[n->first + x];
+		if (en->key_type == GEN_KEY_STR && !utf8_valid(c->bytes + en->key_off, en->key_len))
+			codes |= 1u << JSON_E_UTF8;
+		codes |= error_codes(c, en->value, level + 1);
+	}
+	return codes;
 }
 
 /* A depth below 512, on the compared call or an earlier one (a depth error). */
@@ -1336,6 +1431,21 @@ static int map_has_int_key(const struct gen_case *c, const struct gen_node *n, u
 	return 0;
 }
 
+/* Do entries x and y of a map or stdClass literal name the same key (5 and "5" do)? */
+static int same_key(const struct gen_case *c, const struct gen_entry *x, const struct gen_entry *y)
+{
+	int64_t vx = x->key_int, vy = y->key_int;
+	int ix = x->key_type == GEN_KEY_INT ||
+	    (x->key_type == GEN_KEY_STR && decimal_key(c->bytes + x->key_off, x->key_len, &vx));
+	int iy = y->key_type == GEN_KEY_INT ||
+	    (y->key_type == GEN_KEY_STR && decimal_key(c->bytes + y->key_off, y->key_len, &vy));
+
+	if (ix || iy)
+		return ix && iy && vx == vy;
+	return x->key_type == GEN_KEY_STR && y->key_type == GEN_KEY_STR && x->key_len == y->key_len &&
+	    memcmp(c->bytes + x->key_off, c->bytes + y->key_off, x->key_len) == 0;
+}
+
 /*
  * Is the n bytes p a numeric string as PHP's is_numeric_string() reads it
  * (whitespace around it, a sign, digits with a '.' and an exponent; no hex,
@@ -1409,6 +1519,20 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		if (rest)
 			add(s, SHRINK_ERROR, order[q], 0, 1, 0, 0, 0);
 	}
+	/* A key json_encode fails on (invalid UTF-8) made 'a', its value the
+	 * error's least value: a key's error meets a value's. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			const struct gen_entry *en = &c->ents[n->first + x];
+			if (en->key_type != GEN_KEY_STR || utf8_valid(c->bytes + en->key_off, en->key_len))
+				continue;
+			add(s, SHRINK_KEY_ERROR, order[q], n->first + x, 0, 0, 0, 0);
+			add(s, SHRINK_KEY_ERROR, order[q], n->first + x, 1, 0, 0, 0);
+		}
+	}
 	/* A depth error made the same "\x80" in one step, with that call's depth
 	 * made 512 ([[]] at depth 1 → ["\x80"]): the depth falling to 512 is
 	 * what makes it smaller, whatever the node was ([] ranks below any
@@ -1437,6 +1561,19 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 			if (en->key_type == GEN_KEY_STR && en->key_len > 0)
 				add_lower_chars(
 				    s, order[q], n->first + x, c->bytes + en->key_off, en->key_len);
+		}
+	}
+	/* Less nesting: an element of a list's array moved out to follow that
+	 * array ([[INF]] becomes [[], INF]). */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind != GEN_LIST)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			const struct gen_node *in = &c->nodes[c->ents[n->first + x].value];
+			if (in->kind == GEN_LIST || in->kind == GEN_MAP || in->kind == GEN_STDCLASS)
+				for (uint32_t z = 0; z < in->n; z++)
+					add(s, SHRINK_HOIST, order[q], n->first + x, z, 0, 0, 0);
 		}
 	}
 	/* Entries in order: each pair of neighbours the wrong way round swapped. */
@@ -1629,6 +1766,20 @@ static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size
 				add(&s, SHRINK_DROP, order[q], 0, at, at + size < n->n ? at + size : n->n, 0,
 				    0);
 	}
+	/* A key written twice in a literal (['k' => 1, 0 => 2, 'k' => 3]): the
+	 * value PHP keeps (the later) in the place it keeps (the earlier's),
+	 * the later entry dropped; the same value, one node fewer. */
+	for (uint32_t q = 0; q < tail; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++)
+			for (uint32_t z = x + 1; z < n->n; z++)
+				if (same_key(c, &c->ents[n->first + x], &c->ents[n->first + z])) {
+					add(&s, SHRINK_DEDUP, order[q], n->first + x, z, 0, 0, 0);
+					break;
+				}
+	}
 	/* A container replaced by one of its children. */
 	for (uint32_t q = 1; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1740,6 +1891,10 @@ static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size
 	 * the bug needs none), else made plainer. */
 	for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE; k++) {
 		add(&s, SHRINK_PRE_DROP, SHRINK_NONE, SHRINK_NONE, k, 0, 0, 0);
+		/* The last earlier call compared instead (a mismatch of its own,
+		 * which a JSON_THROW_ON_ERROR call after it leaves in place). */
+		if (k + 1 == c->npre)
+			add(&s, SHRINK_PRE_DROP, SHRINK_NONE, SHRINK_NONE, k, 1, 0, 0);
 		for (unsigned bit = 0; bit < 23; bit++)
 			if (c->pre_flags[k] & ((int64_t)1 << bit))
 				add(&s, SHRINK_PRE_FLAG, SHRINK_NONE, SHRINK_NONE, k, bit, 0, 0);
@@ -1748,11 +1903,17 @@ static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size
 		if (c->pre_depth[k] > 1 && c->pre_depth[k] < 512)
 			add(&s, SHRINK_PRE_DEPTH, SHRINK_NONE, SHRINK_NONE, k, 0, c->pre_depth[k] - 1, 0);
 	}
-	/* Both at once: the root replaced by a child and the depth one less (a
-	 * bug at the depth limit: [[]] at depth 2 and [] at depth 1 meet). */
-	if (c->depth > 1 && c->depth < 512 && (is_container(r->kind) || is_holder(r)))
-		for (uint32_t x = 0; x < r->n; x++)
-			add(&s, SHRINK_REPLACE, c->root, c->ents[r->first + x].value, 0, 0, c->depth - 1, 0);
+	/* Both at once: a container replaced by a child and the depth one less
+	 * (a bug at the depth limit: [[]] at depth 2 and [] at depth 1 meet; a
+	 * later error after a depth error: [[[X]], INF] at depth 3 and [X, INF]
+	 * at depth 1). */
+	for (uint32_t q = 0; q < tail && c->depth > 1 && c->depth < 512; q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (is_container(n->kind) || is_holder(n))
+			for (uint32_t x = 0; x < n->n; x++)
+				add(&s, SHRINK_REPLACE, order[q], c->ents[n->first + x].value, 0, 0,
+				    c->depth - 1, 0);
+	}
 	if (normal)
 		add_normal_form(&s, c, order, tail);
 	return s.n;
@@ -1797,8 +1958,10 @@ static int seen_check(struct seen *t, uint64_t h)
 }
 
 int shrink_run(const struct gen_case *start, struct gen_case *best,
-    int (*accept)(void *arg, const struct gen_case *candidate), void *arg, struct shrink_stats *st)
+    int (*accept)(void *arg, const struct gen_case *candidate, const struct shrink_recode *recode), void *arg,
+    struct shrink_stats *st)
 {
+	struct shrink_recode recode;
 	struct shrink_edit *edits = malloc(SHRINK_MAX_CANDIDATES * sizeof *edits);
 	struct gen_case *cand = malloc(sizeof *cand);
 	struct seen seen = { calloc(SHRINK_SEEN, sizeof(uint64_t)), 0 };
@@ -1841,7 +2004,11 @@ int shrink_run(const struct gen_case *start, struct gen_case *best,
 			continue;
 		}
 		st->tried++;
-		r = accept(arg, cand);
+		recode.from = edits[i].op == SHRINK_ERROR ? error_codes(best, edits[i].a, 0)
+		    : edits[i].op == SHRINK_KEY_ERROR     ? 1u << JSON_E_UTF8
+		                                          : 0;
+		recode.to = edits[i].lo == 0 ? JSON_E_INF_OR_NAN : JSON_E_UTF8;
+		r = accept(arg, cand, recode.from != 0 ? &recode : NULL);
 		if (r < 0)
 			break;
 		if (r > 0) {
@@ -1939,6 +2106,19 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		        : e->hi == 1 ? ", depth := 512"
 		                     : ", an earlier call's depth := 512");
 		break;
+	case SHRINK_DEDUP:
+		snprintf(buf, size,
+		    "map %u: entry %u's key written again at %u: that value kept in its place", e->a, e->b,
+		    e->lo);
+		break;
+	case SHRINK_HOIST:
+		snprintf(buf, size, "list %u: element %u of entry %u's array moved out after it", e->a, e->lo,
+		    e->b);
+		break;
+	case SHRINK_KEY_ERROR:
+		snprintf(buf, size, "entry %u of node %u: key := 'a', value := %s", e->b, e->a,
+		    e->lo == 0 ? "INF" : "\"\\x80\"");
+		break;
 	case SHRINK_MOVE:
 		snprintf(buf, size, "bytes %u..%u of %s %u moved to end at %lld", e->lo, e->hi - 1,
 		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
@@ -1951,7 +2131,8 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 			snprintf(buf, size, "string %u := %lld", e->a, (long long)e->v);
 		break;
 	case SHRINK_PRE_DROP:
-		snprintf(buf, size, "earlier call %u dropped", e->lo + 1);
+		snprintf(buf, size,
+		    e->hi == 1 ? "earlier call %u compared instead" : "earlier call %u dropped", e->lo + 1);
 		break;
 	case SHRINK_PRE_FLAG:
 		snprintf(buf, size, "earlier call %u: flag %s dropped", e->lo + 1,

@@ -74,9 +74,12 @@ enum shrink_op {
 	SHRINK_KEY_VALUE, /* container a replaced by the string of entry b's key */
 	SHRINK_UNBOX,     /* built-in object a (cls 1-4) := the plain value of its JSON-visible
 	                   * properties (lo = SHRINK_NONE), or property lo's value alone */
-	SHRINK_PRE_DROP,  /* a sequence's earlier call lo dropped */
+	SHRINK_PRE_DROP,  /* a sequence's earlier call lo dropped (hi 1: the last, its flags and
+	                   * depth the compared call's: compared instead) */
 	SHRINK_PRE_FLAG,  /* earlier call lo: flag bit hi dropped */
 	SHRINK_PRE_DEPTH, /* earlier call lo: depth := v (512, else one less) */
+	SHRINK_DEDUP,     /* map or stdClass a: its entry b's key written again at entry lo: entry
+	                   * lo dropped, its value entry b's (what PHP makes of the literal) */
 	/* The normal form's steps (after all of the above): */
 	SHRINK_SET,        /* node a := the basic value lo (enum shrink_basic) */
 	SHRINK_ERROR,      /* node a (a value json_encode fails on, a container, the root) := INF
@@ -95,8 +98,12 @@ enum shrink_op {
 	                    * run lowered in one step */
 	SHRINK_MOVE,       /* string a (or key of entry b when b != none): the character at bytes
 	                    * [lo, hi) moved past the run of 'a' after it, to end at v */
-	SHRINK_NUMBER      /* string a (numeric, under JSON_NUMERIC_CHECK) := the number PHP reads
+	SHRINK_NUMBER,     /* string a (numeric, under JSON_NUMERIC_CHECK) := the number PHP reads
 	                    * from it: the int v (lo 0) or the float d (lo 1) */
+	SHRINK_KEY_ERROR,  /* container a's entry b (its key invalid UTF-8): key := 'a', value :=
+	                    * INF (lo 0), else "\x80" (lo 1) */
+	SHRINK_HOIST       /* list a: element lo of the array that is entry b's value moved out,
+	                    * to follow that array (less nesting) */
 };
 
 /* The basic values, in the normal form's order (SHRINK_SET's lo). */
@@ -144,8 +151,25 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 void shrink_describe(const struct shrink_edit *e, char *buf, size_t size);
 
 /*
+ * What an error step (SHRINK_ERROR, SHRINK_KEY_ERROR) may change about the mismatch besides
+ * the value: the candidate's error code, from one json_encode reports for
+ * what the step replaces (from: 1 << code each, RECODE_EXCEPTION for a
+ * jsonSerialize() that throws) to the code of the value that replaces it
+ * (to: INF 7, "\x80" 5).  A bug of error precedence (a
+ * later error replacing the first one's code) shows the code of whichever
+ * error came second; its members meet at one case only when the step may
+ * make that error the canonical one (docs/triage.md).
+ */
+struct shrink_recode {
+	unsigned from;
+	int to;
+};
+
+/*
  * Greedy reduction to a fixpoint: from plan start, try the candidates in
- * order; accept(arg, candidate) answers 1 (it keeps the mismatch: it becomes
+ * order; accept(arg, candidate, recode) answers 1 (it keeps the mismatch,
+ * or for an error step (recode not NULL) the same mismatch with the
+ * candidate's error code changed as recode allows: it becomes
  * the current plan, and the next candidates are its own, from the same
  * position), 0 (rejected: the next candidate) or -1 (out of budget: stop).
  * Ends when a whole pass over the candidates accepts none.  The smallest
@@ -157,7 +181,8 @@ struct shrink_stats {
 	int complete; /* a fixpoint was reached (not stopped by the budget) */
 };
 int shrink_run(const struct gen_case *start, struct gen_case *best,
-    int (*accept)(void *arg, const struct gen_case *candidate), void *arg, struct shrink_stats *st);
+    int (*accept)(void *arg, const struct gen_case *candidate, const struct shrink_recode *recode), void *arg,
+    struct shrink_stats *st);
 
 /*
  * The canonical form of a (reduced) plan, the part of a root-cause key the

@@ -154,6 +154,26 @@ int main(void)
 	k1 = bucket_reduction_target(res, verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD]));
 	is_str(k1, "{\"error_code\":5,\"status\":[\"ok\",\"ok\"],\"v\":1}",
 	    "what a reduction keeps when the codes differ: the candidate's code, not the shape");
+	/* An error step's recode (the reducer's): code 5 may become 7 where 5 is the replaced value's. */
+	{
+		char *r = bucket_target_recoded(k1, 1u << 5 | 1u << 8, 7);
+		is_str(r, "{\"error_code\":7,\"status\":[\"ok\",\"ok\"],\"v\":1}",
+		    "an error step's recode: the candidate's code made the new value's");
+		free(r);
+		r = bucket_target_recoded(k1, 1u << 6, 7);
+		ok(r == NULL, "no recode where the code is not one the replaced value fails on");
+		free(r);
+		r = bucket_target_recoded(
+		    "{\"exception\":\"RuntimeException\",\"status\":[\"ok\",\"ok\"],\"v\":1}",
+		    RECODE_EXCEPTION, 5);
+		is_str(r, "{\"error_code\":5,\"status\":[\"ok\",\"ok\"],\"v\":1}",
+		    "a thrown exception recoded: no exception, the new value's code");
+		free(r);
+		r = bucket_target_recoded(
+		    "{\"exception\":null,\"status\":[\"ok\",\"ok\"],\"v\":1}", RECODE_EXCEPTION, 5);
+		ok(r == NULL, "no recode of an exception the candidate did not throw");
+		free(r);
+	}
 	free(k1);
 	result_release(&res[ROLE_HEAD]);
 	/* Output alone differs: the same target whatever the first differing bytes. */

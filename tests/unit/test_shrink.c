@@ -31,6 +31,10 @@ static char *render(const struct gen_case *c)
 struct oracle {
 	int (*bug)(const struct gen_case *);
 	int64_t calls, budget;
+	/* A stand-in that tells error codes apart: the candidate's code when the
+	 * plan shows the bug (0: it does not), the code the reduction keeps. */
+	int (*code)(const struct gen_case *);
+	int target;
 };
 
 static int has_byte(const struct gen_case *c, unsigned char byte)
@@ -126,20 +130,28 @@ static int apply_unbox(const struct gen_case *c, struct shrink_edit *edits, uint
 	return -2;
 }
 
-static int accept(void *arg, const struct gen_case *cand)
+/* As the reducer's reduce_try: the same code kept, or an error step's recode to the new value's. */
+static int accept(void *arg, const struct gen_case *cand, const struct shrink_recode *recode)
 {
 	struct oracle *o = arg;
+	int code;
 	if (o->budget > 0 && o->calls >= o->budget)
 		return -1;
 	o->calls++;
-	return o->bug(cand);
+	if (o->code == NULL)
+		return o->bug(cand);
+	code = o->code(cand);
+	if (code != 0 && recode != NULL && code != o->target && (recode->from & 1u << o->target) &&
+	    code == recode->to)
+		o->target = code;
+	return code != 0 && code == o->target;
 }
 
 /* The first case of seed 1 with the bug, reduced: its value source and flags. */
 static void reduce_first(
     int (*bug)(const struct gen_case *), const char *want, long want_flags, const char *what)
 {
-	struct oracle o = { bug, 0, 0 };
+	struct oracle o = { .bug = bug };
 	struct shrink_stats st;
 	char msg[256], *src;
 	uint64_t i;
@@ -374,10 +386,13 @@ static void set_first_prop(struct gen_case *c)
 	c->nnodes = 2;
 }
 
+/* A stand-in's error codes while same_normal_form_coded runs it (NULL: a plain bug). */
+static int (*coded)(const struct gen_case *);
+
 /* Plan p reduced under bug: its canonical form (value, flags, depth), malloc'd. */
 static char *normal_form(int (*bug)(const struct gen_case *), const struct gen_case *p, int64_t *tries)
 {
-	struct oracle o = { bug, 0, 0 };
+	struct oracle o = { .bug = bug, .code = coded, .target = coded != NULL ? coded(p) : 0 };
 	struct shrink_stats st;
 
 	if (shrink_run(p, &best, accept, &o, &st) != 0 || !st.complete || !bug(&best))
@@ -1292,6 +1307,92 @@ static void make_hidden_error(unsigned i)
  * GenPubA first; every remainder of 300 generated plans applies and keeps
  * the root's kind.
  */
+/* Plan c with its first candidate of op applied, rendered (malloc'd; "-" when there is none). */
+static char *first_of(const struct gen_case *c, struct shrink_edit *edits, uint8_t op)
+{
+	size_t n = shrink_candidates(c, edits, 16384);
+	for (size_t x = 0; x < n; x++)
+		if (edits[x].op == op)
+			return shrink_apply(c, &edits[x], &b) == 0 ? render(&b) : strdup("(fails)");
+	return strdup("-");
+}
+
+/* The steps that move an error or a value without changing what PHP makes of it. */
+static void test_moves(struct shrink_edit *edits)
+{
+	char *x;
+
+	plan_keyed(&a, "\x80", GEN_NULL, 0);
+	x = first_of(&a, edits, SHRINK_KEY_ERROR);
+	ok(strcmp(x, "['a' => INF]") == 0, "an invalid key's error moved to its value: ['a' => INF]");
+	free(x);
+	plan_keyed(&a, "k", GEN_NULL, 0);
+	x = first_of(&a, edits, SHRINK_KEY_ERROR);
+	ok(strcmp(x, "-") == 0, "a valid key: no such step");
+	free(x);
+
+	/* ['k' => null, 0 => 1.5, 'k' => 2]: PHP's ['k' => 2, 0 => 1.5]. */
+	plan_keyed(&a, "k", GEN_NULL, 0);
+	a.nodes[0].n = 3;
+	a.nents = 3;
+	a.ents[1].key_type = GEN_KEY_INT;
+	a.ents[1].value = 2;
+	a.ents[2] = a.ents[0];
+	a.ents[2].value = 3;
+	a.nnodes = 4;
+	a.nodes[2].kind = GEN_FLOAT;
+	a.nodes[2].v.d = 1.5;
+	a.nodes[3].kind = GEN_INT;
+	a.nodes[3].v.i = 2;
+	a.kinds |= 1u << GEN_FLOAT | 1u << GEN_INT;
+	x = render(&a);
+	printf("# a key written twice: %s\n", x);
+	free(x);
+	x = first_of(&a, edits, SHRINK_DEDUP);
+	ok(strcmp(x, "['k' => 2, 0 => 1.5]") == 0,
+	    "a key written twice: the later value in the earlier place");
+	free(x);
+	a.ents[2].key_type = GEN_KEY_STR; /* "0" is the int key 0 */
+	a.ents[2].key_off = a.nbytes;
+	a.ents[2].key_len = 1;
+	a.bytes[a.nbytes++] = '0';
+	x = first_of(&a, edits, SHRINK_DEDUP);
+	ok(strcmp(x, "['k' => null, 0 => 2]") == 0, "\"0\" written after 0: the same key");
+	free(x);
+
+	/* [[INF]] at depth 1 */
+	make_depth_limit(1);
+	a.depth = 1;
+	a.nodes[1].n = 1;
+	a.nodes[1].first = 1;
+	a.nents = 2;
+	a.ents[1].value = 2;
+	a.nnodes = 3;
+	a.nodes[2].kind = GEN_FLOAT;
+	a.nodes[2].v.d = INFINITY;
+	a.kinds |= 1u << GEN_FLOAT;
+	x = first_of(&a, edits, SHRINK_HOIST);
+	ok(strcmp(x, "[[], INF]") == 0, "an array's element moved out after it: [[INF]] becomes [[], INF]");
+	free(x);
+
+	/* A sequence's last earlier call compared instead of the compared one. */
+	for (uint64_t i = 0; i < 100000; i++) {
+		gen_case_make(&a, 1, i);
+		if (a.npre >= 1 && (a.pre_flags[a.npre - 1] != a.flags || a.pre_depth[a.npre - 1] != a.depth))
+			break;
+	}
+	{
+		size_t n = shrink_candidates(&a, edits, 16384), x2, found = 0;
+		for (x2 = 0; x2 < n; x2++)
+			if (edits[x2].op == SHRINK_PRE_DROP && edits[x2].hi == 1 &&
+			    shrink_apply(&a, &edits[x2], &b) == 0)
+				found++;
+		ok(found == 1 && b.npre + 1 == a.npre && b.flags == a.pre_flags[a.npre - 1] &&
+		        b.depth == a.pre_depth[a.npre - 1],
+		    "a sequence's last earlier call compared instead: one call fewer, its flags and depth");
+	}
+}
+
 static void test_remainders(struct shrink_edit *edits)
 {
 	unsigned plain = GEN_NCLASSES;
@@ -1337,6 +1438,142 @@ static void test_remainders(struct shrink_edit *edits)
 			    b.nodes[b.root].kind == a.nodes[a.root].kind;
 	}
 	ok(applies, "every remainder of 300 generated plans applies and keeps the root's kind");
+}
+
+/*
+ * Stand-in for e188.7.negate (error precedence: the candidate goes on after
+ * a depth error where the base stops, so a later error replaces the depth
+ * error's code).  The errors of a plan in the order json_encode meets them:
+ * a container nested deeper than the depth (1), invalid UTF-8 in a key or
+ * string (5), a recursion (6), INF or NAN (7: sets the code and goes on), a
+ * resource (8), a unit enum case (11); the others stop the encoder.
+ */
+struct error_walk {
+	int after_depth; /* a depth error was met */
+	int code;        /* the candidate's code so far */
+	int stopped;
+};
+
+static void walk_errors(const struct gen_case *c, uint32_t i, unsigned nesting, struct error_walk *w)
+{
+	const struct gen_node *n = &c->nodes[i];
+	int code = 0;
+
+	if (w->stopped || nesting > 64)
+		return;
+	if (n->kind == GEN_STRING && invalid_utf8((const unsigned char *)c->bytes + n->first, n->n))
+		code = 5;
+	else if (n->kind == GEN_FLOAT && !isfinite(n->v.d))
+		code = 7;
+	else if (n->kind == GEN_RESOURCE)
+		code = 8;
+	else if (n->kind == GEN_ENUM && n->cls == 2)
+		code = 11;
+	else if (n->kind == GEN_REF && n->cls != 0)
+		code = 6;
+	else if ((n->kind == GEN_LIST || n->kind == GEN_MAP) && nesting + 1 > (unsigned)c->depth)
+		code = 1;
+	if (code != 0) {
+		w->code = code;
+		w->after_depth |= code == 1;
+		/* Before the depth error every error but INF stops both builds alike. */
+		w->stopped = code != 1 && code != 7 && (!w->after_depth || code != 7);
+	}
+	if (w->stopped ||
+	    (n->kind != GEN_LIST && n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT &&
+	        !(n->kind == GEN_REF && n->cls == 0)))
+		return;
+	for (uint32_t x = 0; x < n->n && !w->stopped; x++) {
+		const struct gen_entry *en = &c->ents[n->first + x];
+		if (en->key_type == GEN_KEY_STR &&
+		    invalid_utf8((const unsigned char *)c->bytes + en->key_off, en->key_len)) {
+			w->code = 5;
+			w->stopped = 1;
+			break;
+		}
+		walk_errors(c, en->value, nesting + (n->kind == GEN_LIST || n->kind == GEN_MAP), w);
+	}
+}
+
+/* The candidate's code where it differs from the base's (a later error after a depth error), else 0. */
+static int code_after_depth(const struct gen_case *c)
+{
+	struct error_walk w = { 0, 0, 0 };
+
+	if (c->depth >= 512)
+		return 0;
+	walk_errors(c, c->root, 0, &w);
+	return w.after_depth && w.code != 1 ? w.code : 0;
+}
+
+static int bug_after_depth(const struct gen_case *c)
+{
+	return code_after_depth(c) != 0;
+}
+
+/* [[[]], X] at depth 1, X: "a\xff", NAN, a resource, GenEnumU::B, ["\xc3" => 1]. */
+static void make_after_depth(unsigned i)
+{
+	memset(&a, 0, sizeof a);
+	a.depth = 1;
+	a.nnodes = 5;
+	a.nents = 3;
+	a.nodes[0].kind = GEN_LIST;
+	a.nodes[0].n = 2;
+	a.ents[0].value = 1;
+	a.ents[1].value = 3;
+	a.nodes[1].kind = GEN_LIST;
+	a.nodes[1].n = 1;
+	a.nodes[1].first = 2;
+	a.ents[2].value = 2;
+	a.nodes[2].kind = GEN_LIST;
+	a.nodes[2].first = 3;
+	a.kinds = 1u << GEN_LIST;
+	switch (i) {
+	case 0:
+		a.nodes[3].kind = GEN_STRING;
+		a.nodes[3].n = 2;
+		memcpy(a.bytes, "a\xff", 2);
+		a.nbytes = 2;
+		break;
+	case 1:
+		a.nodes[3].kind = GEN_FLOAT;
+		a.nodes[3].v.d = NAN;
+		break;
+	case 2:
+		a.nodes[3].kind = GEN_RESOURCE;
+		break;
+	case 3:
+		put_enum_u(3);
+		break;
+	default:
+		a.nodes[3].kind = GEN_MAP;
+		a.nodes[3].n = 1;
+		a.nodes[3].first = 3;
+		a.ents[3].key_type = GEN_KEY_STR;
+		a.ents[3].key_off = 0;
+		a.ents[3].key_len = 1;
+		a.ents[3].value = 4;
+		memcpy(a.bytes, "\xc3", 1);
+		a.nbytes = 1;
+		a.nodes[4].kind = GEN_INT;
+		a.nodes[4].v.i = 1;
+		a.nents = 4;
+		break;
+	}
+	if (a.nodes[4].kind == GEN_NULL && i < 4)
+		a.nnodes = 4;
+	a.kinds |= 1u << a.nodes[3].kind | 1u << a.nodes[4].kind;
+}
+
+/* same_normal_form for a stand-in with error codes (the reduction keeps its start's code). */
+static void same_normal_form_coded(const char *what, int (*code)(const struct gen_case *),
+    int (*bug)(const struct gen_case *), void (*make)(unsigned), unsigned nstart, unsigned ngen,
+    const char *want)
+{
+	coded = code;
+	same_normal_form(what, bug, make, nstart, ngen, want);
+	coded = NULL;
 }
 
 int main(void)
@@ -1388,7 +1625,7 @@ int main(void)
 
 	/* Built-in objects: replaced by their JSON-visible properties, or by one of them. */
 	{
-		struct oracle o = { bug_zero_fraction_deep, 0, 0 };
+		struct oracle o = { .bug = bug_zero_fraction_deep };
 		struct shrink_stats st;
 		char *src;
 		int r;
@@ -1470,7 +1707,7 @@ int main(void)
 
 	/* The budget stops it, keeping the best so far. */
 	{
-		struct oracle o = { bug_del, 0, 3 };
+		struct oracle o = { .bug = bug_del, .budget = 3 };
 		struct shrink_stats st;
 		for (uint64_t i = 0;; i++) {
 			gen_case_make(&a, 1, i);
@@ -1600,7 +1837,10 @@ int main(void)
 	    bug_hidden_error, make_hidden_error, 5, 8, "new GenPubX80()\n0\n512");
 	same_normal_form("a throwing jsonSerialize() in a declared property (e146.7's exceptions)",
 	    bug_throw_hidden, make_throw_hidden, 3, 4, "new GenPubA(['a' => new GenC39()])\n0\n512");
+	same_normal_form_coded("a later error's code replacing a depth error's (e188.7's stand-in)",
+	    code_after_depth, bug_after_depth, make_after_depth, 5, 6, "[[], INF]\n0\n1");
 	test_remainders(edits);
+	test_moves(edits);
 	free(edits);
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;

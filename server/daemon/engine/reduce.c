@@ -78,8 +78,8 @@ struct reducer {
 /* One reduction in progress. */
 struct attempt {
 	struct reducer *rd;
-	int role; /* the candidate's */
-	const char *target;
+	int role;     /* the candidate's */
+	char *target; /* the kind of mismatch kept (owned: an error step may change its candidate's code) */
 	int64_t executions;
 	double t0;
 	int searching;         /* the search: its cases bounded by what is left of the budget */
@@ -150,8 +150,14 @@ static int reduce_case_timeout(const struct attempt *a)
 	return ms;
 }
 
-/* Run c on the reducer's workers: does it show the target kind of mismatch?  res kept when it does. */
-static int reduce_try(struct attempt *a, const struct case_spec *c, int keep)
+/*
+ * Run c on the reducer's workers: does it show the target kind of mismatch
+ * (or, for an error step, recode not NULL, that kind with the candidate's
+ * error code changed as the step allows: then the target it keeps)?  res
+ * kept when it does.
+ */
+static int reduce_try(
+    struct attempt *a, const struct case_spec *c, int keep, const struct shrink_recode *recode)
 {
 	struct result res[2];
 	char *sig;
@@ -169,6 +175,16 @@ static int reduce_try(struct attempt *a, const struct case_spec *c, int keep)
 		a->cut = 1;
 	sig = reduce_target(res);
 	same = sig != NULL && strcmp(sig, a->target) == 0;
+	if (!same && sig != NULL && keep && recode != NULL) {
+		char *recoded = bucket_target_recoded(a->target, recode->from, recode->to);
+		if (recoded != NULL && strcmp(sig, recoded) == 0) {
+			free(a->target);
+			a->target = recoded;
+			recoded = NULL;
+			same = 1;
+		}
+		free(recoded);
+	}
 	free(sig);
 	if (same && keep) {
 		result_release(&a->last[0]);
@@ -215,7 +231,7 @@ static int reduce_spec(const struct gen_case *g, struct case_spec *c)
 	return 0;
 }
 
-static int reduce_accept(void *arg, const struct gen_case *cand)
+static int reduce_accept(void *arg, const struct gen_case *cand, const struct shrink_recode *recode)
 {
 	struct attempt *a = arg;
 	struct case_spec c;
@@ -225,7 +241,7 @@ static int reduce_accept(void *arg, const struct gen_case *cand)
 		return -1;
 	if (reduce_spec(cand, &c) < 0)
 		return 0;
-	same = reduce_try(a, &c, 1);
+	same = reduce_try(a, &c, 1, recode);
 	case_release(&c);
 	return same;
 }
@@ -409,7 +425,7 @@ static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, cons
 		}
 		free(best);
 	}
-	free((char *)s.target);
+	free(s.target);
 	result_release(&s.last[0]);
 	result_release(&s.last[1]);
 	a->executions = s.executions;
@@ -476,7 +492,6 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	struct result fresh[2];
 	char *sig0 = NULL, *canon = NULL, *root = NULL, *outputs = NULL, title[MAX_TITLE_SIZE], err[512];
 	unsigned diff = verdict_compare(&job->res[0], &job->res[1]);
-	char *target = diff != 0 ? bucket_reduction_target(job->res, diff) : NULL;
 	int again, fresh_ok, role = reduce_role_of(app->config, job->candidate);
 	json_t *o;
 	double t_start;
@@ -490,13 +505,13 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	result_init(&fresh[1]);
 	a.rd = rd;
 	a.role = role;
-	a.target = target;
+	a.target = diff != 0 ? bucket_reduction_target(job->res, diff) : NULL;
 	a.t0 = t_start = clock_ms();
 	out.state = "unsupported";
-	if (target == NULL || role <= 0)
+	if (a.target == NULL || role <= 0)
 		goto store;
 	/* The original first: its source must show the same signature. */
-	if (!reduce_try(&a, &job->c, 1)) {
+	if (!reduce_try(&a, &job->c, 1, NULL)) {
 		/* Killed at the per-case bound where the run's own limit let it end: too slow to
 		 * reduce (its own timeout, on the other hand, is its signature). */
 		int slow = a.timed_out && job->res[0].status != STATUS_TIMEOUT &&
@@ -535,7 +550,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 			}
 			reduced.flags &= ~(1L << bit);
 			st.tried++;
-			if (reduce_try(&a, &reduced, 1))
+			if (reduce_try(&a, &reduced, 1, NULL))
 				st.accepted++;
 			else
 				reduced.flags |= 1L << bit;
@@ -544,7 +559,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 			long d = reduced.depth;
 			reduced.depth = 512;
 			st.tried++;
-			if (reduce_try(&a, &reduced, 1))
+			if (reduce_try(&a, &reduced, 1, NULL))
 				st.accepted++;
 			else
 				reduced.depth = d;
@@ -560,7 +575,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	/* Confirmation: a new request here, then newly started workers of both builds
 	 * (each case within the per-case bound, the budget being the search's). */
 	a.searching = 0;
-	again = reduce_try(&a, cur, 0);
+	again = reduce_try(&a, cur, 0, NULL);
 	{
 		struct worker wb, wc;
 		worker_init(&wb, &app->config->builds[ROLE_BASE]);
@@ -570,7 +585,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 		worker_release(&wc);
 		a.executions++;
 		char *s = reduce_target(fresh);
-		fresh_ok = s != NULL && strcmp(s, target) == 0;
+		fresh_ok = s != NULL && strcmp(s, a.target) == 0;
 		free(s);
 	}
 	/* Explained by an older root: one of its parts (with its flags and depth) is that root's minimal case. */
@@ -628,7 +643,7 @@ store:
 	free(canon);
 	free(root);
 	free(outputs);
-	free(target);
+	free(a.target);
 	free(start);
 	free(best);
 	case_release(&reduced);
