@@ -39,16 +39,14 @@ const MUTANTS = fs.readFileSync(path.join(ROOT, 'tests/fixtures/mutants.txt'), '
 	.filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'));
 // Mutants whose roots/lead checks fail on today's reducer (docs/triage.md,
 // "Mutation analysis"): todos unless PHPCMP_MUTANTS_STRICT=1.  Remove an id
-// once the reducer meets the target in run after run.  j216.43.logic-and
-// throws for every error: since the normal form's error step every error
-// meets at INF (31 roots before, 6 after), and since what is left without
-// a part explains a root (the THROW twins join) 3 — INF, and two sequences
-// where json_last_error() is left set by an earlier call (the bench and CI,
-// 2026-12-04): at the target, kept a todo until it holds in more runs.
-// e292.21.rel-ge (4 roots in CI, 2026-12-04: `[]` at the depth limit, and
-// arrays at the limit beside a throwing jsonSerialize(), GenC39) is 2 since
+// once the reducer meets the target in run after run.  None today:
+// j216.43.logic-and (throws for every error: 31 roots before the normal
+// form's error step, 6 after, 3 since what is left without a part explains
+// a root) held 3 in the CI check of 2026-12-04 and in this file's
+// run after the error step's recode (2026-12-05, session 10), and is
+// asserted since.  e292.21.rel-ge (4 roots in CI, 2026-12-04) is 1–2 since
 // what is left without a part is also tried at the plan's own depth.
-const REDUCER_TODO = new Set(['j216.43.logic-and']);
+const REDUCER_TODO = new Set([]);
 const SETTLE_MS = Number(process.env.PHPCMP_MUTANTS_SETTLE_MS || (STRICT ? 1_800_000 : 600_000));
 
 const results = new Map(); // id → {mismatches, roots: [...], buckets}
