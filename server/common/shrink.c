@@ -674,6 +674,9 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 		out->pre_depth[out->npre] = c->pre_depth[p];
 		if (e != NULL && e->op == SHRINK_PRE_FLAG && e->lo == p)
 			out->pre_flags[out->npre] &= ~((int64_t)1 << e->hi);
+		if (e != NULL && e->op == SHRINK_FLAG_LOWER && e->b == 1 + p)
+			out->pre_flags[out->npre] = (out->pre_flags[out->npre] & ~((int64_t)1 << e->lo)) |
+			    (int64_t)1 << e->hi;
 		if (e != NULL && e->op == SHRINK_PRE_DEPTH && e->lo == p)
 			out->pre_depth[out->npre] = e->v;
 		if (e != NULL && e->op == SHRINK_ERROR && e->hi == 2 + p)
@@ -688,7 +691,7 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	}
 	if (e != NULL && e->op == SHRINK_FLAG)
 		out->flags &= ~((int64_t)1 << e->lo);
-	if (e != NULL && e->op == SHRINK_FLAG_LOWER)
+	if (e != NULL && e->op == SHRINK_FLAG_LOWER && e->b == 0)
 		out->flags = (out->flags & ~((int64_t)1 << e->lo)) | (int64_t)1 << e->hi;
 	if (e != NULL && e->op == SHRINK_DEPTH)
 		out->depth = e->v > 0 ? e->v : 512;
@@ -1280,6 +1283,19 @@ static int flag_family(unsigned bit)
 	}
 }
 
+/* Flags' each flag replaced by the lower ones of its family not set: on the compared call (call 0) or earlier call call - 1. */
+static void add_lower_flags(struct cands *s, int64_t flags, uint32_t call)
+{
+	for (unsigned bit = 1; bit < 23; bit++) {
+		if (!(flags & ((int64_t)1 << bit)))
+			continue;
+		for (unsigned to = 0; to < bit; to++)
+			if (!(flags & ((int64_t)1 << to)) && flag_family(to) != 0 &&
+			    flag_family(to) == flag_family(bit))
+				add(s, SHRINK_FLAG_LOWER, 0, call, bit, to, 0, 0);
+	}
+}
+
 #define SHRINK_CLASS_TRIES 12
 
 /* Does object n hold a dynamic property (a key that is no declared property)? */
@@ -1615,15 +1631,11 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 				add(s, SHRINK_KIND, order[q], 0, GEN_STDCLASS, 3, 0, 0);
 		}
 	}
-	/* Each flag replaced by the lower ones of its family not set. */
-	for (unsigned bit = 1; bit < 23; bit++) {
-		if (!(c->flags & ((int64_t)1 << bit)))
-			continue;
-		for (unsigned to = 0; to < bit; to++)
-			if (!(c->flags & ((int64_t)1 << to)) && flag_family(to) != 0 &&
-			    flag_family(to) == flag_family(bit))
-				add(s, SHRINK_FLAG_LOWER, 0, 0, bit, to, 0, 0);
-	}
+	/* Each flag replaced by the lower ones of its family not set, on the
+	 * compared call and on each earlier one. */
+	add_lower_flags(s, c->flags, 0);
+	for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE; k++)
+		add_lower_flags(s, c->pre_flags[k], 1 + k);
 	/* Floats by simplicity (whole before not, then |d|, the positive first):
 	 * |d|, the whole part, then a whole one like an int (below 2^53) or a
 	 * power of ten: the one just below |d|, then its exponent lowered like
@@ -2091,7 +2103,7 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		snprintf(buf, size, "map %u made entry %u alone, key %lld", e->a, e->b, (long long)e->v);
 		break;
 	case SHRINK_FLAG_LOWER:
-		snprintf(buf, size, "flag %s made %s",
+		snprintf(buf, size, e->b == 0 ? "flag %s made %s" : "earlier call's flag %s made %s",
 		    flags_name(1L << e->lo) ? flags_name(1L << e->lo) : "?",
 		    flags_name(1L << e->hi) ? flags_name(1L << e->hi) : "?");
 		break;

@@ -90,7 +90,8 @@ enum shrink_op {
 	                   * v >> 32 bytes of v (little endian): a lower character */
 	SHRINK_CLASS,      /* declared-class object a: class := lo, property i becoming
 	                   * property (v >> 3i) & 7 (hi 1: none of them set) */
-	SHRINK_FLAG_LOWER, /* flag bit lo replaced by the lower bit hi */
+	SHRINK_FLAG_LOWER, /* flag bit lo replaced by the lower bit hi: of the compared call (b 0) or
+	                    * of earlier call b - 1 */
 	SHRINK_SWAP,       /* container a: entries lo and lo + 1 swapped (the lower first) */
 	SHRINK_KEEP_ONE,   /* map a: entry b alone, its key := the int v */
 	SHRINK_FILL,       /* string a (or key of entry b when b != none): every character of

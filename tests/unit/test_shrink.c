@@ -1399,6 +1399,23 @@ static void test_moves(struct shrink_edit *edits)
 		        b.depth == a.pre_depth[a.npre - 1],
 		    "a sequence's last earlier call compared instead: one call fewer, its flags and depth");
 	}
+
+	/* An earlier call's flag lowered in its family (JSON_INVALID_UTF8_SUBSTITUTE -> _IGNORE). */
+	for (uint64_t i = 0; i < 200000; i++) {
+		gen_case_make(&a, 1, i);
+		if (a.npre >= 1 && (a.pre_flags[0] & (1 << 21)) && !(a.pre_flags[0] & (1 << 20)))
+			break;
+	}
+	{
+		size_t n = shrink_candidates(&a, edits, 16384), found = 0;
+		for (size_t x2 = 0; x2 < n; x2++)
+			if (edits[x2].op == SHRINK_FLAG_LOWER && edits[x2].b == 1 && edits[x2].lo == 21 &&
+			    edits[x2].hi == 20 && shrink_apply(&a, &edits[x2], &b) == 0 &&
+			    b.pre_flags[0] == ((a.pre_flags[0] & ~(1 << 21)) | 1 << 20) && b.flags == a.flags)
+				found++;
+		ok(a.npre >= 1 && found == 1,
+		    "an earlier call's JSON_INVALID_UTF8_SUBSTITUTE made _IGNORE, the compared call's flags kept");
+	}
 }
 
 static void test_remainders(struct shrink_edit *edits)
