@@ -420,9 +420,15 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	const struct gen_node *n;
 	uint32_t j, lo = 0, hi = 0, first, cnt, keep = SHRINK_NONE;
 	uint8_t kind;
+	int storage = 0; /* an ArrayObject's storage, made the stdClass json_encode shows of it */
 
 	if (e != NULL && e->op == SHRINK_REPLACE && i == e->a)
 		i = e->b;
+	else if (e != NULL && e->op == SHRINK_UNBOX && i == e->a && i < in->nnodes &&
+	    in->nodes[i].kind == GEN_BUILTIN && in->nodes[i].cls == 0 && in->nodes[i].n == 1) {
+		i = in->ents[in->nodes[i].first].value;
+		storage = 1;
+	}
 	if (i >= in->nnodes || o->nnodes >= GEN_MAX_NODES || level > 64) {
 		k->fail = 1;
 		return 0;
@@ -506,6 +512,13 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	}
 	o->nodes[j] = *n;
 	kind = n->kind;
+	if (storage) {
+		if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS) {
+			k->fail = 1;
+			return j;
+		}
+		kind = GEN_STDCLASS;
+	}
 	if (e != NULL && e->a == i) {
 		if (e->op == SHRINK_INT && (kind == GEN_INT || kind == GEN_BUILTIN))
 			o->nodes[j].v.i = e->v;
@@ -584,6 +597,9 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		}
 		if (kind == GEN_LIST) {
 			dst->key_type = GEN_KEY_NONE;
+		} else if (storage && src->key_type == GEN_KEY_NONE) {
+			dst->key_type = GEN_KEY_INT; /* a list's element: its index */
+			dst->key_int = x;
 		} else if (src->key_type == GEN_KEY_PROP && kind != GEN_OBJECT) {
 			/* A declared property becomes a plain key of the same name. */
 			const struct gen_prop *p = &gen_class_at(n->cls)->props[src->key_int];
@@ -1837,6 +1853,12 @@ static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size
 			/* SplFixedArray(0), DateInterval('P0D'), DateTimeImmutable('@0'). */
 			if (n->cls != 0 && n->cls != 4 && n->v.i != 0)
 				add(&s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
+			/* An ArrayObject: the stdClass of its storage, which json_encode shows. */
+			if (n->cls == 0 && n->n == 1) {
+				uint8_t sk = c->nodes[c->ents[n->first].value].kind;
+				if (sk == GEN_LIST || sk == GEN_MAP || sk == GEN_STDCLASS)
+					add(&s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
+			}
 			if (n->cls != 0) {
 				/* One of its properties (each distinct value once), then all of them. */
 				struct bprop p[BPROP_MAX];

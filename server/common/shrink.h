@@ -18,7 +18,8 @@
  * a container replaced by one of its keys as a string; a built-in object
  * (SplFixedArray, DateInterval, DateTimeImmutable, WeakMap) replaced by one
  * of its JSON-visible properties, or by a stdClass (a list for
- * SplFixedArray) of them all; objects made stdClass, stdClass made arrays,
+ * SplFixedArray) of them all, an ArrayObject by the stdClass of its storage;
+ * objects made stdClass, stdClass made arrays,
  * arrays made lists; each flag bit dropped; the depth restored to 512; a
  * sequence's earlier calls dropped, their flag bits dropped, their depth
  * restored.

@@ -1400,6 +1400,31 @@ static void test_moves(struct shrink_edit *edits)
 		    "a sequence's last earlier call compared instead: one call fewer, its flags and depth");
 	}
 
+	/* new ArrayObject([null, 1]): json_encode shows its storage as an object, {"0":null,"1":1}. */
+	memset(&a, 0, sizeof a);
+	a.depth = 512;
+	a.nnodes = 4;
+	a.nents = 3;
+	a.nodes[0].kind = GEN_BUILTIN;
+	a.nodes[0].n = 1;
+	a.ents[0].value = 1;
+	a.nodes[1].kind = GEN_LIST;
+	a.nodes[1].n = 2;
+	a.nodes[1].first = 1;
+	a.ents[1].value = 2;
+	a.ents[2].value = 3;
+	a.nodes[3].kind = GEN_INT;
+	a.nodes[3].v.i = 1;
+	a.kinds = 1u << GEN_BUILTIN | 1u << GEN_LIST | 1u << GEN_NULL | 1u << GEN_INT;
+	x = render(&a);
+	printf("# an ArrayObject: %s\n", x);
+	free(x);
+	x = first_of(&a, edits, SHRINK_UNBOX);
+	ok(strcmp(x, "(object)[0 => null, 1 => 1]") == 0,
+	    "an ArrayObject of a list made the stdClass of its storage, keys its indexes");
+	printf("# made: %s\n", x);
+	free(x);
+
 	/* An earlier call's flag lowered in its family (JSON_INVALID_UTF8_SUBSTITUTE -> _IGNORE). */
 	for (uint64_t i = 0; i < 200000; i++) {
 		gen_case_make(&a, 1, i);
