@@ -915,8 +915,9 @@ enum {
 /*
  * The codes json_encode may report for node i and what it holds (1 << code
  * each): invalid UTF-8 in a string or key, INF or NAN, a resource, a unit
- * enum case, a recursion; RECODE_EXCEPTION for a jsonSerialize() that throws.  What an error step may change the candidate's
- * code from (struct shrink_recode).
+ * enum case, a recursion; RECODE_EXCEPTION for a jsonSerialize() that
+ * throws.  What an error step may change the candidate's code from (struct
+ * shrink_recode).
  */
 static unsigned error_codes(const struct gen_case *c, uint32_t i, unsigned level)
 {
@@ -1299,7 +1300,8 @@ static int flag_family(unsigned bit)
 	}
 }
 
-/* Flags' each flag replaced by the lower ones of its family not set: on the compared call (call 0) or earlier call call - 1. */
+/* Each flag of flags replaced by the lower ones of its family not set: on
+ * the compared call (call 0) or on earlier call call - 1. */
 static void add_lower_flags(struct cands *s, int64_t flags, uint32_t call)
 {
 	for (unsigned bit = 1; bit < 23; bit++) {

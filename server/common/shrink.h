@@ -18,10 +18,12 @@
  * a container replaced by one of its keys as a string; a built-in object
  * (SplFixedArray, DateInterval, DateTimeImmutable, WeakMap) replaced by one
  * of its JSON-visible properties, or by a stdClass (a list for
- * SplFixedArray) of them all, an ArrayObject by the stdClass of its storage;
- * objects made stdClass, stdClass made arrays,
- * arrays made lists; each flag bit dropped; the depth restored to 512; a
- * sequence's earlier calls dropped, their flag bits dropped, their depth
+ * SplFixedArray) of them all, an ArrayObject by the stdClass of its
+ * storage; objects made stdClass, stdClass made arrays, arrays made lists;
+ * a key written twice in a map literal made the one entry PHP keeps; each
+ * flag bit dropped; the depth restored to 512, or a container replaced by a
+ * child with the depth one less; a sequence's earlier calls dropped (the
+ * last one compared instead), their flag bits dropped, their depth
  * restored.
  *
  * Then the normal form's steps, so that every member of one bug reduces to
@@ -33,17 +35,21 @@
  * enum case, a recursion), a container and the root replaced by INF, the
  * least of them, else by "\x80", the least that fails an array's element
  * loop (an error-precedence bug's members meet whichever error they met,
- * and a bug of one error alone keeps its own, INF not showing it); each
- * character of a string or key lowered to the least one of a small canonical set that
- * keeps it ('a' < '0' < every other byte by value: a lone continuation byte
- * to 0x80, an astral character to U+10000 ...); a declared-class object
+ * and a bug of one error alone keeps its own, INF not showing it; the
+ * candidate's error code may move with the step: struct shrink_recode), an
+ * invalid key's error moved to its value; an array's element moved out
+ * after it (less nesting); each character of a string or key lowered to
+ * the least one of a small canonical set that keeps it ('a' < '0' < every
+ * other byte by value: a lone continuation byte to 0x80, an astral
+ * character to U+10000 ...); a declared-class object
  * given a lower class of its kind or one standing for it (fewer
  * properties, fewer non-public ..., down to the reducer's canonical classes
  * of one property 'a': gen.h's GenPubA ...), or made the stdClass
  * json_encode shows of it; neighbouring entries put in order; a special
  * character moved past the 'a' run after it (the specials of a long string
  * gather at its end, in their order); enum cases lowered, backed ones made
- * their value; each flag replaced by a lower one of its family; under
+ * their value; each flag (of every call) replaced by a lower one of its
+ * family; under
  * JSON_NUMERIC_CHECK a numeric string made its number; floats (0.5 the
  * least after 0.0 and 1.0) and ints lowered by size.
  * The deletion steps reach their fixpoint first.  shrink_run
@@ -74,7 +80,8 @@ enum shrink_op {
 	SHRINK_TO_NULL,   /* node a (an enum case, a resource, a bool) := null */
 	SHRINK_KEY_VALUE, /* container a replaced by the string of entry b's key */
 	SHRINK_UNBOX,     /* built-in object a (cls 1-4) := the plain value of its JSON-visible
-	                   * properties (lo = SHRINK_NONE), or property lo's value alone */
+	                   * properties (lo = SHRINK_NONE), or property lo's value alone; an
+	                   * ArrayObject (cls 0) := the stdClass of its storage */
 	SHRINK_PRE_DROP,  /* a sequence's earlier call lo dropped (hi 1: the last, its flags and
 	                   * depth the compared call's: compared instead) */
 	SHRINK_PRE_FLAG,  /* earlier call lo: flag bit hi dropped */
@@ -153,14 +160,14 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 void shrink_describe(const struct shrink_edit *e, char *buf, size_t size);
 
 /*
- * What an error step (SHRINK_ERROR, SHRINK_KEY_ERROR) may change about the mismatch besides
- * the value: the candidate's error code, from one json_encode reports for
- * what the step replaces (from: 1 << code each, RECODE_EXCEPTION for a
- * jsonSerialize() that throws) to the code of the value that replaces it
- * (to: INF 7, "\x80" 5).  A bug of error precedence (a
- * later error replacing the first one's code) shows the code of whichever
- * error came second; its members meet at one case only when the step may
- * make that error the canonical one (docs/triage.md).
+ * What an error step (SHRINK_ERROR, SHRINK_KEY_ERROR) may change about the
+ * mismatch besides the value: the candidate's error code, from one
+ * json_encode reports for what the step replaces (from: 1 << code each,
+ * RECODE_EXCEPTION for a jsonSerialize() that throws) to the code of the
+ * value that replaces it (to: INF 7, "\x80" 5).  A bug of error precedence
+ * (a later error replacing the first one's code) shows the code of
+ * whichever error came second; its members meet at one case only when the
+ * step may make that error the canonical one (docs/triage.md).
  */
 struct shrink_recode {
 	unsigned from;
