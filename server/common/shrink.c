@@ -858,51 +858,6 @@ static uint32_t value_rank(const struct gen_node *n)
 	}
 }
 
-/*
- * A value json_encode fails on by itself, whatever holds it: a string of
- * invalid UTF-8 (error 5), NAN (7: INF is the one they all become), a
- * resource (8), a unit enum case (11), a recursion's back-reference (6), an
- * object whose jsonSerialize() throws.
- */
-static int fails_alone(const struct gen_case *c, const struct gen_node *n)
-{
-	switch (n->kind) {
-	case GEN_STRING:
-		return n->n > 0 && !utf8_valid(c->bytes + n->first, n->n);
-	case GEN_FLOAT:
-		return isnan(n->v.d);
-	case GEN_RESOURCE:
-		return 1;
-	case GEN_ENUM:
-		return n->cls == 2; /* GenEnumU */
-	case GEN_REF:
-		return n->cls == 1 || n->cls == 2;
-	case GEN_OBJECT:
-		return gen_class_at(n->cls)->type == GEN_CLASS_JSONSER_THROW;
-	default:
-		return 0;
-	}
-}
-
-/* Node i or a part of it fails alone, or a key in it is invalid UTF-8 (5). */
-static int holds_error(const struct gen_case *c, uint32_t i, unsigned level)
-{
-	const struct gen_node *n = &c->nodes[i];
-
-	if (fails_alone(c, n))
-		return 1;
-	if (level > 64 || (n->kind == GEN_REF && n->cls != 0) || (!is_container(n->kind) && !is_holder(n)))
-		return 0;
-	for (uint32_t x = 0; x < n->n; x++) {
-		const struct gen_entry *en = &c->ents[n->first + x];
-		if (en->key_type == GEN_KEY_STR && !utf8_valid(c->bytes + en->key_off, en->key_len))
-			return 1;
-		if (holds_error(c, en->value, level + 1))
-			return 1;
-	}
-	return 0;
-}
-
 /* json_encode's error codes (php_json.h) a value may fail on by itself. */
 enum {
 	JSON_E_UTF8 = 5,
@@ -913,36 +868,56 @@ enum {
 };
 
 /*
- * The codes json_encode may report for node i and what it holds (1 << code
- * each): invalid UTF-8 in a string or key, INF or NAN, a resource, a unit
- * enum case, a recursion; RECODE_EXCEPTION for a jsonSerialize() that
- * throws.  What an error step may change the candidate's code from (struct
- * shrink_recode).
+ * The code json_encode reports for value n by itself, whatever holds it
+ * (1 << code; 0 none): a string of invalid UTF-8 (5), INF or NAN (7), a
+ * resource (8), a unit enum case (11), a recursion's back-reference (6);
+ * RECODE_EXCEPTION for an object whose jsonSerialize() throws.
  */
-static unsigned error_codes(const struct gen_case *c, uint32_t i, unsigned level)
+static unsigned own_code(const struct gen_case *c, const struct gen_node *n)
+{
+	switch (n->kind) {
+	case GEN_STRING:
+		return utf8_valid(c->bytes + n->first, n->n) ? 0 : 1u << JSON_E_UTF8;
+	case GEN_FLOAT:
+		return isfinite(n->v.d) ? 0 : 1u << JSON_E_INF_OR_NAN;
+	case GEN_RESOURCE:
+		return 1u << JSON_E_UNSUPPORTED;
+	case GEN_ENUM:
+		return n->cls == 2 ? 1u << JSON_E_ENUM : 0; /* GenEnumU */
+	case GEN_REF:
+		return n->cls != 0 ? 1u << JSON_E_RECURSION : 0;
+	case GEN_OBJECT:
+		return gen_class_at(n->cls)->type == GEN_CLASS_JSONSER_THROW ? RECODE_EXCEPTION : 0;
+	default:
+		return 0;
+	}
+}
+
+/* A value json_encode fails on by itself, INF aside (the one they all become). */
+static int fails_alone(const struct gen_case *c, const struct gen_node *n)
+{
+	return own_code(c, n) != 0 && !(n->kind == GEN_FLOAT && isinf(n->v.d));
+}
+
+/*
+ * The codes json_encode may report for node i and what it holds (1 << code
+ * each, own_code's): its values' own, and invalid UTF-8 in a key; INF
+ * counted only when inf is set.  Not 0: node i holds an error (the error
+ * step is offered); what an error step may change the candidate's code
+ * from (struct shrink_recode).
+ */
+static unsigned error_codes(const struct gen_case *c, uint32_t i, unsigned level, int inf)
 {
 	const struct gen_node *n = &c->nodes[i];
-	unsigned codes = 0;
+	unsigned codes = inf || fails_alone(c, n) ? own_code(c, n) : 0;
 
-	if (n->kind == GEN_STRING && !utf8_valid(c->bytes + n->first, n->n))
-		codes = 1u << JSON_E_UTF8;
-	else if (n->kind == GEN_FLOAT && !isfinite(n->v.d))
-		codes = 1u << JSON_E_INF_OR_NAN;
-	else if (n->kind == GEN_RESOURCE)
-		codes = 1u << JSON_E_UNSUPPORTED;
-	else if (n->kind == GEN_ENUM && n->cls == 2) /* GenEnumU */
-		codes = 1u << JSON_E_ENUM;
-	else if (n->kind == GEN_REF && n->cls != 0)
-		codes = 1u << JSON_E_RECURSION;
-	else if (n->kind == GEN_OBJECT && gen_class_at(n->cls)->type == GEN_CLASS_JSONSER_THROW)
-		codes = RECODE_EXCEPTION;
 	if (level > 64 || (n->kind == GEN_REF && n->cls != 0) || (!is_container(n->kind) && !is_holder(n)))
 		return codes;
 	for (uint32_t x = 0; x < n->n; x++) {
 		const struct gen_entry *en = &c->ents[n->first + x];
 		if (en->key_type == GEN_KEY_STR && !utf8_valid(c->bytes + en->key_off, en->key_len))
 			codes |= 1u << JSON_E_UTF8;
-		codes |= error_codes(c, en->value, level + 1);
+		codes |= error_codes(c, en->value, level + 1, inf);
 	}
 	return codes;
 }
@@ -1547,7 +1522,7 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		/* (Both below "the rest" of value_rank's order: only ever down.)
 		 * Only where an error can be: a case with none pays nothing. */
 		int rest = value_rank(n) == SHRINK_B_COUNT + 3, alone = fails_alone(c, n);
-		if (!alone && !(rest && (holds_error(c, order[q], 0) || (q == 0 && small_depth(c)))))
+		if (!alone && !(rest && (error_codes(c, order[q], 0, 0) != 0 || (q == 0 && small_depth(c)))))
 			continue;
 		add(s, SHRINK_ERROR, order[q], 0, 0, 0, 0, 0);
 		if (rest)
@@ -2040,7 +2015,7 @@ int shrink_run(const struct gen_case *start, struct gen_case *best,
 			continue;
 		}
 		st->tried++;
-		recode.from = edits[i].op == SHRINK_ERROR ? error_codes(best, edits[i].a, 0)
+		recode.from = edits[i].op == SHRINK_ERROR ? error_codes(best, edits[i].a, 0, 1)
 		    : edits[i].op == SHRINK_KEY_ERROR     ? 1u << JSON_E_UTF8
 		                                          : 0;
 		recode.to = edits[i].lo == 0 ? JSON_E_INF_OR_NAN : JSON_E_UTF8;
