@@ -9,6 +9,8 @@
 //                       daemon of the suite (default build/test-state)
 //   PHPCMP_BUILDS       folder holding base/ and head/ (default builds)
 //   PHPCMP_TEST_LOGS    where daemon logs go (default tests/artifacts)
+//   PHPCMP_KEEP_TMP     1: keep the temporary folders (tmpDir) of a passing
+//                       test process too (a failing one keeps them anyway)
 //   PHPCMP_DAEMON_WRAPPER  a command the daemon runs under, e.g.
 //                       "valgrind --leak-check=full --error-exitcode=99"
 //                       (make memcheck); split on spaces
@@ -71,8 +73,26 @@ export const HEAD_VERSION = buildVersion(path.join(BUILDS, 'head'));
 const START_DEADLINE_MS = WRAPPER.length ? 300_000 : 90_000;
 const STOP_DEADLINE_MS = WRAPPER.length ? 120_000 : 15_000;
 
+// Every folder tmpDir makes goes when the test process ends, unless a test
+// failed (its databases and logs are the evidence) or PHPCMP_KEEP_TMP=1.
+// A suite run makes a few hundred of them, a daemon's database up to
+// hundreds of MB each: left behind, they fill /tmp within days.
+const madeDirs = [];
+process.on('exit', (code) => {
+	if (code !== 0 || process.exitCode || process.env.PHPCMP_KEEP_TMP === '1') return;
+	for (const dir of madeDirs) {
+		try {
+			fs.rmSync(dir, { recursive: true, force: true });
+		} catch {
+			/* still mounted or in use: left for the next clean-up */
+		}
+	}
+});
+
 export function tmpDir(prefix = 'phpcmp-test-') {
-	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+	madeDirs.push(dir);
+	return dir;
 }
 
 export function sha256File(file) {
