@@ -160,3 +160,37 @@ test('mismatches not reproduced alone: one execution each, one root per candidat
 	assert.equal(roots[0].minimal.executions, 1);
 	assert.equal(roots[0].minimal.root_key, 'head\nnot reproduced alone\n');
 });
+
+test('a reduced case\'s output over 64 KiB is not kept in its reduction: its size, and a link to the exact bytes', async () => {
+	// A candidate reading past its buffer gave megabytes per reduction; the
+	// reduction keeps outputs as the API inlines them.
+	const d = await start({ name: 'reduce-bounds-big', reduce: true });
+	const r = await d.runCase({ code: "str_repeat(PHP_VERSION_ID >= 80236 ? 'n' : 'o', 100000)" });
+	assert.equal(r.verdict, 'differ');
+	await reducerIdle(d, 60_000);
+	const [x] = await minimals(d);
+	assert.equal(x?.state, 'done', JSON.stringify(x).slice(0, 1000));
+	for (const [role, ch] of [['base', 'o'], ['head', 'n']]) {
+		const o = x.outputs[role];
+		assert.equal(o.output, null);
+		assert.deepEqual(o.omitted, ['output']);
+		assert.equal(o.output_size, 100002);
+		const bytes = await d.get(o.output_url);
+		assert.equal(bytes.status, 200, o.output_url);
+		assert.equal(bytes.text, JSON.stringify(ch.repeat(100000)));
+	}
+	// A small one stays inline, nothing omitted (another kind of mismatch:
+	// a bucket of its own); false has no size.
+	const s = await d.runCase({ code: "PHP_VERSION_ID >= 80236 ? \"\\x80\" : 'o'" });
+	assert.equal(s.verdict, 'differ');
+	await reducerIdle(d, 60_000);
+	const small = (await minimals(d)).find((y) => y.code.includes('x80'));
+	assert.ok(small, JSON.stringify(await minimals(d)).slice(0, 1000));
+	assert.equal(small.outputs.base.output, '"o"');
+	assert.deepEqual(small.outputs.base.omitted, []);
+	assert.equal(small.outputs.base.output_size, 3);
+	assert.equal(small.outputs.base.output_url, undefined);
+	assert.equal(small.outputs.head.output, null);
+	assert.equal(small.outputs.head.output_is_false, true);
+	assert.equal(small.outputs.head.output_size, null);
+});

@@ -46,8 +46,9 @@
 #include "gen.h"
 #include "shrink.h"
 
-#define REDUCE_IDLE_MS 500  /* how often an idle reducer looks for work */
-#define REDUCE_LATE_MAX 128 /* roots kept for a late explanation (reduce_late): ~45 KB each */
+#define REDUCE_IDLE_MS 500            /* how often an idle reducer looks for work */
+#define REDUCE_LATE_MAX 128           /* roots kept for a late explanation (reduce_late): ~45 KB each */
+#define REDUCE_INLINE_MAX (64u << 10) /* an output kept in the reduction's record, as the API inlines */
 /* The root key's middle line for mismatches not reproduced alone (no signature is this text). */
 #define REDUCE_NOT_REPRODUCED "not reproduced alone"
 
@@ -246,16 +247,28 @@ static int reduce_accept(void *arg, const struct gen_case *cand, const struct sh
 	return same;
 }
 
+/*
+ * A reduced case's result as its reduction keeps it.  An output over
+ * REDUCE_INLINE_MAX is not kept here, as the API does not inline it (a
+ * candidate reading past its buffer gave megabytes of heap per reduction,
+ * 1.4 MB on average, in every root listing): null, "omitted":["output"]
+ * and its size; the bytes are in the reduced case's comparison (output_url).
+ */
 static json_t *reduce_result_json(const struct result *r)
 {
 	json_t *o = json_object();
+	int is_false = r->output_is_false || r->output.data == NULL;
+	int big = !is_false && r->output.len > REDUCE_INLINE_MAX;
+
 	json_object_set_new(o, "status", json_string(result_status_name(r->status)));
 	if (r->status == STATUS_CRASH)
 		json_object_set_new(o, "signal", json_integer(r->signal));
-	json_object_set_new(o, "output",
-	    r->output_is_false || r->output.data == NULL ? json_null()
-	                                                 : text_display(r->output.data, r->output.len));
-	json_object_set_new(o, "output_is_false", json_boolean(r->output_is_false || r->output.data == NULL));
+	json_object_set_new(
+	    o, "output", is_false || big ? json_null() : text_display(r->output.data, r->output.len));
+	json_object_set_new(
+	    o, "output_size", is_false ? json_null() : json_integer((json_int_t)r->output.len));
+	json_object_set_new(o, "omitted", big ? json_pack("[s]", "output") : json_array());
+	json_object_set_new(o, "output_is_false", json_boolean(is_false));
 	json_object_set_new(o, "error_code", json_integer(r->error_code));
 	json_object_set_new(o, "error_msg", text_json(r->error_msg));
 	json_object_set_new(o, "exception", text_json(r->exc_class));

@@ -531,7 +531,7 @@ fail:
 #define DBR_COLUMNS                                                                                    \
 	"r.id, r.bucket_id, r.comparison_id, r.representative, r.state, r.found_as, r.signature, "     \
 	"r.root_key, r.case_id, r.code, r.setup, r.flags, r.depth, r.outputs, r.steps, r.executions, " \
-	"r.seconds, r.complete, r.confirmation, m.case_id "
+	"r.seconds, r.complete, r.confirmation, m.case_id, r.reduced_comparison_id "
 
 static json_t *dbr_col(sqlite3_stmt *st, int i)
 {
@@ -562,6 +562,20 @@ static json_t *dbr_json(sqlite3_stmt *st)
 	json_object_set_new(o, "depth", dbr_col(st, 12));
 	json_object_set_new(o, "value_bytes", json_integer(code != NULL ? (json_int_t)strlen(code) : 0));
 	out = outputs != NULL ? json_loads((const char *)outputs, 0, NULL) : NULL;
+	if (out != NULL && sqlite3_column_type(st, 20) != SQLITE_NULL) {
+		/* An output too big to keep inline: the exact bytes from the reduced case's comparison. */
+		const char *role;
+		json_t *res;
+		json_object_foreach (out, role, res) {
+			json_t *om = json_object_get(res, "omitted");
+			if (json_array_size(om) == 0)
+				continue;
+			char ourl[192];
+			snprintf(ourl, sizeof ourl, "/api/comparisons/%" PRId64 "/output/%s",
+			    (int64_t)sqlite3_column_int64(st, 20), role);
+			json_object_set_new(res, "output_url", json_string(ourl));
+		}
+	}
 	json_object_set_new(o, "outputs", out != NULL ? out : json_null());
 	json_object_set_new(o, "case_id", dbr_col(st, 8));
 	if (sqlite3_column_type(st, 8) != SQLITE_NULL) {
