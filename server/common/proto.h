@@ -48,6 +48,9 @@ enum proto_type {
 	                        * PROTO_RESULT with TAG_GEN_CODE etc. added */
 	PROTO_DIED = 8,        /* fork server -> daemon: the child serving cases died
 	                        * (TAG_DIED_STATUS, TAG_DIED_BUSY); a fresh one follows */
+	PROTO_RENEW = 9,       /* daemon -> fork server's child: answer (an empty
+	                        * PROTO_RESULT) and leave, the spare takes over: the next
+	                        * request on a process that has run no case */
 	                       /* 10..14: measurement */
 	/* 15..16: php-src's .phpt tests (server/core/phptcore.c, docs/phpt.md) */
 	PROTO_PHPT = 15,        /* daemon -> worker: run one script in a fresh request */

@@ -192,9 +192,10 @@ static int notice_wait(pid_t pid, int *status)
 }
 
 /* Serve frames on PROTO_FD until the daemon closes it: 0, or 1 when a
- * sanitizer reported during the last request (the process is not to be
- * trusted any more: a fresh one takes over). */
-static int serve(const struct core_api *api, struct sandbox *sb, struct proto_page *page)
+ * fresh process is to take over: a sanitizer reported during the last
+ * request (the process is not to be trusted any more), or a fork server's
+ * child was asked to renew. */
+static int serve(const struct core_api *api, struct sandbox *sb, struct proto_page *page, int forked)
 {
 	int poisoned = 0;
 	struct proto_buf out;
@@ -207,6 +208,19 @@ static int serve(const struct core_api *api, struct sandbox *sb, struct proto_pa
 		if (page != NULL)
 			page->busy = 1;
 		proto_buf_release(&out);
+		if (req.type == PROTO_RENEW && forked) {
+			/* The next request on a process that has run no case (the
+			 * reducer's confirmation): this child leaves, and the spare,
+			 * forked from a parent that never runs cases, takes over.  (A
+			 * worker that is no fork server answers PROTO_FAIL below: the
+			 * daemon stops it instead.) */
+			proto_msg_release(&req);
+			int sent = proto_send(PROTO_FD, PROTO_RESULT, &out);
+			if (page != NULL)
+				page->busy = 0;
+			proto_buf_release(&out);
+			return sent == 0;
+		}
 		int type = PROTO_RESULT;
 		sandbox_case_begin(sb);
 		if (req.type == PROTO_CASE)
@@ -275,8 +289,9 @@ static void fork_child(const struct core_api *api, struct sandbox *sb, struct pr
 		say_hello(api, sb);
 		page->hello = 1;
 	}
-	if (serve(api, sb, page))
-		_exit(PROTO_EXIT_REPLACE); /* answered; no shutdown in a heap ASan found broken */
+	if (serve(api, sb, page, 1))
+		_exit(
+		    PROTO_EXIT_REPLACE); /* answered; no shutdown in a heap ASan found broken (or renewed) */
 	api->shutdown();
 	exit(0);
 }
@@ -516,7 +531,7 @@ int main(int argc, char **argv)
 		return eval_case(api, eval, flags, depth);
 	}
 	say_hello(api, &sb);
-	serve(api, &sb, page);
+	serve(api, &sb, page, 0);
 	api->shutdown();
 	return 0;
 }

@@ -4,7 +4,9 @@
 // again and again past its budget.  Now no case runs longer than
 // --reduce-case-timeout-ms while reducing (such an original is too_slow),
 // a search's case is killed when the budget is spent, and the buckets of
-// submitted cases waiting are bounded by --reduce-max-pending.
+// submitted cases waiting are bounded by --reduce-max-pending.  Also what a
+// reduction's reruns run on: the reducer's own long-lived processes, and for
+// the confirmation a process that has run no case, every time.
 // Real daemons on the default builds (8.2.32 / 8.2.36), submitted cases.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -159,6 +161,37 @@ test('mismatches not reproduced alone: one execution each, one root per candidat
 	assert.equal(roots[0].minimal.state, 'not_reproduced');
 	assert.equal(roots[0].minimal.executions, 1);
 	assert.equal(roots[0].minimal.root_key, 'head\nnot reproduced alone\n');
+});
+
+test('the confirmation runs on a process that has run no case, every time: a mismatch only a used process shows is state-dependent', async () => {
+	// A process's minor page faults count what it ever touched: 64 MB is
+	// ~16,000 faults, a small case on a process that has run none a few
+	// hundred.  The first case differs and touches 64 MB: the run's head
+	// process, the reducer's long-lived ones and its first fresh ones all
+	// touch it.  The second differs only on a process that has: in the run
+	// and on the reducer's long-lived processes, never on a fresh one.  Its
+	// confirmation says state-dependent only if the fresh processes of the
+	// first reduction were not used again (worker_renew).
+	const d = await start({ name: 'reduce-bounds-fresh', reduce: true });
+	const big = await d.runCase({
+		code: "(function () { $x = str_repeat('x', 64 << 20); return PHP_VERSION_ID >= 80236 ? strlen($x) : 0; })()",
+	});
+	assert.equal(big.verdict, 'differ', JSON.stringify(big.results).slice(0, 500));
+	await reducerIdle(d, 60_000);
+	const used = await d.runCase({
+		code: "PHP_VERSION_ID >= 80236 && getrusage()['ru_minflt'] > 10000 ? 'used' : 'any'",
+	});
+	assert.equal(used.verdict, 'differ', JSON.stringify(used.results).slice(0, 500));
+	assert.equal(used.results.head.output, '"used"');
+	await reducerIdle(d, 60_000);
+	const m = await minimals(d);
+	const first = m.find((x) => x.code.includes('str_repeat'));
+	const second = m.find((x) => x.code.includes('ru_minflt'));
+	assert.ok(first && second, JSON.stringify(m).slice(0, 2000));
+	assert.equal(first.state, 'done');
+	assert.equal(first.confirmation, 'confirmed', 'it differs on every process');
+	assert.equal(second.state, 'done', 'the reducer\'s long-lived head process has run the first case');
+	assert.equal(second.confirmation, 'state-dependent', JSON.stringify(second));
 });
 
 test('a reduced case\'s output over 64 KiB is not kept in its reduction: its size, and a link to the exact bytes', async () => {

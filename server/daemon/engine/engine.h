@@ -131,6 +131,15 @@ int worker_run_case(struct worker *, const struct config *, const struct case_sp
  * case still running then is killed and its result is a timeout. */
 int worker_run_case_within(
     struct worker *, const struct config *, const struct case_spec *, int timeout_ms, struct result *r);
+/*
+ * The next case on a process that has run no case, as on a newly started
+ * worker: a fork server's child leaves and its spare (forked from a parent
+ * that never runs cases) takes over in about a millisecond; a worker that
+ * is no fork server (under valgrind) is stopped and the next case starts
+ * another.  Nothing when the worker is not running.  0, or -1 when the
+ * worker did not answer (stopped too).
+ */
+int worker_renew(struct worker *, const struct config *);
 /* Measured cases (iterations > 0) go to the build's measuring worker. */
 const char *worker_state_name(enum worker_state);
 /* The process that runs its cases: a fork server's current child, or the worker. */

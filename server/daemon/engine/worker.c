@@ -35,6 +35,7 @@
 
 #define STARTUP_TIMEOUT_MS 15000
 #define BACKOFF_MAX_MS 2000
+#define RENEW_TIMEOUT_MS 5000 /* a renew is answered at once: only a wedged worker takes this */
 /* How long a worker asked to stop may take to exit on its own (PHP's
  * shutdown, a coverage build writing its counters, a sanitizer's report)
  * before it is killed. */
@@ -639,6 +640,42 @@ int worker_run_case_within(
 	return 0;
 }
 
+int worker_renew(struct worker *w, const struct config *cfg)
+{
+	struct proto_msg reply;
+	struct result r;
+	int forked, rc;
+
+	pthread_mutex_lock(&w->lock);
+	forked = w->pid > 0 && w->page != NULL && w->page->child_pid > 0 && w->page->child_pid != w->pid;
+	if (w->pid > 0 && !forked) {
+		/* No fork server (under valgrind): stopped, the next case starts a new one. */
+		worker_reap(w, REAP_GRACE, NULL);
+		w->state = WORKER_STOPPED;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (!forked)
+		return 0;
+	rc = worker_call(w, cfg, PROTO_RENEW, NULL, RENEW_TIMEOUT_MS, &reply, &r);
+	if (rc == 1) {
+		if (reply.type != PROTO_RESULT)
+			rc = -1;
+		proto_msg_release(&reply);
+	}
+	result_release(&r);
+	if (rc != 1) {
+		/* It did not answer as a fork server's child does: stopped, as above. */
+		pthread_mutex_lock(&w->lock);
+		if (w->pid > 0) {
+			worker_reap(w, REAP_KILL, NULL);
+			w->state = WORKER_STOPPED;
+		}
+		pthread_mutex_unlock(&w->lock);
+		return -1;
+	}
+	return 0;
+}
+
 void worker_release(struct worker *w)
 {
 	if (w->measurer) {
@@ -741,7 +778,8 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	}
 	int timed_out = r_recv < 0 && errno == ETIMEDOUT;
 	r->wall_ms = clock_ms() - t0;
-	w->cases_run++;
+	if (type != PROTO_RENEW)
+		w->cases_run++;
 	if (r_recv == 1 && reply->type == PROTO_DIED) {
 		/* The child died on this request; its parent forks another. */
 		int status = (int)proto_get_int(reply, TAG_DIED_STATUS, -1);
