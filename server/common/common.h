@@ -153,6 +153,10 @@ int result_status_parse(const char *name); /* -1 if unknown */
 unsigned verdict_compare(const struct result *a, const struct result *b);
 /* The worker did not keep json_encode's output: over PROTO_MAX_OUTPUT. */
 int result_output_too_large(const struct result *);
+/* Outputs and printed text longer than this are not written into a JSON
+ * answer (api_cases.c) or a reduction's record (reduce.c): a link serves
+ * the exact bytes. */
+#define RESULT_INLINE_MAX (64u << 10)
 /* The first of n results whose case did not compile (compile_error set), or -1. */
 int result_case_error(const struct result *res, int n);
 /*

@@ -50,9 +50,8 @@
 #include "gen.h"
 #include "shrink.h"
 
-#define REDUCE_IDLE_MS 500            /* how often an idle reducer looks for work */
-#define REDUCE_LATE_MAX 128           /* roots kept for a late explanation (reduce_late): ~45 KB each */
-#define REDUCE_INLINE_MAX (64u << 10) /* an output kept in the reduction's record, as the API inlines */
+#define REDUCE_IDLE_MS 500  /* how often an idle reducer looks for work */
+#define REDUCE_LATE_MAX 128 /* roots kept for a late explanation (reduce_late): ~45 KB each */
 /* The root key's middle line for mismatches not reproduced alone (no signature is this text). */
 #define REDUCE_NOT_REPRODUCED "not reproduced alone"
 
@@ -265,7 +264,7 @@ static int reduce_accept(void *arg, const struct gen_case *cand, const struct sh
 
 /*
  * A reduced case's result as its reduction keeps it.  An output over
- * REDUCE_INLINE_MAX is not kept here, as the API does not inline it (a
+ * RESULT_INLINE_MAX is not kept here, as the API does not inline it (a
  * candidate reading past its buffer gave megabytes of heap per reduction,
  * 1.4 MB on average, in every root listing): null, "omitted":["output"]
  * and its size; the bytes are in the reduced case's comparison (output_url).
@@ -274,7 +273,7 @@ static json_t *reduce_result_json(const struct result *r)
 {
 	json_t *o = json_object();
 	int is_false = r->output_is_false || r->output.data == NULL;
-	int big = !is_false && r->output.len > REDUCE_INLINE_MAX;
+	int big = !is_false && r->output.len > RESULT_INLINE_MAX;
 
 	json_object_set_new(o, "status", json_string(result_status_name(r->status)));
 	if (r->status == STATUS_CRASH)

@@ -14,8 +14,6 @@
 #define API_DEFAULT_TITLE "submitted case"
 #define API_MAX_ITERATIONS 1000000L
 #define API_MAX_DEPTH 2147483647LL
-/* Outputs and printed text longer than this are answered as a link. */
-#define API_INLINE_MAX (64u << 10)
 
 /* "a,b" -> ["a","b"]; "" -> []. */
 static json_t *api_list(const char *s)
@@ -175,7 +173,7 @@ static json_t *api_md5(const char *data, size_t len)
 }
 
 /*
- * A result as JSON.  Outputs and printed text over API_INLINE_MAX are not
+ * A result as JSON.  Outputs and printed text over RESULT_INLINE_MAX are not
  * written into the answer (a 16 MiB output of control bytes is 78 MB of
  * JSON, and 64 such answers at once took the daemon to gigabytes): the
  * field is null, "omitted" names it, and <field>_url serves the exact bytes
@@ -186,8 +184,8 @@ static json_t *api_result_json(
     const struct result *r, const char *build, int64_t comparison_id, const char *role, long requested)
 {
 	int is_false = r->output_is_false || r->output.data == NULL, utf8 = 1, putf8 = 1;
-	int big_output = !is_false && r->output.len > API_INLINE_MAX;
-	int big_printed = r->printed.len > API_INLINE_MAX;
+	int big_output = !is_false && r->output.len > RESULT_INLINE_MAX;
+	int big_printed = r->printed.len > RESULT_INLINE_MAX;
 	json_t *o, *output, *printed, *omitted;
 	char url[96];
 
