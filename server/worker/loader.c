@@ -289,9 +289,9 @@ static void fork_child(const struct core_api *api, struct sandbox *sb, struct pr
 		say_hello(api, sb);
 		page->hello = 1;
 	}
+	/* Answered and to be replaced (a heap ASan found broken, or renewed): no shutdown. */
 	if (serve(api, sb, page, 1))
-		_exit(
-		    PROTO_EXIT_REPLACE); /* answered; no shutdown in a heap ASan found broken (or renewed) */
+		_exit(PROTO_EXIT_REPLACE);
 	api->shutdown();
 	exit(0);
 }
