@@ -28,6 +28,7 @@ test('ids are strict: not an id in a path -> 404, in a query parameter -> 400', 
 		await rejects('GET', `/api/cases/${id}/phpt`, {}, 404, 'not_found');
 		await rejects('GET', `/api/runs/${id}`, {}, 404, 'not_found');
 		await rejects('GET', `/api/runs/${id}/cases`, {}, 404, 'not_found');
+		await rejects('POST', `/api/runs/${id}/cases`, { body: { seed: 1, index: 0 } }, 404, 'not_found');
 		await rejects('GET', `/api/buckets/${id}`, {}, 404, 'not_found');
 		await rejects('GET', `/api/comparisons/${id}/callgrind/base`, {}, 404, 'not_found');
 		await rejects('GET', `/api/cases/1?comparison=${id}`, {}, 400, 'bad_request', /comparison/);

@@ -136,7 +136,7 @@ test('a generated run sends each batch to every build: one corpus hash, mismatch
 	// A mismatch made again on demand holds every build's result.
 	const page = (await d.get(`/api/runs/${run.id}/cases?verdict=differ&limit=3`)).json;
 	assert.equal(page.cases.length, 3);
-	for (const c of page.cases) {
+	for (const c of await d.storeListed(page.cases)) {
 		const full = (await d.get(`/api/cases/${c.id}?comparison=${c.comparison_id}`)).json;
 		assert.deepEqual(Object.keys(full.results).sort(), ['base', 'cand2', 'cand3', 'head']);
 	}

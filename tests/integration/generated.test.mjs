@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { Daemon, INSTRUMENTED, tmpDir } from './helper.mjs';
+import { refuses } from './refuse-helper.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -205,10 +206,56 @@ test('mismatches on real builds: serialize_precision=17 on the head only', async
 	assert.ok(Number(sql(db, 'SELECT count(*) FROM generated_cases')) < differ);
 	assert.equal(Number(sql(db, 'SELECT count(*) FROM generated_mismatches')), differ);
 
-	// Listed, every mismatch is a stored case with both results in full.
+	// Listed, every mismatch is there, and listing writes nothing (issue 21):
+	// one not stored in full has id null, its title, seed and index.
+	const before = sql(db, 'SELECT (SELECT count(*) FROM generated_cases), (SELECT count(*) FROM comparisons), ' +
+		'(SELECT count(*) FROM generated_mismatches WHERE case_id IS NOT NULL)');
 	const cases = await d.listAll(`/api/runs/${run.id}/cases?verdict=differ&limit=500`);
 	assert.equal(cases.length, differ);
+	assert.equal(sql(db, 'SELECT (SELECT count(*) FROM generated_cases), (SELECT count(*) FROM comparisons), ' +
+		'(SELECT count(*) FROM generated_mismatches WHERE case_id IS NOT NULL)'), before, 'a GET stores nothing');
+	const unstored = cases.filter((x) => x.id === null);
+	assert.equal(unstored.length, differ - run.summary.stored_in_full);
+	assert.ok(unstored.length > 0);
+	for (const x of cases) {
+		assert.equal(x.generated.version, 3);
+		assert.equal(x.generated.seed, 5);
+		assert.equal(x.title, `generated v3 seed 5 #${x.generated.index}`);
+		assert.equal(x.verdict, 'differ');
+		assert.equal(x.run_id, run.id);
+	}
+	// Stored in full on request: 201 with the case in the run, then 200 and the same case.
+	const u = unstored[0];
+	const s1 = await d.request('POST', `/api/runs/${run.id}/cases`, { body: { seed: 5, index: u.generated.index } });
+	assert.equal(s1.status, 201, s1.text);
+	assert.equal(s1.headers.location, `/api/cases/${s1.json.id}`);
+	assert.equal(s1.json.run_id, run.id);
+	assert.equal(s1.json.case.title, u.title);
+	assert.notEqual(s1.json.results.base.output, s1.json.results.head.output);
+	const s2 = await d.request('POST', `/api/runs/${run.id}/cases`, { body: { seed: 5, index: u.generated.index } });
+	assert.equal(s2.status, 200, s2.text);
+	assert.equal(s2.json.id, s1.json.id);
+	assert.equal(s2.json.comparison_id, s1.json.comparison_id);
+	// Only a listed mismatch of a generated run, named by a well-formed body.
+	const sameIndex = [...Array(4000).keys()].find((i) => !cases.some((x) => x.generated.index === i));
+	const refused = (runId, body, status, code) => refuses(d, 'POST', `/api/runs/${runId}/cases`, { body }, status, code);
+	await refused(run.id, { seed: 5, index: sameIndex }, 404, 'not_found');
+	await refused(run.id, { seed: 6, index: u.generated.index }, 404, 'not_found');
+	await refused(run.id + 1000, { seed: 5, index: u.generated.index }, 404, 'not_found');
+	await refused(run.id, { seed: 5 }, 400, 'bad_request');
+	await refused(run.id, { seed: 5, index: -1 }, 400, 'bad_request');
+	// A run made on other builds (here: its builds swapped) is not made again on these.
+	const builds = sql(db, `SELECT builds FROM runs WHERE id = ${run.id}`);
+	const write = (q) => execFileSync('sqlite3', [db, q]);
+	write(`UPDATE runs SET builds = json_array(json_extract(builds, '$[1]'), json_extract(builds, '$[0]')) WHERE id = ${run.id}`);
+	await refused(run.id, { seed: 5, index: unstored[1].generated.index }, 409, 'other_builds');
+	write(`UPDATE runs SET builds = '${builds}' WHERE id = ${run.id}`);
+	// Every one stored: each its own case, both results in full.
+	await d.storeListed(cases);
 	assert.equal(Number(sql(db, 'SELECT count(*) FROM generated_cases')), differ);
+	const relisted = await d.listAll(`/api/runs/${run.id}/cases?verdict=differ&limit=500`);
+	assert.deepEqual(relisted.map((x) => x.id), cases.map((x) => x.id));
+	assert.equal(new Set(relisted.map((x) => x.id)).size, differ);
 	const first = run.summary.mismatch_list[0];
 	const c = (await d.get(`/api/cases/${first.case_id}`)).json;
 	assert.equal(c.case.title, `generated v3 seed 5 #${first.index}`);
@@ -376,12 +423,12 @@ test('a generated run resumes where it stopped, even after the daemon was killed
 	assert.ok(run.summary.resumed_past > 0);
 	assert.deepEqual(run.summary.coverage, ref.summary.coverage);
 	// Every mismatch listed once; a bounded sample stored in full during
-	// the run, the rest when the run's cases are listed -- none twice.
+	// the run, the rest on request -- none twice.
 	assert.equal(sql(db, `SELECT count(*) FROM generated_mismatches WHERE run_id = ${run.id}`),
 		String(ref.counts.differ), 'no mismatch listed twice');
 	assert.ok(Number(sql(db, `SELECT count(*) FROM comparisons WHERE run_id = ${run.id}`)) < ref.counts.differ,
 		'not every mismatch stored in full during the run');
-	const listed = await d.listAll(`/api/runs/${run.id}/cases?verdict=differ&limit=500`);
+	const listed = await d.storeListed(await d.listAll(`/api/runs/${run.id}/cases?verdict=differ&limit=500`));
 	assert.equal(listed.length, ref.counts.differ);
 	assert.equal(new Set(listed.map((c) => c.id)).size, ref.counts.differ, 'each a case of its own');
 	assert.equal(sql(db, `SELECT count(*) FROM comparisons WHERE run_id = ${run.id}`), String(ref.counts.differ),

@@ -158,11 +158,11 @@ test('mismatch-heavy: escape-del on 60,000 cases, every mismatch counted and lis
 		assert.ok(b.startsWith('ok,'), x.signature);
 	}
 	// The rest in full when asked for: the first page of the run's cases,
-	// each with both results, the head escaping DEL.
+	// each stored (POST) with both results, the head escaping DEL.
 	const page = (await d.get(`/api/runs/${r.id}/cases?verdict=differ&limit=30`)).json;
 	assert.equal(page.cases.length, 30);
 	assert.ok(page.next);
-	for (const c of page.cases) {
+	for (const c of await d.storeListed(page.cases)) {
 		assert.equal(c.verdict, 'differ');
 		const full1 = (await d.get(`/api/cases/${c.id}`)).json;
 		assert.equal(full1.run_id, r.id);
@@ -209,7 +209,7 @@ test('crash-heavy: crash-byte on 20,000 cases finishes every case, each crash co
 	const page = (await d.get(`/api/runs/${r.id}/cases?verdict=differ&limit=20`)).json;
 	assert.equal(page.cases.length, 20);
 	let c = null;
-	for (const x of page.cases) {
+	for (const x of await d.storeListed(page.cases)) {
 		c = (await d.get(`/api/cases/${x.id}`)).json;
 		if (typeof c.results.base.output === 'string') break;
 	}

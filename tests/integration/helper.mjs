@@ -392,6 +392,22 @@ export class Daemon {
 		return items;
 	}
 
+	// A generated run's listed cases, each stored in full: a row with id null
+	// is POSTed to /api/runs/ID/cases (the listing itself never stores: 201
+	// stored now, 200 stored before), and
+	// its id filled in.  Returns the rows.
+	async storeListed(rows) {
+		for (const c of rows) {
+			if (c.id !== null) continue;
+			const r = await this.request('POST', `/api/runs/${c.run_id}/cases`,
+				{ body: { seed: c.generated.seed, index: c.generated.index } });
+			if (r.status !== 201 && r.status !== 200) throw new Error(`storing ${c.title} -> ${r.status} ${r.text}`);
+			c.id = r.json.id;
+			c.comparison_id = r.json.comparison_id;
+		}
+		return rows;
+	}
+
 	// Poll GET /api/runs/ID until the run has ended (or `done(run)` holds);
 	// returns the run.  Fails when `deadlineMs` passes first.
 	async waitRun(id, { deadlineMs = 300_000, pollMs = 100, done = null } = {}) {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { BASE_VERSION, Daemon, HEAD_VERSION, tmpDir } from './helper.mjs';
+import { refuses } from './refuse-helper.mjs';
 
 const RUN_DEADLINE_MS = 120_000;
 const WAIT = { deadlineMs: RUN_DEADLINE_MS, pollMs: 200 };
@@ -80,6 +81,8 @@ test('a stored-suite run completes; counts add up; it is listed', async () => {
 	assert.ok(rc.every((c) => c.run_id === id), 'each row is the run\'s comparison');
 	const differ = await d.listAll(`/api/runs/${id}/cases?verdict=differ`);
 	assert.equal(differ.length, run.counts.differ || 0);
+	// Its cases are stored in full already: only a generated run's are stored on request.
+	await refuses(d, 'POST', `/api/runs/${id}/cases`, { body: { seed: 1, index: 0 } }, 409, 'not_generated');
 
 	// A stored case's history names the run.
 	const one = await d.get(`/api/cases/${rc[0].id}`);

@@ -40,7 +40,7 @@ test('rootTriageRequest, joined, statesText: a state set on a root cause goes to
 
 test('storedText: a run\'s mismatches, the stored samples and the buckets add up in words', () => {
 	assert.equal(storedText(31193, 612, 29), '31,193 mismatches in this run; 612 of them stored in full ' +
-		'(a sample of each kind: the others are made again from seed and index when the run\'s cases are listed), in 29 buckets. ' +
+		'(a sample of each kind: the others are made again from seed and index when opened from the run\'s cases), in 29 buckets. ' +
 		'A bucket\'s count is of its stored mismatches.');
 	assert.equal(storedText(3, 3, 1), '3 mismatches in 1 bucket.', 'every one stored: nothing to explain');
 	assert.equal(storedText(undefined, 1, 1), '1 mismatch in 1 bucket.');

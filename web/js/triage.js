@@ -75,14 +75,14 @@ export function statesText(states) {
  * What a run's buckets hold, in words that add up with the run's own count:
  * differ mismatches in the run (counts.differ), stored of them kept in full
  * (a generated run keeps a sample of each kind; the rest are made again
- * from seed and index when listed), in buckets buckets.
+ * from seed and index when opened), in buckets buckets.
  */
 export function storedText(differ, stored, buckets) {
 	const inB = `in ${fmtInt(buckets)} ${plural(buckets, 'bucket')}`;
 	if (differ === null || differ === undefined || stored >= differ)
 		return `${fmtInt(stored)} ${plural(stored, 'mismatch', 'mismatches')} ${inB}.`;
 	return `${fmtInt(differ)} ${plural(differ, 'mismatch', 'mismatches')} in this run; ${fmtInt(stored)} of them stored in full ` +
-		`(a sample of each kind: the others are made again from seed and index when the run's cases are listed), ${inB}. ` +
+		`(a sample of each kind: the others are made again from seed and index when opened from the run's cases), ${inB}. ` +
 		'A bucket\'s count is of its stored mismatches.';
 }
 

@@ -279,11 +279,19 @@ int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c);
  * filled (a crash is a result), -1 when the worker cannot start. */
 int genrun_detail(struct app *, int role, uint64_t seed, uint64_t index, struct result *r);
 /* A generated run's cases (GET /api/runs/{id}/cases): every listed mismatch,
- * newest first, stored in full when listed (f->before: a position in the list). */
+ * newest first (f->before: a position in the list); read-only, so a mismatch
+ * not stored in full comes with id 0 and its (seed, index). */
 int genrun_cases_list(
     struct app *, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize);
-/* One listed mismatch of a run in full: 1 (*case_id), 0 not here (other builds), -1. */
-int genrun_materialise(
+/* POST /api/runs/{id}/cases: one listed mismatch stored in full (*case_id when stored). */
+enum genrun_stored {
+	GENRUN_STORE_FAILED = -1, /* err says why */
+	GENRUN_NOT_LISTED,        /* (seed, index) is no mismatch of the run */
+	GENRUN_OTHER_BUILDS,      /* the daemon runs other builds than the run did */
+	GENRUN_STORED_BEFORE,
+	GENRUN_STORED_NOW,
+};
+enum genrun_stored genrun_case_store(
     struct app *, int64_t run_id, uint64_t seed, int64_t index, int64_t *case_id, char *err, size_t errsize);
 
 /* ---- reduce.c: mismatches reduced to minimal reproducers in the background ---- */

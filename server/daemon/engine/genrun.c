@@ -1189,14 +1189,15 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	return end;
 }
 
-/* ---- a run's mismatches on demand ---- */
+/* ---- a run's mismatches, listed and stored in full on request ---- */
 
 /*
  * A listed mismatch in full: its stored case, or made again from (seed,
- * index) on both builds and stored now.  1 (*case_id), 0 when it cannot be
- * made (the daemon runs other builds than the run did), -1.
+ * index) on every build and stored now.  2 stored now, 1 stored before
+ * (*case_id either way), 0 when it cannot be made (the daemon runs other
+ * builds than the run did), -1.
  */
-int genrun_materialise(struct app *app, int64_t run_id, uint64_t seed, int64_t index, int64_t *case_id,
+static int genrun_materialise(struct app *app, int64_t run_id, uint64_t seed, int64_t index, int64_t *case_id,
     char *err, size_t errsize)
 {
 	int64_t ids[MAX_BUILDS];
@@ -1217,12 +1218,37 @@ int genrun_materialise(struct app *app, int64_t run_id, uint64_t seed, int64_t i
 			rc = genrun_store_full(
 			         app, run_id, 0, NULL, seed, index, case_id, &diff, err, errsize) < 0
 			    ? -1
-			    : *case_id > 0;
+			    : *case_id > 0 ? 2
+			                   : 0;
 	}
 	if (rc > 0 && db_generated_link(app->db, run_id, seed, index, *case_id, err, errsize) < 0)
 		rc = -1;
 	pthread_mutex_unlock(&genrun_materialise_lock);
 	return rc;
+}
+
+static int genrun_listed_case(void *arg, const struct db_gen_mismatch *m)
+{
+	*(int64_t *)arg = m->case_id;
+	return 0;
+}
+
+enum genrun_stored genrun_case_store(struct app *app, int64_t run_id, uint64_t seed, int64_t index,
+    int64_t *case_id, char *err, size_t errsize)
+{
+	int rc;
+
+	*case_id = 0;
+	rc = db_generated_mismatch(app->db, run_id, seed, index, genrun_listed_case, case_id, err, errsize);
+	if (rc <= 0)
+		return rc < 0 ? GENRUN_STORE_FAILED : GENRUN_NOT_LISTED;
+	if (*case_id > 0)
+		return GENRUN_STORED_BEFORE;
+	rc = genrun_materialise(app, run_id, seed, index, case_id, err, errsize);
+	return rc < 0 ? GENRUN_STORE_FAILED
+	    : rc == 0 ? GENRUN_OTHER_BUILDS
+	    : rc == 2 ? GENRUN_STORED_NOW
+	              : GENRUN_STORED_BEFORE;
 }
 
 struct genrun_page {
@@ -1231,7 +1257,7 @@ struct genrun_page {
 	const struct db_case_filter *f;
 	db_case_row_fn fn;
 	void *arg;
-	int64_t cursor;
+	const struct db_gen_mismatch *m; /* the mismatch being listed */
 };
 
 static int genrun_page_row(void *arg, const struct db_gen_mismatch *m)
@@ -1251,12 +1277,19 @@ static int genrun_page_case(void *arg, const struct db_case_row *row)
 {
 	struct genrun_page *p = arg;
 	struct db_case_row r = *row;
-	r.cursor = p->cursor;
+	r.cursor = p->m->seq;
+	r.generated = 1;
+	r.gen_seed = p->m->seed;
+	r.gen_index = p->m->index;
 	if (p->f->verdict != NULL && (r.verdict == NULL || strcmp(r.verdict, p->f->verdict) != 0))
 		return 0;
 	return p->fn(p->arg, &r);
 }
 
+/*
+ * Read-only: a mismatch not stored in full is listed by what the generator
+ * knows (title, seed, index) with id 0; genrun_case_store makes it a case.
+ */
 int genrun_cases_list(
     struct app *app, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize)
 {
@@ -1276,31 +1309,28 @@ int genrun_cases_list(
 	        app->db, f->run_id, f->before, f->limit, genrun_page_row, &p, err, errsize) < 0)
 		rc = -1;
 	for (size_t i = 0; rc == 0 && i < p.n; i++) {
-		struct db_gen_mismatch *m = &p.rows[i];
-		int found = 1;
-		if (m->case_id == 0 &&
-		    (found = genrun_materialise(
-		         app, f->run_id, m->seed, m->index, &m->case_id, err, errsize)) < 0)
+		int found = 0;
+		p.m = &p.rows[i];
+		if (p.m->case_id > 0 &&
+		    (found = db_run_case_row(
+		         app->db, f->run_id, p.m->case_id, genrun_page_case, &p, err, errsize)) < 0)
 			rc = -1;
-		p.cursor = m->seq;
-		if (rc == 0 && found > 0)
-			found = db_run_case_row(
-			    app->db, f->run_id, m->case_id, genrun_page_case, &p, err, errsize);
 		if (rc == 0 && found == 0) {
-			/* Not stored and not to be made here: named by what the generator knows. */
 			char title[96];
 			struct db_case_row r;
-			gen_title(m->seed, (uint64_t)m->index, title, sizeof title);
+			gen_title(p.m->seed, (uint64_t)p.m->index, title, sizeof title);
 			memset(&r, 0, sizeof r);
 			r.title = title;
 			r.verdict = "differ";
 			r.differs = "";
 			r.run_id = f->run_id;
-			r.cursor = m->seq;
-			found = f->verdict == NULL || strcmp(f->verdict, "differ") == 0 ? fn(arg, &r) : 0;
+			r.cursor = p.m->seq;
+			r.generated = 1;
+			r.gen_seed = p.m->seed;
+			r.gen_index = p.m->index;
+			if ((f->verdict == NULL || strcmp(f->verdict, "differ") == 0) && fn(arg, &r) < 0)
+				rc = -1;
 		}
-		if (found < 0)
-			rc = -1;
 	}
 	free(p.rows);
 	return rc;

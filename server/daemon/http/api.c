@@ -54,6 +54,7 @@ static const struct api_route {
 	{ M_POST, "/api/runs", api_route_run_post, NULL, 0, "wait fail_on_differ" },
 	{ M_GET, "/api/runs/:id", api_route_run, "run", 0, NULL },
 	{ M_GET, "/api/runs/:id/cases", api_route_run_cases, "run", 0, NULL },
+	{ M_POST, "/api/runs/:id/cases", api_route_run_case_post, "run", 0, NULL },
 	{ M_POST, "/api/runs/:id/cancel", api_route_run_cancel, "run", 0, NULL },
 	{ M_POST, "/api/runs/:id/resume", api_route_run_resume, "run", 0, NULL },
 	{ M_GET, "/api/runs/:id/measurements", api_route_run_measurements, "run", 0, NULL },

@@ -674,22 +674,29 @@ out:
 static int api_case_row(void *arg, const struct db_case_row *row)
 {
 	struct api_list_ctx *ctx = arg;
+	json_t *o;
 
 	if ((int)json_array_size(ctx->items) >= ctx->limit) {
 		ctx->more = 1;
 		return 0;
 	}
 	ctx->last_id = row->cursor > 0 ? row->cursor : row->id;
-	return json_array_append_new(ctx->items,
-	    json_pack("{s:I s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}", "id", (json_int_t)row->id, "title",
-	        text_json(row->title), "verdict", text_json(row->verdict), "differs",
-	        api_list(row->differs != NULL ? row->differs : ""), "flags", (json_int_t)row->flags,
-	        "flag_names", text_flag_names(row->flags), "created_at", api_time(row->created_at), "source",
-	        row->source != NULL ? "stored"
-	            : row->reduced  ? "reduced"
-	                            : "submitted",
-	        "file", text_json(row->source), "comparison_id", api_id_or_null(row->comparison_id), "run_id",
-	        api_id_or_null(row->run_id)));
+	o = json_pack("{s:o s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}", "id", api_id_or_null(row->id), "title",
+	    text_json(row->title), "verdict", text_json(row->verdict), "differs",
+	    api_list(row->differs != NULL ? row->differs : ""), "flags", (json_int_t)row->flags, "flag_names",
+	    text_flag_names(row->flags), "created_at", api_time(row->created_at), "source",
+	    row->source != NULL ? "stored"
+	        : row->reduced  ? "reduced"
+	                        : "submitted",
+	    "file", text_json(row->source), "comparison_id", api_id_or_null(row->comparison_id), "run_id",
+	    api_id_or_null(row->run_id));
+	/* A generated run's mismatch says which generated case it is: with id null,
+	 * POST /api/runs/{run_id}/cases {"seed","index"} stores it in full. */
+	if (o != NULL && row->generated)
+		json_object_set_new(o, "generated",
+		    json_pack("{s:i s:I s:I}", "version", genrun_version(), "seed", (json_int_t)row->gen_seed,
+		        "index", (json_int_t)row->gen_index));
+	return json_array_append_new(ctx->items, o);
 }
 
 /* GET /api/cases and GET /api/runs/{id}/cases. */
@@ -753,7 +760,7 @@ void api_cases_list(
 	}
 	ctx.limit = f.limit;
 	f.limit++; /* one more row: is there a next page? */
-	/* A generated run lists its mismatches, each stored in full as it is listed. */
+	/* A generated run lists its mismatches, stored in full or not (read-only). */
 	if ((generated ? genrun_cases_list(app, &f, api_case_row, &ctx, err, sizeof err)
 	               : db_cases_list(app->db, &f, api_case_row, &ctx, err, sizeof err)) < 0) {
 		json_decref(ctx.items);
@@ -857,6 +864,84 @@ out:
 		result_release(&gen[i]);
 	}
 	case_release(&c);
+}
+
+static int api_run_comparison(void *arg, const struct db_case_row *row)
+{
+	*(int64_t *)arg = row->comparison_id;
+	return 0;
+}
+
+/*
+ * POST /api/runs/{id}/cases {"seed":S,"index":I}: one mismatch of a generated
+ * run, listed by its (seed, index), stored in full -- made again on every
+ * build the run had, with a comparison in the run.  201 stored now, 200
+ * stored before; the answer is the case as GET /api/cases/{id} shows it.
+ */
+void api_run_case_post(
+    struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp)
+{
+	struct db_run run;
+	char err[512], location[64];
+	int64_t case_id = 0, comparison_id = 0;
+	uint64_t seed, index;
+	json_t *body;
+	int rc, generated;
+
+	if ((rc = db_run_get(app->db, run_id, &run, err, sizeof err)) <= 0) {
+		if (rc < 0)
+			api_fail(resp, err);
+		else
+			api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
+		return;
+	}
+	generated = strcmp(run.suite, "generated") == 0;
+	db_run_release(&run);
+	if (!generated) {
+		api_error(resp, 409, "not_generated",
+		    "run %" PRId64 " is not a generated run: its cases are stored in full already", run_id);
+		return;
+	}
+	if ((body = api_body(req, resp)) == NULL)
+		return;
+	rc = genrun_parse_ref(body, &seed, &index, err, sizeof err);
+	json_decref(body);
+	if (rc < 0) {
+		api_error(resp, 400, "bad_request", "%s", err);
+		return;
+	}
+	/* Making it runs a case on the workers like POST /api/cases: the same bound. */
+	if (api_case_slot_take(app, resp) < 0)
+		return;
+	rc = genrun_case_store(app, run_id, seed, (int64_t)index, &case_id, err, sizeof err);
+	api_case_slot_give(app);
+	switch (rc) {
+	case GENRUN_NOT_LISTED:
+		api_error(resp, 404, "not_found",
+		    "run %" PRId64 " lists no mismatch at seed %" PRIu64 ", index %" PRIu64, run_id, seed,
+		    index);
+		return;
+	case GENRUN_OTHER_BUILDS:
+		api_error(resp, 409, "other_builds",
+		    "run %" PRId64
+		    " ran on other builds than this daemon's; POST /api/generated {\"seed\",\"index\"} "
+		    "runs the case on these",
+		    run_id);
+		return;
+	case GENRUN_STORE_FAILED:
+		api_fail(resp, err);
+		return;
+	default:
+		break;
+	}
+	if (db_run_case_row(app->db, run_id, case_id, api_run_comparison, &comparison_id, err, sizeof err) <
+	    0) {
+		api_fail(resp, err);
+		return;
+	}
+	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
+	api_case_reply(
+	    app, case_id, comparison_id, 0, rc == GENRUN_STORED_NOW ? 201 : 200, location, NULL, resp);
 }
 
 /* ---- routing ---- */

@@ -33,6 +33,7 @@ api_handler api_route_runs;
 api_handler api_route_run_post;
 api_handler api_route_run;
 api_handler api_route_run_cases;
+api_handler api_route_run_case_post;
 api_handler api_route_run_cancel;
 api_handler api_route_run_resume;
 api_handler api_route_run_coverage;
@@ -78,6 +79,9 @@ int api_page(const struct http_request *req, int *limit, int64_t *before, struct
 
 /* api_cases.c: the cases of a listing (run_id > 0: that run's). */
 void api_cases_list(
+    struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp);
+/* api_cases.c: POST /api/runs/{id}/cases, one listed mismatch of a generated run stored in full. */
+void api_run_case_post(
     struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp);
 
 #endif

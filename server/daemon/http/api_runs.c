@@ -331,6 +331,12 @@ void api_route_run_cases(
 	api_cases_list(app, req, a->id, resp);
 }
 
+void api_route_run_case_post(
+    struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
+{
+	api_run_case_post(app, req, a->id, resp);
+}
+
 void api_route_run_cancel(
     struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
 {

@@ -76,6 +76,7 @@ enum stmt {
 	S_GEN_MISMATCH_INSERT,
 	S_GEN_MISMATCHES,
 	S_GEN_SIGNATURE,
+	S_GEN_ONE,
 	S_GEN_LINK,
 	S_RUN_GEN_CASE,
 	S_RUN_CASE_ROW,
@@ -285,6 +286,9 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_GEN_SIGNATURE] =
 	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
 	    "FROM generated_mismatches WHERE run_id = ?1 AND signature = ?2 ORDER BY seq LIMIT ?3",
+	[S_GEN_ONE] =
+	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
+	    "FROM generated_mismatches WHERE run_id = ?1 AND seed = ?2 AND idx = ?3",
 	[S_GEN_LINK] =
 	    "UPDATE generated_mismatches SET case_id = ?4 WHERE run_id = ?1 AND seed = ?2 AND idx = ?3",
 	[S_RUN_GEN_CASE] =
@@ -1748,6 +1752,15 @@ int db_generated_signature(struct db *db, int64_t run_id, const char *signature,
 	rc = db_each(db, st, db_gen_mismatch_read, &a, "generated signature", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
+}
+
+int db_generated_mismatch(struct db *db, int64_t run_id, uint64_t seed, int64_t index, db_gen_mismatch_fn fn,
+    void *arg, char *err, size_t errsize)
+{
+	struct db_fn_arg a = { (void *)fn, arg, 0 };
+
+	return db_locked_ints(db, S_GEN_ONE, DB_INTS(run_id, (int64_t)seed, index), db_gen_mismatch_read, &a,
+	    "find generated mismatch", err, errsize);
 }
 
 int db_generated_link(

@@ -34,6 +34,11 @@ struct db_case_row {
 	long flags;
 	int64_t cursor; /* > 0: the listing's position for `before` (else id) */
 	int reduced;    /* a reducer's minimal case (source "reduced") */
+	/* A generated run's mismatch: the generator's (seed, index); id 0 when it is
+	 * not stored in full (POST /api/runs/{id}/cases stores it). */
+	int generated;
+	uint64_t gen_seed;
+	int64_t gen_index;
 };
 
 /* A generated run's mismatch, listed with its batch (generated_mismatches). */
@@ -137,6 +142,9 @@ int db_generated_mismatches(struct db *, int64_t run_id, int64_t before, int lim
  * what reduction and buckets start from (issue 12). */
 int db_generated_signature(struct db *, int64_t run_id, const char *signature, int limit,
     db_gen_mismatch_fn fn, void *arg, char *err, size_t errsize);
+/* One mismatch of a run, by the generator's (seed, index): rows (0 or 1), -1. */
+int db_generated_mismatch(struct db *, int64_t run_id, uint64_t seed, int64_t index, db_gen_mismatch_fn fn,
+    void *arg, char *err, size_t errsize);
 /* The case stored in full for a listed mismatch. */
 int db_generated_link(
     struct db *, int64_t run_id, uint64_t seed, int64_t index, int64_t case_id, char *err, size_t errsize);

@@ -3,6 +3,7 @@
  */
 import { clear, h, replace } from '../dom.js';
 import { isAbort } from '../api.js';
+import { navigate } from '../router.js';
 import { tail } from '../format.js';
 import { flagsText } from '../session.js';
 import { differsList, errorBox, loading, timeEl, verdictBadge } from './ui.js';
@@ -30,13 +31,37 @@ export function caseTable(ctx, emptyText) {
 		const file = c.file || (c.source && !['stored', 'submitted', 'reduced'].includes(c.source) ? c.source : null);
 		const src = file ? file.replace(/^cases\//, '') : (c.source || 'submitted');
 		const flags = flagsText(c.flags, c.flag_names);
-		return h('tr', { 'data-testid': 'case-row', 'data-case-id': c.id, 'data-verdict': c.verdict || '' },
-			h('td', { class: 'num' }, h('a', { href: `#/cases/${c.id}` }, c.id)),
-			h('td', { class: 'title' }, h('a', { href: `#/cases/${c.id}` }, c.title || 'untitled')),
+		/* A generated run's mismatch not stored in full (id null): listed by its
+		 * seed and index; opening it stores it (the listing itself never writes). */
+		const stored = c.id !== null && c.id !== undefined;
+		return h('tr', { 'data-testid': 'case-row', 'data-case-id': stored ? c.id : '', 'data-verdict': c.verdict || '' },
+			h('td', { class: 'num' }, stored ? h('a', { href: `#/cases/${c.id}` }, c.id) : '–'),
+			h('td', { class: 'title' }, stored ? h('a', { href: `#/cases/${c.id}` }, c.title || 'untitled')
+				: [c.title || 'untitled', ' ', storeButton(c)]),
 			h('td', { class: 'verdict-cell' }, verdictBadge(c.verdict), ' ', differsList(c.differs)),
 			h('td', { class: 'mono hide-narrow flags', title: flags }, flags),
 			h('td', { class: `hide-narrow src${file ? ' mono' : ''}`, title: file || '' }, file ? tail(src, 40) : src),
 			h('td', { class: 'nowrap' }, timeEl(c.created_at)));
+	};
+
+	/* POST /api/runs/ID/cases {seed, index}: made again on the run's builds, then opened. */
+	const storeButton = (c) => {
+		const btn = h('button', {
+			type: 'button', class: 'link', 'data-testid': 'store-case',
+			title: 'Not stored in full yet: make it again from its seed and index on the run\'s builds, store it and open it',
+		}, 'open');
+		btn.addEventListener('click', () => {
+			btn.disabled = true;
+			btn.textContent = 'storing…';
+			ctx.api(`/api/runs/${c.run_id}/cases`, { method: 'POST', body: { seed: c.generated.seed, index: c.generated.index } })
+				.then((d) => navigate(`#/cases/${d.id}`), (e) => {
+					if (isAbort(e)) return;
+					btn.disabled = false;
+					btn.textContent = 'open';
+					btn.after(errorBox(e));
+				});
+		});
+		return btn;
 	};
 
 	function load(url, first) {
