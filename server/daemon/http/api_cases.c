@@ -46,11 +46,6 @@ static json_t *api_lines(const char *s)
 	return a;
 }
 
-static json_t *api_id_or_null(int64_t id)
-{
-	return id > 0 ? json_integer(id) : json_null();
-}
-
 /* Any key of obj not in known (NULL-terminated) is an error naming it. */
 static int api_known_fields(json_t *obj, const char *const *known, struct http_response *resp)
 {
@@ -243,14 +238,12 @@ static json_t *api_result_json(
 		omitted = json_array();
 		if (big_output) {
 			json_array_append_new(omitted, json_string("output"));
-			snprintf(
-			    url, sizeof url, "/api/comparisons/%" PRId64 "/output/%s", comparison_id, role);
+			api_result_url(comparison_id, "output", role, url, sizeof url);
 			json_object_set_new(o, "output_url", json_string(url));
 		}
 		if (big_printed) {
 			json_array_append_new(omitted, json_string("printed"));
-			snprintf(
-			    url, sizeof url, "/api/comparisons/%" PRId64 "/printed/%s", comparison_id, role);
+			api_result_url(comparison_id, "printed", role, url, sizeof url);
 			json_object_set_new(o, "printed_url", json_string(url));
 			json_object_set_new(o, "printed_size", json_integer((json_int_t)r->printed.len));
 		}

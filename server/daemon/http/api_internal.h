@@ -46,6 +46,8 @@ api_handler api_route_buckets;
 api_handler api_route_roots;
 /* api_reduce.c: a bucket's JSON (consumed) led by its minimal case and root (a new object). */
 struct json_t *api_reduce_lead(struct app *, struct json_t *bucket);
+/* api_reduce.c: the reduction's progress and cost over a listing of roots (a new object). */
+struct json_t *api_reduction_totals(const struct db_roots *);
 api_handler api_route_buckets_triage;
 api_handler api_route_bucket;
 api_handler api_route_bucket_mismatches;
@@ -74,6 +76,10 @@ struct api_list_ctx {
 /* api_reply.c */
 /* A database time ("" or NULL: null). */
 struct json_t *api_time(const char *s);
+/* An id, or null for 0 (none). */
+struct json_t *api_id_or_null(int64_t id);
+/* Where a result's exact bytes are served: /api/comparisons/{id}/{output|printed}/{role}. */
+void api_result_url(int64_t comparison_id, const char *what, const char *role, char *url, size_t size);
 /* limit and before of a listing; 0 or -1 with resp filled. */
 int api_page(const struct http_request *req, int *limit, int64_t *before, struct http_response *resp);
 

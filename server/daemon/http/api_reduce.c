@@ -11,36 +11,126 @@
 
 #include "api_internal.h"
 
+/* A reduction as the API shows it (docs/api.md, "Reduction"). */
+static json_t *api_reduction_json(const struct db_reduction_row *r)
+{
+	json_t *o = json_object(), *out = NULL;
+	char url[192];
+
+	json_object_set_new(o, "state", text_json(r->state));
+	json_object_set_new(o, "code", text_json(r->code));
+	json_object_set_new(o, "setup", text_json(r->setup));
+	json_object_set_new(o, "flags", text_flag_names(r->has_flags ? r->flags : 0));
+	json_object_set_new(o, "flags_value", r->has_flags ? json_integer(r->flags) : json_null());
+	json_object_set_new(o, "depth", r->has_depth ? json_integer(r->depth) : json_null());
+	json_object_set_new(
+	    o, "value_bytes", json_integer(r->code != NULL ? (json_int_t)strlen(r->code) : 0));
+	/* The stored JSON of each build's result; an output too big to keep inline
+	 * points at the exact bytes in the reduced case's comparison. */
+	if (r->outputs != NULL)
+		out = json_loads(r->outputs, 0, NULL);
+	if (out != NULL && r->reduced_comparison_id > 0) {
+		const char *role;
+		json_t *res;
+		json_object_foreach (out, role, res) {
+			if (json_array_size(json_object_get(res, "omitted")) == 0)
+				continue;
+			api_result_url(r->reduced_comparison_id, "output", role, url, sizeof url);
+			json_object_set_new(res, "output_url", json_string(url));
+		}
+	}
+	json_object_set_new(o, "outputs", out != NULL ? out : json_null());
+	json_object_set_new(o, "case_id", api_id_or_null(r->case_id));
+	if (r->case_id > 0) {
+		snprintf(url, sizeof url, "/#/cases/%" PRId64, r->case_id);
+		json_object_set_new(o, "url", json_string(url));
+		snprintf(url, sizeof url, "/api/cases/%" PRId64 "/phpt", r->case_id);
+		json_object_set_new(o, "phpt_url", json_string(url));
+	}
+	json_object_set_new(o, "confirmation", text_json(r->confirmation));
+	json_object_set_new(o, "steps", json_integer(r->steps));
+	json_object_set_new(o, "executions", json_integer(r->executions));
+	json_object_set_new(o, "seconds", json_real(r->seconds));
+	json_object_set_new(o, "complete", json_boolean(r->complete));
+	json_object_set_new(o, "found_as",
+	    json_pack("{s:o s:o s:o}", "title", text_json(r->found_title), "case_id",
+	        api_id_or_null(r->found_case_id), "comparison_id", api_id_or_null(r->found_comparison_id)));
+	json_object_set_new(o, "signature", text_json(r->signature));
+	json_object_set_new(o, "root_key", text_json(r->root_key));
+	return o;
+}
+
 json_t *api_reduce_lead(struct app *app, json_t *bucket)
 {
+	struct db_reduce_bucket red;
 	char err[512];
-	json_t *red, *o;
+	json_t *o, *samples, *joined, *v;
 	const char *key;
-	json_t *v;
 
 	if (bucket == NULL || !json_is_object(bucket))
 		return bucket;
-	red = db_reduce_bucket(app->db, json_integer_value(json_object_get(bucket, "id")), err, sizeof err);
-	if (red == NULL)
+	if (db_reduce_bucket(
+	        app->db, json_integer_value(json_object_get(bucket, "id")), &red, err, sizeof err) < 0)
 		return bucket;
 	/* minimal first, then the bucket as it was, then the rest of what reduction knows. */
 	o = json_object();
-	json_object_set(o, "minimal", json_object_get(red, "minimal"));
+	json_object_set_new(
+	    o, "minimal", red.minimal != NULL ? api_reduction_json(red.minimal) : json_null());
 	json_object_foreach (bucket, key, v) {
 		json_object_set(o, key, v);
 	}
-	json_object_set(o, "root_id", json_object_get(red, "root_id"));
-	json_object_set(o, "joined", json_object_get(red, "joined"));
-	json_object_set(o, "samples", json_object_get(red, "samples"));
-	json_decref(red);
+	json_object_set_new(o, "root_id", api_id_or_null(red.root_id));
+	joined = json_array();
+	for (size_t i = 0; i < red.njoined; i++)
+		json_array_append_new(joined,
+		    json_pack("{s:I s:I}", "id", (json_int_t)red.joined[i].id, "mismatches",
+		        (json_int_t)red.joined[i].mismatches));
+	json_object_set_new(o, "joined", joined);
+	samples = json_array();
+	for (size_t i = 0; i < red.nsamples; i++)
+		json_array_append_new(samples, api_reduction_json(&red.samples[i]));
+	json_object_set_new(o, "samples", samples);
+	db_reduce_bucket_release(&red);
 	json_decref(bucket);
 	return o;
+}
+
+json_t *api_reduction_totals(const struct db_roots *roots)
+{
+	return json_pack("{s:I s:I s:I s:f s:I s:f}", "buckets_pending", (json_int_t)roots->pending,
+	    "reductions", (json_int_t)roots->reductions, "executions", (json_int_t)roots->executions,
+	    "seconds", roots->seconds, "most_executions", (json_int_t)roots->most_executions, "most_seconds",
+	    roots->most_seconds);
+}
+
+/* GET /api/roots: {"roots": [...], "buckets", "reduction"} (docs/api.md). */
+static json_t *api_roots_json(const struct db_roots *roots)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < roots->n; i++) {
+		const struct db_root *r = &roots->roots[i];
+		json_t *ids = json_array(), *states = json_object();
+		for (int64_t k = 0; k < r->buckets; k++)
+			json_array_append_new(ids, json_integer(r->bucket_ids[k]));
+		for (size_t k = 0; k < r->nstates; k++)
+			json_object_set_new(states, r->states[k].name, json_integer(r->states[k].buckets));
+		json_array_append_new(list,
+		    json_pack("{s:I s:o s:I s:I s:o s:o s:o}", "bucket_id", (json_int_t)r->bucket_id,
+		        /* the candidate build its mismatches are of (null: stored before candidates) */
+		        "candidate", text_json(r->candidate), "buckets", (json_int_t)r->buckets, "mismatches",
+		        (json_int_t)r->mismatches, "bucket_ids", ids, "states", states, "minimal",
+		        r->minimal != NULL ? api_reduction_json(r->minimal) : json_null()));
+	}
+	return json_pack("{s:o s:I s:o}", "roots", list, "buckets", (json_int_t)roots->buckets, "reduction",
+	    api_reduction_totals(roots));
 }
 
 void api_route_roots(
     struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
 {
 	const char *v = http_query(req, "run");
+	struct db_roots roots;
 	char err[512];
 	int64_t run = -1;
 	json_t *o;
@@ -62,10 +152,12 @@ void api_route_roots(
 		}
 		db_run_release(&r);
 	}
-	if (db_reduce_roots(app->db, run, &o, err, sizeof err) < 0) {
+	if (db_reduce_roots(app->db, run, &roots, err, sizeof err) < 0) {
 		api_fail(resp, err);
 		return;
 	}
+	o = api_roots_json(&roots);
+	db_roots_release(&roots);
 	json_object_set_new(json_object_get(o, "reduction"), "reducer", reduce_status(app->reducer));
 	api_json(resp, 200, o);
 }

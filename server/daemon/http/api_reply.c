@@ -23,6 +23,16 @@ json_t *api_time(const char *s)
 	return s != NULL && *s != '\0' ? text_json(s) : json_null();
 }
 
+json_t *api_id_or_null(int64_t id)
+{
+	return id > 0 ? json_integer(id) : json_null();
+}
+
+void api_result_url(int64_t comparison_id, const char *what, const char *role, char *url, size_t size)
+{
+	snprintf(url, size, "/api/comparisons/%" PRId64 "/%s/%s", comparison_id, what, role);
+}
+
 static void api_reply(struct http_response *resp, int status, json_t *body)
 {
 	resp->status = status;

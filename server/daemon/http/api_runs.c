@@ -67,24 +67,24 @@ static json_t *api_run_json(const struct db_run *r)
  */
 static void api_run_reduction(struct app *app, int64_t id, json_t *o)
 {
-	json_t *summary = json_object_get(o, "summary"), *roots = NULL, *red;
+	json_t *summary = json_object_get(o, "summary"), *red;
+	struct db_roots roots;
 	char err[512];
 
 	if (!json_is_object(summary) || strcmp(json_string_value(json_object_get(o, "suite")), "phpt") == 0 ||
 	    db_reduce_roots(app->db, id, &roots, err, sizeof err) < 0)
 		return;
-	red = json_deep_copy(json_object_get(roots, "reduction"));
+	red = api_reduction_totals(&roots);
 	if (red != NULL) {
-		json_object_set_new(
-		    red, "roots", json_integer((json_int_t)json_array_size(json_object_get(roots, "roots"))));
-		json_object_set(red, "buckets", json_object_get(roots, "buckets"));
+		json_object_set_new(red, "roots", json_integer((json_int_t)roots.n));
+		json_object_set_new(red, "buckets", json_integer(roots.buckets));
 		json_object_set_new(red, "enabled", json_boolean(app->config->reduce_max_executions > 0));
 		json_object_set_new(red, "budget",
 		    json_pack("{s:i s:i}", "ms", app->config->reduce_budget_ms, "executions",
 		        app->config->reduce_max_executions));
 		json_object_set_new(summary, "reduction", red);
 	}
-	json_decref(roots);
+	db_roots_release(&roots);
 }
 
 static void api_run_reply(struct app *app, int64_t id, int status, struct http_response *resp)

@@ -349,14 +349,67 @@ int64_t db_reduce_find_root_key(struct db *, const char *root_key, char *err, si
  * or root is itself), -1.
  */
 int db_reduce_join_late(struct db *, int64_t bucket_id, int64_t root, char *err, size_t errsize);
-/* A bucket's reductions as JSON: {"minimal": {...} or null, "root_id", "joined", "samples": [...]}. */
-struct json_t *db_reduce_bucket(struct db *, int64_t bucket_id, char *err, size_t errsize);
+/* One reduction as stored (reductions): the mismatch it started from, its minimal case. */
+struct db_reduction_row {
+	char *state;                                /* done, not_reproduced, unsupported, skipped, too_slow */
+	char *found_title;                          /* the mismatch reduced: its case's title... */
+	int64_t found_case_id, found_comparison_id; /* ...its case and comparison */
+	char *signature, *root_key;                 /* NULL when none */
+	int64_t case_id;                            /* the minimal case stored (0: none) */
+	char *code, *setup;                         /* the minimal case (NULL: not reduced) */
+	int has_flags, has_depth;
+	long flags;
+	int depth;
+	char *outputs;                 /* each build's result of the minimal case, as stored (JSON text) */
+	int64_t reduced_comparison_id; /* the minimal case's comparison (0: none) */
+	char *confirmation;            /* confirmed, flaky, state-dependent (NULL: not confirmed) */
+	int64_t steps, executions;
+	double seconds;
+	int complete;
+};
+void db_reduction_row_release(struct db_reduction_row *);
+
+/* What reduction knows of a bucket. */
+struct db_reduce_bucket {
+	struct db_reduction_row *minimal; /* its representative's reduction (NULL: none yet) */
+	struct db_reduction_row *samples; /* its other members' reductions, oldest first */
+	size_t nsamples;
+	int64_t root_id; /* the root it joined (0: none) */
+	struct db_joined_bucket {
+		int64_t id, mismatches;
+	} * joined; /* the buckets that joined it */
+	size_t njoined;
+};
+/* 0 with *out (release it), -1. */
+int db_reduce_bucket(struct db *, int64_t bucket_id, struct db_reduce_bucket *out, char *err, size_t errsize);
+void db_reduce_bucket_release(struct db_reduce_bucket *);
+
+/* One root cause: a bucket no other joined, with those that joined it. */
+struct db_root {
+	int64_t bucket_id;
+	char *candidate; /* the candidate build its mismatches are of (NULL: stored before candidates) */
+	int64_t buckets, mismatches;
+	int64_t *bucket_ids; /* the root's and its joined buckets' ids (buckets of them) */
+	struct db_root_state {
+		char name[16];
+		int64_t buckets;
+	} * states; /* how many of its buckets are in each triage state, in the order met */
+	size_t nstates;
+	struct db_reduction_row *minimal; /* NULL: not reduced yet */
+};
+struct db_roots {
+	struct db_root *roots; /* most mismatches first */
+	size_t n;
+	int64_t buckets, pending, reductions, executions, most_executions;
+	double seconds, most_seconds;
+};
 /*
  * The root causes of a run's mismatches (run -1: of all): one entry per
  * root bucket, with its minimal case, the buckets that joined it and their
- * mismatches, plus the reduction totals.  0 with *out, -1.
+ * mismatches, plus the reduction totals.  0 with *out (release it), -1.
  */
-int db_reduce_roots(struct db *, int64_t run, struct json_t **out, char *err, size_t errsize);
+int db_reduce_roots(struct db *, int64_t run, struct db_roots *out, char *err, size_t errsize);
+void db_roots_release(struct db_roots *);
 
 /* ---- db_phpt.c: the phpt suite's results (phpt_tests, phpt_results) ---- */
 struct db_phpt_result {

@@ -5,11 +5,11 @@
  * so its statements are prepared per call, under db.c's lock.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 #include <sqlite3.h>
 
 #include "db_internal.h"
@@ -527,83 +527,90 @@ fail:
 	return -1;
 }
 
-/* The columns of a reduction as read by dbr_json. */
+/* The columns of a reduction as read by dbr_read. */
 #define DBR_COLUMNS                                                                                    \
 	"r.id, r.bucket_id, r.comparison_id, r.representative, r.state, r.found_as, r.signature, "     \
 	"r.root_key, r.case_id, r.code, r.setup, r.flags, r.depth, r.outputs, r.steps, r.executions, " \
 	"r.seconds, r.complete, r.confirmation, m.case_id, r.reduced_comparison_id "
 
-static json_t *dbr_col(sqlite3_stmt *st, int i)
+void db_reduction_row_release(struct db_reduction_row *r)
 {
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return json_null();
-	if (sqlite3_column_type(st, i) == SQLITE_INTEGER)
-		return json_integer((json_int_t)sqlite3_column_int64(st, i));
-	return json_string((const char *)sqlite3_column_text(st, i));
+	if (r == NULL)
+		return;
+	free(r->state);
+	free(r->found_title);
+	free(r->signature);
+	free(r->root_key);
+	free(r->code);
+	free(r->setup);
+	free(r->outputs);
+	free(r->confirmation);
+	memset(r, 0, sizeof *r);
 }
 
-static json_t *dbr_json(sqlite3_stmt *st)
+/* A row of DBR_COLUMNS: 0, -1 out of memory (r released). */
+static int dbr_read(sqlite3_stmt *st, struct db_reduction_row *r)
 {
-	json_t *o = json_object(), *flags = json_array(), *out;
-	const unsigned char *outputs = sqlite3_column_text(st, 13);
-	long f = (long)sqlite3_column_int64(st, 11), bit;
-	const char *name, *code = (const char *)sqlite3_column_text(st, 9);
-	char url[64];
-	size_t i;
-
-	for (i = 0; (name = flags_name_at(i, &bit)) != NULL; i++)
-		if (bit != 0 && (f & bit) == bit)
-			json_array_append_new(flags, json_string(name));
-	json_object_set_new(o, "state", dbr_col(st, 4));
-	json_object_set_new(o, "code", dbr_col(st, 9));
-	json_object_set_new(o, "setup", dbr_col(st, 10));
-	json_object_set_new(o, "flags", flags);
-	json_object_set_new(o, "flags_value", dbr_col(st, 11));
-	json_object_set_new(o, "depth", dbr_col(st, 12));
-	json_object_set_new(o, "value_bytes", json_integer(code != NULL ? (json_int_t)strlen(code) : 0));
-	out = outputs != NULL ? json_loads((const char *)outputs, 0, NULL) : NULL;
-	if (out != NULL && sqlite3_column_type(st, 20) != SQLITE_NULL) {
-		/* An output too big to keep inline: the exact bytes from the reduced case's comparison. */
-		const char *role;
-		json_t *res;
-		json_object_foreach (out, role, res) {
-			json_t *om = json_object_get(res, "omitted");
-			if (json_array_size(om) == 0)
-				continue;
-			char ourl[192];
-			snprintf(ourl, sizeof ourl, "/api/comparisons/%" PRId64 "/output/%s",
-			    (int64_t)sqlite3_column_int64(st, 20), role);
-			json_object_set_new(res, "output_url", json_string(ourl));
-		}
+	memset(r, 0, sizeof *r);
+	r->found_comparison_id = sqlite3_column_int64(st, 2);
+	r->case_id = sqlite3_column_int64(st, 8);
+	r->has_flags = sqlite3_column_type(st, 11) != SQLITE_NULL;
+	r->flags = (long)sqlite3_column_int64(st, 11);
+	r->has_depth = sqlite3_column_type(st, 12) != SQLITE_NULL;
+	r->depth = sqlite3_column_int(st, 12);
+	r->steps = sqlite3_column_int64(st, 14);
+	r->executions = sqlite3_column_int64(st, 15);
+	r->seconds = sqlite3_column_double(st, 16);
+	r->complete = sqlite3_column_int(st, 17);
+	r->found_case_id = sqlite3_column_int64(st, 19);
+	r->reduced_comparison_id = sqlite3_column_int64(st, 20);
+	if ((r->state = dbr_strdup_col(st, 4)) == NULL || (r->found_title = dbr_strdup_col(st, 5)) == NULL)
+		goto oom;
+	/* The columns that may be NULL stay NULL (a NULL from strdup is out of memory). */
+	static const struct {
+		int col;
+		size_t off;
+	} optional[] = {
+		{ 6, offsetof(struct db_reduction_row, signature) },
+		{ 7, offsetof(struct db_reduction_row, root_key) },
+		{ 9, offsetof(struct db_reduction_row, code) },
+		{ 10, offsetof(struct db_reduction_row, setup) },
+		{ 13, offsetof(struct db_reduction_row, outputs) },
+		{ 18, offsetof(struct db_reduction_row, confirmation) },
+	};
+	for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++) {
+		char **field = (char **)((char *)r + optional[i].off);
+		if (sqlite3_column_type(st, optional[i].col) != SQLITE_NULL &&
+		    (*field = dbr_strdup_col(st, optional[i].col)) == NULL)
+			goto oom;
 	}
-	json_object_set_new(o, "outputs", out != NULL ? out : json_null());
-	json_object_set_new(o, "case_id", dbr_col(st, 8));
-	if (sqlite3_column_type(st, 8) != SQLITE_NULL) {
-		snprintf(url, sizeof url, "/#/cases/%" PRId64, (int64_t)sqlite3_column_int64(st, 8));
-		json_object_set_new(o, "url", json_string(url));
-		snprintf(
-		    url, sizeof url, "/api/cases/%" PRId64 "/phpt", (int64_t)sqlite3_column_int64(st, 8));
-		json_object_set_new(o, "phpt_url", json_string(url));
-	}
-	json_object_set_new(o, "confirmation", dbr_col(st, 18));
-	json_object_set_new(o, "steps", dbr_col(st, 14));
-	json_object_set_new(o, "executions", dbr_col(st, 15));
-	json_object_set_new(o, "seconds", json_real(sqlite3_column_double(st, 16)));
-	json_object_set_new(o, "complete", json_boolean(sqlite3_column_int(st, 17)));
-	json_object_set_new(o, "found_as",
-	    json_pack("{s:o s:o s:o}", "title", dbr_col(st, 5), "case_id", dbr_col(st, 19), "comparison_id",
-	        dbr_col(st, 2)));
-	json_object_set_new(o, "signature", dbr_col(st, 6));
-	json_object_set_new(o, "root_key", dbr_col(st, 7));
-	return o;
+	return 0;
+oom:
+	db_reduction_row_release(r);
+	return -1;
 }
 
-json_t *db_reduce_bucket(struct db *db, int64_t bucket_id, char *err, size_t errsize)
+void db_reduce_bucket_release(struct db_reduce_bucket *b)
+{
+	if (b->minimal != NULL)
+		db_reduction_row_release(b->minimal);
+	free(b->minimal);
+	for (size_t i = 0; i < b->nsamples; i++)
+		db_reduction_row_release(&b->samples[i]);
+	free(b->samples);
+	free(b->joined);
+	memset(b, 0, sizeof *b);
+}
+
+int db_reduce_bucket(
+    struct db *db, int64_t bucket_id, struct db_reduce_bucket *out, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	json_t *o = json_object(), *samples = json_array(), *joined = json_array(), *minimal = json_null();
+	struct db_reduction_row r;
+	size_t cap = 0;
 	int rc;
 
+	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&db->lock);
 	if (dbr_prepare(db,
 	        "SELECT " DBR_COLUMNS "FROM reductions r JOIN comparisons m ON m.id = r.comparison_id "
@@ -612,44 +619,64 @@ json_t *db_reduce_bucket(struct db *db, int64_t bucket_id, char *err, size_t err
 		goto fail;
 	sqlite3_bind_int64(st, 1, bucket_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *x = dbr_json(st);
-		if (sqlite3_column_int(st, 3) && json_is_null(minimal))
-			minimal = x;
-		else
-			json_array_append_new(samples, x);
+		if (dbr_read(st, &r) < 0)
+			goto oom;
+		if (sqlite3_column_int(st, 3) && out->minimal == NULL) {
+			if ((out->minimal = malloc(sizeof *out->minimal)) == NULL) {
+				db_reduction_row_release(&r);
+				goto oom;
+			}
+			*out->minimal = r;
+			continue;
+		}
+		if (out->nsamples == cap) {
+			struct db_reduction_row *grown = realloc(
+			    out->samples, (cap = cap ? cap * 2 : 8) * sizeof *grown);
+			if (grown == NULL) {
+				db_reduction_row_release(&r);
+				goto oom;
+			}
+			out->samples = grown;
+		}
+		out->samples[out->nsamples++] = r;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		db_fail(db, "read reductions", err, errsize);
 		goto fail;
 	}
-	json_object_set_new(o, "minimal", minimal);
-	json_object_set_new(o, "samples", samples);
 	if (dbr_prepare(db, "SELECT root_id FROM buckets WHERE id = ?1", &st, err, errsize) < 0)
-		goto fail2;
+		goto fail;
 	sqlite3_bind_int64(st, 1, bucket_id);
-	json_object_set_new(o, "root_id", sqlite3_step(st) == SQLITE_ROW ? dbr_col(st, 0) : json_null());
+	if (sqlite3_step(st) == SQLITE_ROW)
+		out->root_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (dbr_prepare(db, "SELECT id, mismatches FROM buckets WHERE root_id = ?1 ORDER BY id", &st, err,
 	        errsize) < 0)
-		goto fail2;
+		goto fail;
 	sqlite3_bind_int64(st, 1, bucket_id);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(joined,
-		    json_pack("{s:I s:I}", "id", (json_int_t)sqlite3_column_int64(st, 0), "mismatches",
-		        (json_int_t)sqlite3_column_int64(st, 1)));
+	cap = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (out->njoined == cap) {
+			struct db_joined_bucket *grown = realloc(
+			    out->joined, (cap = cap ? cap * 2 : 8) * sizeof *grown);
+			if (grown == NULL)
+				goto oom;
+			out->joined = grown;
+		}
+		out->joined[out->njoined].id = sqlite3_column_int64(st, 0);
+		out->joined[out->njoined++].mismatches = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
-	json_object_set_new(o, "joined", joined);
 	pthread_mutex_unlock(&db->lock);
-	return o;
+	return 0;
+oom:
+	sqlite3_finalize(st);
+	db_seterr(err, errsize, "out of memory");
 fail:
-	json_decref(minimal);
-	json_decref(samples);
-fail2:
-	json_decref(joined);
-	json_decref(o);
 	pthread_mutex_unlock(&db->lock);
-	return NULL;
+	db_reduce_bucket_release(out);
+	return -1;
 }
 
 /*
@@ -668,15 +695,66 @@ static int dbr_kept(struct db *db, int k, const char *sql, sqlite3_stmt **st, ch
 	return 0;
 }
 
-int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t errsize)
+void db_roots_release(struct db_roots *o)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		struct db_root *r = &o->roots[i];
+		free(r->candidate);
+		free(r->bucket_ids);
+		free(r->states);
+		if (r->minimal != NULL)
+			db_reduction_row_release(r->minimal);
+		free(r->minimal);
+	}
+	free(o->roots);
+	memset(o, 0, sizeof *o);
+}
+
+/* A root's row: its bucket ids ("3,7,9") and their states ("new,new,fixed") counted in the order met. */
+static int dbr_root_read(sqlite3_stmt *st, struct db_root *r)
+{
+	const char *ids = (const char *)sqlite3_column_text(st, 3);
+	const char *states = (const char *)sqlite3_column_text(st, 5);
+
+	memset(r, 0, sizeof *r);
+	r->bucket_id = sqlite3_column_int64(st, 0);
+	r->buckets = sqlite3_column_int64(st, 1);
+	r->mismatches = sqlite3_column_int64(st, 2);
+	if (sqlite3_column_type(st, 4) != SQLITE_NULL && (r->candidate = dbr_strdup_col(st, 4)) == NULL)
+		return -1;
+	if ((r->bucket_ids = calloc((size_t)r->buckets + 1, sizeof *r->bucket_ids)) == NULL ||
+	    (r->states = calloc((size_t)r->buckets + 1, sizeof *r->states)) == NULL)
+		return -1;
+	for (size_t k = 0; ids != NULL && *ids != '\0' && k < (size_t)r->buckets; k++) {
+		r->bucket_ids[k] = strtoll(ids, NULL, 10);
+		ids = strchr(ids, ',');
+		ids = ids != NULL ? ids + 1 : NULL;
+	}
+	for (const char *p = states; p != NULL && *p != '\0';) {
+		char name[16];
+		size_t len = strcspn(p, ","), k;
+		snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+		for (k = 0; k < r->nstates && strcmp(r->states[k].name, name) != 0; k++)
+			;
+		if (k == r->nstates) {
+			if (r->nstates == (size_t)r->buckets)
+				break;
+			memcpy(r->states[k].name, name, sizeof name);
+			r->nstates++;
+		}
+		r->states[k].buckets++;
+		p = p[len] == ',' ? p + len + 1 : NULL;
+	}
+	return 0;
+}
+
+int db_reduce_roots(struct db *db, int64_t run, struct db_roots *out, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	json_t *o = json_object(), *roots = json_array();
-	int64_t buckets = 0, pending = 0, reduced = 0, executions = 0, most_executions = 0;
-	double seconds = 0, most_seconds = 0;
+	size_t cap = 0;
 	int rc;
 
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&db->lock);
 	/* A run's buckets (run -1: every bucket) grouped by their root. */
 	if (dbr_kept(db, 0,
@@ -691,32 +769,16 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 		goto fail;
 	sqlite3_bind_int64(st, 1, run);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *ids = json_array(), *states = json_object();
-		const char *list = (const char *)sqlite3_column_text(st, 3);
-		for (const char *p = list; p != NULL && *p != '\0';) {
-			json_array_append_new(ids, json_integer(strtoll(p, NULL, 10)));
-			p = strchr(p, ',');
-			p = p != NULL ? p + 1 : NULL;
+		if (out->n == cap) {
+			struct db_root *grown = realloc(
+			    out->roots, (cap = cap ? cap * 2 : 16) * sizeof *grown);
+			if (grown == NULL)
+				goto oom;
+			out->roots = grown;
 		}
-		/* How many of its buckets are in each triage state (states are names without commas). */
-		list = (const char *)sqlite3_column_text(st, 5);
-		for (const char *p = list; p != NULL && *p != '\0';) {
-			char name[16];
-			size_t len = strcspn(p, ",");
-			snprintf(
-			    name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
-			json_object_set_new(states, name,
-			    json_integer(json_integer_value(json_object_get(states, name)) + 1));
-			p = p[len] == ',' ? p + len + 1 : NULL;
-		}
-		json_array_append_new(roots,
-		    json_pack("{s:I s:o s:I s:I s:o s:o}", "bucket_id",
-		        (json_int_t)sqlite3_column_int64(st, 0),
-		        /* the candidate build its mismatches are of (null: stored before candidates) */
-		        "candidate", dbr_col(st, 4), "buckets", (json_int_t)sqlite3_column_int64(st, 1),
-		        "mismatches", (json_int_t)sqlite3_column_int64(st, 2), "bucket_ids", ids, "states",
-		        states));
-		buckets += sqlite3_column_int64(st, 1);
+		if (dbr_root_read(st, &out->roots[out->n++]) < 0)
+			goto oom;
+		out->buckets += out->roots[out->n - 1].buckets;
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
@@ -724,17 +786,18 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 		goto fail;
 	}
 	/* Each root's minimal case (its representative's reduction). */
-	for (size_t i = 0; i < json_array_size(roots); i++) {
-		json_t *r = json_array_get(roots, i);
+	for (size_t i = 0; i < out->n; i++) {
+		struct db_root *r = &out->roots[i];
 		if (dbr_kept(db, 1,
 		        "SELECT " DBR_COLUMNS
 		        "FROM reductions r JOIN comparisons m ON m.id = r.comparison_id "
 		        "WHERE r.bucket_id = ?1 AND r.representative = 1",
 		        &st, err, errsize) < 0)
 			goto fail;
-		sqlite3_bind_int64(st, 1, json_integer_value(json_object_get(r, "bucket_id")));
-		json_object_set_new(
-		    r, "minimal", sqlite3_step(st) == SQLITE_ROW ? dbr_json(st) : json_null());
+		sqlite3_bind_int64(st, 1, r->bucket_id);
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    ((r->minimal = malloc(sizeof *r->minimal)) == NULL || dbr_read(st, r->minimal) < 0))
+			goto oom;
 		sqlite3_reset(st);
 	}
 	/* The reduction's progress and cost over those buckets (a phpt bucket,
@@ -754,29 +817,23 @@ int db_reduce_roots(struct db *db, int64_t run, json_t **out, char *err, size_t 
 		goto fail;
 	sqlite3_bind_int64(st, 1, run);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		pending = sqlite3_column_int64(st, 0);
-		reduced = sqlite3_column_int64(st, 1);
-		executions = sqlite3_column_int64(st, 2);
-		seconds = sqlite3_column_double(st, 3);
-		most_executions = sqlite3_column_int64(st, 4);
-		most_seconds = sqlite3_column_double(st, 5);
+		out->pending = sqlite3_column_int64(st, 0);
+		out->reductions = sqlite3_column_int64(st, 1);
+		out->executions = sqlite3_column_int64(st, 2);
+		out->seconds = sqlite3_column_double(st, 3);
+		out->most_executions = sqlite3_column_int64(st, 4);
+		out->most_seconds = sqlite3_column_double(st, 5);
 	}
 	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
-	json_object_set_new(o, "roots", roots);
-	json_object_set_new(o, "buckets", json_integer(buckets));
-	json_object_set_new(o, "reduction",
-	    json_pack("{s:I s:I s:I s:f s:I s:f}", "buckets_pending", (json_int_t)pending, "reductions",
-	        (json_int_t)reduced, "executions", (json_int_t)executions, "seconds", seconds,
-	        "most_executions", (json_int_t)most_executions, "most_seconds", most_seconds));
-	*out = o;
 	return 0;
+oom:
+	db_seterr(err, errsize, "out of memory");
 fail:
 	for (int k = 0; k < 3; k++)
 		if (db->roots[k] != NULL)
 			sqlite3_reset(db->roots[k]); /* no read transaction left open */
 	pthread_mutex_unlock(&db->lock);
-	json_decref(roots);
-	json_decref(o);
+	db_roots_release(out);
 	return -1;
 }
