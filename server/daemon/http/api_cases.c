@@ -15,20 +15,6 @@
 #define API_MAX_ITERATIONS 1000000L
 #define API_MAX_DEPTH 2147483647LL
 
-/* "a,b" -> ["a","b"]; "" -> []. */
-static json_t *api_list(const char *s)
-{
-	json_t *a = json_array();
-	const char *p = s, *q;
-
-	while (a != NULL && p != NULL && *p != '\0') {
-		q = strchr(p, ',');
-		json_array_append_new(a, text_jsonn(p, q != NULL ? (size_t)(q - p) : strlen(p), NULL));
-		p = q != NULL ? q + 1 : NULL;
-	}
-	return a;
-}
-
 /* Newline-separated lines -> array, without empty lines. */
 static json_t *api_lines(const char *s)
 {
@@ -525,7 +511,7 @@ static void api_case_reply(struct app *app, int64_t id, int64_t comparison_id, i
 	if ((o = api_case_comparison_json(&dc, have_cmp ? &cmp : NULL)) == NULL)
 		goto oom;
 	/* The shown comparison's bucket, when it is a mismatch (triage.c). */
-	json_object_set_new(o, "bucket", have_cmp ? triage_case_bucket(app, cmp.id) : json_null());
+	json_object_set_new(o, "bucket", have_cmp ? api_case_bucket(app, cmp.id) : json_null());
 	if (with_history) {
 		if ((history = json_array()) == NULL)
 			goto oom;

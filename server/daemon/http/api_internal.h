@@ -44,6 +44,10 @@ api_handler api_route_flags;
 /* api_triage.c */
 api_handler api_route_buckets;
 api_handler api_route_roots;
+/* api_triage.c: a bucket as the API shows it (without its runs and trail); the bucket of a
+ * comparison (null when none). */
+struct json_t *api_bucket_json(const struct db_bucket *);
+struct json_t *api_case_bucket(struct app *, int64_t comparison_id);
 /* api_reduce.c: a bucket's JSON (consumed) led by its minimal case and root (a new object). */
 struct json_t *api_reduce_lead(struct app *, struct json_t *bucket);
 /* api_reduce.c: the reduction's progress and cost over a listing of roots (a new object). */
@@ -76,6 +80,8 @@ struct api_list_ctx {
 /* api_reply.c */
 /* A database time ("" or NULL: null). */
 struct json_t *api_time(const char *s);
+/* A comma-separated list as an array: "a,b" -> ["a","b"]; "" -> []. */
+struct json_t *api_list(const char *s);
 /* An id, or null for 0 (none). */
 struct json_t *api_id_or_null(int64_t id);
 /* Where a result's exact bytes are served: /api/comparisons/{id}/{output|printed}/{role}. */

@@ -23,6 +23,19 @@ json_t *api_time(const char *s)
 	return s != NULL && *s != '\0' ? text_json(s) : json_null();
 }
 
+json_t *api_list(const char *s)
+{
+	json_t *a = json_array();
+	const char *p = s, *q;
+
+	while (a != NULL && p != NULL && *p != '\0') {
+		q = strchr(p, ',');
+		json_array_append_new(a, text_jsonn(p, q != NULL ? (size_t)(q - p) : strlen(p), NULL));
+		p = q != NULL ? q + 1 : NULL;
+	}
+	return a;
+}
+
 json_t *api_id_or_null(int64_t id)
 {
 	return id > 0 ? json_integer(id) : json_null();

@@ -78,13 +78,131 @@ static int triage_state_param(
 	return 0;
 }
 
+/* ---- the JSON of buckets, their mismatches and audit trail (docs/api.md, "A bucket") ---- */
+
+static json_t *triage_pair_run(int64_t run_id, const char *at, int64_t comparison_id)
+{
+	return json_pack("{s:o s:o s:I}", "run_id", api_id_or_null(run_id), "at", text_json(at),
+	    "comparison_id", (json_int_t)comparison_id);
+}
+
+json_t *api_bucket_json(const struct db_bucket *b)
+{
+	char url[64], api_url[64];
+	json_t *o, *key = b->key != NULL ? json_loads(b->key, 0, NULL) : NULL;
+
+	snprintf(url, sizeof url, "/#/buckets/%" PRId64, b->id);
+	snprintf(api_url, sizeof api_url, "/api/buckets/%" PRId64, b->id);
+	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:I}", "id", (json_int_t)b->id, "url", url, "api_url",
+	    api_url, "key", key != NULL ? key : json_null(), "state", text_json(b->state), "assignee",
+	    text_json(b->assignee), "notes", text_json(b->notes), "mismatches", (json_int_t)b->mismatches);
+	if (o == NULL)
+		return NULL;
+	json_object_set_new(o, "representative",
+	    json_pack("{s:o s:I s:o}", "case_id", api_id_or_null(b->case_id), "comparison_id",
+	        (json_int_t)b->first_comparison_id, "title", text_json(b->title)));
+	json_object_set_new(
+	    o, "first_seen", triage_pair_run(b->first_run_id, b->first_seen, b->first_comparison_id));
+	json_object_set_new(
+	    o, "last_seen", triage_pair_run(b->last_run_id, b->last_seen, b->last_comparison_id));
+	/* The candidate build its mismatches are of (null: stored before candidates). */
+	json_object_set_new(o, "candidate", text_json(b->candidate));
+	json_object_set_new(o, "updated_at", text_json(b->updated_at));
+	json_object_set_new(o, "updated_by", text_json(b->updated_by));
+	json_object_set_new(o, "reappeared",
+	    b->reappeared_comparison_id == 0
+	        ? json_null()
+	        : json_pack("{s:I s:o s:o}", "comparison_id", (json_int_t)b->reappeared_comparison_id,
+	              "run_id", api_id_or_null(b->reappeared_run_id), "at", text_json(b->reappeared_at)));
+	if (b->in_run) {
+		json_object_set_new(o, "run",
+		    json_pack("{s:o s:I s:o}", "id", api_id_or_null(b->run_id), "mismatches",
+		        (json_int_t)b->run_mismatches, "representative",
+		        json_pack("{s:o s:I s:o}", "case_id", api_id_or_null(b->run_case_id), "comparison_id",
+		            (json_int_t)b->run_comparison_id, "title", text_json(b->run_title))));
+		json_object_set_new(o, "earlier_runs", json_integer(b->earlier_runs));
+	}
+	return o;
+}
+
+static json_t *triage_event_json(const struct db_triage_event *e)
+{
+	json_t *changes = e->changes != NULL ? json_loads(e->changes, 0, NULL) : NULL;
+
+	return json_pack("{s:I s:I s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)e->id, "bucket_id",
+	    (json_int_t)e->bucket_id, "at", text_json(e->at), "by", text_json(e->by), "action",
+	    text_json(e->action), "changes", changes != NULL ? changes : json_object(), "run_id",
+	    api_id_or_null(e->run_id), "comparison_id", api_id_or_null(e->comparison_id));
+}
+
+/* The bucket with its runs and audit trail. */
+static json_t *triage_bucket_full_json(const struct db_bucket_full *f)
+{
+	json_t *o = api_bucket_json(&f->b), *runs = json_array(), *events = json_array();
+
+	for (size_t i = 0; i < f->nruns; i++)
+		json_array_append_new(runs,
+		    json_pack("{s:o s:I s:I s:o}", "run_id", api_id_or_null(f->runs[i].run_id), "mismatches",
+		        (json_int_t)f->runs[i].mismatches, "first_comparison_id",
+		        (json_int_t)f->runs[i].first_comparison_id, "run_created_at",
+		        text_json(f->runs[i].run_created_at)));
+	for (size_t i = 0; i < f->nevents; i++)
+		json_array_append_new(events, triage_event_json(&f->events[i]));
+	json_object_set_new(o, "runs", runs);
+	json_object_set_new(o, "events", events);
+	return o;
+}
+
+/* {"new":{"buckets":n,"mismatches":m},...,"reappeared":{"buckets":k}} */
+static json_t *triage_counts_json(const struct db_bucket_counts *c)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < c->nstates; i++)
+		json_object_set_new(o, c->states[i].state,
+		    json_pack("{s:I s:I}", "buckets", (json_int_t)c->states[i].buckets, "mismatches",
+		        (json_int_t)c->states[i].mismatches));
+	json_object_set_new(o, "reappeared", json_pack("{s:I}", "buckets", (json_int_t)c->reappeared));
+	return o;
+}
+
+static json_t *triage_mismatch_json(const struct db_bucket_mismatch *m)
+{
+	char url[64];
+
+	snprintf(url, sizeof url, "/#/cases/%" PRId64 "?comparison=%" PRId64, m->case_id, m->comparison_id);
+	/* differs as a list, like the case listings */
+	return json_pack("{s:I s:I s:o s:o s:o s:o s:I s:o s:o s:s}", "comparison_id",
+	    (json_int_t)m->comparison_id, "case_id", (json_int_t)m->case_id, "run_id",
+	    api_id_or_null(m->run_id), "differs", api_list(m->differs != NULL ? m->differs : ""),
+	    "created_at", text_json(m->created_at), "title", text_json(m->title), "flags",
+	    (json_int_t)m->flags, "flag_names", text_flag_names(m->flags), "file", text_json(m->file), "url",
+	    url);
+}
+
+json_t *api_case_bucket(struct app *app, int64_t comparison_id)
+{
+	struct db_bucket b;
+	json_t *o = NULL;
+
+	if (db_bucket_of_comparison(app->db, comparison_id, &b) > 0)
+		o = api_bucket_json(&b);
+	db_bucket_release(&b);
+	return o != NULL ? o : json_null();
+}
+
+/* ---- the endpoints ---- */
+
 static void triage_buckets(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	struct db_bucket_filter f = { .cursor_count = INT64_MAX, .cursor_id = INT64_MAX };
 	char set[96], err[512], next[256], cursor[64];
 	const char *cur = http_query(req, "cursor");
+	struct db_bucket *rows;
+	struct db_bucket_counts counts;
+	size_t n;
 	int more, rc;
-	json_t *list, *counts;
+	json_t *list;
 
 	if (triage_limit(req, &f.limit, resp) < 0 ||
 	    triage_state_param(req, set, sizeof set, &f.special, resp) < 0)
@@ -119,7 +237,7 @@ static void triage_buckets(struct app *app, const struct http_request *req, stru
 		api_error(resp, 400, "bad_request", "candidate: expected a build's name");
 		return;
 	}
-	rc = db_buckets_list(app->db, &f, &list, &counts, cursor, sizeof cursor, &more, err, sizeof err);
+	rc = db_buckets_list(app->db, &f, &rows, &n, &counts, cursor, sizeof cursor, &more, err, sizeof err);
 	if (rc == -2) {
 		api_error(resp, 404, "not_found", "no run %" PRId64, f.run);
 		return;
@@ -129,8 +247,12 @@ static void triage_buckets(struct app *app, const struct http_request *req, stru
 		return;
 	}
 	/* Each bucket led by its minimal case (api_reduce.c). */
-	for (size_t i = 0; i < json_array_size(list); i++)
-		json_array_set_new(list, i, api_reduce_lead(app, json_incref(json_array_get(list, i))));
+	list = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(list, api_reduce_lead(app, api_bucket_json(&rows[i])));
+		db_bucket_release(&rows[i]);
+	}
+	free(rows);
 	snprintf(next, sizeof next, "/api/buckets?");
 	/* The state filter as given: checked above to be names and commas only. */
 	if (http_query(req, "state") != NULL && *http_query(req, "state") != '\0')
@@ -144,34 +266,38 @@ static void triage_buckets(struct app *app, const struct http_request *req, stru
 		snprintf(next + strlen(next), sizeof next - strlen(next), "run=submitted&");
 	snprintf(next + strlen(next), sizeof next - strlen(next), "limit=%d&cursor=%s", f.limit, cursor);
 	api_json(resp, 200,
-	    json_pack("{s:o s:o s:o}", "buckets", list, "counts", counts, "next",
+	    json_pack("{s:o s:o s:o}", "buckets", list, "counts", triage_counts_json(&counts), "next",
 	        more ? json_string(next) : json_null()));
 }
 
 static void triage_bucket(struct app *app, int64_t id, struct http_response *resp)
 {
+	struct db_bucket_full full;
 	char err[512];
-	json_t *o;
-	int rc = db_bucket_get(app->db, id, &o, err, sizeof err);
+	json_t *o, *tests;
+	int rc = db_bucket_get(app->db, id, &full, err, sizeof err);
 
+	if (rc == 0) {
+		api_error(resp, 404, "not_found", "no bucket %" PRId64, id);
+		return;
+	}
+	if (rc < 0) {
+		api_fail(resp, err);
+		return;
+	}
+	o = triage_bucket_full_json(&full);
+	db_bucket_full_release(&full);
 	/* a phpt bucket (bucket_phpt_key): the tests in it, newest run first */
-	const char *suite = rc > 0 ? json_string_value(json_object_get(json_object_get(o, "key"), "suite"))
-	                           : NULL;
-	if (suite && !strcmp(suite, "phpt")) {
-		json_t *tests = db_phpt_bucket_tests(app->db, id, 100, err, sizeof err);
-		if (!tests) {
+	const char *suite = json_string_value(json_object_get(json_object_get(o, "key"), "suite"));
+	if (suite != NULL && strcmp(suite, "phpt") == 0) {
+		if ((tests = db_phpt_bucket_tests(app->db, id, 100, err, sizeof err)) == NULL) {
 			json_decref(o);
 			api_fail(resp, err);
 			return;
 		}
 		json_object_set_new(o, "phpt_tests", tests);
 	}
-	if (rc > 0)
-		api_json(resp, 200, api_reduce_lead(app, o));
-	else if (rc == 0)
-		api_error(resp, 404, "not_found", "no bucket %" PRId64, id);
-	else
-		api_fail(resp, err);
+	api_json(resp, 200, api_reduce_lead(app, o));
 }
 
 static void triage_mismatches(
@@ -179,13 +305,15 @@ static void triage_mismatches(
 {
 	char err[512], next[160];
 	int64_t before, run, last;
+	struct db_bucket_mismatch *rows;
+	size_t n;
 	int limit, more, rc;
 	json_t *list;
 
 	if (triage_limit(req, &limit, resp) < 0 || (before = triage_before(req, resp)) < 0 ||
 	    triage_run_param(req, &run, resp) < 0)
 		return;
-	rc = db_bucket_mismatches(app->db, id, run, before, limit, &list, &last, &more, err, sizeof err);
+	rc = db_bucket_mismatches(app->db, id, run, before, limit, &rows, &n, &last, &more, err, sizeof err);
 	if (rc == -2) {
 		api_error(resp, 404, "not_found", "no run %" PRId64, run);
 		return;
@@ -198,6 +326,12 @@ static void triage_mismatches(
 		api_fail(resp, err);
 		return;
 	}
+	list = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(list, triage_mismatch_json(&rows[i]));
+		db_bucket_mismatch_release(&rows[i]);
+	}
+	free(rows);
 	snprintf(next, sizeof next, "/api/buckets/%" PRId64 "/mismatches?", id);
 	if (run > 0)
 		snprintf(next + strlen(next), sizeof next - strlen(next), "run=%" PRId64 "&", run);
@@ -213,6 +347,8 @@ static void triage_events(struct app *app, const struct http_request *req, struc
 	char err[512], next[160];
 	const char *bv = http_query(req, "bucket");
 	int64_t before, bucket = 0, last;
+	struct db_triage_event *rows;
+	size_t n;
 	int limit, more;
 	json_t *list;
 
@@ -222,10 +358,16 @@ static void triage_events(struct app *app, const struct http_request *req, struc
 		api_error(resp, 400, "bad_request", "bucket: expected a positive integer id");
 		return;
 	}
-	if (db_triage_events(app->db, bucket, before, limit, &list, &last, &more, err, sizeof err) < 0) {
+	if (db_triage_events(app->db, bucket, before, limit, &rows, &n, &last, &more, err, sizeof err) < 0) {
 		api_fail(resp, err);
 		return;
 	}
+	list = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(list, triage_event_json(&rows[i]));
+		db_triage_event_release(&rows[i]);
+	}
+	free(rows);
 	snprintf(next, sizeof next, "/api/triage/events?");
 	if (bucket > 0)
 		snprintf(next + strlen(next), sizeof next - strlen(next), "bucket=%" PRId64 "&", bucket);
@@ -247,8 +389,9 @@ static void triage_post(
 	char err[512] = "";
 	int64_t *ids = NULL, one = id > 0 ? id : root, missing;
 	size_t n = 1;
+	struct db_triage_result out;
 	int rc, changed;
-	json_t *body, *o;
+	json_t *body, *o, *list;
 
 	if ((body = api_body(req, resp)) == NULL)
 		return;
@@ -268,7 +411,7 @@ static void triage_post(
 		ch.root = root;
 		ch.with_joined = 1;
 	}
-	rc = db_triage_change(app->db, ids, n, &ch, id > 0, &changed, &missing, &o, err, sizeof err);
+	rc = db_triage_change(app->db, ids, n, &ch, id > 0, &changed, &missing, &out, err, sizeof err);
 	if (rc == -2)
 		api_error(resp, 404, "not_found", "no bucket %" PRId64 "%s", missing,
 		    n > 1 ? " (nothing was changed)" : "");
@@ -280,14 +423,22 @@ static void triage_post(
 	else if (rc < 0)
 		api_fail(resp, err);
 	else if (id > 0) {
+		o = triage_bucket_full_json(&out.full);
 		json_object_set_new(o, "changed", json_boolean(changed > 0));
 		api_json(resp, 200, o);
-	} else if (root > 0)
-		api_json(resp, 200,
-		    json_pack(
-		        "{s:I s:i s:o}", "root_id", (json_int_t)root, "changed", changed, "buckets", o));
-	else
-		api_json(resp, 200, json_pack("{s:i s:o}", "changed", changed, "buckets", o));
+	} else {
+		list = json_array();
+		for (size_t i = 0; i < out.n; i++)
+			json_array_append_new(list, api_bucket_json(&out.list[i]));
+		if (root > 0)
+			api_json(resp, 200,
+			    json_pack("{s:I s:i s:o}", "root_id", (json_int_t)root, "changed", changed,
+			        "buckets", list));
+		else
+			api_json(resp, 200, json_pack("{s:i s:o}", "changed", changed, "buckets", list));
+	}
+	if (rc == 0)
+		db_triage_result_release(&out);
 out:
 	if (ids != &one)
 		free(ids);

@@ -111,8 +111,6 @@ int triage_parse_change(const struct auth_who *token, struct json_t *body, int b
     struct db_triage_change *ch, struct svc_error *e);
 /* The ids of a bulk change: 1..500 bucket ids, each once (malloc'd, *n of them), NULL with e. */
 int64_t *triage_ids(struct json_t *body, size_t *n, struct svc_error *e);
-/* The bucket of a comparison as JSON (null when it has none). */
-struct json_t *triage_case_bucket(struct app *, int64_t comparison_id);
 
 /* ---- export.c ---- */
 /* An export: the file's text (malloc'd, the caller frees it) and its Content-Disposition. */

@@ -68,11 +68,6 @@ int triage_state_filter(const char *v, char *set, size_t setsize, int *special, 
 	return 0;
 }
 
-json_t *triage_case_bucket(struct app *app, int64_t comparison_id)
-{
-	return db_bucket_of_comparison(app->db, comparison_id);
-}
-
 /* ---- changing triage ---- */
 
 /*

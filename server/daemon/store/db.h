@@ -253,22 +253,76 @@ struct db_bucket_filter {
 	int limit;
 };
 
-/* A page of buckets (*list, a JSON array) with the counts by state (*counts);
- * the last row's cursor ("" for none), *more when there are more: 0, -2 no
- * such run, -1. */
-int db_buckets_list(struct db *, const struct db_bucket_filter *, struct json_t **list,
-    struct json_t **counts, char *cursor, size_t cursorsize, int *more, char *err, size_t errsize);
-/* A bucket with its runs and audit trail: 1 (*out), 0 none, -1. */
-int db_bucket_get(struct db *, int64_t id, struct json_t **out, char *err, size_t errsize);
+/* A bucket as stored: its key, triage and counts, its first mismatch (representative). */
+struct db_bucket {
+	int64_t id;
+	char *key; /* the bucket key, stored JSON text */
+	char *state, *assignee, *notes, *candidate, *updated_at, *updated_by; /* NULL when NULL */
+	int64_t mismatches;
+	int64_t first_comparison_id, last_comparison_id, first_run_id, last_run_id; /* 0: none */
+	char *first_seen, *last_seen;
+	int64_t case_id; /* the representative's case */
+	char *title;
+	int64_t reappeared_comparison_id, reappeared_run_id; /* 0: not reappeared */
+	char *reappeared_at;
+	/* A run's listing: the bucket in that run (run_id 0: the submitted cases). */
+	int in_run;
+	int64_t run_id, run_mismatches, run_comparison_id, run_case_id, earlier_runs;
+	char *run_title;
+};
+/* A triage audit entry. */
+struct db_triage_event {
+	int64_t id, bucket_id, run_id, comparison_id; /* run and comparison: 0 none */
+	char *at, *by, *action;
+	char *changes; /* stored JSON text */
+};
+/* A bucket in full: itself, the runs it was seen in and its audit trail (newest first). */
+struct db_bucket_full {
+	struct db_bucket b;
+	struct db_bucket_run {
+		int64_t run_id, mismatches, first_comparison_id;
+		char *run_created_at;
+	} * runs;
+	size_t nruns;
+	struct db_triage_event *events;
+	size_t nevents;
+};
+/* Buckets and mismatches by triage state, states in their order, then reappeared. */
+struct db_bucket_counts {
+	struct db_state_count {
+		char state[16];
+		int64_t buckets, mismatches;
+	} states[8];
+	size_t nstates;
+	int64_t reappeared;
+};
+/* A bucket's mismatch. */
+struct db_bucket_mismatch {
+	int64_t comparison_id, case_id, run_id; /* run 0: a submitted case */
+	char *differs, *created_at, *title, *file;
+	long flags;
+};
+void db_bucket_release(struct db_bucket *);
+void db_bucket_full_release(struct db_bucket_full *);
+void db_triage_event_release(struct db_triage_event *);
+void db_bucket_mismatch_release(struct db_bucket_mismatch *);
+
+/* A page of buckets (*list, *n of them: release each) with the counts by
+ * state; the last row's cursor ("" for none), *more when there are more: 0,
+ * -2 no such run, -1. */
+int db_buckets_list(struct db *, const struct db_bucket_filter *, struct db_bucket **list, size_t *n,
+    struct db_bucket_counts *counts, char *cursor, size_t cursorsize, int *more, char *err, size_t errsize);
+/* A bucket with its runs and audit trail: 1 (*out, release it), 0 none, -1. */
+int db_bucket_get(struct db *, int64_t id, struct db_bucket_full *out, char *err, size_t errsize);
 /* A bucket's mismatches, newest first (run -1 any, 0 submitted): 1, 0 no such
  * bucket, -2 no such run, -1. */
 int db_bucket_mismatches(struct db *, int64_t id, int64_t run, int64_t before, int limit,
-    struct json_t **list, int64_t *last, int *more, char *err, size_t errsize);
+    struct db_bucket_mismatch **list, size_t *n, int64_t *last, int *more, char *err, size_t errsize);
 /* The audit trail, newest first (bucket 0: every bucket's): 0, -1. */
-int db_triage_events(struct db *, int64_t bucket, int64_t before, int limit, struct json_t **list,
-    int64_t *last, int *more, char *err, size_t errsize);
-/* The bucket of a comparison as JSON (null when it has none). */
-struct json_t *db_bucket_of_comparison(struct db *, int64_t comparison_id);
+int db_triage_events(struct db *, int64_t bucket, int64_t before, int limit, struct db_triage_event **list,
+    size_t *n, int64_t *last, int *more, char *err, size_t errsize);
+/* The bucket of a comparison: 1 (*out, release it), 0 none, -1. */
+int db_bucket_of_comparison(struct db *, int64_t comparison_id, struct db_bucket *out);
 
 /* A checked change ("" assignee clears it). */
 struct db_triage_change {
@@ -280,16 +334,23 @@ struct db_triage_change {
 	int with_joined; /* also every bucket that joined one of ids (buckets.root_id) */
 	int64_t root;    /* > 0: made on this root cause (ids = {root}); noted in each entry */
 };
+/* What a change leaves: the first bucket in full, or every bucket changed as listed. */
+struct db_triage_result {
+	struct db_bucket_full full; /* when asked for in full */
+	struct db_bucket *list;     /* else */
+	size_t n;
+};
+void db_triage_result_release(struct db_triage_result *);
 /*
  * Apply a change to every bucket of ids (and, with_joined, the buckets that
  * joined them, read in the same transaction) in one transaction, an audit
  * entry for each one changed: 0 with *changed and *out (full: the first
- * bucket in full; else the list of buckets), -2 with *missing when a bucket
- * does not exist, -3 with *missing its root when ch->root joined another
- * (nothing changed), -1.
+ * bucket in full; else the list of buckets; release it), -2 with *missing
+ * when a bucket does not exist, -3 with *missing its root when ch->root
+ * joined another (nothing changed), -1.
  */
 int db_triage_change(struct db *, const int64_t *ids, size_t n, const struct db_triage_change *, int full,
-    int *changed, int64_t *missing, struct json_t **out, char *err, size_t errsize);
+    int *changed, int64_t *missing, struct db_triage_result *out, char *err, size_t errsize);
 
 /* ---- db_reduce.c: reductions of mismatches (reductions, buckets.root_id) ---- */
 /* A mismatch to reduce: its bucket, its case, both results (the base's and its candidate's). */

@@ -489,80 +489,115 @@ int db_triage_backfill(struct db *db, char *err, size_t errsize)
 	return 0;
 }
 
-/* ---- JSON of rows ---- */
+/* ---- rows read back ---- */
 
-static json_t *dbt_col_text(sqlite3_stmt *st, int i)
+/* A text column: a copy, NULL when NULL; *oom set when the copy failed. */
+static char *dbt_text(sqlite3_stmt *st, int i, int *oom)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL
-	    ? json_null()
-	    : text_json((const char *)sqlite3_column_text(st, i));
-}
+	const unsigned char *v = sqlite3_column_text(st, i);
+	char *copy;
 
-static json_t *dbt_col_id(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL || sqlite3_column_int64(st, i) <= 0
-	    ? json_null()
-	    : json_integer(sqlite3_column_int64(st, i));
-}
-
-/* A bucket row (BUCKET_COLUMNS) as JSON. */
-static json_t *dbt_bucket_json(sqlite3_stmt *st)
-{
-	int64_t id = sqlite3_column_int64(st, 0);
-	char url[64], api_url[64];
-	json_t *o, *key;
-
-	snprintf(url, sizeof url, "/#/buckets/%" PRId64, id);
-	snprintf(api_url, sizeof api_url, "/api/buckets/%" PRId64, id);
-	key = json_loads((const char *)sqlite3_column_text(st, 1), 0, NULL);
-	o = json_pack("{s:I s:s s:s s:o s:o s:o s:o s:I}", "id", (json_int_t)id, "url", url, "api_url",
-	    api_url, "key", key != NULL ? key : json_null(), "state", dbt_col_text(st, 2), "assignee",
-	    dbt_col_text(st, 3), "notes", dbt_col_text(st, 4), "mismatches",
-	    (json_int_t)sqlite3_column_int64(st, 5));
-	if (o == NULL)
+	if (sqlite3_column_type(st, i) == SQLITE_NULL || v == NULL)
 		return NULL;
-	json_object_set_new(o, "representative",
-	    json_pack("{s:o s:I s:o}", "case_id", dbt_col_id(st, 17), "comparison_id",
-	        (json_int_t)sqlite3_column_int64(st, 6), "title", dbt_col_text(st, 18)));
-	json_object_set_new(o, "first_seen",
-	    json_pack("{s:o s:o s:I}", "run_id", dbt_col_id(st, 8), "at", dbt_col_text(st, 10),
-	        "comparison_id", (json_int_t)sqlite3_column_int64(st, 6)));
-	json_object_set_new(o, "last_seen",
-	    json_pack("{s:o s:o s:I}", "run_id", dbt_col_id(st, 9), "at", dbt_col_text(st, 11),
-	        "comparison_id", (json_int_t)sqlite3_column_int64(st, 7)));
-	/* The candidate build its mismatches are of (null: stored before candidates). */
-	json_object_set_new(o, "candidate", dbt_col_text(st, 19));
-	json_object_set_new(o, "updated_at", dbt_col_text(st, 12));
-	json_object_set_new(o, "updated_by", dbt_col_text(st, 13));
-	json_object_set_new(o, "reappeared",
-	    sqlite3_column_type(st, 14) == SQLITE_NULL
-	        ? json_null()
-	        : json_pack("{s:I s:o s:o}", "comparison_id", (json_int_t)sqlite3_column_int64(st, 14),
-	              "run_id", dbt_col_id(st, 15), "at", dbt_col_text(st, 16)));
-	return o;
+	if ((copy = strdup((const char *)v)) == NULL)
+		*oom = 1;
+	return copy;
 }
 
-static json_t *dbt_event_json(sqlite3_stmt *st)
+/* An id column: 0 when NULL (ids start at 1). */
+static int64_t dbt_id(sqlite3_stmt *st, int i)
 {
-	json_t *changes = json_loads((const char *)sqlite3_column_text(st, 5), 0, NULL);
-
-	return json_pack("{s:I s:I s:o s:o s:o s:o s:o s:o}", "id", (json_int_t)sqlite3_column_int64(st, 0),
-	    "bucket_id", (json_int_t)sqlite3_column_int64(st, 1), "at", dbt_col_text(st, 2), "by",
-	    dbt_col_text(st, 3), "action", dbt_col_text(st, 4), "changes",
-	    changes != NULL ? changes : json_object(), "run_id", dbt_col_id(st, 6), "comparison_id",
-	    dbt_col_id(st, 7));
+	int64_t v = sqlite3_column_int64(st, i);
+	return v > 0 ? v : 0;
 }
 
-/* {"new":{"buckets":n,"mismatches":m},...,"reappeared":{"buckets":k}} */
-static json_t *dbt_counts(struct db *db, int64_t run, char *err, size_t errsize)
+void db_bucket_release(struct db_bucket *b)
+{
+	free(b->key);
+	free(b->state);
+	free(b->assignee);
+	free(b->notes);
+	free(b->candidate);
+	free(b->updated_at);
+	free(b->updated_by);
+	free(b->first_seen);
+	free(b->last_seen);
+	free(b->title);
+	free(b->reappeared_at);
+	free(b->run_title);
+	memset(b, 0, sizeof *b);
+}
+
+/* A bucket row (BUCKET_COLUMNS): 0, -1 out of memory (b released). */
+static int dbt_bucket_read(sqlite3_stmt *st, struct db_bucket *b)
+{
+	int oom = 0;
+
+	memset(b, 0, sizeof *b);
+	b->id = sqlite3_column_int64(st, 0);
+	b->key = dbt_text(st, 1, &oom);
+	b->state = dbt_text(st, 2, &oom);
+	b->assignee = dbt_text(st, 3, &oom);
+	b->notes = dbt_text(st, 4, &oom);
+	b->mismatches = sqlite3_column_int64(st, 5);
+	b->first_comparison_id = sqlite3_column_int64(st, 6);
+	b->last_comparison_id = sqlite3_column_int64(st, 7);
+	b->first_run_id = dbt_id(st, 8);
+	b->last_run_id = dbt_id(st, 9);
+	b->first_seen = dbt_text(st, 10, &oom);
+	b->last_seen = dbt_text(st, 11, &oom);
+	b->updated_at = dbt_text(st, 12, &oom);
+	b->updated_by = dbt_text(st, 13, &oom);
+	b->reappeared_comparison_id = sqlite3_column_type(st, 14) == SQLITE_NULL
+	    ? 0
+	    : sqlite3_column_int64(st, 14);
+	b->reappeared_run_id = dbt_id(st, 15);
+	b->reappeared_at = dbt_text(st, 16, &oom);
+	b->case_id = dbt_id(st, 17);
+	b->title = dbt_text(st, 18, &oom);
+	b->candidate = dbt_text(st, 19, &oom);
+	if (oom)
+		db_bucket_release(b);
+	return oom ? -1 : 0;
+}
+
+void db_triage_event_release(struct db_triage_event *e)
+{
+	free(e->at);
+	free(e->by);
+	free(e->action);
+	free(e->changes);
+	memset(e, 0, sizeof *e);
+}
+
+static int dbt_event_read(sqlite3_stmt *st, struct db_triage_event *e)
+{
+	int oom = 0;
+
+	memset(e, 0, sizeof *e);
+	e->id = sqlite3_column_int64(st, 0);
+	e->bucket_id = sqlite3_column_int64(st, 1);
+	e->at = dbt_text(st, 2, &oom);
+	e->by = dbt_text(st, 3, &oom);
+	e->action = dbt_text(st, 4, &oom);
+	e->changes = dbt_text(st, 5, &oom);
+	e->run_id = dbt_id(st, 6);
+	e->comparison_id = dbt_id(st, 7);
+	if (oom)
+		db_triage_event_release(e);
+	return oom ? -1 : 0;
+}
+
+/* Buckets and mismatches by state (every state, 0 when none), then reappeared. */
+static int dbt_counts(struct db *db, int64_t run, struct db_bucket_counts *c, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	json_t *o = json_object();
-	int64_t reappeared = 0;
-	int rc, i;
+	int rc;
 
-	for (i = 0; o != NULL && dbt_states[i] != NULL; i++)
-		json_object_set_new(o, dbt_states[i], json_pack("{s:i s:i}", "buckets", 0, "mismatches", 0));
+	memset(c, 0, sizeof *c);
+	for (c->nstates = 0; dbt_states[c->nstates] != NULL; c->nstates++)
+		snprintf(
+		    c->states[c->nstates].state, sizeof c->states[0].state, "%s", dbt_states[c->nstates]);
 	if (run >= 0) {
 		st = dbt_stmt(db, T_RUN_STATE_COUNTS);
 		sqlite3_bind_int64(st, 1, run);
@@ -570,78 +605,116 @@ static json_t *dbt_counts(struct db *db, int64_t run, char *err, size_t errsize)
 		st = dbt_stmt(db, T_STATE_COUNTS);
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_object_set_new(o, (const char *)sqlite3_column_text(st, 0),
-		    json_pack("{s:I s:I}", "buckets", (json_int_t)sqlite3_column_int64(st, 1), "mismatches",
-		        (json_int_t)sqlite3_column_int64(st, 2)));
-		reappeared += sqlite3_column_int64(st, 3);
+		const char *state = (const char *)sqlite3_column_text(st, 0);
+		size_t k;
+		for (k = 0; k < c->nstates && strcmp(c->states[k].state, state != NULL ? state : "") != 0;
+		     k++)
+			;
+		if (k == c->nstates && k < sizeof c->states / sizeof c->states[0])
+			snprintf(c->states[c->nstates++].state, sizeof c->states[0].state, "%s",
+			    state != NULL ? state : "");
+		if (k < c->nstates) {
+			c->states[k].buckets = sqlite3_column_int64(st, 1);
+			c->states[k].mismatches = sqlite3_column_int64(st, 2);
+		}
+		c->reappeared += sqlite3_column_int64(st, 3);
 	}
 	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(o);
-		db_fail(db, "count buckets", err, errsize);
-		return NULL;
-	}
-	json_object_set_new(o, "reappeared", json_pack("{s:I}", "buckets", (json_int_t)reappeared));
-	return o;
+	if (rc != SQLITE_DONE)
+		return db_fail(db, "count buckets", err, errsize);
+	return 0;
 }
 
-/* The bucket with its runs and audit trail; NULL with err (0 in *found when there is none). */
-static json_t *dbt_bucket_full(struct db *db, int64_t id, int *found, char *err, size_t errsize)
+void db_bucket_full_release(struct db_bucket_full *f)
+{
+	db_bucket_release(&f->b);
+	for (size_t i = 0; i < f->nruns; i++)
+		free(f->runs[i].run_created_at);
+	free(f->runs);
+	for (size_t i = 0; i < f->nevents; i++)
+		db_triage_event_release(&f->events[i]);
+	free(f->events);
+	memset(f, 0, sizeof *f);
+}
+
+/* Room for one more of *n items of size size in *list: 0, -1 out of memory. */
+static int dbt_grow(void **list, size_t n, size_t *cap, size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	if ((p = realloc(*list, (*cap = *cap ? *cap * 2 : 16) * size)) == NULL)
+		return -1;
+	*list = p;
+	return 0;
+}
+
+/* The bucket with its runs and audit trail: 1, 0 none, -1 with err (f released). */
+static int dbt_bucket_full(struct db *db, int64_t id, struct db_bucket_full *f, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	json_t *o, *runs, *events;
-	int rc;
+	size_t cap;
+	int rc, oom = 0;
 
-	*found = 0;
+	memset(f, 0, sizeof *f);
 	st = dbt_stmt(db, T_BUCKET_GET);
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			db_fail(db, "read bucket", err, errsize);
-		return NULL;
+		return rc == SQLITE_DONE ? 0 : db_fail(db, "read bucket", err, errsize);
 	}
-	*found = 1;
-	o = dbt_bucket_json(st);
+	rc = dbt_bucket_read(st, &f->b);
 	sqlite3_reset(st);
-	runs = json_array();
-	events = json_array();
-	if (o == NULL || runs == NULL || events == NULL)
+	if (rc < 0)
 		goto oom;
-	json_object_set_new(o, "runs", runs);
-	json_object_set_new(o, "events", events);
 	st = dbt_stmt(db, T_BUCKET_RUNS);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, TRIAGE_DETAIL_MAX);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(runs,
-		    json_pack("{s:o s:I s:I s:o}", "run_id", dbt_col_id(st, 0), "mismatches",
-		        (json_int_t)sqlite3_column_int64(st, 1), "first_comparison_id",
-		        (json_int_t)sqlite3_column_int64(st, 2), "run_created_at", dbt_col_text(st, 3)));
+	cap = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (dbt_grow((void **)&f->runs, f->nruns, &cap, sizeof *f->runs) < 0) {
+			oom = 1;
+			break;
+		}
+		struct db_bucket_run *r = &f->runs[f->nruns++];
+		r->run_id = dbt_id(st, 0);
+		r->mismatches = sqlite3_column_int64(st, 1);
+		r->first_comparison_id = sqlite3_column_int64(st, 2);
+		r->run_created_at = dbt_text(st, 3, &oom);
+	}
 	sqlite3_reset(st);
+	if (oom)
+		goto oom;
 	if (rc != SQLITE_DONE)
 		goto dbfail;
 	st = dbt_stmt(db, T_EVENTS_BUCKET);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, INT64_MAX);
 	sqlite3_bind_int(st, 3, TRIAGE_DETAIL_MAX);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(events, dbt_event_json(st));
+	cap = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (dbt_grow((void **)&f->events, f->nevents, &cap, sizeof *f->events) < 0 ||
+		    dbt_event_read(st, &f->events[f->nevents]) < 0) {
+			oom = 1;
+			break;
+		}
+		f->nevents++;
+	}
 	sqlite3_reset(st);
+	if (oom)
+		goto oom;
 	if (rc != SQLITE_DONE)
 		goto dbfail;
-	return o;
+	return 1;
 dbfail:
-	json_decref(o);
-	db_fail(db, "read bucket", err, errsize);
-	return NULL;
+	db_bucket_full_release(f);
+	return db_fail(db, "read bucket", err, errsize);
 oom:
-	json_decref(o);
-	json_decref(runs);
-	json_decref(events);
+	db_bucket_full_release(f);
 	db_seterr(err, errsize, "out of memory");
-	return NULL;
+	return -1;
 }
 
 static json_t *dbt_pair(const char *from, const char *to)
@@ -752,26 +825,27 @@ static int dbt_run_exists(struct db *db, int64_t run, char *err, size_t errsize)
 
 /*
  * One keyset page of a listing: st asks for limit + 1 rows; each of the
- * first limit becomes row()'s object in list, the one more only sets *more.
- * 0, or -1 with err (row() out of memory, or the statement failed: what
- * names it).  st is reset either way.
+ * first limit is read by read() into the next item of *list (size bytes
+ * each, *n of them), the one more only sets *more.  0, or -1 with err
+ * (out of memory, or the statement failed: what names it).  st is reset
+ * either way; on -1 the items read are the caller's to release.
  */
-static int dbt_page(struct db *db, sqlite3_stmt *st, int limit, json_t *(*row)(sqlite3_stmt *, void *),
-    void *arg, json_t *list, int *more, const char *what, char *err, size_t errsize)
+static int dbt_page(struct db *db, sqlite3_stmt *st, int limit,
+    int (*read)(sqlite3_stmt *, void *item, void *arg), void *arg, void **list, size_t size, size_t *n,
+    int *more, const char *what, char *err, size_t errsize)
 {
-	int rc, n = 0;
-	json_t *o;
+	size_t cap = 0;
+	int rc;
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == limit)
+		if (*n == (size_t)limit)
 			break;
-		if ((o = row(st, arg)) == NULL) {
+		if (dbt_grow(list, *n, &cap, size) < 0 || read(st, (char *)*list + *n * size, arg) < 0) {
 			sqlite3_reset(st);
 			db_seterr(err, errsize, "out of memory");
 			return -1;
 		}
-		json_array_append_new(list, o);
-		n++;
+		(*n)++;
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -782,44 +856,53 @@ static int dbt_page(struct db *db, sqlite3_stmt *st, int limit, json_t *(*row)(s
 
 /* A bucket listing's row, and the page's cursor after it. */
 struct dbt_bucket_page {
-	const struct db_bucket_filter *f;
 	int has_run;
+	int64_t run;
 	char *cursor;
 	size_t cursorsize;
 };
 
-static json_t *dbt_bucket_row(sqlite3_stmt *st, void *arg)
+static int dbt_bucket_row(sqlite3_stmt *st, void *item, void *arg)
 {
 	struct dbt_bucket_page *pg = arg;
-	json_t *o;
+	struct db_bucket *b = item;
+	int k = NBUCKET_COLUMNS, oom = 0;
 
-	if ((o = dbt_bucket_json(st)) == NULL)
-		return NULL;
+	if (dbt_bucket_read(st, b) < 0)
+		return -1;
 	if (pg->has_run) {
-		int k = NBUCKET_COLUMNS;
-		json_object_set_new(o, "run",
-		    json_pack("{s:o s:I s:o}", "id", pg->f->run > 0 ? json_integer(pg->f->run) : json_null(),
-		        "mismatches", (json_int_t)sqlite3_column_int64(st, k), "representative",
-		        json_pack("{s:o s:I s:o}", "case_id", dbt_col_id(st, k + 2), "comparison_id",
-		            (json_int_t)sqlite3_column_int64(st, k + 1), "title", dbt_col_text(st, k + 3))));
-		json_object_set_new(o, "earlier_runs", json_integer(sqlite3_column_int64(st, k + 4)));
-		snprintf(pg->cursor, pg->cursorsize, "%" PRId64 ".%" PRId64,
-		    (int64_t)sqlite3_column_int64(st, k), (int64_t)sqlite3_column_int64(st, 0));
+		b->in_run = 1;
+		b->run_id = pg->run;
+		b->run_mismatches = sqlite3_column_int64(st, k);
+		b->run_comparison_id = sqlite3_column_int64(st, k + 1);
+		b->run_case_id = dbt_id(st, k + 2);
+		b->run_title = dbt_text(st, k + 3, &oom);
+		b->earlier_runs = sqlite3_column_int64(st, k + 4);
+		snprintf(pg->cursor, pg->cursorsize, "%" PRId64 ".%" PRId64, b->run_mismatches, b->id);
 	} else {
-		snprintf(pg->cursor, pg->cursorsize, "%" PRId64 ".%" PRId64,
-		    (int64_t)sqlite3_column_int64(st, 7), (int64_t)sqlite3_column_int64(st, 0));
+		snprintf(pg->cursor, pg->cursorsize, "%" PRId64 ".%" PRId64, b->last_comparison_id, b->id);
 	}
-	return o;
+	if (oom)
+		db_bucket_release(b);
+	return oom ? -1 : 0;
 }
 
-int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **list, json_t **counts,
-    char *cursor, size_t cursorsize, int *more, char *err, size_t errsize)
+static void dbt_buckets_free(struct db_bucket *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		db_bucket_release(&list[i]);
+	free(list);
+}
+
+int db_buckets_list(struct db *db, const struct db_bucket_filter *f, struct db_bucket **list, size_t *n,
+    struct db_bucket_counts *counts, char *cursor, size_t cursorsize, int *more, char *err, size_t errsize)
 {
 	int has_run = f->run >= 0, rc;
-	struct dbt_bucket_page pg = { f, has_run, cursor, cursorsize };
+	struct dbt_bucket_page pg = { has_run, f->run, cursor, cursorsize };
 	sqlite3_stmt *st;
 
-	*list = *counts = NULL;
+	*list = NULL;
+	*n = 0;
 	*more = 0;
 	cursor[0] = '\0'; /* "" when no row */
 	pthread_mutex_lock(&db->lock);
@@ -827,8 +910,6 @@ int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **li
 		pthread_mutex_unlock(&db->lock);
 		return rc < 0 ? -1 : -2;
 	}
-	if ((*list = json_array()) == NULL)
-		goto oom;
 	if (has_run) {
 		st = dbt_stmt(db, T_RUN_BUCKETS_LIST);
 		sqlite3_bind_int64(st, 3, f->run);
@@ -844,69 +925,66 @@ int db_buckets_list(struct db *db, const struct db_bucket_filter *f, json_t **li
 	sqlite3_bind_text(st, 9, f->states, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 10, f->special);
 	db_bind_text(st, 11, f->candidate);
-	if (dbt_page(db, st, f->limit, dbt_bucket_row, &pg, *list, more, "list buckets", err, errsize) < 0)
-		goto fail;
-	if ((*counts = dbt_counts(db, has_run ? f->run : -1, err, errsize)) == NULL)
-		goto fail;
+	if (dbt_page(db, st, f->limit, dbt_bucket_row, &pg, (void **)list, sizeof **list, n, more,
+	        "list buckets", err, errsize) < 0 ||
+	    dbt_counts(db, has_run ? f->run : -1, counts, err, errsize) < 0) {
+		pthread_mutex_unlock(&db->lock);
+		dbt_buckets_free(*list, *n);
+		*list = NULL;
+		*n = 0;
+		return -1;
+	}
 	pthread_mutex_unlock(&db->lock);
 	return 0;
-oom:
-	db_seterr(err, errsize, "out of memory");
-fail:
-	pthread_mutex_unlock(&db->lock);
-	json_decref(*list);
-	*list = NULL;
-	return -1;
 }
 
-int db_bucket_get(struct db *db, int64_t id, json_t **out, char *err, size_t errsize)
+int db_bucket_get(struct db *db, int64_t id, struct db_bucket_full *out, char *err, size_t errsize)
 {
-	int found;
+	int rc;
 
-	err[0] = '\0';
 	pthread_mutex_lock(&db->lock);
-	*out = dbt_bucket_full(db, id, &found, err, errsize);
+	rc = dbt_bucket_full(db, id, out, err, errsize);
 	pthread_mutex_unlock(&db->lock);
-	if (*out != NULL)
-		return 1;
-	return !found && err[0] == '\0' ? 0 : -1;
+	return rc;
+}
+
+void db_bucket_mismatch_release(struct db_bucket_mismatch *m)
+{
+	free(m->differs);
+	free(m->created_at);
+	free(m->title);
+	free(m->file);
+	memset(m, 0, sizeof *m);
 }
 
 /* A bucket's mismatch, *last (the page's cursor) its comparison id. */
-static json_t *dbt_mismatch_row(sqlite3_stmt *st, void *arg)
+static int dbt_mismatch_row(sqlite3_stmt *st, void *item, void *arg)
 {
-	int64_t *last = arg;
-	long flags = (long)sqlite3_column_int64(st, 6);
-	char url[64];
-	json_t *b;
+	struct db_bucket_mismatch *m = item;
+	int oom = 0;
 
-	*last = sqlite3_column_int64(st, 0);
-	snprintf(url, sizeof url, "/#/cases/%" PRId64 "?comparison=%" PRId64,
-	    (int64_t)sqlite3_column_int64(st, 1), *last);
-	b = json_pack("{s:I s:I s:o s:o s:o s:o s:I s:o s:o s:s}", "comparison_id", (json_int_t)*last,
-	    "case_id", (json_int_t)sqlite3_column_int64(st, 1), "run_id", dbt_col_id(st, 2), "differs",
-	    dbt_col_text(st, 3), "created_at", dbt_col_text(st, 4), "title", dbt_col_text(st, 5), "flags",
-	    (json_int_t)flags, "flag_names", text_flag_names(flags), "file", dbt_col_text(st, 7), "url", url);
-	if (b == NULL)
-		return NULL;
-	/* differs as a list, like the case listings */
-	json_t *d = json_object_get(b, "differs"), *dl = json_array();
-	const char *p = json_is_string(d) ? json_string_value(d) : "", *q;
-	for (; dl != NULL && *p != '\0'; p = *q != '\0' ? q + 1 : q) {
-		q = p + strcspn(p, ",");
-		json_array_append_new(dl, json_stringn(p, (size_t)(q - p)));
-	}
-	json_object_set_new(b, "differs", dl != NULL ? dl : json_array());
-	return b;
+	memset(m, 0, sizeof *m);
+	m->comparison_id = *(int64_t *)arg = sqlite3_column_int64(st, 0);
+	m->case_id = sqlite3_column_int64(st, 1);
+	m->run_id = dbt_id(st, 2);
+	m->differs = dbt_text(st, 3, &oom);
+	m->created_at = dbt_text(st, 4, &oom);
+	m->title = dbt_text(st, 5, &oom);
+	m->flags = (long)sqlite3_column_int64(st, 6);
+	m->file = dbt_text(st, 7, &oom);
+	if (oom)
+		db_bucket_mismatch_release(m);
+	return oom ? -1 : 0;
 }
 
-int db_bucket_mismatches(struct db *db, int64_t id, int64_t run, int64_t before, int limit, json_t **list,
-    int64_t *last, int *more, char *err, size_t errsize)
+int db_bucket_mismatches(struct db *db, int64_t id, int64_t run, int64_t before, int limit,
+    struct db_bucket_mismatch **list, size_t *n, int64_t *last, int *more, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	*list = NULL;
+	*n = 0;
 	*last = 0;
 	*more = 0;
 	pthread_mutex_lock(&db->lock);
@@ -925,76 +1003,75 @@ int db_bucket_mismatches(struct db *db, int64_t id, int64_t run, int64_t before,
 		pthread_mutex_unlock(&db->lock);
 		return rc == SQLITE_DONE ? 0 : -1;
 	}
-	if ((*list = json_array()) == NULL)
-		goto oom;
 	st = dbt_stmt(db, run >= 0 ? T_MISMATCHES_RUN : T_MISMATCHES);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, before > 0 ? before : INT64_MAX);
 	sqlite3_bind_int(st, 3, limit + 1);
 	if (run >= 0)
 		db_bind_id(st, 4, run);
-	if (dbt_page(db, st, limit, dbt_mismatch_row, last, *list, more, "list mismatches", err, errsize) < 0)
-		goto fail;
+	rc = dbt_page(db, st, limit, dbt_mismatch_row, last, (void **)list, sizeof **list, n, more,
+	    "list mismatches", err, errsize);
 	pthread_mutex_unlock(&db->lock);
-	return 1;
-oom:
-	db_seterr(err, errsize, "out of memory");
-fail:
-	pthread_mutex_unlock(&db->lock);
-	json_decref(*list);
-	*list = NULL;
-	return -1;
-}
-
-int db_triage_events(struct db *db, int64_t bucket, int64_t before, int limit, json_t **list, int64_t *last,
-    int *more, char *err, size_t errsize)
-{
-	sqlite3_stmt *st;
-	int rc, n = 0;
-
-	*last = 0;
-	*more = 0;
-	if ((*list = json_array()) == NULL) {
-		db_seterr(err, errsize, "out of memory");
+	if (rc < 0) {
+		for (size_t i = 0; i < *n; i++)
+			db_bucket_mismatch_release(&(*list)[i]);
+		free(*list);
+		*list = NULL;
+		*n = 0;
 		return -1;
 	}
+	return 1;
+}
+
+static int dbt_event_row(sqlite3_stmt *st, void *item, void *arg)
+{
+	*(int64_t *)arg = sqlite3_column_int64(st, 0);
+	return dbt_event_read(st, item);
+}
+
+int db_triage_events(struct db *db, int64_t bucket, int64_t before, int limit, struct db_triage_event **list,
+    size_t *n, int64_t *last, int *more, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*list = NULL;
+	*n = 0;
+	*last = 0;
+	*more = 0;
 	pthread_mutex_lock(&db->lock);
 	st = dbt_stmt(db, bucket > 0 ? T_EVENTS_BUCKET : T_EVENTS_ALL);
 	if (bucket > 0)
 		sqlite3_bind_int64(st, 1, bucket);
 	sqlite3_bind_int64(st, 2, before > 0 ? before : INT64_MAX);
 	sqlite3_bind_int(st, 3, limit + 1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < limit) {
-		*last = sqlite3_column_int64(st, 0);
-		json_array_append_new(*list, dbt_event_json(st));
-		n++;
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		db_fail(db, "list triage events", err, errsize);
-		pthread_mutex_unlock(&db->lock);
-		json_decref(*list);
-		*list = NULL;
-		return -1;
-	}
+	rc = dbt_page(db, st, limit, dbt_event_row, last, (void **)list, sizeof **list, n, more,
+	    "list triage events", err, errsize);
 	pthread_mutex_unlock(&db->lock);
-	*more = rc == SQLITE_ROW;
-	return 0;
+	if (rc < 0) {
+		for (size_t i = 0; i < *n; i++)
+			db_triage_event_release(&(*list)[i]);
+		free(*list);
+		*list = NULL;
+		*n = 0;
+	}
+	return rc;
 }
 
-json_t *db_bucket_of_comparison(struct db *db, int64_t comparison_id)
+int db_bucket_of_comparison(struct db *db, int64_t comparison_id, struct db_bucket *out)
 {
 	sqlite3_stmt *st;
-	json_t *o = NULL;
+	int rc = 0;
 
+	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&db->lock);
 	st = dbt_stmt(db, T_BUCKET_OF_COMPARISON);
 	sqlite3_bind_int64(st, 1, comparison_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		o = dbt_bucket_json(st);
+		rc = dbt_bucket_read(st, out) < 0 ? -1 : 1;
 	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
-	return o != NULL ? o : json_null();
+	return rc;
 }
 
 /* Append id to *list unless it is there: 0, -1 out of memory. */
@@ -1065,7 +1142,7 @@ oom:
 }
 
 int db_triage_change(struct db *db, const int64_t *ids, size_t n, const struct db_triage_change *ch, int full,
-    int *changed, int64_t *missing, json_t **out, char *err, size_t errsize)
+    int *changed, int64_t *missing, struct db_triage_result *out, char *err, size_t errsize)
 {
 	int64_t *all = NULL;
 	size_t i = 0, count = 0;
@@ -1073,7 +1150,7 @@ int db_triage_change(struct db *db, const int64_t *ids, size_t n, const struct d
 
 	*changed = 0;
 	*missing = 0;
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&db->lock);
 	if (db_begin(db, err, errsize) < 0) {
 		pthread_mutex_unlock(&db->lock);
@@ -1094,23 +1171,35 @@ int db_triage_change(struct db *db, const int64_t *ids, size_t n, const struct d
 		return rc == -2 || rc == -3 ? rc : -1;
 	}
 	if (full) {
-		*out = dbt_bucket_full(db, ids[0], &found, err, errsize);
+		found = dbt_bucket_full(db, ids[0], &out->full, err, errsize);
 		pthread_mutex_unlock(&db->lock);
 		free(all);
-		if (*out == NULL && err[0] == '\0')
+		if (found == 0)
 			db_seterr(err, errsize, "bucket vanished");
-		return *out != NULL ? 0 : -1;
+		return found > 0 ? 0 : -1;
 	}
 	/* The changed buckets as listed (without runs and trail). */
-	*out = json_array();
-	for (i = 0; *out != NULL && i < count; i++) {
+	if (count > 0 && (out->list = calloc(count, sizeof *out->list)) == NULL) {
+		pthread_mutex_unlock(&db->lock);
+		free(all);
+		db_seterr(err, errsize, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < count; i++) {
 		sqlite3_stmt *st = dbt_stmt(db, T_BUCKET_GET);
 		sqlite3_bind_int64(st, 1, all[i]);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			json_array_append_new(*out, dbt_bucket_json(st));
+		if (sqlite3_step(st) == SQLITE_ROW && dbt_bucket_read(st, &out->list[out->n]) == 0)
+			out->n++;
 		sqlite3_reset(st);
 	}
 	pthread_mutex_unlock(&db->lock);
 	free(all);
 	return 0;
+}
+
+void db_triage_result_release(struct db_triage_result *r)
+{
+	db_bucket_full_release(&r->full);
+	dbt_buckets_free(r->list, r->n);
+	memset(r, 0, sizeof *r);
 }
