@@ -17,6 +17,40 @@
 
 #define API_PHPT_TEST_MAX 4096 /* a test's name in the query */
 
+/* Text of a phpt file or result as a JSON string: bytes that are not UTF-8 as U+FFFD (the
+ * exact bytes stay in SQLite); null for none (data NULL). */
+static json_t *api_phpt_text_n(const char *data, size_t len)
+{
+	size_t o = 0;
+	char *buf;
+	json_t *j;
+
+	if (data == NULL)
+		return json_null();
+	if ((buf = malloc(len * 3 + 1)) == NULL)
+		return NULL;
+	for (size_t k = 0; k < len;) {
+		size_t m = utf8_seq((const unsigned char *)data + k, len - k, NULL);
+		if (m == 0) {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			k++;
+		} else {
+			memcpy(buf + o, data + k, m);
+			o += m;
+			k += m;
+		}
+	}
+	j = json_stringn(buf, o);
+	free(buf);
+	return j;
+}
+
+static json_t *api_phpt_text(const struct bytes *b)
+{
+	return api_phpt_text_n(b->data, b->len);
+}
+
 /* The sections, in phpt.h's order (run-tests keeps them by name, not by position); bork: why the file is BORK. */
 static json_t *api_phpt_sections(const char *source, size_t len, json_t **bork)
 {
@@ -32,30 +66,44 @@ static json_t *api_phpt_sections(const char *source, size_t len, json_t **bork)
 		const struct phpt_text *x = &t.sec[s];
 		if (x->data == NULL)
 			continue;
-		size_t n = x->len;
-		char *clean = malloc(n * 3 + 1);
-		size_t o = 0;
-		if (clean == NULL)
-			continue;
-		for (size_t k = 0; k < n;) {
-			size_t m = utf8_seq((const unsigned char *)x->data + k, n - k, NULL);
-			if (m == 0) {
-				memcpy(clean + o, "\xef\xbf\xbd", 3);
-				o += 3;
-				k++;
-			} else {
-				memcpy(clean + o, x->data + k, m);
-				o += m;
-				k += m;
-			}
-		}
-		json_array_append_new(list,
-		    json_pack(
-		        "{s:s s:s%}", "name", phpt_section_name((enum phpt_section)s), "text", clean, o));
-		free(clean);
+		json_t *text = api_phpt_text_n(x->data, x->len);
+		if (text != NULL)
+			json_array_append_new(list,
+			    json_pack(
+			        "{s:s s:o}", "name", phpt_section_name((enum phpt_section)s), "text", text));
 	}
 	phpt_release(&t);
 	return list;
+}
+
+/* {test, name, verdict, builds: [{role, status, reason, verdict, output, diff, wall_ms,
+ * bucket_id, signal, build}]}: each build named by its role in the run. */
+static json_t *api_phpt_test_json(const char *test, const struct db_phpt_test *t, const struct db_run *run)
+{
+	json_t *o, *builds = json_array();
+
+	o = json_pack("{s:s s:o s:o}", "test", test, "name", api_phpt_text(&t->name), "verdict",
+	    api_phpt_text(&t->verdict));
+	for (size_t i = 0; i < t->nbuilds; i++) {
+		const struct db_phpt_test_result *r = &t->builds[i];
+		json_t *b = json_pack("{s:o s:o s:o s:o s:o s:o s:o}", "role", api_phpt_text(&r->role),
+		    "status", api_phpt_text(&r->status), "reason", api_phpt_text(&r->reason), "verdict",
+		    api_phpt_text(&r->verdict), "output", api_phpt_text(&r->output), "diff",
+		    api_phpt_text(&r->diff), "wall_ms", json_real(r->wall_ms));
+		if (b == NULL)
+			continue;
+		json_object_set_new(b, "bucket_id", api_id_or_null(r->bucket_id));
+		json_object_set_new(b, "signal", r->has_signal ? json_integer(r->signal) : json_null());
+		int role = r->role.data != NULL ? role_parse(r->role.data) : -1;
+		if (role >= 0 && role < run->nbuilds)
+			json_object_set_new(b, "build", json_string(run->build_names[role]));
+		json_array_append_new(builds, b);
+	}
+	if (o != NULL)
+		json_object_set_new(o, "builds", builds);
+	else
+		json_decref(builds);
+	return o;
 }
 
 void api_route_run_phpt(
@@ -63,8 +111,8 @@ void api_route_run_phpt(
 {
 	const char *test = http_query(req, "test");
 	struct db_run run;
-	char err[512], *source = NULL;
-	size_t source_len = 0;
+	struct db_phpt_test t;
+	char err[512];
 	json_t *o = NULL;
 	int rc;
 
@@ -93,27 +141,23 @@ void api_route_run_phpt(
 		db_run_release(&run);
 		return;
 	}
-	rc = db_phpt_test_get(app->db, run.id, test, &o, &source, &source_len, err, sizeof err);
+	rc = db_phpt_test_get(app->db, run.id, test, &t, err, sizeof err);
 	if (rc < 0) {
 		api_fail(resp, err);
 	} else if (rc == 0) {
 		api_error(resp, 404, "not_found", "run %" PRId64 " has no test \"%.200s\"", run.id, test);
+	} else if ((o = api_phpt_test_json(test, &t, &run)) == NULL) {
+		api_fail(resp, "out of memory");
 	} else {
-		/* each build's name by its role */
-		json_t *b;
-		size_t i;
-		json_array_foreach (json_object_get(o, "builds"), i, b) {
-			int role = role_parse(json_string_value(json_object_get(b, "role")));
-			if (role >= 0 && role < run.nbuilds)
-				json_object_set_new(b, "build", json_string(run.build_names[role]));
-		}
 		json_t *bork = NULL;
 		json_object_set_new(o, "run_id", json_integer((json_int_t)run.id));
-		json_object_set_new(
-		    o, "sections", source ? api_phpt_sections(source, source_len, &bork) : json_array());
+		json_object_set_new(o, "sections",
+		    t.source.data != NULL ? api_phpt_sections(t.source.data, t.source.len, &bork)
+		                          : json_array());
 		json_object_set_new(o, "bork", bork ? bork : json_null());
 		api_json(resp, 200, o);
 	}
-	free(source);
+	if (rc > 0)
+		db_phpt_test_release(&t);
 	db_run_release(&run);
 }

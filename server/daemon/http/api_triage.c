@@ -290,11 +290,23 @@ static void triage_bucket(struct app *app, int64_t id, struct http_response *res
 	/* a phpt bucket (bucket_phpt_key): the tests in it, newest run first */
 	const char *suite = json_string_value(json_object_get(json_object_get(o, "key"), "suite"));
 	if (suite != NULL && strcmp(suite, "phpt") == 0) {
-		if ((tests = db_phpt_bucket_tests(app->db, id, 100, err, sizeof err)) == NULL) {
+		struct db_phpt_bucket_test *list;
+		size_t n;
+		if (db_phpt_bucket_tests(app->db, id, 100, &list, &n, err, sizeof err) < 0) {
 			json_decref(o);
 			api_fail(resp, err);
 			return;
 		}
+		tests = json_array();
+		for (size_t i = 0; i < n; i++) {
+			json_t *row = json_pack("{s:I s:s s:s s:s s:s s:s? s:s?}", "run_id",
+			    (json_int_t)list[i].run_id, "test", list[i].test, "name", list[i].name, "role",
+			    list[i].role, "status", list[i].status, "base_status", list[i].base_status,
+			    "reason", list[i].reason);
+			if (row != NULL)
+				json_array_append_new(tests, row);
+		}
+		db_phpt_bucket_tests_free(list, n);
 		json_object_set_new(o, "phpt_tests", tests);
 	}
 	api_json(resp, 200, api_reduce_lead(app, o));

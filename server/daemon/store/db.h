@@ -494,16 +494,32 @@ struct db_phpt_result {
 int db_phpt_store(struct db *, int64_t run_id, const char *test, const char *name, const char *verdict,
     const char *source, size_t source_len, const struct db_phpt_result res[MAX_BUILDS], int nbuilds,
     int64_t bucket_ids[MAX_BUILDS], char *err, size_t errsize);
-/*
- * One test of a phpt run: 1 with *out {test, name, verdict, builds: [{role,
- * status, reason, verdict, bucket_id, output, diff, wall_ms, signal}]} and
- * its stored file in *source (malloc'd, NULL when none), 0 when the run has
- * no such test, -1.
- */
-int db_phpt_test_get(struct db *, int64_t run_id, const char *test, struct json_t **out, char **source,
-    size_t *source_len, char *err, size_t errsize);
-/* A phpt bucket's tests, newest first (at most limit): a JSON array, or NULL. */
-struct json_t *db_phpt_bucket_tests(struct db *, int64_t bucket_id, int limit, char *err, size_t errsize);
+/* One phpt test of a run as stored, with every build's result (base, head, then candidates). */
+struct db_phpt_test {
+	struct bytes name, verdict, source; /* data NULL: none stored */
+	struct db_phpt_test_result {
+		struct bytes role, status, reason, verdict, output, diff;
+		int64_t bucket_id; /* 0: in no bucket */
+		int has_signal, signal;
+		double wall_ms;
+	} * builds;
+	size_t nbuilds;
+};
+void db_phpt_test_release(struct db_phpt_test *);
+/* A run's test (its path under the phpt root): 1 (*out, release it), 0 when the run has no
+ * such test, -1. */
+int db_phpt_test_get(
+    struct db *, int64_t run_id, const char *test, struct db_phpt_test *out, char *err, size_t errsize);
+/* A test in a phpt bucket: the run, the test, its name, the build (role) and statuses. */
+struct db_phpt_bucket_test {
+	int64_t run_id;
+	char *test, *name, *role, *status, *base_status, *reason; /* base_status, reason: NULL none */
+};
+/* A phpt bucket's tests, newest run first (at most limit): 0 (*list, *n; free with
+ * db_phpt_bucket_tests_free), -1. */
+int db_phpt_bucket_tests(struct db *, int64_t bucket_id, int limit, struct db_phpt_bucket_test **list,
+    size_t *n, char *err, size_t errsize);
+void db_phpt_bucket_tests_free(struct db_phpt_bucket_test *, size_t n);
 /* Forget a run's phpt results and progress (a resumed run starts over). */
 int db_phpt_restart(struct db *, int64_t run_id, char *err, size_t errsize);
 

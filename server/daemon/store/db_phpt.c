@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 #include <sqlite3.h>
 
 #include "db_internal.h"
@@ -167,86 +166,126 @@ int db_phpt_restart(struct db *db, int64_t run_id, char *err, size_t errsize)
 	return rc;
 }
 
-json_t *db_phpt_bucket_tests(struct db *db, int64_t bucket_id, int limit, char *err, size_t errsize)
+void db_phpt_bucket_tests_free(struct db_phpt_bucket_test *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(list[i].test);
+		free(list[i].name);
+		free(list[i].role);
+		free(list[i].status);
+		free(list[i].base_status);
+		free(list[i].reason);
+	}
+	free(list);
+}
+
+/* A text column: a copy, NULL when NULL; *oom set when the copy failed. */
+static char *db_phpt_text(sqlite3_stmt *st, int i, int *oom)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+	char *copy;
+
+	if (v == NULL)
+		return NULL;
+	if ((copy = strdup((const char *)v)) == NULL)
+		*oom = 1;
+	return copy;
+}
+
+int db_phpt_bucket_tests(struct db *db, int64_t bucket_id, int limit, struct db_phpt_bucket_test **list,
+    size_t *n, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = NULL;
-	json_t *list = json_array();
-	int rc;
+	size_t cap = 0;
+	int rc, oom = 0;
 
+	*list = NULL;
+	*n = 0;
 	pthread_mutex_lock(&db->lock);
-	if (list == NULL ||
-	    sqlite3_prepare_v2(db->conn,
+	if (sqlite3_prepare_v2(db->conn,
 	        "SELECT r.run_id, r.test, t.name, r.role, r.status, b.status, r.reason FROM phpt_results r "
 	        "JOIN phpt_tests t ON t.run_id = r.run_id AND t.test = r.test "
 	        "LEFT JOIN phpt_results b ON b.run_id = r.run_id AND b.test = r.test AND b.role = 'base' "
 	        "WHERE r.bucket_id = ?1 ORDER BY r.run_id DESC, r.test LIMIT ?2",
 	        -1, &st, NULL) != SQLITE_OK) {
-		if (list != NULL)
-			db_fail(db, "phpt bucket tests", err, errsize);
-		json_decref(list);
+		db_fail(db, "phpt bucket tests", err, errsize);
 		pthread_mutex_unlock(&db->lock);
-		return NULL;
+		return -1;
 	}
 	sqlite3_bind_int64(st, 1, bucket_id);
 	sqlite3_bind_int(st, 2, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t run = sqlite3_column_int64(st, 0);
-		json_t *row = json_pack("{s:I s:s s:s s:s s:s s:s? s:s?}", "run_id", (json_int_t)run, "test",
-		    (const char *)sqlite3_column_text(st, 1), "name",
-		    (const char *)sqlite3_column_text(st, 2), "role",
-		    (const char *)sqlite3_column_text(st, 3), "status",
-		    (const char *)sqlite3_column_text(st, 4), "base_status",
-		    (const char *)sqlite3_column_text(st, 5), "reason",
-		    (const char *)sqlite3_column_text(st, 6));
-		if (row != NULL)
-			json_array_append_new(list, row);
+	while (!oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct db_phpt_bucket_test *grown = realloc(
+			    *list, (cap = cap ? cap * 2 : 16) * sizeof *grown);
+			if (grown == NULL) {
+				oom = 1;
+				break;
+			}
+			*list = grown;
+		}
+		struct db_phpt_bucket_test *t = &(*list)[(*n)++];
+		t->run_id = sqlite3_column_int64(st, 0);
+		t->test = db_phpt_text(st, 1, &oom);
+		t->name = db_phpt_text(st, 2, &oom);
+		t->role = db_phpt_text(st, 3, &oom);
+		t->status = db_phpt_text(st, 4, &oom);
+		t->base_status = db_phpt_text(st, 5, &oom);
+		t->reason = db_phpt_text(st, 6, &oom);
 	}
-	if (rc != SQLITE_DONE) {
+	if (oom)
+		db_seterr(err, errsize, "out of memory");
+	else if (rc != SQLITE_DONE)
 		db_fail(db, "phpt bucket tests", err, errsize);
-		json_decref(list);
-		list = NULL;
-	}
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
-	return list;
-}
-
-/* Text columns as JSON strings: bytes that are not UTF-8 as U+FFFD (the exact bytes stay in SQLite). */
-static json_t *db_phpt_col_text(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_blob(st, i);
-	size_t n = (size_t)sqlite3_column_bytes(st, i), o = 0;
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return json_null();
-	char *buf = malloc(n * 3 + 1);
-	if (buf == NULL)
-		return NULL;
-	for (size_t k = 0; k < n;) {
-		size_t m = utf8_seq((const unsigned char *)s + k, n - k, NULL);
-		if (m == 0) {
-			memcpy(buf + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			k++;
-		} else {
-			memcpy(buf + o, s + k, m);
-			o += m;
-			k += m;
-		}
+	if (oom || rc != SQLITE_DONE) {
+		db_phpt_bucket_tests_free(*list, *n);
+		*list = NULL;
+		*n = 0;
+		return -1;
 	}
-	json_t *j = json_stringn(buf, o);
-	free(buf);
-	return j;
+	return 0;
 }
 
-int db_phpt_test_get(struct db *db, int64_t run_id, const char *test, json_t **out, char **source,
-    size_t *source_len, char *err, size_t errsize)
+/* A column's bytes as stored (data NULL for NULL); *oom set when the copy failed. */
+static void db_phpt_bytes(sqlite3_stmt *st, int i, struct bytes *b, int *oom)
+{
+	b->data = NULL;
+	b->len = 0;
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return;
+	bytes_set(b, sqlite3_column_blob(st, i), (size_t)sqlite3_column_bytes(st, i));
+	if (b->data == NULL)
+		*oom = 1;
+}
+
+void db_phpt_test_release(struct db_phpt_test *t)
+{
+	bytes_release(&t->name);
+	bytes_release(&t->verdict);
+	bytes_release(&t->source);
+	for (size_t i = 0; i < t->nbuilds; i++) {
+		struct db_phpt_test_result *r = &t->builds[i];
+		bytes_release(&r->role);
+		bytes_release(&r->status);
+		bytes_release(&r->reason);
+		bytes_release(&r->verdict);
+		bytes_release(&r->output);
+		bytes_release(&r->diff);
+	}
+	free(t->builds);
+	memset(t, 0, sizeof *t);
+}
+
+int db_phpt_test_get(
+    struct db *db, int64_t run_id, const char *test, struct db_phpt_test *out, char *err, size_t errsize)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, found = 0;
+	size_t cap = 0;
+	int rc, oom = 0;
 
-	*out = NULL;
-	*source = NULL;
-	*source_len = 0;
+	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&db->lock);
 	if (sqlite3_prepare_v2(db->conn,
 	        "SELECT t.name, t.verdict, t.source, r.role, r.status, r.reason, r.verdict, r.bucket_id, "
@@ -260,52 +299,44 @@ int db_phpt_test_get(struct db *db, int64_t run_id, const char *test, json_t **o
 	}
 	sqlite3_bind_int64(st, 1, run_id);
 	db_bind_text(st, 2, test);
-	json_t *builds = json_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!found) {
-			found = 1;
-			*out = json_pack("{s:s s:o s:o}", "test", test, "name", db_phpt_col_text(st, 0),
-			    "verdict", db_phpt_col_text(st, 1));
-			if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
-				*source_len = (size_t)sqlite3_column_bytes(st, 2);
-				if ((*source = malloc(*source_len + 1)) != NULL) {
-					memcpy(*source, sqlite3_column_blob(st, 2), *source_len);
-					(*source)[*source_len] = '\0';
-				}
+	while (!oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (out->nbuilds == 0) {
+			db_phpt_bytes(st, 0, &out->name, &oom);
+			db_phpt_bytes(st, 1, &out->verdict, &oom);
+			db_phpt_bytes(st, 2, &out->source, &oom);
+		}
+		if (out->nbuilds == cap) {
+			struct db_phpt_test_result *grown = realloc(
+			    out->builds, (cap = cap ? cap * 2 : 4) * sizeof *grown);
+			if (grown == NULL) {
+				oom = 1;
+				break;
 			}
+			out->builds = grown;
 		}
-		json_t *b = json_pack("{s:o s:o s:o s:o s:o s:o s:o}", "role", db_phpt_col_text(st, 3),
-		    "status", db_phpt_col_text(st, 4), "reason", db_phpt_col_text(st, 5), "verdict",
-		    db_phpt_col_text(st, 6), "output", db_phpt_col_text(st, 8), "diff",
-		    db_phpt_col_text(st, 9), "wall_ms", json_real(sqlite3_column_double(st, 10)));
-		if (b != NULL) {
-			json_object_set_new(b, "bucket_id",
-			    sqlite3_column_type(st, 7) == SQLITE_NULL
-			        ? json_null()
-			        : json_integer(sqlite3_column_int64(st, 7)));
-			json_object_set_new(b, "signal",
-			    sqlite3_column_type(st, 11) == SQLITE_NULL
-			        ? json_null()
-			        : json_integer(sqlite3_column_int(st, 11)));
-			json_array_append_new(builds, b);
-		}
+		struct db_phpt_test_result *r = &out->builds[out->nbuilds++];
+		memset(r, 0, sizeof *r);
+		db_phpt_bytes(st, 3, &r->role, &oom);
+		db_phpt_bytes(st, 4, &r->status, &oom);
+		db_phpt_bytes(st, 5, &r->reason, &oom);
+		db_phpt_bytes(st, 6, &r->verdict, &oom);
+		r->bucket_id = sqlite3_column_int64(st, 7);
+		db_phpt_bytes(st, 8, &r->output, &oom);
+		db_phpt_bytes(st, 9, &r->diff, &oom);
+		r->wall_ms = sqlite3_column_double(st, 10);
+		r->has_signal = sqlite3_column_type(st, 11) != SQLITE_NULL;
+		r->signal = sqlite3_column_int(st, 11);
 	}
-	if (rc != SQLITE_DONE) {
+	if (oom) {
+		rc = -1;
+		db_seterr(err, errsize, "out of memory");
+	} else if (rc != SQLITE_DONE) {
 		rc = db_fail(db, "phpt test", err, errsize);
-		json_decref(builds);
-		json_decref(*out);
-		*out = NULL;
-		free(*source);
-		*source = NULL;
-		goto out;
+	} else {
+		rc = out->nbuilds > 0;
 	}
-	if (*out != NULL)
-		json_object_set_new(*out, "builds", builds);
-	else
-		json_decref(builds);
-	rc = found ? (*out != NULL ? 1 : -1) : 0;
-	if (rc < 0)
-		snprintf(err, errsize, "out of memory");
+	if (rc <= 0)
+		db_phpt_test_release(out);
 out:
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
