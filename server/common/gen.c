@@ -248,6 +248,13 @@ static void gen_prop_name(struct gen_rng *r, struct gen_prop *p)
 	p->len = (uint8_t)n;
 }
 
+int64_t gen_nested_flags(const struct gen_class *k)
+{
+	/* gen_class_source's calls: none, JSON_PRETTY_PRINT, JSON_PRETTY_PRINT | JSON_PARTIAL_OUTPUT_ON_ERROR */
+	static const int64_t flags[GEN_NESTED_VARIANTS] = { 0, 128, 128 | 512 };
+	return flags[k->variant % GEN_NESTED_VARIANTS];
+}
+
 /* One class's declaration as PHP source with the names' raw bytes. */
 static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 {
@@ -294,15 +301,16 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 		gen_buf_puts(b, "}; }\n");
 	} else if (k->type == GEN_CLASS_JSONSER_NESTED) {
 		/* A json_encode() inside the outer one: its own flags, its error
-		 * code left behind for the outer call, its indentation. */
-		static const char *const call[] = {
+		 * code left behind for the outer call, its indentation.  Their
+		 * flags: gen_nested_flags. */
+		static const char *const call[GEN_NESTED_VARIANTS] = {
 			"return json_encode($this->{%}); }\n",
 			"return json_encode($this->{%}, JSON_PRETTY_PRINT); }\n",
 			"return [json_encode($this->{%}, JSON_PRETTY_PRINT | JSON_PARTIAL_OUTPUT_ON_ERROR), "
 			"json_last_error(), $this->{%}]; }\n",
 		};
 		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { ");
-		for (const char *at = call[k->variant % 3]; *at; at++) {
+		for (const char *at = call[k->variant % GEN_NESTED_VARIANTS]; *at; at++) {
 			if (*at == '%')
 				gen_render_string(b, k->props[0].name, k->props[0].len);
 			else

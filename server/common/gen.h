@@ -226,7 +226,10 @@ struct gen_class {
 /* Code point cp (no surrogate, at most U+10FFFF) as UTF-8 in out: its length, 1 to 4. */
 size_t gen_utf8_put(uint32_t cp, unsigned char out[4]);
 const struct gen_class *gen_class_at(unsigned i); /* i < GEN_NCLASSES_ALL */
-const char *gen_enum_name(unsigned i);            /* i < GEN_NENUMS */
+/* A GEN_CLASS_JSONSER_NESTED class's inner json_encode() call: its flags (by variant). */
+#define GEN_NESTED_VARIANTS 3
+int64_t gen_nested_flags(const struct gen_class *k);
+const char *gen_enum_name(unsigned i); /* i < GEN_NENUMS */
 unsigned gen_enum_cases(unsigned i);
 /* PHP source declaring every class and enum, raw bytes (for the worker). */
 const char *gen_declarations(size_t *len);

@@ -168,6 +168,19 @@ test('mutate.py: 720 sites of eight kinds on 8.2.32, unique ids, a seeded sample
 	assert.throws(() => mutate('--patch', 'e1.1.nope'), /no site e1\.1\.nope/);
 });
 
+// A jsonSerialize() that calls json_encode() itself (GenC41-43) shows a
+// pretty-print bug through its inner call: what that call encodes, under its
+// own flags, explains it (engine/reduce.c, reduce_each_part), so it joins the
+// root `[null]` under JSON_PRETTY_PRINT instead of standing as a second root
+// (`new GenC43(["日" => [null]])` was one in CI until 2026-12-05).
+test('e62.35.const-m1: no root is a nested call\'s object: its inner case joins the pretty-print root', () => {
+	const r = results.get('e62.35.const-m1');
+	assert.ok(r && r.mismatches >= 1 && r.settled, 'detected and settled');
+	assert.ok(r.roots.some((x) => x.minimal?.code === '[null]' && x.minimal.flags.join() === 'JSON_PRETTY_PRINT'),
+		describe(r.roots));
+	assert.ok(!r.roots.some((x) => /new GenC4[123]\(/.test(x.minimal?.code ?? '')), describe(r.roots));
+});
+
 function describe(roots) {
 	return roots.map((r) => `  ${r.buckets} buckets, ${r.mismatches} mismatches: ${r.minimal?.code} ` +
 		`[${(r.minimal?.flags || []).join('|')}] (${r.minimal?.value_bytes} bytes)`).join('\n');

@@ -323,7 +323,9 @@ static char *reduce_root_key(const char *candidate, const char *sig, const char 
  * case with a value that changes its signature inside it (a property the
  * candidate shows though the base hides it, holding INF: error 7 instead
  * of a longer output; a flag that turns the error into an exception).  Its
- * parts are its values and its keys (each as a string), each alone; then
+ * parts are its values and its keys (each as a string), each alone; what a
+ * jsonSerialize() that calls json_encode() itself gives that call, under
+ * its own flags; then
  * what is left without one part (shrink_remainders: a value made null, an
  * object made a canonical class); then the plan with one flag fewer.  Only
  * what a bug shows through moves: a part joins a root only where that
@@ -360,6 +362,25 @@ static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const
 			uint8_t type = part->ents[n->first + x].key_type;
 			if ((type == GEN_KEY_STR || type == GEN_KEY_PROP) && shrink_apply(part, &k, key) == 0)
 				found = check(rd, candidate, key, 0, a);
+		}
+	}
+	/* A jsonSerialize() that calls json_encode() itself: what the inner call encodes (the
+	 * object's first property), under the inner call's own flags, at the default depth --
+	 * a difference the inner call makes is that case's, whatever the outer flags. */
+	for (uint32_t i = 0; i < plan->nnodes && found == 0; i++) {
+		const struct gen_node *n = &plan->nodes[i];
+		const struct gen_class *k = n->kind == GEN_OBJECT ? gen_class_at(n->cls) : NULL;
+		if (k == NULL || k->type != GEN_CLASS_JSONSER_NESTED)
+			continue;
+		for (uint32_t x = 0; x < n->n && found == 0; x++) {
+			const struct gen_entry *e = &plan->ents[n->first + x];
+			struct shrink_edit r = { SHRINK_REPLACE, plan->root, e->value, 0, 0, 0, 0 };
+			if (e->key_type != GEN_KEY_PROP || e->key_int != 0 ||
+			    shrink_apply(plan, &r, part) < 0)
+				continue;
+			part->flags = gen_nested_flags(k);
+			part->depth = 512;
+			found = check(rd, candidate, part, 0, a);
 		}
 	}
 	/* What is left without one part (shrink_remainders): the plan's nesting kept. */
