@@ -203,6 +203,9 @@ int64_t id_parse_str(const char *s);
 struct json_t;
 /* The bytes with each one outside a valid UTF-8 sequence as \xNN. */
 struct json_t *text_display(const char *data, size_t len);
+/* The phpt pages' rule: each byte that is not part of valid UTF-8 as U+FFFD,
+ * the text cut once max bytes are written (SIZE_MAX: whole). */
+struct json_t *text_replaced(const char *data, size_t len, size_t max);
 /* Itself when UTF-8 (*is_utf8 = 1), else text_display (*is_utf8 = 0). */
 struct json_t *text_jsonn(const char *data, size_t len, int *is_utf8);
 /* A C string as JSON text; NULL gives JSON null. */

@@ -4,6 +4,7 @@
  * sequence written as \xNN (the page shows those as chips).  And numbers
  * grouped by thousands, the one way every Markdown table shows them.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 
 #include "common.h"
 
-json_t *text_display(const char *data, size_t len)
+/* The bytes as a JSON string, each byte outside a valid UTF-8 sequence
+ * written as \xNN (hex) or as U+FFFD; cut once max bytes are written. */
+static json_t *text_mapped(const char *data, size_t len, size_t max, int hex)
 {
 	const unsigned char *p = (const unsigned char *)data;
 	size_t i = 0, k, o = 0;
@@ -21,9 +24,14 @@ json_t *text_display(const char *data, size_t len)
 
 	if ((out = malloc(len * 4 + 1)) == NULL)
 		return NULL;
-	while (i < len) {
+	while (i < len && o < max) {
 		if ((k = utf8_seq(p + i, len - i, NULL)) == 0) {
-			o += (size_t)snprintf(out + o, 5, "\\x%02x", p[i]);
+			if (hex) {
+				o += (size_t)snprintf(out + o, 5, "\\x%02x", p[i]);
+			} else {
+				memcpy(out + o, "\xef\xbf\xbd", 3);
+				o += 3;
+			}
 			i++;
 		} else {
 			memcpy(out + o, p + i, k);
@@ -34,6 +42,16 @@ json_t *text_display(const char *data, size_t len)
 	j = json_stringn(out, o);
 	free(out);
 	return j;
+}
+
+json_t *text_display(const char *data, size_t len)
+{
+	return text_mapped(data, len, SIZE_MAX, 1);
+}
+
+json_t *text_replaced(const char *data, size_t len, size_t max)
+{
+	return text_mapped(data, len, max, 0);
 }
 
 json_t *text_jsonn(const char *data, size_t len, int *is_utf8)

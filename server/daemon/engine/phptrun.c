@@ -1287,39 +1287,14 @@ static json_t *summary_new(const struct phptrun_state *s, const struct db_run *r
 	return sum;
 }
 
-/* Text as JSON: at most max bytes, each byte that is not UTF-8 as U+FFFD
- * (the exact bytes are in SQLite). */
-static json_t *summary_text(const char *s, size_t len, size_t max)
-{
-	char *buf = malloc(len * 3 + 1);
-	size_t o = 0;
-	if (!buf)
-		return NULL;
-	for (size_t i = 0; i < len && o < max;) {
-		size_t n = utf8_seq((const unsigned char *)s + i, len - i, NULL);
-		if (n == 0) {
-			memcpy(buf + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		} else {
-			memcpy(buf + o, s + i, n);
-			o += n;
-			i += n;
-		}
-	}
-	json_t *j = json_stringn(buf, o);
-	free(buf);
-	return j;
-}
-
 #define SUMMARY_MAX_TEXT 16384
 
 static void summary_add(json_t *sum, int nb, const char *test, const char *name, const char *verdict,
     const char *v[MAX_BUILDS], const struct outcome o[MAX_BUILDS], const int64_t bucket_ids[MAX_BUILDS])
 {
 	json_t *row = json_object();
-	json_object_set_new(row, "test", summary_text(test, strlen(test), SUMMARY_MAX_TEXT));
-	json_object_set_new(row, "name", summary_text(name, strlen(name), SUMMARY_MAX_TEXT));
+	json_object_set_new(row, "test", text_replaced(test, strlen(test), SUMMARY_MAX_TEXT));
+	json_object_set_new(row, "name", text_replaced(name, strlen(name), SUMMARY_MAX_TEXT));
 	json_object_set_new(row, "verdict", json_string(verdict));
 	for (int role = 0; role < nb; role++) {
 		const struct outcome *x = &o[role];
@@ -1329,14 +1304,14 @@ static void summary_add(json_t *sum, int nb, const char *test, const char *name,
 		json_t *r = json_pack("{s:s}", "status", status_names[x->status]);
 		if (x->reason[0])
 			json_object_set_new(
-			    r, "reason", summary_text(x->reason, strlen(x->reason), SUMMARY_MAX_TEXT));
+			    r, "reason", text_replaced(x->reason, strlen(x->reason), SUMMARY_MAX_TEXT));
 		if (x->diff)
 			json_object_set_new(
-			    r, "diff", summary_text(x->diff, strlen(x->diff), SUMMARY_MAX_TEXT));
+			    r, "diff", text_replaced(x->diff, strlen(x->diff), SUMMARY_MAX_TEXT));
 		/* what a failing FILE printed (run-tests' .out) */
 		if ((x->status == PS_FAIL || x->status == PS_XFAIL) && x->output)
 			json_object_set_new(
-			    r, "output", summary_text(x->output, x->output_len, SUMMARY_MAX_TEXT));
+			    r, "output", text_replaced(x->output, x->output_len, SUMMARY_MAX_TEXT));
 		if (role != ROLE_BASE) {
 			json_t *cand = json_object_get(json_object_get(sum, "candidates"), role_name(role));
 			json_object_set_new(r, "verdict", json_string(v[role]));
@@ -1346,7 +1321,7 @@ static void summary_add(json_t *sum, int nb, const char *test, const char *name,
 			if (!strcmp(v[role], "regression") || !strcmp(v[role], "improvement"))
 				json_array_append_new(
 				    json_object_get(cand, v[role][0] == 'r' ? "regressions" : "improvements"),
-				    summary_text(test, strlen(test), SUMMARY_MAX_TEXT));
+				    text_replaced(test, strlen(test), SUMMARY_MAX_TEXT));
 			else {
 				json_t *k = json_object_get(cand, v[role]);
 				json_integer_set(k, json_integer_value(k) + 1);
@@ -1358,7 +1333,7 @@ static void summary_add(json_t *sum, int nb, const char *test, const char *name,
 	if (!strcmp(verdict, "regression") || !strcmp(verdict, "improvement"))
 		json_array_append_new(
 		    json_object_get(sum, verdict[0] == 'r' ? "regressions" : "improvements"),
-		    summary_text(test, strlen(test), SUMMARY_MAX_TEXT));
+		    text_replaced(test, strlen(test), SUMMARY_MAX_TEXT));
 }
 
 /* ---- the run ---- */

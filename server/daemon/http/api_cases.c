@@ -678,16 +678,34 @@ static int api_case_row(void *arg, const struct db_case_row *row)
 	return json_array_append_new(ctx->items, o);
 }
 
+/* Is run run_id a generated run: 1, 0 another suite's, -1 after answering (no such run: 404). */
+static int api_run_generated(struct app *app, int64_t run_id, struct http_response *resp)
+{
+	struct db_run run;
+	char err[512];
+	int rc, generated;
+
+	if ((rc = db_run_get(app->db, run_id, &run, err, sizeof err)) <= 0) {
+		if (rc < 0)
+			api_fail(resp, err);
+		else
+			api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
+		return -1;
+	}
+	generated = strcmp(run.suite, "generated") == 0;
+	db_run_release(&run);
+	return generated;
+}
+
 /* GET /api/cases and GET /api/runs/{id}/cases. */
 void api_cases_list(
     struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp)
 {
 	struct db_case_filter f;
 	struct api_list_ctx ctx = { NULL, 0, 0, 0 };
-	struct db_run run;
 	const char *v;
 	char err[512], next[256];
-	int rc, generated = 0;
+	int generated = 0;
 
 	memset(&f, 0, sizeof f);
 	f.run_id = run_id;
@@ -722,17 +740,8 @@ void api_cases_list(
 	}
 	if (api_page(req, &f.limit, &f.before, resp) < 0)
 		return;
-	if (run_id > 0) {
-		if ((rc = db_run_get(app->db, run_id, &run, err, sizeof err)) <= 0) {
-			if (rc < 0)
-				api_fail(resp, err);
-			else
-				api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
-			return;
-		}
-		generated = strcmp(run.suite, "generated") == 0;
-		db_run_release(&run);
-	}
+	if (run_id > 0 && (generated = api_run_generated(app, run_id, resp)) < 0)
+		return;
 	if ((ctx.items = json_array()) == NULL) {
 		api_fail(resp, "out of memory");
 		return;
@@ -860,22 +869,14 @@ static int api_run_comparison(void *arg, const struct db_case_row *row)
 void api_run_case_post(
     struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp)
 {
-	struct db_run run;
 	char err[512], location[64];
 	int64_t case_id = 0, comparison_id = 0;
 	uint64_t seed, index;
 	json_t *body;
 	int rc, generated;
 
-	if ((rc = db_run_get(app->db, run_id, &run, err, sizeof err)) <= 0) {
-		if (rc < 0)
-			api_fail(resp, err);
-		else
-			api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
+	if ((generated = api_run_generated(app, run_id, resp)) < 0)
 		return;
-	}
-	generated = strcmp(run.suite, "generated") == 0;
-	db_run_release(&run);
 	if (!generated) {
 		api_error(resp, 409, "not_generated",
 		    "run %" PRId64 " is not a generated run: its cases are stored in full already", run_id);

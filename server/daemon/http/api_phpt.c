@@ -17,38 +17,10 @@
 
 #define API_PHPT_TEST_MAX 4096 /* a test's name in the query */
 
-/* Text of a phpt file or result as a JSON string: bytes that are not UTF-8 as U+FFFD (the
- * exact bytes stay in SQLite); null for none (data NULL). */
-static json_t *api_phpt_text_n(const char *data, size_t len)
-{
-	size_t o = 0;
-	char *buf;
-	json_t *j;
-
-	if (data == NULL)
-		return json_null();
-	if ((buf = malloc(len * 3 + 1)) == NULL)
-		return NULL;
-	for (size_t k = 0; k < len;) {
-		size_t m = utf8_seq((const unsigned char *)data + k, len - k, NULL);
-		if (m == 0) {
-			memcpy(buf + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			k++;
-		} else {
-			memcpy(buf + o, data + k, m);
-			o += m;
-			k += m;
-		}
-	}
-	j = json_stringn(buf, o);
-	free(buf);
-	return j;
-}
-
+/* Stored text (text_replaced's rule: the exact bytes stay in SQLite); null when none was stored. */
 static json_t *api_phpt_text(const struct bytes *b)
 {
-	return api_phpt_text_n(b->data, b->len);
+	return b->data != NULL ? text_replaced(b->data, b->len, SIZE_MAX) : json_null();
 }
 
 /* The sections, in phpt.h's order (run-tests keeps them by name, not by position); bork: why the file is BORK. */
@@ -66,7 +38,7 @@ static json_t *api_phpt_sections(const char *source, size_t len, json_t **bork)
 		const struct phpt_text *x = &t.sec[s];
 		if (x->data == NULL)
 			continue;
-		json_t *text = api_phpt_text_n(x->data, x->len);
+		json_t *text = text_replaced(x->data, x->len, SIZE_MAX);
 		if (text != NULL)
 			json_array_append_new(list,
 			    json_pack(

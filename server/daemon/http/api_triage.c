@@ -148,6 +148,11 @@ static json_t *triage_bucket_full_json(const struct db_bucket_full *f)
 		        text_json(f->runs[i].run_created_at)));
 	for (size_t i = 0; i < f->nevents; i++)
 		json_array_append_new(events, triage_event_json(&f->events[i]));
+	if (o == NULL) {
+		json_decref(runs);
+		json_decref(events);
+		return NULL;
+	}
 	json_object_set_new(o, "runs", runs);
 	json_object_set_new(o, "events", events);
 	return o;

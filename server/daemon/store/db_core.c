@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db_internal.h"
@@ -136,4 +137,31 @@ void db_bind_id(sqlite3_stmt *st, int i, int64_t id)
 		sqlite3_bind_int64(st, i, id);
 	else
 		sqlite3_bind_null(st, i);
+}
+
+int db_grow(void **list, size_t n, size_t *cap, size_t size)
+{
+	size_t c;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 8;
+	if ((p = realloc(*list, c * size)) == NULL)
+		return -1;
+	*list = p;
+	*cap = c;
+	return 0;
+}
+
+char *db_text_copy(sqlite3_stmt *st, int i, int *oom)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+	char *copy;
+
+	if (v == NULL)
+		return NULL;
+	if ((copy = strdup((const char *)v)) == NULL)
+		*oom = 1;
+	return copy;
 }

@@ -53,6 +53,10 @@ void db_rollback(struct db *);
 void db_bind_text(sqlite3_stmt *, int i, const char *s);
 /* id > 0 binds it, else SQL NULL. */
 void db_bind_id(sqlite3_stmt *, int i, int64_t id);
+/* Text column i: a copy (NULL for NULL), *oom set when the copy failed. */
+char *db_text_copy(sqlite3_stmt *st, int i, int *oom);
+/* Room in *list (an array of size-byte items, *cap of them) for item n: 0, -1 out of memory. */
+int db_grow(void **list, size_t n, size_t *cap, size_t size);
 /* db.c: the content hash a case is found by (cases.content_hash). */
 /* The id of the case with c's content, stored first if there is none; the
  * caller holds db->lock in a transaction.  0, or -1 with err set. */

@@ -179,19 +179,6 @@ void db_phpt_bucket_tests_free(struct db_phpt_bucket_test *list, size_t n)
 	free(list);
 }
 
-/* A text column: a copy, NULL when NULL; *oom set when the copy failed. */
-static char *db_phpt_text(sqlite3_stmt *st, int i, int *oom)
-{
-	const unsigned char *v = sqlite3_column_text(st, i);
-	char *copy;
-
-	if (v == NULL)
-		return NULL;
-	if ((copy = strdup((const char *)v)) == NULL)
-		*oom = 1;
-	return copy;
-}
-
 int db_phpt_bucket_tests(struct db *db, int64_t bucket_id, int limit, struct db_phpt_bucket_test **list,
     size_t *n, char *err, size_t errsize)
 {
@@ -215,23 +202,18 @@ int db_phpt_bucket_tests(struct db *db, int64_t bucket_id, int limit, struct db_
 	sqlite3_bind_int64(st, 1, bucket_id);
 	sqlite3_bind_int(st, 2, limit);
 	while (!oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			struct db_phpt_bucket_test *grown = realloc(
-			    *list, (cap = cap ? cap * 2 : 16) * sizeof *grown);
-			if (grown == NULL) {
-				oom = 1;
-				break;
-			}
-			*list = grown;
+		if (db_grow((void **)list, *n, &cap, sizeof **list) < 0) {
+			oom = 1;
+			break;
 		}
 		struct db_phpt_bucket_test *t = &(*list)[(*n)++];
 		t->run_id = sqlite3_column_int64(st, 0);
-		t->test = db_phpt_text(st, 1, &oom);
-		t->name = db_phpt_text(st, 2, &oom);
-		t->role = db_phpt_text(st, 3, &oom);
-		t->status = db_phpt_text(st, 4, &oom);
-		t->base_status = db_phpt_text(st, 5, &oom);
-		t->reason = db_phpt_text(st, 6, &oom);
+		t->test = db_text_copy(st, 1, &oom);
+		t->name = db_text_copy(st, 2, &oom);
+		t->role = db_text_copy(st, 3, &oom);
+		t->status = db_text_copy(st, 4, &oom);
+		t->base_status = db_text_copy(st, 5, &oom);
+		t->reason = db_text_copy(st, 6, &oom);
 	}
 	if (oom)
 		db_seterr(err, errsize, "out of memory");
@@ -305,14 +287,9 @@ int db_phpt_test_get(
 			db_phpt_bytes(st, 1, &out->verdict, &oom);
 			db_phpt_bytes(st, 2, &out->source, &oom);
 		}
-		if (out->nbuilds == cap) {
-			struct db_phpt_test_result *grown = realloc(
-			    out->builds, (cap = cap ? cap * 2 : 4) * sizeof *grown);
-			if (grown == NULL) {
-				oom = 1;
-				break;
-			}
-			out->builds = grown;
+		if (db_grow((void **)&out->builds, out->nbuilds, &cap, sizeof *out->builds) < 0) {
+			oom = 1;
+			break;
 		}
 		struct db_phpt_test_result *r = &out->builds[out->nbuilds++];
 		memset(r, 0, sizeof *r);

@@ -629,14 +629,9 @@ int db_reduce_bucket(
 			*out->minimal = r;
 			continue;
 		}
-		if (out->nsamples == cap) {
-			struct db_reduction_row *grown = realloc(
-			    out->samples, (cap = cap ? cap * 2 : 8) * sizeof *grown);
-			if (grown == NULL) {
-				db_reduction_row_release(&r);
-				goto oom;
-			}
-			out->samples = grown;
+		if (db_grow((void **)&out->samples, out->nsamples, &cap, sizeof *out->samples) < 0) {
+			db_reduction_row_release(&r);
+			goto oom;
 		}
 		out->samples[out->nsamples++] = r;
 	}
@@ -657,13 +652,8 @@ int db_reduce_bucket(
 	sqlite3_bind_int64(st, 1, bucket_id);
 	cap = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (out->njoined == cap) {
-			struct db_joined_bucket *grown = realloc(
-			    out->joined, (cap = cap ? cap * 2 : 8) * sizeof *grown);
-			if (grown == NULL)
-				goto oom;
-			out->joined = grown;
-		}
+		if (db_grow((void **)&out->joined, out->njoined, &cap, sizeof *out->joined) < 0)
+			goto oom;
 		out->joined[out->njoined].id = sqlite3_column_int64(st, 0);
 		out->joined[out->njoined++].mismatches = sqlite3_column_int64(st, 1);
 	}
@@ -769,13 +759,8 @@ int db_reduce_roots(struct db *db, int64_t run, struct db_roots *out, char *err,
 		goto fail;
 	sqlite3_bind_int64(st, 1, run);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (out->n == cap) {
-			struct db_root *grown = realloc(
-			    out->roots, (cap = cap ? cap * 2 : 16) * sizeof *grown);
-			if (grown == NULL)
-				goto oom;
-			out->roots = grown;
-		}
+		if (db_grow((void **)&out->roots, out->n, &cap, sizeof *out->roots) < 0)
+			goto oom;
 		if (dbr_root_read(st, &out->roots[out->n++]) < 0)
 			goto oom;
 		out->buckets += out->roots[out->n - 1].buckets;

@@ -491,19 +491,6 @@ int db_triage_backfill(struct db *db, char *err, size_t errsize)
 
 /* ---- rows read back ---- */
 
-/* A text column: a copy, NULL when NULL; *oom set when the copy failed. */
-static char *dbt_text(sqlite3_stmt *st, int i, int *oom)
-{
-	const unsigned char *v = sqlite3_column_text(st, i);
-	char *copy;
-
-	if (sqlite3_column_type(st, i) == SQLITE_NULL || v == NULL)
-		return NULL;
-	if ((copy = strdup((const char *)v)) == NULL)
-		*oom = 1;
-	return copy;
-}
-
 /* An id column: 0 when NULL (ids start at 1). */
 static int64_t dbt_id(sqlite3_stmt *st, int i)
 {
@@ -535,27 +522,27 @@ static int dbt_bucket_read(sqlite3_stmt *st, struct db_bucket *b)
 
 	memset(b, 0, sizeof *b);
 	b->id = sqlite3_column_int64(st, 0);
-	b->key = dbt_text(st, 1, &oom);
-	b->state = dbt_text(st, 2, &oom);
-	b->assignee = dbt_text(st, 3, &oom);
-	b->notes = dbt_text(st, 4, &oom);
+	b->key = db_text_copy(st, 1, &oom);
+	b->state = db_text_copy(st, 2, &oom);
+	b->assignee = db_text_copy(st, 3, &oom);
+	b->notes = db_text_copy(st, 4, &oom);
 	b->mismatches = sqlite3_column_int64(st, 5);
 	b->first_comparison_id = sqlite3_column_int64(st, 6);
 	b->last_comparison_id = sqlite3_column_int64(st, 7);
 	b->first_run_id = dbt_id(st, 8);
 	b->last_run_id = dbt_id(st, 9);
-	b->first_seen = dbt_text(st, 10, &oom);
-	b->last_seen = dbt_text(st, 11, &oom);
-	b->updated_at = dbt_text(st, 12, &oom);
-	b->updated_by = dbt_text(st, 13, &oom);
+	b->first_seen = db_text_copy(st, 10, &oom);
+	b->last_seen = db_text_copy(st, 11, &oom);
+	b->updated_at = db_text_copy(st, 12, &oom);
+	b->updated_by = db_text_copy(st, 13, &oom);
 	b->reappeared_comparison_id = sqlite3_column_type(st, 14) == SQLITE_NULL
 	    ? 0
 	    : sqlite3_column_int64(st, 14);
 	b->reappeared_run_id = dbt_id(st, 15);
-	b->reappeared_at = dbt_text(st, 16, &oom);
+	b->reappeared_at = db_text_copy(st, 16, &oom);
 	b->case_id = dbt_id(st, 17);
-	b->title = dbt_text(st, 18, &oom);
-	b->candidate = dbt_text(st, 19, &oom);
+	b->title = db_text_copy(st, 18, &oom);
+	b->candidate = db_text_copy(st, 19, &oom);
 	if (oom)
 		db_bucket_release(b);
 	return oom ? -1 : 0;
@@ -577,10 +564,10 @@ static int dbt_event_read(sqlite3_stmt *st, struct db_triage_event *e)
 	memset(e, 0, sizeof *e);
 	e->id = sqlite3_column_int64(st, 0);
 	e->bucket_id = sqlite3_column_int64(st, 1);
-	e->at = dbt_text(st, 2, &oom);
-	e->by = dbt_text(st, 3, &oom);
-	e->action = dbt_text(st, 4, &oom);
-	e->changes = dbt_text(st, 5, &oom);
+	e->at = db_text_copy(st, 2, &oom);
+	e->by = db_text_copy(st, 3, &oom);
+	e->action = db_text_copy(st, 4, &oom);
+	e->changes = db_text_copy(st, 5, &oom);
 	e->run_id = dbt_id(st, 6);
 	e->comparison_id = dbt_id(st, 7);
 	if (oom)
@@ -637,19 +624,6 @@ void db_bucket_full_release(struct db_bucket_full *f)
 	memset(f, 0, sizeof *f);
 }
 
-/* Room for one more of *n items of size size in *list: 0, -1 out of memory. */
-static int dbt_grow(void **list, size_t n, size_t *cap, size_t size)
-{
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	if ((p = realloc(*list, (*cap = *cap ? *cap * 2 : 16) * size)) == NULL)
-		return -1;
-	*list = p;
-	return 0;
-}
-
 /* The bucket with its runs and audit trail: 1, 0 none, -1 with err (f released). */
 static int dbt_bucket_full(struct db *db, int64_t id, struct db_bucket_full *f, char *err, size_t errsize)
 {
@@ -674,7 +648,7 @@ static int dbt_bucket_full(struct db *db, int64_t id, struct db_bucket_full *f, 
 	sqlite3_bind_int(st, 2, TRIAGE_DETAIL_MAX);
 	cap = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (dbt_grow((void **)&f->runs, f->nruns, &cap, sizeof *f->runs) < 0) {
+		if (db_grow((void **)&f->runs, f->nruns, &cap, sizeof *f->runs) < 0) {
 			oom = 1;
 			break;
 		}
@@ -682,7 +656,7 @@ static int dbt_bucket_full(struct db *db, int64_t id, struct db_bucket_full *f, 
 		r->run_id = dbt_id(st, 0);
 		r->mismatches = sqlite3_column_int64(st, 1);
 		r->first_comparison_id = sqlite3_column_int64(st, 2);
-		r->run_created_at = dbt_text(st, 3, &oom);
+		r->run_created_at = db_text_copy(st, 3, &oom);
 	}
 	sqlite3_reset(st);
 	if (oom)
@@ -695,7 +669,7 @@ static int dbt_bucket_full(struct db *db, int64_t id, struct db_bucket_full *f, 
 	sqlite3_bind_int(st, 3, TRIAGE_DETAIL_MAX);
 	cap = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (dbt_grow((void **)&f->events, f->nevents, &cap, sizeof *f->events) < 0 ||
+		if (db_grow((void **)&f->events, f->nevents, &cap, sizeof *f->events) < 0 ||
 		    dbt_event_read(st, &f->events[f->nevents]) < 0) {
 			oom = 1;
 			break;
@@ -840,7 +814,7 @@ static int dbt_page(struct db *db, sqlite3_stmt *st, int limit,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == (size_t)limit)
 			break;
-		if (dbt_grow(list, *n, &cap, size) < 0 || read(st, (char *)*list + *n * size, arg) < 0) {
+		if (db_grow(list, *n, &cap, size) < 0 || read(st, (char *)*list + *n * size, arg) < 0) {
 			sqlite3_reset(st);
 			db_seterr(err, errsize, "out of memory");
 			return -1;
@@ -876,7 +850,7 @@ static int dbt_bucket_row(sqlite3_stmt *st, void *item, void *arg)
 		b->run_mismatches = sqlite3_column_int64(st, k);
 		b->run_comparison_id = sqlite3_column_int64(st, k + 1);
 		b->run_case_id = dbt_id(st, k + 2);
-		b->run_title = dbt_text(st, k + 3, &oom);
+		b->run_title = db_text_copy(st, k + 3, &oom);
 		b->earlier_runs = sqlite3_column_int64(st, k + 4);
 		snprintf(pg->cursor, pg->cursorsize, "%" PRId64 ".%" PRId64, b->run_mismatches, b->id);
 	} else {
@@ -967,11 +941,11 @@ static int dbt_mismatch_row(sqlite3_stmt *st, void *item, void *arg)
 	m->comparison_id = *(int64_t *)arg = sqlite3_column_int64(st, 0);
 	m->case_id = sqlite3_column_int64(st, 1);
 	m->run_id = dbt_id(st, 2);
-	m->differs = dbt_text(st, 3, &oom);
-	m->created_at = dbt_text(st, 4, &oom);
-	m->title = dbt_text(st, 5, &oom);
+	m->differs = db_text_copy(st, 3, &oom);
+	m->created_at = db_text_copy(st, 4, &oom);
+	m->title = db_text_copy(st, 5, &oom);
 	m->flags = (long)sqlite3_column_int64(st, 6);
-	m->file = dbt_text(st, 7, &oom);
+	m->file = db_text_copy(st, 7, &oom);
 	if (oom)
 		db_bucket_mismatch_release(m);
 	return oom ? -1 : 0;
