@@ -110,7 +110,7 @@ json_t *api_bucket_json(const struct db_bucket *b)
 	json_object_set_new(o, "updated_at", text_json(b->updated_at));
 	json_object_set_new(o, "updated_by", text_json(b->updated_by));
 	json_object_set_new(o, "reappeared",
-	    b->reappeared_comparison_id == 0
+	    !b->reappeared
 	        ? json_null()
 	        : json_pack("{s:I s:o s:o}", "comparison_id", (json_int_t)b->reappeared_comparison_id,
 	              "run_id", api_id_or_null(b->reappeared_run_id), "at", text_json(b->reappeared_at)));

@@ -263,7 +263,8 @@ struct db_bucket {
 	char *first_seen, *last_seen;
 	int64_t case_id; /* the representative's case */
 	char *title;
-	int64_t reappeared_comparison_id, reappeared_run_id; /* 0: not reappeared */
+	int reappeared; /* fixed, then seen again: the comparison (0 for a phpt bucket), run, when */
+	int64_t reappeared_comparison_id, reappeared_run_id;
 	char *reappeared_at;
 	/* A run's listing: the bucket in that run (run_id 0: the submitted cases). */
 	int in_run;

@@ -535,9 +535,8 @@ static int dbt_bucket_read(sqlite3_stmt *st, struct db_bucket *b)
 	b->last_seen = db_text_copy(st, 11, &oom);
 	b->updated_at = db_text_copy(st, 12, &oom);
 	b->updated_by = db_text_copy(st, 13, &oom);
-	b->reappeared_comparison_id = sqlite3_column_type(st, 14) == SQLITE_NULL
-	    ? 0
-	    : sqlite3_column_int64(st, 14);
+	b->reappeared = sqlite3_column_type(st, 14) != SQLITE_NULL;
+	b->reappeared_comparison_id = sqlite3_column_int64(st, 14);
 	b->reappeared_run_id = dbt_id(st, 15);
 	b->reappeared_at = db_text_copy(st, 16, &oom);
 	b->case_id = dbt_id(st, 17);
