@@ -161,7 +161,7 @@ char *db_text_copy(sqlite3_stmt *st, int i, int *oom)
 
 	if (v == NULL)
 		return NULL;
-	if ((copy = strdup((const char *)v)) == NULL)
+	if ((copy = strdup((const char *)v)) == NULL && oom != NULL)
 		*oom = 1;
 	return copy;
 }

@@ -5,7 +5,6 @@
  * so its statements are prepared per call, under db.c's lock.
  */
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +18,6 @@
 	"SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "  \
 	"WHERE r.root_key = ?1 AND r.representative = 1 AND r.state IN ('done', 'not_reproduced') " \
 	"ORDER BY r.id LIMIT 1"
-
-static char *dbr_strdup_col(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-	return s != NULL ? strdup((const char *)s) : NULL;
-}
 
 static int dbr_prepare(struct db *db, const char *sql, sqlite3_stmt **st, char *err, size_t errsize)
 {
@@ -64,9 +57,9 @@ static int dbr_result(
 			bytes_set(
 			    &r->output, sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2));
 		r->error_code = (long)sqlite3_column_int64(st, 4);
-		r->error_msg = dbr_strdup_col(st, 5);
-		r->exc_class = dbr_strdup_col(st, 6);
-		r->exc_msg = dbr_strdup_col(st, 7);
+		r->error_msg = db_text_copy(st, 5, NULL);
+		r->exc_class = db_text_copy(st, 6, NULL);
+		r->exc_msg = db_text_copy(st, 7, NULL);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -112,9 +105,9 @@ static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *a
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		j->case_id = sqlite3_column_int64(st, 0);
-		j->c.title = dbr_strdup_col(st, 1);
-		j->c.code = dbr_strdup_col(st, 2);
-		j->c.setup = dbr_strdup_col(st, 3);
+		j->c.title = db_text_copy(st, 1, NULL);
+		j->c.code = db_text_copy(st, 2, NULL);
+		j->c.setup = db_text_copy(st, 3, NULL);
 		j->c.flags = (long)sqlite3_column_int64(st, 4);
 		j->c.depth = (long)sqlite3_column_int64(st, 5);
 		if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
@@ -551,6 +544,8 @@ void db_reduction_row_release(struct db_reduction_row *r)
 /* A row of DBR_COLUMNS: 0, -1 out of memory (r released). */
 static int dbr_read(sqlite3_stmt *st, struct db_reduction_row *r)
 {
+	int oom = 0;
+
 	memset(r, 0, sizeof *r);
 	r->found_comparison_id = sqlite3_column_int64(st, 2);
 	r->case_id = sqlite3_column_int64(st, 8);
@@ -564,30 +559,17 @@ static int dbr_read(sqlite3_stmt *st, struct db_reduction_row *r)
 	r->complete = sqlite3_column_int(st, 17);
 	r->found_case_id = sqlite3_column_int64(st, 19);
 	r->reduced_comparison_id = sqlite3_column_int64(st, 20);
-	if ((r->state = dbr_strdup_col(st, 4)) == NULL || (r->found_title = dbr_strdup_col(st, 5)) == NULL)
-		goto oom;
-	/* The columns that may be NULL stay NULL (a NULL from strdup is out of memory). */
-	static const struct {
-		int col;
-		size_t off;
-	} optional[] = {
-		{ 6, offsetof(struct db_reduction_row, signature) },
-		{ 7, offsetof(struct db_reduction_row, root_key) },
-		{ 9, offsetof(struct db_reduction_row, code) },
-		{ 10, offsetof(struct db_reduction_row, setup) },
-		{ 13, offsetof(struct db_reduction_row, outputs) },
-		{ 18, offsetof(struct db_reduction_row, confirmation) },
-	};
-	for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++) {
-		char **field = (char **)((char *)r + optional[i].off);
-		if (sqlite3_column_type(st, optional[i].col) != SQLITE_NULL &&
-		    (*field = dbr_strdup_col(st, optional[i].col)) == NULL)
-			goto oom;
-	}
-	return 0;
-oom:
-	db_reduction_row_release(r);
-	return -1;
+	r->state = db_text_copy(st, 4, &oom);
+	r->found_title = db_text_copy(st, 5, &oom);
+	r->signature = db_text_copy(st, 6, &oom);
+	r->root_key = db_text_copy(st, 7, &oom);
+	r->code = db_text_copy(st, 9, &oom);
+	r->setup = db_text_copy(st, 10, &oom);
+	r->outputs = db_text_copy(st, 13, &oom);
+	r->confirmation = db_text_copy(st, 18, &oom);
+	if (oom)
+		db_reduction_row_release(r);
+	return oom ? -1 : 0;
 }
 
 void db_reduce_bucket_release(struct db_reduce_bucket *b)
@@ -705,12 +687,14 @@ static int dbr_root_read(sqlite3_stmt *st, struct db_root *r)
 {
 	const char *ids = (const char *)sqlite3_column_text(st, 3);
 	const char *states = (const char *)sqlite3_column_text(st, 5);
+	int oom = 0;
 
 	memset(r, 0, sizeof *r);
 	r->bucket_id = sqlite3_column_int64(st, 0);
 	r->buckets = sqlite3_column_int64(st, 1);
 	r->mismatches = sqlite3_column_int64(st, 2);
-	if (sqlite3_column_type(st, 4) != SQLITE_NULL && (r->candidate = dbr_strdup_col(st, 4)) == NULL)
+	r->candidate = db_text_copy(st, 4, &oom); /* NULL: stored before candidates */
+	if (oom)
 		return -1;
 	if ((r->bucket_ids = calloc((size_t)r->buckets + 1, sizeof *r->bucket_ids)) == NULL ||
 	    (r->states = calloc((size_t)r->buckets + 1, sizeof *r->states)) == NULL)
