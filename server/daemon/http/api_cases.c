@@ -682,16 +682,10 @@ static int api_case_row(void *arg, const struct db_case_row *row)
 static int api_run_generated(struct app *app, int64_t run_id, struct http_response *resp)
 {
 	struct db_run run;
-	char err[512];
-	int rc, generated;
+	int generated;
 
-	if ((rc = db_run_get(app->db, run_id, &run, err, sizeof err)) <= 0) {
-		if (rc < 0)
-			api_fail(resp, err);
-		else
-			api_error(resp, 404, "not_found", "no run %" PRId64, run_id);
+	if (api_run_find(app, run_id, &run, resp) < 0)
 		return -1;
-	}
 	generated = strcmp(run.suite, "generated") == 0;
 	db_run_release(&run);
 	return generated;

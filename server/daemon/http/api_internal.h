@@ -82,6 +82,8 @@ struct api_list_ctx {
 struct json_t *api_time(const char *s);
 /* A comma-separated list as an array: "a,b" -> ["a","b"]; "" -> []. */
 struct json_t *api_list(const char *s);
+/* Run id into *run (release it): 0, or -1 after answering (404 no such run, 500). */
+int api_run_find(struct app *, int64_t id, struct db_run *run, struct http_response *resp);
 /* An id, or null for 0 (none). */
 struct json_t *api_id_or_null(int64_t id);
 /* Where a result's exact bytes are served: /api/comparisons/{id}/{output|printed}/{role}. */

@@ -98,15 +98,8 @@ void api_route_run_phpt(
 		return;
 	}
 	memset(&run, 0, sizeof run);
-	rc = db_run_get(app->db, a->id, &run, err, sizeof err);
-	if (rc < 0) {
-		api_fail(resp, err);
+	if (api_run_find(app, a->id, &run, resp) < 0)
 		return;
-	}
-	if (rc == 0) {
-		api_error(resp, 404, "not_found", "no run %" PRId64, a->id);
-		return;
-	}
 	if (strcmp(run.suite, "phpt") != 0) {
 		api_error(
 		    resp, 404, "not_found", "run %" PRId64 " is a %s run, not a phpt run", run.id, run.suite);

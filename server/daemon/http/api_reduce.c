@@ -142,14 +142,8 @@ void api_route_roots(
 	}
 	if (run > 0) {
 		struct db_run r;
-		int rc = db_run_get(app->db, run, &r, err, sizeof err);
-		if (rc <= 0) {
-			if (rc < 0)
-				api_fail(resp, err);
-			else
-				api_error(resp, 404, "not_found", "no run %" PRId64, run);
+		if (api_run_find(app, run, &r, resp) < 0)
 			return;
-		}
 		db_run_release(&r);
 	}
 	if (db_reduce_roots(app->db, run, &roots, err, sizeof err) < 0) {

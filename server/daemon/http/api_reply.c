@@ -210,3 +210,17 @@ int api_page(const struct http_request *req, int *limit, int64_t *before, struct
 	}
 	return 0;
 }
+
+int api_run_find(struct app *app, int64_t id, struct db_run *run, struct http_response *resp)
+{
+	char err[512];
+	int rc = db_run_get(app->db, id, run, err, sizeof err);
+
+	if (rc > 0)
+		return 0;
+	if (rc < 0)
+		api_fail(resp, err);
+	else
+		api_error(resp, 404, "not_found", "no run %" PRId64, id);
+	return -1;
+}

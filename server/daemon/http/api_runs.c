@@ -90,16 +90,9 @@ static void api_run_reduction(struct app *app, int64_t id, json_t *o)
 static void api_run_reply(struct app *app, int64_t id, int status, struct http_response *resp)
 {
 	struct db_run run;
-	char err[512];
-	int rc;
 
-	if ((rc = db_run_get(app->db, id, &run, err, sizeof err)) <= 0) {
-		if (rc < 0)
-			api_fail(resp, err);
-		else
-			api_error(resp, 404, "not_found", "no run %" PRId64, id);
+	if (api_run_find(app, id, &run, resp) < 0)
 		return;
-	}
 	if (status == 202)
 		snprintf(resp->location, sizeof resp->location, "/api/runs/%" PRId64, id);
 	json_t *o = api_run_json(&run);
@@ -204,17 +197,11 @@ static int api_run_wait(struct app *app, int64_t id, int seconds, struct http_re
 {
 	int64_t deadline = clock_ms() + (int64_t)seconds * 1000;
 	struct db_run run;
-	char err[512];
-	int rc, ended;
+	int ended;
 
 	for (;;) {
-		if ((rc = db_run_get(app->db, id, &run, err, sizeof err)) <= 0) {
-			if (rc < 0)
-				api_fail(resp, err);
-			else
-				api_error(resp, 404, "not_found", "no run %" PRId64, id);
+		if (api_run_find(app, id, &run, resp) < 0)
 			return -1;
-		}
 		ended = strcmp(run.status, "queued") != 0 && strcmp(run.status, "running") != 0;
 		db_run_release(&run);
 		if (ended)
@@ -358,16 +345,10 @@ void api_route_run_coverage(
 	struct db_run run;
 	json_t *list = NULL;
 	char err[512];
-	int rc;
 
 	(void)req;
-	if ((rc = db_run_get(app->db, a->id, &run, err, sizeof err)) <= 0) {
-		if (rc < 0)
-			api_fail(resp, err);
-		else
-			api_error(resp, 404, "not_found", "no run %" PRId64, a->id);
+	if (api_run_find(app, a->id, &run, resp) < 0)
 		return;
-	}
 	int wanted = coverage_wanted(run.params);
 	const char *status = !wanted                                                  ? "not_requested"
 	    : strcmp(run.status, "queued") == 0 || strcmp(run.status, "running") == 0 ? "pending"
