@@ -395,6 +395,70 @@ static uint32_t plain_object(
 	return j;
 }
 
+/*
+ * Node j, an object whose jsonSerialize() returns [json_encode($this->p,
+ * PRETTY_PRINT | PARTIAL_OUTPUT_ON_ERROR), json_last_error(), $this->p]
+ * (gen.c's third nested call), := that list as a literal -- when the
+ * inner call's text is known without PHP: p null (set, or unset and
+ * untyped), a bool or an int, error 0.  What the outer call encodes is
+ * that list, so a bug of lists meets its other members there.
+ */
+static uint32_t unbox_nested(struct copy *k, const struct gen_node *n, uint32_t i, uint32_t j, unsigned level)
+{
+	const struct gen_case *in = k->in;
+	struct gen_case *o = k->out;
+	const struct gen_class *cl = gen_class_at(n->cls);
+	uint32_t prop = SHRINK_NONE, first, v;
+	char text[32] = "null";
+
+	if (cl->type != GEN_CLASS_JSONSER_NESTED || cl->variant % GEN_NESTED_VARIANTS != 2 ||
+	    cl->nprops == 0) {
+		k->fail = 1;
+		return j;
+	}
+	for (uint32_t x = 0; x < n->n; x++)
+		if (in->ents[n->first + x].key_type == GEN_KEY_PROP && in->ents[n->first + x].key_int == 0)
+			prop = in->ents[n->first + x].value;
+	if (prop == SHRINK_NONE) {
+		k->fail = cl->props[0].typed; /* reading it would throw */
+	} else if (in->nodes[prop].kind == GEN_FALSE || in->nodes[prop].kind == GEN_TRUE) {
+		snprintf(text, sizeof text, "%s", in->nodes[prop].kind == GEN_TRUE ? "true" : "false");
+	} else if (in->nodes[prop].kind == GEN_INT) {
+		snprintf(text, sizeof text, "%lld", (long long)in->nodes[prop].v.i);
+	} else if (in->nodes[prop].kind != GEN_NULL) {
+		k->fail = 1;
+	}
+	memset(&o->nodes[j], 0, sizeof o->nodes[j]);
+	o->nodes[j].kind = GEN_LIST;
+	o->kinds |= 1u << GEN_LIST | 1u << GEN_STRING | 1u << GEN_INT;
+	if (k->fail || o->nnodes + 3 > GEN_MAX_NODES || reserve_entries(k, j, 3, &first) < 0) {
+		k->fail = 1;
+		return j;
+	}
+	memset(&o->ents[first], 0, 3 * sizeof o->ents[first]);
+	v = o->nnodes++; /* the inner call's text */
+	memset(&o->nodes[v], 0, sizeof o->nodes[v]);
+	o->nodes[v].kind = GEN_STRING;
+	o->nodes[v].n = (uint32_t)strlen(text);
+	o->nodes[v].first = copy_bytes(k, text, o->nodes[v].n, 0, 0);
+	o->ents[first].value = v;
+	v = o->nnodes++; /* json_last_error() */
+	memset(&o->nodes[v], 0, sizeof o->nodes[v]);
+	o->nodes[v].kind = GEN_INT;
+	o->ents[first + 1].value = v;
+	if (prop != SHRINK_NONE) {
+		v = copy_node(k, prop, level + 1);
+	} else {
+		v = o->nnodes++;
+		memset(&o->nodes[v], 0, sizeof o->nodes[v]);
+		o->kinds |= 1u << GEN_NULL;
+	}
+	o->ents[first + 2].value = v;
+	if (in->nrefs > 0 && i < GEN_MAX_NODES)
+		k->onstack[i] = 0;
+	return j;
+}
+
 /* Node j := the least value json_encode fails on: INF (lo 0), else "\x80" (SHRINK_ERROR). */
 static void put_error(struct copy *k, uint32_t j, uint32_t lo)
 {
@@ -503,6 +567,8 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		unbox_enum(k, n, j);
 		return j;
 	}
+	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i && n->kind == GEN_OBJECT)
+		return unbox_nested(k, n, i, j, level);
 	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i) {
 		if (n->kind != GEN_BUILTIN || n->cls == 0) {
 			k->fail = 1;
@@ -1739,6 +1805,16 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		if (!(c->flags & FLAG_FORCE_OBJECT) && n->n > 0)
 			add(s, SHRINK_KIND, order[q], 0, GEN_LIST, 2, 0, 0);
 	}
+	/* A stdClass made a map with JSON_FORCE_OBJECT, which encodes it as an
+	 * object too: a bug of every object's entries ((object)[0 => null],
+	 * ArrayObject's storage, a declared class made stdClass) meets the
+	 * arrays' members at [null] with the flag (arrays are the simpler kind).
+	 * A bug of the property table's path alone keeps its stdClass. */
+	for (uint32_t q = 0; q < tail && !(c->flags & FLAG_FORCE_OBJECT); q++) {
+		const struct gen_node *n = &c->nodes[order[q]];
+		if (n->kind == GEN_STDCLASS && n->n > 0)
+			add(s, SHRINK_KIND, order[q], 0, GEN_MAP, 2, 0, 0);
+	}
 }
 
 /* The candidates; the normal form's too when normal. */
@@ -1866,9 +1942,14 @@ static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size
 		case GEN_RESOURCE:
 			add(&s, SHRINK_TO_NULL, order[q], 0, 0, 0, 0, 0);
 			break;
-		case GEN_OBJECT:
+		case GEN_OBJECT: {
+			const struct gen_class *cl = gen_class_at(n->cls);
 			add(&s, SHRINK_KIND, order[q], 0, GEN_STDCLASS, 0, 0, 0);
+			/* A nested call's object: the list its jsonSerialize() returns. */
+			if (cl->type == GEN_CLASS_JSONSER_NESTED && cl->variant % GEN_NESTED_VARIANTS == 2)
+				add(&s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
 			break;
+		}
 		case GEN_STDCLASS:
 			add(&s, SHRINK_KIND, order[q], 0, GEN_MAP, 0, 0, 0);
 			break;

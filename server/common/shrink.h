@@ -19,7 +19,9 @@
  * (SplFixedArray, DateInterval, DateTimeImmutable, WeakMap) replaced by one
  * of its JSON-visible properties, or by a stdClass (a list for
  * SplFixedArray) of them all, an ArrayObject by the stdClass of its
- * storage; objects made stdClass, stdClass made arrays, arrays made lists;
+ * storage, an object whose jsonSerialize() returns [json_encode($p),
+ * json_last_error(), $p] by that list (where $p's text is known: null, a
+ * bool, an int); objects made stdClass, stdClass made arrays, arrays made lists;
  * a key written twice in a map literal made the one entry PHP keeps; each
  * flag bit dropped; the depth restored to 512, or a container replaced by a
  * child with the depth one less; a sequence's earlier calls dropped (the
@@ -48,8 +50,9 @@
  * json_encode shows of it; neighbouring entries put in order; a special
  * character moved past the 'a' run after it (the specials of a long string
  * gather at its end, in their order); enum cases lowered, backed ones made
- * their value; each flag (of every call) replaced by a lower one of its
- * family; under
+ * their value; a stdClass made an array under JSON_FORCE_OBJECT (an array
+ * is the simpler kind; the flag keeps it an object); each flag (of every
+ * call) replaced by a lower one of its family; under
  * JSON_NUMERIC_CHECK a numeric string made its number; floats (0.5 the
  * least after 0.0 and 1.0) and ints lowered by size.
  * The deletion steps reach their fixpoint first.  shrink_run
@@ -72,8 +75,8 @@ enum shrink_op {
 	SHRINK_FLOAT,     /* float node a := d */
 	SHRINK_KIND,      /* container a becomes kind lo (hi 1: a declared-class object the stdClass
 	                   * json_encode shows of it; hi 3: the stdClass of its whole property
-	                   * table, names mangled as (array) has them; hi 2: a map a list, with
-	                   * JSON_FORCE_OBJECT) */
+	                   * table, names mangled as (array) has them; hi 2: a map a list, or a
+	                   * stdClass a map, with JSON_FORCE_OBJECT) */
 	SHRINK_KEY_INT,   /* entry b's key becomes the int v */
 	SHRINK_FLAG,      /* flag bit lo dropped */
 	SHRINK_DEPTH,     /* depth := v (512 when v <= 0) */
@@ -81,7 +84,8 @@ enum shrink_op {
 	SHRINK_KEY_VALUE, /* container a replaced by the string of entry b's key */
 	SHRINK_UNBOX,     /* built-in object a (cls 1-4) := the plain value of its JSON-visible
 	                   * properties (lo = SHRINK_NONE), or property lo's value alone; an
-	                   * ArrayObject (cls 0) := the stdClass of its storage */
+	                   * ArrayObject (cls 0) := the stdClass of its storage; a nested
+	                   * call's object := the list its jsonSerialize() returns */
 	SHRINK_PRE_DROP,  /* a sequence's earlier call lo dropped (hi 1: the last, its flags and
 	                   * depth the compared call's: compared instead) */
 	SHRINK_PRE_FLAG,  /* earlier call lo: flag bit hi dropped */

@@ -861,6 +861,129 @@ static void make_numeric_key(unsigned i)
 	}
 }
 
+/* Stand-in for e277.5 (the ':' after an object's key): json_encode shows
+ * some container with an entry as an object -- a stdClass, a map that is no
+ * list, any array under JSON_FORCE_OBJECT. */
+static int bug_object_entry(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		int list = 1;
+		if (n->n == 0)
+			continue;
+		if (n->kind == GEN_STDCLASS || (n->kind == GEN_LIST && (c->flags & 16)))
+			return 1;
+		if (n->kind != GEN_MAP)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			int64_t v;
+			if (!int_key(c, &c->ents[n->first + x], &v) || v != (int64_t)x)
+				list = 0;
+		}
+		if (!list || (c->flags & 16))
+			return 1;
+	}
+	return 0;
+}
+
+/* (object)[0 => null], (object)['a' => 2.5], ['k' => null], [null] with JSON_FORCE_OBJECT,
+ * (object)[5 => 3] under JSON_PRETTY_PRINT. */
+static void make_object_entry(unsigned i)
+{
+	plan_keyed(&a, i == 1 ? "a" : "k", i == 1 ? GEN_FLOAT : GEN_NULL, 2.5);
+	if (i == 0 || i == 1 || i == 4) {
+		a.nodes[0].kind = GEN_STDCLASS;
+		a.kinds = 1u << GEN_STDCLASS | 1u << a.nodes[1].kind;
+	}
+	if (i == 0 || i == 4) {
+		a.ents[0].key_type = GEN_KEY_INT;
+		a.ents[0].key_int = i == 0 ? 0 : 5;
+	}
+	if (i == 3) {
+		a.nodes[0].kind = GEN_LIST;
+		a.ents[0].key_type = GEN_KEY_NONE;
+		a.flags = 16;
+	}
+	if (i == 4) {
+		a.nodes[1].kind = GEN_INT;
+		a.nodes[1].v.i = 3;
+		a.flags = 128;
+	}
+}
+
+/* A class whose jsonSerialize() returns [json_encode($this->p, ...), json_last_error(), $this->p]
+ * (the third nested call), p untyped; GEN_NCLASSES when none. */
+static unsigned nested_list_class(void)
+{
+	for (unsigned cls = 0; cls < GEN_NCLASSES; cls++) {
+		const struct gen_class *k = gen_class_at(cls);
+		if (k->type == GEN_CLASS_JSONSER_NESTED && k->variant % GEN_NESTED_VARIANTS == 2 &&
+		    k->nprops > 0 && !k->props[0].typed)
+			return cls;
+	}
+	return GEN_NCLASSES;
+}
+
+/* Stand-in for e232.29 (the comma between a list's elements): json_encode shows a list of two or
+ * more -- an array that is one, or what a third-nested-call object returns (its property null,
+ * a bool or an int). */
+static int bug_list_comma(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		const struct gen_class *k = n->kind == GEN_OBJECT ? gen_class_at(n->cls) : NULL;
+		int list = 1;
+		if (k != NULL && k->type == GEN_CLASS_JSONSER_NESTED &&
+		    k->variant % GEN_NESTED_VARIANTS == 2) {
+			uint8_t pk = GEN_NULL;
+			int set = 0;
+			for (uint32_t x = 0; x < n->n; x++)
+				if (c->ents[n->first + x].key_type == GEN_KEY_PROP &&
+				    c->ents[n->first + x].key_int == 0)
+					pk = c->nodes[c->ents[n->first + x].value].kind, set = 1;
+			if ((set || !k->props[0].typed) &&
+			    (pk == GEN_NULL || pk == GEN_FALSE || pk == GEN_TRUE || pk == GEN_INT))
+				return 1;
+		}
+		if (n->n < 2 || (c->flags & 16) || (n->kind != GEN_LIST && n->kind != GEN_MAP))
+			continue;
+		for (uint32_t x = 0; x < n->n && n->kind == GEN_MAP; x++) {
+			int64_t v;
+			if (!int_key(c, &c->ents[n->first + x], &v) || v != (int64_t)x)
+				list = 0;
+		}
+		if (list)
+			return 1;
+	}
+	return 0;
+}
+
+/* new GenC<nested list>(), the same with its property true, [7 => 'x', 0 => 1.5] made
+ * [0 => 'x', 1 => 1.5] by hand: a map that is a list. */
+static void make_list_comma(unsigned i)
+{
+	plan_object(&a, nested_list_class());
+	if (i == 1) {
+		set_first_prop(&a);
+		a.nodes[1].kind = GEN_TRUE;
+		a.kinds |= 1u << GEN_TRUE;
+	} else if (i == 2) {
+		plan_keyed(&a, "0", GEN_STRING, 0);
+		a.nodes[0].n = 2;
+		a.ents[1] = a.ents[0];
+		a.ents[0].key_type = GEN_KEY_INT;
+		a.ents[0].key_int = 0;
+		a.ents[1].key_type = GEN_KEY_INT;
+		a.ents[1].key_int = 1;
+		a.ents[1].value = 2;
+		a.nodes[2].kind = GEN_FLOAT;
+		a.nodes[2].v.d = 1.5;
+		a.nnodes = 3;
+		a.nents = 2;
+		a.kinds |= 1u << GEN_FLOAT;
+	}
+}
+
 /* The deepest nesting of arrays at node i (an array holding nothing more is 1). */
 static unsigned nesting_at(const struct gen_case *c, uint32_t i)
 {
@@ -1868,6 +1991,12 @@ int main(void)
 	    make_element_fails, 4, 0, "[\"\\x80\"]\n0\n512");
 	same_normal_form("a numeric key of an array shown as an object", bug_numeric_key, make_numeric_key, 6,
 	    8, "[null]\nJSON_FORCE_OBJECT\n512");
+	same_normal_form("an object's entry (the ':' after its key: e277.5's stand-in), a stdClass's too",
+	    bug_object_entry, make_object_entry, 5, 10, "[null]\nJSON_FORCE_OBJECT\n512");
+	ok(nested_list_class() < GEN_NCLASSES, "a class returns [json_encode($p), json_last_error(), $p]");
+	same_normal_form("a list of two or more (the comma between elements: e232.29's stand-in), the "
+	                 "one a nested call's object returns too",
+	    bug_list_comma, make_list_comma, 3, 10, "[null, null]\n0\n512");
 	same_normal_form("an object's mangled property names shown: a stdClass of them, its key NUL",
 	    bug_mangled_shown, make_mangled_shown, 6, 10, "(object)[\"\\x00\" => null]\n0\n512");
 	same_normal_form("a plain class declaring a protected property: the canonical GenProtA",
