@@ -1566,23 +1566,30 @@ static int numeric_string(const char *p, uint32_t n, int64_t *v, double *d)
 	return *end == '\0' ? 2 : 0;
 }
 
-static void add_normal_form(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+/* A group of steps: adds its candidates for plan c, whose nodes order[0..tail) lists breadth first. */
+typedef void (*shrink_step)(struct cands *, const struct gen_case *, const uint32_t *order, uint32_t tail);
+
+/* Each value replaced by a basic one below it (the value beside the key that matters: null). */
+static void norm_basic_values(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
-	/* Each value replaced by a basic one below it (the value beside the key that matters: null). */
 	for (uint32_t q = 0; q < tail; q++) {
 		uint32_t rank = value_rank(&c->nodes[order[q]]);
 		for (uint32_t b = 0; b < SHRINK_B_COUNT && b < rank; b++)
 			add(s, SHRINK_SET, order[q], 0, b, 0, 0, 0);
 	}
-	/* A value json_encode fails on by itself, and any container (holding
-	 * one, or too deep), object, enum case or resource, made INF, the
-	 * least of the values it fails on, else "\x80", the least it fails on
-	 * inside an array (INF only sets the error and writes 0: the element
-	 * loop goes on).  The members of a bug of error precedence ("which
-	 * error wins", a throw where false is due, a guard left set by a
-	 * failure) then meet at one case whichever error they met.  Kept only
-	 * when the mismatch holds, so a bug of one error alone (invalid UTF-8
-	 * under INVALID_UTF8_IGNORE) keeps its own. */
+}
+
+/* A value json_encode fails on by itself, and any container (holding
+ * one, or too deep), object, enum case or resource, made INF, the
+ * least of the values it fails on, else "\x80", the least it fails on
+ * inside an array (INF only sets the error and writes 0: the element
+ * loop goes on).  The members of a bug of error precedence ("which
+ * error wins", a throw where false is due, a guard left set by a
+ * failure) then meet at one case whichever error they met.  Kept only
+ * when the mismatch holds, so a bug of one error alone (invalid UTF-8
+ * under INVALID_UTF8_IGNORE) keeps its own. */
+static void norm_errors(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		/* (Both below "the rest" of value_rank's order: only ever down.)
@@ -1594,8 +1601,12 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		if (rest)
 			add(s, SHRINK_ERROR, order[q], 0, 1, 0, 0, 0);
 	}
-	/* A key json_encode fails on (invalid UTF-8) made 'a', its value the
-	 * error's least value: a key's error meets a value's. */
+}
+
+/* A key json_encode fails on (invalid UTF-8) made 'a', its value the
+ * error's least value: a key's error meets a value's. */
+static void norm_key_errors(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS)
@@ -1608,10 +1619,14 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 			add(s, SHRINK_KEY_ERROR, order[q], n->first + x, 1, 0, 0, 0);
 		}
 	}
-	/* A depth error made the same "\x80" in one step, with that call's depth
-	 * made 512 ([[]] at depth 1 → ["\x80"]): the depth falling to 512 is
-	 * what makes it smaller, whatever the node was ([] ranks below any
-	 * string, so no step of the value alone leads there). */
+}
+
+/* A depth error made the same "\x80" in one step, with that call's depth
+ * made 512 ([[]] at depth 1 → ["\x80"]): the depth falling to 512 is
+ * what makes it smaller, whatever the node was ([] ranks below any
+ * string, so no step of the value alone leads there). */
+static void norm_depth_errors(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		if (c->depth != 512)
 			add(s, SHRINK_ERROR, order[q], 0, 1, 1, 0, 0);
@@ -1619,7 +1634,11 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 			if (c->pre_depth[k] != 512)
 				add(s, SHRINK_ERROR, order[q], 0, 1, 2 + k, 0, 0);
 	}
-	/* Characters of strings and string keys lowered. */
+}
+
+/* Characters of strings and string keys lowered. */
+static void norm_lower_chars(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind == GEN_STRING && n->n > 0 && !n->pad)
@@ -1638,8 +1657,12 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 				    s, order[q], n->first + x, c->bytes + en->key_off, en->key_len);
 		}
 	}
-	/* Less nesting: an element of a list's array moved out to follow that
-	 * array ([[INF]] becomes [[], INF]). */
+}
+
+/* Less nesting: an element of a list's array moved out to follow that
+ * array ([[INF]] becomes [[], INF]). */
+static void norm_hoists(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind != GEN_LIST)
@@ -1651,7 +1674,11 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 					add(s, SHRINK_HOIST, order[q], n->first + x, z, 0, 0, 0);
 		}
 	}
-	/* Entries in order: each pair of neighbours the wrong way round swapped. */
+}
+
+/* Entries in order: each pair of neighbours the wrong way round swapped. */
+static void norm_swaps(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		/* (A declared-class object's properties come out in declaration
@@ -1662,14 +1689,24 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 			if (cmp_entries(c, &c->ents[n->first + x + 1], &c->ents[n->first + x]) < 0)
 				add(s, SHRINK_SWAP, order[q], 0, x, 0, 0, 0);
 	}
-	/* Declared-class objects: a lower class of the same kind. */
+}
+
+/* Declared-class objects: a lower class of the same kind. */
+static void norm_lower_classes(
+    struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++)
 		if (c->nodes[order[q]].kind == GEN_OBJECT) {
 			add_lower_classes(s, c, order[q]);
 			add_canonical_bare(s, c, order[q]);
 		}
-	/* A declared-class object (plain, dynamic, or returning $this) made the
-	 * stdClass json_encode shows of it: its public properties, set or null. */
+}
+
+/* A declared-class object (plain, dynamic, or returning $this) made the
+ * stdClass json_encode shows of it: its public properties, set or null. */
+static void norm_plain_objects(
+    struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		unsigned type;
@@ -1690,15 +1727,25 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 				add(s, SHRINK_KIND, order[q], 0, GEN_STDCLASS, 3, 0, 0);
 		}
 	}
-	/* Each flag replaced by the lower ones of its family not set, on the
-	 * compared call and on each earlier one. */
+}
+
+/* Each flag replaced by the lower ones of its family not set, on the
+ * compared call and on each earlier one. */
+static void norm_lower_flags(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
+	(void)order;
+	(void)tail;
 	add_lower_flags(s, c->flags, 0);
 	for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE; k++)
 		add_lower_flags(s, c->pre_flags[k], 1 + k);
-	/* Floats by simplicity (whole before not, then |d|, the positive first):
-	 * |d|, the whole part, then a whole one like an int (below 2^53) or a
-	 * power of ten: the one just below |d|, then its exponent lowered like
-	 * an int's bits (a bug of every float from 1e20 up meets at 1.0E+20). */
+}
+
+/* Floats by simplicity (whole before not, then |d|, the positive first):
+ * |d|, the whole part, then a whole one like an int (below 2^53) or a
+ * power of ten: the one just below |d|, then its exponent lowered like
+ * an int's bits (a bug of every float from 1e20 up meets at 1.0E+20). */
+static void norm_floats(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		double d, m, w;
@@ -1741,10 +1788,15 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 			}
 		}
 	}
-	/* Under JSON_NUMERIC_CHECK, a numeric string made the number json_encode
-	 * writes for it (other ints and floats rank below other strings): '.3'
-	 * meets 0.3, then the floats' steps.  A string PHP reads as INF or NAN is
-	 * written as a string: left alone. */
+}
+
+/* Under JSON_NUMERIC_CHECK, a numeric string made the number json_encode
+ * writes for it (other ints and floats rank below other strings): '.3'
+ * meets 0.3, then the floats' steps.  A string PHP reads as INF or NAN is
+ * written as a string: left alone. */
+static void norm_numeric_strings(
+    struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail && (c->flags & FLAG_NUMERIC_CHECK); q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		int64_t v;
@@ -1758,7 +1810,11 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		else if (isfinite(d))
 			add(s, SHRINK_NUMBER, order[q], 0, 1, 0, 0, d);
 	}
-	/* Enum cases: an earlier case of the same enum; a backed one its value. */
+}
+
+/* Enum cases: an earlier case of the same enum; a backed one its value. */
+static void norm_enums(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind != GEN_ENUM)
@@ -1768,16 +1824,24 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		if (n->cls <= 1)
 			add(s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
 	}
-	/* Ints by size. */
+}
+
+/* Ints by size. */
+static void norm_ints(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind == GEN_INT)
 			add_lower_ints(s, SHRINK_INT, order[q], 0, n->v.i);
 	}
-	/* Map keys: a decimal string key made the int key PHP makes of it (one
-	 * bug's members then meet whether their key was written '1' or 1), an
-	 * int key lowered like an int, 1 first (a key bug of every key of a map
-	 * that is no list meets at [1 => …]); never onto a key the map holds. */
+}
+
+/* Map keys: a decimal string key made the int key PHP makes of it (one
+ * bug's members then meet whether their key was written '1' or 1), an
+ * int key lowered like an int, 1 first (a key bug of every key of a map
+ * that is no list meets at [1 => …]); never onto a key the map holds. */
+static void norm_map_keys(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind != GEN_MAP)
@@ -1805,11 +1869,16 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 		if (!(c->flags & FLAG_FORCE_OBJECT) && n->n > 0)
 			add(s, SHRINK_KIND, order[q], 0, GEN_LIST, 2, 0, 0);
 	}
-	/* A stdClass made a map with JSON_FORCE_OBJECT, which encodes it as an
-	 * object too: a bug of every object's entries ((object)[0 => null],
-	 * ArrayObject's storage, a declared class made stdClass) meets the
-	 * arrays' members at [null] with the flag (arrays are the simpler kind).
-	 * A bug of the property table's path alone keeps its stdClass. */
+}
+
+/* A stdClass made a map with JSON_FORCE_OBJECT, which encodes it as an
+ * object too: a bug of every object's entries ((object)[0 => null],
+ * ArrayObject's storage, a declared class made stdClass) meets the
+ * arrays' members at [null] with the flag (arrays are the simpler kind).
+ * A bug of the property table's path alone keeps its stdClass. */
+static void norm_forced_objects(
+    struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail && !(c->flags & FLAG_FORCE_OBJECT); q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind == GEN_STDCLASS && n->n > 0)
@@ -1817,39 +1886,43 @@ static void add_normal_form(struct cands *s, const struct gen_case *c, const uin
 	}
 }
 
+/* The normal form's steps, in the order they are tried (shrink.h), after the cutting ones. */
+static const shrink_step norm_steps[] = { norm_basic_values, norm_errors, norm_key_errors, norm_depth_errors,
+	norm_lower_chars, norm_hoists, norm_swaps, norm_lower_classes, norm_plain_objects, norm_lower_flags,
+	norm_floats, norm_numeric_strings, norm_enums, norm_ints, norm_map_keys, norm_forced_objects };
+
 /* The candidates; the normal form's too when normal. */
-static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size_t max, int normal)
+/* The root replaced by one of its children. */
+static void cut_root_children(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
-	struct cands s = { out, 0, max };
-	uint32_t order[GEN_MAX_NODES], head = 0, tail = 0;
+	(void)order;
+	(void)tail;
 	const struct gen_node *r = &c->nodes[c->root];
 
-	/* Breadth first: the biggest parts of the tree come first. */
-	order[tail++] = c->root;
-	while (head < tail) {
-		const struct gen_node *n = &c->nodes[order[head++]];
-		if (!is_container(n->kind) && !is_holder(n))
-			continue;
-		for (uint32_t x = 0; x < n->n && tail < GEN_MAX_NODES; x++)
-			order[tail++] = c->ents[n->first + x].value;
-	}
-	/* The root replaced by one of its children. */
 	if (is_container(r->kind) || is_holder(r))
 		for (uint32_t x = 0; x < r->n; x++)
-			add(&s, SHRINK_REPLACE, c->root, c->ents[r->first + x].value, 0, 0, 0, 0);
-	/* Entries dropped: all, then halves ... one at a time. */
+			add(s, SHRINK_REPLACE, c->root, c->ents[r->first + x].value, 0, 0, 0, 0);
+}
+
+/* Entries dropped: all, then halves ... one at a time. */
+static void cut_entries(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (!is_container(n->kind) || n->n == 0)
 			continue;
 		for (uint32_t size = n->n; size >= 1; size = size == 1 ? 0 : size / 2)
 			for (uint32_t at = 0; at < n->n; at += size)
-				add(&s, SHRINK_DROP, order[q], 0, at, at + size < n->n ? at + size : n->n, 0,
+				add(s, SHRINK_DROP, order[q], 0, at, at + size < n->n ? at + size : n->n, 0,
 				    0);
 	}
-	/* A key written twice in a literal (['k' => 1, 0 => 2, 'k' => 3]): the
-	 * value PHP keeps (the later) in the place it keeps (the earlier's),
-	 * the later entry dropped; the same value, one node fewer. */
+}
+
+/* A key written twice in a literal (['k' => 1, 0 => 2, 'k' => 3]): the
+ * value PHP keeps (the later) in the place it keeps (the earlier's),
+ * the later entry dropped; the same value, one node fewer. */
+static void cut_dedups(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS)
@@ -1857,18 +1930,26 @@ static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size
 		for (uint32_t x = 0; x < n->n; x++)
 			for (uint32_t z = x + 1; z < n->n; z++)
 				if (same_key(c, &c->ents[n->first + x], &c->ents[n->first + z])) {
-					add(&s, SHRINK_DEDUP, order[q], n->first + x, z, 0, 0, 0);
+					add(s, SHRINK_DEDUP, order[q], n->first + x, z, 0, 0, 0);
 					break;
 				}
 	}
-	/* A container replaced by one of its children. */
+}
+
+/* A container replaced by one of its children. */
+static void cut_children(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 1; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (is_container(n->kind) || is_holder(n))
 			for (uint32_t x = 0; x < n->n; x++)
-				add(&s, SHRINK_REPLACE, order[q], c->ents[n->first + x].value, 0, 0, 0, 0);
+				add(s, SHRINK_REPLACE, order[q], c->ents[n->first + x].value, 0, 0, 0, 0);
 	}
-	/* A container replaced by one of its keys (a key may be what matters). */
+}
+
+/* A container replaced by one of its keys (a key may be what matters). */
+static void cut_key_values(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT)
@@ -1876,41 +1957,49 @@ static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size
 		for (uint32_t x = 0; x < n->n; x++) {
 			const struct gen_entry *en = &c->ents[n->first + x];
 			if ((en->key_type == GEN_KEY_STR && en->key_len > 0) || en->key_type == GEN_KEY_PROP)
-				add(&s, SHRINK_KEY_VALUE, order[q], n->first + x, 0, 0, 0, 0);
+				add(s, SHRINK_KEY_VALUE, order[q], n->first + x, 0, 0, 0, 0);
 		}
 	}
-	/* Strings and string keys shortened. */
+}
+
+/* Strings and string keys shortened. */
+static void cut_strings(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind == GEN_STRING && n->n > 0)
-			add_chunks(&s, order[q], SHRINK_NONE, c->bytes + n->first, n->n);
+			add_chunks(s, order[q], SHRINK_NONE, c->bytes + n->first, n->n);
 		if (n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT)
 			continue;
 		for (uint32_t x = 0; x < n->n; x++) {
 			const struct gen_entry *en = &c->ents[n->first + x];
 			if (en->key_type == GEN_KEY_STR && en->key_len > 0)
-				add_chunks(&s, order[q], n->first + x, c->bytes + en->key_off, en->key_len);
+				add_chunks(s, order[q], n->first + x, c->bytes + en->key_off, en->key_len);
 		}
 	}
-	/* Numbers toward 0 and 1; keys toward 0; other scalars to null; kinds simpler. */
+}
+
+/* Numbers toward 0 and 1; keys toward 0; other scalars to null; kinds simpler. */
+static void cut_simpler(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		switch (n->kind) {
 		case GEN_INT:
 			if (n->v.i != 0)
-				add(&s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
+				add(s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
 			if (n->v.i != 0 && n->v.i != 1)
-				add(&s, SHRINK_INT, order[q], 0, 0, 0, 1, 0);
+				add(s, SHRINK_INT, order[q], 0, 0, 0, 1, 0);
 			break;
 		case GEN_BUILTIN:
 			/* SplFixedArray(0), DateInterval('P0D'), DateTimeImmutable('@0'). */
 			if (n->cls != 0 && n->cls != 4 && n->v.i != 0)
-				add(&s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
+				add(s, SHRINK_INT, order[q], 0, 0, 0, 0, 0);
 			/* An ArrayObject: the stdClass of its storage, which json_encode shows. */
 			if (n->cls == 0 && n->n == 1) {
 				uint8_t sk = c->nodes[c->ents[n->first].value].kind;
 				if (sk == GEN_LIST || sk == GEN_MAP || sk == GEN_STDCLASS)
-					add(&s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
+					add(s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
 			}
 			if (n->cls != 0) {
 				/* One of its properties (each distinct value once), then all of them. */
@@ -1921,93 +2010,139 @@ static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size
 					while (y < x && !bprop_same(&p[y], &p[x]))
 						y++;
 					if (y == x)
-						add(&s, SHRINK_UNBOX, order[q], 0, x, 0, 0, 0);
+						add(s, SHRINK_UNBOX, order[q], 0, x, 0, 0, 0);
 				}
-				add(&s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
+				add(s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
 			}
 			break;
 		case GEN_FLOAT: {
 			int rank = float_rank(n->v.d);
 			if (rank > 0)
-				add(&s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 0.0);
+				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 0.0);
 			if (rank > 1)
-				add(&s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 1.0);
+				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 1.0);
 			if (rank == 3)
-				add(&s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, -n->v.d);
+				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, -n->v.d);
 			break;
 		}
 		case GEN_TRUE:
 		case GEN_FALSE:
 		case GEN_ENUM:
 		case GEN_RESOURCE:
-			add(&s, SHRINK_TO_NULL, order[q], 0, 0, 0, 0, 0);
+			add(s, SHRINK_TO_NULL, order[q], 0, 0, 0, 0, 0);
 			break;
 		case GEN_OBJECT: {
 			const struct gen_class *cl = gen_class_at(n->cls);
-			add(&s, SHRINK_KIND, order[q], 0, GEN_STDCLASS, 0, 0, 0);
+			add(s, SHRINK_KIND, order[q], 0, GEN_STDCLASS, 0, 0, 0);
 			/* A nested call's object: the list its jsonSerialize() returns. */
 			if (cl->type == GEN_CLASS_JSONSER_NESTED && cl->variant % GEN_NESTED_VARIANTS == 2)
-				add(&s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
+				add(s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 0, 0, 0);
 			break;
 		}
 		case GEN_STDCLASS:
-			add(&s, SHRINK_KIND, order[q], 0, GEN_MAP, 0, 0, 0);
+			add(s, SHRINK_KIND, order[q], 0, GEN_MAP, 0, 0, 0);
 			break;
 		case GEN_MAP:
 			if (n->n > 0) /* an empty one is [] either way */
-				add(&s, SHRINK_KIND, order[q], 0, GEN_LIST, 0, 0, 0);
+				add(s, SHRINK_KIND, order[q], 0, GEN_LIST, 0, 0, 0);
 			for (uint32_t x = 0; x < n->n; x++) {
 				const struct gen_entry *en = &c->ents[n->first + x];
 				/* An int key other than 0, or a string key: 0 (a string key only when empty, after shortening). */
 				if ((en->key_type == GEN_KEY_INT && en->key_int != 0) ||
 				    (en->key_type == GEN_KEY_STR && en->key_len == 0))
-					add(&s, SHRINK_KEY_INT, order[q], n->first + x, 0, 0, 0, 0);
+					add(s, SHRINK_KEY_INT, order[q], n->first + x, 0, 0, 0, 0);
 			}
 			break;
 		default:
 			break;
 		}
 	}
+}
+
+/* Each flag dropped. */
+static void cut_flags(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
+	(void)order;
+	(void)tail;
 	for (unsigned bit = 0; bit < 23; bit++)
 		if (c->flags & ((int64_t)1 << bit))
-			add(&s, SHRINK_FLAG, 0, 0, bit, 0, 0, 0);
-	/* The default depth first; else one less: members of one bug found at
-	 * depths 2, 3 … (a depth error beside it) meet at the least depth that
-	 * still shows it, with the nesting ddmin can then drop.  (512 ranks
-	 * below any other depth, a lower depth below a higher: it ends.) */
+			add(s, SHRINK_FLAG, 0, 0, bit, 0, 0, 0);
+}
+
+/* The default depth first; else one less: members of one bug found at
+ * depths 2, 3 … (a depth error beside it) meet at the least depth that
+ * still shows it, with the nesting ddmin can then drop.  (512 ranks
+ * below any other depth, a lower depth below a higher: it ends.) */
+static void cut_depth(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
+	(void)order;
+	(void)tail;
 	if (c->depth != 512)
-		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, 512, 0);
+		add(s, SHRINK_DEPTH, 0, 0, 0, 0, 512, 0);
 	if (c->depth > 1 && c->depth < 512)
-		add(&s, SHRINK_DEPTH, 0, 0, 0, 0, c->depth - 1, 0);
-	/* A sequence: an earlier call dropped (the case stays one call when
-	 * the bug needs none), else made plainer. */
+		add(s, SHRINK_DEPTH, 0, 0, 0, 0, c->depth - 1, 0);
+}
+
+/* A sequence: an earlier call dropped (the case stays one call when
+ * the bug needs none), else made plainer. */
+static void cut_sequence(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
+	(void)order;
+	(void)tail;
 	for (uint32_t k = 0; k < c->npre && k < GEN_MAX_PRE; k++) {
-		add(&s, SHRINK_PRE_DROP, SHRINK_NONE, SHRINK_NONE, k, 0, 0, 0);
+		add(s, SHRINK_PRE_DROP, SHRINK_NONE, SHRINK_NONE, k, 0, 0, 0);
 		/* The last earlier call compared instead (a mismatch of its own,
 		 * which a JSON_THROW_ON_ERROR call after it leaves in place). */
 		if (k + 1 == c->npre)
-			add(&s, SHRINK_PRE_DROP, SHRINK_NONE, SHRINK_NONE, k, 1, 0, 0);
+			add(s, SHRINK_PRE_DROP, SHRINK_NONE, SHRINK_NONE, k, 1, 0, 0);
 		for (unsigned bit = 0; bit < 23; bit++)
 			if (c->pre_flags[k] & ((int64_t)1 << bit))
-				add(&s, SHRINK_PRE_FLAG, SHRINK_NONE, SHRINK_NONE, k, bit, 0, 0);
+				add(s, SHRINK_PRE_FLAG, SHRINK_NONE, SHRINK_NONE, k, bit, 0, 0);
 		if (c->pre_depth[k] != 512)
-			add(&s, SHRINK_PRE_DEPTH, SHRINK_NONE, SHRINK_NONE, k, 0, 512, 0);
+			add(s, SHRINK_PRE_DEPTH, SHRINK_NONE, SHRINK_NONE, k, 0, 512, 0);
 		if (c->pre_depth[k] > 1 && c->pre_depth[k] < 512)
-			add(&s, SHRINK_PRE_DEPTH, SHRINK_NONE, SHRINK_NONE, k, 0, c->pre_depth[k] - 1, 0);
+			add(s, SHRINK_PRE_DEPTH, SHRINK_NONE, SHRINK_NONE, k, 0, c->pre_depth[k] - 1, 0);
 	}
-	/* Both at once: a container replaced by a child and the depth one less
-	 * (a bug at the depth limit: [[]] at depth 2 and [] at depth 1 meet; a
-	 * later error after a depth error: [[[X]], INF] at depth 3 and [X, INF]
-	 * at depth 1). */
+}
+
+/* Both at once: a container replaced by a child and the depth one less
+ * (a bug at the depth limit: [[]] at depth 2 and [] at depth 1 meet; a
+ * later error after a depth error: [[[X]], INF] at depth 3 and [X, INF]
+ * at depth 1). */
+static void cut_children_depth(
+    struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+{
 	for (uint32_t q = 0; q < tail && c->depth > 1 && c->depth < 512; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (is_container(n->kind) || is_holder(n))
 			for (uint32_t x = 0; x < n->n; x++)
-				add(&s, SHRINK_REPLACE, order[q], c->ents[n->first + x].value, 0, 0,
+				add(s, SHRINK_REPLACE, order[q], c->ents[n->first + x].value, 0, 0,
 				    c->depth - 1, 0);
 	}
-	if (normal)
-		add_normal_form(&s, c, order, tail);
+}
+
+/* The cutting steps, in the order they are tried (shrink.h): the biggest cuts first. */
+static const shrink_step cut_steps[] = { cut_root_children, cut_entries, cut_dedups, cut_children,
+	cut_key_values, cut_strings, cut_simpler, cut_flags, cut_depth, cut_sequence, cut_children_depth };
+
+static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size_t max, int normal)
+{
+	struct cands s = { out, 0, max };
+	uint32_t order[GEN_MAX_NODES], head = 0, tail = 0;
+
+	/* Breadth first: the biggest parts of the tree come first. */
+	order[tail++] = c->root;
+	while (head < tail) {
+		const struct gen_node *n = &c->nodes[order[head++]];
+		if (!is_container(n->kind) && !is_holder(n))
+			continue;
+		for (uint32_t x = 0; x < n->n && tail < GEN_MAX_NODES; x++)
+			order[tail++] = c->ents[n->first + x].value;
+	}
+	for (size_t i = 0; i < sizeof cut_steps / sizeof cut_steps[0]; i++)
+		cut_steps[i](&s, c, order, tail);
+	for (size_t i = 0; normal && i < sizeof norm_steps / sizeof norm_steps[0]; i++)
+		norm_steps[i](&s, c, order, tail);
 	return s.n;
 }
 
