@@ -146,7 +146,7 @@ void api_route_roots(
 			return;
 		db_run_release(&r);
 	}
-	if (db_reduce_roots(app->db, run, &roots, err, sizeof err) < 0) {
+	if (db_reduce_roots(app->db, run, 1, &roots, err, sizeof err) < 0) {
 		api_fail(resp, err);
 		return;
 	}

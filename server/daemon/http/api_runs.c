@@ -72,7 +72,7 @@ static void api_run_reduction(struct app *app, int64_t id, json_t *o)
 	char err[512];
 
 	if (!json_is_object(summary) || strcmp(json_string_value(json_object_get(o, "suite")), "phpt") == 0 ||
-	    db_reduce_roots(app->db, id, &roots, err, sizeof err) < 0)
+	    db_reduce_roots(app->db, id, 0, &roots, err, sizeof err) < 0)
 		return;
 	red = api_reduction_totals(&roots);
 	if (red != NULL) {

@@ -467,10 +467,11 @@ struct db_roots {
 };
 /*
  * The root causes of a run's mismatches (run -1: of all): one entry per
- * root bucket, with its minimal case, the buckets that joined it and their
- * mismatches, plus the reduction totals.  0 with *out (release it), -1.
+ * root bucket, with (when `minimal`) its minimal case, the buckets that
+ * joined it and their mismatches, plus the reduction totals.  0 with *out
+ * (release it), -1.  A run's summary counts them: minimal 0 reads no case.
  */
-int db_reduce_roots(struct db *, int64_t run, struct db_roots *out, char *err, size_t errsize);
+int db_reduce_roots(struct db *, int64_t run, int minimal, struct db_roots *out, char *err, size_t errsize);
 void db_roots_release(struct db_roots *);
 
 /* ---- db_phpt.c: the phpt suite's results (phpt_tests, phpt_results) ---- */

@@ -722,7 +722,7 @@ static int dbr_root_read(sqlite3_stmt *st, struct db_root *r)
 	return 0;
 }
 
-int db_reduce_roots(struct db *db, int64_t run, struct db_roots *out, char *err, size_t errsize)
+int db_reduce_roots(struct db *db, int64_t run, int minimal, struct db_roots *out, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	size_t cap = 0;
@@ -755,7 +755,7 @@ int db_reduce_roots(struct db *db, int64_t run, struct db_roots *out, char *err,
 		goto fail;
 	}
 	/* Each root's minimal case (its representative's reduction). */
-	for (size_t i = 0; i < out->n; i++) {
+	for (size_t i = 0; minimal && i < out->n; i++) {
 		struct db_root *r = &out->roots[i];
 		if (dbr_kept(db, 1,
 		        "SELECT " DBR_COLUMNS
