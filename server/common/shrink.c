@@ -476,59 +476,33 @@ static void put_error(struct copy *k, uint32_t j, uint32_t lo)
 	k->out->kinds |= 1u << n->kind;
 }
 
-static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
+/* A back-reference names its container's (or reference's) new index, or
+ * becomes null when an edit took it away from around it. */
+static void copy_back_ref(struct copy *k, const struct gen_node *n, uint32_t j)
+{
+	struct gen_case *o = k->out;
+	uint32_t t = (uint32_t)n->v.i;
+
+	o->nodes[j] = *n;
+	if (t < GEN_MAX_NODES && k->onstack[t]) {
+		o->nodes[j].v.i = k->map[t];
+		o->nrefs++;
+		o->kinds |= 1u << GEN_REF;
+	} else {
+		memset(&o->nodes[j], 0, sizeof o->nodes[j]);
+		o->kinds |= 1u << GEN_NULL;
+	}
+}
+
+/* Node n (in's node i) replaced as a whole by the edit (it is the edit's node): into the copy's
+ * node j.  1 when this edit is such a replacement, 0 when the node is copied as usual. */
+static int copy_replaced(struct copy *k, const struct gen_node *n, uint32_t i, uint32_t j, unsigned level)
 {
 	const struct gen_case *in = k->in;
 	const struct shrink_edit *e = k->e;
 	struct gen_case *o = k->out;
-	const struct gen_node *n;
-	uint32_t j, lo = 0, hi = 0, first, cnt, keep = SHRINK_NONE;
-	uint8_t kind;
-	int storage = 0; /* an ArrayObject's storage, made the stdClass json_encode shows of it */
 
-	if (e != NULL && e->op == SHRINK_REPLACE && i == e->a)
-		i = e->b;
-	else if (e != NULL && e->op == SHRINK_UNBOX && i == e->a && i < in->nnodes &&
-	    in->nodes[i].kind == GEN_BUILTIN && in->nodes[i].cls == 0 && in->nodes[i].n == 1) {
-		i = in->ents[in->nodes[i].first].value;
-		storage = 1;
-	}
-	if (i >= in->nnodes || o->nnodes >= GEN_MAX_NODES || level > 64) {
-		k->fail = 1;
-		return 0;
-	}
-	n = &in->nodes[i];
-	j = o->nnodes++;
-	if (e != NULL && e->op == SHRINK_SET && e->a == i) {
-		put_basic(k, j, e->lo);
-		return j;
-	}
-	if (e != NULL && e->op == SHRINK_ERROR && e->a == i) {
-		put_error(k, j, e->lo);
-		return j;
-	}
-	if (n->kind == GEN_REF && (n->cls == 1 || n->cls == 2)) {
-		/* A back-reference names its container's (or reference's) new
-		 * index, or becomes null when an edit took it away from around it. */
-		uint32_t t = (uint32_t)n->v.i;
-		o->nodes[j] = *n;
-		if (t < GEN_MAX_NODES && k->onstack[t]) {
-			o->nodes[j].v.i = k->map[t];
-			o->nrefs++;
-			o->kinds |= 1u << GEN_REF;
-		} else {
-			memset(&o->nodes[j], 0, sizeof o->nodes[j]);
-			o->kinds |= 1u << GEN_NULL;
-		}
-		return j;
-	}
-	if (in->nrefs > 0 && i < GEN_MAX_NODES) {
-		k->map[i] = j;
-		k->onstack[i] = 1;
-	}
-	if (n->kind == GEN_REF)
-		o->nrefs++;
-	if (e != NULL && e->op == SHRINK_KEY_VALUE && e->a == i) {
+	if (e->op == SHRINK_KEY_VALUE) {
 		/* The container gives way to one of its keys, as a string value. */
 		const struct gen_entry *en = &in->ents[e->b];
 		const char *key = in->bytes + en->key_off;
@@ -542,16 +516,17 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		o->kinds |= 1u << GEN_STRING;
 		o->nodes[j].first = copy_bytes(k, key, len, 0, 0);
 		o->nodes[j].n = len;
-		return j;
+		return 1;
 	}
-	if (e != NULL && e->op == SHRINK_KIND && e->a == i && (e->hi == 1 || e->hi == 3)) {
+	if (e->op == SHRINK_KIND && (e->hi == 1 || e->hi == 3)) {
 		if (n->kind != GEN_OBJECT) {
 			k->fail = 1;
-			return j;
+			return 1;
 		}
-		return plain_object(k, n, i, j, level, e->hi == 3);
+		plain_object(k, n, i, j, level, e->hi == 3);
+		return 1;
 	}
-	if (e != NULL && e->op == SHRINK_NUMBER && e->a == i) {
+	if (e->op == SHRINK_NUMBER) {
 		memset(&o->nodes[j], 0, sizeof o->nodes[j]);
 		if (n->kind != GEN_STRING)
 			k->fail = 1;
@@ -561,90 +536,46 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 		else
 			o->nodes[j].v.i = e->v;
 		o->kinds |= 1u << o->nodes[j].kind;
-		return j;
+		return 1;
 	}
-	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i && n->kind == GEN_ENUM) {
+	if (e->op == SHRINK_UNBOX && n->kind == GEN_ENUM) {
 		unbox_enum(k, n, j);
-		return j;
+		return 1;
 	}
-	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i && n->kind == GEN_OBJECT)
-		return unbox_nested(k, n, i, j, level);
-	if (e != NULL && e->op == SHRINK_UNBOX && e->a == i) {
+	if (e->op == SHRINK_UNBOX && n->kind == GEN_OBJECT) {
+		unbox_nested(k, n, i, j, level);
+		return 1;
+	}
+	if (e->op == SHRINK_UNBOX) {
 		if (n->kind != GEN_BUILTIN || n->cls == 0) {
 			k->fail = 1;
-			return j;
+			return 1;
 		}
-		return unbox(k, n, j, e->lo);
+		unbox(k, n, j, e->lo);
+		return 1;
 	}
-	o->nodes[j] = *n;
-	kind = n->kind;
-	if (storage) {
-		if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS) {
-			k->fail = 1;
-			return j;
-		}
-		kind = GEN_STDCLASS;
-	}
-	if (e != NULL && e->a == i) {
-		if (e->op == SHRINK_INT && (kind == GEN_INT || kind == GEN_BUILTIN))
-			o->nodes[j].v.i = e->v;
-		else if (e->op == SHRINK_INT && kind == GEN_ENUM && e->v >= 0 &&
-		    e->v < (int64_t)gen_enum_cases(n->cls))
-			o->nodes[j].n = (uint32_t)e->v; /* an earlier case of the same enum */
-		else if (e->op == SHRINK_FLOAT && kind == GEN_FLOAT)
-			o->nodes[j].v.d = e->d;
-		else if (e->op == SHRINK_TO_NULL)
-			kind = GEN_NULL;
-		else if (e->op == SHRINK_KIND)
-			kind = (uint8_t)e->lo;
-		else if (e->op == SHRINK_DROP)
-			lo = e->lo, hi = e->hi;
-		else if (e->op == SHRINK_CLASS && e->hi == 1)
-			lo = 0, hi = n->n; /* a canonical class, its entries dropped */
-		else if (e->op == SHRINK_KEEP_ONE && kind == GEN_MAP && e->b >= n->first &&
-		    e->b < n->first + n->n)
-			keep = e->b;
-	}
-	/* A key written twice (SHRINK_DEDUP): the later entry dropped, its value the earlier's. */
-	if (e != NULL && e->op == SHRINK_DEDUP && e->a == i && e->lo < n->n)
-		lo = e->lo, hi = e->lo + 1;
-	/* The container an entry is moved out of (SHRINK_HOIST): without it. */
-	if (e != NULL && e->op == SHRINK_HOIST && e->b < in->nents && in->ents[e->b].value == i &&
-	    e->lo < n->n)
-		lo = e->lo, hi = e->lo + 1;
-	o->nodes[j].kind = kind;
-	o->kinds |= 1u << kind;
-	if (kind == GEN_STRING) {
-		uint32_t len;
-		int mine = e != NULL && e->a == i && e->b == SHRINK_NONE;
-		o->nodes[j].first = copy_string(k, in->bytes + n->first, n->n, mine, &len);
-		o->nodes[j].n = len;
-		/* A padding string filled is written as its bytes, no longer as
-		 * str_repeat('x', n). */
-		if (mine && e->op == SHRINK_FILL)
-			o->nodes[j].pad = 0;
-		return j;
-	}
-	if (kind == GEN_ENUM)
-		o->enums |= 1u << n->cls;
-	/* A reference to a value and an ArrayObject hold one entry, like a container. */
-	int holder = (kind == GEN_REF || kind == GEN_BUILTIN) && n->cls == 0;
-	if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS && kind != GEN_OBJECT && !holder)
-		return j;
-	if (kind == GEN_OBJECT && e != NULL && e->op == SHRINK_CLASS && e->a == i) {
-		if (n->kind != GEN_OBJECT || e->lo >= GEN_NCLASSES_ALL) {
-			k->fail = 1;
-			return j;
-		}
-		o->nodes[j].cls = (uint16_t)e->lo;
-	}
-	if (kind == GEN_OBJECT)
-		o->classes |= 1ull << o->nodes[j].cls;
+	return 0;
+}
+
+/*
+ * The entries of container n (in's node i) into the copy's node j, of kind
+ * `kind` now: entries [lo, hi) dropped, or entry `keep` alone; each key as
+ * the kind and the edit make it, each value copied (an entry moved out of
+ * a child array after it).
+ */
+static void copy_entries(struct copy *k, const struct gen_node *n, uint32_t i, uint32_t j, uint8_t kind,
+    uint32_t lo, uint32_t hi, uint32_t keep, int storage, unsigned level)
+{
+	const struct gen_case *in = k->in;
+	const struct shrink_edit *e = k->e;
+	struct gen_case *o = k->out;
+	uint32_t first, cnt;
+
 	cnt = keep != SHRINK_NONE ? 1 : n->n - (hi - lo);
 	if (e != NULL && e->op == SHRINK_HOIST && e->a == i)
 		cnt++;
 	if (reserve_entries(k, j, cnt, &first) < 0)
-		return j;
+		return;
 	for (uint32_t x = 0, y = 0; x < n->n && !k->fail; x++) {
 		uint32_t ei = n->first + x;
 		if (e != NULL && e->op == SHRINK_SWAP && e->a == i && e->lo + 1 < n->n &&
@@ -694,7 +625,7 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 			dst->key_len = 1;
 			if (o->nnodes >= GEN_MAX_NODES) {
 				k->fail = 1;
-				return 0;
+				return;
 			}
 			v = o->nnodes++;
 			put_error(k, v, e->lo);
@@ -709,7 +640,7 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 			const struct gen_node *from = &in->nodes[src->value];
 			if (kind != GEN_LIST || e->lo >= from->n) {
 				k->fail = 1;
-				return j;
+				return;
 			}
 			dst = &o->ents[first + y++];
 			*dst = in->ents[from->first + e->lo];
@@ -718,6 +649,132 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 			o->ents[first + y - 1].value = v;
 		}
 	}
+}
+
+/*
+ * What the edit does to node n (in's node i, copied as node j) short of
+ * replacing it: a number, an enum case, its kind (returned), or which of
+ * its entries go: [*lo, *hi) dropped, or *keep alone.
+ */
+static uint8_t copy_edited(struct copy *k, const struct gen_node *n, uint32_t i, uint32_t j, uint8_t kind,
+    uint32_t *lo, uint32_t *hi, uint32_t *keep)
+{
+	const struct gen_case *in = k->in;
+	const struct shrink_edit *e = k->e;
+	struct gen_case *o = k->out;
+
+	if (e != NULL && e->a == i) {
+		if (e->op == SHRINK_INT && (kind == GEN_INT || kind == GEN_BUILTIN))
+			o->nodes[j].v.i = e->v;
+		else if (e->op == SHRINK_INT && kind == GEN_ENUM && e->v >= 0 &&
+		    e->v < (int64_t)gen_enum_cases(n->cls))
+			o->nodes[j].n = (uint32_t)e->v; /* an earlier case of the same enum */
+		else if (e->op == SHRINK_FLOAT && kind == GEN_FLOAT)
+			o->nodes[j].v.d = e->d;
+		else if (e->op == SHRINK_TO_NULL)
+			kind = GEN_NULL;
+		else if (e->op == SHRINK_KIND)
+			kind = (uint8_t)e->lo;
+		else if (e->op == SHRINK_DROP)
+			*lo = e->lo, *hi = e->hi;
+		else if (e->op == SHRINK_CLASS && e->hi == 1)
+			*lo = 0, *hi = n->n; /* a canonical class, its entries dropped */
+		else if (e->op == SHRINK_KEEP_ONE && kind == GEN_MAP && e->b >= n->first &&
+		    e->b < n->first + n->n)
+			*keep = e->b;
+	}
+	/* A key written twice (SHRINK_DEDUP): the later entry dropped, its value the earlier's. */
+	if (e != NULL && e->op == SHRINK_DEDUP && e->a == i && e->lo < n->n)
+		*lo = e->lo, *hi = e->lo + 1;
+	/* The container an entry is moved out of (SHRINK_HOIST): without it. */
+	if (e != NULL && e->op == SHRINK_HOIST && e->b < in->nents && in->ents[e->b].value == i &&
+	    e->lo < n->n)
+		*lo = e->lo, *hi = e->lo + 1;
+	return kind;
+}
+
+static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
+{
+	const struct gen_case *in = k->in;
+	const struct shrink_edit *e = k->e;
+	struct gen_case *o = k->out;
+	const struct gen_node *n;
+	uint32_t j, lo = 0, hi = 0, keep = SHRINK_NONE;
+	uint8_t kind;
+	int storage = 0; /* an ArrayObject's storage, made the stdClass json_encode shows of it */
+
+	if (e != NULL && e->op == SHRINK_REPLACE && i == e->a)
+		i = e->b;
+	else if (e != NULL && e->op == SHRINK_UNBOX && i == e->a && i < in->nnodes &&
+	    in->nodes[i].kind == GEN_BUILTIN && in->nodes[i].cls == 0 && in->nodes[i].n == 1) {
+		i = in->ents[in->nodes[i].first].value;
+		storage = 1;
+	}
+	if (i >= in->nnodes || o->nnodes >= GEN_MAX_NODES || level > 64) {
+		k->fail = 1;
+		return 0;
+	}
+	n = &in->nodes[i];
+	j = o->nnodes++;
+	if (e != NULL && e->op == SHRINK_SET && e->a == i) {
+		put_basic(k, j, e->lo);
+		return j;
+	}
+	if (e != NULL && e->op == SHRINK_ERROR && e->a == i) {
+		put_error(k, j, e->lo);
+		return j;
+	}
+	if (n->kind == GEN_REF && (n->cls == 1 || n->cls == 2)) {
+		copy_back_ref(k, n, j);
+		return j;
+	}
+	if (in->nrefs > 0 && i < GEN_MAX_NODES) {
+		k->map[i] = j;
+		k->onstack[i] = 1;
+	}
+	if (n->kind == GEN_REF)
+		o->nrefs++;
+	if (e != NULL && e->a == i && copy_replaced(k, n, i, j, level))
+		return j;
+	o->nodes[j] = *n;
+	kind = n->kind;
+	if (storage) {
+		if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS) {
+			k->fail = 1;
+			return j;
+		}
+		kind = GEN_STDCLASS;
+	}
+	kind = copy_edited(k, n, i, j, kind, &lo, &hi, &keep);
+	o->nodes[j].kind = kind;
+	o->kinds |= 1u << kind;
+	if (kind == GEN_STRING) {
+		uint32_t len;
+		int mine = e != NULL && e->a == i && e->b == SHRINK_NONE;
+		o->nodes[j].first = copy_string(k, in->bytes + n->first, n->n, mine, &len);
+		o->nodes[j].n = len;
+		/* A padding string filled is written as its bytes, no longer as
+		 * str_repeat('x', n). */
+		if (mine && e->op == SHRINK_FILL)
+			o->nodes[j].pad = 0;
+		return j;
+	}
+	if (kind == GEN_ENUM)
+		o->enums |= 1u << n->cls;
+	/* A reference to a value and an ArrayObject hold one entry, like a container. */
+	int holder = (kind == GEN_REF || kind == GEN_BUILTIN) && n->cls == 0;
+	if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS && kind != GEN_OBJECT && !holder)
+		return j;
+	if (kind == GEN_OBJECT && e != NULL && e->op == SHRINK_CLASS && e->a == i) {
+		if (n->kind != GEN_OBJECT || e->lo >= GEN_NCLASSES_ALL) {
+			k->fail = 1;
+			return j;
+		}
+		o->nodes[j].cls = (uint16_t)e->lo;
+	}
+	if (kind == GEN_OBJECT)
+		o->classes |= 1ull << o->nodes[j].cls;
+	copy_entries(k, n, i, j, kind, lo, hi, keep, storage, level);
 	if (in->nrefs > 0 && i < GEN_MAX_NODES)
 		k->onstack[i] = 0;
 	return j;
