@@ -410,156 +410,147 @@ static int64_t cg_add(int64_t a, int64_t b)
 	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
-int cg_parse(const char *text, size_t len, struct cg_profile *p, char *err, size_t errsize)
-{
-	struct cg_state *st = calloc(1, sizeof(*st));
-	const char *ob = NULL, *fl = NULL, *fn = NULL;
-	struct cg_inst *cur = NULL; /* the instance cost lines go to */
-	int npos = 1, ev = -1, in_call = 0;
-	const char *s = text, *end = text + len;
-	size_t line = 0;
+/* Where cg_parse is in the file: the names in force, the instance cost lines go to. */
+struct cg_reader {
+	struct cg_state *st;
+	struct cg_profile *p;
+	const char *ob, *fl, *fn;
+	struct cg_inst *cur; /* the instance cost lines go to */
+	int npos, ev, in_call;
+	size_t line;
+	char *err;
+	size_t errsize;
+};
 
-	memset(p, 0, sizeof(*p));
-	p->summary = -1;
-	p->priv = st;
-	if (!st)
-		return cg_fail(err, errsize, 0, "out of memory");
-	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *e = nl ? nl : end;
-		const char *l = s;
-		s = nl ? nl + 1 : end;
-		line++;
-		if (e > l && e[-1] == '\r')
-			e--;
-		if (memchr(l, '\0', (size_t)(e - l)))
-			goto bad_line;
-		if (e == l || *l == '#')
-			continue;
-		char c = *l;
-		if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*') {
-			int64_t cost;
-			if (ev < 0) {
-				cg_fail(err, errsize, line, "a cost line before the events: line");
-				goto fail;
-			}
-			if (cg_cost_line(l, e, npos, ev, &cost) < 0) {
-				cg_fail(err, errsize, line, "a malformed cost line (positions: %d)", npos);
-				goto fail;
-			}
-			if (!cur) {
-				cg_fail(err, errsize, line, "a cost line before any fn=");
-				goto fail;
-			}
-			if (in_call)
-				cur->calls = cg_add(cur->calls, cost);
-			else
-				cur->self = cg_add(cur->self, cost);
-			in_call = 0;
-			continue;
-		}
-		if (in_call) {
-			cg_fail(err, errsize, line, "calls= is not followed by its cost line");
-			goto fail;
-		}
-		const char *eq = memchr(l, '=', (size_t)(e - l));
-		const char *colon = memchr(l, ':', (size_t)(e - l));
-		if (eq && (!colon || eq < colon)) {
-			size_t klen = (size_t)(eq - l);
-			const char *v = eq + 1;
-			char spec[8];
-			snprintf(spec, sizeof(spec), "%.*s=", (int)(klen < 6 ? klen : 6), l);
+/* A cost line ("16 3", "+2 1"): to the current instance's self cost, or its calls' after calls=. */
+static int cg_read_cost(struct cg_reader *r, const char *l, const char *e)
+{
+	int64_t cost;
+
+	if (r->ev < 0)
+		return cg_fail(r->err, r->errsize, r->line, "a cost line before the events: line");
+	if (cg_cost_line(l, e, r->npos, r->ev, &cost) < 0)
+		return cg_fail(r->err, r->errsize, r->line, "a malformed cost line (positions: %d)", r->npos);
+	if (!r->cur)
+		return cg_fail(r->err, r->errsize, r->line, "a cost line before any fn=");
+	if (r->in_call)
+		r->cur->calls = cg_add(r->cur->calls, cost);
+	else
+		r->cur->self = cg_add(r->cur->self, cost);
+	r->in_call = 0;
+	return 0;
+}
+
+/* A position spec (fl=, fn=, ob=, calls= ... the key before eq): 0, -1 failed, 1 not one. */
+static int cg_read_spec(struct cg_reader *r, const char *l, const char *eq, const char *e)
+{
+	size_t klen = (size_t)(eq - l);
+	const char *v = eq + 1, *name;
+	char spec[8];
+
+	snprintf(spec, sizeof(spec), "%.*s=", (int)(klen < 6 ? klen : 6), l);
 #define KEY(k) (klen == sizeof(k) - 1 && memcmp(l, k, klen) == 0)
-			if (KEY("fl") || KEY("fi") || KEY("fe") || KEY("cfi") || KEY("cfl")) {
-				const char *name = cg_name(st, CG_NS_FILE, v, e, line, spec, err, errsize);
-				if (!name)
-					goto fail;
-				if (KEY("fl"))
-					fl = name; /* fi=/fe= (inlined code) keep the function's own file */
-			} else if (KEY("fn") || KEY("cfn")) {
-				const char *name = cg_name(st, CG_NS_FN, v, e, line, spec, err, errsize);
-				if (!name)
-					goto fail;
-				if (KEY("fn")) {
-					fn = name;
-					if (!(cur = cg_inst_of(st, p, ob, fl, fn))) {
-						cg_fail(err, errsize, line, "out of memory");
-						goto fail;
-					}
-				}
-			} else if (KEY("ob") || KEY("cob")) {
-				const char *name = cg_name(st, CG_NS_OB, v, e, line, spec, err, errsize);
-				if (!name)
-					goto fail;
-				if (KEY("ob"))
-					ob = name;
-			} else if (KEY("calls")) {
-				if (!cur) {
-					cg_fail(err, errsize, line, "calls= before any fn=");
-					goto fail;
-				}
-				in_call = 1;
-			} else if (KEY("jump") || KEY("jcnd")) {
-				/* jumps: no cost of their own */
-			} else {
-				goto bad_line;
-			}
+	if (KEY("fl") || KEY("fi") || KEY("fe") || KEY("cfi") || KEY("cfl")) {
+		if (!(name = cg_name(r->st, CG_NS_FILE, v, e, r->line, spec, r->err, r->errsize)))
+			return -1;
+		if (KEY("fl"))
+			r->fl = name; /* fi=/fe= (inlined code) keep the function's own file */
+	} else if (KEY("fn") || KEY("cfn")) {
+		if (!(name = cg_name(r->st, CG_NS_FN, v, e, r->line, spec, r->err, r->errsize)))
+			return -1;
+		if (KEY("fn")) {
+			r->fn = name;
+			if (!(r->cur = cg_inst_of(r->st, r->p, r->ob, r->fl, r->fn)))
+				return cg_fail(r->err, r->errsize, r->line, "out of memory");
+		}
+	} else if (KEY("ob") || KEY("cob")) {
+		if (!(name = cg_name(r->st, CG_NS_OB, v, e, r->line, spec, r->err, r->errsize)))
+			return -1;
+		if (KEY("ob"))
+			r->ob = name;
+	} else if (KEY("calls")) {
+		if (!r->cur)
+			return cg_fail(r->err, r->errsize, r->line, "calls= before any fn=");
+		r->in_call = 1;
+	} else if (KEY("jump") || KEY("jcnd")) {
+		/* jumps: no cost of their own */
+	} else {
+		return 1;
+	}
 #undef KEY
-			continue;
-		}
-		if (colon) {
-			const char *v = colon + 1;
-			size_t klen = (size_t)(colon - l);
-			if (klen == 6 && memcmp(l, "events", 6) == 0) {
-				if ((ev = cg_events(v, e, p->event, sizeof(p->event))) < 0) {
-					cg_fail(err, errsize, line, "events: names no event");
-					goto fail;
-				}
-			} else if (klen == 9 && memcmp(l, "positions", 9) == 0) {
-				npos = cg_positions(v, e);
-				if (npos < 1 || npos > CG_MAX_POSITIONS) {
-					cg_fail(
-					    err, errsize, line, "positions: expected instr, bb and/or line");
-					goto fail;
-				}
-			} else if ((klen == 7 && memcmp(l, "summary", 7) == 0) ||
-			    (klen == 6 && memcmp(l, "totals", 6) == 0 && p->summary < 0)) {
-				int64_t cost;
-				/* the same columns as a cost line, without positions */
-				if (ev < 0 || cg_cost_line(v, e, 0, ev, &cost) < 0) {
-					cg_fail(err, errsize, line, "a malformed %.*s: line", (int)klen, l);
-					goto fail;
-				}
-				p->summary = cost;
-			} else if (klen == 0 || memchr(l, ' ', klen) || memchr(l, '\t', klen)) {
-				goto bad_line;
-			}
-			/* other headers (version, creator, cmd, pid, part, desc, event) carry no costs */
-			continue;
-		}
-	bad_line:
-		cg_fail(
-		    err, errsize, line, "not a callgrind line: \"%.*s\"", (int)(e - l < 40 ? e - l : 40), l);
-		goto fail;
+	return 0;
+}
+
+/* A header line (events:, positions:, summary: ... the key before colon): 0, -1 failed, 1 not one. */
+static int cg_read_header(struct cg_reader *r, const char *l, const char *colon, const char *e)
+{
+	struct cg_profile *p = r->p;
+	const char *v = colon + 1;
+	size_t klen = (size_t)(colon - l);
+
+	if (klen == 6 && memcmp(l, "events", 6) == 0) {
+		if ((r->ev = cg_events(v, e, p->event, sizeof(p->event))) < 0)
+			return cg_fail(r->err, r->errsize, r->line, "events: names no event");
+	} else if (klen == 9 && memcmp(l, "positions", 9) == 0) {
+		r->npos = cg_positions(v, e);
+		if (r->npos < 1 || r->npos > CG_MAX_POSITIONS)
+			return cg_fail(
+			    r->err, r->errsize, r->line, "positions: expected instr, bb and/or line");
+	} else if ((klen == 7 && memcmp(l, "summary", 7) == 0) ||
+	    (klen == 6 && memcmp(l, "totals", 6) == 0 && p->summary < 0)) {
+		int64_t cost;
+		/* the same columns as a cost line, without positions */
+		if (r->ev < 0 || cg_cost_line(v, e, 0, r->ev, &cost) < 0)
+			return cg_fail(r->err, r->errsize, r->line, "a malformed %.*s: line", (int)klen, l);
+		p->summary = cost;
+	} else if (klen == 0 || memchr(l, ' ', klen) || memchr(l, '\t', klen)) {
+		return 1;
 	}
-	if (in_call) {
-		cg_fail(err, errsize, line, "calls= is not followed by its cost line");
-		goto fail;
-	}
-	if (ev < 0) {
-		cg_fail(err, errsize, line, "no events: line (not a callgrind file)");
-		goto fail;
-	}
-	/*
-	 * The outermost level (the unsuffixed name) holds the deeper ones; a
-	 * deeper level's own inclusive cost counts its self-recursive calls
-	 * twice, so it stands in only where the outermost is missing.
-	 */
+	/* other headers (version, creator, cmd, pid, part, desc, event) carry no costs */
+	return 0;
+}
+
+/* One line of the file (without its end of line): 0, or -1 with err. */
+static int cg_read_line(struct cg_reader *r, const char *l, const char *e)
+{
+	const char *eq, *colon;
+	char c;
+	int rc = 1;
+
+	if (memchr(l, '\0', (size_t)(e - l)))
+		goto bad_line;
+	if (e == l || *l == '#')
+		return 0;
+	c = *l;
+	if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')
+		return cg_read_cost(r, l, e);
+	if (r->in_call)
+		return cg_fail(r->err, r->errsize, r->line, "calls= is not followed by its cost line");
+	eq = memchr(l, '=', (size_t)(e - l));
+	colon = memchr(l, ':', (size_t)(e - l));
+	if (eq && (!colon || eq < colon))
+		rc = cg_read_spec(r, l, eq, e);
+	else if (colon)
+		rc = cg_read_header(r, l, colon, e);
+	if (rc <= 0)
+		return rc;
+bad_line:
+	return cg_fail(
+	    r->err, r->errsize, r->line, "not a callgrind line: \"%.*s\"", (int)(e - l < 40 ? e - l : 40), l);
+}
+
+/*
+ * Per function, from its instances: self costs summed; the outermost level
+ * (the unsuffixed name) holds the deeper ones, and a deeper level's own
+ * inclusive cost counts its self-recursive calls twice, so it stands in
+ * only where the outermost is missing.  0, or -1 out of memory.
+ */
+static int cg_totals(struct cg_state *st, struct cg_profile *p)
+{
 	char *outer = calloc(p->n ? p->n : 1, 1);
-	if (!outer) {
-		cg_fail(err, errsize, line, "out of memory");
-		goto fail;
-	}
+
+	if (!outer)
+		return -1;
 	for (size_t i = 0; i < st->capinsts; i++) {
 		struct cg_inst *in = &st->insts[i];
 		if (!in->k.fn)
@@ -583,7 +574,43 @@ int cg_parse(const char *text, size_t len, struct cg_profile *p, char *err, size
 		if (p->summary >= 0 && f->inclusive > p->summary && f->self <= p->summary)
 			f->inclusive = p->summary;
 	}
-	p->nlines = line;
+	return 0;
+}
+
+int cg_parse(const char *text, size_t len, struct cg_profile *p, char *err, size_t errsize)
+{
+	struct cg_reader r = { .p = p, .npos = 1, .ev = -1, .err = err, .errsize = errsize };
+	const char *s = text, *end = text + len;
+
+	memset(p, 0, sizeof(*p));
+	p->summary = -1;
+	p->priv = r.st = calloc(1, sizeof(*r.st));
+	if (!r.st)
+		return cg_fail(err, errsize, 0, "out of memory");
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end;
+		const char *l = s;
+		s = nl ? nl + 1 : end;
+		r.line++;
+		if (e > l && e[-1] == '\r')
+			e--;
+		if (cg_read_line(&r, l, e) < 0)
+			goto fail;
+	}
+	if (r.in_call) {
+		cg_fail(err, errsize, r.line, "calls= is not followed by its cost line");
+		goto fail;
+	}
+	if (r.ev < 0) {
+		cg_fail(err, errsize, r.line, "no events: line (not a callgrind file)");
+		goto fail;
+	}
+	if (cg_totals(r.st, p) < 0) {
+		cg_fail(err, errsize, r.line, "out of memory");
+		goto fail;
+	}
+	p->nlines = r.line;
 	return 0;
 fail:
 	cg_release(p);
