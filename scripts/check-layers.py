@@ -30,7 +30,7 @@ layer is its folder, bottom up (FOLDERS; README, Architecture):
   1 common    server/common/          the leaf library
   2 store     server/daemon/store/    all SQL
   3 engine    server/daemon/engine/   builds, workers, their sandbox, runs
-  4 service   server/daemon/service/  auth, triage, measure, profile, export
+  4 service   server/daemon/service/  cases, auth, triage, measure, profile, export
   5 http      server/daemon/http/     libmicrohttpd, the router, the resources
   6 cli       server/daemon/cli/      the commands that are a daemon's clients: review
   7 daemon    server/daemon/          main.c: the commands

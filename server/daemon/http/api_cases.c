@@ -294,60 +294,6 @@ static json_t *api_case_comparison_json(const struct db_case *dc, const struct d
 	return o;
 }
 
-/*
- * POST /api/cases in progress at once are bounded (--max-case-requests):
- * each holds a thread waiting for the workers, which run one case at a time.
- * 0 with a slot taken (api_case_slot_give() it back), or -1 with a 503.
- */
-static int api_case_slot_take(struct app *app, struct http_response *resp)
-{
-	int max = app->config->max_case_requests;
-
-	if (__atomic_add_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST) <= max)
-		return 0;
-	__atomic_sub_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST);
-	api_error(resp, 503, "busy",
-	    "%d cases are already being run for other requests, the limit "
-	    "(max-case-requests); retry after 1 s",
-	    max);
-	resp->retry_after = 1;
-	return -1;
-}
-
-static void api_case_slot_give(struct app *app)
-{
-	__atomic_sub_fetch(&app->case_requests, 1, __ATOMIC_SEQ_CST);
-}
-
-/*
- * Cases whose results are held at once, from the workers' answer until the
- * reply is built: the workers run one case at a time each, so a few in the
- * pipeline keep them busy, and the daemon's memory is bounded by this many
- * pairs of results (each up to 16 MiB of output, 1 MiB printed, and their
- * copy read back) however many requests wait for a slot.
- */
-#define API_PIPELINE_MAX 4
-static pthread_mutex_t api_pipeline_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t api_pipeline_free = PTHREAD_COND_INITIALIZER;
-static int api_pipeline_used;
-
-static void api_pipeline_take(void)
-{
-	pthread_mutex_lock(&api_pipeline_lock);
-	while (api_pipeline_used >= API_PIPELINE_MAX)
-		pthread_cond_wait(&api_pipeline_free, &api_pipeline_lock);
-	api_pipeline_used++;
-	pthread_mutex_unlock(&api_pipeline_lock);
-}
-
-static void api_pipeline_give(void)
-{
-	pthread_mutex_lock(&api_pipeline_lock);
-	api_pipeline_used--;
-	pthread_cond_signal(&api_pipeline_free);
-	pthread_mutex_unlock(&api_pipeline_lock);
-}
-
 /* ---- request parsing ---- */
 
 static int api_flags_text(json_t *v, const char *field, long *out, struct http_response *resp)
@@ -542,15 +488,9 @@ fail:
  * {"error":{"code":"case_error","message":"value, line 1, column 9: ...",
  * "section","line","column","role","build","detail"}}.
  */
-static void api_case_error(
-    const struct result *res, int n, struct build *const builds[MAX_BUILDS], struct http_response *resp)
+static void api_case_error(const char *text, struct http_response *resp)
 {
-	const char *names[MAX_BUILDS] = { NULL };
-	for (int i = 0; i < n && i < MAX_BUILDS && builds[i] != NULL; i++)
-		names[i] = builds[i]->name;
-	char *text = db_case_error_json(res, n, names);
 	json_t *e = text != NULL ? json_loads(text, 0, NULL) : NULL;
-	free(text);
 	if (e == NULL) {
 		api_fail(resp, "out of memory");
 		return;
@@ -578,75 +518,36 @@ static void api_case_error(
 
 static void api_case_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
-	struct build *builds[MAX_BUILDS];
-	struct result res[MAX_BUILDS];
+	struct case_outcome out = { 0 };
+	struct svc_error e;
 	struct case_spec c;
-	char err[512], location[64];
-	int64_t case_id, comparison_id;
-	unsigned diff;
-	int i, fail_on_differ, slot = 0, piped = 0;
+	char location[64], client[FAIRQ_KEY];
+	int fail_on_differ;
 
 	case_init(&c);
-	for (i = 0; i < MAX_BUILDS; i++)
-		result_init(&res[i]);
-	if ((fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0)
-		goto out;
-	if (api_case_from_request(req, &c, resp) < 0)
-		goto out;
-
-	if (api_case_slot_take(app, resp) < 0)
-		goto out;
-	slot = 1;
-	/* A submitted case's measured calls are bounded by their cost, not only their count. */
-	if (c.iterations > 0)
-		c.measure_budget_ms = app->config->measure_budget_ms;
-	/* Measured cases run on their own workers, for seconds: not gated. */
-	if (c.iterations <= 0) {
-		api_pipeline_take();
-		piped = 1;
+	if ((fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0 ||
+	    api_case_from_request(req, &c, resp) < 0) {
+		case_release(&c);
+		return;
 	}
 	/* A measured case waits its turn among the clients': by the token's
 	 * name when one was sent, else by the peer's address. */
-	char client[FAIRQ_KEY];
 	if (req->who != NULL && req->who->name[0] != '\0')
 		snprintf(client, sizeof client, "token %s", req->who->name);
 	else
 		snprintf(client, sizeof client, "address %s", req->peer);
-	if (runs_pair_as(app, &c, res, client) < 0) {
-		for (i = 0; i < MAX_BUILDS; i++)
-			if (res[i].status == STATUS_ERROR && res[i].failure != NULL)
-				break;
-		api_error(resp, 503, "worker_unavailable", "a worker cannot be started: %s",
-		    i < MAX_BUILDS ? res[i].failure : "unknown reason");
-		goto out;
+	if (cases_submit(app, &c, client, &out, &e) < 0) {
+		if (e.status == SVC_UNPROCESSABLE && out.case_error != NULL)
+			api_case_error(out.case_error, resp);
+		else
+			api_svc(resp, &e);
+	} else {
+		/* Answer from what was stored, so POST and GET show the same thing. */
+		snprintf(location, sizeof location, "/api/cases/%" PRId64, out.case_id);
+		api_case_reply(app, out.case_id, out.comparison_id, 0,
+		    out.diff != 0 && fail_on_differ ? 409 : 201, location, NULL, resp);
 	}
-	diff = verdict_compare_all(res, app->config->nbuilds, NULL);
-	build_list(app->config, builds);
-	/* A case whose code does not compile is the sender's error: nothing stored. */
-	if (result_case_error(res, app->config->nbuilds) >= 0) {
-		api_case_error(res, app->config->nbuilds, builds, resp);
-		goto out;
-	}
-	if (db_comparison_store(
-	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0) {
-		for (i = 0; i < MAX_BUILDS; i++)
-			runs_drop_dump(app, res[i].dump_file);
-		api_fail(resp, err);
-		goto out;
-	}
-	if (c.iterations > 0)
-		runs_prune_dumps(app);
-	/* Answer from what was stored, so POST and GET show the same thing. */
-	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
-	api_case_reply(
-	    app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location, NULL, resp);
-out:
-	for (i = 0; i < MAX_BUILDS; i++)
-		result_release(&res[i]);
-	if (piped)
-		api_pipeline_give();
-	if (slot)
-		api_case_slot_give(app);
+	cases_done(app, &out);
 	case_release(&c);
 }
 
@@ -771,87 +672,40 @@ void api_cases_list(
  */
 static void api_generated_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
-	struct build *builds[MAX_BUILDS];
-	struct result res[MAX_BUILDS], gen[MAX_BUILDS];
-	struct case_spec c;
-	char err[512], location[64], *phpt = NULL;
-	int64_t case_id, comparison_id;
+	struct case_outcome out = { 0 };
+	struct svc_error e;
+	char err[512], location[64];
 	uint64_t seed, index;
-	json_t *body, *extra = NULL;
-	unsigned diff;
-	int i, n, rc, fail_on_differ, slot = 0;
-	json_t *reproduces;
+	json_t *body, *extra, *reproduces;
+	int rc, fail_on_differ;
 
-	case_init(&c);
-	for (i = 0; i < MAX_BUILDS; i++) {
-		result_init(&res[i]);
-		result_init(&gen[i]);
-	}
-	n = build_list(app->config, builds);
 	if ((fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0)
-		goto out;
+		return;
 	if ((body = api_body(req, resp)) == NULL)
-		goto out;
+		return;
 	rc = genrun_parse_ref(body, &seed, &index, err, sizeof err);
 	json_decref(body);
 	if (rc < 0) {
 		api_error(resp, 400, "bad_request", "%s", err);
-		goto out;
+		return;
 	}
-	if (genrun_case_spec(seed, index, &c) < 0) {
-		api_fail(resp, "out of memory");
-		goto out;
+	if (cases_generated(app, seed, index, &out, &e) < 0) {
+		api_svc(resp, &e);
+		cases_done(app, &out);
+		return;
 	}
-	/* It runs a case on the workers like POST /api/cases: the same bound. */
-	if (api_case_slot_take(app, resp) < 0)
-		goto out;
-	slot = 1;
-	if (runs_pair(app, &c, res) < 0) {
-		api_error(resp, 503, "worker_unavailable", "a worker cannot be started");
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		result_release(&gen[i]);
-		if (genrun_detail(app, i, seed, index, &gen[i]) < 0) {
-			api_error(resp, 503, "worker_unavailable", "a worker cannot be started");
-			goto out;
-		}
-	}
-	diff = verdict_compare_all(res, n, NULL);
-	if (db_comparison_store(
-	        app->db, &c, 0, builds, res, diff, &case_id, &comparison_id, err, sizeof err) < 0 ||
-	    db_generated_case(app->db, case_id, genrun_version(), seed, index, err, sizeof err) < 0) {
-		api_fail(resp, err);
-		goto out;
-	}
-	phpt = casefile_format(&c);
 	/* By role ("base", "head", "cand2"...), whether the source reproduces the generated value. */
 	reproduces = json_object();
-	for (i = 0; i < n; i++)
-		json_object_set_new(
-		    reproduces, role_name(i), json_boolean(verdict_compare(&res[i], &gen[i]) == 0));
+	for (int i = 0; i < out.nbuilds; i++)
+		json_object_set_new(reproduces, role_name(i), json_boolean(out.reproduces[i]));
 	extra = json_pack("{s:{s:i s:I s:I s:o} s:o}", "generated", "version", genrun_version(), "seed",
 	    (json_int_t)seed, "index", (json_int_t)index, "reproduces", reproduces, "phpt",
-	    phpt != NULL ? text_json(phpt) : json_null());
-	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
-	api_case_reply(
-	    app, case_id, comparison_id, 0, diff != 0 && fail_on_differ ? 409 : 201, location, extra, resp);
-out:
-	if (slot)
-		api_case_slot_give(app);
+	    out.phpt != NULL ? text_json(out.phpt) : json_null());
+	snprintf(location, sizeof location, "/api/cases/%" PRId64, out.case_id);
+	api_case_reply(app, out.case_id, out.comparison_id, 0, out.diff != 0 && fail_on_differ ? 409 : 201,
+	    location, extra, resp);
 	json_decref(extra);
-	free(phpt);
-	for (i = 0; i < MAX_BUILDS; i++) {
-		result_release(&res[i]);
-		result_release(&gen[i]);
-	}
-	case_release(&c);
-}
-
-static int api_run_comparison(void *arg, const struct db_case_row *row)
-{
-	*(int64_t *)arg = row->comparison_id;
-	return 0;
+	cases_done(app, &out);
 }
 
 /*
@@ -863,8 +717,9 @@ static int api_run_comparison(void *arg, const struct db_case_row *row)
 void api_run_case_post(
     struct app *app, const struct http_request *req, int64_t run_id, struct http_response *resp)
 {
+	struct case_outcome out;
+	struct svc_error e;
 	char err[512], location[64];
-	int64_t case_id = 0, comparison_id = 0;
 	uint64_t seed, index;
 	json_t *body;
 	int rc, generated;
@@ -884,38 +739,14 @@ void api_run_case_post(
 		api_error(resp, 400, "bad_request", "%s", err);
 		return;
 	}
-	/* Making it runs a case on the workers like POST /api/cases: the same bound. */
-	if (api_case_slot_take(app, resp) < 0)
-		return;
-	rc = genrun_case_store(app, run_id, seed, (int64_t)index, &case_id, err, sizeof err);
-	api_case_slot_give(app);
-	switch (rc) {
-	case GENRUN_NOT_LISTED:
-		api_error(resp, 404, "not_found",
-		    "run %" PRId64 " lists no mismatch at seed %" PRIu64 ", index %" PRIu64, run_id, seed,
-		    index);
-		return;
-	case GENRUN_OTHER_BUILDS:
-		api_error(resp, 409, "other_builds",
-		    "run %" PRId64
-		    " ran on other builds than this daemon's; POST /api/generated {\"seed\",\"index\"} "
-		    "runs the case on these",
-		    run_id);
-		return;
-	case GENRUN_STORE_FAILED:
-		api_fail(resp, err);
-		return;
-	default:
-		break;
+	if (cases_store_listed(app, run_id, seed, index, &out, &e) < 0) {
+		api_svc(resp, &e);
+	} else {
+		snprintf(location, sizeof location, "/api/cases/%" PRId64, out.case_id);
+		api_case_reply(
+		    app, out.case_id, out.comparison_id, 0, out.stored_now ? 201 : 200, location, NULL, resp);
 	}
-	if (db_run_case_row(app->db, run_id, case_id, api_run_comparison, &comparison_id, err, sizeof err) <
-	    0) {
-		api_fail(resp, err);
-		return;
-	}
-	snprintf(location, sizeof location, "/api/cases/%" PRId64, case_id);
-	api_case_reply(
-	    app, case_id, comparison_id, 0, rc == GENRUN_STORED_NOW ? 201 : 200, location, NULL, resp);
+	cases_done(app, &out);
 }
 
 /* ---- routing ---- */

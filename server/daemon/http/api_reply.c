@@ -117,7 +117,17 @@ void api_svc(struct http_response *resp, const struct svc_error *e)
 		api_error(resp, 404, e->code != NULL ? e->code : "not_found", "%s", e->message);
 		break;
 	case SVC_CONFLICT:
-		api_error(resp, 409, "conflict", "%s", e->message);
+		api_error(resp, 409, e->code != NULL ? e->code : "conflict", "%s", e->message);
+		break;
+	case SVC_UNPROCESSABLE:
+		api_error(resp, 422, e->code != NULL ? e->code : "unprocessable", "%s", e->message);
+		break;
+	case SVC_BUSY:
+		api_error(resp, 503, e->code != NULL ? e->code : "busy", "%s", e->message);
+		resp->retry_after = 1;
+		break;
+	case SVC_UNAVAILABLE:
+		api_error(resp, 503, e->code != NULL ? e->code : "unavailable", "%s", e->message);
 		break;
 	case SVC_STORAGE:
 		api_fail(resp, e->message);

@@ -1,5 +1,5 @@
 /*
- * Services (layer 4): triage rules, measurements, exports, auth.  They
+ * Services (layer 4): submitted cases, triage rules, measurements, exports, auth.  They
  * return data and an error enum (struct svc_error); no HTTP type appears
  * here, and api_svc() (api_reply.c) is the one place their errors become
  * HTTP statuses.
@@ -16,8 +16,11 @@ enum svc_status {
 	SVC_UNAUTHORIZED, /* no token, or not a good one (code and challenge say which) */
 	SVC_NOT_FOUND,
 	SVC_CONFLICT,
-	SVC_STORAGE,  /* a db_* call failed: db_error_status() tells how */
-	SVC_INTERNAL, /* the daemon's own failure (out of memory...) */
+	SVC_UNPROCESSABLE, /* well-formed, but its content cannot be run (a case that does not compile) */
+	SVC_BUSY,          /* a bound on work in progress is reached: retry after 1 s */
+	SVC_UNAVAILABLE,   /* a part it needs (a worker) cannot be started */
+	SVC_STORAGE,       /* a db_* call failed: db_error_status() tells how */
+	SVC_INTERNAL,      /* the daemon's own failure (out of memory...) */
 };
 
 struct svc_error {
@@ -30,6 +33,46 @@ struct svc_error {
 /* Fill e: -1, for `return svc_fail(...)`. */
 int svc_fail(struct svc_error *e, enum svc_status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* ---- cases.c: a case run on every build and stored ---- */
+struct case_outcome {
+	int64_t case_id, comparison_id;
+	unsigned diff;    /* cases_submit: the builds' differences (verdict_compare_all) */
+	int stored_now;   /* 1 stored now, 0 stored before (cases_store_listed) */
+	char *case_error; /* SVC_UNPROCESSABLE case_error: the error as stored (db_case_error_json) */
+	char *phpt;       /* cases_generated: the case in the stored format (casefile_format) */
+	int reproduces[MAX_BUILDS]; /* cases_generated: build i's source gave what its value gave */
+	int nbuilds;
+	int slot, piped; /* what cases_done gives back */
+};
+/*
+ * POST /api/cases: c run on every build (a measured one by client's turn,
+ * fairq.h), its comparison stored.  0 with *out; -1 with e: SVC_BUSY (over
+ * --max-case-requests), SVC_UNAVAILABLE worker_unavailable,
+ * SVC_UNPROCESSABLE case_error (out->case_error; nothing stored),
+ * SVC_STORAGE.  The results' memory stays bounded until cases_done(),
+ * called once the reply is built, in every case.
+ */
+int cases_submit(
+    struct app *, struct case_spec *c, const char *client, struct case_outcome *out, struct svc_error *e);
+/*
+ * POST /api/runs/{id}/cases: generated run run_id's mismatch (seed, index)
+ * stored in full (made again on the run's builds).  0 with out's case,
+ * comparison and stored_now; -1 with e: SVC_BUSY, SVC_NOT_FOUND (the run
+ * lists no such mismatch), SVC_CONFLICT other_builds, SVC_STORAGE.
+ */
+int cases_store_listed(struct app *, int64_t run_id, uint64_t seed, uint64_t index, struct case_outcome *out,
+    struct svc_error *e);
+/*
+ * POST /api/generated: generated case (seed, index) as source, run on every
+ * build like a submitted case and stored, with whether each build's run of
+ * the source gives what its generated value gave.  0 with *out; -1 with e:
+ * SVC_BUSY, SVC_UNAVAILABLE worker_unavailable, SVC_STORAGE, SVC_INTERNAL.
+ */
+int cases_generated(
+    struct app *, uint64_t seed, uint64_t index, struct case_outcome *out, struct svc_error *e);
+/* What a case_outcome holds given back (after either call, once the reply is built). */
+void cases_done(struct app *, struct case_outcome *);
 
 /* ---- auth.c ---- */
 #define AUTH_NAME_MAX 64
