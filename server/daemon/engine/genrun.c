@@ -1057,17 +1057,15 @@ static void genrun_release(struct genrun *g)
 	json_decref(g->listed);
 }
 
-enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*stop)(void *, int *),
-    void *arg, char *err, size_t errsize)
+/* A run's state, its parameters read and its buffers made: NULL with err. */
+static struct genrun *genrun_open(struct app *app, const struct db_run *run, char *err, size_t errsize)
 {
 	struct genrun *g = calloc(1, sizeof(*g));
-	enum genrun_end end = GENRUN_DONE;
 	json_t *params;
-	int cancelled = 0;
 
 	if (g == NULL) {
 		snprintf(err, errsize, "out of memory");
-		return GENRUN_FAILED;
+		return NULL;
 	}
 	g->app = app;
 	g->run = run;
@@ -1078,7 +1076,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 			snprintf(err, errsize, "the run's parameters are not JSON");
 		json_decref(params);
 		free(g);
-		return GENRUN_FAILED;
+		return NULL;
 	}
 	json_decref(params);
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
@@ -1102,17 +1100,77 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 		snprintf(err, errsize, "out of memory");
 		genrun_release(g);
 		free(g);
-		return GENRUN_FAILED;
+		return NULL;
 	}
+	return g;
+}
+
+/*
+ * One batch (seed si, from start + off) on every build at once, each
+ * candidate on a thread and the base here; its counts added to the run's,
+ * its mismatches compared and stored.  GENRUN_DONE to go on, GENRUN_FAILED
+ * with err (a build failed, or crossed max_failures).
+ */
+static enum genrun_end genrun_batch(struct genrun *g, int si, int64_t off, char *err, size_t errsize)
+{
+	const struct config *cfg = g->app->config;
+	enum genrun_end end = GENRUN_DONE;
+	int side_failed = 0;
+
+	for (int b = 0; b < g->nbuilds; b++) {
+		struct genrun_side *s = &g->side[b];
+		genrun_side_clear(s);
+		s->seed = g->seeds[si];
+		s->start = g->start + off;
+		s->count = g->count - off < GENRUN_BATCH ? g->count - off : GENRUN_BATCH;
+		memset(s->times, 0, sizeof s->times);
+	}
+	fanout_run(genrun_side_run, g->side, sizeof g->side[0], g->nbuilds);
+	for (int b = 0; b < g->nbuilds; b++) {
+		struct genrun_side *s = &g->side[b];
+		side_failed |= s->rc < 0;
+		if (s->rc < 0) {
+			snprintf(err, errsize, "build %s: %s", cfg->builds[b].name, s->err);
+			end = GENRUN_FAILED;
+		}
+		g->busy_ms[b] += s->wall_ms;
+		for (int k = 0; k < GENRUN_CRASH_PHASES; k++)
+			g->crash_ms[b][k] += s->crash_ms[k];
+		g->crashes_timed[b] += s->crashes_timed;
+		for (int k = 0; k < T_COUNT; k++)
+			g->times[b][k] += s->times[k];
+		g->failures[b] += (int64_t)s->nfailures;
+		if (g->max_failures > 0 && g->failures[b] > g->max_failures && end == GENRUN_DONE) {
+			snprintf(err, errsize,
+			    "build %s crashed or timed out on more than %" PRId64
+			    " generated cases (max_failures); stopping",
+			    cfg->builds[b].name, g->max_failures);
+			end = GENRUN_FAILED;
+		}
+	}
+	if (side_failed)
+		return end;
+	/* Coverage is the base's: both made the same cases (checked).  A batch
+	 * past max_failures is still compared: its mismatches are the run's. */
+	for (int k = 0; k < GEN_COUNTERS; k++)
+		g->coverage[k] += g->side[ROLE_BASE].coverage[k];
+	return genrun_compare(g, si, err, errsize) < 0 ? GENRUN_FAILED : end;
+}
+
+enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*stop)(void *, int *),
+    void *arg, char *err, size_t errsize)
+{
+	struct genrun *g = genrun_open(app, run, err, errsize);
+	enum genrun_end end = GENRUN_DONE;
+	int cancelled = 0;
+
+	if (g == NULL)
+		return GENRUN_FAILED;
 	g->started_ms = g->last_summary_ms = clock_ms();
 	genrun_save_summary(g, 0);
-
 	for (int si = 0; si < g->nseeds && end == GENRUN_DONE; si++) {
 		g->corpus[si] = GEN_HASH_INIT;
 		for (int64_t off = 0; off < g->count; off += GENRUN_BATCH) {
-			int side_failed;
-			double t0;
-
 			if (stop(arg, &cancelled)) {
 				end = cancelled ? GENRUN_CANCELLED : GENRUN_INTERRUPTED;
 				break;
@@ -1128,56 +1186,9 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 				if (rc > 0)
 					continue;
 			}
-			for (int b = 0; b < g->nbuilds; b++) {
-				struct genrun_side *s = &g->side[b];
-				genrun_side_clear(s);
-				s->seed = g->seeds[si];
-				s->start = g->start + off;
-				s->count = g->count - off < GENRUN_BATCH ? g->count - off : GENRUN_BATCH;
-				memset(s->times, 0, sizeof s->times);
-			}
-			/* Every build at once: each candidate on a thread, the base here. */
-			fanout_run(genrun_side_run, g->side, sizeof g->side[0], g->nbuilds);
-			side_failed = 0;
-			for (int b = 0; b < g->nbuilds; b++) {
-				struct genrun_side *s = &g->side[b];
-				side_failed |= s->rc < 0;
-				if (s->rc < 0) {
-					snprintf(err, errsize, "build %s: %s", app->config->builds[b].name,
-					    s->err);
-					end = GENRUN_FAILED;
-				}
-				g->busy_ms[b] += s->wall_ms;
-				for (int k = 0; k < GENRUN_CRASH_PHASES; k++)
-					g->crash_ms[b][k] += s->crash_ms[k];
-				g->crashes_timed[b] += s->crashes_timed;
-				for (int k = 0; k < T_COUNT; k++)
-					g->times[b][k] += s->times[k];
-				g->failures[b] += (int64_t)s->nfailures;
-				if (g->max_failures > 0 && g->failures[b] > g->max_failures &&
-				    end == GENRUN_DONE) {
-					snprintf(err, errsize,
-					    "build %s crashed or timed out on more than %" PRId64
-					    " generated cases (max_failures); stopping",
-					    app->config->builds[b].name, g->max_failures);
-					end = GENRUN_FAILED;
-				}
-			}
-			if (end != GENRUN_DONE && end != GENRUN_FAILED)
+			if ((end = genrun_batch(g, si, off, err, errsize)) != GENRUN_DONE)
 				break;
-			if (side_failed)
-				break;
-			/* Coverage is the base's: both made the same cases (checked). */
-			for (int k = 0; k < GEN_COUNTERS; k++)
-				g->coverage[k] += g->side[ROLE_BASE].coverage[k];
-			if (genrun_compare(g, si, err, errsize) < 0) {
-				end = GENRUN_FAILED;
-				break;
-			}
-			if (end != GENRUN_DONE)
-				break;
-			t0 = clock_ms();
-			if (t0 - g->last_summary_ms >= GENRUN_SUMMARY_MS)
+			if (clock_ms() - g->last_summary_ms >= GENRUN_SUMMARY_MS)
 				genrun_save_summary(g, 0);
 		}
 		if (end == GENRUN_DONE)

@@ -999,6 +999,128 @@ static void judge(struct test_job *j, const char *out, size_t len, int xfail, co
 	o->diff = phpt_diff(j->t, out, len, &dl);
 }
 
+/* An --INI-- setting that could name a file or widen access (phptini.h): 1 with the test
+ * refused (BORK), 0 none, -1 out of memory. */
+static int refused_ini(const struct phpt *t, struct outcome *o)
+{
+	struct ini own = { 0 };
+	int rc = 0;
+
+	if (!phpt_has(t, PHPT_INI))
+		return 0;
+	if (ini_add_lines(&own, t->sec[PHPT_INI].data, t->sec[PHPT_INI].len) < 0) {
+		ini_release(&own);
+		return -1;
+	}
+	for (size_t k = 0; k < own.n && rc == 0; k++) {
+		char refused[300];
+		if (phptini_check(own.name[k], own.value[k], refused, sizeof(refused)) != PHPTINI_REFUSED)
+			continue;
+		o->status = PS_BORK;
+		snprintf(o->reason, sizeof(o->reason), "INI %.100s: %s", own.name[k], refused);
+		rc = 1;
+	}
+	ini_release(&own);
+	return rc;
+}
+
+/* --EXTENSIONS-- the build does not have: 1 with the test skipped (run-tests.php's reason), else 0. */
+static int missing_extensions(struct test_job *j)
+{
+	const struct phpt *t = j->t;
+	struct outcome *o = &j->o;
+	const char *have, *p;
+	char missing[1024] = "";
+	int nmissing = 0;
+
+	if (!phpt_has(t, PHPT_EXTENSIONS))
+		return 0;
+	have = extensions_of(j->app, j->role, j->facts);
+	p = t->sec[PHPT_EXTENSIONS].data;
+	while (*p) {
+		size_t n = strcspn(p, "\r\n");
+		char *e = trimmed(p, n), want[300];
+		if (e && *e) {
+			for (char *c = e; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+			snprintf(want, sizeof(want), "\n%s\n", e);
+			if (!have || !strstr(have, want)) {
+				size_t ml = strlen(missing);
+				snprintf(missing + ml, sizeof(missing) - ml, "%s%s", nmissing ? ", " : "", e);
+				nmissing++;
+			}
+		}
+		free(e);
+		p += n;
+		while (*p == '\r' || *p == '\n')
+			p++;
+	}
+	if (nmissing == 0)
+		return 0;
+	o->status = PS_SKIP;
+	snprintf(o->reason, sizeof(o->reason), "Required extension%s missing: %s", nmissing > 1 ? "s" : "",
+	    missing);
+	return 1;
+}
+
+/*
+ * --SKIPIF--, with the default settings only (orig; display_startup_errors=0),
+ * read as run-tests.php reads it: 1 with the test's outcome settled (skipped,
+ * BORK, or the run failed), 0 to go on (xfail may be set by "xfail"), -1
+ * out of memory.
+ */
+static int run_skipif(struct test_job *j, const char *base, const char *orig, int *xfail, char **xfail_reason)
+{
+	const struct phpt *t = j->t;
+	struct outcome *o = &j->o;
+	char file[300], *skip_ini, *out = NULL, *s;
+	size_t len = 0, n;
+	const char *r;
+	int rc;
+
+	if (!(skip_ini = malloc(strlen(orig) + 64)))
+		return -1;
+	sprintf(skip_ini, "%sdisplay_errors=1\ndisplay_startup_errors=0\n", orig);
+	snprintf(file, sizeof(file), "%sskip.php", base);
+	rc = run_script(j->app, j->role, file, t->sec[PHPT_SKIPIF].data, t->sec[PHPT_SKIPIF].len, skip_ini,
+	    j->aux, NULL, o, &out, &len);
+	free(skip_ini);
+	if (rc <= 0) {
+		free(out);
+		return 1;
+	}
+	s = phpt_normalise(out, len, &len);
+	free(out);
+	if (!s)
+		return -1;
+	rc = 0;
+	if (ci_prefix(s, "skip")) {
+		o->status = PS_SKIP;
+		r = after_word(s, 4, &n);
+		snprintf(o->reason, sizeof(o->reason), "%.*s", r ? (int)n : 0, r ? r : "");
+		rc = 1;
+	} else if (ci_prefix(s, "info") && after_word(s, 4, &n)) {
+		/* info: a note only */
+	} else if (ci_prefix(s, "warn") && strchr(" \t\n\r\v\f", s[4]) && s[4] && after_word(s, 4, &n)) {
+		/* warn: run-tests marks the result WARN too; phpcmp keeps the status */
+	} else if (ci_prefix(s, "xfail")) {
+		const char *x = s + 5;
+		*xfail = 1;
+		free(*xfail_reason);
+		while (*x && strchr(" \t\n\r\v\f", *x))
+			x++;
+		*xfail_reason = strdup(x);
+	} else if (ci_prefix(s, "flaky")) {
+		/* flaky: run-tests retries a failure once; phpcmp does not */
+	} else if (len > 0) {
+		o->status = PS_BORK;
+		snprintf(o->reason, sizeof(o->reason), "invalid output from SKIPIF: %s", s);
+		rc = 1;
+	}
+	free(s);
+	return rc;
+}
+
 /* run_test of run-tests.php, from the SKIPIF on, on one build. */
 static void run_test(struct test_job *j)
 {
@@ -1008,7 +1130,7 @@ static void run_test(struct test_job *j)
 	char base[256], file[300], *orig = NULL, *full = NULL, *out = NULL;
 	size_t len = 0;
 	const char *why;
-	int xfail = phpt_has(t, PHPT_XFAIL);
+	int stop, xfail = phpt_has(t, PHPT_XFAIL);
 	char *xfail_reason = xfail ? trimmed(t->sec[PHPT_XFAIL].data, t->sec[PHPT_XFAIL].len) : NULL;
 
 	base_name(j->file, base, sizeof(base));
@@ -1019,54 +1141,10 @@ static void run_test(struct test_job *j)
 	}
 	/* Settings that could name a file or widen access: the test is
 	 * refused before anything of it runs (phptini.h). */
-	if (phpt_has(t, PHPT_INI)) {
-		struct ini own = { 0 };
-		if (ini_add_lines(&own, t->sec[PHPT_INI].data, t->sec[PHPT_INI].len) < 0) {
-			ini_release(&own);
+	if ((stop = refused_ini(t, o)) != 0 || (stop = missing_extensions(j)) != 0) {
+		if (stop < 0)
 			goto oom;
-		}
-		for (size_t k = 0; k < own.n; k++) {
-			char refused[300];
-			if (phptini_check(own.name[k], own.value[k], refused, sizeof(refused)) !=
-			    PHPTINI_REFUSED)
-				continue;
-			o->status = PS_BORK;
-			snprintf(o->reason, sizeof(o->reason), "INI %.100s: %s", own.name[k], refused);
-			ini_release(&own);
-			goto out;
-		}
-		ini_release(&own);
-	}
-	if (phpt_has(t, PHPT_EXTENSIONS)) {
-		const char *have = extensions_of(j->app, j->role, j->facts);
-		char missing[1024] = "";
-		int nmissing = 0;
-		const char *p = t->sec[PHPT_EXTENSIONS].data;
-		while (*p) {
-			size_t n = strcspn(p, "\r\n");
-			char *e = trimmed(p, n), want[300];
-			if (e && *e) {
-				for (char *c = e; *c; c++)
-					*c = (char)tolower((unsigned char)*c);
-				snprintf(want, sizeof(want), "\n%s\n", e);
-				if (!have || !strstr(have, want)) {
-					size_t ml = strlen(missing);
-					snprintf(missing + ml, sizeof(missing) - ml, "%s%s",
-					    nmissing ? ", " : "", e);
-					nmissing++;
-				}
-			}
-			free(e);
-			p += n;
-			while (*p == '\r' || *p == '\n')
-				p++;
-		}
-		if (nmissing) {
-			o->status = PS_SKIP;
-			snprintf(o->reason, sizeof(o->reason), "Required extension%s missing: %s",
-			    nmissing > 1 ? "s" : "", missing);
-			goto out;
-		}
+		goto out;
 	}
 	if (ini_defaults(&ini) < 0 || !(orig = ini_text(&ini)))
 		goto oom;
@@ -1075,52 +1153,11 @@ static void run_test(struct test_job *j)
 	if (!(full = ini_text(&ini)))
 		goto oom;
 
-	if (phpt_not_empty(t, PHPT_SKIPIF)) {
-		/* SKIPIF runs with the default settings only (and display_startup_errors=0) */
-		char *skip_ini = malloc(strlen(orig) + 64);
-		if (!skip_ini)
+	if (phpt_not_empty(t, PHPT_SKIPIF) &&
+	    (stop = run_skipif(j, base, orig, &xfail, &xfail_reason)) != 0) {
+		if (stop < 0)
 			goto oom;
-		sprintf(skip_ini, "%sdisplay_errors=1\ndisplay_startup_errors=0\n", orig);
-		snprintf(file, sizeof(file), "%sskip.php", base);
-		int rc = run_script(j->app, j->role, file, t->sec[PHPT_SKIPIF].data, t->sec[PHPT_SKIPIF].len,
-		    skip_ini, j->aux, NULL, o, &out, &len);
-		free(skip_ini);
-		if (rc <= 0)
-			goto out;
-		char *s = phpt_normalise(out, len, &len);
-		free(out);
-		out = NULL;
-		if (!s)
-			goto oom;
-		size_t n;
-		const char *r;
-		if (ci_prefix(s, "skip")) {
-			o->status = PS_SKIP;
-			r = after_word(s, 4, &n);
-			snprintf(o->reason, sizeof(o->reason), "%.*s", r ? (int)n : 0, r ? r : "");
-			free(s);
-			goto out;
-		} else if (ci_prefix(s, "info") && after_word(s, 4, &n)) {
-			/* info: a note only */
-		} else if (ci_prefix(s, "warn") && strchr(" \t\n\r\v\f", s[4]) && s[4] &&
-		    after_word(s, 4, &n)) {
-			/* warn: run-tests marks the result WARN too; phpcmp keeps the status */
-		} else if (ci_prefix(s, "xfail")) {
-			xfail = 1;
-			free(xfail_reason);
-			const char *x = s + 5;
-			while (*x && strchr(" \t\n\r\v\f", *x))
-				x++;
-			xfail_reason = strdup(x);
-		} else if (ci_prefix(s, "flaky")) {
-			/* flaky: run-tests retries a failure once; phpcmp does not */
-		} else if (len > 0) {
-			o->status = PS_BORK;
-			snprintf(o->reason, sizeof(o->reason), "invalid output from SKIPIF: %s", s);
-			free(s);
-			goto out;
-		}
-		free(s);
+		goto out;
 	}
 
 	/* FILE, and CLEAN (non-empty, trimmed, default settings) with it */
@@ -1338,6 +1375,118 @@ static void summary_add(json_t *sum, int nb, const char *test, const char *name,
 
 /* ---- the run ---- */
 
+/*
+ * The test's folder beneath its served one (l->dirfd, left open for what
+ * the test names beside it), then the test through that descriptor, parsed
+ * into t (*parsed 0, or -1: t->bork says why).  Its text (malloc'd), or NULL
+ * with why (t zeroed).
+ */
+static char *phptrun_read(struct phptrun_state *s, size_t i, struct phpt *t, struct loader_ctx *l,
+    size_t *len, int *parsed, char *why, size_t whysize)
+{
+	char reldir[PATH_MAX], *text;
+	snprintf(reldir, sizeof(reldir), "%s", s->rel[i]);
+	char *slash = strrchr(reldir, '/');
+	const char *base = slash ? s->rel[i] + (slash - reldir) + 1 : s->rel[i];
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(reldir, sizeof(reldir), ".");
+	l->dirfd = beneath_open(served_fd(s->root[i]), reldir, O_PATH | O_DIRECTORY);
+	if (l->dirfd < 0)
+		snprintf(why, whysize, "its folder: %s",
+		    errno == ELOOP || errno == EXDEV ? "a symbolic link on the way (refused)"
+		                                     : strerror(errno));
+	text = l->dirfd >= 0 ? beneath_read(l->dirfd, base, PHPT_MAX_FILE, len, why, whysize) : NULL;
+	*parsed = text ? phpt_parse(t, text, *len, load_external, l) : -1;
+	if (!text)
+		memset(t, 0, sizeof(*t));
+	return text;
+}
+
+/*
+ * Test i of the run (s->rel[i] beneath its served folder): read, run on
+ * every build at once, judged, stored, added to the summary.  GENRUN_DONE,
+ * or GENRUN_FAILED with err.
+ */
+static enum genrun_end phptrun_test(struct app *app, const struct db_run *run, struct phptrun_state *s,
+    size_t i, int nb, struct build_facts facts[MAX_BUILDS], json_t *sum, char *err, size_t errsize)
+{
+	struct phpt t;
+	struct loader_ctx l;
+	enum genrun_end end = GENRUN_DONE;
+	struct test_job jobs[MAX_BUILDS];
+	struct outcome o[MAX_BUILDS];
+	size_t len = 0;
+	char *name = NULL;
+	int parsed;
+
+	memset(jobs, 0, sizeof(jobs));
+	memset(&l, 0, sizeof(l));
+	char why[256] = "", *text = phptrun_read(s, i, &t, &l, &len, &parsed, why, sizeof(why));
+	name = parsed == 0 ? phpt_name(&t) : strdup("");
+	struct aux aux = { .n = 0 };
+	if (parsed == 0)
+		aux_collect(&aux, &t, l.dirfd);
+	if (l.dirfd >= 0)
+		close(l.dirfd);
+	for (int role = 0; role < nb; role++) {
+		jobs[role] = (struct test_job){ .app = app,
+			.role = role,
+			.t = &t,
+			.file = s->files[i],
+			.aux = &aux,
+			.facts = &facts[role] };
+		if (!text) {
+			jobs[role].o.status = PS_BORK;
+			snprintf(jobs[role].o.reason, sizeof(jobs[role].o.reason), "cannot read %s: %s",
+			    s->files[i], why);
+		} else if (parsed < 0) {
+			jobs[role].o.status = PS_BORK;
+			snprintf(jobs[role].o.reason, sizeof(jobs[role].o.reason), "%s%s%s",
+			    t.bork[0] ? t.bork : "out of memory", l.why[0] ? ": " : "", l.why);
+		}
+	}
+	if (parsed == 0) {
+		/* Every build at once: each candidate on a thread, the base here. */
+		fanout_run(test_job_run, jobs, sizeof jobs[0], nb);
+	}
+	for (int role = 0; role < nb; role++)
+		o[role] = jobs[role].o;
+	const char *v[MAX_BUILDS] = { 0 };
+	int64_t bucket_ids[MAX_BUILDS] = { 0 };
+	for (int role = 1; role < nb; role++)
+		v[role] = verdict_of(o, role);
+	const char *verdict = verdict_overall(v, nb);
+	for (int role = 0; role < nb; role++) {
+		if (o[role].status == PS_ERROR) {
+			snprintf(err, errsize, "%s on %s: %s", s->names[i], role_name(role), o[role].reason);
+			end = GENRUN_FAILED;
+		}
+	}
+	if (end == GENRUN_DONE) {
+		if (store_test(app, run, nb, s->names[i], name ? name : "", text, len, verdict, v, o,
+		        bucket_ids, err, errsize) < 0)
+			end = GENRUN_FAILED;
+		else
+			summary_add(sum, nb, s->names[i], name ? name : "", verdict, v, o, bucket_ids);
+	}
+	for (int role = 0; role < nb; role++)
+		outcome_release(&jobs[role].o);
+	aux_release(&aux);
+	if (end == GENRUN_DONE && i % 25 == 24 && i + 1 < s->n) {
+		/* progress for GET /api/runs/{id}; the final one below */
+		char *progress = json_dumps(sum, JSON_COMPACT), dberr[256];
+		if (progress)
+			db_run_summary(app->db, run->id, progress, dberr, sizeof(dberr));
+		free(progress);
+	}
+	free(name);
+	free(text);
+	phpt_release(&t);
+	return end;
+}
+
 enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void *state,
     int (*stop)(void *arg, int *cancelled), void *arg, char *err, size_t errsize)
 {
@@ -1367,97 +1516,7 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 			end = cancelled ? GENRUN_CANCELLED : GENRUN_INTERRUPTED;
 			break;
 		}
-		struct phpt t;
-		struct loader_ctx l;
-		struct test_job jobs[MAX_BUILDS];
-		struct outcome o[MAX_BUILDS];
-		size_t len = 0;
-		char *name = NULL;
-
-		memset(jobs, 0, sizeof(jobs));
-		memset(&l, 0, sizeof(l));
-		/* The test's folder beneath its served one, then the test and
-		 * what it names beside it, each through that descriptor. */
-		char reldir[PATH_MAX], why[256] = "";
-		snprintf(reldir, sizeof(reldir), "%s", s->rel[i]);
-		char *slash = strrchr(reldir, '/');
-		const char *base = slash ? s->rel[i] + (slash - reldir) + 1 : s->rel[i];
-		if (slash)
-			*slash = '\0';
-		else
-			snprintf(reldir, sizeof(reldir), ".");
-		l.dirfd = beneath_open(served_fd(s->root[i]), reldir, O_PATH | O_DIRECTORY);
-		if (l.dirfd < 0)
-			snprintf(why, sizeof(why), "its folder: %s",
-			    errno == ELOOP || errno == EXDEV ? "a symbolic link on the way (refused)"
-			                                     : strerror(errno));
-		char *text = l.dirfd >= 0 ? beneath_read(l.dirfd, base, PHPT_MAX_FILE, &len, why, sizeof(why))
-		                          : NULL;
-		int parsed = text ? phpt_parse(&t, text, len, load_external, &l) : -1;
-		if (!text)
-			memset(&t, 0, sizeof(t));
-		name = parsed == 0 ? phpt_name(&t) : strdup("");
-		struct aux aux = { .n = 0 };
-		if (parsed == 0)
-			aux_collect(&aux, &t, l.dirfd);
-		if (l.dirfd >= 0)
-			close(l.dirfd);
-		for (int role = 0; role < nb; role++) {
-			jobs[role] = (struct test_job){ .app = app,
-				.role = role,
-				.t = &t,
-				.file = s->files[i],
-				.aux = &aux,
-				.facts = &facts[role] };
-			if (!text) {
-				jobs[role].o.status = PS_BORK;
-				snprintf(jobs[role].o.reason, sizeof(jobs[role].o.reason),
-				    "cannot read %s: %s", s->files[i], why);
-			} else if (parsed < 0) {
-				jobs[role].o.status = PS_BORK;
-				snprintf(jobs[role].o.reason, sizeof(jobs[role].o.reason), "%s%s%s",
-				    t.bork[0] ? t.bork : "out of memory", l.why[0] ? ": " : "", l.why);
-			}
-		}
-		if (parsed == 0) {
-			/* Every build at once: each candidate on a thread, the base here. */
-			fanout_run(test_job_run, jobs, sizeof jobs[0], nb);
-		}
-		for (int role = 0; role < nb; role++)
-			o[role] = jobs[role].o;
-		const char *v[MAX_BUILDS] = { 0 };
-		int64_t bucket_ids[MAX_BUILDS] = { 0 };
-		for (int role = 1; role < nb; role++)
-			v[role] = verdict_of(o, role);
-		const char *verdict = verdict_overall(v, nb);
-		for (int role = 0; role < nb; role++) {
-			if (o[role].status == PS_ERROR) {
-				snprintf(err, errsize, "%s on %s: %s", s->names[i], role_name(role),
-				    o[role].reason);
-				end = GENRUN_FAILED;
-			}
-		}
-		if (end == GENRUN_DONE) {
-			if (store_test(app, run, nb, s->names[i], name ? name : "", text, len, verdict, v, o,
-			        bucket_ids, err, errsize) < 0)
-				end = GENRUN_FAILED;
-			else
-				summary_add(
-				    sum, nb, s->names[i], name ? name : "", verdict, v, o, bucket_ids);
-		}
-		for (int role = 0; role < nb; role++)
-			outcome_release(&jobs[role].o);
-		aux_release(&aux);
-		if (end == GENRUN_DONE && i % 25 == 24 && i + 1 < s->n) {
-			/* progress for GET /api/runs/{id}; the final one below */
-			char *progress = json_dumps(sum, JSON_COMPACT), dberr[256];
-			if (progress)
-				db_run_summary(app->db, run->id, progress, dberr, sizeof(dberr));
-			free(progress);
-		}
-		free(name);
-		free(text);
-		phpt_release(&t);
+		end = phptrun_test(app, run, s, i, nb, facts, sum, err, errsize);
 	}
 	char *text = json_dumps(sum, JSON_COMPACT);
 	char dberr[256];

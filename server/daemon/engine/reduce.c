@@ -529,6 +529,103 @@ static int64_t reduce_explained(
 	return found;
 }
 
+/* A case that is no plan (a stored case's source): its flags one bit at a time, then the default depth. */
+static void reduce_source(
+    struct attempt *a, const struct case_spec *c, struct case_spec *reduced, struct shrink_stats *st)
+{
+	reduced->code = strdup(c->code != NULL ? c->code : "null");
+	reduced->setup = c->setup != NULL ? strdup(c->setup) : NULL;
+	reduced->flags = c->flags;
+	reduced->depth = c->depth;
+	st->complete = 1;
+	for (int bit = 0; bit < 23 && st->complete; bit++) {
+		if (!(reduced->flags & (1L << bit)))
+			continue;
+		if (reduce_over_budget(a)) {
+			st->complete = 0;
+			break;
+		}
+		reduced->flags &= ~(1L << bit);
+		st->tried++;
+		if (reduce_try(a, reduced, 1, NULL))
+			st->accepted++;
+		else
+			reduced->flags |= 1L << bit;
+	}
+	if (st->complete && reduced->depth != 512 && !reduce_over_budget(a)) {
+		long d = reduced->depth;
+		reduced->depth = 512;
+		st->tried++;
+		if (reduce_try(a, reduced, 1, NULL))
+			st->accepted++;
+		else
+			reduced->depth = d;
+	}
+}
+
+/* A source case's canonical form: its code, flags, depth and setup as text (malloc'd). */
+static char *reduce_source_canonical(const struct case_spec *c)
+{
+	char flags[512], *canon;
+	size_t n;
+
+	flags_format(c->flags, flags, sizeof flags);
+	n = strlen(c->code) + (c->setup ? strlen(c->setup) : 0) + strlen(flags) + 64;
+	if ((canon = malloc(n)) != NULL)
+		snprintf(canon, n, "%s\n%s\n%ld\n%s", c->code, flags, c->depth, c->setup ? c->setup : "");
+	return canon;
+}
+
+/*
+ * The confirmation on newly started workers of both builds (the case within
+ * the per-case bound): does it show the target there too?  Both renewed
+ * after, fresh for the next one; one that does not answer is stopped.
+ */
+static int reduce_fresh(struct attempt *a, const struct case_spec *c, struct result fresh[2])
+{
+	const struct config *cfg = a->rd->app->config;
+	struct worker *wb = reduce_fresh_worker(a->rd, ROLE_BASE), *wc = reduce_fresh_worker(a->rd, a->role);
+	char *target;
+	int same;
+
+	reduce_pair(cfg, wb, wc, c, cfg->reduce_case_timeout_ms, fresh);
+	worker_renew(wb, cfg);
+	worker_renew(wc, cfg);
+	a->executions++;
+	target = reduce_target(fresh);
+	same = target != NULL && strcmp(target, a->target) == 0;
+	free(target);
+	return same;
+}
+
+/* The reduced case's results as its reduction keeps them: {"base": ..., ROLE: ...} as text. */
+static char *reduce_outputs(int role, const struct result res[2])
+{
+	json_t *o = json_object();
+	char *text;
+
+	json_object_set_new(o, "base", reduce_result_json(&res[0]));
+	json_object_set_new(o, role_name(role), reduce_result_json(&res[1]));
+	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	return text;
+}
+
+/* A root whose explaining root may come later (buckets are reduced as the run makes them):
+ * its plan kept (*plan taken) for reduce_late, while there is room. */
+static void reduce_keep_late(struct reducer *rd, const struct db_reduce_job *job, struct gen_case **plan)
+{
+	struct late_root *l;
+
+	if (rd->nlate >= REDUCE_LATE_MAX)
+		return;
+	l = &rd->late[rd->nlate++];
+	l->bucket_id = job->bucket_id;
+	snprintf(l->candidate, sizeof l->candidate, "%s", job->candidate);
+	l->plan = *plan;
+	*plan = NULL;
+}
+
 /* Reduce one mismatch and store what came of it. */
 static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 {
@@ -542,7 +639,6 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	char *sig0 = NULL, *canon = NULL, *root = NULL, *outputs = NULL, title[MAX_TITLE_SIZE], err[512];
 	unsigned diff = verdict_compare(&job->res[0], &job->res[1]);
 	int again, fresh_ok, role = reduce_role_of(app->config, job->candidate);
-	json_t *o;
 	double t_start;
 
 	memset(&a, 0, sizeof a);
@@ -584,35 +680,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 		if (shrink_run(start, best, reduce_accept, &a, &st) == 0 && reduce_spec(best, &reduced) == 0)
 			cur = &reduced;
 	} else {
-		/* Not a plan: its flags one bit at a time, then the default depth. */
-		reduced.code = strdup(job->c.code != NULL ? job->c.code : "null");
-		reduced.setup = job->c.setup != NULL ? strdup(job->c.setup) : NULL;
-		reduced.flags = job->c.flags;
-		reduced.depth = job->c.depth;
-		st.complete = 1;
-		for (int bit = 0; bit < 23 && st.complete; bit++) {
-			if (!(reduced.flags & (1L << bit)))
-				continue;
-			if (reduce_over_budget(&a)) {
-				st.complete = 0;
-				break;
-			}
-			reduced.flags &= ~(1L << bit);
-			st.tried++;
-			if (reduce_try(&a, &reduced, 1, NULL))
-				st.accepted++;
-			else
-				reduced.flags |= 1L << bit;
-		}
-		if (st.complete && reduced.depth != 512 && !reduce_over_budget(&a)) {
-			long d = reduced.depth;
-			reduced.depth = 512;
-			st.tried++;
-			if (reduce_try(&a, &reduced, 1, NULL))
-				st.accepted++;
-			else
-				reduced.depth = d;
-		}
+		reduce_source(&a, &job->c, &reduced, &st);
 		cur = &reduced;
 	}
 	if (a.cut)
@@ -625,17 +693,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	 * (each case within the per-case bound, the budget being the search's). */
 	a.searching = 0;
 	again = reduce_try(&a, cur, 0, NULL);
-	{
-		struct worker *wb = reduce_fresh_worker(rd, ROLE_BASE), *wc = reduce_fresh_worker(rd, role);
-		reduce_pair(app->config, wb, wc, cur, app->config->reduce_case_timeout_ms, fresh);
-		/* Fresh again for the next confirmation; one that does not answer is stopped. */
-		worker_renew(wb, app->config);
-		worker_renew(wc, app->config);
-		a.executions++;
-		char *s = reduce_target(fresh);
-		fresh_ok = s != NULL && strcmp(s, a.target) == 0;
-		free(s);
-	}
+	fresh_ok = reduce_fresh(&a, cur, fresh);
 	/* Explained by an older root: one of its parts (with its flags and depth) is that root's minimal case. */
 	if (best != NULL && cur == &reduced && job->representative)
 		out.explained_by = reduce_explained(rd, job->candidate, best, &a);
@@ -643,25 +701,13 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	out.state = "done";
 	out.reduced = cur;
 	canon = best != NULL && cur == &reduced ? shrink_canonical(best) : NULL;
-	if (canon == NULL) {
-		char flags[512];
-		size_t n;
-		flags_format(cur->flags, flags, sizeof flags);
-		n = strlen(cur->code) + (cur->setup ? strlen(cur->setup) : 0) + strlen(flags) + 64;
-		if ((canon = malloc(n)) != NULL)
-			snprintf(canon, n, "%s\n%s\n%ld\n%s", cur->code, flags, cur->depth,
-			    cur->setup ? cur->setup : "");
-	}
+	if (canon == NULL)
+		canon = reduce_source_canonical(cur);
 	/* The reduced case's own signature: what it shows, with its normal form, is its root. */
 	out.signature = sig0 = reduce_signature(fresh_ok ? fresh : a.last);
 	root = reduce_root_key(job->candidate, sig0, canon);
 	out.root_key = root;
-	o = json_object();
-	json_object_set_new(o, "base", reduce_result_json(fresh_ok ? &fresh[0] : &a.last[0]));
-	json_object_set_new(o, role_name(role), reduce_result_json(fresh_ok ? &fresh[1] : &a.last[1]));
-	outputs = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	out.outputs = outputs;
+	out.outputs = outputs = reduce_outputs(role, fresh_ok ? fresh : a.last);
 	out.results = fresh_ok ? fresh : a.last;
 	out.builds[0] = &app->config->builds[ROLE_BASE];
 	out.builds[1] = &app->config->builds[role];
@@ -673,15 +719,8 @@ store:
 	out.complete = st.complete;
 	if (db_reduce_store(app->db, job, &out, err, sizeof err) < 0)
 		fprintf(stderr, "phpcmp: reduce bucket %" PRId64 ": %s\n", job->bucket_id, err);
-	else if (job->representative && out.explained_by == 0 && best != NULL && cur == &reduced &&
-	    rd->nlate < REDUCE_LATE_MAX) {
-		/* Its explaining root may come later (buckets are reduced as the run makes them). */
-		struct late_root *l = &rd->late[rd->nlate++];
-		l->bucket_id = job->bucket_id;
-		snprintf(l->candidate, sizeof l->candidate, "%s", job->candidate);
-		l->plan = best;
-		best = NULL;
-	}
+	else if (job->representative && out.explained_by == 0 && best != NULL && cur == &reduced)
+		reduce_keep_late(rd, job, &best); /* its explaining root may come later */
 	pthread_mutex_lock(&rd->lock);
 	rd->reductions++;
 	rd->executions += a.executions;

@@ -505,27 +505,90 @@ static const char *const runs_end_status[] = {
 };
 /* clang-format on */
 
+/* Case c of run run on every build, its comparison stored: END_DONE, or END_FAILED with err. */
+static enum runs_end runs_one_case(struct app *app, const struct db_run *run, const struct suite *suite,
+    struct case_spec *c, char *err, size_t errsize)
+{
+	struct build *builds[MAX_BUILDS];
+	struct result res[MAX_BUILDS];
+	int64_t case_id, comparison_id;
+	enum runs_end end = END_DONE;
+	int i;
+
+	build_list(app->config, builds);
+	for (i = 0; i < MAX_BUILDS; i++)
+		result_init(&res[i]);
+	/* The stored suite checks what workloads answer, not what they
+	 * cost: measuring is the measure suite's (callgrind is ~50x slower). */
+	struct case_spec to_run = *c;
+	if (!suite->measures)
+		to_run.iterations = 0;
+	if (runs_pair_on(app, &to_run, res, 1, NULL) < 0) {
+		for (i = 0; i < MAX_BUILDS; i++)
+			if (res[i].failure != NULL)
+				break;
+		snprintf(err, errsize, "a worker cannot be started: %s",
+		    i < MAX_BUILDS ? res[i].failure : "unknown reason");
+		end = END_FAILED;
+	} else if (db_comparison_store(app->db, c, run->id, builds, res,
+	               verdict_compare_all(res, app->config->nbuilds, NULL), &case_id, &comparison_id, err,
+	               errsize) < 0) {
+		end = END_FAILED;
+	} else if (c->iterations > 0) {
+		runs_prune_dumps(app);
+	}
+	for (i = 0; i < MAX_BUILDS; i++)
+		result_release(&res[i]);
+	return end;
+}
+
+/* A suite's cases one by one (suite->next) to the end, or until stopped: how it ended, err why. */
+static enum runs_end runs_case_by_case(struct runs *rs, const struct db_run *run, const struct suite *suite,
+    struct suite_iter *it, int resumed, char *err, size_t errsize)
+{
+	enum runs_end end = END_DONE;
+	struct case_spec c;
+	int rc, cancelled = 0;
+
+	for (;;) {
+		if (runs_should_stop(rs, &cancelled))
+			return cancelled ? END_CANCELLED : END_INTERRUPTED;
+		case_init(&c);
+		if ((rc = suite->next(it, &c, err, errsize)) <= 0) {
+			case_release(&c);
+			return rc < 0 ? END_FAILED : END_DONE;
+		}
+		/* Resumed: a case compared before the run stopped is not run again
+		 * (its comparison is stored whole or not at all: one transaction). */
+		if (resumed && (rc = db_run_has_case(rs->app->db, run->id, &c, err, errsize)) != 0) {
+			case_release(&c);
+			if (rc < 0)
+				return END_FAILED;
+			continue;
+		}
+		end = runs_one_case(rs->app, run, suite, &c, err, errsize);
+		case_release(&c);
+		if (end != END_DONE)
+			return end;
+	}
+}
+
 /* Execute one queued run to its end. */
 static void runs_execute(struct runs *rs, struct db_run *run)
 {
 	struct app *app = rs->app;
 	const struct suite *suite = runs_suite(run->suite);
-	struct build *builds[MAX_BUILDS];
-	struct result res[MAX_BUILDS];
 	struct suite_iter it;
-	struct case_spec c;
 	char err[RUNS_MAX_NOTES * 2 + 512], notes[RUNS_MAX_NOTES + 16], dberr[512];
 	size_t len;
 	enum runs_end end = END_DONE;
-	int64_t case_id, comparison_id;
-	int i, rc, cancelled = 0, opened = 0;
+	int rc, opened = 0;
 	int resumed = run->done > 0; /* POST /api/runs/{id}/resume: skip what it compared */
 	int coverage = coverage_wanted(run->params);
 
 	memset(&it, 0, sizeof it);
 	it.runs = rs;
 	err[0] = notes[0] = '\0';
-	build_list(app->config, builds);
 	if (suite == NULL) {
 		snprintf(err, sizeof err, "unknown suite %s", run->suite);
 	} else if (suite->open(&it, run, err, sizeof err) == 0) {
@@ -553,55 +616,7 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 		end = (enum runs_end)suite->execute(&it, run, err, sizeof err);
 		goto finish;
 	}
-	for (;;) {
-		if (runs_should_stop(rs, &cancelled)) {
-			end = cancelled ? END_CANCELLED : END_INTERRUPTED;
-			break;
-		}
-		case_init(&c);
-		if ((rc = suite->next(&it, &c, err, sizeof err)) <= 0) {
-			case_release(&c);
-			if (rc < 0)
-				end = END_FAILED;
-			break;
-		}
-		/* Resumed: a case compared before the run stopped is not run again
-		 * (its comparison is stored whole or not at all: one transaction). */
-		if (resumed && (rc = db_run_has_case(app->db, run->id, &c, err, sizeof err)) != 0) {
-			case_release(&c);
-			if (rc < 0) {
-				end = END_FAILED;
-				break;
-			}
-			continue;
-		}
-		for (i = 0; i < MAX_BUILDS; i++)
-			result_init(&res[i]);
-		/* The stored suite checks what workloads answer, not what they
-		 * cost: measuring is the measure suite's (callgrind is ~50x slower). */
-		struct case_spec to_run = c;
-		if (!suite->measures)
-			to_run.iterations = 0;
-		if (runs_pair_on(app, &to_run, res, 1, NULL) < 0) {
-			for (i = 0; i < MAX_BUILDS; i++)
-				if (res[i].failure != NULL)
-					break;
-			snprintf(err, sizeof err, "a worker cannot be started: %s",
-			    i < MAX_BUILDS ? res[i].failure : "unknown reason");
-			end = END_FAILED;
-		} else if (db_comparison_store(app->db, &c, run->id, builds, res,
-		               verdict_compare_all(res, app->config->nbuilds, NULL), &case_id, &comparison_id,
-		               err, sizeof err) < 0) {
-			end = END_FAILED;
-		} else if (c.iterations > 0) {
-			runs_prune_dumps(app);
-		}
-		for (i = 0; i < MAX_BUILDS; i++)
-			result_release(&res[i]);
-		case_release(&c);
-		if (end != END_DONE)
-			break;
-	}
+	end = runs_case_by_case(rs, run, suite, &it, resumed, err, sizeof err);
 finish:
 	/* The coverage workers stop (writing their counters) and gcovr reads them. */
 	if (coverage) {

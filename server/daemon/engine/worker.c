@@ -20,6 +20,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,37 +236,139 @@ static int worker_page(struct worker *w)
 	return 0;
 }
 
-static int worker_start(struct worker *w, const struct config *cfg)
+/* Why w could not start (now): -1, for `return worker_failed(...)`. */
+static int worker_failed(struct worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int worker_failed(struct worker *w, const char *fmt, ...)
 {
-	int sv[2] = { -1, -1 }, ep[2] = { -1, -1 };
-	posix_spawn_file_actions_t fa;
-	const char *argv[24 + 2 * BUILD_MAX_INI + 2 * CONFINE_MAX_ARGS];
-	struct confine_args sbx;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->last_failure, sizeof(w->last_failure), fmt, ap);
+	va_end(ap);
+	w->last_failure_at = time(NULL);
+	return -1;
+}
+
+/* The text a worker's command line and environment point into, kept while it is spawned. */
+struct spawn_text {
 	char toggle[64], outfile[4200], outopt[4300], dumpdir[4096];
-	int argc = 0;
-	/* A fixed, minimal environment: instruction counts and PHP's behaviour
-	 * must not depend on whoever started the daemon. */
 	char gcov_prefix[4200], gcov_strip[64], preload[600];
-	const char *envp[16] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "TZ=UTC" };
-	int envc = 3;
+};
+
+/*
+ * A fixed, minimal environment: instruction counts and PHP's behaviour
+ * must not depend on whoever started the daemon.  Into envp (16 slots,
+ * NULL-terminated).
+ */
+static void worker_env(const struct worker *w, struct spawn_text *t, const char *envp[16])
+{
+	int envc = 0;
+
+	envp[envc++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+	envp[envc++] = "LC_ALL=C";
+	envp[envc++] = "TZ=UTC";
 	if (w->gcov_prefix[0] != '\0') {
 		/* A coverage build's counters: into the folder coverage.c chose. */
-		snprintf(gcov_prefix, sizeof(gcov_prefix), "GCOV_PREFIX=%s", w->gcov_prefix);
-		snprintf(gcov_strip, sizeof(gcov_strip), "GCOV_PREFIX_STRIP=%d", w->gcov_strip);
-		envp[envc++] = gcov_prefix;
-		envp[envc++] = gcov_strip;
+		snprintf(t->gcov_prefix, sizeof(t->gcov_prefix), "GCOV_PREFIX=%s", w->gcov_prefix);
+		snprintf(t->gcov_strip, sizeof(t->gcov_strip), "GCOV_PREFIX_STRIP=%d", w->gcov_strip);
+		envp[envc++] = t->gcov_prefix;
+		envp[envc++] = t->gcov_strip;
 	}
 	/* A sanitizer build: its runtimes first in the worker, and their
 	 * options (sanitize.c).  Never under valgrind, which cannot run them. */
 	const char *const *senv = w->measuring ? NULL : sanitize_env(w->build);
 	if (senv != NULL) {
-		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", w->build->sanitizer_preload);
-		envp[envc++] = preload;
+		snprintf(t->preload, sizeof(t->preload), "LD_PRELOAD=%s", w->build->sanitizer_preload);
+		envp[envc++] = t->preload;
 		for (; *senv != NULL && envc < 15; senv++)
 			envp[envc++] = *senv;
 	}
 	envp[envc] = NULL;
+}
 
+/*
+ * A measuring worker runs under callgrind, counting only inside
+ * json_encode's handler: by name where the library has symbols, by its
+ * offset where it is stripped.  Its arguments onto argv; 0, or -1.
+ */
+static int worker_callgrind_args(
+    struct worker *w, const struct config *cfg, struct spawn_text *t, const char **argv, int *argc)
+{
+	snprintf(t->dumpdir, sizeof(t->dumpdir), "%s/callgrind", cfg->state_dir);
+	if (mkdir(t->dumpdir, 0755) < 0 && errno != EEXIST)
+		return worker_failed(w, "cannot create %.400s: %s", t->dumpdir, strerror(errno));
+	snprintf(t->toggle, sizeof(t->toggle), "--toggle-collect=0x%016llx",
+	    (unsigned long long)w->build->handler_offset);
+	snprintf(t->outfile, sizeof(t->outfile), "%s/%s.%%p", t->dumpdir, w->build->name);
+	argv[(*argc)++] = cfg->valgrind_bin ? cfg->valgrind_bin : "valgrind";
+	argv[(*argc)++] = "-q";
+	argv[(*argc)++] = "--vgdb=no"; /* no FIFOs in the private folder */
+	argv[(*argc)++] = "--tool=callgrind";
+	argv[(*argc)++] = "--collect-atstart=no";
+	argv[(*argc)++] = "--toggle-collect=zif_json_encode";
+	argv[(*argc)++] = t->toggle;
+	snprintf(t->outopt, sizeof(t->outopt), "--callgrind-out-file=%s", t->outfile);
+	argv[(*argc)++] = t->outopt;
+	/* The dump callgrind writes as the worker exits: counters after
+	 * the last measured case, which nothing keeps (worker_reap). */
+	snprintf(w->final_dump, sizeof(w->final_dump), "%s/%s.", t->dumpdir, w->build->name);
+	return 0;
+}
+
+/* A started worker's first message: its hello (what it learnt of the build), else why not. 0 or -1. */
+static int worker_hello(struct worker *w)
+{
+	struct proto_msg hello;
+	/* Under callgrind a worker starts many times slower; several at once
+	 * (a candidate each) on a busy machine slower still. */
+	int r = proto_recv(w->fd, &hello, w->measuring ? 4 * STARTUP_TIMEOUT_MS : STARTUP_TIMEOUT_MS);
+	if (r == 1 && hello.type == PROTO_HELLO) {
+		const struct proto_field *v = proto_get(&hello, TAG_PHP_VERSION);
+		const struct proto_field *sb = proto_get(&hello, TAG_SANDBOX);
+		/* The worker and the measuring worker (each under its own lock)
+		 * both write the build; health reads it: one lock for all three. */
+		pthread_mutex_lock(&worker_info_lock);
+		if (v)
+			snprintf(w->build->php_version, sizeof(w->build->php_version), "%.*s", (int)v->len,
+			    v->data);
+		w->build->handler_offset = proto_get_int(&hello, TAG_HANDLER_OFFSET, 0);
+		if (!w->measuring)
+			snprintf(w->build->sandbox, sizeof(w->build->sandbox), "%.*s", sb ? (int)sb->len : 4,
+			    sb ? sb->data : "none");
+		pthread_mutex_unlock(&worker_info_lock);
+		proto_msg_release(&hello);
+		w->state = WORKER_READY;
+		return 0;
+	}
+	if (r == 1 && hello.type == PROTO_FAIL) {
+		const struct proto_field *m = proto_get(&hello, TAG_MESSAGE);
+		worker_failed(w, "%.*s", m ? (int)m->len : 0, m ? m->data : "");
+		proto_msg_release(&hello);
+		worker_reap(w, REAP_GRACE, NULL); /* it exits by itself */
+		return -1;
+	}
+	if (r == 1)
+		proto_msg_release(&hello);
+	int timed_out = r < 0 && errno == ETIMEDOUT;
+	struct stderr_text err = { .nhead = 0 };
+	int status = worker_reap(w, timed_out ? REAP_KILL : REAP_GRACE, &err);
+	char why[128], text[STDERR_KEEP + 64];
+	describe_exit(status, why, sizeof(why));
+	stderr_format(&err, text, sizeof(text));
+	return worker_failed(w, "worker did not start: %s%s%.300s",
+	    timed_out ? "no hello within the startup timeout" : why, text[0] ? "; stderr: " : "", text);
+}
+
+static int worker_start(struct worker *w, const struct config *cfg)
+{
+	int sv[2] = { -1, -1 }, ep[2] = { -1, -1 };
+	posix_spawn_file_actions_t fa;
+	const char *argv[24 + 2 * BUILD_MAX_INI + 2 * CONFINE_MAX_ARGS], *envp[16];
+	struct confine_args sbx;
+	struct spawn_text t;
+	int argc = 0;
+
+	worker_env(w, &t, envp);
 	/* The sandbox (docs/sandbox.md): a private folder, arguments, and for
 	 * a measuring worker a first loader that confines valgrind itself. */
 	if (confine_prepare(w, cfg, &sbx, w->last_failure, sizeof(w->last_failure)) < 0) {
@@ -274,45 +377,16 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	}
 	for (int i = 0; i < sbx.npre; i++)
 		argv[argc++] = sbx.pre[i];
-	if (w->measuring) {
-		/* Count only inside json_encode's handler: by name where the
-		 * library has symbols, by its offset where it is stripped. */
-		snprintf(dumpdir, sizeof(dumpdir), "%s/callgrind", cfg->state_dir);
-		if (mkdir(dumpdir, 0755) < 0 && errno != EEXIST) {
-			snprintf(w->last_failure, sizeof(w->last_failure), "cannot create %.400s: %s",
-			    dumpdir, strerror(errno));
-			w->last_failure_at = time(NULL);
-			return -1;
-		}
-		snprintf(toggle, sizeof(toggle), "--toggle-collect=0x%016llx",
-		    (unsigned long long)w->build->handler_offset);
-		snprintf(outfile, sizeof(outfile), "%s/%s.%%p", dumpdir, w->build->name);
-		argv[argc++] = cfg->valgrind_bin ? cfg->valgrind_bin : "valgrind";
-		argv[argc++] = "-q";
-		argv[argc++] = "--vgdb=no"; /* no FIFOs in the private folder */
-		argv[argc++] = "--tool=callgrind";
-		argv[argc++] = "--collect-atstart=no";
-		argv[argc++] = "--toggle-collect=zif_json_encode";
-		argv[argc++] = toggle;
-		snprintf(outopt, sizeof(outopt), "--callgrind-out-file=%s", outfile);
-		argv[argc++] = outopt;
-		/* The dump callgrind writes as the worker exits: counters after
-		 * the last measured case, which nothing keeps (worker_reap). */
-		snprintf(w->final_dump, sizeof(w->final_dump), "%s/%s.", dumpdir, w->build->name);
-	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
-		snprintf(w->last_failure, sizeof(w->last_failure), "socketpair: %s", strerror(errno));
-		w->last_failure_at = time(NULL);
+	if (w->measuring && worker_callgrind_args(w, cfg, &t, argv, &argc) < 0)
 		return -1;
-	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return worker_failed(w, "socketpair: %s", strerror(errno));
 	/* Its stderr: what an assertion, a sanitizer, zend_mm or PHP outside a
 	 * request prints there goes into a crash's failure text. */
 	if (pipe2(ep, O_CLOEXEC | O_NONBLOCK) < 0) {
-		snprintf(w->last_failure, sizeof(w->last_failure), "pipe: %s", strerror(errno));
-		w->last_failure_at = time(NULL);
 		close(sv[0]);
 		close(sv[1]);
-		return -1;
+		return worker_failed(w, "pipe: %s", strerror(errno));
 	}
 	argv[argc++] = cfg->worker_bin;
 	argv[argc++] = "--lib";
@@ -327,7 +401,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	}
 	if (w->measuring) {
 		argv[argc++] = "--dump-prefix";
-		argv[argc++] = outfile;
+		argv[argc++] = t.outfile;
 	}
 	for (int i = 0; i < sbx.n; i++)
 		argv[argc++] = sbx.v[i];
@@ -360,58 +434,12 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	if (rc != 0) {
 		close(sv[0]);
 		close(ep[0]);
-		snprintf(
-		    w->last_failure, sizeof(w->last_failure), "cannot start %s: %s", argv[0], strerror(rc));
-		w->last_failure_at = time(NULL);
-		return -1;
+		return worker_failed(w, "cannot start %s: %s", argv[0], strerror(rc));
 	}
 	w->pid = pid;
 	w->fd = sv[0];
 	w->errfd = ep[0];
-
-	struct proto_msg hello;
-	/* Under callgrind a worker starts many times slower; several at once
-	 * (a candidate each) on a busy machine slower still. */
-	int r = proto_recv(w->fd, &hello, w->measuring ? 4 * STARTUP_TIMEOUT_MS : STARTUP_TIMEOUT_MS);
-	if (r == 1 && hello.type == PROTO_HELLO) {
-		const struct proto_field *v = proto_get(&hello, TAG_PHP_VERSION);
-		const struct proto_field *sb = proto_get(&hello, TAG_SANDBOX);
-		/* The worker and the measuring worker (each under its own lock)
-		 * both write the build; health reads it: one lock for all three. */
-		pthread_mutex_lock(&worker_info_lock);
-		if (v)
-			snprintf(w->build->php_version, sizeof(w->build->php_version), "%.*s", (int)v->len,
-			    v->data);
-		w->build->handler_offset = proto_get_int(&hello, TAG_HANDLER_OFFSET, 0);
-		if (!w->measuring)
-			snprintf(w->build->sandbox, sizeof(w->build->sandbox), "%.*s", sb ? (int)sb->len : 4,
-			    sb ? sb->data : "none");
-		pthread_mutex_unlock(&worker_info_lock);
-		proto_msg_release(&hello);
-		w->state = WORKER_READY;
-		return 0;
-	}
-	if (r == 1 && hello.type == PROTO_FAIL) {
-		const struct proto_field *m = proto_get(&hello, TAG_MESSAGE);
-		snprintf(
-		    w->last_failure, sizeof(w->last_failure), "%.*s", m ? (int)m->len : 0, m ? m->data : "");
-		w->last_failure_at = time(NULL);
-		proto_msg_release(&hello);
-		worker_reap(w, REAP_GRACE, NULL); /* it exits by itself */
-		return -1;
-	}
-	if (r == 1)
-		proto_msg_release(&hello);
-	int timed_out = r < 0 && errno == ETIMEDOUT;
-	struct stderr_text err = { .nhead = 0 };
-	int status = worker_reap(w, timed_out ? REAP_KILL : REAP_GRACE, &err);
-	char why[128], text[STDERR_KEEP + 64];
-	describe_exit(status, why, sizeof(why));
-	stderr_format(&err, text, sizeof(text));
-	snprintf(w->last_failure, sizeof(w->last_failure), "worker did not start: %s%s%.300s",
-	    timed_out ? "no hello within the startup timeout" : why, text[0] ? "; stderr: " : "", text);
-	w->last_failure_at = time(NULL);
-	return -1;
+	return worker_hello(w);
 }
 
 int worker_prestart(struct worker *w, const struct config *cfg)
@@ -739,6 +767,83 @@ static int worker_drain(struct worker *w)
 	return 0;
 }
 
+/* A fork server's child died on this request (its PROTO_DIED, released here): a crash, or a
+ * memory error a sanitizer reported; its parent forks another. */
+static void worker_child_died(struct worker *w, struct proto_msg *reply, struct result *r)
+{
+	int status = (int)proto_get_int(reply, TAG_DIED_STATUS, -1);
+	int retired = proto_get(reply, TAG_RETIRE) != NULL;
+	char dwhy[128];
+	struct stderr_text derr = { .nhead = 0 };
+
+	describe_exit(status, dwhy, sizeof(dwhy));
+	r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	worker_read_stderr(w, &derr); /* what the child wrote */
+	result_failed(r, STATUS_CRASH, "%s", dwhy);
+	result_add_stderr(r, dwhy, &derr);
+	/* A sanitizer ended it: a memory-error with the report. */
+	worker_memory_error(r, reply);
+	proto_msg_release(reply);
+	worker_failed(w, "%s", dwhy);
+	w->restarts++;
+	w->consecutive_deaths++;
+	w->state = WORKER_READY;
+	if (retired) {
+		/* Its folder could not be emptied: replaced, the folder removed. */
+		worker_reap(w, REAP_KILL, NULL);
+		w->state = WORKER_STOPPED;
+	}
+}
+
+/*
+ * No answer: the request timed out (a fork server's child killed alone
+ * when its parent says so, else the worker), or the socket closed (the
+ * worker crashed or exited).  r says which, with what it wrote to stderr.
+ */
+static void worker_lost(struct worker *w, int timed_out, int timeout_ms, struct result *r)
+{
+	struct stderr_text err = { .nhead = 0 };
+	char why[128];
+
+	if (timed_out) {
+		int kept = 0;
+		/* A fork server: kill the child only, its parent says when it is gone. */
+		pid_t child = w->page != NULL ? (pid_t)w->page->child_pid : 0;
+		if (child > 0 && child != w->pid && kill(child, SIGKILL) == 0) {
+			struct proto_msg m;
+			if (proto_recv(w->fd, &m, 2000) == 1) {
+				kept = m.type == PROTO_DIED && proto_get_int(&m, TAG_DIED_BUSY, 0) &&
+				    proto_get(&m, TAG_RETIRE) == NULL;
+				proto_msg_release(&m);
+			}
+		}
+		snprintf(why, sizeof(why), "timed out after %d ms; worker killed", timeout_ms);
+		if (kept) {
+			w->restarts++;
+			worker_read_stderr(w, &err); /* what the child wrote */
+			result_failed(r, STATUS_TIMEOUT, "%s", why);
+			result_add_stderr(r, why, &err);
+			worker_failed(w, "request timed out after %d ms", timeout_ms);
+			w->consecutive_deaths++;
+			w->state = WORKER_READY;
+			return;
+		}
+		worker_reap(w, REAP_KILL, &err);
+		worker_failed(w, "request timed out after %d ms", timeout_ms);
+	} else {
+		/* The socket is closed: the worker is gone or going (a crash, or
+		 * exit() of its own); wait for its real status. */
+		int status = worker_reap(w, REAP_GRACE, &err);
+		describe_exit(status, why, sizeof(why));
+		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		worker_failed(w, "%s", why);
+	}
+	result_failed(r, timed_out ? STATUS_TIMEOUT : STATUS_CRASH, "%s", why);
+	result_add_stderr(r, why, &err);
+	w->consecutive_deaths++;
+	w->state = WORKER_STOPPED;
+}
+
 int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const struct proto_buf *req,
     int timeout_ms, struct proto_msg *reply, struct result *r)
 {
@@ -781,29 +886,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 	if (type != PROTO_RENEW)
 		w->cases_run++;
 	if (r_recv == 1 && reply->type == PROTO_DIED) {
-		/* The child died on this request; its parent forks another. */
-		int status = (int)proto_get_int(reply, TAG_DIED_STATUS, -1);
-		int retired = proto_get(reply, TAG_RETIRE) != NULL;
-		char dwhy[128];
-		struct stderr_text derr = { .nhead = 0 };
-		describe_exit(status, dwhy, sizeof(dwhy));
-		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-		worker_read_stderr(w, &derr); /* what the child wrote */
-		result_failed(r, STATUS_CRASH, "%s", dwhy);
-		result_add_stderr(r, dwhy, &derr);
-		/* A sanitizer ended it: a memory-error with the report. */
-		worker_memory_error(r, reply);
-		proto_msg_release(reply);
-		snprintf(w->last_failure, sizeof(w->last_failure), "%s", dwhy);
-		w->last_failure_at = time(NULL);
-		w->restarts++;
-		w->consecutive_deaths++;
-		w->state = WORKER_READY;
-		if (retired) {
-			/* Its folder could not be emptied: replaced, the folder removed. */
-			worker_reap(w, REAP_KILL, NULL);
-			w->state = WORKER_STOPPED;
-		}
+		worker_child_died(w, reply, r);
 		ret = 0;
 		goto out;
 	}
@@ -822,51 +905,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 		}
 		goto out;
 	}
-	struct stderr_text err = { .nhead = 0 };
-	char why[128];
-	if (timed_out) {
-		int kept = 0;
-		/* A fork server: kill the child only, its parent says when it is gone. */
-		pid_t child = w->page != NULL ? (pid_t)w->page->child_pid : 0;
-		if (child > 0 && child != w->pid && kill(child, SIGKILL) == 0) {
-			struct proto_msg m;
-			if (proto_recv(w->fd, &m, 2000) == 1) {
-				kept = m.type == PROTO_DIED && proto_get_int(&m, TAG_DIED_BUSY, 0) &&
-				    proto_get(&m, TAG_RETIRE) == NULL;
-				proto_msg_release(&m);
-			}
-		}
-		snprintf(why, sizeof(why), "timed out after %d ms; worker killed", timeout_ms);
-		if (kept) {
-			w->restarts++;
-			worker_read_stderr(w, &err); /* what the child wrote */
-			result_failed(r, STATUS_TIMEOUT, "%s", why);
-			result_add_stderr(r, why, &err);
-			snprintf(w->last_failure, sizeof(w->last_failure), "request timed out after %d ms",
-			    timeout_ms);
-			w->last_failure_at = time(NULL);
-			w->consecutive_deaths++;
-			w->state = WORKER_READY;
-			ret = 0;
-			goto out;
-		}
-		worker_reap(w, REAP_KILL, &err);
-		snprintf(
-		    w->last_failure, sizeof(w->last_failure), "request timed out after %d ms", timeout_ms);
-		w->last_failure_at = time(NULL);
-	} else {
-		/* The socket is closed: the worker is gone or going (a crash, or
-		 * exit() of its own); wait for its real status. */
-		int status = worker_reap(w, REAP_GRACE, &err);
-		describe_exit(status, why, sizeof(why));
-		r->signal = status >= 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-		snprintf(w->last_failure, sizeof(w->last_failure), "%s", why);
-		w->last_failure_at = time(NULL);
-	}
-	result_failed(r, timed_out ? STATUS_TIMEOUT : STATUS_CRASH, "%s", why);
-	result_add_stderr(r, why, &err);
-	w->consecutive_deaths++;
-	w->state = WORKER_STOPPED;
+	worker_lost(w, timed_out, timeout_ms, r);
 	ret = 0;
 out:
 	pthread_mutex_unlock(&w->lock);
