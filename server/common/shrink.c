@@ -594,7 +594,7 @@ static void copy_entries(struct copy *k, const struct gen_node *n, uint32_t i, u
 		}
 		if (kind == GEN_LIST) {
 			dst->key_type = GEN_KEY_NONE;
-		} else if (storage && src->key_type == GEN_KEY_NONE) {
+		} else if (storage == 1 && src->key_type == GEN_KEY_NONE) {
 			dst->key_type = GEN_KEY_INT; /* a list's element: its index */
 			dst->key_int = x;
 		} else if (src->key_type == GEN_KEY_PROP && kind != GEN_OBJECT) {
@@ -701,14 +701,16 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	const struct gen_node *n;
 	uint32_t j, lo = 0, hi = 0, keep = SHRINK_NONE;
 	uint8_t kind;
-	int storage = 0; /* an ArrayObject's storage, made the stdClass json_encode shows of it */
+	/* An ArrayObject's storage: made the stdClass json_encode shows of it (1), or kept as its
+	 * array under JSON_FORCE_OBJECT, which encodes it as the same object (2). */
+	int storage = 0;
 
 	if (e != NULL && e->op == SHRINK_REPLACE && i == e->a)
 		i = e->b;
 	else if (e != NULL && e->op == SHRINK_UNBOX && i == e->a && i < in->nnodes &&
 	    in->nodes[i].kind == GEN_BUILTIN && in->nodes[i].cls == 0 && in->nodes[i].n == 1) {
 		i = in->ents[in->nodes[i].first].value;
-		storage = 1;
+		storage = e->hi == 2 ? 2 : 1;
 	}
 	if (i >= in->nnodes || o->nnodes >= GEN_MAX_NODES || level > 64) {
 		k->fail = 1;
@@ -739,11 +741,12 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 	o->nodes[j] = *n;
 	kind = n->kind;
 	if (storage) {
-		if (kind != GEN_LIST && kind != GEN_MAP && kind != GEN_STDCLASS) {
+		if (kind != GEN_LIST && kind != GEN_MAP && (kind != GEN_STDCLASS || storage == 2)) {
 			k->fail = 1;
 			return j;
 		}
-		kind = GEN_STDCLASS;
+		if (storage == 1)
+			kind = GEN_STDCLASS;
 	}
 	kind = copy_edited(k, n, i, j, kind, &lo, &hi, &keep);
 	o->nodes[j].kind = kind;
@@ -838,8 +841,8 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 		out->depth = 512;
 	if (e != NULL && e->op == SHRINK_REPLACE && e->v > 0)
 		out->depth = e->v; /* one nesting level fewer, one depth less */
-	if (e != NULL && e->op == SHRINK_KIND && e->hi == 2)
-		out->flags |= FLAG_FORCE_OBJECT; /* the list is still encoded as an object */
+	if (e != NULL && (e->op == SHRINK_KIND || e->op == SHRINK_UNBOX) && e->hi == 2)
+		out->flags |= FLAG_FORCE_OBJECT; /* the array is still encoded as an object */
 	out->root = copy_node(&k, c->root, 0);
 	/* The throwing destructor's class is declared (gen_render_setup) only
 	 * while an object whose jsonSerialize() uses it is left: a part without
@@ -1428,8 +1431,11 @@ static int has_dynamic(const struct gen_case *c, const struct gen_node *n)
  * type; a plain class for a dynamic one, or for one whose jsonSerialize()
  * returns $this, when no dynamic property is set (json_encode sees the
  * same declared properties); a jsonSerialize() that throws for one whose
- * local's destructor throws (an exception either way).  Each lower in
- * class_cmp's order (type first).
+ * local's destructor throws (an exception either way); one that returns
+ * its first property for one that returns what it makes of it (a nested
+ * call's text or list, after writing into it): a bug of how json_encode
+ * calls jsonSerialize() meets at one class.  Each lower in class_cmp's
+ * order (type first).
  */
 static int class_type_fits(const struct gen_case *c, const struct gen_node *n, unsigned to)
 {
@@ -1439,6 +1445,8 @@ static int class_type_fits(const struct gen_case *c, const struct gen_node *n, u
 		return 1;
 	if (to == GEN_CLASS_PLAIN && (from == GEN_CLASS_DYNAMIC || from == GEN_CLASS_JSONSER_THIS))
 		return !has_dynamic(c, n);
+	if (to == GEN_CLASS_JSONSER && (from == GEN_CLASS_JSONSER_NESTED || from == GEN_CLASS_JSONSER_MUTATE))
+		return 1;
 	return to == GEN_CLASS_JSONSER_THROW && from == GEN_CLASS_JSONSER_DTOR;
 }
 
@@ -1910,6 +1918,14 @@ static void norm_map_keys(struct cands *s, const struct gen_case *c, const uint3
 			    decimal_key(c->bytes + en->key_off, en->key_len, &v) &&
 			    !map_has_int_key(c, n, x, v))
 				add(s, SHRINK_KEY_INT, order[q], n->first + x, 0, 0, v, 0);
+			else if (en->key_type == GEN_KEY_STR) {
+				/* Any other string key: the least int key the map does not
+				 * hold (an int key is the simpler: ['' => null, 'a' => null]
+				 * and ['' => null, 0 => null] meet at the latter). */
+				for (v = 0; map_has_int_key(c, n, x, v); v++)
+					;
+				add(s, SHRINK_KEY_INT, order[q], n->first + x, 0, 0, v, 0);
+			}
 			if (en->key_type != GEN_KEY_INT || en->key_int == 0)
 				continue;
 			if (en->key_int != 1 && !map_has_int_key(c, n, x, 1))
@@ -1932,7 +1948,8 @@ static void norm_map_keys(struct cands *s, const struct gen_case *c, const uint3
  * object too: a bug of every object's entries ((object)[0 => null],
  * ArrayObject's storage, a declared class made stdClass) meets the
  * arrays' members at [null] with the flag (arrays are the simpler kind).
- * A bug of the property table's path alone keeps its stdClass. */
+ * A bug of the property table's path alone keeps its stdClass.  An
+ * ArrayObject likewise made its storage array under the flag. */
 static void norm_forced_objects(
     struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
@@ -1940,6 +1957,14 @@ static void norm_forced_objects(
 		const struct gen_node *n = &c->nodes[order[q]];
 		if (n->kind == GEN_STDCLASS && n->n > 0)
 			add(s, SHRINK_KIND, order[q], 0, GEN_MAP, 2, 0, 0);
+		/* An ArrayObject: its storage array, which json_encode shows as
+		 * the same object under the flag (int keys kept, as the storage
+		 * has them: its stdClass would make them strings). */
+		if (n->kind == GEN_BUILTIN && n->cls == 0 && n->n == 1) {
+			uint8_t sk = c->nodes[c->ents[n->first].value].kind;
+			if (sk == GEN_LIST || sk == GEN_MAP)
+				add(s, SHRINK_UNBOX, order[q], 0, SHRINK_NONE, 2, 0, 0);
+		}
 	}
 }
 

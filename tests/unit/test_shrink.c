@@ -984,6 +984,184 @@ static void make_list_comma(unsigned i)
 	}
 }
 
+/* A container of kind `kind` with two entries (keys: a string, or NULL for the int key in ik),
+ * values null and null, flags as given. */
+static void plan_two(uint8_t kind, const char *k0, int64_t i0, const char *k1, int64_t i1, int64_t flags)
+{
+	const char *key[2] = { k0, k1 };
+	int64_t ik[2] = { i0, i1 };
+
+	memset(&a, 0, sizeof a);
+	a.depth = 512;
+	a.flags = flags;
+	a.nnodes = 3;
+	a.nents = 2;
+	a.nodes[0].kind = kind;
+	a.nodes[0].n = 2;
+	for (int x = 0; x < 2; x++) {
+		struct gen_entry *en = &a.ents[x];
+		en->value = (uint32_t)(1 + x);
+		if (kind == GEN_LIST) {
+			en->key_type = GEN_KEY_NONE;
+		} else if (key[x] != NULL) {
+			en->key_type = GEN_KEY_STR;
+			en->key_off = a.nbytes;
+			en->key_len = (uint32_t)strlen(key[x]);
+			memcpy(a.bytes + a.nbytes, key[x], en->key_len);
+			a.nbytes += en->key_len;
+		} else {
+			en->key_type = GEN_KEY_INT;
+			en->key_int = ik[x];
+		}
+	}
+	a.kinds = 1u << kind | 1u << GEN_NULL;
+}
+
+/* Does literal n write a key twice (PHP keeps one entry: '' and '', 5 and '5')? */
+static int has_duplicate_key(const struct gen_case *c, const struct gen_node *n)
+{
+	for (uint32_t x = 0; x < n->n; x++)
+		for (uint32_t y = x + 1; y < n->n; y++) {
+			const struct gen_entry *ex = &c->ents[n->first + x], *ey = &c->ents[n->first + y];
+			int64_t vx, vy;
+			int ix = int_key(c, ex, &vx), iy = int_key(c, ey, &vy);
+			if (ix && iy && vx == vy)
+				return 1;
+			if (!ix && !iy && ex->key_type == GEN_KEY_STR && ey->key_type == GEN_KEY_STR &&
+			    ex->key_len == ey->key_len &&
+			    memcmp(c->bytes + ex->key_off, c->bytes + ey->key_off, ex->key_len) == 0)
+				return 1;
+		}
+	return 0;
+}
+
+/* Stand-in for e249.20 (no comma after an entry with a string key): json_encode writes a string
+ * key (a map's non-decimal one, any stdClass key) with an entry after it. */
+static int bug_string_key_comma(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		if ((n->kind != GEN_MAP && n->kind != GEN_STDCLASS) || has_duplicate_key(c, n))
+			continue;
+		for (uint32_t x = 0; x + 1 < n->n; x++) {
+			int64_t v;
+			const struct gen_entry *en = &c->ents[n->first + x];
+			if (en->key_type == GEN_KEY_STR && (n->kind == GEN_STDCLASS || !int_key(c, en, &v)))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* ['' => null, 'a' => null], ['' => null, 0 => null], (object)['k' => null, 'j' => null],
+ * ['x' => null, 5 => null] with JSON_FORCE_OBJECT. */
+static void make_string_key_comma(unsigned i)
+{
+	if (i == 0)
+		plan_two(GEN_MAP, "", 0, "a", 0, 0);
+	else if (i == 1)
+		plan_two(GEN_MAP, "", 0, NULL, 0, 0);
+	else if (i == 2)
+		plan_two(GEN_STDCLASS, "k", 0, "j", 0, 0);
+	else
+		plan_two(GEN_MAP, "x", 0, NULL, 5, 16);
+}
+
+/* Stand-in for e264.30 (the comma between int-keyed entries of an object): json_encode writes two
+ * int keys in an object -- a list or map under JSON_FORCE_OBJECT, a map that is no list, an
+ * ArrayObject's storage (a stdClass's keys are strings). */
+static int bug_int_keys_object(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		int forced = (c->flags & 16) != 0, ints = 0, list = 1;
+		if (n->kind == GEN_BUILTIN && n->cls == 0 && n->n == 1) {
+			n = &c->nodes[c->ents[n->first].value];
+			forced = 1;
+		}
+		if (n->kind == GEN_LIST && forced && n->n >= 2)
+			return 1;
+		if (n->kind != GEN_MAP)
+			continue;
+		for (uint32_t x = 0; x < n->n; x++) {
+			int64_t v;
+			int is_int = int_key(c, &c->ents[n->first + x], &v);
+			ints += is_int;
+			if (!is_int || v != (int64_t)x)
+				list = 0;
+		}
+		if (ints >= 2 && (forced || !list))
+			return 1;
+	}
+	return 0;
+}
+
+/* new ArrayObject([null, null]), [null, null] with JSON_FORCE_OBJECT, [3 => null, 7 => null],
+ * new ArrayObject([4 => null, 'k' => null, 9 => null]). */
+static void make_int_keys_object(unsigned i)
+{
+	if (i == 1) {
+		plan_two(GEN_LIST, NULL, 0, NULL, 0, 16);
+		return;
+	}
+	if (i == 2) {
+		plan_two(GEN_MAP, NULL, 3, NULL, 7, 0);
+		return;
+	}
+	if (i == 0)
+		plan_two(GEN_LIST, NULL, 0, NULL, 0, 0);
+	else {
+		plan_two(GEN_MAP, NULL, 4, "k", 0, 0);
+		a.nodes[0].n = 3;
+		a.ents[2].key_type = GEN_KEY_INT;
+		a.ents[2].key_int = 9;
+		a.ents[2].value = 3;
+		a.nents = 3;
+		a.nnodes = 4;
+	}
+	/* The container becomes the ArrayObject's storage, node n; the ArrayObject node 0. */
+	for (uint32_t x = a.nnodes; x > 0; x--)
+		a.nodes[x] = a.nodes[x - 1];
+	for (uint32_t x = a.nents; x > 0; x--) {
+		a.ents[x] = a.ents[x - 1];
+		a.ents[x].value++;
+	}
+	a.nodes[1].first = 1;
+	memset(&a.nodes[0], 0, sizeof a.nodes[0]);
+	a.nodes[0].kind = GEN_BUILTIN;
+	a.nodes[0].n = 1;
+	a.ents[0].value = 1;
+	a.ents[0].key_type = GEN_KEY_NONE;
+	a.nnodes++;
+	a.nents++;
+	a.kinds |= 1u << GEN_BUILTIN;
+}
+
+/* Stand-in for e583.3 (the recursion guard left set after a jsonSerialize() that returns something
+ * else than $this): an object whose class returns its property or something made of it. */
+static int bug_serializable(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		unsigned t = n->kind == GEN_OBJECT ? gen_class_at(n->cls)->type : GEN_CLASS_PLAIN;
+		if (t == GEN_CLASS_JSONSER || t == GEN_CLASS_JSONSER_NESTED || t == GEN_CLASS_JSONSER_MUTATE)
+			return 1;
+	}
+	return 0;
+}
+
+/* The last class of each of those three types, bare. */
+static void make_serializable(unsigned i)
+{
+	static const unsigned type[3] = { GEN_CLASS_JSONSER, GEN_CLASS_JSONSER_NESTED,
+		GEN_CLASS_JSONSER_MUTATE };
+	unsigned pick = 0;
+	for (unsigned cls = 0; cls < GEN_NCLASSES; cls++)
+		if (gen_class_at(cls)->type == type[i % 3])
+			pick = cls;
+	plan_object(&a, pick);
+}
+
 /* The deepest nesting of arrays at node i (an array holding nothing more is 1). */
 static unsigned nesting_at(const struct gen_case *c, uint32_t i)
 {
@@ -1997,6 +2175,13 @@ int main(void)
 	same_normal_form("a list of two or more (the comma between elements: e232.29's stand-in), the "
 	                 "one a nested call's object returns too",
 	    bug_list_comma, make_list_comma, 3, 10, "[null, null]\n0\n512");
+	same_normal_form("an entry with a string key and one after it (no comma: e249.20's stand-in)",
+	    bug_string_key_comma, make_string_key_comma, 4, 10, "['' => null, 0 => null]\n0\n512");
+	same_normal_form("two int keys in an object, an ArrayObject's too (e264.30's stand-in)",
+	    bug_int_keys_object, make_int_keys_object, 4, 10, "[null, null]\nJSON_FORCE_OBJECT\n512");
+	same_normal_form("a jsonSerialize() that returns its property or what it makes of it (e583.3's "
+	                 "stand-in)",
+	    bug_serializable, make_serializable, 3, 6, "new GenC37()\n0\n512");
 	same_normal_form("an object's mangled property names shown: a stdClass of them, its key NUL",
 	    bug_mangled_shown, make_mangled_shown, 6, 10, "(object)[\"\\x00\" => null]\n0\n512");
 	same_normal_form("a plain class declaring a protected property: the canonical GenProtA",
