@@ -164,6 +164,13 @@ UNIT_TESTS += $(B)/tests/test_shrink
 $(B)/tests/test_shrink: tests/unit/test_shrink.c $(B)/obj/shrink.o $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/bytes.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm -lpthread
 
+# Storage tested directly (server/daemon/store/): an in-memory SQLite, the
+# schema migrated, one behaviour per check; the leaf library beneath it.
+STORE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(notdir $(wildcard server/daemon/store/*.c))) $(B)/obj/schema_sql.o
+UNIT_TESTS += $(B)/tests/test_store
+$(B)/tests/test_store: tests/unit/test_store.c $(STORE_OBJ) $(COMMON_OBJ) | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson -lsqlite3 -lcrypto -lpcre2-8 -lm -lpthread
+
 # The bucket key of a mismatch (server/common/bucket.c).
 UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o \
