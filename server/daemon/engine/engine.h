@@ -241,7 +241,7 @@ enum runs_refusal {
 	RUNS_NOT_FOUND,
 	RUNS_CONFLICT,   /* not in a state for it, or made with other builds */
 	RUNS_TOO_MANY,   /* --max-queued-runs are waiting */
-	RUNS_FAILED,     /* storage (db_error_status says how) or out of memory */
+	RUNS_FAILED,     /* storage (db_last_error says what) or out of memory */
 	RUNS_NOT_SERVED, /* a phpt run's dir or files outside the served folders (400) */
 };
 /* Queue a run from a request body; RUNS_OK with *id, else a refusal and err. */

@@ -90,16 +90,27 @@ void api_json(struct http_response *resp, int status, json_t *body)
 	api_reply(resp, status, body);
 }
 
-/* The daemon's own failure, the one error mapper: a storage error is mapped
- * by db_error_status() (503 storage_full with Retry-After...), anything
- * else is a 500. */
+/* The daemon's own failure, the one error mapper: a storage error
+ * (db_last_error) is 503 while it may pass (full, read-only, unavailable,
+ * busy: with Retry-After), 500 storage_corrupt; anything else a 500. */
 void api_fail(struct http_response *resp, const char *err)
 {
-	const char *code;
-	int retry, status = db_error_status(&code, &retry);
+	static const struct {
+		int status, retry_after;
+		const char *code;
+	} answer[] = {
+		[DB_ERR_NONE] = { 500, 0, "internal" },
+		[DB_ERR_FULL] = { 503, 60, "storage_full" },
+		[DB_ERR_READONLY] = { 503, 60, "storage_readonly" },
+		[DB_ERR_UNAVAILABLE] = { 503, 60, "storage_unavailable" },
+		[DB_ERR_BUSY] = { 503, 1, "storage_busy" },
+		[DB_ERR_CORRUPT] = { 500, 0, "storage_corrupt" },
+		[DB_ERR_OTHER] = { 500, 0, "internal" },
+	};
+	enum db_error e = db_last_error();
 
-	api_error(resp, status, code, "%s", err);
-	resp->retry_after = retry;
+	api_error(resp, answer[e].status, answer[e].code, "%s", err);
+	resp->retry_after = answer[e].retry_after;
 }
 
 /* A service's error (services.h) as an answer: the one mapping of svc_status. */

@@ -66,7 +66,7 @@ void api_json(struct http_response *, int status, struct json_t *body);
 const char *http_query(const struct http_request *, const char *key);
 /* A boolean query switch (1/true/empty, 0/false): 1, 0, or -1 with resp filled (400). */
 int api_query_bool(const struct http_request *req, const char *key, struct http_response *resp);
-/* The daemon's own failure: a storage error as db_error_status() maps it
+/* The daemon's own failure: a storage error (db_last_error) as its answer
  * (503 storage_full, Retry-After...), else 500 internal. */
 void api_fail(struct http_response *, const char *err);
 /* A service's error (services.h) as its HTTP answer. */

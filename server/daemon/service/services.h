@@ -19,7 +19,7 @@ enum svc_status {
 	SVC_UNPROCESSABLE, /* well-formed, but its content cannot be run (a case that does not compile) */
 	SVC_BUSY,          /* a bound on work in progress is reached: retry after 1 s */
 	SVC_UNAVAILABLE,   /* a part it needs (a worker) cannot be started */
-	SVC_STORAGE,       /* a db_* call failed: db_error_status() tells how */
+	SVC_STORAGE,       /* a db_* call failed: db_last_error() says what */
 	SVC_INTERNAL,      /* the daemon's own failure (out of memory...) */
 };
 

@@ -172,14 +172,18 @@ int db_run_resume(struct db *, int64_t id, struct build *const builds[MAX_BUILDS
 int db_run_has_case(struct db *, int64_t run_id, const struct case_spec *, char *err, size_t errsize);
 /* Cap the database file at max_bytes (rounded to pages); 0 leaves it unbounded. */
 int db_set_max_bytes(struct db *, int64_t max_bytes, char *err, size_t errsize);
-/*
- * The HTTP answer to the calling thread's last failed db_* call, the one
- * place SQLite's errors are mapped: 503 for a full, read-only or busy
- * database (*code "storage_full", "storage_readonly", "storage_unavailable",
- * "storage_busy", with *retry_after seconds), 500 "storage_corrupt" or
- * "internal" otherwise.
- */
-int db_error_status(const char **code, int *retry_after);
+/* What the calling thread's last failed db_* call met, the one place SQLite's errors are
+ * sorted (api_reply.c's api_fail makes each an answer). */
+enum db_error {
+	DB_ERR_NONE,        /* not a storage error (out of memory, a bad argument ...) */
+	DB_ERR_FULL,        /* the disk or the database is full */
+	DB_ERR_READONLY,    /* the database cannot be written */
+	DB_ERR_UNAVAILABLE, /* it cannot be read or opened (I/O) */
+	DB_ERR_BUSY,        /* locked by another connection past the timeout */
+	DB_ERR_CORRUPT,     /* not a database, or a damaged one */
+	DB_ERR_OTHER,
+};
+enum db_error db_last_error(void);
 
 /* API tokens (server/daemon/service/auth.c): only the SHA-256 of a token is stored. */
 struct db_token {

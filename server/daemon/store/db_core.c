@@ -1,7 +1,7 @@
 /*
  * The storage modules' shared core (db_internal.h): the error state of the
  * calling thread's last failed db_* call and the one place SQLite's errors
- * are mapped (db_error_status), the transaction statements, and the helpers
+ * are sorted (db_last_error), the transaction statements, and the helpers
  * every storage module steps its statements with.
  */
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 
 #include "db_internal.h"
 
-/* SQLite's extended code of this thread's last failed call, for db_error_status(). */
+/* SQLite's extended code of this thread's last failed call, for db_last_error(). */
 _Thread_local int db_errcode;
 
 void db_seterr(char *err, size_t errsize, const char *fmt, ...)
@@ -40,35 +40,26 @@ int db_fail(struct db *db, const char *what, char *err, size_t errsize)
 	return -1;
 }
 
-int db_error_status(const char **code, int *retry_after)
+enum db_error db_last_error(void)
 {
-	*retry_after = 0;
 	switch (db_errcode & 0xff) {
+	case 0:
+		return DB_ERR_NONE;
 	case SQLITE_FULL:
-		*code = "storage_full";
-		*retry_after = 60;
-		return 503;
+		return DB_ERR_FULL;
 	case SQLITE_READONLY:
-		*code = "storage_readonly";
-		*retry_after = 60;
-		return 503;
+		return DB_ERR_READONLY;
 	case SQLITE_IOERR:
 	case SQLITE_CANTOPEN:
-		*code = "storage_unavailable";
-		*retry_after = 60;
-		return 503;
+		return DB_ERR_UNAVAILABLE;
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
-		*code = "storage_busy";
-		*retry_after = 1;
-		return 503;
+		return DB_ERR_BUSY;
 	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB:
-		*code = "storage_corrupt";
-		return 500;
+		return DB_ERR_CORRUPT;
 	default:
-		*code = "internal";
-		return 500;
+		return DB_ERR_OTHER;
 	}
 }
 

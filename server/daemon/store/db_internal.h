@@ -1,7 +1,7 @@
 /*
  * Shared by the storage modules only (db.c, db_triage.c): the connection,
  * its lock, and the one set of statement helpers and error state, so that
- * every failed db_* call is mapped by db_error_status() the same way.
+ * every failed db_* call is sorted by db_last_error() the same way.
  */
 #ifndef PHPCMP_DB_INTERNAL_H
 #define PHPCMP_DB_INTERNAL_H
@@ -32,7 +32,7 @@ struct db {
 	int tokens_seen;               /* active tokens at the last count (-1: never counted) */
 };
 
-/* SQLite's extended code of this thread's last failed call, for db_error_status(). */
+/* SQLite's extended code of this thread's last failed call, for db_last_error(). */
 extern _Thread_local int db_errcode;
 
 void db_seterr(char *err, size_t errsize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

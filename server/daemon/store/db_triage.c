@@ -3,7 +3,7 @@
  * tables of schema.sql, behind db_* functions (db.h) like the rest of the
  * storage.  Its statements are prepared on db.c's connection and used
  * under db.c's lock, and its failures set db.c's error state
- * (db_internal.h), so db_error_status() maps them like any other: a full
+ * (db_internal.h), so db_last_error() sorts them like any other: a full
  * database is a 503 storage_full on a triage write too.
  *
  * db_triage_record() runs inside db_comparison_store()'s transaction (a
