@@ -1,10 +1,11 @@
 /*
  * One case run on every build and stored: POST /api/cases's use case
- * (admission, the fan-out to the workers, the verdict, storage), and a
- * generated run's listed mismatch stored in full (POST /api/runs/{id}/cases),
- * which runs its case on the workers under the same bound.  Typed data in
- * and out, and svc_error (services.h); api_cases.c parses the request and
- * renders the answer.
+ * (admission, the fan-out to the workers, the verdict, storage), a
+ * generated case as source (POST /api/generated) and a generated run's
+ * listed mismatch stored in full (POST /api/runs/{id}/cases), which run
+ * their case on the workers under the same bound.  Typed data in and out,
+ * and svc_error (services.h); api_cases.c parses the request and renders
+ * the answer.
  */
 #include <inttypes.h>
 #include <pthread.h>
