@@ -50,8 +50,10 @@
  * json_encode shows of it; neighbouring entries put in order; a special
  * character moved past the 'a' run after it (the specials of a long string
  * gather at its end, in their order); enum cases lowered, backed ones made
- * their value; a stdClass made an array under JSON_FORCE_OBJECT (an array
- * is the simpler kind; the flag keeps it an object); each flag (of every
+ * their value; a stdClass, and an ArrayObject's storage, made an array
+ * under JSON_FORCE_OBJECT (an array is the simpler kind; the flag keeps it
+ * an object); a map's string key made the least int key it does not hold;
+ * a jsonSerialize() class lowered to one returning its property; each flag (of every
  * call) replaced by a lower one of its family; under
  * JSON_NUMERIC_CHECK a numeric string made its number; floats (0.5 the
  * least after 0.0 and 1.0) and ints lowered by size.
@@ -84,8 +86,9 @@ enum shrink_op {
 	SHRINK_KEY_VALUE, /* container a replaced by the string of entry b's key */
 	SHRINK_UNBOX,     /* built-in object a (cls 1-4) := the plain value of its JSON-visible
 	                   * properties (lo = SHRINK_NONE), or property lo's value alone; an
-	                   * ArrayObject (cls 0) := the stdClass of its storage; a nested
-	                   * call's object := the list its jsonSerialize() returns */
+	                   * ArrayObject (cls 0) := the stdClass of its storage (hi 2: its
+	                   * storage array, with JSON_FORCE_OBJECT); a nested call's object
+	                   * := the list its jsonSerialize() returns */
 	SHRINK_PRE_DROP,  /* a sequence's earlier call lo dropped (hi 1: the last, its flags and
 	                   * depth the compared call's: compared instead) */
 	SHRINK_PRE_FLAG,  /* earlier call lo: flag bit hi dropped */

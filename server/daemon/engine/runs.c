@@ -505,17 +505,15 @@ static const char *const runs_end_status[] = {
 };
 /* clang-format on */
 
-/* Case c of run run on every build, its comparison stored: END_DONE, or END_FAILED with err. */
+/* Case c of run run on every build (builds), its comparison stored: END_DONE, or END_FAILED with err. */
 static enum runs_end runs_one_case(struct app *app, const struct db_run *run, const struct suite *suite,
-    struct case_spec *c, char *err, size_t errsize)
+    struct build *const builds[MAX_BUILDS], struct case_spec *c, char *err, size_t errsize)
 {
-	struct build *builds[MAX_BUILDS];
 	struct result res[MAX_BUILDS];
 	int64_t case_id, comparison_id;
 	enum runs_end end = END_DONE;
 	int i;
 
-	build_list(app->config, builds);
 	for (i = 0; i < MAX_BUILDS; i++)
 		result_init(&res[i]);
 	/* The stored suite checks what workloads answer, not what they
@@ -546,10 +544,12 @@ static enum runs_end runs_one_case(struct app *app, const struct db_run *run, co
 static enum runs_end runs_case_by_case(struct runs *rs, const struct db_run *run, const struct suite *suite,
     struct suite_iter *it, int resumed, char *err, size_t errsize)
 {
+	struct build *builds[MAX_BUILDS];
 	enum runs_end end = END_DONE;
 	struct case_spec c;
 	int rc, cancelled = 0;
 
+	build_list(rs->app->config, builds);
 	for (;;) {
 		if (runs_should_stop(rs, &cancelled))
 			return cancelled ? END_CANCELLED : END_INTERRUPTED;
@@ -566,7 +566,7 @@ static enum runs_end runs_case_by_case(struct runs *rs, const struct db_run *run
 				return END_FAILED;
 			continue;
 		}
-		end = runs_one_case(rs->app, run, suite, &c, err, errsize);
+		end = runs_one_case(rs->app, run, suite, builds, &c, err, errsize);
 		case_release(&c);
 		if (end != END_DONE)
 			return end;

@@ -899,9 +899,7 @@ int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const
 			 * normal exit), the folder removed. */
 			worker_reap(w, REAP_GRACE, NULL);
 			w->state = WORKER_STOPPED;
-			snprintf(w->last_failure, sizeof(w->last_failure),
-			    "retired: its private folder could not be emptied");
-			w->last_failure_at = time(NULL);
+			worker_failed(w, "retired: its private folder could not be emptied");
 		}
 		goto out;
 	}

@@ -113,42 +113,36 @@ void api_fail(struct http_response *resp, const char *err)
 	resp->retry_after = answer[e].retry_after;
 }
 
-/* A service's error (services.h) as an answer: the one mapping of svc_status. */
+/* A service's error (services.h) as an answer: the one mapping of svc_status.  A
+ * service's own code (e->code) replaces the status's. */
 void api_svc(struct http_response *resp, const struct svc_error *e)
 {
-	switch (e->status) {
-	case SVC_BAD_REQUEST:
-		api_error(resp, 400, e->code != NULL ? e->code : "bad_request", "%s", e->message);
-		break;
-	case SVC_UNAUTHORIZED:
-		api_error(resp, 401, e->code != NULL ? e->code : "token_required", "%s", e->message);
-		resp->www_authenticate = e->challenge;
-		break;
-	case SVC_NOT_FOUND:
-		api_error(resp, 404, e->code != NULL ? e->code : "not_found", "%s", e->message);
-		break;
-	case SVC_CONFLICT:
-		api_error(resp, 409, e->code != NULL ? e->code : "conflict", "%s", e->message);
-		break;
-	case SVC_UNPROCESSABLE:
-		api_error(resp, 422, e->code != NULL ? e->code : "unprocessable", "%s", e->message);
-		break;
-	case SVC_BUSY:
-		api_error(resp, 503, e->code != NULL ? e->code : "busy", "%s", e->message);
-		resp->retry_after = 1;
-		break;
-	case SVC_UNAVAILABLE:
-		api_error(resp, 503, e->code != NULL ? e->code : "unavailable", "%s", e->message);
-		break;
-	case SVC_STORAGE:
+	static const struct {
+		int status, retry_after;
+		const char *code;
+	} answer[] = {
+		[SVC_OK] = { 500, 0, "internal" },
+		[SVC_BAD_REQUEST] = { 400, 0, "bad_request" },
+		[SVC_UNAUTHORIZED] = { 401, 0, "token_required" },
+		[SVC_NOT_FOUND] = { 404, 0, "not_found" },
+		[SVC_CONFLICT] = { 409, 0, "conflict" },
+		[SVC_UNPROCESSABLE] = { 422, 0, "unprocessable" },
+		[SVC_BUSY] = { 503, 1, "busy" },
+		[SVC_UNAVAILABLE] = { 503, 0, "unavailable" },
+		[SVC_STORAGE] = { 0, 0, NULL }, /* api_fail: storage says which */
+		[SVC_INTERNAL] = { 500, 0, "internal" },
+	};
+	unsigned s = (unsigned)e->status < sizeof answer / sizeof answer[0] ? e->status : SVC_INTERNAL;
+
+	if (s == SVC_STORAGE) {
 		api_fail(resp, e->message);
-		break;
-	case SVC_OK:
-	case SVC_INTERNAL:
-	default:
-		api_error(resp, 500, e->code != NULL ? e->code : "internal", "%s", e->message);
-		break;
+		return;
 	}
+	api_error(resp, answer[s].status, e->code != NULL ? e->code : answer[s].code, "%s", e->message);
+	if (answer[s].retry_after > 0)
+		resp->retry_after = answer[s].retry_after;
+	if (s == SVC_UNAUTHORIZED)
+		resp->www_authenticate = e->challenge;
 }
 
 /* A query parameter's value, or NULL. */

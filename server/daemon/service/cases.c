@@ -79,15 +79,12 @@ void cases_done(struct app *app, struct case_outcome *out)
 	memset(out, 0, sizeof *out);
 }
 
-/* SVC_UNPROCESSABLE case_error: the case's code did not compile on some build, as stored. */
-static int cases_error(
-    struct app *app, const struct result *res, struct case_outcome *out, struct svc_error *e)
+/* SVC_UNPROCESSABLE case_error: the case's code did not compile on one of the n builds, as stored. */
+static int cases_error(struct build *const builds[MAX_BUILDS], int n, const struct result *res,
+    struct case_outcome *out, struct svc_error *e)
 {
-	struct build *builds[MAX_BUILDS];
 	const char *names[MAX_BUILDS] = { NULL };
-	int n = app->config->nbuilds;
 
-	build_list(app->config, builds);
 	for (int i = 0; i < n && i < MAX_BUILDS && builds[i] != NULL; i++)
 		names[i] = builds[i]->name;
 	if ((out->case_error = db_case_error_json(res, n, names)) == NULL)
@@ -126,12 +123,12 @@ int cases_submit(
 		goto out;
 	}
 	out->diff = verdict_compare_all(res, app->config->nbuilds, NULL);
+	build_list(app->config, builds);
 	/* A case whose code does not compile is the sender's error: nothing stored. */
 	if (result_case_error(res, app->config->nbuilds) >= 0) {
-		cases_error(app, res, out, e);
+		cases_error(builds, app->config->nbuilds, res, out, e);
 		goto out;
 	}
-	build_list(app->config, builds);
 	if (db_comparison_store(app->db, c, 0, builds, res, out->diff, &out->case_id, &out->comparison_id,
 	        err, sizeof err) < 0) {
 		for (i = 0; i < MAX_BUILDS; i++)
