@@ -22,6 +22,10 @@
 #define MAX_CODE_SIZE (256u << 10) /* a case's value or setup code */
 #define MAX_TITLE_SIZE 512
 #define MAX_BUILDS 8 /* a base and up to seven candidates */
+/* Builds a daemon registers in its life (--build and POST /api/builds):
+ * a retired one keeps its slot, so what a run in progress holds of it
+ * stays valid (server/daemon/engine/build.c). */
+#define MAX_BUILD_SLOTS 64
 
 /* ---- a byte string that may hold anything, NUL-terminated for convenience */
 struct bytes {
@@ -117,6 +121,9 @@ struct build {
 	 * different kinds have instruction counts that do not compare
 	 * (build.c, build_kind). */
 	char kind[64];
+	/* Retired (DELETE /api/builds/NAME): no new run or case uses it, and
+	 * its workers do not start again.  Read and set atomically. */
+	int retired;
 };
 
 /* ---- roles (result.c) ---- */

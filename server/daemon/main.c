@@ -104,6 +104,7 @@ static void main_usage(FILE *f)
 	      "  --cases DIR           stored cases (cases)\n"
 	      "  --web DIR             the page's files (web)\n"
 	      "  --state DIR           compiled worker cores (state)\n"
+	      "  --builds-dir DIR      where POST /api/builds may find a build's prefix (builds)\n"
 	      "  --timeout-ms N        per-case time limit (5000)\n"
 	      "  --memory-limit X      PHP memory_limit for cases (128M)\n"
 	      "  --ini NAME:KEY=VALUE  a PHP ini setting for build NAME only (repeatable),\n"
@@ -175,6 +176,9 @@ static void main_opts_release(struct main_opts *o)
 	for (i = 0; i < o->strings.n; i++)
 		free(o->strings.s[i]);
 	o->strings.n = 0;
+	free(o->cfg.builds);
+	o->cfg.builds = NULL;
+	pthread_mutex_destroy(&o->cfg.builds_lock);
 }
 
 static int main_parse_int(const char *what, const char *s, long min, long max, long *out)
@@ -190,20 +194,6 @@ static int main_parse_int(const char *what, const char *s, long min, long max, l
 	return 0;
 }
 
-static int main_build_name_ok(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0 || n >= sizeof(((struct build *)0)->name))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		        (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-' ||
-		        (s[i] == '@' && i > 0)))
-			return 0;
-	return 1;
-}
-
 /* NAME=PREFIX; from_file builds are replaced by any given on the command line. */
 static int main_add_build(struct main_opts *o, const char *spec)
 {
@@ -211,7 +201,7 @@ static int main_add_build(struct main_opts *o, const char *spec)
 	const char *name;
 	int i;
 
-	if (eq == NULL || eq[1] == '\0' || !main_build_name_ok(spec, (size_t)(eq - spec)))
+	if (eq == NULL || eq[1] == '\0' || !build_name_ok(spec, (size_t)(eq - spec)))
 		return main_error(
 		    "build: expected NAME=PREFIX (NAME of letters, digits, . _ -), got \"%s\"", spec);
 	if (o->nbuild_args >= MAX_BUILDS)
@@ -271,7 +261,7 @@ static int main_add_ini(struct main_opts *o, const char *spec)
 	const char *colon = strchr(spec, ':'), *eq = colon != NULL ? strchr(colon, '=') : NULL;
 	size_t klen = eq != NULL ? (size_t)(eq - colon - 1) : 0;
 
-	if (colon == NULL || eq == NULL || !main_build_name_ok(spec, (size_t)(colon - spec)) || klen == 0 ||
+	if (colon == NULL || eq == NULL || !build_name_ok(spec, (size_t)(colon - spec)) || klen == 0 ||
 	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != klen)
 		return main_error(
 		    "ini: expected NAME:KEY=VALUE (a build name, a PHP ini name), got \"%s\"", spec);
@@ -314,7 +304,7 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 	else if (strcmp(key, "build") == 0)
 		return main_add_build(o, value);
 	else if (strcmp(key, "base") == 0) {
-		if (!main_build_name_ok(value, strlen(value)))
+		if (!build_name_ok(value, strlen(value)))
 			return main_error("base: expected a build's NAME, got \"%s\"", value);
 		o->base_name = value;
 	} else if (strcmp(key, "cases") == 0)
@@ -323,6 +313,8 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		c->web_dir = value;
 	else if (strcmp(key, "state") == 0)
 		c->state_dir = value;
+	else if (strcmp(key, "builds-dir") == 0)
+		c->builds_dir = value;
 	else if (strcmp(key, "timeout-ms") == 0) {
 		if (main_parse_int("timeout-ms", value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
 			return -1;
@@ -493,12 +485,16 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 	const char *key;
 
 	memset(o, 0, sizeof *o);
+	pthread_mutex_init(&c->builds_lock, NULL);
+	if ((c->builds = calloc(MAX_BUILD_SLOTS, sizeof *c->builds)) == NULL)
+		return main_error("out of memory");
 	c->listen_addr = "127.0.0.1";
 	c->port = 8080;
 	c->db_path = "phpcmp.db";
 	c->cases_dir = "cases";
 	c->web_dir = "web";
 	c->state_dir = "state";
+	c->builds_dir = "builds";
 	c->worker_bin = "build/phpcmp-worker";
 	c->core_src = "server/core";
 	c->case_timeout_ms = 5000;
@@ -711,7 +707,7 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 	for (i = 0; i < o->nbuild_args; i++) {
 		struct build *b = &c->builds[i];
 		if ((j = same_library_before(c, i)) < i)
-			snprintf(b->core_path, sizeof b->core_path, "%s", c->builds[j].core_path);
+			memcpy(b->core_path, c->builds[j].core_path, sizeof b->core_path); /* j < i */
 		if (worker_init(&app->workers[i], b) < 0)
 			return main_error("build %s: worker: cannot initialise", b->name);
 		if (coverage_idle(&app->workers[i], c, err, sizeof err) < 0)
@@ -783,6 +779,10 @@ static int main_serve(int argc, char **argv)
 		main_error("%s", err);
 		goto out;
 	}
+	if ((app.workers = calloc(MAX_BUILD_SLOTS, sizeof *app.workers)) == NULL) {
+		main_error("out of memory");
+		goto out;
+	}
 	if (main_builds(&app, &o, &nworkers) < 0)
 		goto out;
 	if ((app.runs = runs_start(&app, err, sizeof err)) == NULL) {
@@ -825,8 +825,12 @@ out:
 	reduce_stop(app.reducer);
 	if (app.db != NULL && db_runs_interrupt(app.db, err, sizeof err) < 0)
 		main_error("%s", err);
+	/* Every build's worker, those POST /api/builds added too. */
+	if (app.runs != NULL)
+		nworkers = o.cfg.nbuilds;
 	for (i = 0; i < nworkers; i++)
 		worker_release(&app.workers[i]);
+	free(app.workers);
 	confine_finish();
 	fairq_destroy(&app.measure_q);
 	db_close(app.db);

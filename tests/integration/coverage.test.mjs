@@ -201,7 +201,7 @@ test('malformed and impossible requests: precise errors', async () => {
 	daemons.push(plain);
 	const r = await plain.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count: 10, coverage: true } });
 	assert.equal(r.status, 409);
-	assert.match(r.json.error.message, /no build of this daemon is a coverage flavour/);
+	assert.match(r.json.error.message, /no build of the run is a coverage flavour/);
 	// With landlock on (this file's daemons) a coverage run is no longer
 	// refused: the 409 it got before issue 19 is gone.
 	const ok = await d.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count: 10, coverage: true } });

@@ -244,10 +244,11 @@ test('mismatches on real builds: serialize_precision=17 on the head only', async
 	await refused(run.id + 1000, { seed: 5, index: u.generated.index }, 404, 'not_found');
 	await refused(run.id, { seed: 5 }, 400, 'bad_request');
 	await refused(run.id, { seed: 5, index: -1 }, 400, 'bad_request');
-	// A run made on other builds (here: its builds swapped) is not made again on these.
+	// A run made on a build this daemon does not have active is not made again on others.
 	const builds = sql(db, `SELECT builds FROM runs WHERE id = ${run.id}`);
 	const write = (q) => execFileSync('sqlite3', [db, q]);
-	write(`UPDATE runs SET builds = json_array(json_extract(builds, '$[1]'), json_extract(builds, '$[0]')) WHERE id = ${run.id}`);
+	write(`INSERT INTO builds (name, lib_path, prefix, sha256) VALUES ('gone', '/x', '/x', 'x')`);
+	write(`UPDATE runs SET builds = json_array(json_extract(builds, '$[0]'), (SELECT id FROM builds WHERE name = 'gone')) WHERE id = ${run.id}`);
 	await refused(run.id, { seed: 5, index: unstored[1].generated.index }, 409, 'other_builds');
 	write(`UPDATE runs SET builds = '${builds}' WHERE id = ${run.id}`);
 	// Every one stored: each its own case, both results in full.

@@ -405,11 +405,77 @@ int build_compile_cores(
 	return *failed < 0 ? 0 : -1;
 }
 
+int build_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n >= sizeof(((struct build *)0)->name))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		        (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-' ||
+		        (s[i] == '@' && i > 0)))
+			return 0;
+	return 1;
+}
+
 int build_list(struct config *cfg, struct build *builds[MAX_BUILDS])
 {
-	int i, n = cfg->nbuilds;
+	int i, n = 0;
+
+	pthread_mutex_lock(&cfg->builds_lock);
+	for (i = 0; i < cfg->nbuilds && n < MAX_BUILDS; i++)
+		if (!__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE))
+			builds[n++] = &cfg->builds[i];
+	pthread_mutex_unlock(&cfg->builds_lock);
+	for (i = n; i < MAX_BUILDS; i++)
+		builds[i] = NULL;
+	return n;
+}
+
+struct build *build_find(struct config *cfg, const char *name)
+{
+	struct build *found = NULL;
+
+	pthread_mutex_lock(&cfg->builds_lock);
+	for (int i = cfg->nbuilds - 1; i >= 0 && found == NULL; i--)
+		if (strcmp(cfg->builds[i].name, name) == 0)
+			found = &cfg->builds[i];
+	pthread_mutex_unlock(&cfg->builds_lock);
+	return found;
+}
+
+struct build *build_active_by_id(struct config *cfg, int64_t db_id)
+{
+	struct build *found = NULL;
+
+	pthread_mutex_lock(&cfg->builds_lock);
+	for (int i = 0; i < cfg->nbuilds && found == NULL; i++)
+		if (cfg->builds[i].db_id == db_id &&
+		    !__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE))
+			found = &cfg->builds[i];
+	pthread_mutex_unlock(&cfg->builds_lock);
+	return found;
+}
+
+int build_active_set(struct config *cfg, const int64_t ids[], int n, struct build *out[MAX_BUILDS])
+{
+	int i, missing = -1;
 
 	for (i = 0; i < MAX_BUILDS; i++)
-		builds[i] = i < n ? &cfg->builds[i] : NULL;
-	return n;
+		out[i] = i < n ? build_active_by_id(cfg, ids[i]) : NULL;
+	for (i = n - 1; i >= 0; i--)
+		if (out[i] == NULL)
+			missing = i;
+	return missing;
+}
+
+int build_slot(const struct config *cfg, const struct build *b)
+{
+	return (int)(b - cfg->builds);
+}
+
+struct worker *build_worker(struct app *app, const struct build *b)
+{
+	return &app->workers[build_slot(app->config, b)];
 }

@@ -47,7 +47,7 @@ static const char *const coverage_files[] = { "ext/json/json_encoder.c", "ext/js
 
 struct worker *coverage_worker(struct app *app, int i)
 {
-	return app->run_workers[i] != NULL ? app->run_workers[i] : &app->workers[i];
+	return app->run_workers[i] != NULL ? app->run_workers[i] : build_worker(app, app->run_builds[i]);
 }
 
 /* snprintf for paths (long ones are cut, never overrun): vsnprintf's
@@ -60,10 +60,10 @@ __attribute__((format(printf, 3, 4))) static void pathf(char *out, size_t size, 
 	va_end(ap);
 }
 
-int coverage_have_build(const struct config *cfg)
+static int coverage_have_build(struct build *const builds[], int n)
 {
-	for (int i = 0; i < cfg->nbuilds; i++)
-		if (cfg->builds[i].coverage_tree[0] != '\0')
+	for (int i = 0; i < n; i++)
+		if (builds[i]->coverage_tree[0] != '\0')
 			return 1;
 	return 0;
 }
@@ -180,7 +180,7 @@ int coverage_idle(struct worker *w, const struct config *cfg, char *err, size_t 
 	return coverage_point(w, dir, err, errsize);
 }
 
-int coverage_check(const struct config *cfg, json_t *body, char *err, size_t errsize)
+int coverage_check(struct build *const builds[], int n, json_t *body, char *err, size_t errsize)
 {
 	json_t *v = json_object_get(body, "coverage");
 	if (v == NULL || json_is_false(v))
@@ -189,9 +189,9 @@ int coverage_check(const struct config *cfg, json_t *body, char *err, size_t err
 		snprintf(err, errsize, "coverage: expected true or false");
 		return -1;
 	}
-	if (!coverage_have_build(cfg)) {
+	if (!coverage_have_build(builds, n)) {
 		snprintf(err, errsize,
-		    "coverage: no build of this daemon is a coverage flavour "
+		    "coverage: no build of the run is a coverage flavour "
 		    "(scripts/build-php.sh --flavour coverage, docs/coverage.md)");
 		return -2;
 	}
@@ -219,8 +219,8 @@ int coverage_begin(struct app *app, int64_t run_id, int resumed, char *err, size
 	char base[PATH_MAX], dir[PATH_MAX + 256];
 	if (coverage_state(cfg, base, sizeof(base), err, errsize) < 0)
 		return -1;
-	for (int i = 0; i < cfg->nbuilds; i++) {
-		struct build *b = &app->config->builds[i];
+	for (int i = 0; i < app->run_nbuilds; i++) {
+		struct build *b = app->run_builds[i];
 		if (b->coverage_tree[0] == '\0')
 			continue;
 		struct worker *w = calloc(1, sizeof(*w));
@@ -503,7 +503,8 @@ int coverage_end(struct app *app, const struct db_run *run, char *err, size_t er
 	int failed = 0;
 	if (coverage_state(cfg, base, sizeof(base), err, errsize) < 0)
 		failed = 1;
-	for (int i = 0; i < cfg->nbuilds; i++) {
+	for (int i = 0; i < app->run_nbuilds; i++) {
+		struct build *b = app->run_builds[i];
 		struct worker *w = app->run_workers[i];
 		if (w == NULL)
 			continue;
@@ -515,14 +516,14 @@ int coverage_end(struct app *app, const struct db_run *run, char *err, size_t er
 			continue;
 		coverage_run_dir(base, run->id, i, dir, sizeof(dir));
 		why[0] = '\0';
-		json_t *files = coverage_report(&cfg->builds[i], dir, why, sizeof(why));
+		json_t *files = coverage_report(b, dir, why, sizeof(why));
 		coverage_prune(dir);
 		char *text = files ? json_dumps(files, JSON_COMPACT) : NULL;
-		if (db_coverage_store(app->db, run->id, role_name(i), cfg->builds[i].name, text,
-		        files ? NULL : why, err, errsize) < 0)
+		if (db_coverage_store(
+		        app->db, run->id, role_name(i), b->name, text, files ? NULL : why, err, errsize) < 0)
 			failed = 1;
 		else if (files == NULL)
-			snprintf(err, errsize, "coverage of %s: %s", cfg->builds[i].name, why);
+			snprintf(err, errsize, "coverage of %s: %s", b->name, why);
 		free(text);
 		json_decref(files);
 	}

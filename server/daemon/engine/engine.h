@@ -93,15 +93,36 @@ struct config {
 	int reduce_case_timeout_ms; /* one case run while reducing, at most; default 1000 */
 	int reduce_max_pending;     /* submitted cases' buckets waiting for reduction; default 64 */
 	int measure_budget_ms;      /* a submitted case's measured calls, in all, about; default 5000 */
+	/* Every build registered, in order (base first), MAX_BUILD_SLOTS
+	 * slots allocated at startup; slots are filled, never emptied (a
+	 * retired build keeps its own).  Read the active ones with
+	 * build_list; builds_lock guards nbuilds and the slots' filling. */
 	int nbuilds;
-	struct build builds[MAX_BUILDS];
+	struct build *builds;
+	pthread_mutex_t builds_lock;
+	/* Where POST /api/builds may find a prefix (--builds-dir; default builds). */
+	const char *builds_dir;
 };
 
 /* ---- build.c ---- */
 /* Fill a build from name + prefix: find the library and headers, hash it. */
 int build_discover(struct build *, const char *name, const char *prefix, char *err, size_t errsize);
-/* The configured builds by role into builds[] (NULL after the last): their count. */
+/* A build's name: 1-63 of [A-Za-z0-9._-], and '@' after the first ("pr@2"). */
+int build_name_ok(const char *, size_t);
+/* The active builds (not retired) by role into builds[] (NULL after the last): their count. */
 int build_list(struct config *, struct build *builds[MAX_BUILDS]);
+/* The build named so, active or retired (the newest of that name); NULL: none. */
+struct build *build_find(struct config *, const char *name);
+/* The active build with this db_id (builds table); NULL: none (retired, or not loaded). */
+struct build *build_active_by_id(struct config *, int64_t db_id);
+/* The active builds of these db ids into out[] (NULL after the n-th):
+ * -1 when all are there, else the index of the first that is not. */
+int build_active_set(struct config *, const int64_t ids[], int n, struct build *out[MAX_BUILDS]);
+/* Its slot in config->builds, the index of its worker in app->workers. */
+int build_slot(const struct config *, const struct build *);
+struct app;
+/* The daemon's shared worker of b. */
+struct worker *build_worker(struct app *, const struct build *);
 /* Compile the worker cores of these builds where missing or stale, up to one
  * compiler per CPU at a time (docs/builds.md).
  * 0, or -1 with *failed the index of the build that failed (-1: none did). */
@@ -120,6 +141,10 @@ int worker_init(struct worker *, struct build *);
 /* Start the process now (at daemon startup); -1 with w->last_failure set. */
 int worker_prestart(struct worker *, const struct config *);
 void worker_release(struct worker *);
+/* Stop its processes (and its measuring worker's), waiting for a case in
+ * progress; it stays usable: the next case starts it again, unless its
+ * build is retired. */
+void worker_stop(struct worker *);
 /*
  * Run one case on the worker, starting or restarting the process as needed.
  * Always fills r (a crash or timeout is a result).  Returns 0, or -1 only if
@@ -200,8 +225,13 @@ struct app {
 	struct config *config;
 	struct db *db;
 	struct runs *runs;
-	struct reducer *reducer;           /* reduce.c */
-	struct worker workers[MAX_BUILDS]; /* workers[i] runs config->builds[i] */
+	struct reducer *reducer; /* reduce.c */
+	struct worker *workers;  /* workers[i] runs config->builds[i] (MAX_BUILD_SLOTS) */
+	/* The builds of the run in progress by role, base first, as the run
+	 * recorded them (runs_execute sets them; only the runs thread and the
+	 * threads it starts read them). */
+	struct build *run_builds[MAX_BUILDS];
+	int run_nbuilds;
 	/* A coverage run's own workers for its coverage builds (coverage.c),
 	 * NULL otherwise: the run thread's cases go there, nothing else does. */
 	struct worker *run_workers[MAX_BUILDS];
@@ -225,15 +255,16 @@ void runs_prune_dumps(struct app *);
 /* A measured result's callgrind file that will not be stored: deleted. */
 void runs_drop_dump(struct app *, const char *path);
 /*
- * Run one case on every build at once (one thread per build), filling
- * res[0..config->nbuilds-1]
- * (which the caller result_init()s and releases).  -1 when a worker cannot be
+ * Run one case on builds[0..n-1] at once (one thread per build), filling
+ * res[0..n-1] (which the caller result_init()s and releases).  -1 when a worker cannot be
  * started at all (res still filled).
  */
-int runs_pair(struct app *, const struct case_spec *, struct result res[MAX_BUILDS]);
+int runs_pair(struct app *, struct build *const builds[], int n, const struct case_spec *,
+    struct result res[MAX_BUILDS]);
 /* The same for a client (a measured case waits its turn among the
  * clients' on the measuring workers: fairq.h; NULL: a run's own). */
-int runs_pair_as(struct app *, const struct case_spec *, struct result res[MAX_BUILDS], const char *client);
+int runs_pair_as(struct app *, struct build *const builds[], int n, const struct case_spec *,
+    struct result res[MAX_BUILDS], const char *client);
 /* Why runs_create/cancel/resume refused, with err saying it (api_runs.c maps these). */
 enum runs_refusal {
 	RUNS_OK = 0,
@@ -277,7 +308,7 @@ int genrun_version(void);
 int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c);
 /* That case run by a build's worker from its generated value (no PHP compiled): 0 with r
  * filled (a crash is a result), -1 when the worker cannot start. */
-int genrun_detail(struct app *, int role, uint64_t seed, uint64_t index, struct result *r);
+int genrun_detail(struct app *, struct build *, uint64_t seed, uint64_t index, struct result *r);
 /* A generated run's cases (GET /api/runs/{id}/cases): every listed mismatch,
  * newest first (f->before: a position in the list); read-only, so a mismatch
  * not stored in full comes with id 0 and its (seed, index). */
@@ -327,13 +358,11 @@ int phptrun_report_md(struct app *, int64_t run_id, char **md);
 /* ---- coverage.c: line and branch coverage of ext/json for a run (docs/coverage.md) ---- */
 /* The worker a run's cases of build i go to: its coverage worker, else the shared one. */
 struct worker *coverage_worker(struct app *, int i);
-/* Is any build a coverage flavour? */
-int coverage_have_build(const struct config *);
 /* A coverage build's shared workers: their counters under STATE/coverage/idle/NAME; 0 or -1. */
 int coverage_idle(struct worker *, const struct config *, char *err, size_t errsize);
-/* The body's "coverage": 0 fine (absent, false, or true and possible), -1 not a
- * boolean, -2 not possible on these builds or this sandbox; err says why. */
-int coverage_check(const struct config *, struct json_t *body, char *err, size_t errsize);
+/* The body's "coverage" for a run on these builds: 0 fine (absent, false, or
+ * true and possible), -1 not a boolean, -2 no coverage build among them; err says why. */
+int coverage_check(struct build *const builds[], int n, struct json_t *body, char *err, size_t errsize);
 /* Do the run's parameters (JSON text) ask for coverage? */
 int coverage_wanted(const char *params);
 /* The run's own workers for each coverage build into app->run_workers; 0 or -1. */

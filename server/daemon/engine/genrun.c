@@ -315,9 +315,9 @@ out:
 	return rc;
 }
 
-int genrun_detail(struct app *app, int role, uint64_t seed, uint64_t index, struct result *r)
+int genrun_detail(struct app *app, struct build *b, uint64_t seed, uint64_t index, struct result *r)
 {
-	struct worker *w = &app->workers[role];
+	struct worker *w = build_worker(app, b);
 	struct proto_buf req;
 	struct proto_msg reply;
 	int rc;
@@ -677,7 +677,7 @@ static json_t *genrun_summary(struct genrun *g, int final)
 		    genrun_seconds(other > 0 ? other : 0), "protocol_and_waiting",
 		    genrun_seconds(g->busy_ms[b] - (double)tm[T_TOTAL] / 1e6));
 		json_object_set_new(builds, role_name(b),
-		    json_pack("{s:s s:f s:o s:I s:I s:o s:o s:o}", "build", g->app->config->builds[b].name,
+		    json_pack("{s:s s:f s:o s:I s:I s:o s:o s:o}", "build", g->app->run_builds[b]->name,
 		        "cases_per_s", g->busy_ms[b] > 0 ? (double)g->done / (g->busy_ms[b] / 1e3) : 0.0,
 		        "busy_s", genrun_seconds(g->busy_ms[b]), "failures", (json_int_t)g->failures[b],
 		        "exceptions", (json_int_t)g->exceptions[b], "statuses", st, "error_codes", errs,
@@ -765,18 +765,17 @@ static void genrun_save_summary(struct genrun *g, int final)
  * stored as a case with its comparison in the run, not counted (its batch
  * counts it).  *case_id 0: a resumed run had stored it before.
  */
-static int genrun_store_full(struct app *app, int64_t run_id, int resumed, const struct genrun_side *sides,
-    uint64_t seed, int64_t index, int64_t *case_id, unsigned *diff, char *err, size_t errsize)
+static int genrun_store_full(struct app *app, struct build *const builds[MAX_BUILDS], int n, int64_t run_id,
+    int resumed, const struct genrun_side *sides, uint64_t seed, int64_t index, int64_t *case_id,
+    unsigned *diff, char *err, size_t errsize)
 {
-	struct build *builds[MAX_BUILDS];
 	struct result res[MAX_BUILDS];
 	struct case_spec c;
 	int64_t comparison_id;
-	int b, n, rc;
+	int b, rc;
 
 	*case_id = 0;
 	*diff = 0;
-	n = build_list(app->config, builds);
 	for (b = 0; b < MAX_BUILDS; b++)
 		result_init(&res[b]);
 	if (genrun_case_spec(seed, (uint64_t)index, &c) < 0) {
@@ -797,7 +796,7 @@ static int genrun_store_full(struct app *app, int64_t run_id, int resumed, const
 			res[b].failure = f->failure ? strdup(f->failure) : NULL;
 			res[b].warnings = strdup("");
 			res[b].wall_ms = f->wall_ms;
-		} else if (genrun_detail(app, b, seed, (uint64_t)index, &res[b]) < 0) {
+		} else if (genrun_detail(app, builds[b], seed, (uint64_t)index, &res[b]) < 0) {
 			snprintf(err, errsize, "build %s: %s", builds[b]->name,
 			    res[b].failure != NULL ? res[b].failure : "the worker cannot start");
 			goto out;
@@ -823,8 +822,8 @@ static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, const
 	char differs[128];
 	unsigned diff;
 
-	if (genrun_store_full(
-	        g->app, g->run->id, g->resumed, g->side, seed, index, case_id, &diff, err, errsize) < 0)
+	if (genrun_store_full(g->app, g->app->run_builds, g->nbuilds, g->run->id, g->resumed, g->side, seed,
+	        index, case_id, &diff, err, errsize) < 0)
 		return -1;
 	if (*case_id == 0)
 		return 0;
@@ -933,7 +932,7 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 				snprintf(err, errsize,
 				    "the generator made different cases on builds %s and %s "
 				    "(seed %" PRIu64 ", index %" PRId64 "): stale worker cores?",
-				    g->app->config->builds[ROLE_BASE].name, g->app->config->builds[b].name,
+				    g->app->run_builds[ROLE_BASE]->name, g->app->run_builds[b]->name,
 				    base->seed, base->start + i);
 				return -1;
 			}
@@ -1081,7 +1080,7 @@ static struct genrun *genrun_open(struct app *app, const struct db_run *run, cha
 	json_decref(params);
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
 	g->listed = json_array();
-	g->nbuilds = app->config->nbuilds;
+	g->nbuilds = app->run_nbuilds;
 	g->sigs = calloc(GENRUN_MAX_SIGS, sizeof(*g->sigs));
 	g->batch_mis = calloc(GENRUN_BATCH, sizeof(*g->batch_mis));
 	g->batch_digests = malloc((size_t)GENRUN_BATCH * (size_t)g->nbuilds * GEN_DIGEST_SIZE);
@@ -1113,7 +1112,7 @@ static struct genrun *genrun_open(struct app *app, const struct db_run *run, cha
  */
 static enum genrun_end genrun_batch(struct genrun *g, int si, int64_t off, char *err, size_t errsize)
 {
-	const struct config *cfg = g->app->config;
+	struct build *const *builds = g->app->run_builds;
 	enum genrun_end end = GENRUN_DONE;
 	int side_failed = 0;
 
@@ -1130,7 +1129,7 @@ static enum genrun_end genrun_batch(struct genrun *g, int si, int64_t off, char 
 		struct genrun_side *s = &g->side[b];
 		side_failed |= s->rc < 0;
 		if (s->rc < 0) {
-			snprintf(err, errsize, "build %s: %s", cfg->builds[b].name, s->err);
+			snprintf(err, errsize, "build %s: %s", builds[b]->name, s->err);
 			end = GENRUN_FAILED;
 		}
 		g->busy_ms[b] += s->wall_ms;
@@ -1144,7 +1143,7 @@ static enum genrun_end genrun_batch(struct genrun *g, int si, int64_t off, char 
 			snprintf(err, errsize,
 			    "build %s crashed or timed out on more than %" PRId64
 			    " generated cases (max_failures); stopping",
-			    cfg->builds[b].name, g->max_failures);
+			    builds[b]->name, g->max_failures);
 			end = GENRUN_FAILED;
 		}
 	}
@@ -1212,22 +1211,21 @@ static int genrun_materialise(struct app *app, int64_t run_id, uint64_t seed, in
     char *err, size_t errsize)
 {
 	int64_t ids[MAX_BUILDS];
+	struct build *builds[MAX_BUILDS];
 	unsigned diff;
-	int rc;
+	int rc, n;
 
 	pthread_mutex_lock(&genrun_materialise_lock);
 	rc = db_run_generated_case(app->db, run_id, GEN_VERSION, seed, index, case_id, err, errsize);
 	if (rc == 0) {
-		/* Made again only on the very builds the run had, in its order. */
-		rc = db_run_builds(app->db, run_id, ids, err, errsize);
-		if (rc > 0 && rc != app->config->nbuilds)
+		/* Made again only on the very builds the run had, in its order,
+		 * while each is active here. */
+		rc = n = db_run_builds(app->db, run_id, ids, err, errsize);
+		if (n > 0 && build_active_set(app->config, ids, n, builds) >= 0)
 			rc = 0;
-		for (int b = 0; rc > 0 && b < app->config->nbuilds; b++)
-			if (ids[b] != app->config->builds[b].db_id)
-				rc = 0;
 		if (rc > 0)
-			rc = genrun_store_full(
-			         app, run_id, 0, NULL, seed, index, case_id, &diff, err, errsize) < 0
+			rc = genrun_store_full(app, builds, n, run_id, 0, NULL, seed, index, case_id, &diff,
+			         err, errsize) < 0
 			    ? -1
 			    : *case_id > 0 ? 2
 			                   : 0;

@@ -1493,7 +1493,7 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 	struct phptrun_state *s = state;
 	struct build_facts facts[MAX_BUILDS] = { 0 };
 	/* every build of the run: the base and each candidate */
-	int nb = run->nbuilds < app->config->nbuilds ? run->nbuilds : app->config->nbuilds;
+	int nb = app->run_nbuilds;
 	if (nb > MAX_BUILDS)
 		nb = MAX_BUILDS;
 	if (nb < 2) {

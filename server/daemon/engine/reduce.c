@@ -69,10 +69,12 @@ struct reducer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int stop, woken;
-	struct worker workers[MAX_BUILDS]; /* its own, started on first use */
-	int inited[MAX_BUILDS];
-	struct worker fresh[MAX_BUILDS]; /* the confirmation's: renewed after each case */
-	int fresh_inited[MAX_BUILDS];
+	/* Its own, by build slot (config->builds), started on first use and
+	 * stopped when their build is retired (reduce_retired). */
+	struct worker workers[MAX_BUILD_SLOTS];
+	int inited[MAX_BUILD_SLOTS];
+	struct worker fresh[MAX_BUILD_SLOTS]; /* the confirmation's: renewed after each case */
+	int fresh_inited[MAX_BUILD_SLOTS];
 	/* progress (under lock) */
 	int64_t reductions, executions, busy_bucket;
 	double seconds;
@@ -84,7 +86,8 @@ struct reducer {
 /* One reduction in progress. */
 struct attempt {
 	struct reducer *rd;
-	int role;     /* the candidate's */
+	struct build *builds[2]; /* the mismatch's base and candidate */
+	int role;                /* the candidate's, as the reduction's outputs name it */
 	char *target; /* the kind of mismatch kept (owned: an error step may change its candidate's code) */
 	int64_t executions;
 	double t0;
@@ -94,23 +97,45 @@ struct attempt {
 	struct result last[2]; /* the last accepted candidate's results */
 };
 
-static struct worker *reduce_worker(struct reducer *rd, int role)
+static struct worker *reduce_worker(struct reducer *rd, struct build *b)
 {
-	if (!rd->inited[role]) {
-		worker_init(&rd->workers[role], &rd->app->config->builds[role]);
-		rd->inited[role] = 1;
+	int slot = build_slot(rd->app->config, b);
+	if (!rd->inited[slot]) {
+		worker_init(&rd->workers[slot], b);
+		rd->inited[slot] = 1;
 	}
-	return &rd->workers[role];
+	return &rd->workers[slot];
 }
 
-/* The role's worker for fresh processes (renewed after each case it runs). */
-static struct worker *reduce_fresh_worker(struct reducer *rd, int role)
+/* The build's worker for fresh processes (renewed after each case it runs). */
+static struct worker *reduce_fresh_worker(struct reducer *rd, struct build *b)
 {
-	if (!rd->fresh_inited[role]) {
-		worker_init(&rd->fresh[role], &rd->app->config->builds[role]);
-		rd->fresh_inited[role] = 1;
+	int slot = build_slot(rd->app->config, b);
+	if (!rd->fresh_inited[slot]) {
+		worker_init(&rd->fresh[slot], b);
+		rd->fresh_inited[slot] = 1;
 	}
-	return &rd->fresh[role];
+	return &rd->fresh[slot];
+}
+
+/* Between reductions: the workers of builds retired since are stopped. */
+static void reduce_retired(struct reducer *rd)
+{
+	struct config *cfg = rd->app->config;
+	int n;
+
+	pthread_mutex_lock(&cfg->builds_lock);
+	n = cfg->nbuilds;
+	pthread_mutex_unlock(&cfg->builds_lock);
+	for (int i = 0; i < n; i++) {
+		if (!__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE))
+			continue;
+		if (rd->inited[i])
+			worker_release(&rd->workers[i]);
+		if (rd->fresh_inited[i])
+			worker_release(&rd->fresh[i]);
+		rd->inited[i] = rd->fresh_inited[i] = 0;
+	}
 }
 
 struct pair_job {
@@ -183,8 +208,8 @@ static int reduce_try(
 
 	result_init(&res[0]);
 	result_init(&res[1]);
-	reduce_pair(
-	    a->rd->app->config, reduce_worker(a->rd, ROLE_BASE), reduce_worker(a->rd, a->role), c, ms, res);
+	reduce_pair(a->rd->app->config, reduce_worker(a->rd, a->builds[0]),
+	    reduce_worker(a->rd, a->builds[1]), c, ms, res);
 	a->executions++;
 	a->timed_out = res[0].status == STATUS_TIMEOUT || res[1].status == STATUS_TIMEOUT;
 	if (a->timed_out && ms < a->rd->app->config->reduce_case_timeout_ms)
@@ -290,13 +315,18 @@ static json_t *reduce_result_json(const struct result *r)
 	return o;
 }
 
-static int reduce_role_of(void *arg, const char *name)
+/* The candidate's role now (its place among the active builds, 1 on) when
+ * both builds of the mismatch are active; -1 when one is not. */
+static int reduce_role_of(void *arg, const int64_t build_ids[2])
 {
-	const struct config *cfg = arg;
-	if (name[0] == '\0')
-		return cfg->nbuilds > ROLE_HEAD ? ROLE_HEAD : -1;
-	for (int i = 1; i < cfg->nbuilds; i++)
-		if (strcmp(cfg->builds[i].name, name) == 0)
+	struct config *cfg = arg;
+	struct build *builds[MAX_BUILDS];
+	int n = build_list(cfg, builds);
+
+	if (build_active_by_id(cfg, build_ids[0]) == NULL)
+		return -1;
+	for (int i = 1; i < n; i++)
+		if (builds[i]->db_id == build_ids[1])
 			return i;
 	return -1;
 }
@@ -448,6 +478,8 @@ static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, cons
 	memset(&s, 0, sizeof s);
 	s.rd = rd;
 	s.role = a->role;
+	s.builds[0] = a->builds[0];
+	s.builds[1] = a->builds[1];
 	s.t0 = a->t0;
 	s.searching = 1; /* within the reduction's budget */
 	s.executions = a->executions;
@@ -455,7 +487,7 @@ static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, cons
 	result_init(&s.last[1]);
 	if (reduce_spec(p, &c) < 0)
 		return 0;
-	reduce_pair(rd->app->config, reduce_worker(rd, ROLE_BASE), reduce_worker(rd, a->role), &c,
+	reduce_pair(rd->app->config, reduce_worker(rd, a->builds[0]), reduce_worker(rd, a->builds[1]), &c,
 	    reduce_case_timeout(&s), s.last);
 	case_release(&c);
 	s.executions++;
@@ -584,7 +616,8 @@ static char *reduce_source_canonical(const struct case_spec *c)
 static int reduce_fresh(struct attempt *a, const struct case_spec *c, struct result fresh[2])
 {
 	const struct config *cfg = a->rd->app->config;
-	struct worker *wb = reduce_fresh_worker(a->rd, ROLE_BASE), *wc = reduce_fresh_worker(a->rd, a->role);
+	struct worker *wb = reduce_fresh_worker(a->rd, a->builds[0]);
+	struct worker *wc = reduce_fresh_worker(a->rd, a->builds[1]);
 	char *target;
 	int same;
 
@@ -638,7 +671,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	struct result fresh[2];
 	char *sig0 = NULL, *canon = NULL, *root = NULL, *outputs = NULL, title[MAX_TITLE_SIZE], err[512];
 	unsigned diff = verdict_compare(&job->res[0], &job->res[1]);
-	int again, fresh_ok, role = reduce_role_of(app->config, job->candidate);
+	int again, fresh_ok, role = job->role;
 	double t_start;
 
 	memset(&a, 0, sizeof a);
@@ -650,10 +683,12 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	result_init(&fresh[1]);
 	a.rd = rd;
 	a.role = role;
+	a.builds[0] = build_active_by_id(app->config, job->build_ids[0]);
+	a.builds[1] = build_active_by_id(app->config, job->build_ids[1]);
 	a.target = diff != 0 ? bucket_reduction_target(job->res, diff) : NULL;
 	a.t0 = t_start = clock_ms();
 	out.state = "unsupported";
-	if (a.target == NULL || role <= 0)
+	if (a.target == NULL || role <= 0 || a.builds[0] == NULL || a.builds[1] == NULL)
 		goto store;
 	/* The original first: its source must show the same signature. */
 	if (!reduce_try(&a, &job->c, 1, NULL)) {
@@ -709,8 +744,8 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	out.root_key = root;
 	out.outputs = outputs = reduce_outputs(role, fresh_ok ? fresh : a.last);
 	out.results = fresh_ok ? fresh : a.last;
-	out.builds[0] = &app->config->builds[ROLE_BASE];
-	out.builds[1] = &app->config->builds[role];
+	out.builds[0] = a.builds[0];
+	out.builds[1] = a.builds[1];
 	out.role = role;
 store:
 	out.steps = st.accepted;
@@ -779,6 +814,7 @@ static void *reduce_main(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&rd->lock);
+		reduce_retired(rd);
 		rc = db_reduce_next(rd->app->db, rd->app->config->reduce_sample,
 		    rd->app->config->reduce_max_pending, reduce_role_of, rd->app->config, &job, err,
 		    sizeof err);
@@ -854,7 +890,7 @@ void reduce_stop(struct reducer *rd)
 	pthread_mutex_unlock(&rd->lock);
 	if (rd->started)
 		pthread_join(rd->thread, NULL);
-	for (int i = 0; i < MAX_BUILDS; i++) {
+	for (int i = 0; i < MAX_BUILD_SLOTS; i++) {
 		if (rd->inited[i])
 			worker_release(&rd->workers[i]);
 		if (rd->fresh_inited[i])

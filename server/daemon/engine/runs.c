@@ -405,14 +405,14 @@ void runs_prune_dumps(struct app *app)
 }
 
 /* run_workers: the run thread's pairs, on a coverage run's own workers (coverage.c). */
-static int runs_pair_now(
-    struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS], int run_workers)
+static int runs_pair_now(struct app *app, struct build *const builds[], int n, const struct case_spec *c,
+    struct result res[MAX_BUILDS], int run_workers)
 {
 	struct pair_job jobs[MAX_BUILDS];
-	int i, rc = 0, n = app->config->nbuilds;
+	int i, rc = 0;
 
 	for (i = 0; i < n; i++) {
-		jobs[i].worker = run_workers ? coverage_worker(app, i) : &app->workers[i];
+		jobs[i].worker = run_workers ? coverage_worker(app, i) : build_worker(app, builds[i]);
 		jobs[i].config = app->config;
 		jobs[i].c = c;
 		jobs[i].r = &res[i];
@@ -427,28 +427,29 @@ static int runs_pair_now(
 }
 
 /* A measured case (on the measuring workers) waits its turn as client. */
-static int runs_pair_on(struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS],
-    int run_workers, const char *client)
+static int runs_pair_on(struct app *app, struct build *const builds[], int n, const struct case_spec *c,
+    struct result res[MAX_BUILDS], int run_workers, const char *client)
 {
 	if (c->iterations <= 0)
-		return runs_pair_now(app, c, res, run_workers);
+		return runs_pair_now(app, builds, n, c, res, run_workers);
 	/* One measured case at a time on the measuring workers, the turns fair
 	 * between clients: a client's many wait behind each other, not others. */
 	fairq_enter(&app->measure_q, client != NULL ? client : "run");
-	int rc = runs_pair_now(app, c, res, run_workers);
+	int rc = runs_pair_now(app, builds, n, c, res, run_workers);
 	fairq_leave(&app->measure_q);
 	return rc;
 }
 
-int runs_pair_as(
-    struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS], const char *client)
+int runs_pair_as(struct app *app, struct build *const builds[], int n, const struct case_spec *c,
+    struct result res[MAX_BUILDS], const char *client)
 {
-	return runs_pair_on(app, c, res, 0, client);
+	return runs_pair_on(app, builds, n, c, res, 0, client);
 }
 
-int runs_pair(struct app *app, const struct case_spec *c, struct result res[MAX_BUILDS])
+int runs_pair(struct app *app, struct build *const builds[], int n, const struct case_spec *c,
+    struct result res[MAX_BUILDS])
 {
-	return runs_pair_as(app, c, res, NULL);
+	return runs_pair_as(app, builds, n, c, res, NULL);
 }
 
 /* ---- the runner ---- */
@@ -521,7 +522,7 @@ static enum runs_end runs_one_case(struct app *app, const struct db_run *run, co
 	struct case_spec to_run = *c;
 	if (!suite->measures)
 		to_run.iterations = 0;
-	if (runs_pair_on(app, &to_run, res, 1, NULL) < 0) {
+	if (runs_pair_on(app, builds, app->run_nbuilds, &to_run, res, 1, NULL) < 0) {
 		for (i = 0; i < MAX_BUILDS; i++)
 			if (res[i].failure != NULL)
 				break;
@@ -529,7 +530,7 @@ static enum runs_end runs_one_case(struct app *app, const struct db_run *run, co
 		    i < MAX_BUILDS ? res[i].failure : "unknown reason");
 		end = END_FAILED;
 	} else if (db_comparison_store(app->db, c, run->id, builds, res,
-	               verdict_compare_all(res, app->config->nbuilds, NULL), &case_id, &comparison_id, err,
+	               verdict_compare_all(res, app->run_nbuilds, NULL), &case_id, &comparison_id, err,
 	               errsize) < 0) {
 		end = END_FAILED;
 	} else if (c->iterations > 0) {
@@ -544,12 +545,11 @@ static enum runs_end runs_one_case(struct app *app, const struct db_run *run, co
 static enum runs_end runs_case_by_case(struct runs *rs, const struct db_run *run, const struct suite *suite,
     struct suite_iter *it, int resumed, char *err, size_t errsize)
 {
-	struct build *builds[MAX_BUILDS];
+	struct build *const *builds = rs->app->run_builds;
 	enum runs_end end = END_DONE;
 	struct case_spec c;
 	int rc, cancelled = 0;
 
-	build_list(rs->app->config, builds);
 	for (;;) {
 		if (runs_should_stop(rs, &cancelled))
 			return cancelled ? END_CANCELLED : END_INTERRUPTED;
@@ -571,6 +571,31 @@ static enum runs_end runs_case_by_case(struct runs *rs, const struct db_run *run
 		if (end != END_DONE)
 			return end;
 	}
+}
+
+/* The builds the run recorded (base first), each active in this daemon, into
+ * builds[]: their count; -1 with err (storage), -2 with err naming the one
+ * retired or not loaded. */
+static int runs_recorded_builds(
+    struct app *app, const struct db_run *run, struct build *builds[MAX_BUILDS], char *err, size_t errsize)
+{
+	int64_t ids[MAX_BUILDS];
+	int i, n = db_run_builds(app->db, run->id, ids, err, errsize);
+
+	if (n < 0)
+		return -1;
+	if ((i = build_active_set(app->config, ids, n, builds)) >= 0) {
+		snprintf(err, errsize,
+		    "run %" PRId64 " was made with build %s, which is not among this daemon's active "
+		    "builds (retired, or not loaded)",
+		    run->id, i < run->nbuilds && run->build_names[i][0] != '\0' ? run->build_names[i] : "?");
+		return -2;
+	}
+	if (n < 2) {
+		snprintf(err, errsize, "run %" PRId64 " names %d builds; a comparison needs two", run->id, n);
+		return -2;
+	}
+	return n;
 }
 
 /* Execute one queued run to its end. */
@@ -603,10 +628,12 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 			runs_log_error(run->id, "start", dberr);
 		goto out;
 	}
-	if (!opened) {
+	/* Its builds are the ones it recorded, each still active here. */
+	if (!opened || (rc = runs_recorded_builds(app, run, app->run_builds, err, sizeof err)) < 0) {
 		end = END_FAILED;
 		goto finish;
 	}
+	app->run_nbuilds = rc;
 	if (coverage &&
 	    coverage_begin(app, run->id, resumed && strcmp(run->suite, "phpt") != 0, err, sizeof err) < 0) {
 		end = END_FAILED;
@@ -642,6 +669,7 @@ finish:
 out:
 	if (opened)
 		suite->close(&it);
+	app->run_nbuilds = 0;
 }
 
 static void *runs_main(void *arg)
@@ -741,6 +769,49 @@ static int runs_queue_room(struct runs *rs, char *err, size_t errsize)
 	return 0;
 }
 
+/* The body's "builds" (names, base first; absent: every active build) into
+ * builds[]: their count, or -1 with err. */
+static int runs_named_builds(
+    struct config *cfg, json_t *body, struct build *builds[MAX_BUILDS], char *err, size_t errsize)
+{
+	json_t *v = json_object_get(body, "builds"), *name;
+	struct build *active[MAX_BUILDS];
+	size_t i, k;
+	int j, n;
+
+	if (v == NULL)
+		return build_list(cfg, builds);
+	if (!json_is_array(v) || json_array_size(v) < 2 || json_array_size(v) > MAX_BUILDS) {
+		snprintf(err, errsize, "builds: expected a list of 2 to %d build names, the base first",
+		    MAX_BUILDS);
+		return -1;
+	}
+	n = build_list(cfg, active);
+	json_array_foreach (v, i, name) {
+		if (!json_is_string(name)) {
+			snprintf(err, errsize, "builds[%zu]: expected a build name", i);
+			return -1;
+		}
+		for (j = 0; j < n && strcmp(active[j]->name, json_string_value(name)) != 0; j++)
+			;
+		if (j == n) {
+			snprintf(err, errsize,
+			    "builds[%zu]: no active build is named \"%.64s\" (GET /api/builds)", i,
+			    json_string_value(name));
+			return -1;
+		}
+		for (k = 0; k < i; k++)
+			if (builds[k] == active[j]) {
+				snprintf(err, errsize, "builds[%zu]: %s is named twice", i, active[j]->name);
+				return -1;
+			}
+		builds[i] = active[j];
+	}
+	for (i = json_array_size(v); i < MAX_BUILDS; i++)
+		builds[i] = NULL;
+	return (int)json_array_size(v);
+}
+
 int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t errsize)
 {
 	const struct suite *suite;
@@ -749,7 +820,7 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 	const char *key;
 	char *text = NULL;
 	size_t i;
-	int status = RUNS_FAILED;
+	int n, status = RUNS_FAILED;
 
 	v = json_object_get(body, "suite");
 	if (v == NULL || !json_is_string(v)) {
@@ -765,7 +836,7 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 		return RUNS_BAD_REQUEST;
 	}
 	json_object_foreach (body, key, v) {
-		if (strcmp(key, "suite") == 0)
+		if (strcmp(key, "suite") == 0 || strcmp(key, "builds") == 0)
 			continue;
 		for (i = 0; suite->params[i] != NULL; i++)
 			if (strcmp(key, suite->params[i]) == 0)
@@ -782,7 +853,9 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 		if (checked < 0)
 			return RUNS_BAD_REQUEST;
 	}
-	switch (coverage_check(rs->app->config, body, err, errsize)) {
+	if ((n = runs_named_builds(rs->app->config, body, builds, err, errsize)) < 0)
+		return RUNS_BAD_REQUEST;
+	switch (coverage_check(builds, n, body, err, errsize)) {
 	case -1:
 		return RUNS_BAD_REQUEST;
 	case -2:
@@ -790,11 +863,11 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 	}
 	/* The parameters are the body without "suite", kept as JSON on the run. */
 	if ((params = json_deep_copy(body)) == NULL || json_object_del(params, "suite") < 0 ||
+	    (json_object_get(params, "builds") != NULL && json_object_del(params, "builds") < 0) ||
 	    (text = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
 		snprintf(err, errsize, "out of memory");
 		goto fail;
 	}
-	build_list(rs->app->config, builds);
 	/* Counted and queued under the lock, so concurrent posts cannot overshoot. */
 	pthread_mutex_lock(&rs->lock);
 	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
@@ -875,14 +948,23 @@ static int runs_generator_gone(struct db *db, int64_t id, char *err, size_t errs
 
 int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 {
-	const struct config *cfg = rs->app->config;
 	struct build *builds[MAX_BUILDS];
 	struct db_run run;
 	int rc, status;
 
 	if (runs_generator_gone(rs->app->db, id, err, errsize))
 		return RUNS_CONFLICT;
-	build_list(rs->app->config, builds);
+	if ((rc = db_run_get(rs->app->db, id, &run, err, errsize)) < 0)
+		return RUNS_FAILED;
+	if (rc == 0) {
+		snprintf(err, errsize, "no run %" PRId64, id);
+		return RUNS_NOT_FOUND;
+	}
+	/* It resumes on the builds it was made with, when they are all here. */
+	rc = runs_recorded_builds(rs->app, &run, builds, err, errsize);
+	db_run_release(&run);
+	if (rc < 0)
+		return rc == -2 ? RUNS_CONFLICT : RUNS_FAILED;
 	pthread_mutex_lock(&rs->lock);
 	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
 		if ((rc = db_run_resume(rs->app->db, id, builds, err, errsize)) < 0) {
@@ -891,32 +973,13 @@ int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 			rs->wake = 1;
 			pthread_cond_signal(&rs->cond);
 		} else {
-			status = -1; /* not resumable: say why below */
+			status = RUNS_CONFLICT;
+			snprintf(err, errsize,
+			    "run %" PRId64 " is %s: only an interrupted, failed or cancelled run can be "
+			    "resumed",
+			    id, run.status);
 		}
 	}
 	pthread_mutex_unlock(&rs->lock);
-	if (status >= 0)
-		return status;
-	if ((rc = db_run_get(rs->app->db, id, &run, err, errsize)) < 0)
-		return RUNS_FAILED;
-	if (rc == 0) {
-		snprintf(err, errsize, "no run %" PRId64, id);
-		return RUNS_NOT_FOUND;
-	}
-	if (strcmp(run.status, "interrupted") == 0 || strcmp(run.status, "failed") == 0 ||
-	    strcmp(run.status, "cancelled") == 0)
-		snprintf(err, errsize,
-		    "run %" PRId64 " was made with the builds %s (%s) and %s (%s); this "
-		    "daemon has %s (%s) and %s (%s): resume it where those builds are, or start a new run",
-		    id, run.build_names[ROLE_BASE], run.build_versions[ROLE_BASE], run.build_names[ROLE_HEAD],
-		    run.build_versions[ROLE_HEAD], cfg->builds[ROLE_BASE].name,
-		    cfg->builds[ROLE_BASE].php_version, cfg->builds[ROLE_HEAD].name,
-		    cfg->builds[ROLE_HEAD].php_version);
-	else
-		snprintf(err, errsize,
-		    "run %" PRId64 " is %s: only an interrupted, failed or cancelled "
-		    "run can be resumed",
-		    id, run.status);
-	db_run_release(&run);
-	return RUNS_CONFLICT;
+	return status;
 }

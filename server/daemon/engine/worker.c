@@ -368,6 +368,12 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	struct spawn_text t;
 	int argc = 0;
 
+	/* A retired build's workers stay stopped (DELETE /api/builds/NAME). */
+	if (__atomic_load_n(&w->build->retired, __ATOMIC_ACQUIRE)) {
+		snprintf(w->last_failure, sizeof w->last_failure, "build %s is retired", w->build->name);
+		w->last_failure_at = time(NULL);
+		return -1;
+	}
 	worker_env(w, &t, envp);
 	/* The sandbox (docs/sandbox.md): a private folder, arguments, and for
 	 * a measuring worker a first loader that confines valgrind itself. */
@@ -726,6 +732,20 @@ void worker_release(struct worker *w)
 	}
 	pthread_mutex_unlock(&w->lock);
 	pthread_mutex_destroy(&w->lock);
+}
+
+void worker_stop(struct worker *w)
+{
+	struct worker *m;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->pid > 0)
+		worker_reap(w, REAP_GRACE, NULL);
+	w->state = WORKER_STOPPED;
+	m = w->measurer;
+	pthread_mutex_unlock(&w->lock);
+	if (m != NULL)
+		worker_stop(m);
 }
 
 /* "killed by signal 6 (SIGABRT)", then what the worker said, as r's failure. */

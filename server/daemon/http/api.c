@@ -21,14 +21,14 @@
 
 #include "api_internal.h"
 
-enum api_method { M_GET = 1 << 0, M_POST = 1 << 1 };
+enum api_method { M_GET = 1 << 0, M_POST = 1 << 1, M_DELETE = 1 << 2 };
 
 /* ---- JSON building blocks ---- */
 
 /*
  * Every endpoint of docs/api.md, one row each: adding one is a row and a
  * handler.  A pattern's segments are literals, ":id" (an id, strictly: not
- * one is a 404 naming the "what") or ":role".  Rows with the same pattern
+ * one is a 404 naming the "what"), ":role", ":file" or ":name".  Rows with the same pattern
  * make its Allow header; a literal row must come before a ":id" row that
  * would also match its path (/api/buckets/triage before /api/buckets/:id).
  * "open": readable without a token even with --read-auth.  "query": the
@@ -45,6 +45,9 @@ static const struct api_route {
 } api_routes[] = {
 	{ M_GET, "/api/health", api_route_health, NULL, 1, NULL },
 	{ M_GET, "/api/flags", api_route_flags, NULL, 0, NULL },
+	{ M_GET, "/api/builds", api_route_builds, NULL, 0, NULL },
+	{ M_POST, "/api/builds", api_route_build_post, NULL, 0, NULL },
+	{ M_DELETE, "/api/builds/:name", api_route_build_delete, NULL, 0, NULL },
 	{ M_GET, "/api/cases", api_route_cases, NULL, 0, NULL },
 	{ M_POST, "/api/cases", api_route_case_post, NULL, 0, "fail_on_differ" },
 	{ M_GET, "/api/cases/:id", api_route_case, "case", 0, NULL },
@@ -102,6 +105,8 @@ static int api_match(const char *pattern, const char *path, struct api_args *a)
 			snprintf(a->role, sizeof a->role, "%.*s", (int)ql, q);
 		} else if (pl == 5 && memcmp(p, ":file", 5) == 0) {
 			snprintf(a->file, sizeof a->file, "%.*s", (int)ql, q);
+		} else if (pl == 5 && memcmp(p, ":name", 5) == 0) {
+			snprintf(a->name, sizeof a->name, "%.*s", (int)ql, q);
 		} else if (pl != ql || memcmp(p, q, pl) != 0) {
 			return 0;
 		}
@@ -109,6 +114,18 @@ static int api_match(const char *pattern, const char *path, struct api_args *a)
 		q += ql;
 	}
 }
+
+/* The Allow header of a path by the methods its rows take. */
+static const char *const api_allow_names[8] = {
+	"GET, HEAD",
+	"GET, HEAD",
+	"POST",
+	"GET, HEAD, POST",
+	"DELETE",
+	"GET, HEAD, DELETE",
+	"POST, DELETE",
+	"GET, HEAD, POST, DELETE",
+};
 
 /* Is key one of the space-separated names in list? */
 static int api_query_listed(const char *list, const char *key)
@@ -148,6 +165,8 @@ void api_handle(struct app *app, const struct http_request *req, struct http_res
 		method = M_GET;
 	else if (strcmp(req->method, "POST") == 0)
 		method = M_POST;
+	else if (strcmp(req->method, "DELETE") == 0)
+		method = M_DELETE;
 	else
 		method = 0;
 	for (size_t j = i; j < API_NROUTES; j++) {
@@ -158,9 +177,7 @@ void api_handle(struct app *app, const struct http_request *req, struct http_res
 			r = &api_routes[j];
 	}
 	if (r == NULL) {
-		resp->allow = allowed == (M_GET | M_POST) ? "GET, HEAD, POST"
-		    : allowed == M_POST                   ? "POST"
-		                                          : "GET, HEAD";
+		resp->allow = api_allow_names[allowed & 7];
 		api_error(resp, 405, "method_not_allowed", "%.16s is not allowed on %s (allowed: %s)",
 		    req->method, req->path, resp->allow);
 		return;
@@ -171,22 +188,22 @@ void api_handle(struct app *app, const struct http_request *req, struct http_res
 	}
 	/* A write's query parameters are its options: one it does not know
 	 * would otherwise be ignored without a word (fail_on_differ on a run). */
-	if (method == M_POST)
+	if (method != M_GET)
 		for (i = 0; i < req->nquery; i++)
 			if (!api_query_listed(r->query, req->query[i].key)) {
 				if (r->query != NULL)
 					api_error(resp, 400, "bad_request",
-					    "unknown query parameter %.64s on POST %s (accepted: %s)",
-					    req->query[i].key, r->pattern, r->query);
+					    "unknown query parameter %.64s on %s %s (accepted: %s)",
+					    req->query[i].key, req->method, r->pattern, r->query);
 				else
 					api_error(resp, 400, "bad_request",
-					    "unknown query parameter %.64s: POST %s takes none",
-					    req->query[i].key, r->pattern);
+					    "unknown query parameter %.64s: %s %s takes none",
+					    req->query[i].key, req->method, r->pattern);
 				return;
 			}
 	/* Every write is checked here, so an endpoint added later is covered
 	 * without a call of its own; handlers find the sender in req->who. */
-	if (method == M_POST) {
+	if (method != M_GET) {
 		if (auth_identity(app, req->authorization, &who, &e) < 0) {
 			api_svc(resp, &e);
 			return;

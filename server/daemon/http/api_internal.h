@@ -15,12 +15,19 @@ struct api_args {
 	const char *id_text; /* the path from the id's segment on, for "no case 01" */
 	char role[32];
 	char file[128]; /* ":file", cut at 127 bytes */
+	char name[128]; /* ":name", cut at 127 bytes */
 };
 
 typedef void api_handler(
     struct app *, const struct http_request *, const struct api_args *, struct http_response *);
 
 /* The handlers of api.c's table, by resource file. */
+/* api_builds.c */
+api_handler api_route_builds;
+api_handler api_route_build_post;
+api_handler api_route_build_delete;
+/* A build as the API shows it (health, /api/builds); role -1: retired. */
+struct json_t *api_build_json(struct app *, struct build *, int role);
 /* api_cases.c */
 api_handler api_route_cases;
 api_handler api_route_case_post;

@@ -584,7 +584,9 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 		                   : "both Content-Length and Transfer-Encoding");
 		return MHD_HTTP_BAD_REQUEST;
 	}
-	if (strcmp(method, "POST") != 0)
+	/* Writes: POST, and DELETE (a browser sends it cross-site only after
+	 * a CORS preflight the daemon never grants; refused here as well). */
+	if (strcmp(method, "POST") != 0 && strcmp(method, "DELETE") != 0)
 		return 0;
 	origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
 	site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
@@ -602,6 +604,8 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 		    site);
 		return MHD_HTTP_FORBIDDEN;
 	}
+	if (strcmp(method, "DELETE") == 0)
+		return 0; /* no body */
 	ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	n = ct != NULL ? strcspn(ct, "; \t") : 0;
 	if (ct == NULL || n != strlen("application/json") || strncasecmp(ct, "application/json", n) != 0) {

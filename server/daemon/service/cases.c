@@ -98,7 +98,7 @@ int cases_submit(
 	struct build *builds[MAX_BUILDS];
 	struct result res[MAX_BUILDS];
 	char err[512];
-	int i, rc = -1;
+	int i, n, rc = -1;
 
 	memset(out, 0, sizeof *out);
 	if (cases_slot_take(app, e) < 0)
@@ -114,7 +114,8 @@ int cases_submit(
 		cases_pipeline_take();
 		out->piped = 1;
 	}
-	if (runs_pair_as(app, c, res, client) < 0) {
+	n = build_list(app->config, builds);
+	if (runs_pair_as(app, builds, n, c, res, client) < 0) {
 		for (i = 0; i < MAX_BUILDS; i++)
 			if (res[i].status == STATUS_ERROR && res[i].failure != NULL)
 				break;
@@ -122,11 +123,10 @@ int cases_submit(
 		    i < MAX_BUILDS ? res[i].failure : "unknown reason");
 		goto out;
 	}
-	out->diff = verdict_compare_all(res, app->config->nbuilds, NULL);
-	build_list(app->config, builds);
+	out->diff = verdict_compare_all(res, n, NULL);
 	/* A case whose code does not compile is the sender's error: nothing stored. */
-	if (result_case_error(res, app->config->nbuilds) >= 0) {
-		cases_error(builds, app->config->nbuilds, res, out, e);
+	if (result_case_error(res, n) >= 0) {
+		cases_error(builds, n, res, out, e);
 		goto out;
 	}
 	if (db_comparison_store(app->db, c, 0, builds, res, out->diff, &out->case_id, &out->comparison_id,
@@ -172,9 +172,8 @@ int cases_store_listed(struct app *app, int64_t run_id, uint64_t seed, uint64_t 
 		    index);
 	case GENRUN_OTHER_BUILDS:
 		return svc_fail(e, SVC_CONFLICT, "other_builds",
-		    "run %" PRId64
-		    " ran on other builds than this daemon's; POST /api/generated {\"seed\",\"index\"} "
-		    "runs the case on these",
+		    "run %" PRId64 " ran on builds this daemon does not have active; POST /api/generated "
+		    "{\"seed\",\"index\"} runs the case on these",
 		    run_id);
 	case GENRUN_STORE_FAILED:
 		return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
@@ -212,13 +211,13 @@ int cases_generated(
 	if (cases_slot_take(app, e) < 0)
 		goto out;
 	out->slot = 1;
-	if (runs_pair(app, &c, res) < 0) {
+	if (runs_pair(app, builds, n, &c, res) < 0) {
 		svc_fail(e, SVC_UNAVAILABLE, "worker_unavailable", "a worker cannot be started");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		result_release(&gen[i]);
-		if (genrun_detail(app, i, seed, index, &gen[i]) < 0) {
+		if (genrun_detail(app, builds[i], seed, index, &gen[i]) < 0) {
 			svc_fail(e, SVC_UNAVAILABLE, "worker_unavailable", "a worker cannot be started");
 			goto out;
 		}

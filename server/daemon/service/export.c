@@ -189,12 +189,11 @@ static void export_expectf(struct buf *o, const char *exp, size_t len)
  * workers may be writing it, see worker_build_info). */
 static const char *export_version(struct app *app, const char *name, struct build_info *info)
 {
-	int i;
+	struct build *b = build_find(app->config, name);
 
 	info->php_version[0] = '\0';
-	for (i = 0; i < app->config->nbuilds; i++)
-		if (strcmp(app->config->builds[i].name, name) == 0)
-			worker_build_info(&app->config->builds[i], info);
+	if (b != NULL)
+		worker_build_info(b, info);
 	return info->php_version;
 }
 

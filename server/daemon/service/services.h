@@ -1,5 +1,5 @@
 /*
- * Services (layer 4): submitted cases, triage rules, measurements, exports, auth.  They
+ * Services (layer 4): submitted cases, builds, triage rules, measurements, exports, auth.  They
  * return data and an error enum (struct svc_error); no HTTP type appears
  * here, and api_svc() (api_reply.c) is the one place their errors become
  * HTTP statuses.
@@ -73,6 +73,24 @@ int cases_generated(
     struct app *, uint64_t seed, uint64_t index, struct case_outcome *out, struct svc_error *e);
 /* What a case_outcome holds given back (after either call, once the reply is built). */
 void cases_done(struct app *, struct case_outcome *);
+
+/* ---- builds.c: builds registered and retired while the daemon runs ---- */
+/*
+ * POST /api/builds: the build at prefix (in the builds folder, relative to
+ * it or absolute) registered as name, its worker started.  0 with *out;
+ * -1 with e: SVC_BAD_REQUEST (name, or a prefix outside the folder),
+ * SVC_NOT_FOUND (no such folder in it), SVC_CONFLICT build_exists /
+ * too_many_builds / no_builds_dir, SVC_UNPROCESSABLE not_a_build (no
+ * libphp, its core does not compile, its worker does not start), SVC_STORAGE.
+ */
+int builds_add(struct app *, const char *name, const char *prefix, struct build **out, struct svc_error *e);
+/*
+ * DELETE /api/builds/NAME: no new run or case uses it, its workers stop;
+ * its runs, results and triage stay.  0, or -1 with e: SVC_NOT_FOUND,
+ * SVC_CONFLICT build_needed (the base, or one of the last two) /
+ * build_in_use (a queued or running run compares it), SVC_STORAGE.
+ */
+int builds_retire(struct app *, const char *name, struct svc_error *e);
 
 /* ---- auth.c ---- */
 #define AUTH_NAME_MAX 64

@@ -81,6 +81,7 @@ enum stmt {
 	S_RUN_GEN_CASE,
 	S_RUN_CASE_ROW,
 	S_RUN_BUILDS,
+	S_BUILD_RUNS_PENDING,
 	S_RESULT_OUTPUT,
 	S_RESULT_PRINTED,
 	S_DUMPS_BEYOND,
@@ -243,7 +244,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RUN_RESUME] =
 	    "UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL "
 	    "WHERE id = ?1 AND status IN ('interrupted', 'failed', 'cancelled') "
-	    "AND base_build_id = ?2 AND head_build_id = ?3 AND builds IS ?4",
+	    "AND base_build_id = ?2 AND head_build_id = ?3 "
+	    "AND coalesce(builds, json_array(base_build_id, head_build_id)) = ?4",
 	/* The case parameters of S_CASE_FIND, and ?10 the run. */
 	[S_RUN_HAS_CASE] =
 	    "SELECT 1 FROM comparisons m JOIN cases c ON c.id = m.case_id "
@@ -301,6 +303,10 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RUN_BUILDS] =
 	    "SELECT j.value FROM runs r, json_each(coalesce(r.builds, "
 	    "json_array(r.base_build_id, r.head_build_id))) j WHERE r.id = ?1 ORDER BY j.key",
+	[S_BUILD_RUNS_PENDING] =
+	    "SELECT count(*) FROM runs r WHERE r.status IN ('queued', 'running') AND EXISTS "
+	    "(SELECT 1 FROM json_each(coalesce(r.builds, json_array(r.base_build_id, r.head_build_id))) j "
+	    "WHERE j.value = ?1)",
 	/* One result's bytes alone, for a download (not the whole comparison). */
 	[S_RESULT_OUTPUT] =
 	    "SELECT " RESULT_OUTPUT_SQL ", r.output_is_false FROM results r "
@@ -1818,6 +1824,21 @@ int db_run_builds(struct db *db, int64_t run_id, int64_t ids[MAX_BUILDS], char *
 		if (n < MAX_BUILDS)
 			ids[n++] = sqlite3_column_int64(st, 0);
 	rc = rc == SQLITE_DONE ? n : db_fail(db, "run builds", err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_build_runs_pending(struct db *db, int64_t build_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_BUILD_RUNS_PENDING);
+	sqlite3_bind_int64(st, 1, build_id);
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : db_fail(db, "runs of a build", err, errsize);
 	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;

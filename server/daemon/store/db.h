@@ -156,6 +156,8 @@ int db_run_case_row(
     struct db *, int64_t run_id, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize);
 /* The builds a run was made with (db ids, base first): their count, 0 no such run, -1. */
 int db_run_builds(struct db *, int64_t run_id, int64_t ids[MAX_BUILDS], char *err, size_t errsize);
+/* How many queued or running runs compare the build (db id), or -1. */
+int db_build_runs_pending(struct db *, int64_t build_id, char *err, size_t errsize);
 int db_generated_case(
     struct db *, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize);
 /* A resumed run: the count of a batch it stored already, 0 if none, -1. */
@@ -367,19 +369,22 @@ struct db_reduce_job {
 	int generated;      /* c is generated case (seed, index) of this generator version */
 	uint64_t seed, index;
 	int version;
-	struct result res[2]; /* as stored: [0] base, [1] the candidate (by role name cand_role) */
+	struct result res[2]; /* as stored: [0] the comparison's base, [1] the candidate */
+	int64_t build_ids[2]; /* their builds (builds table) */
+	int role;             /* the candidate's role now, role_of's answer */
 };
 /*
  * The next mismatch to reduce: a bucket's representative not reduced yet,
  * else (sample > 0) another member of a bucket with fewer than 1 + sample
- * reductions.  role_of(name) maps a candidate's build name to its role now
- * (-1: not configured; that mismatch is recorded as unsupported and skipped).
+ * reductions.  role_of(build_ids) says the candidate's role now when both
+ * builds are active (-1: one is not; that mismatch is recorded as
+ * unsupported and skipped).
  * Submitted cases' representatives waiting beyond max_pending are first
  * stored as skipped.
  * 1 with *job (release with db_reduce_job_release), 0 none, -1.
  */
-int db_reduce_next(struct db *, int sample, int max_pending, int (*role_of)(void *, const char *), void *arg,
-    struct db_reduce_job *job, char *err, size_t errsize);
+int db_reduce_next(struct db *, int sample, int max_pending, int (*role_of)(void *, const int64_t[2]),
+    void *arg, struct db_reduce_job *job, char *err, size_t errsize);
 void db_reduce_job_release(struct db_reduce_job *);
 /* What a reduction found (reduce.c), stored with the reduced case in one transaction. */
 struct db_reduction {

@@ -34,21 +34,28 @@ void db_reduce_job_release(struct db_reduce_job *j)
 }
 
 /* One stored result (role) of a comparison into r; 1 found, 0 not, -1. */
-static int dbr_result(
-    struct db *db, int64_t comparison_id, const char *role, struct result *r, char *err, size_t errsize)
+/* The base's result (candidate NULL), or the named candidate's ("": the
+ * head), of a comparison into r, with the build's id: 1, 0 none, -1. */
+static int dbr_result(struct db *db, int64_t comparison_id, const char *candidate, struct result *r,
+    int64_t *build_id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
 	int rc, s;
 
 	if (dbr_prepare(db,
 	        "SELECT r.status, r.signal, " RESULT_OUTPUT_SQL ", r.output_is_false, r.error_code, "
-	        "r.error_msg, r.exc_class, r.exc_msg FROM results r WHERE r.comparison_id = ?1 AND r.role = ?2",
+	        "r.error_msg, r.exc_class, r.exc_msg, r.build_id FROM results r "
+	        "JOIN builds b ON b.id = r.build_id WHERE r.comparison_id = ?1 AND CASE "
+	        "WHEN ?2 IS NULL THEN r.role = 'base' WHEN ?2 = '' THEN r.role = 'head' "
+	        "ELSE r.role <> 'base' AND b.name = ?2 END",
 	        &st, err, errsize) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, comparison_id);
-	sqlite3_bind_text(st, 2, role, -1, SQLITE_STATIC);
+	if (candidate != NULL)
+		sqlite3_bind_text(st, 2, candidate, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
+		*build_id = sqlite3_column_int64(st, 8);
 		s = result_status_parse((const char *)sqlite3_column_text(st, 0));
 		r->status = s >= 0 ? (enum result_status)s : STATUS_ERROR;
 		r->signal = sqlite3_column_int(st, 1);
@@ -87,11 +94,11 @@ static int dbr_unsupported(struct db *db, const struct db_reduce_job *j, char *e
 
 /* The job's case and results; 1, 0 (unsupported: recorded), 2 (not yet: a generated
  * run's case whose (version, seed, index) is stored just after its comparison), -1. */
-static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *arg, struct db_reduce_job *j,
-    char *err, size_t errsize)
+static int dbr_load(struct db *db, int (*role_of)(void *, const int64_t[2]), void *arg,
+    struct db_reduce_job *j, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	int rc, role;
+	int rc;
 
 	if (dbr_prepare(db,
 	        "SELECT c.id, c.title, c.code, c.setup, c.flags, c.depth, g.version, g.seed, g.idx, "
@@ -124,9 +131,10 @@ static int dbr_load(struct db *db, int (*role_of)(void *, const char *), void *a
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(db, "read case", err, errsize);
-	role = rc == SQLITE_ROW ? role_of(arg, j->candidate) : -1;
-	if (role <= 0 || dbr_result(db, j->comparison_id, "base", &j->res[0], err, errsize) <= 0 ||
-	    dbr_result(db, j->comparison_id, role_name(role), &j->res[1], err, errsize) <= 0)
+	if (rc != SQLITE_ROW ||
+	    dbr_result(db, j->comparison_id, NULL, &j->res[0], &j->build_ids[0], err, errsize) <= 0 ||
+	    dbr_result(db, j->comparison_id, j->candidate, &j->res[1], &j->build_ids[1], err, errsize) <= 0 ||
+	    (j->role = role_of(arg, j->build_ids)) <= 0)
 		return dbr_unsupported(db, j, err, errsize) < 0 ? -1 : 0;
 	return 1;
 }
@@ -164,7 +172,7 @@ static int dbr_skip_surplus(struct db *db, int max_pending, char *err, size_t er
 	return rc;
 }
 
-int db_reduce_next(struct db *db, int sample, int max_pending, int (*role_of)(void *, const char *),
+int db_reduce_next(struct db *db, int sample, int max_pending, int (*role_of)(void *, const int64_t[2]),
     void *arg, struct db_reduce_job *job, char *err, size_t errsize)
 {
 	/* Representatives first, biggest bucket first (a root's minimal case is

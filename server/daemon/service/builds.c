@@ -1,0 +1,196 @@
+/*
+ * Builds that come and go while the daemon runs (docs/builds.md, "On a
+ * running daemon"): POST /api/builds registers a build whose prefix lies
+ * in the builds folder (--builds-dir), DELETE /api/builds/NAME retires one.
+ *
+ * A build takes the next slot of config->builds and keeps it: a retired
+ * build stays there (its history, runs and triage name it), so what a run
+ * or a case in progress holds of it stays valid; its workers are stopped
+ * and do not start again.  The daemon compiles its own worker core against
+ * the build's headers (as at startup), never PHP: the build is made on the
+ * command line by whoever put it in the builds folder.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "services.h"
+
+/* One registration at a time: each takes the next slot, and compiling a
+ * core for the same library twice would race on its file. */
+static pthread_mutex_t builds_add_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The prefix as given (relative to the builds folder, or absolute and in
+ * it), checked to name something in that folder, resolved into abs; 0, or
+ * -1 with e.  Checked by its name, not where it leads: an entry of the
+ * folder may be a link to a build elsewhere (scripts/build-php.sh links
+ * its cached trees there), put by whoever may write the folder, never by
+ * a request.
+ */
+static int builds_prefix(
+    const struct config *cfg, const char *prefix, char abs[PATH_MAX], struct svc_error *e)
+{
+	char dir[PATH_MAX], joined[PATH_MAX + 8];
+	const char *p, *rel = prefix;
+	size_t n;
+
+	if (realpath(cfg->builds_dir, dir) == NULL)
+		return svc_fail(e, SVC_CONFLICT, "no_builds_dir", "the builds folder %s: %s (--builds-dir)",
+		    cfg->builds_dir, strerror(errno));
+	n = strlen(dir);
+	if (prefix[0] == '/') {
+		if (strncmp(prefix, dir, n) != 0 || prefix[n] != '/')
+			return svc_fail(e, SVC_BAD_REQUEST, NULL,
+			    "prefix: a build's prefix must lie in the daemon's builds folder (%s); give it "
+			    "relative to that folder",
+			    dir);
+		rel = prefix + n + 1;
+	}
+	/* No "..": whether a folder outside exists is not told either. */
+	for (p = rel; *p != '\0'; p += strcspn(p, "/"), p += *p == '/')
+		if (strncmp(p, "..", 2) == 0 && (p[2] == '/' || p[2] == '\0'))
+			return svc_fail(e, SVC_BAD_REQUEST, NULL, "prefix: no \"..\" in a build's prefix");
+	snprintf(joined, sizeof joined, "%s/%s", dir, rel);
+	if (rel[0] == '\0' || realpath(joined, abs) == NULL)
+		return svc_fail(e, SVC_NOT_FOUND, NULL,
+		    "prefix: nothing named %.200s in the builds folder (%s)", rel, dir);
+	return 0;
+}
+
+/* Fill the next slot (not yet counted: no reader sees it) and start its worker. */
+static int builds_fill(struct app *app, int slot, const char *name, const char *prefix, struct svc_error *e)
+{
+	struct config *cfg = app->config;
+	struct build *b = &cfg->builds[slot], *compile[1];
+	char err[1024];
+	int failed, i;
+
+	if (build_discover(b, name, prefix, err, sizeof err) < 0)
+		return svc_fail(e, SVC_UNPROCESSABLE, "not_a_build", "%s", err);
+	/* The same library under another name: the core compiled for it serves. */
+	for (i = 0; i < slot; i++)
+		if (strcmp(cfg->builds[i].sha256, b->sha256) == 0 &&
+		    strcmp(cfg->builds[i].prefix, b->prefix) == 0)
+			break;
+	if (i < slot) {
+		memcpy(b->core_path, cfg->builds[i].core_path, sizeof b->core_path);
+	} else {
+		compile[0] = b;
+		if (build_compile_cores(compile, 1, cfg, &failed, err, sizeof err) < 0)
+			return svc_fail(
+			    e, SVC_UNPROCESSABLE, "not_a_build", "build %s: worker core: %s", name, err);
+	}
+	if (worker_init(&app->workers[slot], b) < 0)
+		return svc_fail(e, SVC_INTERNAL, NULL, "build %s: worker: cannot initialise", name);
+	if (coverage_idle(&app->workers[slot], cfg, err, sizeof err) < 0 ||
+	    (worker_prestart(&app->workers[slot], cfg) < 0 &&
+	        snprintf(err, sizeof err, "%s", app->workers[slot].last_failure) >= 0)) {
+		worker_release(&app->workers[slot]);
+		return svc_fail(
+		    e, SVC_UNPROCESSABLE, "not_a_build", "build %s: its worker cannot start: %s", name, err);
+	}
+	if (db_build_record(app->db, b, err, sizeof err) < 0) {
+		worker_release(&app->workers[slot]);
+		return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
+	}
+	return 0;
+}
+
+int builds_add(struct app *app, const char *name, const char *prefix, struct build **out, struct svc_error *e)
+{
+	struct config *cfg = app->config;
+	struct build *active[MAX_BUILDS];
+	char abs[PATH_MAX];
+	int n, slot, rc = -1;
+
+	if (!build_name_ok(name, strlen(name)))
+		return svc_fail(e, SVC_BAD_REQUEST, NULL,
+		    "name: 1 to 63 of A-Z a-z 0-9 . _ - (and @ after the first, as in pr@2)");
+	if (builds_prefix(cfg, prefix, abs, e) < 0)
+		return -1;
+	pthread_mutex_lock(&builds_add_lock);
+	n = build_list(cfg, active);
+	for (int i = 0; i < n; i++)
+		if (strcmp(active[i]->name, name) == 0) {
+			svc_fail(e, SVC_CONFLICT, "build_exists",
+			    "a build named %s is active; retire it first (DELETE /api/builds/%s)", name,
+			    name);
+			goto out;
+		}
+	if (n >= MAX_BUILDS) {
+		svc_fail(e, SVC_CONFLICT, "too_many_builds",
+		    "%d builds are active, the most a daemon compares; retire one first", n);
+		goto out;
+	}
+	slot = cfg->nbuilds; /* only registrations change it, one at a time */
+	if (slot >= MAX_BUILD_SLOTS) {
+		svc_fail(e, SVC_CONFLICT, "too_many_builds",
+		    "this daemon has registered %d builds, the most in one life; restart it to register more",
+		    slot);
+		goto out;
+	}
+	if (builds_fill(app, slot, name, abs, e) < 0) {
+		memset(&cfg->builds[slot], 0, sizeof cfg->builds[slot]);
+		goto out;
+	}
+	/* Counted last, the slot whole: from here on runs and cases see it. */
+	pthread_mutex_lock(&cfg->builds_lock);
+	cfg->nbuilds = slot + 1;
+	pthread_mutex_unlock(&cfg->builds_lock);
+	fprintf(stderr, "phpcmp: build %s added: %s (sha256 %.12s)\n", name, cfg->builds[slot].lib_path,
+	    cfg->builds[slot].sha256);
+	*out = &cfg->builds[slot];
+	rc = 0;
+out:
+	pthread_mutex_unlock(&builds_add_lock);
+	return rc;
+}
+
+int builds_retire(struct app *app, const char *name, struct svc_error *e)
+{
+	struct config *cfg = app->config;
+	struct build *active[MAX_BUILDS], *b = NULL;
+	char err[512];
+	int i, n, in_use;
+
+	pthread_mutex_lock(&builds_add_lock);
+	n = build_list(cfg, active);
+	for (i = 0; i < n && b == NULL; i++)
+		if (strcmp(active[i]->name, name) == 0)
+			b = active[i];
+	if (b == NULL) {
+		pthread_mutex_unlock(&builds_add_lock);
+		return svc_fail(e, SVC_NOT_FOUND, NULL, "no active build is named %.64s", name);
+	}
+	if (b == active[ROLE_BASE] || n <= 2) {
+		pthread_mutex_unlock(&builds_add_lock);
+		return svc_fail(e, SVC_CONFLICT, "build_needed",
+		    b == active[ROLE_BASE]
+		        ? "%s is the daemon's base: every run without \"builds\" compares with it"
+		        : "%s is one of the last two active builds: a comparison needs two",
+		    name);
+	}
+	/* A run waiting for it or running on it would lose its build midway. */
+	if ((in_use = db_build_runs_pending(app->db, b->db_id, err, sizeof err)) != 0) {
+		pthread_mutex_unlock(&builds_add_lock);
+		if (in_use < 0)
+			return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
+		return svc_fail(e, SVC_CONFLICT, "build_in_use",
+		    "%d queued or running run(s) compare %s: cancel them or let them end first", in_use,
+		    name);
+	}
+	pthread_mutex_lock(&cfg->builds_lock);
+	__atomic_store_n(&b->retired, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cfg->builds_lock);
+	pthread_mutex_unlock(&builds_add_lock);
+	/* Its shared workers now (a case in progress ends first); the
+	 * reducer's own when it next looks (reduce_retired). */
+	worker_stop(build_worker(app, b));
+	reduce_wake(app->reducer);
+	fprintf(stderr, "phpcmp: build %s retired\n", name);
+	return 0;
+}
