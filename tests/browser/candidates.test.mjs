@@ -123,3 +123,25 @@ test('four builds: the base and one candidate, switched with ?vs=', async () => 
 	await shot('candidates-four');
 	assert.deepEqual(pageErrors, []);
 });
+
+test('builds registered and retired while the daemon runs show on the overview', async () => {
+	// builds/head is in the daemon's builds folder (the default, builds/).
+	const added = await d.request('POST', '/api/builds', { body: { name: 'pr@1', prefix: 'head' } });
+	assert.equal(added.status, 201, added.text);
+	await page.goto(`${d.url}/#/`);
+	const row = page.locator('[data-testid=build-row][data-build="pr@1"]');
+	await row.waitFor();
+	assert.equal(await row.locator('[data-testid=worker-state]').textContent(), 'ready');
+	assert.equal(await page.locator('[data-testid=build-row]').count(), 4);
+
+	assert.equal((await d.request('DELETE', '/api/builds/pr@1')).status, 200);
+	await page.reload();
+	await page.locator('[data-testid=build-row][data-state=retired]').waitFor();
+	assert.equal(await row.locator('[data-testid=worker-state]').textContent(), 'retired');
+	// Still four rows: the three active builds, then the retired one last.
+	const names = await page.locator('[data-testid=build-row]').evaluateAll((rows) => rows.map((r) => r.dataset.build));
+	assert.deepEqual(names, ['base', 'head', 'twin', 'pr@1']);
+	assert.ok(await noSidewaysScroll());
+	await shot('builds-retired');
+	assert.deepEqual(pageErrors, []);
+});

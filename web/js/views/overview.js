@@ -74,8 +74,10 @@ export function overviewView(ctx, params, query) {
 				h('a', { href: '#/new', class: 'button' }, 'Submit a case')),
 			filters, cases.el));
 
-	refreshHealth().then((d) => {
-		if (ctx.alive) replace(buildsBox, buildsTable(d));
+	/* The active builds with their workers (health), then the retired ones
+	 * (GET /api/builds): their runs still name them. */
+	Promise.all([refreshHealth(), ctx.api('/api/builds').catch(() => ({ builds: [] }))]).then(([d, all]) => {
+		if (ctx.alive) replace(buildsBox, buildsTable(d, (all.builds || []).filter((b) => b.state === 'retired')));
 	}, (e) => { if (ctx.alive) replace(buildsBox, errorBox(e)); });
 
 	/* Measure runs' instruction counts by run id (fetched once each has ended). */
@@ -139,8 +141,8 @@ export function overviewView(ctx, params, query) {
 	return { onQuery: applyQuery };
 }
 
-/* One row per build of /api/health, in the daemon's order. */
-function buildsTable(d) {
+/* One row per build of /api/health, in the daemon's order, then the retired ones. */
+function buildsTable(d, retired = []) {
 	const builds = d.builds || [];
 	if (!builds.length) return h('p', { class: 'empty' }, 'The daemon reports no builds.');
 	return h('div', null,
@@ -165,7 +167,14 @@ function buildsTable(d) {
 					h('td', { class: 'num hide-narrow' }, fmtInt(w.cases_run)),
 					h('td', { class: 'num hide-narrow' }, fmtInt(w.restarts)),
 					h('td', { class: 'mono hide-narrow path', title: b.library || '' }, tail(b.library || b.prefix || '—', 48)));
-			})))),
+			}), retired.map((b) => h('tr', { class: 'retired dim', 'data-testid': 'build-row', 'data-build': b.name, 'data-state': 'retired' },
+				h('th', { scope: 'row' }, b.name),
+				h('td', { class: 'mono' }, b.php_version || '—'),
+				h('td', { class: 'mono', title: b.sha256 || '' }, b.sha256 ? b.sha256.slice(0, 12) : '—'),
+				h('td', null, badge('state', 'retired', { 'data-testid': 'worker-state', title: 'No new case or run uses it; its runs still name it (DELETE /api/builds/NAME)' })),
+				h('td', { class: 'num hide-narrow' }, '—'),
+				h('td', { class: 'num hide-narrow' }, '—'),
+				h('td', { class: 'mono hide-narrow path', title: b.library || '' }, tail(b.library || b.prefix || '—', 48))))))),
 		h('p', { class: 'meta' }, `Daemon ${d.version || '?'} · database `, h('code', null, d.db || '?'),
 			d.uptime_s !== undefined ? ` · up ${duration(new Date(Date.now() - d.uptime_s * 1000).toISOString())}` : ''));
 }
