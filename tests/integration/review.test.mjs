@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { LOGS, ROOT, STATE, runCli, tmpDir } from './helper.mjs';
+import { Daemon, LOGS, ROOT, STATE, runCli, tmpDir } from './helper.mjs';
 
 const patch = (name) => path.join(ROOT, 'tests/fixtures/patches', `${name}.patch`);
 const SERIES = `pr=${patch('keys-fastpath')},${patch('escape-del')},${patch('escape-unroll')}`;
@@ -165,7 +165,9 @@ test('bad arguments: exit 2 and a precise message, nothing built', async () => {
 		[['--base', '8.2.32', '--candidate', 'base=' + patch('escape-del')], /the name is the base's/],
 		[['--base', '8.2.32', '--candidate', CLEAN, '--count', '0'], /--count: expected an integer 1 \.\. 10000000/],
 		[['--base', '8.2.32', '--candidate', CLEAN, '--asan-count', 'x'], /--asan-count: expected an integer/],
-		[['--base', '8.2.32', '--candidate', CLEAN, '--url', 'http://127.0.0.1:8080'], /--url: registering builds with a running daemon is not done yet/],
+		[['--base', '8.2.32', '--candidate', CLEAN, '--url', 'ftp://127.0.0.1:8080'], /--url ftp:\/\/127\.0\.0\.1:8080: expected http:\/\/HOST:PORT/],
+		[['--base', '8.2.32', '--candidate', CLEAN, '--url', 'http://127.0.0.1:1'], /GET \/api\/builds failed/],
+		[['--base', '8.2.32', '--candidate', CLEAN, '--label', 'a@b'], /--label a@b: 1 to 40 of/],
 		[['--base', '8.2.99', '--candidate', CLEAN], /--base 8\.2\.99: neither 8\.2\.32/],
 		[['--base', '8.2.32', '--candidate', `a=${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')},${patch('escape-del')}`], /9 builds: at most 8/],
 	];
@@ -174,5 +176,61 @@ test('bad arguments: exit 2 and a precise message, nothing built', async () => {
 		assert.equal(r.code, 2, `${args.join(' ')}\n${show(r)}`);
 		assert.match(r.stderr, re, args.join(' '));
 		assert.doesNotMatch(r.stderr, /building/, 'nothing built');
+	}
+});
+
+test('--url: the review on a running daemon: its builds registered there, its runs and roots left for triage, the builds retired', async () => {
+	const buildsDir = tmpDir('phpcmp-review-builds-');
+	const d = await Daemon.start({ name: 'review-url', reduce: true, extraArgs: ['--builds-dir', buildsDir] });
+	try {
+		const dir = tmpDir('phpcmp-review-');
+		const out = path.join(dir, 'review.json');
+		const bug = `bug=${patch('escape-del')}`;
+		const r = await review(['--url', d.url, '--base', '8.2.32', '--candidate', bug, '--candidate', CLEAN,
+			'--count', '3000', '--json', '--out', out, '--no-asan'], 10 * MINUTES);
+		fs.writeFileSync(path.join(LOGS, 'review-url.log'), show(r));
+		assert.equal(r.code, 1, show(r));
+		assert.ok(r.stderr.includes(`reviewing on ${d.url}: builds in ${buildsDir}, named review-*`), show(r));
+		assert.doesNotMatch(r.stderr, /starting a daemon/);
+		const rep = JSON.parse(fs.readFileSync(out, 'utf8'));
+		const by = Object.fromEntries(rep.builds.map((b) => [b.name, b]));
+		assert.deepEqual(Object.keys(by), ['base', 'bug', 'keys-only']);
+		assert.ok(by.bug.generated_mismatches > 0 && by.bug.roots >= 1);
+		assert.equal(by['keys-only'].differs, false);
+		assert.equal(rep.causes[0].minimal.code, '"\\x7F"');
+		assert.deepEqual(rep.causes[0].builds, ['bug']);
+		assert.equal(rep.causes[0].results.bug.output, '"\\u007f"');
+		// the report speaks of the review's names, not the daemon's
+		assert.doesNotMatch(rep.markdown, /review-bug/);
+		assert.match(rep.markdown, /ext\/json\/tests: 76 — base 74 passed, 2 skipped; bug 74 passed/);
+
+		// On the daemon: the builds came and went; its own stayed; the runs are there.
+		const builds = (await d.get('/api/builds')).json.builds.map((b) => [b.name, b.state]);
+		assert.deepEqual(builds, [['base', 'active'], ['head', 'active'],
+			['review-base', 'retired'], ['review-bug', 'retired'], ['review-keys-only', 'retired']]);
+		for (const name of ['review-base', 'review-bug', 'review-keys-only'])
+			assert.ok(fs.lstatSync(path.join(buildsDir, name)).isSymbolicLink(), `${name} in the builds folder`);
+		const runs = (await d.get('/api/runs')).json.runs;
+		assert.deepEqual(runs.map((x) => x.suite).sort(), ['generated', 'measure', 'phpt', 'stored']);
+		for (const run of runs) {
+			assert.equal(run.status, 'done');
+			assert.deepEqual(run.build_list.map((b) => b.name), ['review-base', 'review-bug', 'review-keys-only']);
+		}
+		const gen = runs.find((x) => x.suite === 'generated');
+		const roots = (await d.get(`/api/roots?run=${gen.id}`)).json.roots;
+		assert.ok(roots.some((x) => x.minimal?.code === '"\\x7F"'), JSON.stringify(roots).slice(0, 2000));
+
+		// --keep-builds leaves them registered; another review under the same label then says so.
+		const kept = await review(['--url', d.url, '--base', '8.2.32', '--candidate', CLEAN, '--count', '500',
+			'--out', path.join(dir, 'kept.md'), '--no-asan', '--keep-builds'], 10 * MINUTES);
+		assert.equal(kept.code, 0, show(kept));
+		assert.deepEqual((await d.get('/api/builds')).json.builds.filter((b) => b.state === 'active').map((b) => b.name),
+			['base', 'head', 'review-base', 'review-keys-only']);
+		const clash = await review(['--url', d.url, '--base', '8.2.32', '--candidate', CLEAN, '--no-asan'], MINUTES);
+		assert.equal(clash.code, 2, show(clash));
+		assert.match(clash.stderr, /a build named review-base is active there already \(another review with --label review\?\)/);
+		assert.doesNotMatch(clash.stderr, /building/);
+	} finally {
+		await d.stopClean();
 	}
 });

@@ -56,8 +56,10 @@
 
 /* One build of the review: the base, a candidate, or one commit of a series. */
 struct review_build {
-	char name[64]; /* the daemon's build name: base, keys-only, pr@2 */
-	char role[16]; /* the daemon's role for it (base, head, cand2 ...) */
+	char name[64];  /* the review's name of the build: base, keys-only, pr@2 */
+	char role[16];  /* the daemon's role for it (base, head, cand2 ...) */
+	char dname[64]; /* its name on the daemon: name, or LABEL-name on a daemon given with --url */
+	int registered; /* added to a --url daemon (POST /api/builds): retired at the end */
 	const char *patches[REVIEW_MAX_PATCHES];
 	int npatches;             /* every patch up to this commit, in order */
 	const char *given_prefix; /* an existing build prefix, nothing to build */
@@ -90,6 +92,12 @@ struct review {
 	const char *base_spec, *out_path, *work_arg, *state, *cases;
 	long count, seed, settle_s, asan_count;
 	int json, no_asan;
+	/* --url: a running daemon the release builds are registered with (and
+	 * retired from at the end unless --keep-builds), its builds folder
+	 * where they are built, their names there LABEL-NAME. */
+	const char *url, *label_arg;
+	int keep_builds;
+	char label[48], builds_dir[PATH_MAX];
 	struct review_cand cands[MAX_BUILDS];
 	int ncands;
 	struct review_set rel, asan, *cur; /* cur: the set the daemon calls go to */
@@ -168,6 +176,14 @@ static void review_usage(FILE *f)
 	      "                        links) there; default a temporary one, removed after\n"
 	      "  --state DIR           compiled worker cores, shared with `phpcmp serve` (state)\n"
 	      "  --cases DIR           stored cases (cases)\n"
+	      "  --url URL             review on a running daemon instead (the team's): the\n"
+	      "                        builds are made in its builds folder (GET /api/builds;\n"
+	      "                        it must be on this machine), registered as LABEL-NAME,\n"
+	      "                        its runs and roots stay there for triage, the builds\n"
+	      "                        are retired at the end.  $PHPCMP_TOKEN is sent when set\n"
+	      "  --label LABEL         the builds' prefix on that daemon (review; another one\n"
+	      "                        for reviews at the same time on one daemon)\n"
+	      "  --keep-builds         leave them registered (their workers keep running)\n"
 	      "At most 8 builds in all (the base, and each candidate's commits).\n",
 	    f);
 }
@@ -267,6 +283,9 @@ static int review_parse(struct review *r, int argc, char **argv)
 		} else if (strcmp(a, "--no-asan") == 0) {
 			r->no_asan = 1;
 			continue;
+		} else if (strcmp(a, "--keep-builds") == 0) {
+			r->keep_builds = 1;
+			continue;
 		} else if (v == NULL) {
 			return review_error(
 			    "%s: unknown option, or its value is missing (phpcmp review --help)", a);
@@ -296,8 +315,13 @@ static int review_parse(struct review *r, int argc, char **argv)
 		} else if (strcmp(a, "--cases") == 0) {
 			r->cases = v;
 		} else if (strcmp(a, "--url") == 0) {
-			return review_error("--url: registering builds with a running daemon is not done yet "
-			                    "(docs/review.md); phpcmp review serves a daemon of its own");
+			if (strncmp(v, "http://", 7) != 0 || strlen(v) >= sizeof r->rel.url)
+				return review_error("--url %s: expected http://HOST:PORT", v);
+			r->url = v;
+		} else if (strcmp(a, "--label") == 0) {
+			if (!review_name_ok(v, strlen(v)))
+				return review_error("--label %s: 1 to 40 of A-Z a-z 0-9 . _ -", v);
+			r->label_arg = v;
 		} else {
 			return review_error("%s: unknown option (phpcmp review --help)", a);
 		}
@@ -358,6 +382,8 @@ static int review_plan(struct review *r)
 				b->patches[b->npatches++] = k->patches[p];
 		}
 	}
+	for (int i = 0; i < r->cur->nbuilds; i++) /* the same arrays' sizes: a copy */
+		memcpy(r->cur->builds[i].dname, r->cur->builds[i].name, sizeof r->cur->builds[i].dname);
 	return 0;
 }
 
@@ -465,11 +491,15 @@ static int review_build_one(struct review *r, struct review_build *b)
 		return 0;
 	}
 	snprintf(script, sizeof script, "%s/scripts/build-php.sh", r->root);
-	snprintf(builds, sizeof builds, "%s/builds-%s", r->work, r->cur->what);
+	/* On a --url daemon: in its builds folder, the one place it takes builds from. */
+	if (r->url != NULL && !r->cur->asan)
+		snprintf(builds, sizeof builds, "%s", r->builds_dir);
+	else
+		snprintf(builds, sizeof builds, "%s/builds-%s", r->work, r->cur->what);
 	argv[n++] = (char *)"/bin/bash";
 	argv[n++] = script;
 	argv[n++] = (char *)"--name";
-	argv[n++] = b->name;
+	argv[n++] = b->dname;
 	argv[n++] = (char *)"--builds";
 	argv[n++] = builds;
 	if (r->base_source != NULL) {
@@ -492,7 +522,7 @@ static int review_build_one(struct review *r, struct review_build *b)
 	if ((rc = review_wait_child(pid)) != 0)
 		return review_error(
 		    "building %s failed (scripts/build-php.sh exited %d; its output is above)", b->name, rc);
-	snprintf(link, sizeof link, "%s/%s", builds, b->name);
+	snprintf(link, sizeof link, "%s/%s", builds, b->dname);
 	if (realpath(link, b->prefix) == NULL)
 		return review_error("%s: %s", link, strerror(errno));
 	review_say(r, "%s%s built in %.1f s: %s", b->name, flavour, review_now() - t, b->prefix);
@@ -674,11 +704,19 @@ static long review_request(
 	curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, 900L);
 	curl_easy_setopt(r->curl, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(r->curl, CURLOPT_USERAGENT, "phpcmp-review/" PHPCMP_VERSION);
+	/* A --url daemon may want a token for its writes (docs/hardening.md). */
+	const char *token = getenv("PHPCMP_TOKEN");
+	if (r->url != NULL && token != NULL && *token != '\0') {
+		char authorization[400];
+		snprintf(authorization, sizeof authorization, "Authorization: Bearer %.300s", token);
+		headers = curl_slist_append(headers, authorization);
+	}
 	if (body != NULL) {
 		headers = curl_slist_append(headers, "Content-Type: application/json");
-		curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, headers);
 		curl_easy_setopt(r->curl, CURLOPT_POSTFIELDS, body);
 	}
+	if (headers != NULL)
+		curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(r->curl, CURLOPT_CUSTOMREQUEST, method);
 	if ((cc = curl_easy_perform(r->curl)) != CURLE_OK)
 		review_error("%s %s: %s", method, url, curl_easy_strerror(cc));
@@ -736,11 +774,143 @@ static json_int_t review_int(json_t *j, const char *key)
 	return json_integer_value(json_object_get(j, key));
 }
 
+/* ---- a running daemon (--url) ---- */
+
+/* Its builds folder (where the builds go: the one place it registers them
+ * from), checked to be on this machine, and the builds' names there. */
+static int review_attach(struct review *r)
+{
+	json_t *list = review_json(r, "GET", "/api/builds", NULL, 200, 200), *b;
+	struct stat st;
+	size_t i;
+
+	if (list == NULL)
+		return review_error(
+		    "%s: GET /api/builds failed (a phpcmp daemon with builds that come and go?)", r->url);
+	snprintf(r->builds_dir, sizeof r->builds_dir, "%s", review_str(list, "builds_dir"));
+	if (r->builds_dir[0] != '/' || stat(r->builds_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		json_decref(list);
+		return review_error("%s: its builds folder %s is not a folder on this machine: run the "
+		                    "review where the daemon runs",
+		    r->url, r->builds_dir[0] ? r->builds_dir : "(none given)");
+	}
+	if (r->label_arg != NULL)
+		snprintf(r->label, sizeof r->label, "%s", r->label_arg);
+	else /* one name from review to review: their worker cores stay cached */
+		snprintf(r->label, sizeof r->label, "review");
+	for (int k = 0; k < r->rel.nbuilds; k++) {
+		struct review_build *rb = &r->rel.builds[k];
+		if (snprintf(rb->dname, sizeof rb->dname, "%s-%s", r->label, rb->name) >=
+		    (int)sizeof rb->dname) {
+			json_decref(list);
+			return review_error("--label %s: %s-%s is over 63 bytes, a build name's most",
+			    r->label, r->label, rb->name);
+		}
+		json_array_foreach (json_object_get(list, "builds"), i, b)
+			if (strcmp(review_str(b, "name"), rb->dname) == 0 &&
+			    strcmp(review_str(b, "state"), "active") == 0) {
+				json_decref(list);
+				return review_error("%s: a build named %s is active there already (another "
+				                    "review with --label %s?)",
+				    r->url, rb->dname, r->label);
+			}
+	}
+	json_decref(list);
+	review_say(r, "reviewing on %s: builds in %s, named %s-*", r->url, r->builds_dir, r->label);
+	return 0;
+}
+
+/* Each release build registered with the --url daemon (POST /api/builds). */
+static int review_register(struct review *r)
+{
+	for (int k = 0; k < r->rel.nbuilds; k++) {
+		struct review_build *rb = &r->rel.builds[k];
+		char cwd[PATH_MAX], prefix[2 * PATH_MAX + 2];
+		json_t *body, *ans;
+		char *text;
+
+		/* Built here: its link in the builds folder.  Given: as given (made
+		 * absolute, links kept), which the daemon takes only from that folder. */
+		if (rb->given_prefix == NULL)
+			snprintf(prefix, sizeof prefix, "%s", rb->dname);
+		else if (rb->given_prefix[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
+			snprintf(prefix, sizeof prefix, "%s", rb->given_prefix);
+		else
+			snprintf(prefix, sizeof prefix, "%s/%s", cwd, rb->given_prefix);
+		body = json_pack("{s:s s:s}", "name", rb->dname, "prefix", prefix);
+		text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
+		json_decref(body);
+		if (text == NULL)
+			return review_error("out of memory");
+		ans = review_json(r, "POST", "/api/builds", text, 201, 201);
+		free(text);
+		if (ans == NULL)
+			return -1;
+		rb->registered = 1;
+		review_say(r, "%s registered as %s (%s)", rb->name, rb->dname, review_str(ans, "role"));
+		json_decref(ans);
+	}
+	return 0;
+}
+
+/* Every build the review registered, retired (DELETE /api/builds/NAME):
+ * their runs, roots and triage stay on the daemon. */
+static void review_retire(struct review *r)
+{
+	for (int k = r->rel.nbuilds - 1; k >= 0; k--) {
+		struct review_build *rb = &r->rel.builds[k];
+		char path[128];
+		json_t *ans;
+
+		if (!rb->registered)
+			continue;
+		snprintf(path, sizeof path, "/api/builds/%s", rb->dname);
+		if ((ans = review_json(r, "DELETE", path, NULL, 200, 404)) != NULL)
+			rb->registered = 0;
+		json_decref(ans);
+	}
+}
+
+/* The daemon's names of the builds in a text it wrote, made the review's
+ * ("review-pr@2" -> "pr@2"), in place. */
+static void review_unlabel(const struct review *r, char *text)
+{
+	char prefix[sizeof r->label + 1];
+	size_t n;
+	char *p;
+
+	if (r->url == NULL || text == NULL)
+		return;
+	n = (size_t)snprintf(prefix, sizeof prefix, "%s-", r->label);
+	while ((p = strstr(text, prefix)) != NULL)
+		memmove(p, p + n, strlen(p + n) + 1);
+}
+
 /* ---- the runs ---- */
 
-static int64_t review_post_run(struct review *r, const char *body)
+/* The names of the current set's builds on the daemon, in order: a run's or a case's "builds". */
+static json_t *review_build_names(const struct review *r)
 {
-	json_t *run = review_json(r, "POST", "/api/runs", body, 202, 202);
+	json_t *names = json_array();
+	for (int i = 0; i < r->cur->nbuilds; i++)
+		json_array_append_new(names, json_string(r->cur->builds[i].dname));
+	return names;
+}
+
+/* POST /api/runs with body (an object, taken), naming the builds on a --url daemon. */
+static int64_t review_post_run(struct review *r, json_t *body)
+{
+	char *text;
+	json_t *run;
+
+	if (body != NULL && r->url != NULL && !r->cur->asan)
+		json_object_set_new(body, "builds", review_build_names(r));
+	text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
+	json_decref(body);
+	if (text == NULL)
+		return review_error("out of memory");
+	run = review_json(r, "POST", "/api/runs", text, 202, 202);
+	free(text);
 	int64_t id = run != NULL ? review_int(run, "id") : 0;
 
 	json_decref(run);
@@ -854,12 +1024,32 @@ static const struct review_build *review_build_by_name(const struct review *r, c
 	return NULL;
 }
 
+static const struct review_build *review_build_by_dname(const struct review *r, const char *dname)
+{
+	for (int i = 0; i < r->cur->nbuilds; i++)
+		if (strcmp(r->cur->builds[i].dname, dname) == 0)
+			return &r->cur->builds[i];
+	return NULL;
+}
+
 /* Each build's role, as the daemon gives it. */
 static int review_roles(struct review *r)
 {
 	json_t *builds, *b;
 	size_t i;
 
+	/* A --url daemon has builds of its own: the review's runs and cases name
+	 * theirs ("builds"), so their roles are their places in that list. */
+	if (r->url != NULL && !r->cur->asan) {
+		for (int k = 0; k < r->cur->nbuilds; k++) {
+			struct review_build *rb = &r->cur->builds[k];
+			if (k <= 1)
+				snprintf(rb->role, sizeof rb->role, "%s", k == 0 ? "base" : "head");
+			else
+				snprintf(rb->role, sizeof rb->role, "cand%d", k);
+		}
+		return 0;
+	}
 	json_decref(r->health);
 	if ((r->health = review_json(r, "GET", "/api/health", NULL, 200, 200)) == NULL)
 		return -1;
@@ -888,6 +1078,8 @@ static int review_rerun(struct review *r, json_t *cause)
 	json_t *body = json_pack("{s:O,s:O,s:O,s:O}", "code", review_get(min, "code"), "setup",
 	    review_get(min, "setup"), "flags", review_get(min, "flags_value"), "depth",
 	    review_get(min, "depth"));
+	if (body != NULL && r->url != NULL)
+		json_object_set_new(body, "builds", review_build_names(r));
 	char *text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
 	const char *key;
 
@@ -910,7 +1102,7 @@ static int review_rerun(struct review *r, json_t *cause)
 	for (int b = 1; b < r->cur->nbuilds; b++) {
 		const struct review_build *rb = &r->cur->builds[b];
 		const struct review_cand *c = &r->cands[rb->candidate];
-		json_t *verdict = json_object_get(cands, rb->name);
+		json_t *verdict = json_object_get(cands, rb->dname);
 
 		if (verdict == NULL || strcmp(review_str(verdict, "verdict"), "same") == 0)
 			continue;
@@ -969,7 +1161,17 @@ static int review_collect_roots(
 				if (review_int(o, "bucket_id") == review_int(root, "bucket_id"))
 					mine = o;
 			if (mine == NULL) {
+				const struct review_build *b = review_build_by_dname(
+				    r, review_str(root, "candidate"));
+				/* On a --url daemon a bucket of the first candidate's (no
+				 * candidate in its key) may be older than the review and
+				 * name the build that found it first: here it is the head's. */
+				if (b == NULL && r->url != NULL && r->cur->nbuilds > 1)
+					b = &r->cur->builds[1];
 				mine = json_deep_copy(root);
+				/* the review's name of the build, not the --url daemon's */
+				if (b != NULL)
+					json_object_set_new(mine, "candidate", json_string(b->name));
 				json_object_set_new(mine, "runs", json_object());
 				json_array_append_new(all, mine);
 			} else {
@@ -1039,13 +1241,13 @@ static int review_run_all(struct review *r)
 {
 	char body[160];
 
-	snprintf(
-	    body, sizeof body, "{\"suite\":\"generated\",\"seed\":%ld,\"count\":%ld}", r->seed, r->count);
 	/* queued at once, run one after the other in this order by the daemon */
-	if ((r->run_generated = review_post_run(r, body)) < 0 ||
-	    (r->run_stored = review_post_run(r, "{\"suite\":\"stored\"}")) < 0 ||
-	    (r->run_phpt = review_post_run(r, "{\"suite\":\"phpt\"}")) < 0 ||
-	    (r->run_measure = review_post_run(r, "{\"suite\":\"measure\"}")) < 0)
+	if ((r->run_generated = review_post_run(r,
+	         json_pack("{s:s s:I s:I}", "suite", "generated", "seed", (json_int_t)r->seed, "count",
+	             (json_int_t)r->count))) < 0 ||
+	    (r->run_stored = review_post_run(r, json_pack("{s:s}", "suite", "stored"))) < 0 ||
+	    (r->run_phpt = review_post_run(r, json_pack("{s:s}", "suite", "phpt"))) < 0 ||
+	    (r->run_measure = review_post_run(r, json_pack("{s:s}", "suite", "measure"))) < 0)
 		return -1;
 	snprintf(body, sizeof body, "%ld generated cases (seed %ld)", r->count, r->seed);
 	if ((r->generated = review_wait_run(r, r->run_generated, body, 0)) == NULL ||
@@ -1064,6 +1266,8 @@ static int review_run_all(struct review *r)
 	    r->run_measure);
 	if (review_request(r, "GET", path, NULL, &r->measure_md) != 200)
 		return review_error("GET %s failed", path);
+	review_unlabel(r, r->phpt_line);
+	review_unlabel(r, r->measure_md);
 	review_say(r, "waiting for the reducer (at most %ld s)", r->settle_s);
 	const int64_t runs[] = { r->run_generated, r->run_stored };
 	const char *const names[] = { "generated", "stored" };
@@ -1195,7 +1399,7 @@ static int review_asan_samples(struct review *r, int64_t run)
 
 static int review_run_asan(struct review *r)
 {
-	char body[160], what[96];
+	char what[96];
 	int64_t id;
 
 	r->cur = &r->asan;
@@ -1204,10 +1408,10 @@ static int review_run_asan(struct review *r)
 			return -1;
 	if (review_serve(r) < 0 || review_roles(r) < 0)
 		return -1;
-	snprintf(body, sizeof body, "{\"suite\":\"generated\",\"seed\":%ld,\"count\":%ld}", r->seed,
-	    r->asan_count);
 	snprintf(what, sizeof what, "asan: %ld generated cases (seed %ld)", r->asan_count, r->seed);
-	if ((id = review_post_run(r, body)) < 0 ||
+	if ((id = review_post_run(r,
+	         json_pack("{s:s s:I s:I}", "suite", "generated", "seed", (json_int_t)r->seed, "count",
+	             (json_int_t)r->asan_count))) < 0 ||
 	    (r->asan_generated = review_wait_run(r, id, what, REVIEW_ASAN_ENOUGH)) == NULL)
 		return -1;
 	/* Its output mismatches are the release builds' causes again: the
@@ -1718,16 +1922,24 @@ int review_command(int argc, char **argv)
 	review_plan_asan(&r);
 	if (review_find_root(&r) < 0 || review_make_work(&r) < 0)
 		return 2;
-	for (int i = 0; i < r.rel.nbuilds; i++)
-		if (review_build_one(&r, &r.rel.builds[i]) < 0)
-			goto out;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (r.curl = curl_easy_init()) == NULL) {
 		review_error("libcurl failed to start");
 		goto out;
 	}
-	if (review_serve(&r) < 0 || review_roles(&r) < 0 || review_run_all(&r) < 0)
+	if (r.url != NULL) {
+		snprintf(r.rel.url, sizeof r.rel.url, "%s", r.url);
+		if (review_attach(&r) < 0)
+			goto out;
+	}
+	for (int i = 0; i < r.rel.nbuilds; i++)
+		if (review_build_one(&r, &r.rel.builds[i]) < 0)
+			goto out;
+	if ((r.url != NULL ? review_register(&r) : review_serve(&r)) < 0 || review_roles(&r) < 0 ||
+	    review_run_all(&r) < 0)
 		goto out;
 	review_stop(&r); /* everything is read: its cores are for the asan daemon now */
+	if (!r.keep_builds)
+		review_retire(&r);
 	if (r.asan.nbuilds > 0 && review_run_asan(&r) < 0)
 		goto out;
 	verdict = review_verdict(&r);
@@ -1740,6 +1952,8 @@ out:
 	review_stop(&r);
 	r.cur = &r.rel;
 	review_stop(&r);
+	if (r.url != NULL && !r.keep_builds && r.curl != NULL)
+		review_retire(&r); /* a review that failed midway leaves none behind either */
 	if (r.curl != NULL) {
 		curl_easy_cleanup(r.curl);
 		curl_global_cleanup();

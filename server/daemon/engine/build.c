@@ -433,6 +433,38 @@ int build_list(struct config *cfg, struct build *builds[MAX_BUILDS])
 	return n;
 }
 
+int build_list_named(struct config *cfg, const char *const names[], int n, struct build *builds[MAX_BUILDS],
+    char *err, size_t errsize)
+{
+	struct build *active[MAX_BUILDS];
+	int i, j, k, nactive;
+
+	if (n < 2 || n > MAX_BUILDS) {
+		snprintf(err, errsize, "builds: expected a list of 2 to %d build names, the base first",
+		    MAX_BUILDS);
+		return -1;
+	}
+	nactive = build_list(cfg, active);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nactive && strcmp(active[j]->name, names[i]) != 0; j++)
+			;
+		if (j == nactive) {
+			snprintf(err, errsize,
+			    "builds[%d]: no active build is named \"%.64s\" (GET /api/builds)", i, names[i]);
+			return -1;
+		}
+		for (k = 0; k < i; k++)
+			if (builds[k] == active[j]) {
+				snprintf(err, errsize, "builds[%d]: %s is named twice", i, active[j]->name);
+				return -1;
+			}
+		builds[i] = active[j];
+	}
+	for (; i < MAX_BUILDS; i++)
+		builds[i] = NULL;
+	return n;
+}
+
 struct build *build_find(struct config *cfg, const char *name)
 {
 	struct build *found = NULL;

@@ -111,6 +111,10 @@ int build_discover(struct build *, const char *name, const char *prefix, char *e
 int build_name_ok(const char *, size_t);
 /* The active builds (not retired) by role into builds[] (NULL after the last): their count. */
 int build_list(struct config *, struct build *builds[MAX_BUILDS]);
+/* The active builds named (2 to MAX_BUILDS names, none twice), in that
+ * order, into builds[]: n, or -1 with err naming the one that is not. */
+int build_list_named(struct config *, const char *const names[], int n, struct build *builds[MAX_BUILDS],
+    char *err, size_t errsize);
 /* The build named so, active or retired (the newest of that name); NULL: none. */
 struct build *build_find(struct config *, const char *name);
 /* The active build with this db_id (builds table); NULL: none (retired, or not loaded). */

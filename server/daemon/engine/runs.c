@@ -775,41 +775,24 @@ static int runs_named_builds(
     struct config *cfg, json_t *body, struct build *builds[MAX_BUILDS], char *err, size_t errsize)
 {
 	json_t *v = json_object_get(body, "builds"), *name;
-	struct build *active[MAX_BUILDS];
-	size_t i, k;
-	int j, n;
+	const char *names[MAX_BUILDS];
+	size_t i;
 
 	if (v == NULL)
 		return build_list(cfg, builds);
-	if (!json_is_array(v) || json_array_size(v) < 2 || json_array_size(v) > MAX_BUILDS) {
+	if (!json_is_array(v) || json_array_size(v) > MAX_BUILDS) {
 		snprintf(err, errsize, "builds: expected a list of 2 to %d build names, the base first",
 		    MAX_BUILDS);
 		return -1;
 	}
-	n = build_list(cfg, active);
 	json_array_foreach (v, i, name) {
-		if (!json_is_string(name)) {
+		if (!json_is_string(name) || strlen(json_string_value(name)) != json_string_length(name)) {
 			snprintf(err, errsize, "builds[%zu]: expected a build name", i);
 			return -1;
 		}
-		for (j = 0; j < n && strcmp(active[j]->name, json_string_value(name)) != 0; j++)
-			;
-		if (j == n) {
-			snprintf(err, errsize,
-			    "builds[%zu]: no active build is named \"%.64s\" (GET /api/builds)", i,
-			    json_string_value(name));
-			return -1;
-		}
-		for (k = 0; k < i; k++)
-			if (builds[k] == active[j]) {
-				snprintf(err, errsize, "builds[%zu]: %s is named twice", i, active[j]->name);
-				return -1;
-			}
-		builds[i] = active[j];
+		names[i] = json_string_value(name);
 	}
-	for (i = json_array_size(v); i < MAX_BUILDS; i++)
-		builds[i] = NULL;
-	return (int)json_array_size(v);
+	return build_list_named(cfg, names, (int)json_array_size(v), builds, err, errsize);
 }
 
 int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t errsize)

@@ -1,5 +1,6 @@
 /* /api/builds: the daemon's builds, registered and retired while it runs (service/builds.c). */
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +116,11 @@ void api_route_builds(
 	for (i = 0; i < n && list != NULL; i++)
 		if (__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE))
 			json_array_append_new(list, api_build_json(app, &cfg->builds[i], -1));
-	api_json(resp, 200, json_pack("{s:o s:o}", "builds", list, "builds_dir", text_json(cfg->builds_dir)));
+	/* Where a client (phpcmp review --url) puts the builds it registers. */
+	char dir[PATH_MAX];
+	if (realpath(cfg->builds_dir, dir) == NULL)
+		snprintf(dir, sizeof dir, "%s", cfg->builds_dir);
+	api_json(resp, 200, json_pack("{s:o s:o}", "builds", list, "builds_dir", text_json(dir)));
 }
 
 /* A required string field of at most max bytes, no NUL: it, or NULL after answering 400. */

@@ -364,6 +364,7 @@ static int api_parse_case(json_t *body, struct case_spec *c, struct http_respons
 		"depth",
 		"expect",
 		"measure",
+		"builds", /* api_build_names */
 		NULL,
 	};
 	json_int_t depth, measure;
@@ -516,17 +517,46 @@ static void api_case_error(const char *text, struct http_response *resp)
 	api_json(resp, 422, json_pack("{s:o}", "error", e));
 }
 
+/* The body's "builds" (names, base first) into names[] (they point into
+ * body): their count, 0 when absent (every active build), or -1 after
+ * answering 400. */
+static int api_build_names(json_t *body, const char *names[MAX_BUILDS], struct http_response *resp)
+{
+	json_t *v = json_object_get(body, "builds"), *name;
+	size_t i;
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) < 2 || json_array_size(v) > MAX_BUILDS) {
+		api_error(resp, 400, "bad_request",
+		    "builds: expected a list of 2 to %d build names, the base first", MAX_BUILDS);
+		return -1;
+	}
+	json_array_foreach (v, i, name) {
+		if (!json_is_string(name) || strlen(json_string_value(name)) != json_string_length(name)) {
+			api_error(resp, 400, "bad_request", "builds[%zu]: expected a build name", i);
+			return -1;
+		}
+		names[i] = json_string_value(name);
+	}
+	return (int)json_array_size(v);
+}
+
 static void api_case_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	struct case_outcome out = { 0 };
 	struct svc_error e;
 	struct case_spec c;
+	const char *names[MAX_BUILDS];
 	char location[64], client[FAIRQ_KEY];
-	int fail_on_differ;
+	int fail_on_differ, nnames = -1;
+	json_t *body = NULL;
 
 	case_init(&c);
 	if ((fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0 ||
-	    api_case_from_request(req, &c, resp) < 0) {
+	    (body = api_body(req, resp)) == NULL || api_parse_case(body, &c, resp) < 0 ||
+	    (nnames = api_build_names(body, names, resp)) < 0) {
+		json_decref(body);
 		case_release(&c);
 		return;
 	}
@@ -536,7 +566,7 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 		snprintf(client, sizeof client, "token %s", req->who->name);
 	else
 		snprintf(client, sizeof client, "address %s", req->peer);
-	if (cases_submit(app, &c, client, &out, &e) < 0) {
+	if (cases_submit(app, &c, names, nnames, client, &out, &e) < 0) {
 		if (e.status == SVC_UNPROCESSABLE && out.case_error != NULL)
 			api_case_error(out.case_error, resp);
 		else
@@ -549,6 +579,7 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 	}
 	cases_done(app, &out);
 	case_release(&c);
+	json_decref(body);
 }
 
 static int api_case_row(void *arg, const struct db_case_row *row)

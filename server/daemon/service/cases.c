@@ -92,8 +92,8 @@ static int cases_error(struct build *const builds[MAX_BUILDS], int n, const stru
 	return svc_fail(e, SVC_UNPROCESSABLE, "case_error", "the case does not compile");
 }
 
-int cases_submit(
-    struct app *app, struct case_spec *c, const char *client, struct case_outcome *out, struct svc_error *e)
+int cases_submit(struct app *app, struct case_spec *c, const char *const names[], int nnames,
+    const char *client, struct case_outcome *out, struct svc_error *e)
 {
 	struct build *builds[MAX_BUILDS];
 	struct result res[MAX_BUILDS];
@@ -101,11 +101,15 @@ int cases_submit(
 	int i, n, rc = -1;
 
 	memset(out, 0, sizeof *out);
+	for (i = 0; i < MAX_BUILDS; i++)
+		result_init(&res[i]);
+	n = nnames > 0 ? build_list_named(app->config, names, nnames, builds, err, sizeof err)
+	               : build_list(app->config, builds);
+	if (n < 0)
+		return svc_fail(e, SVC_BAD_REQUEST, NULL, "%s", err);
 	if (cases_slot_take(app, e) < 0)
 		return -1;
 	out->slot = 1;
-	for (i = 0; i < MAX_BUILDS; i++)
-		result_init(&res[i]);
 	/* A submitted case's measured calls are bounded by their cost, not only their count. */
 	if (c->iterations > 0)
 		c->measure_budget_ms = app->config->measure_budget_ms;
@@ -114,7 +118,6 @@ int cases_submit(
 		cases_pipeline_take();
 		out->piped = 1;
 	}
-	n = build_list(app->config, builds);
 	if (runs_pair_as(app, builds, n, c, res, client) < 0) {
 		for (i = 0; i < MAX_BUILDS; i++)
 			if (res[i].status == STATUS_ERROR && res[i].failure != NULL)

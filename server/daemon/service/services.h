@@ -46,15 +46,16 @@ struct case_outcome {
 	int slot, piped; /* what cases_done gives back */
 };
 /*
- * POST /api/cases: c run on every build (a measured one by client's turn,
- * fairq.h), its comparison stored.  0 with *out; -1 with e: SVC_BUSY (over
+ * POST /api/cases: c run on the builds named (nnames 0: every active build;
+ * a measured one by client's turn, fairq.h), its comparison stored.  0 with
+ * *out; -1 with e: SVC_BAD_REQUEST (a name not active), SVC_BUSY (over
  * --max-case-requests), SVC_UNAVAILABLE worker_unavailable,
  * SVC_UNPROCESSABLE case_error (out->case_error; nothing stored),
  * SVC_STORAGE.  The results' memory stays bounded until cases_done(),
  * called once the reply is built, in every case.
  */
-int cases_submit(
-    struct app *, struct case_spec *c, const char *client, struct case_outcome *out, struct svc_error *e);
+int cases_submit(struct app *, struct case_spec *c, const char *const names[], int nnames, const char *client,
+    struct case_outcome *out, struct svc_error *e);
 /*
  * POST /api/runs/{id}/cases: generated run run_id's mismatch (seed, index)
  * stored in full (made again on the run's builds).  0 with out's case,
