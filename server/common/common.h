@@ -124,6 +124,10 @@ struct build {
 	/* Retired (DELETE /api/builds/NAME): no new run or case uses it, and
 	 * its workers do not start again.  Read and set atomically. */
 	int retired;
+	/* The daemon's asan flavour of another build (--asan NAME=PREFIX): 1 +
+	 * that build's slot; 0 for every other build.  Such a build is in no
+	 * run of its own: it runs the asan sample (--asan-sample, runs.c). */
+	int asan_of;
 };
 
 /* ---- roles (result.c) ---- */

@@ -48,6 +48,7 @@ struct main_strings {
 
 struct main_build_arg {
 	const char *name, *prefix;
+	int asan_of; /* an --asan flavour: 1 + the index of its build; 0 for --build */
 };
 
 struct main_opts {
@@ -55,7 +56,9 @@ struct main_opts {
 	const char *config_file;
 	const char *base_name; /* --base NAME: that build is the base; NULL: the first */
 	int nbuild_args;
-	struct main_build_arg build_args[MAX_BUILDS];
+	struct main_build_arg build_args[2 * MAX_BUILDS]; /* --build, then the --asan flavours */
+	int nasan_args;
+	struct main_build_arg asan_args[MAX_BUILDS]; /* --asan NAME=PREFIX, by build name */
 	struct main_strings strings;
 	int nini_args; /* --ini NAME:k=v, by build name */
 	const char *ini_args[MAX_BUILDS * BUILD_MAX_INI];
@@ -112,6 +115,10 @@ static void main_usage(FILE *f)
 	      "  --measure-timeout-ms N  time limit of a measured case under callgrind (120000)\n"
 	      "  --measure-budget-ms N  a submitted case's measured calls stop after about this\n"
 	      "                        long, the count capped and said so (5000)\n"
+	      "  --asan NAME=PREFIX    the AddressSanitizer flavour of build NAME (repeatable;\n"
+	      "                        scripts/build-php.sh --flavour asan)\n"
+	      "  --asan-sample N       after each generated run, N of its cases on the asan\n"
+	      "                        flavours of its builds: memory errors (0: none)\n"
 	      "  --read-auth on|off    reading the API needs a token too (off)\n"
 	      "  --run-stored on|off   queue a run of the stored cases at startup (off;\n"
 	      "                        `make run` turns it on)\n"
@@ -366,6 +373,19 @@ static int main_set(struct main_opts *o, const char *key, const char *value)
 		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
 			return -1;
 		c->reduce_max_pending = (int)n;
+	} else if (strcmp(key, "asan") == 0) {
+		const char *eq = strchr(value, '=');
+		if (eq == NULL || eq[1] == '\0' || !build_name_ok(value, (size_t)(eq - value)))
+			return main_error("asan: expected NAME=PREFIX (NAME a --build's), got \"%s\"", value);
+		if (o->nasan_args >= MAX_BUILDS)
+			return main_error("asan: at most %d, one per build", MAX_BUILDS);
+		if ((o->asan_args[o->nasan_args].name = main_keep(o, value, (size_t)(eq - value))) == NULL)
+			return main_error("out of memory");
+		o->asan_args[o->nasan_args++].prefix = eq + 1;
+	} else if (strcmp(key, "asan-sample") == 0) {
+		if (main_parse_int(key, value, 0, GENRUN_MAX_COUNT, &n) < 0)
+			return -1;
+		c->asan_sample = (int)n;
 	} else if (strcmp(key, "measure-budget-ms") == 0) {
 		if (main_parse_int(key, value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
 			return -1;
@@ -478,6 +498,38 @@ fail:
 	return rc;
 }
 
+/* Each --asan NAME=PREFIX after the builds, as "NAME.asan", its build's
+ * flavour (the builds' order is final by now: --base applied). */
+static int main_asan_builds(struct main_opts *o)
+{
+	int i, k, nbuilds = o->nbuild_args;
+
+	for (i = 0; i < o->nasan_args; i++) {
+		struct main_build_arg *a = &o->asan_args[i], *b;
+		char name[80];
+
+		for (k = 0; k < nbuilds && strcmp(o->build_args[k].name, a->name) != 0; k++)
+			;
+		if (k == nbuilds)
+			return main_error("asan: \"%s\" names no configured build", a->name);
+		for (int j = 0; j < i; j++)
+			if (strcmp(o->asan_args[j].name, a->name) == 0)
+				return main_error("asan: %s is given twice", a->name);
+		snprintf(name, sizeof name, "%s.asan", a->name);
+		if (!build_name_ok(name, strlen(name)))
+			return main_error("asan: %s: the name %s is too long", a->name, name);
+		b = &o->build_args[o->nbuild_args++];
+		if ((b->name = main_keep(o, name, strlen(name))) == NULL)
+			return main_error("out of memory");
+		b->prefix = a->prefix;
+		b->asan_of = k + 1;
+	}
+	if (o->cfg.asan_sample > 0 && o->nasan_args == 0)
+		return main_error(
+		    "asan-sample: needs the asan flavour of the builds (--asan NAME=PREFIX each)");
+	return 0;
+}
+
 static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 {
 	struct config *c = &o->cfg;
@@ -576,6 +628,8 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 		memmove(&o->build_args[1], &o->build_args[0], sizeof o->build_args[0] * (size_t)i);
 		o->build_args[0] = base;
 	}
+	if (main_asan_builds(o) < 0)
+		return -1;
 	{
 		char err[512];
 		if (confine_check(c, err, sizeof err) < 0)
@@ -674,6 +728,11 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 		if (build_discover(b, o->build_args[i].name, o->build_args[i].prefix, err, sizeof err) < 0)
 			return main_error(
 			    "build %s (%s): %s", o->build_args[i].name, o->build_args[i].prefix, err);
+		b->asan_of = o->build_args[i].asan_of;
+		if (b->asan_of > 0 && strstr(b->sanitizer_preload, "libasan") == NULL)
+			return main_error("asan %s (%s): not an AddressSanitizer build (its libphp needs no "
+			                  "libasan; scripts/build-php.sh --flavour asan)",
+			    c->builds[b->asan_of - 1].name, o->build_args[i].prefix);
 		for (j = 0; j < o->nini_args; j++) {
 			size_t n = strlen(b->name);
 			if (strncmp(o->ini_args[j], b->name, n) != 0 || o->ini_args[j][n] != ':')
@@ -686,7 +745,7 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 		c->nbuilds = i + 1;
 		/* Said, not refused: comparing outputs across kinds is fine, only
 		 * their instruction counts do not compare (docs/builds.md). */
-		if (i > 0 && strcmp(b->kind, c->builds[0].kind) != 0)
+		if (i > 0 && b->asan_of == 0 && strcmp(b->kind, c->builds[0].kind) != 0)
 			fprintf(stderr,
 			    "phpcmp: warning: build %s is a %s build, the base %s a %s build: "
 			    "their instruction counts do not compare\n",

@@ -16,7 +16,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { BUILDS, Daemon } from './helper.mjs';
+import { execFileSync } from 'node:child_process';
+import { BUILDS, Daemon, ROOT, tmpDir } from './helper.mjs';
 import { runPhpt, servedDir, servedRoot } from './phpt-helper.mjs';
 import { openPage } from '../browser/browser.mjs';
 
@@ -28,6 +29,7 @@ const RELEASE = path.join(BUILDS, 'src-8.2.32');
 const have = (p) => fs.existsSync(path.join(p, 'lib/libphp.so'));
 const skip = have(ASAN) && have(OVERREAD) && have(UAF) && have(RELEASE) ? false
 	: `no asan builds (${ASAN}, ${OVERREAD}, ${UAF}) or no ${RELEASE}: run \`make flavour-builds\``;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Generated cases: an asan build runs several times slower.
 const COUNT = Number(process.env.PHPCMP_ASAN_COUNT || 3000);
 
@@ -229,5 +231,68 @@ test('a generated run: the use-after-free of bug #77843 on the build without its
 		assert.match(c.case.code, /new GenC44\(\[.*\], \$h\d+\)/);
 	} finally {
 		await u.stopClean();
+	}
+});
+
+// A plain daemon's switch (issue 22, part 3): --asan NAME=PREFIX gives each
+// build its asan flavour and --asan-sample N runs N cases of every generated
+// run on them, as a run of its own: the over-read that no release build can
+// show is a memory-error mismatch there, bucketed and reduced.
+test('--asan-sample: a generated run on release builds is followed by its sample on their asan flavours', { skip }, async () => {
+	// The release build of the over-read (the same patch as OVERREAD's, built over
+	// the release tree: cached after the first time; a full build is refused).
+	const script = process.env.PHPCMP_BUILD_PHP || path.join(ROOT, 'scripts/build-php.sh');
+	const builds = tmpDir('phpcmp-asan-sample-');
+	const args = ['--name', 'src-8.2.32-overread', '--patch', path.join(ROOT, 'tests/fixtures/patches/overread.patch'), '--builds', builds];
+	const plan = execFileSync(script, ['--plan', ...args]).toString().trim();
+	assert.match(plan, /^(cached|reused) /, `the release over-read would be a full build: ${plan}`);
+	execFileSync(script, [...args, '--jobs', '2'], { stdio: ['ignore', 'ignore', 'inherit'] });
+	const OVER_RELEASE = path.join(builds, 'src-8.2.32-overread');
+
+	// A switch that cannot work stops the daemon at its start, saying why.
+	await assert.rejects(Daemon.start({ name: 'asan-sample-bad', buildList: [['base', RELEASE], ['over', OVER_RELEASE]],
+		extraArgs: ['--asan-sample', '100'] }), /asan-sample: needs the asan flavour of the builds/);
+	await assert.rejects(Daemon.start({ name: 'asan-sample-bad2', buildList: [['base', RELEASE], ['over', OVER_RELEASE]],
+		extraArgs: ['--asan', `base=${RELEASE}`] }), /asan base \(\S+\): not an AddressSanitizer build/);
+	await assert.rejects(Daemon.start({ name: 'asan-sample-bad3', buildList: [['base', RELEASE], ['over', OVER_RELEASE]],
+		extraArgs: ['--asan', `nope=${ASAN}`] }), /asan: "nope" names no configured build/);
+
+	const s = await Daemon.start({
+		name: 'asan-sample', reduce: true, buildList: [['base', RELEASE], ['over', OVER_RELEASE]],
+		extraArgs: ['--asan', `base=${ASAN}`, '--asan', `over=${OVERREAD}`, '--asan-sample', '600'],
+	});
+	try {
+		// The flavours are in no run of their own: health and default runs have the two release builds.
+		assert.deepEqual((await s.get('/api/health')).json.builds.map((b) => b.name), ['base', 'over']);
+		const listed = (await s.get('/api/builds')).json.builds;
+		assert.deepEqual(listed.map((b) => [b.name, b.role, b.asan_of ?? null]),
+			[['base', 'base', null], ['over', 'head', null], ['base.asan', null, 'base'], ['over.asan', null, 'over']]);
+		assert.equal(listed[3].kind, 'source asan');
+
+		const gen = (await s.request('POST', '/api/runs?wait=300', { body: { suite: 'generated', seed: 15, count: 2000 } })).json;
+		assert.equal(gen.status, 'done', JSON.stringify(gen).slice(0, 1500));
+		assert.equal(gen.counts.differ, 0, 'the release builds agree: the over-read changes no output');
+		let sample;
+		for (let i = 0; i < 200 && !sample; i++) {
+			sample = (await s.get('/api/runs')).json.runs.find((r) => r.params.asan_sample_of === gen.id);
+			if (!sample) await sleep(100);
+		}
+		assert.ok(sample, 'the asan sample is queued');
+		assert.deepEqual(sample.params, { seed: 15, count: 600, start: 0, asan_sample_of: gen.id });
+		const done = await s.waitRun(sample.id, { deadlineMs: 600_000 });
+		assert.equal(done.status, 'done', JSON.stringify(done).slice(0, 1500));
+		assert.deepEqual(done.build_list.map((b) => b.name), ['base.asan', 'over.asan']);
+		assert.equal(done.summary.builds.base.statuses['memory-error'] ?? 0, 0);
+		assert.ok(done.summary.builds.head.statuses['memory-error'] > 0, JSON.stringify(done.summary.builds));
+		assert.ok(done.counts.differ > 0);
+		// Its mismatches are buckets like any other, of the status.
+		const buckets = (await s.get(`/api/buckets?run=${sample.id}`)).json.buckets;
+		assert.ok(buckets.length > 0);
+		assert.ok(buckets.every((b) => b.key.differs.includes('status')), JSON.stringify(buckets.map((b) => b.key)).slice(0, 1500));
+		// The sample is not sampled again.
+		await sleep(500);
+		assert.equal((await s.get('/api/runs')).json.runs.filter((r) => r.params.asan_sample_of !== undefined).length, 1);
+	} finally {
+		await s.stopClean();
 	}
 });

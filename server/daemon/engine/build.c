@@ -425,7 +425,8 @@ int build_list(struct config *cfg, struct build *builds[MAX_BUILDS])
 
 	pthread_mutex_lock(&cfg->builds_lock);
 	for (i = 0; i < cfg->nbuilds && n < MAX_BUILDS; i++)
-		if (!__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE))
+		if (!__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE) &&
+		    cfg->builds[i].asan_of == 0)
 			builds[n++] = &cfg->builds[i];
 	pthread_mutex_unlock(&cfg->builds_lock);
 	for (i = n; i < MAX_BUILDS; i++)
@@ -472,6 +473,20 @@ struct build *build_find(struct config *cfg, const char *name)
 	pthread_mutex_lock(&cfg->builds_lock);
 	for (int i = cfg->nbuilds - 1; i >= 0 && found == NULL; i--)
 		if (strcmp(cfg->builds[i].name, name) == 0)
+			found = &cfg->builds[i];
+	pthread_mutex_unlock(&cfg->builds_lock);
+	return found;
+}
+
+struct build *build_asan_of(struct config *cfg, const struct build *b)
+{
+	struct build *found = NULL;
+	int slot = build_slot(cfg, b);
+
+	pthread_mutex_lock(&cfg->builds_lock);
+	for (int i = 0; i < cfg->nbuilds && found == NULL; i++)
+		if (cfg->builds[i].asan_of == slot + 1 &&
+		    !__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE))
 			found = &cfg->builds[i];
 	pthread_mutex_unlock(&cfg->builds_lock);
 	return found;

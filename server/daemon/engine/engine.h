@@ -93,6 +93,10 @@ struct config {
 	int reduce_case_timeout_ms; /* one case run while reducing, at most; default 1000 */
 	int reduce_max_pending;     /* submitted cases' buckets waiting for reduction; default 64 */
 	int measure_budget_ms;      /* a submitted case's measured calls, in all, about; default 5000 */
+	/* After each generated run, this many of its cases on the asan flavours
+	 * of its builds (--asan-sample; --asan NAME=PREFIX each), so a memory
+	 * error that changes no output is found too; 0: none (docs/generated.md). */
+	int asan_sample;
 	/* Every build registered, in order (base first), MAX_BUILD_SLOTS
 	 * slots allocated at startup; slots are filled, never emptied (a
 	 * retired build keeps its own).  Read the active ones with
@@ -109,7 +113,7 @@ struct config {
 int build_discover(struct build *, const char *name, const char *prefix, char *err, size_t errsize);
 /* A build's name: 1-63 of [A-Za-z0-9._-], and '@' after the first ("pr@2"). */
 int build_name_ok(const char *, size_t);
-/* The active builds (not retired) by role into builds[] (NULL after the last): their count. */
+/* The active builds (not retired, not an asan flavour) by role into builds[] (NULL after the last): their count. */
 int build_list(struct config *, struct build *builds[MAX_BUILDS]);
 /* The active builds named (2 to MAX_BUILDS names, none twice), in that
  * order, into builds[]: n, or -1 with err naming the one that is not. */
@@ -117,6 +121,8 @@ int build_list_named(struct config *, const char *const names[], int n, struct b
     char *err, size_t errsize);
 /* The build named so, active or retired (the newest of that name); NULL: none. */
 struct build *build_find(struct config *, const char *name);
+/* The asan flavour of b (--asan), active; NULL: none. */
+struct build *build_asan_of(struct config *, const struct build *b);
 /* The active build with this db_id (builds table); NULL: none (retired, or not loaded). */
 struct build *build_active_by_id(struct config *, int64_t db_id);
 /* The active builds of these db ids into out[] (NULL after the n-th):

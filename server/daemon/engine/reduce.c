@@ -315,18 +315,20 @@ static json_t *reduce_result_json(const struct result *r)
 	return o;
 }
 
-/* The candidate's role now (its place among the active builds, 1 on) when
- * both builds of the mismatch are active; -1 when one is not. */
+/* The candidate's role now (its place among the active builds, 1 on; an
+ * asan flavour's, its build's) when both builds of the mismatch are active;
+ * -1 when one is not. */
 static int reduce_role_of(void *arg, const int64_t build_ids[2])
 {
 	struct config *cfg = arg;
-	struct build *builds[MAX_BUILDS];
+	struct build *builds[MAX_BUILDS], *cand;
 	int n = build_list(cfg, builds);
 
-	if (build_active_by_id(cfg, build_ids[0]) == NULL)
+	if (build_active_by_id(cfg, build_ids[0]) == NULL ||
+	    (cand = build_active_by_id(cfg, build_ids[1])) == NULL)
 		return -1;
 	for (int i = 1; i < n; i++)
-		if (builds[i]->db_id == build_ids[1])
+		if (builds[i] == cand || build_slot(cfg, builds[i]) + 1 == cand->asan_of)
 			return i;
 	return -1;
 }

@@ -598,6 +598,62 @@ static int runs_recorded_builds(
 	return n;
 }
 
+/*
+ * After a generated run that ended: --asan-sample of its cases (its first
+ * seed, from its start) on the asan flavours of its builds, queued as a
+ * run of its own ("asan_sample_of": the run), so a use after free or a read
+ * past a buffer that changes no output is a mismatch there (status
+ * memory-error), bucketed and reduced like any other (docs/generated.md).
+ */
+static void runs_queue_asan_sample(struct runs *rs, const struct db_run *run)
+{
+	struct app *app = rs->app;
+	struct build *asan[MAX_BUILDS] = { 0 };
+	json_t *params, *seeds;
+	json_int_t seed, count, start;
+	char *text = NULL, err[512];
+	int64_t id;
+	int i;
+
+	if (app->config->asan_sample <= 0 || strcmp(run->suite, "generated") != 0 || app->run_nbuilds < 2 ||
+	    app->run_builds[ROLE_BASE]->asan_of != 0)
+		return;
+	for (i = 0; i < app->run_nbuilds; i++)
+		if ((asan[i] = build_asan_of(app->config, app->run_builds[i])) == NULL) {
+			fprintf(stderr,
+			    "phpcmp: run %" PRId64
+			    ": no asan sample: build %s has no asan flavour (--asan)\n",
+			    run->id, app->run_builds[i]->name);
+			return;
+		}
+	if ((params = json_loads(run->params, 0, NULL)) == NULL)
+		return;
+	seeds = json_object_get(params, "seeds");
+	seed = json_integer_value(seeds != NULL ? json_array_get(seeds, 0) : json_object_get(params, "seed"));
+	count = json_integer_value(json_object_get(params, "count"));
+	start = json_integer_value(json_object_get(params, "start"));
+	json_decref(params);
+	if (count > app->config->asan_sample)
+		count = app->config->asan_sample;
+	params = json_pack("{s:I s:I s:I s:I}", "seed", seed, "count", count, "start", start,
+	    "asan_sample_of", (json_int_t)run->id);
+	text = params != NULL ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(params);
+	pthread_mutex_lock(&rs->lock);
+	if (text == NULL || db_run_create(app->db, "generated", text, asan, &id, err, sizeof err) < 0) {
+		runs_log_error(run->id, "asan sample", text == NULL ? "out of memory" : err);
+	} else {
+		rs->wake = 1;
+		pthread_cond_signal(&rs->cond);
+		fprintf(stderr,
+		    "phpcmp: run %" PRId64 ": its asan sample of %" JSON_INTEGER_FORMAT
+		    " cases is run %" PRId64 "\n",
+		    run->id, count, id);
+	}
+	pthread_mutex_unlock(&rs->lock);
+	free(text);
+}
+
 /* Execute one queued run to its end. */
 static void runs_execute(struct runs *rs, struct db_run *run)
 {
@@ -666,6 +722,8 @@ finish:
 	if (db_run_finish(
 	        app->db, run->id, runs_end_status[end], err[0] != '\0' ? err : NULL, dberr, sizeof dberr) < 0)
 		runs_log_error(run->id, "finish", dberr);
+	else if (end == END_DONE)
+		runs_queue_asan_sample(rs, run);
 out:
 	if (opened)
 		suite->close(&it);

@@ -101,18 +101,31 @@ void api_route_builds(
     struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
 {
 	struct config *cfg = app->config;
-	json_t *list = json_array();
-	int i, n, role = 0;
+	struct build *active[MAX_BUILDS];
+	json_t *list = json_array(), *o;
+	int i, n, nactive;
 
 	(void)req, (void)a;
+	nactive = build_list(cfg, active);
 	pthread_mutex_lock(&cfg->builds_lock);
 	n = cfg->nbuilds;
 	pthread_mutex_unlock(&cfg->builds_lock);
-	/* Every build registered, in order: the active ones by role, then the
-	 * retired ones (their runs still name them). */
-	for (i = 0; i < n && list != NULL; i++)
-		if (!__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE))
-			json_array_append_new(list, api_build_json(app, &cfg->builds[i], role++));
+	/* Every build registered: the active ones by role, their asan flavours
+	 * (--asan: in no run of their own), then the retired ones (their runs
+	 * still name them). */
+	for (i = 0; i < nactive && list != NULL; i++)
+		json_array_append_new(list, api_build_json(app, active[i], i));
+	for (i = 0; i < n && list != NULL; i++) {
+		struct build *b = &cfg->builds[i];
+		if (b->asan_of == 0 || __atomic_load_n(&b->retired, __ATOMIC_ACQUIRE))
+			continue;
+		if ((o = api_build_json(app, b, -1)) != NULL) {
+			json_object_set_new(o, "state", json_string("active"));
+			json_object_set_new(o, "asan_of", text_json(cfg->builds[b->asan_of - 1].name));
+			json_object_set_new(o, "worker", api_worker_json(build_worker(app, b)));
+		}
+		json_array_append_new(list, o);
+	}
 	for (i = 0; i < n && list != NULL; i++)
 		if (__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE))
 			json_array_append_new(list, api_build_json(app, &cfg->builds[i], -1));

@@ -153,7 +153,7 @@ out:
 int builds_retire(struct app *app, const char *name, struct svc_error *e)
 {
 	struct config *cfg = app->config;
-	struct build *active[MAX_BUILDS], *b = NULL;
+	struct build *active[MAX_BUILDS], *b = NULL, *asan;
 	char err[512];
 	int i, n, in_use;
 
@@ -183,13 +183,18 @@ int builds_retire(struct app *app, const char *name, struct svc_error *e)
 		    "%d queued or running run(s) compare %s: cancel them or let them end first", in_use,
 		    name);
 	}
+	asan = build_asan_of(cfg, b);
 	pthread_mutex_lock(&cfg->builds_lock);
 	__atomic_store_n(&b->retired, 1, __ATOMIC_RELEASE);
+	if (asan != NULL) /* its asan flavour (--asan) goes with it */
+		__atomic_store_n(&asan->retired, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&cfg->builds_lock);
 	pthread_mutex_unlock(&builds_add_lock);
 	/* Its shared workers now (a case in progress ends first); the
 	 * reducer's own when it next looks (reduce_retired). */
 	worker_stop(build_worker(app, b));
+	if (asan != NULL)
+		worker_stop(build_worker(app, asan));
 	reduce_wake(app->reducer);
 	fprintf(stderr, "phpcmp: build %s retired\n", name);
 	return 0;
