@@ -676,3 +676,23 @@ ALTER TABLE phpt_results_new RENAME TO phpt_results;
 CREATE INDEX IF NOT EXISTS phpt_results_bucket ON phpt_results (bucket_id, run_id) WHERE bucket_id IS NOT NULL;
 
 PRAGMA user_version = 18;
+
+-- @migration 19: reviews — phpcmp review --url's verdicts kept by the daemon (docs/review.md)
+-- One per review run on this daemon: its label, the builds it registered
+-- (JSON [{"name","daemon_name","commit","patches"}], the review's names and
+-- the daemon's), its runs (JSON {"generated":ID,"stored":ID,"phpt":ID,
+-- "measure":ID}), the verdict and the report as the command wrote it
+-- (Markdown), so the team reads what a CI job's review said where it
+-- triages the runs.
+CREATE TABLE IF NOT EXISTS reviews (
+	id         INTEGER PRIMARY KEY,
+	label      TEXT NOT NULL,
+	verdict    TEXT NOT NULL CHECK (verdict IN ('same', 'differ')),
+	builds     TEXT NOT NULL DEFAULT '[]',
+	runs       TEXT NOT NULL DEFAULT '{}',
+	report_md  TEXT NOT NULL,
+	created_by TEXT,
+	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+
+PRAGMA user_version = 19;

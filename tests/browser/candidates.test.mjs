@@ -145,3 +145,28 @@ test('builds registered and retired while the daemon runs show on the overview',
 	await shot('builds-retired');
 	assert.deepEqual(pageErrors, []);
 });
+
+test('the reviews page lists the reviews kept on the daemon; a review shows its report as text', async () => {
+	const run = (await d.get('/api/runs')).json.runs[0];
+	const md = '### phpcmp review: **differences** from the base\n\n<img src=x onerror="window.pwned=1">\n| build | generated calls |\n';
+	const posted = await d.request('POST', '/api/reviews', { body: {
+		label: 'pr-1234', verdict: 'differ', runs: { measure: run.id }, report_md: md,
+		builds: [{ name: 'base', daemon_name: 'review-base' }, { name: 'pr@1', daemon_name: 'review-pr@1', commit: 1 }] } });
+	assert.equal(posted.status, 201, posted.text);
+	await page.goto(`${d.url}/#/reviews`);
+	const row = page.locator(`[data-testid=review-row][data-review-id="${posted.json.id}"]`);
+	await row.waitFor();
+	assert.equal(await row.locator('[data-testid=review-verdict]').textContent(), 'differ');
+	assert.match(await row.textContent(), /pr-1234.*base · pr@1.*measure #\d+/);
+	await row.locator('a').first().click();
+	const report = page.locator('[data-testid=review-report]');
+	await report.waitFor();
+	// The client's Markdown is shown as it came, never as HTML.
+	assert.equal(await report.textContent(), md);
+	assert.equal(await page.evaluate(() => window.pwned), undefined);
+	assert.equal(await page.locator('img[src=x]').count(), 0);
+	assert.match(page.url(), new RegExp(`#/reviews/${posted.json.id}$`));
+	assert.ok(await noSidewaysScroll());
+	await shot('review');
+	assert.deepEqual(pageErrors, []);
+});

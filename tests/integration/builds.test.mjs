@@ -181,3 +181,35 @@ test('retiring: not the base nor the last two, not under a run; then its workers
 	assert.equal(resumed.done, 6);
 	assert.ok(!d.output.includes('AddressSanitizer'));
 });
+
+test('POST /api/reviews keeps a review (phpcmp review --url\'s last step); GET lists it and gives its report', async () => {
+	const run = (await d.get('/api/runs')).json.runs[0];
+	const good = { label: 'pr-1234', verdict: 'differ', builds: [{ name: 'base', daemon_name: 'review-base' }],
+		runs: { generated: run.id }, report_md: '### phpcmp review: **differences**\n\n<script>alert(1)</script>\n' };
+	const post = (body) => d.request('POST', '/api/reviews', { body });
+	for (const [body, re] of [
+		[{ ...good, label: 'a b' }, /^label:/],
+		[{ ...good, verdict: 'maybe' }, /^verdict:/],
+		[{ ...good, report_md: 1 }, /^report_md:/],
+		[{ ...good, builds: {} }, /^builds:/],
+		[{ ...good, builds: [{}] }, /^builds\[0\]:/],
+		[{ ...good, runs: { generated: 'x' } }, /^runs\.generated: expected a run id/],
+		[{ ...good, runs: { generated: 999999 } }, /^runs\.generated: no run 999999/],
+		[{ ...good, extra: 1 }, /unknown field "extra"/],
+	]) {
+		const r = await post(body);
+		assert.equal(r.status, 400, r.text);
+		assert.match(r.json.error.message, re);
+	}
+	assert.deepEqual((await d.get('/api/reviews')).json.reviews, []);
+	const r = await post(good);
+	assert.equal(r.status, 201, r.text);
+	assert.equal(r.headers.location, `/api/reviews/${r.json.id}`);
+	assert.deepEqual([r.json.label, r.json.verdict, r.json.runs, r.json.report_md], [good.label, good.verdict, good.runs, good.report_md]);
+	const list = (await d.get('/api/reviews')).json;
+	assert.deepEqual(list.reviews.map((x) => [x.id, x.label, 'report_md' in x]), [[r.json.id, 'pr-1234', false]]);
+	assert.equal(list.next, null);
+	assert.equal((await d.get(`/api/reviews/${r.json.id}`)).json.report_md, good.report_md);
+	assert.equal((await d.get('/api/reviews/999')).status, 404);
+	assert.equal((await d.get('/api/reviews/x')).status, 404);
+});

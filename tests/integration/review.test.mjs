@@ -219,17 +219,29 @@ test('--url: the review on a running daemon: its builds registered there, its ru
 		const gen = runs.find((x) => x.suite === 'generated');
 		const roots = (await d.get(`/api/roots?run=${gen.id}`)).json.roots;
 		assert.ok(roots.some((x) => x.minimal?.code === '"\\x7F"'), JSON.stringify(roots).slice(0, 2000));
+		// The review itself is kept there: its verdict, builds by both names, runs and report.
+		const kept1 = (await d.get('/api/reviews')).json.reviews;
+		assert.equal(kept1.length, 1);
+		assert.deepEqual([kept1[0].label, kept1[0].verdict], ['review', 'differ']);
+		assert.deepEqual(kept1[0].builds.map((b) => [b.name, b.daemon_name, b.patches]),
+			[['base', 'review-base', []], ['bug', 'review-bug', ['escape-del.patch']], ['keys-only', 'review-keys-only', ['keys-fastpath.patch']]]);
+		assert.deepEqual(Object.values(kept1[0].runs).sort((a, b) => a - b), runs.map((x) => x.id).sort((a, b) => a - b));
+		assert.ok(r.stderr.includes(`the review is kept on the daemon: ${d.url}/#/reviews/${kept1[0].id}`), show(r));
+		const one = (await d.get(`/api/reviews/${kept1[0].id}`)).json;
+		assert.equal(one.report_md, rep.markdown);
 
 		// --keep-builds leaves them registered; another review under the same label then says so.
 		const kept = await review(['--url', d.url, '--base', '8.2.32', '--candidate', CLEAN, '--count', '500',
 			'--out', path.join(dir, 'kept.md'), '--no-asan', '--keep-builds'], 10 * MINUTES);
 		assert.equal(kept.code, 0, show(kept));
+		assert.deepEqual((await d.get('/api/reviews')).json.reviews.map((x) => x.verdict), ['same', 'differ']);
 		assert.deepEqual((await d.get('/api/builds')).json.builds.filter((b) => b.state === 'active').map((b) => b.name),
 			['base', 'head', 'review-base', 'review-keys-only']);
 		const clash = await review(['--url', d.url, '--base', '8.2.32', '--candidate', CLEAN, '--no-asan'], MINUTES);
 		assert.equal(clash.code, 2, show(clash));
 		assert.match(clash.stderr, /a build named review-base is active there already \(another review with --label review\?\)/);
 		assert.doesNotMatch(clash.stderr, /building/);
+		assert.equal((await d.get('/api/reviews')).json.reviews.length, 2, 'a review that failed is not kept');
 	} finally {
 		await d.stopClean();
 	}

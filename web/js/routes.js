@@ -11,6 +11,7 @@ import { bucketsView } from './views/buckets.js';
 import { bucketView } from './views/bucket.js';
 import { workloadView } from './views/workload.js';
 import { functionsView } from './views/functions.js';
+import { reviewsView, reviewView } from './views/reviews.js';
 
 /* Path patterns (the hash without its query) and their views; the first match wins. */
 export const routes = [
@@ -23,4 +24,6 @@ export const routes = [
 	{ re: /^\/buckets\/(\d+)$/, name: 'bucket', view: bucketView },
 	{ re: /^\/workloads$/, name: 'workload', view: workloadView },
 	{ re: /^\/comparisons\/(\d+)\/functions$/, name: 'functions', view: functionsView },
+	{ re: /^\/reviews$/, name: 'reviews', view: reviewsView },
+	{ re: /^\/reviews\/(\d+)$/, name: 'review', view: reviewView },
 ];

@@ -1907,6 +1907,45 @@ static int review_write(const struct review *r)
 	return rc;
 }
 
+/* The review kept by the --url daemon (POST /api/reviews): the verdict, the
+ * builds by both names, the runs and the Markdown report; 0, or -1 (said). */
+static int review_keep(struct review *r, int verdict)
+{
+	char *md = review_markdown(r), *text = NULL;
+	json_t *builds = json_array(), *body = NULL, *ans = NULL;
+	int rc = -1;
+
+	for (int i = 0; i < r->rel.nbuilds && builds != NULL; i++) {
+		const struct review_build *b = &r->rel.builds[i];
+		json_t *patches = json_array();
+		for (int p = 0; p < b->npatches; p++)
+			json_array_append_new(patches, json_string(review_base_name(b->patches[p])));
+		json_array_append_new(builds,
+		    json_pack("{s:s s:s s:i s:o}", "name", b->name, "daemon_name", b->dname, "commit",
+		        b->commit, "patches", patches));
+	}
+	if (md != NULL && builds != NULL)
+		body = json_pack("{s:s s:s s:O s:{s:I s:I s:I s:I} s:s}", "label", r->label, "verdict",
+		    verdict ? "differ" : "same", "builds", builds, "runs", "generated",
+		    (json_int_t)r->run_generated, "stored", (json_int_t)r->run_stored, "phpt",
+		    (json_int_t)r->run_phpt, "measure", (json_int_t)r->run_measure, "report_md", md);
+	if (body == NULL || (text = json_dumps(body, JSON_COMPACT)) == NULL) {
+		review_error("out of memory keeping the review");
+		goto out;
+	}
+	if ((ans = review_json(r, "POST", "/api/reviews", text, 201, 201)) == NULL)
+		goto out;
+	review_say(r, "the review is kept on the daemon: %s%s", r->url, review_str(ans, "url"));
+	rc = 0;
+out:
+	json_decref(ans);
+	json_decref(body);
+	json_decref(builds);
+	free(text);
+	free(md);
+	return rc;
+}
+
 int review_command(int argc, char **argv)
 {
 	struct review r = { .count = REVIEW_DEFAULT_COUNT, .seed = 1, .settle_s = REVIEW_DEFAULT_SETTLE_S };
@@ -1943,7 +1982,7 @@ int review_command(int argc, char **argv)
 	if (r.asan.nbuilds > 0 && review_run_asan(&r) < 0)
 		goto out;
 	verdict = review_verdict(&r);
-	if (review_write(&r) < 0)
+	if (review_write(&r) < 0 || (r.url != NULL && review_keep(&r, verdict) < 0))
 		goto out;
 	review_say(&r, "verdict: %s (exit %d)", verdict ? "differences" : "the same", verdict);
 	rc = verdict;

@@ -26,6 +26,10 @@ typedef void api_handler(
 api_handler api_route_builds;
 api_handler api_route_build_post;
 api_handler api_route_build_delete;
+/* api_reviews.c */
+api_handler api_route_reviews;
+api_handler api_route_review_post;
+api_handler api_route_review;
 /* A build as the API shows it (health, /api/builds); role -1: retired. */
 struct json_t *api_build_json(struct app *, struct build *, int role);
 /* api_cases.c */

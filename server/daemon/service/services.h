@@ -1,5 +1,5 @@
 /*
- * Services (layer 4): submitted cases, builds, triage rules, measurements, exports, auth.  They
+ * Services (layer 4): submitted cases, builds, reviews, triage rules, measurements, exports, auth.  They
  * return data and an error enum (struct svc_error); no HTTP type appears
  * here, and api_svc() (api_reply.c) is the one place their errors become
  * HTTP statuses.
@@ -92,6 +92,19 @@ int builds_add(struct app *, const char *name, const char *prefix, struct build 
  * build_in_use (a queued or running run compares it), SVC_STORAGE.
  */
 int builds_retire(struct app *, const char *name, struct svc_error *e);
+
+/* ---- reviews.c: phpcmp review --url's verdicts ---- */
+#define REVIEW_MAX_RUNS 8
+/* POST /api/reviews as the API parsed it: builds and runs as compact JSON text. */
+struct review_input {
+	const char *label, *verdict, *builds, *runs, *report_md;
+	const char *run_names[REVIEW_MAX_RUNS]; /* the keys of runs, and their ids */
+	int64_t run_ids[REVIEW_MAX_RUNS];
+	int nruns;
+};
+/* Kept, with who sent it (a token's name, or NULL): 0 with *id; -1 with e:
+ * SVC_BAD_REQUEST (a run it names is not this daemon's), SVC_STORAGE. */
+int reviews_add(struct app *, const struct review_input *, const char *who, int64_t *id, struct svc_error *e);
 
 /* ---- auth.c ---- */
 #define AUTH_NAME_MAX 64

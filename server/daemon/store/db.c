@@ -348,13 +348,6 @@ static char *db_col_strdup(sqlite3_stmt *st, int i)
 	return p;
 }
 
-static void db_col_copy(sqlite3_stmt *st, int i, char *buf, size_t bufsize)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	snprintf(buf, bufsize, "%s", s != NULL ? (const char *)s : "");
-}
-
 /* ---- schema ---- */
 
 static int db_user_version(struct db *db, int *version, char *err, size_t errsize)

@@ -534,6 +534,23 @@ void db_phpt_bucket_tests_free(struct db_phpt_bucket_test *, size_t n);
 /* Forget a run's phpt results and progress (a resumed run starts over). */
 int db_phpt_restart(struct db *, int64_t run_id, char *err, size_t errsize);
 
+/* ---- db_review.c: phpcmp review --url's verdicts (docs/review.md) ---- */
+struct db_review {
+	int64_t id;
+	char label[64], verdict[8], created_by[64], created_at[32];
+	char *builds;    /* JSON text: [{"name","daemon_name","commit","patches"}] */
+	char *runs;      /* JSON text: {"generated":ID,"stored":ID,"phpt":ID,"measure":ID} */
+	char *report_md; /* the report; NULL in listings */
+};
+int db_review_add(struct db *, const struct db_review *, int64_t *id, char *err, size_t errsize);
+typedef int (*db_review_fn)(void *arg, const struct db_review *);
+/* Newest first, ids below before (0: from the newest), at most limit; fn(arg, r) each (< 0 stops: -1). */
+int db_review_list(
+    struct db *, int limit, int64_t before, db_review_fn fn, void *arg, char *err, size_t errsize);
+/* 1 with *out (db_review_release it), 0 no such review, -1. */
+int db_review_get(struct db *, int64_t id, struct db_review *out, char *err, size_t errsize);
+void db_review_release(struct db_review *);
+
 /* ---- db_coverage.c: a run's coverage summaries (coverage, docs/coverage.md) ---- */
 /* One build's summary (JSON text, NULL when error says why there is none); replaces an older one. */
 int db_coverage_store(struct db *, int64_t run_id, const char *role, const char *build, const char *summary,

@@ -145,6 +145,13 @@ int db_grow(void **list, size_t n, size_t *cap, size_t size)
 	return 0;
 }
 
+void db_col_copy(sqlite3_stmt *st, int i, char *buf, size_t bufsize)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	snprintf(buf, bufsize, "%s", s != NULL ? (const char *)s : "");
+}
+
 char *db_text_copy(sqlite3_stmt *st, int i, int *oom)
 {
 	const unsigned char *v = sqlite3_column_text(st, i);

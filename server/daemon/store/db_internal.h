@@ -53,6 +53,8 @@ void db_rollback(struct db *);
 void db_bind_text(sqlite3_stmt *, int i, const char *s);
 /* id > 0 binds it, else SQL NULL. */
 void db_bind_id(sqlite3_stmt *, int i, int64_t id);
+/* Text column i into buf, cut to fit ("" for NULL). */
+void db_col_copy(sqlite3_stmt *st, int i, char *buf, size_t bufsize);
 /* Text column i: a copy (NULL for NULL), *oom set (oom not NULL) when the copy failed. */
 char *db_text_copy(sqlite3_stmt *st, int i, int *oom);
 /* Room in *list (an array of size-byte items, *cap of them) for item n: 0, -1 out of memory. */
