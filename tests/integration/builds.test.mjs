@@ -8,30 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { BASE_VERSION, BUILDS, Daemon, HEAD_VERSION, slowCases, tmpDir } from './helper.mjs';
+import { BASE_VERSION, BUILDS, Daemon, HEAD_VERSION, processGone, slowCases, tmpDir } from './helper.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const ended = (run) => !['queued', 'running'].includes(run.status);
-
-async function waitRun(d, id, done, deadlineMs = 120_000) {
-	const deadline = Date.now() + deadlineMs;
-	for (;;) {
-		const r = await d.get(`/api/runs/${id}`);
-		assert.equal(r.status, 200, r.text);
-		if (done(r.json)) return r.json;
-		assert.ok(Date.now() < deadline, `run ${id}: ${r.text}`);
-		await sleep(50);
-	}
-}
-
-function processGone(pid) {
-	try {
-		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-		return stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z';
-	} catch {
-		return true;
-	}
-}
 
 // The builds folder: entries linking to the real builds, as
 // scripts/build-php.sh links its cached trees into builds/.
@@ -132,12 +111,12 @@ test('retiring: not the base nor the last two, not under a run; then its workers
 
 	// A run comparing pr@1 is going: it keeps its build.
 	const going = (await d.request('POST', '/api/runs', { body: { suite: 'stored', builds: ['base', 'pr@1'] } })).json;
-	await waitRun(d, going.id, (run) => run.status === 'running');
+	await d.waitRun(going.id, { done: (run) => run.status === 'running' });
 	r = await d.request('DELETE', '/api/builds/pr@1');
 	assert.equal(r.status, 409, r.text);
 	assert.equal(r.json.error.code, 'build_in_use');
 	assert.equal((await d.request('POST', `/api/runs/${going.id}/cancel`)).status, 200);
-	await waitRun(d, going.id, ended);
+	await d.waitRun(going.id);
 
 	const pid = (await d.get('/api/builds')).json.builds.find((b) => b.name === 'pr@1').worker.pid;
 	assert.ok(pid > 0);
@@ -176,7 +155,7 @@ test('retiring: not the base nor the last two, not under a run; then its workers
 	assert.equal(r.json.role, 'cand2');
 	r = await d.request('POST', `/api/runs/${going.id}/resume`);
 	assert.equal(r.status, 202, r.text);
-	const resumed = await waitRun(d, going.id, ended);
+	const resumed = await d.waitRun(going.id);
 	assert.equal(resumed.status, 'done', JSON.stringify(resumed));
 	assert.equal(resumed.done, 6);
 	assert.ok(!d.output.includes('AddressSanitizer'));

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { BUILDS, Daemon, STATE, runCli, slowCases, tableCounts, tmpDir } from './helper.mjs';
+import { BUILDS, Daemon, STATE, processGone, runCli, slowCases, tableCounts, tmpDir } from './helper.mjs';
 
 const daemons = [];
 const mounts = [];
@@ -36,15 +36,6 @@ async function waitRun(d, id, done, deadlineMs = 120_000) {
 }
 const ended = (run) => !['queued', 'running'].includes(run.status);
 
-// Gone, or a zombie no one has reaped yet.
-function processGone(pid) {
-	try {
-		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-		return stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z';
-	} catch {
-		return true;
-	}
-}
 
 // A tmpfs of the given size, or null where this machine does not allow mounting.
 function tmpfs(size) {

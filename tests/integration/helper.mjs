@@ -89,6 +89,16 @@ process.on('exit', (code) => {
 	}
 });
 
+// A process gone, or a zombie no one has reaped yet.
+export function processGone(pid) {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		return stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z';
+	} catch {
+		return true;
+	}
+}
+
 export function tmpDir(prefix = 'phpcmp-test-') {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 	madeDirs.push(dir);

@@ -587,11 +587,8 @@ static int api_case_row(void *arg, const struct db_case_row *row)
 	struct api_list_ctx *ctx = arg;
 	json_t *o;
 
-	if ((int)json_array_size(ctx->items) >= ctx->limit) {
-		ctx->more = 1;
+	if (api_list_full(ctx))
 		return 0;
-	}
-	ctx->last_id = row->cursor > 0 ? row->cursor : row->id;
 	o = json_pack("{s:o s:o s:o s:o s:I s:o s:o s:s s:o s:o s:o}", "id", api_id_or_null(row->id), "title",
 	    text_json(row->title), "verdict", text_json(row->verdict), "differs",
 	    api_list(row->differs != NULL ? row->differs : ""), "flags", (json_int_t)row->flags, "flag_names",
@@ -607,7 +604,7 @@ static int api_case_row(void *arg, const struct db_case_row *row)
 		json_object_set_new(o, "generated",
 		    json_pack("{s:i s:I s:I}", "version", genrun_version(), "seed", (json_int_t)row->gen_seed,
 		        "index", (json_int_t)row->gen_index));
-	return json_array_append_new(ctx->items, o);
+	return api_list_add(ctx, row->cursor > 0 ? row->cursor : row->id, o);
 }
 
 /* Is run run_id a generated run: 1, 0 another suite's, -1 after answering (no such run: 404). */

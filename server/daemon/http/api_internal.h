@@ -89,6 +89,11 @@ struct api_list_ctx {
 };
 
 /* api_reply.c */
+/* A listing's row callbacks: is the page full (then there is a next page:
+ * ctx->more set)?  1 or 0. */
+int api_list_full(struct api_list_ctx *ctx);
+/* Item o (taken) appended as the row of this id (the next page's cursor): 0, -1. */
+int api_list_add(struct api_list_ctx *ctx, int64_t id, struct json_t *o);
 /* A database time ("" or NULL: null). */
 struct json_t *api_time(const char *s);
 /* A comma-separated list as an array: "a,b" -> ["a","b"]; "" -> []. */

@@ -18,6 +18,20 @@
 #define API_MAX_LIMIT 500
 
 /* "" -> null, else the text. */
+int api_list_full(struct api_list_ctx *ctx)
+{
+	if ((int)json_array_size(ctx->items) < ctx->limit)
+		return 0;
+	ctx->more = 1;
+	return 1;
+}
+
+int api_list_add(struct api_list_ctx *ctx, int64_t id, json_t *o)
+{
+	ctx->last_id = id;
+	return json_array_append_new(ctx->items, o);
+}
+
 json_t *api_time(const char *s)
 {
 	return s != NULL && *s != '\0' ? text_json(s) : json_null();

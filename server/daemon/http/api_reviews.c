@@ -34,12 +34,7 @@ static int api_review_row(void *arg, const struct db_review *r)
 {
 	struct api_list_ctx *ctx = arg;
 
-	if ((int)json_array_size(ctx->items) >= ctx->limit) {
-		ctx->more = 1;
-		return 0;
-	}
-	ctx->last_id = r->id;
-	return json_array_append_new(ctx->items, api_review_json(r));
+	return api_list_full(ctx) ? 0 : api_list_add(ctx, r->id, api_review_json(r));
 }
 
 void api_route_reviews(

@@ -105,12 +105,7 @@ static int api_run_row(void *arg, const struct db_run *run)
 {
 	struct api_list_ctx *ctx = arg;
 
-	if ((int)json_array_size(ctx->items) >= ctx->limit) {
-		ctx->more = 1;
-		return 0;
-	}
-	ctx->last_id = run->id;
-	return json_array_append_new(ctx->items, api_run_json(run));
+	return api_list_full(ctx) ? 0 : api_list_add(ctx, run->id, api_run_json(run));
 }
 
 static void api_runs_list(struct app *app, const struct http_request *req, struct http_response *resp)
