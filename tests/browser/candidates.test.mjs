@@ -170,3 +170,19 @@ test('the reviews page lists the reviews kept on the daemon; a review shows its 
 	await shot('review');
 	assert.deepEqual(pageErrors, []);
 });
+
+test('the overview\'s build list picks the builds a run started there compares (the base always)', async () => {
+	await page.goto(`${d.url}/#/`);
+	const pick = (name) => page.locator(`[data-testid=build-row][data-build="${name}"] [data-testid=build-pick]`);
+	await pick('twin').waitFor();
+	assert.equal(await pick('base').isDisabled(), true);
+	assert.equal(await pick('head').isChecked(), true);
+	await pick('twin').uncheck();
+	await page.locator('[data-testid=start-run]').click();
+	await page.waitForURL(/#\/runs\/\d+$/);
+	const id = /#\/runs\/(\d+)$/.exec(page.url())[1];
+	const run = (await d.get(`/api/runs/${id}`)).json;
+	assert.deepEqual(run.build_list.map((b) => [b.role, b.name]), [['base', 'base'], ['head', 'head']]);
+	await d.waitRun(Number(id), { deadlineMs: 120_000 });
+	assert.deepEqual(pageErrors, []);
+});

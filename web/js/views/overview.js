@@ -19,13 +19,16 @@ const ROOTS_SHOWN = 3;
 
 /* A run whose buckets have root causes: it has mismatches and is not a phpt run (nothing to reduce). */
 const hasRoots = (r) => r.suite !== 'phpt' && r.counts && r.counts.differ > 0;
-/* A button that starts a run of suite and goes to its page. */
-function startButton(ctx, suite, label, attrs, msgBox, before) {
+/* A button that starts a run of suite on the builds picked (every active one
+ * when picked() is null) and goes to its page. */
+function startButton(ctx, suite, label, attrs, msgBox, before, picked) {
 	const btn = h('button', { type: 'button', ...attrs }, label);
 	btn.addEventListener('click', () => {
 		btn.disabled = true;
 		if (before) before();
-		ctx.api('/api/runs', { method: 'POST', body: { suite } }).then((run) => navigate(`#/runs/${run.id}`), (e) => {
+		const builds = picked ? picked() : null;
+		const body = builds ? { suite, builds } : { suite };
+		ctx.api('/api/runs', { method: 'POST', body }).then((run) => navigate(`#/runs/${run.id}`), (e) => {
 			if (isAbort(e)) return;
 			btn.disabled = false;
 			replace(msgBox, errorBox(e));
@@ -39,11 +42,17 @@ export function overviewView(ctx, params, query) {
 	const buildsBox = h('div', null, loading('builds'));
 	const runsBox = h('div', null, loading('runs'));
 	const startMsg = h('div', { 'aria-live': 'polite' });
+	/* The builds a run started here compares: the boxes of the build list
+	 * (null: every active build, the daemon's default). */
+	const picked = () => {
+		const boxes = [...buildsBox.querySelectorAll('input[data-testid=build-pick]')];
+		return boxes.every((b) => b.checked) ? null : boxes.filter((b) => b.checked).map((b) => b.value);
+	};
 	const startBtn = startButton(ctx, 'stored', 'Run stored suite', { class: 'primary', 'data-testid': 'start-run' }, startMsg,
-		() => replace(startMsg, h('p', { class: 'loading' }, 'Starting…')));
+		() => replace(startMsg, h('p', { class: 'loading' }, 'Starting…')), picked);
 	const measureBtn = startButton(ctx, 'measure', 'Measure workloads', {
-		'data-testid': 'start-measure', title: 'The 11 workloads under callgrind on both builds (about half a minute)',
-	}, startMsg);
+		'data-testid': 'start-measure', title: 'The 11 workloads under callgrind on the builds ticked (about half a minute)',
+	}, startMsg, null, picked);
 	const filters = h('div', { class: 'filters' });
 	const cases = caseTable(ctx, 'No cases match. Submit one, or run the stored suite.');
 	const bucketsBox = bucketTable(ctx, { empty: 'No open buckets: every mismatch found so far is triaged (or there are none).' });
@@ -148,6 +157,7 @@ function buildsTable(d, retired = []) {
 	return h('div', null,
 		h('div', { class: 'scroll-x' }, h('table', { class: 'list builds', 'data-testid': 'builds' },
 			h('thead', null, h('tr', null,
+				h('th', { scope: 'col', title: 'The builds a run started here compares (the base always)' }, 'Runs'),
 				h('th', { scope: 'col' }, 'Build'), h('th', { scope: 'col' }, 'PHP'),
 				h('th', { scope: 'col' }, 'sha256'), h('th', { scope: 'col' }, 'Worker'),
 				h('th', { scope: 'col', class: 'num hide-narrow' }, 'Cases run'),
@@ -158,6 +168,8 @@ function buildsTable(d, retired = []) {
 				/* A failure says when it was, and ages out of sight (kept in the badge's title). */
 				const fail = failureNote(w);
 				return h('tr', { 'data-testid': 'build-row', 'data-build': b.name },
+					h('td', null, h('input', { type: 'checkbox', value: b.name, checked: true, disabled: b.role === 'base',
+						'data-testid': 'build-pick', 'aria-label': `${b.name} in the runs started here` })),
 					h('th', { scope: 'row' }, b.name),
 					h('td', { class: 'mono' }, b.php_version || '—'),
 					h('td', { class: 'mono', title: b.sha256 || '' }, b.sha256 ? b.sha256.slice(0, 12) : '—'),
@@ -168,6 +180,7 @@ function buildsTable(d, retired = []) {
 					h('td', { class: 'num hide-narrow' }, fmtInt(w.restarts)),
 					h('td', { class: 'mono hide-narrow path', title: b.library || '' }, tail(b.library || b.prefix || '—', 48)));
 			}), retired.map((b) => h('tr', { class: 'retired dim', 'data-testid': 'build-row', 'data-build': b.name, 'data-state': 'retired' },
+				h('td', null, ''),
 				h('th', { scope: 'row' }, b.name),
 				h('td', { class: 'mono' }, b.php_version || '—'),
 				h('td', { class: 'mono', title: b.sha256 || '' }, b.sha256 ? b.sha256.slice(0, 12) : '—'),
