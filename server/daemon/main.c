@@ -856,7 +856,7 @@ static int main_serve(int argc, char **argv)
 		/* The page opens with every stored case's verdict. */
 		json_t *body = json_pack("{s:s}", "suite", "stored");
 		int64_t run_id;
-		if (body == NULL || runs_create(app.runs, body, &run_id, err, sizeof err) != 0)
+		if (body == NULL || runs_create(app.runs, body, NULL, 0, &run_id, err, sizeof err) != 0)
 			fprintf(stderr, "phpcmp: could not queue the stored cases: %s\n",
 			    body ? err : "out of memory");
 		json_decref(body);

@@ -286,7 +286,10 @@ enum runs_refusal {
 	RUNS_NOT_SERVED, /* a phpt run's dir or files outside the served folders (400) */
 };
 /* Queue a run from a request body; RUNS_OK with *id, else a refusal and err. */
-int runs_create(struct runs *, struct json_t *body, int64_t *id, char *err, size_t errsize);
+/* names: the builds it compares (nnames 0: every active build), the body's
+ * "builds" as the API read them. */
+int runs_create(struct runs *, struct json_t *body, const char *const names[], int nnames, int64_t *id,
+    char *err, size_t errsize);
 /* Cancel a queued or running run; RUNS_OK, or a refusal and err. */
 int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
 /*

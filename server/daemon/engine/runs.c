@@ -827,33 +827,8 @@ static int runs_queue_room(struct runs *rs, char *err, size_t errsize)
 	return 0;
 }
 
-/* The body's "builds" (names, base first; absent: every active build) into
- * builds[]: their count, or -1 with err. */
-static int runs_named_builds(
-    struct config *cfg, json_t *body, struct build *builds[MAX_BUILDS], char *err, size_t errsize)
-{
-	json_t *v = json_object_get(body, "builds"), *name;
-	const char *names[MAX_BUILDS];
-	size_t i;
-
-	if (v == NULL)
-		return build_list(cfg, builds);
-	if (!json_is_array(v) || json_array_size(v) > MAX_BUILDS) {
-		snprintf(err, errsize, "builds: expected a list of 2 to %d build names, the base first",
-		    MAX_BUILDS);
-		return -1;
-	}
-	json_array_foreach (v, i, name) {
-		if (!json_is_string(name) || strlen(json_string_value(name)) != json_string_length(name)) {
-			snprintf(err, errsize, "builds[%zu]: expected a build name", i);
-			return -1;
-		}
-		names[i] = json_string_value(name);
-	}
-	return build_list_named(cfg, names, (int)json_array_size(v), builds, err, errsize);
-}
-
-int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, size_t errsize)
+int runs_create(struct runs *rs, struct json_t *body, const char *const names[], int nnames, int64_t *id,
+    char *err, size_t errsize)
 {
 	const struct suite *suite;
 	struct build *builds[MAX_BUILDS];
@@ -894,7 +869,9 @@ int runs_create(struct runs *rs, struct json_t *body, int64_t *id, char *err, si
 		if (checked < 0)
 			return RUNS_BAD_REQUEST;
 	}
-	if ((n = runs_named_builds(rs->app->config, body, builds, err, errsize)) < 0)
+	n = nnames > 0 ? build_list_named(rs->app->config, names, nnames, builds, err, errsize)
+	               : build_list(rs->app->config, builds);
+	if (n < 0)
 		return RUNS_BAD_REQUEST;
 	switch (coverage_check(builds, n, body, err, errsize)) {
 	case -1:

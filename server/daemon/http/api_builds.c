@@ -57,14 +57,12 @@ static json_t *api_worker_json(struct worker *wk)
 	return w;
 }
 
-json_t *api_build_json(struct app *app, struct build *b, int role)
+json_t *api_build_json(struct app *app, struct build *b, int role, const struct build *base)
 {
-	struct build *active[MAX_BUILDS];
 	struct build_info info;
 	char offset[32];
 	json_t *o, *ini;
 
-	build_list(app->config, active);
 	worker_build_info(b, &info);
 	o = json_pack("{s:o s:o s:s s:o s:o s:o s:o s:o}", "name", text_json(b->name), "role",
 	    role >= 0 ? json_string(role_name(role)) : json_null(), "state", role >= 0 ? "active" : "retired",
@@ -88,10 +86,10 @@ json_t *api_build_json(struct app *app, struct build *b, int role)
 	/* "debian release", "source debug"...; a candidate of another kind
 	 * than the base says so (its counts do not compare). */
 	json_object_set_new(o, "kind", text_json(b->kind));
-	if (role > 0 && active[ROLE_BASE] != NULL && strcmp(b->kind, active[ROLE_BASE]->kind) != 0) {
+	if (role > 0 && base != NULL && strcmp(b->kind, base->kind) != 0) {
 		char warn[256];
 		snprintf(warn, sizeof warn, "a %s build against a %s base: instruction counts do not compare",
-		    b->kind, active[ROLE_BASE]->kind);
+		    b->kind, base->kind);
 		json_object_set_new(o, "warning", text_json(warn));
 	}
 	return o;
@@ -114,12 +112,12 @@ void api_route_builds(
 	 * (--asan: in no run of their own), then the retired ones (their runs
 	 * still name them). */
 	for (i = 0; i < nactive && list != NULL; i++)
-		json_array_append_new(list, api_build_json(app, active[i], i));
+		json_array_append_new(list, api_build_json(app, active[i], i, active[ROLE_BASE]));
 	for (i = 0; i < n && list != NULL; i++) {
 		struct build *b = &cfg->builds[i];
 		if (b->asan_of == 0 || __atomic_load_n(&b->retired, __ATOMIC_ACQUIRE))
 			continue;
-		if ((o = api_build_json(app, b, -1)) != NULL) {
+		if ((o = api_build_json(app, b, -1, NULL)) != NULL) {
 			json_object_set_new(o, "state", json_string("active"));
 			json_object_set_new(o, "asan_of", text_json(cfg->builds[b->asan_of - 1].name));
 			json_object_set_new(o, "worker", api_worker_json(build_worker(app, b)));
@@ -128,7 +126,7 @@ void api_route_builds(
 	}
 	for (i = 0; i < n && list != NULL; i++)
 		if (__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE))
-			json_array_append_new(list, api_build_json(app, &cfg->builds[i], -1));
+			json_array_append_new(list, api_build_json(app, &cfg->builds[i], -1, NULL));
 	/* Where a client (phpcmp review --url) puts the builds it registers. */
 	char dir[PATH_MAX];
 	if (realpath(cfg->builds_dir, dir) == NULL)
@@ -179,7 +177,7 @@ void api_route_build_post(
 	n = build_list(app->config, active);
 	while (n > 0 && active[n - 1] != b)
 		n--;
-	api_json(resp, 201, api_build_json(app, b, n - 1));
+	api_json(resp, 201, api_build_json(app, b, n - 1, active[ROLE_BASE]));
 out:
 	json_decref(body);
 }
@@ -196,5 +194,5 @@ void api_route_build_delete(
 		return;
 	}
 	b = build_find(app->config, a->name);
-	api_json(resp, 200, b != NULL ? api_build_json(app, b, -1) : json_object());
+	api_json(resp, 200, b != NULL ? api_build_json(app, b, -1, NULL) : json_object());
 }

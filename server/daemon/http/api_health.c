@@ -43,7 +43,7 @@ static void api_health(struct app *app, struct http_response *resp)
 
 	n = build_list(app->config, active);
 	for (i = 0; i < n && builds != NULL; i++)
-		json_array_append_new(builds, api_build_json(app, active[i], i));
+		json_array_append_new(builds, api_build_json(app, active[i], i, active[ROLE_BASE]));
 	closed = auth_writes_closed_nowait(app);
 	api_json(resp, 200,
 	    json_pack(

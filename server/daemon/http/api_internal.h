@@ -30,8 +30,10 @@ api_handler api_route_build_delete;
 api_handler api_route_reviews;
 api_handler api_route_review_post;
 api_handler api_route_review;
-/* A build as the API shows it (health, /api/builds); role -1: retired. */
-struct json_t *api_build_json(struct app *, struct build *, int role);
+/* A build as the API shows it (health, /api/builds); role -1: not in a run
+ * of its own (retired, an asan flavour); base: the active base, that a
+ * candidate of another kind is warned about (NULL with role -1). */
+struct json_t *api_build_json(struct app *, struct build *, int role, const struct build *base);
 /* api_cases.c */
 api_handler api_route_cases;
 api_handler api_route_case_post;
@@ -94,6 +96,10 @@ struct api_list_ctx {
 int api_list_full(struct api_list_ctx *ctx);
 /* Item o (taken) appended as the row of this id (the next page's cursor): 0, -1. */
 int api_list_add(struct api_list_ctx *ctx, int64_t id, struct json_t *o);
+/* A body's "builds" (names, base first; runs and cases) into names[] (they
+ * point into body): their count, 0 when absent (every active build), or -1
+ * after answering 400. */
+int api_build_names(struct json_t *body, const char *names[MAX_BUILDS], struct http_response *resp);
 /* A database time ("" or NULL: null). */
 struct json_t *api_time(const char *s);
 /* A comma-separated list as an array: "a,b" -> ["a","b"]; "" -> []. */

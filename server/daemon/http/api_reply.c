@@ -214,6 +214,31 @@ json_t *api_body(const struct http_request *req, struct http_response *resp)
 	return j;
 }
 
+/* The body's "builds" (names, base first) into names[] (they point into
+ * body): their count, 0 when absent (every active build), or -1 after
+ * answering 400. */
+int api_build_names(json_t *body, const char *names[MAX_BUILDS], struct http_response *resp)
+{
+	json_t *v = json_object_get(body, "builds"), *name;
+	size_t i;
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) < 2 || json_array_size(v) > MAX_BUILDS) {
+		api_error(resp, 400, "bad_request",
+		    "builds: expected a list of 2 to %d build names, the base first", MAX_BUILDS);
+		return -1;
+	}
+	json_array_foreach (v, i, name) {
+		if (!json_is_string(name) || strlen(json_string_value(name)) != json_string_length(name)) {
+			api_error(resp, 400, "bad_request", "builds[%zu]: expected a build name", i);
+			return -1;
+		}
+		names[i] = json_string_value(name);
+	}
+	return (int)json_array_size(v);
+}
+
 /* limit and before of a listing; 0 or -1 with resp filled. */
 int api_page(const struct http_request *req, int *limit, int64_t *before, struct http_response *resp)
 {

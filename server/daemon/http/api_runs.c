@@ -216,10 +216,11 @@ static int api_run_wait(struct app *app, int64_t id, int seconds, struct http_re
  */
 static void api_run_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
+	const char *names[MAX_BUILDS];
 	char err[512];
 	int64_t id;
 	json_t *body;
-	int status, seconds, waiting, fail_on_differ, ended;
+	int status, seconds, waiting, fail_on_differ, ended, nnames;
 
 	if ((waiting = api_run_wait_param(req, &seconds, resp)) < 0 ||
 	    (fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0)
@@ -231,7 +232,11 @@ static void api_run_post(struct app *app, const struct http_request *req, struct
 	}
 	if ((body = api_body(req, resp)) == NULL)
 		return;
-	status = runs_create(app->runs, body, &id, err, sizeof err);
+	if ((nnames = api_build_names(body, names, resp)) < 0) {
+		json_decref(body);
+		return;
+	}
+	status = runs_create(app->runs, body, names, nnames, &id, err, sizeof err);
 	json_decref(body);
 	if (status != 0) {
 		api_runs_refused(resp, status, err);
