@@ -97,25 +97,26 @@ struct attempt {
 	struct result last[2]; /* the last accepted candidate's results */
 };
 
-static struct worker *reduce_worker(struct reducer *rd, struct build *b)
+/* b's worker among ws (by slot), initialised on first use. */
+static struct worker *reduce_slot_worker(struct reducer *rd, struct worker *ws, int *inited, struct build *b)
 {
 	int slot = build_slot(rd->app->config, b);
-	if (!rd->inited[slot]) {
-		worker_init(&rd->workers[slot], b);
-		rd->inited[slot] = 1;
+	if (!inited[slot]) {
+		worker_init(&ws[slot], b);
+		inited[slot] = 1;
 	}
-	return &rd->workers[slot];
+	return &ws[slot];
+}
+
+static struct worker *reduce_worker(struct reducer *rd, struct build *b)
+{
+	return reduce_slot_worker(rd, rd->workers, rd->inited, b);
 }
 
 /* The build's worker for fresh processes (renewed after each case it runs). */
 static struct worker *reduce_fresh_worker(struct reducer *rd, struct build *b)
 {
-	int slot = build_slot(rd->app->config, b);
-	if (!rd->fresh_inited[slot]) {
-		worker_init(&rd->fresh[slot], b);
-		rd->fresh_inited[slot] = 1;
-	}
-	return &rd->fresh[slot];
+	return reduce_slot_worker(rd, rd->fresh, rd->fresh_inited, b);
 }
 
 /* Between reductions: the workers of builds retired since are stopped. */
