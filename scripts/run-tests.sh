@@ -33,7 +33,13 @@
 # PHPCMP_TEST_INSTRUMENTED=1 (the instrumented passes too: the whole suite but
 # the files tests/instrumented.txt lists, whose daemon coverage other files
 # give; it names them), PHPCMP_TEST_INSTRUMENTED_LIST (default
-# tests/instrumented.txt).
+# tests/instrumented.txt),
+# PHPCMP_TEST_UNINSTRUMENTED_ONLY=1 (CI's plain pass: only what no
+# instrumented pass runs — no unit, page or browser suite, and of the
+# integration files the heavy ones and tests/instrumented.txt's — and the
+# files with a check only an uninstrumented daemon makes, those
+# that read helper.mjs's INSTRUMENTED or WRAPPED; it names the rest, which run under
+# both instruments, memcheck's on this same daemon binary).
 #
 # Prints one line per suite and a closing "tests: N passed, M failed";
 # exits non-zero if anything failed or could not run.
@@ -63,6 +69,11 @@ if [ ${#suites[@]} -eq 0 ]; then
 		[ ${#web_files[@]} -gt 0 ] && suites+=(web)
 		[ ${#files[@]} -gt 0 ] && suites+=(integration)
 		[ ${#browser_files[@]} -gt 0 ] && suites+=(browser)
+	elif [ "${PHPCMP_TEST_UNINSTRUMENTED_ONLY:-}" = 1 ]; then
+		# The unit, page and browser suites all run in the sanitizer pass
+		# (the page's unit tests run no daemon at all).
+		suites=(integration)
+		uninstrumented_note="unit web browser (the sanitizer pass runs them; PHPCMP_TEST_UNINSTRUMENTED_ONLY=1)"
 	else
 		suites=(unit web integration browser)
 	fi
@@ -71,6 +82,7 @@ fi
 passed=0
 failed=0
 summary=()
+[ -n "${uninstrumented_note:-}" ] && summary+=("$(printf '%-12s %s' "not run:" "$uninstrumented_note")")
 
 # Add a suite's counts to the totals and the summary.
 record() { # name passed failed note
@@ -215,19 +227,27 @@ heavy_files=(tests/integration/story.test.mjs tests/integration/heavy.test.mjs
 # branch other files cover (measured by scripts/daemon-coverage.py).  The
 # instrumented passes (PHPCMP_TEST_INSTRUMENTED=1) skip them and the summary
 # names them: not run is not passed.  Named on the command line, they run.
-skip_duplicates() {
-	local list=${PHPCMP_TEST_INSTRUMENTED_LIST:-tests/instrumented.txt} f d line keep=() dup=() skip=()
-	if [ ! -f "$list" ]; then
-		echo "   $list is missing: every integration file runs"
-		return
-	fi
+instrumented_list=${PHPCMP_TEST_INSTRUMENTED_LIST:-tests/instrumented.txt}
+# The files tests/instrumented.txt names, into the array listed.
+read_instrumented_list() {
+	local line d
+	listed=()
+	[ -f "$instrumented_list" ] || return 1
 	while IFS= read -r line; do
 		line=${line%%#*}
 		read -r d _ <<<"$line"
-		[ -n "$d" ] && skip+=("$d")
-	done <"$list"
+		[ -n "$d" ] && listed+=("$d")
+	done <"$instrumented_list"
+}
+
+skip_duplicates() {
+	local f d keep=() dup=() listed
+	if ! read_instrumented_list; then
+		echo "   $instrumented_list is missing: every integration file runs"
+		return
+	fi
 	for f in "${files[@]}"; do
-		for d in "${skip[@]}"; do
+		for d in "${listed[@]}"; do
 			[ "$f" = "$d" ] && { dup+=("$f"); continue 2; }
 		done
 		keep+=("$f")
@@ -235,8 +255,33 @@ skip_duplicates() {
 	files=("${keep[@]}")
 	if [ ${#dup[@]} -gt 0 ]; then
 		echo "   left out (PHPCMP_TEST_INSTRUMENTED=1, duplicate coverage): ${dup[*]}"
-		summary+=("$(printf '%-12s %s' "not run:" "${dup[*]##*/} (duplicate coverage: see $list)")")
+		summary+=("$(printf '%-12s %s' "not run:" "${dup[*]##*/} (duplicate coverage: see $instrumented_list)")")
 	fi
+}
+
+# CI's plain pass (PHPCMP_TEST_UNINSTRUMENTED_ONLY=1): keep the files the
+# instrumented passes leave out, and those that check something only an
+# uninstrumented daemon shows (its resident memory; run-tests.php, which
+# runs no daemon code, latency with threads not serialised): they read
+# helper.mjs's INSTRUMENTED or WRAPPED.  Every other
+# file runs in both instrumented passes, and memcheck runs this same daemon
+# binary, so a third run of it here would check nothing new.
+only_uninstrumented() {
+	local f d keep=() rest=() listed
+	read_instrumented_list
+	for f in "${files[@]}"; do
+		for d in "${heavy_files[@]}" "${listed[@]}"; do
+			[ "$f" = "$d" ] && { keep+=("$f"); continue 2; }
+		done
+		if grep -qwE "INSTRUMENTED|WRAPPED" "$f"; then
+			keep+=("$f")
+		else
+			rest+=("$f")
+		fi
+	done
+	files=("${keep[@]}")
+	echo "   left out (PHPCMP_TEST_UNINSTRUMENTED_ONLY=1, run by both instrumented passes): ${rest[*]}"
+	summary+=("$(printf '%-12s %s' "not run:" "${#rest[@]} files the instrumented passes run (PHPCMP_TEST_UNINSTRUMENTED_ONLY=1)")")
 }
 
 run_integration() {
@@ -245,6 +290,9 @@ run_integration() {
 	node_suite_ready integration || return
 	if [ ${#files[@]} -eq 0 ]; then
 		files=(tests/integration/*.test.mjs)
+		if [ "${PHPCMP_TEST_UNINSTRUMENTED_ONLY:-}" = 1 ]; then
+			only_uninstrumented
+		fi
 		if [ "${PHPCMP_TEST_LIGHT:-}" = 1 ]; then
 			keep=()
 			for f in "${files[@]}"; do

@@ -9,16 +9,13 @@ import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { BIN, Daemon } from './helper.mjs';
+import { Daemon, INSTRUMENTED } from './helper.mjs';
 
 const CEILING_MB = 160;
 // The ceiling is the plain daemon's: under valgrind (make memcheck) or an
 // ASan build (the sanitizer pass) the process's memory holds the tool's own
 // shadow and quarantine, so the figure says nothing there.  The plain pass
 // of `make test` asserts it; those passes check the rest of this file.
-const daemonBin = BIN;
-const instrumented = Boolean(process.env.PHPCMP_DAEMON_WRAPPER) ||
-	execFileSync('nm', ['-u', daemonBin], { encoding: 'utf8' }).includes('__asan_init');
 let d;
 before(async () => { d = await Daemon.start({ name: 'big-outputs', timeoutMs: 30000 }); });
 after(async () => { await d?.stopClean(); });
@@ -27,7 +24,7 @@ const status = (pid) => fs.readFileSync(`/proc/${pid}/status`, 'utf8');
 const kb = (text, key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)[1]);
 
 test('64 concurrent large outputs: the daemon stays under its memory ceiling', {
-	skip: instrumented && 'the daemon runs under valgrind or ASan: its memory is the tool\'s too (asserted in the plain pass)',
+	skip: INSTRUMENTED && 'the daemon runs under valgrind or ASan: its memory is the tool\'s too (asserted in the plain pass)',
 }, async () => {
 	const expect = JSON.stringify('\x01'.repeat(600_000));
 	const rssBefore = kb(status(d.proc.pid), 'VmRSS');

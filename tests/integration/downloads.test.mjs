@@ -7,14 +7,13 @@
 // under 100 ms throughout without waiting for the database.  Loopback only;
 // bounded: every socket is destroyed within 60 s whatever happens.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { BIN, Daemon, socketPool } from './helper.mjs';
+import { Daemon, INSTRUMENTED, socketPool, WRAPPED } from './helper.mjs';
 
-const underValgrind = Boolean(process.env.PHPCMP_DAEMON_WRAPPER) &&
+const underValgrind = WRAPPED &&
 	'the daemon runs under a wrapper: its memory and latency are the wrapper\'s (asserted in the plain pass)';
 
 let d;
@@ -27,8 +26,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // bound is the plain daemon's twice (measured: 32 MB plain, 60 MB ASan).
 // Every other check of the sanitizer stays on.
 const asan = [process.env.ASAN_OPTIONS, 'quarantine_size_mb=0'].filter(Boolean).join(':');
-const sanitized = /libasan/.test(execFileSync('ldd', [BIN]).toString());
-const GROWTH_MIB = sanitized ? 128 : 64;
+const GROWTH_MIB = INSTRUMENTED ? 128 : 64;
 before(async () => { d = await Daemon.start({ name: 'downloads', env: { ASAN_OPTIONS: asan } }); });
 after(async () => { release(); await d?.stopClean(); });
 

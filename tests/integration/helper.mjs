@@ -32,13 +32,18 @@ export const STATE = path.resolve(ROOT, process.env.PHPCMP_TEST_STATE || 'build/
 export const BUILDS = path.resolve(ROOT, process.env.PHPCMP_BUILDS || 'builds');
 export const LOGS = path.resolve(ROOT, process.env.PHPCMP_TEST_LOGS || 'tests/artifacts');
 export const WRAPPER = (process.env.PHPCMP_DAEMON_WRAPPER || '').split(/\s+/).filter(Boolean);
+// The daemon runs under a wrapper (valgrind: make memcheck), its threads
+// serialised.  A file that reads WRAPPED or INSTRUMENTED checks something
+// only a plain daemon shows, so CI's plain pass runs it too
+// (PHPCMP_TEST_UNINSTRUMENTED_ONLY, scripts/run-tests.sh).
+export const WRAPPED = WRAPPER.length > 0;
 // The daemon is instrumented (built with ASan, or run under valgrind): its
 // resident memory then holds the tool's shadow, quarantine or bookkeeping
 // and says little about the daemon's own.
 // ASan's runtime is linked in by the dynamic symbol __asan_init (the plain
 // daemon holds the name only as text: engine/sanitize.c looks for it in
 // libphp builds, so a search of the file's bytes would find it in both).
-export const INSTRUMENTED = WRAPPER.length > 0 || (() => {
+export const INSTRUMENTED = WRAPPED || (() => {
 	try {
 		return /\s__asan_init$/m.test(execFileSync('nm', ['-D', BIN], { encoding: 'utf8', maxBuffer: 1 << 26 }));
 	} catch {

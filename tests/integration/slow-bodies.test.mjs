@@ -9,9 +9,9 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { Daemon, socketPool } from './helper.mjs';
+import { Daemon, socketPool, WRAPPED } from './helper.mjs';
 
-const underValgrind = Boolean(process.env.PHPCMP_DAEMON_WRAPPER) &&
+const underValgrind = WRAPPED &&
 	'the daemon runs under valgrind: its threads are serialised (asserted in the plain and ASan passes)';
 
 let d;

@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { Daemon, socketPool } from './helper.mjs';
+import { Daemon, socketPool, WRAPPED } from './helper.mjs';
 
 // Latency and connection counting against a plain daemon: under valgrind
 // (make memcheck) the daemon's 500 connection threads run one at a time, so
 // these figures say nothing there; the plain and ASan passes assert them.
-const underValgrind = Boolean(process.env.PHPCMP_DAEMON_WRAPPER) &&
+const underValgrind = WRAPPED &&
 	'the daemon runs under valgrind: its threads are serialised (asserted in the plain and ASan passes)';
 
 let d;

@@ -2,7 +2,8 @@
 # scripts/run-tests.sh counts only what ran: a unit-test run that printed no
 # counts is a failure (it used to be "1 passed"), a failing one fails;
 # PHPCMP_TEST_LIGHT=1 leaves the heavy integration files out and says so;
-# PHPCMP_TEST_INSTRUMENTED=1 those tests/instrumented.txt lists.
+# PHPCMP_TEST_INSTRUMENTED=1 those tests/instrumented.txt lists;
+# PHPCMP_TEST_UNINSTRUMENTED_ONLY=1 keeps only what those two leave out.
 # Drives it with a stand-in for make (MAKE=...).  Prints TAP.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -109,5 +110,32 @@ integration notinstr PHPCMP_TEST_INSTRUMENTED= PHPCMP_TEST_LIGHT= PHPCMP_TEST_IN
 	"$root/scripts/run-tests.sh" integration
 [ "$(wc -l <"$tmp/args-notinstr")" -eq "$all" ] && ! grep -q 'not run' <<<"$out"
 ok $? "not instrumented: every integration file, nothing said not run"
+# PHPCMP_TEST_UNINSTRUMENTED_ONLY=1 (CI's plain pass): the heavy files, the
+# listed ones and those reading INSTRUMENTED, and nothing else; with the
+# instrumented passes' files (LIGHT and INSTRUMENTED) that is every file.
+integration plain PHPCMP_TEST_UNINSTRUMENTED_ONLY=1 PHPCMP_TEST_INSTRUMENTED_LIST="$tmp/dups.txt" \
+	PHPCMP_TEST_LIGHT= PHPCMP_TEST_INSTRUMENTED= "$root/scripts/run-tests.sh" integration
+ok "$status" "plain pass: run-tests passes"
+reads=$(cd "$root" && grep -lwE 'INSTRUMENTED|WRAPPED' tests/integration/*.test.mjs | sort)
+want=$( (printf '%s\n' tests/integration/{story,heavy,reduce,asan,mutants,review,reach}.test.mjs \
+	tests/integration/health.test.mjs tests/integration/cases.test.mjs; echo "$reads") | sort -u)
+[ -n "$reads" ] && [ "$(sort "$tmp/args-plain")" = "$want" ]
+ok $? "plain pass: the heavy, the listed and the INSTRUMENTED-reading files given to node, no other"
+grep -qE "not run: +$((all - $(wc -l <<<"$want"))) files the instrumented passes run" <<<"$out"
+ok $? "plain pass: the summary says how many files it left to the instrumented passes"
+[ "$( (cat "$tmp/args-plain" "$tmp/args-dup") | sort -u | wc -l)" -eq "$all" ]
+ok $? "plain pass and instrumented passes together: every integration file"
+integration plainnamed PHPCMP_TEST_UNINSTRUMENTED_ONLY=1 "$root/scripts/run-tests.sh" tests/integration/runs.test.mjs
+[ "$(cat "$tmp/args-plainnamed")" = tests/integration/runs.test.mjs ]
+ok $? "plain pass: a file named on the command line runs"
+# With no suite named, the plain pass runs the integration suite only: the
+# sanitizer pass runs the unit, page and browser suites (a make stand-in
+# that records being called shows the unit suite did not run).
+fake recorder 'Files=1, Tests=1\n' 0
+integration plainall PHPCMP_TEST_UNINSTRUMENTED_ONLY=1 MAKE="$tmp/recorder" PHPCMP_CHROMIUM=/bin/true \
+	bash -c '"$0" >"$1/plainall.out" 2>&1; echo $? >"$1/plainall.rc"; cat "$1/plainall.out"' "$root/scripts/run-tests.sh" "$tmp"
+[ "$(cat "$tmp/plainall.rc")" = 0 ] && [ -s "$tmp/args-plainall" ] && ! grep -qE '^ *(unit|web|browser):' <<<"$out" &&
+	grep -qE 'not run: +unit web browser \(the sanitizer pass runs them' <<<"$out" && ! grep -q '^== unit' <<<"$out"
+ok $? "plain pass: the integration suite only, the others named as not run"
 echo "1..$n"
 [ "$failed" = 0 ]
