@@ -239,12 +239,13 @@ $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lcrypto -ljansson
 
 # The layer check (scripts/check-layers.py) fed bad objects: it can fail;
-# scripts/run-tests.sh driven with stand-ins for make: it counts only what ran.
+# scripts/run-tests.sh driven with stand-ins for make: it counts only what ran;
+# scripts/libtool-replay.sh's compiles against the release tree's libtool.
 # Every unit test prints TAP through tests/unit/tap.h.
 $(filter $(B)/tests/test_%,$(UNIT_TESTS)): tests/unit/tap.h
 
 unit-test: $(UNIT_TESTS)
-	PHPCMP_PHPT_DIR=$$(scripts/php-tests.sh)/ext/json/tests prove $(UNIT_TESTS) tests/unit/test_layers.sh tests/unit/test_run_tests.sh
+	PHPCMP_PHPT_DIR=$$(scripts/php-tests.sh)/ext/json/tests prove $(UNIT_TESTS) tests/unit/test_layers.sh tests/unit/test_run_tests.sh tests/unit/test_libtool_replay.sh
 
 # `make run` and `make test` each work alone on a fresh machine: packages
 # first (nothing happens when they are all there), then the build.

@@ -418,7 +418,12 @@ build_full() { # key patches...
 	echo "make" >> "$t/steps"
 	progress "$t" "$start" &
 	local ticker=$!
-	make -C "$t/obj" -j"$jobs" >>"$logf" 2>&1 || { kill "$ticker" 2>/dev/null; die "make failed (log: $logf)"; }
+	# libtool's compiles without its shell (scripts/libtool-replay.sh: the
+	# same two compiler commands and .lo, ≈ 0.35 s of a core saved on each
+	# of ~280 objects); anything else goes to the tree's own libtool.
+	REAL_LIBTOOL=$t/obj/libtool make -C "$t/obj" -j"$jobs" \
+		LIBTOOL="$BASH $root/scripts/libtool-replay.sh --preserve-dup-deps" >>"$logf" 2>&1 ||
+		{ kill "$ticker" 2>/dev/null; die "make failed (log: $logf)"; }
 	kill "$ticker" 2>/dev/null || true
 	wait "$ticker" 2>/dev/null || true
 	echo "make install" >> "$t/steps"
