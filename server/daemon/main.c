@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -293,150 +294,163 @@ static int main_size_ok(const char *v)
 }
 
 /* One option by name (flags and config file keys alike). */
+/* The options that set one field of the configuration: a string, a whole
+ * number in [min, max], on/off, or a size in bytes.  Adding such an option
+ * is one row here (and its line in docs/config.md). */
+enum main_option_kind { OPT_STRING, OPT_INT, OPT_ONOFF, OPT_BYTES };
+/* A field's offset, and a compiler warning if it is not of the kind's type
+ * (pointers to distinct types compared, never evaluated: inside sizeof). */
+#define OPT_FIELD(field, type) \
+	(offsetof(struct config, field) + 0 * sizeof(&((struct config *)0)->field == (type *)0))
+#define OPT(key, kind, field, min, max)                                \
+	{                                                              \
+		key, kind, OPT_FIELD(field, OPT_TYPE_##kind), min, max \
+	}
+#define OPT_TYPE_OPT_STRING const char *
+#define OPT_TYPE_OPT_INT int
+#define OPT_TYPE_OPT_ONOFF int
+#define OPT_TYPE_OPT_BYTES int64_t
+static const struct main_option {
+	const char *key;
+	enum main_option_kind kind;
+	size_t offset;
+	long min, max;
+} main_options[] = {
+	OPT("listen", OPT_STRING, listen_addr, 0, 0),
+	OPT("port", OPT_INT, port, 0, 65535),
+	OPT("db", OPT_STRING, db_path, 0, 0),
+	OPT("cases", OPT_STRING, cases_dir, 0, 0),
+	OPT("web", OPT_STRING, web_dir, 0, 0),
+	OPT("state", OPT_STRING, state_dir, 0, 0),
+	OPT("builds-dir", OPT_STRING, builds_dir, 0, 0),
+	OPT("timeout-ms", OPT_INT, case_timeout_ms, 1, MAIN_MAX_TIMEOUT_MS),
+	OPT("read-auth", OPT_ONOFF, read_auth, 0, 0),
+	OPT("run-stored", OPT_ONOFF, run_stored, 0, 0),
+	OPT("max-connections", OPT_INT, max_connections, 1, MAIN_MAX_BOUND),
+	OPT("max-client-connections", OPT_INT, max_client_connections, 1, MAIN_MAX_BOUND),
+	OPT("max-callgrind-dumps", OPT_INT, max_callgrind_dumps, 1, MAIN_MAX_BOUND),
+	OPT("max-client-uploads", OPT_INT, max_client_uploads, 1, MAIN_MAX_BOUND),
+	OPT("max-case-requests", OPT_INT, max_case_requests, 1, MAIN_MAX_BOUND),
+	OPT("reduce-budget-ms", OPT_INT, reduce_budget_ms, 1, MAIN_MAX_TIMEOUT_MS),
+	OPT("reduce-max-executions", OPT_INT, reduce_max_executions, 0, MAIN_MAX_BOUND),
+	OPT("reduce-case-timeout-ms", OPT_INT, reduce_case_timeout_ms, 1, MAIN_MAX_TIMEOUT_MS),
+	OPT("reduce-max-pending", OPT_INT, reduce_max_pending, 1, MAIN_MAX_BOUND),
+	OPT("asan-sample", OPT_INT, asan_sample, 0, GENRUN_MAX_COUNT),
+	OPT("measure-budget-ms", OPT_INT, measure_budget_ms, 1, MAIN_MAX_TIMEOUT_MS),
+	OPT("reduce-sample", OPT_INT, reduce_sample, 0, 100),
+	OPT("max-queued-runs", OPT_INT, max_queued_runs, 1, MAIN_MAX_BOUND),
+	OPT("db-max-size", OPT_BYTES, db_max_bytes, 0, 0),
+	OPT("measure-timeout-ms", OPT_INT, measure_timeout_ms, 1, MAIN_MAX_TIMEOUT_MS),
+	OPT("valgrind", OPT_STRING, valgrind_bin, 0, 0),
+	OPT("worker", OPT_STRING, worker_bin, 0, 0),
+	OPT("core-src", OPT_STRING, core_src, 0, 0),
+};
+#undef OPT
+#undef OPT_FIELD
+#undef OPT_TYPE_OPT_STRING
+#undef OPT_TYPE_OPT_INT
+#undef OPT_TYPE_OPT_ONOFF
+#undef OPT_TYPE_OPT_BYTES
+
+/* One row of main_options applied to the configuration. */
+static int main_set_field(struct config *c, const struct main_option *opt, const char *value)
+{
+	char *field = (char *)c + opt->offset;
+	long n = 0;
+	int on;
+
+	switch (opt->kind) {
+	case OPT_STRING:
+		*(const char **)(void *)field = value;
+		return 0;
+	case OPT_INT:
+		if (main_parse_int(opt->key, value, opt->min, opt->max, &n) < 0)
+			return -1;
+		*(int *)(void *)field = (int)n;
+		return 0;
+	case OPT_ONOFF:
+		if ((on = main_parse_onoff(opt->key, value)) < 0)
+			return -1;
+		*(int *)(void *)field = on;
+		return 0;
+	case OPT_BYTES:
+		return main_parse_bytes(opt->key, value, (int64_t *)(void *)field);
+	}
+	return main_error("%s: unknown kind of option", opt->key);
+}
+
+/* --asan NAME=PREFIX: the asan flavour of a --build. */
+static int main_add_asan(struct main_opts *o, const char *value)
+{
+	const char *eq = strchr(value, '=');
+
+	if (eq == NULL || eq[1] == '\0' || !build_name_ok(value, (size_t)(eq - value)))
+		return main_error("asan: expected NAME=PREFIX (NAME a --build's), got \"%s\"", value);
+	if (o->nasan_args >= MAX_BUILDS)
+		return main_error("asan: at most %d, one per build", MAX_BUILDS);
+	if ((o->asan_args[o->nasan_args].name = main_keep(o, value, (size_t)(eq - value))) == NULL)
+		return main_error("out of memory");
+	o->asan_args[o->nasan_args++].prefix = eq + 1;
+	return 0;
+}
+
+/* --host NAME: one more name the daemon answers to. */
+static int main_add_host(struct config *c, const char *value)
+{
+	if (c->nhosts >= MAX_HOSTS)
+		return main_error("host: at most %d names", MAX_HOSTS);
+	if (value[strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")] != '\0')
+		return main_error(
+		    "host: \"%s\" is not a host name (letters, digits, '.', '-'; no port)", value);
+	c->hosts[c->nhosts++] = value;
+	return 0;
+}
+
 static int main_set(struct main_opts *o, const char *key, const char *value)
 {
 	struct config *c = &o->cfg;
-	long n;
+	char err[256];
+	int rc;
 
 	if (value[0] == '\0')
 		return main_error("%s: empty value", key);
-	if (strcmp(key, "listen") == 0)
-		c->listen_addr = value;
-	else if (strcmp(key, "port") == 0) {
-		if (main_parse_int("port", value, 0, 65535, &n) < 0)
-			return -1;
-		c->port = (int)n;
-	} else if (strcmp(key, "db") == 0)
-		c->db_path = value;
-	else if (strcmp(key, "build") == 0)
+	for (size_t i = 0; i < sizeof main_options / sizeof main_options[0]; i++)
+		if (strcmp(key, main_options[i].key) == 0)
+			return main_set_field(c, &main_options[i], value);
+	if (strcmp(key, "build") == 0)
 		return main_add_build(o, value);
-	else if (strcmp(key, "base") == 0) {
+	if (strcmp(key, "base") == 0) {
 		if (!build_name_ok(value, strlen(value)))
 			return main_error("base: expected a build's NAME, got \"%s\"", value);
 		o->base_name = value;
-	} else if (strcmp(key, "cases") == 0)
-		c->cases_dir = value;
-	else if (strcmp(key, "web") == 0)
-		c->web_dir = value;
-	else if (strcmp(key, "state") == 0)
-		c->state_dir = value;
-	else if (strcmp(key, "builds-dir") == 0)
-		c->builds_dir = value;
-	else if (strcmp(key, "timeout-ms") == 0) {
-		if (main_parse_int("timeout-ms", value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
-			return -1;
-		c->case_timeout_ms = (int)n;
-	} else if (strcmp(key, "memory-limit") == 0) {
+		return 0;
+	}
+	if (strcmp(key, "memory-limit") == 0) {
 		if (!main_size_ok(value))
 			return main_error(
 			    "memory-limit: expected a PHP size like 128M or -1, got \"%s\"", value);
 		c->memory_limit = value;
-	} else if (strcmp(key, "read-auth") == 0) {
-		if ((c->read_auth = main_parse_onoff(key, value)) < 0)
-			return -1;
-	} else if (strcmp(key, "run-stored") == 0) {
-		if ((c->run_stored = main_parse_onoff(key, value)) < 0)
-			return -1;
-	} else if (strcmp(key, "max-connections") == 0) {
-		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
-			return -1;
-		c->max_connections = (int)n;
-	} else if (strcmp(key, "max-client-connections") == 0) {
-		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
-			return -1;
-		c->max_client_connections = (int)n;
-	} else if (strcmp(key, "max-callgrind-dumps") == 0) {
-		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
-			return -1;
-		c->max_callgrind_dumps = (int)n;
-	} else if (strcmp(key, "max-client-uploads") == 0) {
-		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
-			return -1;
-		c->max_client_uploads = (int)n;
-	} else if (strcmp(key, "max-case-requests") == 0) {
-		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
-			return -1;
-		c->max_case_requests = (int)n;
-	} else if (strcmp(key, "reduce-budget-ms") == 0) {
-		if (main_parse_int(key, value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
-			return -1;
-		c->reduce_budget_ms = (int)n;
-	} else if (strcmp(key, "reduce-max-executions") == 0) {
-		if (main_parse_int(key, value, 0, MAIN_MAX_BOUND, &n) < 0)
-			return -1;
-		c->reduce_max_executions = (int)n;
-	} else if (strcmp(key, "reduce-case-timeout-ms") == 0) {
-		if (main_parse_int(key, value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
-			return -1;
-		c->reduce_case_timeout_ms = (int)n;
-	} else if (strcmp(key, "reduce-max-pending") == 0) {
-		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
-			return -1;
-		c->reduce_max_pending = (int)n;
-	} else if (strcmp(key, "asan") == 0) {
-		const char *eq = strchr(value, '=');
-		if (eq == NULL || eq[1] == '\0' || !build_name_ok(value, (size_t)(eq - value)))
-			return main_error("asan: expected NAME=PREFIX (NAME a --build's), got \"%s\"", value);
-		if (o->nasan_args >= MAX_BUILDS)
-			return main_error("asan: at most %d, one per build", MAX_BUILDS);
-		if ((o->asan_args[o->nasan_args].name = main_keep(o, value, (size_t)(eq - value))) == NULL)
-			return main_error("out of memory");
-		o->asan_args[o->nasan_args++].prefix = eq + 1;
-	} else if (strcmp(key, "asan-sample") == 0) {
-		if (main_parse_int(key, value, 0, GENRUN_MAX_COUNT, &n) < 0)
-			return -1;
-		c->asan_sample = (int)n;
-	} else if (strcmp(key, "measure-budget-ms") == 0) {
-		if (main_parse_int(key, value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
-			return -1;
-		c->measure_budget_ms = (int)n;
-	} else if (strcmp(key, "reduce-sample") == 0) {
-		if (main_parse_int(key, value, 0, 100, &n) < 0)
-			return -1;
-		c->reduce_sample = (int)n;
-	} else if (strcmp(key, "max-queued-runs") == 0) {
-		if (main_parse_int(key, value, 1, MAIN_MAX_BOUND, &n) < 0)
-			return -1;
-		c->max_queued_runs = (int)n;
-	} else if (strcmp(key, "db-max-size") == 0) {
-		if (main_parse_bytes(key, value, &c->db_max_bytes) < 0)
-			return -1;
-	} else if (strcmp(key, "measure-timeout-ms") == 0) {
-		if (main_parse_int("measure-timeout-ms", value, 1, MAIN_MAX_TIMEOUT_MS, &n) < 0)
-			return -1;
-		c->measure_timeout_ms = (int)n;
-	} else if (strcmp(key, "valgrind") == 0)
-		c->valgrind_bin = value;
-	else if (strcmp(key, "ini") == 0)
+		return 0;
+	}
+	if (strcmp(key, "asan") == 0)
+		return main_add_asan(o, value);
+	if (strcmp(key, "ini") == 0)
 		return main_add_ini(o, value);
-	else if (strcmp(key, "phpt-dir") == 0) {
+	if (strcmp(key, "phpt-dir") == 0) {
 		if (c->nphpt_dirs >= MAX_PHPT_DIRS)
 			return main_error("phpt-dir: at most %d folders", MAX_PHPT_DIRS);
-		if (value[0] == '\0')
-			return main_error("phpt-dir: a folder's path");
 		c->phpt_dirs[c->nphpt_dirs++] = value;
-	} else if (strcmp(key, "host") == 0) {
-		if (c->nhosts >= MAX_HOSTS)
-			return main_error("host: at most %d names", MAX_HOSTS);
-		if (value[strspn(
-		        value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")] != '\0')
-			return main_error(
-			    "host: \"%s\" is not a host name (letters, digits, '.', '-'; no port)", value);
-		c->hosts[c->nhosts++] = value;
-	} else if (strcmp(key, "worker") == 0)
-		c->worker_bin = value;
-	else if (strcmp(key, "core-src") == 0)
-		c->core_src = value;
-	else if (strcmp(key, "config") == 0)
-		return main_error("config: a config file cannot name another");
-	else {
-		char err[256];
-		int rc = confine_option(&c->sandbox, key, value, err, sizeof err);
-		if (rc < 0)
-			return main_error("%s", err);
-		if (rc == 0)
-			return main_error("unknown option \"%s\"", key);
+		return 0;
 	}
+	if (strcmp(key, "host") == 0)
+		return main_add_host(c, value);
+	if (strcmp(key, "config") == 0)
+		return main_error("config: a config file cannot name another");
+	rc = confine_option(&c->sandbox, key, value, err, sizeof err);
+	if (rc < 0)
+		return main_error("%s", err);
+	if (rc == 0)
+		return main_error("unknown option \"%s\"", key);
 	return 0;
 }
 
