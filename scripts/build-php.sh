@@ -290,8 +290,13 @@ cc_version=$(${CC:-cc} --version 2>/dev/null | head -1)
 # store is ccache's own default (~/.cache/ccache or $CCACHE_DIR), outside
 # the clone.  PHPCMP_CCACHE=0 turns it off.  Not part of the key: ccache
 # gives the compiler's own output.
+# Its depend mode: PHP compiles with -MMD, so ccache reads the headers from
+# the compiler's .dep instead of running the preprocessor once more on a
+# miss (+30 % of a compile: main/main.c 1.22 s against 0.93 s bare, 0.97 s
+# in depend mode) — every compile of a fresh machine is a miss.
 if [ "${PHPCMP_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1; then
 	export CC="ccache ${CC:-cc}"
+	export CCACHE_DEPEND=${CCACHE_DEPEND:-true}
 fi
 
 # The key of this request (request) or of its donor (donor: no patches,
