@@ -424,7 +424,7 @@ build_full() { # key patches...
 	progress "$t" "$start" &
 	local ticker=$!
 	# libtool's compiles without its shell (scripts/libtool-replay.sh: the
-	# same two compiler commands and .lo, ≈ 0.35 s of a core saved on each
+	# same two compiler commands and .lo, about a second of CPU saved on each
 	# of ~280 objects); anything else goes to the tree's own libtool.
 	REAL_LIBTOOL=$t/obj/libtool make -C "$t/obj" -j"$jobs" \
 		LIBTOOL="$BASH $root/scripts/libtool-replay.sh --preserve-dup-deps" >>"$logf" 2>&1 ||

@@ -4,10 +4,10 @@
 # again for every command.
 #
 # Compile mode (`-prefer-pic -c SRC -o DIR/X.lo`, ~280 per full build):
-# libtool spends ≈ 0.35 s of a core on its shell, then runs the compiler
-# twice — the PIC object into DIR/.libs/, the other beside it, the same
-# command when configured --with-pic (ccache serves the second) — and
-# writes DIR/X.lo naming both.  Where the real libtool's settings are
+# libtool spends about a second of CPU on its shell (sed over each of ~40
+# arguments), then runs the compiler twice — the PIC object into
+# DIR/.libs/, the other beside it, the same command when configured
+# --with-pic (ccache serves the second) — and writes DIR/X.lo naming both.  Where the real libtool's settings are
 # those (below), this does exactly that without the shell; anything else
 # goes to the real libtool.
 #
