@@ -6,18 +6,9 @@
 # core files.
 # Prints TAP (run by prove in `make unit-test`).
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/tap.sh"
 check=$root/scripts/check-layers.py
 cc=${CC:-cc}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-ok() { # cond description
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 
 # The folder (under server/) of a module's source: its layer.
 folder() { # name
@@ -138,5 +129,4 @@ int gencore_handle(void) { return core_x(); }' \
 	'core/core=#include "core.h"
 #include "gencore.h"
 int core_x(void) { return gencore_handle(); }'
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_done

@@ -7,12 +7,7 @@
 # The real libtool is the release tree's (builds/src-8.2.32, made by
 # make php-builds; LIBTOOL_UNDER_TEST names another).
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/tap.sh"
 
 libtool=${LIBTOOL_UNDER_TEST:-}
 if [ -z "$libtool" ] && [ -e "$root/builds/src-8.2.32" ]; then
@@ -95,5 +90,4 @@ status=$?
 [ "$status" -ne 0 ] && grep -q "bad.c" <<<"$out" && [ ! -e "$tmp/w/sub/bad.lo" ]
 ok $? "a failing compile: non-zero exit, the compiler's message, no .lo"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_done

@@ -6,12 +6,7 @@
 # PHPCMP_TEST_UNINSTRUMENTED_ONLY=1 keeps only what those two leave out.
 # Drives it with a stand-in for make (MAKE=...).  Prints TAP.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/tap.sh"
 
 # fake-make OUTPUT STATUS: answers `make -n unit-test`, then prints OUTPUT.
 fake() { # name output status
@@ -137,5 +132,4 @@ integration plainall PHPCMP_TEST_UNINSTRUMENTED_ONLY=1 MAKE="$tmp/recorder" PHPC
 [ "$(cat "$tmp/plainall.rc")" = 0 ] && [ -s "$tmp/args-plainall" ] && ! grep -qE '^ *(unit|web|browser):' <<<"$out" &&
 	grep -qE 'not run: +unit web browser \(the sanitizer pass runs them' <<<"$out" && ! grep -q '^== unit' <<<"$out"
 ok $? "plain pass: the integration suite only, the others named as not run"
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_done
