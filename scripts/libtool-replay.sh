@@ -7,9 +7,9 @@
 # libtool spends about a second of CPU on its shell (sed over each of ~40
 # arguments), then runs the compiler twice — the PIC object into
 # DIR/.libs/, the other beside it, the same command when configured
-# --with-pic (ccache serves the second) — and writes DIR/X.lo naming both.  Where the real libtool's settings are
-# those (below), this does exactly that without the shell; anything else
-# goes to the real libtool.
+# --with-pic (ccache serves the second) — and writes DIR/X.lo naming both.
+# Where the real libtool's settings are those (below), this does exactly
+# that without the shell; anything else goes to the real libtool.
 #
 # Link mode spends ~3 s of shell on libphp's ~300 objects before it runs
 # one compiler command: most of a one-file rebuild.  A link with the same

@@ -35,11 +35,11 @@
 # give; it names them), PHPCMP_TEST_INSTRUMENTED_LIST (default
 # tests/instrumented.txt),
 # PHPCMP_TEST_UNINSTRUMENTED_ONLY=1 (CI's plain pass: only what no
-# instrumented pass runs — no unit, page or browser suite, and of the
-# integration files the heavy ones and tests/instrumented.txt's — and the
-# files with a check only an uninstrumented daemon makes, those
-# that read helper.mjs's INSTRUMENTED or WRAPPED; it names the rest, which run under
-# both instruments, memcheck's on this same daemon binary).
+# instrumented pass runs — no unit, page or browser suite; of the
+# integration files the heavy ones, tests/instrumented.txt's, and those with
+# a check only an uninstrumented daemon makes, which read helper.mjs's
+# INSTRUMENTED or WRAPPED; it names the rest, which run under both
+# instruments, memcheck's on this same daemon binary).
 #
 # Prints one line per suite and a closing "tests: N passed, M failed";
 # exits non-zero if anything failed or could not run.
@@ -261,11 +261,11 @@ skip_duplicates() {
 
 # CI's plain pass (PHPCMP_TEST_UNINSTRUMENTED_ONLY=1): keep the files the
 # instrumented passes leave out, and those that check something only an
-# uninstrumented daemon shows (its resident memory; run-tests.php, which
-# runs no daemon code, latency with threads not serialised): they read
-# helper.mjs's INSTRUMENTED or WRAPPED.  Every other
-# file runs in both instrumented passes, and memcheck runs this same daemon
-# binary, so a third run of it here would check nothing new.
+# uninstrumented daemon shows (resident memory, latency with threads not
+# serialised, run-tests.php, which runs no daemon code): they read
+# helper.mjs's INSTRUMENTED or WRAPPED.  Every other file runs in both
+# instrumented passes, and memcheck runs this same daemon binary, so a
+# third run of it here would check nothing new.
 only_uninstrumented() {
 	local f d keep=() rest=() listed
 	read_instrumented_list
