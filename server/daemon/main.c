@@ -15,8 +15,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,8 +38,6 @@
 #define MAIN_SUBMIT_TIMEOUT_S 600
 #define MAIN_MAX_RESPONSE (64u << 20)
 #define MAIN_MAX_BOUND 100000
-/* The database's default cap: years of a team's cases, and never a full disk by surprise. */
-#define MAIN_DEFAULT_DB_MAX (4LL << 30)
 
 /* Strings read from a config file live until exit. */
 struct main_strings {
@@ -293,18 +291,18 @@ static int main_size_ok(const char *v)
 	return v[n] == '\0' || (strchr("KkMmGg", v[n]) != NULL && v[n + 1] == '\0');
 }
 
-/* One option by name (flags and config file keys alike). */
 /* The options that set one field of the configuration: a string, a whole
- * number in [min, max], on/off, or a size in bytes.  Adding such an option
- * is one row here (and its line in docs/config.md). */
+ * number in [min, max], on/off, or a size in bytes, with its default as the
+ * option would be written (NULL: zero).  Adding such an option is one row
+ * here (and its line in docs/config.md). */
 enum main_option_kind { OPT_STRING, OPT_INT, OPT_ONOFF, OPT_BYTES };
 /* A field's offset, and a compiler warning if it is not of the kind's type
  * (pointers to distinct types compared, never evaluated: inside sizeof). */
 #define OPT_FIELD(field, type) \
 	(offsetof(struct config, field) + 0 * sizeof(&((struct config *)0)->field == (type *)0))
-#define OPT(key, kind, field, min, max)                                \
-	{                                                              \
-		key, kind, OPT_FIELD(field, OPT_TYPE_##kind), min, max \
+#define OPT(key, kind, field, min, max, def)                                \
+	{                                                                   \
+		key, kind, OPT_FIELD(field, OPT_TYPE_##kind), min, max, def \
 	}
 #define OPT_TYPE_OPT_STRING const char *
 #define OPT_TYPE_OPT_INT int
@@ -315,35 +313,37 @@ static const struct main_option {
 	enum main_option_kind kind;
 	size_t offset;
 	long min, max;
+	const char *def;
 } main_options[] = {
-	OPT("listen", OPT_STRING, listen_addr, 0, 0),
-	OPT("port", OPT_INT, port, 0, 65535),
-	OPT("db", OPT_STRING, db_path, 0, 0),
-	OPT("cases", OPT_STRING, cases_dir, 0, 0),
-	OPT("web", OPT_STRING, web_dir, 0, 0),
-	OPT("state", OPT_STRING, state_dir, 0, 0),
-	OPT("builds-dir", OPT_STRING, builds_dir, 0, 0),
-	OPT("timeout-ms", OPT_INT, case_timeout_ms, 1, MAIN_MAX_TIMEOUT_MS),
-	OPT("read-auth", OPT_ONOFF, read_auth, 0, 0),
-	OPT("run-stored", OPT_ONOFF, run_stored, 0, 0),
-	OPT("max-connections", OPT_INT, max_connections, 1, MAIN_MAX_BOUND),
-	OPT("max-client-connections", OPT_INT, max_client_connections, 1, MAIN_MAX_BOUND),
-	OPT("max-callgrind-dumps", OPT_INT, max_callgrind_dumps, 1, MAIN_MAX_BOUND),
-	OPT("max-client-uploads", OPT_INT, max_client_uploads, 1, MAIN_MAX_BOUND),
-	OPT("max-case-requests", OPT_INT, max_case_requests, 1, MAIN_MAX_BOUND),
-	OPT("reduce-budget-ms", OPT_INT, reduce_budget_ms, 1, MAIN_MAX_TIMEOUT_MS),
-	OPT("reduce-max-executions", OPT_INT, reduce_max_executions, 0, MAIN_MAX_BOUND),
-	OPT("reduce-case-timeout-ms", OPT_INT, reduce_case_timeout_ms, 1, MAIN_MAX_TIMEOUT_MS),
-	OPT("reduce-max-pending", OPT_INT, reduce_max_pending, 1, MAIN_MAX_BOUND),
-	OPT("asan-sample", OPT_INT, asan_sample, 0, GENRUN_MAX_COUNT),
-	OPT("measure-budget-ms", OPT_INT, measure_budget_ms, 1, MAIN_MAX_TIMEOUT_MS),
-	OPT("reduce-sample", OPT_INT, reduce_sample, 0, 100),
-	OPT("max-queued-runs", OPT_INT, max_queued_runs, 1, MAIN_MAX_BOUND),
-	OPT("db-max-size", OPT_BYTES, db_max_bytes, 0, 0),
-	OPT("measure-timeout-ms", OPT_INT, measure_timeout_ms, 1, MAIN_MAX_TIMEOUT_MS),
-	OPT("valgrind", OPT_STRING, valgrind_bin, 0, 0),
-	OPT("worker", OPT_STRING, worker_bin, 0, 0),
-	OPT("core-src", OPT_STRING, core_src, 0, 0),
+	OPT("listen", OPT_STRING, listen_addr, 0, 0, "127.0.0.1"),
+	OPT("port", OPT_INT, port, 0, 65535, "8080"),
+	OPT("db", OPT_STRING, db_path, 0, 0, "phpcmp.db"),
+	OPT("cases", OPT_STRING, cases_dir, 0, 0, "cases"),
+	OPT("web", OPT_STRING, web_dir, 0, 0, "web"),
+	OPT("state", OPT_STRING, state_dir, 0, 0, "state"),
+	OPT("builds-dir", OPT_STRING, builds_dir, 0, 0, "builds"),
+	OPT("timeout-ms", OPT_INT, case_timeout_ms, 1, MAIN_MAX_TIMEOUT_MS, "5000"),
+	OPT("read-auth", OPT_ONOFF, read_auth, 0, 0, NULL),
+	OPT("run-stored", OPT_ONOFF, run_stored, 0, 0, NULL),
+	OPT("max-connections", OPT_INT, max_connections, 1, MAIN_MAX_BOUND, "128"),
+	OPT("max-client-connections", OPT_INT, max_client_connections, 1, MAIN_MAX_BOUND, "256"),
+	OPT("max-callgrind-dumps", OPT_INT, max_callgrind_dumps, 1, MAIN_MAX_BOUND, "1000"),
+	OPT("max-client-uploads", OPT_INT, max_client_uploads, 1, MAIN_MAX_BOUND, "16"),
+	OPT("max-case-requests", OPT_INT, max_case_requests, 1, MAIN_MAX_BOUND, "64"),
+	OPT("reduce-budget-ms", OPT_INT, reduce_budget_ms, 1, MAIN_MAX_TIMEOUT_MS, "2000"),
+	OPT("reduce-max-executions", OPT_INT, reduce_max_executions, 0, MAIN_MAX_BOUND, "400"),
+	OPT("reduce-case-timeout-ms", OPT_INT, reduce_case_timeout_ms, 1, MAIN_MAX_TIMEOUT_MS, "1000"),
+	OPT("reduce-max-pending", OPT_INT, reduce_max_pending, 1, MAIN_MAX_BOUND, "64"),
+	OPT("asan-sample", OPT_INT, asan_sample, 0, GENRUN_MAX_COUNT, NULL),
+	OPT("measure-budget-ms", OPT_INT, measure_budget_ms, 1, MAIN_MAX_TIMEOUT_MS, "5000"),
+	OPT("reduce-sample", OPT_INT, reduce_sample, 0, 100, "1"),
+	OPT("max-queued-runs", OPT_INT, max_queued_runs, 1, MAIN_MAX_BOUND, "16"),
+	/* years of a team's cases, and never a full disk by surprise */
+	OPT("db-max-size", OPT_BYTES, db_max_bytes, 0, 0, "4G"),
+	OPT("measure-timeout-ms", OPT_INT, measure_timeout_ms, 1, MAIN_MAX_TIMEOUT_MS, "120000"),
+	OPT("valgrind", OPT_STRING, valgrind_bin, 0, 0, "valgrind"),
+	OPT("worker", OPT_STRING, worker_bin, 0, 0, "build/phpcmp-worker"),
+	OPT("core-src", OPT_STRING, core_src, 0, 0, "server/core"),
 };
 #undef OPT
 #undef OPT_FIELD
@@ -406,6 +406,7 @@ static int main_add_host(struct config *c, const char *value)
 	return 0;
 }
 
+/* One option by name (flags and config file keys alike). */
 static int main_set(struct main_opts *o, const char *key, const char *value)
 {
 	struct config *c = &o->cfg;
@@ -554,32 +555,11 @@ static int main_parse_serve(struct main_opts *o, int argc, char **argv)
 	pthread_mutex_init(&c->builds_lock, NULL);
 	if ((c->builds = calloc(MAX_BUILD_SLOTS, sizeof *c->builds)) == NULL)
 		return main_error("out of memory");
-	c->listen_addr = "127.0.0.1";
-	c->port = 8080;
-	c->db_path = "phpcmp.db";
-	c->cases_dir = "cases";
-	c->web_dir = "web";
-	c->state_dir = "state";
-	c->builds_dir = "builds";
-	c->worker_bin = "build/phpcmp-worker";
-	c->core_src = "server/core";
-	c->case_timeout_ms = 5000;
-	c->measure_timeout_ms = 120000;
-	c->valgrind_bin = "valgrind";
+	for (size_t k = 0; k < sizeof main_options / sizeof main_options[0]; k++)
+		if (main_options[k].def != NULL &&
+		    main_set_field(c, &main_options[k], main_options[k].def) < 0)
+			return -1;
 	c->memory_limit = "128M";
-	c->max_connections = 128;
-	c->max_client_connections = 256;
-	c->max_client_uploads = 16;
-	c->max_callgrind_dumps = 1000;
-	c->db_max_bytes = MAIN_DEFAULT_DB_MAX;
-	c->max_case_requests = 64;
-	c->max_queued_runs = 16;
-	c->reduce_budget_ms = 2000;
-	c->reduce_max_executions = 400;
-	c->reduce_sample = 1;
-	c->reduce_case_timeout_ms = 1000;
-	c->reduce_max_pending = 64;
-	c->measure_budget_ms = 5000;
 	confine_defaults(&c->sandbox);
 
 	/* The file first, so that flags override it. */
