@@ -241,7 +241,7 @@ $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o
 # The layer check (scripts/check-layers.py) fed bad objects: it can fail;
 # scripts/run-tests.sh driven with stand-ins for make: it counts only what ran;
 # scripts/libtool-replay.sh's compiles against the release tree's libtool.
-# Every unit test prints TAP through tests/unit/tap.h.
+# Every unit test prints TAP through tests/unit/tap.h (the shell ones tap.sh).
 $(filter $(B)/tests/test_%,$(UNIT_TESTS)): tests/unit/tap.h
 
 unit-test: $(UNIT_TESTS)
