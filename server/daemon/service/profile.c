@@ -240,15 +240,107 @@ static long profile_limit(const char *s, struct svc_error *e)
 	return (long)n;
 }
 
+/* The two builds' functions side by side, one row a function (the base's,
+ * the candidate's or both), biggest change of self cost first.  *n rows;
+ * NULL when out of memory.  The rows point into *vb and *vc. */
+static struct profile_row *profile_pair(const struct cg_profile *pb, const struct cg_profile *pc,
+    struct profile_fn **vb, struct profile_fn **vc, size_t *n)
+{
+	size_t nb = 0, nc = 0, kept = 0;
+	struct profile_row *rows;
+
+	*n = 0;
+	*vb = profile_keyed(pb, &nb);
+	*vc = profile_keyed(pc, &nc);
+	rows = calloc(nb + nc + 1, sizeof(*rows));
+	if (!*vb || !*vc || !rows) {
+		free(rows);
+		return NULL;
+	}
+	for (size_t i = 0, j = 0; i < nb || j < nc;) {
+		int d = i == nb ? 1 : j == nc ? -1 : profile_fn_cmp(&(*vb)[i], &(*vc)[j]);
+		struct profile_row *r = &rows[(*n)++];
+		r->b = d <= 0 ? &(*vb)[i++] : NULL;
+		r->c = d >= 0 ? &(*vc)[j++] : NULL;
+		r->dself = (r->c ? r->c->self : 0) - (r->b ? r->b->self : 0);
+		r->dincl = (r->c ? r->c->inclusive : 0) - (r->b ? r->b->inclusive : 0);
+	}
+	/* A stripped build names a function without its file (exported
+	 * symbols): pair it with the other build's same-named function. */
+	for (size_t i = 0; i < *n; i++) {
+		if (!rows[i].b || rows[i].c)
+			continue;
+		for (size_t j = 0; j < *n; j++) {
+			if (rows[j].b || !rows[j].c || strcmp(rows[j].c->name, rows[i].b->name) != 0 ||
+			    (rows[i].b->file && rows[j].c->file))
+				continue;
+			rows[i].c = rows[j].c;
+			rows[j].c = NULL;
+			rows[i].dself = rows[i].c->self - rows[i].b->self;
+			rows[i].dincl = rows[i].c->inclusive - rows[i].b->inclusive;
+			break;
+		}
+	}
+	for (size_t i = 0; i < *n; i++)
+		if (rows[i].b || rows[i].c)
+			rows[kept++] = rows[i];
+	*n = kept;
+	qsort(rows, *n, sizeof(*rows), profile_row_cmp);
+	return rows;
+}
+
+/* The functions matching file (NULL: all), at most limit of them, and the
+ * counts of all that match. */
+static json_t *profile_rows_json(const struct profile_row *rows, size_t n, const char *file, long limit)
+{
+	json_t *fns = json_array();
+	size_t shown = 0, matched = 0, more = 0, less = 0, same = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_row *r = &rows[i];
+		const struct profile_fn *f = r->b ? r->b : r->c;
+		if (file && !cg_file_matches(f->file, file))
+			continue;
+		matched++;
+		more += r->dself > 0;
+		less += r->dself < 0;
+		same += r->dself == 0;
+		if ((long)shown >= limit)
+			continue;
+		shown++;
+		json_array_append_new(fns,
+		    json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:s}", "name", f->name, "file",
+		        f->file ? json_string(f->file) : json_null(), "object",
+		        f->object ? json_string(f->object) : json_null(), "base", profile_costs(r->b),
+		        "candidate", profile_costs(r->c), "delta_self", (json_int_t)r->dself,
+		        "delta_inclusive", (json_int_t)r->dincl, "delta_self_pct",
+		        profile_pct(r->b ? r->b->self : 0, r->dself), "change", profile_change(r)));
+	}
+	return json_pack("{s:o, s:{s:I, s:I, s:I, s:I}, s:b}", "functions", fns, "counts", "functions",
+	    (json_int_t)matched, "more", (json_int_t)more, "less", (json_int_t)less, "same", (json_int_t)same,
+	    "truncated", matched > shown);
+}
+
+/* One build's side of the answer: its role, name, total and symbols. */
+static json_t *profile_side(const struct cg_profile *p, int role, const char *name)
+{
+	int64_t enc = cg_file_self(p, "ext/json/json_encoder.c");
+	return json_pack("{s:s, s:s, s:I, s:o, s:o}", "role", role_name(role), "name", name, "total",
+	    (json_int_t)p->self_sum, "json_encoder_c", enc >= 0 ? json_integer(enc) : json_null(), "symbols",
+	    profile_symbols(p));
+}
+
 int profile_functions(struct app *app, int64_t comparison_id, const char *vs, const char *limit_s,
     const char *file, json_t **out, struct svc_error *e)
 {
 	struct db_comparison cmp;
 	struct db_case c;
 	struct cg_profile pb, pc;
+	struct profile_fn *vb = NULL, *vc = NULL;
 	char err[512];
 	int rc, role;
 	long limit;
+	size_t n;
 
 	*out = NULL;
 	if ((limit = profile_limit(limit_s, e)) < 0)
@@ -280,90 +372,32 @@ int profile_functions(struct app *app, int64_t comparison_id, const char *vs, co
 		goto fail_case;
 	}
 
-	size_t nb = 0, nc = 0, n = 0;
-	struct profile_fn *vb = profile_keyed(&pb, &nb), *vc = profile_keyed(&pc, &nc);
-	struct profile_row *rows = calloc(nb + nc + 1, sizeof(*rows));
-	if (!vb || !vc || !rows) {
-		svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
-		goto fail_all;
-	}
-	for (size_t i = 0, j = 0; i < nb || j < nc;) {
-		int d = i == nb ? 1 : j == nc ? -1 : profile_fn_cmp(&vb[i], &vc[j]);
-		struct profile_row *r = &rows[n++];
-		r->b = d <= 0 ? &vb[i++] : NULL;
-		r->c = d >= 0 ? &vc[j++] : NULL;
-		r->dself = (r->c ? r->c->self : 0) - (r->b ? r->b->self : 0);
-		r->dincl = (r->c ? r->c->inclusive : 0) - (r->b ? r->b->inclusive : 0);
-	}
-	/* A stripped build names a function without its file (exported
-	 * symbols): pair it with the other build's same-named function. */
-	for (size_t i = 0; i < n; i++) {
-		if (!rows[i].b || rows[i].c)
-			continue;
-		for (size_t j = 0; j < n; j++) {
-			if (rows[j].b || !rows[j].c || strcmp(rows[j].c->name, rows[i].b->name) != 0 ||
-			    (rows[i].b->file && rows[j].c->file))
-				continue;
-			rows[i].c = rows[j].c;
-			rows[j].c = NULL;
-			rows[i].dself = rows[i].c->self - rows[i].b->self;
-			rows[i].dincl = rows[i].c->inclusive - rows[i].b->inclusive;
-			break;
+	struct profile_row *rows = profile_pair(&pb, &pc, &vb, &vc, &n);
+	if (rows) {
+		json_t *files = profile_files(rows, n);
+		*out = json_pack("{s:I, s:I, s:s, s:I, s:s, s:o, s:o, s:o, s:o}", "comparison_id",
+		    (json_int_t)comparison_id, "case_id", (json_int_t)cmp.case_id, "title",
+		    c.spec.title ? c.spec.title : "", "iterations", (json_int_t)c.spec.iterations, "event",
+		    pb.event, "base", profile_side(&pb, ROLE_BASE, cmp.build_names[ROLE_BASE]), "candidate",
+		    profile_side(&pc, role, cmp.build_names[role]), "file",
+		    file ? json_string(file) : json_null(), "files", files ? files : json_array());
+		json_t *listed = profile_rows_json(rows, n, file, limit);
+		/* The comparison's builds, for a switch between candidates. */
+		json_t *builds = json_array();
+		for (int r = 0; r < cmp.nbuilds; r++)
+			json_array_append_new(builds,
+			    json_pack("{s:s, s:s}", "role", role_name(r), "name", cmp.build_names[r]));
+		int whole = *out && listed && json_object_update(*out, listed) == 0;
+		if (whole)
+			whole = json_object_set_new(*out, "builds", builds) == 0;
+		else
+			json_decref(builds);
+		if (!whole) {
+			json_decref(*out);
+			*out = NULL;
 		}
+		json_decref(listed);
 	}
-	size_t kept = 0;
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].b || rows[i].c)
-			rows[kept++] = rows[i];
-	n = kept;
-	qsort(rows, n, sizeof(*rows), profile_row_cmp);
-
-	json_t *fns = json_array();
-	size_t shown = 0, matched = 0, more = 0, less = 0, same = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct profile_row *r = &rows[i];
-		const struct profile_fn *f = r->b ? r->b : r->c;
-		if (file && !cg_file_matches(f->file, file))
-			continue;
-		matched++;
-		more += r->dself > 0;
-		less += r->dself < 0;
-		same += r->dself == 0;
-		if ((long)shown >= limit)
-			continue;
-		shown++;
-		json_array_append_new(fns,
-		    json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:s}", "name", f->name, "file",
-		        f->file ? json_string(f->file) : json_null(), "object",
-		        f->object ? json_string(f->object) : json_null(), "base", profile_costs(r->b),
-		        "candidate", profile_costs(r->c), "delta_self", (json_int_t)r->dself,
-		        "delta_inclusive", (json_int_t)r->dincl, "delta_self_pct",
-		        profile_pct(r->b ? r->b->self : 0, r->dself), "change", profile_change(r)));
-	}
-	json_t *files = profile_files(rows, n);
-	int64_t eb = cg_file_self(&pb, "ext/json/json_encoder.c"),
-	        ec = cg_file_self(&pc, "ext/json/json_encoder.c");
-	*out = json_pack("{s:I, s:I, s:s, s:I, s:s, s:{s:s, s:s, s:I, s:o, s:o}, s:{s:s, s:s, s:I, s:o, s:o},"
-	                 " s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:b}",
-	    "comparison_id", (json_int_t)comparison_id, "case_id", (json_int_t)cmp.case_id, "title",
-	    c.spec.title ? c.spec.title : "", "iterations", (json_int_t)c.spec.iterations, "event", pb.event,
-	    "base", "role", "base", "name", cmp.build_names[ROLE_BASE], "total", (json_int_t)pb.self_sum,
-	    "json_encoder_c", eb >= 0 ? json_integer(eb) : json_null(), "symbols", profile_symbols(&pb),
-	    "candidate", "role", role_name(role), "name", cmp.build_names[role], "total",
-	    (json_int_t)pc.self_sum, "json_encoder_c", ec >= 0 ? json_integer(ec) : json_null(), "symbols",
-	    profile_symbols(&pc), "file", file ? json_string(file) : json_null(), "functions", fns, "files",
-	    files ? files : json_array(), "counts", "functions", (json_int_t)matched, "more",
-	    (json_int_t)more, "less", (json_int_t)less, "same", (json_int_t)same, "truncated",
-	    matched > shown);
-	/* The comparison's builds, for a switch between candidates. */
-	json_t *builds = json_array();
-	for (int r = 0; r < cmp.nbuilds; r++)
-		json_array_append_new(
-		    builds, json_pack("{s:s, s:s}", "role", role_name(r), "name", cmp.build_names[r]));
-	if (*out)
-		json_object_set_new(*out, "builds", builds);
-	else
-		json_decref(builds);
 	free(vb);
 	free(vc);
 	free(rows);
@@ -372,15 +406,9 @@ int profile_functions(struct app *app, int64_t comparison_id, const char *vs, co
 	db_case_release(&c);
 	db_comparison_release(&cmp);
 	if (!*out)
-		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory building the response");
+		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
 	return 0;
 
-fail_all:
-	free(vb);
-	free(vc);
-	free(rows);
-	cg_release(&pb);
-	cg_release(&pc);
 fail_case:
 	db_case_release(&c);
 	db_comparison_release(&cmp);
