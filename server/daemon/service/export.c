@@ -198,88 +198,141 @@ static const char *export_version(struct app *app, const char *name, struct buil
 }
 
 /* The .phpt text; NULL when out of memory, or with *refused set when it cannot be written safely. */
-static char *export_phpt_text(
-    struct app *app, const struct db_case *dc, const struct db_comparison *cmp, size_t *len, int *refused)
+/* --TEST--, --DESCRIPTION--, --EXTENSIONS-- and --INI--: what the case is and where it came from. */
+static void export_head(
+    struct buf *o, struct app *app, const struct db_case *dc, const struct db_comparison *cmp)
 {
 	const struct case_spec *c = &dc->spec;
 	const struct result *base = &cmp->results[ROLE_BASE];
-	struct buf o = BUF_INIT, file = BUF_INIT, exp = BUF_INIT;
 	struct build_info info;
-	char marker[32];
-	int k = 0, escaped;
 
-	buf_adds(&o, "--TEST--\njson_encode(): ");
-	out_line(&o, c->title != NULL && *c->title != '\0' ? c->title : "phpcmp case");
-	buf_adds(&o, "\n--DESCRIPTION--\n");
-	buf_addf(&o, "Exported from phpcmp case #%" PRId64 " (comparison #%" PRId64, dc->id, cmp->id);
+	buf_adds(o, "--TEST--\njson_encode(): ");
+	out_line(o, c->title != NULL && *c->title != '\0' ? c->title : "phpcmp case");
+	buf_adds(o, "\n--DESCRIPTION--\n");
+	buf_addf(o, "Exported from phpcmp case #%" PRId64 " (comparison #%" PRId64, dc->id, cmp->id);
 	if (cmp->run_id > 0)
-		buf_addf(&o, ", run #%" PRId64, cmp->run_id);
-	buf_adds(&o, ").\n");
+		buf_addf(o, ", run #%" PRId64, cmp->run_id);
+	buf_adds(o, ").\n");
 	if (c->source != NULL) {
-		buf_adds(&o, "Stored case: cases/");
-		out_line(&o, c->source);
-		buf_adds(&o, "\n");
+		buf_adds(o, "Stored case: cases/");
+		out_line(o, c->source);
+		buf_adds(o, "\n");
 	}
-	buf_addf(&o, "Expected output: build %s (PHP %s).\n", cmp->build_names[ROLE_BASE],
+	buf_addf(o, "Expected output: build %s (PHP %s).\n", cmp->build_names[ROLE_BASE],
 	    export_version(app, cmp->build_names[ROLE_BASE], &info));
 	if (strcmp(cmp->verdict, "same") == 0)
-		buf_addf(&o, "Build %s (PHP %s) gives the same.\n", cmp->build_names[ROLE_HEAD],
+		buf_addf(o, "Build %s (PHP %s) gives the same.\n", cmp->build_names[ROLE_HEAD],
 		    export_version(app, cmp->build_names[ROLE_HEAD], &info));
 	else
-		buf_addf(&o, "Build %s (PHP %s) differs in: %s.\n", cmp->build_names[ROLE_HEAD],
+		buf_addf(o, "Build %s (PHP %s) differs in: %s.\n", cmp->build_names[ROLE_HEAD],
 		    export_version(app, cmp->build_names[ROLE_HEAD], &info), cmp->differs);
-	buf_adds(&o, "--EXTENSIONS--\njson\n");
+	buf_adds(o, "--EXTENSIONS--\njson\n");
 	if (base->warnings != NULL && *base->warnings != '\0')
-		buf_adds(&o, "--INI--\ndisplay_errors=0\n");
+		buf_adds(o, "--INI--\ndisplay_errors=0\n");
+}
 
+/* The case's setup and `$value = ...` into file: as written by hand, or
+ * (escaped) through nowdocs.  -1: no nowdoc marker fits. */
+static int export_value_code(struct buf *file, const struct case_spec *c, int escaped)
+{
+	char marker[32];
+	int k = 0;
+
+	if (escaped)
+		buf_adds(
+		    file, "/* Written through nowdocs: a line of this case reads as a .phpt section. */\n");
+	if (c->setup != NULL && *c->setup != '\0') {
+		if (escaped) {
+			buf_adds(file, "eval(");
+			if (export_nowdoc(file, c->setup, "SETUP") < 0)
+				return -1;
+			buf_adds(file, ");\n\n");
+		} else {
+			buf_adds(file, c->setup);
+			buf_adds(file, "\n\n");
+		}
+	}
+	if (export_is_statements(c->code)) {
+		buf_adds(file, "$value = eval(");
+		if (escaped) {
+			if (export_nowdoc(file, c->code, "CODE") < 0)
+				return -1;
+		} else {
+			/* A nowdoc marker that no line of the code contains. */
+			do
+				snprintf(marker, sizeof marker, k == 0 ? "CODE" : "CODE_%d", k);
+			while (strstr(c->code, marker) != NULL && ++k < 1000);
+			if (strstr(c->code, marker) != NULL)
+				return -1;
+			buf_addf(file, "<<<'%s'\n", marker);
+			buf_adds(file, c->code);
+			buf_addf(file, "\n%s", marker);
+		}
+		buf_adds(file, ");\n");
+	} else if (escaped) {
+		buf_adds(file, "$value = eval(\"return (\\n\" . ");
+		if (export_nowdoc(file, c->code, "CODE") < 0)
+			return -1;
+		buf_adds(file, " . \"\\n);\");\n");
+	} else if (export_one_line(c->code)) {
+		buf_adds(file, "$value = ");
+		buf_adds(file, c->code);
+		buf_adds(file, ";\n");
+	} else {
+		buf_adds(file, "$value = (\n");
+		buf_adds(file, c->code);
+		buf_adds(file, "\n);\n");
+	}
+	return 0;
+}
+
+/* The json_encode() call and its dumps, in a try when the base threw. */
+static void export_call(struct buf *o, const struct case_spec *c, int threw)
+{
+	buf_adds(o, threw ? "try {\n    var_dump(json_encode($value, " : "var_dump(json_encode($value, ");
+	out_flags(o, c->flags);
+	if (c->depth != EXPORT_DEFAULT_DEPTH)
+		buf_addf(o, ", %ld", c->depth);
+	if (threw)
+		buf_adds(o,
+		    "));\n    var_dump(json_last_error(), json_last_error_msg());\n"
+		    "} catch (Throwable $e) {\n    echo get_class($e), ': ', $e->getMessage(), \"\\n\";\n}\n");
+	else
+		buf_adds(o, "));\nvar_dump(json_last_error(), json_last_error_msg());\n");
+}
+
+/* What the base printed, as the test's expected output. */
+static void export_expected(struct buf *exp, const struct result *base)
+{
+	buf_add(exp, base->printed.data != NULL ? base->printed.data : "", base->printed.len);
+	if (base->exc_class != NULL) {
+		buf_adds(exp, base->exc_class);
+		buf_adds(exp, ": ");
+		buf_adds(exp, base->exc_msg != NULL ? base->exc_msg : "");
+		buf_adds(exp, "\n");
+		return;
+	}
+	if (base->output_is_false || base->output.data == NULL)
+		buf_adds(exp, "bool(false)\n");
+	else
+		out_dump_string(exp, base->output.data, base->output.len);
+	buf_addf(exp, "int(%ld)\n", base->error_code);
+	out_dump_string(exp, base->error_msg, base->error_msg != NULL ? strlen(base->error_msg) : 0);
+}
+
+static char *export_phpt_text(
+    struct app *app, const struct db_case *dc, const struct db_comparison *cmp, size_t *len, int *refused)
+{
+	const struct result *base = &cmp->results[ROLE_BASE];
+	struct buf o = BUF_INIT, file = BUF_INIT, exp = BUF_INIT;
+	int escaped;
+
+	export_head(&o, app, dc, cmp);
 	for (escaped = 0; escaped < 2; escaped++) {
 		/* As written by hand first; escaped when a line would read as a section. */
 		buf_release(&file);
-		if (escaped)
-			buf_adds(&file,
-			    "/* Written through nowdocs: a line of this case reads as a .phpt section. */\n");
-		if (c->setup != NULL && *c->setup != '\0') {
-			if (escaped) {
-				buf_adds(&file, "eval(");
-				if (export_nowdoc(&file, c->setup, "SETUP") < 0)
-					goto refuse;
-				buf_adds(&file, ");\n\n");
-			} else {
-				buf_adds(&file, c->setup);
-				buf_adds(&file, "\n\n");
-			}
-		}
-		if (export_is_statements(c->code)) {
-			buf_adds(&file, "$value = eval(");
-			if (escaped) {
-				if (export_nowdoc(&file, c->code, "CODE") < 0)
-					goto refuse;
-			} else {
-				/* A nowdoc marker that no line of the code contains. */
-				do
-					snprintf(marker, sizeof marker, k == 0 ? "CODE" : "CODE_%d", k);
-				while (strstr(c->code, marker) != NULL && ++k < 1000);
-				if (strstr(c->code, marker) != NULL)
-					goto refuse;
-				buf_addf(&file, "<<<'%s'\n", marker);
-				buf_adds(&file, c->code);
-				buf_addf(&file, "\n%s", marker);
-			}
-			buf_adds(&file, ");\n");
-		} else if (escaped) {
-			buf_adds(&file, "$value = eval(\"return (\\n\" . ");
-			if (export_nowdoc(&file, c->code, "CODE") < 0)
-				goto refuse;
-			buf_adds(&file, " . \"\\n);\");\n");
-		} else if (export_one_line(c->code)) {
-			buf_adds(&file, "$value = ");
-			buf_adds(&file, c->code);
-			buf_adds(&file, ";\n");
-		} else {
-			buf_adds(&file, "$value = (\n");
-			buf_adds(&file, c->code);
-			buf_adds(&file, "\n);\n");
-		}
+		if (export_value_code(&file, &dc->spec, escaped) < 0)
+			goto refuse;
 		if (file.failed || !export_unsafe(file.data, file.len, 1))
 			break;
 	}
@@ -287,37 +340,10 @@ static char *export_phpt_text(
 		goto refuse;
 	buf_adds(&o, "--FILE--\n<?php\n");
 	buf_add(&o, file.data, file.len);
-	if (base->exc_class != NULL) {
-		buf_adds(&o, "try {\n    var_dump(json_encode($value, ");
-		out_flags(&o, c->flags);
-		if (c->depth != EXPORT_DEFAULT_DEPTH)
-			buf_addf(&o, ", %ld", c->depth);
-		buf_adds(&o,
-		    "));\n    var_dump(json_last_error(), json_last_error_msg());\n"
-		    "} catch (Throwable $e) {\n    echo get_class($e), ': ', $e->getMessage(), \"\\n\";\n}\n");
-	} else {
-		buf_adds(&o, "var_dump(json_encode($value, ");
-		out_flags(&o, c->flags);
-		if (c->depth != EXPORT_DEFAULT_DEPTH)
-			buf_addf(&o, ", %ld", c->depth);
-		buf_adds(&o, "));\nvar_dump(json_last_error(), json_last_error_msg());\n");
-	}
+	export_call(&o, &dc->spec, base->exc_class != NULL);
 	buf_adds(&o, "?>\n");
 
-	buf_add(&exp, base->printed.data != NULL ? base->printed.data : "", base->printed.len);
-	if (base->exc_class != NULL) {
-		buf_adds(&exp, base->exc_class);
-		buf_adds(&exp, ": ");
-		buf_adds(&exp, base->exc_msg != NULL ? base->exc_msg : "");
-		buf_adds(&exp, "\n");
-	} else {
-		if (base->output_is_false || base->output.data == NULL)
-			buf_adds(&exp, "bool(false)\n");
-		else
-			out_dump_string(&exp, base->output.data, base->output.len);
-		buf_addf(&exp, "int(%ld)\n", base->error_code);
-		out_dump_string(&exp, base->error_msg, base->error_msg != NULL ? strlen(base->error_msg) : 0);
-	}
+	export_expected(&exp, base);
 	if (!exp.failed && export_unsafe(exp.data, exp.len, 0)) {
 		buf_adds(&o, "--EXPECTF--\n");
 		export_expectf(&o, exp.data, exp.len);
