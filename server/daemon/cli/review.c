@@ -550,6 +550,42 @@ static int review_phpt_dir(struct review *r, char *out, size_t size)
 }
 
 /* Start `phpcmp serve` on a free loopback port; its URL from its log. */
+/* Wait for the daemon's "serving http://..." line in its log: its URL
+ * (it listens on a port of the kernel's choice). */
+static int review_serve_ready(struct review *r)
+{
+	for (double until = review_now() + REVIEW_START_TIMEOUT_S; review_now() < until;) {
+		char line[1024];
+		FILE *f = fopen(r->cur->log_path, "r");
+		int status;
+
+		while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+			char *s = strstr(line, "serving http://");
+			if (s != NULL) {
+				char *end = strchr(s + 8, '/');
+				end = end != NULL ? strchr(end + 2, '/') : NULL;
+				if (end != NULL && end - (s + 8) < (long)sizeof r->cur->url - 1) {
+					snprintf(r->cur->url, sizeof r->cur->url, "%.*s",
+					    (int)(end - (s + 8)), s + 8);
+					fclose(f);
+					review_say(r, "daemon ready at %s", r->cur->url);
+					return 0;
+				}
+			}
+		}
+		if (f != NULL)
+			fclose(f);
+		if (waitpid(r->cur->daemon, &status, WNOHANG) == r->cur->daemon) {
+			r->cur->daemon = 0;
+			return review_error(
+			    "the daemon stopped at its start (its log: %s)", r->cur->log_path);
+		}
+		usleep(100 * 1000);
+	}
+	return review_error(
+	    "the daemon did not start within %d s (its log: %s)", REVIEW_START_TIMEOUT_S, r->cur->log_path);
+}
+
 static int review_serve(struct review *r)
 {
 	char db[PATH_MAX + 16], state[PATH_MAX + 16], core[PATH_MAX + 16], worker[PATH_MAX + 16];
@@ -622,36 +658,7 @@ static int review_serve(struct review *r)
 	free(envp);
 	if (r->cur->daemon < 0)
 		return -1;
-	for (double until = review_now() + REVIEW_START_TIMEOUT_S; review_now() < until;) {
-		char line[1024];
-		FILE *f = fopen(r->cur->log_path, "r");
-		int status;
-
-		while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-			char *s = strstr(line, "serving http://");
-			if (s != NULL) {
-				char *end = strchr(s + 8, '/');
-				end = end != NULL ? strchr(end + 2, '/') : NULL;
-				if (end != NULL && end - (s + 8) < (long)sizeof r->cur->url - 1) {
-					snprintf(r->cur->url, sizeof r->cur->url, "%.*s",
-					    (int)(end - (s + 8)), s + 8);
-					fclose(f);
-					review_say(r, "daemon ready at %s", r->cur->url);
-					return 0;
-				}
-			}
-		}
-		if (f != NULL)
-			fclose(f);
-		if (waitpid(r->cur->daemon, &status, WNOHANG) == r->cur->daemon) {
-			r->cur->daemon = 0;
-			return review_error(
-			    "the daemon stopped at its start (its log: %s)", r->cur->log_path);
-		}
-		usleep(100 * 1000);
-	}
-	return review_error(
-	    "the daemon did not start within %d s (its log: %s)", REVIEW_START_TIMEOUT_S, r->cur->log_path);
+	return review_serve_ready(r);
 }
 
 static void review_stop(struct review *r)
@@ -1694,37 +1701,36 @@ static void review_md_asan(const struct review *r, struct buf *o)
 	}
 }
 
-static char *review_markdown(const struct review *r)
+/* "Base `x` (spec); candidates: `y` (...)": what was compared. */
+static void review_md_builds(struct buf *o, const struct review *r)
 {
-	struct buf o = BUF_INIT;
-	json_t *causes = json_object_get(r->roots, "causes"), *cause;
-	long long stored_total = review_int(r->stored, "total");
-	long long phpt_total = review_int(r->phpt, "total");
-	size_t i;
-
-	buf_addf(&o, "### phpcmp review: %s\n\n",
-	    review_verdict(r) ? "**differences** from the base" : "every candidate gives the base's outputs");
-	buf_addf(&o, "Base `%s`", r->cur->builds[0].name);
-	buf_addf(&o, " (%s)", r->base_spec);
-	buf_adds(&o, "; candidates:");
+	buf_addf(o, "Base `%s`", r->cur->builds[0].name);
+	buf_addf(o, " (%s)", r->base_spec);
+	buf_adds(o, "; candidates:");
 	for (int c = 0; c < r->ncands; c++) {
 		const struct review_cand *k = &r->cands[c];
-		buf_addf(&o, "%s `%s`", c ? ";" : "", k->name);
+		buf_addf(o, "%s `%s`", c ? ";" : "", k->name);
 		if (k->prefix != NULL) {
-			buf_addf(&o, " (the build %s)", k->prefix);
+			buf_addf(o, " (the build %s)", k->prefix);
 		} else if (k->npatches > 1) {
-			buf_addf(&o, ", a series of %d commits:", k->npatches);
+			buf_addf(o, ", a series of %d commits:", k->npatches);
 			for (int p = 0; p < k->npatches; p++)
-				buf_addf(&o, "%s `%s@%d` %s", p ? "," : "", k->name, p + 1,
+				buf_addf(o, "%s `%s@%d` %s", p ? "," : "", k->name, p + 1,
 				    review_base_name(k->patches[p]));
 		} else {
-			buf_addf(&o, " (%s)", review_base_name(k->patches[0]));
+			buf_addf(o, " (%s)", review_base_name(k->patches[0]));
 		}
 	}
-	buf_adds(&o, ".\n\n");
+	buf_adds(o, ".\n\n");
+}
 
-	/* the verdict per build */
-	buf_adds(&o,
+/* The verdict table: one row a candidate build, one column a suite. */
+static void review_md_verdicts(struct buf *o, const struct review *r)
+{
+	long long stored_total = review_int(r->stored, "total");
+	long long phpt_total = review_int(r->phpt, "total");
+
+	buf_adds(o,
 	    "| build | generated calls | stored cases | ext/json/tests | root causes |\n"
 	    "|---|---:|---:|---|---:|\n");
 	for (int b = 1; b < r->cur->nbuilds; b++) {
@@ -1733,85 +1739,102 @@ static char *review_markdown(const struct review *r)
 		json_t *reg;
 		size_t k;
 
-		buf_addf(&o, "| `%s` | ", rb->name);
+		buf_addf(o, "| `%s` | ", rb->name);
 		if (t.mismatches == 0) {
-			buf_adds(&o, "identical on ");
-			review_md_thousands(&o, r->count);
+			buf_adds(o, "identical on ");
+			review_md_thousands(o, r->count);
 		} else {
-			buf_adds(&o, "**");
-			review_md_thousands(&o, t.mismatches);
-			buf_adds(&o, " differ** of ");
-			review_md_thousands(&o, r->count);
+			buf_adds(o, "**");
+			review_md_thousands(o, t.mismatches);
+			buf_adds(o, " differ** of ");
+			review_md_thousands(o, r->count);
 			if (t.crashes > 0) {
-				buf_adds(&o, " (");
-				review_md_thousands(&o, t.crashes);
-				buf_adds(&o, " crashes)");
+				buf_adds(o, " (");
+				review_md_thousands(o, t.crashes);
+				buf_adds(o, " crashes)");
 			}
 		}
-		buf_adds(&o, " | ");
+		buf_adds(o, " | ");
 		if (t.stored_differ == 0)
-			buf_addf(&o, "identical on %lld", stored_total);
+			buf_addf(o, "identical on %lld", stored_total);
 		else
-			buf_addf(&o, "**%lld differ** of %lld", t.stored_differ, stored_total);
-		buf_adds(&o, " | ");
+			buf_addf(o, "**%lld differ** of %lld", t.stored_differ, stored_total);
+		buf_adds(o, " | ");
 		if (json_array_size(t.regressions) == 0 && t.phpt_differ == 0) {
-			buf_addf(&o, "the base's results (%lld tests)", phpt_total);
+			buf_addf(o, "the base's results (%lld tests)", phpt_total);
 		} else {
-			buf_addf(&o, "**%zu regressions**", json_array_size(t.regressions));
+			buf_addf(o, "**%zu regressions**", json_array_size(t.regressions));
 			json_array_foreach (t.regressions, k, reg)
-				buf_addf(&o, "%s %s", k ? "," : ":", json_string_value(reg));
+				buf_addf(o, "%s %s", k ? "," : ":", json_string_value(reg));
 		}
-		buf_addf(&o, " | %s%lld%s |\n", t.roots ? "**" : "", t.roots, t.roots ? "**" : "");
+		buf_addf(o, " | %s%lld%s |\n", t.roots ? "**" : "", t.roots, t.roots ? "**" : "");
 	}
+}
+
+/* Root cause number n (from 1): where it was found, its minimal case and
+ * each build's result of it, or why it has none. */
+static void review_md_cause(struct buf *o, const struct review *r, size_t n, json_t *cause)
+{
+	json_t *min = json_object_get(cause, "minimal"), *results = json_object_get(cause, "results");
+	json_t *builds = json_object_get(cause, "builds"), *v;
+	const char *series;
+	size_t k;
+
+	buf_addf(o, "\n#### Root cause %zu", n);
+	json_object_foreach (json_object_get(cause, "first_commits"), series, v)
+		buf_addf(o, ", `%s`: first in commit %" JSON_INTEGER_FORMAT " (`%s`)", series,
+		    review_int(v, "commit"), review_base_name(review_str(v, "patch")));
+	buf_adds(o, "\n\nFound on");
+	json_array_foreach (builds, k, v)
+		buf_addf(o, "%s `%s`", k ? "," : "", json_string_value(v));
+	buf_addf(o, ": %" JSON_INTEGER_FORMAT " bucket%s (", review_int(cause, "buckets"),
+	    review_int(cause, "buckets") == 1 ? "" : "s");
+	json_array_foreach (json_object_get(cause, "bucket_ids"), k, v)
+		buf_addf(o, "%s#%" JSON_INTEGER_FORMAT, k ? ", " : "", json_integer_value(v));
+	buf_adds(o, ").\n\n");
+	if (!json_is_object(min)) {
+		const char *why = review_str(cause, "not_reduced");
+		if (strcmp(why, "not_reproduced") == 0)
+			buf_adds(o,
+			    "Not reproduced when run alone: these mismatches need the cases run "
+			    "before them, or are not deterministic; no minimal case (each bucket "
+			    "shows its own).\n");
+		else if (*why)
+			buf_addf(o, "Not reduced: %s.\n", why);
+		else
+			buf_addf(
+			    o, "Not reduced yet: the reducer did not settle within %ld s.\n", r->settle_s);
+		return;
+	}
+	review_md_case(o, min);
+	buf_adds(o, "\n| build | output | json_last_error() |\n|---|---|---|\n");
+	for (int b = 0; b < r->cur->nbuilds; b++) {
+		json_t *res = json_object_get(results, r->cur->builds[b].name);
+		if (res == NULL)
+			continue;
+		buf_addf(o, "| `%s` | ", r->cur->builds[b].name);
+		review_md_result(o, res);
+		buf_adds(o, " |\n");
+	}
+}
+
+static char *review_markdown(const struct review *r)
+{
+	struct buf o = BUF_INIT;
+	json_t *cause;
+	size_t i;
+
+	buf_addf(&o, "### phpcmp review: %s\n\n",
+	    review_verdict(r) ? "**differences** from the base" : "every candidate gives the base's outputs");
+	review_md_builds(&o, r);
+	review_md_verdicts(&o, r);
 	buf_addf(&o,
 	    "\nGenerated calls: seed %ld, generator version %" JSON_INTEGER_FORMAT "; every build "
 	    "made the same corpus.\n",
 	    r->seed, review_int(json_object_get(r->generated, "summary"), "generator_version"));
-
 	/* the root causes, one per minimal case */
-	json_array_foreach (causes, i, cause) {
-		json_t *min = json_object_get(cause, "minimal"), *results = json_object_get(cause, "results");
-		json_t *builds = json_object_get(cause, "builds"), *v;
-		const char *series;
-		size_t k;
-
-		buf_addf(&o, "\n#### Root cause %zu", i + 1);
-		json_object_foreach (json_object_get(cause, "first_commits"), series, v)
-			buf_addf(&o, ", `%s`: first in commit %" JSON_INTEGER_FORMAT " (`%s`)", series,
-			    review_int(v, "commit"), review_base_name(review_str(v, "patch")));
-		buf_adds(&o, "\n\nFound on");
-		json_array_foreach (builds, k, v)
-			buf_addf(&o, "%s `%s`", k ? "," : "", json_string_value(v));
-		buf_addf(&o, ": %" JSON_INTEGER_FORMAT " bucket%s (", review_int(cause, "buckets"),
-		    review_int(cause, "buckets") == 1 ? "" : "s");
-		json_array_foreach (json_object_get(cause, "bucket_ids"), k, v)
-			buf_addf(&o, "%s#%" JSON_INTEGER_FORMAT, k ? ", " : "", json_integer_value(v));
-		buf_adds(&o, ").\n\n");
-		if (!json_is_object(min)) {
-			const char *why = review_str(cause, "not_reduced");
-			if (strcmp(why, "not_reproduced") == 0)
-				buf_adds(&o,
-				    "Not reproduced when run alone: these mismatches need the cases run "
-				    "before them, or are not deterministic; no minimal case (each bucket "
-				    "shows its own).\n");
-			else if (*why)
-				buf_addf(&o, "Not reduced: %s.\n", why);
-			else
-				buf_addf(&o, "Not reduced yet: the reducer did not settle within %ld s.\n",
-				    r->settle_s);
-			continue;
-		}
-		review_md_case(&o, min);
-		buf_adds(&o, "\n| build | output | json_last_error() |\n|---|---|---|\n");
-		for (int b = 0; b < r->cur->nbuilds; b++) {
-			json_t *res = json_object_get(results, r->cur->builds[b].name);
-			if (res == NULL)
-				continue;
-			buf_addf(&o, "| `%s` | ", r->cur->builds[b].name);
-			review_md_result(&o, res);
-			buf_adds(&o, " |\n");
-		}
-	}
+	json_array_foreach (json_object_get(r->roots, "causes"), i, cause)
+		review_md_cause(&o, r, i + 1, cause);
 	json_int_t pending = review_int(json_object_get(r->roots, "pending"), "generated") +
 	    review_int(json_object_get(r->roots, "pending"), "stored");
 	if (pending > 0)
