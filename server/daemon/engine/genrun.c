@@ -615,27 +615,13 @@ static json_t *genrun_seconds(double ms)
 	return json_real((double)(int64_t)(ms + 0.5) / 1000.0);
 }
 
-static json_t *genrun_summary(struct genrun *g, int final)
+/* The generator's coverage: "piece.utf8_2" -> {"piece": {"utf8_2": n}}. */
+static json_t *genrun_coverage_json(const struct genrun *g)
 {
-	json_t *o = json_object(), *cov = json_object(), *builds = json_object(), *seeds = json_array();
-	json_t *corpus = json_object();
-	double elapsed = clock_ms() - g->started_ms;
+	json_t *cov = json_object();
 	char name[96];
-	long peak, now;
-	uint64_t all = GEN_HASH_INIT;
 
-	if (o == NULL || cov == NULL || builds == NULL || seeds == NULL || corpus == NULL)
-		goto oom;
-	for (int i = 0; i < g->nseeds; i++) {
-		json_array_append_new(seeds, json_integer((json_int_t)g->seeds[i]));
-		if (i < g->seeds_done) {
-			snprintf(name, sizeof name, "%" PRIu64, g->seeds[i]);
-			json_object_set_new(corpus, name, genrun_hex(g->corpus[i]));
-			all = gen_hash(&g->corpus[i], sizeof g->corpus[i], all);
-		}
-	}
-	/* Coverage: "piece.utf8_2" -> {"piece": {"utf8_2": n}}. */
-	for (unsigned i = 0; i < GEN_COUNTERS; i++) {
+	for (unsigned i = 0; cov != NULL && i < GEN_COUNTERS; i++) {
 		const char *n = gen_counter_name(i, name, sizeof name);
 		char *dot;
 		if (n == NULL)
@@ -652,52 +638,93 @@ static json_t *genrun_summary(struct genrun *g, int final)
 		}
 		json_object_set_new(group, dot + 1, json_integer((json_int_t)g->coverage[i]));
 	}
-	for (int b = 0; b < g->nbuilds; b++) {
-		json_t *errs = json_object(), *st = json_object(), *t;
-		static const char *const statuses[] = { "ok", "error", "crash", "timeout", "memory-error" };
-		for (size_t e = 0; e <= GENRUN_NERRORS; e++)
-			if (g->errors[b][e] > 0)
-				json_object_set_new(errs,
-				    e < GENRUN_NERRORS ? genrun_error_names[e] : "other",
-				    json_integer((json_int_t)g->errors[b][e]));
-		for (int k = 0; k < 5; k++)
-			json_object_set_new(st, statuses[k], json_integer((json_int_t)g->statuses[b][k]));
-		uint64_t *tm = g->times[b];
-		double inside = (double)(tm[T_DECLARE] + tm[T_GENERATE] + tm[T_BUILD] + tm[T_ENCODE] +
-		                    tm[T_DIGEST]) /
-		    1e6;
-		/* The phases are sampled (every 16th case): their sum can overshoot a little. */
-		double other = (double)tm[T_TOTAL] / 1e6 - inside;
-		t = json_pack("{s:o s:o s:o s:o s:o s:o s:o}", "declare_classes",
-		    genrun_seconds((double)tm[T_DECLARE] / 1e6), "generate",
-		    genrun_seconds((double)tm[T_GENERATE] / 1e6), "build_values",
-		    genrun_seconds((double)tm[T_BUILD] / 1e6), "json_encode",
-		    genrun_seconds((double)tm[T_ENCODE] / 1e6), "hash_and_free",
-		    genrun_seconds((double)tm[T_DIGEST] / 1e6), "other_in_worker",
-		    genrun_seconds(other > 0 ? other : 0), "protocol_and_waiting",
-		    genrun_seconds(g->busy_ms[b] - (double)tm[T_TOTAL] / 1e6));
-		json_object_set_new(builds, role_name(b),
-		    json_pack("{s:s s:f s:o s:I s:I s:o s:o s:o}", "build", g->app->run_builds[b]->name,
-		        "cases_per_s", g->busy_ms[b] > 0 ? (double)g->done / (g->busy_ms[b] / 1e3) : 0.0,
-		        "busy_s", genrun_seconds(g->busy_ms[b]), "failures", (json_int_t)g->failures[b],
-		        "exceptions", (json_int_t)g->exceptions[b], "statuses", st, "error_codes", errs,
-		        "time_s", t));
-		/* A crash's cost, mean per crash (the crashes the page timed). */
-		if (g->crashes_timed[b] > 0) {
-			json_t *cc = json_object();
-			json_object_set_new(cc, "crashes", json_integer((json_int_t)g->crashes_timed[b]));
-			for (int k = 0; k < GENRUN_CRASH_PHASES; k++)
-				json_object_set_new(cc, genrun_crash_phases[k],
-				    json_real((double)(int64_t)(1000 * g->crash_ms[b][k] /
-				                  (double)g->crashes_timed[b]) /
-				        1000));
-			json_object_set_new(json_object_get(builds, role_name(b)), "crash_ms", cc);
-		}
-		/* A candidate's own count of cases that differ from the base. */
-		if (b != ROLE_BASE)
-			json_object_set_new(json_object_get(builds, role_name(b)), "mismatches",
-			    json_integer((json_int_t)g->cand_mismatches[b]));
+	return cov;
+}
+
+/* One build's tallies: rate, statuses, error codes, where its time went. */
+static json_t *genrun_build_json(const struct genrun *g, int b)
+{
+	static const char *const statuses[] = { "ok", "error", "crash", "timeout", "memory-error" };
+	json_t *errs = json_object(), *st = json_object(), *t, *out;
+	const uint64_t *tm = g->times[b];
+
+	for (size_t e = 0; e <= GENRUN_NERRORS; e++)
+		if (g->errors[b][e] > 0)
+			json_object_set_new(errs, e < GENRUN_NERRORS ? genrun_error_names[e] : "other",
+			    json_integer((json_int_t)g->errors[b][e]));
+	for (int k = 0; k < 5; k++)
+		json_object_set_new(st, statuses[k], json_integer((json_int_t)g->statuses[b][k]));
+	double inside = (double)(tm[T_DECLARE] + tm[T_GENERATE] + tm[T_BUILD] + tm[T_ENCODE] + tm[T_DIGEST]) /
+	    1e6;
+	/* The phases are sampled (every 16th case): their sum can overshoot a little. */
+	double other = (double)tm[T_TOTAL] / 1e6 - inside;
+	t = json_pack("{s:o s:o s:o s:o s:o s:o s:o}", "declare_classes",
+	    genrun_seconds((double)tm[T_DECLARE] / 1e6), "generate",
+	    genrun_seconds((double)tm[T_GENERATE] / 1e6), "build_values",
+	    genrun_seconds((double)tm[T_BUILD] / 1e6), "json_encode",
+	    genrun_seconds((double)tm[T_ENCODE] / 1e6), "hash_and_free",
+	    genrun_seconds((double)tm[T_DIGEST] / 1e6), "other_in_worker",
+	    genrun_seconds(other > 0 ? other : 0), "protocol_and_waiting",
+	    genrun_seconds(g->busy_ms[b] - (double)tm[T_TOTAL] / 1e6));
+	out = json_pack("{s:s s:f s:o s:I s:I s:o s:o s:o}", "build", g->app->run_builds[b]->name,
+	    "cases_per_s", g->busy_ms[b] > 0 ? (double)g->done / (g->busy_ms[b] / 1e3) : 0.0, "busy_s",
+	    genrun_seconds(g->busy_ms[b]), "failures", (json_int_t)g->failures[b], "exceptions",
+	    (json_int_t)g->exceptions[b], "statuses", st, "error_codes", errs, "time_s", t);
+	if (out == NULL)
+		return NULL;
+	/* A crash's cost, mean per crash (the crashes the page timed). */
+	if (g->crashes_timed[b] > 0) {
+		json_t *cc = json_object();
+		json_object_set_new(cc, "crashes", json_integer((json_int_t)g->crashes_timed[b]));
+		for (int k = 0; k < GENRUN_CRASH_PHASES; k++)
+			json_object_set_new(cc, genrun_crash_phases[k],
+			    json_real(
+			        (double)(int64_t)(1000 * g->crash_ms[b][k] / (double)g->crashes_timed[b]) /
+			        1000));
+		json_object_set_new(out, "crash_ms", cc);
 	}
+	/* A candidate's own count of cases that differ from the base. */
+	if (b != ROLE_BASE)
+		json_object_set_new(out, "mismatches", json_integer((json_int_t)g->cand_mismatches[b]));
+	return out;
+}
+
+/* The mismatches' signatures, each with its count and sampled case ids. */
+static json_t *genrun_signatures_json(const struct genrun *g)
+{
+	json_t *sigs = json_array();
+	for (int i = 0; sigs != NULL && i < g->nsigs; i++) {
+		json_t *ids = json_array();
+		for (int k = 0; ids != NULL && k < g->sigs[i].samples; k++)
+			json_array_append_new(ids, json_integer((json_int_t)g->sigs[i].sample_ids[k]));
+		json_array_append_new(sigs,
+		    json_pack("{s:s s:I s:o}", "signature", g->sigs[i].key, "mismatches",
+		        (json_int_t)g->sigs[i].count, "samples", ids != NULL ? ids : json_array()));
+	}
+	return sigs != NULL ? sigs : json_array();
+}
+
+static json_t *genrun_summary(struct genrun *g, int final)
+{
+	json_t *o = json_object(), *builds = json_object(), *seeds = json_array();
+	json_t *corpus = json_object();
+	double elapsed = clock_ms() - g->started_ms;
+	char name[96];
+	long peak, now;
+	uint64_t all = GEN_HASH_INIT;
+
+	if (o == NULL || builds == NULL || seeds == NULL || corpus == NULL)
+		goto oom;
+	for (int i = 0; i < g->nseeds; i++) {
+		json_array_append_new(seeds, json_integer((json_int_t)g->seeds[i]));
+		if (i < g->seeds_done) {
+			snprintf(name, sizeof name, "%" PRIu64, g->seeds[i]);
+			json_object_set_new(corpus, name, genrun_hex(g->corpus[i]));
+			all = gen_hash(&g->corpus[i], sizeof g->corpus[i], all);
+		}
+	}
+	for (int b = 0; b < g->nbuilds; b++)
+		json_object_set_new(builds, role_name(b), genrun_build_json(g, b));
 	genrun_rss(&peak, &now);
 	json_object_set_new(o, "generator_version", json_integer(GEN_VERSION));
 	json_object_set_new(o, "seeds", seeds);
@@ -719,24 +746,14 @@ static json_t *genrun_summary(struct genrun *g, int final)
 	    json_pack("{s:o s:o s:o s:I s:I}", "compare_s", genrun_seconds(g->compare_ms),
 	        "mismatch_details_s", genrun_seconds(g->mismatch_ms), "database_s", genrun_seconds(g->db_ms),
 	        "peak_rss_kb", (json_int_t)peak, "rss_kb", (json_int_t)now));
-	json_object_set_new(o, "coverage", cov);
+	json_object_set_new(o, "coverage", genrun_coverage_json(g));
 	json_object_set(o, "mismatch_list", g->listed);
-	json_t *sigs = json_array();
-	for (int i = 0; sigs != NULL && i < g->nsigs; i++) {
-		json_t *ids = json_array();
-		for (int k = 0; ids != NULL && k < g->sigs[i].samples; k++)
-			json_array_append_new(ids, json_integer((json_int_t)g->sigs[i].sample_ids[k]));
-		json_array_append_new(sigs,
-		    json_pack("{s:s s:I s:o}", "signature", g->sigs[i].key, "mismatches",
-		        (json_int_t)g->sigs[i].count, "samples", ids != NULL ? ids : json_array()));
-	}
-	json_object_set_new(o, "signatures", sigs != NULL ? sigs : json_array());
+	json_object_set_new(o, "signatures", genrun_signatures_json(g));
 	json_object_set_new(o, "other_signatures", json_integer(g->other_sig));
 	json_object_set_new(o, "stored_in_full", json_integer(g->sampled));
 	return o;
 oom:
 	json_decref(o);
-	json_decref(cov);
 	json_decref(builds);
 	json_decref(seeds);
 	json_decref(corpus);
