@@ -663,6 +663,54 @@ static void reduce_keep_late(struct reducer *rd, const struct db_reduce_job *job
 }
 
 /* Reduce one mismatch and store what came of it. */
+/* An attempt at job's bucket between its two builds, toward the kind of
+ * mismatch diff names; its clock started. */
+static void reduce_attempt_open(
+    struct attempt *a, struct reducer *rd, const struct db_reduce_job *job, unsigned diff)
+{
+	memset(a, 0, sizeof *a);
+	result_init(&a->last[0]);
+	result_init(&a->last[1]);
+	a->rd = rd;
+	a->role = job->role;
+	a->builds[0] = build_active_by_id(rd->app->config, job->build_ids[0]);
+	a->builds[1] = build_active_by_id(rd->app->config, job->build_ids[1]);
+	a->target = diff != 0 ? bucket_reduction_target(job->res, diff) : NULL;
+	a->t0 = clock_ms();
+}
+
+/* The search: a generated case's plan shrunk (*start, and *best, the plan
+ * it ends with, kept for the explanations), any other case's source
+ * reduced.  The case it ends with, titled; job's own when nothing held. */
+static struct case_spec *reduce_search(struct attempt *a, struct db_reduce_job *job,
+    struct case_spec *reduced, struct shrink_stats *st, struct gen_case **start, struct gen_case **best)
+{
+	struct case_spec *cur = &job->c;
+	char title[MAX_TITLE_SIZE];
+
+	/* The budget is the search's: the original's own run (a big case that
+	 * crashes a worker can take a second) does not eat it. */
+	a->t0 = clock_ms();
+	a->searching = 1;
+	if (job->generated && job->version == GEN_VERSION && (*start = malloc(sizeof **start)) != NULL &&
+	    (*best = malloc(sizeof **best)) != NULL) {
+		gen_case_make(*start, job->seed, job->index);
+		if (shrink_run(*start, *best, reduce_accept, a, st) == 0 && reduce_spec(*best, reduced) == 0)
+			cur = reduced;
+	} else {
+		reduce_source(a, &job->c, reduced, st);
+		cur = reduced;
+	}
+	if (a->cut)
+		st->complete = 0;
+	snprintf(title, sizeof title, "minimal: %.400s, reduced in %" PRId64 " step%s",
+	    job->c.title ? job->c.title : "?", st->accepted, st->accepted == 1 ? "" : "s");
+	free(cur->title);
+	cur->title = strdup(title);
+	a->searching = 0;
+	return cur;
+}
+
 static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 {
 	struct app *app = rd->app;
@@ -672,24 +720,17 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	struct gen_case *start = NULL, *best = NULL;
 	struct shrink_stats st = { 0 };
 	struct result fresh[2];
-	char *sig0 = NULL, *canon = NULL, *root = NULL, *outputs = NULL, title[MAX_TITLE_SIZE], err[512];
+	char *sig0 = NULL, *canon = NULL, *root = NULL, *outputs = NULL, err[512];
 	unsigned diff = verdict_compare(&job->res[0], &job->res[1]);
 	int again, fresh_ok, role = job->role;
 	double t_start;
 
-	memset(&a, 0, sizeof a);
+	reduce_attempt_open(&a, rd, job, diff);
 	memset(&out, 0, sizeof out);
 	case_init(&reduced);
-	result_init(&a.last[0]);
-	result_init(&a.last[1]);
 	result_init(&fresh[0]);
 	result_init(&fresh[1]);
-	a.rd = rd;
-	a.role = role;
-	a.builds[0] = build_active_by_id(app->config, job->build_ids[0]);
-	a.builds[1] = build_active_by_id(app->config, job->build_ids[1]);
-	a.target = diff != 0 ? bucket_reduction_target(job->res, diff) : NULL;
-	a.t0 = t_start = clock_ms();
+	t_start = a.t0;
 	out.state = "unsupported";
 	if (a.target == NULL || role <= 0 || a.builds[0] == NULL || a.builds[1] == NULL)
 		goto store;
@@ -708,28 +749,9 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 			out.root_key = root = reduce_root_key(job->candidate, REDUCE_NOT_REPRODUCED, "");
 		goto store;
 	}
-	/* The budget is the search's: the original's own run (a big case that
-	 * crashes a worker can take a second) does not eat it. */
-	a.t0 = clock_ms();
-	a.searching = 1;
-	if (job->generated && job->version == GEN_VERSION && (start = malloc(sizeof *start)) != NULL &&
-	    (best = malloc(sizeof *best)) != NULL) {
-		gen_case_make(start, job->seed, job->index);
-		if (shrink_run(start, best, reduce_accept, &a, &st) == 0 && reduce_spec(best, &reduced) == 0)
-			cur = &reduced;
-	} else {
-		reduce_source(&a, &job->c, &reduced, &st);
-		cur = &reduced;
-	}
-	if (a.cut)
-		st.complete = 0;
-	snprintf(title, sizeof title, "minimal: %.400s, reduced in %" PRId64 " step%s",
-	    job->c.title ? job->c.title : "?", st.accepted, st.accepted == 1 ? "" : "s");
-	free(cur->title);
-	cur->title = strdup(title);
+	cur = reduce_search(&a, job, &reduced, &st, &start, &best);
 	/* Confirmation: a new request here, then newly started workers of both builds
 	 * (each case within the per-case bound, the budget being the search's). */
-	a.searching = 0;
 	again = reduce_try(&a, cur, 0, NULL);
 	fresh_ok = reduce_fresh(&a, cur, fresh);
 	/* Explained by an older root: one of its parts (with its flags and depth) is that root's minimal case. */
