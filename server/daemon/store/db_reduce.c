@@ -320,57 +320,52 @@ static int dbr_rehome(
 	return 0;
 }
 
-int db_reduce_store(
-    struct db *db, const struct db_reduce_job *j, const struct db_reduction *r, char *err, size_t errsize)
+/* The reduced case's results as a comparison of its own, so its page and
+ * .phpt export work like any case's; in no bucket (not one of the
+ * mismatches found: the startup backfill leaves it alone,
+ * reductions.reduced_comparison_id).  Its id; -1 with err. */
+static int64_t dbr_store_reduced_comparison(
+    struct db *db, int64_t case_id, const struct db_reduction *r, char *err, size_t errsize)
 {
+	unsigned diff = verdict_compare(&r->results[0], &r->results[1]);
+	char differs[128];
 	sqlite3_stmt *st = NULL;
-	int64_t case_id = 0, root = 0, reduced_cmp = 0;
+	int64_t cmp;
 	int rc;
 
-	pthread_mutex_lock(&db->lock);
-	if (db_begin(db, err, errsize) < 0) {
-		pthread_mutex_unlock(&db->lock);
+	verdict_fields(diff, differs, sizeof differs);
+	if (dbr_prepare(db,
+	        "INSERT INTO comparisons (case_id, verdict, differs, bucket_id) VALUES (?1, ?2, ?3, ?4)", &st,
+	        err, errsize) < 0)
 		return -1;
-	}
-	if (r->reduced != NULL) {
-		/* An ordinary case (found again by its content if stored before). */
-		if (db_case_put(db, r->reduced, &case_id, err, errsize) < 0)
-			goto fail;
-	}
-	if (case_id > 0 && r->results != NULL) {
-		/* Its results as a comparison of its own, so its page and .phpt export
-		 * work like any case's; in no bucket (not one of the mismatches found:
-		 * the startup backfill leaves it alone, reductions.reduced_comparison_id). */
-		unsigned diff = verdict_compare(&r->results[0], &r->results[1]);
-		char differs[128];
-		int64_t cmp;
-		verdict_fields(diff, differs, sizeof differs);
-		if (dbr_prepare(db,
-		        "INSERT INTO comparisons (case_id, verdict, differs, bucket_id) VALUES (?1, ?2, ?3, ?4)",
-		        &st, err, errsize) < 0)
-			goto fail;
-		sqlite3_bind_int64(st, 1, case_id);
-		db_bind_text(st, 2, diff == 0 ? "same" : "differ");
-		db_bind_text(st, 3, differs);
-		rc = db_exec(db, st, "store reduced comparison", err, errsize);
-		sqlite3_finalize(st);
-		if (rc < 0)
-			goto fail;
-		cmp = sqlite3_last_insert_rowid(db->conn);
-		reduced_cmp = cmp;
-		if (db_store_result(db, cmp, ROLE_BASE, r->builds[0], &r->results[0], NULL, err, errsize) <
-		        0 ||
-		    db_store_result(
-		        db, cmp, r->role, r->builds[1], &r->results[1], &r->results[0], err, errsize) < 0)
-			goto fail;
-	}
+	sqlite3_bind_int64(st, 1, case_id);
+	db_bind_text(st, 2, diff == 0 ? "same" : "differ");
+	db_bind_text(st, 3, differs);
+	rc = db_exec(db, st, "store reduced comparison", err, errsize);
+	sqlite3_finalize(st);
+	if (rc < 0)
+		return -1;
+	cmp = sqlite3_last_insert_rowid(db->conn);
+	if (db_store_result(db, cmp, ROLE_BASE, r->builds[0], &r->results[0], NULL, err, errsize) < 0 ||
+	    db_store_result(db, cmp, r->role, r->builds[1], &r->results[1], &r->results[0], err, errsize) < 0)
+		return -1;
+	return cmp;
+}
+
+/* The reductions row of j's bucket (replacing an earlier one). */
+static int dbr_insert_reduction(struct db *db, const struct db_reduce_job *j, const struct db_reduction *r,
+    int64_t case_id, int64_t reduced_cmp, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
 	if (dbr_prepare(db,
 	        "INSERT OR REPLACE INTO reductions (bucket_id, comparison_id, representative, state, found_as, "
 	        "signature, root_key, case_id, code, setup, flags, depth, outputs, steps, executions, seconds, "
 	        "complete, confirmation, reduced_comparison_id, candidate) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
 	        "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 	        &st, err, errsize) < 0)
-		goto fail;
+		return -1;
 	sqlite3_bind_int64(st, 1, j->bucket_id);
 	sqlite3_bind_int64(st, 2, j->comparison_id);
 	sqlite3_bind_int(st, 3, j->representative);
@@ -395,34 +390,62 @@ int db_reduce_store(
 	db_bind_text(st, 20, j->candidate);
 	rc = db_exec(db, st, "store reduction", err, errsize);
 	sqlite3_finalize(st);
-	if (rc < 0)
-		goto fail;
-	/* One bucket per root cause: a representative landing on a root reduced before joins it
-	 * (the first reduction of that root key: its bucket's root).  Those not reproduced
-	 * alone have a root key of their own per candidate (engine/reduce.c). */
-	if (j->representative && r->root_key != NULL &&
-	    (strcmp(r->state, "done") == 0 || strcmp(r->state, "not_reproduced") == 0)) {
-		if (dbr_prepare(db, DBR_ROOT_OF_KEY, &st, err, errsize) < 0)
-			goto fail;
-		db_bind_text(st, 1, r->root_key);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			root = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-		/* No older bucket of this very root: one whose minimal case is a part of this one. */
-		if ((root <= 0 || root == j->bucket_id) && r->explained_by > 0)
-			root = r->explained_by;
-		if (root > 0 && root != j->bucket_id) {
-			if (dbr_prepare(
-			        db, "UPDATE buckets SET root_id = ?2 WHERE id = ?1", &st, err, errsize) < 0)
-				goto fail;
-			sqlite3_bind_int64(st, 1, j->bucket_id);
-			sqlite3_bind_int64(st, 2, root);
-			rc = db_exec(db, st, "join root bucket", err, errsize);
-			sqlite3_finalize(st);
-			if (rc < 0)
-				goto fail;
-		}
+	return rc < 0 ? -1 : 0;
+}
+
+/* One bucket per root cause: a representative landing on a root reduced
+ * before joins it (the first reduction of that root key: its bucket's
+ * root), or else the older root that explains it.  Those not reproduced
+ * alone have a root key of their own per candidate (engine/reduce.c). */
+static int dbr_join_root(
+    struct db *db, const struct db_reduce_job *j, const struct db_reduction *r, char *err, size_t errsize)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t root = 0;
+	int rc;
+
+	if (dbr_prepare(db, DBR_ROOT_OF_KEY, &st, err, errsize) < 0)
+		return -1;
+	db_bind_text(st, 1, r->root_key);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		root = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	/* No older bucket of this very root: one whose minimal case is a part of this one. */
+	if ((root <= 0 || root == j->bucket_id) && r->explained_by > 0)
+		root = r->explained_by;
+	if (root <= 0 || root == j->bucket_id)
+		return 0;
+	if (dbr_prepare(db, "UPDATE buckets SET root_id = ?2 WHERE id = ?1", &st, err, errsize) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, j->bucket_id);
+	sqlite3_bind_int64(st, 2, root);
+	rc = db_exec(db, st, "join root bucket", err, errsize);
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+int db_reduce_store(
+    struct db *db, const struct db_reduce_job *j, const struct db_reduction *r, char *err, size_t errsize)
+{
+	int64_t case_id = 0, reduced_cmp = 0;
+
+	pthread_mutex_lock(&db->lock);
+	if (db_begin(db, err, errsize) < 0) {
+		pthread_mutex_unlock(&db->lock);
+		return -1;
 	}
+	/* An ordinary case (found again by its content if stored before). */
+	if (r->reduced != NULL && db_case_put(db, r->reduced, &case_id, err, errsize) < 0)
+		goto fail;
+	if (case_id > 0 && r->results != NULL &&
+	    (reduced_cmp = dbr_store_reduced_comparison(db, case_id, r, err, errsize)) < 0)
+		goto fail;
+	if (dbr_insert_reduction(db, j, r, case_id, reduced_cmp, err, errsize) < 0)
+		goto fail;
+	if (j->representative && r->root_key != NULL &&
+	    (strcmp(r->state, "done") == 0 || strcmp(r->state, "not_reproduced") == 0) &&
+	    dbr_join_root(db, j, r, err, errsize) < 0)
+		goto fail;
 	/* Re-homing: a sampled member landing on another root's minimal case moves into that root. */
 	if (!j->representative && r->root_key != NULL && strcmp(r->state, "done") == 0 &&
 	    dbr_rehome(db, j, r->root_key, err, errsize) < 0)
