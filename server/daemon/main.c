@@ -777,13 +777,87 @@ static int main_builds(struct app *app, struct main_opts *o, int *nworkers)
 	return 0;
 }
 
+/* Everything serve runs, in order: the database and the port first (a
+ * daemon that would be open to the network, or whose port is in use,
+ * stops there: no run marked interrupted, no core compiled, no worker
+ * started: issue 23), then the builds' workers, the runs and the reducer,
+ * then HTTP.  -1 when something could not start (said on stderr); *http
+ * and *nworkers hold what started, for main_stop. */
+static int main_start(struct app *app, struct main_opts *o, struct http **http, int *nworkers)
+{
+	char err[1024];
+	int n;
+
+	if (main_signals() < 0)
+		return -1;
+	if ((app->db = db_open(o->cfg.db_path, err, sizeof err)) == NULL)
+		return main_error("%s", err);
+	if (db_set_max_bytes(app->db, o->cfg.db_max_bytes, err, sizeof err) < 0 ||
+	    auth_startup(app, err, sizeof err) < 0)
+		return main_error("%s", err);
+	if ((*http = http_bind(app, err, sizeof err)) == NULL)
+		return main_error("%s", err);
+	if ((n = db_runs_interrupt(app->db, err, sizeof err)) < 0)
+		return main_error("%s", err);
+	if (n > 0)
+		fprintf(
+		    stderr, "phpcmp: %d run(s) left unfinished by the last daemon marked interrupted\n", n);
+	/* Callgrind files past the bound (a lower --max-callgrind-dumps). */
+	runs_prune_dumps(app);
+	if (phptrun_serve(&o->cfg, err, sizeof err) < 0)
+		return main_error("%s", err);
+	if ((app->workers = calloc(MAX_BUILD_SLOTS, sizeof *app->workers)) == NULL)
+		return main_error("out of memory");
+	if (main_builds(app, o, nworkers) < 0)
+		return -1;
+	if ((app->runs = runs_start(app, err, sizeof err)) == NULL)
+		return main_error("%s", err);
+	if ((app->reducer = reduce_start(app, err, sizeof err)) == NULL)
+		return main_error("%s", err);
+	if (o->cfg.run_stored) {
+		/* The page opens with every stored case's verdict. */
+		json_t *body = json_pack("{s:s}", "suite", "stored");
+		int64_t run_id;
+		if (body == NULL || runs_create(app->runs, body, NULL, 0, &run_id, err, sizeof err) != 0)
+			fprintf(stderr, "phpcmp: could not queue the stored cases: %s\n",
+			    body ? err : "out of memory");
+		json_decref(body);
+	}
+	if (http_start(*http, err, sizeof err) < 0)
+		return main_error("%s", err);
+	return 0;
+}
+
+/* Reverse order: no new requests, then no runs, then no workers.  A
+ * request waiting for a run (?wait=) ends first. */
+static void main_stop(struct app *app, struct main_opts *o, struct http *http, int nworkers)
+{
+	char err[1024];
+
+	__atomic_store_n(&app->stopping, 1, __ATOMIC_SEQ_CST);
+	http_stop(http);
+	runs_stop(app->runs);
+	reduce_stop(app->reducer);
+	if (app->db != NULL && db_runs_interrupt(app->db, err, sizeof err) < 0)
+		main_error("%s", err);
+	/* Every build's worker, those POST /api/builds added too. */
+	if (app->runs != NULL)
+		nworkers = o->cfg.nbuilds;
+	for (int i = 0; i < nworkers; i++)
+		worker_release(&app->workers[i]);
+	free(app->workers);
+	confine_finish();
+	fairq_destroy(&app->measure_q);
+	db_close(app->db);
+	phptrun_unserve();
+}
+
 static int main_serve(int argc, char **argv)
 {
 	struct main_opts o;
 	struct app app;
 	struct http *http = NULL;
-	char err[1024];
-	int i, n, nworkers = 0, rc = 1, sig;
+	int nworkers = 0, rc = 1, sig;
 
 	memset(&app, 0, sizeof app);
 	fairq_init(&app.measure_q);
@@ -800,94 +874,18 @@ static int main_serve(int argc, char **argv)
 	}
 	app.config = &o.cfg;
 	app.started_ms = (int64_t)clock_ms();
-	if (main_signals() < 0)
-		goto out;
-	if ((app.db = db_open(o.cfg.db_path, err, sizeof err)) == NULL) {
-		main_error("%s", err);
-		goto out;
+	if (main_start(&app, &o, &http, &nworkers) == 0) {
+		fprintf(stderr, "phpcmp %s: serving http://%s%s%s:%d/ (database %s)\n", PHPCMP_VERSION,
+		    strchr(o.cfg.listen_addr, ':') != NULL ? "[" : "", o.cfg.listen_addr,
+		    strchr(o.cfg.listen_addr, ':') != NULL ? "]" : "", http_port(http), o.cfg.db_path);
+		sig = main_wait_signal();
+		fprintf(stderr, "phpcmp: %s, stopping\n",
+		    sig == SIGINT        ? "SIGINT"
+		        : sig == SIGTERM ? "SIGTERM"
+		                         : "signal");
+		rc = 0;
 	}
-	/* Before the builds: a daemon that would be open to the network stops at once. */
-	if (db_set_max_bytes(app.db, o.cfg.db_max_bytes, err, sizeof err) < 0 ||
-	    auth_startup(&app, err, sizeof err) < 0) {
-		main_error("%s", err);
-		goto out;
-	}
-	/* The port before the rest: one in use (say, by a daemon on this same
-	 * database) stops here, no run marked interrupted, no core compiled,
-	 * no worker started (issue 23). */
-	if ((http = http_bind(&app, err, sizeof err)) == NULL) {
-		main_error("%s", err);
-		goto out;
-	}
-	if ((n = db_runs_interrupt(app.db, err, sizeof err)) < 0) {
-		main_error("%s", err);
-		goto out;
-	}
-	if (n > 0)
-		fprintf(
-		    stderr, "phpcmp: %d run(s) left unfinished by the last daemon marked interrupted\n", n);
-	/* Callgrind files past the bound (a lower --max-callgrind-dumps). */
-	runs_prune_dumps(&app);
-	if (phptrun_serve(&o.cfg, err, sizeof err) < 0) {
-		main_error("%s", err);
-		goto out;
-	}
-	if ((app.workers = calloc(MAX_BUILD_SLOTS, sizeof *app.workers)) == NULL) {
-		main_error("out of memory");
-		goto out;
-	}
-	if (main_builds(&app, &o, &nworkers) < 0)
-		goto out;
-	if ((app.runs = runs_start(&app, err, sizeof err)) == NULL) {
-		main_error("%s", err);
-		goto out;
-	}
-	if ((app.reducer = reduce_start(&app, err, sizeof err)) == NULL) {
-		main_error("%s", err);
-		goto out;
-	}
-	if (o.cfg.run_stored) {
-		/* The page opens with every stored case's verdict. */
-		json_t *body = json_pack("{s:s}", "suite", "stored");
-		int64_t run_id;
-		if (body == NULL || runs_create(app.runs, body, NULL, 0, &run_id, err, sizeof err) != 0)
-			fprintf(stderr, "phpcmp: could not queue the stored cases: %s\n",
-			    body ? err : "out of memory");
-		json_decref(body);
-	}
-	if (http_start(http, err, sizeof err) < 0) {
-		main_error("%s", err);
-		goto out;
-	}
-	fprintf(stderr, "phpcmp %s: serving http://%s%s%s:%d/ (database %s)\n", PHPCMP_VERSION,
-	    strchr(o.cfg.listen_addr, ':') != NULL ? "[" : "", o.cfg.listen_addr,
-	    strchr(o.cfg.listen_addr, ':') != NULL ? "]" : "", http_port(http), o.cfg.db_path);
-
-	sig = main_wait_signal();
-	fprintf(stderr, "phpcmp: %s, stopping\n",
-	    sig == SIGINT        ? "SIGINT"
-	        : sig == SIGTERM ? "SIGTERM"
-	                         : "signal");
-	rc = 0;
-out:
-	/* Reverse order: no new requests, then no runs, then no workers.  A
-	 * request waiting for a run (?wait=) ends first. */
-	__atomic_store_n(&app.stopping, 1, __ATOMIC_SEQ_CST);
-	http_stop(http);
-	runs_stop(app.runs);
-	reduce_stop(app.reducer);
-	if (app.db != NULL && db_runs_interrupt(app.db, err, sizeof err) < 0)
-		main_error("%s", err);
-	/* Every build's worker, those POST /api/builds added too. */
-	if (app.runs != NULL)
-		nworkers = o.cfg.nbuilds;
-	for (i = 0; i < nworkers; i++)
-		worker_release(&app.workers[i]);
-	free(app.workers);
-	confine_finish();
-	fairq_destroy(&app.measure_q);
-	db_close(app.db);
-	phptrun_unserve();
+	main_stop(&app, &o, http, nworkers);
 	main_opts_release(&o);
 	return rc;
 }
