@@ -408,70 +408,55 @@ static int fork_server(const struct core_api *api, struct sandbox *sb, struct pr
 	}
 }
 
-int main(int argc, char **argv)
+/* The worker's command line (the sandbox's own options go to sandbox_arg). */
+struct loader_args {
+	const char *lib, *core, *eval;
+	int64_t flags, depth;
+	char **exec_argv; /* after "--": a measuring worker's command */
+	int page_fd;
+};
+
+static void loader_parse(
+    int argc, char **argv, struct loader_args *a, struct core_options *opts, struct sandbox *sb)
 {
-	const char *lib = NULL, *core = NULL, *eval = NULL;
-	int64_t flags = 0, depth = 512;
-	struct core_options opts = { .memory_limit = "128M" };
-	struct sandbox sb;
-	char **exec_argv = NULL;
-	int page_fd = -1;
-
-	sandbox_init(&sb);
-
 	for (int i = 1; i < argc; i++) {
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(argv[i], "--lib") && val)
-			lib = argv[++i];
+			a->lib = argv[++i];
 		else if (!strcmp(argv[i], "--core") && val)
-			core = argv[++i];
+			a->core = argv[++i];
 		else if (!strcmp(argv[i], "--memory-limit") && val)
-			opts.memory_limit = argv[++i];
+			opts->memory_limit = argv[++i];
 		else if (!strcmp(argv[i], "--eval") && val)
-			eval = argv[++i];
+			a->eval = argv[++i];
 		else if (!strcmp(argv[i], "--flags") && val)
-			flags = strtoll(argv[++i], NULL, 10);
+			a->flags = strtoll(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--depth") && val)
-			depth = strtoll(argv[++i], NULL, 10);
+			a->depth = strtoll(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--dump-prefix") && val)
-			opts.dump_prefix = argv[++i];
+			opts->dump_prefix = argv[++i];
 		else if (!strcmp(argv[i], "--page-fd") && val)
-			page_fd = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--ini") && val && opts.nini < CORE_MAX_INI)
-			opts.ini[opts.nini++] = argv[++i];
+			a->page_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--ini") && val && opts->nini < CORE_MAX_INI)
+			opts->ini[opts->nini++] = argv[++i];
 		else if (!strcmp(argv[i], "--")) {
-			exec_argv = argv + i + 1;
+			a->exec_argv = argv + i + 1;
 			break;
 		} else {
 			char serr[256];
-			int r = sandbox_arg(&sb, argc, argv, &i, serr, sizeof(serr));
+			int r = sandbox_arg(sb, argc, argv, &i, serr, sizeof(serr));
 			if (r < 0)
 				fail("%s", serr);
 			if (r == 0)
 				fail("bad argument: %s", argv[i]);
 		}
 	}
-	/* A measuring worker: the layers valgrind cannot apply, then valgrind. */
-	if (sb.before_exec || exec_argv) {
-		char serr[512];
-		if (!exec_argv || !*exec_argv)
-			fail("--sandbox-exec needs -- COMMAND%s", NULL);
-		sandbox_exec(&sb, exec_argv, serr, sizeof(serr));
-		fail("%s", serr);
-	}
-	/* Like callgrind's --callgrind-out-file, %p in the dump prefix is our pid. */
-	char dump_prefix[4096];
-	const char *pct = opts.dump_prefix ? strstr(opts.dump_prefix, "%p") : NULL;
-	if (pct) {
-		snprintf(dump_prefix, sizeof(dump_prefix), "%.*s%d%s", (int)(pct - opts.dump_prefix),
-		    opts.dump_prefix, (int)getpid(), pct + 2);
-		opts.dump_prefix = dump_prefix;
-	}
-	if (!lib || !core)
-		fail("usage: phpcmp-worker --lib LIBPHP.so --core CORE.so%s", NULL);
+}
 
-	void *libh = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	if (!libh)
+/* libphp, then the worker core compiled against it; the core's API. */
+static const struct core_api *loader_open(const char *lib, const char *core, void **libh)
+{
+	if (!(*libh = dlopen(lib, RTLD_NOW | RTLD_LOCAL)))
 		fail("cannot load the PHP library: %s", dlerror());
 	void *handle = dlopen(core, RTLD_NOW | RTLD_LOCAL);
 	if (!handle)
@@ -483,27 +468,63 @@ int main(int argc, char **argv)
 	const struct core_api *api = get_api();
 	if (api->abi != CORE_ABI)
 		fail("the worker core is stale (ABI mismatch); recompile it%s", NULL);
+	return api;
+}
 
+/* The progress page the daemon shares on page_fd (-1: none). */
+static struct proto_page *loader_page(int page_fd)
+{
+	if (page_fd < 0)
+		return NULL;
+	void *p = mmap(NULL, sizeof(struct proto_page), PROT_READ | PROT_WRITE, MAP_SHARED, page_fd, 0);
+	close(page_fd);
+	if (p == MAP_FAILED)
+		fail("cannot map the progress page: %s", strerror(errno));
+	struct proto_page *page = p;
+	if (page->magic != PROTO_PAGE_MAGIC)
+		fail("the progress page is not one%s", NULL);
+	page->hello = 0;
+	page->child_pid = 0;
+	return page;
+}
+
+int main(int argc, char **argv)
+{
+	struct loader_args a = { .depth = 512, .page_fd = -1 };
+	struct core_options opts = { .memory_limit = "128M" };
+	struct sandbox sb;
+
+	sandbox_init(&sb);
+	loader_parse(argc, argv, &a, &opts, &sb);
+	/* A measuring worker: the layers valgrind cannot apply, then valgrind. */
+	if (sb.before_exec || a.exec_argv) {
+		char serr[512];
+		if (!a.exec_argv || !*a.exec_argv)
+			fail("--sandbox-exec needs -- COMMAND%s", NULL);
+		sandbox_exec(&sb, a.exec_argv, serr, sizeof(serr));
+		fail("%s", serr);
+	}
+	/* Like callgrind's --callgrind-out-file, %p in the dump prefix is our pid. */
+	char dump_prefix[4096];
+	const char *pct = opts.dump_prefix ? strstr(opts.dump_prefix, "%p") : NULL;
+	if (pct) {
+		snprintf(dump_prefix, sizeof(dump_prefix), "%.*s%d%s", (int)(pct - opts.dump_prefix),
+		    opts.dump_prefix, (int)getpid(), pct + 2);
+		opts.dump_prefix = dump_prefix;
+	}
+	if (!a.lib || !a.core)
+		fail("usage: phpcmp-worker --lib LIBPHP.so --core CORE.so%s", NULL);
+
+	void *libh;
+	const struct core_api *api = loader_open(a.lib, a.core, &libh);
 	char err[512] = "";
 	if (sandbox_php_ini(&sb, &opts, err, sizeof(err)) < 0)
 		fail("%s", err);
 	/* The progress page; a fork server only where it can fork (not under
 	 * valgrind, which measures one process, nor for --eval). */
-	struct proto_page *page = NULL;
-	if (page_fd >= 0) {
-		void *p = mmap(
-		    NULL, sizeof(struct proto_page), PROT_READ | PROT_WRITE, MAP_SHARED, page_fd, 0);
-		close(page_fd);
-		if (p == MAP_FAILED)
-			fail("cannot map the progress page: %s", strerror(errno));
-		page = p;
-		if (page->magic != PROTO_PAGE_MAGIC)
-			fail("the progress page is not one%s", NULL);
-		page->hello = 0;
-		page->child_pid = 0;
-	}
+	struct proto_page *page = loader_page(a.page_fd);
 	opts.page = page;
-	int forking = page != NULL && !eval && !opts.dump_prefix && !RUNNING_ON_VALGRIND;
+	int forking = page != NULL && !a.eval && !opts.dump_prefix && !RUNNING_ON_VALGRIND;
 	if (forking)
 		sb.deferred = SANDBOX_SECCOMP | SANDBOX_RLIMITS;
 	if (api->init(&opts, err, sizeof(err)) < 0)
@@ -525,10 +546,10 @@ int main(int argc, char **argv)
 	if (sandbox_selftest(&sb, api, err, sizeof(err)) < 0)
 		fail("%s", err);
 
-	if (eval) {
+	if (a.eval) {
 		if (sb.layers)
 			fprintf(stderr, "phpcmp-worker: sandbox: %s\n", sb.report);
-		return eval_case(api, eval, flags, depth);
+		return eval_case(api, a.eval, a.flags, a.depth);
 	}
 	say_hello(api, &sb);
 	serve(api, &sb, page, 0);
