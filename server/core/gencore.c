@@ -315,6 +315,61 @@ static void gencore_fixup(void)
 }
 
 /* The plan's node i as a zval: what the rendered PHP source would build. */
+/* A list or a map literal (node i). */
+static void gencore_build_array(const struct gen_case *c, uint32_t i, zval *zv)
+{
+	const struct gen_node *n = &c->nodes[i];
+	const struct gen_entry *ents = &c->ents[n->first];
+	zval child;
+
+	/* [] in PHP source is the immutable empty array. */
+	if (n->n == 0) {
+		ZVAL_EMPTY_ARRAY(zv);
+		return;
+	}
+	array_init_size(zv, n->n);
+	gencore_built[i] = Z_COUNTED_P(zv);
+	for (uint32_t e = 0; e < n->n; e++) {
+		gencore_build(c, ents[e].value, &child);
+		if (n->kind == GEN_LIST)
+			zend_hash_next_index_insert_new(Z_ARRVAL_P(zv), &child);
+		/* Numeric strings become int keys, as in an array literal. */
+		else if (ents[e].key_type == GEN_KEY_INT)
+			zend_hash_index_update(Z_ARRVAL_P(zv), (zend_ulong)ents[e].key_int, &child);
+		else
+			zend_symtable_str_update(
+			    Z_ARRVAL_P(zv), c->bytes + ents[e].key_off, ents[e].key_len, &child);
+	}
+}
+
+/* new GenCn([...]) (node i): the constructor assigns each property in the
+ * class scope; here the slots are written directly. */
+static void gencore_build_object(const struct gen_case *c, uint32_t i, zval *zv)
+{
+	const struct gen_node *n = &c->nodes[i];
+	const struct gen_entry *ents = &c->ents[n->first];
+	const struct gencore_class *k = &gencore_classes[n->cls];
+	zend_object *obj;
+	zval child;
+
+	object_init_ex(zv, k->ce);
+	obj = Z_OBJ_P(zv);
+	gencore_built[i] = Z_COUNTED_P(zv);
+	for (uint32_t e = 0; e < n->n; e++) {
+		gencore_build(c, ents[e].value, &child);
+		if (ents[e].key_type == GEN_KEY_PROP) {
+			zval *slot = OBJ_PROP(obj, k->offset[ents[e].key_int]);
+			zval_ptr_dtor(slot);
+			ZVAL_COPY_VALUE(slot, &child);
+			Z_PROP_FLAG_P(slot) &= ~IS_PROP_UNINIT;
+		} else {
+			/* A dynamic property (#[AllowDynamicProperties]). */
+			zend_hash_str_update(zend_std_get_properties(obj), c->bytes + ents[e].key_off,
+			    ents[e].key_len, &child);
+		}
+	}
+}
+
 static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 {
 	const struct gen_node *n = &c->nodes[i];
@@ -353,34 +408,8 @@ static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 		gencore_build_builtin(c, n, zv);
 		return;
 	case GEN_LIST:
-		/* [] in PHP source is the immutable empty array. */
-		if (n->n == 0) {
-			ZVAL_EMPTY_ARRAY(zv);
-			return;
-		}
-		array_init_size(zv, n->n);
-		gencore_built[i] = Z_COUNTED_P(zv);
-		for (uint32_t e = 0; e < n->n; e++) {
-			gencore_build(c, ents[e].value, &child);
-			zend_hash_next_index_insert_new(Z_ARRVAL_P(zv), &child);
-		}
-		return;
 	case GEN_MAP:
-		if (n->n == 0) {
-			ZVAL_EMPTY_ARRAY(zv);
-			return;
-		}
-		array_init_size(zv, n->n);
-		gencore_built[i] = Z_COUNTED_P(zv);
-		for (uint32_t e = 0; e < n->n; e++) {
-			gencore_build(c, ents[e].value, &child);
-			/* Numeric strings become int keys, as in an array literal. */
-			if (ents[e].key_type == GEN_KEY_INT)
-				zend_hash_index_update(Z_ARRVAL_P(zv), (zend_ulong)ents[e].key_int, &child);
-			else
-				zend_symtable_str_update(
-				    Z_ARRVAL_P(zv), c->bytes + ents[e].key_off, ents[e].key_len, &child);
-		}
+		gencore_build_array(c, i, zv);
 		return;
 	case GEN_STDCLASS: {
 		/* (object)[...]: every key a property name, numeric or not. */
@@ -395,29 +424,9 @@ static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 		}
 		return;
 	}
-	case GEN_OBJECT: {
-		/* new GenCn([...]): the constructor assigns each property in the
-		 * class scope; here the slots are written directly. */
-		const struct gencore_class *k = &gencore_classes[n->cls];
-		zend_object *obj;
-		object_init_ex(zv, k->ce);
-		obj = Z_OBJ_P(zv);
-		gencore_built[i] = Z_COUNTED_P(zv);
-		for (uint32_t e = 0; e < n->n; e++) {
-			gencore_build(c, ents[e].value, &child);
-			if (ents[e].key_type == GEN_KEY_PROP) {
-				zval *slot = OBJ_PROP(obj, k->offset[ents[e].key_int]);
-				zval_ptr_dtor(slot);
-				ZVAL_COPY_VALUE(slot, &child);
-				Z_PROP_FLAG_P(slot) &= ~IS_PROP_UNINIT;
-			} else {
-				/* A dynamic property (#[AllowDynamicProperties]). */
-				zend_hash_str_update(zend_std_get_properties(obj), c->bytes + ents[e].key_off,
-				    ents[e].key_len, &child);
-			}
-		}
+	case GEN_OBJECT:
+		gencore_build_object(c, i, zv);
 		return;
-	}
 	default:
 		ZVAL_NULL(zv);
 		return;
