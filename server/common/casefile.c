@@ -218,11 +218,114 @@ static int casefile_code(
 	return 0;
 }
 
+/* --TEST--: the title, one line. */
+static int casefile_title(const struct casefile_span *sec, char **title, char *err, size_t errsize)
+{
+	const char *v = sec->body;
+	size_t vlen = sec->len;
+
+	casefile_trim(&v, &vlen);
+	if (vlen == 0)
+		snprintf(err, errsize, "line %d: --TEST-- is empty", sec->line);
+	else if (memchr(v, '\n', vlen))
+		snprintf(err, errsize, "line %d: --TEST-- must be one line", sec->line + 1);
+	else if (vlen > MAX_TITLE_SIZE)
+		snprintf(err, errsize, "line %d: --TEST-- is %zu bytes, over the %d-byte limit",
+		    sec->line + 1, vlen, MAX_TITLE_SIZE);
+	else if (!(*title = casefile_dup(v, vlen)))
+		snprintf(err, errsize, "out of memory");
+	else
+		return 0;
+	return -1;
+}
+
+/* --FLAGS--: JSON_* names joined by |. */
+static int casefile_flags(const struct casefile_span *sec, long *flags, char *err, size_t errsize)
+{
+	const char *v = sec->body;
+	size_t vlen = sec->len;
+	char ferr[160], *ftext;
+	int rc;
+
+	casefile_trim(&v, &vlen);
+	if (vlen > CASEFILE_MAX_FLAGS_TEXT) {
+		snprintf(err, errsize, "line %d: --FLAGS-- is over %d bytes", sec->line + 1,
+		    CASEFILE_MAX_FLAGS_TEXT);
+		return -1;
+	}
+	if (!(ftext = casefile_dup(v, vlen))) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	rc = flags_parse(ftext, flags, ferr, sizeof(ferr));
+	free(ftext);
+	if (rc < 0) {
+		snprintf(err, errsize, "line %d: --FLAGS--: %s", sec->line + 1, ferr);
+		return -1;
+	}
+	return 0;
+}
+
+/* --DEPTH-- and --MEASURE--: a whole number from 1 to max ("an integer",
+ * "an iteration count" in the error). */
+static int casefile_number(const struct casefile_span *sec, const char *name, const char *what, long max,
+    long *out, char *err, size_t errsize)
+{
+	const char *v = sec->body;
+	size_t vlen = sec->len;
+
+	casefile_trim(&v, &vlen);
+	if (casefile_positive(v, vlen, max, out) == 0)
+		return 0;
+	snprintf(err, errsize, "line %d: --%s-- must be %s from 1 to %ld, got \"%.*s\"", sec->line + 1, name,
+	    what, max, vlen > 32 ? 32 : (int)vlen, v);
+	return -1;
+}
+
+/* Every section but --TEST-- and --VALUE--' presence, which the caller checked. */
+static int casefile_sections(struct casefile_span *sec, struct case_spec *c, char *err, size_t errsize)
+{
+	const char *v;
+	size_t vlen;
+
+	if (casefile_title(&sec[SEC_TEST], &c->title, err, errsize) < 0)
+		return -1;
+	if (sec[SEC_FLAGS].present && casefile_flags(&sec[SEC_FLAGS], &c->flags, err, errsize) < 0)
+		return -1;
+	if (sec[SEC_DEPTH].present &&
+	    casefile_number(
+	        &sec[SEC_DEPTH], "DEPTH", "an integer", CASEFILE_MAX_DEPTH, &c->depth, err, errsize) < 0)
+		return -1;
+	if (sec[SEC_MEASURE].present &&
+	    casefile_number(&sec[SEC_MEASURE], "MEASURE", "an iteration count", CASEFILE_MAX_ITERATIONS,
+	        &c->iterations, err, errsize) < 0)
+		return -1;
+	/* An empty --SETUP-- is the same as none. */
+	if (sec[SEC_SETUP].present && sec[SEC_SETUP].len > 0 &&
+	    casefile_code(&sec[SEC_SETUP], "SETUP", &c->setup, err, errsize) < 0)
+		return -1;
+	v = sec[SEC_VALUE].body;
+	vlen = sec[SEC_VALUE].len;
+	casefile_trim(&v, &vlen);
+	if (vlen == 0) {
+		snprintf(err, errsize, "line %d: --VALUE-- is empty", sec[SEC_VALUE].line);
+		return -1;
+	}
+	if (casefile_code(&sec[SEC_VALUE], "VALUE", &c->code, err, errsize) < 0)
+		return -1;
+	/* Kept as is, even empty: the bytes json_encode must return. */
+	if (sec[SEC_EXPECT].present &&
+	    !(c->expect = casefile_dup(sec[SEC_EXPECT].body, sec[SEC_EXPECT].len))) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 int casefile_parse(const char *text, size_t len, struct case_spec *c, char *err, size_t errsize)
 {
 	struct casefile_span sec[SEC_N];
-	const char *nul, *v;
-	size_t vlen;
+	const char *nul;
 
 	case_init(c);
 	memset(sec, 0, sizeof(sec));
@@ -248,98 +351,11 @@ int casefile_parse(const char *text, size_t len, struct case_spec *c, char *err,
 		snprintf(err, errsize, "missing --VALUE-- section (the code producing the value)");
 		return -1;
 	}
-
-	v = sec[SEC_TEST].body;
-	vlen = sec[SEC_TEST].len;
-	casefile_trim(&v, &vlen);
-	if (vlen == 0) {
-		snprintf(err, errsize, "line %d: --TEST-- is empty", sec[SEC_TEST].line);
-		goto fail;
+	if (casefile_sections(sec, c, err, errsize) < 0) {
+		case_release(c);
+		return -1;
 	}
-	if (memchr(v, '\n', vlen)) {
-		snprintf(err, errsize, "line %d: --TEST-- must be one line", sec[SEC_TEST].line + 1);
-		goto fail;
-	}
-	if (vlen > MAX_TITLE_SIZE) {
-		snprintf(err, errsize, "line %d: --TEST-- is %zu bytes, over the %d-byte limit",
-		    sec[SEC_TEST].line + 1, vlen, MAX_TITLE_SIZE);
-		goto fail;
-	}
-	if (!(c->title = casefile_dup(v, vlen)))
-		goto oom;
-
-	if (sec[SEC_FLAGS].present) {
-		char ferr[160], *ftext;
-		int rc;
-
-		v = sec[SEC_FLAGS].body;
-		vlen = sec[SEC_FLAGS].len;
-		casefile_trim(&v, &vlen);
-		if (vlen > CASEFILE_MAX_FLAGS_TEXT) {
-			snprintf(err, errsize, "line %d: --FLAGS-- is over %d bytes", sec[SEC_FLAGS].line + 1,
-			    CASEFILE_MAX_FLAGS_TEXT);
-			goto fail;
-		}
-		if (!(ftext = casefile_dup(v, vlen)))
-			goto oom;
-		rc = flags_parse(ftext, &c->flags, ferr, sizeof(ferr));
-		free(ftext);
-		if (rc < 0) {
-			snprintf(err, errsize, "line %d: --FLAGS--: %s", sec[SEC_FLAGS].line + 1, ferr);
-			goto fail;
-		}
-	}
-
-	if (sec[SEC_DEPTH].present) {
-		v = sec[SEC_DEPTH].body;
-		vlen = sec[SEC_DEPTH].len;
-		casefile_trim(&v, &vlen);
-		if (casefile_positive(v, vlen, CASEFILE_MAX_DEPTH, &c->depth) < 0) {
-			snprintf(err, errsize,
-			    "line %d: --DEPTH-- must be an integer from 1 to %ld, got \"%.*s\"",
-			    sec[SEC_DEPTH].line + 1, CASEFILE_MAX_DEPTH, vlen > 32 ? 32 : (int)vlen, v);
-			goto fail;
-		}
-	}
-
-	if (sec[SEC_MEASURE].present) {
-		v = sec[SEC_MEASURE].body;
-		vlen = sec[SEC_MEASURE].len;
-		casefile_trim(&v, &vlen);
-		if (casefile_positive(v, vlen, CASEFILE_MAX_ITERATIONS, &c->iterations) < 0) {
-			snprintf(err, errsize,
-			    "line %d: --MEASURE-- must be an iteration count from 1 to %ld, got \"%.*s\"",
-			    sec[SEC_MEASURE].line + 1, CASEFILE_MAX_ITERATIONS, vlen > 32 ? 32 : (int)vlen,
-			    v);
-			goto fail;
-		}
-	}
-
-	/* An empty --SETUP-- is the same as none. */
-	if (sec[SEC_SETUP].present && sec[SEC_SETUP].len > 0 &&
-	    casefile_code(&sec[SEC_SETUP], "SETUP", &c->setup, err, errsize) < 0)
-		goto fail;
-
-	v = sec[SEC_VALUE].body;
-	vlen = sec[SEC_VALUE].len;
-	casefile_trim(&v, &vlen);
-	if (vlen == 0) {
-		snprintf(err, errsize, "line %d: --VALUE-- is empty", sec[SEC_VALUE].line);
-		goto fail;
-	}
-	if (casefile_code(&sec[SEC_VALUE], "VALUE", &c->code, err, errsize) < 0)
-		goto fail;
-
-	/* Kept as is, even empty: the bytes json_encode must return. */
-	if (sec[SEC_EXPECT].present && !(c->expect = casefile_dup(sec[SEC_EXPECT].body, sec[SEC_EXPECT].len)))
-		goto oom;
 	return 0;
-
-oom:
-	snprintf(err, errsize, "out of memory");
-fail:
-	case_release(c);
-	return -1;
 }
 
 /* ---- formatting */
