@@ -511,6 +511,68 @@ static unsigned char gen_cont(struct gen_rng *r)
 	return (unsigned char)(0x80 + gen_below(r, 0x40));
 }
 
+/* An invalid UTF-8 piece: its bytes drawn in the order they are written
+ * (the corpus depends on the order of draws). */
+static void gen_bad_utf8(struct gen_case *c, unsigned p)
+{
+	struct gen_rng *r = &c->rng;
+
+	switch (p) {
+	case GEN_P_BAD_TRUNC: {
+		/* A lead byte with fewer continuation bytes than it announces. */
+		unsigned need = 1 + gen_below(r, 3), have = gen_below(r, need);
+		gen_byte(c,
+		    (unsigned char)(need == 1 ? 0xc2 + gen_below(r, 30)
+		            : need == 2       ? 0xe1 + gen_below(r, 12)
+		                              : 0xf1 + gen_below(r, 3)));
+		for (unsigned i = 0; i < have; i++)
+			gen_byte(c, gen_cont(r));
+		break;
+	}
+	case GEN_P_BAD_OVERLONG:
+		switch (gen_below(r, 3)) {
+		case 0:
+			gen_byte(c, (unsigned char)(0xc0 + gen_below(r, 2)));
+			break;
+		case 1:
+			gen_byte(c, 0xe0);
+			gen_byte(c, (unsigned char)(0x80 + gen_below(r, 0x20)));
+			break;
+		default:
+			gen_byte(c, 0xf0);
+			gen_byte(c, (unsigned char)(0x80 + gen_below(r, 0x10)));
+			gen_byte(c, gen_cont(r));
+			break;
+		}
+		gen_byte(c, gen_cont(r));
+		break;
+	case GEN_P_BAD_SURROGATE:
+		gen_byte(c, 0xed);
+		gen_byte(c, (unsigned char)(0xa0 + gen_below(r, 0x20)));
+		gen_byte(c, gen_cont(r));
+		break;
+	case GEN_P_BAD_ABOVE:
+		switch (gen_below(r, 3)) {
+		case 0:
+			gen_byte(c, 0xf4);
+			gen_byte(c, (unsigned char)(0x90 + gen_below(r, 0x30)));
+			gen_byte(c, gen_cont(r));
+			gen_byte(c, gen_cont(r));
+			break;
+		case 1:
+			gen_byte(c, (unsigned char)(0xf5 + gen_below(r, 3)));
+			gen_byte(c, gen_cont(r));
+			gen_byte(c, gen_cont(r));
+			gen_byte(c, gen_cont(r));
+			break;
+		default:
+			gen_byte(c, (unsigned char)(0xf8 + gen_below(r, 8)));
+			break;
+		}
+		break;
+	}
+}
+
 static void gen_piece(struct gen_case *c, unsigned p)
 {
 	struct gen_rng *r = &c->rng;
@@ -571,57 +633,11 @@ static void gen_piece(struct gen_case *c, unsigned p)
 	case GEN_P_BAD_LONE:
 		gen_byte(c, gen_cont(r));
 		break;
-	case GEN_P_BAD_TRUNC: {
-		/* A lead byte with fewer continuation bytes than it announces. */
-		unsigned need = 1 + gen_below(r, 3), have = gen_below(r, need);
-		gen_byte(c,
-		    (unsigned char)(need == 1 ? 0xc2 + gen_below(r, 30)
-		            : need == 2       ? 0xe1 + gen_below(r, 12)
-		                              : 0xf1 + gen_below(r, 3)));
-		for (unsigned i = 0; i < have; i++)
-			gen_byte(c, gen_cont(r));
-		break;
-	}
+	case GEN_P_BAD_TRUNC:
 	case GEN_P_BAD_OVERLONG:
-		switch (gen_below(r, 3)) {
-		case 0:
-			gen_byte(c, (unsigned char)(0xc0 + gen_below(r, 2)));
-			break;
-		case 1:
-			gen_byte(c, 0xe0);
-			gen_byte(c, (unsigned char)(0x80 + gen_below(r, 0x20)));
-			break;
-		default:
-			gen_byte(c, 0xf0);
-			gen_byte(c, (unsigned char)(0x80 + gen_below(r, 0x10)));
-			gen_byte(c, gen_cont(r));
-			break;
-		}
-		gen_byte(c, gen_cont(r));
-		break;
 	case GEN_P_BAD_SURROGATE:
-		gen_byte(c, 0xed);
-		gen_byte(c, (unsigned char)(0xa0 + gen_below(r, 0x20)));
-		gen_byte(c, gen_cont(r));
-		break;
 	case GEN_P_BAD_ABOVE:
-		switch (gen_below(r, 3)) {
-		case 0:
-			gen_byte(c, 0xf4);
-			gen_byte(c, (unsigned char)(0x90 + gen_below(r, 0x30)));
-			gen_byte(c, gen_cont(r));
-			gen_byte(c, gen_cont(r));
-			break;
-		case 1:
-			gen_byte(c, (unsigned char)(0xf5 + gen_below(r, 3)));
-			gen_byte(c, gen_cont(r));
-			gen_byte(c, gen_cont(r));
-			gen_byte(c, gen_cont(r));
-			break;
-		default:
-			gen_byte(c, (unsigned char)(0xf8 + gen_below(r, 8)));
-			break;
-		}
+		gen_bad_utf8(c, p);
 		break;
 	default:
 		k = gen_below(r, GEN_NELEMS(gen_text_words));
