@@ -143,7 +143,7 @@ $(B)/tests/test_casefile: tests/unit/test_casefile.c $(B)/obj/casefile.o $(B)/ob
 $(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
 
-$(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o $(B)/obj/buf.o | $(B)/tests
+$(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lm -lpthread
 
 # The sandbox, tried for real in forked children.  Like the worker loader
@@ -184,7 +184,7 @@ $(B)/tests/test_sanitizer: tests/unit/test_sanitizer.c $(B)/obj/sanitizer.o | $(
 
 # A test tool: generated cases as a PHP CLI script (tests/integration/heavy.test.mjs).
 TOOLS = $(B)/tests/genphp
-$(B)/tests/genphp: tests/tools/genphp.c $(B)/obj/gen.o $(B)/obj/buf.o | $(B)/tests
+$(B)/tests/genphp: tests/tools/genphp.c $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS)
 tools: $(TOOLS)
 

@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "clock.h"
+#include "flags.h"
 
 #define PHPCMP_VERSION "0.1.0"
 
@@ -180,16 +181,7 @@ const char *run_status_note(const char *status, const char *error, char *buf, si
 /* "output,error_code"-style list of differing fields, for JSON and SQL. */
 void verdict_fields(unsigned diff, char *buf, size_t bufsize);
 
-/* ---- flags.c ---- */
-/* Parse "JSON_A|JSON_B" or a decimal int. 0 ok, -1 with the unknown name in err. */
-int flags_parse(const char *s, long *flags, char *err, size_t errsize);
-/* Flag name for a single bit, or NULL. */
-const char *flags_name(long bit);
-/* "JSON_A|JSON_B" (or "0") into buf. */
-void flags_format(long flags, char *buf, size_t bufsize);
-/* Number of known flags and each one, for listing. */
-size_t flags_count(void);
-const char *flags_name_at(size_t i, long *value);
+/* ---- flags.c: flags.h ---- */
 
 /* ---- casefile.c ---- */
 void case_init(struct case_spec *);

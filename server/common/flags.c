@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "flags.h"
 
 static const struct {
 	const char *name;

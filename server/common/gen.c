@@ -4,6 +4,7 @@
  * headers, no libc randomness, no floating point in any decision.
  */
 #include "buf.h"
+#include "flags.h"
 #include "gen.h"
 
 #include <endian.h>
@@ -142,17 +143,6 @@ static const char *const gen_numeric_strings[] = {
 	".5", "5.", "1.0", " 12", "12 ", "0x1A", "0b11", "1_000", "+3", "1e400",
 	"-1e400", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
 	"0.1", "1e16", "123abc", "NAN", "INF", "0.30000000000000004",
-};
-/* clang-format on */
-
-/* clang-format off */
-static const char *const gen_flag_names[23] = {
-	"JSON_HEX_TAG", "JSON_HEX_AMP", "JSON_HEX_APOS", "JSON_HEX_QUOT",
-	"JSON_FORCE_OBJECT", "JSON_NUMERIC_CHECK", "JSON_UNESCAPED_SLASHES",
-	"JSON_PRETTY_PRINT", "JSON_UNESCAPED_UNICODE", "JSON_PARTIAL_OUTPUT_ON_ERROR",
-	"JSON_PRESERVE_ZERO_FRACTION", "JSON_UNESCAPED_LINE_TERMINATORS",
-	NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-	"JSON_INVALID_UTF8_IGNORE", "JSON_INVALID_UTF8_SUBSTITUTE", "JSON_THROW_ON_ERROR",
 };
 /* clang-format on */
 
@@ -342,7 +332,7 @@ static void gen_init(void)
 	gen_measure(gen_text_words, gen_text_lens, GEN_NELEMS(gen_text_words));
 	gen_measure(gen_numeric_strings, gen_numeric_lens, GEN_NELEMS(gen_numeric_strings));
 	for (int f = 0; f < 23; f++)
-		if (gen_flag_names[f] != NULL && f != GEN_THROW_BIT)
+		if (flags_name(1L << f) != NULL && f != GEN_THROW_BIT)
 			gen_flag_allowed |= 1ull << f;
 	for (unsigned p = 0, at = 0; p < GEN_P_COUNT; p++)
 		for (unsigned k = 0; k < gen_piece_weights[p] && at < 256; k++)
@@ -1879,9 +1869,9 @@ void gen_flags_source(int64_t flags, char *buf, size_t size)
 		return;
 	buf[0] = '\0';
 	for (int f = 0; f < 23; f++) {
-		if (!(flags & GEN_BIT(f)) || gen_flag_names[f] == NULL)
+		if (!(flags & GEN_BIT(f)) || flags_name(1L << f) == NULL)
 			continue;
-		int w = snprintf(buf + len, size - len, "%s%s", len ? " | " : "", gen_flag_names[f]);
+		int w = snprintf(buf + len, size - len, "%s%s", len ? " | " : "", flags_name(1L << f));
 		if (w < 0 || (size_t)w >= size - len)
 			break;
 		len += (size_t)w;
@@ -2102,9 +2092,9 @@ const char *gen_counter_name(unsigned i, char *buf, size_t size)
 	else if (i < GEN_C_FLAG)
 		snprintf(buf, size, "feature.%s", features[i - GEN_C_FEATURE]);
 	else if (i < GEN_C_CLASS) {
-		if (gen_flag_names[i - GEN_C_FLAG] == NULL)
+		if (flags_name(1L << (i - GEN_C_FLAG)) == NULL)
 			return NULL;
-		snprintf(buf, size, "flag.%s", gen_flag_names[i - GEN_C_FLAG]);
+		snprintf(buf, size, "flag.%s", flags_name(1L << (i - GEN_C_FLAG)));
 	} else if (i < GEN_C_ENUM)
 		snprintf(buf, size, "class.GenC%u", i - GEN_C_CLASS);
 	else if (i < GEN_COUNTERS)
