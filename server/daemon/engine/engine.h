@@ -317,6 +317,8 @@ enum genrun_end genrun_execute(struct app *, const struct db_run *, int (*stop)(
 int genrun_parse_ref(struct json_t *body, uint64_t *seed, uint64_t *index, char *err, size_t errsize);
 /* The generator's version (server/common/gen.h). */
 int genrun_version(void);
+/* 0 when a stopped generated run cannot resume here (made by another generator version), err why. */
+int genrun_resumable(const struct db_run *, char *err, size_t errsize);
 /* A generated case as PHP source to run like any case (title, code, setup, flags, depth). */
 int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c);
 /* That case run by a build's worker from its generated value (no PHP compiled): 0 with r

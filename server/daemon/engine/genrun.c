@@ -279,6 +279,32 @@ int genrun_parse_ref(json_t *body, uint64_t *seed, uint64_t *index, char *err, s
 
 /* ---- one case in full ---- */
 
+/*
+ * A generated run made by another generator version (its summary's
+ * generator_version) cannot go on here: the rest of its cases are gone
+ * with that version (the mismatches it stored stay, in full).  0 and err
+ * set when so.
+ */
+int genrun_resumable(const struct db_run *run, char *err, size_t errsize)
+{
+	json_t *sum, *v;
+	int ok = 1;
+
+	if (run->summary == NULL || (sum = json_loads(run->summary, 0, NULL)) == NULL)
+		return 1;
+	v = json_object_get(sum, "generator_version");
+	if (json_is_integer(v) && json_integer_value(v) != GEN_VERSION) {
+		snprintf(err, errsize,
+		    "run %" PRId64 " was made with generator version %" JSON_INTEGER_FORMAT
+		    ", which is gone: this daemon's generator is version %d; its stored cases stay, "
+		    "start a new run for the rest",
+		    run->id, json_integer_value(v), GEN_VERSION);
+		ok = 0;
+	}
+	json_decref(sum);
+	return ok;
+}
+
 int genrun_version(void)
 {
 	return GEN_VERSION;

@@ -66,6 +66,10 @@ struct suite {
 	/* Optional: run the whole run itself instead of case by case (genrun.c
 	 * runs batches); an enum runs_end, err saying why it failed. */
 	int (*execute)(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
+	/* Optional: 0 when a stopped run of it cannot resume here (err why). */
+	int (*resumable)(const struct db_run *, char *err, size_t errsize);
+	int asan_sample;    /* its runs are followed by --asan-sample of their cases on the asan flavours */
+	int fresh_coverage; /* a resumed run counts coverage afresh (it runs every case again) */
 };
 
 /* ---- the stored suite: every *.phpt under the cases folder ---- */
@@ -331,15 +335,34 @@ static void phpt_close(struct suite_iter *it)
 
 static int phpt_execute(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
 
-/* clang-format off */
 static const struct suite runs_suites[] = {
-	{ "stored", 0, stored_params, stored_open, stored_next, stored_close, NULL, NULL },
-	{ "measure", 1, measure_params, measure_open, stored_next, stored_close, NULL, NULL },
-	{ "generated", 0, generated_params, generated_open, NULL, generated_close, genrun_check,
-	    generated_execute },
-	{ "phpt", 0, phptrun_params, phpt_open, NULL, phpt_close, phptrun_check, phpt_execute },
+	{ .name = "stored",
+	    .params = stored_params,
+	    .open = stored_open,
+	    .next = stored_next,
+	    .close = stored_close },
+	{ .name = "measure",
+	    .measures = 1,
+	    .params = measure_params,
+	    .open = measure_open,
+	    .next = stored_next,
+	    .close = stored_close },
+	{ .name = "generated",
+	    .params = generated_params,
+	    .open = generated_open,
+	    .close = generated_close,
+	    .check = genrun_check,
+	    .execute = generated_execute,
+	    .resumable = genrun_resumable,
+	    .asan_sample = 1 },
+	{ .name = "phpt",
+	    .params = phptrun_params,
+	    .open = phpt_open,
+	    .close = phpt_close,
+	    .check = phptrun_check,
+	    .execute = phpt_execute,
+	    .fresh_coverage = 1 },
 };
-/* clang-format on */
 
 static const struct suite *runs_suite(const char *name)
 {
@@ -615,7 +638,9 @@ static void runs_queue_asan_sample(struct runs *rs, const struct db_run *run)
 	int64_t id;
 	int i;
 
-	if (app->config->asan_sample <= 0 || strcmp(run->suite, "generated") != 0 || app->run_nbuilds < 2 ||
+	const struct suite *suite = runs_suite(run->suite);
+
+	if (app->config->asan_sample <= 0 || suite == NULL || !suite->asan_sample || app->run_nbuilds < 2 ||
 	    app->run_builds[ROLE_BASE]->asan_of != 0)
 		return;
 	for (i = 0; i < app->run_nbuilds; i++)
@@ -691,7 +716,7 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 	}
 	app->run_nbuilds = rc;
 	if (coverage &&
-	    coverage_begin(app, run->id, resumed && strcmp(run->suite, "phpt") != 0, err, sizeof err) < 0) {
+	    coverage_begin(app, run->id, resumed && !suite->fresh_coverage, err, sizeof err) < 0) {
 		end = END_FAILED;
 		goto finish;
 	}
@@ -932,51 +957,22 @@ int runs_cancel(struct runs *rs, int64_t id, char *err, size_t errsize)
 	return RUNS_CONFLICT;
 }
 
-/*
- * A generated run made by another generator version (its summary's
- * generator_version) cannot go on here: the rest of its cases are gone
- * with that version (the mismatches it stored stay, in full).  1 and err
- * set when so.
- */
-static int runs_generator_gone(struct db *db, int64_t id, char *err, size_t errsize)
-{
-	struct db_run run;
-	json_t *sum, *v;
-	int gone = 0;
-	char dberr[256];
-
-	if (db_run_get(db, id, &run, dberr, sizeof dberr) <= 0)
-		return 0; /* said below */
-	if (strcmp(run.suite, "generated") == 0 && run.summary != NULL &&
-	    (sum = json_loads(run.summary, 0, NULL)) != NULL) {
-		v = json_object_get(sum, "generator_version");
-		if (json_is_integer(v) && json_integer_value(v) != genrun_version()) {
-			snprintf(err, errsize,
-			    "run %" PRId64 " was made with generator version %" JSON_INTEGER_FORMAT
-			    ", which is gone: this daemon's generator is version %d; its stored cases stay, "
-			    "start a new run for the rest",
-			    id, json_integer_value(v), genrun_version());
-			gone = 1;
-		}
-		json_decref(sum);
-	}
-	db_run_release(&run);
-	return gone;
-}
-
 int runs_resume(struct runs *rs, int64_t id, char *err, size_t errsize)
 {
 	struct build *builds[MAX_BUILDS];
 	struct db_run run;
 	int rc, status;
 
-	if (runs_generator_gone(rs->app->db, id, err, errsize))
-		return RUNS_CONFLICT;
 	if ((rc = db_run_get(rs->app->db, id, &run, err, errsize)) < 0)
 		return RUNS_FAILED;
 	if (rc == 0) {
 		snprintf(err, errsize, "no run %" PRId64, id);
 		return RUNS_NOT_FOUND;
+	}
+	const struct suite *suite = runs_suite(run.suite);
+	if (suite != NULL && suite->resumable != NULL && !suite->resumable(&run, err, errsize)) {
+		db_run_release(&run);
+		return RUNS_CONFLICT;
 	}
 	/* It resumes on the builds it was made with, when they are all here. */
 	rc = runs_recorded_builds(rs->app, &run, builds, err, errsize);
