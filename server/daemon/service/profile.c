@@ -11,12 +11,9 @@
  */
 #include <inttypes.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "callgrind.h"
 #include "services.h"
@@ -86,11 +83,6 @@ int profile_file_cost(
 	return 0;
 }
 
-struct profile_fn {
-	const char *name, *file, *object; /* file: cg_source_key's */
-	int64_t self, inclusive;
-};
-
 static int profile_fn_cmp(const void *a, const void *b)
 {
 	const struct profile_fn *x = a, *y = b;
@@ -128,12 +120,6 @@ static struct profile_fn *profile_keyed(const struct cg_profile *p, size_t *n)
 	return v;
 }
 
-/* One line of the diff: a function in the base, the candidate or both. */
-struct profile_row {
-	const struct profile_fn *b, *c; /* NULL: absent from that build */
-	int64_t dself, dincl;
-};
-
 static int64_t profile_abs(int64_t v)
 {
 	return v < 0 ? -v : v;
@@ -152,80 +138,38 @@ static int profile_row_cmp(const void *a, const void *b)
 	return profile_fn_cmp(fx, fy);
 }
 
-static json_t *profile_pct(int64_t base, int64_t delta)
+static int profile_file_cmp(const void *a, const void *b)
 {
-	return base > 0 ? json_real(round((double)delta / (double)base * 10000.0) / 100.0) : json_null();
-}
-
-static json_t *profile_costs(const struct profile_fn *f)
-{
-	return f ? json_pack("{s:I, s:I}", "self", (json_int_t)f->self, "inclusive", (json_int_t)f->inclusive)
-	         : json_null();
-}
-
-static const char *profile_change(const struct profile_row *r)
-{
-	return !r->b ? "new" : !r->c ? "gone" : r->dself > 0 ? "more" : r->dself < 0 ? "less" : "same";
-}
-
-/* What a build's dump resolves: functions, named ones (not an 0x offset), with a source file. */
-static json_t *profile_symbols(const struct cg_profile *p)
-{
-	size_t named = 0, files = 0;
-	for (size_t i = 0; i < p->n; i++) {
-		named += strncmp(p->funcs[i].name, "0x", 2) != 0;
-		files += p->funcs[i].file != NULL;
-	}
-	return json_pack("{s:I, s:I, s:I}", "functions", (json_int_t)p->n, "named", (json_int_t)named,
-	    "with_file", (json_int_t)files);
-}
-
-struct profile_file_row {
-	const char *file;
-	int64_t b, c;
-};
-
-static int profile_file_row_cmp(const void *a, const void *b)
-{
-	const struct profile_file_row *x = a, *y = b;
+	const struct profile_file *x = a, *y = b;
 	int64_t ax = profile_abs(x->c - x->b), ay = profile_abs(y->c - y->b);
 	if (ax != ay)
 		return ax < ay ? 1 : -1;
 	return strcmp(x->file, y->file);
 }
 
-/* Self cost by source file (functions without one left out), |Δ| first. */
-static json_t *profile_files(const struct profile_row *rows, size_t n)
+/* Self cost by source file (functions without one left out), |Δ| first:
+ * *n of them; NULL out of memory. */
+static struct profile_file *profile_files(const struct profile_row *rows, size_t n, size_t *nf)
 {
-	struct profile_file_row *f = calloc(n ? n : 1, sizeof(*f));
-	size_t nf = 0;
-	json_t *out = json_array();
+	struct profile_file *f = calloc(n ? n : 1, sizeof(*f));
 
-	if (!f || !out) {
-		free(f);
-		json_decref(out);
+	*nf = 0;
+	if (!f)
 		return NULL;
-	}
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_fn *fn = rows[i].b ? rows[i].b : rows[i].c;
 		if (!fn->file)
 			continue;
 		size_t j = 0;
-		while (j < nf && strcmp(f[j].file, fn->file) != 0)
+		while (j < *nf && strcmp(f[j].file, fn->file) != 0)
 			j++;
-		if (j == nf)
-			f[nf++] = (struct profile_file_row){ fn->file, 0, 0 };
+		if (j == *nf)
+			f[(*nf)++] = (struct profile_file){ fn->file, 0, 0 };
 		f[j].b += rows[i].b ? rows[i].b->self : 0;
 		f[j].c += rows[i].c ? rows[i].c->self : 0;
 	}
-	qsort(f, nf, sizeof(*f), profile_file_row_cmp);
-	for (size_t j = 0; j < nf; j++)
-		json_array_append_new(out,
-		    json_pack("{s:s, s:I, s:I, s:I, s:o}", "file", f[j].file, "base_self", (json_int_t)f[j].b,
-		        "candidate_self", (json_int_t)f[j].c, "delta", (json_int_t)(f[j].c - f[j].b),
-		        "delta_pct", profile_pct(f[j].b, f[j].c - f[j].b)));
-	free(f);
-	return out;
+	qsort(f, *nf, sizeof(*f), profile_file_cmp);
+	return f;
 }
 
 /* limit=N (1..PROFILE_MAX_LIMIT; NULL: the default); -1 with e. */
@@ -289,128 +233,106 @@ static struct profile_row *profile_pair(const struct cg_profile *pb, const struc
 	return rows;
 }
 
-/* The functions matching file (NULL: all), at most limit of them, and the
- * counts of all that match. */
-static json_t *profile_rows_json(const struct profile_row *rows, size_t n, const char *file, long limit)
+/* Keep the rows matching file (NULL: all), at most limit of them, and
+ * count all that match. */
+static void profile_filter(struct profile_report *r, const char *file, long limit)
 {
-	json_t *fns = json_array();
-	size_t shown = 0, matched = 0, more = 0, less = 0, same = 0;
+	size_t shown = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct profile_row *r = &rows[i];
-		const struct profile_fn *f = r->b ? r->b : r->c;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct profile_row *row = &r->rows[i];
+		const struct profile_fn *f = row->b ? row->b : row->c;
 		if (file && !cg_file_matches(f->file, file))
 			continue;
-		matched++;
-		more += r->dself > 0;
-		less += r->dself < 0;
-		same += r->dself == 0;
-		if ((long)shown >= limit)
-			continue;
-		shown++;
-		json_array_append_new(fns,
-		    json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:s}", "name", f->name, "file",
-		        f->file ? json_string(f->file) : json_null(), "object",
-		        f->object ? json_string(f->object) : json_null(), "base", profile_costs(r->b),
-		        "candidate", profile_costs(r->c), "delta_self", (json_int_t)r->dself,
-		        "delta_inclusive", (json_int_t)r->dincl, "delta_self_pct",
-		        profile_pct(r->b ? r->b->self : 0, r->dself), "change", profile_change(r)));
+		r->matched++;
+		r->more += row->dself > 0;
+		r->less += row->dself < 0;
+		r->same += row->dself == 0;
+		if ((long)shown < limit)
+			r->rows[shown++] = *row;
 	}
-	return json_pack("{s:o, s:{s:I, s:I, s:I, s:I}, s:b}", "functions", fns, "counts", "functions",
-	    (json_int_t)matched, "more", (json_int_t)more, "less", (json_int_t)less, "same", (json_int_t)same,
-	    "truncated", matched > shown);
+	r->nrows = shown;
 }
 
-/* One build's side of the answer: its role, name, total and symbols. */
-static json_t *profile_side(const struct cg_profile *p, int role, const char *name)
+/* One build's side of the answer: its total and what its dump resolves. */
+static void profile_side(struct profile_side *side, const struct cg_profile *p, int role, const char *name)
 {
-	int64_t enc = cg_file_self(p, "ext/json/json_encoder.c");
-	return json_pack("{s:s, s:s, s:I, s:o, s:o}", "role", role_name(role), "name", name, "total",
-	    (json_int_t)p->self_sum, "json_encoder_c", enc >= 0 ? json_integer(enc) : json_null(), "symbols",
-	    profile_symbols(p));
+	side->role = role;
+	side->name = name;
+	side->total = p->self_sum;
+	side->json_encoder_c = cg_file_self(p, "ext/json/json_encoder.c");
+	side->functions = p->n;
+	for (size_t i = 0; i < p->n; i++) {
+		side->named += strncmp(p->funcs[i].name, "0x", 2) != 0;
+		side->with_file += p->funcs[i].file != NULL;
+	}
+}
+
+void profile_release(struct profile_report *r)
+{
+	free(r->rows);
+	free(r->files);
+	free(r->vb);
+	free(r->vc);
+	cg_release(&r->pb);
+	cg_release(&r->pc);
+	db_case_release(&r->c);
+	db_comparison_release(&r->cmp);
+	memset(r, 0, sizeof *r);
 }
 
 int profile_functions(struct app *app, int64_t comparison_id, const char *vs, const char *limit_s,
-    const char *file, json_t **out, struct svc_error *e)
+    const char *file, struct profile_report *out, struct svc_error *e)
 {
-	struct db_comparison cmp;
-	struct db_case c;
-	struct cg_profile pb, pc;
-	struct profile_fn *vb = NULL, *vc = NULL;
+	struct db_comparison *cmp = &out->cmp;
 	char err[512];
 	int rc, role;
 	long limit;
-	size_t n;
 
-	*out = NULL;
+	memset(out, 0, sizeof *out);
+	out->comparison_id = comparison_id;
+	out->file = file;
 	if ((limit = profile_limit(limit_s, e)) < 0)
 		return -1;
 	if (file && (file[0] == '\0' || strlen(file) > 200))
 		return svc_fail(e, SVC_BAD_REQUEST, NULL,
 		    "file: expected a source file name or its end (ext/json/json_encoder.c), 1 to 200 bytes");
-	if ((rc = db_comparison_get(app->db, 0, comparison_id, &cmp, err, sizeof(err))) <= 0)
+	if ((rc = db_comparison_get(app->db, 0, comparison_id, cmp, err, sizeof(err))) <= 0)
 		return rc < 0 ? svc_fail(e, SVC_STORAGE, NULL, "%s", err)
 		              : svc_fail(e, SVC_NOT_FOUND, NULL, "no comparison %" PRId64, comparison_id);
 	role = vs ? role_parse(vs) : ROLE_HEAD;
-	if (role < 0 || role == ROLE_BASE || role >= cmp.nbuilds) {
+	if (role < 0 || role == ROLE_BASE || role >= cmp->nbuilds) {
 		svc_fail(e, SVC_BAD_REQUEST, NULL,
 		    "vs: expected a candidate role of comparison %" PRId64 " (head%s), got \"%.16s\"",
-		    comparison_id, cmp.nbuilds > 2 ? ", cand2..." : "", vs ? vs : "");
-		db_comparison_release(&cmp);
+		    comparison_id, cmp->nbuilds > 2 ? ", cand2..." : "", vs ? vs : "");
+		db_comparison_release(cmp);
 		return -1;
 	}
-	if ((rc = db_case_get(app->db, cmp.case_id, &c, err, sizeof(err))) <= 0) {
-		db_comparison_release(&cmp);
+	if ((rc = db_case_get(app->db, cmp->case_id, &out->c, err, sizeof(err))) <= 0) {
+		db_comparison_release(cmp);
 		return rc < 0 ? svc_fail(e, SVC_STORAGE, NULL, "%s", err)
 		              : svc_fail(e, SVC_NOT_FOUND, NULL, "the case of comparison %" PRId64 " is gone",
 		                    comparison_id);
 	}
-	if (profile_load(app, comparison_id, ROLE_BASE, &pb, e) < 0)
-		goto fail_case;
-	if (profile_load(app, comparison_id, role, &pc, e) < 0) {
-		cg_release(&pb);
-		goto fail_case;
+	if (profile_load(app, comparison_id, ROLE_BASE, &out->pb, e) < 0) {
+		db_case_release(&out->c);
+		db_comparison_release(cmp);
+		return -1;
 	}
-
-	struct profile_row *rows = profile_pair(&pb, &pc, &vb, &vc, &n);
-	if (rows) {
-		json_t *files = profile_files(rows, n);
-		*out = json_pack("{s:I, s:I, s:s, s:I, s:s, s:o, s:o, s:o, s:o}", "comparison_id",
-		    (json_int_t)comparison_id, "case_id", (json_int_t)cmp.case_id, "title",
-		    c.spec.title ? c.spec.title : "", "iterations", (json_int_t)c.spec.iterations, "event",
-		    pb.event, "base", profile_side(&pb, ROLE_BASE, cmp.build_names[ROLE_BASE]), "candidate",
-		    profile_side(&pc, role, cmp.build_names[role]), "file",
-		    file ? json_string(file) : json_null(), "files", files ? files : json_array());
-		json_t *listed = profile_rows_json(rows, n, file, limit);
-		/* The comparison's builds, for a switch between candidates. */
-		json_t *builds = json_array();
-		for (int r = 0; r < cmp.nbuilds; r++)
-			json_array_append_new(builds,
-			    json_pack("{s:s, s:s}", "role", role_name(r), "name", cmp.build_names[r]));
-		int whole = *out && listed && json_object_update(*out, listed) == 0;
-		if (whole)
-			whole = json_object_set_new(*out, "builds", builds) == 0;
-		else
-			json_decref(builds);
-		if (!whole) {
-			json_decref(*out);
-			*out = NULL;
-		}
-		json_decref(listed);
+	if (profile_load(app, comparison_id, role, &out->pc, e) < 0) {
+		cg_release(&out->pb);
+		db_case_release(&out->c);
+		db_comparison_release(cmp);
+		return -1;
 	}
-	free(vb);
-	free(vc);
-	free(rows);
-	cg_release(&pb);
-	cg_release(&pc);
-	db_case_release(&c);
-	db_comparison_release(&cmp);
-	if (!*out)
+	out->event = out->pb.event;
+	profile_side(&out->base, &out->pb, ROLE_BASE, cmp->build_names[ROLE_BASE]);
+	profile_side(&out->candidate, &out->pc, role, cmp->build_names[role]);
+	if ((out->rows = profile_pair(&out->pb, &out->pc, &out->vb, &out->vc, &out->nrows)) == NULL ||
+	    (out->files = profile_files(out->rows, out->nrows, &out->nfiles)) == NULL) {
+		profile_release(out);
 		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
+	}
+	profile_filter(out, file, limit);
 	return 0;
-
-fail_case:
-	db_case_release(&c);
-	db_comparison_release(&cmp);
-	return -1;
 }

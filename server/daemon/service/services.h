@@ -7,6 +7,7 @@
 #ifndef PHPCMP_SERVICES_H
 #define PHPCMP_SERVICES_H
 
+#include "callgrind.h"
 #include "engine.h"
 
 /* ---- svc.c: what a service answers besides data ---- */
@@ -166,11 +167,52 @@ char *profile_read_dump(struct app *, int64_t comparison_id, int role, size_t *l
  * stripped library), or -1 with e. */
 int profile_file_cost(
     struct app *, int64_t comparison_id, int role, const char *suffix, int64_t *cost, struct svc_error *e);
+/* One function's costs in one build (file: cg_source_key's, or NULL). */
+struct profile_fn {
+	const char *name, *file, *object;
+	int64_t self, inclusive;
+};
+/* A function in both builds, or in one (the other NULL). */
+struct profile_row {
+	const struct profile_fn *b, *c;
+	int64_t dself, dincl; /* candidate - base */
+};
+/* Self cost by source file. */
+struct profile_file {
+	const char *file;
+	int64_t b, c;
+};
+/* One build's side: its totals and what its dump resolves. */
+struct profile_side {
+	int role;
+	const char *name;
+	int64_t total;
+	int64_t json_encoder_c; /* ext/json/json_encoder.c's self cost, -1: no function has that file */
+	size_t functions, named, with_file; /* named: not an 0x offset */
+};
+/* The base against one candidate, function by function and file by file. */
+struct profile_report {
+	int64_t comparison_id;
+	struct db_comparison cmp; /* its builds by role: cmp.nbuilds, cmp.build_names */
+	struct db_case c;         /* the case: title, iterations */
+	const char *event;        /* the event counted (Ir) */
+	struct profile_side base, candidate;
+	const char *file;         /* the filter asked for, or NULL */
+	struct profile_row *rows; /* those matching file, |Δ self| first, at most the limit */
+	size_t nrows, matched, more, less, same;
+	struct profile_file *files; /* |Δ| first */
+	size_t nfiles;
+	/* owned: what the rows point into */
+	struct cg_profile pb, pc;
+	struct profile_fn *vb, *vc;
+};
 /* GET /api/comparisons/:id/functions: the base vs one candidate (vs: a role,
  * NULL: head), function by function and file by file, |Δ self| first; at
- * most limit ("N", NULL: 50) functions, only those of file (a suffix) if given. */
+ * most limit ("N", NULL: 50) functions, only those of file (a suffix) if
+ * given.  0 with *out (profile_release it), or -1 with e. */
 int profile_functions(struct app *, int64_t comparison_id, const char *vs, const char *limit,
-    const char *file, struct json_t **out, struct svc_error *e);
+    const char *file, struct profile_report *out, struct svc_error *e);
+void profile_release(struct profile_report *);
 
 /* ---- triage.c: the rules of triage (docs/api.md, Triage) ---- */
 /* A state filter: "new,confirmed" (any of the five), "open" or "reappeared"
