@@ -20,8 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "services.h"
 
 #define MEASURE_DEFAULT_THRESHOLD 1.0 /* percent: below this a change is noise */
@@ -41,32 +39,6 @@ static double measure_threshold(const char *s, struct svc_error *e)
 		    "threshold: expected a percentage from 0 to 1000, got \"%.32s\"", s);
 	return t;
 }
-
-struct measure_row {
-	int64_t case_id, comparison_id, iterations;
-	char *title, *source;
-	char status[MAX_BUILDS][16];
-	double per_call[MAX_BUILDS];  /* NAN: not measured */
-	double delta[MAX_BUILDS];     /* by candidate vs the base, %; NAN: not comparable */
-	double delta_pct;             /* the first candidate's (the two-build "head") */
-	double enc[MAX_BUILDS];       /* json_encoder.c's functions' instructions per call; NAN: unknown */
-	double enc_delta[MAX_BUILDS]; /* by candidate vs the base, %; NAN: not comparable */
-};
-
-/* Counts by direction, of one candidate against the base. */
-struct measure_counts {
-	int regressions, improvements, unchanged, unmeasured;
-};
-
-struct measure_table {
-	struct measure_row *rows;
-	size_t n, cap;
-	int nbuilds; /* the run's: the base and nbuilds - 1 candidates */
-	double threshold;
-	int regressions, improvements, unchanged, unmeasured; /* the first candidate's */
-	struct measure_counts by[MAX_BUILDS];                 /* by candidate role */
-	int enc_known[MAX_BUILDS]; /* rows whose dump names json_encoder.c's functions, by role */
-};
 
 static int measure_collect(void *arg, const struct db_measurement *m)
 {
@@ -106,7 +78,7 @@ static int measure_collect(void *arg, const struct db_measurement *m)
 	return 0;
 }
 
-static void measure_table_release(struct measure_table *t)
+static void measure_rows_release(struct measure_table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->rows[i].title);
@@ -206,86 +178,33 @@ static int measure_load(struct app *app, int64_t run_id, const char *threshold, 
 	if (db_run_measurements(app->db, run_id, measure_collect, t, err, sizeof(err)) < 0) {
 		svc_fail(e, SVC_STORAGE, NULL, "%s", err);
 		db_run_release(run);
-		measure_table_release(t);
+		measure_rows_release(t);
 		return -1;
 	}
 	measure_encoder(app, t);
 	return 0;
 }
 
-static json_t *measure_num(double v)
+int measure_table(struct app *app, int64_t run_id, const char *threshold, struct db_run *run,
+    struct measure_table *t, struct svc_error *e)
 {
-	return isnan(v) ? json_null() : json_real(round(v * 100) / 100);
+	if (measure_load(app, run_id, threshold, run, t, e) < 0)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		struct measure_row *r = &t->rows[i];
+		r->change = measure_classify(t, r);
+		for (int role = ROLE_HEAD; role < t->nbuilds; role++) {
+			r->change_of[role] = measure_change_name(t, r->delta[role]);
+			r->enc_change_of[role] = measure_change_name(t, r->enc_delta[role]);
+		}
+	}
+	return 0;
 }
 
-int measure_table(struct app *app, int64_t run_id, const char *threshold, json_t **out, struct svc_error *e)
+void measure_release(struct db_run *run, struct measure_table *t)
 {
-	struct db_run run;
-	struct measure_table t;
-
-	if (measure_load(app, run_id, threshold, &run, &t, e) < 0)
-		return -1;
-	json_t *rows = json_array();
-	for (size_t i = 0; i < t.n; i++) {
-		struct measure_row *r = &t.rows[i];
-		const char *change = measure_classify(&t, r);
-		json_t *row = json_pack("{s:I, s:I, s:s, s:o, s:I}", "case_id", (json_int_t)r->case_id,
-		    "comparison_id", (json_int_t)r->comparison_id, "title", r->title, "source",
-		    r->source ? json_string(r->source) : json_null(), "iterations",
-		    (json_int_t)r->iterations);
-		for (int role = 0; role < t.nbuilds; role++) {
-			char url[128];
-			snprintf(url, sizeof(url), "/api/comparisons/%" PRId64 "/callgrind/%s",
-			    r->comparison_id, role_name(role));
-			json_object_set_new(row, role_name(role),
-			    json_pack("{s:s, s:o, s:o, s:o}", "status", r->status[role], "instructions",
-			        measure_num(r->per_call[role]), "callgrind_url",
-			        isnan(r->per_call[role]) ? json_null() : json_string(url), "json_encoder_c",
-			        measure_num(r->enc[role])));
-		}
-		json_object_set_new(row, "delta_pct", measure_num(r->delta_pct));
-		json_object_set_new(row, "change", json_string(change));
-		/* Each candidate against the base, by build name. */
-		json_t *cands = json_object();
-		for (int role = ROLE_HEAD; role < t.nbuilds; role++)
-			json_object_set_new(cands, run.build_names[role],
-			    json_pack("{s:s s:o s:o s:s s:o s:o s:s}", "role", role_name(role),
-			        "instructions", measure_num(r->per_call[role]), "delta_pct",
-			        measure_num(r->delta[role]), "change",
-			        measure_change_name(&t, r->delta[role]), "json_encoder_c",
-			        measure_num(r->enc[role]), "json_encoder_c_delta_pct",
-			        measure_num(r->enc_delta[role]), "json_encoder_c_change",
-			        measure_change_name(&t, r->enc_delta[role])));
-		json_object_set_new(row, "candidates", cands);
-		json_array_append_new(rows, row);
-	}
-	json_t *body = json_pack("{s:I, s:s, s:s, s:f, s:o, s:{s:i, s:i, s:i, s:i}}", "run_id",
-	    (json_int_t)run.id, "suite", run.suite, "status", run.status, "threshold_pct", t.threshold,
-	    "workloads", rows, "counts", "regressions", t.regressions, "improvements", t.improvements,
-	    "unchanged", t.unchanged, "unmeasured", t.unmeasured);
-	json_t *builds = json_object(), *list = json_array(), *cand_counts = json_object();
-	for (int role = 0; role < t.nbuilds; role++) {
-		json_object_set_new(builds, role_name(role),
-		    json_pack(
-		        "{s:s, s:s}", "name", run.build_names[role], "version", run.build_versions[role]));
-		/* json_encoder.c is known where the build kept its symbols (not Debian's stripped ones) */
-		json_array_append_new(list,
-		    json_pack("{s:s s:s s:s s:b}", "role", role_name(role), "name", run.build_names[role],
-		        "version", run.build_versions[role], "json_encoder_c", t.enc_known[role] > 0));
-		if (role != ROLE_BASE)
-			json_object_set_new(cand_counts, run.build_names[role],
-			    json_pack("{s:i, s:i, s:i, s:i}", "regressions", t.by[role].regressions,
-			        "improvements", t.by[role].improvements, "unchanged", t.by[role].unchanged,
-			        "unmeasured", t.by[role].unmeasured));
-	}
-	json_object_set_new(body, "builds", builds);
-	json_object_set_new(body, "build_list", list);
-	json_object_set_new(body, "candidate_counts", cand_counts);
-	db_run_release(&run);
-	measure_table_release(&t);
-	if ((*out = body) == NULL)
-		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory building the response");
-	return 0;
+	db_run_release(run);
+	measure_rows_release(t);
 }
 
 /* 1234.5 -> "1,234.50"; Markdown tables read better with separators. */
@@ -491,7 +410,7 @@ int measure_report_md(struct app *app, int64_t run_id, const char *threshold, co
 	buf_addf(&out, ".%s\n", run_status_note(run.status, run.error, note, sizeof note));
 done:
 	db_run_release(&run);
-	measure_table_release(&t);
+	measure_rows_release(&t);
 	char *cov = coverage_report_md(app, run_id); /* a coverage run's figures */
 	if (cov != NULL)
 		buf_adds(&out, cov);
@@ -501,38 +420,36 @@ done:
 	return 0;
 }
 
+struct measure_history_ctx {
+	measure_point_fn fn;
+	void *arg;
+};
+
 static int measure_history_point(void *arg, const struct db_workload_point *p)
 {
-	json_t *points = arg;
-	json_t *pt = json_pack("{s:I, s:s, s:I, s:I, s:s}", "run_id", (json_int_t)p->run_id, "run_created_at",
-	    p->run_created_at ? p->run_created_at : "", "case_id", (json_int_t)p->case_id, "comparison_id",
-	    (json_int_t)p->comparison_id, "title", p->title ? p->title : "");
-	if (!pt)
-		return -1;
-	for (int role = 0; role < p->nbuilds; role++) {
-		double v = p->instr_total[role] >= 0 && p->iterations > 0
+	struct measure_history_ctx *h = arg;
+	struct measure_point pt = { .p = p };
+
+	for (int role = 0; role < MAX_BUILDS; role++)
+		pt.per_call[role] = role < p->nbuilds && p->instr_total[role] >= 0 && p->iterations > 0
 		    ? (double)p->instr_total[role] / (double)p->iterations
 		    : NAN;
-		json_object_set_new(pt, role_name(role),
-		    json_pack("{s:s, s:s, s:s, s:o}", "build", p->build_name[role] ? p->build_name[role] : "",
-		        "version", p->build_version[role] ? p->build_version[role] : "", "sha256_prefix",
-		        p->build_sha[role] ? p->build_sha[role] : "", "instructions", measure_num(v)));
-	}
-	return json_array_append_new(points, pt);
+	return h->fn(h->arg, &pt);
 }
 
-int measure_history(
-    struct app *app, const char *source, const char *cs, const char *ls, json_t **out, struct svc_error *e)
+int measure_history(struct app *app, const char *source, const char *cs, const char *ls, int64_t *case_id,
+    measure_point_fn fn, void *arg, struct svc_error *e)
 {
+	struct measure_history_ctx h = { fn, arg };
 	char err[512];
-	int64_t case_id = 0;
 	long limit = 100;
 
+	*case_id = 0;
 	if ((source == NULL) == (cs == NULL))
 		return svc_fail(e, SVC_BAD_REQUEST, NULL,
 		    "give exactly one of source (a file under cases/) or case (an id)");
 	if (cs != NULL) {
-		if ((case_id = id_parse_str(cs)) < 1)
+		if ((*case_id = id_parse_str(cs)) < 1)
 			return svc_fail(
 			    e, SVC_BAD_REQUEST, NULL, "case: expected a positive integer, got \"%.32s\"", cs);
 	}
@@ -543,16 +460,9 @@ int measure_history(
 			return svc_fail(e, SVC_BAD_REQUEST, NULL, "limit: expected 1 to %d, got \"%.32s\"",
 			    MEASURE_HISTORY_MAX, ls);
 	}
-	json_t *points = json_array();
 	if (db_workload_history(
-	        app->db, source, case_id, (int)limit, measure_history_point, points, err, sizeof(err)) < 0) {
-		json_decref(points);
+	        app->db, source, *case_id, (int)limit, measure_history_point, &h, err, sizeof(err)) < 0)
 		return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
-	}
-	*out = json_pack("{s:o, s:o, s:o}", "source", source ? json_string(source) : json_null(), "case_id",
-	    case_id ? json_integer(case_id) : json_null(), "points", points);
-	if (*out == NULL)
-		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory building the response");
 	return 0;
 }
 

@@ -141,10 +141,44 @@ int auth_token_command(int argc, char **argv);
 
 /* ---- measure.c ---- */
 struct export_file;
+/* One measured workload of a run: instructions per call by build role. */
+struct measure_row {
+	int64_t case_id, comparison_id, iterations;
+	char *title, *source;
+	char status[MAX_BUILDS][16];
+	double per_call[MAX_BUILDS];  /* NAN: not measured */
+	double delta[MAX_BUILDS];     /* by candidate vs the base, %; NAN: not comparable */
+	double delta_pct;             /* the first candidate's (the two-build "head") */
+	double enc[MAX_BUILDS];       /* json_encoder.c's functions' instructions per call; NAN: unknown */
+	double enc_delta[MAX_BUILDS]; /* by candidate vs the base, %; NAN: not comparable */
+	/* measure_table's classification at the threshold: "regression",
+	 * "improvement", "unchanged" or "unmeasured" */
+	const char *change;                    /* the first candidate's */
+	const char *change_of[MAX_BUILDS];     /* by candidate role */
+	const char *enc_change_of[MAX_BUILDS]; /* json_encoder.c's, by candidate role */
+};
+
+/* Counts by direction, of one candidate against the base. */
+struct measure_counts {
+	int regressions, improvements, unchanged, unmeasured;
+};
+
+struct measure_table {
+	struct measure_row *rows;
+	size_t n, cap;
+	int nbuilds; /* the run's: the base and nbuilds - 1 candidates */
+	double threshold;
+	int regressions, improvements, unchanged, unmeasured; /* the first candidate's */
+	struct measure_counts by[MAX_BUILDS];                 /* by candidate role */
+	int enc_known[MAX_BUILDS]; /* rows whose dump names json_encoder.c's functions, by role */
+};
+
 /* Instruction-count reports of a run (threshold: "PCT" or NULL for 1 %):
- * the JSON table, php-src-style Markdown (malloc'd).  0, or -1 with e. */
-int measure_table(
-    struct app *, int64_t run_id, const char *threshold, struct json_t **out, struct svc_error *e);
+ * the table (measure_release it after), php-src-style Markdown (malloc'd).
+ * 0, or -1 with e. */
+int measure_table(struct app *, int64_t run_id, const char *threshold, struct db_run *run,
+    struct measure_table *t, struct svc_error *e);
+void measure_release(struct db_run *run, struct measure_table *t);
 /* columns: NULL (a Δ % column per candidate with 3+ builds, else base | head | Δ %),
  * "candidates" or "builds"; json_encoder "1": json_encoder.c's columns too
  * (the candidates' shape), NULL or "0": not. */
@@ -152,8 +186,15 @@ int measure_report_md(struct app *, int64_t run_id, const char *threshold, const
     const char *json_encoder, char **text, size_t *len, struct svc_error *e);
 /* A workload's counts per build across runs: by source file or by case id
  * (exactly one), at most limit ("N" or NULL) points. */
+struct measure_point {
+	const struct db_workload_point *p; /* the run, the case and each build's count */
+	double per_call[MAX_BUILDS];       /* by role; NAN: not measured */
+};
+typedef int (*measure_point_fn)(void *arg, const struct measure_point *);
+/* GET /api/workloads/history: fn for each point, newest first (its -1 stops
+ * the walk: SVC_STORAGE); *case_id_out the case asked for, or 0. */
 int measure_history(struct app *, const char *source, const char *case_id, const char *limit,
-    struct json_t **out, struct svc_error *e);
+    int64_t *case_id_out, measure_point_fn fn, void *arg, struct svc_error *e);
 /* The callgrind output file behind one build's count, for download. */
 int measure_dump(
     struct app *, int64_t comparison_id, const char *role, struct export_file *out, struct svc_error *e);
