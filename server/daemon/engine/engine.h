@@ -347,8 +347,15 @@ struct reducer *reduce_start(struct app *, char *err, size_t errsize);
 void reduce_wake(struct reducer *);
 /* Stop after the current candidate; its workers stopped. */
 void reduce_stop(struct reducer *);
-/* {"enabled","reductions","executions","seconds","busy_bucket_id"} since the daemon started. */
-struct json_t *reduce_status(struct reducer *);
+/* What the reducer did since the daemon started. */
+struct reduce_stats {
+	int enabled;
+	int64_t reductions, executions;
+	double seconds;
+	int64_t busy_bucket_id; /* the bucket being reduced now, 0: none */
+};
+/* 1 with *out, 0 when there is no reducer. */
+int reduce_status(struct reducer *, struct reduce_stats *out);
 
 /* ---- phptrun.c: php-src's .phpt tests (docs/phpt.md) ---- */
 extern const char *const phptrun_params[]; /* body fields: dir, files */

@@ -928,15 +928,17 @@ void reduce_stop(struct reducer *rd)
 	free(rd);
 }
 
-json_t *reduce_status(struct reducer *rd)
+int reduce_status(struct reducer *rd, struct reduce_stats *out)
 {
-	json_t *o;
+	memset(out, 0, sizeof *out);
 	if (rd == NULL)
-		return json_null();
+		return 0;
 	pthread_mutex_lock(&rd->lock);
-	o = json_pack("{s:b s:I s:I s:f s:o}", "enabled", rd->started, "reductions",
-	    (json_int_t)rd->reductions, "executions", (json_int_t)rd->executions, "seconds", rd->seconds,
-	    "busy_bucket_id", rd->busy_bucket > 0 ? json_integer(rd->busy_bucket) : json_null());
+	out->enabled = rd->started;
+	out->reductions = rd->reductions;
+	out->executions = rd->executions;
+	out->seconds = rd->seconds;
+	out->busy_bucket_id = rd->busy_bucket;
 	pthread_mutex_unlock(&rd->lock);
-	return o;
+	return 1;
 }

@@ -126,6 +126,18 @@ static json_t *api_roots_json(const struct db_roots *roots)
 	    api_reduction_totals(roots));
 }
 
+/* The reducer's figures since the daemon started; null without one. */
+static json_t *api_reducer_json(struct reducer *rd)
+{
+	struct reduce_stats st;
+
+	if (!reduce_status(rd, &st))
+		return json_null();
+	return json_pack("{s:b s:I s:I s:f s:o}", "enabled", st.enabled, "reductions",
+	    (json_int_t)st.reductions, "executions", (json_int_t)st.executions, "seconds", st.seconds,
+	    "busy_bucket_id", st.busy_bucket_id > 0 ? json_integer(st.busy_bucket_id) : json_null());
+}
+
 void api_route_roots(
     struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
 {
@@ -152,6 +164,6 @@ void api_route_roots(
 	}
 	o = api_roots_json(&roots);
 	db_roots_release(&roots);
-	json_object_set_new(json_object_get(o, "reduction"), "reducer", reduce_status(app->reducer));
+	json_object_set_new(json_object_get(o, "reduction"), "reducer", api_reducer_json(app->reducer));
 	api_json(resp, 200, o);
 }
