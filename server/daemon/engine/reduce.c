@@ -662,7 +662,6 @@ static void reduce_keep_late(struct reducer *rd, const struct db_reduce_job *job
 	*plan = NULL;
 }
 
-/* Reduce one mismatch and store what came of it. */
 /* An attempt at job's bucket between its two builds, toward the kind of
  * mismatch diff names; its clock started. */
 static void reduce_attempt_open(
@@ -711,6 +710,7 @@ static struct case_spec *reduce_search(struct attempt *a, struct db_reduce_job *
 	return cur;
 }
 
+/* Reduce one mismatch and store what came of it. */
 static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 {
 	struct app *app = rd->app;

@@ -220,9 +220,9 @@ static json_t *api_profile_json(const struct profile_report *p)
 		    builds, json_pack("{s:s, s:s}", "role", role_name(r), "name", p->cmp.build_names[r]));
 	return json_pack(
 	    "{s:I, s:I, s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:b, s:o}",
-	    "comparison_id", (json_int_t)p->comparison_id, "case_id", (json_int_t)p->cmp.case_id, "title",
+	    "comparison_id", (json_int_t)p->cmp.id, "case_id", (json_int_t)p->cmp.case_id, "title",
 	    p->c.spec.title ? p->c.spec.title : "", "iterations", (json_int_t)p->c.spec.iterations, "event",
-	    p->event, "base", api_profile_side(&p->base), "candidate", api_profile_side(&p->candidate),
+	    p->pb.event, "base", api_profile_side(&p->base), "candidate", api_profile_side(&p->candidate),
 	    "file", p->file ? json_string(p->file) : json_null(), "functions", fns, "files", files, "counts",
 	    "functions", (json_int_t)p->matched, "more", (json_int_t)p->more, "less", (json_int_t)p->less,
 	    "same", (json_int_t)p->same, "truncated", p->matched > p->nrows, "builds", builds);

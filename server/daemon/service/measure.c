@@ -40,6 +40,12 @@ static double measure_threshold(const char *s, struct svc_error *e)
 	return t;
 }
 
+/* A build's count per call: total over the calls measured; NAN when not measured. */
+static double measure_per_call(int64_t total, int64_t iterations)
+{
+	return total >= 0 && iterations > 0 ? (double)total / (double)iterations : NAN;
+}
+
 static int measure_collect(void *arg, const struct db_measurement *m)
 {
 	struct measure_table *t = arg;
@@ -63,9 +69,7 @@ static int measure_collect(void *arg, const struct db_measurement *m)
 	for (int role = 0; role < MAX_BUILDS; role++) {
 		snprintf(
 		    r->status[role], sizeof(r->status[role]), "%s", m->status[role] ? m->status[role] : "");
-		r->per_call[role] = m->instr_total[role] >= 0 && m->iterations > 0
-		    ? (double)m->instr_total[role] / (double)m->iterations
-		    : NAN;
+		r->per_call[role] = measure_per_call(m->instr_total[role], m->iterations);
 	}
 	double b = r->per_call[ROLE_BASE];
 	for (int role = 0; role < MAX_BUILDS; role++) {
@@ -159,6 +163,12 @@ static void measure_encoder(struct app *app, struct measure_table *t)
 	}
 }
 
+void measure_release(struct db_run *run, struct measure_table *t)
+{
+	db_run_release(run);
+	measure_rows_release(t);
+}
+
 /* Load the run and its measured rows; 0, or -1 with e. */
 static int measure_load(struct app *app, int64_t run_id, const char *threshold, struct db_run *run,
     struct measure_table *t, struct svc_error *e)
@@ -177,8 +187,7 @@ static int measure_load(struct app *app, int64_t run_id, const char *threshold, 
 	t->nbuilds = run->nbuilds;
 	if (db_run_measurements(app->db, run_id, measure_collect, t, err, sizeof(err)) < 0) {
 		svc_fail(e, SVC_STORAGE, NULL, "%s", err);
-		db_run_release(run);
-		measure_rows_release(t);
+		measure_release(run, t);
 		return -1;
 	}
 	measure_encoder(app, t);
@@ -199,12 +208,6 @@ int measure_table(struct app *app, int64_t run_id, const char *threshold, struct
 		}
 	}
 	return 0;
-}
-
-void measure_release(struct db_run *run, struct measure_table *t)
-{
-	db_run_release(run);
-	measure_rows_release(t);
 }
 
 /* 1234.5 -> "1,234.50"; Markdown tables read better with separators. */
@@ -409,8 +412,7 @@ int measure_report_md(struct app *app, int64_t run_id, const char *threshold, co
 	char note[1200];
 	buf_addf(&out, ".%s\n", run_status_note(run.status, run.error, note, sizeof note));
 done:
-	db_run_release(&run);
-	measure_rows_release(&t);
+	measure_release(&run, &t);
 	char *cov = coverage_report_md(app, run_id); /* a coverage run's figures */
 	if (cov != NULL)
 		buf_adds(&out, cov);
@@ -431,9 +433,8 @@ static int measure_history_point(void *arg, const struct db_workload_point *p)
 	struct measure_point pt = { .p = p };
 
 	for (int role = 0; role < MAX_BUILDS; role++)
-		pt.per_call[role] = role < p->nbuilds && p->instr_total[role] >= 0 && p->iterations > 0
-		    ? (double)p->instr_total[role] / (double)p->iterations
-		    : NAN;
+		pt.per_call[role] = role < p->nbuilds ? measure_per_call(p->instr_total[role], p->iterations)
+		                                      : NAN;
 	return h->fn(h->arg, &pt);
 }
 

@@ -290,7 +290,6 @@ int profile_functions(struct app *app, int64_t comparison_id, const char *vs, co
 	long limit;
 
 	memset(out, 0, sizeof *out);
-	out->comparison_id = comparison_id;
 	out->file = file;
 	if ((limit = profile_limit(limit_s, e)) < 0)
 		return -1;
@@ -314,18 +313,12 @@ int profile_functions(struct app *app, int64_t comparison_id, const char *vs, co
 		              : svc_fail(e, SVC_NOT_FOUND, NULL, "the case of comparison %" PRId64 " is gone",
 		                    comparison_id);
 	}
-	if (profile_load(app, comparison_id, ROLE_BASE, &out->pb, e) < 0) {
-		db_case_release(&out->c);
-		db_comparison_release(cmp);
+	/* From here on a failure releases whatever was filled (the rest is zero). */
+	if (profile_load(app, comparison_id, ROLE_BASE, &out->pb, e) < 0 ||
+	    profile_load(app, comparison_id, role, &out->pc, e) < 0) {
+		profile_release(out);
 		return -1;
 	}
-	if (profile_load(app, comparison_id, role, &out->pc, e) < 0) {
-		cg_release(&out->pb);
-		db_case_release(&out->c);
-		db_comparison_release(cmp);
-		return -1;
-	}
-	out->event = out->pb.event;
 	profile_side(&out->base, &out->pb, ROLE_BASE, cmp->build_names[ROLE_BASE]);
 	profile_side(&out->candidate, &out->pc, role, cmp->build_names[role]);
 	if ((out->rows = profile_pair(&out->pb, &out->pc, &out->vb, &out->vc, &out->nrows)) == NULL ||

@@ -184,15 +184,16 @@ void measure_release(struct db_run *run, struct measure_table *t);
  * (the candidates' shape), NULL or "0": not. */
 int measure_report_md(struct app *, int64_t run_id, const char *threshold, const char *columns,
     const char *json_encoder, char **text, size_t *len, struct svc_error *e);
-/* A workload's counts per build across runs: by source file or by case id
- * (exactly one), at most limit ("N" or NULL) points. */
+/* One run's counts of a workload. */
 struct measure_point {
 	const struct db_workload_point *p; /* the run, the case and each build's count */
 	double per_call[MAX_BUILDS];       /* by role; NAN: not measured */
 };
 typedef int (*measure_point_fn)(void *arg, const struct measure_point *);
-/* GET /api/workloads/history: fn for each point, newest first (its -1 stops
- * the walk: SVC_STORAGE); *case_id_out the case asked for, or 0. */
+/* GET /api/workloads/history: a workload's counts per build across runs, by
+ * source file or by case id (exactly one), at most limit ("N" or NULL)
+ * points: fn for each, newest first (its -1 stops the walk: SVC_STORAGE);
+ * *case_id_out the case asked for, or 0. */
 int measure_history(struct app *, const char *source, const char *case_id, const char *limit,
     int64_t *case_id_out, measure_point_fn fn, void *arg, struct svc_error *e);
 /* The callgrind output file behind one build's count, for download. */
@@ -233,17 +234,15 @@ struct profile_side {
 };
 /* The base against one candidate, function by function and file by file. */
 struct profile_report {
-	int64_t comparison_id;
-	struct db_comparison cmp; /* its builds by role: cmp.nbuilds, cmp.build_names */
+	struct db_comparison cmp; /* its id, its builds by role: cmp.nbuilds, cmp.build_names */
 	struct db_case c;         /* the case: title, iterations */
-	const char *event;        /* the event counted (Ir) */
 	struct profile_side base, candidate;
 	const char *file;         /* the filter asked for, or NULL */
 	struct profile_row *rows; /* those matching file, |Δ self| first, at most the limit */
 	size_t nrows, matched, more, less, same;
 	struct profile_file *files; /* |Δ| first */
 	size_t nfiles;
-	/* owned: what the rows point into */
+	/* owned: what the rows point into; pb.event is the event counted (Ir) */
 	struct cg_profile pb, pc;
 	struct profile_fn *vb, *vc;
 };
