@@ -1,15 +1,15 @@
 // Issue 19, finding 3: slow request bodies do not take the daemon down.
 // 500 connections from two other loopback addresses send their headers
 // with Content-Length: 100000, then one body byte every 2 s: /api/health
-// still answers 200 in under 100 ms (they do not count toward
-// --max-connections), and each is cut once it falls under the minimum body
+// still answers 200 in under 100 ms (1 s in an instrumented pass: helper's
+// HEALTH_MS) -- they do not count toward --max-connections -- and each is cut once it falls under the minimum body
 // rate after its grace.  One address sending bodies just fast enough holds
 // at most --max-client-uploads of them.  Loopback only; bounded: every
 // socket is destroyed within 60 s whatever happens.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { Daemon, socketPool, WRAPPED } from './helper.mjs';
+import { Daemon, HEALTH_MS, socketPool, WRAPPED } from './helper.mjs';
 
 const underValgrind = WRAPPED &&
 	'the daemon runs under valgrind: its threads are serialised (asserted in the plain and ASan passes)';
@@ -50,7 +50,7 @@ async function health() {
 	return { status: r.status, ms: performance.now() - t0, json: r.json };
 }
 
-test('500 slow bodies: /api/health 200 in under 100 ms, each cut under the minimum rate', { skip: underValgrind }, async () => {
+test(`500 slow bodies: /api/health 200 in under ${HEALTH_MS} ms, each cut under the minimum rate`, { skip: underValgrind }, async () => {
 	const conns = await Promise.all(Array.from({ length: 500 }, (_, i) => slowBody(i % 2 ? '127.0.0.2' : '127.0.0.3')));
 	await sleep(300);
 	assert.equal(conns.filter((c) => c.open).length, 500, 'all 500 are open (not refused)');
@@ -67,7 +67,7 @@ test('500 slow bodies: /api/health 200 in under 100 ms, each cut under the minim
 	const p50 = times[Math.floor(times.length / 2)], p95 = times[Math.floor(times.length * 0.95)], max = times[times.length - 1];
 	console.log(`# health with 500 slow bodies: n=${times.length} p50=${p50.toFixed(1)} ms p95=${p95.toFixed(1)} ms max=${max.toFixed(1)} ms`);
 	assert.deepEqual([...statuses], [200], 'health answered 200 every time (never 503 busy)');
-	assert.ok(p95 < 100, `p95 ${p95.toFixed(1)} ms`);
+	assert.ok(p95 < HEALTH_MS, `p95 ${p95.toFixed(1)} ms, bound ${HEALTH_MS} ms`);
 	// 1 byte every 2 s is far under 4 KiB/s: cut after the 2 s grace.
 	const still = conns.filter((c) => c.open).length;
 	assert.equal(still, 0, `${still} slow bodies still open after 6 s`);
@@ -92,6 +92,6 @@ test('one address sends at most --max-client-uploads bodies past the grace', { s
 	assert.ok(other.open, 'a body from another address goes on');
 	const h = await health();
 	assert.equal(h.status, 200);
-	assert.ok(h.ms < 100, `health ${h.ms.toFixed(1)} ms`);
+	assert.ok(h.ms < HEALTH_MS, `health ${h.ms.toFixed(1)} ms, bound ${HEALTH_MS} ms`);
 	for (const c of [...conns, other]) c.s.destroy();
 });

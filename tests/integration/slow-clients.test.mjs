@@ -1,13 +1,14 @@
 // Issue 9: slow clients do not stall everyone.  500 connections, from two
 // other loopback addresses, each sending one header line every 5 s (a
-// slowloris): /api/health still answers in under 100 ms; the daemon cuts
+// slowloris): /api/health still answers in under 100 ms (1 s instrumented:
+// helper's HEALTH_MS); the daemon cuts
 // each one when its headers are 10 s overdue; one address cannot hold more
 // than --max-client-connections.  Loopback only; bounded: every socket is
 // destroyed within 30 s whatever happens.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { Daemon, socketPool, WRAPPED } from './helper.mjs';
+import { Daemon, HEALTH_MS, socketPool, WRAPPED } from './helper.mjs';
 
 // Latency and connection counting against a plain daemon: under valgrind
 // (make memcheck) the daemon's 500 connection threads run one at a time, so
@@ -49,7 +50,7 @@ async function healthMs() {
 	return performance.now() - t0;
 }
 
-test('500 slow connections: /api/health under 100 ms, each cut when its headers are overdue', { skip: underValgrind }, async () => {
+test(`500 slow connections: /api/health under ${HEALTH_MS} ms, each cut when its headers are overdue`, { skip: underValgrind }, async () => {
 	const conns = await Promise.all(Array.from({ length: 500 }, (_, i) => slow(i % 2 ? '127.0.0.2' : '127.0.0.3')));
 	await sleep(300);
 	const open = conns.filter((c) => c.open).length;
@@ -63,14 +64,14 @@ test('500 slow connections: /api/health under 100 ms, each cut when its headers 
 	times.sort((a, b) => a - b);
 	const p50 = times[Math.floor(times.length / 2)], p95 = times[Math.floor(times.length * 0.95)], max = times[times.length - 1];
 	console.log(`# health with 500 slow connections open: n=${times.length} p50=${p50.toFixed(1)} ms p95=${p95.toFixed(1)} ms max=${max.toFixed(1)} ms`);
-	assert.ok(p95 < 100, `p95 ${p95.toFixed(1)} ms`);
+	assert.ok(p95 < HEALTH_MS, `p95 ${p95.toFixed(1)} ms, bound ${HEALTH_MS} ms`);
 	assert.ok(max < 1000, `max ${max.toFixed(1)} ms`);
 	// Cut within a few seconds of the 10 s header deadline.
 	await sleep(5000);
 	const still = conns.filter((c) => c.open).length;
 	assert.equal(still, 0, `${still} slow connections still open after 13 s`);
 	for (const c of conns) assert.ok(c.closedAt - c.opened < 13_000, `cut after ${c.closedAt - c.opened} ms`);
-	assert.ok(await healthMs() < 100);
+	assert.ok(await healthMs() < HEALTH_MS);
 });
 
 test('one address holds at most --max-client-connections', { skip: underValgrind }, async () => {
@@ -78,6 +79,6 @@ test('one address holds at most --max-client-connections', { skip: underValgrind
 	await sleep(500);
 	const open = conns.filter((c) => c.open).length;
 	assert.ok(open <= 300 && open >= 290, `${open} open from one address, limit 300`);
-	assert.ok(await healthMs() < 100, 'other addresses are served');
+	assert.ok(await healthMs() < HEALTH_MS, 'other addresses are served');
 	for (const c of conns) c.s.destroy();
 });
