@@ -195,7 +195,13 @@ def daemon_round(bindir, base, cands, seeds, count, tmp, settle_limit_s, extra_a
                                                     "flags": m.get("flags", []), "value_bytes": m.get("value_bytes"),
                                                     "complete": m.get("complete"),
                                                     "confirmation": m.get("confirmation")},
-                    "unreduced_roots": sum(1 for r in mine if not r["minimal"])}
+                    "unreduced_roots": sum(1 for r in mine if not r["minimal"]),
+                    # Every root's minimal case, largest first: what a reviewer reads
+                    # for a mutant with several roots (the next normal-form step).
+                    "root_cases": [{"buckets": r["buckets"], "mismatches": r["mismatches"],
+                                    "code": (r["minimal"] or {}).get("code"),
+                                    "flags": (r["minimal"] or {}).get("flags", [])}
+                                   for r in sorted(mine, key=lambda r: -r["mismatches"])]}
     red = s.get("reduction") or roots["reduction"]
     figures = {"run_id": rid, "cases": s.get("done"), "mismatches": s.get("mismatches"), "run_wall_s": run_wall,
                "settle_wall_s": settle_wall, "reduction": red, "candidates": [c for c, _ in cands]}

@@ -1781,6 +1781,47 @@ static void test_remainders(struct shrink_edit *edits)
 	    "remainders of a generated plain class of two properties: the 5 canonical classes, new GenPubA() first");
 	free(x);
 
+	/* A value holding an error made the error step's least values. */
+	{
+		unsigned thrower = GEN_NCLASSES;
+		int inf = 0, bad = 0, recursion = 0;
+		for (unsigned k = 0; k < GEN_NCLASSES && thrower == GEN_NCLASSES; k++)
+			if (gen_class_at(k)->type == GEN_CLASS_JSONSER_THROW)
+				thrower = k;
+		plan_object(&a, GEN_NCLASSES);
+		set_first_prop(&a);
+		a.nodes[1].kind = GEN_OBJECT;
+		a.nodes[1].cls = (uint16_t)thrower;
+		a.classes |= 1ull << thrower;
+		n = shrink_remainders(&a, edits, 64);
+		for (size_t k = 0; k < n; k++) {
+			char *y = shrink_apply(&a, &edits[k], &b) == 0 ? render(&b) : NULL;
+			inf += y != NULL && strcmp(y, "new GenPubA(['a' => INF])") == 0;
+			bad += y != NULL && strcmp(y, "new GenPubA(['a' => \"\\x80\"])") == 0;
+			free(y);
+		}
+		ok(thrower < GEN_NCLASSES && inf == 1 && bad == 1,
+		    "remainders of new GenPubA(['a' => new GenCn()]), a jsonSerialize() that throws: "
+		    "its value made INF and \"\\x80\"");
+		/* A recursion (a back-reference, rendered through a closure) made "\x80". */
+		for (uint64_t i = 0; i < 20000 && recursion == 0; i++) {
+			gen_case_make(&a, 5, i);
+			if (a.root >= a.nnodes || a.nodes[a.root].kind != GEN_LIST)
+				continue;
+			for (uint32_t j = 0; j < a.nnodes && recursion == 0; j++) {
+				if (a.nodes[j].kind != GEN_REF || a.nodes[j].cls != 1)
+					continue;
+				n = shrink_remainders(&a, edits, 16384);
+				for (size_t k = 0; k < n && recursion == 0; k++)
+					if (edits[k].op == SHRINK_ERROR && edits[k].a == j &&
+					    edits[k].lo == 1 && shrink_apply(&a, &edits[k], &b) == 0)
+						recursion = b.nrefs < a.nrefs ? 1 : -1;
+			}
+		}
+		ok(recursion == 1,
+		    "a generated recursion's back-reference: a remainder makes it \"\\x80\", one reference fewer");
+	}
+
 	for (uint64_t i = 0; i < 300 && applies; i++) {
 		gen_case_make(&a, 5, i);
 		n = shrink_remainders(&a, edits, 16384);

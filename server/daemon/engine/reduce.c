@@ -95,6 +95,9 @@ struct attempt {
 	int timed_out;         /* the last case tried timed out on a build */
 	int cut;               /* a case was killed because the budget was spent: not complete */
 	struct result last[2]; /* the last accepted candidate's results */
+	/* INF, "\x80" alone under the plan's flags: 0 not run yet, 1 both builds agree (a
+	 * remainder may put it in), -1 they differ (reduce_error_neutral). */
+	int neutral[2];
 };
 
 /* b's worker among ws (by slot), initialised on first use. */
@@ -364,6 +367,41 @@ static char *reduce_root_key(const char *candidate, const char *sig, const char 
  * what a bug shows through moves: a part joins a root only where that
  * root's own case is what is left.
  */
+/*
+ * The error step's value (lo 0: INF, 1: "\x80") alone, under flags, on both
+ * builds: 1 when they agree, so a remainder that puts it in brings no
+ * mismatch of its own.  Run once per reduction.
+ */
+static int reduce_error_neutral(struct attempt *a, int64_t flags, uint32_t lo)
+{
+	struct case_spec c;
+	struct result res[2];
+	char *target;
+
+	if (lo > 1)
+		return 0;
+	if (a->neutral[lo] == 0) {
+		case_init(&c);
+		c.code = strdup(lo == 0 ? "INF" : "\"\\x80\"");
+		c.flags = (long)flags;
+		c.depth = 512;
+		result_init(&res[0]);
+		result_init(&res[1]);
+		if (c.code != NULL) {
+			reduce_pair(a->rd->app->config, reduce_worker(a->rd, a->builds[0]),
+			    reduce_worker(a->rd, a->builds[1]), &c, reduce_case_timeout(a), res);
+			a->executions++;
+			target = reduce_target(res);
+			a->neutral[lo] = target == NULL && res[0].status == STATUS_OK ? 1 : -1;
+			free(target);
+		}
+		result_release(&res[0]);
+		result_release(&res[1]);
+		case_release(&c);
+	}
+	return a->neutral[lo] == 1;
+}
+
 typedef int64_t (*part_check)(
     struct reducer *, const char *candidate, struct gen_case *part, int nested, struct attempt *);
 
@@ -416,11 +454,17 @@ static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const
 			found = check(rd, candidate, part, 0, a);
 		}
 	}
-	/* What is left without one part (shrink_remainders): the plan's nesting kept. */
+	/* What is left without one part (shrink_remainders): the plan's nesting kept.  A
+	 * remainder that puts INF or "\x80" in is run, never joined unseen, and only where
+	 * that value alone is no mismatch of its own: a second bug it would bring in. */
 	nleft = shrink_remainders(plan, left, sizeof left / sizeof left[0]);
-	for (size_t i = 0; i < nleft && found == 0; i++)
+	for (size_t i = 0; i < nleft && found == 0; i++) {
+		if (left[i].op == SHRINK_ERROR &&
+		    (a == NULL || !reduce_error_neutral(a, plan->flags, left[i].lo)))
+			continue;
 		if (shrink_apply(plan, &left[i], part) == 0)
 			found = check(rd, candidate, part, 1, a);
+	}
 	/* The plan with one flag fewer (each check tries one more fewer too). */
 	for (unsigned bit = 0; bit < 23 && found == 0; bit++) {
 		if (!(plan->flags & ((uint64_t)1 << bit)) || shrink_apply(plan, NULL, part) < 0)
@@ -503,6 +547,12 @@ static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, cons
 			if (key != NULL &&
 			    (found = db_reduce_find_root_key(rd->app->db, key, err, sizeof err)) < 0)
 				found = 0;
+			/* Its normal form an older root's case with a flag more, or at
+			 * another depth (no case run): INF where a throwing object was,
+			 * under THROW_ON_ERROR, reduces to [.., INF] with the flag that
+			 * makes it an exception; the root is the case without it. */
+			if (found == 0)
+				found = reduce_part_root(rd, candidate, best, 0, NULL);
 			free(sig);
 			free(canon);
 			free(key);
