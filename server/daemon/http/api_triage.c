@@ -394,6 +394,98 @@ static void triage_events(struct app *app, const struct http_request *req, struc
 }
 
 /*
+ * A change's body read into what it states (the rules are triage_change's):
+ * only the known fields, each of its JSON type.  0, or -1 with e.
+ */
+static int triage_read(json_t *body, int bulk, struct triage_input *in, struct svc_error *e)
+{
+	static const char *const known[] = { "by", "state", "assignee", "notes", "ids", "joined", NULL };
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	memset(in, 0, sizeof *in);
+	json_object_foreach (body, key, v) {
+		for (i = 0; known[i] != NULL; i++)
+			if (strcmp(key, known[i]) == 0)
+				break;
+		if (known[i] == NULL || (!bulk && (strcmp(key, "ids") == 0 || strcmp(key, "joined") == 0))) {
+			svc_fail(e, SVC_BAD_REQUEST, NULL, "unknown field \"%.64s\"", key);
+			return -1;
+		}
+	}
+	if ((v = json_object_get(body, "joined")) != NULL) {
+		if (!json_is_boolean(v)) {
+			svc_fail(e, SVC_BAD_REQUEST, NULL, "joined: expected true or false");
+			return -1;
+		}
+		in->with_joined = json_is_true(v);
+	}
+	if ((v = json_object_get(body, "by")) != NULL && !json_is_null(v)) {
+		if (!json_is_string(v)) {
+			svc_fail(e, SVC_BAD_REQUEST, NULL, "by: expected a person's name (a string)");
+			return -1;
+		}
+		in->by = json_string_value(v);
+		in->by_len = json_string_length(v);
+	}
+	if ((v = json_object_get(body, "state")) != NULL) {
+		if (!json_is_string(v)) {
+			svc_fail(e, SVC_BAD_REQUEST, NULL,
+			    "state: expected one of new, confirmed, expected, ignored, fixed");
+			return -1;
+		}
+		in->state = json_string_value(v);
+	}
+	if ((v = json_object_get(body, "assignee")) != NULL) {
+		in->set_assignee = 1;
+		if (!json_is_null(v) && !json_is_string(v)) {
+			svc_fail(e, SVC_BAD_REQUEST, NULL, "assignee: expected a person's name (a string)");
+			return -1;
+		}
+		if (json_is_string(v)) {
+			in->assignee = json_string_value(v);
+			in->assignee_len = json_string_length(v);
+		}
+	}
+	if ((v = json_object_get(body, "notes")) != NULL) {
+		if (!json_is_string(v)) {
+			svc_fail(e, SVC_BAD_REQUEST, NULL, "notes: expected a string");
+			return -1;
+		}
+		in->notes = json_string_value(v);
+		in->notes_len = json_string_length(v);
+	}
+	return 0;
+}
+
+/* The bulk form's "ids": 1..TRIAGE_MAX_IDS positive integers, each once (malloc'd, *n of them); NULL with e. */
+static int64_t *triage_read_ids(json_t *body, size_t *n, struct svc_error *e)
+{
+	json_t *v = json_object_get(body, "ids"), *item;
+	int64_t *ids;
+	size_t i;
+
+	if (triage_ids_count(json_is_array(v) ? json_array_size(v) : 0, e) < 0)
+		return NULL;
+	if ((ids = malloc(json_array_size(v) * sizeof *ids)) == NULL) {
+		svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
+		return NULL;
+	}
+	json_array_foreach (v, i, item) {
+		if (!json_is_integer(item) || json_integer_value(item) < 1) {
+			svc_fail(
+			    e, SVC_BAD_REQUEST, NULL, "ids[%zu]: expected a positive integer bucket id", i);
+			free(ids);
+			return NULL;
+		}
+		ids[i] = json_integer_value(item);
+	}
+	*n = triage_ids_once(ids, json_array_size(v));
+	return ids;
+}
+
+/*
  * A triage change: id > 0 one bucket, 0 the bulk form (body's "ids"), root
  * > 0 a root cause and every bucket that joined it (POST
  * /api/roots/{id}/triage).
@@ -402,6 +494,7 @@ static void triage_post(
     struct app *app, int64_t id, int64_t root, const struct http_request *req, struct http_response *resp)
 {
 	struct db_triage_change ch;
+	struct triage_input in;
 	struct svc_error e;
 	char err[512] = "";
 	int64_t *ids = NULL, one = id > 0 ? id : root, missing;
@@ -412,12 +505,13 @@ static void triage_post(
 
 	if ((body = api_body(req, resp)) == NULL)
 		return;
-	if (triage_parse_change(req->who, body, id == 0 && root == 0, &ch, &e) < 0) {
+	if (triage_read(body, id == 0 && root == 0, &in, &e) < 0 ||
+	    triage_change(req->who, &in, &ch, &e) < 0) {
 		api_svc(resp, &e);
 		goto out;
 	}
 	if (id == 0 && root == 0) {
-		if ((ids = triage_ids(body, &n, &e)) == NULL) {
+		if ((ids = triage_read_ids(body, &n, &e)) == NULL) {
 			api_svc(resp, &e);
 			goto out;
 		}

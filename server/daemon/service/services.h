@@ -258,16 +258,29 @@ void profile_release(struct profile_report *);
 /* A state filter: "new,confirmed" (any of the five), "open" or "reappeared"
  * (NULL or "": any) into db_bucket_filter's states and special; -1 with e. */
 int triage_state_filter(const char *v, char *set, size_t setsize, int *special, struct svc_error *e);
-/* Who makes a change (the person the trail records): the token's owner
- * (token may be NULL), or without one the body's "by": 0 with who, -1 with e. */
-int triage_who(
-    const struct auth_who *token, struct json_t *body, char *who, size_t whosize, struct svc_error *e);
-/* A change's body (state, assignee, notes, by; "ids" when bulk) checked: 0 with ch, -1 with e. */
+/* A triage change as a request states it, unchecked (http/api_triage.c reads
+ * it from the body; what it points into lives as long as the body). */
+struct triage_input {
+	const char *by; /* NULL: not given (without a token, required) */
+	size_t by_len;
+	const char *state; /* NULL: unchanged */
+	int set_assignee;  /* assignee given: NULL or "" clears it */
+	const char *assignee;
+	size_t assignee_len;
+	const char *notes; /* NULL: unchanged; notes_len its bytes (a NUL inside is refused) */
+	size_t notes_len;
+	int with_joined; /* bulk: also every bucket that joined one of the ids */
+};
+/* The change checked (a state, names, notes; who makes it: the token's
+ * owner, token may be NULL, or "by"): 0 with ch, -1 with e. */
 struct db_triage_change;
-int triage_parse_change(const struct auth_who *token, struct json_t *body, int bulk,
-    struct db_triage_change *ch, struct svc_error *e);
-/* The ids of a bulk change: 1..500 bucket ids, each once (malloc'd, *n of them), NULL with e. */
-int64_t *triage_ids(struct json_t *body, size_t *n, struct svc_error *e);
+int triage_change(const struct auth_who *token, const struct triage_input *in, struct db_triage_change *ch,
+    struct svc_error *e);
+/* A bulk change names 1..TRIAGE_MAX_IDS buckets: 0, or -1 with e. */
+#define TRIAGE_MAX_IDS 500
+int triage_ids_count(size_t n, struct svc_error *e);
+/* ids with each id once, in their order: how many are left. */
+size_t triage_ids_once(int64_t *ids, size_t n);
 
 /* ---- export.c ---- */
 /* An export: the file's text (malloc'd, the caller frees it) and its Content-Disposition. */

@@ -2,9 +2,10 @@
  * Triage: mismatches grouped in buckets (server/common/bucket.c makes the key),
  * each bucket's state, assignee and notes, and the audit trail of who
  * changed what (docs/api.md, "Triage").  The rules live here (what a state,
- * a name, a change may be; who makes it), answering data or an error
- * (services.h); the tables are behind db_* (db_triage.c), the HTTP side is
- * api_triage.c.
+ * a name, a change may be; who makes it), on what a request states
+ * (struct triage_input: api_triage.c reads it from the JSON body),
+ * answering data or an error (services.h); the tables are behind db_*
+ * (db_triage.c).
  *
  * States: new -> confirmed / expected / ignored / fixed (any state may be
  * set from any other).  A mismatch stored in a bucket marked fixed, in a
@@ -16,11 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "services.h"
 
-#define TRIAGE_MAX_IDS 500 /* buckets in one bulk change */
 #define TRIAGE_NAME_MAX 64 /* "by" and "assignee" */
 #define TRIAGE_NOTES_MAX 16384
 
@@ -72,20 +70,13 @@ int triage_state_filter(const char *v, char *set, size_t setsize, int *special, 
 
 /*
  * A person's name ("by", "assignee"): 1..TRIAGE_NAME_MAX bytes of UTF-8
- * without control characters, trimmed.  0 with out filled, -1 after
- * answering 400.
+ * without control characters, trimmed.  0 with out filled, -1 with e.
  */
-static int triage_name(json_t *v, const char *field, char *out, size_t outsize, struct svc_error *e)
+static int triage_name(
+    const char *s, size_t n, const char *field, char *out, size_t outsize, struct svc_error *e)
 {
-	const char *s;
-	size_t n, i;
+	size_t i;
 
-	if (!json_is_string(v)) {
-		svc_fail(e, SVC_BAD_REQUEST, NULL, "%s: expected a person's name (a string)", field);
-		return -1;
-	}
-	s = json_string_value(v);
-	n = json_string_length(v);
 	while (n > 0 && (*s == ' ' || *s == '\t'))
 		s++, n--;
 	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
@@ -113,17 +104,17 @@ static int triage_name(json_t *v, const char *field, char *out, size_t outsize, 
  * Who is making this request: the one place that answers it.  A request
  * with an API token (token: its owner, from auth.c) is that person; "by",
  * when sent too, must name the same one.  Without a token (writes are open
- * on loopback until a token exists) the body's "by" names the person and is
- * required.  0 with who filled, -1 after answering 400.
+ * on loopback until a token exists) "by" names the person and is
+ * required.  0 with who filled, -1 with e.
  */
-int triage_who(const struct auth_who *token, json_t *body, char *who, size_t whosize, struct svc_error *e)
+static int triage_who(const struct auth_who *token, const struct triage_input *in, char *who, size_t whosize,
+    struct svc_error *e)
 {
-	json_t *by = json_object_get(body, "by");
 	char named[TRIAGE_NAME_MAX + 1];
 
 	if (token != NULL && token->name[0] != '\0') {
-		if (by != NULL && !json_is_null(by)) {
-			if (triage_name(by, "by", named, sizeof named, e) < 0)
+		if (in->by != NULL) {
+			if (triage_name(in->by, in->by_len, "by", named, sizeof named, e) < 0)
 				return -1;
 			if (strcmp(named, token->name) != 0) {
 				svc_fail(e, SVC_BAD_REQUEST, NULL,
@@ -134,73 +125,48 @@ int triage_who(const struct auth_who *token, json_t *body, char *who, size_t who
 		snprintf(who, whosize, "%s", token->name);
 		return 0;
 	}
-	if (by == NULL || json_is_null(by)) {
+	if (in->by == NULL) {
 		svc_fail(
 		    e, SVC_BAD_REQUEST, NULL, "by: required: the person making the change (e.g. \"alice\")");
 		return -1;
 	}
-	return triage_name(by, "by", who, whosize, e);
+	return triage_name(in->by, in->by_len, "by", who, whosize, e);
 }
 
-int triage_parse_change(
-    const struct auth_who *token, json_t *body, int bulk, struct db_triage_change *ch, struct svc_error *e)
+int triage_change(const struct auth_who *token, const struct triage_input *in, struct db_triage_change *ch,
+    struct svc_error *e)
 {
-	static const char *const known[] = { "by", "state", "assignee", "notes", "ids", "joined", NULL };
-	const char *key;
-	json_t *v;
-	size_t i;
-
 	memset(ch, 0, sizeof *ch);
-	json_object_foreach (body, key, v) {
-		for (i = 0; known[i] != NULL; i++)
-			if (strcmp(key, known[i]) == 0)
-				break;
-		if (known[i] == NULL || (!bulk && (strcmp(key, "ids") == 0 || strcmp(key, "joined") == 0))) {
-			svc_fail(e, SVC_BAD_REQUEST, NULL, "unknown field \"%.64s\"", key);
-			return -1;
-		}
-	}
-	/* The bulk form's "joined": true also changes every bucket that joined one of ids. */
-	if ((v = json_object_get(body, "joined")) != NULL) {
-		if (!json_is_boolean(v)) {
-			svc_fail(e, SVC_BAD_REQUEST, NULL, "joined: expected true or false");
-			return -1;
-		}
-		ch->with_joined = json_is_true(v);
-	}
-	if (triage_who(token, body, ch->by, sizeof ch->by, e) < 0)
+	ch->with_joined = in->with_joined;
+	if (triage_who(token, in, ch->by, sizeof ch->by, e) < 0)
 		return -1;
-	if ((v = json_object_get(body, "state")) != NULL) {
-		if (json_is_string(v))
-			for (i = 0; triage_states[i] != NULL; i++)
-				if (strcmp(json_string_value(v), triage_states[i]) == 0)
-					ch->state = triage_states[i];
+	if (in->state != NULL) {
+		for (size_t i = 0; triage_states[i] != NULL; i++)
+			if (strcmp(in->state, triage_states[i]) == 0)
+				ch->state = triage_states[i];
 		if (ch->state == NULL) {
 			svc_fail(e, SVC_BAD_REQUEST, NULL,
 			    "state: expected one of new, confirmed, expected, ignored, fixed");
 			return -1;
 		}
 	}
-	if ((v = json_object_get(body, "assignee")) != NULL) {
+	if (in->set_assignee) {
 		ch->set_assignee = 1;
-		if (!json_is_null(v) && !(json_is_string(v) && json_string_length(v) == 0) &&
-		    triage_name(v, "assignee", ch->assignee, sizeof ch->assignee, e) < 0)
+		if (in->assignee != NULL && in->assignee_len > 0 &&
+		    triage_name(
+		        in->assignee, in->assignee_len, "assignee", ch->assignee, sizeof ch->assignee, e) < 0)
 			return -1;
 	}
-	if ((v = json_object_get(body, "notes")) != NULL) {
-		if (!json_is_string(v)) {
-			svc_fail(e, SVC_BAD_REQUEST, NULL, "notes: expected a string");
-			return -1;
-		}
-		if (json_string_length(v) > TRIAGE_NOTES_MAX) {
+	if (in->notes != NULL) {
+		if (in->notes_len > TRIAGE_NOTES_MAX) {
 			svc_fail(e, SVC_BAD_REQUEST, NULL, "notes: at most %d bytes", TRIAGE_NOTES_MAX);
 			return -1;
 		}
-		if (strlen(json_string_value(v)) != json_string_length(v)) {
+		if (strlen(in->notes) != in->notes_len) {
 			svc_fail(e, SVC_BAD_REQUEST, NULL, "notes: must not contain NUL bytes");
 			return -1;
 		}
-		ch->notes = json_string_value(v);
+		ch->notes = in->notes;
 	}
 	if (ch->state == NULL && !ch->set_assignee && ch->notes == NULL) {
 		svc_fail(e, SVC_BAD_REQUEST, NULL, "nothing to change: give state, assignee or notes");
@@ -209,35 +175,26 @@ int triage_parse_change(
 	return 0;
 }
 
-/* The ids of a bulk change: 1..TRIAGE_MAX_IDS positive integers (duplicates once). */
-int64_t *triage_ids(json_t *body, size_t *n, struct svc_error *e)
+int triage_ids_count(size_t n, struct svc_error *e)
 {
-	json_t *v = json_object_get(body, "ids"), *item;
-	int64_t *ids;
-	size_t i, j, k = 0;
-
-	if (v == NULL || !json_is_array(v) || json_array_size(v) == 0 ||
-	    json_array_size(v) > TRIAGE_MAX_IDS) {
+	if (n == 0 || n > TRIAGE_MAX_IDS) {
 		svc_fail(
 		    e, SVC_BAD_REQUEST, NULL, "ids: required: a list of 1 .. %d bucket ids", TRIAGE_MAX_IDS);
-		return NULL;
+		return -1;
 	}
-	if ((ids = malloc(json_array_size(v) * sizeof *ids)) == NULL) {
-		svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
-		return NULL;
-	}
-	json_array_foreach (v, i, item) {
-		if (!json_is_integer(item) || json_integer_value(item) < 1) {
-			svc_fail(
-			    e, SVC_BAD_REQUEST, NULL, "ids[%zu]: expected a positive integer bucket id", i);
-			free(ids);
-			return NULL;
-		}
-		for (j = 0; j < k && ids[j] != json_integer_value(item); j++)
+	return 0;
+}
+
+size_t triage_ids_once(int64_t *ids, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		for (j = 0; j < k && ids[j] != ids[i]; j++)
 			;
 		if (j == k)
-			ids[k++] = json_integer_value(item);
+			ids[k++] = ids[i];
 	}
-	*n = k;
-	return ids;
+	return k;
 }
