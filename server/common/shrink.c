@@ -1506,9 +1506,10 @@ size_t shrink_remainders(const struct gen_case *c, struct shrink_edit *out, size
 				if (class_cmp(k, n->cls) < 0 && class_type_fits(c, n, gen_class_at(k)->type))
 					add(&s, SHRINK_CLASS, i, 0, k, 1, 0, 0);
 	}
-	/* Each value that holds an error (fails by itself, or holds one that does,
-	 * INF counted) made the error step's least values: INF, and "\x80" where
-	 * that is lower too (a container, an object, a reference, a resource).
+	/* Each value that fails by itself (INF aside), and each nested call's
+	 * object holding an error (INF counted: what it encodes is out of the
+	 * reducer's reach), made the error step's least values: INF, and
+	 * "\x80" where that is lower too (an object, a reference, a resource).
 	 * One bug shows through whichever error it meets, and which one changes
 	 * the mismatch's kind (a guard a failing call leaves set: a later call's
 	 * recursion error against the base's UTF-8 error or its partial output),
@@ -1516,8 +1517,8 @@ size_t shrink_remainders(const struct gen_case *c, struct shrink_edit *out, size
 	 * already explained by a null or a class keeps that. */
 	for (uint32_t i = 0; i < c->nnodes; i++) {
 		const struct gen_node *n = &c->nodes[i];
-		if (i == c->root || (n->kind == GEN_FLOAT && isinf(n->v.d) && n->v.d > 0) ||
-		    error_codes(c, i, 0, 1) == 0)
+		int nested = n->kind == GEN_OBJECT && gen_class_at(n->cls)->type == GEN_CLASS_JSONSER_NESTED;
+		if (i == c->root || !(fails_alone(c, n) || (nested && error_codes(c, i, 0, 1) != 0)))
 			continue;
 		add(&s, SHRINK_ERROR, i, 0, 0, 0, 0, 0);
 		if (value_rank(n) == SHRINK_B_COUNT + 3)

@@ -154,8 +154,9 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
  * What is left of plan c without one of its parts, into out (at most max):
  * their count.  Each value but the root made null; each object of a
  * declared class made each canonical class below its own that its type
- * fits (gen.h: GenPubA ...), its properties unset; each value holding an
- * error made INF, and "\x80" where that is lower: each lower in the
+ * fits (gen.h: GenPubA ...), its properties unset; each value failing by
+ * itself, and each nested call's object holding an error, made INF, and
+ * "\x80" where that is lower: each lower in the
  * normal form's order, so a root joins the lower case, never the reverse.
  * Not a reduction step (a remainder may show another kind of mismatch):
  * the reducer asks whether what is left is an older root's case
