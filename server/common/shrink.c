@@ -1823,10 +1823,16 @@ static void norm_lower_flags(struct cands *s, const struct gen_case *c, const ui
 		add_lower_flags(s, c->pre_flags[k], 1 + k);
 }
 
-/* Floats by simplicity (whole before not, then |d|, the positive first):
- * |d|, the whole part, then a whole one like an int (below 2^53) or a
- * power of ten: the one just below |d|, then its exponent lowered like
- * an int's bits (a bug of every float from 1e20 up meets at 1.0E+20). */
+/* Floats by simplicity: 0.0, 1.0, 0.5 and 1.0e-5 (the least json_encode
+ * writes with a '.', with an exponent), then whole ones by |d| (the
+ * positive first), then the others by the size of their exponent, then
+ * their digits.  Steps: those two, |d|, the whole part, a whole one
+ * lowered like an int (below 2^53) or to a power of ten, the one just
+ * below |d| then its exponent lowered like an int's bits (a bug of every
+ * float from 1e20 up meets at 1.0E+20); a small one likewise to 10^e,
+ * then 10^-x for x lowered from -e. */
+#define SHRINK_LEAST_EXP 1e-5 /* the least float json_encode writes with an exponent (1.0e-5) */
+
 static void norm_floats(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
@@ -1842,8 +1848,29 @@ static void norm_floats(struct cands *s, const struct gen_case *c, const uint32_
 		 * every float written with a fraction or an exponent meets there. */
 		if (d != 0.5)
 			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 0.5);
+		/* 1.0e-5 next for a float written with an exponent (decimal point
+		 * below -3 or above 17 digits: zend_gcvt at serialize_precision
+		 * -1): the least of them (one digit, the smallest exponent), where
+		 * a bug of every float so written meets. */
+		if (d != SHRINK_LEAST_EXP && (m < 1e-4 || m >= 1e17))
+			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, SHRINK_LEAST_EXP);
 		if (signbit(d))
 			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, m);
+		if (w == 0.0 && m < 1e-4) {
+			/* A small float: 10^e just below it (one digit), then the
+			 * exponent's size lowered like an int's bits (10^-9 to
+			 * 10^-7, 10^-8 ...): the non-whole floats order by
+			 * exponent, then digits, after 0.5. */
+			int e = (int)floor(log10(m)), k = -e;
+			if (pow(10.0, e) != m && pow(10.0, e) > 0.0)
+				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, e));
+			for (int bit = 9; bit >= 0; bit--) {
+				int low = (1 << bit) - 1, x = (k & ~low & ~(1 << bit)) | low;
+				if ((k & 1 << bit) && x >= 1 && x != k)
+					add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, -x));
+			}
+			continue;
+		}
 		if (w != m) {
 			if (w >= 1.0)
 				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, w);

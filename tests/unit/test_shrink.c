@@ -704,6 +704,25 @@ static void make_big_float(unsigned i)
 	plan_keyed(&a, "k", GEN_FLOAT, v[i]);
 }
 
+/* Stand-in for e88.50.const-m1 (zend_gcvt's exponent character 'e' made
+ * 'd'): a float json_encode writes with an exponent, below 1e-4 or from
+ * 1e17 up. */
+static int bug_exp_float(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		double m = fabs(c->nodes[i].v.d);
+		if (c->nodes[i].kind == GEN_FLOAT && isfinite(m) && m != 0.0 && (m < 1e-4 || m >= 1e17))
+			return 1;
+	}
+	return 0;
+}
+
+static void make_exp_float(unsigned i)
+{
+	static const double v[] = { 3.7e-9, -2.5e-7, 5e-324, 1.2345678901234568e+20, 6e22, 1.5e-5 };
+	plan_keyed(&a, "k", GEN_FLOAT, v[i]);
+}
+
 /* A case of the unbacked enum GenEnumU (json_encode refuses it). */
 static int bug_enum_u(const struct gen_case *c)
 {
@@ -2188,6 +2207,8 @@ int main(void)
 	same_normal_form(
 	    "INF and DEL together, either first", bug_pair, make_pair, 2, 0, "[INF, \"\\x7F\"]\n0\n512");
 	same_normal_form("a float of at least 1e20", bug_big_float, make_big_float, 4, 0, "1E+20\n0\n512");
+	same_normal_form("a float written with an exponent (small or large)", bug_exp_float, make_exp_float,
+	    6, 8, "1E-05\n0\n512");
 	same_normal_form("a case of GenEnumU", bug_enum_u, NULL, 0, 8, "GenEnumU::A\n0\n512");
 	{
 		unsigned nobj = 0;
