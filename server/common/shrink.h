@@ -55,8 +55,10 @@
  * an object); a map's string key made the least int key it does not hold;
  * a jsonSerialize() class lowered to one returning its property; each flag (of every
  * call) replaced by a lower one of its family; under
- * JSON_NUMERIC_CHECK a numeric string made its number; floats (0.5 the
- * least after 0.0 and 1.0) and ints lowered by size.
+ * JSON_NUMERIC_CHECK a numeric string made its number; floats (0.5 and
+ * 1.0e-5 the least after 0.0 and 1.0: the least written with a '.', with
+ * an exponent; a small one to a power of ten, its exponent lowered) and
+ * ints lowered by size.
  * The deletion steps reach their fixpoint first.  shrink_run
  * remembers the plans it tried, so no plan is run twice and no step undoes
  * another.

@@ -322,10 +322,12 @@ static const char *const stmt_sql[S_COUNT] = {
 };
 /* clang-format on */
 
+const struct db_sql_table db_runs_table = { "runs", stmt_sql, S_COUNT };
+
 /* The statement, reset and unbound, ready for new parameters. */
 static sqlite3_stmt *db_stmt(struct db *db, enum stmt s)
 {
-	return db_ready(db->stmt[s]);
+	return db_statement(db, DB_F_RUNS, s);
 }
 
 static void db_bind_text_or_null_if_empty(sqlite3_stmt *st, int i, const char *s)
@@ -440,13 +442,42 @@ static int db_migrate(struct db *db, char *err, size_t errsize)
 	return 0;
 }
 
+/* Every store file's statement table (db_internal.h), by family. */
+static const struct db_sql_table *const db_tables[DB_F_COUNT] = {
+	[DB_F_TX] = &db_tx_table,
+	[DB_F_RUNS] = &db_runs_table,
+	[DB_F_TRIAGE] = &db_triage_table,
+	[DB_F_REDUCE] = &db_reduce_table,
+	[DB_F_COVERAGE] = &db_coverage_table,
+	[DB_F_PHPT] = &db_phpt_table,
+	[DB_F_REVIEW] = &db_review_table,
+};
+
+/* Each table's statements prepared on the connection (persistent): 0, or -1 with err. */
+static int db_prepare_tables(struct db *db, char *err, size_t errsize)
+{
+	for (int f = 0; f < DB_F_COUNT; f++) {
+		const struct db_sql_table *t = db_tables[f];
+		if ((db->st[f] = calloc((size_t)t->n, sizeof *db->st[f])) == NULL) {
+			db_seterr(err, errsize, "database: out of memory");
+			return -1;
+		}
+		for (int i = 0; i < t->n; i++)
+			if (sqlite3_prepare_v3(db->conn, t->sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+			        &db->st[f][i], NULL) != SQLITE_OK) {
+				db_seterr(err, errsize, "database: %s statement %d: %s", t->family, i,
+				    sqlite3_errmsg(db->conn));
+				return -1;
+			}
+	}
+	return 0;
+}
+
 struct db *db_open(const char *path, char *err, size_t errsize)
 {
 	struct db *db;
-	int i;
 
-	if ((db = calloc(1, sizeof *db)) == NULL || (db->stmt = calloc(S_COUNT, sizeof *db->stmt)) == NULL) {
-		free(db);
+	if ((db = calloc(1, sizeof *db)) == NULL) {
 		db_seterr(err, errsize, "database: out of memory");
 		return NULL;
 	}
@@ -474,16 +505,7 @@ struct db *db_open(const char *path, char *err, size_t errsize)
 		db_fail(db, "synchronous", err, errsize);
 		goto fail;
 	}
-	if (db_migrate(db, err, errsize) < 0 || db_tx_prepare(db, err, errsize) < 0)
-		goto fail;
-	for (i = 0; i < S_COUNT; i++) {
-		if (sqlite3_prepare_v3(db->conn, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &db->stmt[i],
-		        NULL) != SQLITE_OK) {
-			db_seterr(err, errsize, "database: statement %d: %s", i, sqlite3_errmsg(db->conn));
-			goto fail;
-		}
-	}
-	if ((db->triage = db_triage_open(db, err, errsize)) == NULL ||
+	if (db_migrate(db, err, errsize) < 0 || db_prepare_tables(db, err, errsize) < 0 ||
 	    db_triage_backfill(db, err, errsize) < 0)
 		goto fail;
 	return db;
@@ -494,17 +516,15 @@ fail:
 
 void db_close(struct db *db)
 {
-	int i;
+	int f, i;
 
 	if (db == NULL)
 		return;
-	db_triage_close(db->triage);
-	db_tx_finalize(db);
-	for (i = 0; db->stmt != NULL && i < S_COUNT; i++)
-		sqlite3_finalize(db->stmt[i]);
-	free(db->stmt);
-	for (i = 0; i < (int)(sizeof db->roots / sizeof db->roots[0]); i++)
-		sqlite3_finalize(db->roots[i]);
+	for (f = 0; f < DB_F_COUNT; f++) {
+		for (i = 0; db->st[f] != NULL && i < db_tables[f]->n; i++)
+			sqlite3_finalize(db->st[f][i]);
+		free(db->st[f]);
+	}
 	if (db->conn != NULL)
 		sqlite3_close(db->conn);
 	pthread_mutex_destroy(&db->lock);

@@ -74,40 +74,28 @@ int db_exec(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t
 	return 0;
 }
 
-int db_tx_prepare(struct db *db, char *err, size_t errsize)
-{
-	static const char *const sql[DB_TX_COUNT] = { "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK" };
+static const char *const db_tx_sql[DB_TX_COUNT] = { "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK" };
+const struct db_sql_table db_tx_table = { "transactions", db_tx_sql, DB_TX_COUNT };
 
-	for (int i = 0; i < DB_TX_COUNT; i++) {
-		if (sqlite3_prepare_v3(db->conn, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &db->tx[i], NULL) !=
-		    SQLITE_OK) {
-			db_seterr(err, errsize, "database: %s: %s", sql[i], sqlite3_errmsg(db->conn));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-void db_tx_finalize(struct db *db)
+sqlite3_stmt *db_statement(struct db *db, enum db_family f, int i)
 {
-	for (int i = 0; i < DB_TX_COUNT; i++)
-		sqlite3_finalize(db->tx[i]);
+	return db_ready(db->st[f][i]);
 }
 
 int db_begin(struct db *db, char *err, size_t errsize)
 {
-	return db_exec(db, db_ready(db->tx[DB_TX_BEGIN]), "begin", err, errsize);
+	return db_exec(db, db_statement(db, DB_F_TX, DB_TX_BEGIN), "begin", err, errsize);
 }
 
 int db_commit(struct db *db, char *err, size_t errsize)
 {
-	return db_exec(db, db_ready(db->tx[DB_TX_COMMIT]), "commit", err, errsize);
+	return db_exec(db, db_statement(db, DB_F_TX, DB_TX_COMMIT), "commit", err, errsize);
 }
 
 void db_rollback(struct db *db)
 {
 	int failed = db_errcode; /* the failure that led here is the one to report */
-	sqlite3_stmt *st = db_ready(db->tx[DB_TX_ROLLBACK]);
+	sqlite3_stmt *st = db_statement(db, DB_F_TX, DB_TX_ROLLBACK);
 
 	sqlite3_step(st);
 	sqlite3_reset(st);

@@ -1,7 +1,7 @@
 /*
  * Storage of a run's coverage summaries (coverage.c, docs/coverage.md): the
  * coverage table of schema.sql, with bound parameters only.  Written once
- * per coverage build at a run's end, read by the API: prepared as used.
+ * per coverage build at a run's end, read by the API.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,46 +11,42 @@
 
 #include "db_internal.h"
 
+enum { C_STORE, C_LIST, C_COUNT };
+static const char *const cstmt_sql[C_COUNT] = {
+	[C_STORE] =
+	    "INSERT OR REPLACE INTO coverage (run_id, role, build, files, error) VALUES (?, ?, ?, ?, ?)",
+	[C_LIST] = "SELECT json_group_array(json_object('role', role, 'build', build, 'files', json(files), "
+	           "'error', error, 'created_at', created_at)) FROM (SELECT * FROM coverage WHERE run_id = ? "
+	           "ORDER BY role = 'base' DESC, role = 'head' DESC, role)",
+};
+const struct db_sql_table db_coverage_table = { "coverage", cstmt_sql, C_COUNT };
+
 int db_coverage_store(struct db *db, int64_t run_id, const char *role, const char *build, const char *summary,
     const char *error, char *err, size_t errsize)
 {
-	static const char sql[] = "INSERT OR REPLACE INTO coverage (run_id, role, build, files, error) "
-	                          "VALUES (?, ?, ?, ?, ?)";
-	sqlite3_stmt *st = NULL;
-	int rc = -1;
+	sqlite3_stmt *st;
+	int rc;
 
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
-		db_fail(db, "store coverage", err, errsize);
-		goto out;
-	}
+	st = db_statement(db, DB_F_COVERAGE, C_STORE);
 	sqlite3_bind_int64(st, 1, run_id);
 	db_bind_text(st, 2, role);
 	db_bind_text(st, 3, build);
 	db_bind_text(st, 4, summary);
 	db_bind_text(st, 5, error);
 	rc = db_exec(db, st, "store coverage", err, errsize);
-out:
-	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }
 
 int db_coverage_list(struct db *db, int64_t run_id, char **json, char *err, size_t errsize)
 {
-	static const char sql[] =
-	    "SELECT json_group_array(json_object('role', role, 'build', build, 'files', json(files), "
-	    "'error', error, 'created_at', created_at)) FROM (SELECT * FROM coverage WHERE run_id = ? "
-	    "ORDER BY role = 'base' DESC, role = 'head' DESC, role)";
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	int rc = -1;
 
 	*json = NULL;
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
-		db_fail(db, "read coverage", err, errsize);
-		goto out;
-	}
+	st = db_statement(db, DB_F_COVERAGE, C_LIST);
 	sqlite3_bind_int64(st, 1, run_id);
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		db_fail(db, "read coverage", err, errsize);
@@ -63,7 +59,7 @@ int db_coverage_list(struct db *db, int64_t run_id, char **json, char *err, size
 	}
 	rc = 0;
 out:
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }

@@ -1,7 +1,9 @@
 /*
- * Shared by the storage modules only (db.c, db_triage.c): the connection,
- * its lock, and the one set of statement helpers and error state, so that
- * every failed db_* call is sorted by db_last_error() the same way.
+ * Shared by the storage modules only (db*.c): the connection, its lock,
+ * each file's statement table, and the one set of statement helpers and
+ * error state, so that every failed db_* call is sorted by db_last_error()
+ * the same way.  Besides the tables, only the schema's migrations and
+ * PRAGMAs at open (db.c) run SQL (sqlite3_exec).
  */
 #ifndef PHPCMP_DB_INTERNAL_H
 #define PHPCMP_DB_INTERNAL_H
@@ -18,19 +20,42 @@
 	"(CASE WHEN r.output_same THEN (SELECT x.output FROM results x WHERE x.comparison_id = " \
 	"r.comparison_id AND x.role = 'base') ELSE r.output END)"
 
-struct db_triage;
-
+/*
+ * Every store file's statements: its SQL in the order of its own enum (a
+ * fixed table, bound parameters only), prepared once when the database
+ * opens (persistent, after the migrations: db_open) and finalized when it
+ * closes.  A file reaches statement i, reset and unbound, through
+ * db_statement(db, its family, i), holding db->lock; after reading the rows
+ * it wants it resets it (sqlite3_reset), so no read transaction stays open.
+ */
+enum db_family {
+	DB_F_TX,       /* db_core.c: BEGIN IMMEDIATE, COMMIT, ROLLBACK */
+	DB_F_RUNS,     /* db.c: cases, comparisons, results, runs, builds, tokens */
+	DB_F_TRIAGE,   /* db_triage.c */
+	DB_F_REDUCE,   /* db_reduce.c */
+	DB_F_COVERAGE, /* db_coverage.c */
+	DB_F_PHPT,     /* db_phpt.c */
+	DB_F_REVIEW,   /* db_review.c */
+	DB_F_COUNT
+};
+struct db_sql_table {
+	const char *family; /* what an error names */
+	const char *const *sql;
+	int n;
+};
+extern const struct db_sql_table db_tx_table, db_runs_table, db_triage_table, db_reduce_table,
+    db_coverage_table, db_phpt_table, db_review_table;
 enum { DB_TX_BEGIN, DB_TX_COMMIT, DB_TX_ROLLBACK, DB_TX_COUNT };
 
 struct db {
 	sqlite3 *conn;
 	pthread_mutex_t lock;
-	sqlite3_stmt *tx[DB_TX_COUNT]; /* db_core.c: BEGIN IMMEDIATE, COMMIT, ROLLBACK */
-	sqlite3_stmt **stmt;           /* db.c's statements */
-	struct db_triage *triage;      /* db_triage.c's statements on this connection */
-	sqlite3_stmt *roots[3];        /* db_reduce.c: db_reduce_roots's, prepared on first use */
+	sqlite3_stmt **st[DB_F_COUNT]; /* each family's statements, in its table's order */
 	int tokens_seen;               /* active tokens at the last count (-1: never counted) */
 };
+
+/* Statement i of a family, reset and unbound, ready for new parameters. */
+sqlite3_stmt *db_statement(struct db *, enum db_family, int i);
 
 /* SQLite's extended code of this thread's last failed call, for db_last_error(). */
 extern _Thread_local int db_errcode;
@@ -42,9 +67,6 @@ sqlite3_stmt *db_ready(sqlite3_stmt *);
 int db_fail(struct db *, const char *what, char *err, size_t errsize);
 /* Step a statement that returns no rows (or one to ignore): 0, or db_fail. */
 int db_exec(struct db *, sqlite3_stmt *, const char *what, char *err, size_t errsize);
-/* db_core.c: the transaction statements, prepared by db_open(). */
-int db_tx_prepare(struct db *, char *err, size_t errsize);
-void db_tx_finalize(struct db *);
 int db_begin(struct db *, char *err, size_t errsize);
 int db_commit(struct db *, char *err, size_t errsize);
 /* Roll back, keeping the error state of the failure that led here. */
@@ -66,9 +88,6 @@ int db_case_put(struct db *db, const struct case_spec *c, int64_t *case_id, char
 /* db.c: one build's result row of a comparison (base: the base's result, for an output stored once). */
 int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
     const struct result *r, const struct result *base, char *err, size_t errsize);
-/* db_triage.c, called by db.c: prepared after the migrations, closed with the connection. */
-struct db_triage *db_triage_open(struct db *, char *err, size_t errsize);
-void db_triage_close(struct db_triage *);
 /* Put a stored mismatch in its bucket; inside db_comparison_store()'s transaction. */
 /* Each candidate res[1..n-1] that differs from the base into its bucket
  * (names: the builds' names by role, for a later candidate's key). */

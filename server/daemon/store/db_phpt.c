@@ -2,7 +2,6 @@
  * Storage of the phpt suite's results (phptrun.c, docs/phpt.md): the
  * phpt_tests and phpt_results tables of schema.sql, written with bound
  * parameters only, each test with the run's progress in one transaction.
- * The statements are few and run once per test: prepared as they are used.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,54 @@
 #include <sqlite3.h>
 
 #include "db_internal.h"
+
+enum pstmt {
+	P_TEST,
+	P_RESULT,
+	P_PROGRESS,
+	P_RESTART_BUCKETS,
+	P_RESTART_BUCKET_RUNS,
+	P_RESTART_RESULTS,
+	P_RESTART_TESTS,
+	P_RESTART_RUN,
+	P_BUCKET_TESTS,
+	P_TEST_GET,
+	P_COUNT
+};
+/* clang-format off */
+static const char *const pstmt_sql[P_COUNT] = {
+	[P_TEST] =
+	    "INSERT OR REPLACE INTO phpt_tests (run_id, test, name, verdict, source) VALUES (?1, ?2, ?3, ?4, ?5)",
+	[P_RESULT] =
+	    "INSERT OR REPLACE INTO phpt_results (run_id, test, role, status, reason, output, diff, wall_ms, "
+	    "signal, verdict, bucket_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	[P_PROGRESS] = "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3 WHERE id = ?1",
+	/* A restart: the run's counts in its phpt buckets go with its results (a
+	 * bucket left empty keeps its triage, and fills again as the run re-runs). */
+	[P_RESTART_BUCKETS] =
+	    "UPDATE buckets SET mismatches = mismatches - (SELECT br.mismatches FROM bucket_runs br "
+	    "WHERE br.run_id = ?1 AND br.bucket_id = buckets.id) "
+	    "WHERE id IN (SELECT DISTINCT bucket_id FROM phpt_results WHERE run_id = ?1 AND bucket_id IS NOT NULL)",
+	[P_RESTART_BUCKET_RUNS] =
+	    "DELETE FROM bucket_runs WHERE run_id = ?1 AND bucket_id IN "
+	    "(SELECT DISTINCT bucket_id FROM phpt_results WHERE run_id = ?1 AND bucket_id IS NOT NULL)",
+	[P_RESTART_RESULTS] = "DELETE FROM phpt_results WHERE run_id = ?1",
+	[P_RESTART_TESTS] = "DELETE FROM phpt_tests WHERE run_id = ?1",
+	[P_RESTART_RUN] = "UPDATE runs SET done = 0, same = 0, differ = 0 WHERE id = ?1",
+	[P_BUCKET_TESTS] =
+	    "SELECT r.run_id, r.test, t.name, r.role, r.status, b.status, r.reason FROM phpt_results r "
+	    "JOIN phpt_tests t ON t.run_id = r.run_id AND t.test = r.test "
+	    "LEFT JOIN phpt_results b ON b.run_id = r.run_id AND b.test = r.test AND b.role = 'base' "
+	    "WHERE r.bucket_id = ?1 ORDER BY r.run_id DESC, r.test LIMIT ?2",
+	[P_TEST_GET] =
+	    "SELECT t.name, t.verdict, t.source, r.role, r.status, r.reason, r.verdict, r.bucket_id, "
+	    "r.output, r.diff, r.wall_ms, r.signal FROM phpt_tests t "
+	    "JOIN phpt_results r ON r.run_id = t.run_id AND r.test = t.test "
+	    "WHERE t.run_id = ?1 AND t.test = ?2 "
+	    "ORDER BY CASE r.role WHEN 'base' THEN 0 WHEN 'head' THEN 1 ELSE 2 END, r.role",
+};
+/* clang-format on */
+const struct db_sql_table db_phpt_table = { "phpt", pstmt_sql, P_COUNT };
 
 struct db_phpt_args {
 	int64_t run_id;
@@ -23,24 +70,14 @@ struct db_phpt_args {
 
 typedef void (*db_phpt_binder)(sqlite3_stmt *, const struct db_phpt_args *);
 
-/* Prepare, bind, step, finalize; 0, or -1 (db_fail). */
-static int db_phpt_step(struct db *db, const char *sql, const char *what, db_phpt_binder bind,
+/* Statement s bound and run; 0, or -1 (db_fail). */
+static int db_phpt_step(struct db *db, enum pstmt s, const char *what, db_phpt_binder bind,
     const struct db_phpt_args *a, char *err, size_t errsize)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	sqlite3_stmt *st = db_statement(db, DB_F_PHPT, s);
 
-	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_fail(db, what, err, errsize);
 	bind(st, a);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		db_fail(db, what, err, errsize);
-		sqlite3_finalize(st);
-		return -1;
-	}
-	sqlite3_finalize(st);
-	return 0;
+	return db_exec(db, st, what, err, errsize);
 }
 
 static void db_phpt_bind_test(sqlite3_stmt *st, const struct db_phpt_args *a)
@@ -102,9 +139,7 @@ int db_phpt_store(struct db *db, int64_t run_id, const char *test, const char *n
 	pthread_mutex_lock(&db->lock);
 	if ((rc = db_begin(db, err, errsize)) < 0)
 		goto out;
-	rc = db_phpt_step(db,
-	    "INSERT OR REPLACE INTO phpt_tests (run_id, test, name, verdict, source) VALUES (?1, ?2, ?3, ?4, ?5)",
-	    "store phpt test", db_phpt_bind_test, &a, err, errsize);
+	rc = db_phpt_step(db, P_TEST, "store phpt test", db_phpt_bind_test, &a, err, errsize);
 	/* every build of the run; a regression or improvement joins its bucket first */
 	for (int role = 0; rc == 0 && role < nbuilds && role < MAX_BUILDS; role++) {
 		a.role = role;
@@ -117,15 +152,10 @@ int db_phpt_store(struct db *db, int64_t run_id, const char *test, const char *n
 			break;
 		}
 		bucket_ids[role] = a.bucket_id;
-		rc = db_phpt_step(db,
-		    "INSERT OR REPLACE INTO phpt_results (run_id, test, role, status, reason, output, diff, wall_ms, "
-		    "signal, verdict, bucket_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-		    "store phpt result", db_phpt_bind_result, &a, err, errsize);
+		rc = db_phpt_step(db, P_RESULT, "store phpt result", db_phpt_bind_result, &a, err, errsize);
 	}
 	if (rc == 0)
-		rc = db_phpt_step(db,
-		    "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3 WHERE id = ?1",
-		    "run progress", db_phpt_bind_progress, &a, err, errsize);
+		rc = db_phpt_step(db, P_PROGRESS, "run progress", db_phpt_bind_progress, &a, err, errsize);
 	if (rc == 0)
 		rc = db_commit(db, err, errsize);
 	else
@@ -137,26 +167,14 @@ out:
 
 int db_phpt_restart(struct db *db, int64_t run_id, char *err, size_t errsize)
 {
-	static const char *const sql[] = {
-		/* the run's counts in its phpt buckets go with its results (a bucket
-		 * left empty keeps its triage, and fills again as the run re-runs) */
-		"UPDATE buckets SET mismatches = mismatches - (SELECT br.mismatches FROM bucket_runs br "
-		"WHERE br.run_id = ?1 AND br.bucket_id = buckets.id) "
-		"WHERE id IN (SELECT DISTINCT bucket_id FROM phpt_results WHERE run_id = ?1 AND bucket_id IS NOT NULL)",
-		"DELETE FROM bucket_runs WHERE run_id = ?1 AND bucket_id IN "
-		"(SELECT DISTINCT bucket_id FROM phpt_results WHERE run_id = ?1 AND bucket_id IS NOT NULL)",
-		"DELETE FROM phpt_results WHERE run_id = ?1",
-		"DELETE FROM phpt_tests WHERE run_id = ?1",
-		"UPDATE runs SET done = 0, same = 0, differ = 0 WHERE id = ?1",
-	};
 	struct db_phpt_args a = { .run_id = run_id };
 	int rc;
 
 	pthread_mutex_lock(&db->lock);
 	if ((rc = db_begin(db, err, errsize)) == 0) {
-		for (size_t i = 0; rc == 0 && i < sizeof(sql) / sizeof(sql[0]); i++)
+		for (int i = P_RESTART_BUCKETS; rc == 0 && i <= P_RESTART_RUN; i++)
 			rc = db_phpt_step(
-			    db, sql[i], "restart the phpt run", db_phpt_bind_run, &a, err, errsize);
+			    db, (enum pstmt)i, "restart the phpt run", db_phpt_bind_run, &a, err, errsize);
 		if (rc == 0)
 			rc = db_commit(db, err, errsize);
 		else
@@ -182,23 +200,14 @@ void db_phpt_bucket_tests_free(struct db_phpt_bucket_test *list, size_t n)
 int db_phpt_bucket_tests(struct db *db, int64_t bucket_id, int limit, struct db_phpt_bucket_test **list,
     size_t *n, char *err, size_t errsize)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	size_t cap = 0;
 	int rc, oom = 0;
 
 	*list = NULL;
 	*n = 0;
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_prepare_v2(db->conn,
-	        "SELECT r.run_id, r.test, t.name, r.role, r.status, b.status, r.reason FROM phpt_results r "
-	        "JOIN phpt_tests t ON t.run_id = r.run_id AND t.test = r.test "
-	        "LEFT JOIN phpt_results b ON b.run_id = r.run_id AND b.test = r.test AND b.role = 'base' "
-	        "WHERE r.bucket_id = ?1 ORDER BY r.run_id DESC, r.test LIMIT ?2",
-	        -1, &st, NULL) != SQLITE_OK) {
-		db_fail(db, "phpt bucket tests", err, errsize);
-		pthread_mutex_unlock(&db->lock);
-		return -1;
-	}
+	st = db_statement(db, DB_F_PHPT, P_BUCKET_TESTS);
 	sqlite3_bind_int64(st, 1, bucket_id);
 	sqlite3_bind_int(st, 2, limit);
 	while (!oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -219,7 +228,7 @@ int db_phpt_bucket_tests(struct db *db, int64_t bucket_id, int limit, struct db_
 		db_seterr(err, errsize, "out of memory");
 	else if (rc != SQLITE_DONE)
 		db_fail(db, "phpt bucket tests", err, errsize);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	if (oom || rc != SQLITE_DONE) {
 		db_phpt_bucket_tests_free(*list, *n);
@@ -263,22 +272,13 @@ void db_phpt_test_release(struct db_phpt_test *t)
 int db_phpt_test_get(
     struct db *db, int64_t run_id, const char *test, struct db_phpt_test *out, char *err, size_t errsize)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	size_t cap = 0;
 	int rc, oom = 0;
 
 	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_prepare_v2(db->conn,
-	        "SELECT t.name, t.verdict, t.source, r.role, r.status, r.reason, r.verdict, r.bucket_id, "
-	        "r.output, r.diff, r.wall_ms, r.signal FROM phpt_tests t "
-	        "JOIN phpt_results r ON r.run_id = t.run_id AND r.test = t.test "
-	        "WHERE t.run_id = ?1 AND t.test = ?2 "
-	        "ORDER BY CASE r.role WHEN 'base' THEN 0 WHEN 'head' THEN 1 ELSE 2 END, r.role",
-	        -1, &st, NULL) != SQLITE_OK) {
-		rc = db_fail(db, "phpt test", err, errsize);
-		goto out;
-	}
+	st = db_statement(db, DB_F_PHPT, P_TEST_GET);
 	sqlite3_bind_int64(st, 1, run_id);
 	db_bind_text(st, 2, test);
 	while (!oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -314,8 +314,7 @@ int db_phpt_test_get(
 	}
 	if (rc <= 0)
 		db_phpt_test_release(out);
-out:
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }

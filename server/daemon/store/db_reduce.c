@@ -1,8 +1,7 @@
 /*
  * Storage of reductions (layer 2): the reductions table and buckets.root_id
  * of schema.sql (migration 10), behind db_reduce_* (db.h).  Used by the
- * background reducer (reduce.c) and the triage API; few calls per bucket,
- * so its statements are prepared per call, under db.c's lock.
+ * background reducer (reduce.c) and the triage API, under db.c's lock.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,11 +18,169 @@
 	"WHERE r.root_key = ?1 AND r.representative = 1 AND r.state IN ('done', 'not_reproduced') " \
 	"ORDER BY r.id LIMIT 1"
 
-static int dbr_prepare(struct db *db, const char *sql, sqlite3_stmt **st, char *err, size_t errsize)
+/* The columns of a reduction as read by dbr_read. */
+#define DBR_COLUMNS                                                                                    \
+	"r.id, r.bucket_id, r.comparison_id, r.representative, r.state, r.found_as, r.signature, "     \
+	"r.root_key, r.case_id, r.code, r.setup, r.flags, r.depth, r.outputs, r.steps, r.executions, " \
+	"r.seconds, r.complete, r.confirmation, m.case_id, r.reduced_comparison_id "
+
+enum rstmt {
+	R_RESULT,
+	R_UNSUPPORTED,
+	R_LOAD,
+	R_SKIP_SURPLUS,
+	R_NEXT_REPRESENTATIVE,
+	R_NEXT_SAMPLE,
+	R_REHOME_ROOT,
+	R_MOVE_COMPARISON, /* R_MOVE_*: a re-homed member's moves, in this order (dbr_rehome) */
+	R_MOVE_REDUCTION,
+	R_MOVE_OLD_COUNT,
+	R_MOVE_NEW_COUNT,
+	R_MOVE_OLD_RUN_COUNT,
+	R_MOVE_OLD_RUN_EMPTY,
+	R_MOVE_OLD_RUN_FIRST,
+	R_MOVE_NEW_RUN,
+	R_REDUCED_COMPARISON,
+	R_INSERT,
+	R_ROOT_OF_KEY,
+	R_JOIN,
+	R_FIND_ROOT,
+	R_LATE_CHECK,
+	R_LATE_JOIN,
+	R_BUCKET_REDUCTIONS,
+	R_BUCKET_ROOT,
+	R_BUCKET_JOINED,
+	R_ROOTS,
+	R_ROOTS_MINIMAL,
+	R_ROOTS_PROGRESS,
+	R_COUNT
+};
+
+/* clang-format off */
+static const char *const rstmt_sql[R_COUNT] = {
+	[R_RESULT] =
+	    "SELECT r.status, r.signal, " RESULT_OUTPUT_SQL ", r.output_is_false, r.error_code, "
+	    "r.error_msg, r.exc_class, r.exc_msg, r.build_id FROM results r "
+	    "JOIN builds b ON b.id = r.build_id WHERE r.comparison_id = ?1 AND CASE "
+	    "WHEN ?2 IS NULL THEN r.role = 'base' WHEN ?2 = '' THEN r.role = 'head' "
+	    "ELSE r.role <> 'base' AND b.name = ?2 END",
+	[R_UNSUPPORTED] =
+	    "INSERT OR IGNORE INTO reductions (bucket_id, comparison_id, candidate, representative, state) "
+	    "VALUES (?1, ?2, ?3, ?4, 'unsupported')",
+	[R_LOAD] =
+	    "SELECT c.id, c.title, c.code, c.setup, c.flags, c.depth, g.version, g.seed, g.idx, "
+	    "r.suite = 'generated' AND r.status IN ('queued', 'running') "
+	    "FROM comparisons m JOIN cases c ON c.id = m.case_id "
+	    "LEFT JOIN generated_cases g ON g.case_id = c.id LEFT JOIN runs r ON r.id = m.run_id "
+	    "WHERE m.id = ?1",
+	[R_SKIP_SURPLUS] =
+	    "INSERT OR IGNORE INTO reductions (bucket_id, comparison_id, candidate, representative, "
+	    "state) SELECT id, cid, cand, 1, 'skipped' FROM (SELECT b.id, b.first_comparison_id AS cid, "
+	    "coalesce(b.candidate, '') AS cand, "
+	    "row_number() OVER (ORDER BY b.mismatches DESC, b.id) AS rank "
+	    "FROM buckets b JOIN comparisons m ON m.id = b.first_comparison_id "
+	    "WHERE m.run_id IS NULL AND b.first_comparison_id > 0 AND NOT EXISTS "
+	    "(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id "
+	    "AND r.candidate = coalesce(b.candidate, ''))) WHERE rank > ?1",
+	[R_NEXT_REPRESENTATIVE] =
+	    /* A phpt bucket (first_comparison_id 0) has no case to reduce. */
+	    "SELECT b.id, b.first_comparison_id, b.candidate FROM buckets b "
+	    "WHERE b.first_comparison_id > 0 AND NOT EXISTS "
+	    "(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id "
+	    "AND r.candidate = coalesce(b.candidate, '')) "
+	    "ORDER BY b.mismatches DESC, b.id LIMIT 1",
+	[R_NEXT_SAMPLE] =
+	    "SELECT b.id, (SELECT m.id FROM comparisons m WHERE m.bucket_id = b.id AND NOT EXISTS "
+	    "(SELECT 1 FROM reductions r WHERE r.comparison_id = m.id AND r.candidate = coalesce(b.candidate, '')) "
+	    "ORDER BY (m.id * 2654435761) % 4294967291 "
+	    "LIMIT 1) AS cid, b.candidate FROM buckets b "
+	    "WHERE (SELECT count(*) FROM reductions r WHERE r.bucket_id = b.id) < ?1 AND b.mismatches > "
+	    "(SELECT count(*) FROM reductions r WHERE r.bucket_id = b.id) AND cid IS NOT NULL "
+	    /* A bucket skipped by the bound on waiting work has no samples either. */
+	    "AND NOT EXISTS (SELECT 1 FROM reductions r WHERE r.bucket_id = b.id AND r.state = 'skipped') "
+	    "ORDER BY b.id LIMIT 1",
+	[R_REHOME_ROOT] =
+	    "SELECT (" DBR_ROOT_OF_KEY "), (SELECT coalesce(root_id, id) FROM buckets WHERE id = ?2), "
+	    "(SELECT coalesce(run_id, 0) FROM comparisons WHERE id = ?3)",
+	[R_MOVE_COMPARISON] =
+	    "UPDATE comparisons SET bucket_id = ?2 WHERE id = ?3",
+	[R_MOVE_REDUCTION] =
+	    "UPDATE reductions SET bucket_id = ?2 WHERE comparison_id = ?3 AND candidate = ?5",
+	[R_MOVE_OLD_COUNT] =
+	    "UPDATE buckets SET mismatches = mismatches - 1 WHERE id = ?1",
+	[R_MOVE_NEW_COUNT] =
+	    "UPDATE buckets SET mismatches = mismatches + 1, last_comparison_id = "
+	    "max(last_comparison_id, ?3) WHERE id = ?2",
+	[R_MOVE_OLD_RUN_COUNT] =
+	    "UPDATE bucket_runs SET mismatches = mismatches - 1 WHERE bucket_id = ?1 AND run_id = ?4",
+	[R_MOVE_OLD_RUN_EMPTY] =
+	    "DELETE FROM bucket_runs WHERE bucket_id = ?1 AND run_id = ?4 AND mismatches <= 0",
+	[R_MOVE_OLD_RUN_FIRST] =
+	    /* The run's representative in the old bucket: its first mismatch left there. */
+	    "UPDATE bucket_runs SET first_comparison_id = (SELECT min(m.id) FROM comparisons m "
+	    "WHERE m.bucket_id = ?1 AND coalesce(m.run_id, 0) = ?4) WHERE bucket_id = ?1 AND run_id = ?4 "
+	    "AND first_comparison_id = ?3",
+	[R_MOVE_NEW_RUN] =
+	    "INSERT INTO bucket_runs (run_id, bucket_id, mismatches, first_comparison_id) "
+	    "VALUES (?4, ?2, 1, ?3) ON CONFLICT (run_id, bucket_id) DO UPDATE SET "
+	    "mismatches = mismatches + 1, first_comparison_id = min(first_comparison_id, ?3)",
+	[R_REDUCED_COMPARISON] =
+	    "INSERT INTO comparisons (case_id, verdict, differs, bucket_id) VALUES (?1, ?2, ?3, ?4)",
+	[R_INSERT] =
+	    "INSERT OR REPLACE INTO reductions (bucket_id, comparison_id, representative, state, found_as, "
+	    "signature, root_key, case_id, code, setup, flags, depth, outputs, steps, executions, seconds, "
+	    "complete, confirmation, reduced_comparison_id, candidate) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+	    "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+	[R_ROOT_OF_KEY] =
+	    DBR_ROOT_OF_KEY,
+	[R_JOIN] =
+	    "UPDATE buckets SET root_id = ?2 WHERE id = ?1",
+	[R_FIND_ROOT] =
+	    "SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "
+	    "WHERE r.representative = 1 AND r.state = 'done' AND r.code = ?1 AND r.setup IS ?2 AND "
+	    "r.flags = ?3 AND r.depth = ?4 AND coalesce(b.candidate, '') = ?5 ORDER BY b.id LIMIT 1",
+	[R_LATE_CHECK] =
+	    "SELECT 1 FROM buckets a, buckets b WHERE a.id = ?1 AND a.root_id IS NULL AND "
+	    "b.id = ?2 AND b.root_id IS NULL",
+	[R_LATE_JOIN] =
+	    "UPDATE buckets SET root_id = ?2 WHERE id = ?1 OR root_id = ?1",
+	[R_BUCKET_REDUCTIONS] =
+	    "SELECT " DBR_COLUMNS "FROM reductions r JOIN comparisons m ON m.id = r.comparison_id "
+	    "WHERE r.bucket_id = ?1 ORDER BY r.representative DESC, r.id",
+	[R_BUCKET_ROOT] =
+	    "SELECT root_id FROM buckets WHERE id = ?1",
+	[R_BUCKET_JOINED] =
+	    "SELECT id, mismatches FROM buckets WHERE root_id = ?1 ORDER BY id",
+	[R_ROOTS] =
+	    "WITH rb AS (SELECT b.id, coalesce(b.root_id, b.id) AS root, b.state, "
+	    "CASE WHEN ?1 < 0 THEN b.mismatches ELSE br.mismatches END AS n FROM buckets b "
+	    "LEFT JOIN bucket_runs br ON br.bucket_id = b.id AND br.run_id = ?1 "
+	    "WHERE ?1 < 0 OR br.run_id IS NOT NULL) "
+	    "SELECT root, count(*), sum(n), group_concat(id), "
+	    "(SELECT candidate FROM buckets WHERE id = root), group_concat(state) "
+	    "FROM rb GROUP BY root ORDER BY sum(n) DESC, root",
+	[R_ROOTS_MINIMAL] =
+	    "SELECT " DBR_COLUMNS
+	    "FROM reductions r JOIN comparisons m ON m.id = r.comparison_id "
+	    "WHERE r.bucket_id = ?1 AND r.representative = 1",
+	[R_ROOTS_PROGRESS] =
+	    /* pending: a bucket whose first mismatch has no reduction on its candidate (a
+	     * re-homed sample's reduction moves to its root's bucket: not counted by bucket) */
+	    "SELECT count(DISTINCT b.id) - count(DISTINCT CASE WHEN r.comparison_id = "
+	    "b.first_comparison_id THEN b.id END), count(r.id), "
+	    "coalesce(sum(r.executions), 0), coalesce(sum(r.seconds), 0), coalesce(max(r.executions), 0), "
+	    "coalesce(max(r.seconds), 0) FROM buckets b "
+	    "LEFT JOIN reductions r ON r.bucket_id = b.id OR (r.comparison_id = b.first_comparison_id "
+	    "AND r.candidate = coalesce(b.candidate, '')) "
+	    "WHERE b.first_comparison_id > 0 AND (?1 < 0 OR EXISTS "
+	    "(SELECT 1 FROM bucket_runs br WHERE br.bucket_id = b.id AND br.run_id = ?1))",
+};
+/* clang-format on */
+const struct db_sql_table db_reduce_table = { "reductions", rstmt_sql, R_COUNT };
+
+static sqlite3_stmt *dbr_stmt(struct db *db, enum rstmt s)
 {
-	if (sqlite3_prepare_v2(db->conn, sql, -1, st, NULL) != SQLITE_OK)
-		return db_fail(db, "reductions", err, errsize);
-	return 0;
+	return db_statement(db, DB_F_REDUCE, s);
 }
 
 void db_reduce_job_release(struct db_reduce_job *j)
@@ -42,14 +199,7 @@ static int dbr_result(struct db *db, int64_t comparison_id, const char *candidat
 	sqlite3_stmt *st;
 	int rc, s;
 
-	if (dbr_prepare(db,
-	        "SELECT r.status, r.signal, " RESULT_OUTPUT_SQL ", r.output_is_false, r.error_code, "
-	        "r.error_msg, r.exc_class, r.exc_msg, r.build_id FROM results r "
-	        "JOIN builds b ON b.id = r.build_id WHERE r.comparison_id = ?1 AND CASE "
-	        "WHEN ?2 IS NULL THEN r.role = 'base' WHEN ?2 = '' THEN r.role = 'head' "
-	        "ELSE r.role <> 'base' AND b.name = ?2 END",
-	        &st, err, errsize) < 0)
-		return -1;
+	st = dbr_stmt(db, R_RESULT);
 	sqlite3_bind_int64(st, 1, comparison_id);
 	if (candidate != NULL)
 		sqlite3_bind_text(st, 2, candidate, -1, SQLITE_STATIC);
@@ -68,7 +218,7 @@ static int dbr_result(struct db *db, int64_t comparison_id, const char *candidat
 		r->exc_class = db_text_copy(st, 6, NULL);
 		r->exc_msg = db_text_copy(st, 7, NULL);
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(db, "read result", err, errsize);
 	return rc == SQLITE_ROW;
@@ -78,17 +228,13 @@ static int dbr_result(struct db *db, int64_t comparison_id, const char *candidat
 static int dbr_unsupported(struct db *db, const struct db_reduce_job *j, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	if (dbr_prepare(db,
-	        "INSERT OR IGNORE INTO reductions (bucket_id, comparison_id, candidate, representative, state) "
-	        "VALUES (?1, ?2, ?3, ?4, 'unsupported')",
-	        &st, err, errsize) < 0)
-		return -1;
+	st = dbr_stmt(db, R_UNSUPPORTED);
 	sqlite3_bind_int64(st, 1, j->bucket_id);
 	sqlite3_bind_int64(st, 2, j->comparison_id);
 	db_bind_text(st, 3, j->candidate);
 	sqlite3_bind_int(st, 4, j->representative);
 	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : db_fail(db, "reductions", err, errsize);
 }
 
@@ -100,14 +246,7 @@ static int dbr_load(struct db *db, int (*role_of)(void *, const int64_t[2]), voi
 	sqlite3_stmt *st;
 	int rc;
 
-	if (dbr_prepare(db,
-	        "SELECT c.id, c.title, c.code, c.setup, c.flags, c.depth, g.version, g.seed, g.idx, "
-	        "r.suite = 'generated' AND r.status IN ('queued', 'running') "
-	        "FROM comparisons m JOIN cases c ON c.id = m.case_id "
-	        "LEFT JOIN generated_cases g ON g.case_id = c.id LEFT JOIN runs r ON r.id = m.run_id "
-	        "WHERE m.id = ?1",
-	        &st, err, errsize) < 0)
-		return -1;
+	st = dbr_stmt(db, R_LOAD);
 	sqlite3_bind_int64(st, 1, j->comparison_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -124,11 +263,11 @@ static int dbr_load(struct db *db, int (*role_of)(void *, const int64_t[2]), voi
 			j->index = (uint64_t)sqlite3_column_int64(st, 8);
 		} else if (sqlite3_column_int(st, 9)) {
 			/* Reduced now it would be a submitted case (its flags only). */
-			sqlite3_finalize(st);
+			sqlite3_reset(st);
 			return 2;
 		}
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(db, "read case", err, errsize);
 	if (rc != SQLITE_ROW ||
@@ -155,20 +294,10 @@ static int dbr_skip_surplus(struct db *db, int max_pending, char *err, size_t er
 
 	if (max_pending <= 0)
 		return 0;
-	if (dbr_prepare(db,
-	        "INSERT OR IGNORE INTO reductions (bucket_id, comparison_id, candidate, representative, "
-	        "state) SELECT id, cid, cand, 1, 'skipped' FROM (SELECT b.id, b.first_comparison_id AS cid, "
-	        "coalesce(b.candidate, '') AS cand, "
-	        "row_number() OVER (ORDER BY b.mismatches DESC, b.id) AS rank "
-	        "FROM buckets b JOIN comparisons m ON m.id = b.first_comparison_id "
-	        "WHERE m.run_id IS NULL AND b.first_comparison_id > 0 AND NOT EXISTS "
-	        "(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id "
-	        "AND r.candidate = coalesce(b.candidate, ''))) WHERE rank > ?1",
-	        &st, err, errsize) < 0)
-		return -1;
+	st = dbr_stmt(db, R_SKIP_SURPLUS);
 	sqlite3_bind_int(st, 1, max_pending);
 	rc = db_exec(db, st, "skip reductions", err, errsize);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return rc;
 }
 
@@ -179,23 +308,6 @@ int db_reduce_next(struct db *db, int sample, int max_pending, int (*role_of)(vo
 	 * then known before the buckets it explains, reduce_explained); then one more member of a
 	 * bucket sampled so far less than 1 + sample times (spread over the
 	 * bucket: the member whose id hashes lowest). */
-	static const char *const sql[2] = {
-		/* A phpt bucket (first_comparison_id 0) has no case to reduce. */
-		"SELECT b.id, b.first_comparison_id, b.candidate FROM buckets b "
-		"WHERE b.first_comparison_id > 0 AND NOT EXISTS "
-		"(SELECT 1 FROM reductions r WHERE r.comparison_id = b.first_comparison_id "
-		"AND r.candidate = coalesce(b.candidate, '')) "
-		"ORDER BY b.mismatches DESC, b.id LIMIT 1",
-		"SELECT b.id, (SELECT m.id FROM comparisons m WHERE m.bucket_id = b.id AND NOT EXISTS "
-		"(SELECT 1 FROM reductions r WHERE r.comparison_id = m.id AND r.candidate = coalesce(b.candidate, '')) "
-		"ORDER BY (m.id * 2654435761) % 4294967291 "
-		"LIMIT 1) AS cid, b.candidate FROM buckets b "
-		"WHERE (SELECT count(*) FROM reductions r WHERE r.bucket_id = b.id) < ?1 AND b.mismatches > "
-		"(SELECT count(*) FROM reductions r WHERE r.bucket_id = b.id) AND cid IS NOT NULL "
-		/* A bucket skipped by the bound on waiting work has no samples either. */
-		"AND NOT EXISTS (SELECT 1 FROM reductions r WHERE r.bucket_id = b.id AND r.state = 'skipped') "
-		"ORDER BY b.id LIMIT 1",
-	};
 	sqlite3_stmt *st;
 	int pass, rc, got = 0;
 
@@ -210,8 +322,7 @@ int db_reduce_next(struct db *db, int sample, int max_pending, int (*role_of)(vo
 		if (pass == 1 && sample <= 0)
 			break;
 		for (;;) {
-			if (dbr_prepare(db, sql[pass], &st, err, errsize) < 0)
-				goto fail;
+			st = dbr_stmt(db, pass == 0 ? R_NEXT_REPRESENTATIVE : R_NEXT_SAMPLE);
 			sqlite3_bind_int(st, 1, 1 + sample);
 			rc = sqlite3_step(st);
 			if (rc == SQLITE_ROW) {
@@ -222,7 +333,7 @@ int db_reduce_next(struct db *db, int sample, int max_pending, int (*role_of)(vo
 				snprintf(job->candidate, sizeof job->candidate, "%s",
 				    cand != NULL ? (const char *)cand : "");
 			}
-			sqlite3_finalize(st);
+			sqlite3_reset(st);
 			if (rc == SQLITE_DONE)
 				break;
 			if (rc != SQLITE_ROW) {
@@ -265,31 +376,11 @@ fail:
 static int dbr_rehome(
     struct db *db, const struct db_reduce_job *j, const char *root_key, char *err, size_t errsize)
 {
-	static const char *const moves[] = {
-		"UPDATE comparisons SET bucket_id = ?2 WHERE id = ?3",
-		"UPDATE reductions SET bucket_id = ?2 WHERE comparison_id = ?3 AND candidate = ?5",
-		"UPDATE buckets SET mismatches = mismatches - 1 WHERE id = ?1",
-		"UPDATE buckets SET mismatches = mismatches + 1, last_comparison_id = "
-		"max(last_comparison_id, ?3) WHERE id = ?2",
-		"UPDATE bucket_runs SET mismatches = mismatches - 1 WHERE bucket_id = ?1 AND run_id = ?4",
-		"DELETE FROM bucket_runs WHERE bucket_id = ?1 AND run_id = ?4 AND mismatches <= 0",
-		/* The run's representative in the old bucket: its first mismatch left there. */
-		"UPDATE bucket_runs SET first_comparison_id = (SELECT min(m.id) FROM comparisons m "
-		"WHERE m.bucket_id = ?1 AND coalesce(m.run_id, 0) = ?4) WHERE bucket_id = ?1 AND run_id = ?4 "
-		"AND first_comparison_id = ?3",
-		"INSERT INTO bucket_runs (run_id, bucket_id, mismatches, first_comparison_id) "
-		"VALUES (?4, ?2, 1, ?3) ON CONFLICT (run_id, bucket_id) DO UPDATE SET "
-		"mismatches = mismatches + 1, first_comparison_id = min(first_comparison_id, ?3)",
-	};
 	sqlite3_stmt *st;
 	int64_t root = 0, own = 0, run = 0;
 	int rc;
 
-	if (dbr_prepare(db,
-	        "SELECT (" DBR_ROOT_OF_KEY "), (SELECT coalesce(root_id, id) FROM buckets WHERE id = ?2), "
-	        "(SELECT coalesce(run_id, 0) FROM comparisons WHERE id = ?3)",
-	        &st, err, errsize) < 0)
-		return -1;
+	st = dbr_stmt(db, R_REHOME_ROOT);
 	db_bind_text(st, 1, root_key);
 	sqlite3_bind_int64(st, 2, j->bucket_id);
 	sqlite3_bind_int64(st, 3, j->comparison_id);
@@ -299,21 +390,20 @@ static int dbr_rehome(
 		own = sqlite3_column_int64(st, 1);
 		run = sqlite3_column_int64(st, 2);
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_ROW)
 		return db_fail(db, "re-home", err, errsize);
 	if (root <= 0 || root == own)
 		return 0; /* its own root's case, or a root of no one yet: stays (a sample) */
-	for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++) {
-		if (dbr_prepare(db, moves[i], &st, err, errsize) < 0)
-			return -1;
+	for (int i = R_MOVE_COMPARISON; i <= R_MOVE_NEW_RUN; i++) {
+		st = dbr_stmt(db, (enum rstmt)i);
 		sqlite3_bind_int64(st, 1, j->bucket_id);
 		sqlite3_bind_int64(st, 2, root);
 		sqlite3_bind_int64(st, 3, j->comparison_id);
 		sqlite3_bind_int64(st, 4, run);
 		db_bind_text(st, 5, j->candidate); /* only the reductions' statement names ?5 */
 		rc = db_exec(db, st, "re-home", err, errsize);
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 		if (rc < 0)
 			return -1;
 	}
@@ -334,15 +424,12 @@ static int64_t dbr_store_reduced_comparison(
 	int rc;
 
 	verdict_fields(diff, differs, sizeof differs);
-	if (dbr_prepare(db,
-	        "INSERT INTO comparisons (case_id, verdict, differs, bucket_id) VALUES (?1, ?2, ?3, ?4)", &st,
-	        err, errsize) < 0)
-		return -1;
+	st = dbr_stmt(db, R_REDUCED_COMPARISON);
 	sqlite3_bind_int64(st, 1, case_id);
 	db_bind_text(st, 2, diff == 0 ? "same" : "differ");
 	db_bind_text(st, 3, differs);
 	rc = db_exec(db, st, "store reduced comparison", err, errsize);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc < 0)
 		return -1;
 	cmp = sqlite3_last_insert_rowid(db->conn);
@@ -359,13 +446,7 @@ static int dbr_insert_reduction(struct db *db, const struct db_reduce_job *j, co
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (dbr_prepare(db,
-	        "INSERT OR REPLACE INTO reductions (bucket_id, comparison_id, representative, state, found_as, "
-	        "signature, root_key, case_id, code, setup, flags, depth, outputs, steps, executions, seconds, "
-	        "complete, confirmation, reduced_comparison_id, candidate) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-	        "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-	        &st, err, errsize) < 0)
-		return -1;
+	st = dbr_stmt(db, R_INSERT);
 	sqlite3_bind_int64(st, 1, j->bucket_id);
 	sqlite3_bind_int64(st, 2, j->comparison_id);
 	sqlite3_bind_int(st, 3, j->representative);
@@ -389,7 +470,7 @@ static int dbr_insert_reduction(struct db *db, const struct db_reduce_job *j, co
 	db_bind_id(st, 19, reduced_cmp);
 	db_bind_text(st, 20, j->candidate);
 	rc = db_exec(db, st, "store reduction", err, errsize);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -404,23 +485,21 @@ static int dbr_join_root(
 	int64_t root = 0;
 	int rc;
 
-	if (dbr_prepare(db, DBR_ROOT_OF_KEY, &st, err, errsize) < 0)
-		return -1;
+	st = dbr_stmt(db, R_ROOT_OF_KEY);
 	db_bind_text(st, 1, r->root_key);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		root = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	/* No older bucket of this very root: one whose minimal case is a part of this one. */
 	if ((root <= 0 || root == j->bucket_id) && r->explained_by > 0)
 		root = r->explained_by;
 	if (root <= 0 || root == j->bucket_id)
 		return 0;
-	if (dbr_prepare(db, "UPDATE buckets SET root_id = ?2 WHERE id = ?1", &st, err, errsize) < 0)
-		return -1;
+	st = dbr_stmt(db, R_JOIN);
 	sqlite3_bind_int64(st, 1, j->bucket_id);
 	sqlite3_bind_int64(st, 2, root);
 	rc = db_exec(db, st, "join root bucket", err, errsize);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -460,7 +539,7 @@ fail:
 	return -1;
 }
 
-/* The id in the first column of st's first row (0: no row), st finalized; under db->lock. */
+/* The id in the first column of st's first row (0: no row), st reset; under db->lock. */
 static int64_t dbr_first_id(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
 {
 	int64_t id = 0;
@@ -468,20 +547,19 @@ static int64_t dbr_first_id(struct db *db, sqlite3_stmt *st, const char *what, c
 
 	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? id : db_fail(db, what, err, errsize);
 }
 
 int64_t db_reduce_find_root_key(struct db *db, const char *root_key, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	int64_t id = -1;
+	int64_t id;
 
 	pthread_mutex_lock(&db->lock);
-	if (dbr_prepare(db, DBR_ROOT_OF_KEY, &st, err, errsize) == 0) {
-		db_bind_text(st, 1, root_key);
-		id = dbr_first_id(db, st, "find root key", err, errsize);
-	}
+	st = dbr_stmt(db, R_ROOT_OF_KEY);
+	db_bind_text(st, 1, root_key);
+	id = dbr_first_id(db, st, "find root key", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return id;
 }
@@ -490,21 +568,16 @@ int64_t db_reduce_find_root(
     struct db *db, const char *candidate, const struct case_spec *c, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	int64_t id = -1;
+	int64_t id;
 
 	pthread_mutex_lock(&db->lock);
-	if (dbr_prepare(db,
-	        "SELECT coalesce(b.root_id, b.id) FROM reductions r JOIN buckets b ON b.id = r.bucket_id "
-	        "WHERE r.representative = 1 AND r.state = 'done' AND r.code = ?1 AND r.setup IS ?2 AND "
-	        "r.flags = ?3 AND r.depth = ?4 AND coalesce(b.candidate, '') = ?5 ORDER BY b.id LIMIT 1",
-	        &st, err, errsize) == 0) {
-		db_bind_text(st, 1, c->code);
-		db_bind_text(st, 2, c->setup);
-		sqlite3_bind_int64(st, 3, c->flags);
-		sqlite3_bind_int64(st, 4, c->depth);
-		db_bind_text(st, 5, candidate);
-		id = dbr_first_id(db, st, "find root", err, errsize);
-	}
+	st = dbr_stmt(db, R_FIND_ROOT);
+	db_bind_text(st, 1, c->code);
+	db_bind_text(st, 2, c->setup);
+	sqlite3_bind_int64(st, 3, c->flags);
+	sqlite3_bind_int64(st, 4, c->depth);
+	db_bind_text(st, 5, candidate);
+	id = dbr_first_id(db, st, "find root", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return id;
 }
@@ -518,26 +591,20 @@ int db_reduce_join_late(struct db *db, int64_t bucket_id, int64_t root, char *er
 		return 0;
 	pthread_mutex_lock(&db->lock);
 	/* Only a root joins, and only into a root (never one that joined it: no cycle). */
-	if (dbr_prepare(db,
-	        "SELECT 1 FROM buckets a, buckets b WHERE a.id = ?1 AND a.root_id IS NULL AND "
-	        "b.id = ?2 AND b.root_id IS NULL",
-	        &st, err, errsize) < 0)
-		goto fail;
+	st = dbr_stmt(db, R_LATE_CHECK);
 	sqlite3_bind_int64(st, 1, bucket_id);
 	sqlite3_bind_int64(st, 2, root);
 	rc = sqlite3_step(st);
 	ok = rc == SQLITE_ROW;
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		goto dberr;
 	if (ok) {
-		if (dbr_prepare(db, "UPDATE buckets SET root_id = ?2 WHERE id = ?1 OR root_id = ?1", &st, err,
-		        errsize) < 0)
-			goto fail;
+		st = dbr_stmt(db, R_LATE_JOIN);
 		sqlite3_bind_int64(st, 1, bucket_id);
 		sqlite3_bind_int64(st, 2, root);
 		rc = sqlite3_step(st);
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 		if (rc != SQLITE_DONE)
 			goto dberr;
 	}
@@ -546,16 +613,7 @@ int db_reduce_join_late(struct db *db, int64_t bucket_id, int64_t root, char *er
 dberr:
 	pthread_mutex_unlock(&db->lock);
 	return db_fail(db, "join root late", err, errsize);
-fail:
-	pthread_mutex_unlock(&db->lock);
-	return -1;
 }
-
-/* The columns of a reduction as read by dbr_read. */
-#define DBR_COLUMNS                                                                                    \
-	"r.id, r.bucket_id, r.comparison_id, r.representative, r.state, r.found_as, r.signature, "     \
-	"r.root_key, r.case_id, r.code, r.setup, r.flags, r.depth, r.outputs, r.steps, r.executions, " \
-	"r.seconds, r.complete, r.confirmation, m.case_id, r.reduced_comparison_id "
 
 void db_reduction_row_release(struct db_reduction_row *r)
 {
@@ -625,11 +683,7 @@ int db_reduce_bucket(
 
 	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&db->lock);
-	if (dbr_prepare(db,
-	        "SELECT " DBR_COLUMNS "FROM reductions r JOIN comparisons m ON m.id = r.comparison_id "
-	        "WHERE r.bucket_id = ?1 ORDER BY r.representative DESC, r.id",
-	        &st, err, errsize) < 0)
-		goto fail;
+	st = dbr_stmt(db, R_BUCKET_REDUCTIONS);
 	sqlite3_bind_int64(st, 1, bucket_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (dbr_read(st, &r) < 0)
@@ -648,20 +702,17 @@ int db_reduce_bucket(
 		}
 		out->samples[out->nsamples++] = r;
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		db_fail(db, "read reductions", err, errsize);
 		goto fail;
 	}
-	if (dbr_prepare(db, "SELECT root_id FROM buckets WHERE id = ?1", &st, err, errsize) < 0)
-		goto fail;
+	st = dbr_stmt(db, R_BUCKET_ROOT);
 	sqlite3_bind_int64(st, 1, bucket_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		out->root_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (dbr_prepare(db, "SELECT id, mismatches FROM buckets WHERE root_id = ?1 ORDER BY id", &st, err,
-	        errsize) < 0)
-		goto fail;
+	sqlite3_reset(st);
+	st = dbr_stmt(db, R_BUCKET_JOINED);
 	sqlite3_bind_int64(st, 1, bucket_id);
 	cap = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -670,32 +721,16 @@ int db_reduce_bucket(
 		out->joined[out->njoined].id = sqlite3_column_int64(st, 0);
 		out->joined[out->njoined++].mismatches = sqlite3_column_int64(st, 1);
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return 0;
 oom:
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	db_seterr(err, errsize, "out of memory");
 fail:
 	pthread_mutex_unlock(&db->lock);
 	db_reduce_bucket_release(out);
 	return -1;
-}
-
-/*
- * One of db_reduce_roots's statements, prepared once and kept: GET
- * /api/runs/{id} reads the roots, and preparing them (one statement more
- * per root) was most of its ~2-5 ms of CPU, paid on every poll of a run
- * while its workers wait for the same 2 cores.  Reset after each use.
- */
-static int dbr_kept(struct db *db, int k, const char *sql, sqlite3_stmt **st, char *err, size_t errsize)
-{
-	if (db->roots[k] == NULL &&
-	    sqlite3_prepare_v3(db->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, &db->roots[k], NULL) !=
-	        SQLITE_OK)
-		return db_fail(db, "reductions", err, errsize);
-	*st = db_ready(db->roots[k]);
-	return 0;
 }
 
 void db_roots_release(struct db_roots *o)
@@ -762,16 +797,7 @@ int db_reduce_roots(struct db *db, int64_t run, int minimal, struct db_roots *ou
 	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&db->lock);
 	/* A run's buckets (run -1: every bucket) grouped by their root. */
-	if (dbr_kept(db, 0,
-	        "WITH rb AS (SELECT b.id, coalesce(b.root_id, b.id) AS root, b.state, "
-	        "CASE WHEN ?1 < 0 THEN b.mismatches ELSE br.mismatches END AS n FROM buckets b "
-	        "LEFT JOIN bucket_runs br ON br.bucket_id = b.id AND br.run_id = ?1 "
-	        "WHERE ?1 < 0 OR br.run_id IS NOT NULL) "
-	        "SELECT root, count(*), sum(n), group_concat(id), "
-	        "(SELECT candidate FROM buckets WHERE id = root), group_concat(state) "
-	        "FROM rb GROUP BY root ORDER BY sum(n) DESC, root",
-	        &st, err, errsize) < 0)
-		goto fail;
+	st = dbr_stmt(db, R_ROOTS);
 	sqlite3_bind_int64(st, 1, run);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (db_grow((void **)&out->roots, out->n, &cap, sizeof *out->roots) < 0)
@@ -788,12 +814,7 @@ int db_reduce_roots(struct db *db, int64_t run, int minimal, struct db_roots *ou
 	/* Each root's minimal case (its representative's reduction). */
 	for (size_t i = 0; minimal && i < out->n; i++) {
 		struct db_root *r = &out->roots[i];
-		if (dbr_kept(db, 1,
-		        "SELECT " DBR_COLUMNS
-		        "FROM reductions r JOIN comparisons m ON m.id = r.comparison_id "
-		        "WHERE r.bucket_id = ?1 AND r.representative = 1",
-		        &st, err, errsize) < 0)
-			goto fail;
+		st = dbr_stmt(db, R_ROOTS_MINIMAL);
 		sqlite3_bind_int64(st, 1, r->bucket_id);
 		if (sqlite3_step(st) == SQLITE_ROW &&
 		    ((r->minimal = malloc(sizeof *r->minimal)) == NULL || dbr_read(st, r->minimal) < 0))
@@ -802,19 +823,7 @@ int db_reduce_roots(struct db *db, int64_t run, int minimal, struct db_roots *ou
 	}
 	/* The reduction's progress and cost over those buckets (a phpt bucket,
 	 * first_comparison_id 0, has no case to reduce: never pending). */
-	if (dbr_kept(db, 2,
-	        /* pending: a bucket whose first mismatch has no reduction on its candidate (a
-	         * re-homed sample's reduction moves to its root's bucket: not counted by bucket) */
-	        "SELECT count(DISTINCT b.id) - count(DISTINCT CASE WHEN r.comparison_id = "
-	        "b.first_comparison_id THEN b.id END), count(r.id), "
-	        "coalesce(sum(r.executions), 0), coalesce(sum(r.seconds), 0), coalesce(max(r.executions), 0), "
-	        "coalesce(max(r.seconds), 0) FROM buckets b "
-	        "LEFT JOIN reductions r ON r.bucket_id = b.id OR (r.comparison_id = b.first_comparison_id "
-	        "AND r.candidate = coalesce(b.candidate, '')) "
-	        "WHERE b.first_comparison_id > 0 AND (?1 < 0 OR EXISTS "
-	        "(SELECT 1 FROM bucket_runs br WHERE br.bucket_id = b.id AND br.run_id = ?1))",
-	        &st, err, errsize) < 0)
-		goto fail;
+	st = dbr_stmt(db, R_ROOTS_PROGRESS);
 	sqlite3_bind_int64(st, 1, run);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		out->pending = sqlite3_column_int64(st, 0);
@@ -830,9 +839,8 @@ int db_reduce_roots(struct db *db, int64_t run, int minimal, struct db_roots *ou
 oom:
 	db_seterr(err, errsize, "out of memory");
 fail:
-	for (int k = 0; k < 3; k++)
-		if (db->roots[k] != NULL)
-			sqlite3_reset(db->roots[k]); /* no read transaction left open */
+	for (int k = R_ROOTS; k <= R_ROOTS_PROGRESS; k++)
+		sqlite3_reset(db->st[DB_F_REDUCE][k]); /* no read transaction left open */
 	pthread_mutex_unlock(&db->lock);
 	db_roots_release(out);
 	return -1;

@@ -1,7 +1,7 @@
 /*
  * Storage of reviews (phpcmp review --url's verdicts, docs/review.md): the
  * reviews table of schema.sql, with bound parameters only.  Written once
- * per review, read by the API: prepared as used.
+ * per review, read by the API.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,18 +14,23 @@
 
 #define DB_REVIEW_COLUMNS "id, label, verdict, builds, runs, created_by, created_at"
 
+enum { V_ADD, V_LIST, V_GET, V_COUNT };
+static const char *const vstmt_sql[V_COUNT] = {
+	[V_ADD] =
+	    "INSERT INTO reviews (label, verdict, builds, runs, report_md, created_by) VALUES (?, ?, ?, ?, ?, ?)",
+	[V_LIST] = "SELECT " DB_REVIEW_COLUMNS
+	           " FROM reviews WHERE ?1 = 0 OR id < ?1 ORDER BY id DESC LIMIT ?2",
+	[V_GET] = "SELECT " DB_REVIEW_COLUMNS ", report_md FROM reviews WHERE id = ?",
+};
+const struct db_sql_table db_review_table = { "reviews", vstmt_sql, V_COUNT };
+
 int db_review_add(struct db *db, const struct db_review *r, int64_t *id, char *err, size_t errsize)
 {
-	static const char sql[] =
-	    "INSERT INTO reviews (label, verdict, builds, runs, report_md, created_by) VALUES (?, ?, ?, ?, ?, ?)";
-	sqlite3_stmt *st = NULL;
-	int rc = -1;
+	sqlite3_stmt *st;
+	int rc;
 
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
-		db_fail(db, "store review", err, errsize);
-		goto out;
-	}
+	st = db_statement(db, DB_F_REVIEW, V_ADD);
 	db_bind_text(st, 1, r->label);
 	db_bind_text(st, 2, r->verdict);
 	db_bind_text(st, 3, r->builds);
@@ -34,8 +39,6 @@ int db_review_add(struct db *db, const struct db_review *r, int64_t *id, char *e
 	db_bind_text(st, 6, r->created_by[0] != '\0' ? r->created_by : NULL);
 	if ((rc = db_exec(db, st, "store review", err, errsize)) == 0)
 		*id = sqlite3_last_insert_rowid(db->conn);
-out:
-	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }
@@ -69,17 +72,12 @@ void db_review_release(struct db_review *r)
 int db_review_list(
     struct db *db, int limit, int64_t before, db_review_fn fn, void *arg, char *err, size_t errsize)
 {
-	static const char sql[] = "SELECT " DB_REVIEW_COLUMNS " FROM reviews WHERE ?1 = 0 OR id < ?1 "
-	                          "ORDER BY id DESC LIMIT ?2";
 	struct db_review r;
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	int rc = -1, step;
 
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
-		db_fail(db, "list reviews", err, errsize);
-		goto out;
-	}
+	st = db_statement(db, DB_F_REVIEW, V_LIST);
 	sqlite3_bind_int64(st, 1, before);
 	sqlite3_bind_int(st, 2, limit);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -92,31 +90,26 @@ int db_review_list(
 	}
 	rc = step == SQLITE_DONE ? 0 : db_fail(db, "list reviews", err, errsize);
 out:
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }
 
 int db_review_get(struct db *db, int64_t id, struct db_review *out, char *err, size_t errsize)
 {
-	static const char sql[] = "SELECT " DB_REVIEW_COLUMNS ", report_md FROM reviews WHERE id = ?";
-	sqlite3_stmt *st = NULL;
-	int rc = -1, step;
+	sqlite3_stmt *st;
+	int rc, step;
 
 	memset(out, 0, sizeof *out);
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
-		db_fail(db, "read review", err, errsize);
-		goto out;
-	}
+	st = db_statement(db, DB_F_REVIEW, V_GET);
 	sqlite3_bind_int64(st, 1, id);
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW)
 		rc = db_review_read(st, out, 1) < 0 ? (db_seterr(err, errsize, "out of memory"), -1) : 1;
 	else
 		rc = step == SQLITE_DONE ? 0 : db_fail(db, "read review", err, errsize);
-out:
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }

@@ -178,45 +178,11 @@ static const char *const tstmt_sql[T_COUNT] = {
 };
 /* clang-format on */
 
-struct db_triage {
-	sqlite3_stmt *stmt[T_COUNT];
-};
+const struct db_sql_table db_triage_table = { "triage", tstmt_sql, T_COUNT };
 
 static sqlite3_stmt *dbt_stmt(struct db *db, enum tstmt s)
 {
-	return db_ready(db->triage->stmt[s]);
-}
-
-struct db_triage *db_triage_open(struct db *db, char *err, size_t errsize)
-{
-	struct db_triage *t;
-	int i;
-
-	if ((t = calloc(1, sizeof *t)) == NULL) {
-		db_seterr(err, errsize, "triage: out of memory");
-		return NULL;
-	}
-	for (i = 0; i < T_COUNT; i++) {
-		if (sqlite3_prepare_v3(db->conn, tstmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &t->stmt[i],
-		        NULL) != SQLITE_OK) {
-			db_seterr(
-			    err, errsize, "database: triage statement %d: %s", i, sqlite3_errmsg(db->conn));
-			db_triage_close(t);
-			return NULL;
-		}
-	}
-	return t;
-}
-
-void db_triage_close(struct db_triage *t)
-{
-	int i;
-
-	if (t == NULL)
-		return;
-	for (i = 0; i < T_COUNT; i++)
-		sqlite3_finalize(t->stmt[i]);
-	free(t);
+	return db_statement(db, DB_F_TRIAGE, s);
 }
 
 /* ---- storing: a mismatch joins its bucket ---- */
