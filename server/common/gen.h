@@ -228,6 +228,7 @@ size_t gen_utf8_put(uint32_t cp, unsigned char out[4]);
 const struct gen_class *gen_class_at(unsigned i); /* i < GEN_NCLASSES_ALL */
 /* A GEN_CLASS_JSONSER_NESTED class's inner json_encode() call: its flags (by variant). */
 #define GEN_NESTED_VARIANTS 3
+#define GEN_NESTED_HANDS_BACK 2 /* the variant returning [json_encode($p, ...), json_last_error(), $p] */
 int64_t gen_nested_flags(const struct gen_class *k);
 const char *gen_enum_name(unsigned i); /* i < GEN_NENUMS */
 unsigned gen_enum_cases(unsigned i);

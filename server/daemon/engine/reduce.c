@@ -452,6 +452,19 @@ static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const
 			part->flags = gen_nested_flags(k);
 			part->depth = 512;
 			found = check(rd, candidate, part, 0, a);
+			/* One that hands the property back ([json_encode($p, ...), json_last_error(),
+			 * $p]) has the outer call encode $p after the inner one: a sequence, the
+			 * inner call earlier, then the compared call's flags and depth (state the
+			 * inner call leaves on $p -- a recursion guard -- meets the outer one). */
+			if (found == 0 && k->variant % GEN_NESTED_VARIANTS == GEN_NESTED_HANDS_BACK &&
+			    part->npre == 0) {
+				part->npre = 1;
+				part->pre_flags[0] = gen_nested_flags(k);
+				part->pre_depth[0] = 512;
+				part->flags = plan->flags;
+				part->depth = plan->depth;
+				found = check(rd, candidate, part, 0, a);
+			}
 		}
 	}
 	/* What is left without one part (shrink_remainders): the plan's nesting kept.  A
