@@ -1852,11 +1852,11 @@ static void norm_floats(struct cands *s, const struct gen_case *c, const uint32_
 		 * below -3 or above 17 digits: zend_gcvt at serialize_precision
 		 * -1): the least of them (one digit, the smallest exponent), where
 		 * a bug of every float so written meets. */
-		if (d != SHRINK_LEAST_EXP && (m < 1e-4 || m >= 1e17))
+		if (d != SHRINK_LEAST_EXP && m != 0.0 && (m < 1e-4 || m >= 1e17))
 			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, SHRINK_LEAST_EXP);
 		if (signbit(d))
 			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, m);
-		if (w == 0.0 && m < 1e-4) {
+		if (m != 0.0 && m < 1e-4) { /* (-0.0 is written "-0.0": no exponent) */
 			/* A small float: 10^e just below it (one digit), then the
 			 * exponent's size lowered like an int's bits (10^-9 to
 			 * 10^-7, 10^-8 ...): the non-whole floats order by
