@@ -352,22 +352,6 @@ static char *reduce_root_key(const char *candidate, const char *sig, const char 
 }
 
 /*
- * A reduced plan may hold the minimal case of an older root next to what
- * changes its signature (INF next to an invalid string: the candidate
- * reports the string's error instead of none; an invalid key beside a depth
- * error both sides report, under PARTIAL_OUTPUT_ON_ERROR), or be that
- * case with a value that changes its signature inside it (a property the
- * candidate shows though the base hides it, holding INF: error 7 instead
- * of a longer output; a flag that turns the error into an exception).  Its
- * parts are its values and its keys (each as a string), each alone; what a
- * jsonSerialize() that calls json_encode() itself gives that call, under
- * its own flags; then
- * what is left without one part (shrink_remainders: a value made null, an
- * object made a canonical class); then the plan with one flag fewer.  Only
- * what a bug shows through moves: a part joins a root only where that
- * root's own case is what is left.
- */
-/*
  * The error step's value (lo 0: INF, 1: "\x80") alone, under flags, on both
  * builds: 1 when they agree, so a remainder that puts it in brings no
  * mismatch of its own.  Run once per reduction.
@@ -402,6 +386,22 @@ static int reduce_error_neutral(struct attempt *a, int64_t flags, uint32_t lo)
 	return a->neutral[lo] == 1;
 }
 
+/*
+ * A reduced plan may hold the minimal case of an older root next to what
+ * changes its signature (INF next to an invalid string: the candidate
+ * reports the string's error instead of none; an invalid key beside a depth
+ * error both sides report, under PARTIAL_OUTPUT_ON_ERROR), or be that
+ * case with a value that changes its signature inside it (a property the
+ * candidate shows though the base hides it, holding INF: error 7 instead
+ * of a longer output; a flag that turns the error into an exception).  Its
+ * parts are its values and its keys (each as a string), each alone; what a
+ * jsonSerialize() that calls json_encode() itself gives that call, under
+ * its own flags; then
+ * what is left without one part (shrink_remainders: a value made null, an
+ * object made a canonical class); then the plan with one flag fewer.  Only
+ * what a bug shows through moves: a part joins a root only where that
+ * root's own case is what is left.
+ */
 typedef int64_t (*part_check)(
     struct reducer *, const char *candidate, struct gen_case *part, int nested, struct attempt *);
 
