@@ -297,7 +297,6 @@ static int dbr_skip_surplus(struct db *db, int max_pending, char *err, size_t er
 	st = dbr_stmt(db, R_SKIP_SURPLUS);
 	sqlite3_bind_int(st, 1, max_pending);
 	rc = db_exec(db, st, "skip reductions", err, errsize);
-	sqlite3_reset(st);
 	return rc;
 }
 
@@ -403,7 +402,6 @@ static int dbr_rehome(
 		sqlite3_bind_int64(st, 4, run);
 		db_bind_text(st, 5, j->candidate); /* only the reductions' statement names ?5 */
 		rc = db_exec(db, st, "re-home", err, errsize);
-		sqlite3_reset(st);
 		if (rc < 0)
 			return -1;
 	}
@@ -429,7 +427,6 @@ static int64_t dbr_store_reduced_comparison(
 	db_bind_text(st, 2, diff == 0 ? "same" : "differ");
 	db_bind_text(st, 3, differs);
 	rc = db_exec(db, st, "store reduced comparison", err, errsize);
-	sqlite3_reset(st);
 	if (rc < 0)
 		return -1;
 	cmp = sqlite3_last_insert_rowid(db->conn);
@@ -470,7 +467,6 @@ static int dbr_insert_reduction(struct db *db, const struct db_reduce_job *j, co
 	db_bind_id(st, 19, reduced_cmp);
 	db_bind_text(st, 20, j->candidate);
 	rc = db_exec(db, st, "store reduction", err, errsize);
-	sqlite3_reset(st);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -499,7 +495,6 @@ static int dbr_join_root(
 	sqlite3_bind_int64(st, 1, j->bucket_id);
 	sqlite3_bind_int64(st, 2, root);
 	rc = db_exec(db, st, "join root bucket", err, errsize);
-	sqlite3_reset(st);
 	return rc < 0 ? -1 : 0;
 }
 
