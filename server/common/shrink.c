@@ -810,7 +810,9 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	out->rng = c->rng;
 	out->npre = 0;
 	for (uint32_t p = 0; p < c->npre && p < GEN_MAX_PRE; p++) {
-		if (e != NULL && e->op == SHRINK_PRE_DROP && e->lo == p)
+		if (e != NULL &&
+		    ((e->op == SHRINK_PRE_DROP && e->lo == p) ||
+		        (e->op == SHRINK_ERROR && e->v == 1 && p + 1 == c->npre)))
 			continue;
 		out->pre_flags[out->npre] = c->pre_flags[p];
 		out->pre_depth[out->npre] = c->pre_depth[p];
@@ -830,6 +832,12 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	if (e != NULL && e->op == SHRINK_PRE_DROP && e->hi == 1 && e->lo + 1 == c->npre) {
 		out->flags = c->pre_flags[e->lo];
 		out->depth = c->pre_depth[e->lo];
+	}
+	if (e != NULL && e->op == SHRINK_ERROR && e->v == 1) {
+		if (c->npre == 0 || c->npre > GEN_MAX_PRE)
+			return -1;
+		out->flags = c->pre_flags[c->npre - 1];
+		out->depth = c->pre_depth[c->npre - 1];
 	}
 	if (e != NULL && e->op == SHRINK_FLAG)
 		out->flags &= ~((int64_t)1 << e->lo);
@@ -984,8 +992,9 @@ static uint32_t value_rank(const struct gen_node *n)
 	}
 }
 
-/* json_encode's error codes (php_json.h) a value may fail on by itself. */
+/* json_encode's error codes (php_json.h): the depth's, and those a value may fail on by itself. */
 enum {
+	JSON_E_DEPTH = 1,
 	JSON_E_UTF8 = 5,
 	JSON_E_RECURSION = 6,
 	JSON_E_INF_OR_NAN = 7,
@@ -1046,6 +1055,21 @@ static unsigned error_codes(const struct gen_case *c, uint32_t i, unsigned level
 		codes |= error_codes(c, en->value, level + 1, inf);
 	}
 	return codes;
+}
+
+/*
+ * The depth error an error step e may take away (1 << JSON_E_DEPTH, else
+ * 0): one that restores a depth, or replaces a container under a depth
+ * below 512.  A bug that shows through whichever error it meets (a throw
+ * where false is due) then meets INF from a depth error too.
+ */
+static unsigned depth_code(const struct gen_case *c, const struct shrink_edit *e)
+{
+	const struct gen_node *n = e->a < c->nnodes ? &c->nodes[e->a] : NULL;
+
+	if (e->hi != 0 || (c->depth != 512 && n != NULL && (is_container(n->kind) || is_holder(n))))
+		return 1u << JSON_E_DEPTH;
+	return 0;
 }
 
 /* A depth below 512, on the compared call or an earlier one (a depth error). */
@@ -1523,6 +1547,17 @@ size_t shrink_remainders(const struct gen_case *c, struct shrink_edit *out, size
 		add(&s, SHRINK_ERROR, i, 0, 0, 0, 0, 0);
 		if (value_rank(n) == SHRINK_B_COUNT + 3)
 			add(&s, SHRINK_ERROR, i, 0, 1, 0, 0, 0);
+	}
+	/* In a sequence, each object whose jsonSerialize() writes (what a later
+	 * call shows of it is whether an earlier call reached it) made INF, the
+	 * last earlier call compared instead: whether that call reaches the
+	 * value then shows as its own error code (a candidate that goes on past
+	 * a depth error where the base stops reaches it, and reports INF). */
+	for (uint32_t i = 0; i < c->nnodes && c->npre > 0; i++) {
+		const struct gen_node *n = &c->nodes[i];
+		if (i != c->root && n->kind == GEN_OBJECT &&
+		    gen_class_at(n->cls)->type == GEN_CLASS_JSONSER_MUTATE)
+			add(&s, SHRINK_ERROR, i, 0, 0, 0, 1, 0);
 	}
 	return s.n;
 }
@@ -2358,9 +2393,10 @@ int shrink_run(const struct gen_case *start, struct gen_case *best,
 			continue;
 		}
 		st->tried++;
-		recode.from = edits[i].op == SHRINK_ERROR ? error_codes(best, edits[i].a, 0, 1)
-		    : edits[i].op == SHRINK_KEY_ERROR     ? 1u << JSON_E_UTF8
-		                                          : 0;
+		recode.from = edits[i].op == SHRINK_ERROR
+		    ? error_codes(best, edits[i].a, 0, 1) | depth_code(best, &edits[i])
+		    : edits[i].op == SHRINK_KEY_ERROR ? 1u << JSON_E_UTF8
+		                                      : 0;
 		recode.to = edits[i].lo == 0 ? JSON_E_INF_OR_NAN : JSON_E_UTF8;
 		r = accept(arg, cand, recode.from != 0 ? &recode : NULL);
 		if (r < 0)
@@ -2455,10 +2491,11 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		    e->v ? "byte" : "character");
 		break;
 	case SHRINK_ERROR:
-		snprintf(buf, size, "node %u := %s%s", e->a, e->lo == 0 ? "INF" : "\"\\x80\"",
+		snprintf(buf, size, "node %u := %s%s%s", e->a, e->lo == 0 ? "INF" : "\"\\x80\"",
 		    e->hi == 0       ? ""
 		        : e->hi == 1 ? ", depth := 512"
-		                     : ", an earlier call's depth := 512");
+		                     : ", an earlier call's depth := 512",
+		    e->v == 1 ? ", the last earlier call compared instead" : "");
 		break;
 	case SHRINK_DEDUP:
 		snprintf(buf, size,

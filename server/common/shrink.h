@@ -102,7 +102,8 @@ enum shrink_op {
 	SHRINK_ERROR,      /* node a (a value json_encode fails on, a container, the root) := INF
 	                    * (lo 0), else "\x80" (lo 1): the least values it fails on; hi 1: and
 	                    * depth := 512, hi 2 + k: and earlier call k's depth := 512 (a depth
-	                    * error made that one) */
+	                    * error made that one); v 1 (a remainder's): and the last earlier
+	                    * call compared instead */
 	SHRINK_CHAR,       /* string a (or key of entry b when b != none): bytes [lo, hi) := the
 	                   * v >> 32 bytes of v (little endian): a lower character */
 	SHRINK_CLASS,      /* declared-class object a: class := lo, property i becoming
@@ -158,7 +159,9 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
  * declared class made each canonical class below its own that its type
  * fits (gen.h: GenPubA ...), its properties unset; each value failing by
  * itself, and each nested call's object holding an error, made INF, and
- * "\x80" where that is lower: each lower in the
+ * "\x80" where that is lower; in a sequence, each object whose
+ * jsonSerialize() writes made INF, the last earlier call compared instead
+ * (a call's side effect seen as its own error): each lower in the
  * normal form's order, so a root joins the lower case, never the reverse.
  * Not a reduction step (a remainder may show another kind of mismatch):
  * the reducer asks whether what is left is an older root's case
@@ -174,7 +177,8 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size);
  * What an error step (SHRINK_ERROR, SHRINK_KEY_ERROR) may change about the
  * mismatch besides the value: the candidate's error code, from one
  * json_encode reports for what the step replaces (from: 1 << code each,
- * RECODE_EXCEPTION for a jsonSerialize() that throws) to the code of the
+ * RECODE_EXCEPTION for a jsonSerialize() that throws, the depth error's
+ * code for a container under a depth below 512) to the code of the
  * value that replaces it (to: INF 7, "\x80" 5).  A bug of error precedence
  * (a later error replacing the first one's code) shows the code of
  * whichever error came second; its members meet at one case only when the

@@ -1841,6 +1841,53 @@ static void test_remainders(struct shrink_edit *edits)
 		    "a generated recursion's back-reference: a remainder makes it \"\\x80\", one reference fewer");
 	}
 
+	/* A sequence's writing object (what the compared call shows of it is whether the earlier
+	 * call reached it) made INF, the earlier call compared: [[], new GenCn()] with
+	 * PRESERVE_ZERO_FRACTION at depth 1 first leaves [[], INF] under those. */
+	{
+		unsigned mutating = GEN_NCLASSES;
+		int seen = 0;
+		for (unsigned k = 0; k < GEN_NCLASSES && mutating == GEN_NCLASSES; k++)
+			if (gen_class_at(k)->type == GEN_CLASS_JSONSER_MUTATE)
+				mutating = k;
+		memset(&a, 0, sizeof a);
+		a.depth = 512;
+		a.nnodes = 3;
+		a.nents = 2;
+		a.nodes[0].kind = GEN_LIST;
+		a.nodes[0].n = 2;
+		a.ents[0].value = 1;
+		a.ents[1].value = 2;
+		a.nodes[1].kind = GEN_LIST;
+		a.nodes[1].first = 2;
+		a.nodes[2].kind = GEN_OBJECT;
+		a.nodes[2].cls = (uint16_t)mutating;
+		a.nodes[2].first = 2;
+		a.kinds = 1u << GEN_LIST | 1u << GEN_OBJECT;
+		a.classes = 1ull << mutating;
+		a.npre = 1;
+		a.pre_flags[0] = 1 << 10;
+		a.pre_depth[0] = 1;
+		n = shrink_remainders(&a, edits, 64);
+		for (size_t k = 0; k < n; k++) {
+			char *y = edits[k].op == SHRINK_ERROR && shrink_apply(&a, &edits[k], &b) == 0
+			    ? render(&b)
+			    : NULL;
+			seen += y != NULL && strcmp(y, "[[], INF]") == 0 && b.npre == 0 &&
+			    b.flags == 1 << 10 && b.depth == 1;
+			free(y);
+		}
+		ok(mutating < GEN_NCLASSES && seen == 1,
+		    "remainders of a sequence holding an object whose jsonSerialize() writes: that "
+		    "object made INF, the earlier call (its flags and depth) compared");
+		a.npre = 0;
+		n = shrink_remainders(&a, edits, 64);
+		seen = 0;
+		for (size_t k = 0; k < n; k++)
+			seen += edits[k].op == SHRINK_ERROR;
+		ok(seen == 0, "... and no such remainder without an earlier call");
+	}
+
 	for (uint64_t i = 0; i < 300 && applies; i++) {
 		gen_case_make(&a, 5, i);
 		n = shrink_remainders(&a, edits, 16384);
@@ -1863,6 +1910,7 @@ struct error_walk {
 	int after_depth; /* a depth error was met */
 	int code;        /* the candidate's code so far */
 	int stopped;
+	int depth_stops; /* json_encode's own walk: a depth error stops it */
 };
 
 static void walk_errors(const struct gen_case *c, uint32_t i, unsigned nesting, struct error_walk *w)
@@ -1889,6 +1937,7 @@ static void walk_errors(const struct gen_case *c, uint32_t i, unsigned nesting, 
 		w->after_depth |= code == 1;
 		/* Before the depth error every error but INF stops both builds alike. */
 		w->stopped = code != 1 && code != 7 && (!w->after_depth || code != 7);
+		w->stopped |= code == 1 && w->depth_stops;
 	}
 	if (w->stopped ||
 	    (n->kind != GEN_LIST && n->kind != GEN_MAP && n->kind != GEN_STDCLASS && n->kind != GEN_OBJECT &&
@@ -1909,7 +1958,7 @@ static void walk_errors(const struct gen_case *c, uint32_t i, unsigned nesting, 
 /* The candidate's code where it differs from the base's (a later error after a depth error), else 0. */
 static int code_after_depth(const struct gen_case *c)
 {
-	struct error_walk w = { 0, 0, 0 };
+	struct error_walk w = { 0, 0, 0, 0 };
 
 	if (c->depth >= 512)
 		return 0;
@@ -1970,6 +2019,36 @@ static void make_after_depth(unsigned i)
 	if (a.nodes[4].kind == GEN_NULL && i < 4)
 		a.nnodes = 4;
 	a.kinds |= 1u << a.nodes[3].kind | 1u << a.nodes[4].kind;
+}
+
+/*
+ * Stand-in for j216.18.flag-prev's throw half (under JSON_THROW_ON_ERROR
+ * the candidate returns false and sets the code where the base throws):
+ * the candidate's code is whichever error the case meets, a depth error's
+ * too, so its members meet at INF only if the error step may take a depth
+ * error's code away.
+ */
+static int code_thrown(const struct gen_case *c)
+{
+	struct error_walk w = { 0, 0, 0, 1 };
+
+	if (!(c->flags & (1L << 22))) /* JSON_THROW_ON_ERROR */
+		return 0;
+	if (c->npre == 0)
+		walk_errors(c, c->root, 0, &w);
+	return w.code;
+}
+
+static int bug_thrown(const struct gen_case *c)
+{
+	return code_thrown(c) != 0;
+}
+
+/* make_any_error's starts ("\x80" ... [[]] at depth 1), under JSON_THROW_ON_ERROR. */
+static void make_thrown(unsigned i)
+{
+	make_any_error(i);
+	a.flags |= 1L << 22;
 }
 
 /* same_normal_form for a stand-in with error codes (the reduction keeps its start's code). */
@@ -2260,6 +2339,8 @@ int main(void)
 	    bug_throw_hidden, make_throw_hidden, 3, 4, "new GenPubA(['a' => new GenC39()])\n0\n512");
 	same_normal_form_coded("a later error's code replacing a depth error's (e188.7's stand-in)",
 	    code_after_depth, bug_after_depth, make_after_depth, 5, 6, "[[], INF]\n0\n1");
+	same_normal_form_coded("a throw where false is due, the code any error's (j216.18's stand-in)",
+	    code_thrown, bug_thrown, make_thrown, 6, 10, "INF\nJSON_THROW_ON_ERROR\n512");
 	test_remainders(edits);
 	test_moves(edits);
 	free(edits);
