@@ -1,11 +1,11 @@
 // Mutation analysis, CI's fixed set (issue 20, docs/triage.md "Mutation
-// analysis"): ten mutants of ext/json's encoder (scripts/mutate.py), one
+// analysis"): eleven mutants of ext/json's encoder (scripts/mutate.py), one
 // per kind of bug the reducer must explain — keys, declared-property names,
-// invalid UTF-8 under each error flag, error precedence, depth, pretty
-// print, numbers, a deleted statement.  Each is a one-file candidate built
-// over the from-source 8.2.32 tree in `before` (scripts/build-php.sh,
-// seconds each, cached in the build cache after the first time); two
-// daemons of five candidates each (base = src-8.2.32) run 20,000 generated
+// invalid UTF-8 under each error flag, error precedence, depth (twice),
+// pretty print, numbers, a deleted statement.  Each is a one-file candidate
+// built over the from-source 8.2.32 tree in `before` (scripts/build-php.sh,
+// seconds each, cached in the build cache after the first time); daemons
+// of five candidates each (base = src-8.2.32) run 20,000 generated
 // cases (seed 1) and the reducer to its end.  Each mutant must be detected
 // (≥ 1 mismatch) and explained: ≤ 3 roots, its lead case ≤ 40 bytes of
 // value source and ≤ 2 flags (the reducer's target).
@@ -179,6 +179,20 @@ test('e62.35.const-m1: no root is a nested call\'s object: its inner case joins 
 	assert.ok(r.roots.some((x) => x.minimal?.code === '[null]' && x.minimal.flags.join() === 'JSON_PRETTY_PRINT'),
 		describe(r.roots));
 	assert.ok(!r.roots.some((x) => /new GenC4[123]\(/.test(x.minimal?.code ?? '')), describe(r.roots));
+});
+
+// One depth bug, three kinds of mismatch under PARTIAL_OUTPUT_ON_ERROR and
+// PRESERVE_ZERO_FRACTION: [[], INF] under PARTIAL_OUTPUT_ON_ERROR at depth 1
+// (the candidate keeps the depth error's code) holds [[], null], which
+// reduces to the root [[]] -- made by whichever bucket came first, so a
+// root reduced before it joins it late (engine/reduce.c,
+// reduce_keep_part_key).  Two roots at 150,000 cases; four before.
+test('e294.19.flag-next: [[], INF] under PARTIAL_OUTPUT_ON_ERROR joins the root [[]], whichever came first', () => {
+	const r = results.get('e294.19.flag-next');
+	assert.ok(r && r.mismatches >= 1 && r.settled, 'detected and settled');
+	const lead = (x) => `${x.minimal?.code} ${(x.minimal?.flags || []).join('|')}`;
+	assert.ok(r.roots.some((x) => lead(x) === '[[]] JSON_PARTIAL_OUTPUT_ON_ERROR'), describe(r.roots));
+	assert.ok(!r.roots.some((x) => lead(x) === '[[], INF] JSON_PARTIAL_OUTPUT_ON_ERROR'), describe(r.roots));
 });
 
 function describe(roots) {

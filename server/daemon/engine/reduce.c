@@ -52,14 +52,18 @@
 
 #define REDUCE_IDLE_MS 500  /* how often an idle reducer looks for work */
 #define REDUCE_LATE_MAX 128 /* roots kept for a late explanation (reduce_late): ~45 KB each */
+#define REDUCE_PARTS_MAX 8  /* root keys of a reduction's parts kept for a late join */
 /* The root key's middle line for mismatches not reproduced alone (no signature is this text). */
 #define REDUCE_NOT_REPRODUCED "not reproduced alone"
 
-/* A root no older root explained when it was reduced: its bucket and reduced plan. */
+/* A root no older root explained when it was reduced: its bucket, its reduced plan,
+ * and the root keys its parts reduced to that were no root yet. */
 struct late_root {
 	int64_t bucket_id;
 	char candidate[64];
 	struct gen_case *plan;
+	char *part_keys[REDUCE_PARTS_MAX];
+	int nparts;
 };
 
 struct reducer {
@@ -95,9 +99,13 @@ struct attempt {
 	int timed_out;         /* the last case tried timed out on a build */
 	int cut;               /* a case was killed because the budget was spent: not complete */
 	struct result last[2]; /* the last accepted candidate's results */
-	/* INF, "\x80" alone under the plan's flags: 0 not run yet, 1 both builds agree (a
-	 * remainder may put it in), -1 they differ (reduce_error_neutral). */
+	/* INF, "\x80" alone under flags neutral_flags[lo]: 0 not run yet, 1 both builds agree
+	 * (a remainder may put it in), -1 they differ (reduce_error_neutral). */
 	int neutral[2];
+	int64_t neutral_flags[2];
+	/* The root keys parts of the reduced plan reduced to, no root yet (reduce_part_shrink). */
+	char *part_keys[REDUCE_PARTS_MAX];
+	int nparts;
 };
 
 /* b's worker among ws (by slot), initialised on first use. */
@@ -354,7 +362,7 @@ static char *reduce_root_key(const char *candidate, const char *sig, const char 
 /*
  * The error step's value (lo 0: INF, 1: "\x80") alone, under flags, on both
  * builds: 1 when they agree, so a remainder that puts it in brings no
- * mismatch of its own.  Run once per reduction.
+ * mismatch of its own.  Run once per reduction (again for another call's flags).
  */
 static int reduce_error_neutral(struct attempt *a, int64_t flags, uint32_t lo)
 {
@@ -364,7 +372,10 @@ static int reduce_error_neutral(struct attempt *a, int64_t flags, uint32_t lo)
 
 	if (lo > 1)
 		return 0;
+	if (a->neutral[lo] != 0 && a->neutral_flags[lo] != flags)
+		a->neutral[lo] = 0; /* another call's flags (a remainder compares an earlier call) */
 	if (a->neutral[lo] == 0) {
+		a->neutral_flags[lo] = flags;
 		case_init(&c);
 		c.code = strdup(lo == 0 ? "INF" : "\"\\x80\"");
 		c.flags = (long)flags;
@@ -472,11 +483,12 @@ static int64_t reduce_each_part(struct reducer *rd, const char *candidate, const
 	 * that value alone is no mismatch of its own: a second bug it would bring in. */
 	nleft = shrink_remainders(plan, left, sizeof left / sizeof left[0]);
 	for (size_t i = 0; i < nleft && found == 0; i++) {
-		if (left[i].op == SHRINK_ERROR &&
-		    (a == NULL || !reduce_error_neutral(a, plan->flags, left[i].lo)))
+		if (shrink_apply(plan, &left[i], part) < 0)
 			continue;
-		if (shrink_apply(plan, &left[i], part) == 0)
-			found = check(rd, candidate, part, 1, a);
+		if (left[i].op == SHRINK_ERROR &&
+		    (a == NULL || !reduce_error_neutral(a, part->flags, left[i].lo)))
+			continue;
+		found = check(rd, candidate, part, 1, a);
 	}
 	/* The plan with one flag fewer (each check tries one more fewer too). */
 	for (unsigned bit = 0; bit < 23 && found == 0; bit++) {
@@ -524,6 +536,26 @@ static int64_t reduce_part_root(
 	return found > 0 ? found : 0;
 }
 
+/*
+ * A part's normal form that is no root yet (*key taken): kept, so that the
+ * reduced plan joins that root once a later reduction makes it
+ * (reduce_late).  Buckets are reduced in the order the run makes them, so
+ * which of two manifestations of one bug comes first is chance: [[], INF]
+ * (under PARTIAL_OUTPUT_ON_ERROR, at depth 1, the candidate keeping the
+ * depth error's code) holds [[], null], which reduces to [[]] -- whether
+ * or not [[]]'s bucket was reduced before.
+ */
+static void reduce_keep_part_key(struct attempt *a, char **key)
+{
+	for (int i = 0; i < a->nparts; i++)
+		if (strcmp(a->part_keys[i], *key) == 0)
+			return;
+	if (a->nparts < REDUCE_PARTS_MAX) {
+		a->part_keys[a->nparts++] = *key;
+		*key = NULL;
+	}
+}
+
 /* Part p run alone and, when it shows a mismatch, reduced to its normal form: the root that is, 0 none. */
 static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, const struct gen_case *p)
 {
@@ -566,6 +598,8 @@ static int64_t reduce_part_shrink(struct attempt *a, const char *candidate, cons
 			 * makes it an exception; the root is the case without it. */
 			if (found == 0)
 				found = reduce_part_root(rd, candidate, best, 0, NULL);
+			if (found == 0 && key != NULL)
+				reduce_keep_part_key(a, &key);
 			free(sig);
 			free(canon);
 			free(key);
@@ -710,9 +744,16 @@ static char *reduce_outputs(int role, const struct result res[2])
 	return text;
 }
 
+static void reduce_late_release_keys(char **keys, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(keys[i]);
+}
+
 /* A root whose explaining root may come later (buckets are reduced as the run makes them):
  * its plan kept (*plan taken) for reduce_late, while there is room. */
-static void reduce_keep_late(struct reducer *rd, const struct db_reduce_job *job, struct gen_case **plan)
+static void reduce_keep_late(
+    struct reducer *rd, const struct db_reduce_job *job, struct gen_case **plan, struct attempt *a)
 {
 	struct late_root *l;
 
@@ -723,6 +764,9 @@ static void reduce_keep_late(struct reducer *rd, const struct db_reduce_job *job
 	snprintf(l->candidate, sizeof l->candidate, "%s", job->candidate);
 	l->plan = *plan;
 	*plan = NULL;
+	l->nparts = a->nparts;
+	memcpy(l->part_keys, a->part_keys, sizeof l->part_keys);
+	a->nparts = 0;
 }
 
 /* An attempt at job's bucket between its two builds, toward the kind of
@@ -843,7 +887,7 @@ store:
 	if (db_reduce_store(app->db, job, &out, err, sizeof err) < 0)
 		fprintf(stderr, "phpcmp: reduce bucket %" PRId64 ": %s\n", job->bucket_id, err);
 	else if (job->representative && out.explained_by == 0 && best != NULL && cur == &reduced)
-		reduce_keep_late(rd, job, &best); /* its explaining root may come later */
+		reduce_keep_late(rd, job, &best, &a); /* its explaining root may come later */
 	pthread_mutex_lock(&rd->lock);
 	rd->reductions++;
 	rd->executions += a.executions;
@@ -854,6 +898,7 @@ store:
 	free(root);
 	free(outputs);
 	free(a.target);
+	reduce_late_release_keys(a.part_keys, a.nparts);
 	free(start);
 	free(best);
 	case_release(&reduced);
@@ -866,8 +911,10 @@ store:
 /*
  * Late explanations: a root reduced before the root that explains it
  * (reduce_explained: INF next to a resource, reduced while the run was
- * still making INF's buckets) joins that root once it is there.  Checked
- * after each reduction against the roots known by then; no case is run.
+ * still making INF's buckets; or a part of it reduced to a normal form no
+ * root had yet, reduce_keep_part_key) joins that root once it is there.
+ * Checked after each reduction against the roots known by then; no case
+ * is run.
  */
 static void reduce_late(struct reducer *rd)
 {
@@ -876,11 +923,16 @@ static void reduce_late(struct reducer *rd)
 	for (int i = 0; i < rd->nlate;) {
 		struct late_root *l = &rd->late[i];
 		int64_t root = reduce_explained(rd, l->candidate, l->plan, NULL);
+		for (int k = 0; k < l->nparts && root == 0; k++)
+			if ((root = db_reduce_find_root_key(rd->app->db, l->part_keys[k], err, sizeof err)) <
+			    0)
+				root = 0;
 		int r = root > 0 ? db_reduce_join_late(rd->app->db, l->bucket_id, root, err, sizeof err) : 0;
 		if (r < 0)
 			fprintf(stderr, "phpcmp: reducer: bucket %" PRId64 ": %s\n", l->bucket_id, err);
 		if (r > 0) {
 			free(l->plan);
+			reduce_late_release_keys(l->part_keys, l->nparts);
 			rd->late[i] = rd->late[--rd->nlate];
 		} else {
 			i++;
@@ -984,8 +1036,10 @@ void reduce_stop(struct reducer *rd)
 		if (rd->fresh_inited[i])
 			worker_release(&rd->fresh[i]);
 	}
-	for (int i = 0; i < rd->nlate; i++)
+	for (int i = 0; i < rd->nlate; i++) {
 		free(rd->late[i].plan);
+		reduce_late_release_keys(rd->late[i].part_keys, rd->late[i].nparts);
+	}
 	pthread_cond_destroy(&rd->cond);
 	pthread_mutex_destroy(&rd->lock);
 	free(rd);
