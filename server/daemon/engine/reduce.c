@@ -751,9 +751,10 @@ static void reduce_late_release_keys(char **keys, int n)
 }
 
 /* A root whose explaining root may come later (buckets are reduced as the run makes them):
- * its plan kept (*plan taken) for reduce_late, while there is room. */
-static void reduce_keep_late(
-    struct reducer *rd, const struct db_reduce_job *job, struct gen_case **plan, struct attempt *a)
+ * its plan kept (*plan taken) for reduce_late, while there is room, with the root keys
+ * its parts reduced to (a's, taken) but its own (own_key). */
+static void reduce_keep_late(struct reducer *rd, const struct db_reduce_job *job, struct gen_case **plan,
+    struct attempt *a, const char *own_key)
 {
 	struct late_root *l;
 
@@ -764,8 +765,13 @@ static void reduce_keep_late(
 	snprintf(l->candidate, sizeof l->candidate, "%s", job->candidate);
 	l->plan = *plan;
 	*plan = NULL;
-	l->nparts = a->nparts;
-	memcpy(l->part_keys, a->part_keys, sizeof l->part_keys);
+	l->nparts = 0;
+	for (int i = 0; i < a->nparts; i++) {
+		if (own_key != NULL && strcmp(a->part_keys[i], own_key) == 0)
+			free(a->part_keys[i]);
+		else
+			l->part_keys[l->nparts++] = a->part_keys[i];
+	}
 	a->nparts = 0;
 }
 
@@ -887,7 +893,7 @@ store:
 	if (db_reduce_store(app->db, job, &out, err, sizeof err) < 0)
 		fprintf(stderr, "phpcmp: reduce bucket %" PRId64 ": %s\n", job->bucket_id, err);
 	else if (job->representative && out.explained_by == 0 && best != NULL && cur == &reduced)
-		reduce_keep_late(rd, job, &best, &a); /* its explaining root may come later */
+		reduce_keep_late(rd, job, &best, &a, root); /* its explaining root may come later */
 	pthread_mutex_lock(&rd->lock);
 	rd->reductions++;
 	rd->executions += a.executions;
