@@ -161,7 +161,8 @@ size_t shrink_candidates(const struct gen_case *c, struct shrink_edit *out, size
  * itself, and each nested call's object holding an error, made INF, and
  * "\x80" where that is lower; in a sequence, each object whose
  * jsonSerialize() writes made INF, the last earlier call compared instead
- * (a call's side effect seen as its own error): each lower in the
+ * (a call's side effect seen as its own error); each earlier call
+ * dropped: each lower in the
  * normal form's order, so a root joins the lower case, never the reverse.
  * Not a reduction step (a remainder may show another kind of mismatch):
  * the reducer asks whether what is left is an older root's case

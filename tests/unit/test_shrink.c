@@ -1880,12 +1880,17 @@ static void test_remainders(struct shrink_edit *edits)
 		ok(mutating < GEN_NCLASSES && seen == 1,
 		    "remainders of a sequence holding an object whose jsonSerialize() writes: that "
 		    "object made INF, the earlier call (its flags and depth) compared");
+		seen = 0;
+		for (size_t k = 0; k < n; k++)
+			seen += edits[k].op == SHRINK_PRE_DROP && shrink_apply(&a, &edits[k], &b) == 0 &&
+			    b.npre == 0 && b.flags == 0 && b.depth == 512;
+		ok(seen == 1, "... and the compared call alone (the earlier call dropped)");
 		a.npre = 0;
 		n = shrink_remainders(&a, edits, 64);
 		seen = 0;
 		for (size_t k = 0; k < n; k++)
-			seen += edits[k].op == SHRINK_ERROR;
-		ok(seen == 0, "... and no such remainder without an earlier call");
+			seen += edits[k].op == SHRINK_ERROR || edits[k].op == SHRINK_PRE_DROP;
+		ok(seen == 0, "... and neither without an earlier call");
 	}
 
 	for (uint64_t i = 0; i < 300 && applies; i++) {
