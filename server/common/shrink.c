@@ -786,6 +786,8 @@ static uint32_t copy_node(struct copy *k, uint32_t i, unsigned level)
 int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct gen_case *out)
 {
 	static __thread struct copy k; /* ~2.5 KB: not on the stack */
+	uint32_t dropped = SHRINK_NONE;
+	int compared = 0;
 
 	k.in = c;
 	k.e = e;
@@ -809,10 +811,19 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	out->nrefs = out->npath = 0;
 	out->rng = c->rng;
 	out->npre = 0;
+	/* The earlier call the edit takes out (SHRINK_NONE: none), and whether it is the last
+	 * one, compared instead (SHRINK_PRE_DROP hi 1; SHRINK_ERROR v 1). */
+	if (e != NULL && e->op == SHRINK_PRE_DROP) {
+		dropped = e->lo;
+		compared = e->hi == 1 && e->lo + 1 == c->npre;
+	} else if (e != NULL && e->op == SHRINK_ERROR && e->v == 1) {
+		if (c->npre == 0 || c->npre > GEN_MAX_PRE)
+			return -1;
+		dropped = c->npre - 1;
+		compared = 1;
+	}
 	for (uint32_t p = 0; p < c->npre && p < GEN_MAX_PRE; p++) {
-		if (e != NULL &&
-		    ((e->op == SHRINK_PRE_DROP && e->lo == p) ||
-		        (e->op == SHRINK_ERROR && e->v == 1 && p + 1 == c->npre)))
+		if (p == dropped)
 			continue;
 		out->pre_flags[out->npre] = c->pre_flags[p];
 		out->pre_depth[out->npre] = c->pre_depth[p];
@@ -829,15 +840,9 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	}
 	if (out->npre == 0)
 		out->features &= ~(1u << GEN_F_SEQUENCE | 1u << GEN_F_SEQ_FAIL);
-	if (e != NULL && e->op == SHRINK_PRE_DROP && e->hi == 1 && e->lo + 1 == c->npre) {
-		out->flags = c->pre_flags[e->lo];
-		out->depth = c->pre_depth[e->lo];
-	}
-	if (e != NULL && e->op == SHRINK_ERROR && e->v == 1) {
-		if (c->npre == 0 || c->npre > GEN_MAX_PRE)
-			return -1;
-		out->flags = c->pre_flags[c->npre - 1];
-		out->depth = c->pre_depth[c->npre - 1];
+	if (compared) {
+		out->flags = c->pre_flags[dropped];
+		out->depth = c->pre_depth[dropped];
 	}
 	if (e != NULL && e->op == SHRINK_FLAG)
 		out->flags &= ~((int64_t)1 << e->lo);
