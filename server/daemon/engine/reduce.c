@@ -914,6 +914,19 @@ store:
 	result_release(&fresh[1]);
 }
 
+/* The root one of late root l's part keys names by now, 0 none. */
+static int64_t reduce_late_part_root(struct reducer *rd, const struct late_root *l)
+{
+	char err[512];
+
+	for (int k = 0; k < l->nparts; k++) {
+		int64_t root = db_reduce_find_root_key(rd->app->db, l->part_keys[k], err, sizeof err);
+		if (root > 0)
+			return root;
+	}
+	return 0;
+}
+
 /*
  * Late explanations: a root reduced before the root that explains it
  * (reduce_explained: INF next to a resource, reduced while the run was
@@ -929,10 +942,8 @@ static void reduce_late(struct reducer *rd)
 	for (int i = 0; i < rd->nlate;) {
 		struct late_root *l = &rd->late[i];
 		int64_t root = reduce_explained(rd, l->candidate, l->plan, NULL);
-		for (int k = 0; k < l->nparts && root == 0; k++)
-			if ((root = db_reduce_find_root_key(rd->app->db, l->part_keys[k], err, sizeof err)) <
-			    0)
-				root = 0;
+		if (root == 0)
+			root = reduce_late_part_root(rd, l);
 		int r = root > 0 ? db_reduce_join_late(rd->app->db, l->bucket_id, root, err, sizeof err) : 0;
 		if (r < 0)
 			fprintf(stderr, "phpcmp: reducer: bucket %" PRId64 ": %s\n", l->bucket_id, err);
