@@ -233,6 +233,11 @@ $(B)/tests/test_fairq: tests/unit/test_fairq.c $(B)/obj/fairq.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpthread
 
 # The leaf library's small helpers (buf, clock, id, base64, roles).
+# A run's parameters and their stored text (server/common/runparams.c).
+UNIT_TESTS += $(B)/tests/test_runparams
+$(B)/tests/test_runparams: tests/unit/test_runparams.c $(B)/obj/runparams.o $(B)/obj/phpt.o $(B)/obj/buf.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson -lpcre2-8
+
 UNIT_TESTS += $(B)/tests/test_common
 $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/id.o $(B)/obj/base64.o $(B)/obj/result.o $(B)/obj/bytes.o \
     $(B)/obj/text.o $(B)/obj/flags.o | $(B)/tests

@@ -322,6 +322,12 @@ char *phpt_name(const struct phpt *t)
 	return strndup(x->data + a, b - a);
 }
 
+int phpt_is_test_path(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 5 && strcmp(path + n - 5, ".phpt") == 0;
+}
+
 /* ---- EXPECTF ---- */
 
 /* A buffer's bytes, "" when nothing was added; NULL only out of memory. */

@@ -87,6 +87,8 @@ int phpt_has(const struct phpt *t, enum phpt_section s);
 int phpt_not_empty(const struct phpt *t, enum phpt_section s);
 /* trim(--TEST--), malloc'd */
 char *phpt_name(const struct phpt *t);
+/* Whether a file's name or path names a test: it ends in .phpt, after at least one byte. */
+int phpt_is_test_path(const char *path);
 
 /*
  * run-tests' normalisation: PHP's trim() (" \t\n\r\0\x0B" at both ends),

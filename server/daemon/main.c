@@ -334,7 +334,7 @@ static const struct main_option {
 	OPT("reduce-max-executions", OPT_INT, reduce_max_executions, 0, MAIN_MAX_BOUND, "400"),
 	OPT("reduce-case-timeout-ms", OPT_INT, reduce_case_timeout_ms, 1, MAIN_MAX_TIMEOUT_MS, "1000"),
 	OPT("reduce-max-pending", OPT_INT, reduce_max_pending, 1, MAIN_MAX_BOUND, "64"),
-	OPT("asan-sample", OPT_INT, asan_sample, 0, GENRUN_MAX_COUNT, NULL),
+	OPT("asan-sample", OPT_INT, asan_sample, 0, RUN_MAX_COUNT, NULL),
 	OPT("measure-budget-ms", OPT_INT, measure_budget_ms, 1, MAIN_MAX_TIMEOUT_MS, "5000"),
 	OPT("reduce-sample", OPT_INT, reduce_sample, 0, 100, "1"),
 	OPT("max-queued-runs", OPT_INT, max_queued_runs, 1, MAIN_MAX_BOUND, "16"),
@@ -816,12 +816,10 @@ static int main_start(struct app *app, struct main_opts *o, struct http **http, 
 		return main_error("%s", err);
 	if (o->cfg.run_stored) {
 		/* The page opens with every stored case's verdict. */
-		json_t *body = json_pack("{s:s}", "suite", "stored");
+		struct run_params none = { 0 };
 		int64_t run_id;
-		if (body == NULL || runs_create(app->runs, body, NULL, 0, &run_id, err, sizeof err) != 0)
-			fprintf(stderr, "phpcmp: could not queue the stored cases: %s\n",
-			    body ? err : "out of memory");
-		json_decref(body);
+		if (runs_create(app->runs, "stored", &none, NULL, 0, &run_id, err, sizeof err) != 0)
+			fprintf(stderr, "phpcmp: could not queue the stored cases: %s\n", err);
 	}
 	if (http_start(*http, err, sizeof err) < 0)
 		return main_error("%s", err);

@@ -188,7 +188,9 @@ int main(void)
 	/* Runs: queued, then interrupted by a restart. */
 	{
 		struct db_run r;
-		ok(db_run_create(db, "stored", "{}", builds, &run, err, sizeof err) == 0 && run > 0,
+		ok(db_run_create(db, "stored", &(struct run_params){ 0 }, builds, &run, err, sizeof err) ==
+		            0 &&
+		        run > 0,
 		    "a run is queued");
 		ok(db_run_get(db, run, &r, err, sizeof err) == 1 && strcmp(r.status, "queued") == 0 &&
 		        r.nbuilds == 2 && strcmp(r.build_names[1], "head") == 0,

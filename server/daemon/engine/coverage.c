@@ -180,32 +180,19 @@ int coverage_idle(struct worker *w, const struct config *cfg, char *err, size_t 
 	return coverage_point(w, dir, err, errsize);
 }
 
-int coverage_check(struct build *const builds[], int n, json_t *body, char *err, size_t errsize)
+int coverage_check(struct build *const builds[], int n, const struct run_params *p, char *err, size_t errsize)
 {
-	json_t *v = json_object_get(body, "coverage");
-	if (v == NULL || json_is_false(v))
+	if (!p->coverage)
 		return 0;
-	if (!json_is_true(v)) {
-		snprintf(err, errsize, "coverage: expected true or false");
-		return -1;
-	}
 	if (!coverage_have_build(builds, n)) {
 		snprintf(err, errsize,
 		    "coverage: no build of the run is a coverage flavour "
 		    "(scripts/build-php.sh --flavour coverage, docs/coverage.md)");
-		return -2;
+		return -1;
 	}
 	/* Landlock stays on: the counters' folder is the one place besides
 	 * its private folder a coverage build's worker may write (confine.c). */
 	return 0;
-}
-
-int coverage_wanted(const char *params)
-{
-	json_t *p = params ? json_loads(params, 0, NULL) : NULL;
-	int yes = p != NULL && json_is_true(json_object_get(p, "coverage"));
-	json_decref(p);
-	return yes;
 }
 
 static void coverage_run_dir(const char *base, int64_t run_id, int role, char *out, size_t size)

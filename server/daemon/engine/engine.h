@@ -285,11 +285,14 @@ enum runs_refusal {
 	RUNS_FAILED,     /* storage (db_last_error says what) or out of memory */
 	RUNS_NOT_SERVED, /* a phpt run's dir or files outside the served folders (400) */
 };
-/* Queue a run from a request body; RUNS_OK with *id, else a refusal and err. */
-/* names: the builds it compares (nnames 0: every active build), the body's
- * "builds" as the API read them. */
-int runs_create(struct runs *, struct json_t *body, const char *const names[], int nnames, int64_t *id,
-    char *err, size_t errsize);
+/* The fields a suite's parameters may have (runparams.h), NULL-terminated;
+ * NULL: no such suite. */
+const char *const *runs_suite_fields(const char *suite);
+/* Queue a run of a suite with its parameters (read with runs_suite_fields);
+ * RUNS_OK with *id, else a refusal and err.  names: the builds it compares
+ * (nnames 0: every active build), the body's "builds" as the API read them. */
+int runs_create(struct runs *, const char *suite, const struct run_params *, const char *const names[],
+    int nnames, int64_t *id, char *err, size_t errsize);
 /* Cancel a queued or running run; RUNS_OK, or a refusal and err. */
 int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
 /*
@@ -300,21 +303,13 @@ int runs_cancel(struct runs *, int64_t id, char *err, size_t errsize);
 int runs_resume(struct runs *, int64_t id, char *err, size_t errsize);
 
 /* ---- genrun.c ---- */
-#define GENRUN_MAX_COUNT 10000000 /* cases per seed in one run */
-#define GENRUN_MAX_SEEDS 16
-#define GENRUN_MAX_START 9007199254740991 /* 2^53 - 1: exact in any JSON reader */
-
 enum genrun_end { GENRUN_DONE, GENRUN_FAILED, GENRUN_CANCELLED, GENRUN_INTERRUPTED };
 
-/* A generated run's body fields (seed or seeds, count, start): 0, or -1 with err. */
-int genrun_check(struct json_t *body, char *err, size_t errsize);
-/* Cases a run with these parameters (JSON text) has; -1 if they are bad. */
-int64_t genrun_total(const char *params);
+/* A generated run has seed or seeds, and count: 0, or -1 with err. */
+int genrun_check(const struct run_params *, char *err, size_t errsize);
 /* Execute a run; stop(arg, &cancelled) is asked between batches. */
 enum genrun_end genrun_execute(struct app *, const struct db_run *, int (*stop)(void *arg, int *cancelled),
     void *arg, char *err, size_t errsize);
-/* {"seed":S,"index":I[,"version":V]} of POST /api/generated: 0, or -1 with err. */
-int genrun_parse_ref(struct json_t *body, uint64_t *seed, uint64_t *index, char *err, size_t errsize);
 /* The generator's version (server/common/gen.h). */
 int genrun_version(void);
 /* 0 when a stopped generated run cannot resume here (made by another generator version), err why. */
@@ -358,17 +353,16 @@ struct reduce_stats {
 int reduce_status(struct reducer *, struct reduce_stats *out);
 
 /* ---- phptrun.c: php-src's .phpt tests (docs/phpt.md) ---- */
-extern const char *const phptrun_params[]; /* body fields: dir, files */
-/* 0, -1 with err for a malformed body, -2 with err (naming the served
- * folders, never whether the path exists) for dir or files outside them. */
-int phptrun_check(struct json_t *body, char *err, size_t errsize);
+/* 0, or -2 with err (naming the served folders, never whether the path
+ * exists) for dir or files outside them. */
+int phptrun_check(const struct run_params *, char *err, size_t errsize);
 /* At startup: the default folder (when it exists) and every --phpt-dir,
  * each resolved once (realpath) and held open; -1 with err for a
  * --phpt-dir that is missing, not a folder, /, or under /proc, /sys, /dev. */
 int phptrun_serve(const struct config *, char *err, size_t errsize);
 void phptrun_unserve(void);
-/* The run's tests (its parameters as JSON text): the state, *total set; NULL with err. */
-void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize);
+/* The run's tests (dir or files of its parameters): the state, *total set; NULL with err. */
+void *phptrun_open(const struct run_params *, int64_t *total, char *err, size_t errsize);
 void phptrun_close(void *state);
 enum genrun_end phptrun_execute(struct app *, const struct db_run *, void *state,
     int (*stop)(void *arg, int *cancelled), void *arg, char *err, size_t errsize);
@@ -382,11 +376,9 @@ int phptrun_report_md(struct app *, int64_t run_id, char **md);
 struct worker *coverage_worker(struct app *, int i);
 /* A coverage build's shared workers: their counters under STATE/coverage/idle/NAME; 0 or -1. */
 int coverage_idle(struct worker *, const struct config *, char *err, size_t errsize);
-/* The body's "coverage" for a run on these builds: 0 fine (absent, false, or
- * true and possible), -1 not a boolean, -2 no coverage build among them; err says why. */
-int coverage_check(struct build *const builds[], int n, struct json_t *body, char *err, size_t errsize);
-/* Do the run's parameters (JSON text) ask for coverage? */
-int coverage_wanted(const char *params);
+/* A run's "coverage" on these builds: 0 fine (not asked, or possible), -1
+ * with err when no coverage build is among them. */
+int coverage_check(struct build *const builds[], int n, const struct run_params *, char *err, size_t errsize);
 /* The run's own workers for each coverage build into app->run_workers; 0 or -1. */
 int coverage_begin(struct app *, int64_t run_id, int resumed, char *err, size_t errsize);
 /* Stop them (they write their counters), run gcovr, store each summary; 0 or -1. */

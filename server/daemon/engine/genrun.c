@@ -51,7 +51,6 @@
 #define GENRUN_SIG_SIZE 512    /* room for every candidate's part */
 #define GENRUN_CANDS_SIZE 48   /* "head,cand2,...,cand7" */
 #define GENRUN_SUMMARY_MS 1000 /* how often the summary is rewritten */
-#define GENRUN_MAX_SEED INT64_MAX
 
 enum { T_TOTAL, T_DECLARE, T_GENERATE, T_BUILD, T_ENCODE, T_DIGEST, T_COUNT };
 
@@ -121,10 +120,7 @@ struct genrun_side {
 struct genrun {
 	struct app *app;
 	const struct db_run *run;
-	uint64_t seeds[GENRUN_MAX_SEEDS];
-	int nseeds;
-	int64_t count, start;
-	int64_t max_failures; /* per build; 0: no limit (the run goes on) */
+	const struct run_params *p; /* the run's: seeds, count, start, max_failures */
 	struct genrun_side side[MAX_BUILDS];
 	uint64_t *hashes;
 	int resumed; /* the run had progress when it started */
@@ -136,7 +132,7 @@ struct genrun {
 	uint64_t errors[MAX_BUILDS][GENRUN_NERRORS + 1]; /* last: any other code */
 	uint64_t statuses[MAX_BUILDS][5];                /* by enum result_status */
 	uint64_t exceptions[MAX_BUILDS];
-	uint64_t corpus[GENRUN_MAX_SEEDS]; /* per seed, complete when done */
+	uint64_t corpus[RUN_MAX_SEEDS]; /* per seed, complete when done */
 	int seeds_done;
 	uint64_t times[MAX_BUILDS][T_COUNT];
 	double busy_ms[MAX_BUILDS];
@@ -158,122 +154,16 @@ static pthread_mutex_t genrun_materialise_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- parameters ---- */
 
-static int genrun_int_field(json_t *body, const char *field, int64_t min, int64_t max, int64_t *out,
-    int *present, char *err, size_t errsize)
+int genrun_check(const struct run_params *p, char *err, size_t errsize)
 {
-	json_t *v = json_object_get(body, field);
-	*present = v != NULL;
-	if (v == NULL)
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
-		snprintf(err, errsize, "%s: expected an integer %" PRId64 " .. %" PRId64, field, min, max);
-		return -1;
-	}
-	*out = json_integer_value(v);
-	return 0;
-}
-
-/* Read the parameters of a run body (or of a stored run's params). */
-static int genrun_params(json_t *body, struct genrun *g, char *err, size_t errsize)
-{
-	json_t *seeds = json_object_get(body, "seeds"), *v;
-	int64_t x;
-	int has_seed, has_count, has_start;
-	size_t i;
-
-	if (genrun_int_field(body, "seed", 0, GENRUN_MAX_SEED, &x, &has_seed, err, errsize) < 0)
-		return -1;
-	if (has_seed && seeds != NULL) {
-		snprintf(err, errsize, "seed, seeds: give one or the other");
-		return -1;
-	}
-	g->nseeds = 0;
-	if (has_seed) {
-		g->seeds[g->nseeds++] = (uint64_t)x;
-	} else if (seeds != NULL) {
-		if (!json_is_array(seeds) || json_array_size(seeds) < 1 ||
-		    json_array_size(seeds) > GENRUN_MAX_SEEDS) {
-			snprintf(
-			    err, errsize, "seeds: expected an array of 1 .. %d integers", GENRUN_MAX_SEEDS);
-			return -1;
-		}
-		json_array_foreach (seeds, i, v) {
-			if (!json_is_integer(v) || json_integer_value(v) < 0) {
-				snprintf(err, errsize, "seeds[%zu]: expected an integer 0 .. %" PRId64, i,
-				    (int64_t)GENRUN_MAX_SEED);
-				return -1;
-			}
-			g->seeds[g->nseeds++] = (uint64_t)json_integer_value(v);
-		}
-	} else {
+	if (p->nseeds == 0) {
 		snprintf(err, errsize, "seed: required (or seeds: [...])");
 		return -1;
 	}
-	if (genrun_int_field(body, "count", 1, GENRUN_MAX_COUNT, &g->count, &has_count, err, errsize) < 0)
-		return -1;
-	if (!has_count) {
-		snprintf(err, errsize, "count: required, an integer 1 .. %d", GENRUN_MAX_COUNT);
+	if (!(p->given & RUN_COUNT)) {
+		snprintf(err, errsize, "count: required, an integer 1 .. %d", RUN_MAX_COUNT);
 		return -1;
 	}
-	g->start = 0;
-	if (genrun_int_field(body, "start", 0, GENRUN_MAX_START, &g->start, &has_start, err, errsize) < 0)
-		return -1;
-	g->max_failures = 0;
-	if (genrun_int_field(body, "max_failures", 0, INT64_MAX, &g->max_failures, &has_start, err, errsize) <
-	    0)
-		return -1;
-	return 0;
-}
-
-int genrun_check(json_t *body, char *err, size_t errsize)
-{
-	struct genrun g;
-	return genrun_params(body, &g, err, errsize);
-}
-
-int64_t genrun_total(const char *params)
-{
-	struct genrun g;
-	char err[256];
-	json_t *p = json_loads(params != NULL ? params : "{}", 0, NULL);
-	int rc = p != NULL ? genrun_params(p, &g, err, sizeof err) : -1;
-	json_decref(p);
-	return rc < 0 ? -1 : g.count * g.nseeds;
-}
-
-int genrun_parse_ref(json_t *body, uint64_t *seed, uint64_t *index, char *err, size_t errsize)
-{
-	const char *key;
-	json_t *v;
-	int64_t x;
-	int present;
-
-	json_object_foreach (body, key, v) {
-		if (strcmp(key, "seed") != 0 && strcmp(key, "index") != 0 && strcmp(key, "version") != 0) {
-			snprintf(err, errsize, "unknown field \"%.64s\" (known: seed, index, version)", key);
-			return -1;
-		}
-	}
-	if (genrun_int_field(body, "version", GEN_VERSION, GEN_VERSION, &x, &present, err, errsize) < 0) {
-		snprintf(err, errsize, "version: this daemon's generator is version %d only", GEN_VERSION);
-		return -1;
-	}
-	if (genrun_int_field(body, "seed", 0, GENRUN_MAX_SEED, &x, &present, err, errsize) < 0)
-		return -1;
-	if (!present) {
-		snprintf(err, errsize, "seed: required, an integer 0 .. %" PRId64, (int64_t)GENRUN_MAX_SEED);
-		return -1;
-	}
-	*seed = (uint64_t)x;
-	if (genrun_int_field(
-	        body, "index", 0, GENRUN_MAX_START + GENRUN_MAX_COUNT, &x, &present, err, errsize) < 0)
-		return -1;
-	if (!present) {
-		snprintf(err, errsize, "index: required, an integer 0 .. %" PRId64,
-		    (int64_t)GENRUN_MAX_START + GENRUN_MAX_COUNT);
-		return -1;
-	}
-	*index = (uint64_t)x;
 	return 0;
 }
 
@@ -741,10 +631,10 @@ static json_t *genrun_summary(struct genrun *g, int final)
 
 	if (o == NULL || builds == NULL || seeds == NULL || corpus == NULL)
 		goto oom;
-	for (int i = 0; i < g->nseeds; i++) {
-		json_array_append_new(seeds, json_integer((json_int_t)g->seeds[i]));
+	for (int i = 0; i < g->p->nseeds; i++) {
+		json_array_append_new(seeds, json_integer((json_int_t)g->p->seeds[i]));
 		if (i < g->seeds_done) {
-			snprintf(name, sizeof name, "%" PRIu64, g->seeds[i]);
+			snprintf(name, sizeof name, "%" PRIu64, g->p->seeds[i]);
 			json_object_set_new(corpus, name, genrun_hex(g->corpus[i]));
 			all = gen_hash(&g->corpus[i], sizeof g->corpus[i], all);
 		}
@@ -754,8 +644,8 @@ static json_t *genrun_summary(struct genrun *g, int final)
 	genrun_rss(&peak, &now);
 	json_object_set_new(o, "generator_version", json_integer(GEN_VERSION));
 	json_object_set_new(o, "seeds", seeds);
-	json_object_set_new(o, "count", json_integer(g->count));
-	json_object_set_new(o, "start", json_integer(g->start));
+	json_object_set_new(o, "count", json_integer(g->p->count));
+	json_object_set_new(o, "start", json_integer(g->p->start));
 	json_object_set_new(o, "done", json_integer(g->done));
 	/* Resumed: cases stored before, not run again (the tallies leave them out). */
 	json_object_set_new(o, "resumed_past", json_integer(g->skipped));
@@ -766,7 +656,7 @@ static json_t *genrun_summary(struct genrun *g, int final)
 	    o, "rate", json_real(elapsed > 0 ? (double)(int64_t)(g->done / (elapsed / 1e3)) : 0.0));
 	json_object_set_new(o, "corpus_hashes", corpus);
 	json_object_set_new(
-	    o, "corpus_hash", final && g->seeds_done == g->nseeds ? genrun_hex(all) : json_null());
+	    o, "corpus_hash", final && g->seeds_done == g->p->nseeds ? genrun_hex(all) : json_null());
 	json_object_set_new(o, "builds", builds);
 	json_object_set_new(o, "daemon",
 	    json_pack("{s:o s:o s:o s:I s:I}", "compare_s", genrun_seconds(g->compare_ms),
@@ -1103,7 +993,6 @@ static void genrun_release(struct genrun *g)
 static struct genrun *genrun_open(struct app *app, const struct db_run *run, char *err, size_t errsize)
 {
 	struct genrun *g = calloc(1, sizeof(*g));
-	json_t *params;
 
 	if (g == NULL) {
 		snprintf(err, errsize, "out of memory");
@@ -1112,15 +1001,11 @@ static struct genrun *genrun_open(struct app *app, const struct db_run *run, cha
 	g->app = app;
 	g->run = run;
 	g->resumed = run->done > 0;
-	params = json_loads(run->params != NULL ? run->params : "{}", 0, NULL);
-	if (params == NULL || genrun_params(params, g, err, errsize) < 0) {
-		if (params == NULL)
-			snprintf(err, errsize, "the run's parameters are not JSON");
-		json_decref(params);
+	g->p = &run->params;
+	if (genrun_check(g->p, err, errsize) < 0) {
 		free(g);
 		return NULL;
 	}
-	json_decref(params);
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
 	g->listed = json_array();
 	g->nbuilds = app->run_nbuilds;
@@ -1162,9 +1047,9 @@ static enum genrun_end genrun_batch(struct genrun *g, int si, int64_t off, char 
 	for (int b = 0; b < g->nbuilds; b++) {
 		struct genrun_side *s = &g->side[b];
 		genrun_side_clear(s);
-		s->seed = g->seeds[si];
-		s->start = g->start + off;
-		s->count = g->count - off < GENRUN_BATCH ? g->count - off : GENRUN_BATCH;
+		s->seed = g->p->seeds[si];
+		s->start = g->p->start + off;
+		s->count = g->p->count - off < GENRUN_BATCH ? g->p->count - off : GENRUN_BATCH;
 		memset(s->times, 0, sizeof s->times);
 	}
 	fanout_run(genrun_side_run, g->side, sizeof g->side[0], g->nbuilds);
@@ -1182,11 +1067,11 @@ static enum genrun_end genrun_batch(struct genrun *g, int si, int64_t off, char 
 		for (int k = 0; k < T_COUNT; k++)
 			g->times[b][k] += s->times[k];
 		g->failures[b] += (int64_t)s->nfailures;
-		if (g->max_failures > 0 && g->failures[b] > g->max_failures && end == GENRUN_DONE) {
+		if (g->p->max_failures > 0 && g->failures[b] > g->p->max_failures && end == GENRUN_DONE) {
 			snprintf(err, errsize,
 			    "build %s crashed or timed out on more than %" PRId64
 			    " generated cases (max_failures); stopping",
-			    builds[b]->name, g->max_failures);
+			    builds[b]->name, g->p->max_failures);
 			end = GENRUN_FAILED;
 		}
 	}
@@ -1210,17 +1095,18 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 		return GENRUN_FAILED;
 	g->started_ms = g->last_summary_ms = clock_ms();
 	genrun_save_summary(g, 0);
-	for (int si = 0; si < g->nseeds && end == GENRUN_DONE; si++) {
+	for (int si = 0; si < g->p->nseeds && end == GENRUN_DONE; si++) {
 		g->corpus[si] = GEN_HASH_INIT;
-		for (int64_t off = 0; off < g->count; off += GENRUN_BATCH) {
+		for (int64_t off = 0; off < g->p->count; off += GENRUN_BATCH) {
 			if (stop(arg, &cancelled)) {
 				end = cancelled ? GENRUN_CANCELLED : GENRUN_INTERRUPTED;
 				break;
 			}
 			if (g->resumed) {
-				int64_t n = g->count - off < GENRUN_BATCH ? g->count - off : GENRUN_BATCH;
+				int64_t n = g->p->count - off < GENRUN_BATCH ? g->p->count - off
+				                                             : GENRUN_BATCH;
 				int rc = genrun_skip_stored(
-				    g, si, g->seeds[si], g->start + off, n, err, errsize);
+				    g, si, g->p->seeds[si], g->p->start + off, n, err, errsize);
 				if (rc < 0) {
 					end = GENRUN_FAILED;
 					break;

@@ -42,7 +42,6 @@
 #include "beneath.h"
 #include "proto.h"
 
-#define PHPTRUN_MAX_TESTS 20000
 #define PHPTRUN_DEFAULT_DIR "tests/php-8.2.32/ext/json/tests" /* under scripts/php-tests.sh's cache */
 #define PHPTRUN_MAX_REASON 4096
 #define PHPTRUN_MAX_KEPT (256u << 10) /* output and diff kept per test and build */
@@ -73,8 +72,6 @@ static const char *const status_names[PS_COUNT] = {
 	"error",
 	"memory-error",
 };
-
-const char *const phptrun_params[] = { "dir", "files", "coverage", NULL };
 
 /* ---- the folders a run may read (docs/phpt.md, "Which tests a run reads") ---- */
 
@@ -295,15 +292,9 @@ static void state_free(struct phptrun_state *s)
 	free(s);
 }
 
-static int ends_with_phpt(const char *s)
-{
-	size_t n = strlen(s);
-	return n > 5 && strcmp(s + n - 5, ".phpt") == 0;
-}
-
 static int state_add(struct phptrun_state *s, const char *path, const char *name, int root, const char *rel)
 {
-	if (s->n == PHPTRUN_MAX_TESTS)
+	if (s->n == RUN_MAX_TESTS)
 		return -1;
 	if (s->n % 64 == 0) {
 		char **f = realloc(s->files, (s->n + 64) * sizeof(*f));
@@ -359,14 +350,13 @@ static int state_scan(struct phptrun_state *s, int root, const char *reldir, cha
 		return -1;
 	}
 	while ((e = readdir(d)) != NULL) {
-		if (!ends_with_phpt(e->d_name) || e->d_name[0] == '.')
+		if (!phpt_is_test_path(e->d_name) || e->d_name[0] == '.')
 			continue;
-		if (n == PHPTRUN_MAX_TESTS ||
+		if (n == RUN_MAX_TESTS ||
 		    (n % 64 == 0 && !(names = realloc(names, (n + 64) * sizeof(*names)))) ||
 		    !(names[n] = strdup(e->d_name))) {
 			closedir(d);
-			snprintf(
-			    err, errsize, "dir: more than %d tests, or out of memory", PHPTRUN_MAX_TESTS);
+			snprintf(err, errsize, "dir: more than %d tests, or out of memory", RUN_MAX_TESTS);
 			for (size_t i = 0; i < n; i++)
 				free(names[i]);
 			free(names);
@@ -401,54 +391,26 @@ static int served_file(const char *path, int *root, char *rel, size_t relsize)
 		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	else
 		snprintf(dir, sizeof(dir), ".");
-	if (!ends_with_phpt(base) || served_find(dir, root, rel, relsize) < 0)
+	if (!phpt_is_test_path(base) || served_find(dir, root, rel, relsize) < 0)
 		return -1;
 	size_t n = strlen(rel);
 	return (size_t)snprintf(rel + n, relsize - n, "/%s", base) < relsize - n ? 0 : -1;
 }
 
-int phptrun_check(json_t *body, char *err, size_t errsize)
+int phptrun_check(const struct run_params *p, char *err, size_t errsize)
 {
-	json_t *dir = json_object_get(body, "dir"), *files = json_object_get(body, "files");
-	size_t i;
-	json_t *v;
 	char rel[PATH_MAX];
 	int root;
 
-	if (dir && files) {
-		snprintf(err, errsize, "dir and files: give one of them");
-		return -1;
-	}
-	if (dir &&
-	    (!json_is_string(dir) || json_string_length(dir) == 0 || json_string_length(dir) >= PATH_MAX ||
-	        strlen(json_string_value(dir)) != json_string_length(dir))) {
-		snprintf(err, errsize, "dir: a folder's path");
-		return -1;
-	}
-	if (files) {
-		if (!json_is_array(files) || json_array_size(files) == 0 ||
-		    json_array_size(files) > PHPTRUN_MAX_TESTS) {
-			snprintf(err, errsize, "files: a list of 1 to %d .phpt paths", PHPTRUN_MAX_TESTS);
-			return -1;
-		}
-		json_array_foreach (files, i, v) {
-			if (!json_is_string(v) || json_string_length(v) >= PATH_MAX ||
-			    !ends_with_phpt(json_string_value(v)) ||
-			    strlen(json_string_value(v)) != json_string_length(v)) {
-				snprintf(err, errsize, "files[%zu]: the path of a .phpt file", i);
-				return -1;
-			}
-		}
-		json_array_foreach (files, i, v) {
-			if (served_file(json_string_value(v), &root, rel, sizeof(rel)) < 0) {
-				char field[32];
-				snprintf(field, sizeof(field), "files[%zu]", i);
-				not_served(field, err, errsize);
-				return -2;
-			}
+	for (size_t i = 0; i < p->nfiles; i++) {
+		if (served_file(p->files[i], &root, rel, sizeof(rel)) < 0) {
+			char field[32];
+			snprintf(field, sizeof(field), "files[%zu]", i);
+			not_served(field, err, errsize);
+			return -2;
 		}
 	}
-	if (dir && served_find(json_string_value(dir), &root, rel, sizeof(rel)) < 0) {
+	if (p->dir != NULL && served_find(p->dir, &root, rel, sizeof(rel)) < 0) {
 		not_served("dir", err, errsize);
 		return -2;
 	}
@@ -457,25 +419,20 @@ int phptrun_check(json_t *body, char *err, size_t errsize)
 
 /* The run's tests, confined again (a queued or resumed run's parameters
  * were checked by another daemon, or another configuration). */
-void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize)
+void *phptrun_open(const struct run_params *p, int64_t *total, char *err, size_t errsize)
 {
 	struct phptrun_state *s = calloc(1, sizeof(*s));
-	json_t *p = params ? json_loads(params, 0, NULL) : NULL;
-	json_t *files = p ? json_object_get(p, "files") : NULL, *dir = p ? json_object_get(p, "dir") : NULL;
 	char rel[PATH_MAX];
 	int root;
 
 	if (!s) {
 		snprintf(err, errsize, "out of memory");
-		json_decref(p);
 		return NULL;
 	}
-	if (files) {
-		size_t i;
-		json_t *v;
-		json_array_foreach (files, i, v) {
-			const char *f = json_string_value(v);
-			if (!f || served_file(f, &root, rel, sizeof(rel)) < 0) {
+	if (p->nfiles > 0) {
+		for (size_t i = 0; i < p->nfiles; i++) {
+			const char *f = p->files[i];
+			if (served_file(f, &root, rel, sizeof(rel)) < 0) {
 				char field[32];
 				snprintf(field, sizeof(field), "files[%zu]", i);
 				not_served(field, err, errsize);
@@ -487,7 +444,7 @@ void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize
 			}
 		}
 	} else {
-		const char *d = dir && json_is_string(dir) ? json_string_value(dir) : NULL;
+		const char *d = p->dir;
 		if (d ? served_find(d, &root, rel, sizeof(rel)) < 0
 		      : served_default(&root, rel, sizeof(rel)) < 0) {
 			if (d)
@@ -515,11 +472,9 @@ void *phptrun_open(const char *params, int64_t *total, char *err, size_t errsize
 			goto fail;
 		}
 	}
-	json_decref(p);
 	*total = (int64_t)s->n;
 	return s;
 fail:
-	json_decref(p);
 	state_free(s);
 	return NULL;
 }
@@ -734,7 +689,7 @@ static void aux_collect(struct aux *a, const struct phpt *t, int dirfd)
 	while ((e = readdir(d)) != NULL && a->n < PHPTRUN_MAX_AUX) {
 		const char *nm = e->d_name;
 		size_t n = strlen(nm), len;
-		if (nm[0] == '.' || ends_with_phpt(nm) || n > 200 || !names_file(t, nm))
+		if (nm[0] == '.' || phpt_is_test_path(nm) || n > 200 || !names_file(t, nm))
 			continue;
 		for (size_t i = 0; i < n; i++)
 			if (!strchr(

@@ -61,8 +61,9 @@ struct suite {
 	/* 1 with a case (the caller releases it), 0 at the end, -1 with err. */
 	int (*next)(struct suite_iter *, struct case_spec *, char *err, size_t errsize);
 	void (*close)(struct suite_iter *);
-	/* Optional: check the body's fields (0, or -1 with err: RUNS_BAD_REQUEST). */
-	int (*check)(json_t *body, char *err, size_t errsize);
+	/* Optional: check the parameters as a whole (0; -1 with err: RUNS_BAD_REQUEST;
+	 * -2 with err: RUNS_NOT_SERVED). */
+	int (*check)(const struct run_params *, char *err, size_t errsize);
 	/* Optional: run the whole run itself instead of case by case (genrun.c
 	 * runs batches); an enum runs_end, err saying why it failed. */
 	int (*execute)(struct suite_iter *, const struct db_run *, char *err, size_t errsize);
@@ -300,10 +301,13 @@ static const char *const generated_params[] = { "seed", "seeds", "count", "start
 
 static int generated_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {
-	if ((it->total = genrun_total(run->params)) < 0) {
-		snprintf(err, errsize, "bad parameters for the generated suite");
+	char why[256];
+
+	if (genrun_check(&run->params, why, sizeof why) < 0) {
+		snprintf(err, errsize, "bad parameters for the generated suite: %s", why);
 		return -1;
 	}
+	it->total = run->params.count * run->params.nseeds;
 	return 0;
 }
 
@@ -323,9 +327,11 @@ static int generated_execute(struct suite_iter *, const struct db_run *, char *e
 
 /* ---- the phpt suite: php-src's .phpt tests on every build (phptrun.c) ---- */
 
+static const char *const phpt_params[] = { "dir", "files", "coverage", NULL };
+
 static int phpt_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {
-	return (it->state = phptrun_open(run->params, &it->total, err, errsize)) != NULL ? 0 : -1;
+	return (it->state = phptrun_open(&run->params, &it->total, err, errsize)) != NULL ? 0 : -1;
 }
 
 static void phpt_close(struct suite_iter *it)
@@ -356,7 +362,7 @@ static const struct suite runs_suites[] = {
 	    .resumable = genrun_resumable,
 	    .asan_sample = 1 },
 	{ .name = "phpt",
-	    .params = phptrun_params,
+	    .params = phpt_params,
 	    .open = phpt_open,
 	    .close = phpt_close,
 	    .check = phptrun_check,
@@ -372,6 +378,12 @@ static const struct suite *runs_suite(const char *name)
 		if (strcmp(runs_suites[i].name, name) == 0)
 			return &runs_suites[i];
 	return NULL;
+}
+
+const char *const *runs_suite_fields(const char *name)
+{
+	const struct suite *suite = runs_suite(name);
+	return suite != NULL ? suite->params : NULL;
 }
 
 /* ---- running a case on both builds ---- */
@@ -632,9 +644,9 @@ static void runs_queue_asan_sample(struct runs *rs, const struct db_run *run)
 {
 	struct app *app = rs->app;
 	struct build *asan[MAX_BUILDS] = { 0 };
-	json_t *params, *seeds;
-	json_int_t seed, count, start;
-	char *text = NULL, err[512];
+	struct run_params sample = { .given = RUN_SEED | RUN_COUNT | RUN_START | RUN_ASAN_SAMPLE_OF,
+		.nseeds = 1 };
+	char err[512];
 	int64_t id;
 	int i;
 
@@ -651,32 +663,25 @@ static void runs_queue_asan_sample(struct runs *rs, const struct db_run *run)
 			    run->id, app->run_builds[i]->name);
 			return;
 		}
-	if ((params = json_loads(run->params, 0, NULL)) == NULL)
+	if (run->params.nseeds == 0)
 		return;
-	seeds = json_object_get(params, "seeds");
-	seed = json_integer_value(seeds != NULL ? json_array_get(seeds, 0) : json_object_get(params, "seed"));
-	count = json_integer_value(json_object_get(params, "count"));
-	start = json_integer_value(json_object_get(params, "start"));
-	json_decref(params);
-	if (count > app->config->asan_sample)
-		count = app->config->asan_sample;
-	params = json_pack("{s:I s:I s:I s:I}", "seed", seed, "count", count, "start", start,
-	    "asan_sample_of", (json_int_t)run->id);
-	text = params != NULL ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	json_decref(params);
+	sample.seeds[0] = run->params.seeds[0];
+	sample.count = run->params.count;
+	if (sample.count > app->config->asan_sample)
+		sample.count = app->config->asan_sample;
+	sample.start = run->params.start;
+	sample.asan_sample_of = run->id;
 	pthread_mutex_lock(&rs->lock);
-	if (text == NULL || db_run_create(app->db, "generated", text, asan, &id, err, sizeof err) < 0) {
-		runs_log_error(run->id, "asan sample", text == NULL ? "out of memory" : err);
+	if (db_run_create(app->db, "generated", &sample, asan, &id, err, sizeof err) < 0) {
+		runs_log_error(run->id, "asan sample", err);
 	} else {
 		rs->wake = 1;
 		pthread_cond_signal(&rs->cond);
 		fprintf(stderr,
-		    "phpcmp: run %" PRId64 ": its asan sample of %" JSON_INTEGER_FORMAT
-		    " cases is run %" PRId64 "\n",
-		    run->id, count, id);
+		    "phpcmp: run %" PRId64 ": its asan sample of %" PRId64 " cases is run %" PRId64 "\n",
+		    run->id, sample.count, id);
 	}
 	pthread_mutex_unlock(&rs->lock);
-	free(text);
 }
 
 /* Execute one queued run to its end. */
@@ -690,7 +695,7 @@ static void runs_execute(struct runs *rs, struct db_run *run)
 	enum runs_end end = END_DONE;
 	int rc, opened = 0;
 	int resumed = run->done > 0; /* POST /api/runs/{id}/resume: skip what it compared */
-	int coverage = coverage_wanted(run->params);
+	int coverage = run->params.coverage;
 
 	memset(&it, 0, sizeof it);
 	it.runs = rs;
@@ -852,43 +857,19 @@ static int runs_queue_room(struct runs *rs, char *err, size_t errsize)
 	return 0;
 }
 
-int runs_create(struct runs *rs, struct json_t *body, const char *const names[], int nnames, int64_t *id,
-    char *err, size_t errsize)
+int runs_create(struct runs *rs, const char *suite_name, const struct run_params *params,
+    const char *const names[], int nnames, int64_t *id, char *err, size_t errsize)
 {
-	const struct suite *suite;
+	const struct suite *suite = runs_suite(suite_name);
 	struct build *builds[MAX_BUILDS];
-	json_t *v, *params = NULL;
-	const char *key;
-	char *text = NULL;
-	size_t i;
-	int n, status = RUNS_FAILED;
+	int n, status;
 
-	v = json_object_get(body, "suite");
-	if (v == NULL || !json_is_string(v)) {
-		snprintf(err, errsize, "suite: %s (known: stored, measure, generated, phpt)",
-		    v == NULL ? "required" : "expected a string");
+	if (suite == NULL) {
+		snprintf(err, errsize, "suite: unknown suite \"%.64s\"", suite_name);
 		return RUNS_BAD_REQUEST;
-	}
-	if (strlen(json_string_value(v)) != json_string_length(v) ||
-	    (suite = runs_suite(json_string_value(v))) == NULL) {
-		snprintf(err, errsize,
-		    "suite: unknown suite \"%.64s\" (known: stored, measure, generated, phpt)",
-		    json_string_value(v));
-		return RUNS_BAD_REQUEST;
-	}
-	json_object_foreach (body, key, v) {
-		if (strcmp(key, "suite") == 0 || strcmp(key, "builds") == 0)
-			continue;
-		for (i = 0; suite->params[i] != NULL; i++)
-			if (strcmp(key, suite->params[i]) == 0)
-				break;
-		if (suite->params[i] == NULL) {
-			snprintf(err, errsize, "unknown field \"%.64s\" for suite %s", key, suite->name);
-			return RUNS_BAD_REQUEST;
-		}
 	}
 	if (suite->check != NULL) {
-		int checked = suite->check(body, err, errsize);
+		int checked = suite->check(params, err, errsize);
 		if (checked == -2)
 			return RUNS_NOT_SERVED; /* one error, whether the path exists or not */
 		if (checked < 0)
@@ -898,23 +879,12 @@ int runs_create(struct runs *rs, struct json_t *body, const char *const names[],
 	               : build_list(rs->app->config, builds);
 	if (n < 0)
 		return RUNS_BAD_REQUEST;
-	switch (coverage_check(builds, n, body, err, errsize)) {
-	case -1:
-		return RUNS_BAD_REQUEST;
-	case -2:
+	if (coverage_check(builds, n, params, err, errsize) < 0)
 		return RUNS_CONFLICT;
-	}
-	/* The parameters are the body without "suite", kept as JSON on the run. */
-	if ((params = json_deep_copy(body)) == NULL || json_object_del(params, "suite") < 0 ||
-	    (json_object_get(params, "builds") != NULL && json_object_del(params, "builds") < 0) ||
-	    (text = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
-		snprintf(err, errsize, "out of memory");
-		goto fail;
-	}
 	/* Counted and queued under the lock, so concurrent posts cannot overshoot. */
 	pthread_mutex_lock(&rs->lock);
 	if ((status = runs_queue_room(rs, err, errsize)) == 0) {
-		if (db_run_create(rs->app->db, suite->name, text, builds, id, err, errsize) < 0) {
+		if (db_run_create(rs->app->db, suite->name, params, builds, id, err, errsize) < 0) {
 			status = RUNS_FAILED;
 		} else {
 			rs->wake = 1;
@@ -922,9 +892,6 @@ int runs_create(struct runs *rs, struct json_t *body, const char *const names[],
 		}
 	}
 	pthread_mutex_unlock(&rs->lock);
-fail:
-	free(text);
-	json_decref(params);
 	return status;
 }
 

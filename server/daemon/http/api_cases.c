@@ -33,7 +33,8 @@ static json_t *api_lines(const char *s)
 }
 
 /* Any key of obj not in known (NULL-terminated) is an error naming it. */
-static int api_known_fields(json_t *obj, const char *const *known, struct http_response *resp)
+static int api_known_fields(
+    json_t *obj, const char *const *known, const char *hint, struct http_response *resp)
 {
 	const char *key;
 	json_t *v;
@@ -44,7 +45,7 @@ static int api_known_fields(json_t *obj, const char *const *known, struct http_r
 			if (strcmp(key, known[i]) == 0)
 				break;
 		if (known[i] == NULL) {
-			api_error(resp, 400, "bad_request", "unknown field \"%.64s\"", key);
+			api_error(resp, 400, "bad_request", "unknown field \"%.64s\"%s", key, hint);
 			return -1;
 		}
 	}
@@ -83,14 +84,13 @@ static int api_opt_string(
 	return 0;
 }
 
-/* An optional integer in [min, max]; def when absent or null. */
-static int api_opt_int(json_t *obj, const char *field, json_int_t min, json_int_t max, json_int_t def,
-    json_int_t *out, struct http_response *resp)
+/* An integer field in min..max: 0 (*present says whether it is there), -1 on error. */
+static int api_int_field(json_t *obj, const char *field, json_int_t min, json_int_t max, json_int_t *out,
+    int *present, struct http_response *resp)
 {
 	json_t *v = json_object_get(obj, field);
 
-	*out = def;
-	if (v == NULL || json_is_null(v))
+	if (!(*present = v != NULL))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
 		api_error(resp, 400, "bad_request",
@@ -99,6 +99,57 @@ static int api_opt_int(json_t *obj, const char *field, json_int_t min, json_int_
 		return -1;
 	}
 	*out = json_integer_value(v);
+	return 0;
+}
+
+/* An optional integer field (absent or null: def): 0, or -1 on error. */
+static int api_opt_int(json_t *obj, const char *field, json_int_t min, json_int_t max, json_int_t def,
+    json_int_t *out, struct http_response *resp)
+{
+	int present;
+
+	*out = def;
+	if (json_is_null(json_object_get(obj, field)))
+		return 0;
+	return api_int_field(obj, field, min, max, out, &present, resp);
+}
+
+/*
+ * {"seed":S,"index":I[,"version":V]}: a generated case by where it is
+ * (POST /api/generated, POST /api/runs/{id}/cases).  0, or -1 with resp
+ * filled.
+ */
+static int api_generated_ref(json_t *body, uint64_t *seed, uint64_t *index, struct http_response *resp)
+{
+	static const char *const known[] = { "seed", "index", "version", NULL };
+	json_t *version = json_object_get(body, "version");
+	json_int_t x;
+	int present;
+
+	if (api_known_fields(body, known, " (known: seed, index, version)", resp) < 0)
+		return -1;
+	if (version != NULL &&
+	    (!json_is_integer(version) || json_integer_value(version) != genrun_version())) {
+		api_error(resp, 400, "bad_request", "version: this daemon's generator is version %d only",
+		    genrun_version());
+		return -1;
+	}
+	if (api_int_field(body, "seed", 0, RUN_MAX_SEED, &x, &present, resp) < 0)
+		return -1;
+	if (!present) {
+		api_error(resp, 400, "bad_request", "seed: required, an integer 0 .. %" PRId64,
+		    (int64_t)RUN_MAX_SEED);
+		return -1;
+	}
+	*seed = (uint64_t)x;
+	if (api_int_field(body, "index", 0, RUN_MAX_START + RUN_MAX_COUNT, &x, &present, resp) < 0)
+		return -1;
+	if (!present) {
+		api_error(resp, 400, "bad_request", "index: required, an integer 0 .. %" PRId64,
+		    (int64_t)RUN_MAX_START + RUN_MAX_COUNT);
+		return -1;
+	}
+	*index = (uint64_t)x;
 	return 0;
 }
 
@@ -370,7 +421,7 @@ static int api_parse_case(json_t *body, struct case_spec *c, struct http_respons
 	json_int_t depth, measure;
 	json_t *code;
 
-	if (api_known_fields(body, known, resp) < 0)
+	if (api_known_fields(body, known, "", resp) < 0)
 		return -1;
 	code = json_object_get(body, "code");
 	if (code == NULL || !json_is_string(code)) {
@@ -677,7 +728,7 @@ static void api_generated_post(struct app *app, const struct http_request *req, 
 {
 	struct case_outcome out = { 0 };
 	struct svc_error e;
-	char err[512], location[64];
+	char location[64];
 	uint64_t seed, index;
 	json_t *body, *extra, *reproduces;
 	int rc, fail_on_differ;
@@ -686,12 +737,10 @@ static void api_generated_post(struct app *app, const struct http_request *req, 
 		return;
 	if ((body = api_body(req, resp)) == NULL)
 		return;
-	rc = genrun_parse_ref(body, &seed, &index, err, sizeof err);
+	rc = api_generated_ref(body, &seed, &index, resp);
 	json_decref(body);
-	if (rc < 0) {
-		api_error(resp, 400, "bad_request", "%s", err);
+	if (rc < 0)
 		return;
-	}
 	if (cases_generated(app, seed, index, &out, &e) < 0) {
 		api_svc(resp, &e);
 		cases_done(app, &out);
@@ -722,7 +771,7 @@ void api_run_case_post(
 {
 	struct case_outcome out;
 	struct svc_error e;
-	char err[512], location[64];
+	char location[64];
 	uint64_t seed, index;
 	json_t *body;
 	int rc, generated;
@@ -736,12 +785,10 @@ void api_run_case_post(
 	}
 	if ((body = api_body(req, resp)) == NULL)
 		return;
-	rc = genrun_parse_ref(body, &seed, &index, err, sizeof err);
+	rc = api_generated_ref(body, &seed, &index, resp);
 	json_decref(body);
-	if (rc < 0) {
-		api_error(resp, 400, "bad_request", "%s", err);
+	if (rc < 0)
 		return;
-	}
 	if (cases_store_listed(app, run_id, seed, index, &out, &e) < 0) {
 		api_svc(resp, &e);
 	} else {

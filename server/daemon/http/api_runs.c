@@ -16,7 +16,7 @@ static json_t *api_run_json(const struct db_run *r)
 
 	snprintf(url, sizeof url, "/#/runs/%" PRId64, r->id);
 	snprintf(api_url, sizeof api_url, "/api/runs/%" PRId64, r->id);
-	params = r->params != NULL ? json_loads(r->params, 0, NULL) : NULL;
+	params = run_params_json(&r->params);
 	o = json_pack("{s:I s:s s:o s:s s:I s:I s:{s:I s:I} s:{s:s s:s} s:{s:s s:s} s:o s:o s:o s:o s:s s:s}",
 	    "id", (json_int_t)r->id, "suite", r->suite, "params", params != NULL ? params : json_object(),
 	    "status", r->status, "total", (json_int_t)r->total, "done", (json_int_t)r->done, "counts", "same",
@@ -208,6 +208,34 @@ static int api_run_wait(struct app *app, int64_t id, int seconds, struct http_re
 	}
 }
 
+/* The body's "suite" and that suite's parameters into p (run_params_release
+ * it): the suite's name (the body's), or NULL with resp filled. */
+static const char *api_run_params(json_t *body, struct run_params *p, struct http_response *resp)
+{
+	json_t *v = json_object_get(body, "suite");
+	const char *const *fields;
+	char err[512];
+
+	memset(p, 0, sizeof *p);
+	if (v == NULL || !json_is_string(v)) {
+		api_error(resp, 400, "bad_request", "suite: %s (known: stored, measure, generated, phpt)",
+		    v == NULL ? "required" : "expected a string");
+		return NULL;
+	}
+	if (strlen(json_string_value(v)) != json_string_length(v) ||
+	    (fields = runs_suite_fields(json_string_value(v))) == NULL) {
+		api_error(resp, 400, "bad_request",
+		    "suite: unknown suite \"%.64s\" (known: stored, measure, generated, phpt)",
+		    json_string_value(v));
+		return NULL;
+	}
+	if (run_params_from_json(body, json_string_value(v), fields, p, err, sizeof err) < 0) {
+		api_error(resp, 400, "bad_request", "%s", err);
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
 /*
  * POST /api/runs[?wait=S[&fail_on_differ=1]]: 202 with the queued run; with
  * wait, the run as it ended (200), or still going when the wait is over
@@ -216,7 +244,8 @@ static int api_run_wait(struct app *app, int64_t id, int seconds, struct http_re
  */
 static void api_run_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
-	const char *names[MAX_BUILDS];
+	const char *names[MAX_BUILDS], *suite;
+	struct run_params params;
 	char err[512];
 	int64_t id;
 	json_t *body;
@@ -236,7 +265,13 @@ static void api_run_post(struct app *app, const struct http_request *req, struct
 		json_decref(body);
 		return;
 	}
-	status = runs_create(app->runs, body, names, nnames, &id, err, sizeof err);
+	if ((suite = api_run_params(body, &params, resp)) == NULL) {
+		run_params_release(&params);
+		json_decref(body);
+		return;
+	}
+	status = runs_create(app->runs, suite, &params, names, nnames, &id, err, sizeof err);
+	run_params_release(&params);
 	json_decref(body);
 	if (status != 0) {
 		api_runs_refused(resp, status, err);
@@ -349,7 +384,7 @@ void api_route_run_coverage(
 	(void)req;
 	if (api_run_find(app, a->id, &run, resp) < 0)
 		return;
-	int wanted = coverage_wanted(run.params);
+	int wanted = run.params.coverage;
 	const char *status = !wanted                                                  ? "not_requested"
 	    : strcmp(run.status, "queued") == 0 || strcmp(run.status, "running") == 0 ? "pending"
 	                                                                              : "done";

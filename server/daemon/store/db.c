@@ -860,18 +860,22 @@ static void db_build_ids(struct build *const builds[MAX_BUILDS], char *out, size
 	snprintf(out + used, size - used, "]");
 }
 
-int db_run_create(struct db *db, const char *suite, const char *params,
+int db_run_create(struct db *db, const char *suite, const struct run_params *params,
     struct build *const builds[MAX_BUILDS], int64_t *id, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	char ids[MAX_BUILDS * 24 + 4];
+	char ids[MAX_BUILDS * 24 + 4], *text;
 	int rc;
 
+	if ((text = run_params_text(params)) == NULL) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
 	db_build_ids(builds, ids, sizeof ids);
 	pthread_mutex_lock(&db->lock);
 	st = db_stmt(db, S_RUN_INSERT);
 	db_bind_text(st, 1, suite);
-	db_bind_text(st, 2, params != NULL ? params : "{}");
+	db_bind_text(st, 2, text);
 	sqlite3_bind_int64(st, 3, builds[ROLE_BASE]->db_id);
 	sqlite3_bind_int64(st, 4, builds[ROLE_HEAD]->db_id);
 	db_bind_text(st, 5, ids);
@@ -879,15 +883,21 @@ int db_run_create(struct db *db, const char *suite, const char *params,
 	if (rc == 0)
 		*id = sqlite3_last_insert_rowid(db->conn);
 	pthread_mutex_unlock(&db->lock);
+	free(text);
 	return rc;
 }
 
 static int db_read_run(sqlite3_stmt *st, struct db_run *r)
 {
+	char perr[256];
+
 	memset(r, 0, sizeof *r);
 	r->id = sqlite3_column_int64(st, 0);
 	db_col_copy(st, 1, r->suite, sizeof r->suite);
-	r->params = db_col_strdup(st, 2);
+	/* Text this daemon wrote; should it not read back, the run has no
+	 * parameters (its suite then says which one it misses). */
+	if (run_params_parse((const char *)sqlite3_column_text(st, 2), &r->params, perr, sizeof perr) < 0)
+		run_params_release(&r->params);
 	db_col_copy(st, 3, r->status, sizeof r->status);
 	r->total = sqlite3_column_int64(st, 4);
 	r->done = sqlite3_column_int64(st, 5);
@@ -925,15 +935,15 @@ static int db_read_run(sqlite3_stmt *st, struct db_run *r)
 		if (i >= 2)
 			r->nbuilds = i;
 	}
-	return r->params != NULL ? 0 : -1;
+	return 0;
 }
 
 void db_run_release(struct db_run *r)
 {
-	free(r->params);
+	run_params_release(&r->params);
 	free(r->error);
 	free(r->summary);
-	r->params = r->error = r->summary = NULL;
+	r->error = r->summary = NULL;
 }
 
 /* Run a statement that yields at most one run. */

@@ -6,6 +6,7 @@
 #define PHPCMP_DB_H
 
 #include "common.h"
+#include "runparams.h"
 
 struct db;
 /* ---- db.c ---- */
@@ -66,8 +67,8 @@ struct db_run {
 	int64_t id;
 	char suite[32];
 	char status[16];
-	char *params; /* JSON text, malloc'd */
-	int nbuilds;  /* the run's builds by role: base first */
+	struct run_params params; /* read from its stored text (runparams.h) */
+	int nbuilds;              /* the run's builds by role: base first */
 	char build_names[MAX_BUILDS][64];
 	char build_versions[MAX_BUILDS][64];
 	int64_t total, done, same, differ;
@@ -114,8 +115,8 @@ void db_comparison_release(struct db_comparison *);
 int db_case_history(struct db *, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize);
 int db_cases_list(
     struct db *, const struct db_case_filter *, db_case_row_fn fn, void *arg, char *err, size_t errsize);
-int db_run_create(struct db *, const char *suite, const char *params, struct build *const builds[MAX_BUILDS],
-    int64_t *id, char *err, size_t errsize);
+int db_run_create(struct db *, const char *suite, const struct run_params *,
+    struct build *const builds[MAX_BUILDS], int64_t *id, char *err, size_t errsize);
 int db_run_get(struct db *, int64_t id, struct db_run *out, char *err, size_t errsize);
 void db_run_release(struct db_run *);
 int db_runs_list(struct db *, int64_t before, int limit, db_run_fn fn, void *arg, char *err, size_t errsize);
