@@ -1,5 +1,5 @@
 /*
- * phpcmp: the daemon (`serve`), the CI client (`submit`), `review` (cli/review.c),
+ * phpcmp: the daemon (`serve`), the CI client (`submit`: cli/submit.c), `review` (cli/review.c),
  * `token` and `help`.
  *
  * serve: read the configuration (file, then flags), open the database, find
@@ -23,20 +23,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <dirent.h>
-
-#include <curl/curl.h>
-#include <jansson.h>
 
 #include "cli.h"
 #include "http.h"
 #include "services.h"
 
-#define MAIN_DEFAULT_URL "http://127.0.0.1:8080"
 #define MAIN_MAX_CONFIG_SIZE (64u << 10)
 #define MAIN_MAX_TIMEOUT_MS 3600000
-#define MAIN_SUBMIT_TIMEOUT_S 600
-#define MAIN_MAX_RESPONSE (64u << 20)
 #define MAIN_MAX_BOUND 100000
 
 /* Strings read from a config file live until exit. */
@@ -156,7 +149,7 @@ static void main_usage(FILE *f)
 	      "  --disable-functions LIST  PHP functions to disable, or none (built-in list)\n"
 	      "\n"
 	      "submit options:\n"
-	      "  --url URL             the daemon ($PHPCMP_URL or " MAIN_DEFAULT_URL ")\n"
+	      "  --url URL             the daemon ($PHPCMP_URL or " CLIENT_DEFAULT_URL ")\n"
 	      "  $PHPCMP_TOKEN         sent as \"Authorization: Bearer ...\" when set\n",
 	    f);
 }
@@ -888,383 +881,6 @@ static int main_serve(int argc, char **argv)
 	return rc;
 }
 
-/* ---- submit ---- */
-
-static size_t main_curl_write(char *ptr, size_t size, size_t nmemb, void *arg)
-{
-	struct buf *b = arg;
-	size_t n = size * nmemb;
-
-	if (n > MAIN_MAX_RESPONSE - b->len)
-		b->failed = 1;
-	buf_add(b, ptr, n);
-	return b->failed ? 0 : n;
-}
-
-/* The case as the API's JSON body; NULL (with a message) if it can't be. */
-static char *main_case_body(const struct case_spec *c, const char *path)
-{
-	json_t *o = json_object(), *v;
-	char *text = NULL;
-	struct {
-		const char *key, *value;
-	} strs[] = {
-		{ "title", c->title },
-		{ "code", c->code },
-		{ "setup", c->setup },
-		{ "expect", c->expect },
-	};
-	size_t i;
-
-	if (o == NULL)
-		goto oom;
-	for (i = 0; i < sizeof strs / sizeof strs[0]; i++) {
-		if (strs[i].value == NULL)
-			continue;
-		/* JSON carries text: bytes that are not UTF-8 can't be submitted. */
-		if ((v = json_string(strs[i].value)) == NULL) {
-			main_error("%s: the %s is not valid UTF-8, which the JSON API cannot carry "
-			           "(write such bytes as \"\\xNN\" escapes in PHP strings)",
-			    path, strs[i].key);
-			json_decref(o);
-			return NULL;
-		}
-		json_object_set_new(o, strs[i].key, v);
-	}
-	json_object_set_new(o, "flags", json_integer(c->flags));
-	json_object_set_new(o, "depth", json_integer(c->depth));
-	if (c->iterations > 0)
-		json_object_set_new(o, "measure", json_integer(c->iterations));
-	if ((text = json_dumps(o, JSON_COMPACT)) == NULL)
-		goto oom;
-	json_decref(o);
-	return text;
-oom:
-	json_decref(o);
-	main_error("out of memory");
-	return NULL;
-}
-
-static void main_print_output(const char *role, json_t *r)
-{
-	json_t *out = json_object_get(r, "output");
-	const char *status = json_string_value(json_object_get(r, "status"));
-	const char *failure = json_string_value(json_object_get(r, "failure"));
-
-	printf("  %s (%s): ", role, status != NULL ? status : "?");
-	if (json_is_string(out))
-		printf("%.300s%s", json_string_value(out), json_string_length(out) > 300 ? "..." : "");
-	else
-		printf("false (error %" JSON_INTEGER_FORMAT ")",
-		    json_integer_value(json_object_get(r, "error_code")));
-	if (failure != NULL)
-		printf(" [%.200s]", failure);
-	putchar('\n');
-}
-
-/* The case files to submit: each path a file, or a folder's *.phpt (searched
- * recursively, in name order).  0, or -1 with a message. */
-struct main_files {
-	char **path;
-	size_t n, cap;
-};
-
-static int main_files_add(struct main_files *f, const char *path)
-{
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 16;
-		char **p = realloc(f->path, cap * sizeof *p);
-		if (p == NULL)
-			return -1;
-		f->path = p;
-		f->cap = cap;
-	}
-	if ((f->path[f->n] = strdup(path)) == NULL)
-		return -1;
-	f->n++;
-	return 0;
-}
-
-static int main_str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int main_files_dir(struct main_files *f, const char *dir, int depth)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	struct stat st;
-	char path[PATH_MAX];
-	size_t first = f->n;
-	int rc = 0;
-
-	if (d == NULL) {
-		main_error("submit: %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-		if (de->d_name[0] == '.')
-			continue;
-		if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
-			continue;
-		if (stat(path, &st) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && depth < 16)
-			rc = main_files_dir(f, path, depth + 1);
-		else if (S_ISREG(st.st_mode) && len > 5 && strcmp(de->d_name + len - 5, ".phpt") == 0)
-			rc = main_files_add(f, path);
-	}
-	closedir(d);
-	if (rc == 0 && depth == 0 && f->n == first) {
-		main_error("submit: %s: no *.phpt case file in it", dir);
-		return -1;
-	}
-	if (depth == 0)
-		qsort(f->path + first, f->n - first, sizeof *f->path, main_str_cmp);
-	return rc;
-}
-
-/* The line of the file where a section's text starts ("--VALUE--" + 1), or 0. */
-static long main_section_line(const char *text, size_t len, const char *section)
-{
-	char header[32];
-	long line = 1;
-	size_t hl, i = 0;
-
-	snprintf(header, sizeof header, "--%s--", section);
-	for (char *u = header; *u; u++)
-		*u = (char)(*u >= 'a' && *u <= 'z' ? *u - 'a' + 'A' : *u);
-	hl = strlen(header);
-	while (i < len) {
-		if (len - i >= hl && memcmp(text + i, header, hl) == 0 &&
-		    (i + hl == len || text[i + hl] == '\n' || text[i + hl] == '\r'))
-			return line + 1;
-		while (i < len && text[i] != '\n')
-			i++;
-		i++;
-		line++;
-	}
-	return 0;
-}
-
-/*
- * A case error (422 case_error) as a compiler would say it, against the
- * case file's own lines: "FILE:LINE:COLUMN: error: MESSAGE (--VALUE-- line
- * 1, column 6)".
- */
-static void main_case_error(const char *file, const char *text, size_t len, json_t *e)
-{
-	const char *section = json_string_value(json_object_get(e, "section"));
-	const char *detail = json_string_value(json_object_get(e, "detail"));
-	json_int_t line = json_integer_value(json_object_get(e, "line"));
-	json_int_t col = json_integer_value(json_object_get(e, "column"));
-	long start = section != NULL ? main_section_line(text, len, section) : 0;
-	char where[96] = "";
-
-	if (section != NULL) {
-		snprintf(where, sizeof where, " (--%s-- line %" JSON_INTEGER_FORMAT, section, line);
-		for (char *u = where + 4; *u && *u != '-'; u++)
-			*u = (char)(*u >= 'a' && *u <= 'z' ? *u - 'a' + 'A' : *u);
-		if (col > 0)
-			snprintf(where + strlen(where), sizeof where - strlen(where),
-			    ", column %" JSON_INTEGER_FORMAT, col);
-		snprintf(where + strlen(where), sizeof where - strlen(where), ")");
-	}
-	if (start > 0 && line > 0 && col > 0)
-		printf("error: %s:%" JSON_INTEGER_FORMAT ":%" JSON_INTEGER_FORMAT ": %s%s\n", file,
-		    start + line - 1, col, detail != NULL ? detail : "does not compile", where);
-	else if (start > 0 && line > 0)
-		printf("error: %s:%" JSON_INTEGER_FORMAT ": %s%s\n", file, start + line - 1,
-		    detail != NULL ? detail : "does not compile", where);
-	else
-		printf("error: %s: %s%s\n", file, detail != NULL ? detail : "does not compile", where);
-}
-
-/* Submit one case file: 0 same, 1 differ, 2 error (said on stderr or stdout). */
-static int main_submit_one(CURL *curl, const char *endpoint, const char *url, size_t ulen, const char *file)
-{
-	const char *verdict, *caseurl;
-	struct buf resp = BUF_INIT;
-	struct case_spec c;
-	char err[512], *text = NULL, *body = NULL, curlerr[CURL_ERROR_SIZE];
-	json_t *j = NULL, *differs, *e;
-	json_error_t jerr;
-	long status = 0;
-	size_t len, i;
-	int rc = 2;
-
-	case_init(&c);
-	if ((text = bytes_read_file(file, MAX_BODY_SIZE, &len, err, sizeof err)) == NULL) {
-		main_error("%s: %s", file, err);
-		goto out;
-	}
-	if (casefile_parse(text, len, &c, err, sizeof err) < 0) {
-		main_error("%s: %s", file, err);
-		goto out;
-	}
-	if ((body = main_case_body(&c, file)) == NULL)
-		goto out;
-	curlerr[0] = '\0';
-	curl_easy_setopt(curl, CURLOPT_URL, endpoint);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp);
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curlerr);
-	if (curl_easy_perform(curl) != CURLE_OK) {
-		main_error("%s: %s", endpoint, curlerr[0] != '\0' ? curlerr : "request failed");
-		goto out;
-	}
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	if (resp.data == NULL || (j = json_loadb(resp.data, resp.len, 0, &jerr)) == NULL) {
-		main_error("%s: HTTP %ld with a body that is not JSON", endpoint, status);
-		goto out;
-	}
-	if (json_is_object(e = json_object_get(j, "error"))) {
-		verdict = json_string_value(json_object_get(e, "code"));
-		caseurl = json_string_value(json_object_get(e, "message"));
-		if (status == 422 && verdict != NULL && strcmp(verdict, "case_error") == 0) {
-			main_case_error(file, text, len, e);
-			fflush(stdout);
-		}
-		main_error("%s: HTTP %ld %s: %s", file, status, verdict != NULL ? verdict : "error",
-		    caseurl != NULL ? caseurl : "");
-		goto out;
-	}
-	verdict = json_string_value(json_object_get(j, "verdict"));
-	caseurl = json_string_value(json_object_get(j, "url"));
-	if ((status != 201 && status != 409) || verdict == NULL) {
-		main_error("%s: unexpected answer (HTTP %ld)", endpoint, status);
-		goto out;
-	}
-	printf("%s", verdict);
-	differs = json_object_get(j, "differs");
-	for (i = 0; i < json_array_size(differs); i++)
-		printf("%s%s", i == 0 ? " (" : ", ", json_string_value(json_array_get(differs, i)));
-	printf("%s: %s\n", json_array_size(differs) > 0 ? ")" : "", c.title != NULL ? c.title : file);
-	if (strcmp(verdict, "same") != 0) {
-		main_print_output("base", json_object_get(json_object_get(j, "results"), "base"));
-		main_print_output("head", json_object_get(json_object_get(j, "results"), "head"));
-	}
-	printf("case: %.*s%s\n", (int)ulen, url, caseurl != NULL ? caseurl : "");
-	rc = strcmp(verdict, "same") == 0 ? 0 : strcmp(verdict, "differ") == 0 ? 1 : 2;
-out:
-	fflush(stdout);
-	json_decref(j);
-	free(resp.data);
-	free(body);
-	free(text);
-	case_release(&c);
-	return rc;
-}
-
-static void main_submit_usage(FILE *f)
-{
-	fputs("usage: phpcmp submit [--url URL] PATH...\n"
-	      "\n"
-	      "Run stored-format case files (docs/cases.md) on the daemon's builds, one\n"
-	      "POST /api/cases each.  A PATH is a case file or a folder, whose *.phpt\n"
-	      "files (searched recursively) are submitted in name order.\n"
-	      "\n"
-	      "  --url URL     the daemon ($PHPCMP_URL or " MAIN_DEFAULT_URL ")\n"
-	      "  -h, --help    this text\n"
-	      "  $PHPCMP_TOKEN sent as \"Authorization: Bearer ...\" when set\n"
-	      "\n"
-	      "Prints each case's verdict (same, differ, or an error: a case that does\n"
-	      "not compile is reported as FILE:LINE:COLUMN against the case file).\n"
-	      "Exit status: 0 every case same, 1 some case differs, 2 any error (a case\n"
-	      "that does not compile, a file that cannot be read, the daemon not\n"
-	      "answering, bad usage).\n",
-	    f);
-}
-
-static int main_submit(int argc, char **argv)
-{
-	const char *url = getenv("PHPCMP_URL");
-	struct curl_slist *headers = NULL;
-	struct main_files files = { NULL, 0, 0 };
-	struct stat st;
-	char endpoint[2048], authorization[400];
-	const char *token;
-	size_t i, ulen, counts[3] = { 0, 0, 0 };
-	CURL *curl = NULL;
-	int rc = 2, one, options_done = 0;
-
-	if (url == NULL || *url == '\0')
-		url = MAIN_DEFAULT_URL;
-	for (i = 0; i < (size_t)argc; i++) {
-		if (!options_done && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)) {
-			main_submit_usage(stdout);
-			rc = 0;
-			goto out;
-		} else if (!options_done && strcmp(argv[i], "--") == 0)
-			options_done = 1;
-		else if (!options_done && strcmp(argv[i], "--url") == 0 && i + 1 < (size_t)argc)
-			url = argv[++i];
-		else if (!options_done && strncmp(argv[i], "--url=", 6) == 0)
-			url = argv[i] + 6;
-		else if (!options_done && argv[i][0] == '-' && argv[i][1] != '\0') {
-			main_error("submit: unknown option %s", argv[i]);
-			goto usage;
-		} else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (main_files_dir(&files, argv[i], 0) < 0)
-				goto out;
-		} else if (main_files_add(&files, argv[i]) < 0) {
-			main_error("out of memory");
-			goto out;
-		}
-	}
-	if (files.n == 0) {
-		main_error("submit: which case files? (a file or a folder of *.phpt)");
-		goto usage;
-	}
-	ulen = strlen(url);
-	while (ulen > 0 && url[ulen - 1] == '/')
-		ulen--;
-	snprintf(endpoint, sizeof endpoint, "%.*s/api/cases", (int)ulen, url);
-
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (curl = curl_easy_init()) == NULL) {
-		main_error("cannot initialise libcurl");
-		goto out;
-	}
-	headers = curl_slist_append(headers, "Content-Type: application/json");
-	headers = curl_slist_append(headers, "Expect:");
-	/* The daemon wants a token where writes are closed (docs/hardening.md). */
-	if ((token = getenv("PHPCMP_TOKEN")) != NULL && *token != '\0') {
-		snprintf(authorization, sizeof authorization, "Authorization: Bearer %.300s", token);
-		headers = curl_slist_append(headers, authorization);
-	}
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, main_curl_write);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, (long)MAIN_SUBMIT_TIMEOUT_S);
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, "phpcmp-submit/" PHPCMP_VERSION);
-	rc = 0;
-	for (i = 0; i < files.n; i++) {
-		one = main_submit_one(curl, endpoint, url, ulen, files.path[i]);
-		counts[one]++;
-		if (one > rc)
-			rc = one;
-	}
-	if (files.n > 1)
-		printf("%zu cases: %zu same, %zu differ, %zu errors\n", files.n, counts[0], counts[1],
-		    counts[2]);
-	goto out;
-usage:
-	main_submit_usage(stderr);
-out:
-	curl_slist_free_all(headers);
-	if (curl != NULL) {
-		curl_easy_cleanup(curl);
-		curl_global_cleanup();
-	}
-	for (i = 0; i < files.n; i++)
-		free(files.path[i]);
-	free(files.path);
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -1274,7 +890,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "serve") == 0)
 		return main_serve(argc - 2, argv + 2);
 	if (strcmp(argv[1], "submit") == 0)
-		return main_submit(argc - 2, argv + 2);
+		return submit_command(argc - 2, argv + 2);
 	if (strcmp(argv[1], "review") == 0)
 		return review_command(argc - 2, argv + 2);
 	if (strcmp(argv[1], "token") == 0)

@@ -45,7 +45,6 @@
 #include "rmtree.h"
 
 #define REVIEW_MAX_PATCHES 32
-#define REVIEW_MAX_RESPONSE (64u << 20)
 #define REVIEW_DEFAULT_COUNT 200000
 #define REVIEW_DEFAULT_SETTLE_S 600
 #define REVIEW_START_TIMEOUT_S 600 /* a cold start compiles a worker core per build */
@@ -681,24 +680,13 @@ static void review_stop(struct review *r)
 
 /* ---- HTTP ---- */
 
-static size_t review_curl_write(char *ptr, size_t size, size_t nmemb, void *arg)
-{
-	struct buf *b = arg;
-	size_t n = size * nmemb;
-
-	if (n > REVIEW_MAX_RESPONSE - b->len)
-		b->failed = 1;
-	buf_add(b, ptr, n);
-	return b->failed ? 0 : n;
-}
-
 /* One request to the review's daemon: the HTTP status (-1 on a transport
  * error, said), the body in *text (caller frees) when text is not NULL. */
 static long review_request(
     struct review *r, const char *method, const char *path, const char *body, char **text)
 {
 	struct buf resp = BUF_INIT;
-	struct curl_slist *headers = NULL;
+	struct curl_slist *headers;
 	char url[512];
 	long status = -1;
 	CURLcode cc;
@@ -706,22 +694,15 @@ static long review_request(
 	snprintf(url, sizeof url, "%s%s", r->cur->url, path);
 	curl_easy_reset(r->curl);
 	curl_easy_setopt(r->curl, CURLOPT_URL, url);
-	curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, review_curl_write);
+	curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, client_write);
 	curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &resp);
 	curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, 900L);
 	curl_easy_setopt(r->curl, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(r->curl, CURLOPT_USERAGENT, "phpcmp-review/" PHPCMP_VERSION);
 	/* A --url daemon may want a token for its writes (docs/hardening.md). */
-	const char *token = getenv("PHPCMP_TOKEN");
-	if (r->url != NULL && token != NULL && *token != '\0') {
-		char authorization[400];
-		snprintf(authorization, sizeof authorization, "Authorization: Bearer %.300s", token);
-		headers = curl_slist_append(headers, authorization);
-	}
-	if (body != NULL) {
-		headers = curl_slist_append(headers, "Content-Type: application/json");
+	headers = client_headers(body != NULL, r->url != NULL);
+	if (body != NULL)
 		curl_easy_setopt(r->curl, CURLOPT_POSTFIELDS, body);
-	}
 	if (headers != NULL)
 		curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(r->curl, CURLOPT_CUSTOMREQUEST, method);
