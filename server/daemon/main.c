@@ -23,7 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #include "cli.h"
 #include "http.h"
 #include "services.h"

@@ -43,8 +43,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <jansson.h>
-
+#include "columns.h"
 #include "engine.h"
 #include "fanout.h"
 #include "gen.h"
@@ -297,34 +296,6 @@ static int reduce_accept(void *arg, const struct gen_case *cand, const struct sh
 	same = reduce_try(a, &c, 1, recode);
 	case_release(&c);
 	return same;
-}
-
-/*
- * A reduced case's result as its reduction keeps it.  An output over
- * RESULT_INLINE_MAX is not kept here, as the API does not inline it (a
- * candidate reading past its buffer gave megabytes of heap per reduction,
- * 1.4 MB on average, in every root listing): null, "omitted":["output"]
- * and its size; the bytes are in the reduced case's comparison (output_url).
- */
-static json_t *reduce_result_json(const struct result *r)
-{
-	json_t *o = json_object();
-	int is_false = r->output_is_false || r->output.data == NULL;
-	int big = !is_false && r->output.len > RESULT_INLINE_MAX;
-
-	json_object_set_new(o, "status", json_string(result_status_name(r->status)));
-	if (r->status == STATUS_CRASH)
-		json_object_set_new(o, "signal", json_integer(r->signal));
-	json_object_set_new(
-	    o, "output", is_false || big ? json_null() : text_display(r->output.data, r->output.len));
-	json_object_set_new(
-	    o, "output_size", is_false ? json_null() : json_integer((json_int_t)r->output.len));
-	json_object_set_new(o, "omitted", big ? json_pack("[s]", "output") : json_array());
-	json_object_set_new(o, "output_is_false", json_boolean(is_false));
-	json_object_set_new(o, "error_code", json_integer(r->error_code));
-	json_object_set_new(o, "error_msg", text_json(r->error_msg));
-	json_object_set_new(o, "exception", text_json(r->exc_class));
-	return o;
 }
 
 /* The candidate's role now (its place among the active builds, 1 on; an
@@ -731,19 +702,6 @@ static int reduce_fresh(struct attempt *a, const struct case_spec *c, struct res
 	return same;
 }
 
-/* The reduced case's results as its reduction keeps them: {"base": ..., ROLE: ...} as text. */
-static char *reduce_outputs(int role, const struct result res[2])
-{
-	json_t *o = json_object();
-	char *text;
-
-	json_object_set_new(o, "base", reduce_result_json(&res[0]));
-	json_object_set_new(o, role_name(role), reduce_result_json(&res[1]));
-	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	return text;
-}
-
 static void reduce_late_release_keys(char **keys, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -880,7 +838,7 @@ static void reduce_job(struct reducer *rd, struct db_reduce_job *job)
 	out.signature = sig0 = reduce_signature(fresh_ok ? fresh : a.last);
 	root = reduce_root_key(job->candidate, sig0, canon);
 	out.root_key = root;
-	out.outputs = outputs = reduce_outputs(role, fresh_ok ? fresh : a.last);
+	out.outputs = outputs = column_reduced_outputs(role, fresh_ok ? fresh : a.last);
 	out.results = fresh_ok ? fresh : a.last;
 	out.builds[0] = a.builds[0];
 	out.builds[1] = a.builds[1];

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "services.h"
 
 /*
@@ -87,7 +88,7 @@ static int cases_error(struct build *const builds[MAX_BUILDS], int n, const stru
 
 	for (int i = 0; i < n && i < MAX_BUILDS && builds[i] != NULL; i++)
 		names[i] = builds[i]->name;
-	if ((out->case_error = db_case_error_json(res, n, names)) == NULL)
+	if ((out->case_error = column_case_error(res, n, names)) == NULL)
 		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
 	return svc_fail(e, SVC_UNPROCESSABLE, "case_error", "the case does not compile");
 }

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
 #include <sqlite3.h>
 
+#include "columns.h"
 #include "db_internal.h"
 #include "gen.h"
 
@@ -482,22 +482,6 @@ int db_case_put(struct db *db, const struct case_spec *c, int64_t *case_id, char
 	return 0;
 }
 
-/* The first build's case error (result_case_error) as JSON text, malloc'd; NULL when none. */
-char *db_case_error_json(const struct result *res, int n, const char *const names[])
-{
-	int i = result_case_error(res, n);
-	if (i < 0)
-		return NULL;
-	const struct result *r = &res[i];
-	json_t *o = json_pack("{s:o s:s s:o s:o s:s s:s}", "message", text_json(r->compile_error), "section",
-	    r->compile_section, "line", r->compile_line > 0 ? json_integer(r->compile_line) : json_null(),
-	    "column", r->compile_column > 0 ? json_integer(r->compile_column) : json_null(), "role",
-	    role_name(i), "build", names != NULL && names[i] != NULL ? names[i] : role_name(i));
-	char *text = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
-	json_decref(o);
-	return text;
-}
-
 static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t run_id,
     struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff, int counted,
     int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize)
@@ -510,7 +494,7 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 	verdict_fields(diff, differs, sizeof differs);
 	for (role = 0; role < MAX_BUILDS && builds[role] != NULL; role++)
 		names[role] = builds[role]->name;
-	char *case_error = db_case_error_json(res, role, names);
+	char *case_error = column_case_error(res, role, names);
 	pthread_mutex_lock(&db->lock);
 	if (db_begin(db, err, errsize) < 0) {
 		pthread_mutex_unlock(&db->lock);

@@ -21,7 +21,7 @@ struct db_comparison {
 	int64_t run_id;    /* 0 for a submitted case */
 	char verdict[8];   /* "same" / "differ" / "error" (the case did not compile) */
 	char differs[128]; /* verdict_fields() list */
-	char *error;       /* the case error as JSON text (db_case_error_json), NULL when none */
+	char *error;       /* the case error as JSON text (column_case_error), NULL when none */
 	char created_at[32];
 	int nbuilds;                       /* results stored: base and nbuilds - 1 candidates */
 	char build_names[MAX_BUILDS][64];  /* by role */
@@ -101,9 +101,6 @@ int db_comparison_store(struct db *, const struct case_spec *, int64_t run_id,
 int db_comparison_store_uncounted(struct db *, const struct case_spec *, int64_t run_id,
     struct build *const builds[MAX_BUILDS], const struct result res[MAX_BUILDS], unsigned diff,
     int64_t *case_id, int64_t *comparison_id, char *err, size_t errsize);
-/* The first build's case error among res[0..n-1] as JSON text
- * ({"message","section","line","column","role","build"}), malloc'd; NULL when none. */
-char *db_case_error_json(const struct result *res, int n, const char *const names[]);
 /* Getters answer 1 found, 0 not found, -1 error. */
 int db_case_get(struct db *, int64_t id, struct db_case *out, char *err, size_t errsize);
 void db_case_release(struct db_case *);

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 #include <sqlite3.h>
 
+#include "columns.h"
 #include "db_internal.h"
 
 #define TRIAGE_NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
@@ -656,12 +656,6 @@ oom:
 	return -1;
 }
 
-static json_t *dbt_pair(const char *from, const char *to)
-{
-	return json_pack(
-	    "[o o]", from != NULL ? text_json(from) : json_null(), to != NULL ? text_json(to) : json_null());
-}
-
 /*
  * Apply a change to one bucket (inside the caller's transaction): 1 changed
  * (an audit entry written), 0 nothing to change, -2 no such bucket, -1.
@@ -671,8 +665,8 @@ static int dbt_apply(struct db *db, int64_t id, const struct db_triage_change *c
 	sqlite3_stmt *st = dbt_stmt(db, T_BUCKET_CURRENT);
 	char *state = NULL, *assignee = NULL, *notes = NULL, *text = NULL;
 	const char *new_state, *new_assignee, *new_notes;
-	int reappeared, rc, rearm, changed;
-	json_t *changes = NULL;
+	struct column_triage changes = { 0 };
+	int reappeared, rc, rearm;
 
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
@@ -687,7 +681,7 @@ static int dbt_apply(struct db *db, int64_t id, const struct db_triage_change *c
 	notes = strdup((const char *)sqlite3_column_text(st, 2));
 	reappeared = sqlite3_column_type(st, 3) != SQLITE_NULL;
 	sqlite3_reset(st);
-	if (state == NULL || notes == NULL || (changes = json_object()) == NULL) {
+	if (state == NULL || notes == NULL) {
 		rc = -1;
 		db_seterr(err, errsize, "out of memory");
 		goto out;
@@ -697,23 +691,19 @@ static int dbt_apply(struct db *db, int64_t id, const struct db_triage_change *c
 	new_notes = ch->notes != NULL ? ch->notes : notes;
 	/* Setting a state, even the same one, answers a reappearance (and re-arms fixed). */
 	rearm = ch->state != NULL && (strcmp(new_state, state) != 0 || reappeared);
-	if (rearm)
-		json_object_set_new(changes, "state", dbt_pair(state, new_state));
-	if ((new_assignee == NULL) != (assignee == NULL) ||
-	    (new_assignee != NULL && strcmp(new_assignee, assignee) != 0))
-		json_object_set_new(changes, "assignee", dbt_pair(assignee, new_assignee));
-	if (strcmp(new_notes, notes) != 0)
-		json_object_set_new(changes, "notes", dbt_pair(notes, new_notes));
-	if (rearm && reappeared)
-		json_object_set_new(changes, "reappeared", json_false());
-	changed = json_object_size(changes) > 0;
-	if (!changed) {
+	changes.state = (struct column_change){ rearm, state, new_state };
+	changes.assignee = (struct column_change){ (new_assignee == NULL) != (assignee == NULL) ||
+		    (new_assignee != NULL && strcmp(new_assignee, assignee) != 0),
+		assignee, new_assignee };
+	changes.notes = (struct column_change){ strcmp(new_notes, notes) != 0, notes, new_notes };
+	changes.answered_reappearance = rearm && reappeared;
+	if (!changes.state.changed && !changes.assignee.changed && !changes.notes.changed &&
+	    !changes.answered_reappearance) {
 		rc = 0;
 		goto out;
 	}
 	/* Made on a root cause (POST /api/roots/{id}/triage): say so in each bucket's trail. */
-	if (ch->root > 0)
-		json_object_set_new(changes, "root", json_integer(ch->root));
+	changes.root = ch->root;
 	st = dbt_stmt(db, T_BUCKET_WRITE);
 	sqlite3_bind_int64(st, 1, id);
 	db_bind_text(st, 2, new_state);
@@ -726,14 +716,13 @@ static int dbt_apply(struct db *db, int64_t id, const struct db_triage_change *c
 		rc = -1;
 		goto out;
 	}
-	if ((text = json_dumps(changes, JSON_COMPACT | JSON_SORT_KEYS)) == NULL) {
+	if ((text = column_triage_changes(&changes)) == NULL) {
 		rc = -1;
 		db_seterr(err, errsize, "out of memory");
 		goto out;
 	}
 	rc = dbt_event(db, id, ch->by, "triage", text, 0, 0, err, errsize) < 0 ? -1 : 1;
 out:
-	json_decref(changes);
 	free(text);
 	free(state);
 	free(assignee);
