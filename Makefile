@@ -241,7 +241,7 @@ $(B)/tests/test_runparams: tests/unit/test_runparams.c $(B)/obj/runparams.o $(B)
 # The JSON the database keeps in columns (server/common/columns.c).
 UNIT_TESTS += $(B)/tests/test_columns
 $(B)/tests/test_columns: tests/unit/test_columns.c $(B)/obj/columns.o $(B)/obj/result.o $(B)/obj/text.o $(B)/obj/bytes.o \
-    $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
+    $(B)/obj/flags.o $(B)/obj/buf.o $(B)/obj/gen.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson
 
 UNIT_TESTS += $(B)/tests/test_common

@@ -2,7 +2,10 @@
  * The JSON the database keeps in columns (columns.h): each written here,
  * from the C structs storage and the engine hold.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -86,4 +89,198 @@ char *column_triage_changes(const struct column_triage *t)
 	if (t->root > 0)
 		json_object_set_new(o, "root", json_integer(t->root));
 	return column_text(o, JSON_COMPACT | JSON_SORT_KEYS);
+}
+
+/* ---- a generated run's summary ---- */
+
+/* clang-format off */
+static const char *const column_error_names[GEN_TALLY_ERRORS] = {
+	"JSON_ERROR_NONE", "JSON_ERROR_DEPTH", "JSON_ERROR_STATE_MISMATCH", "JSON_ERROR_CTRL_CHAR",
+	"JSON_ERROR_SYNTAX", "JSON_ERROR_UTF8", "JSON_ERROR_RECURSION", "JSON_ERROR_INF_OR_NAN",
+	"JSON_ERROR_UNSUPPORTED_TYPE", "JSON_ERROR_INVALID_PROPERTY_NAME", "JSON_ERROR_UTF16",
+	"JSON_ERROR_NON_BACKED_ENUM",
+};
+/* clang-format on */
+static const char *const column_crash_phases[GEN_CRASH_PHASES] = { "died_to_noticed", "noticed_to_resent",
+	"died_to_child_ready", "died_to_resumed" };
+static const char *const column_statuses[GEN_TALLY_STATUSES] = { "ok", "error", "crash", "timeout",
+	"memory-error" };
+
+static json_t *column_hex(uint64_t v)
+{
+	char buf[17];
+	snprintf(buf, sizeof buf, "%016" PRIx64, v);
+	return json_string(buf);
+}
+
+/* Milliseconds as seconds, to the millisecond. */
+static json_t *column_seconds(double ms)
+{
+	return json_real((double)(int64_t)(ms + 0.5) / 1000.0);
+}
+
+/* The generator's coverage: "piece.utf8_2" -> {"piece": {"utf8_2": n}}. */
+static json_t *column_gen_coverage(const uint64_t coverage[GEN_COUNTERS])
+{
+	json_t *cov = json_object();
+	char name[96];
+
+	for (unsigned i = 0; cov != NULL && i < GEN_COUNTERS; i++) {
+		const char *n = gen_counter_name(i, name, sizeof name);
+		char *dot;
+		if (n == NULL)
+			continue;
+		if ((dot = strchr(name, '.')) == NULL) {
+			json_object_set_new(cov, name, json_integer((json_int_t)coverage[i]));
+			continue;
+		}
+		*dot = '\0';
+		json_t *group = json_object_get(cov, name);
+		if (group == NULL) {
+			group = json_object();
+			json_object_set_new(cov, name, group);
+		}
+		json_object_set_new(group, dot + 1, json_integer((json_int_t)coverage[i]));
+	}
+	return cov;
+}
+
+/* One build's tallies: rate, statuses, error codes, where its time went. */
+static json_t *column_gen_build(const struct gen_build_tally *b, int role, const char *name, int64_t done)
+{
+	json_t *errs = json_object(), *st = json_object(), *t, *out;
+	const uint64_t *tm = b->times;
+
+	for (size_t e = 0; e <= GEN_TALLY_ERRORS; e++)
+		if (b->errors[e] > 0)
+			json_object_set_new(errs, e < GEN_TALLY_ERRORS ? column_error_names[e] : "other",
+			    json_integer((json_int_t)b->errors[e]));
+	for (int k = 0; k < GEN_TALLY_STATUSES; k++)
+		json_object_set_new(st, column_statuses[k], json_integer((json_int_t)b->statuses[k]));
+	double inside = (double)(tm[GEN_T_DECLARE] + tm[GEN_T_GENERATE] + tm[GEN_T_BUILD] + tm[GEN_T_ENCODE] +
+	                    tm[GEN_T_DIGEST]) /
+	    1e6;
+	/* The phases are sampled (every 16th case): their sum can overshoot a little. */
+	double other = (double)tm[GEN_T_TOTAL] / 1e6 - inside;
+	t = json_pack("{s:o s:o s:o s:o s:o s:o s:o}", "declare_classes",
+	    column_seconds((double)tm[GEN_T_DECLARE] / 1e6), "generate",
+	    column_seconds((double)tm[GEN_T_GENERATE] / 1e6), "build_values",
+	    column_seconds((double)tm[GEN_T_BUILD] / 1e6), "json_encode",
+	    column_seconds((double)tm[GEN_T_ENCODE] / 1e6), "hash_and_free",
+	    column_seconds((double)tm[GEN_T_DIGEST] / 1e6), "other_in_worker",
+	    column_seconds(other > 0 ? other : 0), "protocol_and_waiting",
+	    column_seconds(b->busy_ms - (double)tm[GEN_T_TOTAL] / 1e6));
+	out = json_pack("{s:s s:f s:o s:I s:I s:o s:o s:o}", "build", name, "cases_per_s",
+	    b->busy_ms > 0 ? (double)done / (b->busy_ms / 1e3) : 0.0, "busy_s", column_seconds(b->busy_ms),
+	    "failures", (json_int_t)b->failures, "exceptions", (json_int_t)b->exceptions, "statuses", st,
+	    "error_codes", errs, "time_s", t);
+	if (out == NULL)
+		return NULL;
+	/* A crash's cost, mean per crash (the crashes the page timed). */
+	if (b->crashes_timed > 0) {
+		json_t *cc = json_object();
+		json_object_set_new(cc, "crashes", json_integer((json_int_t)b->crashes_timed));
+		for (int k = 0; k < GEN_CRASH_PHASES; k++)
+			json_object_set_new(cc, column_crash_phases[k],
+			    json_real(
+			        (double)(int64_t)(1000 * b->crash_ms[k] / (double)b->crashes_timed) / 1000));
+		json_object_set_new(out, "crash_ms", cc);
+	}
+	/* A candidate's own count of cases that differ from the base. */
+	if (role != ROLE_BASE)
+		json_object_set_new(out, "mismatches", json_integer((json_int_t)b->mismatches));
+	return out;
+}
+
+static json_t *column_gen_listed(const struct gen_tally *t)
+{
+	json_t *list = json_array();
+
+	for (int i = 0; list != NULL && i < t->nlisted; i++) {
+		const struct gen_listed *l = &t->listed[i];
+		json_array_append_new(list,
+		    json_pack("{s:I s:I s:I s:s s:s}", "seed", (json_int_t)l->seed, "index",
+		        (json_int_t)l->index, "case_id", (json_int_t)l->case_id, "differs", l->differs,
+		        "candidates", l->candidates));
+	}
+	return list;
+}
+
+/* The mismatches' signatures, each with its count and sampled case ids. */
+static json_t *column_gen_signatures(const struct gen_tally *t)
+{
+	json_t *sigs = json_array();
+
+	for (int i = 0; sigs != NULL && i < t->nsigs; i++) {
+		json_t *ids = json_array();
+		for (int k = 0; ids != NULL && k < t->sigs[i].samples; k++)
+			json_array_append_new(ids, json_integer((json_int_t)t->sigs[i].sample_ids[k]));
+		json_array_append_new(sigs,
+		    json_pack("{s:s s:I s:o}", "signature", t->sigs[i].key, "mismatches",
+		        (json_int_t)t->sigs[i].count, "samples", ids != NULL ? ids : json_array()));
+	}
+	return sigs != NULL ? sigs : json_array();
+}
+
+char *column_generated_summary(const struct gen_tally *t, const struct gen_summary_context *c)
+{
+	const struct run_params *p = c->params;
+	json_t *o = json_object(), *builds = json_object(), *seeds = json_array(), *corpus = json_object();
+	uint64_t all = GEN_HASH_INIT;
+	char name[32];
+
+	if (o == NULL || builds == NULL || seeds == NULL || corpus == NULL) {
+		json_decref(builds);
+		json_decref(seeds);
+		json_decref(corpus);
+		json_decref(o);
+		return NULL;
+	}
+	for (int i = 0; i < p->nseeds; i++) {
+		json_array_append_new(seeds, json_integer((json_int_t)p->seeds[i]));
+		if (i < t->seeds_done) {
+			snprintf(name, sizeof name, "%" PRIu64, p->seeds[i]);
+			json_object_set_new(corpus, name, column_hex(t->corpus[i]));
+			all = gen_hash(&t->corpus[i], sizeof t->corpus[i], all);
+		}
+	}
+	for (int b = 0; b < t->nbuilds; b++)
+		json_object_set_new(
+		    builds, role_name(b), column_gen_build(&t->build[b], b, c->build_names[b], t->done));
+	json_object_set_new(o, "generator_version", json_integer(GEN_VERSION));
+	json_object_set_new(o, "seeds", seeds);
+	json_object_set_new(o, "count", json_integer(p->count));
+	json_object_set_new(o, "start", json_integer(p->start));
+	json_object_set_new(o, "done", json_integer(t->done));
+	/* Resumed: cases stored before, not run again (the tallies leave them out). */
+	json_object_set_new(o, "resumed_past", json_integer(t->skipped));
+	json_object_set_new(o, "mismatches", json_integer(t->mismatches));
+	json_object_set_new(o, "unconfirmed", json_integer(t->unconfirmed));
+	json_object_set_new(o, "elapsed_s", column_seconds(c->elapsed_ms));
+	json_object_set_new(o, "rate",
+	    json_real(c->elapsed_ms > 0 ? (double)(int64_t)(t->done / (c->elapsed_ms / 1e3)) : 0.0));
+	json_object_set_new(o, "corpus_hashes", corpus);
+	json_object_set_new(
+	    o, "corpus_hash", c->final && t->seeds_done == p->nseeds ? column_hex(all) : json_null());
+	json_object_set_new(o, "builds", builds);
+	json_object_set_new(o, "daemon",
+	    json_pack("{s:o s:o s:o s:I s:I}", "compare_s", column_seconds(t->compare_ms),
+	        "mismatch_details_s", column_seconds(t->mismatch_ms), "database_s", column_seconds(t->db_ms),
+	        "peak_rss_kb", (json_int_t)c->peak_rss_kb, "rss_kb", (json_int_t)c->rss_kb));
+	json_object_set_new(o, "coverage", column_gen_coverage(t->coverage));
+	json_object_set_new(o, "mismatch_list", column_gen_listed(t));
+	json_object_set_new(o, "signatures", column_gen_signatures(t));
+	json_object_set_new(o, "other_signatures", json_integer(t->other_sig));
+	json_object_set_new(o, "stored_in_full", json_integer(t->sampled));
+	return column_text(o, JSON_COMPACT);
+}
+
+int64_t column_generated_version(const char *summary)
+{
+	json_t *sum = summary != NULL ? json_loads(summary, 0, NULL) : NULL;
+	json_t *v = json_object_get(sum, "generator_version");
+	int64_t version = json_is_integer(v) ? json_integer_value(v) : -1;
+
+	json_decref(sum);
+	return version;
 }

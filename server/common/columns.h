@@ -1,9 +1,9 @@
 /*
  * The JSON the database keeps in columns, written in one place: a case's
- * compile error, a reduction's outputs, a triage change.  (A run's
- * parameters have runparams.c, which also reads them back; a run's
- * summary is its suite's.)  Each is malloc'd compact text, NULL out of
- * memory; the HTTP layer serves them as they are.
+ * compile error, a reduction's outputs, a triage change, a generated run's
+ * summary.  (A run's parameters have runparams.c, which also reads them
+ * back.)  Each is malloc'd compact text, NULL out of memory; the HTTP
+ * layer serves them as they are.
  */
 #ifndef PHPCMP_COLUMNS_H
 #define PHPCMP_COLUMNS_H
@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "gen.h"
+#include "runparams.h"
 
 /* The first of n builds' case error (result_case_error): message, section,
  * line, column, role, build (names[i], else the role).  NULL also when there is none. */
@@ -33,5 +35,97 @@ struct column_triage {
 };
 /* {"state":[from,to], "assignee":..., "notes":..., "reappeared":false, "root":ID}, keys sorted. */
 char *column_triage_changes(const struct column_triage *);
+
+/* ---- a generated run's summary (docs/generated.md, "The summary") ---- */
+
+/* Where a worker's time on a batch goes (its TAG_GEN_TIMES, nanoseconds, in this order). */
+enum gen_phase {
+	GEN_T_TOTAL,
+	GEN_T_DECLARE,
+	GEN_T_GENERATE,
+	GEN_T_BUILD,
+	GEN_T_ENCODE,
+	GEN_T_DIGEST,
+	GEN_PHASES
+};
+/*
+ * Where a crash's time goes, from the progress page's clocks (proto.h):
+ * the fork server saw its child die -> the daemon had the PROTO_DIED ->
+ * it sent the rest of the batch; meanwhile the fork server forked the next
+ * child (died -> ready), which then declared the generator's classes and
+ * resumed the batch (died -> resumed: the whole gap).
+ */
+enum gen_crash_phase { GEN_C_NOTICE, GEN_C_DAEMON, GEN_C_REPLACE, GEN_C_RESUME, GEN_CRASH_PHASES };
+
+#define GEN_TALLY_ERRORS 12    /* json_last_error() codes by name (JSON_ERROR_NONE ..); one more: any other */
+#define GEN_TALLY_STATUSES 5   /* by enum result_status */
+#define GEN_TALLY_LIST 20      /* mismatches named in the summary (all: the run's cases) */
+#define GEN_TALLY_SAMPLES 8    /* mismatches stored in full during the run, per signature */
+#define GEN_TALLY_SIG_SIZE 512 /* room for every candidate's part */
+
+/* One build's share of the run. */
+struct gen_build_tally {
+	uint64_t statuses[GEN_TALLY_STATUSES];
+	uint64_t errors[GEN_TALLY_ERRORS + 1];
+	uint64_t exceptions;
+	int64_t failures;           /* crashed or timed out */
+	int64_t mismatches;         /* a candidate's cases that differ from the base's */
+	uint64_t times[GEN_PHASES]; /* nanoseconds, sampled phases */
+	double busy_ms;
+	double crash_ms[GEN_CRASH_PHASES]; /* summed over the crashes timed */
+	int64_t crashes_timed;
+};
+
+/* One of the first mismatches, named in the summary. */
+struct gen_listed {
+	uint64_t seed;
+	int64_t index, case_id;
+	char differs[128];   /* the verdict's fields, or "none when run alone" */
+	char candidates[48]; /* the roles that differ, "head,cand2" */
+};
+
+/*
+ * A mismatch's signature, from the digests alone: which of the digest's
+ * fields differ, then each build's status, error code and whether it
+ * threw, e.g. "output|ok,0,0|ok,0,0" or "status|ok,0,0|crash,0,0".  The
+ * first GEN_TALLY_SAMPLES mismatches of each signature are stored in full
+ * while the run goes on (a bounded sample: what buckets and reduction
+ * start from); every mismatch is listed with its digests, and made again
+ * from (seed, index) when it is asked for.
+ */
+struct gen_sig {
+	char key[GEN_TALLY_SIG_SIZE];
+	int64_t count;
+	int samples;
+	int64_t sample_ids[GEN_TALLY_SAMPLES];
+};
+
+/* What a generated run counted, as it goes. */
+struct gen_tally {
+	int nbuilds;
+	struct gen_build_tally build[MAX_BUILDS]; /* by role, base first */
+	int64_t done, skipped, mismatches, unconfirmed, sampled, other_sig;
+	uint64_t coverage[GEN_COUNTERS];
+	uint64_t corpus[RUN_MAX_SEEDS]; /* per seed, complete when done */
+	int seeds_done;
+	double compare_ms, mismatch_ms, db_ms; /* the daemon's own time */
+	int nlisted;
+	struct gen_listed listed[GEN_TALLY_LIST];
+	int nsigs;
+	const struct gen_sig *sigs;
+};
+
+/* Beside the tally, what the summary says of the run and the daemon. */
+struct gen_summary_context {
+	const struct run_params *params; /* seeds, count, start */
+	const char *const *build_names;  /* by role */
+	double elapsed_ms;
+	long peak_rss_kb, rss_kb; /* the daemon's, -1 unknown */
+	int final;                /* the run ended: the corpus hash when every seed was done */
+};
+
+char *column_generated_summary(const struct gen_tally *, const struct gen_summary_context *);
+/* The generator version a stored summary names; -1 when it names none (or is not JSON). */
+int64_t column_generated_version(const char *summary);
 
 #endif

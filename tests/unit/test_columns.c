@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "columns.h"
 #include "common.h"
 #include "tap.h"
@@ -87,10 +89,104 @@ static void test_triage_changes(void)
 	is_text(column_triage_changes(&t), "{\"notes\":[\"\",\"seen \xc3\xa9\"]}", "notes alone");
 }
 
+/* The summary's field at a path of keys ("builds", "head", "failures"): an integer, or -1. */
+static long long summary_int(json_t *o, const char *a, const char *b, const char *c)
+{
+	json_t *v = json_object_get(o, a);
+	if (b != NULL)
+		v = json_object_get(v, b);
+	if (c != NULL)
+		v = json_object_get(v, c);
+	return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}
+
+static void test_generated_summary(void)
+{
+	static struct gen_tally t;
+	struct gen_sig sig = {
+		.key = "output|ok,0,0|ok,0,0", .count = 3, .samples = 1, .sample_ids = { 41 }
+	};
+	struct run_params p = {
+		.given = RUN_SEEDS | RUN_COUNT, .nseeds = 2, .seeds = { 5, 6 }, .count = 1000
+	};
+	const char *names[] = { "src-8.2.32", "pr" };
+	struct gen_summary_context c = {
+		.params = &p, .build_names = names, .elapsed_ms = 2000, .peak_rss_kb = 10, .rss_kb = 9
+	};
+	json_t *o;
+	char *text;
+
+	t.nbuilds = 2;
+	t.done = 2000;
+	t.mismatches = 3;
+	t.seeds_done = 1;
+	t.corpus[0] = 0xabcdef;
+	t.build[1].failures = 2;
+	t.build[1].mismatches = 3;
+	t.build[1].errors[5] = 4;                /* JSON_ERROR_UTF8 */
+	t.build[1].errors[GEN_TALLY_ERRORS] = 1; /* a code past the names */
+	t.build[1].crashes_timed = 2;
+	t.build[1].crash_ms[GEN_C_NOTICE] = 3;
+	t.nlisted = 1;
+	t.listed[0] = (struct gen_listed){ 5, 17, 41, "output", "head" };
+	t.nsigs = 1;
+	t.sigs = &sig;
+	text = column_generated_summary(&t, &c);
+	o = text != NULL ? json_loads(text, 0, NULL) : NULL;
+	ok(summary_int(o, "generator_version", NULL, NULL) == GEN_VERSION &&
+	        summary_int(o, "done", NULL, NULL) == 2000 && summary_int(o, "rate", NULL, NULL) == -1 &&
+	        json_real_value(json_object_get(o, "rate")) == 1000.0,
+	    "a generated summary: the generator's version, cases done, their rate per second");
+	ok(json_is_null(json_object_get(o, "corpus_hash")) &&
+	        strcmp(json_string_value(json_object_get(json_object_get(o, "corpus_hashes"), "5")),
+	            "0000000000abcdef") == 0 &&
+	        json_object_size(json_object_get(o, "corpus_hashes")) == 1,
+	    "a run going on: the seeds done have their corpus hash, the run none yet");
+	ok(summary_int(o, "builds", "head", "failures") == 2 &&
+	        summary_int(o, "builds", "head", "mismatches") == 3 &&
+	        summary_int(o, "builds", "base", "mismatches") == -1 &&
+	        json_object_get(json_object_get(o, "builds"), "head") != NULL &&
+	        strcmp(json_string_value(
+	                   json_object_get(json_object_get(json_object_get(o, "builds"), "head"), "build")),
+	            "pr") == 0,
+	    "each build by role, named; a candidate's own mismatches, none for the base");
+	json_t *errs = json_object_get(json_object_get(json_object_get(o, "builds"), "head"), "error_codes");
+	ok(json_integer_value(json_object_get(errs, "JSON_ERROR_UTF8")) == 4 &&
+	        json_integer_value(json_object_get(errs, "other")) == 1 && json_object_size(errs) == 2,
+	    "error codes by name, only those met, a code past the names as \"other\"");
+	json_t *crash = json_object_get(json_object_get(json_object_get(o, "builds"), "head"), "crash_ms");
+	ok(summary_int(crash, "crashes", NULL, NULL) == 2 &&
+	        json_real_value(json_object_get(crash, "died_to_noticed")) == 1.5 &&
+	        json_object_get(json_object_get(json_object_get(o, "builds"), "base"), "crash_ms") == NULL,
+	    "a crash's cost, mean per crash timed; none for a build that never crashed");
+	json_t *listed = json_array_get(json_object_get(o, "mismatch_list"), 0);
+	json_t *sigs = json_array_get(json_object_get(o, "signatures"), 0);
+	ok(summary_int(listed, "case_id", NULL, NULL) == 41 &&
+	        strcmp(json_string_value(json_object_get(listed, "candidates")), "head") == 0 &&
+	        summary_int(sigs, "mismatches", NULL, NULL) == 3 &&
+	        json_integer_value(json_array_get(json_object_get(sigs, "samples"), 0)) == 41,
+	    "the listed mismatches and the signatures with their samples");
+	json_decref(o);
+	free(text);
+	t.seeds_done = 2;
+	c.final = 1;
+	text = column_generated_summary(&t, &c);
+	o = text != NULL ? json_loads(text, 0, NULL) : NULL;
+	ok(json_is_string(json_object_get(o, "corpus_hash")) &&
+	        json_object_size(json_object_get(o, "corpus_hashes")) == 2,
+	    "the run ended with every seed done: the corpus hash");
+	json_decref(o);
+	ok(column_generated_version(text) == GEN_VERSION && column_generated_version("{}") == -1 &&
+	        column_generated_version("{") == -1 && column_generated_version(NULL) == -1,
+	    "the generator version a stored summary names, -1 when none");
+	free(text);
+}
+
 int main(void)
 {
 	test_case_error();
 	test_reduced_outputs();
 	test_triage_changes();
+	test_generated_summary();
 	return tap_done();
 }

@@ -21,7 +21,7 @@
  *
  * Memory does not grow with the run: a batch of digests per build, one of
  * hashes and of listed mismatches, fixed counters and signatures, and at
- * most GENRUN_LIST mismatches named in the summary.
+ * most GEN_TALLY_LIST mismatches named in the summary.
  *
  * Resumed (POST /api/runs/{id}/resume), a run skips the batches it stored
  * (each batch's hashes, mismatches and progress are one transaction) and
@@ -36,8 +36,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <jansson.h>
-
+#include "columns.h"
 #include "engine.h"
 #include "fanout.h"
 #include "proto.h"
@@ -45,56 +44,14 @@
 
 #define GENRUN_BATCH 8192      /* cases per request */
 #define GENRUN_MS_PER_CASE 2   /* a batch's time limit: timeout-ms + this per case */
-#define GENRUN_LIST 20         /* mismatches named in the summary (all: the run's cases) */
-#define GENRUN_SAMPLES 8       /* mismatches stored in full during the run, per signature */
 #define GENRUN_MAX_SIGS 256    /* signatures counted (and sampled) one by one; the rest: "other" */
-#define GENRUN_SIG_SIZE 512    /* room for every candidate's part */
 #define GENRUN_CANDS_SIZE 48   /* "head,cand2,...,cand7" */
 #define GENRUN_SUMMARY_MS 1000 /* how often the summary is rewritten */
-
-enum { T_TOTAL, T_DECLARE, T_GENERATE, T_BUILD, T_ENCODE, T_DIGEST, T_COUNT };
-
-/* clang-format off */
-static const char *const genrun_error_names[] = {
-	"JSON_ERROR_NONE", "JSON_ERROR_DEPTH", "JSON_ERROR_STATE_MISMATCH", "JSON_ERROR_CTRL_CHAR",
-	"JSON_ERROR_SYNTAX", "JSON_ERROR_UTF8", "JSON_ERROR_RECURSION", "JSON_ERROR_INF_OR_NAN",
-	"JSON_ERROR_UNSUPPORTED_TYPE", "JSON_ERROR_INVALID_PROPERTY_NAME", "JSON_ERROR_UTF16",
-	"JSON_ERROR_NON_BACKED_ENUM",
-};
-/* clang-format on */
-#define GENRUN_NERRORS (sizeof(genrun_error_names) / sizeof(genrun_error_names[0]))
-
-/*
- * Where a crash's time goes, from the progress page's clocks (proto.h):
- * the fork server saw its child die -> the daemon had the PROTO_DIED ->
- * it sent the rest of the batch; meanwhile the fork server forked the next
- * child (died -> ready), which then declared the generator's classes and
- * resumed the batch (died -> resumed: the whole gap).
- */
-enum { GC_NOTICE, GC_DAEMON, GC_REPLACE, GC_RESUME, GENRUN_CRASH_PHASES };
-static const char *const genrun_crash_phases[GENRUN_CRASH_PHASES] = { "died_to_noticed", "noticed_to_resent",
-	"died_to_child_ready", "died_to_resumed" };
 
 /* A case that crashed or timed out on one build, with its result. */
 struct genrun_failure {
 	int64_t index;
 	struct result r;
-};
-
-/*
- * A mismatch's signature, from the two digests alone: which of the
- * digest's fields differ, then each build's status, error code and whether
- * it threw, e.g. "output|ok,0,0|ok,0,0" or "status|ok,0,0|crash,0,0".
- * The first GENRUN_SAMPLES mismatches of each signature are stored in
- * full while the run goes on (a bounded sample: what buckets and
- * reduction start from); every mismatch is listed with its digests, and
- * made again from (seed, index) when it is asked for.
- */
-struct genrun_sig {
-	char key[GENRUN_SIG_SIZE];
-	int64_t count;
-	int samples;
-	int64_t sample_ids[GENRUN_SAMPLES];
 };
 
 /* One build's share of a batch. */
@@ -105,12 +62,12 @@ struct genrun_side {
 	int64_t start, count;
 	unsigned char *records;          /* count digests */
 	uint64_t coverage[GEN_COUNTERS]; /* this batch's */
-	uint64_t times[T_COUNT];
+	uint64_t times[GEN_PHASES];
 	double wall_ms;
 	struct genrun_failure *failures;
 	size_t nfailures, capfailures;
-	struct gen_case *scratch;             /* to describe a case the worker died on */
-	double crash_ms[GENRUN_CRASH_PHASES]; /* this batch's crashes, summed (genrun_crash_time) */
+	struct gen_case *scratch;          /* to describe a case the worker died on */
+	double crash_ms[GEN_CRASH_PHASES]; /* this batch's crashes, summed (genrun_crash_time) */
 	int64_t crashes_timed;
 	int rc; /* 0 ok, -1 fatal (err) */
 	char err[512];
@@ -123,26 +80,11 @@ struct genrun {
 	const struct run_params *p; /* the run's: seeds, count, start, max_failures */
 	struct genrun_side side[MAX_BUILDS];
 	uint64_t *hashes;
-	int resumed; /* the run had progress when it started */
-	/* totals */
-	int nbuilds; /* the base and its candidates: side[0..nbuilds-1] */
-	int64_t done, skipped, mismatches, unconfirmed, failures[MAX_BUILDS];
-	int64_t cand_mismatches[MAX_BUILDS]; /* by candidate: its digests differ from the base's */
-	uint64_t coverage[GEN_COUNTERS];
-	uint64_t errors[MAX_BUILDS][GENRUN_NERRORS + 1]; /* last: any other code */
-	uint64_t statuses[MAX_BUILDS][5];                /* by enum result_status */
-	uint64_t exceptions[MAX_BUILDS];
-	uint64_t corpus[RUN_MAX_SEEDS]; /* per seed, complete when done */
-	int seeds_done;
-	uint64_t times[MAX_BUILDS][T_COUNT];
-	double busy_ms[MAX_BUILDS];
-	double crash_ms[MAX_BUILDS][GENRUN_CRASH_PHASES];
-	int64_t crashes_timed[MAX_BUILDS];
-	double compare_ms, mismatch_ms, db_ms, started_ms, last_summary_ms;
-	json_t *listed; /* the first GENRUN_LIST mismatches */
-	struct genrun_sig *sigs;
-	int nsigs;
-	int64_t other_sig, sampled;
+	int resumed;          /* the run had progress when it started */
+	int nbuilds;          /* the base and its candidates: side[0..nbuilds-1] */
+	struct gen_tally t;   /* the summary's counts (columns.h) */
+	struct gen_sig *sigs; /* t.sigs: the signatures counted one by one, GENRUN_MAX_SIGS */
+	double started_ms, last_summary_ms;
 	struct db_gen_mismatch *batch_mis; /* this batch's mismatches, listed with it */
 	size_t nbatch_mis;
 	unsigned char *batch_digests; /* theirs: nbuilds digests each, base first */
@@ -177,22 +119,16 @@ int genrun_check(const struct run_params *p, char *err, size_t errsize)
  */
 int genrun_resumable(const struct db_run *run, char *err, size_t errsize)
 {
-	json_t *sum, *v;
-	int ok = 1;
+	int64_t version = column_generated_version(run->summary);
 
-	if (run->summary == NULL || (sum = json_loads(run->summary, 0, NULL)) == NULL)
+	if (version < 0 || version == GEN_VERSION)
 		return 1;
-	v = json_object_get(sum, "generator_version");
-	if (json_is_integer(v) && json_integer_value(v) != GEN_VERSION) {
-		snprintf(err, errsize,
-		    "run %" PRId64 " was made with generator version %" JSON_INTEGER_FORMAT
-		    ", which is gone: this daemon's generator is version %d; its stored cases stay, "
-		    "start a new run for the rest",
-		    run->id, json_integer_value(v), GEN_VERSION);
-		ok = 0;
-	}
-	json_decref(sum);
-	return ok;
+	snprintf(err, errsize,
+	    "run %" PRId64 " was made with generator version %" PRId64
+	    ", which is gone: this daemon's generator is version %d; its stored cases stay, "
+	    "start a new run for the rest",
+	    run->id, version, GEN_VERSION);
+	return 0;
 }
 
 int genrun_version(void)
@@ -346,7 +282,7 @@ static int genrun_call(
 	if (proto_get_int(&reply, TAG_GEN_START, -1) != start ||
 	    proto_get_int(&reply, TAG_GEN_COUNT, -1) != count || rec == NULL ||
 	    rec->len != (uint64_t)count * GEN_DIGEST_SIZE || cov == NULL || cov->len != 8 * GEN_COUNTERS ||
-	    tim == NULL || tim->len != 8 * T_COUNT) {
+	    tim == NULL || tim->len != 8 * GEN_PHASES) {
 		genrun_side_fail(s, "%s", "the worker's batch reply is malformed (a stale worker core?)");
 		proto_msg_release(&reply);
 		return -1;
@@ -355,7 +291,7 @@ static int genrun_call(
 	genrun_memory_errors(&reply, start, count, records);
 	for (int i = 0; i < GEN_COUNTERS; i++)
 		s->coverage[i] += genrun_u64((const unsigned char *)cov->data + 8 * i);
-	for (int i = 0; i < T_COUNT; i++)
+	for (int i = 0; i < GEN_PHASES; i++)
 		s->times[i] += genrun_u64((const unsigned char *)tim->data + 8 * i);
 	proto_msg_release(&reply);
 	return 1;
@@ -452,10 +388,10 @@ static void genrun_side_run(void *arg)
 		/* Died again: the spare after it may have started (ready_ms). */
 		double ready = pg == NULL ? 0 : rc == 0 ? pg->died_ready_ms : pg->ready_ms;
 		if (noticed > 0 && pg != NULL && pg->declared_ms > 0 && ready >= died) {
-			s->crash_ms[GC_NOTICE] += noticed - died;
-			s->crash_ms[GC_DAEMON] += sent - noticed;
-			s->crash_ms[GC_REPLACE] += ready - died;
-			s->crash_ms[GC_RESUME] += pg->declared_ms - died;
+			s->crash_ms[GEN_C_NOTICE] += noticed - died;
+			s->crash_ms[GEN_C_DAEMON] += sent - noticed;
+			s->crash_ms[GEN_C_REPLACE] += ready - died;
+			s->crash_ms[GEN_C_RESUME] += pg->declared_ms - died;
 			s->crashes_timed++;
 		}
 		noticed = 0;
@@ -502,13 +438,6 @@ static const struct result *genrun_side_failure(const struct genrun_side *s, int
 
 /* ---- the summary ---- */
 
-static json_t *genrun_hex(uint64_t v)
-{
-	char buf[17];
-	snprintf(buf, sizeof buf, "%016" PRIx64, v);
-	return json_string(buf);
-}
-
 /* The daemon's own memory: peak and current resident set, in KiB. */
 static void genrun_rss(long *peak, long *now)
 {
@@ -526,168 +455,24 @@ static void genrun_rss(long *peak, long *now)
 	fclose(f);
 }
 
-static json_t *genrun_seconds(double ms)
-{
-	return json_real((double)(int64_t)(ms + 0.5) / 1000.0);
-}
-
-/* The generator's coverage: "piece.utf8_2" -> {"piece": {"utf8_2": n}}. */
-static json_t *genrun_coverage_json(const struct genrun *g)
-{
-	json_t *cov = json_object();
-	char name[96];
-
-	for (unsigned i = 0; cov != NULL && i < GEN_COUNTERS; i++) {
-		const char *n = gen_counter_name(i, name, sizeof name);
-		char *dot;
-		if (n == NULL)
-			continue;
-		if ((dot = strchr(name, '.')) == NULL) {
-			json_object_set_new(cov, name, json_integer((json_int_t)g->coverage[i]));
-			continue;
-		}
-		*dot = '\0';
-		json_t *group = json_object_get(cov, name);
-		if (group == NULL) {
-			group = json_object();
-			json_object_set_new(cov, name, group);
-		}
-		json_object_set_new(group, dot + 1, json_integer((json_int_t)g->coverage[i]));
-	}
-	return cov;
-}
-
-/* One build's tallies: rate, statuses, error codes, where its time went. */
-static json_t *genrun_build_json(const struct genrun *g, int b)
-{
-	static const char *const statuses[] = { "ok", "error", "crash", "timeout", "memory-error" };
-	json_t *errs = json_object(), *st = json_object(), *t, *out;
-	const uint64_t *tm = g->times[b];
-
-	for (size_t e = 0; e <= GENRUN_NERRORS; e++)
-		if (g->errors[b][e] > 0)
-			json_object_set_new(errs, e < GENRUN_NERRORS ? genrun_error_names[e] : "other",
-			    json_integer((json_int_t)g->errors[b][e]));
-	for (int k = 0; k < 5; k++)
-		json_object_set_new(st, statuses[k], json_integer((json_int_t)g->statuses[b][k]));
-	double inside = (double)(tm[T_DECLARE] + tm[T_GENERATE] + tm[T_BUILD] + tm[T_ENCODE] + tm[T_DIGEST]) /
-	    1e6;
-	/* The phases are sampled (every 16th case): their sum can overshoot a little. */
-	double other = (double)tm[T_TOTAL] / 1e6 - inside;
-	t = json_pack("{s:o s:o s:o s:o s:o s:o s:o}", "declare_classes",
-	    genrun_seconds((double)tm[T_DECLARE] / 1e6), "generate",
-	    genrun_seconds((double)tm[T_GENERATE] / 1e6), "build_values",
-	    genrun_seconds((double)tm[T_BUILD] / 1e6), "json_encode",
-	    genrun_seconds((double)tm[T_ENCODE] / 1e6), "hash_and_free",
-	    genrun_seconds((double)tm[T_DIGEST] / 1e6), "other_in_worker",
-	    genrun_seconds(other > 0 ? other : 0), "protocol_and_waiting",
-	    genrun_seconds(g->busy_ms[b] - (double)tm[T_TOTAL] / 1e6));
-	out = json_pack("{s:s s:f s:o s:I s:I s:o s:o s:o}", "build", g->app->run_builds[b]->name,
-	    "cases_per_s", g->busy_ms[b] > 0 ? (double)g->done / (g->busy_ms[b] / 1e3) : 0.0, "busy_s",
-	    genrun_seconds(g->busy_ms[b]), "failures", (json_int_t)g->failures[b], "exceptions",
-	    (json_int_t)g->exceptions[b], "statuses", st, "error_codes", errs, "time_s", t);
-	if (out == NULL)
-		return NULL;
-	/* A crash's cost, mean per crash (the crashes the page timed). */
-	if (g->crashes_timed[b] > 0) {
-		json_t *cc = json_object();
-		json_object_set_new(cc, "crashes", json_integer((json_int_t)g->crashes_timed[b]));
-		for (int k = 0; k < GENRUN_CRASH_PHASES; k++)
-			json_object_set_new(cc, genrun_crash_phases[k],
-			    json_real(
-			        (double)(int64_t)(1000 * g->crash_ms[b][k] / (double)g->crashes_timed[b]) /
-			        1000));
-		json_object_set_new(out, "crash_ms", cc);
-	}
-	/* A candidate's own count of cases that differ from the base. */
-	if (b != ROLE_BASE)
-		json_object_set_new(out, "mismatches", json_integer((json_int_t)g->cand_mismatches[b]));
-	return out;
-}
-
-/* The mismatches' signatures, each with its count and sampled case ids. */
-static json_t *genrun_signatures_json(const struct genrun *g)
-{
-	json_t *sigs = json_array();
-	for (int i = 0; sigs != NULL && i < g->nsigs; i++) {
-		json_t *ids = json_array();
-		for (int k = 0; ids != NULL && k < g->sigs[i].samples; k++)
-			json_array_append_new(ids, json_integer((json_int_t)g->sigs[i].sample_ids[k]));
-		json_array_append_new(sigs,
-		    json_pack("{s:s s:I s:o}", "signature", g->sigs[i].key, "mismatches",
-		        (json_int_t)g->sigs[i].count, "samples", ids != NULL ? ids : json_array()));
-	}
-	return sigs != NULL ? sigs : json_array();
-}
-
-static json_t *genrun_summary(struct genrun *g, int final)
-{
-	json_t *o = json_object(), *builds = json_object(), *seeds = json_array();
-	json_t *corpus = json_object();
-	double elapsed = clock_ms() - g->started_ms;
-	char name[96];
-	long peak, now;
-	uint64_t all = GEN_HASH_INIT;
-
-	if (o == NULL || builds == NULL || seeds == NULL || corpus == NULL)
-		goto oom;
-	for (int i = 0; i < g->p->nseeds; i++) {
-		json_array_append_new(seeds, json_integer((json_int_t)g->p->seeds[i]));
-		if (i < g->seeds_done) {
-			snprintf(name, sizeof name, "%" PRIu64, g->p->seeds[i]);
-			json_object_set_new(corpus, name, genrun_hex(g->corpus[i]));
-			all = gen_hash(&g->corpus[i], sizeof g->corpus[i], all);
-		}
-	}
-	for (int b = 0; b < g->nbuilds; b++)
-		json_object_set_new(builds, role_name(b), genrun_build_json(g, b));
-	genrun_rss(&peak, &now);
-	json_object_set_new(o, "generator_version", json_integer(GEN_VERSION));
-	json_object_set_new(o, "seeds", seeds);
-	json_object_set_new(o, "count", json_integer(g->p->count));
-	json_object_set_new(o, "start", json_integer(g->p->start));
-	json_object_set_new(o, "done", json_integer(g->done));
-	/* Resumed: cases stored before, not run again (the tallies leave them out). */
-	json_object_set_new(o, "resumed_past", json_integer(g->skipped));
-	json_object_set_new(o, "mismatches", json_integer(g->mismatches));
-	json_object_set_new(o, "unconfirmed", json_integer(g->unconfirmed));
-	json_object_set_new(o, "elapsed_s", genrun_seconds(elapsed));
-	json_object_set_new(
-	    o, "rate", json_real(elapsed > 0 ? (double)(int64_t)(g->done / (elapsed / 1e3)) : 0.0));
-	json_object_set_new(o, "corpus_hashes", corpus);
-	json_object_set_new(
-	    o, "corpus_hash", final && g->seeds_done == g->p->nseeds ? genrun_hex(all) : json_null());
-	json_object_set_new(o, "builds", builds);
-	json_object_set_new(o, "daemon",
-	    json_pack("{s:o s:o s:o s:I s:I}", "compare_s", genrun_seconds(g->compare_ms),
-	        "mismatch_details_s", genrun_seconds(g->mismatch_ms), "database_s", genrun_seconds(g->db_ms),
-	        "peak_rss_kb", (json_int_t)peak, "rss_kb", (json_int_t)now));
-	json_object_set_new(o, "coverage", genrun_coverage_json(g));
-	json_object_set(o, "mismatch_list", g->listed);
-	json_object_set_new(o, "signatures", genrun_signatures_json(g));
-	json_object_set_new(o, "other_signatures", json_integer(g->other_sig));
-	json_object_set_new(o, "stored_in_full", json_integer(g->sampled));
-	return o;
-oom:
-	json_decref(o);
-	json_decref(builds);
-	json_decref(seeds);
-	json_decref(corpus);
-	return NULL;
-}
-
 static void genrun_save_summary(struct genrun *g, int final)
 {
-	char err[512];
-	json_t *o = genrun_summary(g, final);
-	char *text = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
-	double t0 = clock_ms();
+	const char *names[MAX_BUILDS];
+	struct gen_summary_context c = { .params = g->p, .build_names = names, .final = final };
+	char err[512], *text;
+	double t0;
+
+	for (int b = 0; b < g->nbuilds; b++)
+		names[b] = g->app->run_builds[b]->name;
+	c.elapsed_ms = clock_ms() - g->started_ms;
+	genrun_rss(&c.peak_rss_kb, &c.rss_kb);
+	text = column_generated_summary(&g->t, &c);
+	t0 = clock_ms();
 	if (text != NULL && db_run_summary(g->app->db, g->run->id, text, err, sizeof err) < 0)
 		fprintf(stderr, "phpcmp: run %" PRId64 ": summary: %s\n", g->run->id, err);
-	g->db_ms += clock_ms() - t0;
+	g->t.db_ms += clock_ms() - t0;
 	g->last_summary_ms = clock_ms();
 	free(text);
-	json_decref(o);
 }
 
 /* ---- comparing a batch ---- */
@@ -760,17 +545,19 @@ static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, const
 		return -1;
 	if (*case_id == 0)
 		return 0;
-	g->sampled++;
+	g->t.sampled++;
 	/* Digests differ but the cases run alone agree: something leaked
 	 * between cases of a batch, or a build is not deterministic. */
 	if (diff == 0)
-		g->unconfirmed++;
-	if (json_array_size(g->listed) < GENRUN_LIST) {
+		g->t.unconfirmed++;
+	if (g->t.nlisted < GEN_TALLY_LIST) {
+		struct gen_listed *l = &g->t.listed[g->t.nlisted++];
+		l->seed = seed;
+		l->index = index;
+		l->case_id = *case_id;
 		verdict_fields(diff, differs, sizeof differs);
-		json_array_append_new(g->listed,
-		    json_pack("{s:I s:I s:I s:s s:s}", "seed", (json_int_t)seed, "index", (json_int_t)index,
-		        "case_id", (json_int_t)*case_id, "differs", diff ? differs : "none when run alone",
-		        "candidates", candidates));
+		snprintf(l->differs, sizeof l->differs, "%s", diff ? differs : "none when run alone");
+		snprintf(l->candidates, sizeof l->candidates, "%s", candidates);
 	}
 	return 0;
 }
@@ -803,7 +590,7 @@ static size_t genrun_sig_part(
 }
 
 /*
- * The signature of a mismatch (struct genrun_sig): each differing
+ * The signature of a mismatch (struct gen_sig): each differing
  * candidate's part, ";" between them; a later candidate's is named by its
  * role ("cand2:output|ok,0,0|ok,0,0"), the first candidate's is not, so a
  * two-build run's signatures are "output|ok,0,0|ok,0,0" as before.
@@ -829,14 +616,14 @@ static void genrun_signature(
 }
 
 /* The signature's entry, added if there is room; NULL: counted as "other". */
-static struct genrun_sig *genrun_sig_find(struct genrun *g, const char *key)
+static struct gen_sig *genrun_sig_find(struct genrun *g, const char *key)
 {
-	for (int i = 0; i < g->nsigs; i++)
+	for (int i = 0; i < g->t.nsigs; i++)
 		if (strcmp(g->sigs[i].key, key) == 0)
 			return &g->sigs[i];
-	if (g->nsigs == GENRUN_MAX_SIGS)
+	if (g->t.nsigs == GENRUN_MAX_SIGS)
 		return NULL;
-	struct genrun_sig *sg = &g->sigs[g->nsigs++];
+	struct gen_sig *sg = &g->sigs[g->t.nsigs++];
 	memset(sg, 0, sizeof *sg);
 	snprintf(sg->key, sizeof sg->key, "%s", key);
 	return sg;
@@ -870,30 +657,30 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 				return -1;
 			}
 		}
-		g->corpus[si] = gen_hash(
-		    &d[ROLE_BASE].plan_hash, sizeof d[ROLE_BASE].plan_hash, g->corpus[si]);
+		g->t.corpus[si] = gen_hash(
+		    &d[ROLE_BASE].plan_hash, sizeof d[ROLE_BASE].plan_hash, g->t.corpus[si]);
 		for (int b = 0; b < nb; b++) {
-			g->statuses[b][d[b].status < 5 ? d[b].status : STATUS_ERROR]++;
+			g->t.build[b].statuses[d[b].status < 5 ? d[b].status : STATUS_ERROR]++;
 			if (d[b].status == PROTO_STATUS_OK)
-				g->errors[b][d[b].error_code < GENRUN_NERRORS ? d[b].error_code
-				                                              : GENRUN_NERRORS]++;
-			g->exceptions[b] += d[b].exception;
+				g->t.build[b].errors[d[b].error_code < GEN_TALLY_ERRORS ? d[b].error_code
+				                                                        : GEN_TALLY_ERRORS]++;
+			g->t.build[b].exceptions += d[b].exception;
 		}
 		g->hashes[i] = d[ROLE_BASE].result_hash;
 		differs = 0;
 		for (int b = 1; b < nb; b++)
 			if (!genrun_same(&d[ROLE_BASE], &d[b])) {
-				g->cand_mismatches[b]++;
+				g->t.build[b].mismatches++;
 				differs |= 1u << b;
 			}
 		if (differs == 0) {
 			same++;
 			continue;
 		}
-		g->mismatches++;
-		char key[GENRUN_SIG_SIZE];
+		g->t.mismatches++;
+		char key[GEN_TALLY_SIG_SIZE];
 		genrun_signature(d, nb, differs, key, sizeof key);
-		struct genrun_sig *sg = genrun_sig_find(g, key);
+		struct gen_sig *sg = genrun_sig_find(g, key);
 		size_t k = g->nbatch_mis++;
 		struct db_gen_mismatch *m = &g->batch_mis[k];
 		unsigned char *digests = g->batch_digests + k * (size_t)nb * GEN_DIGEST_SIZE;
@@ -918,18 +705,17 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 		if (sg != NULL)
 			sg->count++;
 		else
-			g->other_sig++;
-		if ((sg != NULL && sg->samples < GENRUN_SAMPLES) ||
-		    json_array_size(g->listed) < GENRUN_LIST) {
+			g->t.other_sig++;
+		if ((sg != NULL && sg->samples < GEN_TALLY_SAMPLES) || g->t.nlisted < GEN_TALLY_LIST) {
 			t1 = clock_ms();
 			if (genrun_mismatch(g, base->seed, m->index, cands, &m->case_id, err, errsize) < 0)
 				return -1;
-			if (sg != NULL && m->case_id > 0 && sg->samples < GENRUN_SAMPLES)
+			if (sg != NULL && m->case_id > 0 && sg->samples < GEN_TALLY_SAMPLES)
 				sg->sample_ids[sg->samples++] = m->case_id;
-			g->mismatch_ms += clock_ms() - t1;
+			g->t.mismatch_ms += clock_ms() - t1;
 		}
 	}
-	g->compare_ms += clock_ms() - t0;
+	g->t.compare_ms += clock_ms() - t0;
 	/* The hashes as 8-byte little-endian words, whatever this machine is. */
 	unsigned char *bytes = (unsigned char *)g->hashes;
 	for (int64_t i = 0; i < n; i++) {
@@ -942,8 +728,8 @@ static int genrun_compare(struct genrun *g, int si, char *err, size_t errsize)
 	        g->batch_mis, g->nbatch_mis, err, errsize) < 0)
 		return -1;
 	g->nbatch_mis = 0;
-	g->db_ms += clock_ms() - t1;
-	g->done += n;
+	g->t.db_ms += clock_ms() - t1;
+	g->t.done += n;
 	return 0;
 }
 
@@ -964,12 +750,12 @@ static int genrun_skip_stored(
 		return stored < 0 ? -1 : 0;
 	for (int64_t i = 0; i < count; i++) {
 		gen_case_make(gc, seed, (uint64_t)(start + i));
-		gen_count(gc, g->coverage);
+		gen_count(gc, g->t.coverage);
 		uint64_t h = gen_case_hash(gc);
-		g->corpus[si] = gen_hash(&h, sizeof h, g->corpus[si]);
+		g->t.corpus[si] = gen_hash(&h, sizeof h, g->t.corpus[si]);
 	}
-	g->done += count;
-	g->skipped += count;
+	g->t.done += count;
+	g->t.skipped += count;
 	return 1;
 }
 
@@ -986,7 +772,6 @@ static void genrun_release(struct genrun *g)
 	free(g->batch_mis);
 	free(g->batch_digests);
 	free(g->batch_cands);
-	json_decref(g->listed);
 }
 
 /* A run's state, its parameters read and its buffers made: NULL with err. */
@@ -1007,9 +792,9 @@ static struct genrun *genrun_open(struct app *app, const struct db_run *run, cha
 		return NULL;
 	}
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
-	g->listed = json_array();
 	g->nbuilds = app->run_nbuilds;
-	g->sigs = calloc(GENRUN_MAX_SIGS, sizeof(*g->sigs));
+	g->t.sigs = g->sigs = calloc(GENRUN_MAX_SIGS, sizeof(*g->sigs));
+	g->t.nbuilds = app->run_nbuilds;
 	g->batch_mis = calloc(GENRUN_BATCH, sizeof(*g->batch_mis));
 	g->batch_digests = malloc((size_t)GENRUN_BATCH * (size_t)g->nbuilds * GEN_DIGEST_SIZE);
 	g->batch_cands = malloc((size_t)GENRUN_BATCH * GENRUN_CANDS_SIZE);
@@ -1023,7 +808,7 @@ static struct genrun *genrun_open(struct app *app, const struct db_run *run, cha
 		if (g->side[b].records == NULL || g->side[b].scratch == NULL)
 			g->hashes = (free(g->hashes), NULL);
 	}
-	if (g->hashes == NULL || g->listed == NULL) {
+	if (g->hashes == NULL) {
 		snprintf(err, errsize, "out of memory");
 		genrun_release(g);
 		free(g);
@@ -1060,14 +845,15 @@ static enum genrun_end genrun_batch(struct genrun *g, int si, int64_t off, char 
 			snprintf(err, errsize, "build %s: %s", builds[b]->name, s->err);
 			end = GENRUN_FAILED;
 		}
-		g->busy_ms[b] += s->wall_ms;
-		for (int k = 0; k < GENRUN_CRASH_PHASES; k++)
-			g->crash_ms[b][k] += s->crash_ms[k];
-		g->crashes_timed[b] += s->crashes_timed;
-		for (int k = 0; k < T_COUNT; k++)
-			g->times[b][k] += s->times[k];
-		g->failures[b] += (int64_t)s->nfailures;
-		if (g->p->max_failures > 0 && g->failures[b] > g->p->max_failures && end == GENRUN_DONE) {
+		g->t.build[b].busy_ms += s->wall_ms;
+		for (int k = 0; k < GEN_CRASH_PHASES; k++)
+			g->t.build[b].crash_ms[k] += s->crash_ms[k];
+		g->t.build[b].crashes_timed += s->crashes_timed;
+		for (int k = 0; k < GEN_PHASES; k++)
+			g->t.build[b].times[k] += s->times[k];
+		g->t.build[b].failures += (int64_t)s->nfailures;
+		if (g->p->max_failures > 0 && g->t.build[b].failures > g->p->max_failures &&
+		    end == GENRUN_DONE) {
 			snprintf(err, errsize,
 			    "build %s crashed or timed out on more than %" PRId64
 			    " generated cases (max_failures); stopping",
@@ -1080,7 +866,7 @@ static enum genrun_end genrun_batch(struct genrun *g, int si, int64_t off, char 
 	/* Coverage is the base's: both made the same cases (checked).  A batch
 	 * past max_failures is still compared: its mismatches are the run's. */
 	for (int k = 0; k < GEN_COUNTERS; k++)
-		g->coverage[k] += g->side[ROLE_BASE].coverage[k];
+		g->t.coverage[k] += g->side[ROLE_BASE].coverage[k];
 	return genrun_compare(g, si, err, errsize) < 0 ? GENRUN_FAILED : end;
 }
 
@@ -1096,7 +882,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	g->started_ms = g->last_summary_ms = clock_ms();
 	genrun_save_summary(g, 0);
 	for (int si = 0; si < g->p->nseeds && end == GENRUN_DONE; si++) {
-		g->corpus[si] = GEN_HASH_INIT;
+		g->t.corpus[si] = GEN_HASH_INIT;
 		for (int64_t off = 0; off < g->p->count; off += GENRUN_BATCH) {
 			if (stop(arg, &cancelled)) {
 				end = cancelled ? GENRUN_CANCELLED : GENRUN_INTERRUPTED;
@@ -1120,7 +906,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 				genrun_save_summary(g, 0);
 		}
 		if (end == GENRUN_DONE)
-			g->seeds_done = si + 1;
+			g->t.seeds_done = si + 1;
 	}
 	genrun_save_summary(g, 1);
 	genrun_release(g);
