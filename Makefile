@@ -241,8 +241,8 @@ $(B)/tests/test_runparams: tests/unit/test_runparams.c $(B)/obj/runparams.o $(B)
 # The JSON the database keeps in columns (server/common/columns.c).
 UNIT_TESTS += $(B)/tests/test_columns
 $(B)/tests/test_columns: tests/unit/test_columns.c $(B)/obj/columns.o $(B)/obj/result.o $(B)/obj/text.o $(B)/obj/bytes.o \
-    $(B)/obj/flags.o $(B)/obj/buf.o $(B)/obj/gen.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson
+    $(B)/obj/flags.o $(B)/obj/buf.o $(B)/obj/gen.o $(B)/obj/phpt.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson -lpcre2-8
 
 UNIT_TESTS += $(B)/tests/test_common
 $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/id.o $(B)/obj/base64.o $(B)/obj/result.o $(B)/obj/bytes.o \

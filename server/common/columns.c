@@ -284,3 +284,217 @@ int64_t column_generated_version(const char *summary)
 	json_decref(sum);
 	return version;
 }
+
+/* ---- a phpt run's summary ---- */
+
+/*
+ * A copy of at most PHPT_TALLY_MAX_TEXT + 4 bytes: text_replaced stops
+ * once PHPT_TALLY_MAX_TEXT bytes are written, and each byte read writes
+ * one at least, so the cut copy shows as the whole text would (the 4: a
+ * character that starts before the cut is whole).
+ */
+static char *phpt_tally_text(const char *s, size_t len)
+{
+	size_t n = len < PHPT_TALLY_MAX_TEXT + 4 ? len : PHPT_TALLY_MAX_TEXT + 4;
+	char *copy = malloc(n + 1);
+
+	if (copy != NULL) {
+		memcpy(copy, s, n);
+		copy[n] = '\0';
+	}
+	return copy;
+}
+
+static void phpt_tally_row_release(struct phpt_tally_row *row)
+{
+	free(row->test);
+	free(row->name);
+	for (int b = 0; b < MAX_BUILDS; b++) {
+		free(row->r[b].reason);
+		free(row->r[b].diff);
+		free(row->r[b].output);
+	}
+}
+
+int phpt_tally_add(struct phpt_tally *t, const char *test, const char *name, const char *verdict,
+    const struct phpt_tally_result r[MAX_BUILDS])
+{
+	struct phpt_tally_row *row;
+	int ok = 1;
+
+	if (t->nrows == t->caprows) {
+		size_t cap = t->caprows != 0 ? t->caprows * 2 : 64;
+		struct phpt_tally_row *p = realloc(t->rows, cap * sizeof *p);
+		if (p == NULL)
+			return -1;
+		t->rows = p;
+		t->caprows = cap;
+	}
+	row = &t->rows[t->nrows];
+	memset(row, 0, sizeof *row);
+	row->verdict = verdict;
+	ok = (row->test = phpt_tally_text(test, strlen(test))) != NULL &&
+	    (row->name = phpt_tally_text(name, strlen(name))) != NULL;
+	for (int b = 0; ok && b < t->nbuilds; b++) {
+		const struct phpt_tally_result *x = &r[b];
+		struct phpt_tally_result *y = &row->r[b];
+		*y = (struct phpt_tally_result){
+			.status = x->status, .verdict = x->verdict, .bucket_id = x->bucket_id
+		};
+		if (x->reason != NULL && x->reason[0] != '\0')
+			ok &= (y->reason = phpt_tally_text(x->reason, strlen(x->reason))) != NULL;
+		if (x->diff != NULL)
+			ok &= (y->diff = phpt_tally_text(x->diff, strlen(x->diff))) != NULL;
+		/* what a failing FILE printed (run-tests' .out), the one output a summary shows */
+		if ((x->status == PS_FAIL || x->status == PS_XFAIL) && x->output != NULL) {
+			y->output_len = x->output_len < PHPT_TALLY_MAX_TEXT + 4 ? x->output_len
+			                                                        : PHPT_TALLY_MAX_TEXT + 4;
+			ok &= (y->output = phpt_tally_text(x->output, x->output_len)) != NULL;
+		}
+	}
+	if (!ok) {
+		phpt_tally_row_release(row);
+		return -1;
+	}
+	for (int b = 0; b < t->nbuilds; b++) {
+		t->counts[b][(unsigned)r[b].status < PS_COUNT ? r[b].status : PS_ERROR]++;
+		if (b != ROLE_BASE && r[b].verdict != NULL && strcmp(r[b].verdict, "same") == 0)
+			t->same[b]++;
+		else if (b != ROLE_BASE && r[b].verdict != NULL && strcmp(r[b].verdict, "differ") == 0)
+			t->differ[b]++;
+	}
+	t->nrows++;
+	return 0;
+}
+
+void phpt_tally_release(struct phpt_tally *t)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		phpt_tally_row_release(&t->rows[i]);
+	free(t->rows);
+	free(t->dir);
+	memset(t, 0, sizeof *t);
+}
+
+static json_t *phpt_json_text(const char *s, size_t len)
+{
+	return text_replaced(s, len, PHPT_TALLY_MAX_TEXT);
+}
+
+/* The rows whose verdict is this one (role < 0: the test's, else a candidate's), their tests. */
+static json_t *phpt_tests_with(const struct phpt_tally *t, int role, const char *verdict)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; list != NULL && i < t->nrows; i++) {
+		const char *v = role < 0 ? t->rows[i].verdict : t->rows[i].r[role].verdict;
+		if (v != NULL && strcmp(v, verdict) == 0)
+			json_array_append_new(list, phpt_json_text(t->rows[i].test, strlen(t->rows[i].test)));
+	}
+	return list;
+}
+
+static json_t *phpt_row_json(const struct phpt_tally *t, const struct phpt_tally_row *row)
+{
+	json_t *o = json_pack("{s:o s:o s:s}", "test", phpt_json_text(row->test, strlen(row->test)), "name",
+	    phpt_json_text(row->name, strlen(row->name)), "verdict", row->verdict);
+
+	for (int b = 0; o != NULL && b < t->nbuilds; b++) {
+		const struct phpt_tally_result *x = &row->r[b];
+		json_t *r = json_pack("{s:s}", "status", phpt_status_name(x->status));
+		if (x->reason != NULL)
+			json_object_set_new(r, "reason", phpt_json_text(x->reason, strlen(x->reason)));
+		if (x->diff != NULL)
+			json_object_set_new(r, "diff", phpt_json_text(x->diff, strlen(x->diff)));
+		if (x->output != NULL)
+			json_object_set_new(r, "output", phpt_json_text(x->output, x->output_len));
+		if (b != ROLE_BASE) {
+			json_object_set_new(r, "verdict", json_string(x->verdict));
+			if (x->bucket_id > 0)
+				json_object_set_new(r, "bucket_id", json_integer((json_int_t)x->bucket_id));
+		}
+		json_object_set_new(o, role_name(b), r);
+	}
+	return o;
+}
+
+char *column_phpt_summary(const struct phpt_tally *t)
+{
+	json_t *o = json_object(), *counts = json_object(), *builds = json_array(), *cands = json_object(),
+	       *tests = json_array();
+
+	for (int b = 0; b < t->nbuilds; b++) {
+		json_t *c = json_object();
+		for (int k = 0; k < PS_COUNT; k++)
+			json_object_set_new(
+			    c, phpt_status_name((enum phpt_status)k), json_integer(t->counts[b][k]));
+		json_object_set_new(counts, role_name(b), c);
+		json_array_append_new(
+		    builds, json_pack("{s:s s:s}", "role", role_name(b), "name", t->build_names[b]));
+		/* each candidate's verdicts against the base */
+		if (b != ROLE_BASE)
+			json_object_set_new(cands, role_name(b),
+			    json_pack("{s:s s:o s:o s:I s:I}", "name", t->build_names[b], "regressions",
+			        phpt_tests_with(t, b, "regression"), "improvements",
+			        phpt_tests_with(t, b, "improvement"), "same", (json_int_t)t->same[b],
+			        "differ", (json_int_t)t->differ[b]));
+	}
+	for (size_t i = 0; tests != NULL && i < t->nrows; i++)
+		json_array_append_new(tests, phpt_row_json(t, &t->rows[i]));
+	json_object_set_new(o, "dir", t->dir != NULL ? json_string(t->dir) : json_null());
+	json_object_set_new(o, "total", json_integer(t->total));
+	json_object_set_new(o, "builds", builds);
+	json_object_set_new(o, "candidates", cands);
+	json_object_set_new(o, "counts", counts);
+	json_object_set_new(o, "regressions", phpt_tests_with(t, -1, "regression"));
+	json_object_set_new(o, "improvements", phpt_tests_with(t, -1, "improvement"));
+	json_object_set_new(o, "tests", tests);
+	return column_text(o, JSON_COMPACT);
+}
+
+int column_phpt_summary_read(const char *text, struct phpt_tally *t)
+{
+	json_t *o = text != NULL ? json_loads(text, 0, NULL) : NULL, *tests, *row, *b;
+	const char *dir;
+	size_t i;
+	int rc = 0;
+
+	memset(t, 0, sizeof *t);
+	if (!json_is_object(o) || !json_is_array(tests = json_object_get(o, "tests"))) {
+		json_decref(o);
+		return -1;
+	}
+	if ((dir = json_string_value(json_object_get(o, "dir"))) != NULL && (t->dir = strdup(dir)) == NULL)
+		rc = -1;
+	t->total = json_integer_value(json_object_get(o, "total"));
+	json_array_foreach (json_object_get(o, "builds"), i, b) {
+		if (i >= MAX_BUILDS)
+			break;
+		snprintf(t->build_names[i], sizeof t->build_names[i], "%s",
+		    json_string_value(json_object_get(b, "name")) != NULL
+		        ? json_string_value(json_object_get(b, "name"))
+		        : "");
+		t->nbuilds = (int)i + 1;
+	}
+	json_array_foreach (tests, i, row) {
+		struct phpt_tally_result res[MAX_BUILDS] = { 0 };
+		const char *test = json_string_value(json_object_get(row, "test"));
+		for (int r = 0; r < t->nbuilds; r++) {
+			int st = phpt_status_parse(
+			    json_string_value(json_object_get(json_object_get(row, role_name(r)), "status")));
+			res[r].status = st >= 0 ? (enum phpt_status)st : PS_ERROR;
+		}
+		if (rc == 0 && phpt_tally_add(t, test != NULL ? test : "", "", "", res) < 0)
+			rc = -1;
+	}
+	/* The counts are the stored ones, not the rows' again. */
+	for (int r = 0; r < t->nbuilds; r++)
+		for (int k = 0; k < PS_COUNT; k++)
+			t->counts[r][k] = json_integer_value(
+			    json_object_get(json_object_get(json_object_get(o, "counts"), role_name(r)),
+			        phpt_status_name((enum phpt_status)k)));
+	json_decref(o);
+	if (rc < 0)
+		phpt_tally_release(t);
+	return rc;
+}

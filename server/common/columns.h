@@ -1,7 +1,7 @@
 /*
  * The JSON the database keeps in columns, written in one place: a case's
- * compile error, a reduction's outputs, a triage change, a generated run's
- * summary.  (A run's parameters have runparams.c, which also reads them
+ * compile error, a reduction's outputs, a triage change, a generated or
+ * phpt run's summary.  (A run's parameters have runparams.c, which also reads them
  * back.)  Each is malloc'd compact text, NULL out of memory; the HTTP
  * layer serves them as they are.
  */
@@ -12,6 +12,7 @@
 
 #include "common.h"
 #include "gen.h"
+#include "phpt.h"
 #include "runparams.h"
 
 /* The first of n builds' case error (result_case_error): message, section,
@@ -127,5 +128,47 @@ struct gen_summary_context {
 char *column_generated_summary(const struct gen_tally *, const struct gen_summary_context *);
 /* The generator version a stored summary names; -1 when it names none (or is not JSON). */
 int64_t column_generated_version(const char *summary);
+
+/* ---- a phpt run's summary (docs/phpt.md) ---- */
+
+/* Each text a summary keeps is cut to about this many bytes. */
+#define PHPT_TALLY_MAX_TEXT 16384
+
+/* A test's outcome on one build, as the summary keeps it. */
+struct phpt_tally_result {
+	enum phpt_status status;
+	char *reason, *diff, *output; /* cut, malloc'd; NULL: none (output: a failing FILE's) */
+	size_t output_len;
+	const char
+	    *verdict; /* a candidate's against the base ("regression", "improvement", "differ", "same") */
+	int64_t bucket_id; /* a candidate's bucket, 0: none */
+};
+
+struct phpt_tally_row {
+	char *test, *name;   /* malloc'd */
+	const char *verdict; /* over every candidate (a static string) */
+	struct phpt_tally_result r[MAX_BUILDS];
+};
+
+/* What a phpt run counted, test by test. */
+struct phpt_tally {
+	char *dir; /* the folder run, NULL: files (malloc'd) */
+	int64_t total;
+	int nbuilds;
+	char build_names[MAX_BUILDS][64];
+	int64_t counts[MAX_BUILDS][PS_COUNT];
+	int64_t same[MAX_BUILDS], differ[MAX_BUILDS]; /* by candidate */
+	struct phpt_tally_row *rows;
+	size_t nrows, caprows;
+};
+
+/* A test's row added, its texts copied and cut (r's texts stay the caller's): 0, or -1 out of memory. */
+int phpt_tally_add(struct phpt_tally *, const char *test, const char *name, const char *verdict,
+    const struct phpt_tally_result r[MAX_BUILDS]);
+void phpt_tally_release(struct phpt_tally *);
+char *column_phpt_summary(const struct phpt_tally *);
+/* A stored summary read back (dir, total, the builds, counts, each row's
+ * test and statuses): 0, or -1 (not a phpt summary, or out of memory). */
+int column_phpt_summary_read(const char *text, struct phpt_tally *);
 
 #endif

@@ -322,6 +322,32 @@ char *phpt_name(const struct phpt *t)
 	return strndup(x->data + a, b - a);
 }
 
+static const char *const phpt_status_names[PS_COUNT] = {
+	"PASS",
+	"FAIL",
+	"SKIP",
+	"BORK",
+	"XFAIL",
+	"XPASS",
+	"crash",
+	"timeout",
+	"error",
+	"memory-error",
+};
+
+const char *phpt_status_name(enum phpt_status s)
+{
+	return (unsigned)s < PS_COUNT ? phpt_status_names[s] : "error";
+}
+
+int phpt_status_parse(const char *name)
+{
+	for (int k = 0; name != NULL && k < PS_COUNT; k++)
+		if (strcmp(name, phpt_status_names[k]) == 0)
+			return k;
+	return -1;
+}
+
 int phpt_is_test_path(const char *path)
 {
 	size_t n = strlen(path);

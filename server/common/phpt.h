@@ -103,6 +103,25 @@ char *phpt_normalise(const char *s, size_t len, size_t *outlen);
  */
 char *phpt_expectf_regex(const char *wanted, size_t len, size_t *outlen);
 
+/* A test's outcome on one build: run-tests' own, then phpcmp's. */
+enum phpt_status {
+	PS_PASS,
+	PS_FAIL,
+	PS_SKIP,
+	PS_BORK,
+	PS_XFAIL,
+	PS_XPASS,
+	PS_CRASH,
+	PS_TIMEOUT,
+	PS_ERROR,        /* phpcmp could not run it (a worker that cannot start) */
+	PS_MEMORY_ERROR, /* a sanitizer build reported a memory error, whatever it printed */
+	PS_COUNT
+};
+/* "PASS" .. "XPASS", "crash", "timeout", "error", "memory-error". */
+const char *phpt_status_name(enum phpt_status);
+/* The inverse: the status, or -1 for a name that is none. */
+int phpt_status_parse(const char *name);
+
 enum phpt_match {
 	PHPT_MATCH_FAIL = 0,
 	PHPT_MATCH_PASS = 1,

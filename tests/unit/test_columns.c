@@ -182,11 +182,83 @@ static void test_generated_summary(void)
 	free(text);
 }
 
+static void test_phpt_summary(void)
+{
+	struct phpt_tally t = { .total = 3, .nbuilds = 3 }, back;
+	struct phpt_tally_result r[MAX_BUILDS] = { 0 };
+	size_t big = PHPT_TALLY_MAX_TEXT + 10;
+	char diff[] = "001- 1", reason[] = "skip: no ext";
+	char *out = malloc(big + 1), *text;
+	json_t *o, *full;
+
+	snprintf(t.build_names[0], sizeof t.build_names[0], "src-8.2.32");
+	snprintf(t.build_names[1], sizeof t.build_names[1], "pr");
+	snprintf(t.build_names[2], sizeof t.build_names[2], "twin");
+	t.dir = strdup("/x/ext/json/tests");
+	/* a FAIL's output over the cut, a two-byte character across it */
+	memset(out, 'a', big);
+	out[PHPT_TALLY_MAX_TEXT - 1] = '\xc3';
+	out[PHPT_TALLY_MAX_TEXT] = '\xa9';
+	out[big] = '\0';
+	r[0] = (struct phpt_tally_result){ .status = PS_PASS };
+	r[1] = (struct phpt_tally_result){ .status = PS_FAIL,
+		.output = out,
+		.output_len = big,
+		.diff = diff,
+		.verdict = "regression",
+		.bucket_id = 9 };
+	r[2] = (struct phpt_tally_result){
+		.status = PS_PASS, .output = out, .output_len = big, .verdict = "same"
+	};
+	ok(phpt_tally_add(&t, "a/bug1.phpt", "Bug #1", "regression", r) == 0, "a regression's row added");
+	r[0].status = r[1].status = r[2].status = PS_SKIP;
+	r[1] = (struct phpt_tally_result){ .status = PS_SKIP, .reason = reason, .verdict = "same" };
+	r[2].output = NULL;
+	ok(phpt_tally_add(&t, "a/skip.phpt", "Skipped", "same", r) == 0, "a skipped row added");
+	text = column_phpt_summary(&t);
+	o = text != NULL ? json_loads(text, 0, NULL) : NULL;
+	json_t *row = json_array_get(json_object_get(o, "tests"), 0);
+	full = text_replaced(out, big, PHPT_TALLY_MAX_TEXT);
+	ok(json_equal(json_object_get(json_object_get(row, "head"), "output"), full) &&
+	        json_object_get(json_object_get(row, "cand2"), "output") == NULL,
+	    "a failing FILE's output cut as the whole text would be, a character across the cut whole; none for a PASS");
+	json_decref(full);
+	ok(json_integer_value(
+	       json_object_get(json_object_get(json_object_get(o, "counts"), "head"), "FAIL")) == 1 &&
+	        json_integer_value(
+	            json_object_get(json_object_get(json_object_get(o, "counts"), "base"), "SKIP")) == 1,
+	    "counts by build and status");
+	json_t *cand = json_object_get(json_object_get(o, "candidates"), "head");
+	ok(strcmp(json_string_value(json_array_get(json_object_get(cand, "regressions"), 0)),
+	       "a/bug1.phpt") == 0 &&
+	        json_integer_value(json_object_get(cand, "same")) == 1 &&
+	        json_integer_value(json_object_get(
+	            json_object_get(json_object_get(o, "candidates"), "cand2"), "same")) == 2 &&
+	        json_array_size(json_object_get(o, "regressions")) == 1 &&
+	        json_integer_value(json_object_get(json_object_get(row, "head"), "bucket_id")) == 9 &&
+	        json_object_get(json_object_get(row, "base"), "verdict") == NULL,
+	    "each candidate's regressions and counts, the run's regressions, a candidate's bucket");
+	ok(column_phpt_summary_read(text, &back) == 0 && back.nrows == 2 && back.nbuilds == 3 &&
+	        back.rows[0].r[1].status == PS_FAIL && back.rows[1].r[2].status == PS_SKIP &&
+	        strcmp(back.rows[0].test, "a/bug1.phpt") == 0 && back.counts[1][PS_FAIL] == 1 &&
+	        back.total == 3 && strcmp(back.dir, "/x/ext/json/tests") == 0 &&
+	        strcmp(back.build_names[2], "twin") == 0,
+	    "read back: the folder, total, builds, counts, each row's test and statuses");
+	phpt_tally_release(&back);
+	ok(column_phpt_summary_read("{\"seeds\":[1]}", &back) < 0 && back.rows == NULL,
+	    "a summary of another suite is not read as a phpt one");
+	json_decref(o);
+	free(text);
+	free(out);
+	phpt_tally_release(&t);
+}
+
 int main(void)
 {
 	test_case_error();
 	test_reduced_outputs();
 	test_triage_changes();
 	test_generated_summary();
+	test_phpt_summary();
 	return tap_done();
 }

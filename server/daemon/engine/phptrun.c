@@ -33,8 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
+#include "columns.h"
 #include "engine.h"
 #include "fanout.h"
 #include "phpt.h"
@@ -45,33 +44,6 @@
 #define PHPTRUN_DEFAULT_DIR "tests/php-8.2.32/ext/json/tests" /* under scripts/php-tests.sh's cache */
 #define PHPTRUN_MAX_REASON 4096
 #define PHPTRUN_MAX_KEPT (256u << 10) /* output and diff kept per test and build */
-
-enum phpt_status {
-	PS_PASS,
-	PS_FAIL,
-	PS_SKIP,
-	PS_BORK,
-	PS_XFAIL,
-	PS_XPASS,
-	PS_CRASH,
-	PS_TIMEOUT,
-	PS_ERROR,        /* phpcmp could not run it (a worker that cannot start) */
-	PS_MEMORY_ERROR, /* a sanitizer build reported a memory error, whatever it printed */
-	PS_COUNT
-};
-
-static const char *const status_names[PS_COUNT] = {
-	"PASS",
-	"FAIL",
-	"SKIP",
-	"BORK",
-	"XFAIL",
-	"XPASS",
-	"crash",
-	"timeout",
-	"error",
-	"memory-error",
-};
 
 /* ---- the folders a run may read (docs/phpt.md, "Which tests a run reads") ---- */
 
@@ -1222,12 +1194,12 @@ static int store_test(struct app *app, const struct db_run *run, int nb, const c
 		/* a bucket per candidate, test and status pair (bucket.c) */
 		if (vr && (!strcmp(vr, "regression") || !strcmp(vr, "improvement")) &&
 		    !(keys[role] = bucket_phpt_key(run->build_names[role], test,
-		          status_names[o[ROLE_BASE].status], status_names[o[role].status]))) {
+		          phpt_status_name(o[ROLE_BASE].status), phpt_status_name(o[role].status)))) {
 			snprintf(err, errsize, "out of memory");
 			rc = -1;
 		}
 		r[role] = (struct db_phpt_result){
-			.status = status_names[o[role].status],
+			.status = phpt_status_name(o[role].status),
 			.reason = o[role].reason,
 			.output = o[role].output,
 			.output_len = o[role].output_len > PHPTRUN_MAX_KEPT ? PHPTRUN_MAX_KEPT
@@ -1250,85 +1222,49 @@ static int store_test(struct app *app, const struct db_run *run, int nb, const c
 	return rc;
 }
 
-/* ---- the summary: every test's statuses, counts per build ---- */
+/* ---- the summary: every test's statuses, counts per build (columns.c) ---- */
 
-static json_t *summary_new(const struct phptrun_state *s, const struct db_run *run, int nb)
+static int summary_begin(
+    struct phpt_tally *t, const struct phptrun_state *s, const struct db_run *run, int nb)
 {
-	json_t *sum = json_object(), *counts = json_object(), *builds = json_array(), *cands = json_object();
-	json_object_set_new(sum, "dir", s->dir[0] ? json_string(s->dir) : json_null());
-	json_object_set_new(sum, "total", json_integer((json_int_t)s->n));
-	for (int role = 0; role < nb; role++) {
-		json_t *c = json_object();
-		for (int k = 0; k < PS_COUNT; k++)
-			json_object_set_new(c, status_names[k], json_integer(0));
-		json_object_set_new(counts, role_name(role), c);
-		json_array_append_new(
-		    builds, json_pack("{s:s s:s}", "role", role_name(role), "name", run->build_names[role]));
-		/* each candidate's verdicts against the base */
-		if (role != ROLE_BASE)
-			json_object_set_new(cands, role_name(role),
-			    json_pack("{s:s s:[] s:[] s:i s:i}", "name", run->build_names[role],
-			        "regressions", "improvements", "same", 0, "differ", 0));
-	}
-	json_object_set_new(sum, "builds", builds);
-	json_object_set_new(sum, "candidates", cands);
-	json_object_set_new(sum, "counts", counts);
-	json_object_set_new(sum, "regressions", json_array());
-	json_object_set_new(sum, "improvements", json_array());
-	json_object_set_new(sum, "tests", json_array());
-	return sum;
+	memset(t, 0, sizeof *t);
+	t->total = (int64_t)s->n;
+	t->nbuilds = nb;
+	for (int role = 0; role < nb; role++)
+		snprintf(t->build_names[role], sizeof t->build_names[role], "%s", run->build_names[role]);
+	return s->dir[0] != '\0' && (t->dir = strdup(s->dir)) == NULL ? -1 : 0;
 }
 
-#define SUMMARY_MAX_TEXT 16384
-
-static void summary_add(json_t *sum, int nb, const char *test, const char *name, const char *verdict,
+static int summary_add(struct phpt_tally *t, const char *test, const char *name, const char *verdict,
     const char *v[MAX_BUILDS], const struct outcome o[MAX_BUILDS], const int64_t bucket_ids[MAX_BUILDS])
 {
-	json_t *row = json_object();
-	json_object_set_new(row, "test", text_replaced(test, strlen(test), SUMMARY_MAX_TEXT));
-	json_object_set_new(row, "name", text_replaced(name, strlen(name), SUMMARY_MAX_TEXT));
-	json_object_set_new(row, "verdict", json_string(verdict));
-	for (int role = 0; role < nb; role++) {
-		const struct outcome *x = &o[role];
-		json_t *c = json_object_get(json_object_get(sum, "counts"), role_name(role));
-		json_t *n = json_object_get(c, status_names[x->status]);
-		json_integer_set(n, json_integer_value(n) + 1);
-		json_t *r = json_pack("{s:s}", "status", status_names[x->status]);
-		if (x->reason[0])
-			json_object_set_new(
-			    r, "reason", text_replaced(x->reason, strlen(x->reason), SUMMARY_MAX_TEXT));
-		if (x->diff)
-			json_object_set_new(
-			    r, "diff", text_replaced(x->diff, strlen(x->diff), SUMMARY_MAX_TEXT));
-		/* what a failing FILE printed (run-tests' .out) */
-		if ((x->status == PS_FAIL || x->status == PS_XFAIL) && x->output)
-			json_object_set_new(
-			    r, "output", text_replaced(x->output, x->output_len, SUMMARY_MAX_TEXT));
-		if (role != ROLE_BASE) {
-			json_t *cand = json_object_get(json_object_get(sum, "candidates"), role_name(role));
-			json_object_set_new(r, "verdict", json_string(v[role]));
-			if (bucket_ids[role] > 0)
-				json_object_set_new(
-				    r, "bucket_id", json_integer((json_int_t)bucket_ids[role]));
-			if (!strcmp(v[role], "regression") || !strcmp(v[role], "improvement"))
-				json_array_append_new(
-				    json_object_get(cand, v[role][0] == 'r' ? "regressions" : "improvements"),
-				    text_replaced(test, strlen(test), SUMMARY_MAX_TEXT));
-			else {
-				json_t *k = json_object_get(cand, v[role]);
-				json_integer_set(k, json_integer_value(k) + 1);
-			}
-		}
-		json_object_set_new(row, role_name(role), r);
-	}
-	json_array_append_new(json_object_get(sum, "tests"), row);
-	if (!strcmp(verdict, "regression") || !strcmp(verdict, "improvement"))
-		json_array_append_new(
-		    json_object_get(sum, verdict[0] == 'r' ? "regressions" : "improvements"),
-		    text_replaced(test, strlen(test), SUMMARY_MAX_TEXT));
+	struct phpt_tally_result r[MAX_BUILDS];
+
+	for (int role = 0; role < t->nbuilds; role++)
+		r[role] = (struct phpt_tally_result){ .status = o[role].status,
+			.reason = (char *)o[role].reason,
+			.diff = o[role].diff,
+			.output = o[role].output,
+			.output_len = o[role].output_len,
+			.verdict = v[role],
+			.bucket_id = bucket_ids[role] };
+	return phpt_tally_add(t, test, name, verdict, r);
 }
 
-/* ---- the run ---- */
+static int summary_save(
+    struct app *app, const struct db_run *run, const struct phpt_tally *t, char *err, size_t errsize)
+{
+	char *text = column_phpt_summary(t);
+	int rc;
+
+	if (text == NULL) {
+		snprintf(err, errsize, "out of memory");
+		return -1;
+	}
+	rc = db_run_summary(app->db, run->id, text, err, errsize);
+	free(text);
+	return rc;
+}
 
 /*
  * The test's folder beneath its served one (l->dirfd, left open for what
@@ -1365,7 +1301,7 @@ static char *phptrun_read(struct phptrun_state *s, size_t i, struct phpt *t, str
  * or GENRUN_FAILED with err.
  */
 static enum genrun_end phptrun_test(struct app *app, const struct db_run *run, struct phptrun_state *s,
-    size_t i, int nb, struct build_facts facts[MAX_BUILDS], json_t *sum, char *err, size_t errsize)
+    size_t i, int nb, struct build_facts facts[MAX_BUILDS], struct phpt_tally *sum, char *err, size_t errsize)
 {
 	struct phpt t;
 	struct loader_ctx l;
@@ -1423,18 +1359,18 @@ static enum genrun_end phptrun_test(struct app *app, const struct db_run *run, s
 		if (store_test(app, run, nb, s->names[i], name ? name : "", text, len, verdict, v, o,
 		        bucket_ids, err, errsize) < 0)
 			end = GENRUN_FAILED;
-		else
-			summary_add(sum, nb, s->names[i], name ? name : "", verdict, v, o, bucket_ids);
+		else if (summary_add(sum, s->names[i], name ? name : "", verdict, v, o, bucket_ids) < 0) {
+			snprintf(err, errsize, "out of memory");
+			end = GENRUN_FAILED;
+		}
 	}
 	for (int role = 0; role < nb; role++)
 		outcome_release(&jobs[role].o);
 	aux_release(&aux);
 	if (end == GENRUN_DONE && i % 25 == 24 && i + 1 < s->n) {
 		/* progress for GET /api/runs/{id}; the final one below */
-		char *progress = json_dumps(sum, JSON_COMPACT), dberr[256];
-		if (progress)
-			db_run_summary(app->db, run->id, progress, dberr, sizeof(dberr));
-		free(progress);
+		char dberr[256];
+		summary_save(app, run, sum, dberr, sizeof(dberr));
 	}
 	free(name);
 	free(text);
@@ -1455,14 +1391,19 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 		snprintf(err, errsize, "a phpt run needs a base and a candidate (%d builds)", nb);
 		return GENRUN_FAILED;
 	}
-	json_t *sum = summary_new(s, run, nb);
+	struct phpt_tally sum;
 	enum genrun_end end = GENRUN_DONE;
 	int cancelled = 0;
 
+	if (summary_begin(&sum, s, run, nb) < 0) {
+		snprintf(err, errsize, "out of memory");
+		phpt_tally_release(&sum);
+		return GENRUN_FAILED;
+	}
 	/* A resumed run (POST /api/runs/{id}/resume) starts over: its tests
 	 * take a few seconds, and the summary is made as they run. */
 	if (run->done > 0 && db_phpt_restart(app->db, run->id, err, errsize) < 0) {
-		json_decref(sum);
+		phpt_tally_release(&sum);
 		return GENRUN_FAILED;
 	}
 
@@ -1471,16 +1412,14 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
 			end = cancelled ? GENRUN_CANCELLED : GENRUN_INTERRUPTED;
 			break;
 		}
-		end = phptrun_test(app, run, s, i, nb, facts, sum, err, errsize);
+		end = phptrun_test(app, run, s, i, nb, facts, &sum, err, errsize);
 	}
-	char *text = json_dumps(sum, JSON_COMPACT);
 	char dberr[256];
-	if (text && db_run_summary(app->db, run->id, text, dberr, sizeof(dberr)) < 0 && end == GENRUN_DONE) {
+	if (summary_save(app, run, &sum, dberr, sizeof(dberr)) < 0 && end == GENRUN_DONE) {
 		snprintf(err, errsize, "%s", dberr);
 		end = GENRUN_FAILED;
 	}
-	free(text);
-	json_decref(sum);
+	phpt_tally_release(&sum);
 	for (int role = 0; role < nb; role++)
 		free(facts[role].extensions);
 	return end;
@@ -1494,70 +1433,61 @@ enum genrun_end phptrun_execute(struct app *app, const struct db_run *run, void 
  */
 char *phptrun_report_line(const struct db_run *run)
 {
-	if (strcmp(run->suite, "phpt") != 0 || !run->summary)
-		return NULL;
-	json_t *sum = json_loads(run->summary, 0, NULL);
-	if (!sum)
-		return NULL;
 	static const struct {
-		const char *status, *word;
+		enum phpt_status status;
+		const char *word;
 	} words[] = {
-		{ "PASS", "passed" },
-		{ "FAIL", "failed" },
-		{ "SKIP", "skipped" },
-		{ "BORK", "borked" },
-		{ "XFAIL", "expected to fail" },
-		{ "XPASS", "passed though expected to fail" },
-		{ "crash", "crashed" },
-		{ "timeout", "timed out" },
+		{ PS_PASS, "passed" },
+		{ PS_FAIL, "failed" },
+		{ PS_SKIP, "skipped" },
+		{ PS_BORK, "borked" },
+		{ PS_XFAIL, "expected to fail" },
+		{ PS_XPASS, "passed though expected to fail" },
+		{ PS_CRASH, "crashed" },
+		{ PS_TIMEOUT, "timed out" },
 	};
-	const char *dir = json_string_value(json_object_get(sum, "dir"));
+	struct phpt_tally sum;
 	char label[512];
-	if (dir) {
+
+	if (strcmp(run->suite, "phpt") != 0 || column_phpt_summary_read(run->summary, &sum) < 0)
+		return NULL;
+	if (sum.dir != NULL) {
 		/* the folder from its last "ext/" on, wherever the tree is */
 		const char *e = NULL;
-		for (const char *at = strstr(dir, "/ext/"); at; at = strstr(at + 1, "/ext/"))
+		for (const char *at = strstr(sum.dir, "/ext/"); at; at = strstr(at + 1, "/ext/"))
 			e = at;
-		snprintf(label, sizeof(label), "%s", e ? e + 1 : dir);
+		snprintf(label, sizeof(label), "%s", e ? e + 1 : sum.dir);
 	} else {
 		snprintf(label, sizeof(label), "files");
 	}
 	size_t cap = 4096, len = 0;
 	char *out = malloc(cap);
 	if (!out) {
-		json_decref(sum);
+		phpt_tally_release(&sum);
 		return NULL;
 	}
-	len += (size_t)snprintf(
-	    out, cap, "%s: %" JSON_INTEGER_FORMAT, label, json_integer_value(json_object_get(sum, "total")));
+	len += (size_t)snprintf(out, cap, "%s: %" PRId64, label, sum.total);
 	for (int role = 0; role < run->nbuilds && role < MAX_BUILDS; role++) {
-		json_t *c = json_object_get(json_object_get(sum, "counts"), role_name(role));
 		len += (size_t)snprintf(
 		    out + len, cap - len, "%s%s", role == 0 ? " — " : "; ", run->build_names[role]);
 		int first = 1;
 		for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
-			json_int_t n = json_integer_value(json_object_get(c, words[k].status));
+			enum phpt_status st = words[k].status;
+			int64_t n = role < sum.nbuilds ? sum.counts[role][st] : 0;
 			if (!n)
 				continue;
-			int bad = role != 0 && strcmp(words[k].status, "PASS") &&
-			    strcmp(words[k].status, "SKIP");
-			len += (size_t)snprintf(out + len, cap - len, "%s %s%" JSON_INTEGER_FORMAT " %s%s",
+			int bad = role != 0 && st != PS_PASS && st != PS_SKIP;
+			len += (size_t)snprintf(out + len, cap - len, "%s %s%" PRId64 " %s%s",
 			    first ? "" : ",", bad ? "**" : "", n, words[k].word, bad ? "**" : "");
 			first = 0;
 			/* the failing tests by name */
-			if (strcmp(words[k].status, "FAIL") && strcmp(words[k].status, "crash") &&
-			    strcmp(words[k].status, "timeout") && strcmp(words[k].status, "BORK"))
+			if (st != PS_FAIL && st != PS_CRASH && st != PS_TIMEOUT && st != PS_BORK)
 				continue;
-			json_t *tests = json_object_get(sum, "tests"), *row;
-			size_t i;
 			int listed = 0;
-			json_array_foreach (tests, i, row) {
-				const char *st = json_string_value(
-				    json_object_get(json_object_get(row, role_name(role)), "status"));
-				if (!st || strcmp(st, words[k].status))
+			for (size_t i = 0; i < sum.nrows; i++) {
+				if (sum.rows[i].r[role].status != st)
 					continue;
-				const char *tn = json_string_value(json_object_get(row, "test"));
-				const char *b = tn ? strrchr(tn, '/') : NULL;
+				const char *tn = sum.rows[i].test, *b = strrchr(tn, '/');
 				if (len + 300 > cap)
 					break;
 				len += (size_t)snprintf(
@@ -1573,7 +1503,7 @@ char *phptrun_report_line(const struct db_run *run)
 		if (len + 600 > cap)
 			break;
 	}
-	json_decref(sum);
+	phpt_tally_release(&sum);
 	return out;
 }
 
