@@ -171,4 +171,14 @@ char *column_phpt_summary(const struct phpt_tally *);
  * test and statuses): 0, or -1 (not a phpt summary, or out of memory). */
 int column_phpt_summary_read(const char *text, struct phpt_tally *);
 
+/* ---- a coverage build's summary of a run (docs/coverage.md) ---- */
+
+/* One source file's totals in a stored coverage summary. */
+struct column_coverage_file {
+	char file[256]; /* "ext/json/json_encoder.c" */
+	long lines_hit, lines_total, branches_hit, branches_total;
+};
+/* The files of a stored summary into out: their count (at most max), -1 when it is not one. */
+int column_coverage_files(const char *summary, struct column_coverage_file out[], int max);
+
 #endif

@@ -201,6 +201,44 @@ int main(void)
 		    "and it reads back so");
 		db_run_release(&r);
 	}
+
+	/* A run's parameters: kept as given, read back as a struct. */
+	{
+		struct run_params p = { .given = RUN_SEEDS | RUN_COUNT | RUN_COVERAGE,
+			.nseeds = 2,
+			.seeds = { 7, 8 },
+			.count = 500,
+			.coverage = 1 };
+		struct db_run r;
+		int64_t id;
+		ok(db_run_create(db, "generated", &p, builds, &id, err, sizeof err) == 0 &&
+		        db_run_get(db, id, &r, err, sizeof err) == 1 && r.params.given == p.given &&
+		        r.params.nseeds == 2 && r.params.seeds[1] == 8 && r.params.count == 500 &&
+		        r.params.coverage,
+		    "a run's parameters read back as they were given");
+		db_run_release(&r);
+	}
+
+	/* Coverage: one row per build, listed base first, then head, then by role. */
+	{
+		struct db_coverage *cov;
+		size_t n;
+		ok(db_coverage_store(db, run, "cand2", "c", "[]", NULL, err, sizeof err) == 0 &&
+		        db_coverage_store(db, run, "head", "h", NULL, "gcovr failed", err, sizeof err) == 0 &&
+		        db_coverage_store(
+		            db, run, "base", "b", "[{\"file\":\"x.c\"}]", NULL, err, sizeof err) == 0,
+		    "three builds' coverage stored");
+		ok(db_coverage_list(db, run, &cov, &n, err, sizeof err) == 0 && n == 3 &&
+		        strcmp(cov[0].role, "base") == 0 && strcmp(cov[1].role, "head") == 0 &&
+		        strcmp(cov[2].role, "cand2") == 0 && cov[1].files == NULL &&
+		        strcmp(cov[1].error, "gcovr failed") == 0 &&
+		        strcmp(cov[0].files, "[{\"file\":\"x.c\"}]") == 0 && cov[0].error == NULL &&
+		        cov[0].created_at != NULL,
+		    "listed base, head, cand2: a summary or why there is none");
+		db_coverage_list_release(cov, n);
+		ok(db_coverage_list(db, run + 1000, &cov, &n, err, sizeof err) == 0 && n == 0 && cov == NULL,
+		    "a run without coverage lists none");
+	}
 	db_bucket_release(&b1);
 	db_bucket_release(&b2);
 	db_close(db);

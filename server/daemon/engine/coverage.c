@@ -36,6 +36,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "columns.h"
 #include "engine.h"
 #include "rmtree.h"
 
@@ -517,50 +518,6 @@ int coverage_end(struct app *app, const struct db_run *run, char *err, size_t er
 	return failed ? -1 : 0;
 }
 
-int coverage_get(struct app *app, int64_t run_id, json_t **out, char *err, size_t errsize)
-{
-	char *text = NULL;
-	if (db_coverage_list(app->db, run_id, &text, err, errsize) < 0)
-		return -1;
-	json_error_t je;
-	json_t *list = json_loads(text ? text : "[]", 0, &je), *c;
-	free(text);
-	if (list == NULL) {
-		snprintf(err, errsize, "stored coverage: %s", je.text);
-		return -1;
-	}
-	size_t i;
-	json_array_foreach (list, i, c) {
-		const char *role = json_string_value(json_object_get(c, "role"));
-		char url[256];
-		json_t *dl = json_object(), *src = json_object(), *f;
-		size_t k;
-		static const char *const kinds[][2] = { { "html", "index.html" },
-			{ "cobertura", "coverage.xml" }, { "json", "coverage.json" } };
-		for (k = 0; k < 3; k++) {
-			snprintf(url, sizeof(url), "/api/runs/%" PRId64 "/coverage/%s/%s", run_id, role,
-			    kinds[k][1]);
-			json_object_set_new(dl, kinds[k][0], json_string(url));
-		}
-		json_array_foreach (json_object_get(c, "files"), k, f) {
-			const char *name = json_string_value(json_object_get(f, "file"));
-			const char *slash = name ? strrchr(name, '/') : NULL;
-			snprintf(url, sizeof(url), "/api/runs/%" PRId64 "/coverage/%s/%s.json", run_id, role,
-			    slash      ? slash + 1
-			        : name ? name
-			               : "");
-			json_object_set_new(src, name ? name : "", json_string(url));
-		}
-		json_object_set_new(dl, "source", src);
-		if (json_is_array(json_object_get(c, "files")))
-			json_object_set_new(c, "downloads", dl);
-		else
-			json_decref(dl);
-	}
-	*out = list;
-	return 0;
-}
-
 int coverage_file(struct app *app, int64_t run_id, const char *role, const char *name, char *path,
     size_t size, char *err, size_t errsize)
 {
@@ -593,34 +550,33 @@ int coverage_file(struct app *app, int64_t run_id, const char *role, const char 
 
 char *coverage_report_md(struct app *app, int64_t run_id)
 {
-	json_t *list = NULL, *c, *f;
-	char err[256];
-	size_t i, k;
-	if (coverage_get(app, run_id, &list, err, sizeof(err)) < 0)
-		return NULL;
+	struct column_coverage_file files[COVERAGE_NFILES];
+	struct db_coverage *rows;
 	struct buf out = BUF_INIT;
-	json_array_foreach (list, i, c) {
-		const char *build = json_string_value(json_object_get(c, "build"));
-		const char *error = json_string_value(json_object_get(c, "error"));
-		if (error != NULL) {
-			buf_addf(&out, "\nCoverage of %s: not measured (%s).\n", build ? build : "?", error);
+	char err[256];
+	size_t n, len;
+
+	if (db_coverage_list(app->db, run_id, &rows, &n, err, sizeof(err)) < 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *build = rows[i].build;
+		if (rows[i].error != NULL) {
+			buf_addf(&out, "\nCoverage of %s: not measured (%s).\n", build, rows[i].error);
 			continue;
 		}
-		buf_addf(&out, "\nCoverage of ext/json on %s (gcov):", build ? build : "?");
-		json_array_foreach (json_object_get(c, "files"), k, f) {
-			json_t *l = json_object_get(f, "lines"), *b = json_object_get(f, "branches");
-			long lh = (long)json_integer_value(json_object_get(l, "hit"));
-			long lt = (long)json_integer_value(json_object_get(l, "total"));
-			long bh = (long)json_integer_value(json_object_get(b, "hit"));
-			long bt = (long)json_integer_value(json_object_get(b, "total"));
+		buf_addf(&out, "\nCoverage of ext/json on %s (gcov):", build);
+		int nf = column_coverage_files(rows[i].files, files, COVERAGE_NFILES);
+		for (int k = 0; k < nf; k++) {
+			const struct column_coverage_file *f = &files[k];
 			buf_addf(&out, "%s `%s` lines %ld/%ld (%.1f %%), branches %ld/%ld (%.1f %%)",
-			    k ? ";" : "", json_string_value(json_object_get(f, "file")), lh, lt,
-			    lt ? 100.0 * lh / lt : 100.0, bh, bt, bt ? 100.0 * bh / bt : 100.0);
+			    k ? ";" : "", f->file, f->lines_hit, f->lines_total,
+			    f->lines_total ? 100.0 * f->lines_hit / f->lines_total : 100.0, f->branches_hit,
+			    f->branches_total,
+			    f->branches_total ? 100.0 * f->branches_hit / f->branches_total : 100.0);
 		}
 		buf_addf(&out, ".\n");
 	}
-	json_decref(list);
-	size_t len;
+	db_coverage_list_release(rows, n);
 	if (out.len == 0) {
 		buf_release(&out);
 		return NULL;

@@ -383,8 +383,6 @@ int coverage_check(struct build *const builds[], int n, const struct run_params 
 int coverage_begin(struct app *, int64_t run_id, int resumed, char *err, size_t errsize);
 /* Stop them (they write their counters), run gcovr, store each summary; 0 or -1. */
 int coverage_end(struct app *, const struct db_run *, char *err, size_t errsize);
-/* GET /api/runs/:id/coverage's list (new reference): 0, or -1 with err. */
-int coverage_get(struct app *, int64_t run_id, struct json_t **out, char *err, size_t errsize);
 /* A report file's path: 0; -1 a bad role or name; -2 no such file; err says it. */
 int coverage_file(struct app *, int64_t run_id, const char *role, const char *name, char *path, size_t size,
     char *err, size_t errsize);

@@ -373,13 +373,51 @@ void api_route_run_resume(
 	api_run_resume(app, a->id, resp);
 }
 
+/* One build's coverage as GET /api/runs/:id/coverage lists it, with the
+ * URLs of gcovr's reports and of each file's annotated source. */
+static json_t *api_coverage_json(int64_t run_id, const struct db_coverage *c)
+{
+	static const char *const kinds[][2] = { { "html", "index.html" }, { "cobertura", "coverage.xml" },
+		{ "json", "coverage.json" } };
+	json_t *files = c->files != NULL ? json_loads(c->files, 0, NULL) : NULL, *o, *dl, *src, *f;
+	char url[256];
+	size_t k;
+
+	o = json_pack("{s:s s:s s:o s:o s:o}", "role", c->role, "build", c->build, "files",
+	    files != NULL ? files : json_null(), "error", text_json(c->error), "created_at",
+	    text_json(c->created_at));
+	if (o == NULL || !json_is_array(files))
+		return o;
+	dl = json_object();
+	src = json_object();
+	for (k = 0; k < 3; k++) {
+		snprintf(
+		    url, sizeof(url), "/api/runs/%" PRId64 "/coverage/%s/%s", run_id, c->role, kinds[k][1]);
+		json_object_set_new(dl, kinds[k][0], json_string(url));
+	}
+	json_array_foreach (files, k, f) {
+		const char *name = json_string_value(json_object_get(f, "file"));
+		const char *slash = name ? strrchr(name, '/') : NULL;
+		snprintf(url, sizeof(url), "/api/runs/%" PRId64 "/coverage/%s/%s.json", run_id, c->role,
+		    slash      ? slash + 1
+		        : name ? name
+		               : "");
+		json_object_set_new(src, name ? name : "", json_string(url));
+	}
+	json_object_set_new(dl, "source", src);
+	json_object_set_new(o, "downloads", dl);
+	return o;
+}
+
 /* GET /api/runs/:id/coverage: the summaries of a run made with "coverage": true. */
 void api_route_run_coverage(
     struct app *app, const struct http_request *req, const struct api_args *a, struct http_response *resp)
 {
+	struct db_coverage *rows;
 	struct db_run run;
-	json_t *list = NULL;
+	json_t *list;
 	char err[512];
+	size_t n;
 
 	(void)req;
 	if (api_run_find(app, a->id, &run, resp) < 0)
@@ -389,10 +427,14 @@ void api_route_run_coverage(
 	    : strcmp(run.status, "queued") == 0 || strcmp(run.status, "running") == 0 ? "pending"
 	                                                                              : "done";
 	db_run_release(&run);
-	if (coverage_get(app, a->id, &list, err, sizeof err) < 0) {
+	if (db_coverage_list(app->db, a->id, &rows, &n, err, sizeof err) < 0) {
 		api_fail(resp, err);
 		return;
 	}
+	list = json_array();
+	for (size_t i = 0; list != NULL && i < n; i++)
+		json_array_append_new(list, api_coverage_json(a->id, &rows[i]));
+	db_coverage_list_release(rows, n);
 	api_json(resp, 200,
 	    json_pack("{s:I, s:b, s:s, s:o}", "run_id", (json_int_t)a->id, "requested", wanted, "status",
 	        status, "builds", list));

@@ -553,7 +553,17 @@ void db_review_release(struct db_review *);
 /* One build's summary (JSON text, NULL when error says why there is none); replaces an older one. */
 int db_coverage_store(struct db *, int64_t run_id, const char *role, const char *build, const char *summary,
     const char *error, char *err, size_t errsize);
-/* A run's summaries as a JSON array text (malloc'd): [{role, build, files, error, created_at}]. */
-int db_coverage_list(struct db *, int64_t run_id, char **json, char *err, size_t errsize);
+/* One build's coverage of a run. */
+struct db_coverage {
+	char role[16], build[64];
+	char *files;      /* the summary (columns.h, column_coverage_files), NULL when error says why not */
+	char *error;      /* NULL when measured */
+	char *created_at; /* as stored */
+};
+/* A run's summaries, base first, then head, then by role: *n of them in *out
+ * (db_coverage_list_release it); 0, or -1. */
+int db_coverage_list(
+    struct db *, int64_t run_id, struct db_coverage **out, size_t *n, char *err, size_t errsize);
+void db_coverage_list_release(struct db_coverage *, size_t n);
 
 #endif
