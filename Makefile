@@ -244,6 +244,11 @@ $(B)/tests/test_columns: tests/unit/test_columns.c $(B)/obj/columns.o $(B)/obj/r
     $(B)/obj/flags.o $(B)/obj/buf.o $(B)/obj/gen.o $(B)/obj/phpt.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson -lpcre2-8
 
+# gcovr's report into the coverage summary and the page's sources (server/common/gcovr.c).
+UNIT_TESTS += $(B)/tests/test_gcovr
+$(B)/tests/test_gcovr: tests/unit/test_gcovr.c $(B)/obj/gcovr.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson
+
 UNIT_TESTS += $(B)/tests/test_common
 $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/id.o $(B)/obj/base64.o $(B)/obj/result.o $(B)/obj/bytes.o \
     $(B)/obj/text.o $(B)/obj/flags.o | $(B)/tests

@@ -498,31 +498,3 @@ int column_phpt_summary_read(const char *text, struct phpt_tally *t)
 		phpt_tally_release(t);
 	return rc;
 }
-
-/* ---- a coverage build's summary ---- */
-
-int column_coverage_files(const char *summary, struct column_coverage_file out[], int max)
-{
-	json_t *files = summary != NULL ? json_loads(summary, 0, NULL) : NULL, *f;
-	size_t i;
-	int n = 0;
-
-	if (!json_is_array(files)) {
-		json_decref(files);
-		return -1;
-	}
-	json_array_foreach (files, i, f) {
-		json_t *l = json_object_get(f, "lines"), *b = json_object_get(f, "branches");
-		const char *name = json_string_value(json_object_get(f, "file"));
-		if (n == max)
-			break;
-		snprintf(out[n].file, sizeof out[n].file, "%s", name != NULL ? name : "?");
-		out[n].lines_hit = (long)json_integer_value(json_object_get(l, "hit"));
-		out[n].lines_total = (long)json_integer_value(json_object_get(l, "total"));
-		out[n].branches_hit = (long)json_integer_value(json_object_get(b, "hit"));
-		out[n].branches_total = (long)json_integer_value(json_object_get(b, "total"));
-		n++;
-	}
-	json_decref(files);
-	return n;
-}

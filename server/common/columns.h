@@ -1,9 +1,10 @@
 /*
  * The JSON the database keeps in columns, written in one place: a case's
  * compile error, a reduction's outputs, a triage change, a generated or
- * phpt run's summary.  (A run's parameters have runparams.c, which also reads them
- * back.)  Each is malloc'd compact text, NULL out of memory; the HTTP
- * layer serves them as they are.
+ * phpt run's summary.  (A run's parameters have runparams.c, which also
+ * reads them back; a coverage summary gcovr.c, made from gcovr's report.)
+ * Each is malloc'd compact text, NULL out of memory; the HTTP layer serves
+ * them as they are.
  */
 #ifndef PHPCMP_COLUMNS_H
 #define PHPCMP_COLUMNS_H
@@ -170,15 +171,5 @@ char *column_phpt_summary(const struct phpt_tally *);
 /* A stored summary read back (dir, total, the builds, counts, each row's
  * test and statuses): 0, or -1 (not a phpt summary, or out of memory). */
 int column_phpt_summary_read(const char *text, struct phpt_tally *);
-
-/* ---- a coverage build's summary of a run (docs/coverage.md) ---- */
-
-/* One source file's totals in a stored coverage summary. */
-struct column_coverage_file {
-	char file[256]; /* "ext/json/json_encoder.c" */
-	long lines_hit, lines_total, branches_hit, branches_total;
-};
-/* The files of a stored summary into out: their count (at most max), -1 when it is not one. */
-int column_coverage_files(const char *summary, struct column_coverage_file out[], int max);
 
 #endif

@@ -33,10 +33,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "buf.h"
-#include "columns.h"
+#include "gcovr.h"
 #include "engine.h"
 #include "rmtree.h"
 
@@ -255,158 +253,10 @@ static int coverage_spawn(const char *const argv[], const char *dir)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static json_t *coverage_ratio(long hit, long total)
+/* gcovr over a run's counters of one build: the summary (JSON text, malloc'd) or NULL with err. */
+static char *coverage_report(const struct build *b, const char *dir, char *err, size_t errsize)
 {
-	/* No percentage: a float of one decimal is no exact JSON number. */
-	return json_pack("{s:i, s:i}", "hit", (json_int_t)hit, "total", (json_int_t)total);
-}
-
-struct fn_acc {
-	const char *name;
-	long line, calls, lhit, ltotal, bhit, btotal;
-	json_t *ulines, *ubranches;
-};
-
-static int fn_cmp(const void *a, const void *b)
-{
-	const struct fn_acc *x = a, *y = b;
-	return (x->line > y->line) - (x->line < y->line);
-}
-
-/*
- * One file of gcovr's JSON into the summary: its lines and branches, and
- * per function (a function's lines: from its first line to the next
- * function's, as gcovr names only where each starts).  Lines gcovr calls
- * non-code or excluded are not counted.
- */
-static json_t *coverage_file_summary(json_t *file)
-{
-	json_t *lines = json_object_get(file, "lines"), *fns = json_object_get(file, "functions");
-	size_t nf = json_array_size(fns), i, k;
-	struct fn_acc *acc = calloc(nf + 1, sizeof(*acc));
-	long lhit = 0, ltotal = 0, bhit = 0, btotal = 0;
-	json_t *ulines = json_array(), *ubranches = json_array(), *l, *f;
-	if (acc == NULL)
-		return NULL;
-	json_array_foreach (fns, i, f) {
-		acc[i].name = json_string_value(json_object_get(f, "name"));
-		acc[i].line = (long)json_integer_value(json_object_get(f, "lineno"));
-		acc[i].calls = (long)json_integer_value(json_object_get(f, "execution_count"));
-		acc[i].ulines = json_array();
-		acc[i].ubranches = json_array();
-	}
-	qsort(acc, nf, sizeof(*acc), fn_cmp);
-	json_array_foreach (lines, i, l) {
-		if (json_is_true(json_object_get(l, "gcovr/noncode")) ||
-		    json_is_true(json_object_get(l, "gcovr/excluded")))
-			continue;
-		long n = (long)json_integer_value(json_object_get(l, "line_number"));
-		long count = (long)json_integer_value(json_object_get(l, "count"));
-		struct fn_acc *fa = NULL;
-		for (k = 0; k < nf && acc[k].line <= n; k++)
-			fa = &acc[k];
-		ltotal++;
-		if (fa)
-			fa->ltotal++;
-		if (count > 0) {
-			lhit++;
-			if (fa)
-				fa->lhit++;
-		} else {
-			json_array_append_new(ulines, json_integer(n));
-			if (fa)
-				json_array_append_new(fa->ulines, json_integer(n));
-		}
-		json_t *br, *bs = json_object_get(l, "branches");
-		size_t j;
-		json_array_foreach (bs, j, br) {
-			btotal++;
-			if (fa)
-				fa->btotal++;
-			if (json_integer_value(json_object_get(br, "count")) > 0) {
-				bhit++;
-				if (fa)
-					fa->bhit++;
-				continue;
-			}
-			json_t *u = json_pack("{s:i, s:i}", "line", (json_int_t)n, "branch", (json_int_t)j);
-			json_array_append(ubranches, u);
-			if (fa)
-				json_array_append(fa->ubranches, u);
-			json_decref(u);
-		}
-	}
-	json_t *farr = json_array();
-	for (k = 0; k < nf; k++) {
-		json_array_append_new(farr,
-		    json_pack("{s:s, s:i, s:i, s:o, s:o, s:o, s:o}", "name", acc[k].name ? acc[k].name : "?",
-		        "line", (json_int_t)acc[k].line, "calls", (json_int_t)acc[k].calls, "lines",
-		        coverage_ratio(acc[k].lhit, acc[k].ltotal), "branches",
-		        coverage_ratio(acc[k].bhit, acc[k].btotal), "unreached_lines", acc[k].ulines,
-		        "unreached_branches", acc[k].ubranches));
-	}
-	free(acc);
-	return json_pack("{s:O, s:o, s:o, s:o, s:o, s:o}", "file", json_object_get(file, "file"), "lines",
-	    coverage_ratio(lhit, ltotal), "branches", coverage_ratio(bhit, btotal), "functions", farr,
-	    "unreached_lines", ulines, "unreached_branches", ubranches);
-}
-
-/*
- * The page's view of a source: each line's text, its count (null: not
- * code) and its branches' counts, as DIR/NAME.json (NAME: the file's base
- * name).
- */
-static int coverage_write_source(const char *tree, json_t *file, const char *dir)
-{
-	const char *rel = json_string_value(json_object_get(file, "file"));
-	char path[PATH_MAX + 64], out[PATH_MAX + 64];
-	if (rel == NULL)
-		return -1;
-	snprintf(path, sizeof(path), "%s/src/%s", tree, rel);
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	json_t *rows = json_array(), *by_line = json_object(), *l;
-	size_t i;
-	json_array_foreach (json_object_get(file, "lines"), i, l) {
-		char key[32];
-		snprintf(key, sizeof(key), "%" JSON_INTEGER_FORMAT,
-		    json_integer_value(json_object_get(l, "line_number")));
-		if (!json_is_true(json_object_get(l, "gcovr/noncode")))
-			json_object_set(by_line, key, l);
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	for (long no = 1; (n = getline(&line, &cap, f)) >= 0; no++) {
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = '\0';
-		char key[32];
-		snprintf(key, sizeof(key), "%ld", no);
-		json_t *g = json_object_get(by_line, key), *counts = json_array(), *br;
-		size_t j;
-		json_array_foreach (json_object_get(g, "branches"), j, br)
-			json_array_append_new(
-			    counts, json_integer(json_integer_value(json_object_get(br, "count"))));
-		json_array_append_new(rows,
-		    json_pack("{s:i, s:s%, s:o, s:o}", "n", (json_int_t)no, "text", line, (size_t)n, "count",
-		        g ? json_integer(json_integer_value(json_object_get(g, "count"))) : json_null(),
-		        "branches", counts));
-	}
-	free(line);
-	fclose(f);
-	json_decref(by_line);
-	const char *slash = strrchr(rel, '/');
-	pathf(out, sizeof(out), "%s/%s.json", dir, slash ? slash + 1 : rel);
-	json_t *doc = json_pack("{s:s, s:o}", "file", rel, "lines", rows);
-	int rc = doc && json_dump_file(doc, out, JSON_COMPACT) == 0 ? 0 : -1;
-	json_decref(doc);
-	return rc;
-}
-
-/* gcovr over a run's counters of one build: the summary (new reference) or NULL with err. */
-static json_t *coverage_report(const struct build *b, const char *dir, char *err, size_t errsize)
-{
+	char *summary;
 	char objdir[PATH_MAX + 64], pattern[PATH_MAX + 64], root[PATH_MAX + 16], filter[PATH_MAX + 64];
 	char gcda[PATH_MAX + 64], link[PATH_MAX + 64], out[PATH_MAX + 64];
 	glob_t g;
@@ -444,25 +294,9 @@ static json_t *coverage_report(const struct build *b, const char *dir, char *err
 		return NULL;
 	}
 	pathf(out, sizeof(out), "%s/coverage.json", dir);
-	json_error_t je;
-	json_t *doc = json_load_file(out, 0, &je), *file;
-	if (doc == NULL) {
-		snprintf(err, errsize, "gcovr's %.300s: %s", out, je.text);
+	if (gcovr_summarise(out, coverage_files, COVERAGE_NFILES, root, dir, &summary, err, errsize) < 0)
 		return NULL;
-	}
-	json_t *files = json_array();
-	for (size_t k = 0; k < COVERAGE_NFILES; k++) {
-		size_t i;
-		json_array_foreach (json_object_get(doc, "files"), i, file) {
-			const char *name = json_string_value(json_object_get(file, "file"));
-			if (name == NULL || strcmp(name, coverage_files[k]) != 0)
-				continue;
-			json_array_append_new(files, coverage_file_summary(file));
-			coverage_write_source(b->coverage_tree, file, dir);
-		}
-	}
-	json_decref(doc);
-	return files;
+	return summary;
 }
 
 /*
@@ -504,16 +338,14 @@ int coverage_end(struct app *app, const struct db_run *run, char *err, size_t er
 			continue;
 		coverage_run_dir(base, run->id, i, dir, sizeof(dir));
 		why[0] = '\0';
-		json_t *files = coverage_report(b, dir, why, sizeof(why));
+		char *text = coverage_report(b, dir, why, sizeof(why));
 		coverage_prune(dir);
-		char *text = files ? json_dumps(files, JSON_COMPACT) : NULL;
 		if (db_coverage_store(
-		        app->db, run->id, role_name(i), b->name, text, files ? NULL : why, err, errsize) < 0)
+		        app->db, run->id, role_name(i), b->name, text, text ? NULL : why, err, errsize) < 0)
 			failed = 1;
-		else if (files == NULL)
+		else if (text == NULL)
 			snprintf(err, errsize, "coverage of %s: %s", b->name, why);
 		free(text);
-		json_decref(files);
 	}
 	return failed ? -1 : 0;
 }
@@ -550,7 +382,7 @@ int coverage_file(struct app *app, int64_t run_id, const char *role, const char 
 
 char *coverage_report_md(struct app *app, int64_t run_id)
 {
-	struct column_coverage_file files[COVERAGE_NFILES];
+	struct gcovr_file_totals files[COVERAGE_NFILES];
 	struct db_coverage *rows;
 	struct buf out = BUF_INIT;
 	char err[256];
@@ -565,9 +397,9 @@ char *coverage_report_md(struct app *app, int64_t run_id)
 			continue;
 		}
 		buf_addf(&out, "\nCoverage of ext/json on %s (gcov):", build);
-		int nf = column_coverage_files(rows[i].files, files, COVERAGE_NFILES);
+		int nf = gcovr_summary_files(rows[i].files, files, COVERAGE_NFILES);
 		for (int k = 0; k < nf; k++) {
-			const struct column_coverage_file *f = &files[k];
+			const struct gcovr_file_totals *f = &files[k];
 			buf_addf(&out, "%s `%s` lines %ld/%ld (%.1f %%), branches %ld/%ld (%.1f %%)",
 			    k ? ";" : "", f->file, f->lines_hit, f->lines_total,
 			    f->lines_total ? 100.0 * f->lines_hit / f->lines_total : 100.0, f->branches_hit,

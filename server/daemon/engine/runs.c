@@ -22,8 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "engine.h"
 #include "fanout.h"
 
