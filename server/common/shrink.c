@@ -2426,9 +2426,83 @@ int shrink_run(const struct gen_case *start, struct gen_case *best,
 	return 0;
 }
 
-void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
+/* A flag's name by its bit's position, "?" when it has none. */
+static const char *shrink_flag_name(unsigned bit)
+{
+	const char *name = flags_name(1L << bit);
+	return name != NULL ? name : "?";
+}
+
+/* An edit of a string's or a key's bytes. */
+static void shrink_describe_bytes(const struct shrink_edit *e, char *buf, size_t size)
+{
+	const char *what = e->b == SHRINK_NONE ? "string" : "key";
+	unsigned which = e->b == SHRINK_NONE ? e->a : e->b;
+
+	switch (e->op) {
+	case SHRINK_BYTES:
+		snprintf(buf, size, "bytes %u..%u of %s %u dropped", e->lo, e->hi - 1, what, which);
+		break;
+	case SHRINK_CHAR:
+		snprintf(buf, size, "bytes %u..%u of %s %u := %u bytes %llx", e->lo, e->hi - 1, what, which,
+		    (unsigned)((uint64_t)e->v >> 32), (unsigned long long)((uint64_t)e->v & 0xffffffffu));
+		break;
+	case SHRINK_FILL:
+		snprintf(buf, size, "bytes %u..%u of %s %u := 'a' for each %s", e->lo, e->hi - 1, what, which,
+		    e->v ? "byte" : "character");
+		break;
+	default: /* SHRINK_MOVE */
+		snprintf(buf, size, "bytes %u..%u of %s %u moved to end at %lld", e->lo, e->hi - 1, what,
+		    which, (long long)e->v);
+	}
+}
+
+/* An edit of the call's flags or depth, or of an earlier call. */
+static void shrink_describe_call(const struct shrink_edit *e, char *buf, size_t size)
 {
 	switch (e->op) {
+	case SHRINK_FLAG:
+		snprintf(buf, size, "flag %s dropped", shrink_flag_name(e->lo));
+		break;
+	case SHRINK_FLAG_LOWER:
+		snprintf(buf, size, e->b == 0 ? "flag %s made %s" : "earlier call's flag %s made %s",
+		    shrink_flag_name(e->lo), shrink_flag_name(e->hi));
+		break;
+	case SHRINK_DEPTH:
+		snprintf(buf, size, "depth := %lld", (long long)(e->v > 0 ? e->v : 512));
+		break;
+	case SHRINK_PRE_DROP:
+		snprintf(buf, size,
+		    e->hi == 1 ? "earlier call %u compared instead" : "earlier call %u dropped", e->lo + 1);
+		break;
+	case SHRINK_PRE_FLAG:
+		snprintf(buf, size, "earlier call %u: flag %s dropped", e->lo + 1, shrink_flag_name(e->hi));
+		break;
+	default: /* SHRINK_PRE_DEPTH */
+		snprintf(buf, size, "earlier call %u: depth := %lld", e->lo + 1, (long long)e->v);
+	}
+}
+
+void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
+{
+	static const char *const basic[SHRINK_B_COUNT] = { "null", "false", "true", "0", "0.0", "\"\"",
+		"[]" };
+
+	switch (e->op) {
+	case SHRINK_BYTES:
+	case SHRINK_CHAR:
+	case SHRINK_FILL:
+	case SHRINK_MOVE:
+		shrink_describe_bytes(e, buf, size);
+		break;
+	case SHRINK_FLAG:
+	case SHRINK_FLAG_LOWER:
+	case SHRINK_DEPTH:
+	case SHRINK_PRE_DROP:
+	case SHRINK_PRE_FLAG:
+	case SHRINK_PRE_DEPTH:
+		shrink_describe_call(e, buf, size);
+		break;
 	case SHRINK_REPLACE:
 		if (e->v > 0)
 			snprintf(buf, size, "node %u replaced by its part %u, depth := %lld", e->a, e->b,
@@ -2438,12 +2512,6 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		break;
 	case SHRINK_DROP:
 		snprintf(buf, size, "entries %u..%u of node %u dropped", e->lo, e->hi - 1, e->a);
-		break;
-	case SHRINK_BYTES:
-		if (e->b == SHRINK_NONE)
-			snprintf(buf, size, "bytes %u..%u of string %u dropped", e->lo, e->hi - 1, e->a);
-		else
-			snprintf(buf, size, "bytes %u..%u of key %u dropped", e->lo, e->hi - 1, e->b);
 		break;
 	case SHRINK_INT:
 		snprintf(buf, size, "int %u := %lld", e->a, (long long)e->v);
@@ -2457,29 +2525,14 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 	case SHRINK_KEY_INT:
 		snprintf(buf, size, "key %u := %lld", e->b, (long long)e->v);
 		break;
-	case SHRINK_FLAG:
-		snprintf(
-		    buf, size, "flag %s dropped", flags_name(1L << e->lo) ? flags_name(1L << e->lo) : "?");
-		break;
-	case SHRINK_DEPTH:
-		snprintf(buf, size, "depth := %lld", (long long)(e->v > 0 ? e->v : 512));
-		break;
 	case SHRINK_TO_NULL:
 		snprintf(buf, size, "node %u := null", e->a);
 		break;
 	case SHRINK_KEY_VALUE:
 		snprintf(buf, size, "node %u replaced by key %u", e->a, e->b);
 		break;
-	case SHRINK_SET: {
-		static const char *const basic[SHRINK_B_COUNT] = { "null", "false", "true", "0", "0.0",
-			"\"\"", "[]" };
+	case SHRINK_SET:
 		snprintf(buf, size, "node %u := %s", e->a, e->lo < SHRINK_B_COUNT ? basic[e->lo] : "?");
-		break;
-	}
-	case SHRINK_CHAR:
-		snprintf(buf, size, "bytes %u..%u of %s %u := %u bytes %llx", e->lo, e->hi - 1,
-		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
-		    (unsigned)((uint64_t)e->v >> 32), (unsigned long long)((uint64_t)e->v & 0xffffffffu));
 		break;
 	case SHRINK_CLASS:
 		snprintf(buf, size, "object %u made class %u%s", e->a, e->lo,
@@ -2490,16 +2543,6 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		break;
 	case SHRINK_KEEP_ONE:
 		snprintf(buf, size, "map %u made entry %u alone, key %lld", e->a, e->b, (long long)e->v);
-		break;
-	case SHRINK_FLAG_LOWER:
-		snprintf(buf, size, e->b == 0 ? "flag %s made %s" : "earlier call's flag %s made %s",
-		    flags_name(1L << e->lo) ? flags_name(1L << e->lo) : "?",
-		    flags_name(1L << e->hi) ? flags_name(1L << e->hi) : "?");
-		break;
-	case SHRINK_FILL:
-		snprintf(buf, size, "bytes %u..%u of %s %u := 'a' for each %s", e->lo, e->hi - 1,
-		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
-		    e->v ? "byte" : "character");
 		break;
 	case SHRINK_ERROR:
 		snprintf(buf, size, "node %u := %s%s%s", e->a, e->lo == 0 ? "INF" : "\"\\x80\"",
@@ -2521,27 +2564,11 @@ void shrink_describe(const struct shrink_edit *e, char *buf, size_t size)
 		snprintf(buf, size, "entry %u of node %u: key := 'a', value := %s", e->b, e->a,
 		    e->lo == 0 ? "INF" : "\"\\x80\"");
 		break;
-	case SHRINK_MOVE:
-		snprintf(buf, size, "bytes %u..%u of %s %u moved to end at %lld", e->lo, e->hi - 1,
-		    e->b == SHRINK_NONE ? "string" : "key", e->b == SHRINK_NONE ? e->a : e->b,
-		    (long long)e->v);
-		break;
 	case SHRINK_NUMBER:
 		if (e->lo)
 			snprintf(buf, size, "string %u := %g", e->a, e->d);
 		else
 			snprintf(buf, size, "string %u := %lld", e->a, (long long)e->v);
-		break;
-	case SHRINK_PRE_DROP:
-		snprintf(buf, size,
-		    e->hi == 1 ? "earlier call %u compared instead" : "earlier call %u dropped", e->lo + 1);
-		break;
-	case SHRINK_PRE_FLAG:
-		snprintf(buf, size, "earlier call %u: flag %s dropped", e->lo + 1,
-		    flags_name(1L << e->hi) ? flags_name(1L << e->hi) : "?");
-		break;
-	case SHRINK_PRE_DEPTH:
-		snprintf(buf, size, "earlier call %u: depth := %lld", e->lo + 1, (long long)e->v);
 		break;
 	case SHRINK_UNBOX:
 		if (e->lo == SHRINK_NONE)
