@@ -178,21 +178,11 @@ json_t *run_params_json(const struct run_params *p)
 	size_t i;
 	int ok = o != NULL;
 
-	if (ok && (p->given & RUN_SEED))
-		ok = json_object_set_new(o, "seed", json_integer((json_int_t)p->seeds[0])) == 0;
-	if (ok && (p->given & RUN_SEEDS)) {
-		ok = (list = json_array()) != NULL && json_object_set_new(o, "seeds", list) == 0;
-		for (i = 0; ok && i < (size_t)p->nseeds; i++)
-			ok = json_array_append_new(list, json_integer((json_int_t)p->seeds[i])) == 0;
-	}
-	if (ok && (p->given & RUN_COUNT))
-		ok = json_object_set_new(o, "count", json_integer(p->count)) == 0;
-	if (ok && (p->given & RUN_START))
-		ok = json_object_set_new(o, "start", json_integer(p->start)) == 0;
-	if (ok && (p->given & RUN_MAX_FAILURES))
-		ok = json_object_set_new(o, "max_failures", json_integer(p->max_failures)) == 0;
+	/* In the keys' order, as the stored text has them (and the API showed them). */
 	if (ok && (p->given & RUN_ASAN_SAMPLE_OF))
 		ok = json_object_set_new(o, "asan_sample_of", json_integer(p->asan_sample_of)) == 0;
+	if (ok && (p->given & RUN_COUNT))
+		ok = json_object_set_new(o, "count", json_integer(p->count)) == 0;
 	if (ok && (p->given & RUN_COVERAGE))
 		ok = json_object_set_new(o, "coverage", json_boolean(p->coverage)) == 0;
 	if (ok && (p->given & RUN_DIR))
@@ -202,6 +192,17 @@ json_t *run_params_json(const struct run_params *p)
 		for (i = 0; ok && i < p->nfiles; i++)
 			ok = json_array_append_new(list, json_string(p->files[i])) == 0;
 	}
+	if (ok && (p->given & RUN_MAX_FAILURES))
+		ok = json_object_set_new(o, "max_failures", json_integer(p->max_failures)) == 0;
+	if (ok && (p->given & RUN_SEED))
+		ok = json_object_set_new(o, "seed", json_integer((json_int_t)p->seeds[0])) == 0;
+	if (ok && (p->given & RUN_SEEDS)) {
+		ok = (list = json_array()) != NULL && json_object_set_new(o, "seeds", list) == 0;
+		for (i = 0; ok && i < (size_t)p->nseeds; i++)
+			ok = json_array_append_new(list, json_integer((json_int_t)p->seeds[i])) == 0;
+	}
+	if (ok && (p->given & RUN_START))
+		ok = json_object_set_new(o, "start", json_integer(p->start)) == 0;
 	if (!ok) {
 		json_decref(o);
 		return NULL;
