@@ -254,8 +254,6 @@ struct app {
 };
 
 /* ---- runs.c ---- */
-struct json_t;
-
 struct runs *runs_start(struct app *, char *err, size_t errsize);
 /* Stop after the current case; the run in progress is marked interrupted. */
 void runs_stop(struct runs *);

@@ -243,8 +243,6 @@ int db_dump_file(
     struct db *, int64_t comparison_id, int role, char *path, size_t pathsize, char *err, size_t errsize);
 
 /* ---- db_triage.c: buckets of mismatches and the triage trail (docs/api.md, Triage) ---- */
-struct json_t;
-
 struct db_bucket_filter {
 	const char *states;    /* "" any, else ",new,fixed," (states between commas) */
 	int special;           /* 1 only reappeared, 2 "open" (new, confirmed, or reappeared) */
