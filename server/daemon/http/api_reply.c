@@ -170,6 +170,31 @@ const char *http_query(const struct http_request *req, const char *key)
 	return NULL;
 }
 
+void api_runs_refusal(struct http_response *resp, int status, const char *err)
+{
+	switch (status) {
+	case RUNS_BAD_REQUEST:
+		api_error(resp, 400, "bad_request", "%s", err);
+		break;
+	case RUNS_NOT_SERVED:
+		api_error(resp, 400, "phpt_dir_not_served", "%s", err);
+		break;
+	case RUNS_NOT_FOUND:
+		api_error(resp, 404, "not_found", "%s", err);
+		break;
+	case RUNS_CONFLICT:
+		api_error(resp, 409, "conflict", "%s", err);
+		break;
+	case RUNS_TOO_MANY:
+		api_error(resp, 429, "too_many_runs", "%s", err);
+		resp->retry_after = 30;
+		break;
+	default:
+		api_fail(resp, err);
+		break;
+	}
+}
+
 /* A boolean query switch: 1, 0, or -1 with resp filled. */
 int api_query_bool(const struct http_request *req, const char *key, struct http_response *resp)
 {

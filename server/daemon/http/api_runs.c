@@ -137,32 +137,6 @@ static void api_runs_list(struct app *app, const struct http_request *req, struc
 	    json_pack("{s:o s:o}", "runs", ctx.items, "next", ctx.more ? json_string(next) : json_null()));
 }
 
-/* A runs_* refusal (an HTTP status and why) as the API's error. */
-static void api_runs_refused(struct http_response *resp, int status, const char *err)
-{
-	switch (status) {
-	case RUNS_BAD_REQUEST:
-		api_error(resp, 400, "bad_request", "%s", err);
-		break;
-	case RUNS_NOT_SERVED:
-		api_error(resp, 400, "phpt_dir_not_served", "%s", err);
-		break;
-	case RUNS_NOT_FOUND:
-		api_error(resp, 404, "not_found", "%s", err);
-		break;
-	case RUNS_CONFLICT:
-		api_error(resp, 409, "conflict", "%s", err);
-		break;
-	case RUNS_TOO_MANY:
-		api_error(resp, 429, "too_many_runs", "%s", err);
-		resp->retry_after = 30;
-		break;
-	default:
-		api_fail(resp, err);
-		break;
-	}
-}
-
 #define API_MAX_WAIT_S 600
 
 /*
@@ -274,7 +248,7 @@ static void api_run_post(struct app *app, const struct http_request *req, struct
 	run_params_release(&params);
 	json_decref(body);
 	if (status != 0) {
-		api_runs_refused(resp, status, err);
+		api_runs_refusal(resp, status, err);
 		return;
 	}
 	if (!waiting) {
@@ -309,7 +283,7 @@ static void api_run_cancel(struct app *app, int64_t id, struct http_response *re
 	int status = runs_cancel(app->runs, id, err, sizeof err);
 
 	if (status != 0)
-		api_runs_refused(resp, status, err);
+		api_runs_refusal(resp, status, err);
 	else
 		api_run_reply(app, id, 200, resp);
 }
@@ -321,7 +295,7 @@ static void api_run_resume(struct app *app, int64_t id, struct http_response *re
 	int status = runs_resume(app->runs, id, err, sizeof err);
 
 	if (status != 0)
-		api_runs_refused(resp, status, err);
+		api_runs_refusal(resp, status, err);
 	else
 		api_run_reply(app, id, 202, resp);
 }

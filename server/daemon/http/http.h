@@ -72,6 +72,8 @@ void api_fail(struct http_response *, const char *err);
 /* A service's error (services.h) as its HTTP answer. */
 struct svc_error;
 void api_svc(struct http_response *, const struct svc_error *);
+/* The runner's refusal (engine.h, enum runs_refusal) and why, as its HTTP answer. */
+void api_runs_refusal(struct http_response *, int refusal, const char *err);
 /* Fill resp with a JSON error. */
 void api_error(struct http_response *, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
