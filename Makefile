@@ -22,7 +22,7 @@ B = build
 #            each build's core
 #   daemon/  phpcmp itself (never loads PHP): a folder per layer, bottom
 #            up store/, engine/, service/, http/, cli/ (the commands that
-#            are clients: review), and main.c above them
+#            are clients: submit, review), and main.c (config.c) above them
 #            (scripts/check-layers.py: a file's layer is its folder)
 #   worker/  phpcmp-worker, the loader that dlopens a build and its core
 #   core/    the per-build core, compiled at run time against each build's

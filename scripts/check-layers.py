@@ -33,7 +33,7 @@ layer is its folder, bottom up (FOLDERS; README, Architecture):
   4 service   server/daemon/service/  cases, auth, triage, measure, profile, export
   5 http      server/daemon/http/     libmicrohttpd, the router, the resources
   6 cli       server/daemon/cli/      the commands that are a daemon's clients: review
-  7 daemon    server/daemon/          main.c: the commands
+  7 daemon    server/daemon/          main.c: the commands; config.c: serve's settings
 
 Prints the module dependency list (each module, its layer, what it uses).
 """

@@ -14,8 +14,6 @@ struct curl_slist;
 /* Where a client finds the daemon unless told ($PHPCMP_URL, --url). */
 #define CLIENT_DEFAULT_URL "http://127.0.0.1:8080"
 
-/* "phpcmp COMMAND: MESSAGE" (command NULL: "phpcmp: MESSAGE") on stderr; -1. */
-int client_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* libcurl's CURLOPT_WRITEFUNCTION into a struct buf (CURLOPT_WRITEDATA): at
  * most 64 MiB, past that the transfer fails and the buf says failed. */
 size_t client_write(char *ptr, size_t size, size_t nmemb, void *buf);

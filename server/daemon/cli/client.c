@@ -1,9 +1,7 @@
 /*
- * What the client commands (submit, review) share: their error line, and
- * of HTTP a response body bounded in size and the request headers (JSON,
- * the token).
+ * What the client commands (submit, review) share of HTTP: a response body
+ * bounded in size, and the request headers (JSON, the token).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,18 +11,6 @@
 #include "cli.h"
 
 #define CLIENT_MAX_RESPONSE (64u << 20)
-
-int client_error(const char *command, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "phpcmp%s%s: ", command != NULL ? " " : "", command != NULL ? command : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
 
 size_t client_write(char *ptr, size_t size, size_t nmemb, void *arg)
 {
