@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
-#include "say.h"
+#include "cmdline.h"
 
 #define CONFIG_MAX_FILE_SIZE (64u << 10)
 #define CONFIG_MAX_TIMEOUT_MS 3600000
@@ -38,19 +38,6 @@ void serve_opts_release(struct serve_opts *o)
 	pthread_mutex_destroy(&o->cfg.builds_lock);
 }
 
-static int config_parse_int(const char *what, const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-		return say_error(NULL, "%s: expected an integer %ld .. %ld, got \"%s\"", what, min, max, s);
-	*out = v;
-	return 0;
-}
-
 /* NAME=PREFIX; from_file builds are replaced by any given on the command line. */
 static int config_add_build(struct serve_opts *o, const char *spec)
 {
@@ -59,16 +46,16 @@ static int config_add_build(struct serve_opts *o, const char *spec)
 	int i;
 
 	if (eq == NULL || eq[1] == '\0' || !build_name_ok(spec, (size_t)(eq - spec)))
-		return say_error(
+		return cmd_error(
 		    NULL, "build: expected NAME=PREFIX (NAME of letters, digits, . _ -), got \"%s\"", spec);
 	if (o->nbuild_args >= MAX_BUILDS)
-		return say_error(
+		return cmd_error(
 		    NULL, "build: at most %d builds (a base and %d candidates)", MAX_BUILDS, MAX_BUILDS - 1);
 	if ((name = config_keep(o, spec, (size_t)(eq - spec))) == NULL)
-		return say_error(NULL, "out of memory");
+		return cmd_error(NULL, "out of memory");
 	for (i = 0; i < o->nbuild_args; i++)
 		if (strcmp(o->build_args[i].name, name) == 0)
-			return say_error(NULL, "build: %s is given twice", name);
+			return cmd_error(NULL, "build: %s is given twice", name);
 	o->build_args[o->nbuild_args].name = name;
 	o->build_args[o->nbuild_args].prefix = eq + 1;
 	o->nbuild_args++;
@@ -84,7 +71,7 @@ static int config_parse_onoff(const char *key, const char *value)
 	if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0 || strcmp(value, "false") == 0 ||
 	    strcmp(value, "0") == 0)
 		return 0;
-	return say_error(NULL, "%s: expected on or off, got \"%s\"", key, value);
+	return cmd_error(NULL, "%s: expected on or off, got \"%s\"", key, value);
 }
 
 /* Bytes: digits with an optional K/M/G (powers of 1024); 0, or at least 256K. */
@@ -106,7 +93,7 @@ static int config_parse_bytes(const char *what, const char *s, int64_t *out)
 		end++;
 	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v > (1ULL << 50) >> shift ||
 	    (v != 0 && (v << shift) < (256u << 10)))
-		return say_error(
+		return cmd_error(
 		    NULL, "%s: expected 0 or a size of at least 256K, like 512M or 4G, got \"%s\"", what, s);
 	*out = (int64_t)(v << shift);
 	return 0;
@@ -120,12 +107,12 @@ static int config_add_ini(struct serve_opts *o, const char *spec)
 
 	if (colon == NULL || eq == NULL || !build_name_ok(spec, (size_t)(colon - spec)) || klen == 0 ||
 	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != klen)
-		return say_error(
+		return cmd_error(
 		    NULL, "ini: expected NAME:KEY=VALUE (a build name, a PHP ini name), got \"%s\"", spec);
 	if (strlen(colon + 1) >= sizeof(((struct build *)0)->ini[0]))
-		return say_error(NULL, "ini: \"%s\" is too long", spec);
+		return cmd_error(NULL, "ini: \"%s\" is too long", spec);
 	if (o->nini_args >= (int)(sizeof o->ini_args / sizeof o->ini_args[0]))
-		return say_error(NULL, "ini: at most %d settings per build", BUILD_MAX_INI);
+		return cmd_error(NULL, "ini: at most %d settings per build", BUILD_MAX_INI);
 	o->ini_args[o->nini_args++] = spec;
 	return 0;
 }
@@ -215,7 +202,7 @@ static int config_set_field(struct config *c, const struct config_option *opt, c
 		*(const char **)(void *)field = value;
 		return 0;
 	case OPT_INT:
-		if (config_parse_int(opt->key, value, opt->min, opt->max, &n) < 0)
+		if (cmd_long(NULL, opt->key, value, opt->min, opt->max, &n) < 0)
 			return -1;
 		*(int *)(void *)field = (int)n;
 		return 0;
@@ -227,7 +214,7 @@ static int config_set_field(struct config *c, const struct config_option *opt, c
 	case OPT_BYTES:
 		return config_parse_bytes(opt->key, value, (int64_t *)(void *)field);
 	}
-	return say_error(NULL, "%s: unknown kind of option", opt->key);
+	return cmd_error(NULL, "%s: unknown kind of option", opt->key);
 }
 
 /* --asan NAME=PREFIX: the asan flavour of a --build. */
@@ -236,11 +223,11 @@ static int config_add_asan(struct serve_opts *o, const char *value)
 	const char *eq = strchr(value, '=');
 
 	if (eq == NULL || eq[1] == '\0' || !build_name_ok(value, (size_t)(eq - value)))
-		return say_error(NULL, "asan: expected NAME=PREFIX (NAME a --build's), got \"%s\"", value);
+		return cmd_error(NULL, "asan: expected NAME=PREFIX (NAME a --build's), got \"%s\"", value);
 	if (o->nasan_args >= MAX_BUILDS)
-		return say_error(NULL, "asan: at most %d, one per build", MAX_BUILDS);
+		return cmd_error(NULL, "asan: at most %d, one per build", MAX_BUILDS);
 	if ((o->asan_args[o->nasan_args].name = config_keep(o, value, (size_t)(eq - value))) == NULL)
-		return say_error(NULL, "out of memory");
+		return cmd_error(NULL, "out of memory");
 	o->asan_args[o->nasan_args++].prefix = eq + 1;
 	return 0;
 }
@@ -249,9 +236,9 @@ static int config_add_asan(struct serve_opts *o, const char *value)
 static int config_add_host(struct config *c, const char *value)
 {
 	if (c->nhosts >= MAX_HOSTS)
-		return say_error(NULL, "host: at most %d names", MAX_HOSTS);
+		return cmd_error(NULL, "host: at most %d names", MAX_HOSTS);
 	if (value[strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")] != '\0')
-		return say_error(
+		return cmd_error(
 		    NULL, "host: \"%s\" is not a host name (letters, digits, '.', '-'; no port)", value);
 	c->hosts[c->nhosts++] = value;
 	return 0;
@@ -265,7 +252,7 @@ static int config_set(struct serve_opts *o, const char *key, const char *value)
 	int rc;
 
 	if (value[0] == '\0')
-		return say_error(NULL, "%s: empty value", key);
+		return cmd_error(NULL, "%s: empty value", key);
 	for (size_t i = 0; i < sizeof config_options / sizeof config_options[0]; i++)
 		if (strcmp(key, config_options[i].key) == 0)
 			return config_set_field(c, &config_options[i], value);
@@ -273,13 +260,13 @@ static int config_set(struct serve_opts *o, const char *key, const char *value)
 		return config_add_build(o, value);
 	if (strcmp(key, "base") == 0) {
 		if (!build_name_ok(value, strlen(value)))
-			return say_error(NULL, "base: expected a build's NAME, got \"%s\"", value);
+			return cmd_error(NULL, "base: expected a build's NAME, got \"%s\"", value);
 		o->base_name = value;
 		return 0;
 	}
 	if (strcmp(key, "memory-limit") == 0) {
 		if (!config_size_ok(value))
-			return say_error(
+			return cmd_error(
 			    NULL, "memory-limit: expected a PHP size like 128M or -1, got \"%s\"", value);
 		c->memory_limit = value;
 		return 0;
@@ -290,19 +277,19 @@ static int config_set(struct serve_opts *o, const char *key, const char *value)
 		return config_add_ini(o, value);
 	if (strcmp(key, "phpt-dir") == 0) {
 		if (c->nphpt_dirs >= MAX_PHPT_DIRS)
-			return say_error(NULL, "phpt-dir: at most %d folders", MAX_PHPT_DIRS);
+			return cmd_error(NULL, "phpt-dir: at most %d folders", MAX_PHPT_DIRS);
 		c->phpt_dirs[c->nphpt_dirs++] = value;
 		return 0;
 	}
 	if (strcmp(key, "host") == 0)
 		return config_add_host(c, value);
 	if (strcmp(key, "config") == 0)
-		return say_error(NULL, "config: a config file cannot name another");
+		return cmd_error(NULL, "config: a config file cannot name another");
 	rc = confine_option(&c->sandbox, key, value, err, sizeof err);
 	if (rc < 0)
-		return say_error(NULL, "%s", err);
+		return cmd_error(NULL, "%s", err);
 	if (rc == 0)
-		return say_error(NULL, "unknown option \"%s\"", key);
+		return cmd_error(NULL, "unknown option \"%s\"", key);
 	return 0;
 }
 
@@ -328,34 +315,34 @@ static int config_read_config(struct serve_opts *o, const char *path)
 	FILE *f;
 
 	if ((f = fopen(path, "r")) == NULL)
-		return say_error(NULL, "config %s: %s", path, strerror(errno));
+		return cmd_error(NULL, "config %s: %s", path, strerror(errno));
 	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > CONFIG_MAX_FILE_SIZE) {
-		say_error(
+		cmd_error(
 		    NULL, "config %s: not a regular file of at most %u bytes", path, CONFIG_MAX_FILE_SIZE);
 		goto fail;
 	}
 	while (fgets(line, sizeof line, f) != NULL) {
 		lineno++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
-			say_error(NULL, "config %s:%d: line too long", path, lineno);
+			cmd_error(NULL, "config %s:%d: line too long", path, lineno);
 			goto fail;
 		}
 		key = config_trim(line);
 		if (*key == '\0' || *key == '#')
 			continue;
 		if ((eq = strchr(key, '=')) == NULL) {
-			say_error(NULL, "config %s:%d: expected key = value", path, lineno);
+			cmd_error(NULL, "config %s:%d: expected key = value", path, lineno);
 			goto fail;
 		}
 		*eq = '\0';
 		key = config_trim(key);
 		value = config_trim(eq + 1);
 		if ((kept = config_keep(o, value, strlen(value))) == NULL) {
-			say_error(NULL, "config %s:%d: too many entries", path, lineno);
+			cmd_error(NULL, "config %s:%d: too many entries", path, lineno);
 			goto fail;
 		}
 		if (config_set(o, key, kept) < 0) {
-			say_error(NULL, "config %s:%d: in this line", path, lineno);
+			cmd_error(NULL, "config %s:%d: in this line", path, lineno);
 			goto fail;
 		}
 	}
@@ -378,21 +365,21 @@ static int config_asan_builds(struct serve_opts *o)
 		for (k = 0; k < nbuilds && strcmp(o->build_args[k].name, a->name) != 0; k++)
 			;
 		if (k == nbuilds)
-			return say_error(NULL, "asan: \"%s\" names no configured build", a->name);
+			return cmd_error(NULL, "asan: \"%s\" names no configured build", a->name);
 		for (int j = 0; j < i; j++)
 			if (strcmp(o->asan_args[j].name, a->name) == 0)
-				return say_error(NULL, "asan: %s is given twice", a->name);
+				return cmd_error(NULL, "asan: %s is given twice", a->name);
 		snprintf(name, sizeof name, "%s.asan", a->name);
 		if (!build_name_ok(name, strlen(name)))
-			return say_error(NULL, "asan: %s: the name %s is too long", a->name, name);
+			return cmd_error(NULL, "asan: %s: the name %s is too long", a->name, name);
 		b = &o->build_args[o->nbuild_args++];
 		if ((b->name = config_keep(o, name, strlen(name))) == NULL)
-			return say_error(NULL, "out of memory");
+			return cmd_error(NULL, "out of memory");
 		b->prefix = a->prefix;
 		b->asan_of = k + 1;
 	}
 	if (o->cfg.asan_sample > 0 && o->nasan_args == 0)
-		return say_error(
+		return cmd_error(
 		    NULL, "asan-sample: needs the asan flavour of the builds (--asan NAME=PREFIX each)");
 	return 0;
 }
@@ -406,7 +393,7 @@ int serve_opts_parse(struct serve_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof *o);
 	pthread_mutex_init(&c->builds_lock, NULL);
 	if ((c->builds = calloc(MAX_BUILD_SLOTS, sizeof *c->builds)) == NULL)
-		return say_error(NULL, "out of memory");
+		return cmd_error(NULL, "out of memory");
 	for (size_t k = 0; k < sizeof config_options / sizeof config_options[0]; k++)
 		if (config_options[k].def != NULL &&
 		    config_set_field(c, &config_options[k], config_options[k].def) < 0)
@@ -428,21 +415,21 @@ int serve_opts_parse(struct serve_opts *o, int argc, char **argv)
 		char name[64];
 
 		if (strncmp(arg, "--", 2) != 0) {
-			say_error(NULL, "unexpected argument \"%s\" (see phpcmp help)", arg);
+			cmd_error(NULL, "unexpected argument \"%s\" (see phpcmp help)", arg);
 			return -1;
 		}
 		if ((eq = strchr(arg, '=')) != NULL) {
 			if ((size_t)(eq - arg - 2) >= sizeof name)
-				return say_error(NULL, "unknown option %s", arg);
+				return cmd_error(NULL, "unknown option %s", arg);
 			memcpy(name, arg + 2, (size_t)(eq - arg - 2));
 			name[eq - arg - 2] = '\0';
 			value = eq + 1;
 		} else {
 			if (strlen(arg + 2) >= sizeof name)
-				return say_error(NULL, "unknown option %s", arg);
+				return cmd_error(NULL, "unknown option %s", arg);
 			snprintf(name, sizeof name, "%s", arg + 2);
 			if (i + 1 >= argc)
-				return say_error(NULL, "%s needs a value", arg);
+				return cmd_error(NULL, "%s needs a value", arg);
 			value = argv[++i];
 		}
 		key = name;
@@ -461,7 +448,7 @@ int serve_opts_parse(struct serve_opts *o, int argc, char **argv)
 		o->nbuild_args = 2;
 	}
 	if (o->nbuild_args < 2)
-		return say_error(
+		return cmd_error(
 		    NULL, "two builds or more are needed (a base and a candidate), %d given", o->nbuild_args);
 	/* --base NAME: that build first, the others in their order. */
 	if (o->base_name != NULL) {
@@ -469,7 +456,7 @@ int serve_opts_parse(struct serve_opts *o, int argc, char **argv)
 			if (strcmp(o->build_args[i].name, o->base_name) == 0)
 				break;
 		if (i == o->nbuild_args)
-			return say_error(NULL, "base: \"%s\" names no configured build", o->base_name);
+			return cmd_error(NULL, "base: \"%s\" names no configured build", o->base_name);
 		struct serve_build_arg base = o->build_args[i];
 		memmove(&o->build_args[1], &o->build_args[0], sizeof o->build_args[0] * (size_t)i);
 		o->build_args[0] = base;
@@ -479,7 +466,7 @@ int serve_opts_parse(struct serve_opts *o, int argc, char **argv)
 	{
 		char err[512];
 		if (confine_check(c, err, sizeof err) < 0)
-			return say_error(NULL, "%s", err);
+			return cmd_error(NULL, "%s", err);
 	}
 	return 0;
 }

@@ -24,7 +24,7 @@
 #include "cli.h"
 #include "config.h"
 #include "http.h"
-#include "say.h"
+#include "cmdline.h"
 #include "services.h"
 
 static int main_sigpipe[2] = { -1, -1 };
@@ -133,14 +133,14 @@ static int main_signals(void)
 	struct sigaction sa;
 
 	if (pipe2(main_sigpipe, O_CLOEXEC) < 0)
-		return say_error(NULL, "pipe: %s", strerror(errno));
+		return cmd_error(NULL, "pipe: %s", strerror(errno));
 	fcntl(main_sigpipe[1], F_SETFL, O_NONBLOCK);
 	memset(&sa, 0, sizeof sa);
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = main_on_signal;
 	sa.sa_flags = SA_RESTART;
 	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0)
-		return say_error(NULL, "sigaction: %s", strerror(errno));
+		return cmd_error(NULL, "sigaction: %s", strerror(errno));
 	/* A worker dying mid-write must not kill the daemon; EPIPE is handled. */
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
@@ -191,7 +191,7 @@ static int main_builds(struct app *app, struct serve_opts *o, int *nworkers)
 				break;
 		}
 		if (k == o->nbuild_args)
-			return say_error(NULL, "ini: \"%s\" names no configured build", o->ini_args[j]);
+			return cmd_error(NULL, "ini: \"%s\" names no configured build", o->ini_args[j]);
 	}
 	/* Before any worker starts: a worker dying mid-write is an EPIPE the
 	 * daemon handles, not a signal that ends it (worker_init used to set
@@ -201,11 +201,11 @@ static int main_builds(struct app *app, struct serve_opts *o, int *nworkers)
 		struct build *b = &c->builds[i];
 
 		if (build_discover(b, o->build_args[i].name, o->build_args[i].prefix, err, sizeof err) < 0)
-			return say_error(
+			return cmd_error(
 			    NULL, "build %s (%s): %s", o->build_args[i].name, o->build_args[i].prefix, err);
 		b->asan_of = o->build_args[i].asan_of;
 		if (b->asan_of > 0 && strstr(b->sanitizer_preload, "libasan") == NULL)
-			return say_error(NULL,
+			return cmd_error(NULL,
 			    "asan %s (%s): not an AddressSanitizer build (its libphp needs no "
 			    "libasan; scripts/build-php.sh --flavour asan)",
 			    c->builds[b->asan_of - 1].name, o->build_args[i].prefix);
@@ -214,7 +214,7 @@ static int main_builds(struct app *app, struct serve_opts *o, int *nworkers)
 			if (strncmp(o->ini_args[j], b->name, n) != 0 || o->ini_args[j][n] != ':')
 				continue;
 			if (b->nini >= BUILD_MAX_INI)
-				return say_error(
+				return cmd_error(
 				    NULL, "ini: at most %d settings for build %s", BUILD_MAX_INI, b->name);
 			snprintf(b->ini[b->nini++], sizeof b->ini[0], "%s", o->ini_args[j] + n + 1);
 		}
@@ -237,22 +237,22 @@ static int main_builds(struct app *app, struct serve_opts *o, int *nworkers)
 			compile[ncompile++] = &c->builds[i];
 	}
 	if (build_compile_cores(compile, ncompile, c, &failed, err, sizeof err) < 0)
-		return say_error(
+		return cmd_error(
 		    NULL, "build %s: worker core: %s", failed >= 0 ? compile[failed]->name : "?", err);
 	for (i = 0; i < o->nbuild_args; i++) {
 		struct build *b = &c->builds[i];
 		if ((j = same_library_before(c, i)) < i)
 			memcpy(b->core_path, c->builds[j].core_path, sizeof b->core_path); /* j < i */
 		if (worker_init(&app->workers[i], b) < 0)
-			return say_error(NULL, "build %s: worker: cannot initialise", b->name);
+			return cmd_error(NULL, "build %s: worker: cannot initialise", b->name);
 		if (coverage_idle(&app->workers[i], c, err, sizeof err) < 0)
-			return say_error(NULL, "build %s: coverage counters: %s", b->name, err);
+			return cmd_error(NULL, "build %s: coverage counters: %s", b->name, err);
 		*nworkers = i + 1;
 		if (worker_prestart(&app->workers[i], c) < 0)
-			return say_error(NULL, "build %s: the worker cannot start: %s", b->name,
+			return cmd_error(NULL, "build %s: the worker cannot start: %s", b->name,
 			    app->workers[i].last_failure);
 		if (db_build_record(app->db, b, err, sizeof err) < 0)
-			return say_error(NULL, "build %s: %s", b->name, err);
+			return cmd_error(NULL, "build %s: %s", b->name, err);
 		fprintf(stderr, "phpcmp: %s: PHP %s, %s (sha256 %.12s), sandbox: %s\n", b->name,
 		    b->php_version[0] != '\0' ? b->php_version : "?", b->lib_path, b->sha256, b->sandbox);
 	}
@@ -273,29 +273,29 @@ static int main_start(struct app *app, struct serve_opts *o, struct http **http,
 	if (main_signals() < 0)
 		return -1;
 	if ((app->db = db_open(o->cfg.db_path, err, sizeof err)) == NULL)
-		return say_error(NULL, "%s", err);
+		return cmd_error(NULL, "%s", err);
 	if (db_set_max_bytes(app->db, o->cfg.db_max_bytes, err, sizeof err) < 0 ||
 	    auth_startup(app, err, sizeof err) < 0)
-		return say_error(NULL, "%s", err);
+		return cmd_error(NULL, "%s", err);
 	if ((*http = http_bind(app, err, sizeof err)) == NULL)
-		return say_error(NULL, "%s", err);
+		return cmd_error(NULL, "%s", err);
 	if ((n = db_runs_interrupt(app->db, err, sizeof err)) < 0)
-		return say_error(NULL, "%s", err);
+		return cmd_error(NULL, "%s", err);
 	if (n > 0)
 		fprintf(
 		    stderr, "phpcmp: %d run(s) left unfinished by the last daemon marked interrupted\n", n);
 	/* Callgrind files past the bound (a lower --max-callgrind-dumps). */
 	runs_prune_dumps(app);
 	if (phptrun_serve(&o->cfg, err, sizeof err) < 0)
-		return say_error(NULL, "%s", err);
+		return cmd_error(NULL, "%s", err);
 	if ((app->workers = calloc(MAX_BUILD_SLOTS, sizeof *app->workers)) == NULL)
-		return say_error(NULL, "out of memory");
+		return cmd_error(NULL, "out of memory");
 	if (main_builds(app, o, nworkers) < 0)
 		return -1;
 	if ((app->runs = runs_start(app, err, sizeof err)) == NULL)
-		return say_error(NULL, "%s", err);
+		return cmd_error(NULL, "%s", err);
 	if ((app->reducer = reduce_start(app, err, sizeof err)) == NULL)
-		return say_error(NULL, "%s", err);
+		return cmd_error(NULL, "%s", err);
 	if (o->cfg.run_stored) {
 		/* The page opens with every stored case's verdict. */
 		struct run_params none = { 0 };
@@ -304,7 +304,7 @@ static int main_start(struct app *app, struct serve_opts *o, struct http **http,
 			fprintf(stderr, "phpcmp: could not queue the stored cases: %s\n", err);
 	}
 	if (http_start(*http, err, sizeof err) < 0)
-		return say_error(NULL, "%s", err);
+		return cmd_error(NULL, "%s", err);
 	return 0;
 }
 
@@ -319,7 +319,7 @@ static void main_stop(struct app *app, struct serve_opts *o, struct http *http, 
 	runs_stop(app->runs);
 	reduce_stop(app->reducer);
 	if (app->db != NULL && db_runs_interrupt(app->db, err, sizeof err) < 0)
-		say_error(NULL, "%s", err);
+		cmd_error(NULL, "%s", err);
 	/* Every build's worker, those POST /api/builds added too. */
 	if (app->runs != NULL)
 		nworkers = o->cfg.nbuilds;
@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 		printf("phpcmp %s\n", PHPCMP_VERSION);
 		return 0;
 	}
-	say_error(NULL, "unknown command \"%s\"", argv[1]);
+	cmd_error(NULL, "unknown command \"%s\"", argv[1]);
 	main_usage(stderr);
 	return 2;
 }

@@ -40,7 +40,7 @@
 
 #include "buf.h"
 #include "cli.h"
-#include "say.h"
+#include "cmdline.h"
 #include "clock.h"
 #include "common.h"
 #include "rmtree.h"
@@ -206,26 +206,26 @@ static int review_add_candidate(struct review *r, char *spec)
 	struct stat st;
 
 	if (eq == NULL || !review_name_ok(spec, (size_t)(eq - spec)) || eq[1] == '\0')
-		return say_error("review",
+		return cmd_error("review",
 		    "--candidate %s: expected NAME=PATCH[,PATCH...] or NAME=PREFIX "
 		    "(NAME: letters, digits, . _ -, at most 40)",
 		    spec);
 	if (r->ncands == MAX_BUILDS - 1)
-		return say_error("review", "--candidate: at most %d candidates", MAX_BUILDS - 1);
+		return cmd_error("review", "--candidate: at most %d candidates", MAX_BUILDS - 1);
 	c = &r->cands[r->ncands];
 	*eq = '\0';
 	c->name = spec;
 	for (int i = 0; i < r->ncands; i++)
 		if (strcmp(r->cands[i].name, c->name) == 0)
-			return say_error("review", "--candidate %s: the name is taken", c->name);
+			return cmd_error("review", "--candidate %s: the name is taken", c->name);
 	if (strcmp(c->name, "base") == 0)
-		return say_error("review", "--candidate base: the name is the base's");
+		return cmd_error("review", "--candidate base: the name is the base's");
 	for (item = strtok_r(eq + 1, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
 		if (stat(item, &st) < 0)
-			return say_error("review", "--candidate %s: %s: %s", c->name, item, strerror(errno));
+			return cmd_error("review", "--candidate %s: %s: %s", c->name, item, strerror(errno));
 		if (S_ISDIR(st.st_mode)) {
 			if (!review_is_prefix(item) || c->npatches > 0 || c->prefix != NULL)
-				return say_error("review",
+				return cmd_error("review",
 				    "--candidate %s: %s is a folder but not a build prefix "
 				    "(lib/libphp.so), or not alone",
 				    c->name, item);
@@ -233,27 +233,13 @@ static int review_add_candidate(struct review *r, char *spec)
 			continue;
 		}
 		if (c->prefix != NULL || c->npatches == REVIEW_MAX_PATCHES)
-			return say_error("review", "--candidate %s: a prefix alone, or at most %d patches",
+			return cmd_error("review", "--candidate %s: a prefix alone, or at most %d patches",
 			    c->name, REVIEW_MAX_PATCHES);
 		c->patches[c->npatches++] = item;
 	}
 	if (c->npatches == 0 && c->prefix == NULL)
-		return say_error("review", "--candidate %s: no patch", c->name);
+		return cmd_error("review", "--candidate %s: no patch", c->name);
 	r->ncands++;
-	return 0;
-}
-
-static int review_parse_long(const char *opt, const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-		return say_error(
-		    "review", "%s: expected an integer %ld .. %ld, got \"%s\"", opt, min, max, s);
-	*out = v;
 	return 0;
 }
 
@@ -277,7 +263,7 @@ static int review_parse(struct review *r, int argc, char **argv)
 			r->keep_builds = 1;
 			continue;
 		} else if (v == NULL) {
-			return say_error("review",
+			return cmd_error("review",
 			    "%s: unknown option, or its value is missing (phpcmp review --help)", a);
 		} else if (strcmp(a, "--base") == 0) {
 			r->base_spec = v;
@@ -285,16 +271,16 @@ static int review_parse(struct review *r, int argc, char **argv)
 			if (review_add_candidate(r, argv[i + 1]) < 0)
 				return -1;
 		} else if (strcmp(a, "--count") == 0) {
-			if (review_parse_long(a, v, 1, 10000000, &r->count) < 0)
+			if (cmd_long("review", a, v, 1, 10000000, &r->count) < 0)
 				return -1;
 		} else if (strcmp(a, "--asan-count") == 0) {
-			if (review_parse_long(a, v, 1, 10000000, &r->asan_count) < 0)
+			if (cmd_long("review", a, v, 1, 10000000, &r->asan_count) < 0)
 				return -1;
 		} else if (strcmp(a, "--seed") == 0) {
-			if (review_parse_long(a, v, 0, LONG_MAX, &r->seed) < 0)
+			if (cmd_long("review", a, v, 0, LONG_MAX, &r->seed) < 0)
 				return -1;
 		} else if (strcmp(a, "--settle") == 0) {
-			if (review_parse_long(a, v, 0, 86400, &r->settle_s) < 0)
+			if (cmd_long("review", a, v, 0, 86400, &r->settle_s) < 0)
 				return -1;
 		} else if (strcmp(a, "--out") == 0) {
 			r->out_path = v;
@@ -306,21 +292,21 @@ static int review_parse(struct review *r, int argc, char **argv)
 			r->cases = v;
 		} else if (strcmp(a, "--url") == 0) {
 			if (strncmp(v, "http://", 7) != 0 || strlen(v) >= sizeof r->rel.url)
-				return say_error("review", "--url %s: expected http://HOST:PORT", v);
+				return cmd_error("review", "--url %s: expected http://HOST:PORT", v);
 			r->url = v;
 		} else if (strcmp(a, "--label") == 0) {
 			if (!review_name_ok(v, strlen(v)))
-				return say_error("review", "--label %s: 1 to 40 of A-Z a-z 0-9 . _ -", v);
+				return cmd_error("review", "--label %s: 1 to 40 of A-Z a-z 0-9 . _ -", v);
 			r->label_arg = v;
 		} else {
-			return say_error("review", "%s: unknown option (phpcmp review --help)", a);
+			return cmd_error("review", "%s: unknown option (phpcmp review --help)", a);
 		}
 		i++;
 	}
 	if (r->base_spec == NULL)
-		return say_error("review", "--base: required (8.2.32, a php-src source, or a build prefix)");
+		return cmd_error("review", "--base: required (8.2.32, a php-src source, or a build prefix)");
 	if (r->ncands == 0)
-		return say_error("review", "--candidate: at least one");
+		return cmd_error("review", "--candidate: at least one");
 	if (r->asan_count == 0)
 		r->asan_count = r->count / 10 > 0 ? r->count / 10 : 1;
 	return 0;
@@ -335,7 +321,7 @@ static int review_plan(struct review *r)
 
 	if (!base_is_prefix && strcmp(r->base_spec, "8.2.32") != 0) {
 		if (stat(r->base_spec, &st) < 0)
-			return say_error("review",
+			return cmd_error("review",
 			    "--base %s: neither 8.2.32 (the source this machine fetches), a "
 			    "php-src source (tarball or folder) nor a build prefix: %s",
 			    r->base_spec, strerror(errno));
@@ -350,12 +336,12 @@ static int review_plan(struct review *r)
 		int commits = k->prefix != NULL ? 1 : k->npatches;
 
 		if (base_is_prefix && k->prefix == NULL)
-			return say_error("review",
+			return cmd_error("review",
 			    "--candidate %s: patches need the base's source, and --base %s is "
 			    "a build prefix (give --base 8.2.32 or a source)",
 			    k->name, r->base_spec);
 		if (r->cur->nbuilds + commits > MAX_BUILDS)
-			return say_error("review",
+			return cmd_error("review",
 			    "%d builds: at most %d in all (the base and each candidate's commits)",
 			    r->cur->nbuilds + commits, MAX_BUILDS);
 		k->first = r->cur->nbuilds;
@@ -387,7 +373,7 @@ static pid_t review_spawn(char *const argv[], const char *log, char *const envp[
 	pid_t pid = fork();
 
 	if (pid < 0) {
-		say_error("review", "fork: %s", strerror(errno));
+		cmd_error("review", "fork: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
@@ -428,7 +414,7 @@ static int review_find_root(struct review *r)
 	struct stat st;
 
 	if (n <= 0)
-		return say_error("review", "/proc/self/exe: %s", strerror(errno));
+		return cmd_error("review", "/proc/self/exe: %s", strerror(errno));
 	r->exe[n] = '\0';
 	if (env != NULL && *env) {
 		snprintf(r->root, sizeof r->root, "%s", env);
@@ -445,7 +431,7 @@ static int review_find_root(struct review *r)
 	}
 	snprintf(script, sizeof script, "%s/scripts/build-php.sh", r->root);
 	if (stat(script, &st) < 0)
-		return say_error(
+		return cmd_error(
 		    "review", "%s: not found (set PHPCMP_ROOT to phpcmp's source folder)", script);
 	return 0;
 }
@@ -454,15 +440,15 @@ static int review_make_work(struct review *r)
 {
 	if (r->work_arg != NULL) {
 		if (mkdir(r->work_arg, 0700) < 0 && errno != EEXIST)
-			return say_error("review", "--work %s: %s", r->work_arg, strerror(errno));
+			return cmd_error("review", "--work %s: %s", r->work_arg, strerror(errno));
 		if (realpath(r->work_arg, r->work) == NULL)
-			return say_error("review", "--work %s: %s", r->work_arg, strerror(errno));
+			return cmd_error("review", "--work %s: %s", r->work_arg, strerror(errno));
 		return 0;
 	}
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(r->work, sizeof r->work, "%s/phpcmp-review-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (mkdtemp(r->work) == NULL)
-		return say_error("review", "%s: %s", r->work, strerror(errno));
+		return cmd_error("review", "%s: %s", r->work, strerror(errno));
 	return 0;
 }
 
@@ -478,7 +464,7 @@ static int review_build_one(struct review *r, struct review_build *b)
 
 	if (b->given_prefix != NULL) {
 		if (realpath(b->given_prefix, b->prefix) == NULL)
-			return say_error("review", "%s: %s: %s", b->name, b->given_prefix, strerror(errno));
+			return cmd_error("review", "%s: %s: %s", b->name, b->given_prefix, strerror(errno));
 		review_say(r, "%s: the build prefix %s", b->name, b->prefix);
 		return 0;
 	}
@@ -512,11 +498,11 @@ static int review_build_one(struct review *r, struct review_build *b)
 	if ((pid = review_spawn(argv, NULL, NULL)) < 0)
 		return -1;
 	if ((rc = review_wait_child(pid)) != 0)
-		return say_error("review",
+		return cmd_error("review",
 		    "building %s failed (scripts/build-php.sh exited %d; its output is above)", b->name, rc);
 	snprintf(link, sizeof link, "%s/%s", builds, b->dname);
 	if (realpath(link, b->prefix) == NULL)
-		return say_error("review", "%s: %s", link, strerror(errno));
+		return cmd_error("review", "%s: %s", link, strerror(errno));
 	review_say(r, "%s%s built in %.1f s: %s", b->name, flavour, review_now() - t, b->prefix);
 	return 0;
 }
@@ -530,10 +516,10 @@ static int review_phpt_dir(struct review *r, char *out, size_t size)
 
 	snprintf(cmd, sizeof cmd, "'%s/scripts/php-tests.sh'", r->root);
 	if ((p = popen(cmd, "r")) == NULL)
-		return say_error("review", "scripts/php-tests.sh: %s", strerror(errno));
+		return cmd_error("review", "scripts/php-tests.sh: %s", strerror(errno));
 	n = fread(out, 1, size - 32, p);
 	if (pclose(p) != 0 || n == 0)
-		return say_error(
+		return cmd_error(
 		    "review", "scripts/php-tests.sh failed: php-src's ext/json/tests are not there");
 	out[n] = '\0';
 	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r'))
@@ -570,12 +556,12 @@ static int review_serve_ready(struct review *r)
 			fclose(f);
 		if (waitpid(r->cur->daemon, &status, WNOHANG) == r->cur->daemon) {
 			r->cur->daemon = 0;
-			return say_error(
+			return cmd_error(
 			    "review", "the daemon stopped at its start (its log: %s)", r->cur->log_path);
 		}
 		usleep(100 * 1000);
 	}
-	return say_error("review", "the daemon did not start within %d s (its log: %s)",
+	return cmd_error("review", "the daemon did not start within %d s (its log: %s)",
 	    REVIEW_START_TIMEOUT_S, r->cur->log_path);
 }
 
@@ -598,7 +584,7 @@ static int review_serve(struct review *r)
 	if (r->state == NULL)
 		snprintf(state, sizeof state, "%s/state", r->root);
 	if (mkdir(state, 0755) < 0 && errno != EEXIST)
-		return say_error("review", "%s: %s", state, strerror(errno));
+		return cmd_error("review", "%s: %s", state, strerror(errno));
 	snprintf(core, sizeof core, "%s/server/core", r->root);
 	snprintf(worker, sizeof worker, "%s/phpcmp-worker", dirname(exe_dir));
 	snprintf(web, sizeof web, "%s/web", r->root);
@@ -637,7 +623,7 @@ static int review_serve(struct review *r)
 	while (environ[nenv] != NULL)
 		nenv++;
 	if ((envp = calloc((size_t)nenv + 2, sizeof *envp)) == NULL)
-		return say_error("review", "out of memory");
+		return cmd_error("review", "out of memory");
 	snprintf(phpt_env, sizeof phpt_env, "PHPCMP_PHPT_DIR=%s", phpt);
 	n = 0;
 	for (int i = 0; i < nenv; i++)
@@ -701,7 +687,7 @@ static long review_request(
 		curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(r->curl, CURLOPT_CUSTOMREQUEST, method);
 	if ((cc = curl_easy_perform(r->curl)) != CURLE_OK)
-		say_error("review", "%s %s: %s", method, url, curl_easy_strerror(cc));
+		cmd_error("review", "%s %s: %s", method, url, curl_easy_strerror(cc));
 	else
 		curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
 	curl_slist_free_all(headers);
@@ -728,12 +714,12 @@ static json_t *review_json(
 	}
 	j = text != NULL ? json_loads(text, 0, &je) : NULL;
 	if (status != want && status != want2) {
-		say_error(
+		cmd_error(
 		    "review", "%s %s: HTTP %ld: %.400s", method, path, status, text != NULL ? text : "");
 		json_decref(j);
 		j = NULL;
 	} else if (j == NULL) {
-		say_error("review", "%s %s: the answer is not JSON", method, path);
+		cmd_error("review", "%s %s: the answer is not JSON", method, path);
 	}
 	free(text);
 	return j;
@@ -768,12 +754,12 @@ static int review_attach(struct review *r)
 	size_t i;
 
 	if (list == NULL)
-		return say_error("review",
+		return cmd_error("review",
 		    "%s: GET /api/builds failed (a phpcmp daemon with builds that come and go?)", r->url);
 	snprintf(r->builds_dir, sizeof r->builds_dir, "%s", review_str(list, "builds_dir"));
 	if (r->builds_dir[0] != '/' || stat(r->builds_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		json_decref(list);
-		return say_error("review",
+		return cmd_error("review",
 		    "%s: its builds folder %s is not a folder on this machine: run the "
 		    "review where the daemon runs",
 		    r->url, r->builds_dir[0] ? r->builds_dir : "(none given)");
@@ -787,14 +773,14 @@ static int review_attach(struct review *r)
 		if (snprintf(rb->dname, sizeof rb->dname, "%s-%s", r->label, rb->name) >=
 		    (int)sizeof rb->dname) {
 			json_decref(list);
-			return say_error("review", "--label %s: %s-%s is over 63 bytes, a build name's most",
+			return cmd_error("review", "--label %s: %s-%s is over 63 bytes, a build name's most",
 			    r->label, r->label, rb->name);
 		}
 		json_array_foreach (json_object_get(list, "builds"), i, b)
 			if (strcmp(review_str(b, "name"), rb->dname) == 0 &&
 			    strcmp(review_str(b, "state"), "active") == 0) {
 				json_decref(list);
-				return say_error("review",
+				return cmd_error("review",
 				    "%s: a build named %s is active there already (another "
 				    "review with --label %s?)",
 				    r->url, rb->dname, r->label);
@@ -826,7 +812,7 @@ static int review_register(struct review *r)
 		text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
 		json_decref(body);
 		if (text == NULL)
-			return say_error("review", "out of memory");
+			return cmd_error("review", "out of memory");
 		ans = review_json(r, "POST", "/api/builds", text, 201, 201);
 		free(text);
 		if (ans == NULL)
@@ -893,7 +879,7 @@ static int64_t review_post_run(struct review *r, json_t *body)
 	text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
 	json_decref(body);
 	if (text == NULL)
-		return say_error("review", "out of memory");
+		return cmd_error("review", "out of memory");
 	run = review_json(r, "POST", "/api/runs", text, 202, 202);
 	free(text);
 	int64_t id = run != NULL ? review_int(run, "id") : 0;
@@ -941,7 +927,7 @@ static json_t *review_wait_run(struct review *r, int64_t id, const char *what, j
 			return run;
 		}
 		if (strcmp(status, "queued") != 0 && strcmp(status, "running") != 0) {
-			say_error("review", "the %s run (%s) ended %s: %s", what, path, status,
+			cmd_error("review", "the %s run (%s) ended %s: %s", what, path, status,
 			    review_str(run, "error"));
 			json_decref(run);
 			return NULL;
@@ -1047,7 +1033,7 @@ static int review_roles(struct review *r)
 	}
 	for (int k = 0; k < r->cur->nbuilds; k++)
 		if (r->cur->builds[k].role[0] == '\0')
-			return say_error(
+			return cmd_error(
 			    "review", "the daemon does not list build %s", r->cur->builds[k].name);
 	return 0;
 }
@@ -1071,7 +1057,7 @@ static int review_rerun(struct review *r, json_t *cause)
 
 	json_decref(body);
 	if (text == NULL)
-		return say_error("review", "out of memory");
+		return cmd_error("review", "out of memory");
 	ans = review_json(r, "POST", "/api/cases", text, 201, 201);
 	free(text);
 	if (ans == NULL)
@@ -1244,14 +1230,14 @@ static int review_run_all(struct review *r)
 	char path[96];
 	snprintf(path, sizeof path, "/api/runs/%" PRId64 "/report.md", r->run_phpt);
 	if (review_request(r, "GET", path, NULL, &r->phpt_line) != 200)
-		return say_error("review", "GET %s failed", path);
+		return cmd_error("review", "GET %s failed", path);
 	snprintf(path, sizeof path, "/api/runs/%" PRId64 "/measurements", r->run_measure);
 	if ((r->measurements = review_json(r, "GET", path, NULL, 200, 200)) == NULL)
 		return -1;
 	snprintf(path, sizeof path, "/api/runs/%" PRId64 "/report.md?columns=candidates&json_encoder=1",
 	    r->run_measure);
 	if (review_request(r, "GET", path, NULL, &r->measure_md) != 200)
-		return say_error("review", "GET %s failed", path);
+		return cmd_error("review", "GET %s failed", path);
 	review_unlabel(r, r->phpt_line);
 	review_unlabel(r, r->measure_md);
 	review_say(r, "waiting for the reducer (at most %ld s)", r->settle_s);
@@ -1894,15 +1880,15 @@ static int review_write(const struct review *r)
 	int rc = 0;
 
 	if (text == NULL)
-		return say_error("review", "out of memory writing the report");
+		return cmd_error("review", "out of memory writing the report");
 	if (r->out_path != NULL && (f = fopen(r->out_path, "w")) == NULL) {
 		free(text);
-		return say_error("review", "--out %s: %s", r->out_path, strerror(errno));
+		return cmd_error("review", "--out %s: %s", r->out_path, strerror(errno));
 	}
 	if (fputs(text, f) == EOF || (r->json && fputc('\n', f) == EOF))
-		rc = say_error("review", "writing the report: %s", strerror(errno));
+		rc = cmd_error("review", "writing the report: %s", strerror(errno));
 	if (f != stdout && fclose(f) != 0)
-		rc = say_error("review", "--out %s: %s", r->out_path, strerror(errno));
+		rc = cmd_error("review", "--out %s: %s", r->out_path, strerror(errno));
 	else if (f == stdout)
 		fflush(stdout);
 	free(text);
@@ -1932,7 +1918,7 @@ static int review_keep(struct review *r, int verdict)
 		    (json_int_t)r->run_generated, "stored", (json_int_t)r->run_stored, "phpt",
 		    (json_int_t)r->run_phpt, "measure", (json_int_t)r->run_measure, "report_md", md);
 	if (body == NULL || (text = json_dumps(body, JSON_COMPACT)) == NULL) {
-		say_error("review", "out of memory keeping the review");
+		cmd_error("review", "out of memory keeping the review");
 		goto out;
 	}
 	if ((ans = review_json(r, "POST", "/api/reviews", text, 201, 201)) == NULL)
@@ -1964,7 +1950,7 @@ int review_command(int argc, char **argv)
 	if (review_find_root(&r) < 0 || review_make_work(&r) < 0)
 		return 2;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (r.curl = curl_easy_init()) == NULL) {
-		say_error("review", "libcurl failed to start");
+		cmd_error("review", "libcurl failed to start");
 		goto out;
 	}
 	if (r.url != NULL) {

@@ -16,7 +16,7 @@
 
 #include "buf.h"
 #include "cli.h"
-#include "say.h"
+#include "cmdline.h"
 #include "common.h"
 
 #define SUBMIT_TIMEOUT_S 600
@@ -43,7 +43,7 @@ static char *submit_case_body(const struct case_spec *c, const char *path)
 			continue;
 		/* JSON carries text: bytes that are not UTF-8 can't be submitted. */
 		if ((v = json_string(strs[i].value)) == NULL) {
-			say_error(NULL,
+			cmd_error(NULL,
 			    "%s: the %s is not valid UTF-8, which the JSON API cannot carry "
 			    "(write such bytes as \"\\xNN\" escapes in PHP strings)",
 			    path, strs[i].key);
@@ -62,7 +62,7 @@ static char *submit_case_body(const struct case_spec *c, const char *path)
 	return text;
 oom:
 	json_decref(o);
-	say_error(NULL, "out of memory");
+	cmd_error(NULL, "out of memory");
 	return NULL;
 }
 
@@ -121,7 +121,7 @@ static int submit_files_dir(struct submit_files *f, const char *dir, int depth)
 	int rc = 0;
 
 	if (d == NULL) {
-		say_error(NULL, "submit: %s: %s", dir, strerror(errno));
+		cmd_error(NULL, "submit: %s: %s", dir, strerror(errno));
 		return -1;
 	}
 	while (rc == 0 && (de = readdir(d)) != NULL) {
@@ -139,7 +139,7 @@ static int submit_files_dir(struct submit_files *f, const char *dir, int depth)
 	}
 	closedir(d);
 	if (rc == 0 && depth == 0 && f->n == first) {
-		say_error(NULL, "submit: %s: no *.phpt case file in it", dir);
+		cmd_error(NULL, "submit: %s: no *.phpt case file in it", dir);
 		return -1;
 	}
 	if (depth == 0)
@@ -218,11 +218,11 @@ static int submit_one(CURL *curl, const char *endpoint, const char *url, size_t 
 
 	case_init(&c);
 	if ((text = bytes_read_file(file, MAX_BODY_SIZE, &len, err, sizeof err)) == NULL) {
-		say_error(NULL, "%s: %s", file, err);
+		cmd_error(NULL, "%s: %s", file, err);
 		goto out;
 	}
 	if (casefile_parse(text, len, &c, err, sizeof err) < 0) {
-		say_error(NULL, "%s: %s", file, err);
+		cmd_error(NULL, "%s: %s", file, err);
 		goto out;
 	}
 	if ((body = submit_case_body(&c, file)) == NULL)
@@ -234,12 +234,12 @@ static int submit_one(CURL *curl, const char *endpoint, const char *url, size_t 
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp);
 	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curlerr);
 	if (curl_easy_perform(curl) != CURLE_OK) {
-		say_error(NULL, "%s: %s", endpoint, curlerr[0] != '\0' ? curlerr : "request failed");
+		cmd_error(NULL, "%s: %s", endpoint, curlerr[0] != '\0' ? curlerr : "request failed");
 		goto out;
 	}
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	if (resp.data == NULL || (j = json_loadb(resp.data, resp.len, 0, &jerr)) == NULL) {
-		say_error(NULL, "%s: HTTP %ld with a body that is not JSON", endpoint, status);
+		cmd_error(NULL, "%s: HTTP %ld with a body that is not JSON", endpoint, status);
 		goto out;
 	}
 	if (json_is_object(e = json_object_get(j, "error"))) {
@@ -249,14 +249,14 @@ static int submit_one(CURL *curl, const char *endpoint, const char *url, size_t 
 			submit_case_error(file, text, len, e);
 			fflush(stdout);
 		}
-		say_error(NULL, "%s: HTTP %ld %s: %s", file, status, verdict != NULL ? verdict : "error",
+		cmd_error(NULL, "%s: HTTP %ld %s: %s", file, status, verdict != NULL ? verdict : "error",
 		    caseurl != NULL ? caseurl : "");
 		goto out;
 	}
 	verdict = json_string_value(json_object_get(j, "verdict"));
 	caseurl = json_string_value(json_object_get(j, "url"));
 	if ((status != 201 && status != 409) || verdict == NULL) {
-		say_error(NULL, "%s: unexpected answer (HTTP %ld)", endpoint, status);
+		cmd_error(NULL, "%s: unexpected answer (HTTP %ld)", endpoint, status);
 		goto out;
 	}
 	printf("%s", verdict);
@@ -325,18 +325,18 @@ int submit_command(int argc, char **argv)
 		else if (!options_done && strncmp(argv[i], "--url=", 6) == 0)
 			url = argv[i] + 6;
 		else if (!options_done && argv[i][0] == '-' && argv[i][1] != '\0') {
-			say_error(NULL, "submit: unknown option %s", argv[i]);
+			cmd_error(NULL, "submit: unknown option %s", argv[i]);
 			goto usage;
 		} else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (submit_files_dir(&files, argv[i], 0) < 0)
 				goto out;
 		} else if (submit_files_add(&files, argv[i]) < 0) {
-			say_error(NULL, "out of memory");
+			cmd_error(NULL, "out of memory");
 			goto out;
 		}
 	}
 	if (files.n == 0) {
-		say_error(NULL, "submit: which case files? (a file or a folder of *.phpt)");
+		cmd_error(NULL, "submit: which case files? (a file or a folder of *.phpt)");
 		goto usage;
 	}
 	ulen = strlen(url);
@@ -345,7 +345,7 @@ int submit_command(int argc, char **argv)
 	snprintf(endpoint, sizeof endpoint, "%.*s/api/cases", (int)ulen, url);
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (curl = curl_easy_init()) == NULL) {
-		say_error(NULL, "cannot initialise libcurl");
+		cmd_error(NULL, "cannot initialise libcurl");
 		goto out;
 	}
 	/* The daemon wants a token where writes are closed (docs/hardening.md). */
