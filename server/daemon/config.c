@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "cmdline.h"
+#include "services.h"
 
 #define CONFIG_MAX_FILE_SIZE (64u << 10)
 #define CONFIG_MAX_TIMEOUT_MS 3600000
@@ -137,7 +138,7 @@ enum main_option_kind { OPT_STRING, OPT_INT, OPT_ONOFF, OPT_BYTES };
 /* A field's offset, and a compiler warning if it is not of the kind's type
  * (pointers to distinct types compared, never evaluated: inside sizeof). */
 #define OPT_FIELD(field, type) \
-	(offsetof(struct config, field) + 0 * sizeof(&((struct config *)0)->field == (type *)0))
+	(offsetof(struct serve_opts, field) + 0 * sizeof(&((struct serve_opts *)0)->field == (type *)0))
 #define OPT(key, kind, field, min, max, def)                                \
 	{                                                                   \
 		key, kind, OPT_FIELD(field, OPT_TYPE_##kind), min, max, def \
@@ -153,35 +154,35 @@ static const struct config_option {
 	long min, max;
 	const char *def;
 } config_options[] = {
-	OPT("listen", OPT_STRING, listen_addr, 0, 0, "127.0.0.1"),
-	OPT("port", OPT_INT, port, 0, 65535, "8080"),
-	OPT("db", OPT_STRING, db_path, 0, 0, "phpcmp.db"),
-	OPT("cases", OPT_STRING, cases_dir, 0, 0, "cases"),
-	OPT("web", OPT_STRING, web_dir, 0, 0, "web"),
-	OPT("state", OPT_STRING, state_dir, 0, 0, "state"),
-	OPT("builds-dir", OPT_STRING, builds_dir, 0, 0, "builds"),
-	OPT("timeout-ms", OPT_INT, case_timeout_ms, 1, CONFIG_MAX_TIMEOUT_MS, "5000"),
-	OPT("read-auth", OPT_ONOFF, read_auth, 0, 0, NULL),
-	OPT("run-stored", OPT_ONOFF, run_stored, 0, 0, NULL),
-	OPT("max-connections", OPT_INT, max_connections, 1, CONFIG_MAX_BOUND, "128"),
-	OPT("max-client-connections", OPT_INT, max_client_connections, 1, CONFIG_MAX_BOUND, "256"),
-	OPT("max-callgrind-dumps", OPT_INT, max_callgrind_dumps, 1, CONFIG_MAX_BOUND, "1000"),
-	OPT("max-client-uploads", OPT_INT, max_client_uploads, 1, CONFIG_MAX_BOUND, "16"),
-	OPT("max-case-requests", OPT_INT, max_case_requests, 1, CONFIG_MAX_BOUND, "64"),
-	OPT("reduce-budget-ms", OPT_INT, reduce_budget_ms, 1, CONFIG_MAX_TIMEOUT_MS, "2000"),
-	OPT("reduce-max-executions", OPT_INT, reduce_max_executions, 0, CONFIG_MAX_BOUND, "400"),
-	OPT("reduce-case-timeout-ms", OPT_INT, reduce_case_timeout_ms, 1, CONFIG_MAX_TIMEOUT_MS, "1000"),
-	OPT("reduce-max-pending", OPT_INT, reduce_max_pending, 1, CONFIG_MAX_BOUND, "64"),
-	OPT("asan-sample", OPT_INT, asan_sample, 0, RUN_MAX_COUNT, NULL),
-	OPT("measure-budget-ms", OPT_INT, measure_budget_ms, 1, CONFIG_MAX_TIMEOUT_MS, "5000"),
-	OPT("reduce-sample", OPT_INT, reduce_sample, 0, 100, "1"),
-	OPT("max-queued-runs", OPT_INT, max_queued_runs, 1, CONFIG_MAX_BOUND, "16"),
+	OPT("listen", OPT_STRING, http.listen_addr, 0, 0, "127.0.0.1"),
+	OPT("port", OPT_INT, http.port, 0, 65535, "8080"),
+	OPT("db", OPT_STRING, cfg.db_path, 0, 0, "phpcmp.db"),
+	OPT("cases", OPT_STRING, cfg.cases_dir, 0, 0, "cases"),
+	OPT("web", OPT_STRING, http.web_dir, 0, 0, "web"),
+	OPT("state", OPT_STRING, cfg.state_dir, 0, 0, "state"),
+	OPT("builds-dir", OPT_STRING, cfg.builds_dir, 0, 0, "builds"),
+	OPT("timeout-ms", OPT_INT, cfg.case_timeout_ms, 1, CONFIG_MAX_TIMEOUT_MS, "5000"),
+	OPT("read-auth", OPT_ONOFF, cfg.read_auth, 0, 0, NULL),
+	OPT("run-stored", OPT_ONOFF, cfg.run_stored, 0, 0, NULL),
+	OPT("max-connections", OPT_INT, http.max_connections, 1, CONFIG_MAX_BOUND, "128"),
+	OPT("max-client-connections", OPT_INT, http.max_client_connections, 1, CONFIG_MAX_BOUND, "256"),
+	OPT("max-callgrind-dumps", OPT_INT, cfg.max_callgrind_dumps, 1, CONFIG_MAX_BOUND, "1000"),
+	OPT("max-client-uploads", OPT_INT, http.max_client_uploads, 1, CONFIG_MAX_BOUND, "16"),
+	OPT("max-case-requests", OPT_INT, cfg.max_case_requests, 1, CONFIG_MAX_BOUND, "64"),
+	OPT("reduce-budget-ms", OPT_INT, cfg.reduce_budget_ms, 1, CONFIG_MAX_TIMEOUT_MS, "2000"),
+	OPT("reduce-max-executions", OPT_INT, cfg.reduce_max_executions, 0, CONFIG_MAX_BOUND, "400"),
+	OPT("reduce-case-timeout-ms", OPT_INT, cfg.reduce_case_timeout_ms, 1, CONFIG_MAX_TIMEOUT_MS, "1000"),
+	OPT("reduce-max-pending", OPT_INT, cfg.reduce_max_pending, 1, CONFIG_MAX_BOUND, "64"),
+	OPT("asan-sample", OPT_INT, cfg.asan_sample, 0, RUN_MAX_COUNT, NULL),
+	OPT("measure-budget-ms", OPT_INT, cfg.measure_budget_ms, 1, CONFIG_MAX_TIMEOUT_MS, "5000"),
+	OPT("reduce-sample", OPT_INT, cfg.reduce_sample, 0, 100, "1"),
+	OPT("max-queued-runs", OPT_INT, cfg.max_queued_runs, 1, CONFIG_MAX_BOUND, "16"),
 	/* years of a team's cases, and never a full disk by surprise */
-	OPT("db-max-size", OPT_BYTES, db_max_bytes, 0, 0, "4G"),
-	OPT("measure-timeout-ms", OPT_INT, measure_timeout_ms, 1, CONFIG_MAX_TIMEOUT_MS, "120000"),
-	OPT("valgrind", OPT_STRING, valgrind_bin, 0, 0, "valgrind"),
-	OPT("worker", OPT_STRING, worker_bin, 0, 0, "build/phpcmp-worker"),
-	OPT("core-src", OPT_STRING, core_src, 0, 0, "server/core"),
+	OPT("db-max-size", OPT_BYTES, cfg.db_max_bytes, 0, 0, "4G"),
+	OPT("measure-timeout-ms", OPT_INT, cfg.measure_timeout_ms, 1, CONFIG_MAX_TIMEOUT_MS, "120000"),
+	OPT("valgrind", OPT_STRING, cfg.valgrind_bin, 0, 0, "valgrind"),
+	OPT("worker", OPT_STRING, cfg.worker_bin, 0, 0, "build/phpcmp-worker"),
+	OPT("core-src", OPT_STRING, cfg.core_src, 0, 0, "server/core"),
 };
 #undef OPT
 #undef OPT_FIELD
@@ -190,10 +191,10 @@ static const struct config_option {
 #undef OPT_TYPE_OPT_ONOFF
 #undef OPT_TYPE_OPT_BYTES
 
-/* One row of config_options applied to the configuration. */
-static int config_set_field(struct config *c, const struct config_option *opt, const char *value)
+/* One row of config_options applied to the settings. */
+static int config_set_field(struct serve_opts *o, const struct config_option *opt, const char *value)
 {
-	char *field = (char *)c + opt->offset;
+	char *field = (char *)o + opt->offset;
 	long n = 0;
 	int on;
 
@@ -233,10 +234,10 @@ static int config_add_asan(struct serve_opts *o, const char *value)
 }
 
 /* --host NAME: one more name the daemon answers to. */
-static int config_add_host(struct config *c, const char *value)
+static int config_add_host(struct http_config *c, const char *value)
 {
-	if (c->nhosts >= MAX_HOSTS)
-		return cmd_error(NULL, "host: at most %d names", MAX_HOSTS);
+	if (c->nhosts >= HTTP_MAX_HOSTS)
+		return cmd_error(NULL, "host: at most %d names", HTTP_MAX_HOSTS);
 	if (value[strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")] != '\0')
 		return cmd_error(
 		    NULL, "host: \"%s\" is not a host name (letters, digits, '.', '-'; no port)", value);
@@ -255,7 +256,7 @@ static int config_set(struct serve_opts *o, const char *key, const char *value)
 		return cmd_error(NULL, "%s: empty value", key);
 	for (size_t i = 0; i < sizeof config_options / sizeof config_options[0]; i++)
 		if (strcmp(key, config_options[i].key) == 0)
-			return config_set_field(c, &config_options[i], value);
+			return config_set_field(o, &config_options[i], value);
 	if (strcmp(key, "build") == 0)
 		return config_add_build(o, value);
 	if (strcmp(key, "base") == 0) {
@@ -282,7 +283,7 @@ static int config_set(struct serve_opts *o, const char *key, const char *value)
 		return 0;
 	}
 	if (strcmp(key, "host") == 0)
-		return config_add_host(c, value);
+		return config_add_host(&o->http, value);
 	if (strcmp(key, "config") == 0)
 		return cmd_error(NULL, "config: a config file cannot name another");
 	rc = confine_option(&c->sandbox, key, value, err, sizeof err);
@@ -396,7 +397,7 @@ int serve_opts_parse(struct serve_opts *o, int argc, char **argv)
 		return cmd_error(NULL, "out of memory");
 	for (size_t k = 0; k < sizeof config_options / sizeof config_options[0]; k++)
 		if (config_options[k].def != NULL &&
-		    config_set_field(c, &config_options[k], config_options[k].def) < 0)
+		    config_set_field(o, &config_options[k], config_options[k].def) < 0)
 			return -1;
 	c->memory_limit = "128M";
 	confine_defaults(&c->sandbox);
@@ -468,5 +469,8 @@ int serve_opts_parse(struct serve_opts *o, int argc, char **argv)
 		if (confine_check(c, err, sizeof err) < 0)
 			return cmd_error(NULL, "%s", err);
 	}
+	/* What the services need of the listen address: whether other machines
+	 * can reach the daemon (then writes need a token). */
+	c->beyond_loopback = !auth_is_loopback(o->http.listen_addr);
 	return 0;
 }

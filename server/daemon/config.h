@@ -1,12 +1,13 @@
 /*
  * phpcmp serve's settings: the command line and the config file
- * (docs/config.md), read into struct config (engine.h) and the builds to
- * find.  A bad value is said on stderr with its exact reason.
+ * (docs/config.md), read into the engine's struct config (engine.h), the
+ * HTTP server's struct http_config (http.h) and the builds to find.  A bad value is said on stderr with its exact reason.
  */
 #ifndef PHPCMP_CONFIG_H
 #define PHPCMP_CONFIG_H
 
 #include "engine.h"
+#include "http.h"
 
 /* Strings read from a config file live until exit. */
 struct serve_strings {
@@ -21,6 +22,7 @@ struct serve_build_arg {
 
 struct serve_opts {
 	struct config cfg;
+	struct http_config http;
 	const char *config_file;
 	const char *base_name; /* --base NAME: that build is the base; NULL: the first */
 	int nbuild_args;

@@ -275,9 +275,9 @@ static int main_start(struct app *app, struct serve_opts *o, struct http **http,
 	if ((app->db = db_open(o->cfg.db_path, err, sizeof err)) == NULL)
 		return cmd_error(NULL, "%s", err);
 	if (db_set_max_bytes(app->db, o->cfg.db_max_bytes, err, sizeof err) < 0 ||
-	    auth_startup(app, err, sizeof err) < 0)
+	    auth_startup(app, o->http.listen_addr, err, sizeof err) < 0)
 		return cmd_error(NULL, "%s", err);
-	if ((*http = http_bind(app, err, sizeof err)) == NULL)
+	if ((*http = http_bind(app, &o->http, err, sizeof err)) == NULL)
 		return cmd_error(NULL, "%s", err);
 	if ((n = db_runs_interrupt(app->db, err, sizeof err)) < 0)
 		return cmd_error(NULL, "%s", err);
@@ -356,8 +356,8 @@ static int main_serve(int argc, char **argv)
 	app.started_ms = (int64_t)clock_ms();
 	if (main_start(&app, &o, &http, &nworkers) == 0) {
 		fprintf(stderr, "phpcmp %s: serving http://%s%s%s:%d/ (database %s)\n", PHPCMP_VERSION,
-		    strchr(o.cfg.listen_addr, ':') != NULL ? "[" : "", o.cfg.listen_addr,
-		    strchr(o.cfg.listen_addr, ':') != NULL ? "]" : "", http_port(http), o.cfg.db_path);
+		    strchr(o.http.listen_addr, ':') != NULL ? "[" : "", o.http.listen_addr,
+		    strchr(o.http.listen_addr, ':') != NULL ? "]" : "", http_port(http), o.cfg.db_path);
 		sig = main_wait_signal();
 		fprintf(stderr, "phpcmp: %s, stopping\n",
 		    sig == SIGINT        ? "SIGINT"

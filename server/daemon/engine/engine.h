@@ -51,15 +51,11 @@ struct sandbox_config {
 	const char *disable_functions; /* NULL: the worker's own list */
 };
 
-#define MAX_HOSTS 8
 #define MAX_PHPT_DIRS 16
 
 struct config {
-	const char *listen_addr;  /* default 127.0.0.1 */
-	int port;                 /* default 8080 */
 	const char *db_path;      /* default phpcmp.db */
 	const char *cases_dir;    /* default cases */
-	const char *web_dir;      /* default web */
 	const char *state_dir;    /* compiled worker cores; default state */
 	const char *worker_bin;   /* the loader executable */
 	const char *core_src;     /* server/core, for compiling cores */
@@ -69,18 +65,12 @@ struct config {
 	int run_stored;           /* queue a stored-suite run at startup */
 	const char *memory_limit; /* PHP memory_limit, default 128M */
 	/* Who may write and how much is accepted (docs/config.md, docs/hardening.md) */
-	int read_auth;              /* GET /api/... needs a token too; default 0 */
-	int max_connections;        /* HTTP requests served at once; over it 503; default 128 */
-	int max_client_connections; /* connections open from one address; default 256 */
-	int max_client_uploads;     /* bodies one address sends past the grace at once; default 16 */
-	int max_callgrind_dumps;    /* measured results' callgrind files kept; older ones deleted; 1000 */
-	int max_case_requests;      /* POST /api/cases running at once; over it 503; default 64 */
-	int max_queued_runs;        /* runs waiting to start; over it 429; default 16 */
-	int64_t db_max_bytes;       /* database size cap (SQLite max_page_count); 0: none */
-	/* Host names the daemon answers for besides its listen address and
-	 * localhost (--host, repeatable): any other Host header is refused. */
-	int nhosts;
-	const char *hosts[MAX_HOSTS];
+	int read_auth;           /* GET /api/... needs a token too; default 0 */
+	int beyond_loopback;     /* listening on a non-loopback address: writes need a token */
+	int max_callgrind_dumps; /* measured results' callgrind files kept; older ones deleted; 1000 */
+	int max_case_requests;   /* POST /api/cases running at once; over it 503; default 64 */
+	int max_queued_runs;     /* runs waiting to start; over it 429; default 16 */
+	int64_t db_max_bytes;    /* database size cap (SQLite max_page_count); 0: none */
 	/* Folders of .phpt tests a phpt run may read besides the default one
 	 * (--phpt-dir, repeatable; phptrun_serve resolves them at startup). */
 	int nphpt_dirs;

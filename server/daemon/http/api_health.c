@@ -34,7 +34,7 @@ static void api_health_public(struct app *app, struct http_response *resp)
 	        "reads", "token"));
 }
 
-static void api_health(struct app *app, struct http_response *resp)
+static void api_health(struct app *app, const struct http_config *server, struct http_response *resp)
 {
 	const struct config *cfg = app->config;
 	struct build *active[MAX_BUILDS];
@@ -53,11 +53,11 @@ static void api_health(struct app *app, struct http_response *resp)
 	        closed < 0   ? "unknown"
 	            : closed ? "token"
 	                     : "open",
-	        "reads", cfg->read_auth ? "token" : "open", "limits", "max_connections", cfg->max_connections,
-	        "max_client_connections", cfg->max_client_connections, "max_client_uploads",
-	        cfg->max_client_uploads, "max_case_requests", cfg->max_case_requests, "max_queued_runs",
-	        cfg->max_queued_runs, "max_body_bytes", (json_int_t)MAX_BODY_SIZE, "max_code_bytes",
-	        (json_int_t)MAX_CODE_SIZE, "max_output_bytes", (json_int_t)PROTO_MAX_OUTPUT,
+	        "reads", cfg->read_auth ? "token" : "open", "limits", "max_connections",
+	        server->max_connections, "max_client_connections", server->max_client_connections,
+	        "max_client_uploads", server->max_client_uploads, "max_case_requests", cfg->max_case_requests,
+	        "max_queued_runs", cfg->max_queued_runs, "max_body_bytes", (json_int_t)MAX_BODY_SIZE,
+	        "max_code_bytes", (json_int_t)MAX_CODE_SIZE, "max_output_bytes", (json_int_t)PROTO_MAX_OUTPUT,
 	        "max_printed_bytes", (json_int_t)PROTO_MAX_PRINTED, "db_max_bytes",
 	        (json_int_t)cfg->db_max_bytes, "case_requests",
 	        __atomic_load_n(&app->case_requests, __ATOMIC_RELAXED), "measure_budget_ms",
@@ -87,7 +87,7 @@ void api_route_health(
 	    (req->authorization == NULL || auth_read(app, req->authorization, &e) < 0))
 		api_health_public(app, resp);
 	else
-		api_health(app, resp);
+		api_health(app, req->server, resp);
 }
 
 void api_route_flags(

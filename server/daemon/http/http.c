@@ -80,6 +80,7 @@ struct http_sock {
 
 struct http {
 	struct app *app;
+	const struct http_config *cfg; /* the caller's, for as long as it serves */
 	struct MHD_Daemon *daemon;
 	char web_root[PATH_MAX];     /* canonical; "" when the folder is missing */
 	char modules_root[PATH_MAX]; /* node_modules beside it (canonical), or "" */
@@ -408,7 +409,7 @@ static void *http_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 }
 
 /* Is name (a Host header's name, without its port) one this daemon answers for? */
-static int http_host_ok(const struct config *cfg, const char *name)
+static int http_host_ok(const struct http_config *cfg, const char *name)
 {
 	char addr[16];
 	int i;
@@ -527,7 +528,7 @@ static enum MHD_Result http_count_lengths(
 static int http_front_door(struct http *h, struct MHD_Connection *conn, struct http_conn *c, const char *url,
     const char *method, enum MHD_Result *ret)
 {
-	const struct config *cfg = h->app->config;
+	const struct http_config *cfg = h->cfg;
 	const char *host, *origin, *site, *ct;
 	struct http_lengths lengths = { 0, 0, 0, NULL };
 	struct http_once once = { 0, 0, 0 };
@@ -680,7 +681,7 @@ static void http_cut(struct http_sock *s)
  */
 static void http_watch_bodies(struct http *h, double now)
 {
-	int max = h->app->config->max_client_uploads;
+	int max = h->cfg->max_client_uploads;
 	struct http_sock *s, *t;
 
 	for (s = h->socks.next; s != &h->socks; s = s->next) {
@@ -823,8 +824,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 	 * body rate and the per-client limits bound those), so /api/health is
 	 * never behind them. */
 	c->counted = 1;
-	if (__atomic_add_fetch(&h->requests, 1, __ATOMIC_RELAXED) > h->app->config->max_connections)
-		return http_send_busy(conn, h->app->config->max_connections);
+	if (__atomic_add_fetch(&h->requests, 1, __ATOMIC_RELAXED) > h->cfg->max_connections)
+		return http_send_busy(conn, h->cfg->max_connections);
 	if (c->too_large)
 		return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
 		    "request body is over the %u byte limit", MAX_BODY_SIZE);
@@ -841,6 +842,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 	req.body = c->body != NULL ? c->body : "";
 	req.body_len = c->len;
 	http_peer(conn, req.peer, sizeof req.peer);
+	req.server = h->cfg;
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_collect_query, &req);
 	api_handle(h->app, &req, &resp);
 	if (resp.status >= 500)
@@ -924,9 +926,8 @@ static void http_log(void *cls, const char *fmt, va_list ap)
  * yet listening: a client that connects during the start is refused, as
  * before, rather than left waiting in the backlog.
  */
-struct http *http_bind(struct app *app, char *err, size_t errsize)
+struct http *http_bind(struct app *app, const struct http_config *cfg, char *err, size_t errsize)
 {
-	const struct config *cfg = app->config;
 	struct sockaddr_in sin;
 	struct sockaddr_in6 sin6;
 	struct sockaddr_storage got;
@@ -940,6 +941,7 @@ struct http *http_bind(struct app *app, char *err, size_t errsize)
 		return NULL;
 	}
 	h->app = app;
+	h->cfg = cfg;
 	h->listen_fd = -1;
 	h->socks.next = h->socks.prev = &h->socks;
 	pthread_mutex_init(&h->lock, NULL);
@@ -1000,7 +1002,7 @@ fail:
 
 int http_start(struct http *h, char *err, size_t errsize)
 {
-	const struct config *cfg = h->app->config;
+	const struct http_config *cfg = h->cfg;
 	int open_limit;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
 

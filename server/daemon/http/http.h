@@ -9,6 +9,21 @@
 
 /* ---- http.c ---- */
 #define HTTP_MAX_QUERY 16
+#define HTTP_MAX_HOSTS 8
+
+/* Where and how the daemon serves (phpcmp serve's options, docs/config.md). */
+struct http_config {
+	const char *listen_addr;    /* default 127.0.0.1 */
+	int port;                   /* default 8080; 0: any free port (http_port says which) */
+	const char *web_dir;        /* the page; default web */
+	int max_connections;        /* HTTP requests served at once; over it 503; default 128 */
+	int max_client_connections; /* connections open from one address; default 256 */
+	int max_client_uploads;     /* bodies one address sends past the grace at once; default 16 */
+	/* Host names the daemon answers for besides its listen address and
+	 * localhost (--host, repeatable): any other Host header is refused. */
+	int nhosts;
+	const char *hosts[HTTP_MAX_HOSTS];
+};
 
 struct http_request {
 	const char *method;
@@ -17,10 +32,11 @@ struct http_request {
 	const char *body;         /* NUL-terminated, may hold NULs */
 	size_t body_len;
 	size_t nquery;
-	int query_overflow;         /* more than HTTP_MAX_QUERY parameters were sent */
-	const char *authorization;  /* the Authorization header, NULL when not sent */
-	const struct auth_who *who; /* set by api_handle for writes: who sent it */
-	char peer[48];              /* the client's address ("127.0.0.2", "::1"), "" unknown */
+	int query_overflow;               /* more than HTTP_MAX_QUERY parameters were sent */
+	const char *authorization;        /* the Authorization header, NULL when not sent */
+	const struct auth_who *who;       /* set by api_handle for writes: who sent it */
+	char peer[48];                    /* the client's address ("127.0.0.2", "::1"), "" unknown */
+	const struct http_config *server; /* the daemon's serving settings (health shows its limits) */
 	struct {
 		const char *key, *value;
 	} query[HTTP_MAX_QUERY];
@@ -47,7 +63,7 @@ struct http_response {
 struct http;
 /* Bind the listening address (before the workers start: a port in use is
  * said at once), then serve on it; http_stop after either. */
-struct http *http_bind(struct app *, char *err, size_t errsize);
+struct http *http_bind(struct app *, const struct http_config *, char *err, size_t errsize);
 int http_start(struct http *, char *err, size_t errsize);
 void http_stop(struct http *);
 /* The port actually bound (for --port 0). */

@@ -154,7 +154,7 @@ int auth_writes_closed(struct app *app, char *err, size_t errsize)
 {
 	int n;
 
-	if (!auth_is_loopback(app->config->listen_addr))
+	if (app->config->beyond_loopback)
 		return 1;
 	if ((n = db_tokens_active(app->db, err, errsize)) < 0)
 		return -1;
@@ -165,7 +165,7 @@ int auth_writes_closed_nowait(struct app *app)
 {
 	int n;
 
-	if (!auth_is_loopback(app->config->listen_addr))
+	if (app->config->beyond_loopback)
 		return 1;
 	if ((n = db_tokens_active_nowait(app->db)) < 0)
 		return -1;
@@ -202,9 +202,8 @@ int auth_read(struct app *app, const char *authorization, struct svc_error *e)
 	return auth_check_token(app, authorization, &who, e);
 }
 
-int auth_startup(struct app *app, char *err, size_t errsize)
+int auth_startup(struct app *app, const char *addr, char *err, size_t errsize)
 {
-	const char *addr = app->config->listen_addr;
 	char dberr[512];
 	int n;
 
@@ -212,7 +211,7 @@ int auth_startup(struct app *app, char *err, size_t errsize)
 		snprintf(err, errsize, "%s", dberr);
 		return -1;
 	}
-	if (!auth_is_loopback(addr) && n == 0) {
+	if (app->config->beyond_loopback && n == 0) {
 		snprintf(err, errsize,
 		    "listen address %s is not a loopback address, and other machines "
 		    "must not write without a token: none is configured in %s.  Create one with "
@@ -221,7 +220,8 @@ int auth_startup(struct app *app, char *err, size_t errsize)
 		return -1;
 	}
 	fprintf(stderr, "phpcmp: writes %s; reads %s\n",
-	    n > 0 || !auth_is_loopback(addr) ? "need a token" : "are open (loopback, no token configured)",
+	    n > 0 || app->config->beyond_loopback ? "need a token"
+	                                          : "are open (loopback, no token configured)",
 	    app->config->read_auth ? "need a token" : "are open");
 	return 0;
 }

@@ -118,8 +118,9 @@ struct auth_who {
 
 /* 127.0.0.0/8, ::1 or ::ffff:127.x: only this machine can connect. */
 int auth_is_loopback(const char *addr);
-/* At startup: a non-loopback listen address needs at least one token. */
-int auth_startup(struct app *, char *err, size_t errsize);
+/* At startup: a non-loopback listen address (config->beyond_loopback, from
+ * addr) needs at least one token. */
+int auth_startup(struct app *, const char *addr, char *err, size_t errsize);
 /*
  * May a request with this Authorization header (NULL: none) write?  0 with
  * who filled (name "" when writes are open and no token was sent), or -1
