@@ -1,7 +1,8 @@
 /*
- * SQLite storage of builds, cases, comparisons, results, runs, tokens and
+ * SQLite storage of builds, cases, comparisons, results, runs and
  * measurements, through a fixed table of prepared statements with bound
- * parameters only (the connection's life is db_open.c's).
+ * parameters only (the connection's life is db_open.c's; tokens and a
+ * generated run's rows have files of their own).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,10 +15,8 @@
 
 #include "columns.h"
 #include "db_internal.h"
-#include "gen.h"
 
 #define DB_HISTORY_MAX 100
-#define NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
 enum stmt {
 	S_BUILD_RECORD,
@@ -48,24 +47,7 @@ enum stmt {
 	S_RUNS_QUEUED,
 	S_RUN_RESUME,
 	S_RUN_HAS_CASE,
-	S_TOKEN_ADD,
-	S_TOKEN_FIND,
-	S_TOKENS_ACTIVE,
-	S_TOKENS_LIST,
-	S_TOKEN_REVOKE,
-	S_TOKEN_USED,
 	S_RUN_SUMMARY,
-	S_GEN_BATCH,
-	S_RUN_PROGRESS_ADD,
-	S_GEN_CASE,
-	S_GEN_BATCH_HAS,
-	S_RUN_PROGRESS_BATCH,
-	S_GEN_MISMATCH_INSERT,
-	S_GEN_MISMATCHES,
-	S_GEN_SIGNATURE,
-	S_GEN_ONE,
-	S_GEN_LINK,
-	S_RUN_GEN_CASE,
 	S_RUN_CASE_ROW,
 	S_RUN_BUILDS,
 	S_BUILD_RUNS_PENDING,
@@ -128,10 +110,10 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "INSERT INTO builds (name, php_version, lib_path, prefix, sha256) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5) "
 	    "ON CONFLICT (name, sha256) DO UPDATE SET php_version = excluded.php_version, "
-	    "lib_path = excluded.lib_path, prefix = excluded.prefix, last_seen = " NOW " "
+	    "lib_path = excluded.lib_path, prefix = excluded.prefix, last_seen = " DB_NOW " "
 	    "RETURNING id",
 	[S_RUNS_INTERRUPT] =
-	    "UPDATE runs SET status = 'interrupted', finished_at = " NOW ", "
+	    "UPDATE runs SET status = 'interrupted', finished_at = " DB_NOW ", "
 	    "error = coalesce(error, 'the daemon stopped before the run finished') "
 	    "WHERE status IN ('queued', 'running')",
 	[S_CASE_FIND] =
@@ -194,11 +176,11 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RUNS_LIST] = "SELECT " RUN_COLUMNS "WHERE r.id < ?1 ORDER BY r.id DESC LIMIT ?2",
 	[S_RUN_NEXT] = "SELECT " RUN_COLUMNS "WHERE r.status = 'queued' ORDER BY r.id LIMIT 1",
 	[S_RUN_START] =
-	    "UPDATE runs SET status = 'running', started_at = coalesce(started_at, " NOW "), "
+	    "UPDATE runs SET status = 'running', started_at = coalesce(started_at, " DB_NOW "), "
 	    "total = ?2, error = ?3 "
 	    "WHERE id = ?1 AND status = 'queued'",
 	[S_RUN_FINISH] =
-	    "UPDATE runs SET status = ?2, finished_at = " NOW ", error = coalesce(?3, error) "
+	    "UPDATE runs SET status = ?2, finished_at = " DB_NOW ", error = coalesce(?3, error) "
 	    "WHERE id = ?1 AND status = 'running'",
 	/* The measured cases of a run with both builds' exact counts. */
 	[S_RUN_MEASUREMENTS] =
@@ -223,7 +205,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_DUMP_FILE] =
 	    "SELECT dump_file FROM results WHERE comparison_id = ?1 AND role = ?2",
 	[S_RUN_CANCEL] =
-	    "UPDATE runs SET status = 'cancelled', finished_at = " NOW " "
+	    "UPDATE runs SET status = 'cancelled', finished_at = " DB_NOW " "
 	    "WHERE id = ?1 AND status = 'queued'",
 	[S_RUNS_QUEUED] = "SELECT count(*) FROM runs WHERE status = 'queued'",
 	/* Back in the queue with the builds it was made with; started_at and
@@ -239,50 +221,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "WHERE m.run_id = ?10 AND c.content_hash = ?1 AND c.source IS ?2 AND c.title = ?3 "
 	    "AND c.code = ?4 AND c.setup IS ?5 AND c.flags = ?6 AND c.depth = ?7 AND c.expect IS ?8 "
 	    "AND c.iterations = ?9 LIMIT 1",
-	[S_TOKEN_ADD] = "INSERT INTO tokens (name, hash) VALUES (?1, ?2)",
-	[S_TOKEN_FIND] =
-	    "SELECT id, name, created_at, last_used_at, revoked_at FROM tokens WHERE hash = ?1",
-	[S_TOKENS_ACTIVE] = "SELECT count(*) FROM tokens WHERE revoked_at IS NULL",
-	[S_TOKENS_LIST] =
-	    "SELECT id, name, created_at, last_used_at, revoked_at FROM tokens ORDER BY id",
-	[S_TOKEN_REVOKE] =
-	    "UPDATE tokens SET revoked_at = " NOW " "
-	    "WHERE revoked_at IS NULL AND (id = ?1 OR (?1 = 0 AND name = ?2))",
-	/* At most one write a minute per token, not one per request. */
-	[S_TOKEN_USED] =
-	    "UPDATE tokens SET last_used_at = " NOW " WHERE id = ?1 AND (last_used_at IS NULL "
-	    "OR last_used_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-60 seconds'))",
-	/* Generated runs (genrun.c). */
+	/* A generated, phpt or coverage run's summary (columns.c). */
 	[S_RUN_SUMMARY] = "UPDATE runs SET summary = ?2 WHERE id = ?1",
-	[S_GEN_BATCH] =
-	    "INSERT OR REPLACE INTO generated_batches (run_id, seed, start, count, hashes) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5)",
-	[S_RUN_PROGRESS_ADD] =
-	    "UPDATE runs SET done = done + ?2, same = same + ?2 WHERE id = ?1",
-	[S_GEN_CASE] =
-	    "INSERT OR IGNORE INTO generated_cases (case_id, version, seed, idx) VALUES (?1, ?2, ?3, ?4)",
-	[S_GEN_BATCH_HAS] =
-	    "SELECT count FROM generated_batches WHERE run_id = ?1 AND seed = ?2 AND start = ?3",
-	[S_RUN_PROGRESS_BATCH] =
-	    "UPDATE runs SET done = done + ?2, same = same + ?3, differ = differ + ?4 WHERE id = ?1",
-	[S_GEN_MISMATCH_INSERT] =
-	    "INSERT OR IGNORE INTO generated_mismatches "
-	    "(run_id, seed, idx, signature, candidates, digests, case_id) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[S_GEN_MISMATCHES] =
-	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
-	    "FROM generated_mismatches WHERE run_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3",
-	[S_GEN_SIGNATURE] =
-	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
-	    "FROM generated_mismatches WHERE run_id = ?1 AND signature = ?2 ORDER BY seq LIMIT ?3",
-	[S_GEN_ONE] =
-	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
-	    "FROM generated_mismatches WHERE run_id = ?1 AND seed = ?2 AND idx = ?3",
-	[S_GEN_LINK] =
-	    "UPDATE generated_mismatches SET case_id = ?4 WHERE run_id = ?1 AND seed = ?2 AND idx = ?3",
-	[S_RUN_GEN_CASE] =
-	    "SELECT g.case_id FROM generated_cases g JOIN comparisons m ON m.case_id = g.case_id "
-	    "WHERE m.run_id = ?1 AND g.version = ?2 AND g.seed = ?3 AND g.idx = ?4 LIMIT 1",
 	[S_RUN_CASE_ROW] =
 	    "SELECT " CASE_ROW_COLUMNS "FROM comparisons m JOIN cases c ON c.id = m.case_id "
 	    "WHERE m.run_id = ?1 AND m.case_id = ?2",
@@ -711,56 +651,6 @@ void db_comparison_release(struct db_comparison *c)
 	c->error = NULL;
 }
 
-/* Step a listing statement, calling fn per row; rows, or -1.  Runs under the lock. */
-static int db_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *), void *arg,
-    const char *what, char *err, size_t errsize)
-{
-	int rc, n = 0;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (row(st, arg) < 0) {
-			sqlite3_reset(st);
-			db_seterr(err, errsize, "out of memory");
-			return -1;
-		}
-		n++;
-	}
-	rc = rc == SQLITE_DONE ? n : db_fail(db, what, err, errsize);
-	sqlite3_reset(st);
-	return rc;
-}
-
-/*
- * The common part of the many one-statement functions bound to integers
- * only: under the lock, v[0..n) bound to ?1..?n, then each row to row()
- * (db_each's answer) or, with row NULL, a write (db_exec's).  DB_INTS(a, b)
- * passes the values and their count.
- */
-static int db_locked_ints(struct db *db, enum stmt s, const int64_t *v, int n,
-    int (*row)(sqlite3_stmt *, void *), void *arg, const char *what, char *err, size_t errsize)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, s);
-	for (int i = 0; i < n; i++)
-		sqlite3_bind_int64(st, i + 1, v[i]);
-	rc = row != NULL ? db_each(db, st, row, arg, what, err, errsize)
-	                 : db_exec(db, st, what, err, errsize);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
-}
-#define DB_INTS(...) \
-	(const int64_t[]){ __VA_ARGS__ }, (int)(sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t))
-
-/* A listing's callback and its argument, as db_each's row readers get them. */
-struct db_fn_arg {
-	void *fn;
-	void *arg;
-	int64_t id; /* what the listing is of, when rows do not say */
-};
-
 static int db_history_row_read(sqlite3_stmt *st, void *p)
 {
 	struct db_fn_arg *a = p;
@@ -780,8 +670,8 @@ int db_case_history(struct db *db, int64_t case_id, db_case_row_fn fn, void *arg
 {
 	struct db_fn_arg a = { (void *)fn, arg, case_id };
 
-	return db_locked_ints(db, S_CASE_HISTORY, DB_INTS(case_id, DB_HISTORY_MAX), db_history_row_read, &a,
-	    "case history", err, errsize);
+	return db_locked_ints(db, DB_F_RUNS, S_CASE_HISTORY, DB_INTS(case_id, DB_HISTORY_MAX),
+	    db_history_row_read, &a, "case history", err, errsize);
 }
 
 static int db_case_row_read(sqlite3_stmt *st, void *p)
@@ -1004,14 +894,6 @@ int db_runs_list(struct db *db, int64_t before, int limit, db_run_fn fn, void *a
 	return rc;
 }
 
-/* Run an UPDATE on one run: 1 if it changed a row, 0 if not, -1. */
-static int db_run_update(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
-{
-	int rc = db_exec(db, st, what, err, errsize);
-
-	return rc < 0 ? -1 : sqlite3_changes(db->conn) > 0;
-}
-
 int db_run_start(struct db *db, int64_t id, int64_t total, const char *error, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
@@ -1022,7 +904,7 @@ int db_run_start(struct db *db, int64_t id, int64_t total, const char *error, ch
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, total);
 	db_bind_text_or_null_if_empty(st, 3, error);
-	rc = db_run_update(db, st, "start run", err, errsize);
+	rc = db_update(db, st, "start run", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }
@@ -1037,29 +919,14 @@ int db_run_finish(struct db *db, int64_t id, const char *status, const char *err
 	sqlite3_bind_int64(st, 1, id);
 	db_bind_text(st, 2, status);
 	db_bind_text_or_null_if_empty(st, 3, error);
-	rc = db_run_update(db, st, "finish run", err, errsize);
+	rc = db_update(db, st, "finish run", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc < 0 ? -1 : 0;
 }
 
-/* A count(*) statement with no parameters: the count, or -1. */
-static int db_count(struct db *db, enum stmt s, const char *what, char *err, size_t errsize)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, s);
-	rc = sqlite3_step(st);
-	rc = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : db_fail(db, what, err, errsize);
-	sqlite3_reset(st);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
-}
-
 int db_runs_queued(struct db *db, char *err, size_t errsize)
 {
-	return db_count(db, S_RUNS_QUEUED, "count queued runs", err, errsize);
+	return db_count(db, DB_F_RUNS, S_RUNS_QUEUED, "count queued runs", err, errsize);
 }
 
 int db_run_resume(
@@ -1076,7 +943,7 @@ int db_run_resume(
 	sqlite3_bind_int64(st, 2, builds[ROLE_BASE]->db_id);
 	sqlite3_bind_int64(st, 3, builds[ROLE_HEAD]->db_id);
 	db_bind_text(st, 4, ids);
-	rc = db_run_update(db, st, "resume run", err, errsize);
+	rc = db_update(db, st, "resume run", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
 }
@@ -1107,93 +974,9 @@ int db_run_cancel_queued(struct db *db, int64_t id, char *err, size_t errsize)
 	pthread_mutex_lock(&db->lock);
 	st = db_stmt(db, S_RUN_CANCEL);
 	sqlite3_bind_int64(st, 1, id);
-	rc = db_run_update(db, st, "cancel run", err, errsize);
+	rc = db_update(db, st, "cancel run", err, errsize);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
-}
-
-/* ---- API tokens ---- */
-
-static void db_read_token(sqlite3_stmt *st, struct db_token *t)
-{
-	t->id = sqlite3_column_int64(st, 0);
-	t->name = (const char *)sqlite3_column_text(st, 1);
-	t->created_at = (const char *)sqlite3_column_text(st, 2);
-	t->last_used_at = (const char *)sqlite3_column_text(st, 3);
-	t->revoked_at = (const char *)sqlite3_column_text(st, 4);
-}
-
-int db_token_add(struct db *db, const char *name, const char *hash, int64_t *id, char *err, size_t errsize)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_TOKEN_ADD);
-	db_bind_text(st, 1, name);
-	db_bind_text(st, 2, hash);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE) {
-		*id = sqlite3_last_insert_rowid(db->conn);
-		rc = 1;
-	} else if (sqlite3_extended_errcode(db->conn) == SQLITE_CONSTRAINT_UNIQUE) {
-		rc = 0; /* an active token has this name (the hash is random) */
-	} else {
-		rc = db_fail(db, "add token", err, errsize);
-	}
-	pthread_mutex_unlock(&db->lock);
-	return rc;
-}
-
-int db_token_find(struct db *db, const char *hash, db_token_fn fn, void *arg, char *err, size_t errsize)
-{
-	struct db_token t;
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_TOKEN_FIND);
-	db_bind_text(st, 1, hash);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		db_read_token(st, &t);
-		rc = fn(arg, &t) < 0 ? -1 : 1;
-		if (rc < 0)
-			db_seterr(err, errsize, "out of memory");
-	} else {
-		rc = rc == SQLITE_DONE ? 0 : db_fail(db, "find token", err, errsize);
-	}
-	sqlite3_reset(st);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
-}
-
-int db_tokens_active(struct db *db, char *err, size_t errsize)
-{
-	int n = db_count(db, S_TOKENS_ACTIVE, "count tokens", err, errsize);
-
-	if (n >= 0)
-		__atomic_store_n(&db->tokens_seen, n, __ATOMIC_RELAXED);
-	return n;
-}
-
-int db_tokens_active_nowait(struct db *db)
-{
-	sqlite3_stmt *st;
-	int n;
-
-	if (pthread_mutex_trylock(&db->lock) != 0)
-		return __atomic_load_n(&db->tokens_seen, __ATOMIC_RELAXED);
-	st = db_stmt(db, S_TOKENS_ACTIVE);
-	n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-	sqlite3_reset(st);
-	pthread_mutex_unlock(&db->lock);
-	if (n >= 0)
-		__atomic_store_n(&db->tokens_seen, n, __ATOMIC_RELAXED);
-	else
-		n = __atomic_load_n(&db->tokens_seen, __ATOMIC_RELAXED);
-	return n;
 }
 
 int db_dumps_beyond(
@@ -1285,53 +1068,6 @@ int db_result_bytes(struct db *db, int64_t comparison_id, const char *role, int 
 	return rc;
 }
 
-int db_tokens_list(struct db *db, db_token_fn fn, void *arg, char *err, size_t errsize)
-{
-	struct db_token t;
-	sqlite3_stmt *st;
-	int rc, n = 0;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_TOKENS_LIST);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		db_read_token(st, &t);
-		if (fn(arg, &t) < 0)
-			break;
-		n++;
-	}
-	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? n : db_fail(db, "list tokens", err, errsize);
-	sqlite3_reset(st);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
-}
-
-int db_token_revoke(struct db *db, int64_t id, const char *name, char *err, size_t errsize)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_TOKEN_REVOKE);
-	sqlite3_bind_int64(st, 1, id);
-	db_bind_text(st, 2, name);
-	rc = db_run_update(db, st, "revoke token", err, errsize);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
-}
-
-void db_token_used(struct db *db, int64_t id)
-{
-	sqlite3_stmt *st;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_TOKEN_USED);
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_step(st); /* a read-only or full disk must not refuse the request */
-	sqlite3_reset(st);
-	db_errcode = 0;
-	pthread_mutex_unlock(&db->lock);
-}
-
 /* ---- measurements ---- */
 
 static int db_measurement_row(sqlite3_stmt *st, void *p)
@@ -1361,7 +1097,7 @@ int db_run_measurements(
 {
 	struct db_fn_arg a = { (void *)fn, arg, 0 };
 
-	return db_locked_ints(db, S_RUN_MEASUREMENTS, DB_INTS(run_id), db_measurement_row, &a,
+	return db_locked_ints(db, DB_F_RUNS, S_RUN_MEASUREMENTS, DB_INTS(run_id), db_measurement_row, &a,
 	    "run measurements", err, errsize);
 }
 
@@ -1431,7 +1167,7 @@ int db_dump_file(
 	return rc;
 }
 
-/* ---- generated runs ---- */
+/* ---- a run's summary, its cases, its builds ---- */
 
 int db_run_summary(struct db *db, int64_t run_id, const char *summary, char *err, size_t errsize)
 {
@@ -1447,150 +1183,13 @@ int db_run_summary(struct db *db, int64_t run_id, const char *summary, char *err
 	return rc;
 }
 
-/* The batch's result hashes, its mismatches and the run's progress, in one transaction. */
-int db_generated_batch(struct db *db, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
-    const void *hashes, size_t len, int64_t same, const struct db_gen_mismatch *mismatches,
-    size_t nmismatches, char *err, size_t errsize)
-{
-	sqlite3_stmt *st;
-
-	pthread_mutex_lock(&db->lock);
-	if (db_begin(db, err, errsize) < 0) {
-		pthread_mutex_unlock(&db->lock);
-		return -1;
-	}
-	st = db_stmt(db, S_GEN_BATCH);
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, (int64_t)seed);
-	sqlite3_bind_int64(st, 3, start);
-	sqlite3_bind_int64(st, 4, count);
-	sqlite3_bind_blob64(st, 5, hashes, len, SQLITE_STATIC);
-	if (db_exec(db, st, "store generated batch", err, errsize) < 0)
-		goto fail;
-	for (size_t i = 0; i < nmismatches; i++) {
-		const struct db_gen_mismatch *m = &mismatches[i];
-		st = db_stmt(db, S_GEN_MISMATCH_INSERT);
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_int64(st, 2, (int64_t)m->seed);
-		sqlite3_bind_int64(st, 3, m->index);
-		db_bind_text(st, 4, m->signature != NULL ? m->signature : "");
-		db_bind_text(st, 5, m->candidates != NULL ? m->candidates : "");
-		if (m->digests != NULL)
-			sqlite3_bind_blob(st, 6, m->digests, m->ndigests * GEN_DIGEST_SIZE, SQLITE_STATIC);
-		if (m->case_id > 0)
-			sqlite3_bind_int64(st, 7, m->case_id);
-		if (db_exec(db, st, "list generated mismatch", err, errsize) < 0)
-			goto fail;
-	}
-	st = db_stmt(db, S_RUN_PROGRESS_BATCH);
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, count);
-	sqlite3_bind_int64(st, 3, same);
-	sqlite3_bind_int64(st, 4, count - same);
-	if (db_exec(db, st, "run progress", err, errsize) < 0)
-		goto fail;
-	if (db_commit(db, err, errsize) < 0)
-		goto fail;
-	pthread_mutex_unlock(&db->lock);
-	return 0;
-fail:
-	db_rollback(db);
-	pthread_mutex_unlock(&db->lock);
-	return -1;
-}
-
-static int db_gen_mismatch_read(sqlite3_stmt *st, void *p)
-{
-	struct db_fn_arg *a = p;
-	struct db_gen_mismatch m;
-
-	memset(&m, 0, sizeof m);
-	m.seq = sqlite3_column_int64(st, 0);
-	m.seed = (uint64_t)sqlite3_column_int64(st, 1);
-	m.index = sqlite3_column_int64(st, 2);
-	m.signature = (const char *)sqlite3_column_text(st, 3);
-	m.candidates = (const char *)sqlite3_column_text(st, 4);
-	m.digests = sqlite3_column_blob(st, 5);
-	m.ndigests = sqlite3_column_bytes(st, 5) / GEN_DIGEST_SIZE;
-	if (m.ndigests == 0)
-		m.digests = NULL;
-	m.case_id = sqlite3_column_int64(st, 6);
-	return ((db_gen_mismatch_fn)a->fn)(a->arg, &m);
-}
-
-int db_generated_mismatches(struct db *db, int64_t run_id, int64_t before, int limit, db_gen_mismatch_fn fn,
-    void *arg, char *err, size_t errsize)
-{
-	struct db_fn_arg a = { (void *)fn, arg, 0 };
-
-	return db_locked_ints(db, S_GEN_MISMATCHES, DB_INTS(run_id, before > 0 ? before : INT64_MAX, limit),
-	    db_gen_mismatch_read, &a, "list generated mismatches", err, errsize);
-}
-
-int db_generated_signature(struct db *db, int64_t run_id, const char *signature, int limit,
-    db_gen_mismatch_fn fn, void *arg, char *err, size_t errsize)
-{
-	struct db_fn_arg a = { (void *)fn, arg, 0 };
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_GEN_SIGNATURE);
-	sqlite3_bind_int64(st, 1, run_id);
-	db_bind_text(st, 2, signature);
-	sqlite3_bind_int(st, 3, limit);
-	rc = db_each(db, st, db_gen_mismatch_read, &a, "generated signature", err, errsize);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
-}
-
-int db_generated_mismatch(struct db *db, int64_t run_id, uint64_t seed, int64_t index, db_gen_mismatch_fn fn,
-    void *arg, char *err, size_t errsize)
-{
-	struct db_fn_arg a = { (void *)fn, arg, 0 };
-
-	return db_locked_ints(db, S_GEN_ONE, DB_INTS(run_id, (int64_t)seed, index), db_gen_mismatch_read, &a,
-	    "find generated mismatch", err, errsize);
-}
-
-int db_generated_link(
-    struct db *db, int64_t run_id, uint64_t seed, int64_t index, int64_t case_id, char *err, size_t errsize)
-{
-	return db_locked_ints(db, S_GEN_LINK, DB_INTS(run_id, (int64_t)seed, index, case_id), NULL, NULL,
-	    "link generated mismatch", err, errsize);
-}
-
-int db_run_generated_case(struct db *db, int64_t run_id, int version, uint64_t seed, int64_t index,
-    int64_t *case_id, char *err, size_t errsize)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_RUN_GEN_CASE);
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int(st, 2, version);
-	sqlite3_bind_int64(st, 3, (int64_t)seed);
-	sqlite3_bind_int64(st, 4, index);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*case_id = sqlite3_column_int64(st, 0);
-		rc = 1;
-	} else {
-		rc = rc == SQLITE_DONE ? 0 : db_fail(db, "find generated case", err, errsize);
-	}
-	sqlite3_reset(st);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
-}
-
 int db_run_case_row(
     struct db *db, int64_t run_id, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct db_fn_arg a = { (void *)fn, arg, 0 };
 
-	return db_locked_ints(
-	    db, S_RUN_CASE_ROW, DB_INTS(run_id, case_id), db_case_row_read, &a, "run case", err, errsize);
+	return db_locked_ints(db, DB_F_RUNS, S_RUN_CASE_ROW, DB_INTS(run_id, case_id), db_case_row_read, &a,
+	    "run case", err, errsize);
 }
 
 int db_run_builds(struct db *db, int64_t run_id, int64_t ids[MAX_BUILDS], char *err, size_t errsize)
@@ -1626,32 +1225,4 @@ int db_build_runs_pending(struct db *db, int64_t build_id, char *err, size_t err
 	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;
-}
-
-/* The count of a batch the run stored already, 0 when it has not, -1. */
-int64_t db_generated_batch_stored(
-    struct db *db, int64_t run_id, uint64_t seed, int64_t start, char *err, size_t errsize)
-{
-	sqlite3_stmt *st;
-	int64_t rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_stmt(db, S_GEN_BATCH_HAS);
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int64(st, 2, (int64_t)seed);
-	sqlite3_bind_int64(st, 3, start);
-	rc = sqlite3_step(st);
-	rc = rc == SQLITE_ROW   ? sqlite3_column_int64(st, 0)
-	    : rc == SQLITE_DONE ? 0
-	                        : db_fail(db, "find generated batch", err, errsize);
-	sqlite3_reset(st);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
-}
-
-int db_generated_case(
-    struct db *db, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize)
-{
-	return db_locked_ints(db, S_GEN_CASE, DB_INTS(case_id, version, (int64_t)seed, (int64_t)index), NULL,
-	    NULL, "store generated case", err, errsize);
 }

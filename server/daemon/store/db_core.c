@@ -151,3 +151,58 @@ char *db_text_copy(sqlite3_stmt *st, int i, int *oom)
 		*oom = 1;
 	return copy;
 }
+
+int db_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *), void *arg, const char *what,
+    char *err, size_t errsize)
+{
+	int rc, n = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (row(st, arg) < 0) {
+			sqlite3_reset(st);
+			db_seterr(err, errsize, "out of memory");
+			return -1;
+		}
+		n++;
+	}
+	rc = rc == SQLITE_DONE ? n : db_fail(db, what, err, errsize);
+	sqlite3_reset(st);
+	return rc;
+}
+
+int db_locked_ints(struct db *db, enum db_family f, int i, const int64_t *v, int n,
+    int (*row)(sqlite3_stmt *, void *), void *arg, const char *what, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_statement(db, f, i);
+	for (int k = 0; k < n; k++)
+		sqlite3_bind_int64(st, k + 1, v[k]);
+	rc = row != NULL ? db_each(db, st, row, arg, what, err, errsize)
+	                 : db_exec(db, st, what, err, errsize);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_update(struct db *db, sqlite3_stmt *st, const char *what, char *err, size_t errsize)
+{
+	int rc = db_exec(db, st, what, err, errsize);
+
+	return rc < 0 ? -1 : sqlite3_changes(db->conn) > 0;
+}
+
+int db_count(struct db *db, enum db_family f, int i, const char *what, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_statement(db, f, i);
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : db_fail(db, what, err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}

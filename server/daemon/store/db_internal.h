@@ -3,7 +3,7 @@
  * each file's statement table, and the one set of statement helpers and
  * error state, so that every failed db_* call is sorted by db_last_error()
  * the same way.  Besides the tables, only the schema's migrations and
- * PRAGMAs at open (db.c) run SQL (sqlite3_exec).
+ * PRAGMAs at open (db_open.c) run SQL (sqlite3_exec).
  */
 #ifndef PHPCMP_DB_INTERNAL_H
 #define PHPCMP_DB_INTERNAL_H
@@ -13,6 +13,9 @@
 #include <sqlite3.h>
 
 #include "db.h"
+
+/* Now, as the schema writes its timestamps. */
+#define DB_NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
 /* A results row's output, as SQL over alias r: its own bytes, or the base
  * result's when stored once for both (output_same, schema migration 7). */
@@ -29,13 +32,15 @@
  * it wants it resets it (sqlite3_reset), so no read transaction stays open.
  */
 enum db_family {
-	DB_F_TX,       /* db_core.c: BEGIN IMMEDIATE, COMMIT, ROLLBACK */
-	DB_F_RUNS,     /* db.c: cases, comparisons, results, runs, builds, tokens */
-	DB_F_TRIAGE,   /* db_triage.c */
-	DB_F_REDUCE,   /* db_reduce.c */
-	DB_F_COVERAGE, /* db_coverage.c */
-	DB_F_PHPT,     /* db_phpt.c */
-	DB_F_REVIEW,   /* db_review.c */
+	DB_F_TX,        /* db_core.c: BEGIN IMMEDIATE, COMMIT, ROLLBACK */
+	DB_F_RUNS,      /* db.c: cases, comparisons, results, runs, builds, measurements */
+	DB_F_TOKENS,    /* db_tokens.c */
+	DB_F_GENERATED, /* db_generated.c: generated runs' batches, mismatches and cases */
+	DB_F_TRIAGE,    /* db_triage.c */
+	DB_F_REDUCE,    /* db_reduce.c */
+	DB_F_COVERAGE,  /* db_coverage.c */
+	DB_F_PHPT,      /* db_phpt.c */
+	DB_F_REVIEW,    /* db_review.c */
 	DB_F_COUNT
 };
 struct db_sql_table {
@@ -43,8 +48,8 @@ struct db_sql_table {
 	const char *const *sql;
 	int n;
 };
-extern const struct db_sql_table db_tx_table, db_runs_table, db_triage_table, db_reduce_table,
-    db_coverage_table, db_phpt_table, db_review_table;
+extern const struct db_sql_table db_tx_table, db_runs_table, db_tokens_table, db_generated_table,
+    db_triage_table, db_reduce_table, db_coverage_table, db_phpt_table, db_review_table;
 enum { DB_TX_BEGIN, DB_TX_COMMIT, DB_TX_ROLLBACK, DB_TX_COUNT };
 
 struct db {
@@ -67,6 +72,30 @@ sqlite3_stmt *db_ready(sqlite3_stmt *);
 int db_fail(struct db *, const char *what, char *err, size_t errsize);
 /* Step a statement that returns no rows (or one to ignore): 0, or db_fail. */
 int db_exec(struct db *, sqlite3_stmt *, const char *what, char *err, size_t errsize);
+/* Step a statement that changes at most one row: 1 if it did, 0 if not, -1. */
+int db_update(struct db *, sqlite3_stmt *, const char *what, char *err, size_t errsize);
+/* Step a listing statement, calling row per row: the rows, or -1.  The
+ * caller holds the lock. */
+int db_each(struct db *, sqlite3_stmt *, int (*row)(sqlite3_stmt *, void *), void *arg, const char *what,
+    char *err, size_t errsize);
+/*
+ * The common part of the many one-statement functions bound to integers
+ * only: under the lock, statement i of family f with v[0..n) bound to
+ * ?1..?n, then each row to row() (db_each's answer) or, with row NULL, a
+ * write (db_exec's).  DB_INTS(a, b) passes the values and their count.
+ */
+int db_locked_ints(struct db *, enum db_family f, int i, const int64_t *v, int n,
+    int (*row)(sqlite3_stmt *, void *), void *arg, const char *what, char *err, size_t errsize);
+#define DB_INTS(...) \
+	(const int64_t[]){ __VA_ARGS__ }, (int)(sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t))
+/* A count(*) statement of family f with no parameters, under the lock: the count, or -1. */
+int db_count(struct db *, enum db_family f, int i, const char *what, char *err, size_t errsize);
+/* A listing's callback and its argument, as db_each's row readers get them. */
+struct db_fn_arg {
+	void *fn;
+	void *arg;
+	int64_t id; /* what the listing is of, when rows do not say */
+};
 int db_begin(struct db *, char *err, size_t errsize);
 int db_commit(struct db *, char *err, size_t errsize);
 /* Roll back, keeping the error state of the failure that led here. */

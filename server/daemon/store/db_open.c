@@ -125,6 +125,8 @@ static int db_migrate(struct db *db, char *err, size_t errsize)
 static const struct db_sql_table *const db_tables[DB_F_COUNT] = {
 	[DB_F_TX] = &db_tx_table,
 	[DB_F_RUNS] = &db_runs_table,
+	[DB_F_TOKENS] = &db_tokens_table,
+	[DB_F_GENERATED] = &db_generated_table,
 	[DB_F_TRIAGE] = &db_triage_table,
 	[DB_F_REDUCE] = &db_reduce_table,
 	[DB_F_COVERAGE] = &db_coverage_table,

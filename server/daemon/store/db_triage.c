@@ -24,7 +24,6 @@
 #include "columns.h"
 #include "db_internal.h"
 
-#define TRIAGE_NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 #define TRIAGE_DEFAULT_LIMIT 50
 #define TRIAGE_MAX_LIMIT 500
 #define TRIAGE_MAX_IDS 500 /* buckets in one bulk change */
@@ -91,7 +90,7 @@ static const char *const tstmt_sql[T_COUNT] = {
 	    "candidate) VALUES (?1, 1, ?2, ?2, ?3, ?3, ?4) "
 	    "ON CONFLICT (key) DO UPDATE SET mismatches = mismatches + 1, "
 	    "last_comparison_id = max(last_comparison_id, excluded.last_comparison_id), "
-	    "last_run_id = coalesce(excluded.last_run_id, last_run_id), last_seen = " TRIAGE_NOW " "
+	    "last_run_id = coalesce(excluded.last_run_id, last_run_id), last_seen = " DB_NOW " "
 	    "RETURNING id, state, fixed_comparison_mark, fixed_run_mark, reappeared_comparison_id",
 	[T_BUCKET_RUN_UPSERT] =
 	    "INSERT INTO bucket_runs (run_id, bucket_id, mismatches, first_comparison_id) VALUES (?1, ?2, 1, ?3) "
@@ -99,7 +98,7 @@ static const char *const tstmt_sql[T_COUNT] = {
 	[T_COMPARISON_BUCKET] = "UPDATE comparisons SET bucket_id = ?2 WHERE id = ?1",
 	[T_REAPPEARED] =
 	    "UPDATE buckets SET reappeared_comparison_id = ?2, reappeared_run_id = ?3, "
-	    "reappeared_at = " TRIAGE_NOW " WHERE id = ?1",
+	    "reappeared_at = " DB_NOW " WHERE id = ?1",
 	[T_EVENT_INSERT] =
 	    "INSERT INTO triage_events (bucket_id, by, action, changes, run_id, comparison_id) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -163,7 +162,7 @@ static const char *const tstmt_sql[T_COUNT] = {
 	[T_BUCKET_CURRENT] =
 	    "SELECT state, assignee, notes, reappeared_comparison_id FROM buckets WHERE id = ?1",
 	[T_BUCKET_WRITE] =
-	    "UPDATE buckets SET state = ?2, assignee = ?3, notes = ?4, updated_at = " TRIAGE_NOW ", "
+	    "UPDATE buckets SET state = ?2, assignee = ?3, notes = ?4, updated_at = " DB_NOW ", "
 	    "updated_by = ?5, "
 	    "fixed_comparison_mark = CASE WHEN ?6 THEN (SELECT coalesce(max(id), 0) FROM comparisons) "
 	    "ELSE fixed_comparison_mark END, "
