@@ -296,8 +296,8 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 		static const char *const call[GEN_NESTED_VARIANTS] = {
 			"return json_encode($this->{%}); }\n",
 			"return json_encode($this->{%}, JSON_PRETTY_PRINT); }\n",
-			"return [json_encode($this->{%}, JSON_PRETTY_PRINT | JSON_PARTIAL_OUTPUT_ON_ERROR), "
-			"json_last_error(), $this->{%}]; }\n",
+			("return [json_encode($this->{%}, JSON_PRETTY_PRINT | JSON_PARTIAL_OUTPUT_ON_ERROR), "
+			 "json_last_error(), $this->{%}]; }\n"),
 		};
 		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { ");
 		for (const char *at = call[k->variant % GEN_NESTED_VARIANTS]; *at; at++) {
