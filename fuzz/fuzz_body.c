@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "http.h"
+#include "api_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "api.h"
 #include "http.h"
 #include "cmdline.h"
 #include "services.h"
@@ -267,6 +268,7 @@ static int main_builds(struct app *app, struct serve_opts *o, int *nworkers)
  * and *nworkers hold what started, for main_stop. */
 static int main_start(struct app *app, struct serve_opts *o, struct http **http, int *nworkers)
 {
+	struct http_handler handler;
 	char err[1024];
 	int n;
 
@@ -277,7 +279,8 @@ static int main_start(struct app *app, struct serve_opts *o, struct http **http,
 	if (db_set_max_bytes(app->db, o->cfg.db_max_bytes, err, sizeof err) < 0 ||
 	    auth_startup(app, o->http.listen_addr, err, sizeof err) < 0)
 		return cmd_error(NULL, "%s", err);
-	if ((*http = http_bind(app, &o->http, err, sizeof err)) == NULL)
+	handler = api_http_handler(app);
+	if ((*http = http_bind(&o->http, &handler, err, sizeof err)) == NULL)
 		return cmd_error(NULL, "%s", err);
 	if ((n = db_runs_interrupt(app->db, err, sizeof err)) < 0)
 		return cmd_error(NULL, "%s", err);

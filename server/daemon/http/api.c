@@ -145,7 +145,8 @@ static int api_query_listed(const char *list, const char *key)
 	return 0;
 }
 
-void api_handle(struct app *app, const struct http_request *req, struct http_response *resp)
+/* Answer one /api request; always fills resp. */
+static void api_handle(struct app *app, const struct http_request *req, struct http_response *resp)
 {
 	const struct api_route *r = NULL;
 	struct http_request authed;
@@ -223,4 +224,21 @@ void api_handle(struct app *app, const struct http_request *req, struct http_res
 		return;
 	}
 	r->handler(app, req, &args, resp);
+}
+
+static void api_answer(void *app, const struct http_request *req, struct http_response *resp)
+{
+	api_handle(app, req, resp);
+}
+
+static void api_refusal(struct http_response *resp, int status, const char *code, const char *message)
+{
+	api_error(resp, status, code, "%s", message);
+}
+
+struct http_handler api_http_handler(struct app *app)
+{
+	struct http_handler h = { api_answer, api_refusal, app };
+
+	return h;
 }

@@ -6,8 +6,13 @@
 #ifndef PHPCMP_API_INTERNAL_H
 #define PHPCMP_API_INTERNAL_H
 
-#include "http.h"
+#include "api.h"
+#include "api_reply.h"
 #include "services.h"
+
+/* api_cases.c: the case of a POST /api/cases request (body, Content-Type):
+ * 0, or -1 with resp filled (fuzz/fuzz_body.c drives it). */
+int api_case_from_request(const struct http_request *, struct case_spec *, struct http_response *resp);
 
 /* What a route's pattern captured: ":id" (strictly an id, else 0) and ":role". */
 struct api_args {
@@ -82,36 +87,6 @@ api_handler api_route_run_phpt;
 /* api_export.c */
 api_handler api_route_case_phpt;
 api_handler api_route_case_casefile;
-
-/* A page being built: rows past limit only tell that there is a next page. */
-struct api_list_ctx {
-	struct json_t *items;
-	int64_t last_id;
-	int limit, more;
-};
-
-/* api_reply.c */
-/* A listing's row callbacks: is the page full (then there is a next page:
- * ctx->more set)?  1 or 0. */
-int api_list_full(struct api_list_ctx *ctx);
-/* Item o (taken) appended as the row of this id (the next page's cursor): 0, -1. */
-int api_list_add(struct api_list_ctx *ctx, int64_t id, struct json_t *o);
-/* A body's "builds" (names, base first; runs and cases) into names[] (they
- * point into body): their count, 0 when absent (every active build), or -1
- * after answering 400. */
-int api_build_names(struct json_t *body, const char *names[MAX_BUILDS], struct http_response *resp);
-/* A database time ("" or NULL: null). */
-struct json_t *api_time(const char *s);
-/* A comma-separated list as an array: "a,b" -> ["a","b"]; "" -> []. */
-struct json_t *api_list(const char *s);
-/* Run id into *run (release it): 0, or -1 after answering (404 no such run, 500). */
-int api_run_find(struct app *, int64_t id, struct db_run *run, struct http_response *resp);
-/* An id, or null for 0 (none). */
-struct json_t *api_id_or_null(int64_t id);
-/* Where a result's exact bytes are served: /api/comparisons/{id}/{output|printed}/{role}. */
-void api_result_url(int64_t comparison_id, const char *what, const char *role, char *url, size_t size);
-/* limit and before of a listing; 0 or -1 with resp filled. */
-int api_page(const struct http_request *req, int *limit, int64_t *before, struct http_response *resp);
 
 /* api_cases.c: the cases of a listing (run_id > 0: that run's). */
 void api_cases_list(

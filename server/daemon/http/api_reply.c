@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "api_internal.h"
+#include "api_reply.h"
 
 #define API_DEFAULT_LIMIT 50
 #define API_MAX_LIMIT 500
@@ -157,17 +157,6 @@ void api_svc(struct http_response *resp, const struct svc_error *e)
 		resp->retry_after = answer[s].retry_after;
 	if (s == SVC_UNAUTHORIZED)
 		resp->www_authenticate = e->challenge;
-}
-
-/* A query parameter's value, or NULL. */
-const char *http_query(const struct http_request *req, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < req->nquery; i++)
-		if (strcmp(req->query[i].key, key) == 0)
-			return req->query[i].value;
-	return NULL;
 }
 
 void api_runs_refusal(struct http_response *resp, int status, const char *err)

@@ -1,6 +1,7 @@
 /*
- * libmicrohttpd glue: listening, request bodies (bounded), routing /api/ to
- * api.c, and static files from the web directory.
+ * libmicrohttpd glue: listening, request bodies (bounded), the front door's
+ * checks, static files from the web directory, and every other request
+ * handed to the handler it was given (the API's, api.c).
  *
  * Threading: MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION.
  * A POST /api/cases blocks its thread until both workers answer (a few ms,
@@ -39,7 +40,6 @@
 #include <microhttpd.h>
 
 #include "http.h"
-#include "services.h"
 
 #define HTTP_SPARE_CONNECTIONS 16
 #define HTTP_IDLE_TIMEOUT_S 60
@@ -79,7 +79,7 @@ struct http_sock {
 };
 
 struct http {
-	struct app *app;
+	struct http_handler handler;
 	const struct http_config *cfg; /* the caller's, for as long as it serves */
 	struct MHD_Daemon *daemon;
 	char web_root[PATH_MAX];     /* canonical; "" when the folder is missing */
@@ -153,6 +153,16 @@ static enum MHD_Result http_collect_query(
  */
 #define HTTP_CSP "frame-ancestors 'none'; script-src 'self'; object-src 'none'; base-uri 'self'"
 
+const char *http_query(const struct http_request *req, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < req->nquery; i++)
+		if (strcmp(req->query[i].key, key) == 0)
+			return req->query[i].value;
+	return NULL;
+}
+
 static void http_secure(struct MHD_Response *r)
 {
 	MHD_add_response_header(r, "Content-Security-Policy", HTTP_CSP);
@@ -207,11 +217,12 @@ static enum MHD_Result http_send(struct MHD_Connection *conn, struct http_respon
 	return ret;
 }
 
-static enum MHD_Result http_send_error(struct MHD_Connection *conn, int status, const char *code,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static enum MHD_Result http_send_error(struct http *h, struct MHD_Connection *conn, int status,
+    const char *code, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* The server's own refusal, in the shape of the handler's errors. */
 static enum MHD_Result http_send_error(
-    struct MHD_Connection *conn, int status, const char *code, const char *fmt, ...)
+    struct http *h, struct MHD_Connection *conn, int status, const char *code, const char *fmt, ...)
 {
 	struct http_response resp;
 	char msg[512];
@@ -221,23 +232,24 @@ static enum MHD_Result http_send_error(
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	memset(&resp, 0, sizeof resp);
-	api_error(&resp, status, code, "%s", msg);
+	h->handler.error(&resp, status, code, msg);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		resp.allow = "GET, HEAD";
 	return http_send(conn, &resp);
 }
 
 /* Over the connection limit: a 503 now, and the connection closed after it. */
-static enum MHD_Result http_send_busy(struct MHD_Connection *conn, int max)
+static enum MHD_Result http_send_busy(struct http *h, struct MHD_Connection *conn, int max)
 {
 	struct http_response resp;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
-	char secs[] = "1";
+	char secs[] = "1", msg[160];
 
 	memset(&resp, 0, sizeof resp);
-	api_error(&resp, MHD_HTTP_SERVICE_UNAVAILABLE, "busy",
+	snprintf(msg, sizeof msg,
 	    "the daemon is serving %d requests, its limit (max-connections); retry in %s s", max, secs);
+	h->handler.error(&resp, MHD_HTTP_SERVICE_UNAVAILABLE, "busy", msg);
 	r = MHD_create_response_from_buffer(resp.body_len, resp.body, MHD_RESPMEM_MUST_FREE);
 	if (r == NULL) {
 		free(resp.body);
@@ -313,12 +325,12 @@ static enum MHD_Result http_static(
 	int fd;
 
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return http_send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
+		return http_send_error(h, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
 		    "%s is not allowed on %s", method, url);
 	if (strstr(path, "/../") != NULL ||
 	    (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
 		return http_send_error(
-		    conn, MHD_HTTP_BAD_REQUEST, "bad_request", "path: '..' segments are not allowed");
+		    h, conn, MHD_HTTP_BAD_REQUEST, "bad_request", "path: '..' segments are not allowed");
 	if (!http_path_ok(path))
 		goto notfound;
 	if (strncmp(path, "/vendor/", 8) == 0) {
@@ -371,7 +383,7 @@ static enum MHD_Result http_static(
 	MHD_destroy_response(r);
 	return ret;
 notfound:
-	return http_send_error(conn, MHD_HTTP_NOT_FOUND, "not_found", "no such file: %s", url);
+	return http_send_error(h, conn, MHD_HTTP_NOT_FOUND, "not_found", "no such file: %s", url);
 }
 
 /* Append upload data, or drop it once over the limit. */
@@ -540,7 +552,8 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 	/* One of each: with two, this check and the handler could read different ones. */
 	MHD_get_connection_values(conn, MHD_HEADER_KIND, http_count_once, &once);
 	if (once.host > 1 || once.origin > 1 || once.content_type > 1) {
-		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request", "%d %s headers: send one",
+		*ret = http_send_error(h, conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		    "%d %s headers: send one",
 		    once.host > 1         ? once.host
 		        : once.origin > 1 ? once.origin
 		                          : once.content_type,
@@ -551,36 +564,36 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 	}
 	host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	if (host == NULL) {
-		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		*ret = http_send_error(h, conn, MHD_HTTP_BAD_REQUEST, "bad_request",
 		    "no Host header: send the daemon's name and port (Host: %s:%d)", cfg->listen_addr,
 		    h->port);
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (http_host_split(host, name, sizeof name, &port, &why) < 0) {
 		*ret = http_send_error(
-		    conn, MHD_HTTP_BAD_REQUEST, "bad_request", "Host %.100s: %s", host, why);
+		    h, conn, MHD_HTTP_BAD_REQUEST, "bad_request", "Host %.100s: %s", host, why);
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (!http_host_ok(cfg, name)) {
-		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "host_not_allowed",
+		*ret = http_send_error(h, conn, MHD_HTTP_FORBIDDEN, "host_not_allowed",
 		    "Host %.100s is not a name this daemon answers for (its address %s, localhost, "
 		    "or a name given with --host)",
 		    host, cfg->listen_addr);
 		return MHD_HTTP_FORBIDDEN;
 	}
 	if (port >= 0 && h->port > 0 && port != h->port) {
-		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		*ret = http_send_error(h, conn, MHD_HTTP_BAD_REQUEST, "bad_request",
 		    "Host %.100s: port %ld is not this daemon's (%d)", host, port, h->port);
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (c->nul) {
-		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		*ret = http_send_error(h, conn, MHD_HTTP_BAD_REQUEST, "bad_request",
 		    "the path or a query value holds a NUL byte (%%00)");
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	MHD_get_connection_values(conn, MHD_HEADER_KIND, http_count_lengths, &lengths);
 	if (lengths.differ || (lengths.n > 0 && lengths.chunked)) {
-		*ret = http_send_error(conn, MHD_HTTP_BAD_REQUEST, "bad_request",
+		*ret = http_send_error(h, conn, MHD_HTTP_BAD_REQUEST, "bad_request",
 		    lengths.differ ? "two different Content-Length headers"
 		                   : "both Content-Length and Transfer-Encoding");
 		return MHD_HTTP_BAD_REQUEST;
@@ -593,14 +606,14 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 	site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
 	snprintf(own, sizeof own, "http://%.280s", host);
 	if (origin != NULL && strcasecmp(origin, own) != 0) {
-		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "cross_origin",
+		*ret = http_send_error(h, conn, MHD_HTTP_FORBIDDEN, "cross_origin",
 		    "a write from another origin (%.100s) is refused: only the daemon's own page "
 		    "(%.100s) and clients that send no Origin may write",
 		    origin, own);
 		return MHD_HTTP_FORBIDDEN;
 	}
 	if (site != NULL && strcasecmp(site, "same-origin") != 0 && strcasecmp(site, "none") != 0) {
-		*ret = http_send_error(conn, MHD_HTTP_FORBIDDEN, "cross_origin",
+		*ret = http_send_error(h, conn, MHD_HTTP_FORBIDDEN, "cross_origin",
 		    "a write with Sec-Fetch-Site: %.32s is refused: only the daemon's own page may write",
 		    site);
 		return MHD_HTTP_FORBIDDEN;
@@ -610,7 +623,7 @@ static int http_front_door(struct http *h, struct MHD_Connection *conn, struct h
 	ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	n = ct != NULL ? strcspn(ct, "; \t") : 0;
 	if (ct == NULL || n != strlen("application/json") || strncasecmp(ct, "application/json", n) != 0) {
-		*ret = http_send_error(conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
+		*ret = http_send_error(h, conn, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type",
 		    "a write needs Content-Type: application/json (%s%.100s%s on %.100s)",
 		    ct != NULL ? "got \"" : "none sent", ct != NULL ? ct : "", ct != NULL ? "\"" : "", url);
 		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
@@ -805,8 +818,9 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 				    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
 				if (errno != 0 || end == cl || n > HTTP_MAX_DISCARD ||
 				    (expect != NULL && strcasecmp(expect, "100-continue") == 0))
-					return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
-					    "request body is over the %u byte limit", MAX_BODY_SIZE);
+					return http_send_error(h, conn, MHD_HTTP_CONTENT_TOO_LARGE,
+					    "too_large", "request body is over the %u byte limit",
+					    MAX_BODY_SIZE);
 			}
 		}
 		return MHD_YES;
@@ -825,9 +839,9 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 	 * never behind them. */
 	c->counted = 1;
 	if (__atomic_add_fetch(&h->requests, 1, __ATOMIC_RELAXED) > h->cfg->max_connections)
-		return http_send_busy(conn, h->cfg->max_connections);
+		return http_send_busy(h, conn, h->cfg->max_connections);
 	if (c->too_large)
-		return http_send_error(conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
+		return http_send_error(h, conn, MHD_HTTP_CONTENT_TOO_LARGE, "too_large",
 		    "request body is over the %u byte limit", MAX_BODY_SIZE);
 
 	if (strcmp(url, "/api") != 0 && strncmp(url, "/api/", 5) != 0)
@@ -844,7 +858,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 	http_peer(conn, req.peer, sizeof req.peer);
 	req.server = h->cfg;
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_collect_query, &req);
-	api_handle(h->app, &req, &resp);
+	h->handler.answer(h->handler.arg, &req, &resp);
 	if (resp.status >= 500)
 		fprintf(stderr, "phpcmp: %s %s: %d %.*s\n", method, url, resp.status,
 		    (int)(resp.body_len < 300 ? resp.body_len : 300), resp.body != NULL ? resp.body : "");
@@ -926,7 +940,8 @@ static void http_log(void *cls, const char *fmt, va_list ap)
  * yet listening: a client that connects during the start is refused, as
  * before, rather than left waiting in the backlog.
  */
-struct http *http_bind(struct app *app, const struct http_config *cfg, char *err, size_t errsize)
+struct http *http_bind(
+    const struct http_config *cfg, const struct http_handler *handler, char *err, size_t errsize)
 {
 	struct sockaddr_in sin;
 	struct sockaddr_in6 sin6;
@@ -940,7 +955,7 @@ struct http *http_bind(struct app *app, const struct http_config *cfg, char *err
 		snprintf(err, errsize, "out of memory");
 		return NULL;
 	}
-	h->app = app;
+	h->handler = *handler;
 	h->cfg = cfg;
 	h->listen_fd = -1;
 	h->socks.next = h->socks.prev = &h->socks;

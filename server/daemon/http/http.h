@@ -1,13 +1,15 @@
 /*
- * HTTP (layer 5): the only code that sees requests and responses.
- * http.c serves them (libmicrohttpd), api.c answers /api.
+ * HTTP (layer 5), its ground floor: http.c serves requests with
+ * libmicrohttpd and hands each to the handler it was given (the API's:
+ * api.h); it knows nothing of what the answers mean.
  */
 #ifndef PHPCMP_HTTP_H
 #define PHPCMP_HTTP_H
 
-#include "engine.h"
+#include <stddef.h>
 
-/* ---- http.c ---- */
+#include "common.h"
+
 #define HTTP_MAX_QUERY 16
 #define HTTP_MAX_HOSTS 8
 
@@ -34,7 +36,7 @@ struct http_request {
 	size_t nquery;
 	int query_overflow;               /* more than HTTP_MAX_QUERY parameters were sent */
 	const char *authorization;        /* the Authorization header, NULL when not sent */
-	const struct auth_who *who;       /* set by api_handle for writes: who sent it */
+	const struct auth_who *who;       /* set by api_handle for writes: who sent it (services.h) */
 	char peer[48];                    /* the client's address ("127.0.0.2", "::1"), "" unknown */
 	const struct http_config *server; /* the daemon's serving settings (health shows its limits) */
 	struct {
@@ -60,38 +62,26 @@ struct http_response {
 	void *release_arg;
 };
 
+/* What answers the requests: answer always fills resp; error fills resp
+ * with the handler's error shape, for the server's own refusals (a bad
+ * Host, a body too large, over the connection limit...). */
+struct http_handler {
+	void (*answer)(void *arg, const struct http_request *, struct http_response *resp);
+	void (*error)(struct http_response *resp, int status, const char *code, const char *message);
+	void *arg;
+};
+
+/* A query parameter's value, or NULL. */
+const char *http_query(const struct http_request *, const char *key);
+
 struct http;
 /* Bind the listening address (before the workers start: a port in use is
- * said at once), then serve on it; http_stop after either. */
-struct http *http_bind(struct app *, const struct http_config *, char *err, size_t errsize);
+ * said at once), then serve on it; http_stop after either.  cfg must
+ * outlive the server; the handler is copied. */
+struct http *http_bind(const struct http_config *cfg, const struct http_handler *, char *err, size_t errsize);
 int http_start(struct http *, char *err, size_t errsize);
 void http_stop(struct http *);
 /* The port actually bound (for --port 0). */
 int http_port(const struct http *);
-
-/* ---- api.c ---- */
-/* Answer one /api request; always fills resp. */
-void api_handle(struct app *, const struct http_request *, struct http_response *resp);
-/* The case of a POST /api/cases request (body, Content-Type): 0, or -1 with resp filled. */
-int api_case_from_request(const struct http_request *, struct case_spec *, struct http_response *resp);
-/* A request's JSON object body, or NULL after answering 400/413/415. */
-struct json_t *api_body(const struct http_request *, struct http_response *resp);
-/* Fill resp with a JSON body (takes the reference). */
-void api_json(struct http_response *, int status, struct json_t *body);
-/* A query parameter's value, or NULL. */
-const char *http_query(const struct http_request *, const char *key);
-/* A boolean query switch (1/true/empty, 0/false): 1, 0, or -1 with resp filled (400). */
-int api_query_bool(const struct http_request *req, const char *key, struct http_response *resp);
-/* The daemon's own failure: a storage error (db_last_error) as its answer
- * (503 storage_full, Retry-After...), else 500 internal. */
-void api_fail(struct http_response *, const char *err);
-/* A service's error (services.h) as its HTTP answer. */
-struct svc_error;
-void api_svc(struct http_response *, const struct svc_error *);
-/* The runner's refusal (engine.h, enum runs_refusal) and why, as its HTTP answer. */
-void api_runs_refusal(struct http_response *, int refusal, const char *err);
-/* Fill resp with a JSON error. */
-void api_error(struct http_response *, int status, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 
 #endif
