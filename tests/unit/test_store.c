@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "store.h"
 #include "tap.h"
 
 static struct build base, head;

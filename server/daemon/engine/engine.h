@@ -1,6 +1,6 @@
 /*
  * The engine (layer 3): builds, workers, their sandbox, runs and generated
- * runs, and the daemon's shared state (struct app).  Uses storage (db.h)
+ * runs, and the daemon's shared state (struct app).  Uses storage (store.h)
  * and the leaf library.
  */
 #ifndef PHPCMP_ENGINE_H
@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "common.h"
-#include "db.h"
+#include "store.h"
 #include "fairq.h"
 
 /* ---- worker (daemon side) ---- */

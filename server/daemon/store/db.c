@@ -14,7 +14,7 @@
 #include <sqlite3.h>
 
 #include "columns.h"
-#include "db_internal.h"
+#include "db_core.h"
 
 #define DB_HISTORY_MAX 100
 

@@ -1,5 +1,5 @@
 /*
- * The storage modules' shared core (db_internal.h): the error state of the
+ * The storage modules' shared core (db_core.h): the error state of the
  * calling thread's last failed db_* call and the one place SQLite's errors
  * are sorted (db_last_error), the transaction statements, and the helpers
  * every storage module steps its statements with.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db_internal.h"
+#include "db_core.h"
 
 /* SQLite's extended code of this thread's last failed call, for db_last_error(). */
 _Thread_local int db_errcode;

@@ -9,7 +9,7 @@
 
 #include <sqlite3.h>
 
-#include "db_internal.h"
+#include "db_core.h"
 
 enum { C_STORE, C_LIST, C_COUNT };
 static const char *const cstmt_sql[C_COUNT] = {

@@ -8,7 +8,7 @@
 
 #include <sqlite3.h>
 
-#include "db_internal.h"
+#include "db_core.h"
 #include "gen.h"
 
 enum gen_stmt {

@@ -2,7 +2,7 @@
  * The database connection's life: open it, apply the embedded schema.sql
  * (the preamble, then each migration above the database's user_version),
  * prepare every store file's statement table once, close it.  The top of
- * the store folder: it knows every file's table (db_internal.h), and no
+ * the store folder: it knows every file's table (db_core.h), and no
  * store file calls it.
  *
  * One connection guarded by one mutex.  The daemon is the only writer and
@@ -22,7 +22,7 @@
 
 #include <sqlite3.h>
 
-#include "db_internal.h"
+#include "db_core.h"
 
 extern const char schema_sql[]; /* server/daemon/store/schema_sql.S: schema.sql + NUL */
 
@@ -121,7 +121,7 @@ static int db_migrate(struct db *db, char *err, size_t errsize)
 	return 0;
 }
 
-/* Every store file's statement table (db_internal.h), by family. */
+/* Every store file's statement table (db_core.h), by family. */
 static const struct db_sql_table *const db_tables[DB_F_COUNT] = {
 	[DB_F_TX] = &db_tx_table,
 	[DB_F_RUNS] = &db_runs_table,

@@ -9,7 +9,7 @@
 
 #include <sqlite3.h>
 
-#include "db_internal.h"
+#include "db_core.h"
 
 enum pstmt {
 	P_TEST,

@@ -1,7 +1,8 @@
 /*
  * Storage of reductions (layer 2): the reductions table and buckets.root_id
- * of schema.sql (migration 10), behind db_reduce_* (db.h).  Used by the
- * background reducer (reduce.c) and the triage API, under db.c's lock.
+ * of schema.sql (migration 10), behind db_reduce_* (store.h).  Used by the
+ * background reducer (reduce.c) and the triage API, under the connection's
+ * lock.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 
 #include <sqlite3.h>
 
-#include "db_internal.h"
+#include "db_core.h"
 
 /* The root bucket of the first representative reduced to root key ?1. */
 #define DBR_ROOT_OF_KEY                                                                             \

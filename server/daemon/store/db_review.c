@@ -10,7 +10,7 @@
 
 #include <sqlite3.h>
 
-#include "db_internal.h"
+#include "db_core.h"
 
 #define DB_REVIEW_COLUMNS "id, label, verdict, builds, runs, created_by, created_at"
 

@@ -7,7 +7,7 @@
 
 #include <sqlite3.h>
 
-#include "db_internal.h"
+#include "db_core.h"
 
 enum token_stmt {
 	S_TOKEN_ADD,

@@ -1,10 +1,10 @@
 /*
  * Storage of triage (layer 2): the buckets, bucket_runs and triage_events
- * tables of schema.sql, behind db_* functions (db.h) like the rest of the
- * storage.  Its statements are prepared on db.c's connection and used
- * under db.c's lock, and its failures set db.c's error state
- * (db_internal.h), so db_last_error() sorts them like any other: a full
- * database is a 503 storage_full on a triage write too.
+ * tables of schema.sql, behind db_* functions (store.h) like the rest of the
+ * storage.  Its statements are prepared on the one connection (db_open.c)
+ * and used under its lock, and its failures set the shared error state
+ * (db_core.c), so db_last_error() sorts them like any
+ * other: a full database is a 503 storage_full on a triage write too.
  *
  * db_triage_record() runs inside db_comparison_store()'s transaction (a
  * mismatch and its bucket are stored together or not at all); a change of
@@ -22,7 +22,7 @@
 #include <sqlite3.h>
 
 #include "columns.h"
-#include "db_internal.h"
+#include "db_core.h"
 
 #define TRIAGE_DEFAULT_LIMIT 50
 #define TRIAGE_MAX_LIMIT 500
@@ -729,7 +729,7 @@ out:
 	return rc;
 }
 
-/* ---- the API's reads and writes (db.h) ---- */
+/* ---- the API's reads and writes (store.h) ---- */
 
 /* ?run: -1 none, else it must exist (0, submitted, always does): 1, 0 no such run, -1. */
 static int dbt_run_exists(struct db *db, int64_t run, char *err, size_t errsize)

@@ -1,18 +1,20 @@
 /*
- * Shared by the storage modules only (db*.c): the connection, its lock,
- * each file's statement table, and the one set of statement helpers and
- * error state, so that every failed db_* call is sorted by db_last_error()
- * the same way.  Besides the tables, only the schema's migrations and
- * PRAGMAs at open (db_open.c) run SQL (sqlite3_exec).
+ * The store folder's ground floor (db_core.c), shared by its files only
+ * (db*.c): the connection, its lock, each file's statement table, and the
+ * one set of statement helpers and error state, so that every failed db_*
+ * call is sorted by db_last_error() the same way.  Besides the tables,
+ * only the schema's migrations and PRAGMAs at open (db_open.c) run SQL
+ * (sqlite3_exec).  At its end, the few functions one store file calls in
+ * another's transaction.
  */
-#ifndef PHPCMP_DB_INTERNAL_H
-#define PHPCMP_DB_INTERNAL_H
+#ifndef PHPCMP_DB_CORE_H
+#define PHPCMP_DB_CORE_H
 
 #include <pthread.h>
 
 #include <sqlite3.h>
 
-#include "db.h"
+#include "store.h"
 
 /* Now, as the schema writes its timestamps. */
 #define DB_NOW "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
@@ -110,24 +112,28 @@ void db_col_copy(sqlite3_stmt *st, int i, char *buf, size_t bufsize);
 char *db_text_copy(sqlite3_stmt *st, int i, int *oom);
 /* Room in *list (an array of size-byte items, *cap of them) for item n: 0, -1 out of memory. */
 int db_grow(void **list, size_t n, size_t *cap, size_t size);
-/* db.c: the content hash a case is found by (cases.content_hash). */
-/* The id of the case with c's content, stored first if there is none; the
- * caller holds db->lock in a transaction.  0, or -1 with err set. */
+
+/* ---- called by another store file, inside its transaction ---- */
+/* db.c, for db_reduce.c: the id of the case with c's content, stored first
+ * if there is none; the caller holds db->lock in a transaction.  0, or -1
+ * with err set. */
 int db_case_put(struct db *db, const struct case_spec *c, int64_t *case_id, char *err, size_t errsize);
-/* db.c: one build's result row of a comparison (base: the base's result, for an output stored once). */
+/* db.c, for db_reduce.c: one build's result row of a comparison (base: the
+ * base's result, for an output stored once). */
 int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
     const struct result *r, const struct result *base, char *err, size_t errsize);
-/* Put a stored mismatch in its bucket; inside db_comparison_store()'s transaction. */
-/* Each candidate res[1..n-1] that differs from the base into its bucket
- * (names: the builds' names by role, for a later candidate's key). */
+/* db_triage.c, for db.c (inside db_comparison_store()'s transaction): each
+ * candidate res[1..n-1] that differs from the base into its bucket (names:
+ * the builds' names by role, for a later candidate's key). */
 int db_triage_record(struct db *, long flags, const struct result *res, int n, const char *const *names,
     int64_t run_id, int64_t comparison_id, char *err, size_t errsize);
-/* A phpt test's regression or improvement on a candidate into its bucket
- * (key: bucket_phpt_key); inside db_phpt_store()'s transaction.  The
- * bucket's id, or -1. */
+/* db_triage.c, for db_phpt.c (inside db_phpt_store()'s transaction): a phpt
+ * test's regression or improvement on a candidate into its bucket (key:
+ * bucket_phpt_key).  The bucket's id, or -1. */
 int64_t db_triage_record_phpt(
     struct db *, const char *key, const char *candidate, int64_t run_id, char *err, size_t errsize);
-/* At startup: buckets for mismatches stored before buckets existed. */
+/* db_triage.c, for db_open.c at startup: buckets for mismatches stored
+ * before buckets existed. */
 int db_triage_backfill(struct db *, char *err, size_t errsize);
 
 #endif

@@ -1,15 +1,38 @@
 /*
- * Storage (layer 2): every SQL statement of the daemon is behind these db_*
- * functions (db.c).  Uses only the leaf library (common.h).
+ * Storage (layer 2), the store folder's interface as engine.h and
+ * services.h are theirs: every SQL statement of the daemon is behind these
+ * db_* functions, a section per file (db.c, db_tokens.c, db_generated.c,
+ * db_triage.c, ...).  Uses only the leaf library (common.h).
  */
-#ifndef PHPCMP_DB_H
-#define PHPCMP_DB_H
+#ifndef PHPCMP_STORE_H
+#define PHPCMP_STORE_H
 
 #include "common.h"
 #include "runparams.h"
 
 struct db;
-/* ---- db.c ---- */
+
+/* ---- db_open.c: the connection's life ---- */
+struct db *db_open(const char *path, char *err, size_t errsize);
+void db_close(struct db *);
+/* Cap the database file at max_bytes (rounded to pages); 0 leaves it unbounded. */
+int db_set_max_bytes(struct db *, int64_t max_bytes, char *err, size_t errsize);
+
+/* ---- db_core.c: the shared error state ---- */
+/* What the calling thread's last failed db_* call met, the one place SQLite's errors are
+ * sorted (api_reply.c's api_fail makes each an answer). */
+enum db_error {
+	DB_ERR_NONE,        /* not a storage error (out of memory, a bad argument ...) */
+	DB_ERR_FULL,        /* the disk or the database is full */
+	DB_ERR_READONLY,    /* the database cannot be written */
+	DB_ERR_UNAVAILABLE, /* it cannot be read or opened (I/O) */
+	DB_ERR_BUSY,        /* locked by another connection past the timeout */
+	DB_ERR_CORRUPT,     /* not a database, or a damaged one */
+	DB_ERR_OTHER,
+};
+enum db_error db_last_error(void);
+
+/* ---- db.c: builds, cases, comparisons, results, runs, measurements ---- */
 struct db_case {
 	int64_t id;
 	struct case_spec spec;
@@ -42,19 +65,6 @@ struct db_case_row {
 	int64_t gen_index;
 };
 
-/* A generated run's mismatch, listed with its batch (generated_mismatches). */
-struct db_gen_mismatch {
-	int64_t seq; /* read back: its position in the run's list */
-	uint64_t seed;
-	int64_t index;
-	const char *signature;
-	const char *candidates;       /* the differing candidates' roles: "head,cand3" */
-	const unsigned char *digests; /* ndigests * GEN_DIGEST_SIZE bytes, base first, or NULL */
-	int ndigests;
-	int64_t case_id; /* 0: not stored in full (yet) */
-};
-typedef int (*db_gen_mismatch_fn)(void *arg, const struct db_gen_mismatch *);
-
 struct db_case_filter {
 	const char *verdict; /* "same" / "differ" / "error", NULL for any */
 	int source;          /* 0 any, else a mask: 1 stored, 2 submitted, 4 reduced (the reducer's) */
@@ -81,8 +91,6 @@ struct db_run {
 typedef int (*db_case_row_fn)(void *arg, const struct db_case_row *);
 typedef int (*db_run_fn)(void *arg, const struct db_run *);
 
-struct db *db_open(const char *path, char *err, size_t errsize);
-void db_close(struct db *);
 /* Record a build (one row per name and sha256); sets b->db_id. */
 int db_build_record(struct db *, struct build *b, char *err, size_t errsize);
 /* Mark runs left queued or running as interrupted; the count or -1. */
@@ -125,30 +133,8 @@ int db_run_start(struct db *, int64_t id, int64_t total, const char *error, char
 int db_run_finish(struct db *, int64_t id, const char *status, const char *error, char *err, size_t errsize);
 /* queued -> cancelled: 1 done, 0 if it was not queued, -1. */
 int db_run_cancel_queued(struct db *, int64_t id, char *err, size_t errsize);
-/* Generated runs: the run's summary (JSON text); a batch's same cases counted in
- * the run's progress with every case's result hash (8 bytes each); which
- * generated case a stored case is. */
+/* A generated, phpt or coverage run's summary (JSON text, columns.h). */
 int db_run_summary(struct db *, int64_t run_id, const char *summary, char *err, size_t errsize);
-/* A batch's result hashes, its mismatches listed, the run's progress: one transaction. */
-int db_generated_batch(struct db *, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
-    const void *hashes, size_t len, int64_t same, const struct db_gen_mismatch *mismatches,
-    size_t nmismatches, char *err, size_t errsize);
-/* A run's listed mismatches, newest first, below position `before` (0: all). */
-int db_generated_mismatches(struct db *, int64_t run_id, int64_t before, int limit, db_gen_mismatch_fn fn,
-    void *arg, char *err, size_t errsize);
-/* A run's mismatches of one signature, oldest first (the samples come first):
- * what reduction and buckets start from (issue 12). */
-int db_generated_signature(struct db *, int64_t run_id, const char *signature, int limit,
-    db_gen_mismatch_fn fn, void *arg, char *err, size_t errsize);
-/* One mismatch of a run, by the generator's (seed, index): rows (0 or 1), -1. */
-int db_generated_mismatch(struct db *, int64_t run_id, uint64_t seed, int64_t index, db_gen_mismatch_fn fn,
-    void *arg, char *err, size_t errsize);
-/* The case stored in full for a listed mismatch. */
-int db_generated_link(
-    struct db *, int64_t run_id, uint64_t seed, int64_t index, int64_t case_id, char *err, size_t errsize);
-/* The case this run stored in full for a generated case: 1 (*case_id), 0 none, -1. */
-int db_run_generated_case(struct db *, int64_t run_id, int version, uint64_t seed, int64_t index,
-    int64_t *case_id, char *err, size_t errsize);
 /* The listing row of one case's comparison in a run: 1 (fn called), 0 none, -1. */
 int db_run_case_row(
     struct db *, int64_t run_id, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize);
@@ -156,11 +142,6 @@ int db_run_case_row(
 int db_run_builds(struct db *, int64_t run_id, int64_t ids[MAX_BUILDS], char *err, size_t errsize);
 /* How many queued or running runs compare the build (db id), or -1. */
 int db_build_runs_pending(struct db *, int64_t build_id, char *err, size_t errsize);
-int db_generated_case(
-    struct db *, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize);
-/* A resumed run: the count of a batch it stored already, 0 if none, -1. */
-int64_t db_generated_batch_stored(
-    struct db *, int64_t run_id, uint64_t seed, int64_t start, char *err, size_t errsize);
 /* Runs waiting as 'queued': the count, or -1. */
 int db_runs_queued(struct db *, char *err, size_t errsize);
 /*
@@ -170,51 +151,17 @@ int db_runs_queued(struct db *, char *err, size_t errsize);
 int db_run_resume(struct db *, int64_t id, struct build *const builds[MAX_BUILDS], char *err, size_t errsize);
 /* Does run_id already hold a comparison of this case?  1, 0, -1. */
 int db_run_has_case(struct db *, int64_t run_id, const struct case_spec *, char *err, size_t errsize);
-/* Cap the database file at max_bytes (rounded to pages); 0 leaves it unbounded. */
-int db_set_max_bytes(struct db *, int64_t max_bytes, char *err, size_t errsize);
-/* What the calling thread's last failed db_* call met, the one place SQLite's errors are
- * sorted (api_reply.c's api_fail makes each an answer). */
-enum db_error {
-	DB_ERR_NONE,        /* not a storage error (out of memory, a bad argument ...) */
-	DB_ERR_FULL,        /* the disk or the database is full */
-	DB_ERR_READONLY,    /* the database cannot be written */
-	DB_ERR_UNAVAILABLE, /* it cannot be read or opened (I/O) */
-	DB_ERR_BUSY,        /* locked by another connection past the timeout */
-	DB_ERR_CORRUPT,     /* not a database, or a damaged one */
-	DB_ERR_OTHER,
-};
-enum db_error db_last_error(void);
 
-/* API tokens (server/daemon/service/auth.c): only the SHA-256 of a token is stored. */
-struct db_token {
-	int64_t id;
-	const char *name, *created_at, *last_used_at, *revoked_at; /* NULL when unset */
-};
-typedef int (*db_token_fn)(void *arg, const struct db_token *);
-/* 1 added (*id), 0 when an active token already has that name, -1. */
-int db_token_add(struct db *, const char *name, const char *hash, int64_t *id, char *err, size_t errsize);
-/* The token with this hash, revoked or not: 1 (fn called once), 0 unknown, -1. */
-int db_token_find(struct db *, const char *hash, db_token_fn fn, void *arg, char *err, size_t errsize);
-/* Tokens not revoked: the count, or -1. */
-int db_tokens_active(struct db *, char *err, size_t errsize);
 /* Forget the callgrind files of measured results past the newest keep
  * (up to 64 a call, oldest first): dump_file set to NULL, then fn(arg,
  * path) for each.  How many, or -1 with err. */
 int db_dumps_beyond(
     struct db *, int keep, void (*fn)(void *, const char *path), void *arg, char *err, size_t errsize);
-/* The same without waiting for the connection: counted now if it is free,
- * else the last count (-1 if none yet).  For /api/health. */
-int db_tokens_active_nowait(struct db *);
 /* One result's output (printed: its printed bytes), in a malloc'd copy
  * (NULL when the output is SQL NULL) with is_false: 1, 0 when there is no
  * such result, or -1 with err. */
 int db_result_bytes(struct db *, int64_t comparison_id, const char *role, int printed, char **data,
     size_t *len, int *is_false, char *err, size_t errsize);
-int db_tokens_list(struct db *, db_token_fn fn, void *arg, char *err, size_t errsize);
-/* Revoke the active token with this id (id > 0) or name: 1, 0 none such, -1. */
-int db_token_revoke(struct db *, int64_t id, const char *name, char *err, size_t errsize);
-/* Note a use (at most once a minute per token; failures ignored). */
-void db_token_used(struct db *, int64_t id);
 
 /* Measurements (instruction counts); rows valid during the callback. */
 struct db_measurement {
@@ -241,6 +188,69 @@ int db_workload_history(struct db *, const char *source, int64_t case_id, int li
 /* The callgrind dump of a result: 1 found (path filled), 0 none, -1. */
 int db_dump_file(
     struct db *, int64_t comparison_id, int role, char *path, size_t pathsize, char *err, size_t errsize);
+
+/* ---- db_tokens.c: API tokens (service/auth.c); only a token's SHA-256 is stored ---- */
+struct db_token {
+	int64_t id;
+	const char *name, *created_at, *last_used_at, *revoked_at; /* NULL when unset */
+};
+typedef int (*db_token_fn)(void *arg, const struct db_token *);
+/* 1 added (*id), 0 when an active token already has that name, -1. */
+int db_token_add(struct db *, const char *name, const char *hash, int64_t *id, char *err, size_t errsize);
+/* The token with this hash, revoked or not: 1 (fn called once), 0 unknown, -1. */
+int db_token_find(struct db *, const char *hash, db_token_fn fn, void *arg, char *err, size_t errsize);
+/* Tokens not revoked: the count, or -1. */
+int db_tokens_active(struct db *, char *err, size_t errsize);
+/* The same without waiting for the connection: counted now if it is free,
+ * else the last count (-1 if none yet).  For /api/health. */
+int db_tokens_active_nowait(struct db *);
+/* Every token, revoked or not, oldest first: rows, or -1. */
+int db_tokens_list(struct db *, db_token_fn fn, void *arg, char *err, size_t errsize);
+/* Revoke the active token with this id (id > 0) or name: 1, 0 none such, -1. */
+int db_token_revoke(struct db *, int64_t id, const char *name, char *err, size_t errsize);
+/* Note a use (at most once a minute per token; failures ignored). */
+void db_token_used(struct db *, int64_t id);
+
+/* ---- db_generated.c: a generated run's batches, mismatches and cases ---- */
+/* A generated run's mismatch, listed with its batch (generated_mismatches). */
+struct db_gen_mismatch {
+	int64_t seq; /* read back: its position in the run's list */
+	uint64_t seed;
+	int64_t index;
+	const char *signature;
+	const char *candidates;       /* the differing candidates' roles: "head,cand3" */
+	const unsigned char *digests; /* ndigests * GEN_DIGEST_SIZE bytes, base first, or NULL */
+	int ndigests;
+	int64_t case_id; /* 0: not stored in full (yet) */
+};
+typedef int (*db_gen_mismatch_fn)(void *arg, const struct db_gen_mismatch *);
+
+/* A batch's result hashes, its mismatches listed, the run's progress: one transaction. */
+int db_generated_batch(struct db *, int64_t run_id, uint64_t seed, int64_t start, int64_t count,
+    const void *hashes, size_t len, int64_t same, const struct db_gen_mismatch *mismatches,
+    size_t nmismatches, char *err, size_t errsize);
+/* A run's listed mismatches, newest first, below position `before` (0: all). */
+int db_generated_mismatches(struct db *, int64_t run_id, int64_t before, int limit, db_gen_mismatch_fn fn,
+    void *arg, char *err, size_t errsize);
+/* A run's mismatches of one signature, oldest first (the samples come first):
+ * what reduction and buckets start from (issue 12). */
+int db_generated_signature(struct db *, int64_t run_id, const char *signature, int limit,
+    db_gen_mismatch_fn fn, void *arg, char *err, size_t errsize);
+/* One mismatch of a run, by the generator's (seed, index): rows (0 or 1), -1. */
+int db_generated_mismatch(struct db *, int64_t run_id, uint64_t seed, int64_t index, db_gen_mismatch_fn fn,
+    void *arg, char *err, size_t errsize);
+/* The case stored in full for a listed mismatch. */
+int db_generated_link(
+    struct db *, int64_t run_id, uint64_t seed, int64_t index, int64_t case_id, char *err, size_t errsize);
+/* The case this run stored in full for a generated case: 1 (*case_id), 0 none, -1. */
+int db_run_generated_case(struct db *, int64_t run_id, int version, uint64_t seed, int64_t index,
+    int64_t *case_id, char *err, size_t errsize);
+/* A stored case is generated case (seed, index) of this generator version. */
+int db_generated_case(
+    struct db *, int64_t case_id, int version, uint64_t seed, uint64_t index, char *err, size_t errsize);
+/* A resumed run: the count of a batch it stored already, 0 if none, -1. */
+int64_t db_generated_batch_stored(
+    struct db *, int64_t run_id, uint64_t seed, int64_t start, char *err, size_t errsize);
 
 /* ---- db_triage.c: buckets of mismatches and the triage trail (docs/api.md, Triage) ---- */
 struct db_bucket_filter {
