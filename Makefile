@@ -18,16 +18,19 @@ endif
 
 B = build
 # server/ holds one folder per link unit (README, "Architecture"):
-#   common/  the leaf library: linked into the daemon, the worker loader and
-#            each build's core
+#   common/  what all three share: linked into the daemon, the worker
+#            loader and each build's core (buffers, clock, frames, the
+#            generator, flag names, rmtree, sandbox layer names, ini rules)
 #   daemon/  phpcmp itself (never loads PHP): a folder per layer, bottom
-#            up store/, engine/, service/, http/, cli/ (the commands that
-#            are clients: submit, review), and main.c (config.c) above them
+#            up model/ (the daemon's own leaf: bytes, results, cases,
+#            buckets, the shrinker, the stored JSON), store/, engine/,
+#            service/, http/, cli/ (the commands that are clients: submit,
+#            review), and main.c (config.c) above them
 #            (scripts/check-layers.py: a file's layer is its folder)
 #   worker/  phpcmp-worker, the loader that dlopens a build and its core
 #   core/    the per-build core, compiled at run time against each build's
 #            own headers (server/daemon/engine/build.c), never by this Makefile
-DAEMON_DIRS = server/daemon/store server/daemon/engine server/daemon/service server/daemon/http server/daemon/cli server/daemon
+DAEMON_DIRS = server/daemon/model server/daemon/store server/daemon/engine server/daemon/service server/daemon/http server/daemon/cli server/daemon
 INC     = -Iserver/common $(DAEMON_DIRS:%=-I%) -Iserver/core -Iserver/worker
 CFLAGS  += $(INC)
 COMMON_SRC = $(wildcard server/common/*.c)
@@ -159,25 +162,26 @@ UNIT_TESTS += $(B)/tests/test_sandbox
 # fuzz/fuzz.mk: `make fuzz`, and the replay of fuzz inputs as unit tests.
 include fuzz/fuzz.mk
 
-# Reducing a generated case (server/common/shrink.c).
+# Reducing a generated case (server/daemon/model/shrink.c).
 UNIT_TESTS += $(B)/tests/test_shrink
 $(B)/tests/test_shrink: tests/unit/test_shrink.c $(B)/obj/shrink.o $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/bytes.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm -lpthread
 
 # Storage tested directly (server/daemon/store/): an in-memory SQLite, the
-# schema migrated, one behaviour per check; the leaf library beneath it.
+# schema migrated, one behaviour per check; the model and the leaf library beneath it.
 STORE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(notdir $(wildcard server/daemon/store/*.c))) $(B)/obj/schema_sql.o
+MODEL_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(notdir $(wildcard server/daemon/model/*.c)))
 UNIT_TESTS += $(B)/tests/test_store
-$(B)/tests/test_store: tests/unit/test_store.c $(STORE_OBJ) $(COMMON_OBJ) | $(B)/tests
+$(B)/tests/test_store: tests/unit/test_store.c $(STORE_OBJ) $(MODEL_OBJ) $(COMMON_OBJ) | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson -lsqlite3 -lcrypto -lpcre2-8 -lm -lpthread
 
-# The bucket key of a mismatch (server/common/bucket.c).
+# The bucket key of a mismatch (server/daemon/model/bucket.c).
 UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o \
     $(B)/obj/sanitizer.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson
 
-# A sanitizer report in brief (server/common/sanitizer.c), on real reports.
+# A sanitizer report in brief (server/daemon/model/sanitizer.c), on real reports.
 UNIT_TESTS += $(B)/tests/test_sanitizer
 $(B)/tests/test_sanitizer: tests/unit/test_sanitizer.c $(B)/obj/sanitizer.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
@@ -188,13 +192,13 @@ $(B)/tests/genphp: tests/tools/genphp.c $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS)
 tools: $(TOOLS)
 
-# .phpt files as run-tests.php reads and judges them (server/common/phpt.c),
+# .phpt files as run-tests.php reads and judges them (server/daemon/model/phpt.c),
 # tried on the 8.2.32 source's ext/json/tests (scripts/php-tests.sh).
 UNIT_TESTS += $(B)/tests/test_phpt
 $(B)/tests/test_phpt: tests/unit/test_phpt.c $(B)/obj/phpt.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpcre2-8
 
-# Files opened beneath a folder, no link followed (server/common/beneath.c).
+# Files opened beneath a folder, no link followed (server/daemon/model/beneath.c).
 UNIT_TESTS += $(B)/tests/test_beneath
 $(B)/tests/test_beneath: tests/unit/test_beneath.c $(B)/obj/beneath.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
@@ -204,7 +208,7 @@ UNIT_TESTS += $(B)/tests/test_phptini
 $(B)/tests/test_phptini: tests/unit/test_phptini.c $(B)/obj/phptini.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
 
-# Callgrind dumps read for per-function costs (server/common/callgrind.c),
+# Callgrind dumps read for per-function costs (server/daemon/model/callgrind.c),
 # with three real dumps in tests/fixtures/callgrind/.
 UNIT_TESTS += $(B)/tests/test_callgrind
 $(B)/tests/test_callgrind: tests/unit/test_callgrind.c $(B)/obj/callgrind.o | $(B)/tests
@@ -233,18 +237,18 @@ $(B)/tests/test_fairq: tests/unit/test_fairq.c $(B)/obj/fairq.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpthread
 
 # The leaf library's small helpers (buf, clock, id, base64, roles).
-# A run's parameters and their stored text (server/common/runparams.c).
+# A run's parameters and their stored text (server/daemon/model/runparams.c).
 UNIT_TESTS += $(B)/tests/test_runparams
 $(B)/tests/test_runparams: tests/unit/test_runparams.c $(B)/obj/runparams.o $(B)/obj/phpt.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson -lpcre2-8
 
-# The JSON the database keeps in columns (server/common/columns.c).
+# The JSON the database keeps in columns (server/daemon/model/columns.c).
 UNIT_TESTS += $(B)/tests/test_columns
 $(B)/tests/test_columns: tests/unit/test_columns.c $(B)/obj/columns.o $(B)/obj/result.o $(B)/obj/text.o $(B)/obj/bytes.o \
     $(B)/obj/flags.o $(B)/obj/buf.o $(B)/obj/gen.o $(B)/obj/phpt.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson -lpcre2-8
 
-# gcovr's report into the coverage summary and the page's sources (server/common/gcovr.c).
+# gcovr's report into the coverage summary and the page's sources (server/daemon/model/gcovr.c).
 UNIT_TESTS += $(B)/tests/test_gcovr
 $(B)/tests/test_gcovr: tests/unit/test_gcovr.c $(B)/obj/gcovr.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson

@@ -318,7 +318,7 @@ PRAGMA user_version = 8;
 -- phpt_results gets a role per build position like results
 -- (migration 8), the verdict of that candidate against the base (NULL on
 -- the base) and the bucket a regression or improvement is in (a bucket per
--- candidate, test and status pair: bucket_phpt_key in server/common/bucket.c).
+-- candidate, test and status pair: bucket_phpt_key in server/daemon/model/bucket.c).
 CREATE TABLE phpt_results_new (
 	run_id    INTEGER NOT NULL,
 	test      TEXT NOT NULL,
@@ -404,7 +404,7 @@ PRAGMA user_version = 11;
 -- representative and a bounded sample of its other members.  state:
 -- done (reduced; the case in case_id), not_reproduced (its case run again
 -- did not show the same signature), unsupported (nothing to reduce with).
--- signature: the bucket key without flags (server/common/bucket.c), what
+-- signature: the bucket key without flags (server/daemon/model/bucket.c), what
 -- every accepted step kept; root_key: signature + the reduced case's
 -- canonical form (value source, flags by name, depth): mismatches whose
 -- reduction lands on the same minimal case share it.  confirmation: the

@@ -21,9 +21,9 @@ profdata=$(command -v llvm-profdata || command -v llvm-profdata-14)
 declare -A files=(
 	[proto]="server/common/proto.c server/common/buf.c server/common/clock.c"
 	[flags]="server/common/flags.c"
-	[casefile]="server/common/casefile.c server/common/flags.c server/common/buf.c"
-	[body]="server/daemon/http/api_cases.c server/daemon/http/api_reply.c server/common/flags.c server/common/casefile.c"
-	[callgrind]="server/common/callgrind.c"
+	[casefile]="server/daemon/model/casefile.c server/common/flags.c server/common/buf.c"
+	[body]="server/daemon/http/api_cases.c server/daemon/http/api_reply.c server/common/flags.c server/daemon/model/casefile.c"
+	[callgrind]="server/daemon/model/callgrind.c"
 )
 # The functions each harness is about (api_cases.c and proto.c hold more).
 declare -A functions=(

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness: the callgrind dump reader (server/common/callgrind.c).
+ * libFuzzer harness: the callgrind dump reader (server/daemon/model/callgrind.c).
  * Any input parses or fails with a "line N: ..." message; a parsed profile
  * keeps its invariants: inclusive >= self >= 0, the selves sum to self_sum,
  * every function has a name.

@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness: a .phpt file read as run-tests.php reads it
- * (server/common/phpt.c).  A file that parses has its own FILE section
+ * (server/daemon/model/phpt.c).  A file that parses has its own FILE section
  * judged as output and diffed against its expectation: nothing may crash,
  * leak or read out of bounds, and a test always passes against its own
  * EXPECT text (a --REDIRECTTEST-- file aside: never judged).

@@ -27,13 +27,14 @@ but a listed use that is gone fails too, so the list only shrinks.
 
 A module is a source file (NAME.c, or NAME.S) and its object NAME.o; its
 layer is its folder, bottom up (FOLDERS; README, Architecture):
-  1 common    server/common/          the leaf library
-  2 store     server/daemon/store/    all SQL
-  3 engine    server/daemon/engine/   builds, workers, their sandbox, runs
-  4 service   server/daemon/service/  cases, auth, triage, measure, profile, export
-  5 http      server/daemon/http/     libmicrohttpd, the router, the resources
-  6 cli       server/daemon/cli/      the commands that are a daemon's clients: review
-  7 daemon    server/daemon/          main.c: the commands; config.c: serve's settings
+  1 common    server/common/          what the daemon, the worker and the core share
+  2 model     server/daemon/model/    the daemon's leaf: bytes, results, cases, buckets, stored JSON
+  3 store     server/daemon/store/    all SQL
+  4 engine    server/daemon/engine/   builds, workers, their sandbox, runs
+  5 service   server/daemon/service/  cases, auth, triage, measure, profile, export
+  6 http      server/daemon/http/     libmicrohttpd, the router, the resources
+  7 cli       server/daemon/cli/      the commands that are a daemon's clients: submit, review
+  8 daemon    server/daemon/          main.c: the commands; config.c: serve's settings
 
 Prints the module dependency list (each module, its layer, what it uses).
 """
@@ -49,6 +50,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The layers, bottom up: a file's layer is its folder.
 FOLDERS = [
     ("common", "server/common"),
+    ("model", "server/daemon/model"),
     ("store", "server/daemon/store"),
     ("engine", "server/daemon/engine"),
     ("service", "server/daemon/service"),

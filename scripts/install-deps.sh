@@ -38,7 +38,7 @@ esac
 # brings valgrind/callgrind.h for the measuring worker core (and
 # valgrind/valgrind.h for the loader).  libseccomp-dev: the workers'
 # sandbox filter (server/worker/sandbox.c, docs/sandbox.md).  libpcre2-dev:
-# .phpt expectations are PCRE, matched as PHP does (server/common/phpt.c).
+# .phpt expectations are PCRE, matched as PHP does (server/daemon/model/phpt.c).
 run_pkgs="build-essential gcc make pkg-config dpkg-dev ca-certificates xz-utils
 	libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev
 	libssl-dev libseccomp-dev libpcre2-dev valgrind curl sqlite3"

@@ -1,8 +1,8 @@
 /*
  * json_encode's flags by name: the one table of JSON_* names (flags.c),
  * used by case files, the generator's rendering, the page and the API.
- * Its own header, without the rest of common.h: the worker core compiles
- * it too (the generator renders flags by name).
+ * In the library all three programs share: the worker core compiles it
+ * too (the generator renders flags by name).
  */
 #ifndef PHPCMP_FLAGS_H
 #define PHPCMP_FLAGS_H

@@ -1,7 +1,8 @@
 /*
  * phpcmp serve's settings: the command line and the config file
  * (docs/config.md), read into the engine's struct config (engine.h), the
- * HTTP server's struct http_config (http.h) and the builds to find.  A bad value is said on stderr with its exact reason.
+ * HTTP server's struct http_config (http.h) and the builds to find.  A bad
+ * value is said on stderr with its exact reason.
  */
 #ifndef PHPCMP_CONFIG_H
 #define PHPCMP_CONFIG_H

@@ -1,4 +1,4 @@
-// Ids are strict (server/common/id.c), in every path and query parameter
+// Ids are strict (server/daemon/model/id.c), in every path and query parameter
 // that takes one: a file of its own, apart from bad-input.test.mjs, so the
 // instrumented passes can leave it out (tests/instrumented.txt: 140
 // refused requests, each with two database snapshots, reach no daemon line
@@ -18,7 +18,7 @@ after(async () => { await d?.stopClean(); });
 
 const rejects = (...a) => refuses(d, ...a);
 
-// One strict id parser (server/common/id.c): a path segment that is not
+// One strict id parser (server/daemon/model/id.c): a path segment that is not
 // exactly a decimal id names nothing (404), a query parameter that is not
 // one is a bad request (400); "01", "+5", " 5", "5x" and an overflow alike.
 test('ids are strict: not an id in a path -> 404, in a query parameter -> 400', async () => {

@@ -461,7 +461,7 @@ test('resuming a run of a generator version that is gone is a 409 that says so',
 });
 
 // Two definitions of "same" (server/core/gencore.c's result digest, compared
-// by genrun.c, and server/common/result.c's verdict) must agree both ways:
+// by genrun.c, and server/daemon/model/result.c's verdict) must agree both ways:
 // every digest mismatch is a verdict mismatch (unconfirmed 0), and cases
 // whose digests matched are verdict-same when run alone, on both builds.
 test('the digest and the verdict agree on what is the same, both ways', async () => {

@@ -300,7 +300,7 @@ test('buckets for mismatches stored before buckets existed: made at startup, the
 	for (const b of (await d.get('/api/buckets?limit=500')).json.buckets) assert.equal(b.state, 'new');
 });
 
-// One way to show a title that is not all UTF-8 (server/common/text.c): the
+// One way to show a title that is not all UTF-8 (server/daemon/model/text.c): the
 // bucket and its mismatches show it as the case does, valid UTF-8 as is and
 // only the bad byte as \xNN (triage showed every byte >= 0x80 as \xNN).
 test('a title with a bad byte reads the same in a bucket, its mismatches and the case', async () => {

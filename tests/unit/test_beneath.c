@@ -1,4 +1,4 @@
-/* Unit tests for server/common/beneath.c (files opened beneath a folder, no link followed), printing TAP. */
+/* Unit tests for server/daemon/model/beneath.c (files opened beneath a folder, no link followed), printing TAP. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

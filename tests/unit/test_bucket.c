@@ -1,9 +1,9 @@
-/* Unit tests for server/common/bucket.c (the bucket key of a mismatch), printing TAP. */
+/* Unit tests for server/daemon/model/bucket.c (the bucket key of a mismatch), printing TAP. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "model.h"
 #include "tap.h"
 
 static void is_str(const char *got, const char *want, const char *what)

@@ -1,5 +1,5 @@
 /*
- * Unit tests for server/common/callgrind.c, printing TAP: the format's own
+ * Unit tests for server/daemon/model/callgrind.c, printing TAP: the format's own
  * examples (valgrind's docs/cl-format), name and subposition compression,
  * recursion levels merged, malformed input; then three real dumps of the
  * "100 rows, 12 string keys each" workload (tests/fixtures/callgrind/):

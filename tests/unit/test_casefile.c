@@ -1,5 +1,5 @@
 /*
- * Unit tests for server/common/casefile.c, printing TAP.  The last part parses,
+ * Unit tests for server/daemon/model/casefile.c, printing TAP.  The last part parses,
  * formats and re-parses every stored case under the cases folder (argv[1],
  * default "cases", relative to the repository root where make runs it).
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common.h"
+#include "model.h"
 #include "tap.h"
 
 static int streq_null(const char *a, const char *b)

@@ -1,5 +1,5 @@
 /* Unit tests for the JSON the database keeps in columns
- * (server/common/columns.c): exact texts, as the API serves them. */
+ * (server/daemon/model/columns.c): exact texts, as the API serves them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "columns.h"
-#include "common.h"
+#include "model.h"
 #include "tap.h"
 
 static void is_text(char *got, const char *want, const char *what)

@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "common.h"
+#include "model.h"
 #include "tap.h"
 
 static void test_buf(void)

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
+#include "model.h"
 #include "tap.h"
 
 /* The json_encode flags of PHP 8.2's ext/json/php_json.h. */

@@ -1,5 +1,5 @@
 /* Unit tests for gcovr's JSON report read into the coverage summary and
- * the page's annotated sources (server/common/gcovr.c), on a report of
+ * the page's annotated sources (server/daemon/model/gcovr.c), on a report of
  * gcovr's own shape written here. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,8 @@ cc=${CC:-cc}
 # The folder (under server/) of a module's source: its layer.
 folder() { # name
 	case $1 in
-	bytes | flags | buf) echo common ;;
+	flags | buf) echo common ;;
+	bytes | text) echo daemon/model ;;
 	db | db_*) echo daemon/store ;;
 	build | worker) echo daemon/engine ;;
 	triage) echo daemon/service ;;
@@ -59,13 +60,18 @@ run() { # expect-status pattern description name=source...
 }
 
 run 0 'no upward use' 'a lower module used from above passes, and the list is printed' \
-	'bytes=int bytes_len(void) { return 1; }' \
+	'buf=int buf_len(void) { return 1; }' \
+	'bytes=int buf_len(void); int bytes_len(void) { return buf_len(); }' \
 	'db=int bytes_len(void); int db_open(void) { return bytes_len(); }'
-run 1 'bytes \(common, layer 1\) uses db \(store, layer 2\), a higher layer: db_open' \
+run 1 'buf \(common, layer 1\) uses db \(store, layer 3\), a higher layer: db_open' \
 	'the leaf library calling storage fails, naming the symbol' \
+	'buf=int db_open(void); int buf_len(void) { return db_open(); }' \
+	'db=int db_open(void) { return 2; }'
+run 1 'bytes \(model, layer 2\) uses db \(store, layer 3\), a higher layer: db_open' \
+	'the daemon'"'"'s model calling storage fails' \
 	'bytes=int db_open(void); int bytes_len(void) { return db_open(); }' \
 	'db=int db_open(void) { return 2; }'
-run 1 'db \(store, layer 2\) uses main \(daemon, layer 7\)' 'storage calling the commands fails (app_role_name in main.c, before)' \
+run 1 'db \(store, layer 3\) uses main \(daemon, layer 8\)' 'storage calling the commands fails (app_role_name in main.c, before)' \
 	'db=const char *app_role_name(int); const char *db_x(void) { return app_role_name(0); }' \
 	'main=const char *app_role_name(int r) { return r ? "head" : "base"; } int main(void) { return 0; }'
 run 1 'a cycle between build, worker' 'two modules of one layer using each other fail as a cycle' \

@@ -1,5 +1,5 @@
 /*
- * Unit tests for server/common/phpt.c, printing TAP: the section grammar
+ * Unit tests for server/daemon/model/phpt.c, printing TAP: the section grammar
  * and BORK reasons of run-tests.php 8.2, the EXPECT/EXPECTF/EXPECTREGEX
  * comparison and its normalisation, the .diff; then every file of the
  * php-src 8.2.32 source's ext/json/tests (the folder in $PHPCMP_PHPT_DIR,

@@ -1,5 +1,5 @@
 /* Unit tests for server/common/proto.c (the worker protocol) and the verdict in
- * server/common/result.c, printing TAP. */
+ * server/daemon/model/result.c, printing TAP. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "model.h"
 #include "proto.h"
 #include "tap.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for a run's parameters (server/common/runparams.c): a body
+/* Unit tests for a run's parameters (server/daemon/model/runparams.c): a body
  * read field by field with the API's messages, and the stored text that
  * reads back to the same parameters and shows the fields as given. */
 #include <stdio.h>

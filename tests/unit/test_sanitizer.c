@@ -1,9 +1,9 @@
-/* Unit tests for server/common/sanitizer.c: reports as gcc 12's
+/* Unit tests for server/daemon/model/sanitizer.c: reports as gcc 12's
  * libsanitizer writes them, printing TAP. */
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
+#include "model.h"
 #include "tap.h"
 
 static const char asan_report[] =

@@ -1,11 +1,11 @@
-/* Unit tests for server/common/shrink.c (reducing a generated case), printing TAP. */
+/* Unit tests for server/daemon/model/shrink.c (reducing a generated case), printing TAP. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "model.h"
 #include "shrink.h"
 
 static int tap_n, tap_failed;

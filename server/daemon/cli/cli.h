@@ -1,8 +1,9 @@
 /*
  * The commands that are clients of a daemon (the cli layer, under main.c):
  * `phpcmp submit` (submit.c) and `phpcmp review` (review.c), and what they
- * share of HTTP (client.c).  They use the leaf library and HTTP, never the
- * daemon's own layers: what they know of a daemon is its API.
+ * share of HTTP (client.c).  They use the model, the leaf library and
+ * HTTP (libcurl), never the daemon's own layers: what they know of a daemon
+ * is its API.
  */
 #ifndef PHPCMP_CLI_H
 #define PHPCMP_CLI_H

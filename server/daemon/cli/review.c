@@ -42,7 +42,7 @@
 #include "cli.h"
 #include "cmdline.h"
 #include "clock.h"
-#include "common.h"
+#include "model.h"
 #include "rmtree.h"
 
 #define REVIEW_MAX_PATCHES 32

@@ -17,7 +17,7 @@
 #include "buf.h"
 #include "cli.h"
 #include "cmdline.h"
-#include "common.h"
+#include "model.h"
 
 #define SUBMIT_TIMEOUT_S 600
 

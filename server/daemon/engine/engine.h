@@ -1,7 +1,7 @@
 /*
- * The engine (layer 3): builds, workers, their sandbox, runs and generated
- * runs, and the daemon's shared state (struct app).  Uses storage (store.h)
- * and the leaf library.
+ * The engine (layer 4): builds, workers, their sandbox, runs and generated
+ * runs, and the daemon's shared state (struct app).  Uses storage (store.h),
+ * the model and the leaf library.
  */
 #ifndef PHPCMP_ENGINE_H
 #define PHPCMP_ENGINE_H
@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "common.h"
+#include "model.h"
 #include "store.h"
 #include "fairq.h"
 

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "common.h"
+#include "model.h"
 
 /* How many items fan out: any beyond run on the caller's thread. */
 #define FANOUT_MAX MAX_BUILDS

@@ -10,7 +10,7 @@
  * without following a symbolic link (openat2 RESOLVE_BENEATH), regular
  * files only, size-bounded (docs/phpt.md, "Which tests a run reads").
  *
- * Each test is read and validated here (server/common/phpt.c), then on
+ * Each test is read and validated here (server/daemon/model/phpt.c), then on
  * each build at once (a thread per build) its SKIPIF, FILE and CLEAN run
  * in that build's sandboxed worker as PROTO_PHPT scripts
  * (server/core/phptcore.c), the output is judged here, and the statuses

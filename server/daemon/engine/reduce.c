@@ -12,7 +12,7 @@
  * (reduce_wake), and a daemon restarted goes on where the last one stopped.
  *
  * A generated case is reduced as the tree the generator built
- * (server/common/shrink.c), each candidate rendered to PHP and run like any
+ * (server/daemon/model/shrink.c), each candidate rendered to PHP and run like any
  * submitted case on the base and the bucket's candidate; a candidate is
  * accepted only when its signature (bucket_signature: which fields differ,
  * each side's status, error code and exception, the shape of the output

@@ -3,7 +3,7 @@
  * what the run page opens from a test's row: every build's status, reason,
  * verdict against the base, bucket, output and run-tests' .diff, and the
  * test's sections as they were run (the stored file, split again by
- * server/common/phpt.c; *_EXTERNAL sections are named, not loaded).
+ * server/daemon/model/phpt.c; *_EXTERNAL sections are named, not loaded).
  */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * HTTP (layer 5), its ground floor: http.c serves requests with
+ * HTTP (layer 6), its ground floor: http.c serves requests with
  * libmicrohttpd and hands each to the handler it was given (the API's:
  * api.h); it knows nothing of what the answers mean.
  */
@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "common.h"
+#include "model.h"
 
 #define HTTP_MAX_QUERY 16
 #define HTTP_MAX_HOSTS 8

@@ -1,6 +1,6 @@
 /*
  * Where the instructions went: a measured workload's kept callgrind files
- * (one per build) read with server/common/callgrind.c into per-function
+ * (one per build) read with server/daemon/model/callgrind.c into per-function
  * self and inclusive costs, and the base against one candidate function by
  * function and file by file, largest change first.  Also the cost of one
  * source file's functions (json_encoder.c) for measure.c's table.

@@ -1,5 +1,5 @@
 /*
- * Services (layer 4): submitted cases, builds, reviews, triage rules, measurements, exports, auth.  They
+ * Services (layer 5): submitted cases, builds, reviews, triage rules, measurements, exports, auth.  They
  * return data and an error enum (struct svc_error); no HTTP type appears
  * here, and api_svc() (api_reply.c) is the one place their errors become
  * HTTP statuses.

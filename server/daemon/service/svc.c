@@ -1,5 +1,5 @@
 /*
- * What a service (layer 4: cases, auth, triage, measure, export) answers besides
+ * What a service (layer 5: cases, auth, triage, measure, export) answers besides
  * its data: an error enum and a message (services.h).  Services never see
  * HTTP; api_svc() (api_reply.c) is the one place these become statuses.
  */

@@ -1,5 +1,5 @@
 /*
- * Triage: mismatches grouped in buckets (server/common/bucket.c makes the key),
+ * Triage: mismatches grouped in buckets (server/daemon/model/bucket.c makes the key),
  * each bucket's state, assignee and notes, and the audit trail of who
  * changed what (docs/api.md, "Triage").  The rules live here (what a state,
  * a name, a change may be; who makes it), on what a request states

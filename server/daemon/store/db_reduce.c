@@ -1,5 +1,5 @@
 /*
- * Storage of reductions (layer 2): the reductions table and buckets.root_id
+ * Storage of reductions (layer 3): the reductions table and buckets.root_id
  * of schema.sql (migration 10), behind db_reduce_* (store.h).  Used by the
  * background reducer (reduce.c) and the triage API, under the connection's
  * lock.

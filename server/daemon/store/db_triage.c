@@ -1,5 +1,5 @@
 /*
- * Storage of triage (layer 2): the buckets, bucket_runs and triage_events
+ * Storage of triage (layer 3): the buckets, bucket_runs and triage_events
  * tables of schema.sql, behind db_* functions (store.h) like the rest of the
  * storage.  Its statements are prepared on the one connection (db_open.c)
  * and used under its lock, and its failures set the shared error state

@@ -1,13 +1,13 @@
 /*
- * Storage (layer 2), the store folder's interface as engine.h and
+ * Storage (layer 3), the store folder's interface as engine.h and
  * services.h are theirs: every SQL statement of the daemon is behind these
  * db_* functions, a section per file (db.c, db_tokens.c, db_generated.c,
- * db_triage.c, ...).  Uses only the leaf library (common.h).
+ * db_triage.c, ...).  Uses only the model (model.h) and the library below.
  */
 #ifndef PHPCMP_STORE_H
 #define PHPCMP_STORE_H
 
-#include "common.h"
+#include "model.h"
 #include "runparams.h"
 
 struct db;

@@ -1,7 +1,7 @@
 /* Resource ids in paths and query parameters: one strict parser. */
 #include <string.h>
 
-#include "common.h"
+#include "model.h"
 
 int64_t id_parse(const char *s, size_t len)
 {

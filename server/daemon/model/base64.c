@@ -4,7 +4,7 @@
 
 #include <openssl/evp.h>
 
-#include "common.h"
+#include "model.h"
 
 char *base64_encode(const void *data, size_t len)
 {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "model.h"
 
 #define CASEFILE_DEFAULT_DEPTH 512
 #define CASEFILE_MAX_DEPTH 2147483647L

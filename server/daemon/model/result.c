@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "model.h"
 #include "proto.h"
 
 /* clang-format off */

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "model.h"
 
 void bytes_set(struct bytes *b, const void *data, size_t len)
 {

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "common.h"
+#include "model.h"
 #include "gen.h"
 #include "phpt.h"
 #include "runparams.h"

@@ -1,12 +1,15 @@
 /*
- * The leaf library (server/common): byte strings and buffers, the clock,
- * ids, base64, cases, results and verdicts, builds and roles, flags, case
- * files, bucket keys.  It uses nothing above it: no daemon header is
- * included here or by any server/common file (scripts/check-layers.sh).
- * Everything not listed here is static to its file.
+ * The daemon's model (server/daemon/model, layer 2): byte strings, ids,
+ * base64, cases, results and verdicts, builds and roles, case files,
+ * bucket keys, a sanitizer report in brief — the daemon's own leaf, on the
+ * library all three programs share (server/common: buffers, the clock,
+ * flags).  It uses nothing above it (scripts/check-layers.py).  The
+ * folder's other files have headers of their own (shrink.h, phpt.h,
+ * runparams.h, columns.h, gcovr.h, callgrind.h, cmdline.h, beneath.h).
+ * Everything not declared in a header is static to its file.
  */
-#ifndef PHPCMP_COMMON_H
-#define PHPCMP_COMMON_H
+#ifndef PHPCMP_MODEL_H
+#define PHPCMP_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>

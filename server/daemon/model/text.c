@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "common.h"
+#include "model.h"
 
 /* The bytes as a JSON string, each byte outside a valid UTF-8 sequence
  * written as \xNN (hex) or as U+FFFD; cut once max bytes are written. */

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
+#include "model.h"
 
 /* The text of one line (up to its '\n') into out, bounded. */
 static void line_copy(const char *s, char *out, size_t size)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "common.h"
+#include "model.h"
 #include "shrink.h"
 
 #define FLAG_FORCE_OBJECT ((int64_t)1 << 4)  /* JSON_FORCE_OBJECT */

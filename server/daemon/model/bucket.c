@@ -53,7 +53,7 @@
 
 #include <jansson.h>
 
-#include "common.h"
+#include "model.h"
 
 #define BUCKET_WINDOW 32     /* tokens looked at after the first difference, per side */
 #define BUCKET_CLASS_MAX 128 /* an exception class name in a key */
