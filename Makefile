@@ -203,6 +203,11 @@ UNIT_TESTS += $(B)/tests/test_beneath
 $(B)/tests/test_beneath: tests/unit/test_beneath.c $(B)/obj/beneath.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
 
+# The case files under a folder (server/daemon/model/casefind.c): stored runs and `phpcmp submit DIR`.
+UNIT_TESTS += $(B)/tests/test_casefind
+$(B)/tests/test_casefind: tests/unit/test_casefind.c $(B)/obj/casefind.o $(B)/obj/phpt.o $(B)/obj/buf.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpcre2-8
+
 # Which --INI-- settings a .phpt test may make (server/common/phptini.c).
 UNIT_TESTS += $(B)/tests/test_phptini
 $(B)/tests/test_phptini: tests/unit/test_phptini.c $(B)/obj/phptini.o | $(B)/tests

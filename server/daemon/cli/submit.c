@@ -3,8 +3,6 @@
  * builds, one POST /api/cases each, the verdicts printed for CI (a client:
  * what it knows of the daemon is its API).
  */
-#include <dirent.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,44 +104,24 @@ static int submit_files_add(struct submit_files *f, const char *path)
 	return 0;
 }
 
-static int submit_str_cmp(const void *a, const void *b)
+/* A folder's case files (casefile_find, 16 folders deep at most), each as DIR/PATH. */
+static int submit_files_dir(struct submit_files *f, const char *dir)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int submit_files_dir(struct submit_files *f, const char *dir, int depth)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	struct stat st;
-	char path[PATH_MAX];
-	size_t first = f->n;
+	char **found, path[PATH_MAX], err[PATH_MAX + 128];
+	ssize_t n = casefile_find(dir, "submit: ", 16, 0, &found, err, sizeof err);
 	int rc = 0;
 
-	if (d == NULL) {
-		cmd_error(NULL, "submit: %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-		if (de->d_name[0] == '.')
+	if (n < 0)
+		return cmd_error(NULL, "%s", err);
+	if (n == 0)
+		rc = cmd_error(NULL, "submit: %s: no *.phpt case file in it", dir);
+	for (ssize_t i = 0; i < n && rc == 0; i++) {
+		if (snprintf(path, sizeof path, "%s/%s", dir, found[i]) >= (int)sizeof path)
 			continue;
-		if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path)
-			continue;
-		if (stat(path, &st) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && depth < 16)
-			rc = submit_files_dir(f, path, depth + 1);
-		else if (S_ISREG(st.st_mode) && len > 5 && strcmp(de->d_name + len - 5, ".phpt") == 0)
-			rc = submit_files_add(f, path);
+		if (submit_files_add(f, path) < 0)
+			rc = cmd_error(NULL, "out of memory");
 	}
-	closedir(d);
-	if (rc == 0 && depth == 0 && f->n == first) {
-		cmd_error(NULL, "submit: %s: no *.phpt case file in it", dir);
-		return -1;
-	}
-	if (depth == 0)
-		qsort(f->path + first, f->n - first, sizeof *f->path, submit_str_cmp);
+	casefile_found_release(found, (size_t)n);
 	return rc;
 }
 
@@ -328,7 +306,7 @@ int submit_command(int argc, char **argv)
 			cmd_error(NULL, "submit: unknown option %s", argv[i]);
 			goto usage;
 		} else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (submit_files_dir(&files, argv[i], 0) < 0)
+			if (submit_files_dir(&files, argv[i]) < 0)
 				goto out;
 		} else if (submit_files_add(&files, argv[i]) < 0) {
 			cmd_error(NULL, "out of memory");

@@ -12,20 +12,18 @@
  * the API shows is what the runner will do, and a restart finds nothing
  * half-done (main marks leftovers 'interrupted').
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine.h"
 #include "fanout.h"
 
-#define RUNS_CASE_SUFFIX ".phpt"
 #define RUNS_MAX_CASE_FILES 100000
 #define RUNS_MAX_DIR_DEPTH 8
 #define RUNS_MAX_NOTES 1024 /* bytes of skipped-file notes kept on a run */
@@ -74,8 +72,8 @@ struct suite {
 /* ---- the stored suite: every *.phpt under the cases folder ---- */
 
 struct stored_state {
-	char **paths; /* relative to the cases folder, sorted */
-	size_t n, cap, pos;
+	char **paths; /* relative to the cases folder, sorted (casefile_find) */
+	size_t n, pos;
 	int workloads_only; /* the measure suite: cases with --MEASURE-- */
 };
 
@@ -93,87 +91,15 @@ static void runs_note(struct suite_iter *it, const char *fmt, const char *a, con
 	snprintf(it->notes + len, sizeof it->notes - len, fmt, a, b);
 }
 
-static int stored_add(struct stored_state *s, const char *rel)
-{
-	char **p;
-
-	if (s->n == s->cap) {
-		size_t cap = s->cap != 0 ? s->cap * 2 : 64;
-		if ((p = realloc(s->paths, cap * sizeof *p)) == NULL)
-			return -1;
-		s->paths = p;
-		s->cap = cap;
-	}
-	if ((s->paths[s->n] = strdup(rel)) == NULL)
-		return -1;
-	s->n++;
-	return 0;
-}
-
-static int stored_has_suffix(const char *name)
-{
-	size_t n = strlen(name), k = strlen(RUNS_CASE_SUFFIX);
-
-	return n > k && strcmp(name + n - k, RUNS_CASE_SUFFIX) == 0;
-}
-
-/* Collect case files under root/rel, skipping hidden entries. */
-static int stored_scan(
-    struct stored_state *s, const char *root, const char *rel, int depth, char *err, size_t errsize)
-{
-	char dir[4096], sub[4096];
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-	int rc = 0;
-
-	snprintf(dir, sizeof dir, "%s%s%s", root, *rel != '\0' ? "/" : "", rel);
-	if ((d = opendir(dir)) == NULL) {
-		snprintf(err, errsize, "cases folder %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", rel, *rel != '\0' ? "/" : "", de->d_name) >=
-		    sizeof sub)
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && depth < RUNS_MAX_DIR_DEPTH) {
-			rc = stored_scan(s, root, sub, depth + 1, err, errsize);
-		} else if (S_ISREG(st.st_mode) && stored_has_suffix(de->d_name)) {
-			if (s->n >= RUNS_MAX_CASE_FILES) {
-				snprintf(err, errsize, "more than %d case files under %s",
-				    RUNS_MAX_CASE_FILES, root);
-				rc = -1;
-			} else if (stored_add(s, sub) < 0) {
-				snprintf(err, errsize, "out of memory");
-				rc = -1;
-			}
-		}
-	}
-	closedir(d);
-	return rc;
-}
-
-static int stored_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int stored_validate(struct suite_iter *, char *err, size_t errsize);
 
 static void stored_close(struct suite_iter *it)
 {
 	struct stored_state *s = it->state;
-	size_t i;
 
 	if (s == NULL)
 		return;
-	for (i = 0; i < s->n; i++)
-		free(s->paths[i]);
-	free(s->paths);
+	casefile_found_release(s->paths, s->n);
 	free(s);
 	it->state = NULL;
 }
@@ -181,6 +107,7 @@ static void stored_close(struct suite_iter *it)
 static int stored_open_kind(struct suite_iter *it, int workloads_only, char *err, size_t errsize)
 {
 	struct stored_state *s;
+	ssize_t n;
 
 	if ((s = calloc(1, sizeof *s)) == NULL) {
 		snprintf(err, errsize, "out of memory");
@@ -188,11 +115,13 @@ static int stored_open_kind(struct suite_iter *it, int workloads_only, char *err
 	}
 	s->workloads_only = workloads_only;
 	it->state = s;
-	if (stored_scan(s, it->runs->app->config->cases_dir, "", 0, err, errsize) < 0) {
+	n = casefile_find(it->runs->app->config->cases_dir, "cases folder ", RUNS_MAX_DIR_DEPTH,
+	    RUNS_MAX_CASE_FILES, &s->paths, err, errsize);
+	if (n < 0) {
 		stored_close(it);
 		return -1;
 	}
-	qsort(s->paths, s->n, sizeof *s->paths, stored_cmp);
+	s->n = (size_t)n;
 	/* Parse each once now, so the total counts only cases that will run. */
 	if (stored_validate(it, err, errsize) < 0) {
 		stored_close(it);

@@ -194,6 +194,18 @@ int casefile_parse(const char *text, size_t len, struct case_spec *c, char *err,
 /* Render a case in the stored format (malloc'd). */
 char *casefile_format(const struct case_spec *c);
 
+/* ---- casefind.c ---- */
+/*
+ * The case files (*.phpt, hidden entries skipped) in the folder root and
+ * its subfolders up to max_depth deep, as paths relative to root, sorted
+ * (*paths malloc'd, each path too: casefile_found_release).  More than
+ * max_files (0: no bound) is an error.  Their count, or -1 with err (a
+ * folder that cannot be read: "LABELFOLDER: reason").
+ */
+ssize_t casefile_find(const char *root, const char *label, int max_depth, size_t max_files, char ***paths,
+    char *err, size_t errsize);
+void casefile_found_release(char **paths, size_t n);
+
 /* ---- id.c ---- */
 /*
  * A resource id, strictly: 1..INT64_MAX in decimal, no sign, no leading
