@@ -17,7 +17,6 @@ enum gen_stmt {
 	S_GEN_MISMATCH_INSERT,
 	S_RUN_PROGRESS_BATCH,
 	S_GEN_MISMATCHES,
-	S_GEN_SIGNATURE,
 	S_GEN_ONE,
 	S_GEN_LINK,
 	S_GEN_CASE,
@@ -41,9 +40,6 @@ static const char *const gen_sql[GEN_COUNT] = {
 	[S_GEN_MISMATCHES] =
 	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
 	    "FROM generated_mismatches WHERE run_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3",
-	[S_GEN_SIGNATURE] =
-	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
-	    "FROM generated_mismatches WHERE run_id = ?1 AND signature = ?2 ORDER BY seq LIMIT ?3",
 	[S_GEN_ONE] =
 	    "SELECT seq, seed, idx, signature, candidates, digests, case_id "
 	    "FROM generated_mismatches WHERE run_id = ?1 AND seed = ?2 AND idx = ?3",
@@ -138,23 +134,6 @@ int db_generated_mismatches(struct db *db, int64_t run_id, int64_t before, int l
 	return db_locked_ints(db, DB_F_GENERATED, S_GEN_MISMATCHES,
 	    DB_INTS(run_id, before > 0 ? before : INT64_MAX, limit), db_gen_mismatch_read, &a,
 	    "list generated mismatches", err, errsize);
-}
-
-int db_generated_signature(struct db *db, int64_t run_id, const char *signature, int limit,
-    db_gen_mismatch_fn fn, void *arg, char *err, size_t errsize)
-{
-	struct db_fn_arg a = { (void *)fn, arg, 0 };
-	sqlite3_stmt *st;
-	int rc;
-
-	pthread_mutex_lock(&db->lock);
-	st = db_statement(db, DB_F_GENERATED, S_GEN_SIGNATURE);
-	sqlite3_bind_int64(st, 1, run_id);
-	db_bind_text(st, 2, signature);
-	sqlite3_bind_int(st, 3, limit);
-	rc = db_each(db, st, db_gen_mismatch_read, &a, "generated signature", err, errsize);
-	pthread_mutex_unlock(&db->lock);
-	return rc;
 }
 
 int db_generated_mismatch(struct db *db, int64_t run_id, uint64_t seed, int64_t index, db_gen_mismatch_fn fn,

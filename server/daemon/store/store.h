@@ -232,10 +232,6 @@ int db_generated_batch(struct db *, int64_t run_id, uint64_t seed, int64_t start
 /* A run's listed mismatches, newest first, below position `before` (0: all). */
 int db_generated_mismatches(struct db *, int64_t run_id, int64_t before, int limit, db_gen_mismatch_fn fn,
     void *arg, char *err, size_t errsize);
-/* A run's mismatches of one signature, oldest first (the samples come first):
- * what reduction and buckets start from (issue 12). */
-int db_generated_signature(struct db *, int64_t run_id, const char *signature, int limit,
-    db_gen_mismatch_fn fn, void *arg, char *err, size_t errsize);
 /* One mismatch of a run, by the generator's (seed, index): rows (0 or 1), -1. */
 int db_generated_mismatch(struct db *, int64_t run_id, uint64_t seed, int64_t index, db_gen_mismatch_fn fn,
     void *arg, char *err, size_t errsize);
