@@ -28,19 +28,27 @@ static void folder(const char *rel)
 	mkdir(p, 0700);
 }
 
-/* The paths found, joined with spaces; "" for none, "ERR" on an error. */
+/* The paths found, appended to a list holding one entry already, joined
+ * with spaces; "" for none, "ERR" on an error (the list as it was). */
 static const char *found(const char *root, int depth, size_t max, char *err, size_t errsize)
 {
 	static char out[1024];
-	char **paths;
-	ssize_t n = casefile_find(root, "cases folder ", depth, max, &paths, err, errsize);
+	struct path_list l = { NULL, 0, 0 };
 
-	if (n < 0)
-		return "ERR";
+	if (path_list_add(&l, "before") < 0)
+		return "OOM";
+	if (casefile_find(root, "cases folder ", depth, max, &l, err, errsize) < 0) {
+		int kept = l.n == 1 && strcmp(l.path[0], "before") == 0;
+		path_list_release(&l);
+		return kept ? "ERR" : "ERR, and the list changed";
+	}
 	out[0] = '\0';
-	for (ssize_t i = 0; i < n; i++)
-		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", i ? " " : "", paths[i]);
-	casefile_found_release(paths, (size_t)n);
+	/* l.path[0] is the entry that was there first: the found ones follow it. */
+	for (size_t i = 1; i < l.n; i++)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", i > 1 ? " " : "", l.path[i]);
+	if (l.n == 0 || strcmp(l.path[0], "before") != 0)
+		snprintf(out, sizeof out, "the entry before was moved");
+	path_list_release(&l);
 	return out;
 }
 

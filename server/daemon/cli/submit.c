@@ -83,45 +83,24 @@ static void submit_print_output(const char *role, json_t *r)
 
 /* The case files to submit: each path a file, or a folder's *.phpt (searched
  * recursively, in name order).  0, or -1 with a message. */
-struct submit_files {
-	char **path;
-	size_t n, cap;
-};
-
-static int submit_files_add(struct submit_files *f, const char *path)
-{
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 16;
-		char **p = realloc(f->path, cap * sizeof *p);
-		if (p == NULL)
-			return -1;
-		f->path = p;
-		f->cap = cap;
-	}
-	if ((f->path[f->n] = strdup(path)) == NULL)
-		return -1;
-	f->n++;
-	return 0;
-}
-
 /* A folder's case files (casefile_find, 16 folders deep at most), each as DIR/PATH. */
-static int submit_files_dir(struct submit_files *f, const char *dir)
+static int submit_files_dir(struct path_list *files, const char *dir)
 {
-	char **found, path[PATH_MAX], err[PATH_MAX + 128];
-	ssize_t n = casefile_find(dir, "submit: ", 16, 0, &found, err, sizeof err);
+	struct path_list found = { NULL, 0, 0 };
+	char path[PATH_MAX], err[PATH_MAX + 128];
 	int rc = 0;
 
-	if (n < 0)
+	if (casefile_find(dir, "submit: ", 16, 0, &found, err, sizeof err) < 0)
 		return cmd_error(NULL, "%s", err);
-	if (n == 0)
+	if (found.n == 0)
 		rc = cmd_error(NULL, "submit: %s: no *.phpt case file in it", dir);
-	for (ssize_t i = 0; i < n && rc == 0; i++) {
-		if (snprintf(path, sizeof path, "%s/%s", dir, found[i]) >= (int)sizeof path)
+	for (size_t i = 0; i < found.n && rc == 0; i++) {
+		if (snprintf(path, sizeof path, "%s/%s", dir, found.path[i]) >= (int)sizeof path)
 			continue;
-		if (submit_files_add(f, path) < 0)
+		if (path_list_add(files, path) < 0)
 			rc = cmd_error(NULL, "out of memory");
 	}
-	casefile_found_release(found, (size_t)n);
+	path_list_release(&found);
 	return rc;
 }
 
@@ -282,7 +261,7 @@ int submit_command(int argc, char **argv)
 {
 	const char *url = getenv("PHPCMP_URL");
 	struct curl_slist *headers = NULL;
-	struct submit_files files = { NULL, 0, 0 };
+	struct path_list files = { NULL, 0, 0 };
 	struct stat st;
 	char endpoint[2048];
 	size_t i, ulen, counts[3] = { 0, 0, 0 };
@@ -308,7 +287,7 @@ int submit_command(int argc, char **argv)
 		} else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (submit_files_dir(&files, argv[i]) < 0)
 				goto out;
-		} else if (submit_files_add(&files, argv[i]) < 0) {
+		} else if (path_list_add(&files, argv[i]) < 0) {
 			cmd_error(NULL, "out of memory");
 			goto out;
 		}
@@ -352,8 +331,6 @@ out:
 		curl_easy_cleanup(curl);
 		curl_global_cleanup();
 	}
-	for (i = 0; i < files.n; i++)
-		free(files.path[i]);
-	free(files.path);
+	path_list_release(&files);
 	return rc;
 }

@@ -72,8 +72,8 @@ struct suite {
 /* ---- the stored suite: every *.phpt under the cases folder ---- */
 
 struct stored_state {
-	char **paths; /* relative to the cases folder, sorted (casefile_find) */
-	size_t n, pos;
+	struct path_list cases; /* relative to the cases folder, sorted (casefile_find) */
+	size_t pos;
 	int workloads_only; /* the measure suite: cases with --MEASURE-- */
 };
 
@@ -99,7 +99,7 @@ static void stored_close(struct suite_iter *it)
 
 	if (s == NULL)
 		return;
-	casefile_found_release(s->paths, s->n);
+	path_list_release(&s->cases);
 	free(s);
 	it->state = NULL;
 }
@@ -107,7 +107,6 @@ static void stored_close(struct suite_iter *it)
 static int stored_open_kind(struct suite_iter *it, int workloads_only, char *err, size_t errsize)
 {
 	struct stored_state *s;
-	ssize_t n;
 
 	if ((s = calloc(1, sizeof *s)) == NULL) {
 		snprintf(err, errsize, "out of memory");
@@ -115,19 +114,17 @@ static int stored_open_kind(struct suite_iter *it, int workloads_only, char *err
 	}
 	s->workloads_only = workloads_only;
 	it->state = s;
-	n = casefile_find(it->runs->app->config->cases_dir, "cases folder ", RUNS_MAX_DIR_DEPTH,
-	    RUNS_MAX_CASE_FILES, &s->paths, err, errsize);
-	if (n < 0) {
+	if (casefile_find(it->runs->app->config->cases_dir, "cases folder ", RUNS_MAX_DIR_DEPTH,
+	        RUNS_MAX_CASE_FILES, &s->cases, err, errsize) < 0) {
 		stored_close(it);
 		return -1;
 	}
-	s->n = (size_t)n;
 	/* Parse each once now, so the total counts only cases that will run. */
 	if (stored_validate(it, err, errsize) < 0) {
 		stored_close(it);
 		return -1;
 	}
-	it->total = (int64_t)s->n;
+	it->total = (int64_t)s->cases.n;
 	return 0;
 }
 
@@ -175,21 +172,21 @@ static int stored_validate(struct suite_iter *it, char *err, size_t errsize)
 
 	(void)err;
 	(void)errsize;
-	for (i = 0; i < s->n; i++) {
-		if (stored_load(it, s->paths[i], &c, why, sizeof why) < 0) {
-			runs_note(it, "%s: %s", s->paths[i], why);
-			free(s->paths[i]);
+	for (i = 0; i < s->cases.n; i++) {
+		if (stored_load(it, s->cases.path[i], &c, why, sizeof why) < 0) {
+			runs_note(it, "%s: %s", s->cases.path[i], why);
+			free(s->cases.path[i]);
 			continue;
 		}
 		int skip = s->workloads_only && c.iterations <= 0;
 		case_release(&c);
 		if (skip) {
-			free(s->paths[i]);
+			free(s->cases.path[i]);
 			continue;
 		}
-		s->paths[kept++] = s->paths[i];
+		s->cases.path[kept++] = s->cases.path[i];
 	}
-	s->n = kept;
+	s->cases.n = kept;
 	return 0;
 }
 
@@ -200,8 +197,8 @@ static int stored_next(struct suite_iter *it, struct case_spec *c, char *err, si
 	char why[512];
 	const char *rel;
 
-	while (s->pos < s->n) {
-		rel = s->paths[s->pos++];
+	while (s->pos < s->cases.n) {
+		rel = s->cases.path[s->pos++];
 		case_release(c);
 		if (stored_load(it, rel, c, why, sizeof why) < 0) {
 			runs_note(it, "%s: %s", rel, why);

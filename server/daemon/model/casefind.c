@@ -14,32 +14,39 @@
 #include "model.h"
 #include "phpt.h"
 
-struct casefile_found {
-	const char *root, *label;
-	int max_depth;
-	size_t max_files;
-	char **paths;
-	size_t n, cap;
-};
-
-static int casefile_found_add(struct casefile_found *f, const char *rel)
+int path_list_add(struct path_list *l, const char *path)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap != 0 ? f->cap * 2 : 64;
-		char **p = realloc(f->paths, cap * sizeof *p);
+	if (l->n == l->cap) {
+		size_t cap = l->cap != 0 ? l->cap * 2 : 64;
+		char **p = realloc(l->path, cap * sizeof *p);
 		if (p == NULL)
 			return -1;
-		f->paths = p;
-		f->cap = cap;
+		l->path = p;
+		l->cap = cap;
 	}
-	if ((f->paths[f->n] = strdup(rel)) == NULL)
+	if ((l->path[l->n] = strdup(path)) == NULL)
 		return -1;
-	f->n++;
+	l->n++;
 	return 0;
 }
 
-/* The case files under root/rel into f. */
-static int casefile_scan(struct casefile_found *f, const char *rel, int depth, char *err, size_t errsize)
+void path_list_release(struct path_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->path[i]);
+	free(l->path);
+	memset(l, 0, sizeof *l);
+}
+
+struct casefile_walk {
+	const char *root, *label;
+	int max_depth;
+	size_t max_files, first; /* first: where this walk's paths start in out */
+	struct path_list *out;
+};
+
+/* The case files under root/rel into w->out. */
+static int casefile_scan(struct casefile_walk *w, const char *rel, int depth, char *err, size_t errsize)
 {
 	char dir[PATH_MAX], sub[PATH_MAX];
 	struct dirent *de;
@@ -47,9 +54,9 @@ static int casefile_scan(struct casefile_found *f, const char *rel, int depth, c
 	DIR *d;
 	int rc = 0;
 
-	snprintf(dir, sizeof dir, "%s%s%s", f->root, *rel != '\0' ? "/" : "", rel);
+	snprintf(dir, sizeof dir, "%s%s%s", w->root, *rel != '\0' ? "/" : "", rel);
 	if ((d = opendir(dir)) == NULL) {
-		snprintf(err, errsize, "%s%s: %s", f->label, dir, strerror(errno));
+		snprintf(err, errsize, "%s%s: %s", w->label, dir, strerror(errno));
 		return -1;
 	}
 	while (rc == 0 && (de = readdir(d)) != NULL) {
@@ -60,14 +67,14 @@ static int casefile_scan(struct casefile_found *f, const char *rel, int depth, c
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0)
 			continue;
-		if (S_ISDIR(st.st_mode) && depth < f->max_depth) {
-			rc = casefile_scan(f, sub, depth + 1, err, errsize);
+		if (S_ISDIR(st.st_mode) && depth < w->max_depth) {
+			rc = casefile_scan(w, sub, depth + 1, err, errsize);
 		} else if (S_ISREG(st.st_mode) && phpt_is_test_path(de->d_name)) {
-			if (f->max_files != 0 && f->n >= f->max_files) {
+			if (w->max_files != 0 && w->out->n - w->first >= w->max_files) {
 				snprintf(
-				    err, errsize, "more than %zu case files under %s", f->max_files, f->root);
+				    err, errsize, "more than %zu case files under %s", w->max_files, w->root);
 				rc = -1;
-			} else if (casefile_found_add(f, sub) < 0) {
+			} else if (path_list_add(w->out, sub) < 0) {
 				snprintf(err, errsize, "out of memory");
 				rc = -1;
 			}
@@ -82,24 +89,16 @@ static int casefile_path_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-ssize_t casefile_find(const char *root, const char *label, int max_depth, size_t max_files, char ***paths,
+int casefile_find(const char *root, const char *label, int max_depth, size_t max_files, struct path_list *out,
     char *err, size_t errsize)
 {
-	struct casefile_found f = { root, label, max_depth, max_files, NULL, 0, 0 };
+	struct casefile_walk w = { root, label, max_depth, max_files, out->n, out };
 
-	*paths = NULL;
-	if (casefile_scan(&f, "", 0, err, errsize) < 0) {
-		casefile_found_release(f.paths, f.n);
+	if (casefile_scan(&w, "", 0, err, errsize) < 0) {
+		while (out->n > w.first)
+			free(out->path[--out->n]);
 		return -1;
 	}
-	qsort(f.paths, f.n, sizeof *f.paths, casefile_path_cmp);
-	*paths = f.paths;
-	return (ssize_t)f.n;
-}
-
-void casefile_found_release(char **paths, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
+	qsort(out->path + w.first, out->n - w.first, sizeof *out->path, casefile_path_cmp);
+	return 0;
 }

@@ -195,16 +195,23 @@ int casefile_parse(const char *text, size_t len, struct case_spec *c, char *err,
 char *casefile_format(const struct case_spec *c);
 
 /* ---- casefind.c ---- */
+/* A growing list of paths, each its own copy (casefind.c, cli/submit.c). */
+struct path_list {
+	char **path;
+	size_t n, cap;
+};
+/* A copy of path appended: 0, or -1 out of memory. */
+int path_list_add(struct path_list *, const char *path);
+void path_list_release(struct path_list *);
 /*
  * The case files (*.phpt, hidden entries skipped) in the folder root and
- * its subfolders up to max_depth deep, as paths relative to root, sorted
- * (*paths malloc'd, each path too: casefile_found_release).  More than
- * max_files (0: no bound) is an error.  Their count, or -1 with err (a
- * folder that cannot be read: "LABELFOLDER: reason").
+ * its subfolders up to max_depth deep, appended to out as paths relative
+ * to root, sorted.  More than max_files (0: no bound) is an error.  0, or
+ * -1 with err (a folder that cannot be read: "LABELFOLDER: reason"), out
+ * as it was.
  */
-ssize_t casefile_find(const char *root, const char *label, int max_depth, size_t max_files, char ***paths,
+int casefile_find(const char *root, const char *label, int max_depth, size_t max_files, struct path_list *out,
     char *err, size_t errsize);
-void casefile_found_release(char **paths, size_t n);
 
 /* ---- id.c ---- */
 /*
