@@ -99,6 +99,13 @@ int main(void)
 	snprintf(missing, sizeof missing, "%s/empty", top);
 	got = found(missing, 8, 0, err, sizeof err);
 	ok(strcmp(got, "") == 0, "an empty folder: none, no error");
+	{
+		/* An empty list and an empty folder: nothing to sort (a NULL array is not qsort's). */
+		struct path_list l = { NULL, 0, 0 };
+		int rc = casefile_find(missing, "", 8, 0, &l, err, sizeof err);
+		ok(rc == 0 && l.n == 0, "an empty folder into an empty list: 0, the list still empty");
+		path_list_release(&l);
+	}
 
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);

@@ -99,6 +99,7 @@ int casefile_find(const char *root, const char *label, int max_depth, size_t max
 			free(out->path[--out->n]);
 		return -1;
 	}
-	qsort(out->path + w.first, out->n - w.first, sizeof *out->path, casefile_path_cmp);
+	if (out->n > w.first) /* out->path may be NULL when nothing was found: no qsort on it */
+		qsort(out->path + w.first, out->n - w.first, sizeof *out->path, casefile_path_cmp);
 	return 0;
 }
