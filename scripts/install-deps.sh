@@ -54,6 +54,10 @@ run_pkgs="$run_pkgs libargon2-1 libsodium23 libxml2 libssl3 libpcre2-8-0 zlib1g"
 # needs no library headers.  ccache: a PHP tree rebuilt at the same path
 # compiles from its cache (scripts/build-php.sh).
 run_pkgs="$run_pkgs patch re2c bison autoconf ccache"
+# bubblewrap: build-php.sh runs configure, make and make install of a
+# patched tree inside a bwrap sandbox (no network, read-only system, an
+# unprivileged uid via setpriv from util-linux): docs/builds.md#sandbox.
+run_pkgs="$run_pkgs bubblewrap"
 # Coverage runs (docs/coverage.md): gcovr reads a coverage build's counters
 # and writes the report (HTML, Cobertura XML, JSON) the daemon serves.
 run_pkgs="$run_pkgs gcovr"
