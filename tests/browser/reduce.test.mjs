@@ -82,7 +82,7 @@ test('the overview: each open bucket shows its minimal case inline', async () =>
 	assert.ok(rows.length >= 2, `several buckets listed: ${rows.length}`);
 	for (const r of rows) {
 		assert.equal(r.code, 'json_encode("\\x7F")', `bucket #${r.id}`);
-		assert.equal(r.confirmation, 'confirmed');
+		assert.equal(r.confirmation, 'reproduced');
 		const b = api.find((x) => x.id === r.id);
 		assert.equal(r.root, b.root_id ? `#${b.root_id}` : null, 'a joined bucket names its root');
 	}

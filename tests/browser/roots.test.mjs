@@ -93,7 +93,7 @@ test('the run page: root causes first, each with its minimal case, outputs, coun
 	assert.equal(await row.locator('[data-testid=root-output-base] [data-testid=root-output-bytes]').textContent(), '"\\x7f"');
 	assert.equal(await row.locator('[data-testid=root-output-candidate] [data-testid=root-output-bytes]').textContent(), '"\\u007f"');
 	assert.equal(await row.locator('[data-testid=root-output-candidate] mark.diff').textContent(), '\\u007f"');
-	assert.equal(await row.locator('[data-testid=root-confirmation]').textContent(), 'confirmed');
+	assert.equal(await row.locator('[data-testid=root-confirmation]').textContent(), 'reproduced');
 
 	// Mismatches (the buckets) above the coverage.
 	const yRoots = await top('[data-testid=run-roots]'), yBuckets = await top('[data-testid=run-buckets]');

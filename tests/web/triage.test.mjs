@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { BUCKET_FILTERS, bucketCounts, NOT_REDUCED, notReducedText, rootTriageRequest, shapeWords, flagsThatMatter, STATE_HELP, STATES, statesText, storedText, triageRequest } from '../../web/js/triage.js';
+import { BUCKET_FILTERS, bucketCounts, confirmationWord, NOT_REDUCED, notReducedText, rootTriageRequest, shapeWords, flagsThatMatter, STATE_HELP, STATES, statesText, storedText, triageRequest } from '../../web/js/triage.js';
 import { caseBody, curlFor, shellQuote } from '../../web/js/export.js';
 
 test('bucketCounts: buckets per filter; open is new + confirmed + reappeared', () => {
@@ -14,6 +14,15 @@ test('bucketCounts: buckets per filter; open is new + confirmed + reappeared', (
 	assert.deepEqual(bucketCounts({}).open, 0);
 	for (const s of STATES) assert.ok(STATE_HELP[s], s);
 	for (const f of BUCKET_FILTERS) assert.ok(f === '' || f === 'open' || f === 'reappeared' || STATES.includes(f), f);
+});
+
+test('confirmationWord: the reducer\'s confirmation is never the triage state\'s word', () => {
+	assert.equal(confirmationWord('confirmed')[0], 'reproduced');
+	assert.ok(!STATES.includes(confirmationWord('confirmed')[0]));
+	assert.equal(confirmationWord('flaky')[0], 'flaky');
+	assert.equal(confirmationWord('state-dependent')[0], 'state-dependent');
+	assert.equal(confirmationWord(null), null);
+	assert.equal(confirmationWord('other')[0], 'other');
 });
 
 test('triageRequest: one bucket, or several in one request', () => {

@@ -48,6 +48,23 @@ export function rootTriageRequest(rootId, change, by) {
 	return { path: `/api/roots/${rootId}/triage`, body: { by, ...change } };
 }
 
+/*
+ * The reducer's confirmation of a minimal case (docs/triage.md,
+ * "Confirmation") in a word of its own: the API's `confirmed` is shown as
+ * "reproduced", so that "confirmed" is only ever the triage state.
+ * Returns [word, what it means] or null.
+ */
+export const CONFIRMATION = {
+	confirmed: ['reproduced', 'the minimal case run again, on the reducer\'s workers and on fresh ones: both builds show the difference'],
+	'state-dependent': ['state-dependent', 'the minimal case shows the difference only after other cases ran (not on fresh workers)'],
+	flaky: ['flaky', 'the minimal case run again did not show the difference every time'],
+};
+
+export function confirmationWord(c) {
+	if (!c) return null;
+	return CONFIRMATION[c] || [c, 'the minimal case run again'];
+}
+
 /* A root's buckets by state ({ new: 28, confirmed: 1 }) as "28 new · 1 confirmed", most first. */
 /*
  * Why a bucket has no minimal case, in words (its reduction's state other

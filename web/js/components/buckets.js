@@ -7,7 +7,7 @@ import { clear, h, replace } from '../dom.js';
 import { isAbort } from '../api.js';
 import { fmtInt, JSON_ERRORS, plural, shortFlag } from '../format.js';
 import { me } from '../store.js';
-import { flagsThatMatter, notReducedText, SHAPE_CLASSES, shapeWords, STATE_HELP, STATES, triageRequest } from '../triage.js';
+import { confirmationWord, flagsThatMatter, notReducedText, SHAPE_CLASSES, shapeWords, STATE_HELP, STATES, triageRequest } from '../triage.js';
 import { badge, differsList, errorBox, loading, timeEl } from './ui.js';
 import { identityBox, needName } from './identity.js';
 import { codeText } from './bytesview.js';
@@ -80,6 +80,12 @@ export function minimalCall(m) {
 	return `json_encode(${m.code}${flags.length ? `, ${flags.join(' | ')}` : ''}${m.depth !== 512 ? `${flags.length ? '' : ', 0'}, ${m.depth}` : ''})`;
 }
 
+/* The reducer's confirmation of a minimal case as a badge ("reproduced", never the triage state's "confirmed"). */
+export function confirmationBadge(m, testid) {
+	const w = confirmationWord(m && m.confirmation);
+	return w ? h('span', { class: 'badge', 'data-testid': testid, 'data-confirmation': m.confirmation, title: w[1] }, w[0]) : null;
+}
+
 /* A bucket's minimal case on one line of a list (docs/triage.md): the call, confirmation, the root it joined. */
 function minimalInline(b) {
 	const m = b.minimal;
@@ -88,7 +94,7 @@ function minimalInline(b) {
 	if (m.state !== 'done') return h('div', { class: 'minimal-inline dim small-text', 'data-testid': 'bucket-minimal', 'data-state': m.state }, notReducedText(m.state));
 	return h('div', { class: 'minimal-inline small-text', 'data-testid': 'bucket-minimal', 'data-state': m.state },
 		h('code', { 'data-testid': 'bucket-minimal-code', title: 'the minimal case this bucket reduces to' }, codeText(minimalCall(m))),
-		m.confirmation ? [' ', h('span', { class: 'badge', 'data-testid': 'bucket-minimal-confirmation' }, m.confirmation)] : null,
+		m.confirmation ? [' ', confirmationBadge(m, 'bucket-minimal-confirmation')] : null,
 		b.root_id ? [' ', h('span', { class: 'dim' }, 'joined ', h('a', { href: `#/buckets/${b.root_id}`, 'data-testid': 'bucket-root' }, `#${b.root_id}`))] : null);
 }
 

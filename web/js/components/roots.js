@@ -14,7 +14,7 @@ import { fmtInt, plural } from '../format.js';
 import { me } from '../store.js';
 import { notReducedText, rootTriageRequest, STATE_HELP, STATES, statesText } from '../triage.js';
 import { errorBox, loading } from './ui.js';
-import { minimalCall } from './buckets.js';
+import { confirmationBadge, minimalCall } from './buckets.js';
 import { renderBytes } from './bytesview.js';
 import { needName } from './identity.js';
 
@@ -108,7 +108,7 @@ function rootRow(ctx, r, onSaved) {
 		caseCell = h('td', { class: 'root-case', 'data-testid': 'root-minimal', 'data-state': m.state },
 			bytesEl(minimalCall(m), 'root-code'),
 			m.setup ? h('details', { class: 'small-text' }, h('summary', null, 'setup'), bytesEl(m.setup, 'root-setup')) : null,
-			m.confirmation ? h('span', { class: 'badge', 'data-testid': 'root-confirmation', title: 'the minimal case run again on both builds' }, m.confirmation) : null);
+			confirmationBadge(m, 'root-confirmation'));
 		const o = m.outputs || {};
 		outputs = [outputCell('base', o.base, null), outputCell(cand, cand ? o[cand] : null, o.base)];
 	}

@@ -10,7 +10,7 @@ import { fmtInt, plural } from '../format.js';
 import { hashFor } from '../router.js';
 import { flagsText } from '../session.js';
 import { errorBox, loading, timeEl } from '../components/ui.js';
-import { auditTrail, keySummary, keyTable, minimalCall, stateBadge, triageForm } from '../components/buckets.js';
+import { auditTrail, confirmationBadge, keySummary, keyTable, minimalCall, stateBadge, triageForm } from '../components/buckets.js';
 import { notReducedText } from '../triage.js';
 import { resultsGrid } from '../components/results.js';
 import { codeText, renderBytes } from '../components/bytesview.js';
@@ -42,7 +42,7 @@ function minimalPanel(m) {
 	if (!m) return h('section', { class: 'panel', 'data-testid': 'minimal' }, h('h2', null, 'Minimal case'), h('p', { class: 'empty' }, 'Not reduced yet.'));
 	if (m.state !== 'done') return h('section', { class: 'panel', 'data-testid': 'minimal' }, h('h2', null, 'Minimal case'), h('p', null, `None: ${notReducedText(m.state)}.`));
 	return h('section', { class: 'panel', 'aria-labelledby': 'h-minimal', 'data-testid': 'minimal' },
-		h('h2', { id: 'h-minimal' }, 'Minimal case ', h('span', { class: 'badge' }, m.confirmation || '')),
+		h('h2', { id: 'h-minimal' }, 'Minimal case ', confirmationBadge(m, 'minimal-confirmation')),
 		h('pre', { 'data-testid': 'minimal-code' }, codeText(minimalCall(m))),
 		m.setup ? h('details', null, h('summary', null, 'setup'), h('pre', { 'data-testid': 'minimal-setup' }, codeText(m.setup))) : null,
 		markedOutputs(m.outputs),
