@@ -1018,6 +1018,7 @@ int genrun_cases_list(
     struct app *app, const struct db_case_filter *f, db_case_row_fn fn, void *arg, char *err, size_t errsize)
 {
 	struct genrun_page p = { .f = f, .fn = fn, .arg = arg };
+	struct gen_case *gc = NULL;
 	int rc = 0;
 
 	/* Generated cases are never stored cases, and all of a run's are mismatches. */
@@ -1047,6 +1048,15 @@ int genrun_cases_list(
 			r.title = title;
 			r.verdict = "differ";
 			r.differs = "";
+			/* The case's flags, from the generator (made again: a case is a
+			 * function of seed and index). */
+			if (gc == NULL && (gc = malloc(sizeof(*gc))) == NULL) {
+				snprintf(err, errsize, "out of memory");
+				rc = -1;
+				break;
+			}
+			gen_case_make(gc, p.m->seed, (uint64_t)p.m->index);
+			r.flags = (long)gc->flags;
 			r.run_id = f->run_id;
 			r.cursor = p.m->seq;
 			r.generated = 1;
@@ -1056,6 +1066,7 @@ int genrun_cases_list(
 				rc = -1;
 		}
 	}
+	free(gc);
 	free(p.rows);
 	return rc;
 }

@@ -619,13 +619,16 @@ static int api_case_row(void *arg, const struct db_case_row *row)
 	    text_json(row->title), "verdict", text_json(row->verdict), "differs",
 	    api_list(row->differs != NULL ? row->differs : ""), "flags", (json_int_t)row->flags, "flag_names",
 	    text_flag_names(row->flags), "created_at", api_time(row->created_at), "source",
-	    row->source != NULL ? "stored"
-	        : row->reduced  ? "reduced"
-	                        : "submitted",
+	    row->source != NULL  ? "stored"
+	        : row->reduced   ? "reduced"
+	        : row->generated ? "generated"
+	                         : "submitted",
 	    "file", text_json(row->source), "comparison_id", api_id_or_null(row->comparison_id), "run_id",
 	    api_id_or_null(row->run_id));
 	/* A generated run's mismatch says which generated case it is: with id null,
 	 * POST /api/runs/{run_id}/cases {"seed","index"} stores it in full. */
+	if (o != NULL && row->generated && row->id <= 0)
+		json_object_del(o, "differs"); /* not known until it is stored (docs/api.md) */
 	if (o != NULL && row->generated)
 		json_object_set_new(o, "generated",
 		    json_pack("{s:i s:I s:I}", "version", genrun_version(), "seed", (json_int_t)row->gen_seed,

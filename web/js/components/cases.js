@@ -26,10 +26,10 @@ export function caseTable(ctx, emptyText) {
 	let gen = 0, shown = 0;
 
 	const row = (c) => {
-		/* source is "stored"/"submitted"/"reduced" (the reducer's minimal case); file the
-		 * stored case's path (older daemons put the path in source). */
-		const file = c.file || (c.source && !['stored', 'submitted', 'reduced'].includes(c.source) ? c.source : null);
-		const src = file ? file.replace(/^cases\//, '') : (c.source || 'submitted');
+		/* source is "stored"/"submitted"/"reduced" (the reducer's minimal case)/"generated"
+		 * (a generated run's); file the stored case's path (older daemons put the path in source). */
+		const file = c.file || (c.source && !['stored', 'submitted', 'reduced', 'generated'].includes(c.source) ? c.source : null);
+		const src = file ? file.replace(/^cases\//, '') : (c.generated ? 'generated' : c.source || 'submitted');
 		const flags = flagsText(c.flags, c.flag_names);
 		/* A generated run's mismatch not stored in full (id null): listed by its
 		 * seed and index; opening it stores it (the listing itself never writes). */
