@@ -1,6 +1,6 @@
 /*
  * phpcmp: the daemon (`serve`), the CI client (`submit`: cli/submit.c), `review` (cli/review.c),
- * `token` and `help`.
+ * `bisect` (cli/bisect.c), `token` and `help`.
  *
  * serve: read the configuration (file, then flags), open the database, find
  * and prepare each build and its worker, start the runner and the HTTP
@@ -42,6 +42,9 @@ static void main_usage(FILE *f)
 	      "                                   build, run everything on every build, and write\n"
 	      "                                   the verdict as a pull-request comment; exit 0\n"
 	      "                                   same, 1 differences, 2 error (phpcmp review --help)\n"
+	      "       phpcmp bisect --src REPO --good REF --bad REF (--case FILE | --code CODE)\n"
+	      "                                   the first commit of a php-src history whose\n"
+	      "                                   answer differs (phpcmp bisect --help)\n"
 	      "       phpcmp token add NAME | list | revoke NAME|ID  [--db PATH]\n"
 	      "                                   API tokens (see docs/hardening.md)\n"
 	      "       phpcmp help\n"
@@ -385,6 +388,8 @@ int main(int argc, char **argv)
 		return submit_command(argc - 2, argv + 2);
 	if (strcmp(argv[1], "review") == 0)
 		return review_command(argc - 2, argv + 2);
+	if (strcmp(argv[1], "bisect") == 0)
+		return bisect_command(argc - 2, argv + 2);
 	if (strcmp(argv[1], "token") == 0)
 		return auth_token_command(argc - 2, argv + 2);
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

@@ -1,7 +1,8 @@
 /*
  * The commands that are clients of a daemon (the cli layer, under main.c):
- * `phpcmp submit` (submit.c) and `phpcmp review` (review.c), and what they
- * share of HTTP (client.c).  They use the model, the leaf library and
+ * `phpcmp submit` (submit.c), `phpcmp review` (review.c) and `phpcmp bisect`
+ * (bisect.c), what they share of HTTP (client.c), and the php-src git
+ * repository review --src and bisect read (gitsrc.c).  They use the model, the leaf library and
  * HTTP (libcurl), never the daemon's own layers: what they know of a daemon
  * is its API.
  */
@@ -29,5 +30,34 @@ int submit_command(int argc, char **argv);
 /* phpcmp review ARGS (argv without "review"): 0 every candidate the same
  * as the base, 1 differences, 2 an error. */
 int review_command(int argc, char **argv);
+
+/* phpcmp bisect ARGS (argv without "bisect"): 0 the first bad commit found,
+ * 1 none can be named (the same answer at both ends, or only commits that
+ * do not build left), 2 an error. */
+int bisect_command(int argc, char **argv);
+
+/* ---- gitsrc.c: a php-src repository, read only (git -C SRC ...) ---- */
+
+#define GITSRC_ID_MAX 72 /* a commit id (40 or 64 hex digits) and its NUL */
+
+struct gitsrc_list {
+	char (*ids)[GITSRC_ID_MAX];
+	size_t n;
+};
+
+/* 0 when src is a git repository (a checkout or bare), -1 said. */
+int gitsrc_check(const char *src);
+/* The full id of the commit ref names: 0, or -1 said. */
+int gitsrc_commit(const char *src, const char *ref, char id[GITSRC_ID_MAX]);
+int gitsrc_merge_base(const char *src, const char *a, const char *b, char id[GITSRC_ID_MAX]);
+/* 1 when commit a is an ancestor of b (or b itself), 0 not, -1 git failed. */
+int gitsrc_is_ancestor(const char *src, const char *a, const char *b);
+/* The commit's subject line (or "(no subject)"). */
+void gitsrc_subject(const char *src, const char *commit, char *out, size_t size);
+/* git rev-list --first-parent --reverse FROM..TO [-- PATHS]: oldest first.
+ * 0 (release it), or -1 said. */
+int gitsrc_range(const char *src, const char *from, const char *to, char *const paths[], int npaths,
+    struct gitsrc_list *l);
+void gitsrc_list_release(struct gitsrc_list *l);
 
 #endif
