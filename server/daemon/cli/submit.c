@@ -160,7 +160,8 @@ static void submit_case_error(const char *file, const char *text, size_t len, js
 		printf("error: %s: %s%s\n", file, detail != NULL ? detail : "does not compile", where);
 }
 
-/* Submit one case file: 0 same, 1 differ, 2 error (said on stderr or stdout). */
+/* Submit one case file: 0 same, 1 differ, 2 error (said on stderr or stdout),
+ * 3 same but every build ended without an answer ("ended": crashed...). */
 static int submit_one(CURL *curl, const char *endpoint, const char *url, size_t ulen, const char *file)
 {
 	const char *verdict, *caseurl;
@@ -220,13 +221,22 @@ static int submit_one(CURL *curl, const char *endpoint, const char *url, size_t 
 	differs = json_object_get(j, "differs");
 	for (i = 0; i < json_array_size(differs); i++)
 		printf("%s%s", i == 0 ? " (" : ", ", json_string_value(json_array_get(differs, i)));
+	/* The same everywhere, but no build ran to its end: said how. */
+	const char *ended = json_string_value(json_object_get(j, "ended"));
+	size_t nbuilds = json_object_size(json_object_get(j, "results"));
+	if (ended != NULL && nbuilds == 2)
+		printf(" (both %s)", ended);
+	else if (ended != NULL)
+		printf(" (all %zu %s)", nbuilds, ended);
 	printf("%s: %s\n", json_array_size(differs) > 0 ? ")" : "", c.title != NULL ? c.title : file);
 	if (strcmp(verdict, "same") != 0) {
 		submit_print_output("base", json_object_get(json_object_get(j, "results"), "base"));
 		submit_print_output("head", json_object_get(json_object_get(j, "results"), "head"));
+		if (c.expect != NULL && json_is_object(json_object_get(j, "expected")))
+			printf("  expected: %.300s%s\n", c.expect, strlen(c.expect) > 300 ? "..." : "");
 	}
 	printf("case: %.*s%s\n", (int)ulen, url, caseurl != NULL ? caseurl : "");
-	rc = strcmp(verdict, "same") == 0 ? 0 : strcmp(verdict, "differ") == 0 ? 1 : 2;
+	rc = strcmp(verdict, "same") == 0 ? (ended != NULL ? 3 : 0) : strcmp(verdict, "differ") == 0 ? 1 : 2;
 out:
 	fflush(stdout);
 	json_decref(j);
@@ -239,19 +249,24 @@ out:
 
 static void submit_usage(FILE *f)
 {
-	fputs("usage: phpcmp submit [--url URL] PATH...\n"
+	fputs("usage: phpcmp submit [--url URL] [--fail-on-error] PATH...\n"
 	      "\n"
 	      "Run stored-format case files (docs/cases.md) on the daemon's builds, one\n"
 	      "POST /api/cases each.  A PATH is a case file or a folder, whose *.phpt\n"
 	      "files (searched recursively) are submitted in name order.\n"
 	      "\n"
 	      "  --url URL     the daemon ($PHPCMP_URL or " CLIENT_DEFAULT_URL ")\n"
+	      "  --fail-on-error  a case the same on every build only because each one\n"
+	      "                crashed, timed out, hit a limit, called exit()... exits 1\n"
 	      "  -h, --help    this text\n"
 	      "  $PHPCMP_TOKEN sent as \"Authorization: Bearer ...\" when set\n"
 	      "\n"
 	      "Prints each case's verdict (same, differ, or an error: a case that does\n"
-	      "not compile is reported as FILE:LINE:COLUMN against the case file).\n"
-	      "Exit status: 0 every case same, 1 some case differs, 2 any error (a case\n"
+	      "not compile is reported as FILE:LINE:COLUMN against the case file);\n"
+	      "\"same (both crashed: SIGSEGV)\" when every build ended that way.  A\n"
+	      "case's --EXPECT-- is checked too: an output that is not it differs.\n"
+	      "Exit status: 0 every case same, 1 some case differs (or, with\n"
+	      "--fail-on-error, ended without an answer everywhere), 2 any error (a case\n"
 	      "that does not compile, a file that cannot be read, the daemon not\n"
 	      "answering, bad usage).\n",
 	    f);
@@ -264,9 +279,9 @@ int submit_command(int argc, char **argv)
 	struct path_list files = { NULL, 0, 0 };
 	struct stat st;
 	char endpoint[2048];
-	size_t i, ulen, counts[3] = { 0, 0, 0 };
+	size_t i, ulen, counts[4] = { 0, 0, 0, 0 };
 	CURL *curl = NULL;
-	int rc = 2, one, options_done = 0;
+	int rc = 2, one, options_done = 0, fail_on_error = 0;
 
 	if (url == NULL || *url == '\0')
 		url = CLIENT_DEFAULT_URL;
@@ -281,6 +296,8 @@ int submit_command(int argc, char **argv)
 			url = argv[++i];
 		else if (!options_done && strncmp(argv[i], "--url=", 6) == 0)
 			url = argv[i] + 6;
+		else if (!options_done && strcmp(argv[i], "--fail-on-error") == 0)
+			fail_on_error = 1;
 		else if (!options_done && argv[i][0] == '-' && argv[i][1] != '\0') {
 			cmd_error(NULL, "submit: unknown option %s", argv[i]);
 			goto usage;
@@ -316,12 +333,18 @@ int submit_command(int argc, char **argv)
 	for (i = 0; i < files.n; i++) {
 		one = submit_one(curl, endpoint, url, ulen, files.path[i]);
 		counts[one]++;
+		/* Same but broken everywhere: a failure only when asked. */
+		if (one == 3)
+			one = fail_on_error ? 1 : 0;
 		if (one > rc)
 			rc = one;
 	}
 	if (files.n > 1)
-		printf("%zu cases: %zu same, %zu differ, %zu errors\n", files.n, counts[0], counts[1],
-		    counts[2]);
+		printf("%zu cases: %zu same, %zu differ, %zu errors\n", files.n, counts[0] + counts[3],
+		    counts[1], counts[2]);
+	if (files.n > 1 && counts[3] > 0)
+		printf("(%zu of the same ended without an answer on every build%s)\n", counts[3],
+		    fail_on_error ? ": --fail-on-error fails them" : "");
 	goto out;
 usage:
 	submit_usage(stderr);
