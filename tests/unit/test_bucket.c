@@ -75,6 +75,13 @@ int main(void)
 	is_str(sa, "a", "edits close together: only the first one (base e)");
 	is_str(sb, "\\u", "... (head \\u00e9)");
 
+	/* Issue 46: the head inserts digits after 0.1 (serialize_precision=17); a
+	 * digit also follows ',"= ":{"' on the base, fewer tokens away. */
+	shape("{\"k\":0.1,\"= \":{\"0\":1}}", "{\"k\":0.10000000000000001,\"= \":{\"0\":1}}", sa, sb,
+	    &mask);
+	is_str(sa, "", "inserted digits: nothing on base ...");
+	is_str(sb, "0", "... digits on head, not the base's ',\"= \":{\"' deleted");
+
 	shape("\"\\u00e9\"", "\"\xc3\xa9\"", sa, sb, &mask);
 	is_str(sa, "\\u", "a \\u escape on base");
 	is_str(sb, "U", "a raw UTF-8 character on head");
