@@ -218,10 +218,11 @@ run_web() {
 # builds PHP and serves a daemon of its own (this executable's `serve`, not
 # the wrapped one): under memcheck it would run exactly as in the plain pass.
 # reach runs four planted bugs through a generated run and the reducer,
-# reduce's paths again.
+# reduce's paths again.  bisect builds commits of a php-src history and
+# serves its own daemons, as review does.
 heavy_files=(tests/integration/story.test.mjs tests/integration/heavy.test.mjs
 	tests/integration/reduce.test.mjs tests/integration/asan.test.mjs tests/integration/mutants.test.mjs
-	tests/integration/review.test.mjs tests/integration/reach.test.mjs)
+	tests/integration/review.test.mjs tests/integration/reach.test.mjs tests/integration/bisect.test.mjs)
 
 # tests/instrumented.txt: integration files whose every daemon line and
 # branch other files cover (measured by scripts/daemon-coverage.py).  The
