@@ -3,7 +3,13 @@
  *
  *   phpcmp review --base 8.2.32 --candidate pr=0001-a.patch,0002-b.patch \
  *                 --candidate keys-only=keys.patch [--count N] [--out F] [--json]
+ *   phpcmp review --src ~/php-src --base REF --head REF [--candidate NAME=REF] ...
  *
+ * With --src (a php-src git repository, only read: gitsrc.c and
+ * scripts/build-commit.sh), the base is the merge base of --base and --head,
+ * built from its tree, and the candidate `head` is the series of the
+ * commits of base..head (first-parent), each commit's diff a patch named
+ * after its subject: a build per commit, as for patches given.
  * 1. builds the base and every candidate with scripts/build-php.sh (cached;
  *    a series of patches is a build per prefix: pr@1, pr@2 ...), its
  *    progress on the terminal;
@@ -104,6 +110,14 @@ struct review {
 	const char *asan_skipped;          /* why there is no asan sample, or NULL */
 	char root[PATH_MAX], exe[PATH_MAX], work[PATH_MAX];
 	const char *base_source; /* --source for build-php.sh, NULL for the default 8.2.32 */
+	/* --src: the repository, --head, the merge base built as the base, the
+	 * candidates as given (NAME=REF), and the patch files written for them */
+	const char *src, *head_ref;
+	char src_base[GITSRC_ID_MAX];
+	char *cand_specs[MAX_BUILDS];
+	int ncand_specs;
+	char src_patches[2 * REVIEW_MAX_PATCHES][PATH_MAX];
+	int nsrc_patches;
 	pid_t daemon;
 	CURL *curl;
 	double t0;
@@ -137,6 +151,7 @@ static void review_say(const struct review *r, const char *fmt, ...)
 static void review_usage(FILE *f)
 {
 	fputs("usage: phpcmp review --base SPEC --candidate NAME=PATCH[,PATCH...] [options]\n"
+	      "       phpcmp review --src REPO --base REF --head REF [--candidate NAME=REF] [options]\n"
 	      "\n"
 	      "Builds the base and each candidate, runs the generated corpus, the stored\n"
 	      "cases, php-src's ext/json/tests and the measure workloads on all of them on a\n"
@@ -151,6 +166,12 @@ static void review_usage(FILE *f)
 	      "                        (repeatable); several patches are a series: a build per\n"
 	      "                        commit, NAME@1 .. NAME@k, each root traced to the first\n"
 	      "                        commit that shows it.  NAME=PREFIX: an existing build\n"
+	      "  --src REPO            a php-src git repository (checkout or bare), only read:\n"
+	      "                        the base is the merge base of --base REF and --head REF,\n"
+	      "                        the candidate `head` every commit of base..head\n"
+	      "                        (first-parent), a build each; --candidate NAME=REF is\n"
+	      "                        that commit, one build (scripts/build-commit.sh)\n"
+	      "  --head REF            with --src: the pull request's head\n"
 	      "  --count N             generated cases (200000)\n"
 	      "  --seed S              the generated corpus' seed (1)\n"
 	      "  --asan-count N        generated cases on the asan flavour of the base and each\n"
@@ -268,8 +289,15 @@ static int review_parse(struct review *r, int argc, char **argv)
 		} else if (strcmp(a, "--base") == 0) {
 			r->base_spec = v;
 		} else if (strcmp(a, "--candidate") == 0) {
-			if (review_add_candidate(r, argv[i + 1]) < 0)
-				return -1;
+			/* read once --src is known: patches, or commits */
+			if (r->ncand_specs == MAX_BUILDS - 1)
+				return cmd_error(
+				    "review", "--candidate: at most %d candidates", MAX_BUILDS - 1);
+			r->cand_specs[r->ncand_specs++] = argv[i + 1];
+		} else if (strcmp(a, "--src") == 0) {
+			r->src = v;
+		} else if (strcmp(a, "--head") == 0) {
+			r->head_ref = v;
 		} else if (strcmp(a, "--count") == 0) {
 			if (cmd_long("review", a, v, 1, 10000000, &r->count) < 0)
 				return -1;
@@ -304,8 +332,15 @@ static int review_parse(struct review *r, int argc, char **argv)
 		i++;
 	}
 	if (r->base_spec == NULL)
-		return cmd_error("review", "--base: required (8.2.32, a php-src source, or a build prefix)");
-	if (r->ncands == 0)
+		return cmd_error("review",
+		    r->src != NULL ? "--base: required (a commit of --src)"
+		                   : "--base: required (8.2.32, a php-src source, or a build prefix)");
+	if ((r->src == NULL) != (r->head_ref == NULL))
+		return cmd_error("review", "--src REPO and --head REF go together");
+	for (int c = 0; c < r->ncand_specs && r->src == NULL; c++)
+		if (review_add_candidate(r, r->cand_specs[c]) < 0)
+			return -1;
+	if (r->ncands == 0 && r->src == NULL)
 		return cmd_error("review", "--candidate: at least one");
 	if (r->asan_count == 0)
 		r->asan_count = r->count / 10 > 0 ? r->count / 10 : 1;
@@ -316,10 +351,10 @@ static int review_parse(struct review *r, int argc, char **argv)
 static int review_plan(struct review *r)
 {
 	struct stat st;
-	int base_is_prefix = review_is_prefix(r->base_spec);
+	int base_is_prefix = r->src == NULL && review_is_prefix(r->base_spec);
 	struct review_build *b = &r->cur->builds[0];
 
-	if (!base_is_prefix && strcmp(r->base_spec, "8.2.32") != 0) {
+	if (r->src == NULL && !base_is_prefix && strcmp(r->base_spec, "8.2.32") != 0) {
 		if (stat(r->base_spec, &st) < 0)
 			return cmd_error("review",
 			    "--base %s: neither 8.2.32 (the source this machine fetches), a "
@@ -456,7 +491,7 @@ static int review_make_work(struct review *r)
 static int review_build_one(struct review *r, struct review_build *b)
 {
 	char script[PATH_MAX + 32], builds[PATH_MAX + 16], link[PATH_MAX + 96];
-	char *argv[10 + 2 * REVIEW_MAX_PATCHES];
+	char *argv[14 + 2 * REVIEW_MAX_PATCHES];
 	int n = 0, rc;
 	double t = review_now();
 	pid_t pid;
@@ -468,7 +503,8 @@ static int review_build_one(struct review *r, struct review_build *b)
 		review_say(r, "%s: the build prefix %s", b->name, b->prefix);
 		return 0;
 	}
-	snprintf(script, sizeof script, "%s/scripts/build-php.sh", r->root);
+	snprintf(script, sizeof script, "%s/scripts/%s", r->root,
+	    r->src != NULL ? "build-commit.sh" : "build-php.sh");
 	/* On a --url daemon: in its builds folder, the one place it takes builds from. */
 	if (r->url != NULL && !r->cur->asan)
 		snprintf(builds, sizeof builds, "%s", r->builds_dir);
@@ -476,6 +512,12 @@ static int review_build_one(struct review *r, struct review_build *b)
 		snprintf(builds, sizeof builds, "%s/builds-%s", r->work, r->cur->what);
 	argv[n++] = (char *)"/bin/bash";
 	argv[n++] = script;
+	if (r->src != NULL) { /* the merge base's source, then build-php.sh's arguments */
+		argv[n++] = (char *)"--src";
+		argv[n++] = (char *)r->src;
+		argv[n++] = (char *)"--base";
+		argv[n++] = r->src_base;
+	}
 	argv[n++] = (char *)"--name";
 	argv[n++] = b->dname;
 	argv[n++] = (char *)"--builds";
@@ -505,6 +547,162 @@ static int review_build_one(struct review *r, struct review_build *b)
 		return cmd_error("review", "%s: %s", link, strerror(errno));
 	review_say(r, "%s%s built in %.1f s: %s", b->name, flavour, review_now() - t, b->prefix);
 	return 0;
+}
+
+/* ---- --src: a php-src repository's commits as patches ---- */
+
+/* The diff from..to (scripts/build-commit.sh --diff: what libphp is made of)
+ * into a patch file named after to's subject, under the work folder's
+ * patches/DIR: its path (kept in the review), or NULL (said). */
+static const char *review_src_patch(
+    struct review *r, const char *dir, int nth, const char *from, const char *to)
+{
+	char script[PATH_MAX + 32], folder[PATH_MAX + 80], subject[200], slug[56];
+	char *path, *argv[12];
+	size_t n = 0;
+	int rc;
+
+	if (r->nsrc_patches == (int)(sizeof r->src_patches / sizeof r->src_patches[0])) {
+		cmd_error("review", "at most %d commits in all", REVIEW_MAX_PATCHES);
+		return NULL;
+	}
+	/* git format-patch's name: the subject's letters and digits, '-' between */
+	gitsrc_subject(r->src, to, subject, sizeof subject);
+	for (const char *s = subject; *s && n < sizeof slug - 1; s++) {
+		int ok = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		    *s == '.' || *s == '_';
+		if (ok)
+			slug[n++] = *s;
+		else if (n > 0 && slug[n - 1] != '-')
+			slug[n++] = '-';
+	}
+	while (n > 0 && (slug[n - 1] == '-' || slug[n - 1] == '.'))
+		n--;
+	slug[n] = '\0';
+	snprintf(folder, sizeof folder, "%s/patches", r->work);
+	if (mkdir(folder, 0700) < 0 && errno != EEXIST) {
+		cmd_error("review", "%s: %s", folder, strerror(errno));
+		return NULL;
+	}
+	snprintf(folder, sizeof folder, "%s/patches/%s", r->work, dir);
+	if (mkdir(folder, 0700) < 0 && errno != EEXIST) {
+		cmd_error("review", "%s: %s", folder, strerror(errno));
+		return NULL;
+	}
+	path = r->src_patches[r->nsrc_patches];
+	if (snprintf(path, PATH_MAX, "%s/%04d-%s.patch", folder, nth, n > 0 ? slug : "commit") >= PATH_MAX) {
+		cmd_error("review", "%s: a path too long", folder);
+		return NULL;
+	}
+	snprintf(script, sizeof script, "%s/scripts/build-commit.sh", r->root);
+	n = 0;
+	argv[n++] = (char *)"/bin/bash";
+	argv[n++] = script;
+	argv[n++] = (char *)"--src";
+	argv[n++] = (char *)r->src;
+	argv[n++] = (char *)"--diff";
+	argv[n++] = (char *)from;
+	argv[n++] = (char *)to;
+	argv[n++] = (char *)"--out";
+	argv[n++] = path;
+	argv[n] = NULL;
+	pid_t pid = review_spawn(argv, NULL, NULL);
+	if (pid < 0)
+		return NULL;
+	if ((rc = review_wait_child(pid)) != 0) {
+		cmd_error("review", "scripts/build-commit.sh --diff %.12s %.12s exited %d", from, to, rc);
+		return NULL;
+	}
+	r->nsrc_patches++;
+	return path;
+}
+
+/* --src: the merge base, the series `head` of base..head and each
+ * --candidate NAME=REF as one patch from the merge base. */
+static int review_src(struct review *r)
+{
+	char base[GITSRC_ID_MAX], head[GITSRC_ID_MAX], id[GITSRC_ID_MAX];
+	struct gitsrc_list l = { NULL, 0 };
+	struct review_cand *c;
+	const char *prev;
+	int rc = -1;
+
+	if (gitsrc_check(r->src) < 0 || gitsrc_commit(r->src, r->base_spec, base) < 0 ||
+	    gitsrc_commit(r->src, r->head_ref, head) < 0 ||
+	    gitsrc_merge_base(r->src, base, head, r->src_base) < 0)
+		return -1;
+	if (strcmp(base, r->src_base) != 0)
+		review_say(r, "the merge base of %s and %s: %.12s", r->base_spec, r->head_ref, r->src_base);
+	if (gitsrc_range(r->src, r->src_base, head, NULL, 0, &l) < 0)
+		return -1;
+	if (l.n == 0) {
+		cmd_error("review", "no commit in %.12s..%s: nothing to review", r->src_base, r->head_ref);
+		goto out;
+	}
+	if (l.n > MAX_BUILDS - 1 - (size_t)r->ncand_specs) {
+		cmd_error("review",
+		    "%zu commits in %.12s..%s and %d more candidates: at most %d builds in all (the "
+		    "base and each commit); review a shorter range, or bisect it (phpcmp bisect)",
+		    l.n, r->src_base, r->head_ref, r->ncand_specs, MAX_BUILDS);
+		goto out;
+	}
+	review_say(r, "%zu commit%s in %.12s..%.12s (first-parent): a build each", l.n, l.n == 1 ? "" : "s",
+	    r->src_base, head);
+	c = &r->cands[r->ncands++];
+	c->name = "head";
+	prev = r->src_base;
+	for (size_t i = 0; i < l.n; i++) {
+		if ((c->patches[c->npatches] = review_src_patch(r, "head", (int)i + 1, prev, l.ids[i])) ==
+		    NULL)
+			goto out;
+		c->npatches++;
+		prev = l.ids[i];
+	}
+	for (int k = 0; k < r->ncand_specs; k++) {
+		char *spec = r->cand_specs[k], *eq = strchr(spec, '=');
+
+		if (eq == NULL || !review_name_ok(spec, (size_t)(eq - spec)) || eq[1] == '\0') {
+			cmd_error("review",
+			    "--candidate %s: expected NAME=REF with --src (NAME: letters, digits, . _ -, at most 40)",
+			    spec);
+			goto out;
+		}
+		*eq = '\0';
+		for (int j = 0; j < r->ncands; j++)
+			if (strcmp(r->cands[j].name, spec) == 0 || strcmp(spec, "base") == 0) {
+				cmd_error("review",
+				    "--candidate %s: the name is taken (base, head: the series)", spec);
+				goto out;
+			}
+		if (gitsrc_commit(r->src, eq + 1, id) < 0)
+			goto out;
+		c = &r->cands[r->ncands++];
+		c->name = spec;
+		if ((c->patches[0] = review_src_patch(r, spec, 1, r->src_base, id)) == NULL)
+			goto out;
+		c->npatches = 1;
+	}
+	rc = 0;
+out:
+	gitsrc_list_release(&l);
+	return rc;
+}
+
+/* --src: a commit that changes nothing libphp is made of (an empty diff) is
+ * no patch: its build is its parent's (build-php.sh would build a patch
+ * that touches nothing in full). */
+static void review_src_drop_empty(struct review *r)
+{
+	for (int i = 0; i < r->rel.nbuilds; i++) {
+		struct review_build *b = &r->rel.builds[i];
+		int kept = 0;
+		struct stat st;
+
+		for (int p = 0; p < b->npatches; p++)
+			if (stat(b->patches[p], &st) == 0 && st.st_size > 0)
+				b->patches[kept++] = b->patches[p];
+		b->npatches = kept;
+	}
 }
 
 /* The folder of ext/json/tests (scripts/php-tests.sh extracts it, cached). */
@@ -1944,10 +2142,19 @@ int review_command(int argc, char **argv)
 	r.asan.what = "asan";
 	r.asan.asan = 1;
 	r.cur = &r.rel;
-	if (review_parse(&r, argc, argv) < 0 || review_plan(&r) < 0)
+	if (review_parse(&r, argc, argv) < 0)
 		return 2;
+	if (r.src != NULL) { /* the commits' patches are written in the work folder */
+		if (review_find_root(&r) < 0 || review_make_work(&r) < 0)
+			return 2;
+		if (review_src(&r) < 0 || review_plan(&r) < 0)
+			goto out;
+		review_src_drop_empty(&r);
+	} else if (review_plan(&r) < 0) {
+		return 2;
+	}
 	review_plan_asan(&r);
-	if (review_find_root(&r) < 0 || review_make_work(&r) < 0)
+	if (r.src == NULL && (review_find_root(&r) < 0 || review_make_work(&r) < 0))
 		return 2;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (r.curl = curl_easy_init()) == NULL) {
 		cmd_error("review", "libcurl failed to start");
