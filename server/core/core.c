@@ -25,6 +25,7 @@
 #include <valgrind/callgrind.h>
 #include <ext/standard/md5.h>
 
+#include "compat.h"
 #include "core.h"
 #include "gencore.h"
 #include "phptcore.h"
@@ -37,7 +38,7 @@ static struct request_capture printed = { .max = MAX_PRINTED };
 static struct request_capture warnings = { .max = MAX_WARNINGS };
 static struct request_capture failure = { .max = MAX_WARNINGS };
 static const struct core_options *options;
-static void (*php_error_cb_orig)(int, zend_string *, const uint32_t, zend_string *);
+static void (*php_error_cb_orig)(int, phpcmp_error_file, const uint32_t, zend_string *);
 static zend_function *fn_json_encode;
 
 /*
@@ -114,7 +115,7 @@ static void core_ini_defaults(HashTable *h)
  * Record every diagnostic; let PHP's own handler deal with fatal ones (it
  * bails out to our zend_try).  display_errors is off, so it prints nothing.
  */
-static void core_error_cb(int type, zend_string *file, const uint32_t line, zend_string *message)
+static void core_error_cb(int type, phpcmp_error_file file, const uint32_t line, zend_string *message)
 {
 	int fatal = (type & REQUEST_FATAL_ERRORS) != 0;
 	if (type == E_COMPILE_ERROR && compile.section != NULL && !compile.set) {
@@ -130,7 +131,7 @@ static void core_error_cb(int type, zend_string *file, const uint32_t line, zend
 	if (fatal || (EG(error_reporting) & type)) {
 		struct request_capture *c = fatal ? &failure : &warnings;
 		request_capture_printf(c, "PHP %s: %s in %s on line %u\n", request_error_label(type),
-		    ZSTR_VAL(message), file ? ZSTR_VAL(file) : "unknown", line);
+		    ZSTR_VAL(message), file ? PHPCMP_ERROR_FILE_CSTR(file) : "unknown", line);
 	}
 	if (fatal)
 		php_error_cb_orig(type, file, line, message);
@@ -218,7 +219,7 @@ static zend_op_array *compile_user(zend_string *src, const char *name, size_t pr
 	compile.scan_line = compile.scan_column = 0;
 	parse_error_new_orig = zend_ce_parse_error->create_object;
 	zend_ce_parse_error->create_object = core_parse_error_new;
-	zend_op_array *op = zend_compile_string(src, name, ZEND_COMPILE_POSITION_AFTER_OPEN_TAG);
+	zend_op_array *op = phpcmp_compile_string(src, name);
 	zend_ce_parse_error->create_object = parse_error_new_orig;
 	compile.section = NULL;
 	return op;
@@ -321,8 +322,10 @@ static int has_way_out(const zend_op_array *op)
 		case ZEND_RETURN_BY_REF:
 		case ZEND_GENERATOR_RETURN:
 		case ZEND_THROW:
-		case ZEND_EXIT:
 			return 1;
+		default:
+			if (phpcmp_opline_exits(op, &op->opcodes[i]))
+				return 1;
 		}
 	return 0;
 }

@@ -22,7 +22,6 @@
 #include <php_ini.h>
 #include <php_main.h>
 #include <php_memory_streams.h>
-#include <zend_enum.h>
 #include <zend_exceptions.h>
 #include <ext/json/php_json.h>
 
@@ -32,6 +31,10 @@
 #include <time.h>
 
 #include "clock.h"
+#include "compat.h"
+#if PHPCMP_HAVE_ENUMS
+#include <zend_enum.h>
+#endif
 #include "gen.h"
 #include "gencore.h"
 #include "request.h"
@@ -103,7 +106,7 @@ static void gencore_fault(uint64_t index)
 }
 
 /* Diagnostics raised during one case, for the detailed answer. */
-static void (*gencore_error_cb_prev)(int, zend_string *, const uint32_t, zend_string *);
+static void (*gencore_error_cb_prev)(int, phpcmp_error_file, const uint32_t, zend_string *);
 static char *gencore_failure_sink;
 
 enum { T_TOTAL, T_DECLARE, T_GENERATE, T_BUILD, T_ENCODE, T_DIGEST, T_COUNT };
@@ -116,11 +119,11 @@ static uint64_t gencore_now_ns(void)
 }
 
 /* Keep the first fatal error's text; every diagnostic still goes to core.c. */
-static void gencore_error_cb(int type, zend_string *file, const uint32_t line, zend_string *message)
+static void gencore_error_cb(int type, phpcmp_error_file file, const uint32_t line, zend_string *message)
 {
 	if (gencore_failure_sink != NULL && gencore_failure_sink[0] == '\0' && (type & REQUEST_FATAL_ERRORS))
 		snprintf(gencore_failure_sink, GENCORE_MAX_FAILURE, "PHP Fatal error: %s in %s on line %u\n",
-		    ZSTR_VAL(message), file ? ZSTR_VAL(file) : "unknown", line);
+		    ZSTR_VAL(message), file ? PHPCMP_ERROR_FILE_CSTR(file) : "unknown", line);
 	gencore_error_cb_prev(type, file, line, message);
 }
 
@@ -144,6 +147,11 @@ static int gencore_declare(char *err, size_t errsize)
 
 	if (gencore_declared)
 		return 0;
+	if (!PHPCMP_HAVE_ENUMS) {
+		snprintf(err, errsize,
+		    "generator: generated cases need PHP 8.1 or newer (enums); this is PHP %s", PHP_VERSION);
+		return -1;
+	}
 	if (src == NULL) {
 		snprintf(err, errsize, "generator: out of memory");
 		return -1;
@@ -151,8 +159,7 @@ static int gencore_declare(char *err, size_t errsize)
 	zend_try
 	{
 		zend_string *s = zend_string_init(src, len, 0);
-		zend_op_array *op = zend_compile_string(
-		    s, "phpcmp generated classes", ZEND_COMPILE_POSITION_AFTER_OPEN_TAG);
+		zend_op_array *op = phpcmp_compile_string(s, "phpcmp generated classes");
 		zend_string_release(s);
 		if (op != NULL) {
 			zval ret;
@@ -194,6 +201,7 @@ static int gencore_declare(char *err, size_t errsize)
 			gencore_classes[i].offset[p] = pi->offset;
 		}
 	}
+#if PHPCMP_HAVE_ENUMS
 	for (unsigned i = 0; i < GEN_NENUMS; i++) {
 		const char *name = gen_enum_name(i);
 		zend_class_entry *ce = zend_hash_str_find_ptr_lc(EG(class_table), name, strlen(name));
@@ -206,6 +214,7 @@ static int gencore_declare(char *err, size_t errsize)
 			gencore_enum_cases[i][k] = zend_enum_get_case_cstr(ce, cname);
 		}
 	}
+#endif
 	/* json_encode's caller (request.c), in the same request. */
 	if (request_encoder_declare() < 0) {
 		if (EG(exception))

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "phptcore.h"
 #include "phptini.h"
 #include "request.h"
@@ -56,9 +57,9 @@ static size_t phpt_ub_write(const char *str, size_t len)
  * installed, which records them and hands them to PHP's own (which
  * displays them the same way and bails out).
  */
-static void (*prev_error_cb)(int, zend_string *, const uint32_t, zend_string *);
+static void (*prev_error_cb)(int, phpcmp_error_file, const uint32_t, zend_string *);
 
-static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line, zend_string *message)
+static void phpt_error_cb(int orig_type, phpcmp_error_file file, const uint32_t line, zend_string *message)
 {
 	int type = orig_type & E_ALL;
 	int display = 1;
@@ -67,11 +68,12 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 		prev_error_cb(orig_type, file, line, message);
 		return;
 	}
+	if (!file)
+		file = PHPCMP_ERROR_FILE_UNKNOWN;
 	if (PG(ignore_repeated_errors) && PG(last_error_message)) {
 		display = !zend_string_equals(PG(last_error_message), message) ||
 		    (!PG(ignore_repeated_source) &&
-		        (PG(last_error_lineno) != (int)line ||
-		            !zend_string_equals(PG(last_error_file), file)));
+		        (PG(last_error_lineno) != (int)line || !phpcmp_last_error_file_is(file)));
 	}
 	if (EG(error_handling) == EH_THROW &&
 	    (type == E_WARNING || type == E_CORE_WARNING || type == E_COMPILE_WARNING ||
@@ -80,16 +82,12 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 			zend_throw_error_exception(EG(exception_class), message, 0, type);
 		return;
 	}
-	if (!file)
-		file = ZSTR_KNOWN(ZEND_STR_UNKNOWN_CAPITALIZED);
 	if (display) {
 		if (PG(last_error_message))
 			zend_string_release(PG(last_error_message));
-		if (PG(last_error_file))
-			zend_string_release(PG(last_error_file));
 		PG(last_error_type) = type;
 		PG(last_error_message) = zend_string_copy(message);
-		PG(last_error_file) = zend_string_copy(file);
+		phpcmp_last_error_file_set(file);
 		PG(last_error_lineno) = line;
 	}
 	if (!display || !(EG(error_reporting) & type) || !PG(display_errors) || PG(during_request_startup))
@@ -105,7 +103,7 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 		smart_str_appends(&s, "</b>:  ");
 		smart_str_append(&s, esc);
 		smart_str_appends(&s, " in <b>");
-		smart_str_append(&s, file);
+		smart_str_appends(&s, PHPCMP_ERROR_FILE_CSTR(file));
 		smart_str_appends(&s, "</b> on line <b>");
 		smart_str_append_unsigned(&s, line);
 		smart_str_appends(&s, "</b><br />\n");
@@ -118,7 +116,7 @@ static void phpt_error_cb(int orig_type, zend_string *file, const uint32_t line,
 		smart_str_appends(&s, ": ");
 		smart_str_append(&s, message);
 		smart_str_appends(&s, " in ");
-		smart_str_append(&s, file);
+		smart_str_appends(&s, PHPCMP_ERROR_FILE_CSTR(file));
 		smart_str_appends(&s, " on line ");
 		smart_str_append_unsigned(&s, line);
 		smart_str_appendc(&s, '\n');
@@ -415,7 +413,7 @@ static int run_in_request(const char *dir, const char *path, const struct proto_
 		 * tree; here it is the private folder, where the copy is (so
 		 * relative paths stay inside open_basedir) */
 		char old_cwd[4096];
-		int moved = getcwd(old_cwd, sizeof(old_cwd)) != NULL && chdir(dir) == 0;
+		volatile int moved = getcwd(old_cwd, sizeof(old_cwd)) != NULL && chdir(dir) == 0;
 		if (php_request_startup() == SUCCESS) {
 			register_stdio();
 			/* Opened as php-cli opens a script (a FILE *, no stream
@@ -426,7 +424,7 @@ static int run_in_request(const char *dir, const char *path, const struct proto_
 				zend_stream_init_fp(&fh, fp, path);
 			else
 				zend_stream_init_filename(&fh, path);
-			fh.primary_script = 1;
+			phpcmp_file_handle_primary(&fh);
 			zend_try
 			{
 				php_execute_script(&fh);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "compat.h"
 #include "request.h"
 
 static zend_function *fn_json_last_error_msg;
@@ -185,8 +186,7 @@ int request_encoder_declare(void)
 	zend_try
 	{
 		zend_string *src = zend_string_init(encoder_src, sizeof(encoder_src) - 1, 0);
-		zend_op_array *op = zend_compile_string(
-		    src, "phpcmp encoder", ZEND_COMPILE_POSITION_AFTER_OPEN_TAG);
+		zend_op_array *op = phpcmp_compile_string(src, "phpcmp encoder");
 		zend_string_release(src);
 		/* A top-level function is declared when it is compiled; the
 		 * file's own code does nothing and is not run. */
