@@ -131,6 +131,7 @@ test('loopback: writes open until a token exists, then every write needs one', a
 	let cli = await runCli(['submit', '--url', d.url, file]);
 	assert.equal(cli.code, 2, cli.stdout + cli.stderr);
 	assert.match(cli.stderr, /HTTP 401 token_required/);
+	assert.match(cli.stderr, /set \$PHPCMP_TOKEN to a token: an operator makes one with `phpcmp token add NAME --db DB`/, 'says what to do');
 	process.env.PHPCMP_TOKEN = alice;
 	try {
 		cli = await runCli(['submit', '--url', d.url, file]);

@@ -91,6 +91,22 @@ test('server down -> exit 2', async () => {
 	const r = await runCli(['submit', '--url', url, f]);
 	assert.equal(r.code, 2, show(r));
 	assert.ok(r.stderr.length > 0, 'says why on stderr');
+	// ... and what to do (issue 46).
+	assert.match(r.stderr, /is the daemon running\? `make run` serves one on http:\/\/127\.0\.0\.1:8080, and --url URL \(or \$PHPCMP_URL\) names another/, show(r));
+});
+
+// Issue 46: --url 127.0.0.1:PORT (no scheme) is http://, and the case link printed is one.
+test('--url HOST:PORT without a scheme is http://; another scheme is refused', async () => {
+	const f = caseFile('noscheme.phpt', '--TEST--\nclient: no scheme\n--VALUE--\n[1]\n');
+	const bare = d.url.replace(/^http:\/\//, '');
+	const r = await runCli(['submit', '--url', `${bare}/`, f]);
+	assert.equal(r.code, 0, show(r));
+	const c = await newestSubmitted();
+	assert.ok(r.stdout.includes(`case: ${d.url}/#/cases/${c.id}\n`), show(r));
+	const ftp = await runCli(['submit', '--url', `ftp://${bare}`, f]);
+	assert.equal(ftp.code, 2, show(ftp));
+	assert.match(ftp.stderr, /--url ftp:\/\/.*: expected http:\/\/HOST:PORT or https:\/\/HOST:PORT/, show(ftp));
+	assert.equal(ftp.stdout, '');
 });
 
 test('a missing or malformed case file -> exit 2, nothing stored', async () => {
@@ -119,7 +135,7 @@ test('a case that does not compile -> exit 2, FILE:LINE:COLUMN against the case 
 	const r = await runCli(['submit', '--url', d.url, f]);
 	assert.equal(r.code, 2, show(r));
 	assert.ok(r.stdout.includes(`error: ${f}:7:4: syntax error, unexpected integer "3", expecting "]" (--VALUE-- line 2, column 4)\n`), show(r));
-	assert.match(r.stderr, /HTTP 422 case_error: the case does not compile: value, line 2, column 4/, show(r));
+	assert.equal(r.stderr, '', `said once, on stdout, as a compiler says it (issue 46): ${show(r)}`);
 	assert.doesNotMatch(r.stdout, /^same/m, show(r));
 	const setup = caseFile('broken-setup.phpt', '--TEST--\nclient: broken setup\n--SETUP--\nfunction f() {}\nfunction f() {}\n--VALUE--\n1\n');
 	const s = await runCli(['submit', '--url', d.url, setup]);

@@ -22,6 +22,16 @@ size_t client_write(char *ptr, size_t size, size_t nmemb, void *buf);
 /* A request's headers (curl_slist_free_all them; NULL: none): a JSON body's
  * (json), and "Authorization: Bearer $PHPCMP_TOKEN" when with_token and it is set. */
 struct curl_slist *client_headers(int json, int with_token);
+/* A daemon's URL as a client takes it into out: "HOST:PORT" without a
+ * scheme gets http://, trailing slashes go.  0, or -1 with why in err (a
+ * scheme other than http or https). */
+int client_url(const char *in, char *out, size_t size, char *err, size_t errsize);
+/* What to do about a request that got no answer (libcurl's CURLcode): ";
+ * is the daemon running? ..." when it could not connect, else "". */
+const char *client_connect_hint(int curlcode);
+/* What to do about an HTTP error status: for 401, " (set $PHPCMP_TOKEN ...)"
+ * or that the one set was refused; else "". */
+const char *client_status_hint(long status);
 
 /* phpcmp submit ARGS (argv without "submit"): 0 every case the same, 1 some
  * case differs, 2 an error. */

@@ -1,9 +1,12 @@
 /*
  * What the client commands (submit, review) share of HTTP: a response body
- * bounded in size, and the request headers (JSON, the token).
+ * bounded in size, the request headers (JSON, the token), the daemon's URL
+ * and what to do when a request fails.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 
@@ -38,4 +41,53 @@ struct curl_slist *client_headers(int json, int with_token)
 		headers = curl_slist_append(headers, authorization);
 	}
 	return headers;
+}
+
+int client_url(const char *in, char *out, size_t size, char *err, size_t errsize)
+{
+	const char *sep = strstr(in, "://");
+	size_t len;
+
+	if (*in == '\0') {
+		snprintf(err, errsize, "the URL is empty: expected http://HOST:PORT");
+		return -1;
+	}
+	if (sep != NULL &&
+	    !((sep - in == 4 && strncasecmp(in, "http", 4) == 0) ||
+	        (sep - in == 5 && strncasecmp(in, "https", 5) == 0))) {
+		snprintf(err, errsize, "%.200s: expected http://HOST:PORT or https://HOST:PORT", in);
+		return -1;
+	}
+	len = strlen(in);
+	while (len > 0 && in[len - 1] == '/')
+		len--;
+	if ((size_t)snprintf(out, size, "%s%.*s", sep == NULL ? "http://" : "", (int)len, in) >= size) {
+		snprintf(err, errsize, "the URL is too long");
+		return -1;
+	}
+	return 0;
+}
+
+const char *client_connect_hint(int curlcode)
+{
+	switch (curlcode) {
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_OPERATION_TIMEDOUT:
+		return "; is the daemon running? `make run` serves one on " CLIENT_DEFAULT_URL
+		       ", and --url URL (or $PHPCMP_URL) names another";
+	}
+	return "";
+}
+
+const char *client_status_hint(long status)
+{
+	const char *token = getenv("PHPCMP_TOKEN");
+
+	if (status != 401)
+		return "";
+	if (token != NULL && *token != '\0')
+		return " (the token in $PHPCMP_TOKEN was refused: unknown or revoked; an operator makes "
+		       "another with `phpcmp token add NAME --db DB`)";
+	return " (set $PHPCMP_TOKEN to a token: an operator makes one with `phpcmp token add NAME --db DB`)";
 }

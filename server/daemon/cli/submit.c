@@ -172,6 +172,7 @@ static int submit_one(CURL *curl, const char *endpoint, const char *url, size_t 
 	json_error_t jerr;
 	long status = 0;
 	size_t len, i;
+	CURLcode cc;
 	int rc = 2;
 
 	case_init(&c);
@@ -191,8 +192,9 @@ static int submit_one(CURL *curl, const char *endpoint, const char *url, size_t 
 	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &resp);
 	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curlerr);
-	if (curl_easy_perform(curl) != CURLE_OK) {
-		cmd_error(NULL, "%s: %s", endpoint, curlerr[0] != '\0' ? curlerr : "request failed");
+	if ((cc = curl_easy_perform(curl)) != CURLE_OK) {
+		cmd_error(NULL, "%s: %s%s", endpoint, curlerr[0] != '\0' ? curlerr : "request failed",
+		    client_connect_hint((int)cc));
 		goto out;
 	}
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
@@ -203,12 +205,13 @@ static int submit_one(CURL *curl, const char *endpoint, const char *url, size_t 
 	if (json_is_object(e = json_object_get(j, "error"))) {
 		verdict = json_string_value(json_object_get(e, "code"));
 		caseurl = json_string_value(json_object_get(e, "message"));
+		/* A case that does not compile is said once, as a compiler says it. */
 		if (status == 422 && verdict != NULL && strcmp(verdict, "case_error") == 0) {
 			submit_case_error(file, text, len, e);
-			fflush(stdout);
+			goto out;
 		}
-		cmd_error(NULL, "%s: HTTP %ld %s: %s", file, status, verdict != NULL ? verdict : "error",
-		    caseurl != NULL ? caseurl : "");
+		cmd_error(NULL, "%s: HTTP %ld %s: %s%s", file, status, verdict != NULL ? verdict : "error",
+		    caseurl != NULL ? caseurl : "", client_status_hint(status));
 		goto out;
 	}
 	verdict = json_string_value(json_object_get(j, "verdict"));
@@ -278,7 +281,7 @@ int submit_command(int argc, char **argv)
 	struct curl_slist *headers = NULL;
 	struct path_list files = { NULL, 0, 0 };
 	struct stat st;
-	char endpoint[2048];
+	char endpoint[2048], base[1900], uerr[300];
 	size_t i, ulen, counts[4] = { 0, 0, 0, 0 };
 	CURL *curl = NULL;
 	int rc = 2, one, options_done = 0, fail_on_error = 0;
@@ -313,9 +316,13 @@ int submit_command(int argc, char **argv)
 		cmd_error(NULL, "submit: which case files? (a file or a folder of *.phpt)");
 		goto usage;
 	}
+	/* 127.0.0.1:8080 is http://127.0.0.1:8080, so the case links printed are links. */
+	if (client_url(url, base, sizeof base, uerr, sizeof uerr) < 0) {
+		cmd_error(NULL, "submit: --url %s", uerr);
+		goto out;
+	}
+	url = base;
 	ulen = strlen(url);
-	while (ulen > 0 && url[ulen - 1] == '/')
-		ulen--;
 	snprintf(endpoint, sizeof endpoint, "%.*s/api/cases", (int)ulen, url);
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (curl = curl_easy_init()) == NULL) {
