@@ -286,6 +286,7 @@ test:
 	$(MAKE) all builds php-builds web-deps
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory layer-check
+	$(MAKE) --no-print-directory core-compat-check
 	scripts/run-tests.sh
 
 # The inner loop: the C unit tests, the page's unit tests and the
@@ -334,6 +335,14 @@ clean:
 .PHONY: layer-check
 layer-check: $(B)/phpcmp
 	scripts/check-layers.py $(DAEMON_OBJ) $(B)/obj/schema_sql.o
+
+# The worker cores compile, warnings as errors, against every PHP version
+# built here: 8.0.10 and 8.1.0RC1 from configure-only header trees of
+# ../shared/php-src's tarballs (made once, cached), 8.2.32 from builds/base.
+# Run by `make test` and CI (docs/builds.md#versions).
+.PHONY: core-compat-check
+core-compat-check:
+	scripts/core-compat-check.sh
 
 # One C style (.clang-format, Debian's clang-format): `make format` applies
 # it, `make format-check` (run by `make test` and CI) fails on any file it
