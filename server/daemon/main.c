@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -263,9 +264,36 @@ static int main_builds(struct app *app, struct serve_opts *o, int *nworkers)
 	return 0;
 }
 
-/* Everything serve runs, in order: the database and the port first (a
- * daemon that would be open to the network, or whose port is in use,
- * stops there: no run marked interrupted, no core compiled, no worker
+/*
+ * Every build's prefix is there, before anything is made: a relative one
+ * (the default builds/base) is relative to where serve runs, which is said
+ * with what to do.  0, or -1 said.
+ */
+static int main_check_prefixes(const struct serve_opts *o)
+{
+	char cwd[PATH_MAX];
+	struct stat st;
+
+	for (int i = 0; i < o->nbuild_args; i++) {
+		const char *prefix = o->build_args[i].prefix;
+		if (stat(prefix, &st) == 0)
+			continue;
+		int e = errno;
+		if (prefix[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
+			return cmd_error(
+			    NULL, "build %s: prefix %s: %s", o->build_args[i].name, prefix, strerror(e));
+		return cmd_error(NULL,
+		    "build %s: prefix %s: %s (in %s, where serve runs: run it from the repository root, "
+		    "where `make builds` puts the default builds in builds/, or give --build %s=/absolute/prefix)",
+		    o->build_args[i].name, prefix, strerror(e), cwd, o->build_args[i].name);
+	}
+	return 0;
+}
+
+/* Everything serve runs, in order: the builds' prefixes, the port, then
+ * the database (a daemon whose port is in use stops before it creates or
+ * migrates the database: issue 46; one that would be open to the network
+ * stops before a run is marked interrupted, a core compiled or a worker
  * started: issue 23), then the builds' workers, the runs and the reducer,
  * then HTTP.  -1 when something could not start (said on stderr); *http
  * and *nworkers hold what started, for main_stop. */
@@ -277,13 +305,16 @@ static int main_start(struct app *app, struct serve_opts *o, struct http **http,
 
 	if (main_signals() < 0)
 		return -1;
+	if (main_check_prefixes(o) < 0)
+		return -1;
+	/* Bound, not yet serving (http_start, last). */
+	handler = api_http_handler(app);
+	if ((*http = http_bind(&o->http, &handler, err, sizeof err)) == NULL)
+		return cmd_error(NULL, "%s", err);
 	if ((app->db = db_open(o->cfg.db_path, err, sizeof err)) == NULL)
 		return cmd_error(NULL, "%s", err);
 	if (db_set_max_bytes(app->db, o->cfg.db_max_bytes, err, sizeof err) < 0 ||
 	    auth_startup(app, o->http.listen_addr, err, sizeof err) < 0)
-		return cmd_error(NULL, "%s", err);
-	handler = api_http_handler(app);
-	if ((*http = http_bind(&o->http, &handler, err, sizeof err)) == NULL)
 		return cmd_error(NULL, "%s", err);
 	if ((n = db_runs_interrupt(app->db, err, sizeof err)) < 0)
 		return cmd_error(NULL, "%s", err);

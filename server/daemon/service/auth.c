@@ -269,13 +269,13 @@ int auth_token_command(int argc, char **argv)
 	struct db *db = NULL;
 	struct stat st;
 	int64_t id = 0;
-	int i, rc = 1, n;
+	int i, rc = 1, n, db_given = 0;
 
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
-			db_path = argv[++i];
+			db_path = argv[++i], db_given = 1;
 		else if (strncmp(argv[i], "--db=", 5) == 0)
-			db_path = argv[i] + 5;
+			db_path = argv[i] + 5, db_given = 1;
 		else if (argv[i][0] == '-' && argv[i][1] == '-')
 			return auth_usage();
 		else if (verb == NULL)
@@ -300,9 +300,14 @@ int auth_token_command(int argc, char **argv)
 		    arg, AUTH_NAME_MAX);
 		return 2;
 	}
-	/* Only `add` may create the database: a typo in --db must not look empty. */
-	if (strcmp(verb, "add") != 0 && stat(db_path, &st) < 0) {
-		fprintf(stderr, "phpcmp token: database %s: %s\n", db_path, strerror(errno));
+	/* Only `add` may create the database: a typo in --db must not look empty.
+	 * And only one named with --db: a token made in a new ./phpcmp.db beside
+	 * a daemon serving another file would be refused there (issue 46). */
+	if ((strcmp(verb, "add") != 0 || !db_given) && stat(db_path, &st) < 0) {
+		fprintf(stderr, "phpcmp token: database %s: %s%s\n", db_path, strerror(errno),
+		    db_given ? ""
+		             : "; give the daemon's with --db PATH (its startup line says "
+		               "\"database PATH\")");
 		return 1;
 	}
 	if ((db = db_open(db_path, err, sizeof err)) == NULL) {
