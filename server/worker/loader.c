@@ -454,13 +454,18 @@ static void loader_parse(
 }
 
 /* libphp, then the worker core compiled against it; the core's API. */
-static const struct core_api *loader_open(const char *lib, const char *core, void **libh)
+static const struct core_api *loader_open(const char *lib, const char *core, void **libh, const char *sandbox)
 {
-	if (!(*libh = dlopen(lib, RTLD_NOW | RTLD_LOCAL)))
-		fail("cannot load the PHP library: %s", dlerror());
+	char why[1024];
+	if (!(*libh = dlopen(lib, RTLD_NOW | RTLD_LOCAL))) {
+		snprintf(why, sizeof why, "%s (loaded inside the sandbox: %s)", dlerror(), sandbox);
+		fail("cannot load the PHP library: %s", why);
+	}
 	void *handle = dlopen(core, RTLD_NOW | RTLD_LOCAL);
-	if (!handle)
-		fail("cannot load the worker core: %s", dlerror());
+	if (!handle) {
+		snprintf(why, sizeof why, "%s (loaded inside the sandbox: %s)", dlerror(), sandbox);
+		fail("cannot load the worker core: %s", why);
+	}
 	const struct core_api *(*get_api)(void) = (const struct core_api *(*)(void))dlsym(
 	    handle, "phpcmp_core_api");
 	if (!get_api)
@@ -515,8 +520,6 @@ int main(int argc, char **argv)
 	if (!a.lib || !a.core)
 		fail("usage: phpcmp-worker --lib LIBPHP.so --core CORE.so%s", NULL);
 
-	void *libh;
-	const struct core_api *api = loader_open(a.lib, a.core, &libh);
 	char err[512] = "";
 	if (sandbox_php_ini(&sb, &opts, err, sizeof(err)) < 0)
 		fail("%s", err);
@@ -525,8 +528,19 @@ int main(int argc, char **argv)
 	struct proto_page *page = loader_page(a.page_fd);
 	opts.page = page;
 	int forking = page != NULL && !a.eval && !opts.dump_prefix && !RUNNING_ON_VALGRIND;
-	if (forking)
-		sb.deferred = SANDBOX_SECCOMP | SANDBOX_RLIMITS;
+	/* rlimits wait for PHP to be up (a sanitizer's shadow memory is
+	 * counted first); a fork server's children add seccomp's own part. */
+	sb.deferred = forking ? SANDBOX_SECCOMP | SANDBOX_RLIMITS : SANDBOX_RLIMITS;
+	/* A sanitizer's symbolizer lists this process's modules once libphp
+	 * is in (sanitizer_setup): its own /proc entry stays readable. */
+	sb.proc_self = sanitizer_present();
+	/* The build's own code runs from the first dlopen on (its
+	 * constructors, then module start-up): it starts inside the sandbox,
+	 * never with the daemon's privileges (docs/sandbox.md). */
+	if (sandbox_apply(&sb, err, sizeof(err)) < 0)
+		fail("%s", err);
+	void *libh;
+	const struct core_api *api = loader_open(a.lib, a.core, &libh, sb.report);
 	if (api->init(&opts, err, sizeof(err)) < 0)
 		fail("PHP failed to start: %s", err);
 	/* A sanitizer build: its reports into a buffer of ours, read back
@@ -538,8 +552,8 @@ int main(int argc, char **argv)
 	/* limit-as bounds what the cases use, on top of the shadow memory. */
 	if (sanitized > 0 && sb.as != SANDBOX_UNLIMITED)
 		sb.as += reserved;
-	/* PHP is up: from here on a case computes and prints, nothing more. */
-	if (sandbox_apply(&sb, err, sizeof(err)) < 0)
+	/* PHP is up: the rlimits (a fork server's children apply theirs). */
+	if (!forking && sandbox_apply_deferred(&sb, err, sizeof(err)) < 0)
 		fail("%s", err);
 	if (forking)
 		return fork_server(api, &sb, page, !sanitized);

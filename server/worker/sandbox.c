@@ -504,6 +504,8 @@ static int sandbox_landlock(struct sandbox *sb, int for_exec, char *err, size_t 
 		failed = "/dev";
 	else if ((for_exec || sb->valgrind) && ll_rule(rs, "/proc", LL_FS_READ, fs_all) < 0)
 		failed = "/proc";
+	else if (sb->proc_self && ll_rule(rs, "/proc/self", LL_FS_READ, fs_all) < 0)
+		failed = "/proc/self";
 	else if (ll_rule(rs, sb->dir_real, rw_dir, fs_all) < 0)
 		failed = sb->dir_real;
 	for (int k = 0; !failed && k < sb->nro; k++)

@@ -49,6 +49,8 @@ struct sandbox {
 	int nrw, nro;
 	int valgrind;      /* layers for a loader that runs under valgrind */
 	int no_landlock;   /* tests: act as if the kernel had no landlock */
+	int proc_self;     /* landlock lets this process read its own /proc entry (a
+	                    * sanitizer's symbolizer lists its modules there) */
 	unsigned deferred; /* layers sandbox_apply leaves to sandbox_apply_deferred (a fork
 	                    * server's children: seccomp forbids fork, rlimits count processes) */
 	/* State once applied. */

@@ -13,9 +13,11 @@
  * it cannot recover from: exitcode PROTO_EXIT_SANITIZER) goes with the
  * fork server's PROTO_DIED.
  *
- * The symbolizer is primed here, before the sandbox: it lists the
- * process's modules from /proc/self/maps (which landlock later refuses)
- * and opens libphp's debug information once; children inherit both.
+ * The symbolizer is primed here, in the fork server once libphp is in
+ * (inside the sandbox, whose landlock rules let this process read its own
+ * /proc entry: sandbox.h's proc_self): it lists the process's modules
+ * from /proc/self/maps and opens libphp's debug information once;
+ * children inherit both.
  *
  * In a generated batch, AddressSanitizer's report callback notes which case
  * (the progress page's index) had it, and keeps the buffer to the batch's
@@ -69,6 +71,13 @@ static void on_report(const char *text)
 		first_len = end;
 	else if (end > (off_t)SANITIZER_KEEP && ftruncate(report_fd, first_len) == 0)
 		lseek(report_fd, first_len, SEEK_SET); /* the first report stays */
+}
+
+int sanitizer_present(void)
+{
+	set_report_fd_fn ubsan = NULL;
+	dl_iterate_phdr(find_ubsan, &ubsan);
+	return dlsym(RTLD_DEFAULT, "__sanitizer_set_report_fd") != NULL || ubsan != NULL;
 }
 
 int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, char *err, size_t errsize)

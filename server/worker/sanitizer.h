@@ -8,7 +8,11 @@
 
 #include "proto.h"
 
-/* In the fork server, PHP started, before the sandbox: 1 with a runtime
+/* 1 when a sanitizer's runtime is in the process (preloaded by the daemon,
+ * before libphp is opened), else 0: the sandbox then lets the process read
+ * its own /proc entry. */
+int sanitizer_present(void);
+/* In the fork server, PHP started inside the sandbox: 1 with a runtime
  * (its report buffer made, its symbolizer primed on an address of lib, the
  * address space it reserved, its shadow memory, in *reserved bytes), 0
  * without, -1 with err. */

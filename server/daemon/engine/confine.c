@@ -391,6 +391,9 @@ static void confine_common(
 	confine_add(v, n, "--sandbox-dir", w->sandbox_dir);
 	confine_add(v, n, "--limit-disk", confine_num(a, cfg->sandbox.disk));
 	confine_add(v, n, "--allow-read", cfg->worker_bin);
+	/* The build's prefix: its library and what that may read as it starts
+	 * (opened inside the sandbox: loader.c); nothing else of the host. */
+	confine_add(v, n, "--allow-read", w->build->prefix);
 	confine_add(v, n, "--allow-read", w->build->lib_path);
 	confine_add(v, n, "--allow-read", w->build->core_path);
 	if (w->measuring)
