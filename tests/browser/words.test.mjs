@@ -3,8 +3,10 @@
 // computed style and text, not attributes.  A case whose value is
 // PHP_VERSION differs between the two, so it makes a bucket of its own.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Daemon } from '../integration/helper.mjs';
+import { Daemon, ROOT } from '../integration/helper.mjs';
 import { openPage } from './browser.mjs';
 
 let d, browser, page;
@@ -104,5 +106,29 @@ test('a generated run\'s cases: source generated, their flags, no differs until 
 		src: tr.querySelector('td.src').innerText, flags: tr.querySelector('td.flags').innerText })));
 	assert.ok(seen.every((x) => x.src === 'generated'), JSON.stringify(seen.slice(0, 5)));
 	assert.ok(seen.some((x) => x.flags !== '0' && x.flags !== '' && x.flags !== '—'), JSON.stringify(seen.slice(0, 5)));
+	assert.deepEqual(errors, []);
+});
+
+// The "API" link opens the API reference — every route of the daemon's
+// table (server/daemon/http/api.c) with what it does — not raw /api/health.
+test('the API link opens the API reference, every route listed', async () => {
+	const table = fs.readFileSync(path.join(ROOT, 'server/daemon/http/api.c'), 'utf8');
+	const routes = [...table.matchAll(/\{ M_(GET|POST|DELETE), "(\/api\/[^"]*)"/g)]
+		.map(([, m, p]) => `${m} ${p.replace(/:(\w+)/g, '{$1}')}`);
+	assert.ok(routes.length > 30, `the route table read: ${routes.length}`);
+	await page.goto('about:blank');
+	await page.goto(`${d.url}/#/`);
+	await page.getByRole('link', { name: 'API', exact: true }).click();
+	await page.waitForURL(/\/api\.html$/);
+	assert.equal(await page.locator('h1').innerText(), 'API reference');
+	const listed = await page.locator('[data-testid=api-routes] tbody tr').evaluateAll((trs) =>
+		trs.map((tr) => `${tr.cells[0].innerText} ${tr.cells[1].innerText}`));
+	assert.deepEqual(listed, routes, 'the reference lists the daemon\'s routes, in its order');
+	assert.ok(await page.locator('[data-testid=api-example]').isVisible());
+	// Its live links answer.
+	const health = await page.request.get(`${d.url}/api/health`);
+	assert.equal(health.status(), 200);
+	await page.locator('[data-testid=api-routes] a', { hasText: '/api/health' }).click();
+	await page.waitForURL(/\/api\/health$/);
 	assert.deepEqual(errors, []);
 });
