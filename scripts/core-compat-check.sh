@@ -18,6 +18,15 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "core-compat-check: $*" >&2; exit 1; }
 
+# The range the cores support, in compat.h, is the one the daemon checks
+# a build's version against (build.c): the same two numbers.
+for bound in OLDEST NEWEST; do
+	in_core=$(sed -n "s/^#define PHPCMP_PHP_$bound \([0-9]*\).*/\1/p" "$root/server/core/compat.h")
+	in_daemon=$(sed -n "s/^#define BUILD_PHP_$bound \([0-9]*\).*/\1/p" "$root/server/daemon/engine/build.c")
+	[ -n "$in_core" ] && [ "$in_core" = "$in_daemon" ] ||
+		die "PHPCMP_PHP_$bound (server/core/compat.h: ${in_core:-none}) and BUILD_PHP_$bound (server/daemon/engine/build.c: ${in_daemon:-none}) differ"
+done
+
 roots=("$@")
 if [ ${#roots[@]} -eq 0 ]; then
 	srcdir=${PHPCMP_PHP_SRC_DIR:-$root/../shared/php-src}

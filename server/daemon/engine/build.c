@@ -114,6 +114,56 @@ static void build_find_kind(struct build *b)
 		    b->coverage_tree, sizeof(b->coverage_tree), "%.*s", (int)(slash - b->prefix), b->prefix);
 }
 
+/*
+ * The PHP versions the worker cores are written for: server/core/compat.h
+ * keeps the same two numbers (scripts/core-compat-check.sh checks they
+ * agree).  A build outside them is refused when it is found, with its
+ * version, rather than by a compiler error when its core is compiled.
+ */
+#define BUILD_PHP_OLDEST 80000
+#define BUILD_PHP_NEWEST 80699
+
+/* 0 when the PHP of a build's headers (include_dir/main/php_version.h) is
+ * one the cores support, else -1 with err saying which it is. */
+static int build_php_version_check(const char *name, const char *include_dir, char *err, size_t errsize)
+{
+	char path[PATH_MAX + 32], line[256], version[64] = "";
+	long id = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/main/php_version.h", include_dir);
+	if ((f = fopen(path, "r")) == NULL) {
+		snprintf(err, errsize, "build %s: %s: %s (no PHP version in its headers)", name, path,
+		    strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "#define PHP_VERSION \"%63[^\"]\"", version) == 1)
+			continue;
+		sscanf(line, "#define PHP_VERSION_ID %ld", &id);
+	}
+	fclose(f);
+	if (id < 0 || version[0] == '\0') {
+		snprintf(err, errsize, "build %s: %s has no PHP_VERSION or PHP_VERSION_ID", name, path);
+		return -1;
+	}
+	if (id < BUILD_PHP_OLDEST) {
+		snprintf(err, errsize,
+		    "build %s: PHP %s is older than %d.%d, the oldest PHP phpcmp's cores support "
+		    "(docs/builds.md#versions)",
+		    name, version, BUILD_PHP_OLDEST / 10000, BUILD_PHP_OLDEST / 100 % 100);
+		return -1;
+	}
+	if (id > BUILD_PHP_NEWEST) {
+		snprintf(err, errsize,
+		    "build %s: PHP %s is newer than %d.%d, the newest PHP phpcmp's cores are written for "
+		    "(docs/builds.md#versions)",
+		    name, version, BUILD_PHP_NEWEST / 10000, BUILD_PHP_NEWEST / 100 % 100);
+		return -1;
+	}
+	return 0;
+}
+
 int build_discover(struct build *b, const char *name, const char *prefix, char *err, size_t errsize)
 {
 	/* clang-format off */
@@ -169,6 +219,8 @@ int build_discover(struct build *b, const char *name, const char *prefix, char *
 		}
 		*slash = '\0';
 	}
+	if (build_php_version_check(name, b->include_dir, err, errsize) < 0)
+		return -1;
 	if (sha256_file(b->lib_path, b->sha256) < 0) {
 		snprintf(err, errsize, "build %s: cannot read %s: %s", name, b->lib_path, strerror(errno));
 		return -1;
@@ -474,6 +526,18 @@ struct build *build_find(struct config *cfg, const char *name)
 	for (int i = cfg->nbuilds - 1; i >= 0 && found == NULL; i--)
 		if (strcmp(cfg->builds[i].name, name) == 0)
 			found = &cfg->builds[i];
+	pthread_mutex_unlock(&cfg->builds_lock);
+	return found;
+}
+
+int build_name_active(struct config *cfg, const char *name)
+{
+	int found = 0;
+
+	pthread_mutex_lock(&cfg->builds_lock);
+	for (int i = 0; i < cfg->nbuilds && !found; i++)
+		found = strcmp(cfg->builds[i].name, name) == 0 &&
+		    !__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE);
 	pthread_mutex_unlock(&cfg->builds_lock);
 	return found;
 }
