@@ -252,15 +252,16 @@ out:
 
 static void submit_usage(FILE *f)
 {
-	fputs("usage: phpcmp submit [--url URL] [--fail-on-error] PATH...\n"
+	fputs("usage: phpcmp submit [--url URL] PATH...\n"
 	      "\n"
 	      "Run stored-format case files (docs/cases.md) on the daemon's builds, one\n"
 	      "POST /api/cases each.  A PATH is a case file or a folder, whose *.phpt\n"
 	      "files (searched recursively) are submitted in name order.\n"
 	      "\n"
 	      "  --url URL     the daemon ($PHPCMP_URL or " CLIENT_DEFAULT_URL ")\n"
-	      "  --fail-on-error  a case the same on every build only because each one\n"
-	      "                crashed, timed out, hit a limit, called exit()... exits 1\n"
+	      "  --fail-on-error\n"
+	      "                fail (exit 1) on a case the same on every build only\n"
+	      "                because each one crashed, timed out, called exit()...\n"
 	      "  -h, --help    this text\n"
 	      "  $PHPCMP_TOKEN sent as \"Authorization: Bearer ...\" when set\n"
 	      "\n"
@@ -268,10 +269,10 @@ static void submit_usage(FILE *f)
 	      "not compile is reported as FILE:LINE:COLUMN against the case file);\n"
 	      "\"same (both crashed: SIGSEGV)\" when every build ended that way.  A\n"
 	      "case's --EXPECT-- is checked too: an output that is not it differs.\n"
-	      "Exit status: 0 every case same, 1 some case differs (or, with\n"
-	      "--fail-on-error, ended without an answer everywhere), 2 any error (a case\n"
+	      "Exit status: 0 every case same, 1 some case differs, 2 any error (a case\n"
 	      "that does not compile, a file that cannot be read, the daemon not\n"
-	      "answering, bad usage).\n",
+	      "answering, bad usage).  With --fail-on-error, a case that ended without\n"
+	      "an answer on every build exits 1 too.\n",
 	    f);
 }
 

@@ -46,6 +46,7 @@ struct suite_iter {
 	struct runs *runs;
 	int64_t total;
 	char notes[RUNS_MAX_NOTES]; /* problems worth recording on the run */
+	int unloaded;               /* case files that did not load (stored, measure) */
 	void *state;
 };
 
@@ -175,6 +176,7 @@ static int stored_validate(struct suite_iter *it, char *err, size_t errsize)
 	for (i = 0; i < s->cases.n; i++) {
 		if (stored_load(it, s->cases.path[i], &c, why, sizeof why) < 0) {
 			runs_note(it, "%s: %s", s->cases.path[i], why);
+			it->unloaded++;
 			free(s->cases.path[i]);
 			continue;
 		}
@@ -202,6 +204,7 @@ static int stored_next(struct suite_iter *it, struct case_spec *c, char *err, si
 		case_release(c);
 		if (stored_load(it, rel, c, why, sizeof why) < 0) {
 			runs_note(it, "%s: %s", rel, why);
+			it->unloaded++;
 			continue;
 		}
 		free(c->source);
@@ -489,8 +492,9 @@ static enum runs_end runs_one_case(struct app *app, const struct db_run *run, co
 		    i < MAX_BUILDS ? res[i].failure : "unknown reason");
 		end = END_FAILED;
 	} else if (db_comparison_store(app->db, c, run->id, builds, res,
-	               verdict_compare_all(res, app->run_nbuilds, NULL), &case_id, &comparison_id, err,
-	               errsize) < 0) {
+	               verdict_compare_all(res, app->run_nbuilds, NULL) |
+	                   verdict_expected_all(c->expect, res, app->run_nbuilds),
+	               &case_id, &comparison_id, err, errsize) < 0) {
 		end = END_FAILED;
 	} else if (c->iterations > 0) {
 		runs_prune_dumps(app);
@@ -666,6 +670,17 @@ finish:
 	}
 	if (end == END_INTERRUPTED && err[0] == '\0')
 		snprintf(err, sizeof err, "the daemon stopped before the run finished");
+	/* A case file that does not load is no verdict: the run ran the others
+	 * and fails, naming each file and line, so CI does not pass it by. */
+	if (it.unloaded > 0) {
+		if (end == END_DONE)
+			end = END_FAILED;
+		len = strlen(err);
+		snprintf(err + len, sizeof err - len,
+		    "%s%d case file%s did not load (the other cases ran): %s", len > 0 ? "; " : "",
+		    it.unloaded, it.unloaded == 1 ? "" : "s", it.notes);
+		notes[0] = '\0';
+	}
 	/* Notes from the suite (skipped files) are kept beside any error. */
 	if (notes[0] != '\0') {
 		len = strlen(err);

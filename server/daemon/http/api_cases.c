@@ -335,6 +335,30 @@ static json_t *api_case_comparison_json(const struct db_case *dc, const struct d
 	    cmp != NULL ? api_list(cmp->differs) : json_array(), "case", api_case_json(dc), "results",
 	    results, "comparison_id", api_id_or_null(cmp != NULL ? cmp->id : 0), "run_id",
 	    api_id_or_null(cmp != NULL ? cmp->run_id : 0), "candidates", candidates);
+	/* A verdict "same" of builds that all ended the same wrong way (all
+	 * crashed, timed out, hit the memory limit, called exit()...): how,
+	 * so "same" is not read as "worked" (null when they ran to the end). */
+	char ended[96];
+	if (o != NULL)
+		json_object_set_new(o, "ended",
+		    cmp != NULL && cmp->nbuilds > 0 && cmp->error == NULL &&
+		            strcmp(cmp->verdict, "same") == 0 &&
+		            result_ending(&cmp->results[ROLE_BASE], ended, sizeof ended) != NULL
+		        ? json_string(ended)
+		        : json_null());
+	/* The case's --EXPECT-- as a third oracle: which builds' outputs are not it. */
+	if (o != NULL) {
+		json_t *expected = json_null();
+		if (cmp != NULL && dc->spec.expect != NULL) {
+			json_t *differ = json_array();
+			for (role = 0; role < cmp->nbuilds; role++)
+				if (verdict_expected(dc->spec.expect, &cmp->results[role]) != 0)
+					json_array_append_new(differ, json_string(role_name(role)));
+			expected = json_pack("{s:s s:o}", "verdict",
+			    json_array_size(differ) > 0 ? "differ" : "same", "differ", differ);
+		}
+		json_object_set_new(o, "expected", expected);
+	}
 	/* The case error (verdict "error"): what did not compile, where in the
 	 * user's code.  Not "error", which names an API error in every answer. */
 	json_t *error = cmp != NULL && cmp->error != NULL ? json_loads(cmp->error, 0, NULL) : NULL;
@@ -575,11 +599,12 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 	struct case_spec c;
 	const char *names[MAX_BUILDS];
 	char location[64], client[FAIRQ_KEY];
-	int fail_on_differ, nnames = -1;
+	int fail_on_differ, fail_on_error, nnames = -1;
 	json_t *body = NULL;
 
 	case_init(&c);
 	if ((fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0 ||
+	    (fail_on_error = api_query_bool(req, "fail_on_error", resp)) < 0 ||
 	    (body = api_body(req, resp)) == NULL || api_parse_case(body, &c, resp) < 0 ||
 	    (nnames = api_build_names(body, names, resp)) < 0) {
 		json_decref(body);
@@ -600,8 +625,11 @@ static void api_case_post(struct app *app, const struct http_request *req, struc
 	} else {
 		/* Answer from what was stored, so POST and GET show the same thing. */
 		snprintf(location, sizeof location, "/api/cases/%" PRId64, out.case_id);
+		/* fail_on_error: a case "same" because every build crashed, timed
+		 * out... ("ended") fails like a mismatch does with fail_on_differ. */
 		api_case_reply(app, out.case_id, out.comparison_id, 0,
-		    out.diff != 0 && fail_on_differ ? 409 : 201, location, NULL, resp);
+		    (out.diff != 0 && fail_on_differ) || (out.broken && fail_on_error) ? 409 : 201, location,
+		    NULL, resp);
 	}
 	cases_done(app, &out);
 	case_release(&c);

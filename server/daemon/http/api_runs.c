@@ -87,6 +87,18 @@ static void api_run_reduction(struct app *app, int64_t id, json_t *o)
 	db_roots_release(&roots);
 }
 
+/* counts.broken: cases of verdict same whose every build crashed, timed
+ * out, hit a limit, called exit()... (only when there are some, like
+ * counts.error; db_run_broken). */
+static void api_run_broken(struct app *app, int64_t id, json_t *o)
+{
+	char err[512];
+	int n = db_run_broken(app->db, id, err, sizeof err);
+
+	if (n > 0)
+		json_object_set_new(json_object_get(o, "counts"), "broken", json_integer(n));
+}
+
 static void api_run_reply(struct app *app, int64_t id, int status, struct http_response *resp)
 {
 	struct db_run run;
@@ -97,6 +109,8 @@ static void api_run_reply(struct app *app, int64_t id, int status, struct http_r
 		snprintf(resp->location, sizeof resp->location, "/api/runs/%" PRId64, id);
 	json_t *o = api_run_json(&run);
 	api_run_reduction(app, id, o);
+	if (o != NULL)
+		api_run_broken(app, id, o);
 	api_json(resp, status, o);
 	db_run_release(&run);
 }
@@ -131,6 +145,7 @@ static void api_runs_list(struct app *app, const struct http_request *req, struc
 	for (size_t i = 0; i < json_array_size(ctx.items); i++) {
 		json_t *item = json_array_get(ctx.items, i);
 		api_run_reduction(app, json_integer_value(json_object_get(item, "id")), item);
+		api_run_broken(app, json_integer_value(json_object_get(item, "id")), item);
 	}
 	snprintf(next, sizeof next, "/api/runs?limit=%d&before=%" PRId64, limit, ctx.last_id);
 	api_json(resp, 200,
@@ -211,10 +226,38 @@ static const char *api_run_params(json_t *body, struct run_params *p, struct htt
 }
 
 /*
- * POST /api/runs[?wait=S[&fail_on_differ=1]]: 202 with the queued run; with
- * wait, the run as it ended (200), or still going when the wait is over
- * (202); with fail_on_differ, a run that ended with a mismatch, a case
- * error or not done (failed, cancelled, interrupted) is a 409 with the run.
+ * The answer to a wait that ran out with no verdict while fail_on_differ or
+ * fail_on_error asked for one: 504 wait_expired, the run as it stands (its
+ * progress, url, Location) and "no_verdict" saying why -- never a 2xx, so
+ * `curl --fail-with-body` fails the CI job instead of passing it unchecked.
+ */
+static void api_run_no_verdict(struct app *app, int64_t id, int seconds, struct http_response *resp)
+{
+	char msg[160];
+	json_t *o;
+
+	api_run_reply(app, id, 504, resp);
+	if (resp->status != 504 || (o = json_loadb(resp->body, resp->body_len, 0, NULL)) == NULL)
+		return;
+	snprintf(msg, sizeof msg,
+	    "the run had not ended when the wait (%d s) ran out: no verdict yet; GET its api_url until its "
+	    "status is done",
+	    seconds);
+	json_object_set_new(o, "no_verdict", json_pack("{s:s s:s}", "code", "wait_expired", "message", msg));
+	free(resp->body);
+	resp->body = NULL;
+	api_json(resp, 504, o);
+	snprintf(resp->location, sizeof resp->location, "/api/runs/%" PRId64, id);
+}
+
+/*
+ * POST /api/runs[?wait=S[&fail_on_differ=1][&fail_on_error=1]]: 202 with
+ * the queued run; with wait, the run as it ended (200), or still going
+ * when the wait is over (202).  With fail_on_differ, a run that ended with
+ * a mismatch, a case error or not done (failed, cancelled, interrupted) is
+ * a 409 with the run; with fail_on_error, one with a case every build
+ * crashed on, timed out on... (counts.broken) too.  With either, a wait
+ * that runs out is 504 wait_expired (api_run_no_verdict), not 202.
  */
 static void api_run_post(struct app *app, const struct http_request *req, struct http_response *resp)
 {
@@ -223,14 +266,16 @@ static void api_run_post(struct app *app, const struct http_request *req, struct
 	char err[512];
 	int64_t id;
 	json_t *body;
-	int status, seconds, waiting, fail_on_differ, ended, nnames;
+	int status, seconds, waiting, fail_on_differ, fail_on_error, ended, nnames;
 
 	if ((waiting = api_run_wait_param(req, &seconds, resp)) < 0 ||
-	    (fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0)
+	    (fail_on_differ = api_query_bool(req, "fail_on_differ", resp)) < 0 ||
+	    (fail_on_error = api_query_bool(req, "fail_on_error", resp)) < 0)
 		return;
-	if (fail_on_differ && !waiting) {
+	if ((fail_on_differ || fail_on_error) && !waiting) {
 		api_error(resp, 400, "bad_request",
-		    "fail_on_differ: needs wait=SECONDS (the run's verdict is known only when it ends)");
+		    "%s: needs wait=SECONDS (the run's verdict is known only when it ends)",
+		    fail_on_differ ? "fail_on_differ" : "fail_on_error");
 		return;
 	}
 	if ((body = api_body(req, resp)) == NULL)
@@ -258,18 +303,23 @@ static void api_run_post(struct app *app, const struct http_request *req, struct
 	if ((ended = api_run_wait(app, id, seconds, resp)) < 0)
 		return;
 	if (!ended) {
-		api_run_reply(app, id, 202, resp);
+		if (fail_on_differ || fail_on_error)
+			api_run_no_verdict(app, id, seconds, resp);
+		else
+			api_run_reply(app, id, 202, resp);
 		return;
 	}
 	api_run_reply(app, id, 200, resp);
-	if (fail_on_differ && resp->status == 200) {
+	if ((fail_on_differ || fail_on_error) && resp->status == 200) {
 		json_t *o = json_loadb(resp->body, resp->body_len, 0, NULL);
 		json_t *counts = json_object_get(o, "counts");
 		const char *st = json_string_value(json_object_get(o, "status"));
 		if (o != NULL &&
 		    (st == NULL || strcmp(st, "done") != 0 ||
-		        json_integer_value(json_object_get(counts, "differ")) > 0 ||
-		        json_integer_value(json_object_get(counts, "error")) > 0))
+		        (fail_on_differ &&
+		            (json_integer_value(json_object_get(counts, "differ")) > 0 ||
+		                json_integer_value(json_object_get(counts, "error")) > 0)) ||
+		        (fail_on_error && json_integer_value(json_object_get(counts, "broken")) > 0)))
 			resp->status = 409;
 		json_decref(o);
 	}

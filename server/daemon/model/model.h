@@ -92,6 +92,9 @@ enum verdict_field {
 	DIFF_ERROR_CODE = 1 << 2,
 	DIFF_ERROR_MSG = 1 << 3,
 	DIFF_EXCEPTION = 1 << 4,
+	/* A build's output is not the case's --EXPECT-- (verdict_expected):
+	 * the expectation is a third oracle beside the base and its candidates. */
+	DIFF_EXPECTED = 1 << 5,
 	/* What a case printed and its warnings are never part of the verdict
 	 * (result.c, verdict_compare): there is no field for them. */
 };
@@ -183,6 +186,27 @@ int result_case_error(const struct result *res, int n);
 const char *run_status_note(const char *status, const char *error, char *buf, size_t bufsize);
 /* "output,error_code"-style list of differing fields, for JSON and SQL. */
 void verdict_fields(unsigned diff, char *buf, size_t bufsize);
+/*
+ * The case's --EXPECT-- (expect, NULL: none) as an oracle: how r differs
+ * from it (DIFF_STATUS: r did not run to a string output; DIFF_OUTPUT:
+ * another string), 0 when r's output is exactly the expectation or there
+ * is none.
+ */
+unsigned verdict_expected(const char *expect, const struct result *r);
+/* DIFF_EXPECTED when any of the n results differs from expect, else 0. */
+unsigned verdict_expected_all(const char *expect, const struct result *res, int n);
+/* The expectation as a result to compare and bucket against: status ok,
+ * output the expect text (not copied: r borrows it; never released). */
+void result_expected(struct result *r, const char *expect);
+/*
+ * How a build's case ended when it did not run to its end, for a verdict
+ * "same" everywhere it is shown, worded to follow "both": "crashed:
+ * SIGSEGV", "timed out", "hit the memory limit", "called exit()", "threw
+ * an uncaught Exception", "hit a fatal error", "hit a memory error:
+ * heap-buffer-overflow", "gave an output too large to keep", "failed";
+ * NULL when it ran to its end (status ok).  Into buf.
+ */
+const char *result_ending(const struct result *r, char *buf, size_t bufsize);
 
 /* ---- flags.c: flags.h ---- */
 

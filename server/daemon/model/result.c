@@ -138,7 +138,7 @@ void verdict_fields(unsigned diff, char *buf, size_t bufsize)
 	static const struct { unsigned bit; const char *name; } names[] = {
 		{ DIFF_STATUS, "status" }, { DIFF_OUTPUT, "output" },
 		{ DIFF_ERROR_CODE, "error_code" }, { DIFF_ERROR_MSG, "error_msg" },
-		{ DIFF_EXCEPTION, "exception" },
+		{ DIFF_EXCEPTION, "exception" }, { DIFF_EXPECTED, "expected" },
 	};
 	/* clang-format on */
 	size_t len = 0;
@@ -152,6 +152,80 @@ void verdict_fields(unsigned diff, char *buf, size_t bufsize)
 			break;
 		len += (size_t)n;
 	}
+}
+
+unsigned verdict_expected(const char *expect, const struct result *r)
+{
+	if (expect == NULL)
+		return 0;
+	if (r->status != STATUS_OK || r->output_is_false || r->output.data == NULL)
+		return DIFF_STATUS;
+	return r->output.len != strlen(expect) || memcmp(r->output.data, expect, r->output.len) != 0
+	    ? DIFF_OUTPUT
+	    : 0;
+}
+
+unsigned verdict_expected_all(const char *expect, const struct result *res, int n)
+{
+	for (int i = 0; expect != NULL && i < n && i < MAX_BUILDS; i++)
+		if (verdict_expected(expect, &res[i]) != 0)
+			return DIFF_EXPECTED;
+	return 0;
+}
+
+void result_expected(struct result *r, const char *expect)
+{
+	result_init(r);
+	r->status = STATUS_OK;
+	r->output.data = (char *)expect;
+	r->output.len = expect != NULL ? strlen(expect) : 0;
+}
+
+const char *result_ending(const struct result *r, char *buf, size_t bufsize)
+{
+	const char *f = r->failure != NULL ? r->failure : "", *sig;
+	struct sanitizer_summary ms;
+
+	if (bufsize == 0)
+		return NULL;
+	buf[0] = '\0';
+	switch (r->status) {
+	case STATUS_OK:
+		return NULL;
+	case STATUS_CRASH:
+		sig = sigabbrev_np(r->signal);
+		if (sig != NULL)
+			snprintf(buf, bufsize, "crashed: SIG%s", sig);
+		else
+			snprintf(buf, bufsize, "crashed: signal %d", r->signal);
+		return buf;
+	case STATUS_TIMEOUT:
+		snprintf(buf, bufsize, "timed out");
+		return buf;
+	case STATUS_MEMORY_ERROR:
+		if (sanitizer_summarize(r->failure, &ms) == 0 && ms.kind[0] != '\0')
+			snprintf(buf, bufsize, "hit a memory error: %s", ms.kind);
+		else
+			snprintf(buf, bufsize, "hit a memory error");
+		return buf;
+	case STATUS_ERROR:
+		break;
+	}
+	if (result_output_too_large(r))
+		snprintf(buf, bufsize, "gave an output too large to keep");
+	else if (strncmp(f, "exit()", 6) == 0)
+		snprintf(buf, bufsize, "called exit()");
+	else if (strstr(f, "Allowed memory size") != NULL)
+		snprintf(buf, bufsize, "hit the memory limit");
+	else if (r->exc_class != NULL)
+		snprintf(buf, bufsize, "threw an uncaught %s", r->exc_class);
+	else if (strstr(f, "Maximum execution time") != NULL)
+		snprintf(buf, bufsize, "timed out");
+	else if (strstr(f, "Fatal error") != NULL)
+		snprintf(buf, bufsize, "hit a fatal error");
+	else
+		snprintf(buf, bufsize, "failed");
+	return buf;
 }
 
 int result_case_error(const struct result *res, int n)

@@ -127,7 +127,9 @@ int cases_submit(struct app *app, struct case_spec *c, const char *const names[]
 		    i < MAX_BUILDS ? res[i].failure : "unknown reason");
 		goto out;
 	}
-	out->diff = verdict_compare_all(res, n, NULL);
+	/* The builds against the base, and each against the case's --EXPECT--. */
+	out->diff = verdict_compare_all(res, n, NULL) | verdict_expected_all(c->expect, res, n);
+	out->broken = out->diff == 0 && res[ROLE_BASE].status != STATUS_OK;
 	/* A case whose code does not compile is the sender's error: nothing stored. */
 	if (result_case_error(res, n) >= 0) {
 		cases_error(builds, n, res, out, e);

@@ -40,6 +40,7 @@ struct case_outcome {
 	int64_t case_id, comparison_id;
 	unsigned diff;    /* cases_submit: the builds' differences (verdict_compare_all) */
 	int stored_now;   /* 1 stored now, 0 stored before (cases_store_listed) */
+	int broken;       /* cases_submit: the same everywhere, but no build ran to its end */
 	char *case_error; /* SVC_UNPROCESSABLE case_error: the error as stored (column_case_error) */
 	char *phpt;       /* cases_generated: the case in the stored format (casefile_format) */
 	int reproduces[MAX_BUILDS]; /* cases_generated: build i's source gave what its value gave */

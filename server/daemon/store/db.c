@@ -55,6 +55,7 @@ enum stmt {
 	S_RESULT_PRINTED,
 	S_DUMPS_BEYOND,
 	S_DUMP_CLEAR,
+	S_RUN_BROKEN,
 	S_COUNT
 };
 
@@ -240,6 +241,11 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "WHERE r.comparison_id = ?1 AND r.role = ?2",
 	[S_RESULT_PRINTED] =
 	    "SELECT r.printed, 0 FROM results r WHERE r.comparison_id = ?1 AND r.role = ?2",
+	/* A run's cases whose builds all agree but none ran to its end (crash,
+	 * timeout, fatal error, exit...): verdict same, the base's status not ok. */
+	[S_RUN_BROKEN] =
+	    "SELECT count(*) FROM comparisons m JOIN results r ON r.comparison_id = m.id AND r.role = 'base' "
+	    "WHERE m.run_id = ?1 AND m.verdict = 'same' AND m.error IS NULL AND r.status <> 'ok'",
 	/* Callgrind files past the newest ?1, oldest first, ?2 at a time. */
 	[S_DUMPS_BEYOND] =
 	    "SELECT comparison_id, role, dump_file FROM results WHERE dump_file IS NOT NULL "
@@ -465,7 +471,8 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 	/* A mismatch joins its buckets with it, one per differing candidate
 	 * (db_triage.c); a case error is no mismatch. */
 	if (diff != 0 && case_error == NULL &&
-	    db_triage_record(db, c->flags, res, role, names, run_id, *comparison_id, err, errsize) < 0)
+	    db_triage_record(
+	        db, c->flags, res, role, names, c->expect, run_id, *comparison_id, err, errsize) < 0)
 		goto fail;
 
 	if (run_id > 0 && counted) {
@@ -1207,6 +1214,22 @@ int db_run_builds(struct db *db, int64_t run_id, int64_t ids[MAX_BUILDS], char *
 		if (n < MAX_BUILDS)
 			ids[n++] = sqlite3_column_int64(st, 0);
 	rc = rc == SQLITE_DONE ? n : db_fail(db, "run builds", err, errsize);
+	sqlite3_reset(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int db_run_broken(struct db *db, int64_t run_id, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	pthread_mutex_lock(&db->lock);
+	st = db_stmt(db, S_RUN_BROKEN);
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_ROW ? sqlite3_column_int(st, 0)
+	                      : db_fail(db, "broken cases of a run", err, errsize);
 	sqlite3_reset(st);
 	pthread_mutex_unlock(&db->lock);
 	return rc;

@@ -140,6 +140,9 @@ int db_run_case_row(
     struct db *, int64_t run_id, int64_t case_id, db_case_row_fn fn, void *arg, char *err, size_t errsize);
 /* The builds a run was made with (db ids, base first): their count, 0 no such run, -1. */
 int db_run_builds(struct db *, int64_t run_id, int64_t ids[MAX_BUILDS], char *err, size_t errsize);
+/* A run's cases of verdict same whose builds all ended without an answer
+ * (a crash, a timeout, a fatal error, exit()...): the count, or -1. */
+int db_run_broken(struct db *, int64_t run_id, char *err, size_t errsize);
 /* How many queued or running runs compare the build (db id), or -1. */
 int db_build_runs_pending(struct db *, int64_t build_id, char *err, size_t errsize);
 /* Runs waiting as 'queued': the count, or -1. */
