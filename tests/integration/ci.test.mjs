@@ -1,5 +1,6 @@
 // CI against the daemon (issue 23, items 4 and 3): POST /api/runs?wait=S
-// answers when the run ends (200) or the wait does (202, with progress);
+// answers when the run ends (200) or the wait does (202, with progress;
+// 504 wait_expired when fail_on_differ asked for a verdict, issue 46);
 // fail_on_differ=1 then fails (409, with the counts) on a mismatch; a
 // write's unknown query parameter is refused (400), not ignored; a failed
 // run's report.md says it failed and why.
@@ -25,9 +26,9 @@ test('an unknown query parameter on a write is 400, naming it; nothing is writte
 	const before = tableCounts(d.db);
 	const writes = [
 		['/api/runs?fail_on_differ=1', { suite: 'stored' }, /fail_on_differ: needs wait=SECONDS/],
-		['/api/runs?failondiffer=1', { suite: 'stored' }, /unknown query parameter failondiffer on POST \/api\/runs \(accepted: wait fail_on_differ\)/],
+		['/api/runs?failondiffer=1', { suite: 'stored' }, /unknown query parameter failondiffer on POST \/api\/runs \(accepted: wait fail_on_differ fail_on_error\)/],
 		['/api/runs?wait=5&verbose=1', { suite: 'stored' }, /unknown query parameter verbose/],
-		['/api/cases?fail_on_diff=1', { code: '1' }, /unknown query parameter fail_on_diff on POST \/api\/cases \(accepted: fail_on_differ\)/],
+		['/api/cases?fail_on_diff=1', { code: '1' }, /unknown query parameter fail_on_diff on POST \/api\/cases \(accepted: fail_on_differ fail_on_error\)/],
 		['/api/cases?wait=5', { code: '1' }, /unknown query parameter wait/],
 		['/api/generated?x=1', { seed: 1, index: 0 }, /unknown query parameter x/],
 		['/api/buckets/triage?dry_run=1', { ids: [1], state: 'wontfix' }, /unknown query parameter dry_run: POST \/api\/buckets\/triage takes none/],
@@ -63,11 +64,15 @@ test('wait: the answer is the finished run (200); fail_on_differ on an all-same 
 	await d.waitRun(z.json.id);
 });
 
-test('wait: a run still going when the wait is over is 202 with its progress; then 409 with the counts on a mismatch', async () => {
+test('wait: a run still going when the wait is over is 504 wait_expired with fail_on_differ (202 without), with its progress; then 409 with the counts on a mismatch', async () => {
 	const t0 = Date.now();
 	const r = await s.request('POST', '/api/runs?wait=1&fail_on_differ=1', { body: { suite: 'stored' } });
 	const took = Date.now() - t0;
-	assert.equal(r.status, 202, r.text);
+	// No verdict when it answers: not a 2xx, so curl --fail-with-body fails the job (issue 46).
+	assert.equal(r.status, 504, r.text);
+	assert.equal(r.json.no_verdict.code, 'wait_expired');
+	assert.equal(r.headers.location, `/api/runs/${r.json.id}`);
+	assert.equal(r.json.api_url, `/api/runs/${r.json.id}`);
 	assert.ok(['queued', 'running'].includes(r.json.status), r.text);
 	assert.ok(r.json.done < SLOW + 1, r.text);
 	assert.ok(took >= 1000 && took < 5000, `answered after the 1 s wait (${took} ms)`);
