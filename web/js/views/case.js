@@ -75,7 +75,10 @@ function renderCase(ctx, d, reload, vs) {
 			h('h1', null, h('span', { class: 'dim' }, `Case #${id} `), c.title || 'untitled'),
 			h('div', { class: 'verdict-line' }, verdictBadge(verdict), ' ',
 				differs.length ? ['differs in ', differsList(differs)] :
-					(verdict === 'same' ? (roles.length > 2 ? 'every build agrees' : 'both builds agree') : null)),
+					(verdict === 'same' ? (roles.length > 2 ? 'every build agrees' : 'both builds agree') : null),
+				/* The same, but none ran to its end: said how (issue 46). */
+				verdict === 'same' && d.ended ? [': ', h('strong', { class: 'ended', 'data-testid': 'case-ended' },
+					`${roles.length > 2 ? 'all' : 'both'} ${d.ended}`)] : null),
 			candidatesBar(id, d.comparison_id, cands, shown, shown.length < roles.length),
 			/* A case error: nothing to compare, the case itself is wrong. */
 			verdict === 'error' && d.case_error ? h('div', { class: 'notice error case-error', role: 'alert', 'data-testid': 'case-error' },
