@@ -10,13 +10,15 @@ const FLAGS = [{ name: 'JSON_HEX_TAG', value: 1 }, { name: 'JSON_HEX_AMP', value
 	{ name: 'JSON_PRETTY_PRINT', value: 128 }, { name: 'JSON_UNESCAPED_SLASHES', value: 64 },
 	{ name: 'JSON_PARTIAL_OUTPUT_ON_ERROR', value: 512 }];
 
-test('fmtInt and fmtNum: grouped thousands, two decimals for counts, a dash for nothing', () => {
+test('fmtInt and fmtNum: grouped thousands, two decimals for a count that is not whole, a dash for nothing', () => {
 	assert.equal(fmtInt(1234567), '1,234,567');
 	assert.equal(fmtInt(0), '0');
 	assert.equal(fmtInt('42'), '42');
 	assert.equal(fmtInt(null), '—');
 	assert.equal(fmtInt(undefined), '—');
-	assert.equal(fmtNum(26818), '26,818.00');
+	assert.equal(fmtNum(26818), '26,818', 'a whole count as one (issue 46: not 26,818.00)');
+	assert.equal(fmtNum(3298), '3,298');
+	assert.equal(fmtNum(3298.5), '3,298.50');
 	assert.equal(fmtNum(3470.456), '3,470.46');
 	assert.equal(fmtNum(null), '—');
 });

@@ -48,9 +48,11 @@ export function duration(a, b, now = Date.now()) {
 /* 1234567 -> "1,234,567"; null/undefined -> "—". */
 export const fmtInt = (n) => (n === null || n === undefined ? '—' : Number(n).toLocaleString('en-US'));
 
-/* Two decimals, grouped: instructions per call. */
+/* Instructions per call, grouped: a whole count as one ("3,298", as the docs
+ * show it), else two decimals ("3,470.46"). */
 export const fmtNum = (v) => (v === null || v === undefined ? '—' :
-	Number(v).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+	Number(v).toLocaleString('en-US', Number.isInteger(Number(v)) ? { maximumFractionDigits: 0 }
+		: { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
 
 /* The relative change from base to value in %, or null without a base. */
 export function pctChange(base, value) {

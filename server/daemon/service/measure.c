@@ -210,7 +210,8 @@ int measure_table(struct app *app, int64_t run_id, const char *threshold, struct
 	return 0;
 }
 
-/* 1234.5 -> "1,234.50"; Markdown tables read better with separators. */
+/* 1234.5 -> "1,234.50", 3298 -> "3,298" (a whole count as one, as the docs
+ * show it); Markdown tables read better with separators. */
 static void measure_fmt(double v, char *buf, size_t size)
 {
 	if (isnan(v)) {
@@ -218,7 +219,7 @@ static void measure_fmt(double v, char *buf, size_t size)
 		return;
 	}
 	char raw[64];
-	snprintf(raw, sizeof(raw), "%.2f", v);
+	snprintf(raw, sizeof(raw), v == floor(v) ? "%.0f" : "%.2f", v);
 	text_grouped(raw, buf, size);
 }
 
