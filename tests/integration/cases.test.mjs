@@ -52,10 +52,16 @@ test('an ordinary case: same verdict, byte-exact output, stored with a Location'
 	});
 });
 
-test('default title is "submitted case"', async () => {
+// Issue 46: not every case "submitted case": the first line of its code.
+test('default title: the first line of the code, trimmed, "…" when more follows or it is cut', async () => {
 	const res = await d.runCase({ code: '[]' });
-	assert.equal(res.case.title, 'submitted case');
+	assert.equal(res.case.title, '[]');
 	bothBuilds(res, (x) => assert.equal(x.output, '[]'));
+	const two = await d.runCase({ code: '\n  \n  $a = [1, 2];  \nreturn $a;\n' });
+	assert.equal(two.case.title, '$a = [1, 2];…');
+	const long = await d.runCase({ code: `'${'é'.repeat(50)}'` });
+	assert.equal(long.case.title, `'${'é'.repeat(35)}…`, 'cut at 72 bytes, at a character');
+	assert.equal((await d.runCase({ code: '1', title: 'mine' })).case.title, 'mine');
 });
 
 test('a real differ between the builds: PHP_VERSION', async () => {

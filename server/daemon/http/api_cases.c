@@ -12,6 +12,7 @@
 #include "proto.h"
 
 #define API_DEFAULT_TITLE "submitted case"
+#define API_TITLE_CODE 72 /* bytes of code in a title made of it */
 #define API_MAX_ITERATIONS 1000000L
 #define API_MAX_DEPTH 2147483647LL
 
@@ -428,6 +429,32 @@ static int api_flags(json_t *obj, long *flags, struct http_response *resp)
 	return -1;
 }
 
+/* A case sent without a title is named by its code: the first line that is
+ * not blank, trimmed, at most API_TITLE_CODE bytes (cut at a character),
+ * with "…" when cut or when more follows.  NULL when out of memory. */
+static char *api_title_of_code(const char *code)
+{
+	const char *p = code + strspn(code, " \t\r\n"), *more;
+	size_t n = strcspn(p, "\r\n"), cut;
+	char *t;
+
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	more = p + n;
+	more += strspn(more, " \t\r\n");
+	cut = n;
+	if (cut > API_TITLE_CODE) {
+		cut = API_TITLE_CODE;
+		while (cut > 0 && ((unsigned char)p[cut] & 0xc0) == 0x80)
+			cut--;
+	}
+	if (cut == 0)
+		return strdup(API_DEFAULT_TITLE);
+	if (asprintf(&t, "%.*s%s", (int)cut, p, cut < n || *more != '\0' ? "\u2026" : "") < 0)
+		return NULL;
+	return t;
+}
+
 /* The case of a POST /api/cases body; 0, or -1 with resp filled. */
 static int api_parse_case(json_t *body, struct case_spec *c, struct http_response *resp)
 {
@@ -466,7 +493,7 @@ static int api_parse_case(json_t *body, struct case_spec *c, struct http_respons
 	    api_opt_int(body, "depth", 1, API_MAX_DEPTH, 512, &depth, resp) < 0 ||
 	    api_opt_int(body, "measure", 1, API_MAX_ITERATIONS, 0, &measure, resp) < 0)
 		return -1;
-	if (c->title == NULL && (c->title = strdup(API_DEFAULT_TITLE)) == NULL) {
+	if (c->title == NULL && (c->title = api_title_of_code(c->code)) == NULL) {
 		api_error(resp, 500, "internal", "out of memory");
 		return -1;
 	}
