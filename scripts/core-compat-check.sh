@@ -30,11 +30,23 @@ done
 roots=("$@")
 if [ ${#roots[@]} -eq 0 ]; then
 	srcdir=${PHPCMP_PHP_SRC_DIR:-$root/../shared/php-src}
-	for tarball in php-8.0.10.tar.xz php-8.1.0RC1.tar.xz; do
+	tarballs=(php-8.0.10.tar.xz php-8.1.0RC1.tar.xz)
+	for tarball in "${tarballs[@]}"; do
 		[ -f "$srcdir/$tarball" ] ||
 			die "$srcdir/$tarball is missing (set PHPCMP_PHP_SRC_DIR to the folder holding it)"
-		roots+=("$("$root/scripts/php-headers.sh" "$srcdir/$tarball")")
 	done
+	# The trees side by side: on a fresh machine each is a configure run.
+	paths=$(mktemp)
+	pids=()
+	for i in "${!tarballs[@]}"; do
+		"$root/scripts/php-headers.sh" "$srcdir/${tarballs[$i]}" >"$paths.$i" &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || die "no header tree of ${tarballs[$i]} (scripts/php-headers.sh said why above)"
+		roots+=("$(cat "$paths.$i")")
+	done
+	rm -f "$paths" "$paths".*
 	base=$(ls -d "$root"/builds/base/usr/include/php/*/ 2>/dev/null | head -1)
 	[ -n "$base" ] || die "no headers in builds/base (make builds fetches Debian's 8.2.32)"
 	roots+=("${base%/}")
