@@ -132,3 +132,38 @@ test('the API link opens the API reference, every route listed', async () => {
 	await page.waitForURL(/\/api\/health$/);
 	assert.deepEqual(errors, []);
 });
+
+// "Nothing to triage on the default builds": the overview starts generated
+// runs (seed and count) and phpt runs too, not only stored and measure.
+test('the overview starts a generated run and a phpt run', async () => {
+	await page.goto('about:blank');
+	await page.goto(`${d.url}/#/`);
+	const gen = page.locator('[data-testid=start-generated]');
+	await gen.waitFor();
+	assert.ok(await gen.isVisible());
+	await page.locator('[data-testid=gen-seed]').fill('3');
+	await page.locator('[data-testid=gen-count]').fill('300');
+	const posted = page.waitForRequest((q) => q.method() === 'POST' && new URL(q.url()).pathname === '/api/runs');
+	await gen.click();
+	assert.deepEqual((await posted).postDataJSON(), { suite: 'generated', seed: 3, count: 300 });
+	await page.waitForURL(/#\/runs\/\d+$/);
+	const id = Number(page.url().match(/#\/runs\/(\d+)$/)[1]);
+	let run;
+	for (const deadline = Date.now() + 60_000; ; await sleep(200)) {
+		run = (await d.get(`/api/runs/${id}`)).json;
+		if (!['queued', 'running'].includes(run.status)) break;
+		assert.ok(Date.now() < deadline, 'the run ends within a minute');
+	}
+	assert.equal(run.suite, 'generated');
+	assert.equal(run.total, 300);
+	assert.ok(run.counts.differ > 0, 'head\'s serialize_precision=17 gives mismatches');
+
+	await page.goto(`${d.url}/#/`);
+	const phpt = page.locator('[data-testid=start-phpt]');
+	await phpt.waitFor();
+	await phpt.click();
+	await page.waitForURL(/#\/runs\/\d+$/);
+	const pid = Number(page.url().match(/#\/runs\/(\d+)$/)[1]);
+	assert.equal((await d.get(`/api/runs/${pid}`)).json.suite, 'phpt');
+	assert.deepEqual(errors, []);
+});

@@ -12,7 +12,7 @@ export function submitView(ctx, params, query) {
 	setTitle('Submit a case');
 	const flagsBox = h('div', { class: 'flag-grid' }, loading('flags'));
 	const flagsValue = h('output', { class: 'mono', 'aria-live': 'polite' }, '0');
-	const title = h('input', { id: 'f-title', name: 'title', type: 'text', maxlength: '512', placeholder: 'submitted case', autocomplete: 'off' });
+	const title = h('input', { id: 'f-title', name: 'title', type: 'text', maxlength: '512', placeholder: 'the first line of the code', autocomplete: 'off' });
 	const code = h('textarea', {
 		id: 'f-code', name: 'code', rows: '6', required: true, spellcheck: 'false',
 		class: 'code-input', placeholder: "['a' => \"\\u{2028}\", 'b' => \"\\xff\"]", 'data-testid': 'code-input',

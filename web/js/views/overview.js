@@ -20,14 +20,15 @@ const ROOTS_SHOWN = 3;
 /* A run whose buckets have root causes: it has mismatches and is not a phpt run (nothing to reduce). */
 const hasRoots = (r) => r.suite !== 'phpt' && r.counts && r.counts.differ > 0;
 /* A button that starts a run of suite on the builds picked (every active one
- * when picked() is null) and goes to its page. */
-function startButton(ctx, suite, label, attrs, msgBox, before, picked) {
+ * when picked() is null), with extra() fields (a generated run's seed and
+ * count), and goes to its page. */
+function startButton(ctx, suite, label, attrs, msgBox, before, picked, extra) {
 	const btn = h('button', { type: 'button', ...attrs }, label);
 	btn.addEventListener('click', () => {
 		btn.disabled = true;
 		if (before) before();
 		const builds = picked ? picked() : null;
-		const body = builds ? { suite, builds } : { suite };
+		const body = { suite, ...(extra ? extra() : {}), ...(builds ? { builds } : {}) };
 		ctx.api('/api/runs', { method: 'POST', body }).then((run) => navigate(`#/runs/${run.id}`), (e) => {
 			if (isAbort(e)) return;
 			btn.disabled = false;
@@ -53,6 +54,16 @@ export function overviewView(ctx, params, query) {
 	const measureBtn = startButton(ctx, 'measure', 'Measure workloads', {
 		'data-testid': 'start-measure', title: 'The 11 workloads under callgrind on the builds ticked (about half a minute)',
 	}, startMsg, null, picked);
+	/* Generated cases (docs/generated.md) and php-src's ext/json tests: the
+	 * runs that find differences nobody wrote a case for. */
+	const genSeed = h('input', { type: 'number', min: '0', step: '1', value: '1', class: 'num-input', 'aria-label': 'seed', 'data-testid': 'gen-seed' });
+	const genCount = h('input', { type: 'number', min: '1', max: '10000000', step: '1', value: '20000', class: 'num-input', 'aria-label': 'cases', 'data-testid': 'gen-count' });
+	const genBtn = startButton(ctx, 'generated', 'Generate cases', {
+		'data-testid': 'start-generated', title: 'Generated json_encode cases from this seed on the builds ticked (docs/generated.md)',
+	}, startMsg, null, picked, () => ({ seed: Number(genSeed.value), count: Number(genCount.value) }));
+	const phptBtn = startButton(ctx, 'phpt', 'Run phpt tests', {
+		'data-testid': 'start-phpt', title: 'php-src\'s ext/json/tests on the builds ticked (docs/phpt.md)',
+	}, startMsg, null, picked);
 	const filters = h('div', { class: 'filters' });
 	const cases = caseTable(ctx, 'No cases match. Submit one, or run the stored suite.');
 	const bucketsBox = bucketTable(ctx, { empty: 'No open buckets: every mismatch found so far is triaged (or there are none).' });
@@ -69,6 +80,8 @@ export function overviewView(ctx, params, query) {
 			h('h2', { id: 'h-builds' }, 'Builds'), buildsBox),
 		h('section', { class: 'panel', 'aria-labelledby': 'h-runs' },
 			h('div', { class: 'panel-head' }, h('h2', { id: 'h-runs' }, 'Recent runs'), h('span', { class: 'buttons' }, measureBtn, startBtn)),
+			h('div', { class: 'run-more', 'data-testid': 'run-more' },
+				h('label', null, 'seed ', genSeed), ' ', h('label', null, 'cases ', genCount), ' ', genBtn, ' ', phptBtn),
 			startMsg, runsBox),
 		rootsPanel,
 		h('div', { class: 'two-col wide-first' },
