@@ -111,6 +111,8 @@ int build_list_named(struct config *, const char *const names[], int n, struct b
     char *err, size_t errsize);
 /* The build named so, active or retired (the newest of that name); NULL: none. */
 struct build *build_find(struct config *, const char *name);
+/* 1 when a build that is not retired -- an asan flavour too -- has this name. */
+int build_name_active(struct config *, const char *name);
 /* The asan flavour of b (--asan), active; NULL: none. */
 struct build *build_asan_of(struct config *, const struct build *b);
 /* The active build with this db_id (builds table); NULL: none (retired, or not loaded). */

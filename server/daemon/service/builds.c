@@ -6,7 +6,9 @@
  * A build takes the next slot of config->builds and keeps it: a retired
  * build stays there (its history, runs and triage name it), so what a run
  * or a case in progress holds of it stays valid; its workers are stopped
- * and do not start again.  The daemon compiles its own worker core against
+ * and do not start again -- unless the same library (prefix and sha256) is
+ * registered again, under any name: its slot then takes it back, so a
+ * register/retire loop uses no slot up (builds_revive).  The daemon compiles its own worker core against
  * the build's headers (as at startup), never PHP: the build is made on the
  * command line by whoever put it in the builds folder.
  */
@@ -100,6 +102,72 @@ static int builds_fill(struct app *app, int slot, const char *name, const char *
 	return 0;
 }
 
+/* A retired build's new name, and its row in the builds table (a new
+ * db id when the name is new). */
+static int db_build_record_named(
+    struct app *app, struct build *b, const char *name, char *err, size_t errsize)
+{
+	pthread_mutex_lock(&app->config->builds_lock);
+	snprintf(b->name, sizeof b->name, "%s", name);
+	pthread_mutex_unlock(&app->config->builds_lock);
+	return db_build_record(app->db, b, err, errsize);
+}
+
+/*
+ * The library at prefix (abs) is a retired build's (the same prefix and
+ * sha256, not an asan flavour): that slot takes it back under name, its
+ * worker started again.  1 revived (*out), 0 no such slot, -1 with e.
+ * What a case or run still holding the slot reads is the same library.
+ */
+static int builds_revive(
+    struct app *app, const char *name, const char *abs, struct build **out, struct svc_error *e)
+{
+	struct config *cfg = app->config;
+	struct build *probe = calloc(1, sizeof *probe), *b = NULL;
+	char err[1024];
+	int slot;
+
+	if (probe == NULL)
+		return svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
+	if (build_discover(probe, name, abs, err, sizeof err) < 0) {
+		free(probe);
+		return svc_fail(e, SVC_UNPROCESSABLE, "not_a_build", "%s", err);
+	}
+	for (slot = 0; slot < cfg->nbuilds && b == NULL; slot++)
+		if (__atomic_load_n(&cfg->builds[slot].retired, __ATOMIC_ACQUIRE) &&
+		    cfg->builds[slot].asan_of == 0 && strcmp(cfg->builds[slot].prefix, probe->prefix) == 0 &&
+		    strcmp(cfg->builds[slot].sha256, probe->sha256) == 0)
+			b = &cfg->builds[slot];
+	free(probe);
+	if (b == NULL)
+		return 0;
+	slot = build_slot(cfg, b);
+	if (db_build_record_named(app, b, name, err, sizeof err) < 0)
+		return svc_fail(e, SVC_STORAGE, NULL, "%s", err);
+	/* Active again first: a retired build's worker does not start. */
+	pthread_mutex_lock(&cfg->builds_lock);
+	__atomic_store_n(&b->retired, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cfg->builds_lock);
+	if (worker_prestart(&app->workers[slot], cfg) < 0) {
+		pthread_mutex_lock(&cfg->builds_lock);
+		__atomic_store_n(&b->retired, 1, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&cfg->builds_lock);
+		worker_stop(&app->workers[slot]);
+		return svc_fail(e, SVC_UNPROCESSABLE, "not_a_build", "build %s: its worker cannot start: %s",
+		    name, app->workers[slot].last_failure);
+	}
+	fprintf(stderr, "phpcmp: build %s added again: %s (sha256 %.12s)\n", name, b->lib_path, b->sha256);
+	*out = b;
+	return 1;
+}
+
+/* The names the daemon gives flavours (config.c: "NAME.asan"). */
+static int builds_flavour_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n >= 5 && strcmp(name + n - 5, ".asan") == 0;
+}
+
 int builds_add(struct app *app, const char *name, const char *prefix, struct build **out, struct svc_error *e)
 {
 	struct config *cfg = app->config;
@@ -114,16 +182,26 @@ int builds_add(struct app *app, const char *name, const char *prefix, struct bui
 		return -1;
 	pthread_mutex_lock(&builds_add_lock);
 	n = build_list(cfg, active);
-	for (int i = 0; i < n; i++)
-		if (strcmp(active[i]->name, name) == 0) {
-			svc_fail(e, SVC_CONFLICT, "build_exists",
-			    "a build named %s is active; retire it first (DELETE /api/builds/%s)", name,
-			    name);
-			goto out;
-		}
+	/* Flavours count: a run naming head.asan must get --asan's build. */
+	if (build_name_active(cfg, name)) {
+		svc_fail(e, SVC_CONFLICT, "build_exists",
+		    "a build named %s is active; retire it first (DELETE /api/builds/%s)", name, name);
+		goto out;
+	}
+	if (builds_flavour_name(name)) {
+		svc_fail(e, SVC_BAD_REQUEST, NULL,
+		    "name: a name ending in \".asan\" is an asan flavour's (--asan NAME=PREFIX); choose "
+		    "another");
+		goto out;
+	}
 	if (n >= MAX_BUILDS) {
 		svc_fail(e, SVC_CONFLICT, "too_many_builds",
 		    "%d builds are active, the most a daemon compares; retire one first", n);
+		goto out;
+	}
+	int revived = builds_revive(app, name, abs, out, e);
+	if (revived != 0) {
+		rc = revived > 0 ? 0 : -1;
 		goto out;
 	}
 	slot = cfg->nbuilds; /* only registrations change it, one at a time */
