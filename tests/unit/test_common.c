@@ -155,8 +155,35 @@ static void test_verdict(void)
 	b.warnings = strdup("");
 	ok(verdict_compare(&a, &b) == 0, "verdict: printed bytes and warnings alone are no difference");
 	verdict_fields(~0u, list, sizeof list);
-	ok(strcmp(list, "status,output,error_code,error_msg,exception") == 0,
-	    "verdict: its fields are status, output, error_code, error_msg, exception");
+	ok(strcmp(list, "status,output,error_code,error_msg,exception,expected") == 0,
+	    "verdict: its fields are status, output, error_code, error_msg, exception, expected");
+	/* --EXPECT-- as an oracle (issue 46): the exact output, nothing else. */
+	ok(verdict_expected(NULL, &a) == 0 && verdict_expected("1", &a) == 0,
+	    "verdict_expected: none, or met");
+	ok(verdict_expected("2", &a) == DIFF_OUTPUT && verdict_expected("11", &a) == DIFF_OUTPUT,
+	    "verdict_expected: another output");
+	{
+		struct result two[2] = { a, b }, crashed;
+		char why[64];
+		result_init(&crashed);
+		crashed.status = STATUS_CRASH;
+		crashed.signal = 11;
+		ok(verdict_expected("1", &crashed) == DIFF_STATUS, "verdict_expected: no output is a status");
+		ok(verdict_expected_all("1", two, 2) == 0 &&
+		        verdict_expected_all("2", two, 2) == DIFF_EXPECTED,
+		    "verdict_expected_all: DIFF_EXPECTED when a build misses it");
+		ok(result_ending(&a, why, sizeof why) == NULL,
+		    "result_ending: none for a result that ran to its end");
+		ok(result_ending(&crashed, why, sizeof why) != NULL && strcmp(why, "crashed: SIGSEGV") == 0,
+		    "result_ending: crashed: SIGSEGV");
+		crashed.status = STATUS_ERROR;
+		crashed.failure = (char *)"exit() called in value\n";
+		ok(strcmp(result_ending(&crashed, why, sizeof why), "called exit()") == 0,
+		    "result_ending: exit()");
+		crashed.failure = (char *)"PHP Fatal error: Allowed memory size of 1 bytes exhausted";
+		ok(strcmp(result_ending(&crashed, why, sizeof why), "hit the memory limit") == 0,
+		    "result_ending: the memory limit");
+	}
 	b.error_code = 5;
 	ok(verdict_compare(&a, &b) == DIFF_ERROR_CODE, "verdict: an error code is a difference");
 	result_release(&a);

@@ -202,8 +202,8 @@ void result_expected(struct result *r, const char *expect);
  * How a build's case ended when it did not run to its end, for a verdict
  * "same" everywhere it is shown, worded to follow "both": "crashed:
  * SIGSEGV", "timed out", "hit the memory limit", "called exit()", "threw
- * an uncaught Exception", "hit a fatal error", "hit a memory error:
- * heap-buffer-overflow", "gave an output too large to keep", "failed";
+ * an uncaught Exception", "hit a fatal error", "hit a memory error",
+ * "gave an output too large to keep", "failed";
  * NULL when it ran to its end (status ok).  Into buf.
  */
 const char *result_ending(const struct result *r, char *buf, size_t bufsize);

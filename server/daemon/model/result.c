@@ -184,7 +184,6 @@ void result_expected(struct result *r, const char *expect)
 const char *result_ending(const struct result *r, char *buf, size_t bufsize)
 {
 	const char *f = r->failure != NULL ? r->failure : "", *sig;
-	struct sanitizer_summary ms;
 
 	if (bufsize == 0)
 		return NULL;
@@ -203,10 +202,8 @@ const char *result_ending(const struct result *r, char *buf, size_t bufsize)
 		snprintf(buf, bufsize, "timed out");
 		return buf;
 	case STATUS_MEMORY_ERROR:
-		if (sanitizer_summarize(r->failure, &ms) == 0 && ms.kind[0] != '\0')
-			snprintf(buf, bufsize, "hit a memory error: %s", ms.kind);
-		else
-			snprintf(buf, bufsize, "hit a memory error");
+		/* Its kind is the result's memory_error (sanitizer.c). */
+		snprintf(buf, bufsize, "hit a memory error");
 		return buf;
 	case STATUS_ERROR:
 		break;
