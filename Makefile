@@ -5,6 +5,8 @@ CC      ?= cc
 LISTEN  ?= 127.0.0.1
 PORT    ?= 8080
 DB      ?= phpcmp.db
+# make run ARGS='--ini head:serialize_precision=17': more options for serve (docs/config.md)
+ARGS    ?=
 SANITIZE ?=
 
 WARN    = -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
@@ -279,7 +281,7 @@ run:
 	$(MAKE) all builds web-deps
 	@# php-src's ext/json/tests, for {"suite":"phpt"} (extracted once, cached)
 	scripts/php-tests.sh >/dev/null || echo "make run: scripts/php-tests.sh failed: phpt runs will say so" >&2
-	$(B)/phpcmp serve --listen $(LISTEN) --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head --run-stored on
+	$(B)/phpcmp serve --listen $(LISTEN) --port $(PORT) --db $(DB) --build base=builds/base --build head=builds/head --run-stored on $(ARGS)
 
 test:
 	scripts/install-deps.sh --if-missing
