@@ -413,6 +413,12 @@ int main(int argc, char **argv)
 		main_usage(stderr);
 		return 2;
 	}
+	/* What serve and token make -- the database and its -wal/-shm, the
+	 * state folder, the worker cores, the logs -- is this user's alone: a
+	 * token's name, reviews and cases are not every local user's to read
+	 * (docs/hardening.md). */
+	if (strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "token") == 0)
+		umask(077);
 	if (strcmp(argv[1], "serve") == 0)
 		return main_serve(argc - 2, argv + 2);
 	if (strcmp(argv[1], "submit") == 0)
