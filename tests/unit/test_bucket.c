@@ -77,8 +77,7 @@ int main(void)
 
 	/* Issue 46: the head inserts digits after 0.1 (serialize_precision=17); a
 	 * digit also follows ',"= ":{"' on the base, fewer tokens away. */
-	shape("{\"k\":0.1,\"= \":{\"0\":1}}", "{\"k\":0.10000000000000001,\"= \":{\"0\":1}}", sa, sb,
-	    &mask);
+	shape("{\"k\":0.1,\"= \":{\"0\":1}}", "{\"k\":0.10000000000000001,\"= \":{\"0\":1}}", sa, sb, &mask);
 	is_str(sa, "", "inserted digits: nothing on base ...");
 	is_str(sb, "0", "... digits on head, not the base's ',\"= \":{\"' deleted");
 
