@@ -102,3 +102,24 @@ test('a library that loads the real PHP after its constructor: served, and still
 	const h = (await d.get('/api/health')).json.builds.find((b) => b.name === 'shim-real');
 	assert.match(JSON.stringify(h), /landlock/);
 });
+
+test('headers that include /etc/shadow: the core does not compile, and nothing of the file reaches its log', async () => {
+	// The compiler of the worker core reads a build's headers: it runs under
+	// the worker's sandbox too (phpcmp-worker --sandbox-exec).
+	const name = 'shadow-headers';
+	const prefix = path.join(dir, name);
+	fs.mkdirSync(path.join(prefix, 'usr/lib'), { recursive: true });
+	fs.cpSync(path.join(BUILDS, 'base', 'usr/include'), path.join(prefix, 'usr/include'), { recursive: true, dereference: true });
+	fs.copyFileSync(path.join(BUILDS, 'base', 'usr/lib', realLib), path.join(prefix, 'usr/lib', realLib));
+	const api = fs.readdirSync(path.join(prefix, 'usr/include/php'))[0];
+	const phpH = path.join(prefix, 'usr/include/php', api, 'main/php.h');
+	fs.appendFileSync(phpH, '\n#include "/etc/shadow"\n');
+	const r = await d.request('POST', '/api/builds', { body: { name, prefix: name } });
+	assert.equal(r.status, 422, r.text);
+	assert.match(r.json.error.message, /compiling the worker core failed/);
+	const log = r.json.error.message.match(/see (\S+\.log)/)[1];
+	const text = fs.readFileSync(log, 'utf8');
+	assert.match(text, /\/etc\/shadow/, 'the log names the include that failed');
+	const firstLine = fs.readFileSync('/etc/shadow', 'utf8').split('\n')[0].split(':')[0];
+	assert.ok(!text.includes(`${firstLine}:`), `the log holds a line of /etc/shadow:\n${text}`);
+});

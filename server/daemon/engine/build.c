@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "rmtree.h"
 
 extern char **environ;
 
@@ -237,6 +238,49 @@ static int newer_than(const char *src, const struct stat *out)
 	return stat(src, &st) == 0 && st.st_mtim.tv_sec >= out->st_mtim.tv_sec;
 }
 
+/*
+ * The compiler reads the build's headers, which are a pull request's as
+ * much as its library: it runs under the worker's own sandbox
+ * (phpcmp-worker --sandbox-exec: no network, no capabilities, landlock
+ * letting it read /usr, the build's prefix and headers and the core's
+ * sources, and write its output folder and a scratch folder of its own),
+ * so a header that includes /etc/shadow gets nothing into the log.  The
+ * words before the compiler's into argv: their count (0 with the sandbox
+ * off), or -1 when the scratch folder cannot be made.
+ */
+struct core_confine_paths {
+	char scratch[PATH_MAX + 16], src[PATH_MAX], out[PATH_MAX];
+};
+
+static int core_confine(
+    const struct build *b, const struct config *cfg, const char *argv[], struct core_confine_paths *p)
+{
+	char *scratch = p->scratch, *src = p->src, *out = p->out;
+	int n = 0;
+
+	if (strcmp(cfg->sandbox.layers, "none") == 0 || cfg->worker_bin == NULL)
+		return 0;
+	snprintf(scratch, sizeof p->scratch, "%s.d", b->core_path);
+	rmtree(scratch);
+	if (mkdir(scratch, 0700) < 0)
+		return -1;
+	snprintf(src, sizeof p->src, "%s/..", cfg->core_src);
+	snprintf(out, sizeof p->out, "%s", b->core_path);
+	char *slash = strrchr(out, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	/* clang-format off */
+	const char *pre[] = {
+		cfg->worker_bin, "--sandbox-exec", "netns,caps,landlock", "--sandbox-dir", scratch,
+		"--allow-read", b->prefix, "--allow-read", b->include_dir, "--allow-read", src,
+		"--allow-read", b->lib_path, "--allow-write", out, "--",
+	};
+	/* clang-format on */
+	for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++)
+		argv[n++] = pre[k];
+	return n;
+}
+
 /* Start argv with its stdout and stderr to errfile.  The pid, or -1. */
 static pid_t spawn_command(const char *const argv[], const char *errfile)
 {
@@ -353,16 +397,25 @@ static pid_t core_start(struct build *b, const struct config *cfg, char *err, si
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", b->core_path, (int)getpid());
 	snprintf(log, sizeof(log), "%s.log", b->core_path);
 	const char *cc = getenv("PHPCMP_CC") ? getenv("PHPCMP_CC") : "cc";
+	const char *argv[48 + BUILD_MAX_SOURCES];
+	struct core_confine_paths confined;
+	int argc = core_confine(b, cfg, argv, &confined);
+	if (argc < 0) {
+		snprintf(
+		    err, errsize, "build %s: cannot create %s.d: %s", b->name, b->core_path, strerror(errno));
+		return -1;
+	}
 	/* -Wno-unused-parameter: PHP's own headers trip it. */
 	/* clang-format off */
-	const char *argv[24 + BUILD_MAX_SOURCES] = {
+	const char *cc_args[] = {
 		cc, "-std=gnu11", "-D_GNU_SOURCE", "-O2", "-g", "-fPIC", "-shared",
 		"-Wall", "-Wextra", "-Wno-unused-parameter",
 		core_inc, common_inc, inc[0], inc[1], inc[2], inc[3], inc[4], inc[5],
 		"-o", tmp,
 	};
 	/* clang-format on */
-	int argc = 20;
+	for (size_t k = 0; k < sizeof cc_args / sizeof cc_args[0]; k++)
+		argv[argc++] = cc_args[k];
 	for (int i = 0; i < nfiles; i++) {
 		size_t n = strlen(paths[i]);
 		if (n > 2 && strcmp(paths[i] + n - 2, ".c") == 0)
@@ -381,9 +434,11 @@ static pid_t core_start(struct build *b, const struct config *cfg, char *err, si
 /* The compiler of b's core ended with this wait status: rename its output. */
 static int core_finish(struct build *b, int status, char *err, size_t errsize)
 {
-	char tmp[PATH_MAX + 16], log[PATH_MAX + 16];
+	char tmp[PATH_MAX + 16], log[PATH_MAX + 16], scratch[PATH_MAX + 16];
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", b->core_path, (int)getpid());
 	snprintf(log, sizeof(log), "%s.log", b->core_path);
+	snprintf(scratch, sizeof scratch, "%s.d", b->core_path);
+	rmtree(scratch);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		unlink(tmp);
 		snprintf(err, errsize, "build %s: compiling the worker core failed (exit %d); see %s",
