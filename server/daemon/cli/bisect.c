@@ -688,6 +688,7 @@ static int bisect_run(struct bisect *b)
 	}
 	for (;;) {
 		long mid = lo + (hi - lo) / 2, pick = -1;
+		int steps;
 
 		/* the untested commit nearest the middle that builds, as git bisect skip */
 		for (long d = 0; d < hi - lo && pick < 0; d++) {
@@ -699,8 +700,9 @@ static int bisect_run(struct bisect *b)
 		if (pick < 0)
 			break;
 		bisect_short(b->list.ids[pick], shortid);
-		bisect_say(b, "%ld commits left, ~%d steps: testing %s", hi - lo,
-		    bisect_log2_ceil((size_t)(hi - lo)), shortid);
+		steps = bisect_log2_ceil((size_t)(hi - lo));
+		bisect_say(b, "%ld commits left, ~%d step%s: testing %s", hi - lo, steps,
+		    steps == 1 ? "" : "s", shortid);
 		if ((rc = bisect_test(b, (size_t)pick, &b->builds[0], &b->builds[1])) < 0)
 			return 2;
 		b->marks[pick] = (enum bisect_mark)rc;
