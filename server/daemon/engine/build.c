@@ -244,7 +244,8 @@ static int newer_than(const char *src, const struct stat *out)
  * (phpcmp-worker --sandbox-exec: no network, no capabilities, landlock
  * letting it read /usr, the build's prefix and headers and the core's
  * sources, and write its output folder and a scratch folder of its own),
- * so a header that includes /etc/shadow gets nothing into the log.  The
+ * so a header that includes /etc/shadow gets nothing into the log
+ * (unless the operator chose the compiler: PHPCMP_CC).  The
  * words before the compiler's into argv: their count (0 with the sandbox
  * off), or -1 when the scratch folder cannot be made.
  */
@@ -258,7 +259,10 @@ static int core_confine(
 	char *scratch = p->scratch, *src = p->src, *out = p->out;
 	int n = 0;
 
-	if (strcmp(cfg->sandbox.layers, "none") == 0 || cfg->worker_bin == NULL)
+	/* A compiler of the operator's own (PHPCMP_CC: a wrapper, ccache) may
+	 * need files of its own: it runs as given. */
+	if (strcmp(cfg->sandbox.layers, "none") == 0 || cfg->worker_bin == NULL ||
+	    getenv("PHPCMP_CC") != NULL)
 		return 0;
 	snprintf(scratch, sizeof p->scratch, "%s.d", b->core_path);
 	rmtree(scratch);
