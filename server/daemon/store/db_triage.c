@@ -59,6 +59,8 @@ enum tstmt {
 	T_RUN_EXISTS,
 	T_ROOT_OF,
 	T_JOINED,
+	T_ROOT_OF_CASE,
+	T_BUCKET_BUMP,
 	T_COUNT
 };
 
@@ -91,6 +93,19 @@ static const char *const tstmt_sql[T_COUNT] = {
 	    "ON CONFLICT (key) DO UPDATE SET mismatches = mismatches + 1, "
 	    "last_comparison_id = max(last_comparison_id, excluded.last_comparison_id), "
 	    "last_run_id = coalesce(excluded.last_run_id, last_run_id), last_seen = " DB_NOW " "
+	    "RETURNING id, state, fixed_comparison_mark, fixed_run_mark, reappeared_comparison_id",
+	/* A submitted case that is a root's minimal case (its code, setup, flags
+	 * and depth, for the same candidate): that root's bucket. */
+	[T_ROOT_OF_CASE] =
+	    "SELECT coalesce(b.root_id, b.id) FROM comparisons c JOIN cases k ON k.id = c.case_id "
+	    "JOIN reductions r ON r.state = 'done' AND r.code = k.code AND r.flags = k.flags "
+	    "AND r.depth = k.depth AND coalesce(r.setup, '') = coalesce(k.setup, '') "
+	    "JOIN buckets b ON b.id = r.bucket_id AND b.candidate IS ?2 "
+	    "WHERE c.id = ?1 ORDER BY r.id LIMIT 1",
+	[T_BUCKET_BUMP] =
+	    "UPDATE buckets SET mismatches = mismatches + 1, "
+	    "last_comparison_id = max(last_comparison_id, ?2), "
+	    "last_run_id = coalesce(?3, last_run_id), last_seen = " DB_NOW " WHERE id = ?1 "
 	    "RETURNING id, state, fixed_comparison_mark, fixed_run_mark, reappeared_comparison_id",
 	[T_BUCKET_RUN_UPSERT] =
 	    "INSERT INTO bucket_runs (run_id, bucket_id, mismatches, first_comparison_id) VALUES (?1, ?2, 1, ?3) "
@@ -206,7 +221,7 @@ static int dbt_record_one(struct db *db, long flags, const struct result pair[2]
     size_t errsize)
 {
 	sqlite3_stmt *st;
-	int64_t bucket_id, mark_cmp, mark_run;
+	int64_t bucket_id, mark_cmp, mark_run, root;
 	int fixed, reappeared, rc;
 	char *key, changes[128];
 
@@ -228,11 +243,36 @@ static int dbt_record_one(struct db *db, long flags, const struct result pair[2]
 		free(key);
 		key = k;
 	}
-	st = dbt_stmt(db, T_BUCKET_UPSERT);
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, comparison_id);
-	db_bind_id(st, 3, run_id);
-	db_bind_text(st, 4, candidate);
+	/* A root's own minimal case, submitted alone, lands in its root's bucket:
+	 * its key may be another root's ("0.1" and "1E-05" under
+	 * serialize_precision=17 both insert digits), and marking the root fixed
+	 * must see its reproducer reappear there (issue 46). */
+	root = 0;
+	if (run_id <= 0) {
+		st = dbt_stmt(db, T_ROOT_OF_CASE);
+		sqlite3_bind_int64(st, 1, comparison_id);
+		db_bind_text(st, 2, candidate);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			root = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			free(key);
+			return db_fail(db, "root of a minimal case", err, errsize);
+		}
+	}
+	if (root > 0) {
+		st = dbt_stmt(db, T_BUCKET_BUMP);
+		sqlite3_bind_int64(st, 1, root);
+		sqlite3_bind_int64(st, 2, comparison_id);
+		db_bind_id(st, 3, run_id);
+	} else {
+		st = dbt_stmt(db, T_BUCKET_UPSERT);
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, comparison_id);
+		db_bind_id(st, 3, run_id);
+		db_bind_text(st, 4, candidate);
+	}
 	rc = sqlite3_step(st);
 	free(key);
 	if (rc != SQLITE_ROW) {
