@@ -61,12 +61,16 @@
 # instead.  Headers changed: the
 # candidate's prefix gets a full `make install`.
 #
+# Every step that runs code of the source or the patches (patch, buildconf,
+# configure, make, make install, a candidate's make in its overlay) runs in
+# the build sandbox (`sandboxed`, below; docs/builds.md#sandbox): bubblewrap,
+# no network, an unprivileged uid, only the build's own tree writable.
+#
 # Builds of different keys run side by side (one tree each); two requests
 # for the same key wait for each other (flock on trees/KEY.lock).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-self=$root/scripts/build-php.sh
 cache=${PHPCMP_PHP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/phpcmp/php}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
@@ -214,14 +218,175 @@ fi
 full_flavour=$([ -n "$instrument" ] && echo release || echo "$flavour")
 flavour_flags "$full_flavour"
 
-# ---- the inner half of a candidate build (inside the mount namespace) -----
+# ---- the build sandbox (docs/builds.md#sandbox) ---------------------------
+#
+# `sandboxed CMD...` runs CMD as one step of a build: in bubblewrap (bwrap)
+# with no network (its own empty network namespace), its own pid, ipc, uts
+# and cgroup namespaces, killed with this script (--die-with-parent), in a
+# new session; the system read-only (--ro-bind / /) with /tmp (1 GiB), /run,
+# /var/tmp, /root, /home, $HOME and the whole cache replaced by empty
+# tmpfs, so other builds' trees, sockets and homes are not there; the
+# folders in sb_binds (this build's own tree: sb_rw) the only writable ones;
+# as root, setpriv then drops to PHPCMP_BUILD_UID (default 65533, a uid no
+# account or process of the machine has) with no groups, no capabilities
+# (inheritable and bounding sets emptied) and no_new_privs; as anyone else,
+# their own uid in a user namespace.  A clean environment (env -i: PATH,
+# HOME=/tmp, the locale, sb_env), `timeout` (PHPCMP_BUILD_TIMEOUT s,
+# default 4 h), no file larger than PHPCMP_BUILD_MAX_FILE_MB (ulimit -f,
+# default 2048) and the writable tree watched: past PHPCMP_BUILD_MAX_DISK_MB
+# (default 8192) the step is stopped.  sb_overlay=(LOWER UPPER WORK): the
+# overlay of a candidate, mounted on LOWER in a private mount namespace
+# (unshare) that bwrap then runs in, so the same sandbox holds it (bwrap
+# 0.8, Debian 12's, has no --overlay).  PHPCMP_BUILD_SANDBOX=0 runs every
+# step unconfined, as before: loud, for debugging only.
+sandbox=${PHPCMP_BUILD_SANDBOX:-1}
+build_uid=${PHPCMP_BUILD_UID:-65533}
+build_gid=${PHPCMP_BUILD_GID:-$build_uid}
+build_timeout=${PHPCMP_BUILD_TIMEOUT:-14400}
+max_disk_mb=${PHPCMP_BUILD_MAX_DISK_MB:-8192}
+max_file_mb=${PHPCMP_BUILD_MAX_FILE_MB:-2048}
+# Where the steps find this folder's scripts (libtool-replay.sh): bound
+# read-only on a fixed path, whatever the clone's own path allows.
+sb_scripts=/run/phpcmp/scripts
+[ "$sandbox" != 0 ] || sb_scripts=$root/scripts
+sb_reset() { sb_binds=() sb_env=() sb_watch=() sb_overlay=() sb_cwd=/; }
+sb_reset
+sb_rw() { # folders the step may write (and whose size is watched)
+	local d
+	for d; do
+		sb_binds+=(--bind "$d" "$d")
+		sb_watch+=("$d")
+	done
+}
+
+sandboxed() { # CMD...
+	local mnt=() cmd=() drop ns=() d status=0 pid watch=
+	if [ ${#sb_overlay[@]} -gt 0 ]; then
+		# Root: a mount namespace.  Anyone else: a user namespace mapping
+		# them to root in it, where the kernel allows overlays (Linux >= 5.11).
+		# Exit status 3: no overlay here (the caller then builds in full).
+		mnt=(unshare --mount --propagation private)
+		[ "$(id -u)" -eq 0 ] || mnt=(unshare --user --map-root-user --mount --propagation private)
+		mnt+=(sh -c 'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3" "$1" || exit 3; shift 3; exec "$@"'
+			sh "${sb_overlay[@]}")
+	fi
+	if [ "$sandbox" = 0 ]; then
+		(cd "$sb_cwd" && "${mnt[@]}" env "${sb_env[@]}" "$@")
+		return
+	fi
+	if [ "$(id -u)" -eq 0 ]; then
+		drop=(setpriv --reuid="$build_uid" --regid="$build_gid" --clear-groups
+			--inh-caps=-all --bounding-set=-all --no-new-privs --)
+	else
+		ns=(--unshare-user)
+		drop=(setpriv --no-new-privs --)
+	fi
+	cmd=("${mnt[@]}" timeout -k 10 "$build_timeout" bwrap --die-with-parent --new-session
+		--unshare-net --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try "${ns[@]}"
+		--hostname phpcmp-build --ro-bind / / --dev /dev --proc /proc --size $((1024 << 20)) --tmpfs /tmp --chmod 1777 /tmp)
+	local hidden=() binds=(--ro-bind "$root/scripts" "$sb_scripts" "${sb_binds[@]}") i a h
+	local -A seen=()
+	for d in /run /var/tmp /root /home "${HOME:-/}" "$cache"; do
+		[ "$d" != / ] && [ -d "$d" ] && [ -z "${seen[$d]:-}" ] || continue
+		seen[$d]=1
+		hidden+=("$d")
+		cmd+=(--tmpfs "$d")
+	done
+	# A bind's folders inside a hidden one are made by bwrap, 0700 unless
+	# told: made 0755, so the build uid can reach what is bound there.
+	for ((i = 2; i < ${#binds[@]}; i += 3)); do
+		a=
+		for d in $(dirname "${binds[i]}" | tr / ' '); do # top down
+			a=$a/$d
+			for h in "${hidden[@]}"; do
+				case $a in "$h"/*) [ -n "${seen[$a]:-}" ] || cmd+=(--perms 0755 --dir "$a") ;; esac
+			done
+			seen[$a]=1
+		done
+	done
+	cmd+=("${binds[@]}" --chdir "$sb_cwd" --
+		"${drop[@]}" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp
+		${LANG:+LANG=$LANG} ${LC_ALL:+LC_ALL=$LC_ALL} "${sb_env[@]}"
+		"$BASH" -c 'ulimit -f "$1" && shift && exec "$@"' sh $((max_file_mb * 1024)) "$@")
+	"${cmd[@]}" <&0 &
+	pid=$!
+	if [ ${#sb_watch[@]} -gt 0 ]; then
+		(
+			s=
+			trap 'kill $s 2>/dev/null; exit 0' TERM
+			while :; do
+				sleep 5 &
+				s=$!
+				wait $s
+				kb=$(du -sk "${sb_watch[@]}" 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
+				if [ "$kb" -gt $((max_disk_mb * 1024)) ]; then
+					echo "build-php: the build wrote $((kb / 1024)) MB, more than PHPCMP_BUILD_MAX_DISK_MB=$max_disk_mb: stopped" >&2
+					kill -TERM "$pid" 2>/dev/null
+					exit 0
+				fi
+			done
+		) </dev/null &
+		watch=$!
+	fi
+	wait "$pid" || status=$?
+	if [ -n "$watch" ]; then
+		kill -TERM "$watch" 2>/dev/null || true
+		wait "$watch" 2>/dev/null || true
+	fi
+	return "$status"
+}
+
+# A step failed: its log's tail, what the sandbox refuses, and where it is
+# documented.
+step_failed() { # what log status
+	local what=$1 logf=$2 status=$3 why=
+	echo "build-php: last lines of $logf:" >&2
+	tail -n 15 "$logf" | cut -c1-240 | sed 's/^/  | /' >&2
+	case $status in
+	124 | 137) why=", timed out after $build_timeout s (PHPCMP_BUILD_TIMEOUT)" ;;
+	esac
+	if [ "$sandbox" != 0 ]; then
+		local did=()
+		grep -Eq 'Read-only file system|[Cc]annot create' "$logf" && did+=("wrote outside its tree")
+		grep -q 'Permission denied' "$logf" && did+=("was refused a file (outside its tree, or another user's)")
+		grep -Eq 'Network is unreachable|Cannot assign requested address|Connection refused|Temporary failure in name resolution' "$logf" &&
+			did+=("opened a socket")
+		grep -q 'File size limit exceeded\|PHPCMP_BUILD_MAX_DISK_MB' "$logf" && did+=("wrote more than its disk limit")
+		local i
+		for i in "${!did[@]}"; do
+			[ "$i" -eq 0 ] && why="$why; the build ${did[i]}" || why="$why / ${did[i]}"
+		done
+		die "$what failed (exit $status$why) inside the build sandbox, where a build writes only its own tree, reads no secret and opens no socket (sandbox: docs/builds.md#sandbox); log: $logf"
+	fi
+	die "$what failed (exit $status$why; log: $logf)"
+}
+
+# Root: PATHS become the build uid's where they are not yet (the tree a
+# sandboxed step writes, the folders a candidate's make writes through its
+# overlay).
+own() { # paths...
+	[ "$sandbox" != 0 ] && [ "$(id -u)" -eq 0 ] || return 0
+	local d
+	for d; do
+		[ -z "$(find "$d" \( ! -user "$build_uid" -o ! -group "$build_gid" \) -print -quit)" ] ||
+			chown -R "$build_uid:$build_gid" "$d"
+	done
+}
+# Root: PATHS back to root, never writable by a build again (and readable
+# by all: link recipes are written 0600).
+unown() { # paths...
+	[ "$(id -u)" -eq 0 ] || return 0
+	chown -R 0:0 "$@"
+	chmod -R go+rX "$@"
+}
+
+# ---- the inner half of a candidate build (in its sandbox, the overlay mounted) --
 
 if [ "$action" = overlay ]; then
-	# Environment: TREE (the candidate's), DONOR (the donor's tree),
-	# INSTALL (fast or full), LOGF, RECIPES (the donor's link recipes).  Patches are in "${patches[@]}".
-	# Exit status 3: no overlay here (the caller then builds in full).
-	mount -t overlay overlay -o "lowerdir=$DONOR,upperdir=$TREE/upper,workdir=$TREE/work" "$DONOR" \
-		>>"$LOGF" 2>&1 || exit 3
+	# Environment: TREE (the candidate's), DONOR (the donor's tree, the
+	# overlay mounted on it), INSTALL (fast or full), LOGF, RECIPES (the
+	# donor's link recipes), PREFIX_BOUND (TREE/prefix is bound on
+	# DONOR/prefix).  Patches are in "${patches[@]}".
 	for p in "${patches[@]}"; do
 		patch -d "$DONOR/src" -p1 --batch --forward -s < "$p" >>"$LOGF" 2>&1 ||
 			die "patch $p does not apply (log: $LOGF)"
@@ -237,10 +402,13 @@ if [ "$action" = overlay ]; then
 	fi
 	echo "make" >> "$TREE/steps"
 	t0=$(date +%s.%N)
-	# libtool's links replayed where a candidate over this donor recorded
-	# them (scripts/libtool-replay.sh): seconds of shell saved per link.
+	# libtool's links replayed where the donor's full build (or a trusted
+	# build over it) recorded them (scripts/libtool-replay.sh): seconds of
+	# shell saved per link.  A candidate only reads them
+	# (LINK_RECIPES_READONLY): what it records would run in others' builds.
 	REAL_LIBTOOL=$DONOR/obj/libtool LINK_RECIPES=$RECIPES \
-		make -C "$DONOR/obj" -j"$jobs" LIBTOOL="$BASH $root/scripts/libtool-replay.sh" "${make_vars[@]}" >>"$LOGF" 2>&1 ||
+		make -C "$DONOR/obj" -j"$jobs" LIBTOOL="$BASH $root/scripts/libtool-replay.sh --preserve-dup-deps" \
+		"${make_vars[@]}" >>"$LOGF" 2>&1 ||
 		die "make failed (log: $LOGF)"
 	if [ -n "${INSTRUMENT:-}" ] && compgen -G "$DONOR/obj/$INSTRUMENT/.libs/*.gcno" >/dev/null; then
 		# Coverage: the notes and the sources they name, in this tree
@@ -253,7 +421,7 @@ if [ "$action" = overlay ]; then
 	if [ "$INSTALL" = full ]; then
 		echo "make install" >> "$TREE/steps"
 		make -C "$DONOR/obj" install "${make_vars[@]}" >>"$LOGF" 2>&1 || die "make install failed (log: $LOGF)"
-		cp -a "$DONOR/prefix/." "$TREE/prefix/"
+		[ -n "${PREFIX_BOUND:-}" ] || cp -a "$DONOR/prefix/." "$TREE/prefix/"
 	fi
 	exit 0
 fi
@@ -294,10 +462,39 @@ cc_version=$(${CC:-cc} --version 2>/dev/null | head -1)
 # the compiler's .dep instead of running the preprocessor once more on a
 # miss (+30 % of a compile: main/main.c 1.22 s against 0.93 s bare, 0.97 s
 # in depend mode) — every compile of a fresh machine is a miss.
+ccache_dir=
 if [ "${PHPCMP_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1; then
 	export CC="ccache ${CC:-cc}"
 	export CCACHE_DEPEND=${CCACHE_DEPEND:-true}
+	ccache_dir=$(ccache -k cache_dir 2>/dev/null) || ccache_dir=
 fi
+
+# Trusted code: the default tarball (its sha256 in scripts/php-source.sha256)
+# with no patch.  Anything else (a patch, --source) is a stranger's.  Only
+# trusted builds write the shared ccache store and link recipes that other
+# builds then use; the others read them (docs/builds.md#sandbox).
+source_trusted=
+if [ "$source_kind" = tarball ] && awk -v h="$source_sha" '$1 == h { f = 1 } END { exit !f }' \
+	"$root/scripts/php-source.sha256"; then
+	source_trusted=1
+fi
+
+# The sandbox's ccache: the compiler and ccache's settings, the store
+# writable for a trusted build (owned by the build uid), read-only
+# (CCACHE_READONLY, bound read-only) for any other.
+sb_ccache() { # trusted (1 or empty)
+	sb_env+=(CC="${CC:-cc}")
+	[ -n "$ccache_dir" ] || return 0
+	sb_env+=(CCACHE_DIR="$ccache_dir" CCACHE_DEPEND="$CCACHE_DEPEND" CCACHE_TEMPDIR=/tmp/ccache)
+	mkdir -p "$ccache_dir"
+	if [ -n "$1" ]; then
+		own "$ccache_dir"
+		sb_binds+=(--bind "$ccache_dir" "$ccache_dir")
+	else
+		sb_env+=(CCACHE_READONLY=1)
+		sb_binds+=(--ro-bind "$ccache_dir" "$ccache_dir")
+	fi
+}
 
 # The key of this request (request) or of its donor (donor: no patches,
 # and for an instrumented flavour the release tree it is built over).  A
@@ -334,6 +531,15 @@ if [ "$action" = build ]; then
 	# Every check before the build starts: a build of many minutes must not
 	# be lost to a name that is already taken (make run's Debian builds are
 	# builds/base and builds/head).
+	if [ "$sandbox" = 0 ]; then
+		log "WARNING: PHPCMP_BUILD_SANDBOX=0: configure, make and every patch's code run UNCONFINED as $(id -un), with its network and files (docs/builds.md#sandbox)"
+	else
+		command -v bwrap >/dev/null 2>&1 ||
+			die "no bwrap: install bubblewrap (scripts/install-deps.sh) — builds run in its sandbox (docs/builds.md#sandbox), nothing was built"
+		if [ "$(id -u)" -eq 0 ] && getent passwd "$build_uid" >/dev/null; then
+			die "PHPCMP_BUILD_UID=$build_uid is an account of this machine ($(getent passwd "$build_uid" | cut -d: -f1)): the build uid must be one no one uses (docs/builds.md#sandbox), nothing was built"
+		fi
+	fi
 	if [ -e "$builds_dir/$name" ] && [ ! -L "$builds_dir/$name" ]; then
 		die "$builds_dir/$name exists and is not a link made by build-php: choose another --name (make run's Debian builds are base and head; e.g. --name src-$name), nothing was built"
 	fi
@@ -397,45 +603,105 @@ build_full() { # key patches...
 		return 0
 	fi
 	start=$(now)
-	rm -rf "$t"
+	rm -rf "$t" "$t.recipes"
 	mkdir -p "$t/src" "$t/obj" "$t/prefix"
-	local logf=$t/build.log
+	local logf=$t/build.log trusted=
+	[ $# -gt 0 ] || trusted=$source_trusted
 	log "full build $k ($full_flavour${*:+, $# patch(es)}) in $t; log: $logf"
 	echo "extract" >> "$t/steps"
 	if [ "$source_kind" = tree ]; then
 		(cd "$source" && tar --exclude=./.git -cf - .) | tar -xf - -C "$t/src"
-		if [ ! -x "$t/src/configure" ]; then
-			echo "buildconf" >> "$t/steps"
-			(cd "$t/src" && ./buildconf --force) >>"$logf" 2>&1 || die "buildconf failed (log: $logf)"
-		fi
 	else
 		tar -xf "$source" -C "$t/src" --strip-components=1
 	fi
+	touch "$logf"
+	# The steps below run the tree's own code: in the sandbox, as the build
+	# uid, with this tree the only folder they write (and, for the default
+	# source with no patch, the shared ccache and this tree's link recipes).
+	own "$t"
+	sb_reset
+	sb_rw "$t"
+	sb_ccache "$trusted"
+	local recipes=
+	if [ -n "$trusted" ]; then
+		recipes=$t.recipes
+		mkdir -p "$recipes"
+		own "$recipes"
+		sb_rw "$recipes"
+	fi
+	if [ "$source_kind" = tree ] && [ ! -x "$t/src/configure" ]; then
+		echo "buildconf" >> "$t/steps"
+		sb_cwd=$t/src
+		sandboxed ./buildconf --force >>"$logf" 2>&1 || step_failed buildconf "$logf" $?
+	fi
+	sb_cwd=/
 	for p in "$@"; do
 		echo "patch $(basename "$p")" >> "$t/steps"
-		patch -d "$t/src" -p1 --batch --forward -s < "$p" >>"$logf" 2>&1 ||
+		sandboxed patch -d "$t/src" -p1 --batch --forward -s < "$p" >>"$logf" 2>&1 ||
 			die "patch $p does not apply (log: $logf)"
 	done
 	echo "configure" >> "$t/steps"
-	(cd "$t/obj" && CFLAGS="$cflags" LDFLAGS="$ldflags" "$t/src/configure" \
-		--prefix="$t/prefix" "${configure_args[@]}") >>"$logf" 2>&1 ||
-		die "configure failed (log: $logf)"
+	sb_cwd=$t/obj
+	sandboxed env CFLAGS="$cflags" LDFLAGS="$ldflags" "$t/src/configure" \
+		--prefix="$t/prefix" "${configure_args[@]}" >>"$logf" 2>&1 ||
+		step_failed configure "$logf" $?
 	echo "make" >> "$t/steps"
 	progress "$t" "$start" &
 	local ticker=$!
 	# libtool's compiles without its shell (scripts/libtool-replay.sh: the
 	# same two compiler commands and .lo, about a second of CPU saved on each
-	# of ~280 objects); anything else goes to the tree's own libtool.
-	REAL_LIBTOOL=$t/obj/libtool make -C "$t/obj" -j"$jobs" \
-		LIBTOOL="$BASH $root/scripts/libtool-replay.sh --preserve-dup-deps" >>"$logf" 2>&1 ||
-		{ kill "$ticker" 2>/dev/null; die "make failed (log: $logf)"; }
+	# of ~280 objects); anything else goes to the tree's own libtool.  A
+	# trusted tree records its links for its candidates (TREE.recipes).
+	sb_cwd=/
+	sandboxed env REAL_LIBTOOL="$t/obj/libtool" LINK_RECIPES="$recipes" make -C "$t/obj" -j"$jobs" \
+		LIBTOOL="$BASH $sb_scripts/libtool-replay.sh --preserve-dup-deps" >>"$logf" 2>&1 ||
+		{ local st=$?; kill "$ticker" 2>/dev/null; step_failed make "$logf" "$st"; }
 	kill "$ticker" 2>/dev/null || true
 	wait "$ticker" 2>/dev/null || true
 	echo "make install" >> "$t/steps"
-	make -C "$t/obj" install >>"$logf" 2>&1 || die "make install failed (log: $logf)"
+	sandboxed make -C "$t/obj" install >>"$logf" 2>&1 || step_failed "make install" "$logf" $?
+	# Done: the prefix (what the daemon loads; a candidate's prefix links to
+	# its files) is root's again.  A trusted tree's src/ and obj/ stay the
+	# build uid's: its candidates' make writes over them, through their
+	# overlays only; another tree becomes root's whole.
+	if [ -n "$trusted" ]; then
+		touch "$recipes/.done"
+		unown "$t/prefix" "$recipes"
+	else
+		unown "$t"
+	fi
 	write_info "$t" full "" "$(elapsed "$start")"
 	touch "$t/done"
 	exec {lockfd}>&-
+}
+
+# A trusted donor's link recipes, where its full build did not record them
+# (a tree built before the sandbox): once, make relinks the donor as if
+# json_encoder.c had changed (make -W), in an overlay of its own that is
+# thrown away, as a trusted build, recording the links with the arguments
+# a candidate's make gives.  Seconds, once per donor; without them every
+# candidate runs libtool's links (about 3 CPU seconds more).
+warm_recipes() { # donor tree
+	local d=$1 w
+	[ -n "$source_trusted" ] && [ ! -e "$d.recipes/.done" ] || return 0
+	w=$(mktemp -d "$trees/.recipes.XXXXXX")
+	mkdir -p "$w/upper" "$w/work" "$d.recipes"
+	own "$w" "$d.recipes"
+	sb_reset
+	sb_rw "$w" "$d.recipes"
+	sb_binds+=(--bind "$d" "$d")
+	sb_ccache 1
+	sb_env+=(REAL_LIBTOOL="$d/obj/libtool" LINK_RECIPES="$d.recipes")
+	sb_overlay=("$d" "$w/upper" "$w/work")
+	if sandboxed make -C "$d/obj" -j"$jobs" -W "$d/src/ext/json/json_encoder.c" \
+		LIBTOOL="$BASH $sb_scripts/libtool-replay.sh --preserve-dup-deps" >"$w/log" 2>&1; then
+		touch "$d.recipes/.done"
+		log "link recipes of $(basename "$d") recorded"
+	else
+		log "link recipes of $(basename "$d") not recorded ($(tail -1 "$w/log")); candidates link with libtool"
+	fi
+	unown "$d.recipes"
+	rm -rf "$w"
 }
 
 # Files a patch touches, relative to the source's top folder.
@@ -455,7 +721,7 @@ reusable() { # donor-src
 	command -v unshare >/dev/null 2>&1 || { why="no unshare"; return 1; }
 	# Root: a mount namespace.  Anyone else: a user namespace mapping them
 	# to root in it, where the kernel allows overlays (Linux >= 5.11).
-	ns=(--mount --propagation private)
+	local ns=(--mount --propagation private)
 	[ "$(id -u)" -eq 0 ] || ns=(--user --map-root-user "${ns[@]}")
 	unshare "${ns[@]}" true 2>/dev/null || { why="no mount namespace here"; return 1; }
 	for p in "${patches[@]}"; do
@@ -556,22 +822,24 @@ if ! reusable "$donor/src"; then
 fi
 
 rm -rf "$tree"
-mkdir -p "$tree/upper" "$tree/work"
+mkdir -p "$tree/upper" "$tree/work" "$tree/patches"
 logf=$tree/build.log
+touch "$logf"
 log "candidate $key over $donor_key (install: $install${instrument:+; $flavour, instrumented: $instrument and the patched files}); log: $logf"
 echo "overlay $donor_key" >> "$tree/steps"
-for p in "${patches[@]}"; do echo "patch $(basename "$p")" >> "$tree/steps"; done
-if [ "$install" = fast ]; then
-	# The donor's installed files as hard links (never written in place:
-	# what changes is replaced below).
-	cp -al "$donor/prefix" "$tree/prefix"
-	rm -f "$tree/prefix/phpcmp-build.txt"
-else
-	mkdir -p "$tree/prefix"
-fi
+# The patches, copied into the tree: the sandbox sees nothing else of
+# where they came from.
 inner=(--_overlay --flavour "$flavour" --jobs "$jobs")
-for p in "${patches[@]}"; do inner+=(--patch "$p"); done
-status=0
+n=0
+for p in "${patches[@]}"; do
+	echo "patch $(basename "$p")" >> "$tree/steps"
+	n=$((n + 1))
+	cp "$p" "$tree/patches/$n-$(basename "$p")"
+	inner+=(--patch "$tree/patches/$n-$(basename "$p")")
+done
+# A full install writes the candidate's own prefix (bound on the donor's,
+# where configure put it); a fast one is made after the sandbox, below.
+[ "$install" = fast ] || mkdir -p "$tree/prefix"
 # An instrumented flavour: the flags of what is compiled again (the
 # coverage notes name this tree's own copy of ext/json, made in the
 # overlay; the counters' paths stay the donor's, as the daemon's
@@ -579,16 +847,51 @@ status=0
 inst_map=
 [ "$flavour" != coverage ] || [ -z "$instrument" ] ||
 	inst_map=" -ffile-prefix-map=$donor/src/$instrument=$tree/src/$instrument"
-INSTRUMENT=$instrument INSTRUMENT_CFLAGS="$inst_cflags$inst_map" INSTRUMENT_LDFLAGS=$inst_ldflags \
-	TREE=$tree DONOR=$donor INSTALL=$install LOGF=$logf RECIPES=$donor.links \
-	unshare "${ns[@]}" "$BASH" "$self" "${inner[@]}" || status=$?
+# The candidate's make writes the donor's src/ and obj/ through the overlay
+# (as the build uid: they must be its), the writes landing in TREE/upper.
+# Link recipes: a trusted request (an instrumented flavour of the default
+# source, no patch) records its links for the candidates over the same
+# donor; a candidate only replays them.
+own "$donor/src" "$donor/obj" "$tree"
+warm_recipes "$donor"
+trusted=
+[ ${#patches[@]} -gt 0 ] || trusted=$source_trusted
+mkdir -p "$donor.recipes"
+sb_reset
+sb_rw "$tree"
+sb_binds+=(--bind "$donor" "$donor")
+[ "$install" = fast ] || sb_binds+=(--bind "$tree/prefix" "$donor/prefix")
+sb_ccache "$trusted"
+if [ -n "$trusted" ]; then
+	own "$donor.recipes"
+	sb_binds+=(--bind "$donor.recipes" "$donor.recipes")
+else
+	sb_binds+=(--ro-bind "$donor.recipes" "$donor.recipes")
+	sb_env+=(LINK_RECIPES_READONLY=1)
+fi
+sb_env+=(INSTRUMENT="$instrument" INSTRUMENT_CFLAGS="$inst_cflags$inst_map" INSTRUMENT_LDFLAGS="$inst_ldflags"
+	TREE="$tree" DONOR="$donor" INSTALL="$install" LOGF="$logf" RECIPES="$donor.recipes"
+	PHPCMP_PHP_CACHE="$cache")
+[ "$sandbox" = 0 ] || sb_env+=(PREFIX_BOUND=1)
+sb_overlay=("$donor" "$tree/upper" "$tree/work")
+status=0
+sandboxed "$BASH" "$sb_scripts/build-php.sh" "${inner[@]}" >>"$logf" 2>&1 || status=$?
 if [ "$status" -eq 3 ]; then
 	# The kernel refused the overlay: build in full instead.
 	log "candidate $key: no overlay mount here ($(tail -1 "$logf")); full build"
 	rm -rf "$tree"
 	full_instead
 elif [ "$status" -ne 0 ]; then
-	die "candidate build failed (log: $logf)"
+	step_failed "the candidate's build (patch, make over $donor_key)" "$logf" "$status"
+fi
+# Done: the whole tree is root's again (and recipes a trusted build wrote).
+unown "$tree"
+[ -z "$trusted" ] || unown "$donor.recipes"
+if [ "$install" = fast ]; then
+	# The donor's installed files as hard links (root's: never written in
+	# place, what changes is replaced below).
+	cp -al "$donor/prefix" "$tree/prefix"
+	rm -f "$tree/prefix/phpcmp-build.txt"
 fi
 if [ "$install" = fast ]; then
 	# What make install would change for a patch to .c/.re/.y files: the

@@ -22,7 +22,8 @@
 #
 # Environment: REAL_LIBTOOL (the tree's or donor's obj/libtool),
 # LINK_RECIPES (a folder of recipes for that donor; unset: links are not
-# recorded or replayed).
+# recorded or replayed), LINK_RECIPES_READONLY (set: replayed, never
+# recorded).
 set -uo pipefail
 
 mode= out= cc=
@@ -107,6 +108,10 @@ if [ -f "$recipe" ]; then
 	case $out in *.la) touch "$out" ;; esac
 	exit 0
 fi
+
+# A build that may only read the recipes (a candidate: what it recorded
+# would run in other candidates' builds) links with the real libtool.
+[ -z "${LINK_RECIPES_READONLY:-}" ] || real "$@"
 
 mkdir -p "$LINK_RECIPES"
 tmp=$(mktemp "$LINK_RECIPES/.$id.XXXXXX")
