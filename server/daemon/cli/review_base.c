@@ -1,0 +1,100 @@
+/*
+ * phpcmp review: what all its files use (the clock and the progress line,
+ * names, children, JSON members); it uses none of them.
+ */
+#include "review.h"
+
+double review_now(void)
+{
+	return clock_ms() / 1000.0;
+}
+
+/* Progress on the terminal: elapsed seconds since the start, then what. */
+void review_say(const struct review *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "review [%6.1f s] ", review_now() - r->t0);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int review_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 40)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		        (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+int review_is_prefix(const char *path)
+{
+	char lib[PATH_MAX];
+	struct stat st;
+
+	return snprintf(lib, sizeof lib, "%s/lib", path) < (int)sizeof lib && stat(lib, &st) == 0 &&
+	    S_ISDIR(st.st_mode);
+}
+
+/* Run argv with standard output sent to stderr (the report owns stdout) or
+ * to log; returns the child's pid, or -1. */
+pid_t review_spawn(char *const argv[], const char *log, char *const envp[])
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		cmd_error("review", "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		if (log != NULL) {
+			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+				_exit(127);
+		} else if (dup2(2, 1) < 0) {
+			_exit(127);
+		}
+		if (envp != NULL)
+			execve(argv[0], argv, envp);
+		else
+			execv(argv[0], argv);
+		fprintf(stderr, "phpcmp review: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+int review_wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+const char *review_str(json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+	return s != NULL ? s : "";
+}
+
+/* A member, or JSON null when it is missing (for json_pack's "O"). */
+json_t *review_get(json_t *j, const char *key)
+{
+	json_t *v = json_object_get(j, key);
+	return v != NULL ? v : json_null();
+}
+
+json_int_t review_int(json_t *j, const char *key)
+{
+	return json_integer_value(json_object_get(j, key));
+}
