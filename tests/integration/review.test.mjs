@@ -7,10 +7,11 @@
 // commit 3 escape-unroll.patch (a correct speed-up of long plain strings);
 // keys-only is keys-fastpath.patch alone, a clean candidate.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Daemon, LOGS, ROOT, STATE, runCli, tmpDir } from './helper.mjs';
+import { BIN, Daemon, LOGS, ROOT, STATE, runCli, tmpDir } from './helper.mjs';
 
 const patch = (name) => path.join(ROOT, 'tests/fixtures/patches', `${name}.patch`);
 const SERIES = `pr=${patch('keys-fastpath')},${patch('escape-del')},${patch('escape-unroll')}`;
@@ -244,5 +245,40 @@ test('--url: the review on a running daemon: its builds registered there, its ru
 		assert.equal((await d.get('/api/reviews')).json.reviews.length, 2, 'a review that failed is not kept');
 	} finally {
 		await d.stopClean();
+	}
+});
+
+test('the review\'s own daemon answers only the token the review made: no one else reads it, registers a build or cancels a run', async () => {
+	// A review long enough to be caught while its daemon serves.
+	const dir = tmpDir('phpcmp-review-token-');
+	const p = spawn(BIN, ['review', '--state', STATE, '--base', '8.2.32', '--candidate', CLEAN, '--count', '5000000',
+		'--out', path.join(dir, 'review.md'), '--work', path.join(dir, 'work'), '--no-asan'],
+	{ cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+	let stderr = '';
+	const url = await new Promise((resolve, reject) => {
+		const t = setTimeout(() => reject(new Error(`no "daemon ready" within 10 minutes:\n${stderr}`)), 10 * MINUTES);
+		p.stderr.on('data', (c) => {
+			stderr += c;
+			const m = stderr.match(/daemon ready at (http:\/\/127\.0\.0\.1:\d+)/);
+			if (m) { clearTimeout(t); resolve(m[1]); }
+		});
+		p.on('exit', (code) => { clearTimeout(t); reject(new Error(`review exited ${code} first:\n${stderr}`)); });
+	});
+	try {
+		const ask = (method, p2, body) => fetch(url + p2, { method,
+			headers: method === 'POST' ? { 'Content-Type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+		for (const [method, route, body] of [['GET', '/api/runs'], ['GET', '/api/cases?limit=1'], ['GET', '/api/builds'],
+			['POST', '/api/builds', { name: 'intruder', prefix: 'base' }], ['POST', '/api/runs/1/cancel'],
+			['POST', '/api/cases', { code: '1' }]]) {
+			const r = await ask(method, route, body);
+			assert.equal(r.status, 401, `${method} ${route}: ${r.status} ${await r.text()}`);
+		}
+		// A token of someone else's making is no better.
+		const r = await fetch(`${url}/api/runs`, { headers: { Authorization: 'Bearer phpcmp_' + 'A'.repeat(43) } });
+		assert.equal(r.status, 401);
+		// Its database is the review's alone.
+		assert.equal(fs.statSync(path.join(dir, 'work', 'phpcmp.db')).mode & 0o077, 0);
+	} finally {
+		process.kill(-p.pid, 'SIGKILL');
 	}
 });

@@ -73,8 +73,7 @@ struct bisect {
 	struct bisect_build *builds;
 	int nbuilds, cap;
 	char root[PATH_MAX], exe[PATH_MAX], work[PATH_MAX], builds_dir[PATH_MAX + 16];
-	char url[128], log_path[PATH_MAX + 16];
-	pid_t daemon;
+	struct proc_daemon d; /* its own daemon (proc.c) */
 	CURL *curl;
 	double t0;
 };
@@ -225,40 +224,6 @@ static int bisect_case_body(struct bisect *b)
 
 /* ---- processes ---- */
 
-/* argv with standard output to stderr (the result owns stdout) or to log. */
-static pid_t bisect_spawn(char *const argv[], const char *log)
-{
-	pid_t pid = fork();
-
-	if (pid < 0) {
-		cmd_error("bisect", "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		if (log != NULL) {
-			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-				_exit(127);
-		} else if (dup2(2, 1) < 0) {
-			_exit(127);
-		}
-		execv(argv[0], argv);
-		fprintf(stderr, "phpcmp bisect: %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	return pid;
-}
-
-static int bisect_wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* This executable, and phpcmp's folder: the first parent with
  * scripts/build-commit.sh, or $PHPCMP_ROOT. */
 static int bisect_find_root(struct bisect *b)
@@ -359,9 +324,9 @@ static struct bisect_build *bisect_build(struct bisect *b, const char *name, con
 	argv[n] = NULL;
 	bisect_short(commit, shortid);
 	bisect_say(b, "building %s (commit %s)", name, shortid);
-	if ((pid = bisect_spawn(argv, NULL)) < 0)
+	if ((pid = proc_spawn("bisect", argv, NULL, NULL)) < 0)
 		return NULL;
-	rc = bisect_wait_child(pid);
+	rc = proc_wait(pid);
 	snprintf(link, sizeof link, "%s/%s", b->builds_dir, bb->name);
 	if (rc != 0) {
 		bisect_say(b,
@@ -376,37 +341,6 @@ static struct bisect_build *bisect_build(struct bisect *b, const char *name, con
 	bb->built = 1;
 	bisect_say(b, "%s built in %.1f s: %s", name, bisect_now() - t, bb->prefix);
 	return bb;
-}
-
-/* Wait for the daemon's "serving http://HOST:PORT/" line in its log. */
-static int bisect_serve_ready(struct bisect *b)
-{
-	for (double until = bisect_now() + BISECT_START_TIMEOUT_S; bisect_now() < until;) {
-		char line[1024];
-		FILE *f = fopen(b->log_path, "r");
-		int status;
-
-		while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-			char *s = strstr(line, "serving http://"), *end;
-			if (s == NULL || (end = strchr(s + 15, '/')) == NULL ||
-			    end - (s + 8) >= (long)sizeof b->url)
-				continue;
-			snprintf(b->url, sizeof b->url, "%.*s", (int)(end - (s + 8)), s + 8);
-			fclose(f);
-			bisect_say(b, "daemon ready at %s", b->url);
-			return 0;
-		}
-		if (f != NULL)
-			fclose(f);
-		if (waitpid(b->daemon, &status, WNOHANG) == b->daemon) {
-			b->daemon = 0;
-			return cmd_error(
-			    "bisect", "the daemon stopped at its start (its log: %s)", b->log_path);
-		}
-		usleep(100 * 1000);
-	}
-	return cmd_error("bisect", "the daemon did not start within %d s (its log: %s)",
-	    BISECT_START_TIMEOUT_S, b->log_path);
 }
 
 /* `phpcmp serve` with the good and bad builds, on a free loopback port. */
@@ -438,31 +372,17 @@ static int bisect_serve(struct bisect *b, const struct bisect_build *good, const
 		return cmd_error("bisect", "%s: %s", cases, strerror(errno));
 	snprintf(gb, sizeof gb, "%s=%s", good->name, good->prefix);
 	snprintf(bb, sizeof bb, "%s=%s", bad->name, bad->prefix);
-	snprintf(b->log_path, sizeof b->log_path, "%s/daemon.log", b->work);
-	bisect_say(b, "starting a daemon of the good and bad builds (its log: %s)", b->log_path);
-	if ((b->daemon = bisect_spawn(argv, b->log_path)) < 0) {
-		b->daemon = 0;
+	snprintf(b->d.log_path, sizeof b->d.log_path, "%s/daemon.log", b->work);
+	bisect_say(b, "starting a daemon of the good and bad builds (its log: %s)", b->d.log_path);
+	if (proc_daemon_start(&b->d, "bisect", argv, db, NULL, BISECT_START_TIMEOUT_S) < 0)
 		return -1;
-	}
-	return bisect_serve_ready(b);
+	bisect_say(b, "daemon ready at %s", b->d.url);
+	return 0;
 }
 
 static void bisect_stop(struct bisect *b)
 {
-	if (b->daemon <= 0)
-		return;
-	kill(b->daemon, SIGTERM);
-	for (int i = 0; i < 300; i++) {
-		int status;
-		if (waitpid(b->daemon, &status, WNOHANG) == b->daemon) {
-			b->daemon = 0;
-			return;
-		}
-		usleep(100 * 1000);
-	}
-	kill(b->daemon, SIGKILL);
-	bisect_wait_child(b->daemon);
-	b->daemon = 0;
+	proc_daemon_stop(&b->d);
 }
 
 /* ---- HTTP ---- */
@@ -473,14 +393,14 @@ static json_t *bisect_json(
     struct bisect *b, const char *method, const char *path, const char *body, long want, long want2)
 {
 	struct buf resp = BUF_INIT;
-	struct curl_slist *headers = client_headers(body != NULL, 0);
+	struct curl_slist *headers = client_headers(body != NULL, b->d.token);
 	char url[512];
 	long status = -1;
 	json_error_t je;
 	json_t *j = NULL;
 	CURLcode cc;
 
-	snprintf(url, sizeof url, "%s%s", b->url, path);
+	snprintf(url, sizeof url, "%s%s", b->d.url, path);
 	curl_easy_reset(b->curl);
 	curl_easy_setopt(b->curl, CURLOPT_URL, url);
 	curl_easy_setopt(b->curl, CURLOPT_WRITEFUNCTION, client_write);

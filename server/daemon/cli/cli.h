@@ -1,7 +1,8 @@
 /*
  * The commands that are clients of a daemon (the cli layer, under main.c):
  * `phpcmp submit` (submit.c), `phpcmp review` (review.c) and `phpcmp bisect`
- * (bisect.c), what they share of HTTP (client.c), and the php-src git
+ * (bisect.c), what they share of HTTP (client.c), the processes review and
+ * bisect start (proc.c: a daemon of their own among them), and the php-src git
  * repository review --src and bisect read (gitsrc.c).  They use the model, the leaf library and
  * HTTP (libcurl), never the daemon's own layers: what they know of a daemon
  * is its API.
@@ -20,8 +21,9 @@ struct curl_slist;
  * most 64 MiB, past that the transfer fails and the buf says failed. */
 size_t client_write(char *ptr, size_t size, size_t nmemb, void *buf);
 /* A request's headers (curl_slist_free_all them; NULL: none): a JSON body's
- * (json), and "Authorization: Bearer $PHPCMP_TOKEN" when with_token and it is set. */
-struct curl_slist *client_headers(int json, int with_token);
+ * (json), and "Authorization: Bearer TOKEN" when token is set and not empty
+ * (getenv("PHPCMP_TOKEN") for a daemon of the user's, a proc_daemon's own). */
+struct curl_slist *client_headers(int json, const char *token);
 /* A daemon's URL as a client takes it into out: "HOST:PORT" without a
  * scheme gets http://, trailing slashes go.  0, or -1 with why in err (a
  * scheme other than http or https). */
@@ -45,6 +47,34 @@ int review_command(int argc, char **argv);
  * 1 none can be named (the same answer at both ends, or only commits that
  * do not build left), 2 an error. */
 int bisect_command(int argc, char **argv);
+
+/* ---- proc.c: the processes review and bisect start ---- */
+
+#include <limits.h>
+#include <sys/types.h>
+
+/* argv (argv[0] a path) with its standard output to stderr (the command's
+ * result owns stdout), or stdout and stderr to log; envp NULL: ours.  Its
+ * pid, or -1 said as `phpcmp who`. */
+pid_t proc_spawn(const char *who, char *const argv[], const char *log, char *const envp[]);
+/* Its exit status (128 + signal when killed), or -1. */
+int proc_wait(pid_t pid);
+
+/* A daemon of the command's own: `phpcmp serve` on a free loopback port,
+ * answering only the token made for it (reads too). */
+struct proc_daemon {
+	pid_t pid; /* 0: not running */
+	char url[128];
+	char log_path[PATH_MAX + 32]; /* the caller names it before the start */
+	char token[128];
+};
+/* Make d's token in db (`ARGV[0] token add`), start argv (`PHPCMP serve
+ * ... --db DB`, NULL-ended; --read-auth on added) with its output in
+ * d->log_path, and wait up to timeout_s for its URL.  0, or -1 said. */
+int proc_daemon_start(struct proc_daemon *d, const char *who, char *const argv[], const char *db,
+    char *const envp[], int timeout_s);
+/* SIGTERM, then SIGKILL after 30 s; reaped. */
+void proc_daemon_stop(struct proc_daemon *d);
 
 /* ---- gitsrc.c: a php-src repository, read only (git -C SRC ...) ---- */
 

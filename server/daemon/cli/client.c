@@ -26,16 +26,15 @@ size_t client_write(char *ptr, size_t size, size_t nmemb, void *arg)
 	return b->failed ? 0 : n;
 }
 
-struct curl_slist *client_headers(int json, int with_token)
+struct curl_slist *client_headers(int json, const char *token)
 {
 	struct curl_slist *headers = NULL;
-	const char *token = getenv("PHPCMP_TOKEN");
 
 	if (json) {
 		headers = curl_slist_append(headers, "Content-Type: application/json");
 		headers = curl_slist_append(headers, "Expect:"); /* no 100-continue round trip */
 	}
-	if (with_token && token != NULL && *token != '\0') {
+	if (token != NULL && *token != '\0') {
 		char authorization[400];
 		snprintf(authorization, sizeof authorization, "Authorization: Bearer %.300s", token);
 		headers = curl_slist_append(headers, authorization);

@@ -177,7 +177,7 @@ static int review_parse(struct review *r, int argc, char **argv)
 		} else if (strcmp(a, "--cases") == 0) {
 			r->cases = v;
 		} else if (strcmp(a, "--url") == 0) {
-			if (strncmp(v, "http://", 7) != 0 || strlen(v) >= sizeof r->rel.url)
+			if (strncmp(v, "http://", 7) != 0 || strlen(v) >= sizeof r->rel.d.url)
 				return cmd_error("review", "--url %s: expected http://HOST:PORT", v);
 			r->url = v;
 		} else if (strcmp(a, "--label") == 0) {
@@ -234,7 +234,7 @@ int review_command(int argc, char **argv)
 		goto out;
 	}
 	if (r.url != NULL) {
-		snprintf(r.rel.url, sizeof r.rel.url, "%s", r.url);
+		snprintf(r.rel.d.url, sizeof r.rel.d.url, "%s", r.url);
 		if (review_attach(&r) < 0)
 			goto out;
 	}

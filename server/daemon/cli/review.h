@@ -72,8 +72,7 @@ struct review_set {
 	int asan;
 	struct review_build builds[MAX_BUILDS];
 	int nbuilds;
-	pid_t daemon;
-	char url[128], log_path[PATH_MAX + 32];
+	struct proc_daemon d; /* its own (proc.c), or only the URL of --url's */
 };
 
 struct review {
@@ -121,8 +120,6 @@ int review_is_prefix(const char *path);
 json_int_t review_int(json_t *j, const char *key);
 json_t *review_get(json_t *j, const char *key);
 const char *review_str(json_t *j, const char *key);
-int review_wait_child(pid_t pid);
-pid_t review_spawn(char *const argv[], const char *log, char *const envp[]);
 
 /* review_build.c */
 int review_plan(struct review *r);

@@ -43,44 +43,6 @@ int review_is_prefix(const char *path)
 	    S_ISDIR(st.st_mode);
 }
 
-/* Run argv with standard output sent to stderr (the report owns stdout) or
- * to log; returns the child's pid, or -1. */
-pid_t review_spawn(char *const argv[], const char *log, char *const envp[])
-{
-	pid_t pid = fork();
-
-	if (pid < 0) {
-		cmd_error("review", "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		if (log != NULL) {
-			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-				_exit(127);
-		} else if (dup2(2, 1) < 0) {
-			_exit(127);
-		}
-		if (envp != NULL)
-			execve(argv[0], argv, envp);
-		else
-			execv(argv[0], argv);
-		fprintf(stderr, "phpcmp review: %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	return pid;
-}
-
-int review_wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 const char *review_str(json_t *j, const char *key)
 {
 	const char *s = json_string_value(json_object_get(j, key));

@@ -156,9 +156,9 @@ int review_build_one(struct review *r, struct review_build *b)
 	argv[n] = NULL;
 	review_say(
 	    r, "building %s%s (%d patch%s)", b->name, flavour, b->npatches, b->npatches == 1 ? "" : "es");
-	if ((pid = review_spawn(argv, NULL, NULL)) < 0)
+	if ((pid = proc_spawn("review", argv, NULL, NULL)) < 0)
 		return -1;
-	if ((rc = review_wait_child(pid)) != 0)
+	if ((rc = proc_wait(pid)) != 0)
 		return cmd_error("review",
 		    "building %s failed (scripts/build-php.sh exited %d; its output is above)", b->name, rc);
 	snprintf(link, sizeof link, "%s/%s", builds, b->dname);
@@ -225,10 +225,10 @@ static const char *review_src_patch(
 	argv[n++] = (char *)"--out";
 	argv[n++] = path;
 	argv[n] = NULL;
-	pid_t pid = review_spawn(argv, NULL, NULL);
+	pid_t pid = proc_spawn("review", argv, NULL, NULL);
 	if (pid < 0)
 		return NULL;
-	if ((rc = review_wait_child(pid)) != 0) {
+	if ((rc = proc_wait(pid)) != 0) {
 		cmd_error("review", "scripts/build-commit.sh --diff %.12s %.12s exited %d", from, to, rc);
 		return NULL;
 	}

@@ -25,43 +25,6 @@ static int review_phpt_dir(struct review *r, char *out, size_t size)
 	return 0;
 }
 
-/* Start `phpcmp serve` on a free loopback port; its URL from its log. */
-/* Wait for the daemon's "serving http://..." line in its log: its URL
- * (it listens on a port of the kernel's choice). */
-static int review_serve_ready(struct review *r)
-{
-	for (double until = review_now() + REVIEW_START_TIMEOUT_S; review_now() < until;) {
-		char line[1024];
-		FILE *f = fopen(r->cur->log_path, "r");
-		int status;
-
-		while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-			char *s = strstr(line, "serving http://");
-			if (s != NULL) {
-				char *end = strchr(s + 8, '/');
-				end = end != NULL ? strchr(end + 2, '/') : NULL;
-				if (end != NULL && end - (s + 8) < (long)sizeof r->cur->url - 1) {
-					snprintf(r->cur->url, sizeof r->cur->url, "%.*s",
-					    (int)(end - (s + 8)), s + 8);
-					fclose(f);
-					review_say(r, "daemon ready at %s", r->cur->url);
-					return 0;
-				}
-			}
-		}
-		if (f != NULL)
-			fclose(f);
-		if (waitpid(r->cur->daemon, &status, WNOHANG) == r->cur->daemon) {
-			r->cur->daemon = 0;
-			return cmd_error(
-			    "review", "the daemon stopped at its start (its log: %s)", r->cur->log_path);
-		}
-		usleep(100 * 1000);
-	}
-	return cmd_error("review", "the daemon did not start within %d s (its log: %s)",
-	    REVIEW_START_TIMEOUT_S, r->cur->log_path);
-}
-
 int review_serve(struct review *r)
 {
 	char db[PATH_MAX + 16], state[PATH_MAX + 16], core[PATH_MAX + 16], worker[PATH_MAX + 16];
@@ -89,7 +52,7 @@ int review_serve(struct review *r)
 		snprintf(cases, sizeof cases, "%s", r->cases);
 	else
 		snprintf(cases, sizeof cases, "%s/cases", r->root);
-	snprintf(r->cur->log_path, sizeof r->cur->log_path, "%s/%sdaemon.log", r->work,
+	snprintf(r->cur->d.log_path, sizeof r->cur->d.log_path, "%s/%sdaemon.log", r->work,
 	    r->cur->asan ? "asan-" : "");
 	argv[n++] = r->exe;
 	argv[n++] = (char *)"serve";
@@ -129,30 +92,17 @@ int review_serve(struct review *r)
 	envp[n++] = phpt_env;
 	envp[n] = NULL;
 	review_say(r, "starting a daemon of %d %s builds (its log: %s)", r->cur->nbuilds, r->cur->what,
-	    r->cur->log_path);
-	r->cur->daemon = review_spawn(argv, r->cur->log_path, envp);
+	    r->cur->d.log_path);
+	int rc = proc_daemon_start(&r->cur->d, "review", argv, db, envp, REVIEW_START_TIMEOUT_S);
 	free(envp);
-	if (r->cur->daemon < 0)
-		return -1;
-	return review_serve_ready(r);
+	if (rc == 0)
+		review_say(r, "daemon ready at %s", r->cur->d.url);
+	return rc;
 }
 
 void review_stop(struct review *r)
 {
-	if (r->cur->daemon <= 0)
-		return;
-	kill(r->cur->daemon, SIGTERM);
-	for (int i = 0; i < 300; i++) {
-		int status;
-		if (waitpid(r->cur->daemon, &status, WNOHANG) == r->cur->daemon) {
-			r->cur->daemon = 0;
-			return;
-		}
-		usleep(100 * 1000);
-	}
-	kill(r->cur->daemon, SIGKILL);
-	review_wait_child(r->cur->daemon);
-	r->cur->daemon = 0;
+	proc_daemon_stop(&r->cur->d);
 }
 
 /* ---- HTTP ---- */
@@ -168,7 +118,7 @@ static long review_request(
 	long status = -1;
 	CURLcode cc;
 
-	snprintf(url, sizeof url, "%s%s", r->cur->url, path);
+	snprintf(url, sizeof url, "%s%s", r->cur->d.url, path);
 	curl_easy_reset(r->curl);
 	curl_easy_setopt(r->curl, CURLOPT_URL, url);
 	curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, client_write);
@@ -176,8 +126,8 @@ static long review_request(
 	curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, 900L);
 	curl_easy_setopt(r->curl, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(r->curl, CURLOPT_USERAGENT, "phpcmp-review/" PHPCMP_VERSION);
-	/* A --url daemon may want a token for its writes (docs/hardening.md). */
-	headers = client_headers(body != NULL, r->url != NULL);
+	/* A --url daemon may want the user's token; its own daemon wants its own. */
+	headers = client_headers(body != NULL, r->url != NULL ? getenv("PHPCMP_TOKEN") : r->cur->d.token);
 	if (body != NULL)
 		curl_easy_setopt(r->curl, CURLOPT_POSTFIELDS, body);
 	if (headers != NULL)

@@ -331,7 +331,7 @@ int submit_command(int argc, char **argv)
 		goto out;
 	}
 	/* The daemon wants a token where writes are closed (docs/hardening.md). */
-	headers = client_headers(1, 1);
+	headers = client_headers(1, getenv("PHPCMP_TOKEN"));
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, client_write);
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT, (long)SUBMIT_TIMEOUT_S);
