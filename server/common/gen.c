@@ -187,7 +187,7 @@ static void gen_measure(const char *const *words, uint32_t *lens, size_t n)
 
 static struct gen_class gen_classes[GEN_NCLASSES_ALL];
 static char *gen_decl_src;
-static size_t gen_decl_len;
+static size_t gen_decl_len, gen_decl_len_noenums; /* the enums come last */
 static pthread_once_t gen_once = PTHREAD_ONCE_INIT;
 
 static const char *const gen_enum_names[GEN_NENUMS] = { "GenEnumS", "GenEnumI", "GenEnumU" };
@@ -391,6 +391,7 @@ static void gen_init(void)
 	gen_buf_puts(&b, gen_dtor_decl);
 	for (unsigned i = 0; i < GEN_NCLASSES; i++)
 		gen_class_source(&gen_classes[i], &b);
+	gen_decl_len_noenums = b.len;
 	for (unsigned i = 0; i < GEN_NENUMS; i++)
 		gen_buf_puts(&b, gen_enum_decls[i]);
 	gen_buf_put(&b, "", 1);
@@ -428,6 +429,65 @@ const char *gen_declarations(size_t *len)
 	gen_ensure_init();
 	*len = gen_decl_len;
 	return gen_decl_src;
+}
+
+/* ---- the version table: the first PHP of each construct the generator emits ---- */
+
+#define GEN_PHP_ENUMS 80100
+
+static const struct {
+	const char *name;
+	uint32_t php; /* PHP_VERSION_ID */
+} gen_constructs[] = {
+	{ "enums", GEN_PHP_ENUMS }, /* GEN_ENUM values and their declarations */
+};
+
+/* Whether a case for `php` may use a construct first in `first`. */
+static int gen_php_has(uint32_t php, uint32_t first)
+{
+	return php == GEN_PHP_ALL || php >= first;
+}
+
+uint32_t gen_php_floor(uint32_t php)
+{
+	for (size_t i = 0; i < GEN_NELEMS(gen_constructs); i++)
+		if (!gen_php_has(php, gen_constructs[i].php))
+			return php;
+	return GEN_PHP_ALL;
+}
+
+uint32_t gen_php_id(const char *version)
+{
+	unsigned major = 0, minor = 0, patch = 0;
+	if (version == NULL || sscanf(version, "%u.%u.%u", &major, &minor, &patch) < 2 || major == 0 ||
+	    minor > 99 || patch > 99)
+		return 0;
+	return major * 10000 + minor * 100 + patch;
+}
+
+size_t gen_left_out(uint32_t php, char *buf, size_t size)
+{
+	size_t len = 0;
+	if (size > 0)
+		buf[0] = '\0';
+	for (size_t i = 0; i < GEN_NELEMS(gen_constructs); i++) {
+		if (gen_php_has(php, gen_constructs[i].php))
+			continue;
+		int w = snprintf(
+		    buf + len, size > len ? size - len : 0, "%s%s", len ? ", " : "", gen_constructs[i].name);
+		if (w < 0 || (size_t)w >= (size > len ? size - len : 0))
+			break;
+		len += (size_t)w;
+	}
+	return len;
+}
+
+const char *gen_declarations_php(uint32_t php, size_t *len)
+{
+	const char *src = gen_declarations(len);
+	if (!gen_php_has(php, GEN_PHP_ENUMS))
+		*len = gen_decl_len_noenums;
+	return src;
 }
 
 /* ---- building a plan ---- */
@@ -1271,6 +1331,8 @@ static uint32_t gen_scalar(struct gen_case *c)
 	case 19: {
 		/* A pure enum is an error (JSON_ERROR_NON_BACKED_ENUM): the rarest. */
 		static const uint8_t which[] = { 0, 0, 1, 2 };
+		if (!gen_php_has(c->php, GEN_PHP_ENUMS))
+			return gen_string(c); /* before 8.1: a string in the enum's place */
 		i = gen_node(c, GEN_ENUM);
 		c->nodes[i].cls = which[gen_below(r, 4)];
 		c->nodes[i].n = gen_below(r, gen_enum_ncases[c->nodes[i].cls]);
@@ -1412,8 +1474,14 @@ static void gen_pre_call(struct gen_case *c, uint32_t k)
 
 void gen_case_make(struct gen_case *c, uint64_t seed, uint64_t index)
 {
+	gen_case_make_php(c, seed, index, GEN_PHP_ALL);
+}
+
+void gen_case_make_php(struct gen_case *c, uint64_t seed, uint64_t index, uint32_t php)
+{
 	struct gen_rng *r;
 	gen_ensure_init();
+	c->php = gen_php_floor(php);
 	c->seed = seed;
 	c->index = index;
 	c->nnodes = c->nents = c->nbytes = 0;

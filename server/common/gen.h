@@ -172,6 +172,7 @@ struct gen_case {
 	 * each caught if it throws; the compared call (flags, depth) comes last. */
 	uint32_t npre;
 	int64_t pre_flags[GEN_MAX_PRE], pre_depth[GEN_MAX_PRE];
+	uint32_t php; /* made for this PHP_VERSION_ID and newer; GEN_PHP_ALL: every construct */
 	struct gen_rng rng;
 	struct gen_node nodes[GEN_MAX_NODES];
 	struct gen_entry ents[GEN_MAX_ENTRIES];
@@ -241,6 +242,28 @@ const char *gen_declarations(size_t *len);
 void gen_flags_source(int64_t flags, char *buf, size_t size);
 
 void gen_case_make(struct gen_case *, uint64_t seed, uint64_t index);
+
+/*
+ * ---- what each PHP can compile ----
+ * The generator knows the first PHP each construct it emits needs (its
+ * version table, gen.c): enums 8.1 (the only one today; readonly
+ * properties, `new` in initialisers and first-class callables, 8.1 too,
+ * are never emitted).  A case made for PHP_VERSION_ID `php` leaves out
+ * what that PHP cannot compile.  GEN_PHP_ALL (0) leaves nothing out: the
+ * corpus of gen_case_make, which every run over builds all new enough for
+ * every construct gets, byte for byte.
+ */
+#define GEN_PHP_ALL 0u
+/* The PHP_VERSION_ID to make cases for when the oldest build is `php`: GEN_PHP_ALL when it
+ * compiles every construct. */
+uint32_t gen_php_floor(uint32_t php);
+/* "8.2.32", "8.1.0RC1" as a PHP_VERSION_ID (80232, 80100); 0 when unreadable. */
+uint32_t gen_php_id(const char *version);
+/* What a case for `php` leaves out, "enums", comma-separated ("" when nothing); its length. */
+size_t gen_left_out(uint32_t php, char *buf, size_t size);
+void gen_case_make_php(struct gen_case *, uint64_t seed, uint64_t index, uint32_t php);
+/* gen_declarations() without what `php` cannot compile. */
+const char *gen_declarations_php(uint32_t php, size_t *len);
 /* A hash of everything the case consists of (value, flags, depth). */
 uint64_t gen_case_hash(const struct gen_case *);
 

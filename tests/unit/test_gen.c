@@ -514,10 +514,83 @@ static void test_render_runs(void)
 	gen_buf_release(&out);
 }
 
+/*
+ * Cases for an older PHP (issue 45): made for PHP 8.0 they never use a
+ * construct of 8.1 (an enum value, an enum declaration); made for 8.1, 8.2
+ * or GEN_PHP_ALL they are the pinned corpus, byte for byte.
+ */
+static void test_versions(void)
+{
+	uint64_t h81 = GEN_HASH_INIT, h82 = GEN_HASH_INIT, hall = GEN_HASH_INIT;
+	int enum_nodes = 0, enum_text = 0, enum_bits = 0, readable80 = 1, differ = 0, strings = 0;
+	char left[64];
+	for (uint64_t i = 0; i < 10000; i++) {
+		uint64_t x;
+		gen_case_make_php(&a, 1, i, 80100);
+		x = gen_case_hash(&a);
+		h81 = gen_hash(&x, sizeof x, h81);
+		gen_case_make_php(&a, 1, i, 80232);
+		x = gen_case_hash(&a);
+		h82 = gen_hash(&x, sizeof x, h82);
+		gen_case_make(&b, 1, i);
+		x = gen_case_hash(&b);
+		hall = gen_hash(&x, sizeof x, hall);
+
+		gen_case_make_php(&a, 1, i, 80010);
+		for (uint32_t k = 0; k < a.nnodes; k++)
+			enum_nodes += a.nodes[k].kind == GEN_ENUM;
+		enum_bits += a.enums != 0 || (a.kinds & 1u << GEN_ENUM) != 0;
+		differ += gen_case_hash(&a) != x;
+		if (b.enums != 0 && a.enums == 0)
+			strings++;
+		if (i % 10 == 0) {
+			struct gen_buf v = { 0 }, st = { 0 };
+			gen_render_value(&a, &v);
+			gen_render_setup(&a, &st);
+			readable80 &= !v.failed && !st.failed;
+			enum_text += v.data != NULL && strstr(v.data, "GenEnum") != NULL;
+			enum_text += st.data != NULL && strstr(st.data, "enum ") != NULL;
+			gen_buf_release(&v);
+			gen_buf_release(&st);
+		}
+	}
+	ok(h81 == PINNED_CORPUS && h82 == PINNED_CORPUS && hall == PINNED_CORPUS,
+	    "made for PHP 8.1, 8.2 or every PHP: the pinned corpus, unchanged");
+	ok(enum_nodes == 0 && enum_bits == 0, "made for PHP 8.0.10: no enum in 10,000 cases (%d nodes)",
+	    enum_nodes);
+	ok(enum_text == 0 && readable80, "made for PHP 8.0.10: no enum in the rendered value or setup");
+	ok(strings > 0 && differ > 0 && differ < 10000,
+	    "the cases that had an enum differ for 8.0 (%d with an enum; %d differ), the rest do not",
+	    strings, differ);
+
+	size_t len, len80;
+	const char *all = gen_declarations(&len);
+	const char *d80 = gen_declarations_php(80000, &len80);
+	ok(all == d80 && len80 < len && memmem(d80, len80, "enum ", 5) == NULL &&
+	        memmem(all, len, "enum GenEnumS", 13) != NULL,
+	    "the declarations for PHP 8.0 leave the enums out, and only them");
+	gen_declarations_php(80100, &len80);
+	ok(len80 == len, "the declarations for PHP 8.1 are whole");
+
+	ok(gen_left_out(80000, left, sizeof left) > 0 && strcmp(left, "enums") == 0,
+	    "for PHP 8.0 the generator says it left out: %s", left);
+	ok(gen_left_out(80100, left, sizeof left) == 0 && left[0] == '\0' &&
+	        gen_left_out(GEN_PHP_ALL, left, sizeof left) == 0,
+	    "for PHP 8.1 and newer nothing is left out");
+	ok(gen_php_floor(80010) == 80010 && gen_php_floor(80100) == GEN_PHP_ALL &&
+	        gen_php_floor(80232) == GEN_PHP_ALL,
+	    "the floor: 8.0.10 stays, 8.1 and 8.2 make every construct");
+	ok(gen_php_id("8.2.32") == 80232 && gen_php_id("8.1.0RC1") == 80100 &&
+	        gen_php_id("8.0.10") == 80010 && gen_php_id("8.4.0-dev") == 80400 && gen_php_id("") == 0 &&
+	        gen_php_id(NULL) == 0,
+	    "PHP versions read as PHP_VERSION_ID");
+}
+
 int main(void)
 {
 	test_determinism();
 	test_pinned();
+	test_versions();
 	test_v2_kinds();
 	test_v3_kinds();
 	test_render_runs();
