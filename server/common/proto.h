@@ -101,6 +101,8 @@ enum proto_tag {
 	TAG_GEN_SETUP = 58,       /* PHP declaring the classes it uses */
 	TAG_GEN_PLAN_HASH = 59,   /* int */
 	TAG_GEN_RESULT_HASH = 60, /* int */
+	TAG_GEN_PHP = 61,         /* int, PHP_VERSION_ID the cases are made for (gen_case_make_php);
+	                           * absent: GEN_PHP_ALL, every construct */
 	/* 70..79: measurement (PROTO_RESULT of a case with TAG_ITERATIONS) */
 	TAG_INSTR_TOTAL = 70,     /* int, instructions of all measured calls */
 	TAG_DUMP_FILE = 71,       /* the callgrind dump holding that count */

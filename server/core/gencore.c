@@ -142,16 +142,12 @@ static void gencore_request_restart(void)
 static int gencore_declare(char *err, size_t errsize)
 {
 	size_t len;
-	const char *src = gen_declarations(&len);
+	/* What this PHP compiles: before 8.1, no enums (gen_declarations_php). */
+	const char *src = gen_declarations_php(PHP_VERSION_ID, &len);
 	volatile int ok = 0;
 
 	if (gencore_declared)
 		return 0;
-	if (!PHPCMP_HAVE_ENUMS) {
-		snprintf(err, errsize,
-		    "generator: generated cases need PHP 8.1 or newer (enums); this is PHP %s", PHP_VERSION);
-		return -1;
-	}
 	if (src == NULL) {
 		snprintf(err, errsize, "generator: out of memory");
 		return -1;
@@ -405,7 +401,11 @@ static void gencore_build(const struct gen_case *c, uint32_t i, zval *zv)
 		ZVAL_STRINGL_FAST(zv, c->bytes + n->first, n->n);
 		return;
 	case GEN_ENUM:
-		ZVAL_OBJ_COPY(zv, gencore_enum_cases[n->cls][n->n]);
+		/* Never made for a PHP without enums (gencore_php); NULL all the same. */
+		if (gencore_enum_cases[n->cls][n->n] == NULL)
+			ZVAL_NULL(zv);
+		else
+			ZVAL_OBJ_COPY(zv, gencore_enum_cases[n->cls][n->n]);
 		return;
 	case GEN_RESOURCE:
 		ZVAL_COPY(zv, &gencore_resource);
@@ -620,11 +620,28 @@ void gencore_set_page(struct proto_page *page)
 	gencore_page = page != NULL && page->magic == PROTO_PAGE_MAGIC ? page : NULL;
 }
 
+/*
+ * The PHP the request's cases are made for (TAG_GEN_PHP, the run's oldest
+ * build; absent: every construct), or -1 when this PHP cannot compile
+ * them (a daemon that did not say the run has a build older than 8.1).
+ */
+static int64_t gencore_php(const struct proto_msg *req, char *err, size_t errsize)
+{
+	uint32_t php = gen_php_floor((uint32_t)proto_get_int(req, TAG_GEN_PHP, GEN_PHP_ALL));
+	if (gen_php_floor(PHP_VERSION_ID) == GEN_PHP_ALL || (php != GEN_PHP_ALL && php <= PHP_VERSION_ID))
+		return php;
+	char left[128];
+	gen_left_out(PHP_VERSION_ID, left, sizeof left);
+	snprintf(err, errsize, "generator: these cases need PHP 8.1 or newer (%s); this is PHP %s", left,
+	    PHP_VERSION);
+	return -1;
+}
+
 /* PROTO_GEN_BATCH: digests of cases start .. start+count-1. */
 static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 {
 	uint64_t seed = (uint64_t)proto_get_int(req, TAG_GEN_SEED, 0);
-	int64_t start = proto_get_int(req, TAG_GEN_START, -1);
+	int64_t php, start = proto_get_int(req, TAG_GEN_START, -1);
 	int64_t count = proto_get_int(req, TAG_GEN_COUNT, 0);
 	uint64_t local_counters[GEN_COUNTERS] = { 0 }, times[T_COUNT] = { 0 }, t, *counters = local_counters;
 	struct proto_page *pg = gencore_page;
@@ -666,7 +683,7 @@ static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 			tick = b - a;
 	}
 	times[T_TOTAL] = gencore_now_ns();
-	if (gencore_declare(err, sizeof(err)) < 0) {
+	if ((php = gencore_php(req, err, sizeof(err))) < 0 || gencore_declare(err, sizeof(err)) < 0) {
 		gencore_fail(out, err);
 		return PROTO_FAIL;
 	}
@@ -680,7 +697,7 @@ static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 		uint64_t t0 = sampled ? gencore_now_ns() : 0;
 		if (pg != NULL)
 			pg->current = start + i;
-		gen_case_make(&gencore_case, seed, (uint64_t)(start + i));
+		gen_case_make_php(&gencore_case, seed, (uint64_t)(start + i), (uint32_t)php);
 		gen_count(&gencore_case, counters);
 		d.plan_hash = gen_case_hash(&gencore_case);
 		d.flags = (uint32_t)gencore_case.flags;
@@ -723,7 +740,7 @@ static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 static int gencore_detail(const struct proto_msg *req, struct proto_buf *out)
 {
 	uint64_t seed = (uint64_t)proto_get_int(req, TAG_GEN_SEED, 0);
-	int64_t index = proto_get_int(req, TAG_GEN_START, -1);
+	int64_t php, index = proto_get_int(req, TAG_GEN_START, -1);
 	struct gen_buf code = { 0 }, setup = { 0 };
 	struct gencore_outcome o;
 	struct gen_digest d;
@@ -733,11 +750,11 @@ static int gencore_detail(const struct proto_msg *req, struct proto_buf *out)
 		gencore_fail(out, "generator: bad index");
 		return PROTO_FAIL;
 	}
-	if (gencore_declare(err, sizeof(err)) < 0) {
+	if ((php = gencore_php(req, err, sizeof(err))) < 0 || gencore_declare(err, sizeof(err)) < 0) {
 		gencore_fail(out, err);
 		return PROTO_FAIL;
 	}
-	gen_case_make(&gencore_case, seed, (uint64_t)index);
+	gen_case_make_php(&gencore_case, seed, (uint64_t)index, (uint32_t)php);
 	gencore_encode(&gencore_case, &o, NULL, 0);
 	gencore_result_hash(&o, &d);
 

@@ -304,11 +304,16 @@ enum genrun_end genrun_execute(struct app *, const struct db_run *, int (*stop)(
 int genrun_version(void);
 /* 0 when a stopped generated run cannot resume here (made by another generator version), err why. */
 int genrun_resumable(const struct db_run *, char *err, size_t errsize);
-/* A generated case as PHP source to run like any case (title, code, setup, flags, depth). */
-int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c);
+/* The PHP_VERSION_ID generated cases are made for on these builds: the oldest's, or
+ * GEN_PHP_ALL (0) when it compiles every construct (gen_php_floor). */
+uint32_t genrun_php(struct build *const *builds, int n);
+/* A generated case (made for PHP `php`, genrun_php) as PHP source to run like any case
+ * (title, code, setup, flags, depth). */
+int genrun_case_spec(uint64_t seed, uint64_t index, uint32_t php, struct case_spec *c);
 /* That case run by a build's worker from its generated value (no PHP compiled): 0 with r
  * filled (a crash is a result), -1 when the worker cannot start. */
-int genrun_detail(struct app *, struct build *, uint64_t seed, uint64_t index, struct result *r);
+int genrun_detail(
+    struct app *, struct build *, uint64_t seed, uint64_t index, uint32_t php, struct result *r);
 /* A generated run's cases (GET /api/runs/{id}/cases): every listed mismatch,
  * newest first (f->before: a position in the list); read-only, so a mismatch
  * not stored in full comes with id 0 and its (seed, index). */

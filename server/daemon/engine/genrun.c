@@ -67,6 +67,7 @@ struct genrun_side {
 	struct genrun_failure *failures;
 	size_t nfailures, capfailures;
 	struct gen_case *scratch;          /* to describe a case the worker died on */
+	uint32_t php;                      /* the cases' PHP (genrun_php) */
 	double crash_ms[GEN_CRASH_PHASES]; /* this batch's crashes, summed (genrun_crash_time) */
 	int64_t crashes_timed;
 	int rc; /* 0 ok, -1 fatal (err) */
@@ -89,6 +90,8 @@ struct genrun {
 	size_t nbatch_mis;
 	unsigned char *batch_digests; /* theirs: nbuilds digests each, base first */
 	char *batch_cands;            /* theirs: GENRUN_CANDS_SIZE each, the differing roles */
+	uint32_t php;                 /* the cases' PHP: the oldest build's (genrun_php) */
+	char generated_for[160];      /* the summary's "PHP 8.0.10: enums left out", "" */
 };
 
 /* Lazily materialised mismatches: one at a time, so none is stored twice. */
@@ -136,7 +139,18 @@ int genrun_version(void)
 	return GEN_VERSION;
 }
 
-int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c)
+uint32_t genrun_php(struct build *const *builds, int n)
+{
+	uint32_t oldest = GEN_PHP_ALL;
+	for (int i = 0; i < n; i++) {
+		uint32_t id = gen_php_id(builds[i]->php_version);
+		if (id != 0 && (oldest == GEN_PHP_ALL || id < oldest))
+			oldest = id;
+	}
+	return gen_php_floor(oldest);
+}
+
+int genrun_case_spec(uint64_t seed, uint64_t index, uint32_t php, struct case_spec *c)
 {
 	struct gen_case *gc = malloc(sizeof(*gc));
 	struct gen_buf code = { 0 }, setup = { 0 };
@@ -146,7 +160,7 @@ int genrun_case_spec(uint64_t seed, uint64_t index, struct case_spec *c)
 	case_init(c);
 	if (gc == NULL)
 		return -1;
-	gen_case_make(gc, seed, index);
+	gen_case_make_php(gc, seed, index, php);
 	gen_title(seed, index, title, sizeof title);
 	if (gen_render_value(gc, &code) < 0 || gen_render_setup(gc, &setup) < 0)
 		goto out;
@@ -167,7 +181,8 @@ out:
 	return rc;
 }
 
-int genrun_detail(struct app *app, struct build *b, uint64_t seed, uint64_t index, struct result *r)
+int genrun_detail(
+    struct app *app, struct build *b, uint64_t seed, uint64_t index, uint32_t php, struct result *r)
 {
 	struct worker *w = build_worker(app, b);
 	struct proto_buf req;
@@ -178,6 +193,8 @@ int genrun_detail(struct app *app, struct build *b, uint64_t seed, uint64_t inde
 	proto_buf_add_int(&req, TAG_GEN_VERSION, GEN_VERSION);
 	proto_buf_add_int(&req, TAG_GEN_SEED, (int64_t)seed);
 	proto_buf_add_int(&req, TAG_GEN_START, (int64_t)index);
+	if (php != GEN_PHP_ALL) /* absent for every construct: the messages of 8.1+ runs unchanged */
+		proto_buf_add_int(&req, TAG_GEN_PHP, php);
 	rc = worker_call(w, app->config, PROTO_GEN_DETAIL, &req, app->config->case_timeout_ms, &reply, r);
 	proto_buf_release(&req);
 	if (rc < 0)
@@ -260,6 +277,8 @@ static int genrun_call(
 	proto_buf_add_int(&req, TAG_GEN_SEED, (int64_t)s->seed);
 	proto_buf_add_int(&req, TAG_GEN_START, start);
 	proto_buf_add_int(&req, TAG_GEN_COUNT, count);
+	if (s->php != GEN_PHP_ALL)
+		proto_buf_add_int(&req, TAG_GEN_PHP, s->php);
 	rc = worker_call(s->worker, s->cfg, PROTO_GEN_BATCH, &req, timeout, &reply, r);
 	proto_buf_release(&req);
 	if (rc < 0) {
@@ -303,7 +322,7 @@ static void genrun_failed_digest(
 {
 	struct gen_digest d;
 	unsigned char key[8] = { (unsigned char)r->status, (unsigned char)r->signal };
-	gen_case_make(s->scratch, s->seed, (uint64_t)index);
+	gen_case_make_php(s->scratch, s->seed, (uint64_t)index, s->php);
 	if (count)
 		gen_count(s->scratch, s->coverage);
 	memset(&d, 0, sizeof d);
@@ -459,6 +478,9 @@ static void genrun_save_summary(struct genrun *g, int final)
 {
 	const char *names[MAX_BUILDS];
 	struct gen_summary_context c = { .params = g->p, .build_names = names, .final = final };
+
+	if (g->generated_for[0] != '\0')
+		c.generated_for = g->generated_for;
 	char err[512], *text;
 	double t0;
 
@@ -496,7 +518,8 @@ static int genrun_store_full(struct app *app, struct build *const builds[MAX_BUI
 	*diff = 0;
 	for (b = 0; b < MAX_BUILDS; b++)
 		result_init(&res[b]);
-	if (genrun_case_spec(seed, (uint64_t)index, &c) < 0) {
+	uint32_t php = genrun_php(builds, n);
+	if (genrun_case_spec(seed, (uint64_t)index, php, &c) < 0) {
 		snprintf(err, errsize, "out of memory");
 		return -1;
 	}
@@ -514,7 +537,7 @@ static int genrun_store_full(struct app *app, struct build *const builds[MAX_BUI
 			res[b].failure = f->failure ? strdup(f->failure) : NULL;
 			res[b].warnings = strdup("");
 			res[b].wall_ms = f->wall_ms;
-		} else if (genrun_detail(app, builds[b], seed, (uint64_t)index, &res[b]) < 0) {
+		} else if (genrun_detail(app, builds[b], seed, (uint64_t)index, php, &res[b]) < 0) {
 			snprintf(err, errsize, "build %s: %s", builds[b]->name,
 			    res[b].failure != NULL ? res[b].failure : "the worker cannot start");
 			goto out;
@@ -749,7 +772,7 @@ static int genrun_skip_stored(
 	if (stored <= 0)
 		return stored < 0 ? -1 : 0;
 	for (int64_t i = 0; i < count; i++) {
-		gen_case_make(gc, seed, (uint64_t)(start + i));
+		gen_case_make_php(gc, seed, (uint64_t)(start + i), g->php);
 		gen_count(gc, g->t.coverage);
 		uint64_t h = gen_case_hash(gc);
 		g->t.corpus[si] = gen_hash(&h, sizeof h, g->t.corpus[si]);
@@ -793,6 +816,13 @@ static struct genrun *genrun_open(struct app *app, const struct db_run *run, cha
 	}
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
 	g->nbuilds = app->run_nbuilds;
+	g->php = genrun_php(app->run_builds, g->nbuilds);
+	if (g->php != GEN_PHP_ALL) {
+		char left[96];
+		gen_left_out(g->php, left, sizeof left);
+		snprintf(g->generated_for, sizeof g->generated_for, "PHP %u.%u.%u: %s left out",
+		    g->php / 10000, g->php / 100 % 100, g->php % 100, left);
+	}
 	g->t.sigs = g->sigs = calloc(GENRUN_MAX_SIGS, sizeof(*g->sigs));
 	g->t.nbuilds = app->run_nbuilds;
 	g->batch_mis = calloc(GENRUN_BATCH, sizeof(*g->batch_mis));
@@ -803,6 +833,7 @@ static struct genrun *genrun_open(struct app *app, const struct db_run *run, cha
 	for (int b = 0; b < g->nbuilds; b++) {
 		g->side[b].worker = coverage_worker(app, b);
 		g->side[b].cfg = app->config;
+		g->side[b].php = g->php;
 		g->side[b].records = malloc((size_t)GENRUN_BATCH * GEN_DIGEST_SIZE);
 		g->side[b].scratch = malloc(sizeof(struct gen_case));
 		if (g->side[b].records == NULL || g->side[b].scratch == NULL)

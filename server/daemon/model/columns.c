@@ -248,6 +248,8 @@ char *column_generated_summary(const struct gen_tally *t, const struct gen_summa
 		json_object_set_new(
 		    builds, role_name(b), column_gen_build(&t->build[b], b, c->build_names[b], t->done));
 	json_object_set_new(o, "generator_version", json_integer(GEN_VERSION));
+	if (c->generated_for != NULL)
+		json_object_set_new(o, "generated_for", json_string(c->generated_for));
 	json_object_set_new(o, "seeds", seeds);
 	json_object_set_new(o, "count", json_integer(p->count));
 	json_object_set_new(o, "start", json_integer(p->start));

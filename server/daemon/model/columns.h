@@ -124,6 +124,9 @@ struct gen_summary_context {
 	double elapsed_ms;
 	long peak_rss_kb, rss_kb; /* the daemon's, -1 unknown */
 	int final;                /* the run ended: the corpus hash when every seed was done */
+	/* The cases were made for an older PHP than the generator's newest constructs
+	 * (gen_case_make_php): "PHP 8.0.10: enums left out"; NULL: every construct. */
+	const char *generated_for;
 };
 
 char *column_generated_summary(const struct gen_tally *, const struct gen_summary_context *);

@@ -209,7 +209,8 @@ int cases_generated(
 		result_init(&gen[i]);
 	}
 	n = build_list(app->config, builds);
-	if (genrun_case_spec(seed, index, &c) < 0) {
+	uint32_t php = genrun_php(builds, n);
+	if (genrun_case_spec(seed, index, php, &c) < 0) {
 		svc_fail(e, SVC_INTERNAL, NULL, "out of memory");
 		goto out;
 	}
@@ -223,7 +224,7 @@ int cases_generated(
 	}
 	for (i = 0; i < n; i++) {
 		result_release(&gen[i]);
-		if (genrun_detail(app, builds[i], seed, index, &gen[i]) < 0) {
+		if (genrun_detail(app, builds[i], seed, index, php, &gen[i]) < 0) {
 			svc_fail(e, SVC_UNAVAILABLE, "worker_unavailable", "a worker cannot be started");
 			goto out;
 		}
