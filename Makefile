@@ -166,7 +166,7 @@ include fuzz/fuzz.mk
 
 # Reducing a generated case (server/daemon/model/shrink.c).
 UNIT_TESTS += $(B)/tests/test_shrink
-$(B)/tests/test_shrink: tests/unit/test_shrink.c $(B)/obj/shrink.o $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/bytes.o $(B)/obj/buf.o | $(B)/tests
+$(B)/tests/test_shrink: tests/unit/test_shrink.c $(B)/obj/shrink.o $(B)/obj/shrink_float.o $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/bytes.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm -lpthread
 
 # Storage tested directly (server/daemon/store/): an in-memory SQLite, the

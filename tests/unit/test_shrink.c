@@ -723,6 +723,73 @@ static void make_exp_float(unsigned i)
 	plan_keyed(&a, "k", GEN_FLOAT, v[i]);
 }
 
+/*
+ * serialize_precision=17 on the candidate (issue 47): json_encode writes a
+ * float with 17 significant digits (zend_gcvt, trailing zeros dropped)
+ * where the base writes its shortest form.  Does that differ for m?
+ */
+static int precision17_differs(double m)
+{
+	char a17[64], shortest[64];
+	char *x;
+
+	if (!isfinite(m) || m == 0.0)
+		return 0;
+	m = fabs(m);
+	snprintf(a17, sizeof a17, "%.16e", m);
+	for (int p = 1; p <= 17; p++) {
+		snprintf(shortest, sizeof shortest, "%.*e", p - 1, m);
+		if (strtod(shortest, NULL) == m)
+			break;
+	}
+	/* Compare the digits, trailing zeros dropped, and the exponents. */
+	for (char *t = a17; t != NULL; t = t == a17 ? shortest : NULL) {
+		char *e = strchr(t, 'e'), *z = e;
+		while (z > t + 1 && z[-1] == '0')
+			z--;
+		if (z > t && z[-1] == '.')
+			z--;
+		memmove(z, e, strlen(e) + 1);
+	}
+	x = a17;
+	return strcmp(x, shortest) != 0;
+}
+
+/* A float written without an exponent (1e-4 <= |d| < 1e17) that precision 17 writes differently. */
+static int bug_precision17(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		double m = fabs(c->nodes[i].v.d);
+		if (c->nodes[i].kind == GEN_FLOAT && m >= 1e-4 && m < 1e17 && precision17_differs(m))
+			return 1;
+	}
+	return 0;
+}
+
+/* The same, a float written with an exponent. */
+static int bug_precision17_exp(const struct gen_case *c)
+{
+	for (uint32_t i = 0; i < c->nnodes; i++) {
+		double m = fabs(c->nodes[i].v.d);
+		if (c->nodes[i].kind == GEN_FLOAT && (m < 1e-4 || m >= 1e17) && precision17_differs(m))
+			return 1;
+	}
+	return 0;
+}
+
+static void make_precision17(unsigned i)
+{
+	static const double v[] = { 49074.87906170046, 522181.4549456321, -0.3, 12.3, 0.00037, 7.1,
+		0.87906170046, 1234567.891, 0.7 };
+	plan_keyed(&a, "k", GEN_FLOAT, v[i]);
+}
+
+static void make_precision17_exp(unsigned i)
+{
+	static const double v[] = { 3.3e-9, -2.3e-7, 1e23, 1.1e-6, 4.7e-5 };
+	plan_keyed(&a, "k", GEN_FLOAT, v[i]);
+}
+
 /* A case of the unbacked enum GenEnumU (json_encode refuses it). */
 static int bug_enum_u(const struct gen_case *c)
 {
@@ -2294,6 +2361,26 @@ int main(void)
 	same_normal_form("a float written with an exponent (small or large)", bug_exp_float, make_exp_float,
 	    6, 8, "1E-05\n0\n512");
 	same_normal_form("a case of GenEnumU", bug_enum_u, NULL, 0, 8, "GenEnumU::A\n0\n512");
+	ok(precision17_differs(0.1) && precision17_differs(1e-5) && precision17_differs(49074.87906170046) &&
+	        !precision17_differs(0.5) && !precision17_differs(0.001) && !precision17_differs(49074.0),
+	    "serialize_precision=17's stand-in: 0.1, 1E-05 and 49074.87906170046 differ, 0.5, 0.001 and 49074.0 do not");
+	same_normal_form("a float precision 17 writes otherwise (no exponent)", bug_precision17,
+	    make_precision17, 9, 8, "0.1\n0\n512");
+	same_normal_form("a float precision 17 writes otherwise (an exponent)", bug_precision17_exp,
+	    make_precision17_exp, 5, 4, "1E-05\n0\n512");
+	{
+		/* Deterministic: the same start reduces to the same case, in the same tries. */
+		int64_t t1 = 0, t2 = 0;
+		char *f1, *f2;
+		make_precision17(0);
+		f1 = normal_form(bug_precision17, &a, &t1);
+		f2 = normal_form(bug_precision17, &a, &t2);
+		ok(strcmp(f1, f2) == 0 && t1 == t2 && strcmp(f1, "0.1\n0\n512") == 0,
+		    "49074.87906170046 reduces to 0.1 twice alike");
+		printf("# 49074.87906170046 -> 0.1 in %lld tries\n", (long long)t1);
+		free(f1);
+		free(f2);
+	}
 	{
 		unsigned nobj = 0;
 		for (unsigned cls = 0; cls < GEN_NCLASSES; cls++) {

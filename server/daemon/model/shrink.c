@@ -11,6 +11,7 @@
 
 #include "model.h"
 #include "shrink.h"
+#include "shrink_step.h"
 
 #define FLAG_FORCE_OBJECT ((int64_t)1 << 4)  /* JSON_FORCE_OBJECT */
 #define FLAG_NUMERIC_CHECK ((int64_t)1 << 5) /* JSON_NUMERIC_CHECK */
@@ -869,26 +870,10 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 
 /* ---- the candidates ---- */
 
-struct cands {
-	struct shrink_edit *out;
-	size_t n, max;
-};
-
 static void add(
-    struct cands *s, uint8_t op, uint32_t a, uint32_t b, uint32_t lo, uint32_t hi, int64_t v, double d)
+    struct shrink_cands *s, uint8_t op, uint32_t a, uint32_t b, uint32_t lo, uint32_t hi, int64_t v, double d)
 {
-	struct shrink_edit *x;
-
-	if (s->n >= s->max)
-		return;
-	x = &s->out[s->n++];
-	x->op = op;
-	x->a = a;
-	x->b = b;
-	x->lo = lo;
-	x->hi = hi;
-	x->v = v;
-	x->d = d;
+	shrink_add(s, op, a, b, lo, hi, v, d);
 }
 
 static int is_container(uint8_t kind)
@@ -909,7 +894,7 @@ static int is_holder(const struct gen_node *n)
  * each whole UTF-8 character (a chunk may cut one, making the string invalid
  * UTF-8, a different error); then single bytes.
  */
-static void add_chunks(struct cands *s, uint32_t node, uint32_t entry, const char *p, uint32_t n)
+static void add_chunks(struct shrink_cands *s, uint32_t node, uint32_t entry, const char *p, uint32_t n)
 {
 	uint32_t cp;
 	size_t len;
@@ -953,18 +938,6 @@ static void add_chunks(struct cands *s, uint32_t node, uint32_t entry, const cha
 	}
 	for (uint32_t at = 0; at < n; at++)
 		add(s, SHRINK_BYTES, node, entry, at, at + 1, 0, 0);
-}
-
-/* A float's rank: candidates only move to a lower one (0.0 < 1.0 < others < negatives). */
-static int float_rank(double d)
-{
-	if (d == 0.0 && !signbit(d))
-		return 0;
-	if (d == 1.0)
-		return 1;
-	if (isnan(d) || !signbit(d))
-		return 2;
-	return 3;
 }
 
 /* ---- the normal form's candidates: every leaf, character, class and flag lowered ---- */
@@ -1102,7 +1075,7 @@ static unsigned byte_rank(unsigned char b)
 	return b == 'a' ? 0 : b == '0' ? 1 : 2u + b;
 }
 
-static void add_char(struct cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len,
+static void add_char(struct shrink_cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len,
     const unsigned char *rep, uint32_t rlen)
 {
 	uint64_t v = (uint64_t)rlen << 32;
@@ -1113,7 +1086,7 @@ static void add_char(struct cands *s, uint32_t node, uint32_t entry, uint32_t at
 
 /* The character at `at` (len bytes) replaced by code point m (>= 0x80, no surrogate). */
 static void add_code_point(
-    struct cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len, uint32_t m)
+    struct shrink_cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len, uint32_t m)
 {
 	unsigned char rep[4];
 
@@ -1122,7 +1095,7 @@ static void add_code_point(
 }
 
 /* Value v with each set bit cleared, highest first, plus `offset`, as lower code points than cp. */
-static void add_bits_cleared(struct cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len,
+static void add_bits_cleared(struct shrink_cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len,
     uint32_t cp, uint32_t v, uint32_t offset)
 {
 	for (int bit = 20; bit >= 0; bit--) {
@@ -1150,7 +1123,7 @@ static void add_bits_cleared(struct cands *s, uint32_t node, uint32_t entry, uin
  * least power of two that has them, or at the fewest bits.
  */
 static void add_lower_code_points(
-    struct cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len, uint32_t cp)
+    struct shrink_cands *s, uint32_t node, uint32_t entry, uint32_t at, uint32_t len, uint32_t cp)
 {
 	for (uint32_t p = 0x100; p < cp; p <<= 1)
 		if (p != 0x800 && p != 0x10000)
@@ -1173,7 +1146,8 @@ static void add_lower_code_points(
  * has them ("\x06", "\x0F" and "\x1E" of one escape bug at "\x01"), or at
  * the fewest bits; NUL, 'a', '0', \b and space are offered already.
  */
-static void add_lower_bytes(struct cands *s, uint32_t node, uint32_t entry, uint32_t at, unsigned char b)
+static void add_lower_bytes(
+    struct shrink_cands *s, uint32_t node, uint32_t entry, uint32_t at, unsigned char b)
 {
 	unsigned char m;
 
@@ -1199,7 +1173,7 @@ static void add_lower_bytes(struct cands *s, uint32_t node, uint32_t entry, uint
  * Every candidate leaves the string shorter, or the same length and lower
  * in byte_rank's order at the first byte it changes.
  */
-static void add_lower_chars(struct cands *s, uint32_t node, uint32_t entry, const char *p, uint32_t n)
+static void add_lower_chars(struct shrink_cands *s, uint32_t node, uint32_t entry, const char *p, uint32_t n)
 {
 	static const unsigned char ascii[] = { 'a', '0', 0x00, 0x08, ' ' };
 	static const unsigned char high[] = { 0x80, 0x90, 0xa0, 0xc0, 0xc2, 0xe0, 0xed, 0xf0, 0xf4, 0xf5,
@@ -1432,7 +1406,7 @@ static int flag_family(unsigned bit)
 
 /* Each flag of flags replaced by the lower ones of its family not set: on
  * the compared call (call 0) or on earlier call call - 1. */
-static void add_lower_flags(struct cands *s, int64_t flags, uint32_t call)
+static void add_lower_flags(struct shrink_cands *s, int64_t flags, uint32_t call)
 {
 	for (unsigned bit = 1; bit < 23; bit++) {
 		if (!(flags & ((int64_t)1 << bit)))
@@ -1480,7 +1454,7 @@ static int class_type_fits(const struct gen_case *c, const struct gen_node *n, u
 }
 
 /* Object n: the classes below its own it fits (its type, or one standing for it), lowest first (at most 12). */
-static void add_lower_classes(struct cands *s, const struct gen_case *c, uint32_t node)
+static void add_lower_classes(struct shrink_cands *s, const struct gen_case *c, uint32_t node)
 {
 	const struct gen_node *n = &c->nodes[node];
 	unsigned last = GEN_NCLASSES_ALL;
@@ -1511,7 +1485,7 @@ static void add_lower_classes(struct cands *s, const struct gen_case *c, uint32_
  * shown by a failing value in a property (new GenPubA(['a' => INF])) meets
  * the same bug shown by a failing name (new GenPubX80()).
  */
-static void add_canonical_bare(struct cands *s, const struct gen_case *c, uint32_t node)
+static void add_canonical_bare(struct shrink_cands *s, const struct gen_case *c, uint32_t node)
 {
 	const struct gen_node *n = &c->nodes[node];
 
@@ -1524,7 +1498,7 @@ static void add_canonical_bare(struct cands *s, const struct gen_case *c, uint32
 
 size_t shrink_remainders(const struct gen_case *c, struct shrink_edit *out, size_t max)
 {
-	struct cands s = { out, 0, max };
+	struct shrink_cands s = { out, 0, max };
 
 	for (uint32_t i = 0; i < c->nnodes; i++) {
 		const struct gen_node *n = &c->nodes[i];
@@ -1579,7 +1553,7 @@ size_t shrink_remainders(const struct gen_case *c, struct shrink_edit *out, size
  * below v's bits above it (the bit cleared, every lower bit set): a bug of
  * every int from T up meets at T.  Nothing for 0, 1 and -1.
  */
-static void add_lower_ints(struct cands *s, enum shrink_op op, uint32_t a, uint32_t b, int64_t v)
+static void add_lower_ints(struct shrink_cands *s, enum shrink_op op, uint32_t a, uint32_t b, int64_t v)
 {
 	uint64_t mag;
 
@@ -1696,10 +1670,12 @@ static int numeric_string(const char *p, uint32_t n, int64_t *v, double *d)
 }
 
 /* A group of steps: adds its candidates for plan c, whose nodes order[0..tail) lists breadth first. */
-typedef void (*shrink_step)(struct cands *, const struct gen_case *, const uint32_t *order, uint32_t tail);
+typedef void (*shrink_step)(
+    struct shrink_cands *, const struct gen_case *, const uint32_t *order, uint32_t tail);
 
 /* Each value replaced by a basic one below it (the value beside the key that matters: null). */
-static void norm_basic_values(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_basic_values(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		uint32_t rank = value_rank(&c->nodes[order[q]]);
@@ -1717,7 +1693,8 @@ static void norm_basic_values(struct cands *s, const struct gen_case *c, const u
  * failure) then meet at one case whichever error they met.  Kept only
  * when the mismatch holds, so a bug of one error alone (invalid UTF-8
  * under INVALID_UTF8_IGNORE) keeps its own. */
-static void norm_errors(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_errors(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1734,7 +1711,8 @@ static void norm_errors(struct cands *s, const struct gen_case *c, const uint32_
 
 /* A key json_encode fails on (invalid UTF-8) made 'a', its value the
  * error's least value: a key's error meets a value's. */
-static void norm_key_errors(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_key_errors(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1754,7 +1732,8 @@ static void norm_key_errors(struct cands *s, const struct gen_case *c, const uin
  * made 512 ([[]] at depth 1 → ["\x80"]): the depth falling to 512 is
  * what makes it smaller, whatever the node was ([] ranks below any
  * string, so no step of the value alone leads there). */
-static void norm_depth_errors(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_depth_errors(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		if (c->depth != 512)
@@ -1766,7 +1745,8 @@ static void norm_depth_errors(struct cands *s, const struct gen_case *c, const u
 }
 
 /* Characters of strings and string keys lowered. */
-static void norm_lower_chars(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_lower_chars(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1790,7 +1770,8 @@ static void norm_lower_chars(struct cands *s, const struct gen_case *c, const ui
 
 /* Less nesting: an element of a list's array moved out to follow that
  * array ([[INF]] becomes [[], INF]). */
-static void norm_hoists(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_hoists(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1806,7 +1787,7 @@ static void norm_hoists(struct cands *s, const struct gen_case *c, const uint32_
 }
 
 /* Entries in order: each pair of neighbours the wrong way round swapped. */
-static void norm_swaps(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_swaps(struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1822,7 +1803,7 @@ static void norm_swaps(struct cands *s, const struct gen_case *c, const uint32_t
 
 /* Declared-class objects: a lower class of the same kind. */
 static void norm_lower_classes(
-    struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++)
 		if (c->nodes[order[q]].kind == GEN_OBJECT) {
@@ -1834,7 +1815,7 @@ static void norm_lower_classes(
 /* A declared-class object (plain, dynamic, or returning $this) made the
  * stdClass json_encode shows of it: its public properties, set or null. */
 static void norm_plain_objects(
-    struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1860,7 +1841,8 @@ static void norm_plain_objects(
 
 /* Each flag replaced by the lower ones of its family not set, on the
  * compared call and on each earlier one. */
-static void norm_lower_flags(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_lower_flags(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	(void)order;
 	(void)tail;
@@ -1869,89 +1851,14 @@ static void norm_lower_flags(struct cands *s, const struct gen_case *c, const ui
 		add_lower_flags(s, c->pre_flags[k], 1 + k);
 }
 
-/* Floats by simplicity: 0.0, 1.0, 0.5 and 1.0e-5 (the least json_encode
- * writes with a '.', with an exponent), then whole ones by |d| (the
- * positive first), then the others by the size of their exponent, then
- * their digits.  Steps: those two, |d|, the whole part, a whole one
- * lowered like an int (below 2^53) or to a power of ten, the one just
- * below |d| then its exponent lowered like an int's bits (a bug of every
- * float from 1e20 up meets at 1.0E+20); a small one likewise to 10^e,
- * then 10^-x for x lowered from -e. */
-#define SHRINK_LEAST_EXP 1e-5 /* the least float json_encode writes with an exponent (1.0e-5) */
-
-static void norm_floats(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
-{
-	for (uint32_t q = 0; q < tail; q++) {
-		const struct gen_node *n = &c->nodes[order[q]];
-		double d, m, w;
-		if (n->kind != GEN_FLOAT || !isfinite(n->v.d) || float_rank(n->v.d) < 2)
-			continue;
-		d = n->v.d;
-		m = fabs(d);
-		w = trunc(m);
-		/* 0.5 first: the least float after 0.0 and 1.0 (the least that is
-		 * not whole, the least json_encode writes with a '.'): a bug of
-		 * every float written with a fraction or an exponent meets there. */
-		if (d != 0.5)
-			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 0.5);
-		/* 1.0e-5 next for a float written with an exponent (decimal point
-		 * below -3 or above 17 digits: zend_gcvt at serialize_precision
-		 * -1): the least of them (one digit, the smallest exponent), where
-		 * a bug of every float so written meets. */
-		if (d != SHRINK_LEAST_EXP && m != 0.0 && (m < 1e-4 || m >= 1e17))
-			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, SHRINK_LEAST_EXP);
-		if (signbit(d))
-			add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, m);
-		if (m != 0.0 && m < 1e-4) { /* (-0.0 is written "-0.0": no exponent) */
-			/* A small float: 10^e just below it (one digit), then the
-			 * exponent's size lowered like an int's bits (10^-9 to
-			 * 10^-7, 10^-8 ...): the non-whole floats order by
-			 * exponent, then digits, after 0.5. */
-			int e = (int)floor(log10(m)), k = -e;
-			if (pow(10.0, e) != m && pow(10.0, e) > 0.0)
-				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, e));
-			for (int bit = 9; bit >= 0; bit--) {
-				int low = (1 << bit) - 1, x = (k & ~low & ~(1 << bit)) | low;
-				if ((k & 1 << bit) && x >= 1 && x != k)
-					add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, -x));
-			}
-			continue;
-		}
-		if (w != m) {
-			if (w >= 1.0)
-				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, w);
-			continue;
-		}
-		if (m <= 9007199254740992.0) {
-			uint64_t mag = (uint64_t)m;
-			for (int bit = 53; bit >= 0; bit--) {
-				uint64_t low = ((uint64_t)1 << bit) - 1,
-				         x = (mag & ~low & ~((uint64_t)1 << bit)) | low;
-				if ((mag & (uint64_t)1 << bit) && x > 1 && x != mag)
-					add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, (double)x);
-			}
-			continue;
-		}
-		{
-			/* 10^e just below |d|, then the exponent lowered like an int's bits. */
-			int e = (int)floor(log10(m));
-			if (pow(10.0, e) < m)
-				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, e));
-			for (int bit = 8; bit >= 0; bit--) {
-				int low = (1 << bit) - 1, x = (e & ~low & ~(1 << bit)) | low;
-				if ((e & 1 << bit) && x >= 1 && x != e)
-					add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, pow(10.0, x));
-			}
-		}
-	}
-}
+/* (Floats: shrink_float.c.) */
 
 /* Under JSON_NUMERIC_CHECK, a numeric string made the number json_encode
  * writes for it (other ints and floats rank below other strings): '.3'
  * meets 0.3, then the floats' steps.  A string PHP reads as INF or NAN is
  * written as a string: left alone. */
 static void norm_numeric_strings(
-    struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail && (c->flags & FLAG_NUMERIC_CHECK); q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1969,7 +1876,7 @@ static void norm_numeric_strings(
 }
 
 /* Enum cases: an earlier case of the same enum; a backed one its value. */
-static void norm_enums(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_enums(struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1983,7 +1890,7 @@ static void norm_enums(struct cands *s, const struct gen_case *c, const uint32_t
 }
 
 /* Ints by size. */
-static void norm_ints(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_ints(struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -1996,7 +1903,8 @@ static void norm_ints(struct cands *s, const struct gen_case *c, const uint32_t 
  * bug's members then meet whether their key was written '1' or 1), an
  * int key lowered like an int, 1 first (a key bug of every key of a map
  * that is no list meets at [1 => …]); never onto a key the map holds. */
-static void norm_map_keys(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void norm_map_keys(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -2042,7 +1950,7 @@ static void norm_map_keys(struct cands *s, const struct gen_case *c, const uint3
  * A bug of the property table's path alone keeps its stdClass.  An
  * ArrayObject likewise made its storage array under the flag. */
 static void norm_forced_objects(
-    struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail && !(c->flags & FLAG_FORCE_OBJECT); q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -2062,11 +1970,12 @@ static void norm_forced_objects(
 /* The normal form's steps, in the order they are tried (shrink.h), after the cutting ones. */
 static const shrink_step norm_steps[] = { norm_basic_values, norm_errors, norm_key_errors, norm_depth_errors,
 	norm_lower_chars, norm_hoists, norm_swaps, norm_lower_classes, norm_plain_objects, norm_lower_flags,
-	norm_floats, norm_numeric_strings, norm_enums, norm_ints, norm_map_keys, norm_forced_objects };
+	shrink_float_steps, norm_numeric_strings, norm_enums, norm_ints, norm_map_keys, norm_forced_objects };
 
 /* The candidates; the normal form's too when normal. */
 /* The root replaced by one of its children. */
-static void cut_root_children(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void cut_root_children(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	(void)order;
 	(void)tail;
@@ -2078,7 +1987,8 @@ static void cut_root_children(struct cands *s, const struct gen_case *c, const u
 }
 
 /* Entries dropped: all, then halves ... one at a time. */
-static void cut_entries(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void cut_entries(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -2094,7 +2004,7 @@ static void cut_entries(struct cands *s, const struct gen_case *c, const uint32_
 /* A key written twice in a literal (['k' => 1, 0 => 2, 'k' => 3]): the
  * value PHP keeps (the later) in the place it keeps (the earlier's),
  * the later entry dropped; the same value, one node fewer. */
-static void cut_dedups(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void cut_dedups(struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -2110,7 +2020,8 @@ static void cut_dedups(struct cands *s, const struct gen_case *c, const uint32_t
 }
 
 /* A container replaced by one of its children. */
-static void cut_children(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void cut_children(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 1; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -2121,7 +2032,8 @@ static void cut_children(struct cands *s, const struct gen_case *c, const uint32
 }
 
 /* A container replaced by one of its keys (a key may be what matters). */
-static void cut_key_values(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void cut_key_values(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -2136,7 +2048,8 @@ static void cut_key_values(struct cands *s, const struct gen_case *c, const uint
 }
 
 /* Strings and string keys shortened. */
-static void cut_strings(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void cut_strings(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -2153,7 +2066,8 @@ static void cut_strings(struct cands *s, const struct gen_case *c, const uint32_
 }
 
 /* Numbers toward 0 and 1; keys toward 0; other scalars to null; kinds simpler. */
-static void cut_simpler(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void cut_simpler(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -2189,7 +2103,7 @@ static void cut_simpler(struct cands *s, const struct gen_case *c, const uint32_
 			}
 			break;
 		case GEN_FLOAT: {
-			int rank = float_rank(n->v.d);
+			int rank = shrink_float_rank(n->v.d);
 			if (rank > 0)
 				add(s, SHRINK_FLOAT, order[q], 0, 0, 0, 0, 0.0);
 			if (rank > 1)
@@ -2233,7 +2147,7 @@ static void cut_simpler(struct cands *s, const struct gen_case *c, const uint32_
 }
 
 /* Each flag dropped. */
-static void cut_flags(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void cut_flags(struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	(void)order;
 	(void)tail;
@@ -2246,7 +2160,7 @@ static void cut_flags(struct cands *s, const struct gen_case *c, const uint32_t 
  * depths 2, 3 … (a depth error beside it) meet at the least depth that
  * still shows it, with the nesting ddmin can then drop.  (512 ranks
  * below any other depth, a lower depth below a higher: it ends.) */
-static void cut_depth(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void cut_depth(struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	(void)order;
 	(void)tail;
@@ -2258,7 +2172,8 @@ static void cut_depth(struct cands *s, const struct gen_case *c, const uint32_t 
 
 /* A sequence: an earlier call dropped (the case stays one call when
  * the bug needs none), else made plainer. */
-static void cut_sequence(struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+static void cut_sequence(
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	(void)order;
 	(void)tail;
@@ -2283,7 +2198,7 @@ static void cut_sequence(struct cands *s, const struct gen_case *c, const uint32
  * later error after a depth error: [[[X]], INF] at depth 3 and [X, INF]
  * at depth 1). */
 static void cut_children_depth(
-    struct cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
+    struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail)
 {
 	for (uint32_t q = 0; q < tail && c->depth > 1 && c->depth < 512; q++) {
 		const struct gen_node *n = &c->nodes[order[q]];
@@ -2300,7 +2215,7 @@ static const shrink_step cut_steps[] = { cut_root_children, cut_entries, cut_ded
 
 static size_t candidates(const struct gen_case *c, struct shrink_edit *out, size_t max, int normal)
 {
-	struct cands s = { out, 0, max };
+	struct shrink_cands s = { out, 0, max };
 	uint32_t order[GEN_MAX_NODES], head = 0, tail = 0;
 
 	/* Breadth first: the biggest parts of the tree come first. */
