@@ -378,6 +378,16 @@ int measure_report_md(struct app *app, int64_t run_id, const char *threshold, co
 	}
 	if (measure_load(app, run_id, threshold, &run, &t, e) < 0)
 		return -1;
+	/* A stored or generated run reports its verdicts, not instructions (runreport.c). */
+	if (strcmp(run.suite, "stored") == 0 || strcmp(run.suite, "generated") == 0) {
+		if (run_report_md(app, &run, text, len, e) < 0) {
+			measure_release(&run, &t);
+			return -1;
+		}
+		buf_adds(&out, *text);
+		free(*text);
+		goto done;
+	}
 	/* More than one candidate, or asked for: the reviewer's table. */
 	if ((columns != NULL && strcmp(columns, "candidates") == 0) ||
 	    (columns == NULL && (t.nbuilds > 2 || enc))) {

@@ -186,6 +186,11 @@ void measure_release(struct db_run *run, struct measure_table *t);
  * (the candidates' shape), NULL or "0": not. */
 int measure_report_md(struct app *, int64_t run_id, const char *threshold, const char *columns,
     const char *json_encoder, char **text, size_t *len, struct svc_error *e);
+/* ---- runreport.c ---- */
+/* report.md of a stored or generated run (measure_report_md hands it over):
+ * its verdicts, root causes with their minimal cases, and buckets.  0 with
+ * *text (malloc'd), or -1 with e. */
+int run_report_md(struct app *, const struct db_run *run, char **text, size_t *len, struct svc_error *e);
 /* One run's counts of a workload. */
 struct measure_point {
 	const struct db_workload_point *p; /* the run, the case and each build's count */
