@@ -69,6 +69,15 @@ export function progressBar(done, total, status) {
 }
 
 /* A run's counts by verdict ("same" last), each a link when linkFor(verdict) gives one. */
+/* What a run's count means where its word alone does not say it (docs/api.md, "ended"). */
+export const COUNT_HELP = {
+	broken: 'the same on every build, but no build ran to its end (crashed, timed out, hit a limit, exit()…): counted among same too, listed with them',
+	error: 'did not compile: not compared',
+};
+
+/* The verdict a count's link lists: a broken case's verdict is same (GET /api/runs/ID/cases has no broken filter). */
+export const countVerdict = (k) => (k === 'broken' ? 'same' : k);
+
 export function countsView(counts, linkFor) {
 	const keys = Object.keys(counts || {});
 	if (!keys.length) return h('span', { class: 'dim' }, '—');
@@ -76,8 +85,8 @@ export function countsView(counts, linkFor) {
 	return h('span', { class: 'counts', 'data-testid': 'run-counts' }, keys.map((k) => {
 		const n = counts[k];
 		const inner = [h('span', { class: `badge verdict-${k}${n ? '' : ' zero'}` }, k), ' ', fmtInt(n)];
-		return h('span', { class: 'count-item', 'data-verdict': k, 'data-count': n },
-			linkFor ? h('a', { href: linkFor(k) }, inner) : inner);
+		return h('span', { class: 'count-item', 'data-verdict': k, 'data-count': n, title: COUNT_HELP[k] || null },
+			linkFor ? h('a', { href: linkFor(countVerdict(k)) }, inner) : inner);
 	}));
 }
 

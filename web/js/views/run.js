@@ -8,7 +8,7 @@
 import { h, replace, setTitle } from '../dom.js';
 import { isAbort } from '../api.js';
 import { orderRoles } from '../builds.js';
-import { buildsText, duration, fmtInt, isActive } from '../format.js';
+import { buildsText, duration, fmtInt, isActive, plural } from '../format.js';
 import { hashFor, withParam } from '../router.js';
 import { badge, countsView, errorBox, filterBar, instructionsView, loading, progressBar, timeEl } from '../components/ui.js';
 import { caseTable } from '../components/cases.js';
@@ -206,6 +206,10 @@ function runHead(r, linkFor, action, measured) {
 			/* A measure run: instructions first; its outputs' verdicts said as such. */
 			instr, instr ? h('span', { class: 'dim small-text' }, 'outputs: ') : null,
 			countsView(r.counts, linkFor), action),
+		r.counts && r.counts.broken > 0 ? h('div', { class: 'notice warning', 'data-testid': 'run-broken' },
+			h('strong', null, `${fmtInt(r.counts.broken)} ${plural(r.counts.broken, 'case')} broke on every build: `),
+			'the builds agree (verdict same), but none ran to its end — crashed, timed out, hit a limit, called exit()… ',
+			h('a', { href: linkFor('same') }, 'Listed among same'), '; each case\'s page says how it ended.') : null,
 		r.error ? h('div', { class: `notice ${r.status === 'failed' ? 'error' : 'warning'}`, role: 'alert', 'data-testid': 'run-error' },
 			h('strong', null, r.status === 'failed' ? 'Run failed: ' : r.status === 'interrupted' ? 'Interrupted: ' : 'Note: '), r.error) : null,
 		h('dl', { class: 'spec' },
