@@ -68,9 +68,9 @@ integration() { # label env... -- files...
 all=$(cd "$root" && ls tests/integration/*.test.mjs | wc -l)
 integration light PHPCMP_TEST_LIGHT=1 PHPCMP_TEST_INSTRUMENTED= "$root/scripts/run-tests.sh" integration
 ok "$status" "light: run-tests passes"
-! grep -qE '/(story|heavy|reduce|asan|mutants|review|reach)\.test' "$tmp/args-light" && [ "$(wc -l <"$tmp/args-light")" -eq $((all - 7)) ]
-ok $? "light: every integration file but story, heavy, reduce, asan, mutants, review and reach given to node"
-grep -qE 'not run: +asan.test.mjs heavy.test.mjs mutants.test.mjs reach.test.mjs reduce.test.mjs review.test.mjs story.test.mjs \(PHPCMP_TEST_LIGHT=1\)' <<<"$out"
+! grep -qE '/(story|heavy|reduce|asan|mutants|review|reach|bisect)\.test' "$tmp/args-light" && [ "$(wc -l <"$tmp/args-light")" -eq $((all - 8)) ]
+ok $? "light: every integration file but story, heavy, reduce, asan, mutants, review, reach and bisect given to node"
+grep -qE 'not run: +asan.test.mjs bisect.test.mjs heavy.test.mjs mutants.test.mjs reach.test.mjs reduce.test.mjs review.test.mjs story.test.mjs \(PHPCMP_TEST_LIGHT=1\)' <<<"$out"
 ok $? "light: the summary names what did not run"
 integration full PHPCMP_TEST_LIGHT= PHPCMP_TEST_INSTRUMENTED= "$root/scripts/run-tests.sh" integration
 [ "$(wc -l <"$tmp/args-full")" -eq "$all" ] && grep -q story "$tmp/args-full" && ! grep -q 'not run' <<<"$out"
@@ -85,7 +85,7 @@ printf '# a comment\n\ntests/integration/health.test.mjs  # covered by: x\ntests
 integration dup PHPCMP_TEST_INSTRUMENTED=1 PHPCMP_TEST_INSTRUMENTED_LIST="$tmp/dups.txt" PHPCMP_TEST_LIGHT=1 \
 	"$root/scripts/run-tests.sh" integration
 ok "$status" "instrumented: run-tests passes"
-! grep -qE '/(health|cases|story|heavy|reduce|asan|mutants|review|reach)\.test' "$tmp/args-dup" && [ "$(wc -l <"$tmp/args-dup")" -eq $((all - 9)) ]
+! grep -qE '/(health|cases|story|heavy|reduce|asan|mutants|review|reach|bisect)\.test' "$tmp/args-dup" && [ "$(wc -l <"$tmp/args-dup")" -eq $((all - 10)) ]
 ok $? "instrumented: every integration file but the listed and the heavy ones given to node"
 grep -qE "not run: +cases.test.mjs health.test.mjs \(duplicate coverage: see $tmp/dups.txt\)" <<<"$out" &&
 	grep -qE 'integration: +1 passed, +0 failed' <<<"$out"
@@ -112,7 +112,7 @@ integration plain PHPCMP_TEST_UNINSTRUMENTED_ONLY=1 PHPCMP_TEST_INSTRUMENTED_LIS
 	PHPCMP_TEST_LIGHT= PHPCMP_TEST_INSTRUMENTED= "$root/scripts/run-tests.sh" integration
 ok "$status" "plain pass: run-tests passes"
 reads=$(cd "$root" && grep -lwE 'INSTRUMENTED|WRAPPED' tests/integration/*.test.mjs | sort)
-want=$( (printf '%s\n' tests/integration/{story,heavy,reduce,asan,mutants,review,reach}.test.mjs \
+want=$( (printf '%s\n' tests/integration/{story,heavy,reduce,asan,mutants,review,reach,bisect}.test.mjs \
 	tests/integration/health.test.mjs tests/integration/cases.test.mjs; echo "$reads") | sort -u)
 [ -n "$reads" ] && [ "$(sort "$tmp/args-plain")" = "$want" ]
 ok $? "plain pass: the heavy, the listed and the INSTRUMENTED-reading files given to node, no other"
