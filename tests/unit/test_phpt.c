@@ -147,6 +147,16 @@ static void matching(void)
 	char *re = phpt_expectf_regex("a.%s/%r[0-9]%r", 14, &n);
 	ok(strcmp(re, "a\\.[^\\r\\n]+\\/([0-9])") == 0, "EXPECTF regex: %s", re);
 	free(re);
+
+	/* a stored case's --EXPECTF-- alone (casefile.c, verdict_expected) */
+	ok(phpt_expectf_match("[%d,%f,\"%s\"]", 12, "[8,0.10000000000000001,\"ab\"]", 28) == 1,
+	    "phpt_expectf_match: %%d %%f %%s match");
+	ok(phpt_expectf_match("[%d]", 4, "[1,2]", 5) == 0,
+	    "phpt_expectf_match: anchored, [%%d] is not [1,2]");
+	ok(phpt_expectf_match("{%A}\r\n", 6, " {\"a\":1}\n", 9) == 1,
+	    "phpt_expectf_match: both trimmed and \\r\\n-normalised, %%A");
+	ok(phpt_expectf_match("%r[0-9]+%r", 10, "123", 3) == 1 && phpt_expectf_match("%r(%r", 5, "(", 1) == 0,
+	    "phpt_expectf_match: %%r...%%r a regex; one that does not compile does not match");
 }
 
 static char *diff_of(const char *sec, const char *out)

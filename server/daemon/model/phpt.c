@@ -621,6 +621,21 @@ enum phpt_match phpt_compare(const struct phpt *t, const char *out, size_t outle
 	return m;
 }
 
+int phpt_expectf_match(const char *wanted, size_t wlen, const char *out, size_t outlen)
+{
+	size_t nlen, relen, olen;
+	char *norm = phpt_normalise(wanted, wlen, &nlen), *re = NULL, *o = NULL;
+	int rc = -1;
+
+	if (norm != NULL && (re = phpt_expectf_regex(norm, nlen, &relen)) != NULL &&
+	    (o = phpt_normalise(out, outlen, &olen)) != NULL)
+		rc = phpt_preg_match(re, relen, o, olen, NULL, 0) == 1;
+	free(norm);
+	free(re);
+	free(o);
+	return rc;
+}
+
 /* ---- the diff: generate_diff / generate_array_diff ---- */
 
 struct lines {

@@ -134,6 +134,14 @@ enum phpt_match {
  * false is in run-tests; why goes to err when given.
  */
 enum phpt_match phpt_compare(const struct phpt *t, const char *out, size_t outlen, char *err, size_t errsize);
+/*
+ * An output against an --EXPECTF-- text alone, as phpt_compare judges a
+ * test's: both trimmed and \r\n-normalised, the text's placeholders as
+ * run-tests.php makes them (phpt_expectf_regex), PCRE2 with PHP's limits.
+ * 1 it matches, 0 it does not (or the pattern does not compile), -1 out of
+ * memory.  A stored case's --EXPECTF-- (casefile.c, verdict_expected).
+ */
+int phpt_expectf_match(const char *expectf, size_t len, const char *out, size_t outlen);
 
 /*
  * run-tests' .diff of a failed test (generate_diff, 3 lines of context):
