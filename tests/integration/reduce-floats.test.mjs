@@ -7,43 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { Daemon } from './helper.mjs';
+import { runAndReduce } from './reduce-wait.mjs';
 
 const COUNT = Number(process.env.PHPCMP_REDUCE_COUNT || 20000);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 const daemons = [];
 after(async () => {
 	for (const d of daemons) await d.stopClean();
 });
-
-// A generated run to its end, then the reducer to its end (nothing
-// pending, the count of reductions still for two polls).
-async function runAndReduce(d, count) {
-	const post = await d.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count } });
-	assert.equal(post.status, 202, post.text);
-	const id = post.json.id;
-	let run;
-	for (const deadline = Date.now() + 600_000; ;) {
-		run = (await d.get(`/api/runs/${id}`)).json;
-		if (!['queued', 'running'].includes(run.status)) break;
-		assert.ok(Date.now() < deadline, 'run still going');
-		await sleep(200);
-	}
-	assert.equal(run.status, 'done', run.error);
-	let last = -1, still = 0, roots;
-	for (const deadline = Date.now() + 900_000; ;) {
-		roots = (await d.get(`/api/roots?run=${id}`)).json;
-		const red = roots.reduction;
-		if (red.buckets_pending === 0 && red.reductions === last) still++;
-		else still = 0;
-		if (still >= 2) break;
-		last = red.reductions;
-		assert.ok(Date.now() < deadline, `reduction still going: ${JSON.stringify(red)}`);
-		await sleep(1000);
-	}
-	run = (await d.get(`/api/runs/${id}`)).json;
-	return { run, roots, id };
-}
 
 function describe(roots) {
 	return roots.roots.map((r) => `${r.buckets} buckets ${r.mismatches} mismatches: ${r.minimal?.code} `
@@ -70,6 +40,10 @@ test('serialize_precision=17 on head: every root a short float (0.1, 1E-05)', as
 		assert.match(m.code, /^-?[0-9]+(\.[0-9]+)?(E[-+][0-9]+)?$/, describe(roots));
 		assert.ok(m.value_bytes <= 8, describe(roots));
 	}
+	// Nothing left unreduced: every mismatch reduced within the default budget.
+	assert.deepEqual(roots.unreduced, [], JSON.stringify(roots.unreduced).slice(0, 2000));
+	assert.equal(run.summary.reduction.unreduced, 0);
+	assert.equal(run.summary.reduction.roots, roots.roots.length);
 	const codes = roots.roots.map((r) => r.minimal.code);
 	assert.ok(codes.includes('0.1'), describe(roots));
 	// What the page's reader sees: 0.1 written two ways.

@@ -97,33 +97,44 @@ json_t *api_reduce_lead(struct app *app, json_t *bucket)
 
 json_t *api_reduction_totals(const struct db_roots *roots)
 {
-	return json_pack("{s:I s:I s:I s:f s:I s:f}", "buckets_pending", (json_int_t)roots->pending,
+	return json_pack("{s:I s:I s:I s:f s:I s:f s:I}", "buckets_pending", (json_int_t)roots->pending,
 	    "reductions", (json_int_t)roots->reductions, "executions", (json_int_t)roots->executions,
 	    "seconds", roots->seconds, "most_executions", (json_int_t)roots->most_executions, "most_seconds",
-	    roots->most_seconds);
+	    roots->most_seconds, "unreduced", (json_int_t)roots->nunreduced);
 }
 
-/* GET /api/roots: {"roots": [...], "buckets", "reduction"} (docs/api.md). */
+/* One root of GET /api/roots (an unreduced one with why and reason). */
+static json_t *api_root_json(const struct db_root *r)
+{
+	json_t *ids = json_array(), *states = json_object(), *o;
+
+	for (int64_t k = 0; k < r->buckets; k++)
+		json_array_append_new(ids, json_integer(r->bucket_ids[k]));
+	for (size_t k = 0; k < r->nstates; k++)
+		json_object_set_new(states, r->states[k].name, json_integer(r->states[k].buckets));
+	o = json_pack("{s:I s:o s:I s:I s:o s:o s:o}", "bucket_id", (json_int_t)r->bucket_id,
+	    /* the candidate build its mismatches are of (null: stored before candidates) */
+	    "candidate", text_json(r->candidate), "buckets", (json_int_t)r->buckets, "mismatches",
+	    (json_int_t)r->mismatches, "bucket_ids", ids, "states", states, "minimal",
+	    r->minimal != NULL ? api_reduction_json(r->minimal) : json_null());
+	if (o != NULL && r->why != NULL) {
+		json_object_set_new(o, "why", json_string(r->why));
+		json_object_set_new(o, "reason", json_string(r->reason));
+	}
+	return o;
+}
+
+/* GET /api/roots: {"roots": [...], "unreduced": [...], "buckets", "reduction"} (docs/api.md). */
 static json_t *api_roots_json(const struct db_roots *roots)
 {
-	json_t *list = json_array();
+	json_t *list = json_array(), *unreduced = json_array();
 
-	for (size_t i = 0; i < roots->n; i++) {
-		const struct db_root *r = &roots->roots[i];
-		json_t *ids = json_array(), *states = json_object();
-		for (int64_t k = 0; k < r->buckets; k++)
-			json_array_append_new(ids, json_integer(r->bucket_ids[k]));
-		for (size_t k = 0; k < r->nstates; k++)
-			json_object_set_new(states, r->states[k].name, json_integer(r->states[k].buckets));
-		json_array_append_new(list,
-		    json_pack("{s:I s:o s:I s:I s:o s:o s:o}", "bucket_id", (json_int_t)r->bucket_id,
-		        /* the candidate build its mismatches are of (null: stored before candidates) */
-		        "candidate", text_json(r->candidate), "buckets", (json_int_t)r->buckets, "mismatches",
-		        (json_int_t)r->mismatches, "bucket_ids", ids, "states", states, "minimal",
-		        r->minimal != NULL ? api_reduction_json(r->minimal) : json_null()));
-	}
-	return json_pack("{s:o s:I s:o}", "roots", list, "buckets", (json_int_t)roots->buckets, "reduction",
-	    api_reduction_totals(roots));
+	for (size_t i = 0; i < roots->n; i++)
+		json_array_append_new(list, api_root_json(&roots->roots[i]));
+	for (size_t i = 0; i < roots->nunreduced; i++)
+		json_array_append_new(unreduced, api_root_json(&roots->unreduced[i]));
+	return json_pack("{s:o s:o s:I s:o}", "roots", list, "unreduced", unreduced, "buckets",
+	    (json_int_t)roots->buckets, "reduction", api_reduction_totals(roots));
 }
 
 /* The reducer's figures since the daemon started; null without one. */

@@ -729,19 +729,87 @@ fail:
 	return -1;
 }
 
+static void dbr_root_release_minimal(struct db_root *r)
+{
+	if (r->minimal != NULL)
+		db_reduction_row_release(r->minimal);
+	free(r->minimal);
+	r->minimal = NULL;
+}
+
+static void dbr_root_release(struct db_root *r)
+{
+	free(r->candidate);
+	free(r->bucket_ids);
+	free(r->states);
+	dbr_root_release_minimal(r);
+}
+
 void db_roots_release(struct db_roots *o)
 {
-	for (size_t i = 0; i < o->n; i++) {
-		struct db_root *r = &o->roots[i];
-		free(r->candidate);
-		free(r->bucket_ids);
-		free(r->states);
-		if (r->minimal != NULL)
-			db_reduction_row_release(r->minimal);
-		free(r->minimal);
-	}
+	for (size_t i = 0; i < o->n; i++)
+		dbr_root_release(&o->roots[i]);
+	for (size_t i = 0; i < o->nunreduced; i++)
+		dbr_root_release(&o->unreduced[i]);
 	free(o->roots);
+	free(o->unreduced);
 	memset(o, 0, sizeof *o);
+}
+
+/*
+ * Why a root's minimal case m is no minimal case at all (issue 47: no
+ * unreduced tail): a case over DB_UNREDUCED_BYTES that the reducer could
+ * not reduce.  Its short word into *why and a sentence into *reason: 1;
+ * 0 for a root (a case of a few bytes, or a big one that is minimal as far
+ * as the reducer can tell: its search ran to its end, a step kept the
+ * mismatch, and the case showed it again).
+ */
+static int dbr_unreduced(const struct db_reduction_row *m, const char **why, const char **reason)
+{
+	if (m == NULL || m->state == NULL || m->code == NULL || strlen(m->code) <= DB_UNREDUCED_BYTES)
+		return 0;
+	if (strcmp(m->state, "too_slow") == 0) {
+		*why = "too_slow";
+		*reason = "the original ran past the reducer's case timeout: no search";
+		return 1;
+	}
+	if (strcmp(m->state, "done") != 0)
+		return 0;
+	if (!m->complete) {
+		*why = "budget";
+		*reason = "the search ran out of its budget (--reduce-budget-ms, --reduce-max-executions) "
+		          "before a fixpoint";
+	} else if (m->confirmation != NULL && strcmp(m->confirmation, "flaky") == 0) {
+		*why = "flaky";
+		*reason = "the reduced case did not show the mismatch when run again";
+	} else if (m->steps == 0) {
+		*why = "no_step";
+		*reason = "no simpler case showed the mismatch: it may need the cases run before it, or "
+		          "not be deterministic";
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* The roots whose case is unreduced moved from out->roots to out->unreduced (both keep their order). */
+static int dbr_split_unreduced(struct db_roots *out)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < out->n; i++) {
+		struct db_root *r = &out->roots[i];
+		if (dbr_unreduced(r->minimal, &r->why, &r->reason)) {
+			if (out->unreduced == NULL &&
+			    (out->unreduced = calloc(out->n, sizeof *out->unreduced)) == NULL)
+				return -1;
+			out->unreduced[out->nunreduced++] = *r;
+		} else {
+			out->roots[kept++] = *r;
+		}
+	}
+	out->n = kept;
+	return 0;
 }
 
 /* A root's row: its bucket ids ("3,7,9") and their states ("new,new,fixed") counted in the order met. */
@@ -807,8 +875,9 @@ int db_reduce_roots(struct db *db, int64_t run, int minimal, struct db_roots *ou
 		db_fail(db, "root causes", err, errsize);
 		goto fail;
 	}
-	/* Each root's minimal case (its representative's reduction). */
-	for (size_t i = 0; minimal && i < out->n; i++) {
+	/* Each root's minimal case (its representative's reduction): read
+	 * whether asked or not, to tell an unreduced case from a root. */
+	for (size_t i = 0; i < out->n; i++) {
 		struct db_root *r = &out->roots[i];
 		st = dbr_stmt(db, R_ROOTS_MINIMAL);
 		sqlite3_bind_int64(st, 1, r->bucket_id);
@@ -817,6 +886,10 @@ int db_reduce_roots(struct db *db, int64_t run, int minimal, struct db_roots *ou
 			goto oom;
 		sqlite3_reset(st);
 	}
+	if (dbr_split_unreduced(out) < 0)
+		goto oom;
+	for (size_t i = 0; !minimal && i < out->n + out->nunreduced; i++)
+		dbr_root_release_minimal(i < out->n ? &out->roots[i] : &out->unreduced[i - out->n]);
 	/* The reduction's progress and cost over those buckets (a phpt bucket,
 	 * first_comparison_id 0, has no case to reduce: never pending). */
 	st = dbr_stmt(db, R_ROOTS_PROGRESS);

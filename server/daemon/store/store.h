@@ -472,10 +472,16 @@ struct db_root {
 	} * states; /* how many of its buckets are in each triage state, in the order met */
 	size_t nstates;
 	struct db_reduction_row *minimal; /* NULL: not reduced yet */
+	const char *why, *reason;         /* an unreduced one's: why its case is no minimal one (static) */
 };
 struct db_roots {
 	struct db_root *roots; /* most mismatches first */
 	size_t n;
+	/* Those whose case over DB_UNREDUCED_BYTES the reducer could not reduce
+	 * (its budget ran out, the case is flaky or too slow, no step kept the
+	 * mismatch): apart from the roots, most mismatches first. */
+	struct db_root *unreduced;
+	size_t nunreduced;
 	int64_t buckets, pending, reductions, executions, most_executions;
 	double seconds, most_seconds;
 };
@@ -483,8 +489,9 @@ struct db_roots {
  * The root causes of a run's mismatches (run -1: of all): one entry per
  * root bucket, with (when `minimal`) its minimal case, the buckets that
  * joined it and their mismatches, plus the reduction totals.  0 with *out
- * (release it), -1.  A run's summary counts them: minimal 0 reads no case.
+ * (release it), -1.  A run's summary counts them: minimal 0 keeps no case.
  */
+#define DB_UNREDUCED_BYTES 100
 int db_reduce_roots(struct db *, int64_t run, int minimal, struct db_roots *out, char *err, size_t errsize);
 void db_roots_release(struct db_roots *);
 
