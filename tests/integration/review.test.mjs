@@ -154,6 +154,8 @@ test('memory errors: a silent over-read is found by the asan sample, the output 
 	assert.equal(sample.over.output, sample.base.output, 'the same output');
 	assert.match(rep.markdown, /^### phpcmp review: \*\*differences\*\*/);
 	assert.match(rep.markdown, /`over` \*\*[\d,]+ with a memory error\*\*/);
+	// The report counts what the sample ran (it said "0 generated calls" before: issue 48).
+	assert.match(rep.markdown, /The asan flavour of `base` and `over`, 60 generated calls \(seed 1,/);
 	assert.match(rep.markdown, /\*\*memory-error\*\*: heap-buffer-overflow, READ of size 1 in php_json_escape_string json_encoder\.c:\d+/);
 });
 

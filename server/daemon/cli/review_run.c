@@ -778,6 +778,8 @@ int review_run_asan(struct review *r)
 	             (json_int_t)r->asan_count))) < 0 ||
 	    (r->asan_generated = review_wait_run(r, id, what, REVIEW_ASAN_ENOUGH)) == NULL)
 		return -1;
+	/* What the sample ran: all of it, or up to where it was stopped. */
+	r->asan_ran = review_int(r->asan_generated, "done");
 	/* Its output mismatches are the release builds' causes again: the
 	 * reducer is waited for only when there is a memory error to explain. */
 	json_int_t errors = 0;
