@@ -696,3 +696,15 @@ CREATE TABLE IF NOT EXISTS reviews (
 );
 
 PRAGMA user_version = 19;
+
+-- @migration 20: unsupported, a case a build cannot run (docs/cases.md, issue 45)
+-- A case that compiled on some builds and not on others, or a stored case
+-- whose --MIN-PHP-- is newer than a build's PHP, is unsupported on those
+-- builds: their results are status error with the failure "unsupported:
+-- <why>", left out of the verdict.  unsupported: how many builds of the
+-- comparison; its verdict reads "unsupported" when the others agree (a
+-- `verdict` of 'same').  A run counts such cases in `unsupported`.
+ALTER TABLE comparisons ADD COLUMN unsupported INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN unsupported INTEGER NOT NULL DEFAULT 0;
+
+PRAGMA user_version = 20;

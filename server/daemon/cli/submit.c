@@ -54,6 +54,12 @@ static char *submit_case_body(const struct case_spec *c, const char *path)
 	json_object_set_new(o, "depth", json_integer(c->depth));
 	if (c->iterations > 0)
 		json_object_set_new(o, "measure", json_integer(c->iterations));
+	if (c->min_php != 0) {
+		char ver[32];
+		snprintf(ver, sizeof ver, "%u.%u.%u", (unsigned)(c->min_php / 10000),
+		    (unsigned)(c->min_php / 100 % 100), (unsigned)(c->min_php % 100));
+		json_object_set_new(o, "min_php", json_string(ver));
+	}
 	if ((text = json_dumps(o, JSON_COMPACT)) == NULL)
 		goto oom;
 	json_decref(o);
@@ -161,7 +167,8 @@ static void submit_case_error(const char *file, const char *text, size_t len, js
 }
 
 /* Submit one case file: 0 same, 1 differ, 2 error (said on stderr or stdout),
- * 3 same but every build ended without an answer ("ended": crashed...). */
+ * 3 same but every build ended without an answer ("ended": crashed...),
+ * 4 unsupported on some build (it did not compile there, or --MIN_PHP--), the rest the same. */
 static int submit_one(CURL *curl, const char *endpoint, const char *url, size_t ulen, const char *file)
 {
 	const char *verdict, *caseurl;
@@ -239,7 +246,10 @@ static int submit_one(CURL *curl, const char *endpoint, const char *url, size_t 
 			printf("  expected: %.300s%s\n", c.expect, strlen(c.expect) > 300 ? "..." : "");
 	}
 	printf("case: %.*s%s\n", (int)ulen, url, caseurl != NULL ? caseurl : "");
-	rc = strcmp(verdict, "same") == 0 ? (ended != NULL ? 3 : 0) : strcmp(verdict, "differ") == 0 ? 1 : 2;
+	rc = strcmp(verdict, "same") == 0         ? (ended != NULL ? 3 : 0)
+	    : strcmp(verdict, "differ") == 0      ? 1
+	    : strcmp(verdict, "unsupported") == 0 ? 4
+	                                          : 2;
 out:
 	fflush(stdout);
 	json_decref(j);
@@ -265,7 +275,8 @@ static void submit_usage(FILE *f)
 	      "  -h, --help    this text\n"
 	      "  $PHPCMP_TOKEN sent as \"Authorization: Bearer ...\" when set\n"
 	      "\n"
-	      "Prints each case's verdict (same, differ, or an error: a case that does\n"
+	      "Prints each case's verdict (same, differ, unsupported: a build could not\n"
+	      "compile it or is older than its --MIN_PHP--, or an error: a case that does\n"
 	      "not compile is reported as FILE:LINE:COLUMN against the case file);\n"
 	      "\"same (both crashed: SIGSEGV)\" when every build ended that way.  A\n"
 	      "case's --EXPECT-- is checked too: an output that is not it differs.\n"
@@ -283,7 +294,7 @@ int submit_command(int argc, char **argv)
 	struct path_list files = { NULL, 0, 0 };
 	struct stat st;
 	char endpoint[2048], base[1900], uerr[300];
-	size_t i, ulen, counts[4] = { 0, 0, 0, 0 };
+	size_t i, ulen, counts[5] = { 0, 0, 0, 0, 0 };
 	CURL *curl = NULL;
 	int rc = 2, one, options_done = 0, fail_on_error = 0;
 
@@ -344,10 +355,16 @@ int submit_command(int argc, char **argv)
 		/* Same but broken everywhere: a failure only when asked. */
 		if (one == 3)
 			one = fail_on_error ? 1 : 0;
+		/* Unsupported somewhere, the same elsewhere: no failure (the builds can't all run it). */
+		if (one == 4)
+			one = 0;
 		if (one > rc)
 			rc = one;
 	}
-	if (files.n > 1)
+	if (files.n > 1 && counts[4] > 0)
+		printf("%zu cases: %zu same, %zu differ, %zu unsupported, %zu errors\n", files.n,
+		    counts[0] + counts[3], counts[1], counts[4], counts[2]);
+	else if (files.n > 1)
 		printf("%zu cases: %zu same, %zu differ, %zu errors\n", files.n, counts[0] + counts[3],
 		    counts[1], counts[2]);
 	if (files.n > 1 && counts[3] > 0)

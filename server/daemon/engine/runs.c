@@ -23,6 +23,7 @@
 
 #include "engine.h"
 #include "fanout.h"
+#include "gen.h"
 
 #define RUNS_MAX_CASE_FILES 100000
 #define RUNS_MAX_DIR_DEPTH 8
@@ -326,7 +327,14 @@ struct pair_job {
 static void runs_pair_job(void *arg)
 {
 	struct pair_job *job = arg;
+	const char *php = job->worker->build->php_version;
 
+	/* A case that needs a newer PHP than the build's is not run there (--MIN_PHP--). */
+	if (job->c->min_php != 0 && gen_php_id(php) != 0 && gen_php_id(php) < job->c->min_php) {
+		result_unsupported_php(job->r, job->c->min_php, php);
+		job->rc = 1;
+		return;
+	}
 	job->rc = worker_run_case(job->worker, job->config, job->c, job->r);
 }
 
@@ -385,6 +393,9 @@ static int runs_pair_now(struct app *app, struct build *const builds[], int n, c
 	for (i = 0; i < n; i++)
 		if (jobs[i].rc < 0)
 			rc = -1;
+	/* What compiled on one build and not on another is unsupported there. */
+	if (rc == 0)
+		result_mark_unsupported(res, n);
 	return rc;
 }
 

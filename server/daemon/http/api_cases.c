@@ -243,6 +243,9 @@ static json_t *api_result_json(
 	    big_printed ? json_null() : api_base64(r->printed.data, r->printed.len), "printed_utf8", putf8,
 	    "warnings", api_lines(r->warnings), "failure", text_json(r->failure), "instructions",
 	    r->instructions >= 0 ? json_integer(r->instructions) : json_null(), "wall_ms", r->wall_ms);
+	/* Why the case is unsupported on this build (issue 45), null when it ran. */
+	if (o != NULL)
+		json_object_set_new(o, "unsupported", text_json(r->unsupported));
 	/* The exact count behind "instructions" (a rounded per-call figure). */
 	if (o != NULL)
 		json_object_set_new(o, "instructions_total",
@@ -316,14 +319,25 @@ static json_t *api_case_comparison_json(const struct db_case *dc, const struct d
 	candidates = json_object();
 	if (cmp != NULL)
 		for (role = 0; role < cmp->nbuilds; role++) {
-			json_object_set_new(results, role_name(role),
-			    api_result_json(&cmp->results[role], cmp->build_names[role], cmp->id,
-			        role_name(role), dc->spec.iterations));
+			json_t *one = api_result_json(&cmp->results[role], cmp->build_names[role], cmp->id,
+			    role_name(role), dc->spec.iterations);
+			/* The build's PHP, for the answers grouped by build (the case page). */
+			if (one != NULL)
+				json_object_set_new(one, "php_version", text_json(cmp->build_versions[role]));
+			json_object_set_new(results, role_name(role), one);
 			if (role == ROLE_BASE)
 				continue;
 			/* Each candidate against the base, by its build's name. */
 			diff = verdict_compare(&cmp->results[ROLE_BASE], &cmp->results[role]);
 			verdict_fields(diff, fields, sizeof fields);
+			if (cmp->error == NULL &&
+			    (cmp->results[ROLE_BASE].unsupported != NULL ||
+			        cmp->results[role].unsupported != NULL)) {
+				json_object_set_new(candidates, cmp->build_names[role],
+				    json_pack("{s:s s:s s:o}", "role", role_name(role), "verdict",
+				        "unsupported", "differs", json_array()));
+				continue;
+			}
 			json_object_set_new(candidates, cmp->build_names[role],
 			    json_pack("{s:s s:s s:o}", "role", role_name(role), "verdict",
 			        cmp->error != NULL ? "error"
@@ -466,7 +480,8 @@ static int api_parse_case(json_t *body, struct case_spec *c, struct http_respons
 		"depth",
 		"expect",
 		"measure",
-		"builds", /* api_build_names */
+		"min_php", /* "8.1": older builds do not run it (unsupported) */
+		"builds",  /* api_build_names */
 		NULL,
 	};
 	json_int_t depth, measure;
@@ -499,6 +514,13 @@ static int api_parse_case(json_t *body, struct case_spec *c, struct http_respons
 	}
 	c->depth = (long)depth;
 	c->iterations = (long)measure;
+	json_t *min = json_object_get(body, "min_php");
+	if (min != NULL && !json_is_null(min) &&
+	    (!json_is_string(min) || case_min_php_parse(json_string_value(min), &c->min_php) < 0)) {
+		api_error(
+		    resp, 400, "bad_request", "min_php: expected a PHP version such as \"8.1\" or \"8.1.2\"");
+		return -1;
+	}
 	return 0;
 }
 
@@ -717,8 +739,10 @@ void api_cases_list(
 	memset(&f, 0, sizeof f);
 	f.run_id = run_id;
 	if ((v = http_query(req, "verdict")) != NULL) {
-		if (strcmp(v, "same") != 0 && strcmp(v, "differ") != 0 && strcmp(v, "error") != 0) {
-			api_error(resp, 400, "bad_request", "verdict: expected same, differ or error");
+		if (strcmp(v, "same") != 0 && strcmp(v, "differ") != 0 && strcmp(v, "error") != 0 &&
+		    strcmp(v, "unsupported") != 0) {
+			api_error(
+			    resp, 400, "bad_request", "verdict: expected same, differ, error or unsupported");
 			return;
 		}
 		f.verdict = v;

@@ -30,6 +30,10 @@ static json_t *api_run_json(const struct db_run *r)
 	if (o != NULL && r->errors > 0)
 		json_object_set_new(
 		    json_object_get(o, "counts"), "error", json_integer((json_int_t)r->errors));
+	/* Cases a build could not run, the others agreeing (verdict "unsupported"). */
+	if (o != NULL && r->unsupported > 0)
+		json_object_set_new(
+		    json_object_get(o, "counts"), "unsupported", json_integer((json_int_t)r->unsupported));
 	/* Every build of the run in order (base first), and the later
 	 * candidates in builds/build_names by role ("cand2"...). */
 	if (o != NULL) {

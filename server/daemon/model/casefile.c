@@ -9,6 +9,8 @@
  *   --SETUP--    PHP code run first (no <?php)        optional
  *   --VALUE--    an expression, or statements ending in `return ...;`
  *   --EXPECT--   the expected output                  optional
+ *   --MIN_PHP--  "8.1" or "8.1.2": the oldest PHP the case is for; on an
+ *                older build it does not run (unsupported)  optional
  *
  * The newline ending a body's last line is not part of the body (as in
  * phpt), so "--EXPECT--\n{}\n" expects "{}".  A header line may carry
@@ -35,6 +37,7 @@ enum casefile_section {
 	SEC_SETUP,
 	SEC_VALUE,
 	SEC_EXPECT,
+	SEC_MIN_PHP,
 	SEC_N
 };
 
@@ -46,6 +49,7 @@ static const char *const casefile_names[SEC_N] = {
 	"SETUP",
 	"VALUE",
 	"EXPECT",
+	"MIN_PHP",
 };
 
 struct casefile_span {
@@ -173,7 +177,7 @@ static int casefile_split(
 		if (idx == SEC_N) {
 			snprintf(err, errsize,
 			    "line %d: unknown section --%.*s-- (known: "
-			    "TEST, FLAGS, DEPTH, MEASURE, SETUP, VALUE, EXPECT)",
+			    "TEST, FLAGS, DEPTH, MEASURE, SETUP, VALUE, EXPECT, MIN_PHP)",
 			    lineno, namelen > 64 ? 64 : (int)namelen, name);
 			return -1;
 		}
@@ -282,6 +286,41 @@ static int casefile_number(const struct casefile_span *sec, const char *name, co
 	return -1;
 }
 
+int case_min_php_parse(const char *text, uint32_t *out)
+{
+	unsigned major = 0, minor = 0, patch = 0, dots = 0;
+	char tail = 0;
+	int got;
+
+	if (text == NULL || strlen(text) > 32 || strspn(text, "0123456789.") != strlen(text))
+		return -1;
+	for (const char *p = text; *p; p++)
+		dots += *p == '.';
+	got = sscanf(text, "%u.%u.%u%c", &major, &minor, &patch, &tail);
+	if (got != (int)dots + 1 || got < 2 || got > 3 || major < 5 || major > 99 || minor > 99 || patch > 99)
+		return -1;
+	*out = major * 10000 + minor * 100 + patch;
+	return 0;
+}
+
+/* --MIN_PHP--: "8.1" or "8.1.2" as a PHP_VERSION_ID (80100, 80102). */
+static int casefile_min_php(const struct casefile_span *sec, uint32_t *out, char *err, size_t errsize)
+{
+	const char *v = sec->body;
+	size_t vlen = sec->len;
+	char text[40];
+
+	casefile_trim(&v, &vlen);
+	snprintf(text, sizeof text, "%.*s", vlen > 32 ? 32 : (int)vlen, v);
+	if (vlen > 32 || case_min_php_parse(text, out) < 0) {
+		snprintf(err, errsize,
+		    "line %d: --MIN_PHP-- must be a PHP version such as 8.1 or 8.1.2, got \"%s\"",
+		    sec->line + 1, text);
+		return -1;
+	}
+	return 0;
+}
+
 /* Every section but --TEST-- and --VALUE--' presence, which the caller checked. */
 static int casefile_sections(struct casefile_span *sec, struct case_spec *c, char *err, size_t errsize)
 {
@@ -312,6 +351,8 @@ static int casefile_sections(struct casefile_span *sec, struct case_spec *c, cha
 		return -1;
 	}
 	if (casefile_code(&sec[SEC_VALUE], "VALUE", &c->code, err, errsize) < 0)
+		return -1;
+	if (sec[SEC_MIN_PHP].present && casefile_min_php(&sec[SEC_MIN_PHP], &c->min_php, err, errsize) < 0)
 		return -1;
 	/* Kept as is, even empty: the bytes json_encode must return. */
 	if (sec[SEC_EXPECT].present &&
@@ -445,6 +486,11 @@ char *casefile_format(const struct case_spec *c)
 	casefile_section(&b, "VALUE", c->code);
 	if (c->expect)
 		casefile_section(&b, "EXPECT", c->expect);
+	if (c->min_php != 0) {
+		snprintf(num, sizeof(num), "%u.%u.%u", (unsigned)(c->min_php / 10000),
+		    (unsigned)(c->min_php / 100 % 100), (unsigned)(c->min_php % 100));
+		casefile_section(&b, "MIN_PHP", num);
+	}
 	if (b.failed) {
 		free(b.data);
 		return NULL;

@@ -48,6 +48,9 @@ struct case_spec {
 	long iterations;        /* > 0: measured workload, instructions per call */
 	long measure_budget_ms; /* > 0: the measured calls stop after about this long (fewer) */
 	char *source;           /* stored case: path under cases/, else NULL */
+	/* A stored case's --MIN_PHP-- as PHP_VERSION_ID (80100), 0 none: an older build
+	 * does not run it, its result is unsupported (docs/cases.md). */
+	uint32_t min_php;
 };
 
 /* ---- result ---- */
@@ -83,7 +86,14 @@ struct result {
 	char *compile_error;
 	char compile_section[8]; /* "setup" / "value" */
 	long compile_line, compile_column;
+	/* The case is unsupported on this build (why, e.g. "does not compile: ..." or
+	 * "needs PHP 8.3 or newer (--MIN_PHP--)"): it did not compile here but did on
+	 * another build, or the build is older than the case's --MIN_PHP-- (not run).
+	 * Left out of the verdict (verdict_compare); NULL otherwise.  Stored as
+	 * status error with the failure "unsupported: <why>" (RESULT_UNSUPPORTED). */
+	char *unsupported;
 };
+#define RESULT_UNSUPPORTED "unsupported: "
 
 /* ---- verdict ---- */
 enum verdict_field {
@@ -175,8 +185,17 @@ int result_output_too_large(const struct result *);
  * answer (api_cases.c) or a reduction's record (reduce.c): a link serves
  * the exact bytes. */
 #define RESULT_INLINE_MAX (64u << 10)
-/* The first of n results whose case did not compile (compile_error set), or -1. */
+/* The first of n results whose case did not compile (compile_error set) when it
+ * compiled on none of them (a build it is unsupported on does not count), or -1. */
 int result_case_error(const struct result *res, int n);
+/* r did not run: the case needs a newer PHP (min_php) than the build's (php_version). */
+void result_unsupported_php(struct result *r, uint32_t min_php, const char *php_version);
+/* Mark unsupported each result whose case did not compile while it compiled on another
+ * build; read a stored result's RESULT_UNSUPPORTED failure back.  The number unsupported. */
+int result_mark_unsupported(struct result *res, int n);
+/* A comparison's verdict: "differ" when the builds it ran on differ (diff), else
+ * "unsupported" when some build could not run it, else "same". */
+const char *verdict_name(unsigned diff, const struct result *res, int n);
 /*
  * What a run's report says after its figures about how the run stands: ""
  * when done, " (the run is not done yet)" while queued or running, and for
@@ -215,6 +234,8 @@ void case_init(struct case_spec *);
 void case_release(struct case_spec *);
 /* Parse a stored case file's text. 0 ok, -1 with a message in err. */
 int casefile_parse(const char *text, size_t len, struct case_spec *c, char *err, size_t errsize);
+/* A --MIN_PHP-- version, "8.1" or "8.1.2", as a PHP_VERSION_ID: 0, or -1 when it is none. */
+int case_min_php_parse(const char *text, uint32_t *out);
 /* Render a case in the stored format (malloc'd). */
 char *casefile_format(const struct case_spec *c);
 

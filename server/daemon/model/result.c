@@ -74,6 +74,7 @@ void result_release(struct result *r)
 	free(r->failure);
 	free(r->dump_file);
 	free(r->compile_error);
+	free(r->unsupported);
 	result_init(r);
 }
 
@@ -109,6 +110,9 @@ static int bytes_differ(const struct bytes *a, const struct bytes *b)
 unsigned verdict_compare(const struct result *a, const struct result *b)
 {
 	unsigned d = 0;
+	/* A build the case is unsupported on has no answer to compare. */
+	if (a->unsupported != NULL || b->unsupported != NULL)
+		return 0;
 	if (a->status != b->status || (a->status == STATUS_CRASH && a->signal != b->signal))
 		d |= DIFF_STATUS;
 	if (a->output_is_false != b->output_is_false || bytes_differ(&a->output, &b->output))
@@ -156,7 +160,7 @@ void verdict_fields(unsigned diff, char *buf, size_t bufsize)
 
 unsigned verdict_expected(const char *expect, const struct result *r)
 {
-	if (expect == NULL)
+	if (expect == NULL || r->unsupported != NULL)
 		return 0;
 	if (r->status != STATUS_OK || r->output_is_false || r->output.data == NULL)
 		return DIFF_STATUS;
@@ -227,10 +231,72 @@ const char *result_ending(const struct result *r, char *buf, size_t bufsize)
 
 int result_case_error(const struct result *res, int n)
 {
-	for (int i = 0; i < n && i < MAX_BUILDS; i++)
-		if (res[i].compile_error != NULL)
-			return i;
-	return -1;
+	int first = -1;
+	for (int i = 0; i < n && i < MAX_BUILDS; i++) {
+		if (res[i].compile_error != NULL && first < 0)
+			first = i;
+		else if (res[i].compile_error == NULL && res[i].unsupported == NULL)
+			return -1; /* it compiled here: unsupported where it did not */
+	}
+	return first;
+}
+
+void result_unsupported_php(struct result *r, uint32_t min_php, const char *php_version)
+{
+	char why[160], failure[192];
+	snprintf(why, sizeof why, "needs PHP %u.%u or newer (--MIN_PHP--); this build is PHP %s",
+	    (unsigned)(min_php / 10000), (unsigned)(min_php / 100 % 100),
+	    php_version != NULL && *php_version ? php_version : "of unknown version");
+	snprintf(failure, sizeof failure, "%s%s", RESULT_UNSUPPORTED, why);
+	result_release(r);
+	r->status = STATUS_ERROR;
+	r->output_is_false = 1;
+	r->failure = strdup(failure);
+	r->warnings = strdup("");
+	r->unsupported = strdup(why);
+}
+
+int result_mark_unsupported(struct result *res, int n)
+{
+	int compiled = 0, count = 0;
+	const size_t plen = strlen(RESULT_UNSUPPORTED);
+	for (int i = 0; i < n && i < MAX_BUILDS; i++) {
+		struct result *r = &res[i];
+		/* A stored result: its failure says so. */
+		if (r->unsupported == NULL && r->status == STATUS_ERROR && r->failure != NULL &&
+		    strncmp(r->failure, RESULT_UNSUPPORTED, plen) == 0)
+			r->unsupported = strdup(r->failure + plen);
+		compiled += r->compile_error == NULL && r->unsupported == NULL;
+	}
+	for (int i = 0; i < n && i < MAX_BUILDS; i++) {
+		struct result *r = &res[i];
+		if (r->unsupported == NULL && r->compile_error != NULL && compiled > 0) {
+			size_t len = strlen(r->compile_error) + 64;
+			char *why = malloc(len), *failure = malloc(len + plen);
+			if (why != NULL && failure != NULL) {
+				snprintf(why, len, "does not compile: %s", r->compile_error);
+				snprintf(failure, len + plen, "%s%s", RESULT_UNSUPPORTED, why);
+				free(r->failure);
+				r->failure = failure;
+				r->unsupported = why;
+			} else {
+				free(why);
+				free(failure);
+			}
+		}
+		count += r->unsupported != NULL;
+	}
+	return count;
+}
+
+const char *verdict_name(unsigned diff, const struct result *res, int n)
+{
+	if (diff != 0)
+		return "differ";
+	for (int i = 0; res != NULL && i < n && i < MAX_BUILDS; i++)
+		if (res[i].unsupported != NULL)
+			return "unsupported";
+	return "same";
 }
 
 const char *run_status_note(const char *status, const char *error, char *buf, size_t bufsize)

@@ -70,12 +70,15 @@ enum stmt {
 	"b.name, b.php_version, h.name, h.php_version, r.summary, r.errors, "    \
 	"(SELECT group_concat(x, char(10)) FROM (SELECT rb.name || char(9) || "  \
 	"rb.php_version AS x FROM json_each(r.builds) j JOIN builds rb "         \
-	"ON rb.id = j.value ORDER BY j.key)) "                                   \
+	"ON rb.id = j.value ORDER BY j.key)), r.unsupported "                    \
 	"FROM runs r LEFT JOIN builds b ON b.id = r.base_build_id "              \
 	"LEFT JOIN builds h ON h.id = r.head_build_id "
 
 /* A comparison's verdict as shown: "error" when the case did not compile (migration 14). */
-#define VERDICT_SQL "CASE WHEN m.error IS NOT NULL THEN 'error' ELSE m.verdict END"
+/* ... and "unsupported" when a build could not run it and the others agree (migration 20). */
+#define VERDICT_SQL                                   \
+	"CASE WHEN m.error IS NOT NULL THEN 'error' " \
+	"WHEN m.unsupported > 0 AND m.verdict = 'same' THEN 'unsupported' ELSE m.verdict END"
 
 /* A reducer's minimal case: not a stored one, and its first comparison is a reduction's
  * (reductions_reduced and comparisons_case serve it). */
@@ -125,7 +128,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "INSERT INTO cases (content_hash, source, title, code, setup, flags, depth, expect, iterations) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[S_COMPARISON_INSERT] =
-	    "INSERT INTO comparisons (case_id, run_id, verdict, differs, error) VALUES (?1, ?2, ?3, ?4, ?5)",
+	    "INSERT INTO comparisons (case_id, run_id, verdict, differs, error, unsupported) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[S_RESULT_INSERT] =
 	    "INSERT INTO results (comparison_id, role, build_id, status, signal, output, "
 	    "output_is_false, error_code, error_msg, exc_class, exc_msg, printed, warnings, "
@@ -134,7 +138,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "?20)",
 	[S_RUN_PROGRESS] =
 	    "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3, "
-	    "errors = errors + ?4 WHERE id = ?1",
+	    "errors = errors + ?4, unsupported = unsupported + ?5 WHERE id = ?1",
 	[S_CASE_GET] =
 	    "SELECT id, title, code, setup, flags, depth, expect, iterations, source, created_at "
 	    "FROM cases WHERE id = ?1",
@@ -147,7 +151,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_RESULTS_GET] =
 	    "SELECT r.role, b.name, r.status, r.signal, " RESULT_OUTPUT_SQL ", r.output_is_false, "
 	    "r.error_code, r.error_msg, r.exc_class, r.exc_msg, r.printed, r.warnings, "
-	    "r.failure, r.instructions, r.wall_ms, r.instr_total, r.dump_file, r.iterations "
+	    "r.failure, r.instructions, r.wall_ms, r.instr_total, r.dump_file, r.iterations, b.php_version "
 	    "FROM results r JOIN builds b ON b.id = r.build_id WHERE r.comparison_id = ?1",
 	[S_CASE_HISTORY] =
 	    "SELECT id, run_id, " VERDICT_SQL ", differs, created_at FROM comparisons m "
@@ -167,7 +171,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* A statement of its own so the (run_id, verdict, case_id) index serves it. */
 	[S_RUN_CASES_LIST_VERDICT] =
 	    "SELECT " CASE_ROW_COLUMNS "FROM comparisons m JOIN cases c ON c.id = m.case_id "
-	    "WHERE m.run_id = ?5 AND (m.verdict = ?2 OR ?2 = 'error') AND " VERDICT_SQL " = ?2 "
+	    "WHERE m.run_id = ?5 AND (m.verdict = ?2 OR ?2 = 'error' OR (?2 = 'unsupported' AND m.verdict = 'same')) AND " VERDICT_SQL " = ?2 "
 	    "AND m.case_id < ?1 "
 	    "AND " CASE_SOURCE_SQL
 	    "ORDER BY m.case_id DESC LIMIT ?4",
@@ -245,7 +249,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	 * timeout, fatal error, exit...): verdict same, the base's status not ok. */
 	[S_RUN_BROKEN] =
 	    "SELECT count(*) FROM comparisons m JOIN results r ON r.comparison_id = m.id AND r.role = 'base' "
-	    "WHERE m.run_id = ?1 AND m.verdict = 'same' AND m.error IS NULL AND r.status <> 'ok'",
+	    "WHERE m.run_id = ?1 AND m.verdict = 'same' AND m.error IS NULL AND m.unsupported = 0 AND r.status <> 'ok'",
 	/* Callgrind files past the newest ?1, oldest first, ?2 at a time. */
 	[S_DUMPS_BEYOND] =
 	    "SELECT comparison_id, role, dump_file FROM results WHERE dump_file IS NOT NULL "
@@ -441,6 +445,9 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 	for (role = 0; role < MAX_BUILDS && builds[role] != NULL; role++)
 		names[role] = builds[role]->name;
 	char *case_error = column_case_error(res, role, names);
+	int nunsupported = 0;
+	for (int i = 0; i < role; i++)
+		nunsupported += res[i].unsupported != NULL;
 	pthread_mutex_lock(&db->lock);
 	if (db_begin(db, err, errsize) < 0) {
 		pthread_mutex_unlock(&db->lock);
@@ -458,6 +465,7 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 	db_bind_text(st, 3, diff == 0 ? "same" : "differ");
 	db_bind_text(st, 4, differs);
 	db_bind_text(st, 5, case_error);
+	sqlite3_bind_int(st, 6, nunsupported);
 	if (db_exec(db, st, "store comparison", err, errsize) < 0)
 		goto fail;
 	*comparison_id = sqlite3_last_insert_rowid(db->conn);
@@ -478,9 +486,10 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 	if (run_id > 0 && counted) {
 		st = db_stmt(db, S_RUN_PROGRESS);
 		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_int(st, 2, case_error == NULL && diff == 0);
+		sqlite3_bind_int(st, 2, case_error == NULL && diff == 0 && nunsupported == 0);
 		sqlite3_bind_int(st, 3, case_error == NULL && diff != 0);
 		sqlite3_bind_int(st, 4, case_error != NULL);
+		sqlite3_bind_int(st, 5, case_error == NULL && diff == 0 && nunsupported > 0);
 		if (db_exec(db, st, "run progress", err, errsize) < 0)
 			goto fail;
 	}
@@ -585,6 +594,10 @@ static void db_read_result(sqlite3_stmt *st, struct result *r)
 	bytes_set(&r->printed, sqlite3_column_blob(st, 10), (size_t)sqlite3_column_bytes(st, 10));
 	r->warnings = db_col_strdup_or_empty(st, 11);
 	r->failure = db_col_strdup(st, 12);
+	/* Unsupported on this build (migration 20): its failure says why. */
+	if (r->status == STATUS_ERROR && r->failure != NULL &&
+	    strncmp(r->failure, RESULT_UNSUPPORTED, strlen(RESULT_UNSUPPORTED)) == 0)
+		r->unsupported = strdup(r->failure + strlen(RESULT_UNSUPPORTED));
 	r->instructions = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
 	r->wall_ms = sqlite3_column_double(st, 14);
 	r->instr_total = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 15);
@@ -635,6 +648,7 @@ int db_comparison_get(struct db *db, int64_t case_id, int64_t comparison_id, str
 		if (role < 0)
 			continue;
 		db_col_copy(st, 1, out->build_names[role], sizeof out->build_names[role]);
+		db_col_copy(st, 18, out->build_versions[role], sizeof out->build_versions[role]);
 		if (role + 1 > out->nbuilds)
 			out->nbuilds = role + 1;
 		result_release(&out->results[role]);
@@ -794,6 +808,7 @@ static int db_read_run(sqlite3_stmt *st, struct db_run *r)
 	db_col_copy(st, 15, r->build_versions[ROLE_HEAD], sizeof r->build_versions[ROLE_HEAD]);
 	r->summary = db_col_strdup(st, 16);
 	r->errors = sqlite3_column_int64(st, 17);
+	r->unsupported = sqlite3_column_int64(st, 19);
 	r->nbuilds = 2;
 	/* Every build of the run, "name\tversion" lines in order (NULL: an old run, base and head). */
 	if (sqlite3_column_type(st, 18) != SQLITE_NULL) {

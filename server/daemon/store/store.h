@@ -42,13 +42,14 @@ struct db_case {
 struct db_comparison {
 	int64_t id, case_id;
 	int64_t run_id;    /* 0 for a submitted case */
-	char verdict[8];   /* "same" / "differ" / "error" (the case did not compile) */
+	char verdict[16];  /* "same" / "differ" / "error" (the case did not compile) / "unsupported" */
 	char differs[128]; /* verdict_fields() list */
 	char *error;       /* the case error as JSON text (column_case_error), NULL when none */
 	char created_at[32];
-	int nbuilds;                       /* results stored: base and nbuilds - 1 candidates */
-	char build_names[MAX_BUILDS][64];  /* by role */
-	struct result results[MAX_BUILDS]; /* by role */
+	int nbuilds;                         /* results stored: base and nbuilds - 1 candidates */
+	char build_names[MAX_BUILDS][64];    /* by role */
+	char build_versions[MAX_BUILDS][64]; /* their PHP versions, by role */
+	struct result results[MAX_BUILDS];   /* by role */
 };
 
 /* A line of a case listing or of a case's history; valid during the callback. */
@@ -82,7 +83,8 @@ struct db_run {
 	char build_names[MAX_BUILDS][64];
 	char build_versions[MAX_BUILDS][64];
 	int64_t total, done, same, differ;
-	int64_t errors; /* cases that did not compile (verdict "error") */
+	int64_t errors;      /* cases that did not compile (verdict "error") */
+	int64_t unsupported; /* cases some build could not run, the others agreeing (verdict "unsupported") */
 	char created_at[32], started_at[32], finished_at[32]; /* "" when unset */
 	char *error;                                          /* NULL when none, malloc'd */
 	char *summary; /* the suite's JSON summary, NULL when none, malloc'd */
