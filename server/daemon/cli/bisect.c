@@ -224,37 +224,6 @@ static int bisect_case_body(struct bisect *b)
 
 /* ---- processes ---- */
 
-/* This executable, and phpcmp's folder: the first parent with
- * scripts/build-commit.sh, or $PHPCMP_ROOT. */
-static int bisect_find_root(struct bisect *b)
-{
-	char tmp[PATH_MAX], script[PATH_MAX + 40];
-	const char *env = getenv("PHPCMP_ROOT");
-	ssize_t n = readlink("/proc/self/exe", b->exe, sizeof b->exe - 1);
-	struct stat st;
-
-	if (n <= 0)
-		return cmd_error("bisect", "/proc/self/exe: %s", strerror(errno));
-	b->exe[n] = '\0';
-	if (env != NULL && *env) {
-		snprintf(b->root, sizeof b->root, "%s", env);
-	} else {
-		snprintf(tmp, sizeof tmp, "%s", b->exe);
-		for (int up = 0; up < 3; up++) {
-			snprintf(b->root, sizeof b->root, "%s", dirname(tmp));
-			snprintf(tmp, sizeof tmp, "%s", b->root);
-			snprintf(script, sizeof script, "%s/scripts/build-commit.sh", b->root);
-			if (stat(script, &st) == 0)
-				break;
-		}
-	}
-	snprintf(script, sizeof script, "%s/scripts/build-commit.sh", b->root);
-	if (stat(script, &st) < 0)
-		return cmd_error(
-		    "bisect", "%s: not found (set PHPCMP_ROOT to phpcmp's source folder)", script);
-	return 0;
-}
-
 static int bisect_make_work(struct bisect *b)
 {
 	const char *tmpdir = getenv("TMPDIR");
@@ -387,49 +356,12 @@ static void bisect_stop(struct bisect *b)
 
 /* ---- HTTP ---- */
 
-/* One request; the answer as JSON when its status is want (or want2),
- * NULL (said) otherwise. */
+/* One request to the bisection's daemon: the answer as JSON when its
+ * status is want (or want2), NULL (said) otherwise. */
 static json_t *bisect_json(
     struct bisect *b, const char *method, const char *path, const char *body, long want, long want2)
 {
-	struct buf resp = BUF_INIT;
-	struct curl_slist *headers = client_headers(body != NULL, b->d.token);
-	char url[512];
-	long status = -1;
-	json_error_t je;
-	json_t *j = NULL;
-	CURLcode cc;
-
-	snprintf(url, sizeof url, "%s%s", b->d.url, path);
-	curl_easy_reset(b->curl);
-	curl_easy_setopt(b->curl, CURLOPT_URL, url);
-	curl_easy_setopt(b->curl, CURLOPT_WRITEFUNCTION, client_write);
-	curl_easy_setopt(b->curl, CURLOPT_WRITEDATA, &resp);
-	curl_easy_setopt(b->curl, CURLOPT_TIMEOUT, 900L);
-	curl_easy_setopt(b->curl, CURLOPT_NOPROXY, "*");
-	curl_easy_setopt(b->curl, CURLOPT_USERAGENT, "phpcmp-bisect/" PHPCMP_VERSION);
-	if (body != NULL)
-		curl_easy_setopt(b->curl, CURLOPT_POSTFIELDS, body);
-	if (headers != NULL)
-		curl_easy_setopt(b->curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(b->curl, CURLOPT_CUSTOMREQUEST, method);
-	if ((cc = curl_easy_perform(b->curl)) != CURLE_OK)
-		cmd_error("bisect", "%s %s: %s", method, url, curl_easy_strerror(cc));
-	else
-		curl_easy_getinfo(b->curl, CURLINFO_RESPONSE_CODE, &status);
-	curl_slist_free_all(headers);
-	if (status >= 0 && !resp.failed && resp.data != NULL)
-		j = json_loadb(resp.data, resp.len, 0, &je);
-	if (status >= 0 && status != want && status != want2) {
-		cmd_error("bisect", "%s %s: HTTP %ld: %.400s", method, path, status,
-		    resp.data != NULL ? resp.data : "");
-		json_decref(j);
-		j = NULL;
-	} else if (status >= 0 && j == NULL) {
-		cmd_error("bisect", "%s %s: the answer is not JSON", method, path);
-	}
-	buf_release(&resp);
-	return j;
+	return client_json(b->curl, "bisect", method, b->d.url, path, body, b->d.token, want, want2);
 }
 
 /* The case on the good build and bb: bb's answer, and good's the first
@@ -696,7 +628,8 @@ int bisect_command(int argc, char **argv)
 		cmd_error("bisect", "--good %s is not an ancestor of --bad %s", b.good_ref, b.bad_ref);
 		return 2;
 	}
-	if (bisect_case_body(&b) < 0 || bisect_find_root(&b) < 0)
+	if (bisect_case_body(&b) < 0 ||
+	    proc_find_root("bisect", b.exe, sizeof b.exe, b.root, sizeof b.root) < 0)
 		goto out;
 	if (gitsrc_range(b.src, b.good, b.bad, b.paths, b.npaths, &b.list) < 0)
 		goto out;

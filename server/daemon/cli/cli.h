@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct curl_slist;
+struct json_t;
 
 /* Where a client finds the daemon unless told ($PHPCMP_URL, --url). */
 #define CLIENT_DEFAULT_URL "http://127.0.0.1:8080"
@@ -24,6 +25,15 @@ size_t client_write(char *ptr, size_t size, size_t nmemb, void *buf);
  * (json), and "Authorization: Bearer TOKEN" when token is set and not empty
  * (getenv("PHPCMP_TOKEN") for a daemon of the user's, a proc_daemon's own). */
 struct curl_slist *client_headers(int json, const char *token);
+/* One request on curl (a CURL *, reset first): the HTTP status, or -1 on a
+ * transport error (said as `phpcmp who`); the body in *text (caller frees)
+ * when text is not NULL.  User agent phpcmp-WHO, no proxy, 900 s at most. */
+long client_request(void *curl, const char *who, const char *method, const char *url, const char *body,
+    const char *token, char **text);
+/* base + path; the answer as JSON when its status is want or want2, NULL
+ * (said, with the status and the start of the body) otherwise. */
+struct json_t *client_json(void *curl, const char *who, const char *method, const char *base,
+    const char *path, const char *body, const char *token, long want, long want2);
 /* A daemon's URL as a client takes it into out: "HOST:PORT" without a
  * scheme gets http://, trailing slashes go.  0, or -1 with why in err (a
  * scheme other than http or https). */
@@ -53,6 +63,10 @@ int bisect_command(int argc, char **argv);
 #include <limits.h>
 #include <sys/types.h>
 
+/* This executable's path into exe, and phpcmp's folder (where scripts/
+ * are) into root: $PHPCMP_ROOT, or the first of the executable's three
+ * parents holding scripts/build-php.sh.  0, or -1 said as `phpcmp who`. */
+int proc_find_root(const char *who, char *exe, size_t exesize, char *root, size_t rootsize);
 /* argv (argv[0] a path) with its standard output to stderr (the command's
  * result owns stdout), or stdout and stderr to log; envp NULL: ours.  Its
  * pid, or -1 said as `phpcmp who`. */

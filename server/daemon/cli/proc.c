@@ -8,16 +8,47 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cmdline.h"
+
+int proc_find_root(const char *who, char *exe, size_t exesize, char *root, size_t rootsize)
+{
+	char tmp[PATH_MAX], script[PATH_MAX + 32];
+	const char *env = getenv("PHPCMP_ROOT");
+	ssize_t n = readlink("/proc/self/exe", exe, exesize - 1);
+	struct stat st;
+
+	if (n <= 0)
+		return cmd_error(who, "/proc/self/exe: %s", strerror(errno));
+	exe[n] = '\0';
+	if (env != NULL && *env) {
+		snprintf(root, rootsize, "%s", env);
+	} else {
+		/* build/phpcmp or build/sanitize/phpcmp: the first parent with scripts/ */
+		snprintf(tmp, sizeof tmp, "%s", exe);
+		for (int up = 0; up < 3; up++) {
+			snprintf(root, rootsize, "%s", dirname(tmp));
+			snprintf(tmp, sizeof tmp, "%s", root);
+			snprintf(script, sizeof script, "%s/scripts/build-php.sh", root);
+			if (stat(script, &st) == 0)
+				break;
+		}
+	}
+	snprintf(script, sizeof script, "%s/scripts/build-php.sh", root);
+	if (stat(script, &st) < 0)
+		return cmd_error(who, "%s: not found (set PHPCMP_ROOT to phpcmp's source folder)", script);
+	return 0;
+}
 
 pid_t proc_spawn(const char *who, char *const argv[], const char *log, char *const envp[])
 {

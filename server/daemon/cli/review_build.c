@@ -58,36 +58,10 @@ int review_plan(struct review *r)
 
 /* ---- processes ---- */
 
-/* Where this executable and the project's scripts are: build/phpcmp's parent
- * folder's parent, or $PHPCMP_ROOT. */
+/* Where this executable and the project's scripts are (proc_find_root). */
 int review_find_root(struct review *r)
 {
-	char tmp[PATH_MAX], script[PATH_MAX + 32];
-	const char *env = getenv("PHPCMP_ROOT");
-	ssize_t n = readlink("/proc/self/exe", r->exe, sizeof r->exe - 1);
-	struct stat st;
-
-	if (n <= 0)
-		return cmd_error("review", "/proc/self/exe: %s", strerror(errno));
-	r->exe[n] = '\0';
-	if (env != NULL && *env) {
-		snprintf(r->root, sizeof r->root, "%s", env);
-	} else {
-		/* build/phpcmp or build/sanitize/phpcmp: the first parent with scripts/ */
-		snprintf(tmp, sizeof tmp, "%s", r->exe);
-		for (int up = 0; up < 3; up++) {
-			snprintf(r->root, sizeof r->root, "%s", dirname(tmp));
-			snprintf(tmp, sizeof tmp, "%s", r->root);
-			snprintf(script, sizeof script, "%s/scripts/build-php.sh", r->root);
-			if (stat(script, &st) == 0)
-				break;
-		}
-	}
-	snprintf(script, sizeof script, "%s/scripts/build-php.sh", r->root);
-	if (stat(script, &st) < 0)
-		return cmd_error(
-		    "review", "%s: not found (set PHPCMP_ROOT to phpcmp's source folder)", script);
-	return 0;
+	return proc_find_root("review", r->exe, sizeof r->exe, r->root, sizeof r->root);
 }
 
 int review_make_work(struct review *r)

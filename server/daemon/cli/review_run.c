@@ -107,69 +107,29 @@ void review_stop(struct review *r)
 
 /* ---- HTTP ---- */
 
-/* One request to the review's daemon: the HTTP status (-1 on a transport
- * error, said), the body in *text (caller frees) when text is not NULL. */
+/* The token to send: a --url daemon may want the user's; its own daemon
+ * wants its own. */
+static const char *review_token(const struct review *r)
+{
+	return r->url != NULL ? getenv("PHPCMP_TOKEN") : r->cur->d.token;
+}
+
+/* One request to the review's daemon (client_request). */
 static long review_request(
     struct review *r, const char *method, const char *path, const char *body, char **text)
 {
-	struct buf resp = BUF_INIT;
-	struct curl_slist *headers;
 	char url[512];
-	long status = -1;
-	CURLcode cc;
 
 	snprintf(url, sizeof url, "%s%s", r->cur->d.url, path);
-	curl_easy_reset(r->curl);
-	curl_easy_setopt(r->curl, CURLOPT_URL, url);
-	curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, client_write);
-	curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &resp);
-	curl_easy_setopt(r->curl, CURLOPT_TIMEOUT, 900L);
-	curl_easy_setopt(r->curl, CURLOPT_NOPROXY, "*");
-	curl_easy_setopt(r->curl, CURLOPT_USERAGENT, "phpcmp-review/" PHPCMP_VERSION);
-	/* A --url daemon may want the user's token; its own daemon wants its own. */
-	headers = client_headers(body != NULL, r->url != NULL ? getenv("PHPCMP_TOKEN") : r->cur->d.token);
-	if (body != NULL)
-		curl_easy_setopt(r->curl, CURLOPT_POSTFIELDS, body);
-	if (headers != NULL)
-		curl_easy_setopt(r->curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(r->curl, CURLOPT_CUSTOMREQUEST, method);
-	if ((cc = curl_easy_perform(r->curl)) != CURLE_OK)
-		cmd_error("review", "%s %s: %s", method, url, curl_easy_strerror(cc));
-	else
-		curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
-	curl_slist_free_all(headers);
-	if (resp.failed)
-		status = -1;
-	if (text != NULL)
-		*text = status < 0 ? NULL : buf_detach(&resp, NULL);
-	buf_release(&resp);
-	return status;
+	return client_request(r->curl, "review", method, url, body, review_token(r), text);
 }
 
 /* A request whose answer is JSON with an expected status; NULL (said) otherwise. */
 json_t *review_json(
     struct review *r, const char *method, const char *path, const char *body, long want, long want2)
 {
-	char *text = NULL;
-	long status = review_request(r, method, path, body, &text);
-	json_error_t je;
-	json_t *j;
-
-	if (status < 0) {
-		free(text);
-		return NULL;
-	}
-	j = text != NULL ? json_loads(text, 0, &je) : NULL;
-	if (status != want && status != want2) {
-		cmd_error(
-		    "review", "%s %s: HTTP %ld: %.400s", method, path, status, text != NULL ? text : "");
-		json_decref(j);
-		j = NULL;
-	} else if (j == NULL) {
-		cmd_error("review", "%s %s: the answer is not JSON", method, path);
-	}
-	free(text);
-	return j;
+	return client_json(
+	    r->curl, "review", method, r->cur->d.url, path, body, review_token(r), want, want2);
 }
 
 /* ---- a running daemon (--url) ---- */

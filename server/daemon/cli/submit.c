@@ -54,6 +54,8 @@ static char *submit_case_body(const struct case_spec *c, const char *path)
 	json_object_set_new(o, "depth", json_integer(c->depth));
 	if (c->iterations > 0)
 		json_object_set_new(o, "measure", json_integer(c->iterations));
+	if (c->expectf)
+		json_object_set_new(o, "expectf", json_true());
 	if (c->min_php != 0) {
 		char ver[32];
 		snprintf(ver, sizeof ver, "%u.%u.%u", (unsigned)(c->min_php / 10000),
