@@ -14,6 +14,7 @@ import { flagNames, getFlags, haveHealth, refreshHealth } from '../session.js';
 import { codeBlock, copyButton, differsList, errorBox, lazyText, loading, timeEl, verdictBadge } from '../components/ui.js';
 import { caseBucketPanel } from '../components/buckets.js';
 import { resultsGrid } from '../components/results.js';
+import { answersPanel } from '../components/answers.js';
 
 export function caseView(ctx, params, query) {
 	const id = params[0], cmp = query.get('comparison'), vs = query.get('vs');
@@ -76,6 +77,8 @@ function renderCase(ctx, d, reload, vs) {
 			h('div', { class: 'verdict-line' }, verdictBadge(verdict), ' ',
 				differs.length ? ['differs in ', differsList(differs)] :
 					(verdict === 'same' ? (roles.length > 2 ? 'every build agrees' : 'both builds agree') : null),
+				/* Some build could not run it (issue 45): which, and why. */
+				verdict === 'unsupported' ? unsupportedLine(roles, results) : null,
 				/* The same, but none ran to its end: said how (issue 46). */
 				verdict === 'same' && d.ended ? [': ', h('strong', { class: 'ended', 'data-testid': 'case-ended' },
 					`${roles.length > 2 ? 'all' : 'both'} ${d.ended}`)] : null),
@@ -114,8 +117,18 @@ function renderCase(ctx, d, reload, vs) {
 				d.comparison_id ? lazyText('php-src test (.phpt), expecting base', phptUrl, 'phpt-text') : null,
 				lazyText('stored case file', `/api/cases/${id}/casefile`, 'casefile-text'))),
 		d.bucket ? caseBucketPanel(ctx, d.bucket, reload) : null,
+		verdict === 'error' ? null : answersPanel(results),
 		resultsGrid(shown, results, differs, c, perRole),
 		historySection(d.history || [], d.comparison_id, id)]);
+}
+
+/* "unsupported on head (does not compile: …); the others agree". */
+function unsupportedLine(roles, results) {
+	const un = roles.filter((r) => results[r] && results[r].unsupported);
+	return h('span', { 'data-testid': 'case-unsupported' }, 'unsupported on ',
+		un.map((r, i) => [i ? ', ' : '', h('strong', null, results[r].build || r),
+			h('span', { class: 'dim' }, ` (${results[r].unsupported})`)]),
+		un.length < roles.length ? (roles.length - un.length > 1 ? '; the others agree' : '') : '');
 }
 
 function runAgainButton(ctx, c) {
