@@ -243,7 +243,8 @@ static int newer_than(const char *src, const struct stat *out)
  * much as its library: it runs under the worker's own sandbox
  * (phpcmp-worker --sandbox-exec: no network, no capabilities, landlock
  * letting it read /usr, the build's prefix and headers and the core's
- * sources, and write its output folder and a scratch folder of its own),
+ * sources, and write its output folder and a scratch folder of its own:
+ * CORE.PID.d, as two daemons may compile one core at once),
  * so a header that includes /etc/shadow gets nothing into the log
  * (unless the operator chose the compiler: PHPCMP_CC).  The
  * words before the compiler's into argv: their count (0 with the sandbox
@@ -264,7 +265,7 @@ static int core_confine(
 	if (strcmp(cfg->sandbox.layers, "none") == 0 || cfg->worker_bin == NULL ||
 	    getenv("PHPCMP_CC") != NULL)
 		return 0;
-	snprintf(scratch, sizeof p->scratch, "%s.d", b->core_path);
+	snprintf(scratch, sizeof p->scratch, "%s.%d.d", b->core_path, (int)getpid());
 	rmtree(scratch);
 	if (mkdir(scratch, 0700) < 0)
 		return -1;
@@ -405,8 +406,8 @@ static pid_t core_start(struct build *b, const struct config *cfg, char *err, si
 	struct core_confine_paths confined;
 	int argc = core_confine(b, cfg, argv, &confined);
 	if (argc < 0) {
-		snprintf(
-		    err, errsize, "build %s: cannot create %s.d: %s", b->name, b->core_path, strerror(errno));
+		snprintf(err, errsize, "build %s: cannot create %s: %s", b->name, confined.scratch,
+		    strerror(errno));
 		return -1;
 	}
 	/* -Wno-unused-parameter: PHP's own headers trip it. */
@@ -441,7 +442,7 @@ static int core_finish(struct build *b, int status, char *err, size_t errsize)
 	char tmp[PATH_MAX + 16], log[PATH_MAX + 16], scratch[PATH_MAX + 16];
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", b->core_path, (int)getpid());
 	snprintf(log, sizeof(log), "%s.log", b->core_path);
-	snprintf(scratch, sizeof scratch, "%s.d", b->core_path);
+	snprintf(scratch, sizeof scratch, "%s.%d.d", b->core_path, (int)getpid());
 	rmtree(scratch);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		unlink(tmp);
