@@ -53,9 +53,20 @@ test('a case that compiles on one build only: unsupported on the other, in the A
 	assert.match(g.json.results.head.unsupported, /^does not compile: Cannot redeclare/);
 });
 
-test('a case that compiles nowhere is still a case error (422)', async () => {
+test('a case that compiles nowhere is still a case error (422); min_php in POST /api/cases', async () => {
 	const r = await d.postCase({ code: '[1,' });
 	assert.equal(r.status, 422, r.text);
+	for (const bad of ['eight', '8', '8.1.2.3', '8.x', 81]) {
+		const b = await d.postCase({ code: '1', min_php: bad });
+		assert.equal(b.status, 400, `${bad}: ${b.text}`);
+		assert.match(b.json.error.message, /^min_php: expected a PHP version/);
+	}
+	const f = await d.postCase({ code: '[5]', min_php: '8.3' });
+	assert.equal(f.status, 201, f.text);
+	assert.equal(f.json.verdict, 'unsupported');
+	assert.equal(f.json.results.base.unsupported, `needs PHP 8.3 or newer (--MIN_PHP--); this build is PHP ${f.json.results.base.php_version}`);
+	const now = await d.postCase({ code: '[6]', min_php: '8.2.0' });
+	assert.equal(now.json.verdict, 'same', now.text);
 });
 
 test('phpcmp submit: the summary line and the counts say unsupported; --MIN_PHP-- reaches the daemon', async () => {
