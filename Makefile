@@ -145,8 +145,8 @@ $(B)/tests/test_flags: tests/unit/test_flags.c $(B)/obj/flags.o | $(B)/tests
 $(B)/tests/test_casefile: tests/unit/test_casefile.c $(B)/obj/casefile.o $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
 
-$(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
+$(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.o $(B)/obj/phpt.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpcre2-8
 
 $(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lm -lpthread
@@ -180,8 +180,8 @@ $(B)/tests/test_store: tests/unit/test_store.c $(STORE_OBJ) $(MODEL_OBJ) $(COMMO
 # The bucket key of a mismatch (server/daemon/model/bucket.c).
 UNIT_TESTS += $(B)/tests/test_bucket
 $(B)/tests/test_bucket: tests/unit/test_bucket.c $(B)/obj/bucket.o $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/flags.o \
-    $(B)/obj/sanitizer.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson
+    $(B)/obj/sanitizer.o $(B)/obj/phpt.o $(B)/obj/buf.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson -lpcre2-8
 
 # A sanitizer report in brief (server/daemon/model/sanitizer.c), on real reports.
 UNIT_TESTS += $(B)/tests/test_sanitizer
@@ -224,8 +224,8 @@ $(B)/tests/test_callgrind: tests/unit/test_callgrind.c $(B)/obj/callgrind.o | $(
 # The daemon's side of a worker (signals, EPIPE, the backoff without the lock).
 UNIT_TESTS += $(B)/tests/test_worker
 $(B)/tests/test_worker: tests/unit/test_worker.c $(B)/obj/worker.o $(B)/obj/confine.o $(B)/obj/sanitize.o $(B)/obj/proto.o \
-    $(B)/obj/result.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/rmtree.o $(B)/obj/layers.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpthread
+    $(B)/obj/result.o $(B)/obj/phpt.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/rmtree.o $(B)/obj/layers.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpthread -lpcre2-8
 
 # The one fan-out (server/daemon/engine/fanout.c): a function on every build at once.
 UNIT_TESTS += $(B)/tests/test_fanout
@@ -262,8 +262,8 @@ $(B)/tests/test_gcovr: tests/unit/test_gcovr.c $(B)/obj/gcovr.o | $(B)/tests
 
 UNIT_TESTS += $(B)/tests/test_common
 $(B)/tests/test_common: tests/unit/test_common.c $(B)/obj/buf.o $(B)/obj/clock.o $(B)/obj/id.o $(B)/obj/base64.o $(B)/obj/result.o $(B)/obj/bytes.o \
-    $(B)/obj/text.o $(B)/obj/flags.o | $(B)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lcrypto -ljansson
+    $(B)/obj/text.o $(B)/obj/flags.o $(B)/obj/phpt.o | $(B)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lcrypto -ljansson -lpcre2-8
 
 # The layer check (scripts/check-layers.py) fed bad objects: it can fail;
 # scripts/run-tests.sh driven with stand-ins for make: it counts only what ran;

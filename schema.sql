@@ -708,3 +708,10 @@ ALTER TABLE comparisons ADD COLUMN unsupported INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN unsupported INTEGER NOT NULL DEFAULT 0;
 
 PRAGMA user_version = 20;
+
+-- @migration 21: a stored case's --EXPECTF-- (docs/cases.md)
+-- expect holds run-tests.php's pattern (%d %s %f...), matched as run-tests
+-- matches an EXPECTF section (phpt_expectf_match), not the exact bytes.
+ALTER TABLE cases ADD COLUMN expectf INTEGER NOT NULL DEFAULT 0;
+
+PRAGMA user_version = 21;

@@ -20,14 +20,14 @@ static int streq_null(const char *a, const char *b)
 static int case_equal(const struct case_spec *a, const struct case_spec *b)
 {
 	return streq_null(a->title, b->title) && streq_null(a->code, b->code) &&
-	    streq_null(a->setup, b->setup) && streq_null(a->expect, b->expect) && a->flags == b->flags &&
-	    a->depth == b->depth && a->iterations == b->iterations;
+	    streq_null(a->setup, b->setup) && streq_null(a->expect, b->expect) && a->expectf == b->expectf &&
+	    a->flags == b->flags && a->depth == b->depth && a->iterations == b->iterations;
 }
 
 static int case_is_clean(const struct case_spec *c)
 {
-	return !c->title && !c->code && !c->setup && !c->expect && !c->source && c->flags == 0 &&
-	    c->depth == 512 && c->iterations == 0;
+	return !c->title && !c->code && !c->setup && !c->expect && !c->expectf && !c->source &&
+	    c->flags == 0 && c->depth == 512 && c->iterations == 0;
 }
 
 /* Parsing `text` fails, with `msg` somewhere in the error, leaving c clean. */
@@ -140,6 +140,17 @@ static void test_parse(void)
 	        c.depth == 2147483647L,
 	    "numeric flags with an unknown bit; the largest depth");
 	case_release(&c);
+
+	t = "--TEST--\nexpectf\n--VALUE--\n[PHP_INT_SIZE, 'x']\n--EXPECTF--\n[%d,\"%s\"]\n";
+	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 && c.expectf == 1 &&
+	        strcmp(c.expect, "[%d,\"%s\"]") == 0,
+	    "--EXPECTF--: the pattern in expect, expectf set");
+	case_release(&c);
+	t = "--TEST--\nexpect\n--VALUE--\n1\n--EXPECT--\n%d\n";
+	ok(casefile_parse(t, strlen(t), &c, err, sizeof(err)) == 0 && c.expectf == 0 &&
+	        strcmp(c.expect, "%d") == 0,
+	    "--EXPECT--: %%d is itself, expectf not set");
+	case_release(&c);
 }
 
 static void test_errors(void)
@@ -157,6 +168,9 @@ static void test_errors(void)
 	REJECTS("duplicate section", "--TEST--\nx\n--FLAGS--\n0\n--FLAGS--\n1\n--VALUE--\n1\n",
 	    "line 5: duplicate section --FLAGS-- (first at line 3)");
 	REJECTS("missing --TEST--", "--VALUE--\n1\n", "missing --TEST-- section");
+	REJECTS("both --EXPECT-- and --EXPECTF--",
+	    "--TEST--\nx\n--VALUE--\n1\n--EXPECT--\n1\n--EXPECTF--\n%d\n",
+	    "line 7: --EXPECTF-- beside --EXPECT-- (line 5): give one of them");
 	REJECTS("missing --VALUE--", "--TEST--\nx\n--EXPECT--\n1\n", "missing --VALUE-- section");
 	REJECTS("empty --TEST--", "--TEST--\n  \n--VALUE--\n1\n", "line 1: --TEST-- is empty");
 	REJECTS(
@@ -300,6 +314,7 @@ static void test_format(void)
 			"--TEST--\nt\n--VALUE--\n'x'\n--EXPECT--\n",
 			"--TEST--\nt\n--VALUE--\n  indented  \n",
 			"--TEST--\r\nt\r\n--VALUE--\r\n1\r\n",
+			"--TEST--\nt\n--VALUE--\n[1.5]\n--EXPECTF--\n[%f]\n",
 		};
 		/* clang-format on */
 		int good = 1;
@@ -307,7 +322,7 @@ static void test_format(void)
 		for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
 			if (!round_trip(texts[i], strlen(texts[i]), err, sizeof(err)))
 				good = 0;
-		ok(good, "blank lines, empty expect, indentation and CRLF round-trip");
+		ok(good, "blank lines, empty expect, indentation, CRLF and --EXPECTF-- round-trip");
 	}
 }
 

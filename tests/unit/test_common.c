@@ -158,19 +158,26 @@ static void test_verdict(void)
 	ok(strcmp(list, "status,output,error_code,error_msg,exception,expected") == 0,
 	    "verdict: its fields are status, output, error_code, error_msg, exception, expected");
 	/* --EXPECT-- as an oracle (issue 46): the exact output, nothing else. */
-	ok(verdict_expected(NULL, &a) == 0 && verdict_expected("1", &a) == 0,
+	ok(verdict_expected(NULL, 0, &a) == 0 && verdict_expected("1", 0, &a) == 0,
 	    "verdict_expected: none, or met");
-	ok(verdict_expected("2", &a) == DIFF_OUTPUT && verdict_expected("11", &a) == DIFF_OUTPUT,
+	ok(verdict_expected("2", 0, &a) == DIFF_OUTPUT && verdict_expected("11", 0, &a) == DIFF_OUTPUT,
 	    "verdict_expected: another output");
+	/* --EXPECTF--: run-tests' placeholders (phpt_expectf_match) */
+	ok(verdict_expected("%d", 1, &a) == 0 && verdict_expected(" %i\n", 1, &a) == 0 &&
+	        verdict_expected("%s", 1, &a) == 0,
+	    "verdict_expected: an --EXPECTF-- pattern met (trimmed, as run-tests)");
+	ok(verdict_expected("%d%d", 1, &a) == DIFF_OUTPUT && verdict_expected("%d", 0, &a) == DIFF_OUTPUT,
+	    "verdict_expected: an --EXPECTF-- pattern missed; %%d itself as --EXPECT--");
 	{
 		struct result two[2] = { a, b }, crashed;
 		char why[64];
 		result_init(&crashed);
 		crashed.status = STATUS_CRASH;
 		crashed.signal = 11;
-		ok(verdict_expected("1", &crashed) == DIFF_STATUS, "verdict_expected: no output is a status");
-		ok(verdict_expected_all("1", two, 2) == 0 &&
-		        verdict_expected_all("2", two, 2) == DIFF_EXPECTED,
+		ok(verdict_expected("1", 0, &crashed) == DIFF_STATUS,
+		    "verdict_expected: no output is a status");
+		ok(verdict_expected_all("1", 0, two, 2) == 0 &&
+		        verdict_expected_all("2", 0, two, 2) == DIFF_EXPECTED,
 		    "verdict_expected_all: DIFF_EXPECTED when a build misses it");
 		ok(result_ending(&a, why, sizeof why) == NULL,
 		    "result_ending: none for a result that ran to its end");

@@ -504,7 +504,7 @@ static enum runs_end runs_one_case(struct app *app, const struct db_run *run, co
 		end = END_FAILED;
 	} else if (db_comparison_store(app->db, c, run->id, builds, res,
 	               verdict_compare_all(res, app->run_nbuilds, NULL) |
-	                   verdict_expected_all(c->expect, res, app->run_nbuilds),
+	                   verdict_expected_all(c->expect, c->expectf, res, app->run_nbuilds),
 	               &case_id, &comparison_id, err, errsize) < 0) {
 		end = END_FAILED;
 	} else if (c->iterations > 0) {

@@ -296,13 +296,18 @@ static json_t *api_result_json(
 static json_t *api_case_json(const struct db_case *dc)
 {
 	const struct case_spec *c = &dc->spec;
+	json_t *o;
 
-	return json_pack("{s:I s:o s:o s:o s:I s:o s:I s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "title",
+	o = json_pack("{s:I s:o s:o s:o s:I s:o s:I s:o s:o s:o s:o}", "id", (json_int_t)dc->id, "title",
 	    text_json(c->title), "code", text_json(c->code), "setup", text_json(c->setup), "flags",
 	    (json_int_t)c->flags, "flag_names", text_flag_names(c->flags), "depth", (json_int_t)c->depth,
 	    "expect", text_json(c->expect), "measure",
 	    c->iterations > 0 ? json_integer(c->iterations) : json_null(), "source", text_json(c->source),
 	    "created_at", api_time(dc->created_at));
+	/* expect is an --EXPECTF-- pattern (run-tests' placeholders), not the bytes */
+	if (o != NULL)
+		json_object_set_new(o, "expectf", json_boolean(c->expectf));
+	return o;
 }
 
 /* A case with one comparison: the body of POST /api/cases and GET /api/cases/{id}. */
@@ -367,7 +372,8 @@ static json_t *api_case_comparison_json(const struct db_case *dc, const struct d
 		if (cmp != NULL && dc->spec.expect != NULL) {
 			json_t *differ = json_array();
 			for (role = 0; role < cmp->nbuilds; role++)
-				if (verdict_expected(dc->spec.expect, &cmp->results[role]) != 0)
+				if (verdict_expected(
+				        dc->spec.expect, dc->spec.expectf, &cmp->results[role]) != 0)
 					json_array_append_new(differ, json_string(role_name(role)));
 			expected = json_pack("{s:s s:o}", "verdict",
 			    json_array_size(differ) > 0 ? "differ" : "same", "differ", differ);
@@ -479,6 +485,7 @@ static int api_parse_case(json_t *body, struct case_spec *c, struct http_respons
 		"flags",
 		"depth",
 		"expect",
+		"expectf", /* true: expect is an --EXPECTF-- pattern */
 		"measure",
 		"min_php", /* "8.1": older builds do not run it (unsupported) */
 		"builds",  /* api_build_names */
@@ -514,6 +521,16 @@ static int api_parse_case(json_t *body, struct case_spec *c, struct http_respons
 	}
 	c->depth = (long)depth;
 	c->iterations = (long)measure;
+	json_t *xf = json_object_get(body, "expectf");
+	if (xf != NULL && !json_is_boolean(xf)) {
+		api_error(resp, 400, "bad_request",
+		    "expectf: expected true (expect is an --EXPECTF-- pattern) or false");
+		return -1;
+	}
+	if ((c->expectf = json_is_true(xf)) && c->expect == NULL) {
+		api_error(resp, 400, "bad_request", "expectf: true needs expect (the --EXPECTF-- pattern)");
+		return -1;
+	}
 	json_t *min = json_object_get(body, "min_php");
 	if (min != NULL && !json_is_null(min) &&
 	    (!json_is_string(min) || case_min_php_parse(json_string_value(min), &c->min_php) < 0)) {

@@ -9,6 +9,8 @@
  *   --SETUP--    PHP code run first (no <?php)        optional
  *   --VALUE--    an expression, or statements ending in `return ...;`
  *   --EXPECT--   the expected output                  optional
+ *   --EXPECTF--  the expected output with run-tests.php's placeholders
+ *                (%s %d %i %f %c %e %a %A %w %x %r...%r), instead of EXPECT
  *   --MIN_PHP--  "8.1" or "8.1.2": the oldest PHP the case is for; on an
  *                older build it does not run (unsupported)  optional
  *
@@ -37,6 +39,7 @@ enum casefile_section {
 	SEC_SETUP,
 	SEC_VALUE,
 	SEC_EXPECT,
+	SEC_EXPECTF,
 	SEC_MIN_PHP,
 	SEC_N
 };
@@ -49,6 +52,7 @@ static const char *const casefile_names[SEC_N] = {
 	"SETUP",
 	"VALUE",
 	"EXPECT",
+	"EXPECTF",
 	"MIN_PHP",
 };
 
@@ -177,7 +181,7 @@ static int casefile_split(
 		if (idx == SEC_N) {
 			snprintf(err, errsize,
 			    "line %d: unknown section --%.*s-- (known: "
-			    "TEST, FLAGS, DEPTH, MEASURE, SETUP, VALUE, EXPECT, MIN_PHP)",
+			    "TEST, FLAGS, DEPTH, MEASURE, SETUP, VALUE, EXPECT, EXPECTF, MIN_PHP)",
 			    lineno, namelen > 64 ? 64 : (int)namelen, name);
 			return -1;
 		}
@@ -352,13 +356,23 @@ static int casefile_sections(struct casefile_span *sec, struct case_spec *c, cha
 	}
 	if (casefile_code(&sec[SEC_VALUE], "VALUE", &c->code, err, errsize) < 0)
 		return -1;
+	if (sec[SEC_EXPECT].present && sec[SEC_EXPECTF].present) {
+		snprintf(err, errsize, "line %d: --EXPECTF-- beside --EXPECT-- (line %d): give one of them",
+		    sec[SEC_EXPECTF].line, sec[SEC_EXPECT].line);
+		return -1;
+	}
 	if (sec[SEC_MIN_PHP].present && casefile_min_php(&sec[SEC_MIN_PHP], &c->min_php, err, errsize) < 0)
 		return -1;
-	/* Kept as is, even empty: the bytes json_encode must return. */
-	if (sec[SEC_EXPECT].present &&
-	    !(c->expect = casefile_dup(sec[SEC_EXPECT].body, sec[SEC_EXPECT].len))) {
-		snprintf(err, errsize, "out of memory");
-		return -1;
+	/* Kept as is, even empty: the bytes json_encode must return, or (EXPECTF)
+	 * the pattern they must match (phpt_expectf_match: trimmed, as run-tests). */
+	for (int i = SEC_EXPECT; i <= SEC_EXPECTF; i++) {
+		if (!sec[i].present)
+			continue;
+		if (!(c->expect = casefile_dup(sec[i].body, sec[i].len))) {
+			snprintf(err, errsize, "out of memory");
+			return -1;
+		}
+		c->expectf = i == SEC_EXPECTF;
 	}
 	return 0;
 }
@@ -485,7 +499,7 @@ char *casefile_format(const struct case_spec *c)
 		casefile_section(&b, "SETUP", c->setup);
 	casefile_section(&b, "VALUE", c->code);
 	if (c->expect)
-		casefile_section(&b, "EXPECT", c->expect);
+		casefile_section(&b, c->expectf ? "EXPECTF" : "EXPECT", c->expect);
 	if (c->min_php != 0) {
 		snprintf(num, sizeof(num), "%u.%u.%u", (unsigned)(c->min_php / 10000),
 		    (unsigned)(c->min_php / 100 % 100), (unsigned)(c->min_php % 100));

@@ -45,6 +45,7 @@ struct case_spec {
 	long flags;             /* json_encode flags */
 	long depth;             /* json_encode depth, default 512 */
 	char *expect;           /* optional expected output, NULL if none */
+	int expectf;            /* expect is an --EXPECTF-- pattern (run-tests' %s %d...), not the bytes */
 	long iterations;        /* > 0: measured workload, instructions per call */
 	long measure_budget_ms; /* > 0: the measured calls stop after about this long (fewer) */
 	char *source;           /* stored case: path under cases/, else NULL */
@@ -209,11 +210,12 @@ void verdict_fields(unsigned diff, char *buf, size_t bufsize);
  * The case's --EXPECT-- (expect, NULL: none) as an oracle: how r differs
  * from it (DIFF_STATUS: r did not run to a string output; DIFF_OUTPUT:
  * another string), 0 when r's output is exactly the expectation or there
- * is none.
+ * is none.  expectf: expect is an --EXPECTF-- pattern, matched as
+ * run-tests.php does (phpt_expectf_match: trimmed, %d %s %f...).
  */
-unsigned verdict_expected(const char *expect, const struct result *r);
+unsigned verdict_expected(const char *expect, int expectf, const struct result *r);
 /* DIFF_EXPECTED when any of the n results differs from expect, else 0. */
-unsigned verdict_expected_all(const char *expect, const struct result *res, int n);
+unsigned verdict_expected_all(const char *expect, int expectf, const struct result *res, int n);
 /* The expectation as a result to compare and bucket against: status ok,
  * output the expect text (not copied: r borrows it; never released). */
 void result_expected(struct result *r, const char *expect);

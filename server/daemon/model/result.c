@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "phpt.h"
 #include "proto.h"
 
 /* clang-format off */
@@ -109,10 +110,10 @@ static int bytes_differ(const struct bytes *a, const struct bytes *b)
  */
 unsigned verdict_compare(const struct result *a, const struct result *b)
 {
-	unsigned d = 0;
 	/* A build the case is unsupported on has no answer to compare. */
 	if (a->unsupported != NULL || b->unsupported != NULL)
 		return 0;
+	unsigned d = 0;
 	if (a->status != b->status || (a->status == STATUS_CRASH && a->signal != b->signal))
 		d |= DIFF_STATUS;
 	if (a->output_is_false != b->output_is_false || bytes_differ(&a->output, &b->output))
@@ -158,21 +159,25 @@ void verdict_fields(unsigned diff, char *buf, size_t bufsize)
 	}
 }
 
-unsigned verdict_expected(const char *expect, const struct result *r)
+unsigned verdict_expected(const char *expect, int expectf, const struct result *r)
 {
 	if (expect == NULL || r->unsupported != NULL)
 		return 0;
 	if (r->status != STATUS_OK || r->output_is_false || r->output.data == NULL)
 		return DIFF_STATUS;
+	if (expectf) /* out of memory (-1) is no match either */
+		return phpt_expectf_match(expect, strlen(expect), r->output.data, r->output.len) == 1
+		    ? 0
+		    : DIFF_OUTPUT;
 	return r->output.len != strlen(expect) || memcmp(r->output.data, expect, r->output.len) != 0
 	    ? DIFF_OUTPUT
 	    : 0;
 }
 
-unsigned verdict_expected_all(const char *expect, const struct result *res, int n)
+unsigned verdict_expected_all(const char *expect, int expectf, const struct result *res, int n)
 {
 	for (int i = 0; expect != NULL && i < n && i < MAX_BUILDS; i++)
-		if (verdict_expected(expect, &res[i]) != 0)
+		if (verdict_expected(expect, expectf, &res[i]) != 0)
 			return DIFF_EXPECTED;
 	return 0;
 }

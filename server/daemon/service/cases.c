@@ -128,7 +128,7 @@ int cases_submit(struct app *app, struct case_spec *c, const char *const names[]
 		goto out;
 	}
 	/* The builds against the base, and each against the case's --EXPECT--. */
-	out->diff = verdict_compare_all(res, n, NULL) | verdict_expected_all(c->expect, res, n);
+	out->diff = verdict_compare_all(res, n, NULL) | verdict_expected_all(c->expect, c->expectf, res, n);
 	out->broken = out->diff == 0 && res[ROLE_BASE].status != STATUS_OK;
 	/* A case whose code does not compile is the sender's error: nothing stored. */
 	if (result_case_error(res, n) >= 0) {

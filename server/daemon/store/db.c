@@ -123,10 +123,10 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_CASE_FIND] =
 	    "SELECT id FROM cases WHERE content_hash = ?1 AND source IS ?2 AND title = ?3 "
 	    "AND code = ?4 AND setup IS ?5 AND flags = ?6 AND depth = ?7 AND expect IS ?8 "
-	    "AND iterations = ?9 ORDER BY id LIMIT 1",
+	    "AND iterations = ?9 AND expectf = ?11 ORDER BY id LIMIT 1",
 	[S_CASE_INSERT] =
-	    "INSERT INTO cases (content_hash, source, title, code, setup, flags, depth, expect, iterations) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	    "INSERT INTO cases (content_hash, source, title, code, setup, flags, depth, expect, iterations, "
+	    "expectf) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?11)",
 	[S_COMPARISON_INSERT] =
 	    "INSERT INTO comparisons (case_id, run_id, verdict, differs, error, unsupported) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -140,7 +140,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "UPDATE runs SET done = done + 1, same = same + ?2, differ = differ + ?3, "
 	    "errors = errors + ?4, unsupported = unsupported + ?5 WHERE id = ?1",
 	[S_CASE_GET] =
-	    "SELECT id, title, code, setup, flags, depth, expect, iterations, source, created_at "
+	    "SELECT id, title, code, setup, flags, depth, expect, iterations, source, created_at, expectf "
 	    "FROM cases WHERE id = ?1",
 	[S_COMPARISON_LATEST] =
 	    "SELECT id, case_id, run_id, " VERDICT_SQL ", differs, created_at, error FROM comparisons m "
@@ -225,7 +225,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	    "SELECT 1 FROM comparisons m JOIN cases c ON c.id = m.case_id "
 	    "WHERE m.run_id = ?10 AND c.content_hash = ?1 AND c.source IS ?2 AND c.title = ?3 "
 	    "AND c.code = ?4 AND c.setup IS ?5 AND c.flags = ?6 AND c.depth = ?7 AND c.expect IS ?8 "
-	    "AND c.iterations = ?9 LIMIT 1",
+	    "AND c.iterations = ?9 AND c.expectf = ?11 LIMIT 1",
 	/* A generated, phpt or coverage run's summary (columns.c). */
 	[S_RUN_SUMMARY] = "UPDATE runs SET summary = ?2 WHERE id = ?1",
 	[S_RUN_CASE_ROW] =
@@ -352,6 +352,8 @@ static void db_case_hash(const struct case_spec *c, char out[17])
 	db_hash_field(&h, c->expect, c->expect != NULL);
 	snprintf(num, sizeof num, "%ld/%ld/%ld", c->flags, c->depth, c->iterations);
 	db_hash_field(&h, num, 1);
+	if (c->expectf) /* only then: an older case's hash stays what it was */
+		db_hash_field(&h, "expectf", 1);
 	snprintf(out, 17, "%016" PRIx64, h);
 }
 
@@ -366,6 +368,7 @@ static void db_bind_case(sqlite3_stmt *st, const struct case_spec *c, const char
 	sqlite3_bind_int64(st, 7, c->depth);
 	db_bind_text(st, 8, c->expect);
 	sqlite3_bind_int64(st, 9, c->iterations > 0 ? c->iterations : 0);
+	sqlite3_bind_int(st, 11, c->expectf != 0); /* ?10 is S_RUN_HAS_CASE's run */
 }
 
 int db_store_result(struct db *db, int64_t comparison_id, int role, const struct build *b,
@@ -479,8 +482,8 @@ static int db_comparison_put(struct db *db, const struct case_spec *c, int64_t r
 	/* A mismatch joins its buckets with it, one per differing candidate
 	 * (db_triage.c); a case error is no mismatch. */
 	if (diff != 0 && case_error == NULL &&
-	    db_triage_record(
-	        db, c->flags, res, role, names, c->expect, run_id, *comparison_id, err, errsize) < 0)
+	    db_triage_record(db, c->flags, res, role, names, c->expect, c->expectf, run_id, *comparison_id,
+	        err, errsize) < 0)
 		goto fail;
 
 	if (run_id > 0 && counted) {
@@ -548,6 +551,7 @@ int db_case_get(struct db *db, int64_t id, struct db_case *out, char *err, size_
 		c->iterations = (long)sqlite3_column_int64(st, 7);
 		c->source = db_col_strdup(st, 8);
 		db_col_copy(st, 9, out->created_at, sizeof out->created_at);
+		c->expectf = sqlite3_column_int(st, 10) != 0;
 		rc = 1;
 		if (c->title == NULL || c->code == NULL) {
 			db_seterr(err, errsize, "database: read case: out of memory");

@@ -125,10 +125,10 @@ int db_store_result(struct db *db, int64_t comparison_id, int role, const struct
 /* db_triage.c, for db.c (inside db_comparison_store()'s transaction): each
  * candidate res[1..n-1] that differs from the base into its bucket (names:
  * the builds' names by role, for a later candidate's key), and each build
- * whose output is not expect (the case's --EXPECT--, NULL: none) into one
- * of candidate "expected:ROLE". */
+ * whose output is not expect (the case's --EXPECT--, NULL: none; expectf:
+ * its --EXPECTF--) into one of candidate "expected:ROLE". */
 int db_triage_record(struct db *, long flags, const struct result *res, int n, const char *const *names,
-    const char *expect, int64_t run_id, int64_t comparison_id, char *err, size_t errsize);
+    const char *expect, int expectf, int64_t run_id, int64_t comparison_id, char *err, size_t errsize);
 /* db_triage.c, for db_phpt.c (inside db_phpt_store()'s transaction): a phpt
  * test's regression or improvement on a candidate into its bucket (key:
  * bucket_phpt_key).  The bucket's id, or -1. */

@@ -322,7 +322,7 @@ static int dbt_record_one(struct db *db, long flags, const struct result pair[2]
 }
 
 int db_triage_record(struct db *db, long flags, const struct result *res, int n, const char *const *names,
-    const char *expect, int64_t run_id, int64_t comparison_id, char *err, size_t errsize)
+    const char *expect, int expectf, int64_t run_id, int64_t comparison_id, char *err, size_t errsize)
 {
 	struct result pair[2];
 	char candidate[80];
@@ -345,7 +345,7 @@ int db_triage_record(struct db *db, long flags, const struct result *res, int n,
 	 * not it counts the comparison in a bucket of its own, the expectation
 	 * in the base's place and "expected:ROLE" as its candidate (in the key). */
 	for (i = 0; expect != NULL && i < n && i < MAX_BUILDS; i++) {
-		if ((diff = verdict_expected(expect, &res[i])) == 0)
+		if ((diff = verdict_expected(expect, expectf, &res[i])) == 0)
 			continue;
 		result_expected(&pair[0], expect);
 		pair[1] = res[i];
@@ -460,7 +460,7 @@ static int dbt_backfill_one(struct db *db, int64_t id, int64_t run_id, long flag
 	} else if (n != 2 || (diff = verdict_compare(&res[ROLE_BASE], &res[ROLE_HEAD])) == 0) {
 		rc = 0; /* incomplete or no longer a difference: leave it out of buckets */
 	} else {
-		rc = db_triage_record(db, flags, res, 2, NULL, NULL, run_id, id, err, errsize);
+		rc = db_triage_record(db, flags, res, 2, NULL, NULL, 0, run_id, id, err, errsize);
 	}
 	for (role = 0; role < MAX_BUILDS; role++)
 		result_release(&res[role]);
