@@ -179,6 +179,62 @@ static void test_verdict(void)
 	    "utf8_valid: U+2028 yes; surrogate, overlong, above U+10FFFF, truncated no");
 }
 
+/* Unsupported (issue 45): what compiled on one build and not another, --MIN_PHP--. */
+static void test_unsupported(void)
+{
+	struct result r[3];
+	for (int i = 0; i < 3; i++)
+		result_init(&r[i]);
+	bytes_set(&r[0].output, "\"mine\"", 6);
+	r[1].status = STATUS_ERROR;
+	r[1].output_is_false = 1;
+	r[1].failure = strdup("Cannot redeclare f()");
+	r[1].compile_error = strdup("Cannot redeclare f()");
+	ok(verdict_compare(&r[0], &r[1]) != 0, "before marking, a compile error differs");
+	ok(result_mark_unsupported(r, 2) == 1 && r[1].unsupported != NULL &&
+	        strcmp(r[1].unsupported, "does not compile: Cannot redeclare f()") == 0 &&
+	        strcmp(r[1].failure, RESULT_UNSUPPORTED "does not compile: Cannot redeclare f()") == 0,
+	    "compiled on one build, not the other: unsupported there, why in its failure");
+	ok(verdict_compare(&r[0], &r[1]) == 0 && verdict_compare_all(r, 2, NULL) == 0,
+	    "an unsupported build is left out of the verdict");
+	ok(strcmp(verdict_name(0, r, 2), "unsupported") == 0 &&
+	        strcmp(verdict_name(DIFF_OUTPUT, r, 2), "differ") == 0,
+	    "the verdict: unsupported when the others agree, differ when they do not");
+	ok(result_case_error(r, 2) < 0, "compiling on one build is no case error");
+
+	/* A stored result read back: its failure marks it. */
+	struct result s;
+	result_init(&s);
+	s.status = STATUS_ERROR;
+	s.failure = strdup(RESULT_UNSUPPORTED "needs PHP 9.0 or newer");
+	ok(result_mark_unsupported(&s, 1) == 1 && strcmp(s.unsupported, "needs PHP 9.0 or newer") == 0,
+	    "a stored result's failure says it is unsupported");
+	result_release(&s);
+
+	/* --MIN_PHP-- above a build's PHP: not run, unsupported; on every build it is no case error. */
+	result_unsupported_php(&r[2], 90000, "8.2.32");
+	ok(r[2].unsupported != NULL &&
+	        strcmp(r[2].unsupported, "needs PHP 9.0 or newer (--MIN_PHP--); this build is PHP 8.2.32") ==
+	            0 &&
+	        r[2].output_is_false && r[2].status == STATUS_ERROR,
+	    "a build older than --MIN_PHP--: %s", r[2].unsupported ? r[2].unsupported : "(null)");
+	result_unsupported_php(&r[0], 90000, "8.2.32");
+	ok(result_case_error(&r[2], 1) < 0 && strcmp(verdict_name(0, &r[2], 1), "unsupported") == 0,
+	    "unsupported everywhere: verdict unsupported, not a case error");
+	/* Nothing compiled anywhere: still a case error. */
+	struct result e[2];
+	for (int i = 0; i < 2; i++) {
+		result_init(&e[i]);
+		e[i].compile_error = strdup("Unclosed '['");
+	}
+	ok(result_mark_unsupported(e, 2) == 0 && result_case_error(e, 2) == 0,
+	    "compiling on no build is a case error, nothing unsupported");
+	for (int i = 0; i < 2; i++)
+		result_release(&e[i]);
+	for (int i = 0; i < 3; i++)
+		result_release(&r[i]);
+}
+
 int main(void)
 {
 	test_round_trip();
@@ -186,5 +242,6 @@ int main(void)
 	test_decode();
 	test_buf_limits();
 	test_verdict();
+	test_unsupported();
 	return tap_done();
 }
