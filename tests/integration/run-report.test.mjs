@@ -54,7 +54,7 @@ test('a stored run\'s report.md: its verdicts, broken and expected counts, its r
 	assert.match(md, /^\| differ \| \*\*2\*\* \|$/m, md);
 	assert.match(md, /^\| same, but no build ran to its end \(broken[^|]*\| \*\*1\*\* \|$/m, md);
 	// [1,3] expected: both builds give [1,2], so each is a mismatch against it
-	assert.match(md, /^Against the expectation \(`--EXPECT--`\), cases whose output is not it: `base` \*\*1\*\*, `head` \*\*1\*\*\.$/m, md);
+	assert.match(md, /^Against the expectation \(`--EXPECT--`, `--EXPECTF--`\), cases whose output is not it: `base` \*\*1\*\*, `head` \*\*1\*\*\.$/m, md);
 	// the head root's minimal case, as PHP, and each build's output of it
 	assert.match(md, /^#### Root causes: \d+$/m, md);
 	const code = root.minimal.code.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -65,18 +65,21 @@ test('a stored run\'s report.md: its verdicts, broken and expected counts, its r
 	// the buckets: the float's, and the expectation's on each build
 	assert.match(md, /^#### Buckets: 3$/m, md);
 	// head inserts digits after 0.1: nothing on the base, digits (class 0) on head, as the page says it
-	assert.match(md, /^\| #\d+ \| `head` \| output ∅ → `0` \| new \| 1 \| #\d+ a float in a list \|$/m, md);
-	assert.match(md, /^\| #\d+ \| `base` vs `--EXPECT--` \| .* \| 1 \| #\d+ an expectation that is wrong \|$/m, md);
+	assert.match(md, new RegExp(`^\\| #${root.bucket_id} \\| \\d+ \\| \`head\` \\| output ∅ → \`0\`( · [^|]*)? \\| new \\| 1 \\| #\\d+ a float in a list \\|$`, 'm'), md);
+	assert.match(md, /^\| #\d+ \| \d+ \| `base` vs `--EXPECT--` \| .* \| 1 \| #\d+ an expectation that is wrong \|$/m, md);
+	assert.match(md, /^Not reduced: a mismatch against the case's expectation has no other build to reduce against/m, md);
 });
 
 test('a generated run\'s report.md names its counts and roots; a measure run keeps its instruction table', async () => {
-	const g = await d.request('POST', '/api/runs?wait=120', { body: { suite: 'generated', seed: 1, count: 300 }, timeoutMs: 130_000 });
+	const g = await d.request('POST', '/api/runs?wait=120', { body: { suite: 'generated', seed: 1, count: 2000 }, timeoutMs: 130_000 });
 	assert.equal(g.status, 200, g.text);
 	await settled(g.json.id);
 	const md = (await d.get(`/api/runs/${g.json.id}/report.md`)).text;
 	assert.match(md, new RegExp(`^### phpcmp run ${g.json.id} \\(generated\\): `, 'm'), md);
 	assert.match(md, new RegExp(`^\\| differ \\| (\\*\\*)?${g.json.counts.differ}(\\*\\*)? \\|$`, 'm'), md);
 	assert.match(md, /^#### Root causes: \d+$/m, md);
+	// it keeps a sample of each kind in full, and says so
+	assert.match(md, new RegExp(`^${g.json.counts.differ} mismatches in this run; \\d+ of them stored in full`, 'm'), md);
 	const m = await d.request('POST', '/api/runs?wait=120', { body: { suite: 'measure' }, timeoutMs: 130_000 });
 	assert.ok(m.status === 200 || m.status === 202, m.text);
 	const mmd = (await d.get(`/api/runs/${m.json.id}/report.md`)).text;

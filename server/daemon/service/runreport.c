@@ -128,6 +128,11 @@ static void runreport_key(struct buf *o, const char *key)
 	if (n == 0)
 		json_array_foreach (json_object_get(k, "differs"), i, v)
 			buf_addf(o, "%s%s", i ? ", " : "", json_string_value(v) ? json_string_value(v) : "?");
+	/* the flags that split the key (on/off), as the page's summary shows them */
+	const char *flag;
+	json_object_foreach (json_object_get(k, "flags"), flag, v)
+		buf_addf(o, " · %s %s", strncmp(flag, "JSON_", 5) == 0 ? flag + 5 : flag,
+		    json_is_true(v) ? "on" : "off");
 	json_decref(k);
 }
 
@@ -214,7 +219,7 @@ static void runreport_verdicts(
 	}
 	if (!any_expected)
 		return;
-	buf_adds(o, "\nAgainst the expectation (`--EXPECT--`), cases whose output is not it:");
+	buf_adds(o, "\nAgainst the expectation (`--EXPECT--`, `--EXPECTF--`), cases whose output is not it:");
 	for (int r = 0, k = 0; r < run->nbuilds; r++)
 		if (expected[r] > 0)
 			buf_addf(
@@ -247,6 +252,10 @@ static void runreport_roots(struct buf *o, const struct db_run *run, const struc
 				buf_adds(o,
 				    "Not reproduced when run alone (it needs the cases run before it, or is "
 				    "not deterministic): no minimal case.\n");
+			else if (r->candidate != NULL && strncmp(r->candidate, "expected:", 9) == 0)
+				buf_adds(o,
+				    "Not reduced: a mismatch against the case's expectation has no other "
+				    "build to reduce against; the case (first case, below) is its reproducer.\n");
 			else
 				buf_addf(o, "Not reduced: %s.\n", m->state);
 			continue;
@@ -263,17 +272,47 @@ static void runreport_roots(struct buf *o, const struct db_run *run, const struc
 		    roots->pending == 1 ? " is" : "s are");
 }
 
-static void runreport_buckets(
-    struct buf *o, const struct db_run *run, const struct db_bucket *b, size_t nb, int more)
+/* The root cause (numbered as in the report, from 1) a bucket is under; 0 none. */
+static size_t runreport_root_of(const struct db_roots *roots, int64_t bucket_id)
 {
-	buf_addf(o, "\n#### Buckets: %zu%s\n", nb, more ? "+" : "");
+	for (size_t i = 0; i < roots->n; i++)
+		for (int64_t k = 0; k < roots->roots[i].buckets; k++)
+			if (roots->roots[i].bucket_ids[k] == bucket_id)
+				return i + 1;
+	return 0;
+}
+
+static void runreport_buckets(struct buf *o, const struct db_run *run, const struct db_roots *roots,
+    const struct db_bucket_counts *counts, const struct db_bucket *b, size_t nb, int more)
+{
+	int64_t buckets = 0, stored = 0;
+
+	for (size_t i = 0; i < counts->nstates; i++) {
+		buckets += counts->states[i].buckets;
+		stored += counts->states[i].mismatches;
+	}
+	buf_addf(o, "\n#### Buckets: %" PRId64 "\n", buckets);
+	/* a generated run keeps a sample of each kind of mismatch in full */
+	if (strcmp(run->suite, "generated") == 0 && stored < run->differ)
+		buf_addf(o,
+		    "\n%" PRId64 " mismatches in this run; %" PRId64
+		    " of them stored in full (a sample of each "
+		    "kind: the others are made again from seed and index when opened), in these buckets.\n",
+		    run->differ, stored);
 	if (nb == 0)
 		return;
 	buf_adds(o,
-	    "\n| bucket | build | how they differ (the base, or `--EXPECT--`, → the build) | triage | mismatches in this run | first case |\n"
-	    "|---|---|---|---|---:|---|\n");
+	    "\n| bucket | root cause | build | how they differ (the base, or `--EXPECT--`, → the build) | "
+	    "triage | mismatches in this run | first case |\n"
+	    "|---|---:|---|---|---|---:|---|\n");
 	for (size_t i = 0; i < nb && i < RUNREPORT_BUCKETS; i++) {
+		size_t root = runreport_root_of(roots, b[i].id);
 		buf_addf(o, "| #%" PRId64 " | ", b[i].id);
+		if (root > 0)
+			buf_addf(o, "%zu", root);
+		else
+			buf_adds(o, "—");
+		buf_adds(o, " | ");
 		runreport_candidate(o, run, b[i].candidate);
 		buf_adds(o, " | ");
 		runreport_key(o, b[i].key);
@@ -330,7 +369,7 @@ int run_report_md(struct app *app, const struct db_run *run, char **text, size_t
 	buf_adds(&o, ".\n\n");
 	runreport_verdicts(&o, run, broken, b, nb);
 	runreport_roots(&o, run, &roots);
-	runreport_buckets(&o, run, b, nb, more);
+	runreport_buckets(&o, run, &roots, &counts, b, nb, more);
 	if (strcmp(run->status, "done") != 0) {
 		run_status_note(run->status, run->error, note, sizeof note);
 		buf_addf(&o, "\n%s\n", note[0] == ' ' ? note + 1 : note);
