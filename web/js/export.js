@@ -16,6 +16,7 @@ export function caseBody(c) {
 	body.flags = c.flags || 0;
 	body.depth = c.depth !== undefined && c.depth !== null ? c.depth : 512;
 	if (c.expect !== undefined && c.expect !== null) body.expect = c.expect;
+	if (c.expectf) body.expectf = true; /* expect is an --EXPECTF-- pattern */
 	if (c.measure) body.measure = c.measure;
 	return body;
 }

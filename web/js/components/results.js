@@ -42,7 +42,9 @@ function diffFlag(title, hidden) {
 
 /*
  * names: the roles in column order (builds.js orderRoles), results keyed by
- * role, differs the comparison's differing fields, c the case (its expect);
+ * role, differs the comparison's differing fields, c the case (its expect;
+ * an --EXPECTF-- pattern, c.expectf, is matched by the daemon: c.expected,
+ * the answer's "expected", says which builds miss it);
  * perRole (optional): each candidate role's own differing fields against the
  * base, so a column is flagged only where that candidate differs.
  */
@@ -57,7 +59,9 @@ export function resultsGrid(names, results, differs, c, perRole) {
 	/* Printed output and warnings may differ without counting in the verdict. */
 	const warnDiffers = differsFromBase(names.map((n) => warningsKey(results[n])), (x, y) => x === y);
 	const base = rs[0];
-	const expectBytes = c.expect !== null && c.expect !== undefined ? new TextEncoder().encode(c.expect) : null;
+	const hasExpect = c.expect !== null && c.expect !== undefined;
+	const expectBytes = hasExpect && !c.expectf ? new TextEncoder().encode(c.expect) : null;
+	const expectfMissed = hasExpect && c.expectf && c.expected ? new Set(c.expected.differ || []) : null;
 
 	const grid = h('div', { class: 'results', 'data-testid': 'results' });
 	/* CSSOM, not a style attribute, so a strict CSP can't break the layout. */
@@ -93,6 +97,10 @@ export function resultsGrid(names, results, differs, c, perRole) {
 				const ok = sameBytes(expectBytes, b);
 				meta.push(' · ', h('span', { class: ok ? 'ok-text' : 'bad-text', 'data-testid': `expect-${n}` },
 					ok ? 'matches expect' : 'does not match expect'));
+			} else if (expectfMissed) {
+				const ok = !expectfMissed.has(n);
+				meta.push(' · ', h('span', { class: ok ? 'ok-text' : 'bad-text', 'data-testid': `expect-${n}` },
+					ok ? 'matches the --EXPECTF-- pattern' : 'does not match the --EXPECTF-- pattern'));
 			}
 			return [view, h('div', { class: 'bytes-meta' }, meta, ' ', view.toggle)];
 		}
