@@ -307,6 +307,8 @@ int genrun_resumable(const struct db_run *, char *err, size_t errsize);
 /* The PHP_VERSION_ID generated cases are made for on these builds: the oldest's, or
  * GEN_PHP_ALL (0) when it compiles every construct (gen_php_floor). */
 uint32_t genrun_php(struct build *const *builds, int n);
+/* ... and no newer than a run's "php" (0: none). */
+uint32_t genrun_php_upto(struct build *const *builds, int n, uint32_t php);
 /* A generated case (made for PHP `php`, genrun_php) as PHP source to run like any case
  * (title, code, setup, flags, depth). */
 int genrun_case_spec(uint64_t seed, uint64_t index, uint32_t php, struct case_spec *c);

@@ -141,7 +141,12 @@ int genrun_version(void)
 
 uint32_t genrun_php(struct build *const *builds, int n)
 {
-	uint32_t oldest = GEN_PHP_ALL;
+	return genrun_php_upto(builds, n, 0);
+}
+
+uint32_t genrun_php_upto(struct build *const *builds, int n, uint32_t php)
+{
+	uint32_t oldest = php;
 	for (int i = 0; i < n; i++) {
 		uint32_t id = gen_php_id(builds[i]->php_version);
 		if (id != 0 && (oldest == GEN_PHP_ALL || id < oldest))
@@ -506,8 +511,8 @@ static void genrun_save_summary(struct genrun *g, int final)
  * counts it).  *case_id 0: a resumed run had stored it before.
  */
 static int genrun_store_full(struct app *app, struct build *const builds[MAX_BUILDS], int n, int64_t run_id,
-    int resumed, const struct genrun_side *sides, uint64_t seed, int64_t index, int64_t *case_id,
-    unsigned *diff, char *err, size_t errsize)
+    int resumed, const struct genrun_side *sides, uint32_t run_php, uint64_t seed, int64_t index,
+    int64_t *case_id, unsigned *diff, char *err, size_t errsize)
 {
 	struct result res[MAX_BUILDS];
 	struct case_spec c;
@@ -518,7 +523,7 @@ static int genrun_store_full(struct app *app, struct build *const builds[MAX_BUI
 	*diff = 0;
 	for (b = 0; b < MAX_BUILDS; b++)
 		result_init(&res[b]);
-	uint32_t php = genrun_php(builds, n);
+	uint32_t php = genrun_php_upto(builds, n, run_php);
 	if (genrun_case_spec(seed, (uint64_t)index, php, &c) < 0) {
 		snprintf(err, errsize, "out of memory");
 		return -1;
@@ -563,8 +568,8 @@ static int genrun_mismatch(struct genrun *g, uint64_t seed, int64_t index, const
 	char differs[128];
 	unsigned diff;
 
-	if (genrun_store_full(g->app, g->app->run_builds, g->nbuilds, g->run->id, g->resumed, g->side, seed,
-	        index, case_id, &diff, err, errsize) < 0)
+	if (genrun_store_full(g->app, g->app->run_builds, g->nbuilds, g->run->id, g->resumed, g->side,
+	        g->p->php, seed, index, case_id, &diff, err, errsize) < 0)
 		return -1;
 	if (*case_id == 0)
 		return 0;
@@ -816,7 +821,7 @@ static struct genrun *genrun_open(struct app *app, const struct db_run *run, cha
 	}
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
 	g->nbuilds = app->run_nbuilds;
-	g->php = genrun_php(app->run_builds, g->nbuilds);
+	g->php = genrun_php_upto(app->run_builds, g->nbuilds, g->p->php);
 	if (g->php != GEN_PHP_ALL) {
 		char left[96];
 		gen_left_out(g->php, left, sizeof left);
@@ -969,9 +974,16 @@ static int genrun_materialise(struct app *app, int64_t run_id, uint64_t seed, in
 		rc = n = db_run_builds(app->db, run_id, ids, err, errsize);
 		if (n > 0 && build_active_set(app->config, ids, n, builds) >= 0)
 			rc = 0;
+		/* The run's own "php", if it asked for cases an older PHP compiles. */
+		uint32_t run_php = 0;
+		struct db_run run;
+		if (rc > 0 && db_run_get(app->db, run_id, &run, err, errsize) > 0) {
+			run_php = run.params.php;
+			db_run_release(&run);
+		}
 		if (rc > 0)
-			rc = genrun_store_full(app, builds, n, run_id, 0, NULL, seed, index, case_id, &diff,
-			         err, errsize) < 0
+			rc = genrun_store_full(app, builds, n, run_id, 0, NULL, run_php, seed, index, case_id,
+			         &diff, err, errsize) < 0
 			    ? -1
 			    : *case_id > 0 ? 2
 			                   : 0;

@@ -225,7 +225,7 @@ static const char *const measure_params[] = { NULL };
 /* ---- the generated suite: seeded values, in batches (genrun.c) ---- */
 
 static const char *const generated_params[] = { "seed", "seeds", "count", "start", "coverage", "max_failures",
-	NULL };
+	"php", NULL };
 
 static int generated_open(struct suite_iter *it, const struct db_run *run, char *err, size_t errsize)
 {

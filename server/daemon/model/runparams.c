@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "model.h"
 #include "phpt.h"
 #include "runparams.h"
 
@@ -145,6 +146,13 @@ int run_params_from_json(json_t *obj, const char *suite, const char *const field
 	    run_params_int(obj, "asan_sample_of", RUN_ASAN_SAMPLE_OF, 1, INT64_MAX, &p->asan_sample_of, p,
 	        err, errsize) < 0)
 		return -1;
+	if ((v = json_object_get(obj, "php")) != NULL) {
+		if (!json_is_string(v) || case_min_php_parse(json_string_value(v), &p->php) < 0) {
+			snprintf(err, errsize, "php: expected a PHP version such as \"8.0\" or \"8.1.2\"");
+			return -1;
+		}
+		p->given |= RUN_PHP;
+	}
 	if ((v = json_object_get(obj, "coverage")) != NULL) {
 		if (!json_is_boolean(v)) {
 			snprintf(err, errsize, "coverage: expected true or false");
@@ -194,6 +202,12 @@ json_t *run_params_json(const struct run_params *p)
 	}
 	if (ok && (p->given & RUN_MAX_FAILURES))
 		ok = json_object_set_new(o, "max_failures", json_integer(p->max_failures)) == 0;
+	if (ok && (p->given & RUN_PHP)) {
+		char ver[32];
+		snprintf(ver, sizeof ver, "%u.%u.%u", (unsigned)(p->php / 10000),
+		    (unsigned)(p->php / 100 % 100), (unsigned)(p->php % 100));
+		ok = json_object_set_new(o, "php", json_string(ver)) == 0;
+	}
 	if (ok && (p->given & RUN_SEED))
 		ok = json_object_set_new(o, "seed", json_integer((json_int_t)p->seeds[0])) == 0;
 	if (ok && (p->given & RUN_SEEDS)) {

@@ -32,6 +32,7 @@ enum run_field {
 	RUN_DIR = 1 << 6,
 	RUN_FILES = 1 << 7,
 	RUN_ASAN_SAMPLE_OF = 1 << 8, /* set by the daemon only: an asan sample's run */
+	RUN_PHP = 1 << 9,            /* generated: make the cases for this PHP or older (issue 45) */
 };
 
 struct run_params {
@@ -43,6 +44,7 @@ struct run_params {
 	int64_t max_failures;   /* per build; 0: no limit */
 	int64_t asan_sample_of; /* the run this one samples on the asan flavours */
 	int coverage;           /* count line and branch coverage (docs/coverage.md) */
+	uint32_t php;           /* "php": "8.0": PHP_VERSION_ID the cases must compile on, 0 none */
 	/* phpt: a folder, or files (malloc'd) */
 	char *dir;
 	char **files;
