@@ -111,7 +111,7 @@ function renderCase(ctx, d, reload, vs) {
 			h('div', { class: 'spec-main' },
 				codeBlock('Setup', c.setup, 'case-setup'),
 				codeBlock('Code', c.code, 'case-code'),
-				c.expect !== null && c.expect !== undefined ? codeBlock(c.expectf ? 'Expect (--EXPECTF--: run-tests\' %d %s… placeholders)' : 'Expect', c.expect, 'case-expect') : null,
+				c.expect !== null && c.expect !== undefined ? codeBlock(c.expectf ? 'Expectf (a pattern: run-tests\' placeholders)' : 'Expect', c.expect, 'case-expect') : null,
 				h('details', { class: 'curl' }, h('summary', null, 'curl command'),
 					h('pre', { class: 'code', 'data-testid': 'curl-text' }, curlFor(c, location.origin))),
 				d.comparison_id ? lazyText('php-src test (.phpt), expecting base', phptUrl, 'phpt-text') : null,
