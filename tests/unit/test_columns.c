@@ -27,6 +27,10 @@ static void test_case_error(void)
 	res[1].compile_error = strdup("syntax error, unexpected end of file");
 	snprintf(res[1].compile_section, sizeof res[1].compile_section, "value");
 	res[1].compile_line = 2;
+	/* The base compiled it: unsupported on the candidate, no case error (issue 45). */
+	ok(column_case_error(res, 2, names) == NULL, "compiled on the base: no case error");
+	/* The base did not run it (--MIN_PHP--): nothing compiled, a case error. */
+	res[0].unsupported = strdup("needs PHP 9.0 or newer (--MIN_PHP--); this build is PHP 8.2.32");
 	is_text(column_case_error(res, 2, names),
 	    "{\"message\":\"syntax error, unexpected end of file\",\"section\":\"value\",\"line\":2,"
 	    "\"column\":null,\"role\":\"head\",\"build\":\"pr\"}",
