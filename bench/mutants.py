@@ -186,11 +186,15 @@ def daemon_round(bindir, base, cands, seeds, count, tmp, settle_limit_s, extra_a
     out = {}
     for sid, _ in cands:
         mine = [r for r in roots["roots"] if cand_of.get(r["bucket_id"]) in (sid, role_of.get(sid))]
+        # Mismatches the reducer could not reduce, apart from the roots (issue 47).
+        left = [r for r in roots.get("unreduced", []) if cand_of.get(r["bucket_id"]) in (sid, role_of.get(sid))]
         lead = max(mine, key=lambda r: r["mismatches"], default=None)
         m = lead["minimal"] if lead else None
         b = s["builds"][role_of[sid]]
         out[sid] = {"mismatches": b.get("mismatches", 0), "crashes": b.get("failures", 0),
-                    "buckets": sum(r["buckets"] for r in mine), "roots": len(mine),
+                    "buckets": sum(r["buckets"] for r in mine + left), "roots": len(mine),
+                    "unreduced": [{"why": r.get("why"), "value_bytes": (r["minimal"] or {}).get("value_bytes"),
+                                   "mismatches": r["mismatches"]} for r in left],
                     "lead": None if m is None else {"code": m.get("code"), "setup": m.get("setup"),
                                                     "flags": m.get("flags", []), "value_bytes": m.get("value_bytes"),
                                                     "complete": m.get("complete"),
@@ -294,6 +298,16 @@ def main():
                        "le40": sum(1 for b in lead_bytes if b <= 40)},
         "lead_flags": {"median": statistics.median(lead_flags) if leads else None,
                        "max": max(lead_flags) if leads else None, "le2": sum(1 for f in lead_flags if f <= 2)},
+        # Issue 47: cases the reducer could not reduce (apart from the roots, with why), and
+        # roots whose minimal case is still over 100 bytes.
+        "unreduced": {"cases": sum(len(results[s].get("unreduced", [])) for s in detected_run),
+                      "mutants": sum(1 for s in detected_run if results[s].get("unreduced")),
+                      "why": {w: sum(1 for s in detected_run for u in results[s].get("unreduced", [])
+                                     if u["why"] == w)
+                              for w in sorted({u["why"] for s in detected_run
+                                               for u in results[s].get("unreduced", [])})},
+                      "roots_over_100_bytes": sum(1 for s in detected_run for c in results[s].get("root_cases", [])
+                                                  if len(c.get("code") or "") > 100)},
         "build_seconds": {"median": statistics.median(build_s) if build_s else None,
                           "max": max(build_s) if build_s else None},
         "runs": runs, "wall_s": time.monotonic() - t_start,
@@ -323,6 +337,9 @@ def main():
           f"{r['median']} / {r['p90']} / {r['max']} | {r['le3']} of {len(roots)} | "
           f"{lb['median']} / {lb['p90']} / {lb['max']} | {lb['le40']} of {len(leads)} | "
           f"{lf['median']} / {lf['max']} |")
+    u = summary["unreduced"]
+    print(f"Unreduced (apart from the roots): {u['cases']} cases in {u['mutants']} mutants {u['why']}; "
+          f"roots over 100 bytes: {u['roots_over_100_bytes']}")
     print()
     print("| run | candidates | mismatches | run wall | reductions | reduction seconds (summary) | "
           "settled after (wall) |")
