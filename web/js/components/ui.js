@@ -73,6 +73,7 @@ export function progressBar(done, total, status) {
 export const COUNT_HELP = {
 	broken: 'the same on every build, but no build ran to its end (crashed, timed out, hit a limit, exit()…): counted among same too, listed with them',
 	error: 'did not compile: not compared',
+	unsupported: 'some build could not run it (it did not compile there, or it needs a newer PHP): the others agree',
 };
 
 /* The verdict a count's link lists: a broken case's verdict is same (GET /api/runs/ID/cases has no broken filter). */

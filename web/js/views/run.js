@@ -118,7 +118,7 @@ export function runView(ctx, params, query) {
 		return `/api/runs/${id}/cases?${api}`;
 	};
 	const drawFilters = () => {
-		replace(filters, filterBar('Verdict', 'verdict', ['', 'differ', 'error', 'same'], `/runs/${id}`, q, lastRun && lastRun.counts));
+		replace(filters, filterBar('Verdict', 'verdict', ['', 'differ', 'error', 'unsupported', 'same'], `/runs/${id}`, q, lastRun && lastRun.counts));
 	};
 
 	const loadRun = () => ctx.api(`/api/runs/${id}`).then((r) => {
