@@ -629,7 +629,9 @@ build_full() { # key patches...
 		own "$recipes"
 		sb_rw "$recipes"
 	fi
-	if [ "$source_kind" = tree ] && [ ! -x "$t/src/configure" ]; then
+	# A checkout, or a tarball of php-src at a tag (../shared/php-src's
+	# 8.0.10 and 8.1.0RC1): no configure yet.
+	if [ ! -x "$t/src/configure" ]; then
 		echo "buildconf" >> "$t/steps"
 		sb_cwd=$t/src
 		sandboxed ./buildconf --force >>"$logf" 2>&1 || step_failed buildconf "$logf" $?
