@@ -764,7 +764,9 @@ static struct case_spec *reduce_search(struct attempt *a, struct db_reduce_job *
 	a->searching = 1;
 	if (job->generated && job->version == GEN_VERSION && (*start = malloc(sizeof **start)) != NULL &&
 	    (*best = malloc(sizeof **best)) != NULL) {
-		gen_case_make(*start, job->seed, job->index);
+		/* Made for the older of the two builds, as a run over them made
+		 * it (an 8.0 build: no enums). */
+		gen_case_make_php(*start, job->seed, job->index, genrun_php_upto(a->builds, 2, GEN_PHP_ALL));
 		if (shrink_run(*start, *best, reduce_accept, a, st) == 0 && reduce_spec(*best, reduced) == 0)
 			cur = reduced;
 	} else {
