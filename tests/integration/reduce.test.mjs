@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { BUILDS, Daemon } from './helper.mjs';
+import { runAndReduce as runAndSettle } from './reduce-wait.mjs';
 
 const BASE = 'src-8.2.32';
 // The issue's size: 200,000 cases per planted bug (≈ 20 s each here, the
@@ -43,33 +44,11 @@ async function start(head, name) {
 	return d;
 }
 
-// A generated run to its end, then the reducer to its end (nothing pending,
-// the count of reductions still for two polls).
+// A generated run to its end, then the reducer to its end (reduce-wait.mjs),
+// and the run's summary checked against the roots.
 async function runAndReduce(d, count = COUNT) {
-	const post = await d.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count } });
-	assert.equal(post.status, 202, post.text);
-	const id = post.json.id;
-	let run;
-	for (const deadline = Date.now() + 600_000; ;) {
-		run = (await d.get(`/api/runs/${id}`)).json;
-		if (!['queued', 'running'].includes(run.status)) break;
-		assert.ok(Date.now() < deadline, 'run still going');
-		await sleep(200);
-	}
-	assert.equal(run.status, 'done', run.error);
-	let last = -1, still = 0, roots;
-	for (const deadline = Date.now() + 900_000; ;) {
-		roots = (await d.get(`/api/roots?run=${id}`)).json;
-		const red = roots.reduction;
-		if (red.buckets_pending === 0 && red.reductions === last) still++;
-		else still = 0;
-		if (still >= 2) break;
-		last = red.reductions;
-		assert.ok(Date.now() < deadline, `reduction still going: ${JSON.stringify(red)}`);
-		await sleep(1000);
-	}
+	const { run, roots, id } = await runAndSettle(d, count);
 	// The run's summary carries the reduction's cost and outcome, within its budget.
-	run = (await d.get(`/api/runs/${id}`)).json;
 	const sr = run.summary.reduction;
 	assert.ok(sr, `the run summary has its reduction: ${JSON.stringify(Object.keys(run.summary))}`);
 	assert.equal(sr.roots, roots.roots.length);
