@@ -6,26 +6,10 @@
 
 /* ---- the report ---- */
 
-/* A text as Markdown inline code: control bytes and backslash-free display,
- * cut at REVIEW_SHOW_BYTES. */
+/* A text as Markdown inline code (text_md_code), cut at REVIEW_SHOW_BYTES. */
 static void review_md_code(struct buf *o, const char *s)
 {
-	size_t n = strlen(s), shown = n > REVIEW_SHOW_BYTES ? REVIEW_SHOW_BYTES : n;
-	const char *fence = strchr(s, '`') != NULL ? "`` " : "`";
-
-	buf_adds(o, fence);
-	for (size_t i = 0; i < shown; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			buf_addf(o, "\\x%02X", c);
-		else if (c == '|')
-			buf_adds(o, "\\|");
-		else
-			buf_add(o, &s[i], 1);
-	}
-	if (shown < n)
-		buf_addf(o, "… (%zu bytes)", n);
-	buf_adds(o, fence[1] == '`' ? " ``" : "`");
+	text_md_code(o, s, strlen(s), REVIEW_SHOW_BYTES);
 }
 
 static void review_md_result(struct buf *o, json_t *res)

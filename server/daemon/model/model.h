@@ -288,6 +288,11 @@ struct json_t *text_flag_names(long flags);
 /* A number's text with its whole part grouped by thousands, for tables a
  * person reads: "-1234567.50" -> "-1,234,567.50".  Cut to fit size. */
 void text_grouped(const char *number, char *out, size_t size);
+/* n bytes of s as Markdown inline code into o: control bytes and DEL as
+ * \xNN, '|' escaped (a table cell), a fence of two backticks when s has
+ * one, cut after max bytes with "… (N bytes)". */
+struct buf;
+void text_md_code(struct buf *o, const char *s, size_t n, size_t max);
 
 /* ---- base64.c (libcrypto's EVP_EncodeBlock) ---- */
 /* Standard base64 with padding, NUL-terminated, malloc'd; NULL when out of memory. */

@@ -2,7 +2,8 @@
  * Text of any bytes as JSON, the one way every endpoint shows it: itself
  * when it is UTF-8, else with each byte that is not part of a valid UTF-8
  * sequence written as \xNN (the page shows those as chips).  And numbers
- * grouped by thousands, the one way every Markdown table shows them.
+ * grouped by thousands, and code as inline code, the one way every
+ * Markdown report (review's, a run's report.md) shows them.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "buf.h"
 #include "model.h"
 
 /* The bytes as a JSON string, each byte outside a valid UTF-8 sequence
@@ -100,4 +102,24 @@ void text_grouped(const char *number, char *out, size_t size)
 			out[o++] = number[i];
 	}
 	out[o] = '\0';
+}
+
+void text_md_code(struct buf *o, const char *s, size_t n, size_t max)
+{
+	size_t shown = n > max ? max : n;
+	const char *fence = memchr(s, '`', n) != NULL ? "`` " : "`";
+
+	buf_adds(o, fence);
+	for (size_t i = 0; i < shown; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			buf_addf(o, "\\x%02X", c);
+		else if (c == '|')
+			buf_adds(o, "\\|");
+		else
+			buf_add(o, &s[i], 1);
+	}
+	if (shown < n)
+		buf_addf(o, "… (%zu bytes)", n);
+	buf_adds(o, fence[1] == '`' ? " ``" : "`");
 }

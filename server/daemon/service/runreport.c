@@ -22,22 +22,7 @@
 /* A text as Markdown inline code: control bytes as \xNN, '|' escaped, cut. */
 static void runreport_code(struct buf *o, const char *s, size_t n)
 {
-	size_t shown = n > RUNREPORT_SHOW_BYTES ? RUNREPORT_SHOW_BYTES : n;
-	const char *fence = memchr(s, '`', n) != NULL ? "`` " : "`";
-
-	buf_adds(o, fence);
-	for (size_t i = 0; i < shown; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			buf_addf(o, "\\x%02X", c);
-		else if (c == '|')
-			buf_adds(o, "\\|");
-		else
-			buf_add(o, &s[i], 1);
-	}
-	if (shown < n)
-		buf_addf(o, "… (%zu bytes)", n);
-	buf_adds(o, fence[1] == '`' ? " ``" : "`");
+	text_md_code(o, s, n, RUNREPORT_SHOW_BYTES);
 }
 
 /* A title in a table cell. */
