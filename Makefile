@@ -246,7 +246,7 @@ $(B)/tests/test_fairq: tests/unit/test_fairq.c $(B)/obj/fairq.o | $(B)/tests
 # The leaf library's small helpers (buf, clock, id, base64, roles).
 # A run's parameters and their stored text (server/daemon/model/runparams.c).
 UNIT_TESTS += $(B)/tests/test_runparams
-$(B)/tests/test_runparams: tests/unit/test_runparams.c $(B)/obj/runparams.o $(B)/obj/phpt.o $(B)/obj/buf.o | $(B)/tests
+$(B)/tests/test_runparams: tests/unit/test_runparams.c $(B)/obj/runparams.o $(B)/obj/casefile.o $(B)/obj/flags.o $(B)/obj/phpt.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson -lpcre2-8
 
 # The JSON the database keeps in columns (server/daemon/model/columns.c).

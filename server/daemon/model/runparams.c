@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "model.h"
 #include "phpt.h"
 #include "runparams.h"
 
@@ -114,25 +115,6 @@ oom:
 	return -1;
 }
 
-/* "8.0" or "8.1.2" as a PHP_VERSION_ID (the rules of casefile.c's --MIN_PHP--,
- * kept here so this file links alone: tests/unit/test_runparams.c). */
-static int run_params_php(const char *text, uint32_t *out)
-{
-	unsigned major = 0, minor = 0, patch = 0, dots = 0;
-	char tail = 0;
-	int got;
-
-	if (text == NULL || strlen(text) > 32 || strspn(text, "0123456789.") != strlen(text))
-		return -1;
-	for (const char *p = text; *p; p++)
-		dots += *p == '.';
-	got = sscanf(text, "%u.%u.%u%c", &major, &minor, &patch, &tail);
-	if (got != (int)dots + 1 || got < 2 || got > 3 || major < 5 || major > 99 || minor > 99 || patch > 99)
-		return -1;
-	*out = major * 10000 + minor * 100 + patch;
-	return 0;
-}
-
 int run_params_from_json(json_t *obj, const char *suite, const char *const fields[], struct run_params *p,
     char *err, size_t errsize)
 {
@@ -165,7 +147,7 @@ int run_params_from_json(json_t *obj, const char *suite, const char *const field
 	        err, errsize) < 0)
 		return -1;
 	if ((v = json_object_get(obj, "php")) != NULL) {
-		if (!json_is_string(v) || run_params_php(json_string_value(v), &p->php) < 0) {
+		if (!json_is_string(v) || case_min_php_parse(json_string_value(v), &p->php) < 0) {
 			snprintf(err, errsize, "php: expected a PHP version such as \"8.0\" or \"8.1.2\"");
 			return -1;
 		}
