@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "cmdline.h"
 
 int proc_find_root(const char *who, char *exe, size_t exesize, char *root, size_t rootsize)
@@ -86,13 +87,6 @@ int proc_wait(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static double proc_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* `EXE token add NAME --db DB`: the token it prints, into d->token. */
 static int proc_daemon_token(struct proc_daemon *d, const char *who, const char *exe, const char *db)
 {
@@ -136,7 +130,7 @@ static int proc_daemon_token(struct proc_daemon *d, const char *who, const char 
 /* Wait for the daemon's "serving http://HOST:PORT/" line in its log. */
 static int proc_daemon_ready(struct proc_daemon *d, const char *who, int timeout_s)
 {
-	for (double until = proc_now() + timeout_s; proc_now() < until;) {
+	for (double until = clock_ms() + timeout_s * 1000.0; clock_ms() < until;) {
 		char line[1024];
 		FILE *f = fopen(d->log_path, "r");
 		int status;
