@@ -6,6 +6,7 @@
 #include "buf.h"
 #include "flags.h"
 #include "gen.h"
+#include "proto.h"
 
 #include <endian.h>
 #include <math.h>
@@ -2072,6 +2073,34 @@ static uint64_t gen_get(const unsigned char *p, int n)
 	for (int i = n - 1; i >= 0; i--)
 		v = v << 8 | p[i];
 	return v;
+}
+
+/* The verdict's fields, hashed: status, output, error code and message, exception. */
+void gen_outcome_digest(const struct gen_outcome *o, struct gen_digest *d)
+{
+	uint64_t h = GEN_HASH_INIT;
+	int is_false = o->status != PROTO_STATUS_OK || o->output == NULL;
+	int thrown = o->exc_class != NULL && o->exc_class[0] != '\0';
+	unsigned char head[16] = { (unsigned char)o->status, (unsigned char)is_false };
+	for (int i = 0; i < 8; i++)
+		head[2 + i] = (unsigned char)((uint64_t)o->error_code >> (8 * i));
+	head[10] = (unsigned char)thrown;
+	h = gen_hash(head, sizeof(head), h);
+	if (!is_false)
+		h = gen_hash(o->output, o->output_len, h);
+	if (o->error_msg)
+		h = gen_hash(o->error_msg, o->error_msg_len, h ^ 1);
+	if (thrown) {
+		h = gen_hash(o->exc_class, strlen(o->exc_class), h ^ 2);
+		if (o->exc_msg)
+			h = gen_hash(o->exc_msg, o->exc_msg_len, h ^ 3);
+	}
+	d->result_hash = h;
+	d->out_len = is_false ? 0 : (uint32_t)o->output_len;
+	d->status = (uint8_t)o->status;
+	d->error_code = (uint8_t)(o->error_code < 0 || o->error_code > 255 ? 255 : o->error_code);
+	d->is_false = (uint8_t)is_false;
+	d->exception = (uint8_t)thrown;
 }
 
 void gen_digest_pack(const struct gen_digest *d, unsigned char out[GEN_DIGEST_SIZE])

@@ -308,6 +308,28 @@ struct gen_digest {
 	uint8_t exception; /* something was thrown */
 };
 
+/*
+ * One case's outcome as plain bytes: what a native worker core reads off
+ * its zvals (gencore.c) and what the daemon reads off a reference
+ * runtime's results (engine/reference.c), hashed and summed up the same
+ * way so that equal answers give equal digests.  output is NULL when
+ * json_encode returned false; error_msg, exc_class and exc_msg NULL (or
+ * exc_class "") when absent.
+ */
+struct gen_outcome {
+	int status; /* PROTO_STATUS_* */
+	const char *output;
+	size_t output_len;
+	int64_t error_code;
+	const char *error_msg;
+	size_t error_msg_len;
+	const char *exc_class; /* "" or NULL: nothing was thrown */
+	const char *exc_msg;
+	size_t exc_msg_len;
+};
+/* Sets d's result_hash, out_len, status, error_code, is_false and exception. */
+void gen_outcome_digest(const struct gen_outcome *, struct gen_digest *d);
+
 #define GEN_DIGEST_SIZE 32
 void gen_digest_pack(const struct gen_digest *, unsigned char out[GEN_DIGEST_SIZE]);
 void gen_digest_unpack(struct gen_digest *, const unsigned char in[GEN_DIGEST_SIZE]);

@@ -55,6 +55,11 @@ enum proto_type {
 	/* 15..16: php-src's .phpt tests (server/core/phptcore.c, docs/phpt.md) */
 	PROTO_PHPT = 15,        /* daemon -> worker: run one script in a fresh request */
 	PROTO_PHPT_RESULT = 16, /* worker -> daemon: what it printed */
+	/* 17..18: reference runtimes (server/reference/, docs/references.md):
+	 * released PHP under Node, which cannot make generated cases itself, so
+	 * the daemon renders them (engine/reference.c) and hashes the answers. */
+	PROTO_REF_BATCH = 17,   /* daemon -> reference: TAG_GEN_SETUP once, TAG_REF_CASES */
+	PROTO_REF_RESULTS = 18, /* reference -> daemon: TAG_REF_RESULTS, one record a case */
 };
 
 enum proto_tag {
@@ -139,6 +144,14 @@ enum proto_tag {
 	                            * reported during the request (bounded) */
 	TAG_SANITIZER_INDEX = 111, /* PROTO_GEN_DIGESTS: little-endian u64s, the cases of the
 	                            * batch that had a report */
+	/* 120..124: reference runtimes.  A record list is records one after the
+	 * other, each a little-endian u32 length and that many bytes of tagged
+	 * fields (the same encoding as a payload). */
+	TAG_REFERENCE = 120,   /* PROTO_HELLO: the runtime, e.g. "php-wasm 3.1.56 (node 20.20.2)";
+	                        * present: no instruction counts, no memory-error oracle */
+	TAG_REF_CASES = 121,   /* PROTO_REF_BATCH: records of TAG_CODE, TAG_FLAGS, TAG_DEPTH */
+	TAG_REF_RESULTS = 122, /* PROTO_REF_RESULTS: records of a PROTO_RESULT's fields, in the
+	                        * batch's order */
 };
 
 /*

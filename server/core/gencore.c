@@ -548,32 +548,21 @@ static void gencore_encode(
 	}
 }
 
-/* The verdict's fields, hashed: status, output, error code and message, exception. */
-static uint64_t gencore_result_hash(const struct gencore_outcome *o, struct gen_digest *d)
+/* The verdict's fields, as the daemon hashes a reference runtime's (gen.c). */
+static void gencore_result_hash(const struct gencore_outcome *o, struct gen_digest *d)
 {
-	uint64_t h = GEN_HASH_INIT;
-	int is_false = o->status != PROTO_STATUS_OK || Z_TYPE(o->output) != IS_STRING;
-	unsigned char head[16] = { (unsigned char)o->status, (unsigned char)is_false };
-	for (int i = 0; i < 8; i++)
-		head[2 + i] = (unsigned char)((uint64_t)o->error_code >> (8 * i));
-	head[10] = o->exc_class[0] != '\0';
-	h = gen_hash(head, sizeof(head), h);
-	if (!is_false)
-		h = gen_hash(Z_STRVAL(o->output), Z_STRLEN(o->output), h);
-	if (o->error_msg)
-		h = gen_hash(ZSTR_VAL(o->error_msg), ZSTR_LEN(o->error_msg), h ^ 1);
-	if (o->exc_class[0]) {
-		h = gen_hash(o->exc_class, strlen(o->exc_class), h ^ 2);
-		if (o->exc_msg)
-			h = gen_hash(ZSTR_VAL(o->exc_msg), ZSTR_LEN(o->exc_msg), h ^ 3);
-	}
-	d->result_hash = h;
-	d->out_len = is_false ? 0 : (uint32_t)Z_STRLEN(o->output);
-	d->status = (uint8_t)o->status;
-	d->error_code = (uint8_t)(o->error_code < 0 || o->error_code > 255 ? 255 : o->error_code);
-	d->is_false = (uint8_t)is_false;
-	d->exception = o->exc_class[0] != '\0';
-	return h;
+	struct gen_outcome g = {
+		.status = o->status,
+		.output = Z_TYPE(o->output) == IS_STRING ? Z_STRVAL(o->output) : NULL,
+		.output_len = Z_TYPE(o->output) == IS_STRING ? Z_STRLEN(o->output) : 0,
+		.error_code = o->error_code,
+		.error_msg = o->error_msg ? ZSTR_VAL(o->error_msg) : NULL,
+		.error_msg_len = o->error_msg ? ZSTR_LEN(o->error_msg) : 0,
+		.exc_class = o->exc_class,
+		.exc_msg = o->exc_msg ? ZSTR_VAL(o->exc_msg) : NULL,
+		.exc_msg_len = o->exc_msg ? ZSTR_LEN(o->exc_msg) : 0,
+	};
+	gen_outcome_digest(&g, d);
 }
 
 static void gencore_fail(struct proto_buf *out, const char *msg)
