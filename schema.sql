@@ -715,3 +715,33 @@ PRAGMA user_version = 20;
 ALTER TABLE cases ADD COLUMN expectf INTEGER NOT NULL DEFAULT 0;
 
 PRAGMA user_version = 21;
+
+-- @migration 22: released PHP's answers to a case (issue 49, docs/api.md "Released PHP")
+-- One row per case, reference runtime (php-7.4 ... php-8.5, kind "reference")
+-- and that runtime's exact PHP version, so a runtime re-installed at another
+-- version is asked again.  The result's columns are a build's (results),
+-- without instruction counts: a reference measures none.  runtime: what the
+-- worker said it is ("php-wasm 3.1.56 (node v20.20.2)").  A worker that did
+-- not start leaves no row (it is asked again next time).
+CREATE TABLE IF NOT EXISTS reference_results (
+	case_id         INTEGER NOT NULL REFERENCES cases (id),
+	name            TEXT NOT NULL,
+	php_version     TEXT NOT NULL,
+	runtime         TEXT NOT NULL DEFAULT '',
+	status          TEXT NOT NULL,
+	signal          INTEGER,
+	output          BLOB,
+	output_is_false INTEGER NOT NULL DEFAULT 0,
+	error_code      INTEGER NOT NULL DEFAULT 0,
+	error_msg       TEXT,
+	exc_class       TEXT,
+	exc_msg         TEXT,
+	printed         BLOB NOT NULL DEFAULT x'',
+	warnings        TEXT NOT NULL DEFAULT '',
+	failure         TEXT,
+	wall_ms         REAL,
+	created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+	PRIMARY KEY (case_id, name, php_version)
+) WITHOUT ROWID;
+
+PRAGMA user_version = 22;
