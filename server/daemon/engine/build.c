@@ -538,7 +538,7 @@ int build_list(struct config *cfg, struct build *builds[MAX_BUILDS])
 	pthread_mutex_lock(&cfg->builds_lock);
 	for (i = 0; i < cfg->nbuilds && n < MAX_BUILDS; i++)
 		if (!__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE) &&
-		    cfg->builds[i].asan_of == 0)
+		    cfg->builds[i].asan_of == 0 && !cfg->builds[i].is_reference)
 			builds[n++] = &cfg->builds[i];
 	pthread_mutex_unlock(&cfg->builds_lock);
 	for (i = n; i < MAX_BUILDS; i++)

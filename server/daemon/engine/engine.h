@@ -103,7 +103,8 @@ struct config {
 int build_discover(struct build *, const char *name, const char *prefix, char *err, size_t errsize);
 /* A build's name: 1-63 of [A-Za-z0-9._-], and '@' after the first ("pr@2"). */
 int build_name_ok(const char *, size_t);
-/* The active builds (not retired, not an asan flavour) by role into builds[] (NULL after the last): their count. */
+/* The active builds (not retired, not an asan flavour, not a reference runtime) by role into
+ * builds[] (NULL after the last): their count. */
 int build_list(struct config *, struct build *builds[MAX_BUILDS]);
 /* The active builds named (2 to MAX_BUILDS names, none twice), in that
  * order, into builds[]: n, or -1 with err naming the one that is not. */

@@ -146,6 +146,14 @@ struct build {
 	 * that build's slot; 0 for every other build.  Such a build is in no
 	 * run of its own: it runs the asan sample (--asan-sample, runs.c). */
 	int asan_of;
+	/* A reference runtime (released PHP under Node, engine/reference.c,
+	 * issue 49): kind "reference", in no run unless named as a run's
+	 * "base", no instruction counts, no memory-error oracle.  ref_php is
+	 * its version as installed ("8.5"); reference what its worker's hello
+	 * said it is ("php-wasm 3.1.56 (node v20.20.2)"), "" before that. */
+	int is_reference;
+	char ref_php[8];
+	char reference[160];
 };
 
 /* ---- roles (result.c) ---- */
