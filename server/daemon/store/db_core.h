@@ -43,6 +43,7 @@ enum db_family {
 	DB_F_COVERAGE,  /* db_coverage.c */
 	DB_F_PHPT,      /* db_phpt.c */
 	DB_F_REVIEW,    /* db_review.c */
+	DB_F_REFERENCES, /* db_references.c: released PHP's answers (issue 49) */
 	DB_F_COUNT
 };
 struct db_sql_table {
@@ -51,7 +52,8 @@ struct db_sql_table {
 	int n;
 };
 extern const struct db_sql_table db_tx_table, db_runs_table, db_tokens_table, db_generated_table,
-    db_triage_table, db_reduce_table, db_coverage_table, db_phpt_table, db_review_table;
+    db_triage_table, db_reduce_table, db_coverage_table, db_phpt_table, db_review_table,
+    db_references_table;
 enum { DB_TX_BEGIN, DB_TX_COMMIT, DB_TX_ROLLBACK, DB_TX_COUNT };
 
 struct db {

@@ -132,6 +132,7 @@ static const struct db_sql_table *const db_tables[DB_F_COUNT] = {
 	[DB_F_COVERAGE] = &db_coverage_table,
 	[DB_F_PHPT] = &db_phpt_table,
 	[DB_F_REVIEW] = &db_review_table,
+	[DB_F_REFERENCES] = &db_references_table,
 };
 
 /* Each table's statements prepared on the connection (persistent): 0, or -1 with err. */

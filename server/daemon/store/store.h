@@ -582,4 +582,14 @@ int db_coverage_list(
     struct db *, int64_t run_id, struct db_coverage **out, size_t *n, char *err, size_t errsize);
 void db_coverage_list_release(struct db_coverage *, size_t n);
 
+/* ---- db_references.c: released PHP's answers to a case (reference_results, issue 49) ---- */
+/* Reference name's stored answer to case_id: of php_version, or ("" or
+ * NULL) the newest of any.  1 with *r (result_init'ed by the caller) and the
+ * version it is of in version, 0 none, -1 with err. */
+int db_reference_get(struct db *, int64_t case_id, const char *name, const char *php_version,
+    struct result *r, char *version, size_t vsize, char *err, size_t errsize);
+/* Its answer kept (runtime: what the worker said it is), replacing one of the same version. */
+int db_reference_put(struct db *, int64_t case_id, const char *name, const char *php_version,
+    const char *runtime, const struct result *r, char *err, size_t errsize);
+
 #endif
