@@ -34,15 +34,15 @@
  * it wants it resets it (sqlite3_reset), so no read transaction stays open.
  */
 enum db_family {
-	DB_F_TX,        /* db_core.c: BEGIN IMMEDIATE, COMMIT, ROLLBACK */
-	DB_F_RUNS,      /* db.c: cases, comparisons, results, runs, builds, measurements */
-	DB_F_TOKENS,    /* db_tokens.c */
-	DB_F_GENERATED, /* db_generated.c: generated runs' batches, mismatches and cases */
-	DB_F_TRIAGE,    /* db_triage.c */
-	DB_F_REDUCE,    /* db_reduce.c */
-	DB_F_COVERAGE,  /* db_coverage.c */
-	DB_F_PHPT,      /* db_phpt.c */
-	DB_F_REVIEW,    /* db_review.c */
+	DB_F_TX,         /* db_core.c: BEGIN IMMEDIATE, COMMIT, ROLLBACK */
+	DB_F_RUNS,       /* db.c: cases, comparisons, results, runs, builds, measurements */
+	DB_F_TOKENS,     /* db_tokens.c */
+	DB_F_GENERATED,  /* db_generated.c: generated runs' batches, mismatches and cases */
+	DB_F_TRIAGE,     /* db_triage.c */
+	DB_F_REDUCE,     /* db_reduce.c */
+	DB_F_COVERAGE,   /* db_coverage.c */
+	DB_F_PHPT,       /* db_phpt.c */
+	DB_F_REVIEW,     /* db_review.c */
 	DB_F_REFERENCES, /* db_references.c: released PHP's answers (issue 49) */
 	DB_F_COUNT
 };
@@ -52,8 +52,7 @@ struct db_sql_table {
 	int n;
 };
 extern const struct db_sql_table db_tx_table, db_runs_table, db_tokens_table, db_generated_table,
-    db_triage_table, db_reduce_table, db_coverage_table, db_phpt_table, db_review_table,
-    db_references_table;
+    db_triage_table, db_reduce_table, db_coverage_table, db_phpt_table, db_review_table, db_references_table;
 enum { DB_TX_BEGIN, DB_TX_COMMIT, DB_TX_ROLLBACK, DB_TX_COUNT };
 
 struct db {
