@@ -46,6 +46,17 @@ api_handler api_route_case;
 api_handler api_route_generated;
 api_handler api_route_result_output;
 api_handler api_route_result_printed;
+/* api_result.c: a result as the API shows it (results.ROLE of a case; build: its name). */
+struct json_t *api_result_json(
+    const struct result *r, const char *build, int64_t comparison_id, const char *role, long requested);
+/* api_references.c: released PHP's answers to a case (issue 49) */
+api_handler api_route_case_references;
+/* The case's "references" object (GET /api/cases/{id}/references), run where
+ * not kept; NULL with resp filled when it cannot be made. */
+struct json_t *api_references_json(struct app *, int64_t case_id, struct http_response *resp);
+/* A root's "released" line from what is kept (null until its case's
+ * references were asked: GET /api/cases/{id}/references). */
+struct json_t *api_released_line(struct app *, int64_t case_id);
 /* api_runs.c */
 api_handler api_route_runs;
 api_handler api_route_run_post;

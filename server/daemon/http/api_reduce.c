@@ -80,6 +80,8 @@ json_t *api_reduce_lead(struct app *app, json_t *bucket)
 		json_object_set(o, key, v);
 	}
 	json_object_set_new(o, "root_id", api_id_or_null(red.root_id));
+	json_object_set_new(
+	    o, "released", api_released_line(app, red.minimal != NULL ? red.minimal->case_id : 0));
 	joined = json_array();
 	for (size_t i = 0; i < red.njoined; i++)
 		json_array_append_new(joined,
@@ -125,12 +127,19 @@ static json_t *api_root_json(const struct db_root *r)
 }
 
 /* GET /api/roots: {"roots": [...], "unreduced": [...], "buckets", "reduction"} (docs/api.md). */
-static json_t *api_roots_json(const struct db_roots *roots)
+static json_t *api_roots_json(struct app *app, const struct db_roots *roots)
 {
 	json_t *list = json_array(), *unreduced = json_array();
 
-	for (size_t i = 0; i < roots->n; i++)
-		json_array_append_new(list, api_root_json(&roots->roots[i]));
+	for (size_t i = 0; i < roots->n; i++) {
+		json_t *o = api_root_json(&roots->roots[i]);
+		const struct db_reduction_row *m = roots->roots[i].minimal;
+		/* What released PHP answers to its minimal case, once asked (api_references.c). */
+		if (o != NULL)
+			json_object_set_new(
+			    o, "released", api_released_line(app, m != NULL ? m->case_id : 0));
+		json_array_append_new(list, o);
+	}
 	for (size_t i = 0; i < roots->nunreduced; i++)
 		json_array_append_new(unreduced, api_root_json(&roots->unreduced[i]));
 	return json_pack("{s:o s:o s:I s:o}", "roots", list, "unreduced", unreduced, "buckets",
@@ -173,7 +182,7 @@ void api_route_roots(
 		api_fail(resp, err);
 		return;
 	}
-	o = api_roots_json(&roots);
+	o = api_roots_json(app, &roots);
 	db_roots_release(&roots);
 	json_object_set_new(json_object_get(o, "reduction"), "reducer", api_reducer_json(app->reducer));
 	api_json(resp, 200, o);

@@ -19,6 +19,7 @@ struct released_ref {
 	const struct result *r;  /* NULL: no answer (its worker failed) */
 	unsigned as;             /* bit i: answers as the case's role i (verdict_compare) */
 	int group;               /* its group's index, -1 without an answer */
+	int index;               /* the caller's own (its position before the sort) */
 };
 
 struct released_group {

@@ -9,6 +9,7 @@
 
 #include "callgrind.h"
 #include "engine.h"
+#include "released.h"
 
 /* ---- svc.c: what a service answers besides data ---- */
 enum svc_status {
@@ -94,6 +95,11 @@ int builds_add(struct app *, const char *name, const char *prefix, struct build 
  * build_in_use (a queued or running run compares it), SVC_STORAGE.
  */
 int builds_retire(struct app *, const char *name, struct svc_error *e);
+/* At startup, after the native builds: each reference runtime installed
+ * (--references, engine/reference.c) in the next slot, its worker started,
+ * all at once; one that cannot start is registered and listed as failed.
+ * 0, or -1 with err (storage). */
+int builds_references(struct app *, char *err, size_t errsize);
 
 /* ---- reviews.c: phpcmp review --url's verdicts ---- */
 #define REVIEW_MAX_RUNS 8
@@ -301,5 +307,39 @@ struct export_file {
  * with e (SVC_NOT_FOUND, SVC_CONFLICT when it cannot be written, SVC_STORAGE). */
 int export_case(struct app *, int64_t case_id, int64_t comparison_id, const char *format,
     struct export_file *out, struct svc_error *e);
+
+/* ---- references.c: released PHP's answers to a stored case (issue 49) ---- */
+/* One reference's answer to the case. */
+struct ref_answer {
+	char name[64];        /* "php-8.1" */
+	char php_version[64]; /* "8.1.34"; "" when its worker never said */
+	char runtime[160];    /* "php-wasm 3.1.56 (node v20.20.2)", "" before its worker said */
+	struct result r;      /* its answer when answered */
+	int answered;         /* r holds its answer (stored or just run) */
+	int from_store;       /* ... kept from an earlier request, not run now */
+	char error[512];      /* its worker failed: why ("" otherwise); asked again next time */
+};
+struct ref_answers {
+	int64_t case_id;
+	struct ref_answer a[RELEASED_MAX]; /* the daemon's references, in its order */
+	int n;
+	int pending;              /* references not asked yet (compute 0) */
+	struct db_comparison cmp; /* the case's latest comparison, the roles they answer as */
+	int have_cmp;
+	struct released grouped; /* grouped, oldest first, and the line (released.h) */
+};
+/*
+ * The case's answers from every reference: those kept for the reference's
+ * PHP version from the store, the others (compute 1) run now on all at
+ * once and kept; compute 0 reads the store only (out->pending: how many
+ * are not in it).  0 with *out (references_release it, also after -1); -1
+ * with e: SVC_NOT_FOUND, SVC_BUSY (over --max-case-requests), SVC_STORAGE.
+ * A reference whose worker does not start is an answer's error, not -1.
+ */
+int references_of_case(
+    struct app *, int64_t case_id, int compute, struct ref_answers *out, struct svc_error *e);
+/* out->grouped made again from out->a (references_of_case does it). */
+void references_group(struct ref_answers *out);
+void references_release(struct ref_answers *out);
 
 #endif
