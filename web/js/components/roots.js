@@ -17,6 +17,7 @@ import { errorBox, loading } from './ui.js';
 import { confirmationBadge, minimalCall } from './buckets.js';
 import { renderBytes } from './bytesview.js';
 import { needName } from './identity.js';
+import { releasedLine } from './released.js';
 
 const utf8 = (s) => new TextEncoder().encode(s);
 
@@ -108,7 +109,9 @@ function rootRow(ctx, r, onSaved) {
 		caseCell = h('td', { class: 'root-case', 'data-testid': 'root-minimal', 'data-state': m.state },
 			bytesEl(minimalCall(m), 'root-code'),
 			m.setup ? h('details', { class: 'small-text' }, h('summary', null, 'setup'), bytesEl(m.setup, 'root-setup')) : null,
-			confirmationBadge(m, 'root-confirmation'));
+			confirmationBadge(m, 'root-confirmation'),
+			/* What released PHP answers to it (issue 49): the API's line, else asked. */
+			releasedLine(ctx, r.released, m.case_id));
 		const o = m.outputs || {};
 		outputs = [outputCell('base', o.base, null), outputCell(cand, cand ? o[cand] : null, o.base)];
 	}

@@ -15,6 +15,7 @@ import { codeBlock, copyButton, differsList, errorBox, lazyText, loading, timeEl
 import { caseBucketPanel } from '../components/buckets.js';
 import { resultsGrid } from '../components/results.js';
 import { answersPanel } from '../components/answers.js';
+import { releasedPanel } from '../components/released.js';
 
 export function caseView(ctx, params, query) {
 	const id = params[0], cmp = query.get('comparison'), vs = query.get('vs');
@@ -118,6 +119,8 @@ function renderCase(ctx, d, reload, vs) {
 				lazyText('stored case file', `/api/cases/${id}/casefile`, 'casefile-text'))),
 		d.bucket ? caseBucketPanel(ctx, d.bucket, reload) : null,
 		verdict === 'error' ? null : answersPanel(results),
+		/* Every released PHP's answer, filling in as it comes (issue 49). */
+		verdict === 'error' || !d.comparison_id ? null : releasedPanel(ctx, id),
 		resultsGrid(shown, results, differs, { ...c, expected: d.expected }, perRole),
 		historySection(d.history || [], d.comparison_id, id)]);
 }
