@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shrink_float.h"
 #include "shrink_step.h"
 
 #define SHRINK_LEAST_EXP 1e-5 /* the least float json_encode writes with an exponent (1.0e-5) */

@@ -1,7 +1,8 @@
 /*
- * What the shrinker's step families share (shrink.c, shrink_float.c): the
- * table of candidates a step adds to.  Private to the shrinker: the reducer
- * and the tests use shrink.h.
+ * What the shrinker's step families share (shrink_cut.c, shrink_string.c,
+ * shrink_call.c, shrink_norm.c, shrink_float.c; shrink.c runs them): the
+ * table of candidates a step adds to, and a step's shape.  Private to the
+ * shrinker: the reducer and the tests use shrink.h.
  */
 #ifndef PHPCMP_SHRINK_STEP_H
 #define PHPCMP_SHRINK_STEP_H
@@ -35,11 +36,13 @@ static inline void shrink_add(
 	x->d = d;
 }
 
-/* shrink_float.c: the floats' steps. */
-/* A float's rank for the cutting steps: 0.0 < 1.0 < others < negatives. */
-int shrink_float_rank(double d);
-/* Each float of plan c (nodes order[0..tail)) lowered: the normal form's float steps. */
-void shrink_float_steps(
+/*
+ * A group of steps: adds its candidates for plan c, whose nodes
+ * order[0..tail) lists breadth first.  Each step file declares its steps
+ * as shrink_step_fn; shrink.c lists them in the order they are tried.
+ */
+typedef void shrink_step_fn(
     struct shrink_cands *s, const struct gen_case *c, const uint32_t *order, uint32_t tail);
+typedef shrink_step_fn *shrink_step;
 
 #endif
