@@ -1,4 +1,4 @@
-/* Unit tests for server/daemon/model/shrink.c (reducing a generated case), printing TAP. */
+/* Unit tests for server/daemon/model/shrink.c and its step files (reducing a generated case), printing TAP. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
