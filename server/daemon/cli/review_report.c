@@ -366,6 +366,10 @@ static void review_md_cause(struct buf *o, const struct review *r, size_t n, jso
 		review_md_result(o, res);
 		buf_adds(o, " |\n");
 	}
+	/* What released PHP answers to it (issue 49): is this new? */
+	const char *released = review_str(cause, "released");
+	if (*released)
+		buf_addf(o, "\nReleased PHP: %s.\n", released);
 }
 
 static char *review_markdown(const struct review *r)

@@ -447,7 +447,8 @@ static int review_rerun(struct review *r, json_t *cause)
 	json_decref(body);
 	if (text == NULL)
 		return cmd_error("review", "out of memory");
-	ans = review_json(r, "POST", "/api/cases", text, 201, 201);
+	/* references=1: what released PHP answers to it, for the cause's line (issue 49). */
+	ans = review_json(r, "POST", "/api/cases?references=1", text, 201, 201);
 	free(text);
 	if (ans == NULL)
 		return -1;
@@ -477,6 +478,8 @@ static int review_rerun(struct review *r, json_t *cause)
 	json_object_set_new(cause, "results", results);
 	json_object_set_new(cause, "differs_on", differs);
 	json_object_set_new(cause, "first_commits", firsts);
+	json_t *released = json_object_get(json_object_get(ans, "references"), "summary");
+	json_object_set(cause, "released", json_is_string(released) ? released : json_null());
 	json_decref(ans);
 	return 0;
 }
