@@ -139,6 +139,10 @@ $(B) $(B)/obj $(B)/tests:
 # Unit tests: one TAP program per module, linked with the objects it tests.
 UNIT_TESTS = $(B)/tests/test_flags $(B)/tests/test_casefile $(B)/tests/test_proto $(B)/tests/test_gen
 
+# The generator's files (server/common/gen_internal.h lists them): what makes, renders or hashes cases.
+GEN_OBJ = $(B)/obj/gen.o $(B)/obj/gen_php.o $(B)/obj/gen_class.o $(B)/obj/gen_string.o \
+          $(B)/obj/gen_render.o $(B)/obj/gen_digest.o
+
 $(B)/tests/test_flags: tests/unit/test_flags.c $(B)/obj/flags.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^)
 
@@ -148,7 +152,7 @@ $(B)/tests/test_casefile: tests/unit/test_casefile.c $(B)/obj/casefile.o $(B)/ob
 $(B)/tests/test_proto: tests/unit/test_proto.c $(B)/obj/proto.o $(B)/obj/result.o $(B)/obj/phpt.o $(B)/obj/bytes.o $(B)/obj/buf.o $(B)/obj/clock.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lpcre2-8
 
-$(B)/tests/test_gen: tests/unit/test_gen.c $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
+$(B)/tests/test_gen: tests/unit/test_gen.c $(GEN_OBJ) $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lm -lpthread
 
 # The sandbox, tried for real in forked children.  Like the worker loader
@@ -168,7 +172,7 @@ include fuzz/fuzz.mk
 SHRINK_OBJ = $(B)/obj/shrink.o $(B)/obj/shrink_apply.o $(B)/obj/shrink_value.o $(B)/obj/shrink_cut.o \
              $(B)/obj/shrink_string.o $(B)/obj/shrink_call.o $(B)/obj/shrink_norm.o $(B)/obj/shrink_float.o
 UNIT_TESTS += $(B)/tests/test_shrink
-$(B)/tests/test_shrink: tests/unit/test_shrink.c $(SHRINK_OBJ) $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/bytes.o $(B)/obj/buf.o | $(B)/tests
+$(B)/tests/test_shrink: tests/unit/test_shrink.c $(SHRINK_OBJ) $(GEN_OBJ) $(B)/obj/flags.o $(B)/obj/bytes.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm -lpthread
 
 # Storage tested directly (server/daemon/store/): an in-memory SQLite, the
@@ -192,7 +196,7 @@ $(B)/tests/test_sanitizer: tests/unit/test_sanitizer.c $(B)/obj/sanitizer.o | $(
 
 # A test tool: generated cases as a PHP CLI script (tests/integration/heavy.test.mjs).
 TOOLS = $(B)/tests/genphp
-$(B)/tests/genphp: tests/tools/genphp.c $(B)/obj/gen.o $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
+$(B)/tests/genphp: tests/tools/genphp.c $(GEN_OBJ) $(B)/obj/flags.o $(B)/obj/buf.o | $(B)/tests
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS)
 tools: $(TOOLS)
 
@@ -254,7 +258,7 @@ $(B)/tests/test_runparams: tests/unit/test_runparams.c $(B)/obj/runparams.o $(B)
 # The JSON the database keeps in columns (server/daemon/model/columns.c).
 UNIT_TESTS += $(B)/tests/test_columns
 $(B)/tests/test_columns: tests/unit/test_columns.c $(B)/obj/columns.o $(B)/obj/result.o $(B)/obj/text.o $(B)/obj/bytes.o \
-    $(B)/obj/flags.o $(B)/obj/buf.o $(B)/obj/gen.o $(B)/obj/phpt.o | $(B)/tests
+    $(B)/obj/flags.o $(B)/obj/buf.o $(GEN_OBJ) $(B)/obj/phpt.o | $(B)/tests
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -ljansson -lpcre2-8
 
 # gcovr's report into the coverage summary and the page's sources (server/daemon/model/gcovr.c).

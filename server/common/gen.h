@@ -1,8 +1,10 @@
 /*
  * The generator of json_encode cases for generated runs: pure C, no PHP
- * headers, so the same object file serves the per-build worker core (which
+ * headers, so the same object files serve the per-build worker core (which
  * turns a case into zvals, see gencore.c), the daemon (counter names, the
- * digest records) and the unit test.
+ * digest records) and the unit test.  This is its one public header; its
+ * files (gen.c, the plan maker, and gen_php.c, gen_class.c, gen_string.c,
+ * gen_render.c, gen_digest.c) are listed in gen_internal.h.
  *
  * A case is a function of (GEN_VERSION, seed, index) only: its own PRNG
  * (wyrand, seeded through splitmix64), never libc's, and no floating
@@ -179,7 +181,7 @@ struct gen_case {
 	char bytes[GEN_MAX_BYTES];
 };
 
-/* ---- declared classes and enums ---- */
+/* ---- declared classes and enums (gen_class.c; their PHP source: gen_render.c) ---- */
 
 enum gen_class_type {
 	GEN_CLASS_PLAIN,          /* declared properties only */
@@ -236,7 +238,7 @@ unsigned gen_enum_cases(unsigned i);
 /* PHP source declaring every class and enum, raw bytes (for the worker). */
 const char *gen_declarations(size_t *len);
 
-/* ---- making and reading a case ---- */
+/* ---- making and reading a case (gen.c; as PHP source: gen_render.c) ---- */
 
 /* Flags as PHP source: "JSON_HEX_TAG | JSON_PRETTY_PRINT", or "0". */
 void gen_flags_source(int64_t flags, char *buf, size_t size);
@@ -246,7 +248,7 @@ void gen_case_make(struct gen_case *, uint64_t seed, uint64_t index);
 /*
  * ---- what each PHP can compile ----
  * The generator knows the first PHP each construct it emits needs (its
- * version table, gen.c): enums 8.1 (the only one today; readonly
+ * version table, gen_php.c): enums 8.1 (the only one today; readonly
  * properties, `new` in initialisers and first-class callables, 8.1 too,
  * are never emitted).  A case made for PHP_VERSION_ID `php` leaves out
  * what that PHP cannot compile.  GEN_PHP_ALL (0) leaves nothing out: the
@@ -288,7 +290,7 @@ void gen_title(uint64_t seed, uint64_t index, char *buf, size_t size);
 /* A float rendered so that PHP reads back the same double (NAN, INF, -0.0...). */
 void gen_format_double(double d, char *buf, size_t size);
 
-/* ---- hashing and digests ---- */
+/* ---- hashing and digests (gen_digest.c) ---- */
 
 /* A fast 64-bit hash; equal-length inputs that differ never collide. */
 uint64_t gen_hash(const void *data, size_t len, uint64_t h);
@@ -334,7 +336,7 @@ void gen_outcome_digest(const struct gen_outcome *, struct gen_digest *d);
 void gen_digest_pack(const struct gen_digest *, unsigned char out[GEN_DIGEST_SIZE]);
 void gen_digest_unpack(struct gen_digest *, const unsigned char in[GEN_DIGEST_SIZE]);
 
-/* ---- coverage counters: how many cases used each piece, flag... ---- */
+/* ---- coverage counters: how many cases used each piece, flag... (gen_digest.c) ---- */
 
 enum {
 	GEN_C_CASES = 0,
