@@ -548,7 +548,7 @@ static void gencore_encode(
 	}
 }
 
-/* The verdict's fields, as the daemon hashes a reference runtime's (gen.c). */
+/* The verdict's fields, as the daemon hashes a reference runtime's (gen_digest.c). */
 static void gencore_result_hash(const struct gencore_outcome *o, struct gen_digest *d)
 {
 	struct gen_outcome g = {
