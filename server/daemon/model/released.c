@@ -166,8 +166,11 @@ static void released_summary(
 			sup[nsup++] = i;
 	}
 	if (nsup == 0) {
-		snprintf(s, size, "%s",
-		    nunsup > 0 ? "unsupported on every release" : "no answer from any release");
+		/* Nothing answered: only the unsupported and the silent are said. */
+		if (nunsup > 0)
+			snprintf(s, size, "%s",
+			    nfailed > 0 ? "unsupported on every release that answered"
+			                : "unsupported on every release");
 	} else if (nbuilds == 0) {
 		int distinct = 0;
 		for (int g = 0; g < rs->ngroups; g++)
@@ -206,7 +209,11 @@ static void released_summary(
 			    nsup == 1 ? "the release does" : "every release does");
 	}
 	if (nunsup > 0 && nsup > 0) {
-		if (last_unsup < sup[0]) {
+		/* Before the first that answers, every one unsupported (none silent): a at_floor. */
+		int at_floor = last_unsup < sup[0];
+		for (int i = 0; i < sup[0]; i++)
+			at_floor = at_floor && rs->refs[i].r != NULL;
+		if (at_floor) {
 			/* "unsupported before 8.1": the oldest, up to the first that answers */
 			char mm[16];
 			const char *v = released_version(&rs->refs[sup[0]]);
@@ -223,7 +230,7 @@ static void released_summary(
 		}
 	}
 	if (nfailed > 0) {
-		released_cat(s, size, "%s%s", "; no answer from ", "");
+		released_cat(s, size, "%s%s", s[0] != '\0' ? "; no answer from " : "no answer from ", "");
 		for (int i = 0, k = 0; i < rs->n; i++)
 			if (rs->refs[i].r == NULL)
 				released_cat(s, size, "%s%s", k++ ? ", " : "", rs->refs[i].name);
