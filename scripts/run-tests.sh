@@ -195,14 +195,23 @@ run_web() {
 		record web 0 1 "no node_modules/diff"
 		return
 	fi
+	local all=0
 	if [ ${#web_files[@]} -eq 0 ]; then
 		web_files=(tests/web/*.test.mjs)
+		all=1
 	fi
 	# A test that never settles (a poll that does not stop) fails instead of
 	# holding the suite until TEST_TIMEOUT.
 	node_args=(--test-timeout="${WEB_TEST_TIMEOUT:-10000}")
 	run_node_suite web "$artifacts/web.tap" "${web_files[@]}"
 	node_args=()
+	# The reference runtimes' worker (server/reference/, docs/references.md),
+	# no daemon: php-wasm runtimes take seconds to load, so not under the
+	# page tests' 10 s cap.  Its packages missing fails it (make web-deps).
+	if [ $all = 1 ]; then
+		echo "== reference worker: node --test tests/reference"
+		run_node_suite reference "$artifacts/reference.tap" tests/reference/*.test.mjs
+	fi
 }
 
 # Integration files whose runs take minutes (hundreds of thousands of

@@ -52,6 +52,7 @@ final class S
 	public static $batchOut;     // batch: the out file's handle
 	public static $printedLevel; // batch: the ob level of the case's capture
 	public static $in, $src, $ok, $value, $i, $r, $c; // the top level's
+	public static $chunk;        // batch: the cases compiled at once, a closure each
 }
 
 function fields(string $p): array
@@ -161,7 +162,8 @@ function begin(): void
 function prop(string $class, string $name, object $o)
 {
 	$p = new \ReflectionProperty($class, $name);
-	$p->setAccessible(true);
+	if (PHP_VERSION_ID < 80100) /* from 8.1 a no-op, deprecated in 8.5 */
+		$p->setAccessible(true);
 	return $p->getValue($o);
 }
 
@@ -437,7 +439,9 @@ function result(?string $printed = null, bool $pcut = false): string
  */
 function shutdown(): void
 {
-	if (S::$phase === null || S::$phase === 'finished')
+	/* null: between cases; a fatal error compiling a batch's chunk: the
+	 * worker runs the batch again case by case */
+	if (S::$phase === null || S::$phase === 'finished' || S::$phase === 'chunk')
 		return;
 	ini_set('memory_limit', '-1'); /* a memory-limit fatal: room to answer */
 	$err = error_get_last();
@@ -521,7 +525,8 @@ function start(): array
 			$cases[] = substr($rc, $i + 4, $len);
 			$i += 4 + $len;
 		}
-		return ['setup' => $f[TAG_GEN_SETUP] ?? '', 'cases' => $cases, 'first' => (int)$head[1]];
+		return ['setup' => $f[TAG_GEN_SETUP] ?? '', 'cases' => $cases, 'first' => (int)$head[1],
+		        'chunk' => ($head[2] ?? '') === 'chunk'];
 	}
 	return ['setup' => $f[TAG_SETUP] ?? '', 'code' => $f[TAG_CODE] ?? 'null',
 	        'flags' => int_of($f, TAG_FLAGS, 0), 'depth' => int_of($f, TAG_DEPTH, 512)];
@@ -545,6 +550,19 @@ function batch_case_end(): void
 		$printed = ob_get_clean() . $printed;
 	S::$phase = null;
 	batch_record(result(substr($printed, 0, MAX_PRINTED), strlen($printed) > MAX_PRINTED));
+}
+
+/* A batch's cases from $first as one source returning a closure per case
+ * (index => closure): an expression returned, statements run as they are. */
+function chunk_source(array $cases, int $first): string
+{
+	$src = "return [\n";
+	for ($i = $first, $n = count($cases); $i < $n; $i++) {
+		$code = rtrim(fields($cases[$i])[TAG_CODE] ?? 'null', " \t\r\n");
+		$body = $code !== '' && substr($code, -1) === ';' ? $code : "return ($code\n);";
+		$src .= "$i => static function () { $body\n},\n";
+	}
+	return $src . "];\n";
 }
 
 /* The generator's classes, once per request; a failure is every case's. */
@@ -614,9 +632,42 @@ if (S::$mode === 'case') {
 			batch_record(S::$r);
 	} else {
 		encoder();
+		/* All the cases compiled at once, a closure each: compiling is most
+		 * of a small case's time, and one compile of many is far cheaper
+		 * than many.  Should the lot not compile, each case on its own. */
+		if (S::$in['chunk']) {
+			S::$phase = 'chunk';
+			S::$src = chunk_source(S::$in['cases'], S::$in['first']);
+			try {
+				S::$chunk = eval(S::$src);
+			} catch (\Throwable $__phpcmp_e) {
+				S::$chunk = null;
+				unset($__phpcmp_e);
+			}
+			S::$phase = null;
+		}
 		for (S::$i = S::$in['first']; S::$i < count(S::$in['cases']); S::$i++) {
 			S::$c = batch_case(S::$in['cases'][S::$i]);
-			if ((S::$src = source(S::$c['code'], 'value', false, false)) !== null) {
+			if (S::$chunk !== null) {
+				S::$phase = 'value';
+				try {
+					S::$value = (S::$chunk[S::$i])();
+					S::$ok = ran(null, 'value');
+				} catch (\Throwable $__phpcmp_e) {
+					S::$ok = ran($__phpcmp_e, 'value');
+					unset($__phpcmp_e);
+				}
+				if (S::$ok) {
+					S::$phase = 'encoding';
+					try {
+						encoded(\phpcmp\encode(S::$value, S::$c['flags'], S::$c['depth']), null);
+					} catch (\Throwable $__phpcmp_e) {
+						encoded(null, $__phpcmp_e);
+						unset($__phpcmp_e);
+					}
+				}
+				S::$value = null;
+			} elseif ((S::$src = source(S::$c['code'], 'value', false, false)) !== null) {
 				S::$files[eval_name(__LINE__ + 2)] = 'value';
 				try {
 					S::$value = eval(S::$src);

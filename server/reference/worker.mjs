@@ -296,11 +296,16 @@ async function runBatch(rt, payload) {
 	const cases = fields.find((f) => f.tag === 121);
 	const total = cases ? countRecords(cases.data) : 0;
 	const parts = [];
-	let done = 0;
+	let done = 0, chunk = true;
 	while (done < total) {
-		const resp = await request(rt, Buffer.concat([Buffer.from(`batch ${done}\n`), payload]));
+		const mode = chunk ? 'chunk' : 'single';
+		const resp = await request(rt, Buffer.concat([Buffer.from(`batch ${done} ${mode}\n`), payload]));
 		const out = readOut(rt);
 		const n = countRecords(out);
+		if (n === 0 && chunk) {
+			chunk = false; /* the chunk itself ended the request: case by case */
+			continue;
+		}
 		if (n === 0) throw new Error(`the driver gave no answer at case ${done} (exit ${resp.exitCode}): ${resp.errors}`);
 		parts.push(out);
 		done += n;
