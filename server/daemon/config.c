@@ -183,6 +183,7 @@ static const struct config_option {
 	OPT("valgrind", OPT_STRING, cfg.valgrind_bin, 0, 0, "valgrind"),
 	OPT("worker", OPT_STRING, cfg.worker_bin, 0, 0, "build/phpcmp-worker"),
 	OPT("core-src", OPT_STRING, cfg.core_src, 0, 0, "server/core"),
+	OPT("node", OPT_STRING, cfg.node_bin, 0, 0, "node"),
 };
 #undef OPT
 #undef OPT_FIELD
@@ -233,6 +234,46 @@ static int config_add_asan(struct serve_opts *o, const char *value)
 	return 0;
 }
 
+/* --references all|none|7.4,8.1,...: which reference runtimes to load (reference.c). */
+static int config_references(struct config *c, const char *value)
+{
+	const char *p = value;
+
+	if (strcmp(value, "all") != 0 && strcmp(value, "none") != 0)
+		for (;;) {
+			/* X.Y: a major and a minor version, e.g. 8.5 */
+			if (!(p[0] >= '5' && p[0] <= '9' && p[1] == '.' && p[2] >= '0' && p[2] <= '9'))
+				return cmd_error(NULL,
+				    "references: expected all, none or versions like 7.4,8.1,8.5, got \"%s\"",
+				    value);
+			p += 3;
+			if (*p == '\0')
+				break;
+			if (*p++ != ',')
+				return cmd_error(NULL,
+				    "references: expected all, none or versions like 7.4,8.1,8.5, got \"%s\"",
+				    value);
+		}
+	c->references = value;
+	return 0;
+}
+
+/* Where reference runtimes come from: the page's node_modules (beside
+ * --web, as the daemon serves /vendor/ from it) and server/reference
+ * (beside --core-src). */
+static int config_reference_paths(struct serve_opts *o)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof path, "%s/../node_modules", o->http.web_dir);
+	if ((o->cfg.modules_dir = config_keep(o, path, strlen(path))) == NULL)
+		return cmd_error(NULL, "out of memory");
+	snprintf(path, sizeof path, "%s/../reference", o->cfg.core_src);
+	if ((o->cfg.reference_src = config_keep(o, path, strlen(path))) == NULL)
+		return cmd_error(NULL, "out of memory");
+	return 0;
+}
+
 /* --host NAME: one more name the daemon answers to. */
 static int config_add_host(struct http_config *c, const char *value)
 {
@@ -274,6 +315,8 @@ static int config_set(struct serve_opts *o, const char *key, const char *value)
 	}
 	if (strcmp(key, "asan") == 0)
 		return config_add_asan(o, value);
+	if (strcmp(key, "references") == 0)
+		return config_references(c, value);
 	if (strcmp(key, "ini") == 0)
 		return config_add_ini(o, value);
 	if (strcmp(key, "phpt-dir") == 0) {
@@ -400,6 +443,7 @@ int serve_opts_parse(struct serve_opts *o, int argc, char **argv)
 		    config_set_field(o, &config_options[k], config_options[k].def) < 0)
 			return -1;
 	c->memory_limit = "128M";
+	c->references = "all";
 	confine_defaults(&c->sandbox);
 
 	/* The file first, so that flags override it. */
@@ -462,7 +506,7 @@ int serve_opts_parse(struct serve_opts *o, int argc, char **argv)
 		memmove(&o->build_args[1], &o->build_args[0], sizeof o->build_args[0] * (size_t)i);
 		o->build_args[0] = base;
 	}
-	if (config_asan_builds(o) < 0)
+	if (config_asan_builds(o) < 0 || config_reference_paths(o) < 0)
 		return -1;
 	{
 		char err[512];

@@ -329,6 +329,9 @@ static int main_start(struct app *app, struct serve_opts *o, struct http **http,
 		return cmd_error(NULL, "out of memory");
 	if (main_builds(app, o, nworkers) < 0)
 		return -1;
+	/* Released PHP under node (--references): after the builds, never failing the start. */
+	if (builds_references(app, err, sizeof err) < 0)
+		return cmd_error(NULL, "%s", err);
 	if ((app->runs = runs_start(app, err, sizeof err)) == NULL)
 		return cmd_error(NULL, "%s", err);
 	if ((app->reducer = reduce_start(app, err, sizeof err)) == NULL)
@@ -355,6 +358,7 @@ static void main_stop(struct app *app, struct serve_opts *o, struct http *http, 
 	http_stop(http);
 	runs_stop(app->runs);
 	reduce_stop(app->reducer);
+	builds_references_stop(app);
 	if (app->db != NULL && db_runs_interrupt(app->db, err, sizeof err) < 0)
 		cmd_error(NULL, "%s", err);
 	/* Every build's worker, those POST /api/builds added too. */

@@ -472,3 +472,101 @@ int confine_prepare(
 		confine_add(a->v, &a->n, "--disable-functions", s->disable_functions);
 	return 0;
 }
+
+long long confine_reference_as(const struct config *cfg)
+{
+	(void)cfg;
+	/* V8 reserves guard regions of gigabytes for each WebAssembly memory
+	 * (bounds checks by trap): an RLIMIT_AS that fits memory as used
+	 * stops it starting (docs/sandbox.md). */
+	return -1;
+}
+
+int confine_reference_argv(
+    const struct worker *w, const struct config *cfg, const char **argv, int max, struct reference_text *t)
+{
+	char src[PATH_MAX], mods[PATH_MAX];
+	int n = 0;
+
+	/* Node's permission model compares resolved paths (worker.mjs's header
+	 * has this command line). */
+	if (realpath(cfg->reference_src, src) == NULL)
+		snprintf(src, sizeof src, "%s", cfg->reference_src);
+	if (realpath(cfg->modules_dir, mods) == NULL)
+		snprintf(mods, sizeof mods, "%s", cfg->modules_dir);
+	snprintf(t->script, sizeof t->script, "%s/worker.mjs", src);
+	snprintf(t->read_src, sizeof t->read_src, "--allow-fs-read=%s/", src);
+	snprintf(t->read_mods, sizeof t->read_mods, "--allow-fs-read=%s/", mods);
+	(void)t->read_src, (void)t->read_mods;
+	/* Node 20's permission model (--experimental-permission with those two
+	 * --allow-fs-read) refuses process.binding, which php-wasm's runtime
+	 * calls as it starts: left out until the worker can run under it. */
+	const char *v[] = { w->build->core_path, "--max-old-space-size=256", "--max-semi-space-size=16",
+		"--disallow-code-generation-from-strings", "--disable-proto=throw", "--no-warnings",
+		"--no-addons", t->script, "--php", w->build->ref_php, "--memory-limit",
+		cfg->memory_limit != NULL ? cfg->memory_limit : "128M" };
+	if ((size_t)max <= sizeof v / sizeof v[0])
+		return 0;
+	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+		argv[n++] = v[k];
+	argv[n] = NULL;
+	return n;
+}
+
+/*
+ * A reference runtime's worker (reference.c): node, which the loader
+ * cannot confine from inside (it is no libphp), runs under
+ * `phpcmp-worker --sandbox-exec LAYERS ... -- NODE ...`: a network
+ * namespace, no capabilities, landlock (reading /usr -- node and its
+ * libraries -- the node binary wherever it is, server/reference and the
+ * node_modules the runtimes are in; writing only the private folder) and
+ * rlimits.  Not seccomp: it forbids the exec of node itself.  Node's own
+ * permission model is the worker's (server/reference/worker.mjs).  The
+ * limits that fit a V8 process: no limit on processes (V8's threads count
+ * as processes; child processes are node's permission model's to refuse)
+ * and the address space as --limit-as says (confine_reference_as).  The words
+ * before node's into a->pre; 0 with the sandbox off.
+ */
+int confine_reference(
+    struct worker *w, const struct config *cfg, struct confine_args *a, char *err, size_t errsize)
+{
+	const struct sandbox_config *s = &cfg->sandbox;
+	static const char *const order[] = { "netns", "caps", "landlock", "rlimits" };
+	char *layers = a->store + a->used;
+	unsigned mask = 0;
+
+	if (confine_prepare(w, cfg, a, err, errsize) < 0)
+		return -1;
+	a->n = 0; /* a native worker's loader options: none of them apply */
+	if (!strcmp(s->layers, "none"))
+		return 0;
+	if (!strcmp(s->layers, "all"))
+		mask = SANDBOX_ALL;
+	else
+		for (size_t i = 0; i < SANDBOX_NLAYERS; i++)
+			if (strstr(s->layers, sandbox_layer_name(i)))
+				mask |= 1u << i;
+	layers[0] = '\0';
+	for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+		for (size_t i = 0; i < SANDBOX_NLAYERS; i++)
+			if ((mask & (1u << i)) && !strcmp(sandbox_layer_name(i), order[k]))
+				snprintf(layers + strlen(layers), 16, "%s%s", layers[0] ? "," : "", order[k]);
+	if (layers[0] == '\0')
+		return 0; /* seccomp or php alone: neither applies to node */
+	a->used += strlen(layers) + 1;
+	a->pre[a->npre++] = cfg->worker_bin;
+	confine_add(a->pre, &a->npre, "--sandbox-exec", layers);
+	confine_add(a->pre, &a->npre, "--sandbox-dir", w->sandbox_dir);
+	confine_add(a->pre, &a->npre, "--limit-disk", confine_num(a, s->disk));
+	confine_add(a->pre, &a->npre, "--allow-read", cfg->worker_bin);
+	confine_add(a->pre, &a->npre, "--allow-read", w->build->core_path); /* node (reference.c) */
+	confine_add(a->pre, &a->npre, "--allow-read", cfg->reference_src);
+	confine_add(a->pre, &a->npre, "--allow-read", cfg->modules_dir);
+	confine_add(a->pre, &a->npre, "--limit-as", confine_num(a, confine_reference_as(cfg)));
+	confine_add(a->pre, &a->npre, "--limit-fsize", confine_num(a, s->fsize));
+	confine_add(a->pre, &a->npre, "--limit-nofile",
+	    confine_num(a, s->nofile < 0 || s->nofile >= 256 ? s->nofile : 256));
+	confine_add(a->pre, &a->npre, "--limit-nproc", "unlimited");
+	a->pre[a->npre++] = "--";
+	return 0;
+}

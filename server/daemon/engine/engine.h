@@ -96,6 +96,15 @@ struct config {
 	pthread_mutex_t builds_lock;
 	/* Where POST /api/builds may find a prefix (--builds-dir; default builds). */
 	const char *builds_dir;
+	/* Reference runtimes (reference.c, issue 49): which to load ("all" that
+	 * are installed, "none", or "7.4,8.1"), the node binary that runs them
+	 * (--node, found on PATH), the node_modules they are installed in (the
+	 * page's: beside --web) and the worker's script folder (beside
+	 * --core-src: server/reference). */
+	const char *references;
+	const char *node_bin;
+	const char *modules_dir;
+	const char *reference_src;
 };
 
 /* ---- build.c ---- */
@@ -219,6 +228,44 @@ int confine_prepare(struct worker *, const struct config *, struct confine_args 
 void confine_release(struct worker *);
 /* Remove the daemon's folder in the sandbox folder (every worker reaped). */
 void confine_finish(void);
+
+/* A reference runtime's command line before node's (sandbox-exec and its
+ * options), made like confine_prepare's: 0, or -1 with err. */
+int confine_reference(
+    struct worker *, const struct config *, struct confine_args *, char *err, size_t errsize);
+/* RLIMIT_AS for a reference's node (-1: none: V8 reserves more address space than it uses). */
+long long confine_reference_as(const struct config *);
+/* The node command line after the sandbox's words into argv (NULL-terminated, pointing
+ * into t and the build): its count. */
+struct reference_text {
+	char script[4200], read_src[4200], read_mods[4200];
+};
+int confine_reference_argv(
+    const struct worker *, const struct config *, const char **argv, int max, struct reference_text *t);
+
+/* ---- reference.c: released PHP under Node as builds (issue 49, docs/references.md) ---- */
+#define REFERENCE_MAX 16
+/* The reference runtimes installed under cfg->modules_dir that --references
+ * asks for, oldest first, as "7.4", "8.5"... into vers: their count. */
+int reference_installed(const struct config *, char vers[REFERENCE_MAX][8]);
+/* Fill b as reference runtime "php-X.Y" (its package, identity, node); 0 or -1 with err. */
+int reference_discover(struct build *b, const struct config *, const char *ver, char *err, size_t errsize);
+/*
+ * worker_call for a reference: PROTO_GEN_BATCH and PROTO_GEN_DETAIL, which a
+ * reference cannot make itself, rendered here and sent as PROTO_REF_BATCH
+ * (or a PROTO_CASE), their answers made into what a native core replies
+ * (PROTO_GEN_DIGESTS, a PROTO_RESULT with TAG_GEN_CODE...).  Same contract
+ * as worker_call.
+ */
+int reference_call(struct worker *, const struct config *, uint16_t type, const struct proto_buf *req,
+    int timeout_ms, struct proto_msg *reply, struct result *r);
+/* worker_call without that translation: the frame as it is (reference.c). */
+/* What worker_call hands a reference's messages to: reference_call, set at startup
+ * (builds_references) -- a hook, so that worker.c does not depend on reference.c. */
+extern int (*worker_reference_call)(struct worker *, const struct config *, uint16_t type,
+    const struct proto_buf *req, int timeout_ms, struct proto_msg *reply, struct result *r);
+int worker_exchange(struct worker *, const struct config *, uint16_t type, const struct proto_buf *req,
+    int timeout_ms, struct proto_msg *reply, struct result *r);
 
 struct runs;
 struct reducer;

@@ -221,6 +221,17 @@ static int worker_page(struct worker *w)
 
 	if (w->page != NULL || w->measuring)
 		return 0;
+	if (w->build->is_reference) {
+		/* Not shared: reference.c writes it as a native core would its own. */
+		p = mmap(NULL, sizeof(struct proto_page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+		if (p == MAP_FAILED)
+			return -1;
+		w->page = p;
+		w->page_fd = -1;
+		w->page->magic = PROTO_PAGE_MAGIC;
+		return 0;
+	}
 	fd = memfd_create("phpcmp-page", MFD_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -267,6 +278,9 @@ static void worker_env(const struct worker *w, struct spawn_text *t, const char 
 	envp[envc++] = "PATH=/usr/local/bin:/usr/bin:/bin";
 	envp[envc++] = "LC_ALL=C";
 	envp[envc++] = "TZ=UTC";
+	/* A reference's node reads no /etc/ssl/openssl.cnf (landlock refuses it). */
+	if (w->build->is_reference)
+		envp[envc++] = "OPENSSL_CONF=/dev/null";
 	if (w->gcov_prefix[0] != '\0') {
 		/* A coverage build's counters: into the folder coverage.c chose. */
 		snprintf(t->gcov_prefix, sizeof(t->gcov_prefix), "GCOV_PREFIX=%s", w->gcov_prefix);
@@ -321,7 +335,9 @@ static int worker_hello(struct worker *w)
 	struct proto_msg hello;
 	/* Under callgrind a worker starts many times slower; several at once
 	 * (a candidate each) on a busy machine slower still. */
-	int r = proto_recv(w->fd, &hello, w->measuring ? 4 * STARTUP_TIMEOUT_MS : STARTUP_TIMEOUT_MS);
+	/* A reference's node loads a runtime of tens of MB first: seconds, more while others do. */
+	int r = proto_recv(w->fd, &hello,
+	    w->measuring || w->build->is_reference ? 4 * STARTUP_TIMEOUT_MS : STARTUP_TIMEOUT_MS);
 	if (r == 1 && hello.type == PROTO_HELLO) {
 		const struct proto_field *v = proto_get(&hello, TAG_PHP_VERSION);
 		const struct proto_field *sb = proto_get(&hello, TAG_SANDBOX);
@@ -335,6 +351,10 @@ static int worker_hello(struct worker *w)
 		if (!w->measuring)
 			snprintf(w->build->sandbox, sizeof(w->build->sandbox), "%.*s", sb ? (int)sb->len : 4,
 			    sb ? sb->data : "none");
+		const struct proto_field *ref = proto_get(&hello, TAG_REFERENCE);
+		if (ref != NULL && w->build->is_reference)
+			snprintf(w->build->reference, sizeof(w->build->reference), "%.*s", (int)ref->len,
+			    ref->data);
 		pthread_mutex_unlock(&worker_info_lock);
 		proto_msg_release(&hello);
 		w->state = WORKER_READY;
@@ -359,10 +379,59 @@ static int worker_hello(struct worker *w)
 	    timed_out ? "no hello within the startup timeout" : why, text[0] ? "; stderr: " : "", text);
 }
 
+/* Spawn argv with the socket on fd 3 and stderr to the pipe; then its hello. */
+static int worker_spawn(struct worker *w, const char **argv, const char **envp, int sv[2], int ep[2])
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
+	posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears CLOEXEC */
+	if (w->page != NULL && w->page_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, w->page_fd, PROTO_PAGE_FD);
+	/* Nothing else the daemon holds or inherited (its parent's pipes, a
+	 * listening socket without CLOEXEC) reaches the worker: only the
+	 * protocol socket and, for a fork server, its progress page. */
+	posix_spawn_file_actions_addclosefrom_np(
+	    &fa, w->page != NULL && w->page_fd >= 0 ? PROTO_PAGE_FD + 1 : 4);
+	/* posix_spawn's argv and envp are not const for historical reasons only. */
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, (char *const *)envp);
+	posix_spawn_file_actions_destroy(&fa);
+	close(sv[1]);
+	close(ep[1]);
+	if (rc != 0) {
+		close(sv[0]);
+		close(ep[0]);
+		return worker_failed(w, "cannot start %s: %s", argv[0], strerror(rc));
+	}
+	w->pid = pid;
+	w->fd = sv[0];
+	w->errfd = ep[0];
+	return worker_hello(w);
+}
+
+/* A reference runtime (reference.c): the sandbox's loader, then node running the worker script. */
+static int worker_start_reference(struct worker *w, const struct config *cfg, const char **envp, int sv[2],
+    int ep[2], struct confine_args *sbx)
+{
+	const char *argv[2 * CONFINE_MAX_ARGS + 32];
+	struct reference_text t;
+	int argc = 0;
+
+	for (int i = 0; i < sbx->npre; i++)
+		argv[argc++] = sbx->pre[i];
+	argc += confine_reference_argv(w, cfg, argv + argc, (int)(sizeof argv / sizeof argv[0]) - argc, &t);
+	argv[argc] = NULL;
+	worker_page(w);
+	return worker_spawn(w, argv, envp, sv, ep);
+}
+
 static int worker_start(struct worker *w, const struct config *cfg)
 {
 	int sv[2] = { -1, -1 }, ep[2] = { -1, -1 };
-	posix_spawn_file_actions_t fa;
 	const char *argv[24 + 2 * BUILD_MAX_INI + 2 * CONFINE_MAX_ARGS], *envp[16];
 	struct confine_args sbx;
 	struct spawn_text t;
@@ -377,7 +446,8 @@ static int worker_start(struct worker *w, const struct config *cfg)
 	worker_env(w, &t, envp);
 	/* The sandbox (docs/sandbox.md): a private folder, arguments, and for
 	 * a measuring worker a first loader that confines valgrind itself. */
-	if (confine_prepare(w, cfg, &sbx, w->last_failure, sizeof(w->last_failure)) < 0) {
+	if ((w->build->is_reference ? confine_reference : confine_prepare)(
+	        w, cfg, &sbx, w->last_failure, sizeof(w->last_failure)) < 0) {
 		w->last_failure_at = time(NULL);
 		return -1;
 	}
@@ -394,6 +464,8 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		close(sv[1]);
 		return worker_failed(w, "pipe: %s", strerror(errno));
 	}
+	if (w->build->is_reference)
+		return worker_start_reference(w, cfg, envp, sv, ep, &sbx);
 	argv[argc++] = cfg->worker_bin;
 	argv[argc++] = "--lib";
 	argv[argc++] = w->build->lib_path;
@@ -419,33 +491,7 @@ static int worker_start(struct worker *w, const struct config *cfg)
 		argv[argc++] = "4";
 	}
 	argv[argc] = NULL;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* dup2 clears CLOEXEC */
-	if (w->page != NULL)
-		posix_spawn_file_actions_adddup2(&fa, w->page_fd, PROTO_PAGE_FD);
-	/* Nothing else the daemon holds or inherited (its parent's pipes, a
-	 * listening socket without CLOEXEC) reaches the worker: only the
-	 * protocol socket and, for a fork server, its progress page. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, w->page != NULL ? PROTO_PAGE_FD + 1 : 4);
-	pid_t pid;
-	/* posix_spawn's argv and envp are not const for historical reasons only. */
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, (char *const *)envp);
-	posix_spawn_file_actions_destroy(&fa);
-	close(sv[1]);
-	close(ep[1]);
-	if (rc != 0) {
-		close(sv[0]);
-		close(ep[0]);
-		return worker_failed(w, "cannot start %s: %s", argv[0], strerror(rc));
-	}
-	w->pid = pid;
-	w->fd = sv[0];
-	w->errfd = ep[0];
-	return worker_hello(w);
+	return worker_spawn(w, argv, envp, sv, ep);
 }
 
 int worker_prestart(struct worker *w, const struct config *cfg)
@@ -625,6 +671,13 @@ int worker_run_case_within(
 	struct proto_buf req;
 	struct proto_msg reply;
 
+	if (c->iterations > 0 && w->build->is_reference) {
+		/* WebAssembly under node: no callgrind, no instruction counts. */
+		result_init(r);
+		result_failed(
+		    r, STATUS_ERROR, "%s: a reference runtime has no instruction counts", w->build->name);
+		return 0;
+	}
 	if (c->iterations > 0 && !w->measuring) {
 		struct worker *m = worker_measurer(w);
 		if (!m) {
@@ -680,6 +733,10 @@ int worker_renew(struct worker *w, const struct config *cfg)
 	struct result r;
 	int forked, rc;
 
+	/* A reference's worker runs each case in a request of its own: as
+	 * fresh as a new process, which would take a second to start. */
+	if (w->build->is_reference)
+		return 0;
 	pthread_mutex_lock(&w->lock);
 	forked = w->pid > 0 && w->page != NULL && w->page->child_pid > 0 && w->page->child_pid != w->pid;
 	if (w->pid > 0 && !forked) {
@@ -864,7 +921,19 @@ static void worker_lost(struct worker *w, int timed_out, int timeout_ms, struct 
 	w->state = WORKER_STOPPED;
 }
 
+int (*worker_reference_call)(struct worker *, const struct config *, uint16_t type,
+    const struct proto_buf *req, int timeout_ms, struct proto_msg *reply, struct result *r);
+
 int worker_call(struct worker *w, const struct config *cfg, uint16_t type, const struct proto_buf *req,
+    int timeout_ms, struct proto_msg *reply, struct result *r)
+{
+	/* A reference cannot make generated cases: reference.c renders them. */
+	if (w->build->is_reference && worker_reference_call != NULL)
+		return worker_reference_call(w, cfg, type, req, timeout_ms, reply, r);
+	return worker_exchange(w, cfg, type, req, timeout_ms, reply, r);
+}
+
+int worker_exchange(struct worker *w, const struct config *cfg, uint16_t type, const struct proto_buf *req,
     int timeout_ms, struct proto_msg *reply, struct result *r)
 {
 	int ret;

@@ -18,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "clock.h"
+#include "fanout.h"
 #include "services.h"
 
 /* One registration at a time: each takes the next slot, and compiling a
@@ -276,4 +279,101 @@ int builds_retire(struct app *app, const char *name, struct svc_error *e)
 	reduce_wake(app->reducer);
 	fprintf(stderr, "phpcmp: build %s retired\n", name);
 	return 0;
+}
+
+/* ---- reference runtimes (engine/reference.c, issue 49) ---- */
+
+struct builds_ref_job {
+	struct app *app;
+	struct worker *w;
+	double ms;
+};
+
+static struct builds_ref_starts {
+	pthread_t thread;
+	int started;
+	struct builds_ref_job jobs[REFERENCE_MAX];
+	int njobs;
+} builds_refs;
+
+static void builds_ref_start(void *arg)
+{
+	struct builds_ref_job *j = arg;
+	double t0 = clock_ms();
+	char err[512];
+
+	if (__atomic_load_n(&j->app->stopping, __ATOMIC_SEQ_CST))
+		return;
+	if (worker_prestart(j->w, j->app->config) < 0) {
+		fprintf(
+		    stderr, "phpcmp: reference %s cannot start: %s\n", j->w->build->name, j->w->last_failure);
+		return;
+	}
+	j->ms = clock_ms() - t0;
+	fprintf(stderr, "phpcmp: reference %s: PHP %s (%s) in %.0f ms\n", j->w->build->name,
+	    j->w->build->php_version, j->w->build->reference, j->ms);
+	/* Its exact PHP version, from its hello, into its row. */
+	if (db_build_record(j->app->db, j->w->build, err, sizeof err) < 0)
+		fprintf(stderr, "phpcmp: reference %s: %s\n", j->w->build->name, err);
+}
+
+/* Two at a time: each loads its runtime on about one CPU. */
+static void *builds_ref_thread(void *arg)
+{
+	struct builds_ref_starts *st = arg;
+	for (int i = 0; i < st->njobs; i += 2)
+		fanout_run(builds_ref_start, &st->jobs[i], sizeof st->jobs[0], st->njobs - i < 2 ? 1 : 2);
+	return NULL;
+}
+
+int builds_references(struct app *app, char *err, size_t errsize)
+{
+	struct config *cfg = app->config;
+	char vers[REFERENCE_MAX][8], why[1024];
+	int n = reference_installed(cfg, vers);
+
+	worker_reference_call = reference_call;
+
+	for (int i = 0; i < n && cfg->nbuilds < MAX_BUILD_SLOTS; i++) {
+		int slot = cfg->nbuilds;
+		struct build *b = &cfg->builds[slot];
+		struct worker *w = &app->workers[slot];
+		int found = reference_discover(b, cfg, vers[i], why, sizeof why);
+		if (build_name_active(cfg, b->name)) {
+			fprintf(stderr, "phpcmp: reference %s left out: a build has its name\n", b->name);
+			memset(b, 0, sizeof *b);
+			continue;
+		}
+		if (worker_init(w, b) < 0) {
+			snprintf(err, errsize, "reference %s: worker: cannot initialise", b->name);
+			return -1;
+		}
+		if (found < 0) {
+			/* Listed, failed, with why: its worker does not start. */
+			snprintf(w->last_failure, sizeof w->last_failure, "%.500s", why);
+			w->last_failure_at = time(NULL);
+			w->state = WORKER_FAILED;
+			fprintf(stderr, "phpcmp: %s\n", why);
+		} else {
+			/* A row now: a run may name it before it has started. */
+			if (db_build_record(app->db, b, err, errsize) < 0)
+				return -1;
+			builds_refs.jobs[builds_refs.njobs++] = (struct builds_ref_job){ .app = app, .w = w };
+		}
+		pthread_mutex_lock(&cfg->builds_lock);
+		cfg->nbuilds = slot + 1;
+		pthread_mutex_unlock(&cfg->builds_lock);
+	}
+	if (builds_refs.njobs > 0 &&
+	    pthread_create(&builds_refs.thread, NULL, builds_ref_thread, &builds_refs) == 0)
+		builds_refs.started = 1;
+	return 0;
+}
+
+void builds_references_stop(struct app *app)
+{
+	(void)app; /* app->stopping is set: the starts not begun are skipped */
+	if (builds_refs.started)
+		pthread_join(builds_refs.thread, NULL);
+	builds_refs.started = 0;
 }

@@ -96,10 +96,13 @@ int builds_add(struct app *, const char *name, const char *prefix, struct build 
  */
 int builds_retire(struct app *, const char *name, struct svc_error *e);
 /* At startup, after the native builds: each reference runtime installed
- * (--references, engine/reference.c) in the next slot, its worker started,
- * all at once; one that cannot start is registered and listed as failed.
- * 0, or -1 with err (storage). */
+ * (--references, engine/reference.c) in the next slot and the builds
+ * table, its worker started in the background, two at a time (a node
+ * takes seconds to load a runtime); one that cannot start is listed as
+ * failed, with why.  0, or -1 with err (storage). */
 int builds_references(struct app *, char *err, size_t errsize);
+/* Wait for those starts to end (before the workers are released). */
+void builds_references_stop(struct app *);
 
 /* ---- reviews.c: phpcmp review --url's verdicts ---- */
 #define REVIEW_MAX_RUNS 8
