@@ -181,6 +181,10 @@ export class Daemon {
 		// The background reducer (docs/triage.md) writes and runs cases of its
 		// own: off unless a test asks for it (reduce.test.mjs).
 		if (!o.reduce) a.push('--reduce-max-executions', '0');
+		// Reference runtimes (released PHP under node, issue 49): seven nodes
+		// loading a runtime each, so none unless a test names them
+		// (references: 'all' or '7.4,8.5').
+		a.push('--references', o.references || 'none');
 		if (o.extraArgs) a.push(...o.extraArgs);
 		return a;
 	}
