@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { BUCKET_FILTERS, bucketCounts, confirmationWord, NOT_REDUCED, notReducedText, rootTriageRequest, shapeWords, flagsThatMatter, STATE_HELP, STATES, statesText, storedText, triageRequest } from '../../web/js/triage.js';
+import { BUCKET_FILTERS, bucketCounts, confirmationWord, NOT_REDUCED, notReducedText, rootTriageRequest, shapeWords, flagsThatMatter, STATE_HELP, STATES, statesText, storedText, triageRequest, UNREDUCED_WHY, unreducedSummary, unreducedWord } from '../../web/js/triage.js';
 import { caseBody, curlFor, shellQuote } from '../../web/js/export.js';
 
 test('bucketCounts: buckets per filter; open is new + confirmed + reappeared', () => {
@@ -95,6 +95,21 @@ test('curlFor: flags by name, defaults left out, quoted for a POSIX shell', () =
 	const body = JSON.stringify(caseBody(c)).replace('320', '"JSON_UNESCAPED_SLASHES|JSON_UNESCAPED_UNICODE"').replace(',"depth":512', '');
 	const echoed = execFileSync('sh', ['-c', `printf %s ${cmd.split('--data-binary ')[1].split(' \\\n')[0]}`]).toString();
 	assert.equal(echoed, body);
+});
+
+test('unreducedWord, unreducedSummary: the mismatches left unreduced, apart from the roots, and why', () => {
+	// Every why the store gives (server/daemon/store/db_reduce.c, dbr_unreduced; docs/triage.md "Unreduced").
+	assert.deepEqual(Object.keys(UNREDUCED_WHY).sort(), ['budget', 'flaky', 'no_step', 'too_slow']);
+	assert.equal(unreducedWord('budget'), 'out of budget');
+	assert.equal(unreducedWord('no_step'), 'no simpler case');
+	assert.equal(unreducedWord('later'), 'later');
+	assert.equal(unreducedSummary([]), null);
+	assert.equal(unreducedSummary(undefined), null);
+	assert.equal(unreducedSummary([{ why: 'budget', mismatches: 1, buckets: 1 }, { why: 'flaky', mismatches: 3, buckets: 2 },
+		{ why: 'budget', mismatches: 1, buckets: 1 }]),
+	'5 mismatches in 4 buckets left unreduced, apart from the root causes: 2 out of budget · 1 flaky.');
+	assert.equal(unreducedSummary([{ why: 'too_slow', mismatches: 1, buckets: 1 }]),
+		'1 mismatch in 1 bucket left unreduced, apart from the root causes: 1 too slow.');
 });
 
 test('notReducedText: why a bucket has no minimal case, for each state the reducer stores', () => {

@@ -82,6 +82,35 @@ export function notReducedText(state) {
 	return NOT_REDUCED[state] || `not reduced: ${state}`;
 }
 
+/*
+ * Why a mismatch was left unreduced, apart from the roots (GET /api/roots'
+ * "unreduced", each with its why and the server's sentence; docs/triage.md,
+ * "Unreduced"), in a word.
+ */
+export const UNREDUCED_WHY = {
+	budget: 'out of budget',
+	flaky: 'flaky',
+	too_slow: 'too slow',
+	no_step: 'no simpler case',
+};
+
+export function unreducedWord(why) {
+	return UNREDUCED_WHY[why] || why || 'unreduced';
+}
+
+/* "3 mismatches in 2 buckets left unreduced, apart from the root causes: 1 out of budget · 1 flaky." */
+export function unreducedSummary(list) {
+	const n = (list || []).length;
+	if (!n) return null;
+	const mismatches = list.reduce((t, r) => t + (r.mismatches || 0), 0);
+	const buckets = list.reduce((t, r) => t + (r.buckets || 1), 0);
+	const whys = {};
+	for (const r of list) whys[unreducedWord(r.why)] = (whys[unreducedWord(r.why)] || 0) + 1;
+	const by = Object.entries(whys).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([w, k]) => `${k} ${w}`).join(' · ');
+	return `${fmtInt(mismatches)} ${plural(mismatches, 'mismatch', 'mismatches')} in ${fmtInt(buckets)} ${plural(buckets, 'bucket')} ` +
+		`left unreduced, apart from the root causes: ${by}.`;
+}
+
 export function statesText(states) {
 	return Object.entries(states || {}).filter(([, n]) => n > 0)
 		.sort((a, b) => b[1] - a[1] || STATES.indexOf(a[0]) - STATES.indexOf(b[0]))

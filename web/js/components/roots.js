@@ -5,14 +5,17 @@
  * its candidate, its bucket — and the reducer's progress.  Every string of
  * a case or an output is shown byte by byte (renderBytes: control bytes as
  * \xNN chips), never parsed as HTML.  The run page shows every root, the
- * overview the first few of the latest run with mismatches.
+ * overview the first few of the latest run with mismatches.  Apart from the
+ * roots, the mismatches the reducer could not reduce ("unreduced": out of
+ * budget, flaky, too slow, no simpler case), each with why and the case it
+ * got to: on the run page listed, on the overview counted.
  */
 import { clear, h, replace } from '../dom.js';
 import { isAbort } from '../api.js';
 import { orderRoles } from '../builds.js';
 import { fmtInt, plural } from '../format.js';
 import { me } from '../store.js';
-import { notReducedText, rootTriageRequest, STATE_HELP, STATES, statesText } from '../triage.js';
+import { notReducedText, rootTriageRequest, STATE_HELP, STATES, statesText, unreducedSummary, unreducedWord } from '../triage.js';
 import { errorBox, loading } from './ui.js';
 import { confirmationBadge, minimalCall } from './buckets.js';
 import { renderBytes } from './bytesview.js';
@@ -124,6 +127,44 @@ function rootRow(ctx, r, onSaved) {
 		rootTriage(ctx, r, onSaved));
 }
 
+/*
+ * One mismatch left unreduced: why (a word, the server's sentence), the
+ * case the reducer got to (folded: over 100 bytes), what it explains, its
+ * candidate and bucket.
+ */
+function unreducedRow(r) {
+	const m = r.minimal;
+	const code = m && m.state === 'done' ? minimalCall(m) : null;
+	return h('tr', { 'data-testid': 'unreduced', 'data-bucket-id': r.bucket_id, 'data-why': r.why || '' },
+		h('td', { 'data-testid': 'unreduced-why' }, h('strong', null, unreducedWord(r.why)),
+			h('div', { class: 'small-text dim', 'data-testid': 'unreduced-reason' }, r.reason || '')),
+		h('td', { class: 'root-case', 'data-testid': 'unreduced-case' }, code === null ? h('span', { class: 'dim' }, m ? notReducedText(m.state) : '—')
+			: h('details', null, h('summary', { class: 'small-text' }, `the case it got to${m.value_bytes ? ` (${fmtInt(m.value_bytes)} bytes)` : ''}`),
+				bytesEl(code, 'unreduced-code'))),
+		h('td', { class: 'num', 'data-testid': 'unreduced-mismatches' }, fmtInt(r.mismatches),
+			h('div', { class: 'dim small-text' }, `${fmtInt(r.buckets)} ${plural(r.buckets, 'bucket')}`)),
+		h('td', { class: 'mono', 'data-testid': 'unreduced-candidate' }, r.candidate || h('span', { class: 'dim' }, '—')),
+		h('td', { class: 'nowrap' }, h('a', { href: `#/buckets/${r.bucket_id}`, 'data-testid': 'unreduced-link' }, `bucket #${r.bucket_id}`)));
+}
+
+/* The unreduced mismatches: listed (the run page), or their count and a link to the run (limit: the overview). */
+function unreducedPart(list, run, limit) {
+	if (!list || !list.length) return null;
+	const sum = h('p', { class: 'meta', 'data-testid': 'unreduced-summary' }, unreducedSummary(list));
+	if (limit)
+		return h('div', { 'data-testid': 'unreduced-part' }, sum, h('p', { class: 'more' },
+			h('a', { href: `#/runs/${run}`, 'data-testid': 'unreduced-more' }, `the unreduced ${plural(list.length, 'case', 'cases')} in run #${run}`)));
+	return h('div', { 'data-testid': 'unreduced-part' }, h('h3', { id: `h-unreduced-${run}` }, 'Unreduced'), sum,
+		h('div', { class: 'scroll-x' }, h('table', { class: 'list roots', 'data-testid': 'unreduced-list', 'aria-labelledby': `h-unreduced-${run}` },
+			h('thead', null, h('tr', null,
+				h('th', { scope: 'col' }, 'Why'),
+				h('th', { scope: 'col' }, 'Its case'),
+				h('th', { scope: 'col', class: 'num' }, 'Stored mismatches'),
+				h('th', { scope: 'col' }, 'Candidate'),
+				h('th', { scope: 'col' }, 'Bucket'))),
+			h('tbody', null, list.map(unreducedRow)))));
+}
+
 /* "reducing: N buckets pending" while the reducer has work left for these buckets. */
 function pendingNote(red) {
 	const n = red ? red.buckets_pending : 0;
@@ -163,6 +204,8 @@ export function rootsTable(ctx, run, opts = {}) {
 		const all = d.roots || [];
 		const shown = opts.limit ? all.slice(0, opts.limit) : all;
 		const total = all.reduce((n, r) => n + (r.mismatches || 0), 0);
+		const unreduced = d.unreduced || [];
+		const empty = unreduced.length ? 'No root cause: every mismatch was left unreduced.' : opts.empty || 'No root causes: no mismatches.';
 		replace(body, [
 			pendingNote(d.reduction),
 			all.length ? h('p', { class: 'meta', 'data-testid': 'roots-summary' }, rootsSummary(all.length, total, d.buckets, opts.runDiffer ? opts.runDiffer() : null)) : null,
@@ -175,9 +218,10 @@ export function rootsTable(ctx, run, opts = {}) {
 					h('th', { scope: 'col' }, 'Candidate'),
 					h('th', { scope: 'col' }, 'Bucket'),
 					h('th', { scope: 'col' }, 'Triage'))),
-				h('tbody', null, shown.map((r) => rootRow(ctx, r, saved(r)))))) : h('p', { class: 'empty', 'data-testid': 'roots-empty' }, opts.empty || 'No root causes: no mismatches.'),
+				h('tbody', null, shown.map((r) => rootRow(ctx, r, saved(r)))))) : h('p', { class: 'empty', 'data-testid': 'roots-empty' }, empty),
 			all.length > shown.length ? h('p', { class: 'more' }, h('a', { href: `#/runs/${run}`, 'data-testid': 'roots-more' },
 				`${fmtInt(all.length - shown.length)} more ${plural(all.length - shown.length, 'root cause')} in run #${run}`)) : null,
+			unreducedPart(unreduced, run, opts.limit),
 		]);
 		if (opts.onData) opts.onData(d);
 	};
