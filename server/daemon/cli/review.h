@@ -37,6 +37,7 @@
 #define REVIEW_DEFAULT_COUNT 200000
 #define REVIEW_DEFAULT_SETTLE_S 600
 #define REVIEW_START_TIMEOUT_S 600 /* a cold start compiles a worker core per build */
+#define REVIEW_REDUCE_BUDGET_MS "30000" /* per reduction: executions (400) bound it first */
 #define REVIEW_SHOW_BYTES 160      /* an output shown in the report, at most */
 #define REVIEW_ASAN_ENOUGH 50      /* memory errors that end the asan sample early */
 #define REVIEW_SAMPLES 20          /* mismatches of the asan sample read back ... */

@@ -72,6 +72,11 @@ int review_serve(struct review *r)
 	argv[n++] = web;
 	argv[n++] = (char *)"--cases";
 	argv[n++] = cases;
+	/* A review waits for its reducer anyway (--settle): its reductions are
+	 * bounded by executions, not by a serving daemon's 2 s, so that a busy
+	 * machine gives the same root causes, only later. */
+	argv[n++] = (char *)"--reduce-budget-ms";
+	argv[n++] = (char *)REVIEW_REDUCE_BUDGET_MS;
 	for (int i = 0; i < r->cur->nbuilds; i++) {
 		snprintf(
 		    builds[i], sizeof builds[i], "%s=%s", r->cur->builds[i].name, r->cur->builds[i].prefix);
