@@ -259,6 +259,11 @@ int reference_discover(struct build *b, const struct config *, const char *ver, 
  */
 int reference_call(struct worker *, const struct config *, uint16_t type, const struct proto_buf *req,
     int timeout_ms, struct proto_msg *reply, struct result *r);
+/* A run's builds for its "base" (run_params.base): that build (a reference runtime,
+ * or any active build), then every other active build as a candidate.  Their count,
+ * or -1 with err (no such build; no candidate). */
+int reference_run_builds(
+    struct config *, const char *base, struct build *builds[MAX_BUILDS], char *err, size_t errsize);
 /* worker_call without that translation: the frame as it is (reference.c). */
 /* What worker_call hands a reference's messages to: reference_call, set at startup
  * (builds_references) -- a hook, so that worker.c does not depend on reference.c. */
@@ -318,10 +323,11 @@ enum runs_refusal {
 	RUNS_OK = 0,
 	RUNS_BAD_REQUEST, /* the body's suite or parameters */
 	RUNS_NOT_FOUND,
-	RUNS_CONFLICT,   /* not in a state for it, or made with other builds */
-	RUNS_TOO_MANY,   /* --max-queued-runs are waiting */
-	RUNS_FAILED,     /* storage (db_last_error says what) or out of memory */
-	RUNS_NOT_SERVED, /* a phpt run's dir or files outside the served folders (400) */
+	RUNS_CONFLICT,      /* not in a state for it, or made with other builds */
+	RUNS_TOO_MANY,      /* --max-queued-runs are waiting */
+	RUNS_FAILED,        /* storage (db_last_error says what) or out of memory */
+	RUNS_NOT_SERVED,    /* a phpt run's dir or files outside the served folders (400) */
+	RUNS_UNPROCESSABLE, /* a reference runtime as the base of a suite it cannot run (422) */
 };
 /* The fields a suite's parameters may have (runparams.h), NULL-terminated;
  * NULL: no such suite. */

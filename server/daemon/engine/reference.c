@@ -644,3 +644,29 @@ int reference_call(struct worker *w, const struct config *cfg, uint16_t type, co
 		return reference_batch(w, cfg, &q, reply, r);
 	return reference_detail(w, cfg, &q, timeout_ms, reply, r);
 }
+
+/* ---- a run's "base" ---- */
+
+int reference_run_builds(
+    struct config *cfg, const char *base, struct build *builds[MAX_BUILDS], char *err, size_t errsize)
+{
+	struct build *active[MAX_BUILDS], *b = build_find(cfg, base);
+	int n = 1, nactive = build_list(cfg, active);
+
+	if (b == NULL || __atomic_load_n(&b->retired, __ATOMIC_ACQUIRE) || b->asan_of != 0) {
+		snprintf(err, errsize,
+		    "base: no active build or reference runtime is named \"%.64s\" (GET /api/builds)", base);
+		return -1;
+	}
+	builds[0] = b;
+	for (int i = 0; i < nactive && n < MAX_BUILDS; i++)
+		if (active[i] != b)
+			builds[n++] = active[i];
+	for (int i = n; i < MAX_BUILDS; i++)
+		builds[i] = NULL;
+	if (n < 2) {
+		snprintf(err, errsize, "base: %s and no other active build: a comparison needs two", base);
+		return -1;
+	}
+	return n;
+}

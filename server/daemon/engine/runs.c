@@ -825,10 +825,25 @@ int runs_create(struct runs *rs, const char *suite_name, const struct run_params
 		if (checked < 0)
 			return RUNS_BAD_REQUEST;
 	}
-	n = nnames > 0 ? build_list_named(rs->app->config, names, nnames, builds, err, errsize)
-	               : build_list(rs->app->config, builds);
+	if ((params->given & RUN_BASE) && nnames > 0) {
+		snprintf(err, errsize, "base, builds: give one or the other");
+		return RUNS_BAD_REQUEST;
+	}
+	n = params->given & RUN_BASE
+	    ? reference_run_builds(rs->app->config, params->base, builds, err, errsize)
+	    : nnames > 0 ? build_list_named(rs->app->config, names, nnames, builds, err, errsize)
+	                 : build_list(rs->app->config, builds);
 	if (n < 0)
 		return RUNS_BAD_REQUEST;
+	/* A reference answers cases, and generated ones through the daemon: no
+	 * instruction counts, no php-src test runner (engine/reference.c). */
+	if (builds[0]->is_reference && (suite->measures || strcmp(suite->name, "phpt") == 0)) {
+		snprintf(err, errsize,
+		    "base: %s is a reference runtime (released PHP under WebAssembly): it has no "
+		    "instruction counts and runs no .phpt tests; the %s suite cannot take it as its base",
+		    builds[0]->name, suite->name);
+		return RUNS_UNPROCESSABLE;
+	}
 	if (coverage_check(builds, n, params, err, errsize) < 0)
 		return RUNS_CONFLICT;
 	/* Counted and queued under the lock, so concurrent posts cannot overshoot. */

@@ -57,6 +57,33 @@ static json_t *api_worker_json(struct worker *wk)
 	return w;
 }
 
+json_t *api_references_list(struct app *app)
+{
+	struct config *cfg = app->config;
+	json_t *list = json_array(), *o;
+	int n;
+
+	pthread_mutex_lock(&cfg->builds_lock);
+	n = cfg->nbuilds;
+	pthread_mutex_unlock(&cfg->builds_lock);
+	for (int i = 0; i < n && list != NULL; i++) {
+		struct build *b = &cfg->builds[i];
+		if (!b->is_reference || __atomic_load_n(&b->retired, __ATOMIC_ACQUIRE))
+			continue;
+		if ((o = api_build_json(app, b, -1, NULL)) != NULL) {
+			struct worker *w = build_worker(app, b);
+			json_object_set_new(o, "worker", api_worker_json(w));
+			/* active, or failed (it could not start; worker.last_failure says why) */
+			json_object_set_new(o, "state",
+			    json_string(__atomic_load_n(&w->state, __ATOMIC_RELAXED) == WORKER_FAILED
+			            ? "failed"
+			            : "active"));
+		}
+		json_array_append_new(list, o);
+	}
+	return list;
+}
+
 json_t *api_build_json(struct app *app, struct build *b, int role, const struct build *base)
 {
 	struct build_info info;
@@ -86,6 +113,10 @@ json_t *api_build_json(struct app *app, struct build *b, int role, const struct 
 	/* "debian release", "source debug"...; a candidate of another kind
 	 * than the base says so (its counts do not compare). */
 	json_object_set_new(o, "kind", text_json(b->kind));
+	/* A reference runtime (issue 49): what runs it, from its hello. */
+	if (b->is_reference)
+		json_object_set_new(
+		    o, "reference", b->reference[0] != '\0' ? text_json(b->reference) : json_null());
 	if (role > 0 && base != NULL && strcmp(b->kind, base->kind) != 0) {
 		char warn[256];
 		snprintf(warn, sizeof warn, "a %s build against a %s base: instruction counts do not compare",
@@ -124,6 +155,11 @@ void api_route_builds(
 		}
 		json_array_append_new(list, o);
 	}
+	/* The reference runtimes: in no run unless one names it as its base. */
+	json_t *refs = api_references_list(app);
+	if (refs != NULL && list != NULL)
+		json_array_extend(list, refs);
+	json_decref(refs);
 	for (i = 0; i < n && list != NULL; i++)
 		if (__atomic_load_n(&cfg->builds[i].retired, __ATOMIC_ACQUIRE))
 			json_array_append_new(list, api_build_json(app, &cfg->builds[i], -1, NULL));

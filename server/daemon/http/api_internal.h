@@ -39,6 +39,8 @@ api_handler api_route_review;
  * of its own (retired, an asan flavour); base: the active base, that a
  * candidate of another kind is warned about (NULL with role -1). */
 struct json_t *api_build_json(struct app *, struct build *, int role, const struct build *base);
+/* The reference runtimes (issue 49) as GET /api/builds and health list them. */
+struct json_t *api_references_list(struct app *);
 /* api_cases.c */
 api_handler api_route_cases;
 api_handler api_route_case_post;

@@ -171,6 +171,9 @@ void api_runs_refusal(struct http_response *resp, int status, const char *err)
 	case RUNS_NOT_FOUND:
 		api_error(resp, 404, "not_found", "%s", err);
 		break;
+	case RUNS_UNPROCESSABLE:
+		api_error(resp, 422, "reference_unsupported", "%s", err);
+		break;
 	case RUNS_CONFLICT:
 		api_error(resp, 409, "conflict", "%s", err);
 		break;

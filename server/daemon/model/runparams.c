@@ -128,7 +128,8 @@ int run_params_from_json(json_t *obj, const char *suite, const char *const field
 		return -1;
 	}
 	json_object_foreach (obj, key, v) {
-		if (fields == NULL || strcmp(key, "suite") == 0 || strcmp(key, "builds") == 0)
+		if (fields == NULL || strcmp(key, "suite") == 0 || strcmp(key, "builds") == 0 ||
+		    strcmp(key, "base") == 0)
 			continue;
 		for (i = 0; fields[i] != NULL; i++)
 			if (strcmp(key, fields[i]) == 0)
@@ -152,6 +153,24 @@ int run_params_from_json(json_t *obj, const char *suite, const char *const field
 			return -1;
 		}
 		p->given |= RUN_PHP;
+	}
+	if ((v = json_object_get(obj, "base")) != NULL) {
+		const char *name = json_is_string(v) ? json_string_value(v) : "";
+		size_t n = strlen(name);
+		if (!json_is_string(v) || n == 0 || n >= sizeof p->base || n != json_string_length(v) ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@") != n) {
+			snprintf(err, errsize,
+			    "base: expected a build's name, such as \"php-8.5\" (GET /api/builds)");
+			return -1;
+		}
+		if (json_object_get(obj, "builds") != NULL) {
+			snprintf(err, errsize,
+			    "base, builds: give one or the other (base: that build, then every active "
+			    "build as a candidate)");
+			return -1;
+		}
+		memcpy(p->base, name, n + 1);
+		p->given |= RUN_BASE;
 	}
 	if ((v = json_object_get(obj, "coverage")) != NULL) {
 		if (!json_is_boolean(v)) {
@@ -189,6 +208,8 @@ json_t *run_params_json(const struct run_params *p)
 	/* In the keys' order, as the stored text has them (and the API showed them). */
 	if (ok && (p->given & RUN_ASAN_SAMPLE_OF))
 		ok = json_object_set_new(o, "asan_sample_of", json_integer(p->asan_sample_of)) == 0;
+	if (ok && (p->given & RUN_BASE))
+		ok = json_object_set_new(o, "base", json_string(p->base)) == 0;
 	if (ok && (p->given & RUN_COUNT))
 		ok = json_object_set_new(o, "count", json_integer(p->count)) == 0;
 	if (ok && (p->given & RUN_COVERAGE))

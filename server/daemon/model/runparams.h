@@ -33,6 +33,8 @@ enum run_field {
 	RUN_FILES = 1 << 7,
 	RUN_ASAN_SAMPLE_OF = 1 << 8, /* set by the daemon only: an asan sample's run */
 	RUN_PHP = 1 << 9,            /* generated: make the cases for this PHP or older (issue 45) */
+	RUN_BASE = 1 << 10,          /* the run's base by name, its candidates every active build
+	                              * (a reference runtime as the base: issue 49) */
 };
 
 struct run_params {
@@ -45,6 +47,7 @@ struct run_params {
 	int64_t asan_sample_of; /* the run this one samples on the asan flavours */
 	int coverage;           /* count line and branch coverage (docs/coverage.md) */
 	uint32_t php;           /* "php": "8.0": PHP_VERSION_ID the cases must compile on, 0 none */
+	char base[64];          /* "base": "php-8.5": a build's name, "" none */
 	/* phpt: a folder, or files (malloc'd) */
 	char *dir;
 	char **files;
