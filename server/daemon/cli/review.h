@@ -36,12 +36,12 @@
 #define REVIEW_MAX_PATCHES 32
 #define REVIEW_DEFAULT_COUNT 200000
 #define REVIEW_DEFAULT_SETTLE_S 600
-#define REVIEW_START_TIMEOUT_S 600 /* a cold start compiles a worker core per build */
+#define REVIEW_START_TIMEOUT_S 600      /* a cold start compiles a worker core per build */
 #define REVIEW_REDUCE_BUDGET_MS "30000" /* per reduction: executions (400) bound it first */
-#define REVIEW_SHOW_BYTES 160      /* an output shown in the report, at most */
-#define REVIEW_ASAN_ENOUGH 50      /* memory errors that end the asan sample early */
-#define REVIEW_SAMPLES 20          /* mismatches of the asan sample read back ... */
-#define REVIEW_SHOWN_SAMPLES 3     /* ... and the shortest shown */
+#define REVIEW_SHOW_BYTES 160           /* an output shown in the report, at most */
+#define REVIEW_ASAN_ENOUGH 50           /* memory errors that end the asan sample early */
+#define REVIEW_SAMPLES 20               /* mismatches of the asan sample read back ... */
+#define REVIEW_SHOWN_SAMPLES 3          /* ... and the shortest shown */
 
 /* One build of the review: the base, a candidate, or one commit of a series. */
 struct review_build {
