@@ -497,11 +497,10 @@ int confine_reference_argv(
 	snprintf(t->script, sizeof t->script, "%s/worker.mjs", src);
 	snprintf(t->read_src, sizeof t->read_src, "--allow-fs-read=%s/", src);
 	snprintf(t->read_mods, sizeof t->read_mods, "--allow-fs-read=%s/", mods);
-	(void)t->read_src, (void)t->read_mods;
-	/* Node 20's permission model (--experimental-permission with those two
-	 * --allow-fs-read) refuses process.binding, which php-wasm's runtime
-	 * calls as it starts: left out until the worker can run under it. */
-	const char *v[] = { w->build->core_path, "--max-old-space-size=256", "--max-semi-space-size=16",
+	/* Node's permission model: reads only below those two folders, no
+	 * writes, no child processes, workers, WASI or addons (worker.mjs). */
+	const char *v[] = { w->build->core_path, "--experimental-permission", t->read_src, t->read_mods,
+		"--max-old-space-size=256", "--max-semi-space-size=16",
 		"--disallow-code-generation-from-strings", "--disable-proto=throw", "--no-warnings",
 		"--no-addons", t->script, "--php", w->build->ref_php, "--memory-limit",
 		cfg->memory_limit != NULL ? cfg->memory_limit : "128M" };
