@@ -250,12 +250,26 @@ function readOut(rt) {
 	return rt.php.fileExists(OUT) ? Buffer.from(rt.php.readFileAsBuffer(OUT)) : Buffer.alloc(0);
 }
 
+/*
+ * The layers in force, as GET /api/builds shows them: the daemon's loader's
+ * (phpcmp-worker --sandbox-exec ... --sandbox-report-env PHPCMP_SANDBOX,
+ * e.g. "netns landlock(abi 4) caps rlimits"), Node's permission model only
+ * when it is on (it refuses file writes), and the runtime's in-memory files.
+ */
+function sandboxLayers(env = process.env, permission = process.permission) {
+	const words = [];
+	if (env.PHPCMP_SANDBOX && env.PHPCMP_SANDBOX !== 'none') words.push(env.PHPCMP_SANDBOX);
+	if (typeof permission?.has === 'function' && !permission.has('fs.write')) words.push('node-permission');
+	words.push('wasm-memfs');
+	return words.join(' ');
+}
+
 async function hello(rt) {
 	const r = await rt.php.run({ code: '<?php echo PHP_VERSION, "\\n", zend_version();' });
 	const [php, zend] = r.text.split('\n');
 	return [
 		field(TAG.PHP_VERSION, php), field(TAG.ZEND_VERSION, zend),
-		field(TAG.SANDBOX, 'node-permission wasm-memfs'),
+		field(TAG.SANDBOX, sandboxLayers()),
 		field(TAG.REFERENCE, `php-wasm ${PACKAGE_VERSION} (node ${process.version})`),
 	];
 }

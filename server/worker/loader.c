@@ -9,7 +9,9 @@
  *                 [--dump-prefix FILE]   (measuring workers, run under callgrind)
  *                 [--sandbox LAYERS --sandbox-dir DIR --limit-... N]  (sandbox.h)
  *   phpcmp-worker --sandbox-exec LAYERS [sandbox options] -- COMMAND...
- *       applies those layers, then runs COMMAND (valgrind, for measuring)
+ *       applies those layers, then runs COMMAND (valgrind, for measuring;
+ *       node, for a reference runtime, with --sandbox-report-env NAME: the
+ *       layers in force in NAME, for its hello)
  *   phpcmp-worker --lib LIBPHP.so --core CORE.so --eval CODE [--flags N] [--depth N]
  *       runs one case with no daemon and prints json_encode's output: for
  *       debugging a build, and for measuring by hand under callgrind.

@@ -196,6 +196,10 @@ int sandbox_arg(struct sandbox *sb, int argc, char **argv, int *i, char *err, si
 		}
 		return 1;
 	}
+	if (!strcmp(opt, "--sandbox-report-env")) {
+		sb->report_env = val;
+		return 1;
+	}
 	if (!strcmp(opt, "--sandbox-dir")) {
 		sb->dir = val;
 		return 1;
@@ -889,6 +893,13 @@ int sandbox_exec(struct sandbox *sb, char **argv, char *err, size_t errsize)
 {
 	if (sandbox_layers(sb, sb->before_exec, 1, err, errsize) < 0)
 		return -1;
+	/* What is in force, for the command to report in its hello
+	 * (--sandbox-report-env): a reference's node cannot see it otherwise. */
+	size_t n = strlen(sb->report);
+	while (n > 0 && sb->report[n - 1] == ' ')
+		sb->report[--n] = '\0';
+	if (sb->report_env != NULL)
+		setenv(sb->report_env, sb->before_exec ? sb->report : "none", 1);
 	/* Valgrind writes its client's /proc/self stand-ins to $TMPDIR. */
 	if (sb->dirfd >= 0)
 		setenv("TMPDIR", sb->dir_real, 1);

@@ -41,6 +41,7 @@ struct sandbox {
 	unsigned before_exec;                      /* --sandbox-exec: layers to apply, then exec */
 	unsigned inherited;                        /* --sandbox-inherited: applied before exec */
 	const char *dir;                           /* the private folder */
+	const char *report_env; /* --sandbox-report-env: exec with the report in this variable */
 	const char *disable_functions;             /* NULL: the built-in list */
 	long long cpu_s, as, fsize, nofile, nproc; /* SANDBOX_UNLIMITED: untouched */
 	long long disk; /* bytes the private folder may hold in all (a tmpfs of that size) */

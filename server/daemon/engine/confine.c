@@ -556,6 +556,8 @@ int confine_reference(
 	a->pre[a->npre++] = cfg->worker_bin;
 	confine_add(a->pre, &a->npre, "--sandbox-exec", layers);
 	confine_add(a->pre, &a->npre, "--sandbox-dir", w->sandbox_dir);
+	/* The layers in force, for worker.mjs's hello (GET /api/builds' "sandbox"). */
+	confine_add(a->pre, &a->npre, "--sandbox-report-env", "PHPCMP_SANDBOX");
 	confine_add(a->pre, &a->npre, "--limit-disk", confine_num(a, s->disk));
 	confine_add(a->pre, &a->npre, "--allow-read", cfg->worker_bin);
 	confine_add(a->pre, &a->npre, "--allow-read", w->build->core_path); /* node (reference.c) */
