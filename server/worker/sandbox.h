@@ -41,13 +41,14 @@ struct sandbox {
 	unsigned before_exec;                      /* --sandbox-exec: layers to apply, then exec */
 	unsigned inherited;                        /* --sandbox-inherited: applied before exec */
 	const char *dir;                           /* the private folder */
-	const char *report_env; /* --sandbox-report-env: exec with the report in this variable */
 	const char *disable_functions;             /* NULL: the built-in list */
 	long long cpu_s, as, fsize, nofile, nproc; /* SANDBOX_UNLIMITED: untouched */
 	long long disk; /* bytes the private folder may hold in all (a tmpfs of that size) */
 	const char *rw[SANDBOX_MAX_PATHS];
 	const char *ro[SANDBOX_MAX_PATHS];
 	int nrw, nro;
+	/* --sandbox-report-env: before exec, the report in this variable */
+	const char *report_env;
 	int valgrind;      /* layers for a loader that runs under valgrind */
 	int no_landlock;   /* tests: act as if the kernel had no landlock */
 	int proc_self;     /* landlock lets this process read its own /proc entry (a
