@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { BASE_VERSION, Daemon, HEAD_VERSION, tmpDir } from './helper.mjs';
+import { BASE_VERSION, Daemon, HEAD_VERSION, ROOT, tmpDir } from './helper.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const WANT = ['php-7.4', 'php-8.1', 'php-8.2', 'php-8.5'];
@@ -65,7 +65,21 @@ test('GET /api/builds lists each reference with its exact version, kind and runt
 	for (const b of refs) {
 		assert.match(b.reference, /^php-wasm \d+\.\d+\.\d+ \(node v\d+/, b.name);
 		assert.equal(b.worker.state, 'ready', `${b.name}: ${b.worker.last_failure}`);
-		assert.match(b.sandbox, /./);
+		// The layers in force: the loader's (phpcmp-worker --sandbox-exec,
+		// no seccomp: it forbids the exec of node), then Node's permission
+		// model and the runtime's in-memory files (worker.mjs's hello).
+		assert.match(b.sandbox, /^netns\b.*\blandlock\b.*\bcaps rlimits node-permission wasm-memfs$/, b.name);
+		assert.doesNotMatch(b.sandbox, /seccomp|\bphp\b/, b.name);
+		// The node that answers runs under the permission model, reading
+		// only the worker's folder and the runtimes (its command line).
+		const argv = fs.readFileSync(`/proc/${b.worker.pid}/cmdline`, 'latin1').split('\0').slice(0, -1);
+		assert.equal(argv[0], b.core, b.name);
+		assert.equal(argv[1], '--experimental-permission', `${b.name}: ${argv.join(' ')}`);
+		assert.deepEqual(argv.filter((a) => a.startsWith('--allow-')),
+			[`--allow-fs-read=${fs.realpathSync(path.join(ROOT, 'server/reference'))}/`,
+				`--allow-fs-read=${fs.realpathSync(path.join(ROOT, 'node_modules'))}/`], b.name);
+		assert.ok(argv.includes('--no-addons'), b.name);
+		assert.equal(argv[argv.indexOf('--php') + 1], b.name.slice(4), b.name);
 	}
 	// The native builds keep their roles; a reference is no candidate.
 	assert.deepEqual(r.json.builds.filter((b) => b.role !== null).map((b) => [b.name, b.role]),

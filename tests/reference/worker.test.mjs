@@ -58,12 +58,14 @@ function casePayload(c) {
 }
 
 class Worker {
-	constructor(php) {
+	constructor(php, { flags = FLAGS, env = {} } = {}) {
 		const pkg = path.join(ROOT, 'node_modules/@php-wasm', `node-${php.replace('.', '-')}`, 'package.json');
 		assert.ok(fs.existsSync(pkg), `${pkg} is missing: run make web-deps (npm ci installs the @php-wasm packages)`);
 		this.stderr = '';
-		this.proc = spawn(process.execPath, [...FLAGS, WORKER, '--php', php],
-			{ stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+		const environ = { ...process.env, ...env };
+		if (!('PHPCMP_SANDBOX' in env)) delete environ.PHPCMP_SANDBOX;
+		this.proc = spawn(process.execPath, [...flags, WORKER, '--php', php],
+			{ stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env: environ });
 		this.proc.stderr.on('data', (d) => { this.stderr += d; });
 		this.sock = this.proc.stdio[3];
 		this.buf = Buffer.alloc(0);
@@ -136,6 +138,18 @@ describe('reference worker', { timeout: 300000 }, () => {
 			assert.match(o.zend_version, /^[34]\.\d+\.\d+$/);
 			assert.match(o.reference, /^php-wasm 3\.1\.56 \(node v\d+\.\d+\.\d+\)$/);
 			assert.equal(o.sandbox, 'node-permission wasm-memfs');
+		}
+	});
+
+	test('hello: node-permission only when the model is on; the loader\'s layers (PHPCMP_SANDBOX) first', async () => {
+		const open = new Worker('8.1', { flags: FLAGS.filter((f) => f !== '--experimental-permission' && !f.startsWith('--allow-fs-read=')),
+			env: { PHPCMP_SANDBOX: 'netns landlock(abi 7) caps rlimits' } });
+		try {
+			const h = await open.hello;
+			assert.equal(h.type, T.HELLO, open.stderr);
+			assert.equal(decode(h.payload).sandbox, 'netns landlock(abi 7) caps rlimits wasm-memfs');
+		} finally {
+			await open.close();
 		}
 	});
 
