@@ -298,6 +298,10 @@ static uint32_t gen_builtin(struct gen_case *c, unsigned level, uint32_t *nestin
 		 * (its own get_properties), 3 DateTimeImmutable('@t') (a fresh table
 		 * per call), 4 WeakMap (no table at all: NULL for JSON). */
 		static const uint8_t which[] = { 1, 2, 3, 4, 4 };
+		if (which[k - 3] == 4 && !gen_php_has(c->php, GEN_PHP_WEAKMAP)) {
+			*nesting = 0; /* before 8.0: a string in the WeakMap's place */
+			return gen_string(c);
+		}
 		i = gen_node(c, GEN_BUILTIN);
 		c->nodes[i].cls = which[k - 3];
 		c->nodes[i].v.i = c->nodes[i].cls == 3 ? (int64_t)gen_below(r, 2000000000) : gen_below(r, 4);

@@ -64,6 +64,13 @@ GEN_INLINE int gen_one_in(struct gen_rng *r, uint32_t n)
 /* ---- gen_php.c ---- */
 
 #define GEN_PHP_ENUMS 80100
+/* Left out before 8.0: GEN_BUILTIN 4, new WeakMap() (a string in its place). */
+#define GEN_PHP_WEAKMAP 80000
+/* Written the 7.4 way before 8.0 (gen_render.c), the same answers: a `mixed`
+ * property (untyped, no default, unset() by the constructor: uninitialized
+ * as a typed one), jsonSerialize() without `: mixed` (#[\ReturnTypeWillChange]
+ * on its own line, a comment to 7.4), catch (Throwable $ignored). */
+#define GEN_PHP_80_SYNTAX 80000
 
 /* Whether a case for `php` may use a construct first in `first`. */
 int gen_php_has(uint32_t php, uint32_t first);

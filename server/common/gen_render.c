@@ -253,15 +253,49 @@ static const char gen_dtor_decl[] =
     "class GenDtorThrow { public function __destruct() { "
     "throw new RuntimeException('GenDtorThrow refuses to be destroyed'); } }\n";
 
-/* Every declaration at once (gen_declarations), the enums last, made once. */
-static char *gen_decl_src;
-static size_t gen_decl_len, gen_decl_len_noenums;
+/* Every declaration at once (gen_declarations), the enums last, made once;
+ * and before 8.0 (gen_declarations_php), the classes written the 7.4 way. */
+static char *gen_decl_src, *gen_decl_src_74;
+static size_t gen_decl_len, gen_decl_len_noenums, gen_decl_len_74;
 static pthread_once_t gen_decl_once = PTHREAD_ONCE_INIT;
 
-/* One class's declaration as PHP source with the names' raw bytes. */
-static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
+/*
+ * Before 8.0 (GEN_PHP_80_SYNTAX) there is no `mixed`: a typed property is
+ * declared untyped with no default and unset() first thing in the
+ * constructor -- left unset, it is skipped by json_encode as an
+ * uninitialized typed one is -- and jsonSerialize() has no return type,
+ * with #[\ReturnTypeWillChange] on a line of its own (a comment to 7.4) so
+ * that the same source run on 8.1+ raises no deprecation.
+ */
+static void gen_unset_typed(const struct gen_class *k, uint32_t php, struct gen_buf *b)
+{
+	int n = 0;
+	if (gen_php_has(php, GEN_PHP_80_SYNTAX))
+		return;
+	for (int i = 0; i < k->nprops; i++) {
+		if (!k->props[i].typed)
+			continue;
+		gen_buf_puts(b, n++ ? ", $this->{" : "unset($this->{");
+		gen_render_string(b, k->props[i].name, k->props[i].len);
+		gen_buf_puts(b, "}");
+	}
+	if (n)
+		gen_buf_puts(b, "); ");
+}
+
+static void gen_jsonser_head(uint32_t php, struct gen_buf *b)
+{
+	gen_buf_puts(b,
+	    gen_php_has(php, GEN_PHP_80_SYNTAX)
+	        ? "\tpublic function jsonSerialize(): mixed { "
+	        : "\t#[\\ReturnTypeWillChange]\n\tpublic function jsonSerialize() { ");
+}
+
+/* One class's declaration as PHP source with the names' raw bytes, for `php` (gen_php.c). */
+static void gen_class_source(const struct gen_class *k, uint32_t php, struct gen_buf *b)
 {
 	static const char *const vis[] = { "public", "protected", "private" };
+	int mixed = gen_php_has(php, GEN_PHP_80_SYNTAX);
 	if (k->type == GEN_CLASS_DYNAMIC)
 		gen_buf_puts(b, "#[AllowDynamicProperties]\n");
 	gen_buf_puts(b, "class ");
@@ -272,19 +306,20 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 	for (int i = 0; i < k->nprops; i++) {
 		gen_buf_puts(b, "\t");
 		gen_buf_puts(b, vis[k->props[i].visibility]);
-		gen_buf_puts(b, k->props[i].typed ? " mixed $" : " $");
+		gen_buf_puts(b, k->props[i].typed && mixed ? " mixed $" : " $");
 		gen_buf_put(b, k->props[i].name, k->props[i].len);
 		gen_buf_puts(b, k->props[i].typed ? ";\n" : " = null;\n");
 	}
 	/* Sets private and protected properties too: it runs in the class scope. */
 	if (k->type == GEN_CLASS_JSONSER_MUTATE) {
 		/* A second argument, by reference, binds the first property to it. */
-		gen_buf_puts(b,
-		    "\tpublic function __construct(array $v = [], &...$r) { foreach ($v as $k => $x) "
-		    "$this->$k = $x; if ($r) $this->{");
+		gen_buf_puts(b, "\tpublic function __construct(array $v = [], &...$r) { ");
+		gen_unset_typed(k, php, b);
+		gen_buf_puts(b, "foreach ($v as $k => $x) $this->$k = $x; if ($r) $this->{");
 		gen_render_string(b, k->props[0].name, k->props[0].len);
 		gen_buf_puts(b, "} = &$r[0]; }\n");
-		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { $p = &$this->{");
+		gen_jsonser_head(php, b);
+		gen_buf_puts(b, "$p = &$this->{");
 		gen_render_string(b, k->props[0].name, k->props[0].len);
 		/* Enough appended that the list's storage must grow: moved away
 		 * under an encoder still walking it, unless the encoder holds it. */
@@ -293,13 +328,14 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 		    "for ($i = 0; $i < 16; $i++) $p[] = $i; } return is_array($p) ? count($p) : $p; }\n}\n");
 		return;
 	}
-	gen_buf_puts(
-	    b, "\tpublic function __construct(array $v = []) { foreach ($v as $k => $x) $this->$k = $x; }\n");
+	gen_buf_puts(b, "\tpublic function __construct(array $v = []) { ");
+	gen_unset_typed(k, php, b);
+	gen_buf_puts(b, "foreach ($v as $k => $x) $this->$k = $x; }\n");
 	if (k->type == GEN_CLASS_JSONSER || k->type == GEN_CLASS_JSONSER_DTOR) {
+		gen_jsonser_head(php, b);
 		gen_buf_puts(b,
-		    k->type == GEN_CLASS_JSONSER_DTOR
-		        ? "\tpublic function jsonSerialize(): mixed { $guard = new GenDtorThrow(); return $this->{"
-		        : "\tpublic function jsonSerialize(): mixed { return $this->{");
+		    k->type == GEN_CLASS_JSONSER_DTOR ? "$guard = new GenDtorThrow(); return $this->{"
+		                                      : "return $this->{");
 		gen_render_string(b, k->props[0].name, k->props[0].len);
 		gen_buf_puts(b, "}; }\n");
 	} else if (k->type == GEN_CLASS_JSONSER_NESTED) {
@@ -312,7 +348,7 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 			("return [json_encode($this->{%}, JSON_PRETTY_PRINT | JSON_PARTIAL_OUTPUT_ON_ERROR), "
 			 "json_last_error(), $this->{%}]; }\n"),
 		};
-		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { ");
+		gen_jsonser_head(php, b);
 		for (const char *at = call[k->variant % GEN_NESTED_VARIANTS]; *at; at++) {
 			if (*at == '%')
 				gen_render_string(b, k->props[0].name, k->props[0].len);
@@ -320,31 +356,41 @@ static void gen_class_source(const struct gen_class *k, struct gen_buf *b)
 				gen_buf_put(b, at, 1);
 		}
 	} else if (k->type == GEN_CLASS_JSONSER_THIS) {
-		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { return $this; }\n");
+		gen_jsonser_head(php, b);
+		gen_buf_puts(b, "return $this; }\n");
 	} else if (k->type == GEN_CLASS_JSONSER_THROW) {
-		gen_buf_puts(b, "\tpublic function jsonSerialize(): mixed { throw new RuntimeException('");
+		gen_jsonser_head(php, b);
+		gen_buf_puts(b, "throw new RuntimeException('");
 		gen_buf_puts(b, k->name);
 		gen_buf_puts(b, " refuses to be encoded'); }\n");
 	}
 	gen_buf_puts(b, "}\n");
 }
 
-static void gen_decl_init(void)
+/* The declarations for `php` (GEN_PHP_ALL: all of them), NUL-terminated; NULL out of memory. */
+static char *gen_decl_make(uint32_t php, size_t *len, size_t *len_noenums)
 {
 	struct gen_buf b = { 0 };
 	gen_buf_puts(&b, gen_dtor_decl);
 	for (unsigned i = 0; i < GEN_NCLASSES; i++)
-		gen_class_source(gen_class_at(i), &b);
-	gen_decl_len_noenums = b.len;
-	for (unsigned i = 0; i < GEN_NENUMS; i++)
+		gen_class_source(gen_class_at(i), php, &b);
+	*len_noenums = b.len;
+	for (unsigned i = 0; i < GEN_NENUMS && gen_php_has(php, GEN_PHP_ENUMS); i++)
 		gen_buf_puts(&b, gen_enum_decls[i]);
 	gen_buf_put(&b, "", 1);
-	if (!b.failed) {
-		gen_decl_src = b.data;
-		gen_decl_len = b.len - 1;
-	} else {
+	if (b.failed) {
 		gen_buf_release(&b);
+		return NULL;
 	}
+	*len = b.len - 1;
+	return b.data;
+}
+
+static void gen_decl_init(void)
+{
+	size_t unused;
+	gen_decl_src = gen_decl_make(GEN_PHP_ALL, &gen_decl_len, &gen_decl_len_noenums);
+	gen_decl_src_74 = gen_decl_make(GEN_PHP_80_SYNTAX - 1, &gen_decl_len_74, &unused);
 }
 
 const char *gen_declarations(size_t *len)
@@ -354,10 +400,14 @@ const char *gen_declarations(size_t *len)
 	return gen_decl_src;
 }
 
-/* The enums come last: a PHP without them gets the classes alone. */
+/* The enums come last: an 8.0 gets the classes alone; before 8.0, the classes the 7.4 way. */
 const char *gen_declarations_php(uint32_t php, size_t *len)
 {
 	const char *src = gen_declarations(len);
+	if (!gen_php_has(php, GEN_PHP_80_SYNTAX)) {
+		*len = gen_decl_len_74;
+		return gen_decl_src_74;
+	}
 	if (!gen_php_has(php, GEN_PHP_ENUMS))
 		*len = gen_decl_len_noenums;
 	return src;
@@ -560,7 +610,10 @@ int gen_render_value(const struct gen_case *c, struct gen_buf *b)
 		gen_buf_puts(b, flags);
 		if (c->pre_depth[k] != 512)
 			gen_buf_puts(b, depth);
-		gen_buf_puts(b, "); } catch (Throwable) {}\n");
+		/* A catch without a variable is 8.0. */
+		gen_buf_puts(b,
+		    gen_php_has(c->php, GEN_PHP_80_SYNTAX) ? "); } catch (Throwable) {}\n"
+		                                           : "); } catch (Throwable $ignored) {}\n");
 	}
 	gen_buf_puts(b, "return $v;");
 	gen_buf_put(b, "", 0);
@@ -628,7 +681,7 @@ int gen_render_setup(const struct gen_case *c, struct gen_buf *b)
 		struct gen_buf one = { 0 };
 		if (!(c->classes & 1ull << i))
 			continue;
-		gen_class_source(gen_class_at(i), &one);
+		gen_class_source(gen_class_at(i), c->php, &one);
 		if (one.failed) {
 			b->failed = 1;
 		} else if (gen_readable(one.data, one.len)) {

@@ -15,6 +15,11 @@
  */
 #define PINNED_VERSION 3
 #define PINNED_CORPUS 0x6062ba9542a46883ull
+/* The corpus made for PHP 8.0 (seed 1, cases 0..9999), and the source every
+ * PHP 8.0+ gets: the declarations and 2,000 cases' rendered values and setups
+ * (test_versions_74: writing the 7.4 way must not move 8.0+ by one byte). */
+#define PINNED_CORPUS_80 0x7174179be5fedeb0ull
+#define PINNED_SOURCE 0x24319f9c4d297929ull
 
 static struct gen_case a, b;
 
@@ -586,11 +591,142 @@ static void test_versions(void)
 	    "PHP versions read as PHP_VERSION_ID");
 }
 
+/* How often needle occurs in the n bytes at s. */
+static int count_in(const char *s, size_t n, const char *needle)
+{
+	int k = 0;
+	size_t m = strlen(needle);
+	for (const char *at = s; at != NULL && (size_t)(at - s) + m <= n; at++) {
+		at = memmem(at, n - (size_t)(at - s), needle, m);
+		if (at == NULL)
+			break;
+		k++;
+	}
+	return k;
+}
+
+/* Is every "#[" alone on its line (after tabs), "]" ending it: a comment to PHP 7.4? */
+static int attributes_alone(const char *s, size_t n)
+{
+	for (const char *at = s; (at = memmem(at, n - (size_t)(at - s), "#[", 2)) != NULL; at += 2) {
+		const char *bol = at, *eol = memchr(at, '\n', n - (size_t)(at - s));
+		while (bol > s && bol[-1] == '\t')
+			bol--;
+		if ((bol > s && bol[-1] != '\n') || eol == NULL || eol[-1] != ']')
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Cases for PHP 7.4 (the php-7.4 reference, issue 49): no construct of 8.0
+ * or 8.1 -- no `mixed`, no catch without a variable, no WeakMap, no enum --
+ * the typed properties unset() by the constructor instead, jsonSerialize()
+ * with #[\ReturnTypeWillChange] alone on its line; and none of it moves a
+ * byte of what PHP 8.0 and newer get.
+ */
+static void test_versions_74(void)
+{
+	uint64_t h80 = GEN_HASH_INIT, src = GEN_HASH_INIT;
+	int weakmaps = 0, differ = 0, differ_weak = 0, bad = 0, enums = 0, typed_setups = 0, catches = 0,
+	    failed = 0;
+	char left[64];
+	size_t len, len74;
+	const char *all = gen_declarations(&len);
+	const char *d74 = gen_declarations_php(70433, &len74);
+
+	src = gen_hash(all, len, src);
+	for (uint64_t i = 0; i < 10000; i++) {
+		uint64_t x;
+		int weak = 0;
+		gen_case_make_php(&b, 1, i, 80000);
+		x = gen_case_hash(&b);
+		h80 = gen_hash(&x, sizeof x, h80);
+		for (uint32_t k = 0; k < b.nnodes; k++)
+			weak |= b.nodes[k].kind == GEN_BUILTIN && b.nodes[k].cls == 4;
+		gen_case_make_php(&a, 1, i, 70400);
+		for (uint32_t k = 0; k < a.nnodes; k++)
+			weakmaps += a.nodes[k].kind == GEN_BUILTIN && a.nodes[k].cls == 4;
+		enums += a.enums != 0 || (a.kinds & 1u << GEN_ENUM) != 0;
+		differ += gen_case_hash(&a) != x;
+		differ_weak += (gen_case_hash(&a) != x) != weak;
+		if (i % 5 == 0) {
+			struct gen_buf v = { 0 }, st = { 0 }, v8 = { 0 }, st8 = { 0 };
+			gen_render_value(&a, &v);
+			gen_render_setup(&a, &st);
+			failed += v.failed || st.failed;
+			if (v.data != NULL) {
+				bad += count_in(v.data, v.len, "catch (Throwable)") +
+				    count_in(v.data, v.len, "WeakMap") + count_in(v.data, v.len, "GenEnum");
+				catches += count_in(v.data, v.len, "catch (Throwable $ignored)");
+			}
+			if (st.data != NULL) {
+				/* A setup declaring through eval() writes its newlines \n. */
+				bad += count_in(st.data, st.len, "mixed") +
+				    count_in(st.data, st.len, "enum ") +
+				    (strstr(st.data, "eval(") == NULL && !attributes_alone(st.data, st.len));
+				typed_setups += count_in(st.data, st.len, "unset($this->{") > 0;
+			}
+			gen_case_make_php(&b, 1, i, i % 2 ? GEN_PHP_ALL : 80000);
+			gen_render_value(&b, &v8);
+			gen_render_setup(&b, &st8);
+			src = gen_hash(v8.data, v8.len, src);
+			src = gen_hash(st8.data ? st8.data : "", st8.len, src);
+			gen_buf_release(&v);
+			gen_buf_release(&st);
+			gen_buf_release(&v8);
+			gen_buf_release(&st8);
+		}
+	}
+	ok(h80 == PINNED_CORPUS_80, "made for PHP 8.0: the pinned 8.0 corpus (got 0x%016llx)",
+	    (unsigned long long)h80);
+	ok(src == PINNED_SOURCE,
+	    "PHP 8.0+ and every construct: the declarations and 2,000 rendered cases, pinned (got 0x%016llx)",
+	    (unsigned long long)src);
+	ok(weakmaps == 0 && enums == 0, "made for PHP 7.4: no WeakMap, no enum in 10,000 cases");
+	ok(differ > 0 && differ_weak == 0,
+	    "exactly the cases with a WeakMap for 8.0 differ for 7.4 (%d, %d otherwise)", differ,
+	    differ_weak);
+	ok(bad == 0 && failed == 0 && catches > 0 && typed_setups > 0,
+	    "rendered for PHP 7.4: no `mixed`, bare catch, WeakMap or enum (%d found); %d sequences "
+	    "catch (Throwable $ignored), %d setups unset() typed properties",
+	    bad, catches, typed_setups);
+
+	int jsonser = 0, typed_classes = 0;
+	for (unsigned i = 0; i < GEN_NCLASSES; i++) {
+		const struct gen_class *k = gen_class_at(i);
+		int typed = 0;
+		jsonser += k->type >= GEN_CLASS_JSONSER;
+		for (unsigned p = 0; p < k->nprops; p++)
+			typed |= k->props[p].typed;
+		typed_classes += typed;
+	}
+	ok(d74 != NULL && d74 != all && count_in(d74, len74, "mixed") == 0 &&
+	        count_in(d74, len74, "enum ") == 0 && count_in(d74, len74, "): ") == 0 &&
+	        count_in(d74, len74, "catch") == 0 && count_in(d74, len74, "?->") == 0 &&
+	        count_in(d74, len74, "match") == 0,
+	    "the declarations for PHP 7.4: no `mixed`, no return type, no enum");
+	ok(d74 != NULL &&
+	        count_in(d74, len74, "\t#[\\ReturnTypeWillChange]\n\tpublic function jsonSerialize() { ") ==
+	            jsonser &&
+	        count_in(d74, len74, "public function __construct(array $v = []") == GEN_NCLASSES &&
+	        count_in(d74, len74, "unset($this->{") == typed_classes && attributes_alone(d74, len74),
+	    "... %d jsonSerialize() with #[\\ReturnTypeWillChange] alone on its line, %d constructors "
+	    "unset() their typed properties",
+	    jsonser, typed_classes);
+	ok(gen_declarations_php(70400, &len74) == d74 && gen_declarations_php(80000, &len74) == all,
+	    "every PHP before 8.0 gets the 7.4 declarations, 8.0 the whole ones' prefix");
+	ok(gen_left_out(70433, left, sizeof left) > 0 && strcmp(left, "enums, WeakMap") == 0,
+	    "for PHP 7.4 the generator says it left out: %s", left);
+	ok(gen_php_floor(70433) == 70433, "the floor: 7.4.33 stays");
+}
+
 int main(void)
 {
 	test_determinism();
 	test_pinned();
 	test_versions();
+	test_versions_74();
 	test_v2_kinds();
 	test_v3_kinds();
 	test_render_runs();
