@@ -272,6 +272,9 @@ uint32_t gen_php_floor(uint32_t php);
 uint32_t gen_php_id(const char *version);
 /* What a case for `php` leaves out, "enums", comma-separated ("" when nothing); its length. */
 size_t gen_left_out(uint32_t php, char *buf, size_t size);
+/* Why PHP `own` ("7.4.33") cannot run cases made for `asked` (a floor, or GEN_PHP_ALL): an
+ * error line naming what its corpus lacks. */
+void gen_php_refusal(uint32_t asked, uint32_t own, const char *own_version, char *buf, size_t size);
 void gen_case_make_php(struct gen_case *, uint64_t seed, uint64_t index, uint32_t php);
 /* gen_declarations() without what `php` cannot compile. */
 const char *gen_declarations_php(uint32_t php, size_t *len);

@@ -63,3 +63,13 @@ size_t gen_left_out(uint32_t php, char *buf, size_t size)
 	}
 	return len;
 }
+
+void gen_php_refusal(uint32_t asked, uint32_t own, const char *own_version, char *buf, size_t size)
+{
+	char left[128], made[32] = "every construct";
+	gen_left_out(own, left, sizeof left);
+	if (asked != GEN_PHP_ALL)
+		snprintf(made, sizeof made, "PHP %u.%u", asked / 10000, asked / 100 % 100);
+	snprintf(buf, size, "generator: these cases are made for %s; PHP %s cannot compile them (%s)", made,
+	    own_version, left[0] ? left : "nothing it lacks is listed");
+}

@@ -612,17 +612,14 @@ void gencore_set_page(struct proto_page *page)
 /*
  * The PHP the request's cases are made for (TAG_GEN_PHP, the run's oldest
  * build; absent: every construct), or -1 when this PHP cannot compile
- * them (a daemon that did not say the run has a build older than 8.1).
+ * them (a daemon that did not say the run has an older build).
  */
 static int64_t gencore_php(const struct proto_msg *req, char *err, size_t errsize)
 {
 	uint32_t php = gen_php_floor((uint32_t)proto_get_int(req, TAG_GEN_PHP, GEN_PHP_ALL));
 	if (gen_php_floor(PHP_VERSION_ID) == GEN_PHP_ALL || (php != GEN_PHP_ALL && php <= PHP_VERSION_ID))
 		return php;
-	char left[128];
-	gen_left_out(PHP_VERSION_ID, left, sizeof left);
-	snprintf(err, errsize, "generator: these cases need PHP 8.1 or newer (%s); this is PHP %s", left,
-	    PHP_VERSION);
+	gen_php_refusal(php, PHP_VERSION_ID, PHP_VERSION, err, errsize);
 	return -1;
 }
 

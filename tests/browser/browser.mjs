@@ -14,6 +14,9 @@ export async function openPage(errors) {
 	const page = await context.newPage();
 	page.setDefaultTimeout(30_000);
 	page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-	page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+	// A failed load's text does not say which URL: its location does.
+	page.on('console', (m) => {
+		if (m.type() === 'error') errors.push(`console: ${m.text()}${m.location()?.url ? ` (${m.location().url})` : ''}`);
+	});
 	return { browser, page };
 }

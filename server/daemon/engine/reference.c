@@ -304,10 +304,7 @@ static int reference_req(const struct worker *w, uint16_t type, const struct pro
 		return reference_refuse(reply, "generator: bad batch range");
 	if (q->own != 0 && gen_php_floor(q->own) != GEN_PHP_ALL &&
 	    (q->php == GEN_PHP_ALL || q->php > q->own)) {
-		char left[128];
-		gen_left_out(q->own, left, sizeof left);
-		snprintf(msg, sizeof msg, "generator: these cases need PHP 8.1 or newer (%s); this is PHP %s",
-		    left, info.php_version);
+		gen_php_refusal(q->php, q->own, info.php_version, msg, sizeof msg);
 		return reference_refuse(reply, msg);
 	}
 	return 0;
