@@ -394,6 +394,21 @@ function encoded($out, ?\Throwable $e): void
 	S::$phase = 'done';
 }
 
+/* A batch case's value made (S::$ok): json_encode it with the case's flags and depth. */
+function encode_value(): void
+{
+	if (S::$ok) {
+		S::$phase = 'encoding';
+		try {
+			encoded(\phpcmp\encode(S::$value, S::$c['flags'], S::$c['depth']), null);
+		} catch (\Throwable $e) {
+			encoded(null, $e);
+			unset($e); /* before the value goes: its destructors run in this order natively */
+		}
+	}
+	S::$value = null;
+}
+
 /* ---- the answer ---- */
 
 function emit_capture(int $tag, string $s, bool $cut, string $note): string
@@ -657,16 +672,7 @@ if (S::$mode === 'case') {
 					S::$ok = ran($__phpcmp_e, 'value');
 					unset($__phpcmp_e);
 				}
-				if (S::$ok) {
-					S::$phase = 'encoding';
-					try {
-						encoded(\phpcmp\encode(S::$value, S::$c['flags'], S::$c['depth']), null);
-					} catch (\Throwable $__phpcmp_e) {
-						encoded(null, $__phpcmp_e);
-						unset($__phpcmp_e);
-					}
-				}
-				S::$value = null;
+				encode_value();
 			} elseif ((S::$src = source(S::$c['code'], 'value', false, false)) !== null) {
 				S::$files[eval_name(__LINE__ + 2)] = 'value';
 				try {
@@ -676,16 +682,7 @@ if (S::$mode === 'case') {
 					S::$ok = ran($__phpcmp_e, 'value');
 					unset($__phpcmp_e);
 				}
-				if (S::$ok) {
-					S::$phase = 'encoding';
-					try {
-						encoded(\phpcmp\encode(S::$value, S::$c['flags'], S::$c['depth']), null);
-					} catch (\Throwable $__phpcmp_e) {
-						encoded(null, $__phpcmp_e);
-						unset($__phpcmp_e);
-					}
-				}
-				S::$value = null;
+				encode_value();
 			}
 			batch_case_end();
 		}
