@@ -172,7 +172,11 @@ fi
 python3 -c '
 import json
 lock = json.load(open("package-lock.json"))["packages"]
-for name in ("diff", "uplot"):
+# every package the lock file installs (the page's and released PHP's runtimes)
+for key in lock:
+    if not key.startswith("node_modules/") or lock[key].get("dev"):
+        continue
+    name = key[len("node_modules/"):]
     have = json.load(open("node_modules/%s/package.json" % name))["version"]
     want = lock["node_modules/" + name]["version"]
     assert have == want, "%s %s, package-lock.json wants %s" % (name, have, want)
