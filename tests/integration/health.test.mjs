@@ -94,6 +94,16 @@ test('GET / serves the page as HTML', async () => {
 	assert.match(r.text, /<!doctype html|<html/i);
 });
 
+// A browser asks for /favicon.ico for any document without an icon link (a
+// JSON answer opened in a tab): a 404 there was a console error a browser
+// test could catch a moment later.
+test('GET /favicon.ico is an icon', async () => {
+	const r = await d.get('/favicon.ico');
+	assert.equal(r.status, 200);
+	assert.equal(r.headers['content-type'], 'image/x-icon');
+	assert.deepEqual([...r.raw.subarray(0, 4)], [0, 0, 1, 0], 'an ICO header');
+});
+
 test('the page does not serve files outside web/', async () => {
 	for (const p of ['/../Makefile', '/%2e%2e/Makefile', '/..%2fMakefile', '/../../etc/passwd']) {
 		const r = await d.get(p);

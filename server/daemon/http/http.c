@@ -116,6 +116,7 @@ static const struct {
 	{ ".map", "application/json" },
 	{ ".svg", "image/svg+xml" },
 	{ ".png", "image/png" },
+	{ ".ico", "image/x-icon" },
 	{ ".jpg", "image/jpeg" },
 	{ ".jpeg", "image/jpeg" },
 	{ ".gif", "image/gif" },
