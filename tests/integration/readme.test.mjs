@@ -115,10 +115,11 @@ const blocks = shellBlocks(README);
 
 before(async () => {
 	// As `make run` starts it: both default builds, the stored cases run
-	// at start, the reducer on, php-src's tests extracted.
+	// at start, the reducer on, every installed released PHP (its
+	// "Released PHP" example), php-src's tests extracted.
 	await new Promise((resolve, reject) => execFile(path.join(ROOT, 'scripts/php-tests.sh'),
 		(e) => (e ? reject(e) : resolve())));
-	d = await Daemon.start({ name: 'readme', reduce: true, extraArgs: ['--run-stored', 'on'] });
+	d = await Daemon.start({ name: 'readme', reduce: true, references: 'all', extraArgs: ['--run-stored', 'on'] });
 	port = d.port;
 	cwd = tmpDir('phpcmp-readme-');
 	for (const e of fs.readdirSync(ROOT)) fs.symlinkSync(path.join(ROOT, e), path.join(cwd, e));
