@@ -158,7 +158,7 @@ test('a PHP parse error is a case error (422 case_error at the user\'s line and 
 
 test('an unknown query parameter on a write -> 400 bad_request, nothing written', async () => {
 	await rejects('POST', '/api/cases?fail_on_difer=1', json({ code: '1' }), 400, 'bad_request',
-		/^unknown query parameter fail_on_difer on POST \/api\/cases \(accepted: fail_on_differ fail_on_error\)$/);
+		/^unknown query parameter fail_on_difer on POST \/api\/cases \(accepted: fail_on_differ fail_on_error references\)$/);
 	await rejects('POST', '/api/runs?fail_on_differ=1', json({ suite: 'stored' }), 400, 'bad_request',
 		/^fail_on_differ: needs wait=SECONDS/);
 });

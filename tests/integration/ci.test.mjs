@@ -28,7 +28,7 @@ test('an unknown query parameter on a write is 400, naming it; nothing is writte
 		['/api/runs?fail_on_differ=1', { suite: 'stored' }, /fail_on_differ: needs wait=SECONDS/],
 		['/api/runs?failondiffer=1', { suite: 'stored' }, /unknown query parameter failondiffer on POST \/api\/runs \(accepted: wait fail_on_differ fail_on_error\)/],
 		['/api/runs?wait=5&verbose=1', { suite: 'stored' }, /unknown query parameter verbose/],
-		['/api/cases?fail_on_diff=1', { code: '1' }, /unknown query parameter fail_on_diff on POST \/api\/cases \(accepted: fail_on_differ fail_on_error\)/],
+		['/api/cases?fail_on_diff=1', { code: '1' }, /unknown query parameter fail_on_diff on POST \/api\/cases \(accepted: fail_on_differ fail_on_error references\)/],
 		['/api/cases?wait=5', { code: '1' }, /unknown query parameter wait/],
 		['/api/generated?x=1', { seed: 1, index: 0 }, /unknown query parameter x/],
 		['/api/buckets/triage?dry_run=1', { ids: [1], state: 'wontfix' }, /unknown query parameter dry_run: POST \/api\/buckets\/triage takes none/],
