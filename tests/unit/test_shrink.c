@@ -2153,6 +2153,21 @@ int main(void)
 	}
 	ok(same, "a plan compacted renders the same value, classes and enums (2,000 cases)");
 
+	/* ... and the same setup for the PHP it is made for: a 7.4 case's classes
+	 * are declared the 7.4 way (the plan's php carried over). */
+	same = 1;
+	for (uint64_t i = 0; i < 300 && same; i++) {
+		struct gen_buf sa = { 0 }, sb = { 0 };
+		gen_case_make_php(&a, 7, i, 70400);
+		b.php = 0;
+		same = shrink_apply(&a, NULL, &b) == 0 && b.php == 70400 && gen_render_setup(&a, &sa) == 0 &&
+		    gen_render_setup(&b, &sb) == 0 && sa.len == sb.len &&
+		    (sa.len == 0 || memcmp(sa.data, sb.data, sa.len) == 0);
+		gen_buf_release(&sa);
+		gen_buf_release(&sb);
+	}
+	ok(same, "a 7.4 plan compacted keeps its PHP and declares its classes the same way (300 cases)");
+
 	/* Every candidate applies and makes the canonical form different. */
 	for (uint64_t i = 0; i < 200 && smaller; i++) {
 		gen_case_make(&a, 3, i);

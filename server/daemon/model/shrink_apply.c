@@ -740,6 +740,7 @@ int shrink_apply(const struct gen_case *c, const struct shrink_edit *e, struct g
 	out->enums = 0;
 	out->nrefs = out->npath = 0;
 	out->rng = c->rng;
+	out->php = c->php; /* the PHP the case is made for: its setup declares for it */
 	out->npre = 0;
 	/* The earlier call the edit takes out (SHRINK_NONE: none), and whether it is the last
 	 * one, compared instead (SHRINK_PRE_DROP hi 1; SHRINK_ERROR v 1). */
