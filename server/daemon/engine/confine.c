@@ -531,11 +531,17 @@ int confine_reference(
 {
 	const struct sandbox_config *s = &cfg->sandbox;
 	static const char *const order[] = { "netns", "caps", "landlock", "rlimits" };
-	char *layers = a->store + a->used;
+	char *layers;
 	unsigned mask = 0;
 
 	if (confine_prepare(w, cfg, a, err, errsize) < 0)
 		return -1;
+	/* After confine_prepare, which starts a afresh (valgrind saw it read before). */
+	if (sizeof a->store - a->used < 4 * 16) {
+		snprintf(err, errsize, "sandbox: no room for a reference's layers");
+		return -1;
+	}
+	layers = a->store + a->used;
 	a->n = 0; /* a native worker's loader options: none of them apply */
 	if (!strcmp(s->layers, "none"))
 		return 0;
