@@ -385,21 +385,8 @@ int db_store_result(struct db *db, int64_t comparison_id, int role, const struct
 	sqlite3_bind_int64(st, 1, comparison_id);
 	db_bind_text(st, 2, role_name(role));
 	sqlite3_bind_int64(st, 3, b->db_id);
-	db_bind_text(st, 4, result_status_name(r->status));
-	if (r->status == STATUS_CRASH)
-		sqlite3_bind_int(st, 5, r->signal);
-	if (!is_false && !same)
-		sqlite3_bind_blob64(st, 6, r->output.data, r->output.len, SQLITE_STATIC);
+	db_bind_result(st, 4, r, !same); /* ?4 .. ?14 */
 	sqlite3_bind_int(st, 19, same);
-	sqlite3_bind_int(st, 7, is_false);
-	sqlite3_bind_int64(st, 8, r->error_code);
-	db_bind_text(st, 9, r->error_msg);
-	db_bind_text(st, 10, r->exc_class);
-	db_bind_text(st, 11, r->exc_msg);
-	sqlite3_bind_blob64(
-	    st, 12, r->printed.data != NULL ? r->printed.data : "", r->printed.len, SQLITE_STATIC);
-	db_bind_text(st, 13, r->warnings != NULL ? r->warnings : "");
-	db_bind_text(st, 14, r->failure);
 	if (r->instructions >= 0)
 		sqlite3_bind_int64(st, 15, r->instructions);
 	sqlite3_bind_double(st, 16, r->wall_ms);

@@ -110,6 +110,27 @@ void db_bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
 }
 
+void db_bind_result(sqlite3_stmt *st, int first, const struct result *r, int keep_output)
+{
+	/* No output at all (a crash, a timeout) reads back as false. */
+	int is_false = r->output_is_false || r->output.data == NULL;
+
+	db_bind_text(st, first, result_status_name(r->status));
+	if (r->status == STATUS_CRASH)
+		sqlite3_bind_int(st, first + 1, r->signal);
+	if (!is_false && keep_output)
+		sqlite3_bind_blob64(st, first + 2, r->output.data, r->output.len, SQLITE_STATIC);
+	sqlite3_bind_int(st, first + 3, is_false);
+	sqlite3_bind_int64(st, first + 4, r->error_code);
+	db_bind_text(st, first + 5, r->error_msg);
+	db_bind_text(st, first + 6, r->exc_class);
+	db_bind_text(st, first + 7, r->exc_msg);
+	sqlite3_bind_blob64(
+	    st, first + 8, r->printed.data != NULL ? r->printed.data : "", r->printed.len, SQLITE_STATIC);
+	db_bind_text(st, first + 9, r->warnings != NULL ? r->warnings : "");
+	db_bind_text(st, first + 10, r->failure);
+}
+
 void db_bind_id(sqlite3_stmt *st, int i, int64_t id)
 {
 	if (id > 0)

@@ -105,6 +105,13 @@ int db_commit(struct db *, char *err, size_t errsize);
 void db_rollback(struct db *);
 /* NULL binds SQL NULL; the text must outlive the statement's next step. */
 void db_bind_text(sqlite3_stmt *, int i, const char *s);
+/*
+ * A result's fields as results and reference_results keep them, bound to
+ * ?first .. ?first+10: status, signal (a crash's), output (unless false or
+ * !keep_output), output_is_false, error_code, error_msg, exc_class, exc_msg,
+ * printed, warnings, failure.
+ */
+void db_bind_result(sqlite3_stmt *, int first, const struct result *r, int keep_output);
 /* id > 0 binds it, else SQL NULL. */
 void db_bind_id(sqlite3_stmt *, int i, int64_t id);
 /* Text column i into buf, cut to fit ("" for NULL). */

@@ -76,7 +76,7 @@ int db_reference_put(struct db *db, int64_t case_id, const char *name, const cha
     const char *runtime, const struct result *r, char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	int rc, is_false = r->output_is_false || r->output.data == NULL;
+	int rc;
 
 	pthread_mutex_lock(&db->lock);
 	st = db_statement(db, DB_F_REFERENCES, F_PUT);
@@ -84,20 +84,7 @@ int db_reference_put(struct db *db, int64_t case_id, const char *name, const cha
 	db_bind_text(st, 2, name);
 	db_bind_text(st, 3, php_version);
 	db_bind_text(st, 4, runtime != NULL ? runtime : "");
-	db_bind_text(st, 5, result_status_name(r->status));
-	if (r->status == STATUS_CRASH)
-		sqlite3_bind_int(st, 6, r->signal);
-	if (!is_false)
-		sqlite3_bind_blob64(st, 7, r->output.data, r->output.len, SQLITE_STATIC);
-	sqlite3_bind_int(st, 8, is_false);
-	sqlite3_bind_int64(st, 9, r->error_code);
-	db_bind_text(st, 10, r->error_msg);
-	db_bind_text(st, 11, r->exc_class);
-	db_bind_text(st, 12, r->exc_msg);
-	sqlite3_bind_blob64(
-	    st, 13, r->printed.data != NULL ? r->printed.data : "", r->printed.len, SQLITE_STATIC);
-	db_bind_text(st, 14, r->warnings != NULL ? r->warnings : "");
-	db_bind_text(st, 15, r->failure);
+	db_bind_result(st, 5, r, 1); /* ?5 .. ?15 */
 	sqlite3_bind_double(st, 16, r->wall_ms);
 	rc = db_exec(db, st, "store a reference's result", err, errsize);
 	pthread_mutex_unlock(&db->lock);
