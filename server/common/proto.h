@@ -172,7 +172,8 @@ enum proto_tag {
  * a worker as fd PROTO_PAGE_FD.  The worker's fork server writes the pid of
  * the child serving cases; the child says whether it holds a request; the
  * core writes, case by case of a PROTO_GEN_BATCH, the index it is on, each
- * finished case's digest and the coverage counters.  A worker that dies in
+ * finished case's digest, the coverage counters and the cases a sanitizer
+ * reported on.  A worker that dies in
  * a batch so leaves behind exactly which case killed it and what came
  * before it: the daemon goes on from the next case, no bisection.
  */
@@ -181,6 +182,8 @@ enum proto_tag {
 #define PROTO_PAGE_COUNTERS 512      /* >= GEN_COUNTERS (gen.h) */
 #define PROTO_PAGE_RECORDS 65536     /* >= GENCORE_MAX_BATCH */
 #define PROTO_PAGE_RECORD_SIZE 32    /* GEN_DIGEST_SIZE */
+#define PROTO_PAGE_MEMORY_ERRORS \
+	4096 /* cases of one batch named; the rest are found by the daemon's re-run */
 
 struct proto_page {
 	uint32_t magic;
@@ -199,6 +202,11 @@ struct proto_page {
 	 * sets notice_pid and notice_sig, and the child's or the fork server's
 	 * SIGCHLD handler bumps notice_seq (a futex the fork server waits on). */
 	volatile int32_t notice_seq, notice_pid, notice_sig;
+	/* The cases of the batch so far that had a sanitizer's report, named
+	 * by the reporting child (server/worker/sanitizer.c): on the page, a
+	 * child that dies later in the batch leaves them behind too. */
+	volatile int32_t nmemory_errors;
+	int64_t memory_errors[PROTO_PAGE_MEMORY_ERRORS];
 	uint64_t counters[PROTO_PAGE_COUNTERS]; /* coverage of the batch so far */
 	unsigned char records[PROTO_PAGE_RECORDS][PROTO_PAGE_RECORD_SIZE];
 };

@@ -656,6 +656,7 @@ static int gencore_batch(const struct proto_msg *req, struct proto_buf *out)
 		counters = pg->counters;
 		records = &pg->records[0][0];
 		pg->done = 0;
+		pg->nmemory_errors = 0;
 		pg->current = start;
 		pg->batch_start = start;
 	} else {

@@ -194,8 +194,8 @@ static int notice_wait(pid_t pid, int *status)
 }
 
 /* Serve frames on PROTO_FD until the daemon closes it: 0, or 1 when a
- * fresh process is to take over: a sanitizer reported during the last
- * request (the process is not to be trusted any more), or a fork server's
+ * fresh process is to take over: a sanitizer reported more than a bad read
+ * during the last request (the process is not to be trusted any more), or a fork server's
  * child was asked to renew. */
 static int serve(const struct core_api *api, struct sandbox *sb, struct proto_page *page, int forked)
 {
@@ -238,8 +238,9 @@ static int serve(const struct core_api *api, struct sandbox *sb, struct proto_pa
 		int retire = sandbox_case_end(sb) < 0;
 		if (retire)
 			proto_buf_add_int(&out, TAG_RETIRE, 1);
-		/* A memory error, even with the right output, is the answer's too. */
-		poisoned = sanitizer_take(&out);
+		/* A memory error, even with the right output, is the answer's too;
+		 * one that may have broken the heap ends this child. */
+		poisoned = sanitizer_take(&out) == 1;
 		proto_msg_release(&req);
 		int sent = proto_send(PROTO_FD, out.failed ? PROTO_FAIL : type, &out);
 		if (page != NULL)

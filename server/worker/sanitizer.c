@@ -16,12 +16,13 @@
  * The symbolizer is primed here, in the fork server once libphp is in
  * (inside the sandbox, whose landlock rules let this process read its own
  * /proc entry: sandbox.h's proc_self): it lists the process's modules
- * from /proc/self/maps and opens libphp's debug information once;
- * children inherit both.
+ * from /proc/self/maps and reads the debug information of every module
+ * loaded (libphp, the core, libc...) once; children inherit both.
  *
- * In a generated batch, AddressSanitizer's report callback notes which case
- * (the progress page's index) had it, and keeps the buffer to the batch's
- * first report and the latest one: a buggy build's batch may report on
+ * In a generated batch, AddressSanitizer's report callback names the case
+ * that had it on the progress page (a child that dies later in the batch
+ * leaves the names behind), and keeps the buffer to the batch's first
+ * report and the latest one: a buggy build's batch may report on
  * thousands of cases.
  */
 #include <dlfcn.h>
@@ -36,14 +37,13 @@
 
 #include "sanitizer.h"
 
-#define SANITIZER_MAX_INDICES 4096 /* cases of one batch named; the rest are counted by the daemon's re-run */
 #define SANITIZER_KEEP (256u << 10) /* the buffer, at most (one report is a few KB) */
 
 static int report_fd = -1;
 static struct proto_page *progress;
-static off_t first_len; /* the request's first report ends here; 0: none yet */
-static int64_t indices[SANITIZER_MAX_INDICES];
-static int nindices;
+static off_t first_len;     /* the request's first report ends here; 0: none yet */
+static int reports, unsafe; /* AddressSanitizer's reports in this request; of them, not a read */
+static int in_child;        /* a child of the fork server, which answers requests */
 
 typedef void (*set_report_fd_fn)(void *);
 static set_report_fd_fn set_fd[2]; /* libasan's, libubsan's (each has its own copy) */
@@ -60,17 +60,60 @@ static int find_ubsan(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+/*
+ * Each AddressSanitizer report, as it is made: the case it was on (in a
+ * generated batch), and whether it was a read.  A bad read changes no
+ * memory (the runtime recovers, the request ends, PHP frees what it made):
+ * the child goes on serving.  Anything else (a write out of bounds or to
+ * freed memory, a bad free) may have broken the heap: the child is
+ * replaced after the request.
+ */
 static void on_report(const char *text)
 {
-	(void)text;
-	if (progress != NULL && progress->batch_start >= 0 && nindices < SANITIZER_MAX_INDICES &&
-	    (nindices == 0 || indices[nindices - 1] != progress->current))
-		indices[nindices++] = progress->current;
+	reports++;
+	if (text == NULL || strstr(text, "\nREAD of size ") == NULL)
+		unsafe = 1;
+	struct proto_page *pg = progress;
+	if (pg != NULL && pg->batch_start >= 0) {
+		int32_t n = pg->nmemory_errors;
+		if (n >= 0 && n < PROTO_PAGE_MEMORY_ERRORS &&
+		    (n == 0 || pg->memory_errors[n - 1] != pg->current)) {
+			pg->memory_errors[n] = pg->current;
+			pg->nmemory_errors = n + 1;
+		}
+	}
 	off_t end = lseek(report_fd, 0, SEEK_CUR);
 	if (first_len == 0)
 		first_len = end;
 	else if (end > (off_t)SANITIZER_KEEP && ftruncate(report_fd, first_len) == 0)
 		lseek(report_fd, first_len, SEEK_SET); /* the first report stays */
+}
+
+typedef int (*symbolize_fn)(void *, const char *, char *, size_t);
+static symbolize_fn symbolize;
+
+/*
+ * The symbolizer reads a module's debug information the first time a frame
+ * of it is symbolized: libc's is a separate, compressed file (libc6-dbg)
+ * that takes ~0.1 s to inflate.  Read here, in the fork server, every
+ * child inherits it; read in a child, it is read again by the next one
+ * (a child ends at a crash, or after a report of more than a bad read).
+ * One address in each module's code is enough.
+ */
+static int prime_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	if (info->dlpi_name != NULL && strstr(info->dlpi_name, "linux-vdso") != NULL)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
+			char buf[256];
+			symbolize((void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr + 16), "%F %L", buf,
+			    sizeof buf);
+			break;
+		}
+	return 0;
 }
 
 int sanitizer_present(void)
@@ -104,12 +147,13 @@ int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, cha
 	}
 	fclose(f);
 	*reserved = (long long)(pages * (unsigned long long)sysconf(_SC_PAGESIZE));
-	int (*symbolize)(void *, const char *, char *, size_t) = (int (*)(
-	    void *, const char *, char *, size_t))dlsym(RTLD_DEFAULT, "__sanitizer_symbolize_pc");
+	symbolize = (symbolize_fn)dlsym(RTLD_DEFAULT, "__sanitizer_symbolize_pc");
 	void *pc = lib != NULL ? dlsym(lib, "zif_json_encode") : NULL;
-	if (symbolize != NULL && pc != NULL) {
+	if (symbolize != NULL) {
 		char buf[256];
-		symbolize(pc, "%F %L", buf, sizeof buf);
+		if (pc != NULL)
+			symbolize(pc, "%F %L", buf, sizeof buf);
+		dl_iterate_phdr(prime_module, NULL);
 	}
 	return 1;
 }
@@ -119,6 +163,7 @@ void sanitizer_child(void)
 	void (*callback)(void (*)(const char *));
 	if (report_fd < 0)
 		return;
+	in_child = 1;
 	for (int i = 0; i < 2; i++)
 		if (set_fd[i] != NULL)
 			set_fd[i]((void *)(intptr_t)report_fd);
@@ -146,17 +191,27 @@ int sanitizer_take(struct proto_buf *out)
 	else
 		proto_buf_add_str(out, TAG_SANITIZER, "(a sanitizer report that could not be read back)");
 	free(text);
-	/* One field of little-endian u64s (a frame holds PROTO_MAX_FIELDS fields). */
-	if (nindices > 0) {
-		unsigned char packed[8 * SANITIZER_MAX_INDICES];
-		for (int i = 0; i < nindices; i++)
+	/* One field of little-endian u64s (a frame holds PROTO_MAX_FIELDS
+	 * fields): the batch's, as the page has them, taken by the child that
+	 * answers.  (A child's death leaves them to the daemon, on the page.) */
+	int32_t n = in_child && progress != NULL ? progress->nmemory_errors : 0;
+	if (n > 0)
+		progress->nmemory_errors = 0;
+	if (n > 0 && n <= PROTO_PAGE_MEMORY_ERRORS) {
+		unsigned char *packed = malloc(8 * (size_t)n);
+		for (int i = 0; packed != NULL && i < n; i++)
 			for (int k = 0; k < 8; k++)
-				packed[8 * i + k] = (unsigned char)((uint64_t)indices[i] >> (8 * k));
-		proto_buf_add(out, TAG_SANITIZER_INDEX, packed, 8 * (size_t)nindices);
+				packed[8 * i + k] = (unsigned char)((uint64_t)progress->memory_errors[i] >>
+				    (8 * k));
+		if (packed != NULL)
+			proto_buf_add(out, TAG_SANITIZER_INDEX, packed, 8 * (size_t)n);
+		free(packed);
 	}
-	nindices = 0;
+	/* Only bad reads, all seen by the callback: the child may go on. */
+	int poisoned = reports == 0 || unsafe;
+	reports = unsafe = 0;
 	first_len = 0;
 	if (ftruncate(report_fd, 0) == 0)
 		lseek(report_fd, 0, SEEK_SET);
-	return 1;
+	return poisoned ? 1 : 2;
 }

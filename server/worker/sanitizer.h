@@ -22,8 +22,9 @@ void sanitizer_child(void);
 /* Whether a report is waiting. */
 int sanitizer_pending(void);
 /* The waiting report(s) as TAG_SANITIZER (and TAG_SANITIZER_INDEX for the
- * cases of a generated batch that had one) into out, the buffer emptied:
- * 1, or 0 when there was none. */
+ * cases of a generated batch that had one, from the progress page) into
+ * out, the buffer emptied: 0 when there was none, 2 when every one was an
+ * AddressSanitizer report of a bad read (the process may go on), else 1. */
 int sanitizer_take(struct proto_buf *out);
 
 #endif

@@ -43,6 +43,7 @@
 #include "gen.h"
 
 #define GENRUN_BATCH 8192      /* cases per request */
+#define GENRUN_SANITIZER_BATCH 1024 /* with a sanitizer build in the run (genrun_open) */
 #define GENRUN_MS_PER_CASE 2   /* a batch's time limit: timeout-ms + this per case */
 #define GENRUN_MAX_SIGS 256    /* signatures counted (and sampled) one by one; the rest: "other" */
 #define GENRUN_CANDS_SIZE 48   /* "head,cand2,...,cand7" */
@@ -82,6 +83,7 @@ struct genrun {
 	struct genrun_side side[MAX_BUILDS];
 	uint64_t *hashes;
 	int resumed;          /* the run had progress when it started */
+	int64_t batch;        /* cases per request: GENRUN_BATCH or GENRUN_SANITIZER_BATCH */
 	int nbuilds;          /* the base and its candidates: side[0..nbuilds-1] */
 	struct gen_tally t;   /* the summary's counts (columns.h) */
 	struct gen_sig *sigs; /* t.sigs: the signatures counted one by one, GENRUN_MAX_SIGS */
@@ -241,25 +243,32 @@ static uint64_t genrun_u64(const unsigned char *p)
 }
 
 /*
- * A sanitizer build's batch: the cases that had a report
- * (TAG_SANITIZER_INDEX) get the status memory-error in their digests, so
- * they differ from the base's and are run again alone (PROTO_GEN_DETAIL),
- * which gives each its own report, even when the output was the same.
+ * A sanitizer build's batch: the cases that had a report get the status
+ * memory-error in their digests, so they differ from the base's and are
+ * run again alone (PROTO_GEN_DETAIL), which gives each its own report,
+ * even when the output was the same.  Case i of the batch (index start+i)
+ * of the count whose records are at records.
  */
+static void genrun_memory_error(int64_t index, int64_t start, int64_t count, unsigned char *records)
+{
+	int64_t i = index - start;
+	if (i < 0 || i >= count)
+		return;
+	struct gen_digest d;
+	unsigned char *rec = records + (size_t)i * GEN_DIGEST_SIZE;
+	gen_digest_unpack(&d, rec);
+	d.status = STATUS_MEMORY_ERROR;
+	gen_digest_pack(&d, rec);
+}
+
+/* Of a batch's reply: the cases its TAG_SANITIZER_INDEX names. */
 static void genrun_memory_errors(
     const struct proto_msg *reply, int64_t start, int64_t count, unsigned char *records)
 {
 	const struct proto_field *f = proto_get(reply, TAG_SANITIZER_INDEX);
-	for (size_t k = 0; f != NULL && k + 8 <= f->len; k += 8) {
-		int64_t i = (int64_t)genrun_u64((const unsigned char *)f->data + k) - start;
-		if (i < 0 || i >= count)
-			continue;
-		struct gen_digest d;
-		unsigned char *rec = records + (size_t)i * GEN_DIGEST_SIZE;
-		gen_digest_unpack(&d, rec);
-		d.status = STATUS_MEMORY_ERROR;
-		gen_digest_pack(&d, rec);
-	}
+	for (size_t k = 0; f != NULL && k + 8 <= f->len; k += 8)
+		genrun_memory_error(
+		    (int64_t)genrun_u64((const unsigned char *)f->data + k), start, count, records);
 }
 
 /*
@@ -402,6 +411,7 @@ static void genrun_side_run(void *arg)
 		if (pg != NULL) {
 			pg->batch_start = -1;
 			pg->done = 0;
+			pg->nmemory_errors = 0;
 			pg->declared_ms = 0;
 		}
 		double sent = clock_ms();
@@ -435,6 +445,11 @@ static void genrun_side_run(void *arg)
 			break;
 		}
 		memcpy(s->records + (size_t)at * GEN_DIGEST_SIZE, pg->records, (size_t)k * GEN_DIGEST_SIZE);
+		/* The reports before the death: the page names their cases. */
+		int32_t nerr = pg->nmemory_errors;
+		for (int32_t e = 0; e < nerr && e < PROTO_PAGE_MEMORY_ERRORS; e++)
+			genrun_memory_error(pg->memory_errors[e], s->start + at, k,
+			    s->records + (size_t)at * GEN_DIGEST_SIZE);
 		/* The page's counters include the case it died on. */
 		for (int i = 0; i < GEN_COUNTERS; i++)
 			s->coverage[i] += pg->counters[i];
@@ -821,6 +836,14 @@ static struct genrun *genrun_open(struct app *app, const struct db_run *run, cha
 	}
 	g->hashes = malloc(GENRUN_BATCH * sizeof(*g->hashes));
 	g->nbuilds = app->run_nbuilds;
+	/* A sanitizer build's batch stops (is cancelled, or crosses
+	 * max_failures) sooner in smaller requests, and its summary, saved
+	 * after each, shows its memory errors as they come: a review's asan
+	 * sample stops near its limit, not a batch of 8,192 later. */
+	g->batch = GENRUN_BATCH;
+	for (int b = 0; b < g->nbuilds; b++)
+		if (app->run_builds[b]->sanitizer_preload[0] != '\0')
+			g->batch = GENRUN_SANITIZER_BATCH;
 	g->php = genrun_php_upto(app->run_builds, g->nbuilds, g->p->php);
 	if (g->php != GEN_PHP_ALL) {
 		char left[96];
@@ -870,7 +893,7 @@ static enum genrun_end genrun_batch(struct genrun *g, int si, int64_t off, char 
 		genrun_side_clear(s);
 		s->seed = g->p->seeds[si];
 		s->start = g->p->start + off;
-		s->count = g->p->count - off < GENRUN_BATCH ? g->p->count - off : GENRUN_BATCH;
+		s->count = g->p->count - off < g->batch ? g->p->count - off : g->batch;
 		memset(s->times, 0, sizeof s->times);
 	}
 	fanout_run(genrun_side_run, g->side, sizeof g->side[0], g->nbuilds);
@@ -919,14 +942,13 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 	genrun_save_summary(g, 0);
 	for (int si = 0; si < g->p->nseeds && end == GENRUN_DONE; si++) {
 		g->t.corpus[si] = GEN_HASH_INIT;
-		for (int64_t off = 0; off < g->p->count; off += GENRUN_BATCH) {
+		for (int64_t off = 0; off < g->p->count; off += g->batch) {
 			if (stop(arg, &cancelled)) {
 				end = cancelled ? GENRUN_CANCELLED : GENRUN_INTERRUPTED;
 				break;
 			}
 			if (g->resumed) {
-				int64_t n = g->p->count - off < GENRUN_BATCH ? g->p->count - off
-				                                             : GENRUN_BATCH;
+				int64_t n = g->p->count - off < g->batch ? g->p->count - off : g->batch;
 				int rc = genrun_skip_stored(
 				    g, si, g->p->seeds[si], g->p->start + off, n, err, errsize);
 				if (rc < 0) {
@@ -938,7 +960,7 @@ enum genrun_end genrun_execute(struct app *app, const struct db_run *run, int (*
 			}
 			if ((end = genrun_batch(g, si, off, err, errsize)) != GENRUN_DONE)
 				break;
-			if (clock_ms() - g->last_summary_ms >= GENRUN_SUMMARY_MS)
+			if (clock_ms() - g->last_summary_ms >= GENRUN_SUMMARY_MS || g->batch < GENRUN_BATCH)
 				genrun_save_summary(g, 0);
 		}
 		if (end == GENRUN_DONE)
