@@ -42,12 +42,12 @@
 #include "proto.h"
 #include "gen.h"
 
-#define GENRUN_BATCH 8192      /* cases per request */
+#define GENRUN_BATCH 8192           /* cases per request */
 #define GENRUN_SANITIZER_BATCH 1024 /* with a sanitizer build in the run (genrun_open) */
-#define GENRUN_MS_PER_CASE 2   /* a batch's time limit: timeout-ms + this per case */
-#define GENRUN_MAX_SIGS 256    /* signatures counted (and sampled) one by one; the rest: "other" */
-#define GENRUN_CANDS_SIZE 48   /* "head,cand2,...,cand7" */
-#define GENRUN_SUMMARY_MS 1000 /* how often the summary is rewritten */
+#define GENRUN_MS_PER_CASE 2        /* a batch's time limit: timeout-ms + this per case */
+#define GENRUN_MAX_SIGS 256         /* signatures counted (and sampled) one by one; the rest: "other" */
+#define GENRUN_CANDS_SIZE 48        /* "head,cand2,...,cand7" */
+#define GENRUN_SUMMARY_MS 1000      /* how often the summary is rewritten */
 
 /* A case that crashed or timed out on one build, with its result. */
 struct genrun_failure {
