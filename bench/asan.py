@@ -12,6 +12,12 @@ interleaved, and the median of --rounds rounds is shown with the ratio.
 
     python3 bench/asan.py [--count 20000] [--seed 15] [--rounds 3] [--bin build]
                           [--release builds/src-8.2.32] [--asan builds/src-8.2.32-asan]
+                          [--errors builds/src-8.2.32-asan-overread]
+
+With --errors (the default: the over-read fixture's asan build), a third
+daemon runs the generated run with the pristine asan build as base and that
+one as head: cases/s with memory errors (issue 48), beside the asan build's
+without.
 """
 import argparse, os, statistics, subprocess, sys, tempfile, time
 
@@ -22,12 +28,12 @@ from benchlib import free_port, run_to_end, wait_health  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def start(bindir, prefix, tmp, name):
+def start(bindir, prefix, tmp, name, head=None):
     port = free_port()
     log = open(os.path.join(tmp, f"daemon-{name}.log"), "w")
     args = [os.path.join(bindir, "phpcmp"), "serve", "--port", str(port), "--db", os.path.join(tmp, f"{name}.db"),
             "--state", os.path.join(tmp, f"state-{name}"), "--worker", os.path.join(bindir, "phpcmp-worker"),
-            "--build", "base=" + prefix, "--build", "head=" + prefix, "--reduce-max-executions", "0",
+            "--build", "base=" + prefix, "--build", "head=" + (head or prefix), "--reduce-max-executions", "0",
             "--cases", os.path.join(ROOT, "cases"), "--web", os.path.join(ROOT, "web")]
     t0 = time.monotonic()
     daemon = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -35,14 +41,16 @@ def start(bindir, prefix, tmp, name):
     return daemon, port, time.monotonic() - t0
 
 
-def timed(daemon, port, body):
+def timed(daemon, port, body, errors=False):
     t0 = time.monotonic()
     run = run_to_end(port, body, poll_s=0.05)
     wall = time.monotonic() - t0
     if run["status"] != "done":
         sys.exit(f"bench: run {body} ended {run['status']}: {str(run)[:800]}")
-    if run.get("counts", {}).get("differ"):
+    if run.get("counts", {}).get("differ") and not errors:
         sys.exit(f"bench: {run['counts']['differ']} mismatches of a build with itself: {str(run)[:800]}")
+    if errors:
+        return run["done"], wall, run["summary"]["builds"]["head"]["statuses"]["memory-error"]
     return run["total"] if "total" in run else run["done"], wall
 
 
@@ -54,28 +62,37 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "build"))
     ap.add_argument("--release", default=os.path.join(ROOT, "builds/src-8.2.32"))
     ap.add_argument("--asan", default=os.path.join(ROOT, "builds/src-8.2.32-asan"))
+    ap.add_argument("--errors", default=os.path.join(ROOT, "builds/src-8.2.32-asan-overread"),
+                    help="an asan build with memory errors, run as head against --asan ('' : none)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="phpcmp-bench-asan-")
     daemons = {}
     try:
         for name, prefix in (("release", a.release), ("asan", a.asan)):
             daemons[name] = start(a.bin, os.path.abspath(prefix), tmp, name)
-        res = {(n, s): [] for n in daemons for s in ("generated", "stored")}
+        if a.errors:
+            daemons["asan+errors"] = start(a.bin, os.path.abspath(a.asan), tmp, "errors", os.path.abspath(a.errors))
+        res = {(n, s): [] for n in daemons for s in ("generated", "stored") if n != "asan+errors" or s == "generated"}
         for _ in range(a.rounds):
             for name, (daemon, port, _) in daemons.items():
-                res[(name, "generated")].append(
-                    timed(daemon, port, {"suite": "generated", "seed": a.seed, "count": a.count}))
-                res[(name, "stored")].append(timed(daemon, port, {"suite": "stored"}))
-        print(f"{'':10} {'startup s':>10} {'suite':>10} {'cases':>7} {'median s':>9} {'cases/s':>9}")
+                res[(name, "generated")].append(timed(daemon, port, {"suite": "generated", "seed": a.seed,
+                                                                      "count": a.count}, name == "asan+errors"))
+                if name != "asan+errors":
+                    res[(name, "stored")].append(timed(daemon, port, {"suite": "stored"}))
+        print(f"{'':11} {'startup s':>10} {'suite':>10} {'cases':>7} {'median s':>9} {'cases/s':>9}")
         rate = {}
         for (name, suite), rows in res.items():
             n = rows[0][0]
             wall = statistics.median(r[1] for r in rows)
             rate[(name, suite)] = n / wall
-            print(f"{name:10} {daemons[name][2]:10.1f} {suite:>10} {n:7} {wall:9.2f} {n / wall:9.0f}")
+            errs = f"  {rows[0][2]} cases with a memory error ({100 * rows[0][2] / n:.1f} %)" if len(rows[0]) > 2 else ""
+            print(f"{name:11} {daemons[name][2]:10.1f} {suite:>10} {n:7} {wall:9.2f} {n / wall:9.0f}{errs}")
         for suite in ("generated", "stored"):
             print(f"asan slowdown, {suite}: {rate[('release', suite)] / rate[('asan', suite)]:.1f}x "
                   f"(median of {a.rounds} rounds)")
+        if a.errors:
+            print(f"asan with memory errors against without, generated: "
+                  f"{rate[('asan', 'generated')] / rate[('asan+errors', 'generated')]:.1f}x slower")
     finally:
         for daemon, _, _ in daemons.values():
             daemon.terminate()
