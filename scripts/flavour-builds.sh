@@ -14,6 +14,8 @@
 #   src-8.2.32-asan-overread       the same + tests/fixtures/patches/overread.patch
 #                                  (tests/integration/asan.test.mjs)
 #   src-8.2.32-asan-uaf            the same + tests/fixtures/patches/uaf-77843.patch
+#   src-8.2.32-asan-crash-byte     the same + tests/fixtures/patches/crash-byte.patch
+#                                  (a NULL store UBSan reports: asan.test.mjs)
 #
 # `make flavour-builds` runs it; `make test` runs that first.  Two full
 # builds (release, debug) run side by side, each with make -j$(nproc): while
@@ -56,4 +58,5 @@ side_by_side "--name src-8.2.32" \
 	"--name src-8.2.32-asan --flavour asan"
 side_by_side "--name src-8.2.32-debug-assert-debug --flavour debug --patch tests/fixtures/patches/assert-debug.patch" \
 	"--name src-8.2.32-asan-overread --flavour asan --patch tests/fixtures/patches/overread.patch" \
-	"--name src-8.2.32-asan-uaf --flavour asan --patch tests/fixtures/patches/uaf-77843.patch"
+	"--name src-8.2.32-asan-uaf --flavour asan --patch tests/fixtures/patches/uaf-77843.patch" \
+	"--name src-8.2.32-asan-crash-byte --flavour asan --patch tests/fixtures/patches/crash-byte.patch"

@@ -374,11 +374,14 @@ static int fork_server(const struct core_api *api, struct sandbox *sb, struct pr
 			spare = -1;
 			continue;
 		}
-		/* The first child could not start (it said why), or a child exited:
-		 * the daemon closed the socket.  A sanitizer that ended a child
-		 * (exitcode PROTO_EXIT_SANITIZER, a report waiting) is a death. */
+		/* The first child could not start (it said why), or a child exited
+		 * between requests: the daemon closed the socket.  A child that
+		 * exited in a request is a death: a sanitizer ended it (exitcode
+		 * PROTO_EXIT_SANITIZER, or 1 when its runtime failed while
+		 * reporting a crash signal), with the report that is waiting. */
 		if (!page->hello ||
-		    (!WIFSIGNALED(status) && !(code == PROTO_EXIT_SANITIZER && sanitizer_pending())))
+		    (!WIFSIGNALED(status) && !page->busy &&
+		        !(code == PROTO_EXIT_SANITIZER && sanitizer_pending())))
 			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 		int busy = page->busy;
 		page->busy = 0;

@@ -40,6 +40,7 @@
 #define SANITIZER_KEEP (256u << 10) /* the buffer, at most (one report is a few KB) */
 
 static int report_fd = -1;
+static int ubsan_fd = -1; /* the same memfd, for libubsan */
 static struct proto_page *progress;
 static off_t first_len;     /* the request's first report ends here; 0: none yet */
 static int reports, unsafe; /* AddressSanitizer's reports in this request; of them, not a read */
@@ -47,17 +48,53 @@ static int in_child;        /* a child of the fork server, which answers request
 
 typedef void (*set_report_fd_fn)(void *);
 static set_report_fd_fn set_fd[2]; /* libasan's, libubsan's (each has its own copy) */
+typedef int (*symbolize_fn)(void *, const char *, char *, size_t);
+static symbolize_fn symbolize[2]; /* the same: each runtime has its own symbolizer */
 
-/* libubsan's own __sanitizer_set_report_fd: by its path among the loaded objects. */
+typedef void (*ubsan_handler_fn)(void *, uintptr_t, uintptr_t);
+static ubsan_handler_fn ubsan_add_overflow; /* a recoverable check's handler: ubsan_start */
+
+/* libubsan's own functions: by its path among the loaded objects. */
 static int find_ubsan(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
+	(void)data;
 	if (info->dlpi_name == NULL || strstr(info->dlpi_name, "/libubsan.so") == NULL)
 		return 0;
 	void *h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
-	if (h != NULL)
-		*(set_report_fd_fn *)data = (set_report_fd_fn)dlsym(h, "__sanitizer_set_report_fd");
+	if (h != NULL) {
+		set_fd[1] = (set_report_fd_fn)dlsym(h, "__sanitizer_set_report_fd");
+		symbolize[1] = (symbolize_fn)dlsym(h, "__sanitizer_symbolize_pc");
+		ubsan_add_overflow = (ubsan_handler_fn)dlsym(h, "__ubsan_handle_add_overflow");
+	}
 	return 1;
+}
+
+/*
+ * UBSan's runtime starts at its first report: it reads UBSAN_OPTIONS from
+ * /proc/self/environ then, which a child may not read (the sandbox lets the
+ * fork server read its own /proc entry only), and makes its symbolizer.
+ * Started in a child, it ran with its defaults (exit code 1, no stack) and
+ * every child read libc's debug information again.  So the fork server
+ * starts it with a report of its own: the handler of a recoverable check
+ * (a signed overflow, its data laid out as the compiler emits it:
+ * ubsan_handlers.h), which returns with halt_on_error=0 (the builds' own
+ * checks use the _abort handlers, which end the process whatever the
+ * flag).  The report goes to the buffer, which is emptied after.
+ */
+static void ubsan_start(void)
+{
+	static const struct {
+		uint16_t kind, info; /* TK_Integer; log2(32 bits) << 1 | signed */
+		char name[6];
+	} int_type = { 0, 5 << 1 | 1, "'int'" };
+	static struct {
+		const char *file;
+		uint32_t line, column;
+		const void *type;
+	} data = { "phpcmp-worker (starting UBSan)", 1, 1, &int_type };
+	if (ubsan_add_overflow != NULL)
+		ubsan_add_overflow(&data, (uintptr_t)INT32_MAX, 1);
 }
 
 /*
@@ -89,9 +126,6 @@ static void on_report(const char *text)
 		lseek(report_fd, first_len, SEEK_SET); /* the first report stays */
 }
 
-typedef int (*symbolize_fn)(void *, const char *, char *, size_t);
-static symbolize_fn symbolize;
-
 /*
  * The symbolizer reads a module's debug information the first time a frame
  * of it is symbolized: libc's is a separate, compressed file (libc6-dbg)
@@ -109,8 +143,11 @@ static int prime_module(struct dl_phdr_info *info, size_t size, void *data)
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
 			char buf[256];
-			symbolize((void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr + 16), "%F %L", buf,
-			    sizeof buf);
+			for (int k = 0; k < 2; k++)
+				if (symbolize[k] != NULL)
+					symbolize[k](
+					    (void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr + 16),
+					    "%F %L", buf, sizeof buf);
 			break;
 		}
 	return 0;
@@ -118,15 +155,15 @@ static int prime_module(struct dl_phdr_info *info, size_t size, void *data)
 
 int sanitizer_present(void)
 {
-	set_report_fd_fn ubsan = NULL;
-	dl_iterate_phdr(find_ubsan, &ubsan);
-	return dlsym(RTLD_DEFAULT, "__sanitizer_set_report_fd") != NULL || ubsan != NULL;
+	dl_iterate_phdr(find_ubsan, NULL);
+	return dlsym(RTLD_DEFAULT, "__sanitizer_set_report_fd") != NULL || set_fd[1] != NULL;
 }
 
 int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, char *err, size_t errsize)
 {
 	set_fd[0] = (set_report_fd_fn)dlsym(RTLD_DEFAULT, "__sanitizer_set_report_fd");
-	dl_iterate_phdr(find_ubsan, &set_fd[1]);
+	symbolize[0] = (symbolize_fn)dlsym(RTLD_DEFAULT, "__sanitizer_symbolize_pc");
+	dl_iterate_phdr(find_ubsan, NULL);
 	if (set_fd[0] == NULL && set_fd[1] == NULL)
 		return 0;
 	report_fd = memfd_create("phpcmp-sanitizer", 0);
@@ -134,6 +171,9 @@ int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, cha
 		snprintf(err, errsize, "sanitizer: memfd_create: %s", strerror(errno));
 		return -1;
 	}
+	/* Each runtime its own descriptor onto the buffer: UBSan's first
+	 * report closed the one it shared with ASan (an EBADF for both). */
+	ubsan_fd = dup(report_fd);
 	progress = page;
 	/* The address space in use now: mostly the shadow memory AddressSanitizer
 	 * reserved (terabytes, never touched); limit-as is counted on top. */
@@ -147,14 +187,27 @@ int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, cha
 	}
 	fclose(f);
 	*reserved = (long long)(pages * (unsigned long long)sysconf(_SC_PAGESIZE));
-	symbolize = (symbolize_fn)dlsym(RTLD_DEFAULT, "__sanitizer_symbolize_pc");
-	void *pc = lib != NULL ? dlsym(lib, "zif_json_encode") : NULL;
-	if (symbolize != NULL) {
-		char buf[256];
-		if (pc != NULL)
-			symbolize(pc, "%F %L", buf, sizeof buf);
-		dl_iterate_phdr(prime_module, NULL);
+	if (set_fd[1] != NULL) {
+		set_fd[1]((void *)(intptr_t)ubsan_fd);
+		ubsan_start();
+		if (ftruncate(report_fd, 0) == 0)
+			lseek(report_fd, 0, SEEK_SET);
 	}
+	/* The units of libphp a report's stack runs through (the symbolizer
+	 * reads a unit's lines at its first frame there: the executor's are
+	 * ~0.1 s), then one address of every module. */
+	static const char *const anchors[] = { "php_json_encode_ex", "php_json_encode_string", "execute_ex",
+		"zend_call_function", "_emalloc", "zend_hash_find", "smart_str_erealloc",
+		"zend_eval_stringl" };
+	for (size_t a = 0; lib != NULL && a < sizeof(anchors) / sizeof(anchors[0]); a++) {
+		void *pc = dlsym(lib, anchors[a]);
+		for (int k = 0; k < 2; k++)
+			if (symbolize[k] != NULL && pc != NULL) {
+				char buf[256];
+				symbolize[k](pc, "%F %L", buf, sizeof buf);
+			}
+	}
+	dl_iterate_phdr(prime_module, NULL);
 	return 1;
 }
 
@@ -164,9 +217,10 @@ void sanitizer_child(void)
 	if (report_fd < 0)
 		return;
 	in_child = 1;
-	for (int i = 0; i < 2; i++)
-		if (set_fd[i] != NULL)
-			set_fd[i]((void *)(intptr_t)report_fd);
+	if (set_fd[0] != NULL)
+		set_fd[0]((void *)(intptr_t)report_fd);
+	if (set_fd[1] != NULL)
+		set_fd[1]((void *)(intptr_t)ubsan_fd);
 	callback = (void (*)(void (*)(const char *)))dlsym(RTLD_DEFAULT, "__asan_set_error_report_callback");
 	if (callback != NULL)
 		callback(on_report);

@@ -25,6 +25,7 @@ const ASAN_DIR = path.resolve(process.env.PHPCMP_ASAN_BUILDS || BUILDS);
 const ASAN = path.join(ASAN_DIR, 'src-8.2.32-asan');
 const OVERREAD = path.join(ASAN_DIR, 'src-8.2.32-asan-overread');
 const UAF = path.join(ASAN_DIR, 'src-8.2.32-asan-uaf');
+const CRASH = path.join(ASAN_DIR, 'src-8.2.32-asan-crash-byte');
 const RELEASE = path.join(BUILDS, 'src-8.2.32');
 const have = (p) => fs.existsSync(path.join(p, 'lib/libphp.so'));
 const skip = have(ASAN) && have(OVERREAD) && have(UAF) && have(RELEASE) ? false
@@ -268,6 +269,54 @@ test('a generated run: the use-after-free of bug #77843 on the build without its
 		assert.match(c.case.code, /new GenC44\(\[.*\], \$h\d+\)/);
 	} finally {
 		await u.stopClean();
+	}
+});
+
+// A build UBSan stops (tests/fixtures/patches/crash-byte.patch: a store
+// through NULL on the byte 0x1e): each such case is a memory-error with
+// UBSan's report and its stack (its runtime reads its options from the
+// worker: a child may not read /proc/self/environ), the fork server
+// forks the next child (the worker's pid stays), and a generated run with
+// hundreds of them ends.  Before, each one ended the whole worker ("worker
+// exited with status 1", no report) and the next case waited ~1.7 s for a
+// new one.
+test('a UBSan error is a memory-error with its stack, and costs a child, not the worker', { skip: skip || (!have(CRASH) && `no ${CRASH}: run \`make flavour-builds\``) }, async () => {
+	const c = await Daemon.start({ name: 'asan-ubsan', buildList: [['asan', ASAN], ['crash', CRASH]] });
+	try {
+		// The head's worker: the daemon's child process that loads its libphp
+		// (the fork server; the pid the API shows is the child serving).
+		const lib = fs.realpathSync(path.join(CRASH, 'lib/libphp.so'));
+		const pid = async () => fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+			try {
+				const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+				const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+				return ppid === c.proc.pid && fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(lib);
+			} catch { return false; }
+		}).map(Number)[0];
+		const first = await c.postCase({ code: '"a\x1eb"' });
+		assert.equal(first.status, 201, first.text);
+		const before = await pid();
+		assert.ok(before > 0);
+		for (let i = 0; i < 3; i++) {
+			const r = await c.postCase({ code: `["x${i}\x1e"]` });
+			const head = r.json.results.head;
+			assert.equal(head.status, 'memory-error', JSON.stringify(head).slice(0, 1500));
+			assert.match(head.failure, /json_encoder\.c:\d+:\d+: runtime error: store to null pointer/);
+			assert.match(head.failure, /#0 0x[0-9a-f]+ in php_json_escape_string .*json_encoder\.c:\d+/);
+			assert.equal(r.json.results.base.status, 'ok');
+		}
+		assert.equal(await pid(), before, 'the same fork server');
+		const post = await c.request('POST', '/api/runs', { body: { suite: 'generated', seed: 1, count: 2000 } });
+		assert.equal(post.status, 202, post.text);
+		const run = await c.waitRun(post.json.id, { deadlineMs: 300_000 });
+		assert.equal(run.status, 'done', JSON.stringify(run).slice(0, 1500));
+		const head = run.summary.builds.head;
+		assert.ok(head.failures >= 10, JSON.stringify(head));
+		assert.equal(head.statuses['memory-error'], head.failures, JSON.stringify(head));
+		assert.equal(head.statuses.crash, 0, JSON.stringify(head));
+		assert.equal(await pid(), before, 'still the same fork server');
+	} finally {
+		await c.stopClean();
 	}
 });
 

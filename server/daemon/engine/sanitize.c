@@ -52,7 +52,7 @@ static const char *const sanitize_envp[] = {
 	"ASAN_OPTIONS=halt_on_error=0:exitcode=86:detect_leaks=0:suppress_equal_pcs=0:"
 	"allocator_may_return_null=1:quarantine_size_mb=64:malloc_context_size=8:"
 	"external_symbolizer_path=/nonexistent:color=never:print_summary=1",
-	"UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1:"
+	"UBSAN_OPTIONS=halt_on_error=0:exitcode=86:print_stacktrace=1:"
 	"external_symbolizer_path=/nonexistent:color=never",
 	"USE_ZEND_ALLOC=0",
 	"USE_TRACKED_ALLOC=1",
