@@ -14,7 +14,11 @@
  *   halt_on_error=0   with -fsanitize-recover=address (the flavour's
  *                     CFLAGS) a report does not end the process: the case
  *                     gives its whole answer, and memory-error is judged
- *                     even when that answer is right
+ *                     even when that answer is right; for UBSan it
+ *                     lets the fork server start the runtime with a report
+ *                     of its own (server/worker/sanitizer.c): the builds'
+ *                     UBSan checks (-fno-sanitize-recover) end the process
+ *                     whatever the flag
  *   exitcode=86       what cannot be recovered (a UBSan error, a double
  *                     free, a SEGV) exits PROTO_EXIT_SANITIZER: the fork
  *                     server tells a sanitizer's death from the end
