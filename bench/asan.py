@@ -13,11 +13,13 @@ interleaved, and the median of --rounds rounds is shown with the ratio.
     python3 bench/asan.py [--count 20000] [--seed 15] [--rounds 3] [--bin build]
                           [--release builds/src-8.2.32] [--asan builds/src-8.2.32-asan]
                           [--errors builds/src-8.2.32-asan-overread]
+                          [--crashes builds/src-8.2.32-asan-crash-byte]
 
-With --errors (the default: the over-read fixture's asan build), a third
-daemon runs the generated run with the pristine asan build as base and that
-one as head: cases/s with memory errors (issue 48), beside the asan build's
-without.
+With --errors (the default: the over-read fixture's asan build, a recovered
+report on ~44 % of cases) and --crashes (the crash-byte fixture's: a UBSan
+error that ends the child on ~1.5 %), more daemons run the generated run
+with the pristine asan build as base and that one as head: cases/s with
+memory errors (issue 48), beside the asan build's without.
 """
 import argparse, os, statistics, subprocess, sys, tempfile, time
 
@@ -64,35 +66,40 @@ def main():
     ap.add_argument("--asan", default=os.path.join(ROOT, "builds/src-8.2.32-asan"))
     ap.add_argument("--errors", default=os.path.join(ROOT, "builds/src-8.2.32-asan-overread"),
                     help="an asan build with memory errors, run as head against --asan ('' : none)")
+    ap.add_argument("--crashes", default=os.path.join(ROOT, "builds/src-8.2.32-asan-crash-byte"),
+                    help="an asan build UBSan stops on some cases (crash-byte.patch), the same way ('' : none)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="phpcmp-bench-asan-")
     daemons = {}
     try:
         for name, prefix in (("release", a.release), ("asan", a.asan)):
             daemons[name] = start(a.bin, os.path.abspath(prefix), tmp, name)
-        if a.errors:
-            daemons["asan+errors"] = start(a.bin, os.path.abspath(a.asan), tmp, "errors", os.path.abspath(a.errors))
-        res = {(n, s): [] for n in daemons for s in ("generated", "stored") if n != "asan+errors" or s == "generated"}
+        heads = {"asan+errors": a.errors, "asan+crashes": a.crashes}
+        for name, head in heads.items():
+            if head:
+                daemons[name] = start(a.bin, os.path.abspath(a.asan), tmp, name, os.path.abspath(head))
+        res = {(n, s): [] for n in daemons for s in ("generated", "stored") if n not in heads or s == "generated"}
         for _ in range(a.rounds):
             for name, (daemon, port, _) in daemons.items():
                 res[(name, "generated")].append(timed(daemon, port, {"suite": "generated", "seed": a.seed,
-                                                                      "count": a.count}, name == "asan+errors"))
-                if name != "asan+errors":
+                                                                      "count": a.count}, name in heads))
+                if name not in heads:
                     res[(name, "stored")].append(timed(daemon, port, {"suite": "stored"}))
-        print(f"{'':11} {'startup s':>10} {'suite':>10} {'cases':>7} {'median s':>9} {'cases/s':>9}")
+        print(f"{'':12} {'startup s':>10} {'suite':>10} {'cases':>7} {'median s':>9} {'cases/s':>9}")
         rate = {}
         for (name, suite), rows in res.items():
             n = rows[0][0]
             wall = statistics.median(r[1] for r in rows)
             rate[(name, suite)] = n / wall
             errs = f"  {rows[0][2]} cases with a memory error ({100 * rows[0][2] / n:.1f} %)" if len(rows[0]) > 2 else ""
-            print(f"{name:11} {daemons[name][2]:10.1f} {suite:>10} {n:7} {wall:9.2f} {n / wall:9.0f}{errs}")
+            print(f"{name:12} {daemons[name][2]:10.1f} {suite:>10} {n:7} {wall:9.2f} {n / wall:9.0f}{errs}")
         for suite in ("generated", "stored"):
             print(f"asan slowdown, {suite}: {rate[('release', suite)] / rate[('asan', suite)]:.1f}x "
                   f"(median of {a.rounds} rounds)")
-        if a.errors:
-            print(f"asan with memory errors against without, generated: "
-                  f"{rate[('asan', 'generated')] / rate[('asan+errors', 'generated')]:.1f}x slower")
+        for name in heads:
+            if (name, "generated") in rate:
+                print(f"{name} against asan, generated: "
+                      f"{rate[('asan', 'generated')] / rate[(name, 'generated')]:.1f}x slower")
     finally:
         for daemon, _, _ in daemons.values():
             daemon.terminate()
