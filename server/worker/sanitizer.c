@@ -171,8 +171,9 @@ int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, cha
 		snprintf(err, errsize, "sanitizer: memfd_create: %s", strerror(errno));
 		return -1;
 	}
-	/* Each runtime its own descriptor onto the buffer: UBSan's first
-	 * report closed the one it shared with ASan (an EBADF for both). */
+	/* Each runtime its own descriptor onto the buffer: one that closes
+	 * its own (UBSan did, at its first report in a child: an EBADF for
+	 * both when they shared it) cannot take the other's away. */
 	ubsan_fd = dup(report_fd);
 	progress = page;
 	/* The address space in use now: mostly the shadow memory AddressSanitizer

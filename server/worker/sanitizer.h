@@ -13,9 +13,9 @@
  * its own /proc entry. */
 int sanitizer_present(void);
 /* In the fork server, PHP started inside the sandbox: 1 with a runtime
- * (its report buffer made, its symbolizer primed on an address of lib, the
- * address space it reserved, its shadow memory, in *reserved bytes), 0
- * without, -1 with err. */
+ * (its report buffer made, UBSan started, the symbolizers primed on lib
+ * and every module, the address space it reserved, its shadow memory, in
+ * *reserved bytes), 0 without, -1 with err. */
 int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, char *err, size_t errsize);
 /* In each fork-server child, first thing: the reports into the buffer. */
 void sanitizer_child(void);
