@@ -194,9 +194,9 @@ static int notice_wait(pid_t pid, int *status)
 }
 
 /* Serve frames on PROTO_FD until the daemon closes it: 0, or 1 when a
- * fresh process is to take over: a sanitizer reported more than a bad read
- * during the last request (the process is not to be trusted any more), or a fork server's
- * child was asked to renew. */
+ * fresh process is to take over: a sanitizer reported more than a bad
+ * read during the last request (the process is not to be trusted any
+ * more), or a fork server's child was asked to renew. */
 static int serve(const struct core_api *api, struct sandbox *sb, struct proto_page *page, int forked)
 {
 	int poisoned = 0;
@@ -376,9 +376,9 @@ static int fork_server(const struct core_api *api, struct sandbox *sb, struct pr
 		}
 		/* The first child could not start (it said why), or a child exited
 		 * between requests: the daemon closed the socket.  A child that
-		 * exited in a request is a death: a sanitizer ended it (exitcode
-		 * PROTO_EXIT_SANITIZER, or 1 when its runtime failed while
-		 * reporting a crash signal), with the report that is waiting. */
+		 * exited in a request, whatever its exit code, is a death, as is
+		 * one a sanitizer ended (exitcode PROTO_EXIT_SANITIZER) with a
+		 * report waiting. */
 		if (!page->hello ||
 		    (!WIFSIGNALED(status) && !page->busy &&
 		        !(code == PROTO_EXIT_SANITIZER && sanitizer_pending())))

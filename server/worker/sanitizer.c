@@ -51,6 +51,14 @@ static set_report_fd_fn set_fd[2]; /* libasan's, libubsan's (each has its own co
 typedef int (*symbolize_fn)(void *, const char *, char *, size_t);
 static symbolize_fn symbolize[2]; /* the same: each runtime has its own symbolizer */
 
+/* The buffer emptied, the next report at its start. */
+static void report_clear(void)
+{
+	first_len = 0;
+	if (ftruncate(report_fd, 0) == 0)
+		lseek(report_fd, 0, SEEK_SET);
+}
+
 typedef void (*ubsan_handler_fn)(void *, uintptr_t, uintptr_t);
 static ubsan_handler_fn ubsan_add_overflow; /* a recoverable check's handler: ubsan_start */
 
@@ -134,6 +142,14 @@ static void on_report(const char *text)
  * (a child ends at a crash, or after a report of more than a bad read).
  * One address in each module's code is enough.
  */
+static void prime_pc(void *pc)
+{
+	char buf[256];
+	for (int k = 0; k < 2; k++)
+		if (symbolize[k] != NULL && pc != NULL)
+			symbolize[k](pc, "%F %L", buf, sizeof buf);
+}
+
 static int prime_module(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
@@ -142,12 +158,7 @@ static int prime_module(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
-			char buf[256];
-			for (int k = 0; k < 2; k++)
-				if (symbolize[k] != NULL)
-					symbolize[k](
-					    (void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr + 16),
-					    "%F %L", buf, sizeof buf);
+			prime_pc((void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr + 16));
 			break;
 		}
 	return 0;
@@ -175,6 +186,10 @@ int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, cha
 	 * its own (UBSan did, at its first report in a child: an EBADF for
 	 * both when they shared it) cannot take the other's away. */
 	ubsan_fd = dup(report_fd);
+	if (ubsan_fd < 0) {
+		snprintf(err, errsize, "sanitizer: dup: %s", strerror(errno));
+		return -1;
+	}
 	progress = page;
 	/* The address space in use now: mostly the shadow memory AddressSanitizer
 	 * reserved (terabytes, never touched); limit-as is counted on top. */
@@ -191,8 +206,7 @@ int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, cha
 	if (set_fd[1] != NULL) {
 		set_fd[1]((void *)(intptr_t)ubsan_fd);
 		ubsan_start();
-		if (ftruncate(report_fd, 0) == 0)
-			lseek(report_fd, 0, SEEK_SET);
+		report_clear();
 	}
 	/* The units of libphp a report's stack runs through (the symbolizer
 	 * reads a unit's lines at its first frame there: the executor's are
@@ -200,14 +214,8 @@ int sanitizer_setup(void *lib, struct proto_page *page, long long *reserved, cha
 	static const char *const anchors[] = { "php_json_encode_ex", "php_json_encode_string", "execute_ex",
 		"zend_call_function", "_emalloc", "zend_hash_find", "smart_str_erealloc",
 		"zend_eval_stringl" };
-	for (size_t a = 0; lib != NULL && a < sizeof(anchors) / sizeof(anchors[0]); a++) {
-		void *pc = dlsym(lib, anchors[a]);
-		for (int k = 0; k < 2; k++)
-			if (symbolize[k] != NULL && pc != NULL) {
-				char buf[256];
-				symbolize[k](pc, "%F %L", buf, sizeof buf);
-			}
-	}
+	for (size_t a = 0; lib != NULL && a < sizeof(anchors) / sizeof(anchors[0]); a++)
+		prime_pc(dlsym(lib, anchors[a]));
 	dl_iterate_phdr(prime_module, NULL);
 	return 1;
 }
@@ -265,8 +273,6 @@ int sanitizer_take(struct proto_buf *out)
 	/* Only bad reads, all seen by the callback: the child may go on. */
 	int poisoned = reports == 0 || unsafe;
 	reports = unsafe = 0;
-	first_len = 0;
-	if (ftruncate(report_fd, 0) == 0)
-		lseek(report_fd, 0, SEEK_SET);
+	report_clear();
 	return poisoned ? 1 : 2;
 }
